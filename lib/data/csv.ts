@@ -1,0 +1,42 @@
+import { existsSync, readFileSync } from 'node:fs'
+import Papa from 'papaparse'
+import type { z } from 'zod'
+import { userError } from '../errors.ts'
+import { writeFileAtomic } from './atomic.ts'
+
+type Row = Record<string, unknown>
+
+const cell = (v: unknown) => (v === null || v === undefined ? '' : v)
+
+/**
+ * Appends rows to a CSV (header first when new) by rewriting it through a temp file,
+ * so every completed measurement is on disk before the next one starts.
+ */
+export function appendCsvRows(file: string, columns: readonly string[], rows: Row[]): void {
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  const body = Papa.unparse({ fields: [...columns], data: rows.map((r) => columns.map((c) => cell(r[c]))) }, { header: old === '', newline: '\n' })
+  writeFileAtomic(file, old + (old && !old.endsWith('\n') ? '\n' : '') + body + '\n')
+}
+
+/**
+ * Reads a CSV into rows checked by a zod schema. Empty cells become null, numeric
+ * columns numbers. The first bad row is a one-line error with its line number.
+ */
+export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, numeric: readonly string[]): z.infer<S>[] {
+  const text = readFileSync(file, 'utf8')
+  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true })
+  if (parsed.errors.length > 0) {
+    const e = parsed.errors[0]!
+    throw userError(`${file}:${(e.row ?? 0) + 2}`, `malformed CSV (${e.message})`, 'Fix or remove that line; other rows are kept')
+  }
+  return parsed.data.map((raw, i) => {
+    const row: Row = {}
+    for (const [k, v] of Object.entries(raw)) row[k] = v === '' ? null : numeric.includes(k) ? Number(v) : v
+    const r = schema.safeParse(row)
+    if (!r.success) {
+      const issue = r.error.issues[0]!
+      throw userError(`${file}:${i + 2}`, `column ${issue.path.join('.')}: ${issue.message}`, 'Fix or remove that line; other rows are kept')
+    }
+    return r.data
+  })
+}

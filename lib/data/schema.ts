@@ -1,0 +1,74 @@
+import { z } from 'zod'
+
+/** Columns of measurements.csv in DESIGN.md order; readers rely on these names. */
+export const MEASUREMENT_COLUMNS = [
+  'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'duration_s', 'repeat',
+  'requests', 'errors', 'rps', 'p50_ms', 'p90_ms', 'p99_ms', 'p999_ms', 'max_ms',
+  'proxy_cpu_us_per_req', 'backend_cpu_us_per_req', 'generator_cpu_share', 'backend_conns_per_1k_req',
+  'max_vus', 'dropped', 'status', 'reason',
+  // Added columns (allowed by DESIGN.md "Data"): where the row ran and how.
+  'proxy_cpu_share', 'runtime', 'started_at',
+] as const
+
+const num = z.number().finite()
+/** Empty in the CSV: not applicable or not measured (e.g. proxy CPU of the direct row). */
+const optNum = num.nullable()
+
+export const measurementSchema = z.object({
+  run_id: z.string().min(1),
+  series: z.string().min(1),
+  proxy: z.string().min(1),
+  version: z.string().min(1),
+  variant: z.string().min(1),
+  key_type: z.string(),
+  model: z.enum(['closed', 'open']),
+  connections: z.number().int().nonnegative(),
+  target_rps: optNum,
+  duration_s: num.nonnegative(),
+  repeat: z.number().int().positive(),
+  requests: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  rps: optNum,
+  p50_ms: optNum,
+  p90_ms: optNum,
+  p99_ms: optNum,
+  p999_ms: optNum,
+  max_ms: optNum,
+  proxy_cpu_us_per_req: optNum,
+  backend_cpu_us_per_req: optNum,
+  generator_cpu_share: optNum,
+  backend_conns_per_1k_req: optNum,
+  max_vus: optNum,
+  dropped: optNum,
+  status: z.enum(['valid', 'invalid', 'failed']),
+  reason: z.string(),
+  proxy_cpu_share: optNum,
+  runtime: z.string(),
+  started_at: z.string(),
+})
+
+export type Measurement = z.infer<typeof measurementSchema>
+
+export const manifestSchema = z.object({
+  run_id: z.string(),
+  profile: z.string(),
+  series: z.array(z.string()),
+  proxies: z.array(z.string()),
+  runtime: z.string(),
+  cpu_source: z.string(),
+  network_mode: z.string(),
+  started: z.string(),
+  finished: z.string().nullable(),
+  host: z.object({ cpu_model: z.string(), cores: z.number(), kernel: z.string(), memory_gib: z.number(), hostname: z.string() }),
+  cpusets: z.object({ proxy: z.string(), backend: z.string(), generator: z.string() }),
+  cpusets_shared: z.boolean(),
+  harness_commit: z.string(),
+  tools: z.record(z.string()),
+  components: z.array(z.object({ component: z.string(), version: z.string(), source: z.string(), path: z.string(), sha256: z.string() })),
+  order_seed: z.number().int(),
+  profile_settings: z.object({ repeats: z.number(), warmup_s: z.number(), duration_s: z.number(), connections: z.number(), threads: z.number() }),
+  custom_configs: z.array(z.object({ proxy: z.string(), file: z.string(), sha256: z.string() })).default([]),
+  steps: z.record(z.enum(['pending', 'running', 'done', 'failed', 'interrupted'])),
+})
+
+export type Manifest = z.infer<typeof manifestSchema>

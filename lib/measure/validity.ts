@@ -1,0 +1,31 @@
+/** Limits beyond which a row measures the bench, not the proxy (DESIGN.md "Method"). */
+export const MAX_ERROR_RATE = 0.01
+export const MAX_GENERATOR_SHARE = 0.9
+
+export interface WindowFacts {
+  /** Requests the generator completed and errors it saw over its whole run. */
+  generatorRequests: number
+  generatorErrors: number
+  /** Requests the backend served inside the measurement window. */
+  windowRequests: number
+  generatorCpuShare: number | null
+  verification?: string | null
+  /** Set when a role exited during the window. */
+  exited?: string | null
+}
+
+/** Every reason the row cannot be used; empty when it is valid. */
+export function invalidReasons(f: WindowFacts): string[] {
+  const reasons: string[] = []
+  if (f.verification) reasons.push(`verification failed: ${f.verification}`)
+  if (f.exited) reasons.push(f.exited)
+  const attempts = f.generatorRequests + f.generatorErrors
+  if (attempts > 0 && f.generatorErrors / attempts >= MAX_ERROR_RATE) {
+    reasons.push(`errors ${((100 * f.generatorErrors) / attempts).toFixed(1)}% >= ${MAX_ERROR_RATE * 100}%`)
+  }
+  if (f.generatorCpuShare !== null && f.generatorCpuShare >= MAX_GENERATOR_SHARE) {
+    reasons.push(`generator saturated: ${(100 * f.generatorCpuShare).toFixed(0)}% of its cpuset >= ${MAX_GENERATOR_SHARE * 100}%`)
+  }
+  if (f.windowRequests <= 0 && !f.verification) reasons.push('no request completed inside the measurement window')
+  return reasons
+}

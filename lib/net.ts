@@ -1,0 +1,38 @@
+import { connect, createServer } from 'node:net'
+import type { Exit } from './runtime/types.ts'
+
+/** A port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port })
+    s.once('connect', () => (s.destroy(), resolve(true)))
+    s.once('error', () => resolve(false))
+  })
+}
+
+/**
+ * Waits until something accepts on the port. Rejects early when the process that
+ * should listen exits, so a bad config fails in milliseconds, not at the timeout.
+ */
+export async function waitForPort(port: number, opts: { timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+  let exit: Exit | undefined
+  void opts.exited?.then((e) => (exit = e))
+  const deadline = Date.now() + opts.timeoutMs
+  while (Date.now() < deadline) {
+    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before listening on 127.0.0.1:${port}`)
+    if (await canConnect(port)) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`${opts.what} did not listen on 127.0.0.1:${port} within ${opts.timeoutMs / 1000} s`)
+}

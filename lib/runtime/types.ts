@@ -1,0 +1,46 @@
+/** What each process of a cell does; each gets its own cpuset and CPU counter. */
+export type Role = 'backend' | 'proxy' | 'generator'
+
+export interface RoleSpec {
+  role: Role
+  /** Unique within a run, e.g. `proxy-nginx-1.31.3-article`. */
+  name: string
+  argv: string[]
+  env?: Record<string, string>
+  /** taskset/cpuset list, e.g. `1` or `0-1`. */
+  cpus: string
+  /** stdout and stderr of the role go here (proxies log nothing per request). */
+  logFile: string
+  cwd?: string
+}
+
+export interface Exit {
+  code: number | null
+  signal: string | null
+}
+
+export interface RunningRole {
+  spec: RoleSpec
+  pid: number
+  /** Settles when the role's main process exits. */
+  exited: Promise<Exit>
+  /** Set once the process has exited. */
+  exit?: Exit
+}
+
+/**
+ * Starts roles pinned to cpusets and reads their cumulative CPU time. The native
+ * implementation uses processes and cgroups; a Docker one plugs in behind the same
+ * interface.
+ */
+export interface Runtime {
+  readonly kind: 'native' | 'docker'
+  /** How CPU is read, for the manifest: e.g. `cgroup v1 cpuacct`. */
+  readonly cpuSource: string
+  start(spec: RoleSpec): Promise<RunningRole>
+  /** Cumulative CPU nanoseconds of the role's whole process tree. */
+  cpuNs(role: RunningRole): Promise<number>
+  stop(role: RunningRole): Promise<void>
+  /** Stops everything this runtime started; safe to call twice. */
+  stopAll(): Promise<void>
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env zx
+// Step 00: find or install every component (Debian packages, proxy wheels, Go builds)
+// and print the doctor table. Also `npm run doctor`.
+import './_ts.mjs'
+
+const HELP = `Usage: npx zx notebooks/00-setup.mjs [options]   (also: npm run doctor -- [options])
+
+Finds or installs every component proxybench uses and prints one row per component:
+component, version, source, path, sha256, status. Idempotent; fast when all is present.
+
+Options:
+  --proxies LIST   only these proxies (default: haproxy,nginx,envoy,traefik,caddy)
+  --check          look only; install, download and build nothing
+  --json           print the table as a JSON array on stdout
+  --quiet          print only problems (used by npm test)
+  -h, --help       this help
+
+Exit status: 0 when every component is usable, 1 when one is missing or failed, 2 on bad flags.`
+
+const { runNotebook } = await import('../lib/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog.ts')
+const { setup } = await import('../lib/doctor.ts')
+const { usable } = await import('../lib/component.ts')
+const { consoleLogger } = await import('../lib/log.ts')
+const { formatTable } = await import('../lib/table.ts')
+
+await runNotebook(async () => {
+  const flags = parseFlags(
+    notebookArgs('00-setup.mjs'),
+    { proxies: { type: 'string' }, check: { type: 'boolean' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } },
+    HELP,
+    'notebooks/00-setup.mjs',
+  )
+  const log = consoleLogger(process.stderr, flags.quiet || flags.json)
+  const proxies = flags.proxies ? parseProxyList(flags.proxies) : PROXIES
+  const rows = await setup({ proxies, install: !flags.check, log })
+
+  if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
+  else if (!flags.quiet) {
+    const shown = rows.map((r) => ({ ...r, sha256: r.sha256.slice(0, 12) }))
+    process.stdout.write(formatTable(shown, ['component', 'version', 'source', 'status', 'sha256', 'path']) + '\n')
+  }
+  for (const r of rows.filter((r) => r.note)) log.warn(r.note)
+  return rows.every(usable) ? 0 : 1
+})

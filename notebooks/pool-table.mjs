@@ -1,0 +1,49 @@
+#!/usr/bin/env zx
+// The measured pool detector: backend connections per 100 proxied requests for every
+// proxy, catalog version and variant, beside what the documentation predicts.
+import './_ts.mjs'
+
+const HELP = `Usage: npx zx notebooks/pool-table.mjs [options]   (also: npm run pool-table -- [options])
+
+Starts each proxy natively (every catalog version, every variant) in front of the Go
+backend, sends 100 keep-alive HTTPS requests over 2 client connections, and counts the TCP
+connections the backend accepted. Predictions come from stacks/<proxy>/stack.yaml
+(reuse: always | never | "from X.Y.Z"): reuse means <= 10 per 100, no reuse >= 90 per 100.
+
+Options:
+  --proxies LIST    only these proxies (default: all five)
+  --variants LIST   only these variants (default: all of each proxy)
+  --json            print an array of {proxy, version, variant, conns_per_100, ...} on stdout
+  -h, --help        this help
+
+Exit status: 0 when every row answered and matched its prediction, 1 otherwise.`
+
+const { runNotebook } = await import('../lib/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog.ts')
+const { ensureCerts } = await import('../lib/certs.ts')
+const { certsDir } = await import('../lib/paths.ts')
+const { poolTable } = await import('../lib/pool-detector.ts')
+const { consoleLogger } = await import('../lib/log.ts')
+const { formatTable } = await import('../lib/table.ts')
+const { mkdtempSync } = await import('node:fs')
+const { tmpdir } = await import('node:os')
+const { join } = await import('node:path')
+
+await runNotebook(async () => {
+  const flags = parseFlags(notebookArgs('pool-table.mjs'), { proxies: { type: 'string' }, variants: { type: 'string' }, json: { type: 'boolean' } }, HELP, 'notebooks/pool-table.mjs')
+  const log = consoleLogger()
+  const proxies = flags.proxies ? parseProxyList(flags.proxies) : PROXIES
+  const certs = await ensureCerts(certsDir, { force: false, log })
+  const rows = await poolTable({
+    proxies,
+    variants: flags.variants?.split(','),
+    certs: certs.files.ec256,
+    ca: certs.ca,
+    workDir: mkdtempSync(join(tmpdir(), 'proxybench-pool-')),
+    log,
+  })
+  if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
+  else process.stdout.write(formatTable(rows.map((r) => ({ ...r, conns_per_100: r.conns_per_100 ?? '-', note: r.note ?? '' })), ['proxy', 'version', 'variant', 'conns_per_100', 'expected', 'status', 'note']) + '\n')
+  return rows.every((r) => r.status === 'ok') ? 0 : 1
+})

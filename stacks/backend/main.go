@@ -1,0 +1,152 @@
+// Command backend is the origin server behind every proxy under test:
+// GET / answers "hello world", /ws echoes WebSocket messages and
+// /__stats reports connection and request counters for the harness.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/valyala/fasthttp"
+)
+
+type stats struct {
+	accepted, active, requests, wsActive, wsMessages atomic.Int64
+}
+
+type backend struct {
+	st       stats
+	srv      *fasthttp.Server
+	upgrader websocket.FastHTTPUpgrader
+}
+
+func newBackend() *backend {
+	b := &backend{}
+	b.upgrader = websocket.FastHTTPUpgrader{
+		// Load generators send no browser Origin; accept any.
+		CheckOrigin: func(*fasthttp.RequestCtx) bool { return true },
+		// Held-but-idle connections then keep no write buffer.
+		WriteBufferPool: &sync.Pool{},
+	}
+	b.srv = &fasthttp.Server{
+		Handler:               b.handle,
+		NoDefaultServerHeader: true,
+		// Thousands of held WebSocket connections must not hit the default 256k cap.
+		Concurrency: 1 << 20,
+		// No read deadline, and idle keep-alive connections survive a 5-minute hold.
+		ReadTimeout: 0,
+		IdleTimeout: 10 * time.Minute,
+	}
+	return b
+}
+
+// serve blocks until the listener is closed or the server shut down.
+func (b *backend) serve(ln net.Listener) error {
+	return b.srv.Serve(&countingListener{Listener: ln, st: &b.st})
+}
+
+func (b *backend) handle(ctx *fasthttp.RequestCtx) {
+	path := string(ctx.Path())
+	if path == "/__stats" {
+		ctx.SetContentType("application/json")
+		fmt.Fprintf(ctx, `{"accepted": %d, "active": %d, "requests": %d, "ws_active": %d, "ws_messages": %d}`,
+			b.st.accepted.Load(), b.st.active.Load(), b.st.requests.Load(), b.st.wsActive.Load(), b.st.wsMessages.Load())
+		return
+	}
+	b.st.requests.Add(1)
+	switch {
+	case path == "/" && ctx.IsGet():
+		ctx.SetContentType("text/plain")
+		ctx.SetBodyString("hello world")
+	case path == "/ws":
+		if !websocket.FastHTTPIsWebSocketUpgrade(ctx) {
+			ctx.Error("websocket upgrade required", fasthttp.StatusBadRequest)
+			return
+		}
+		// On failure Upgrade has already written the error response.
+		_ = b.upgrader.Upgrade(ctx, b.echo)
+	default:
+		ctx.Error("not found", fasthttp.StatusNotFound)
+	}
+}
+
+func (b *backend) echo(ws *websocket.Conn) {
+	b.st.wsActive.Add(1)
+	defer b.st.wsActive.Add(-1)
+	for {
+		mt, msg, err := ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		if err := ws.WriteMessage(mt, msg); err != nil {
+			return
+		}
+		b.st.wsMessages.Add(1)
+	}
+}
+
+// countingListener counts accepted connections and those still open.
+type countingListener struct {
+	net.Listener
+	st *stats
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.st.accepted.Add(1)
+	l.st.active.Add(1)
+	return &countingConn{Conn: c, st: l.st}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	st   *stats
+	once sync.Once
+}
+
+// Close may be called more than once (e.g. after a hijack); count it once.
+func (c *countingConn) Close() error {
+	c.once.Do(func() { c.st.active.Add(-1) })
+	return c.Conn.Close()
+}
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:8080", "TCP host:port to listen on")
+	flag.Parse()
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "backend:", err)
+		os.Exit(1)
+	}
+	b := newBackend()
+	fmt.Fprintln(os.Stderr, "backend listening on", ln.Addr())
+
+	errc := make(chan error, 1)
+	go func() { errc <- b.serve(ln) }()
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case err := <-errc:
+		fmt.Fprintln(os.Stderr, "backend:", err)
+		os.Exit(1)
+	case <-sig:
+	}
+	// Hijacked WebSocket connections are not waited for; a deadline miss is fine too.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = b.srv.ShutdownWithContext(ctx)
+}

@@ -1,0 +1,3 @@
+module proxybench/loadgen
+
+go 1.26.0

@@ -1,0 +1,17 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { parseProxyList } from '../lib/catalog.ts'
+import { parseFlags } from '../lib/cli.ts'
+
+test('an unknown flag is one line naming it and --help', () => {
+  assert.throws(() => parseFlags(['--bogus'], { json: { type: 'boolean' } }, 'help', 'notebooks/x.mjs'), (e: Error) => e.message === "notebooks/x.mjs: Unknown option '--bogus'. See: npx zx notebooks/x.mjs --help")
+})
+
+test('known flags parse', () => {
+  assert.deepEqual(parseFlags(['--json', '--proxies', 'nginx'], { json: { type: 'boolean' }, proxies: { type: 'string' } }, 'help', 'x'), { json: true, proxies: 'nginx' })
+})
+
+test('an unknown proxy name is one line naming the flag and the valid names', () => {
+  assert.deepEqual(parseProxyList('nginx, caddy'), ['nginx', 'caddy'])
+  assert.throws(() => parseProxyList('nginx,apache'), (e: Error) => e.message === '--proxies: unknown proxy "apache". Use a comma-separated list of: haproxy, nginx, envoy, traefik, caddy')
+})
