@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { get as httpsGet } from 'node:https'
 import { connect, createServer } from 'node:net'
 import type { Exit } from './runtime/types.ts'
 
@@ -35,4 +37,32 @@ export async function waitForPort(port: number, opts: { timeoutMs: number; exite
     await new Promise((r) => setTimeout(r, 50))
   }
   throw new Error(`${opts.what} did not listen on 127.0.0.1:${port} within ${opts.timeoutMs / 1000} s`)
+}
+
+function httpsOk(port: number, ca: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpsGet({ host: '127.0.0.1', port, path: '/', servername: 'localhost', ca, agent: false, headers: { connection: 'close' } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode === 200))
+    })
+    req.on('error', () => resolve(false))
+    req.setTimeout(2000, () => req.destroy())
+  })
+}
+
+/**
+ * Waits until an HTTPS GET / answers 200. A listening port is not enough: Traefik
+ * accepts connections before its file provider has loaded the routes.
+ */
+export async function waitForHttps(port: number, opts: { ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+  const ca = readFileSync(opts.ca, 'utf8')
+  let exit: Exit | undefined
+  void opts.exited?.then((e) => (exit = e))
+  const deadline = Date.now() + opts.timeoutMs
+  while (Date.now() < deadline) {
+    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before answering on 127.0.0.1:${port}`)
+    if (await httpsOk(port, ca)) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${opts.what} did not answer 200 on https://127.0.0.1:${port}/ within ${opts.timeoutMs / 1000} s`)
 }

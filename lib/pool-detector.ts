@@ -68,7 +68,7 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
       const runDir = join(o.workDir, `${stack.proxy}-${version.version}-${variant}`)
       try {
         const prepared = await prepareProxy({ stack, version, variant, template: templateFile(stack, variant), certs: o.certs, backend, threads: cpuCount(cpus.proxy), runDir })
-        const proxy = await startProxy(runtime, prepared, cpus.proxy)
+        const proxy = await startProxy(runtime, prepared, cpus.proxy, o.ca)
         try {
           const before = await backendStats(backend)
           const r = await loadgenRequests({ url: `https://127.0.0.1:${prepared.listenPort}/`, n: REQUESTS_PER_CELL, c: 2, cacert: o.ca, expectBody: 'hello world', cpus: cpus.generator })

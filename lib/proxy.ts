@@ -4,7 +4,7 @@ import { binaryEnv, binaryPath, type Stack, type StackVersion } from './catalog.
 import type { CertFiles } from './certs.ts'
 import { userError } from './errors.ts'
 import { exec, lastLine } from './exec.ts'
-import { freePort, waitForPort } from './net.ts'
+import { freePort, waitForHttps } from './net.ts'
 import { repoRoot } from './paths.ts'
 import type { Runtime, RunningRole } from './runtime/types.ts'
 import { COMMAND_NAMES, renderTemplate, TEMPLATE_NAMES, type TemplateVars } from './template.ts'
@@ -68,12 +68,12 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   return prepared
 }
 
-/** Starts a prepared proxy on the runtime and waits until it accepts connections. */
-export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: string): Promise<RunningRole> {
+/** Starts a prepared proxy on the runtime and waits until it answers through TLS (trusting `ca`). */
+export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: string, ca: string): Promise<RunningRole> {
   const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
   const role = await runtime.start({ role: 'proxy', name, argv: p.argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir })
   try {
-    await waitForPort(p.listenPort, { timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` })
+    await waitForHttps(p.listenPort, { ca, timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` })
   } catch (e) {
     await runtime.stop(role)
     const log = readFileSync(join(p.plan.runDir, 'proxy.log'), 'utf8').trim().split('\n').slice(-3).join(' | ')

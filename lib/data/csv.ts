@@ -19,8 +19,8 @@ export function appendCsvRows(file: string, columns: readonly string[], rows: Ro
 }
 
 /**
- * Reads a CSV into rows checked by a zod schema. Empty cells become null, numeric
- * columns numbers. The first bad row is a one-line error with its line number.
+ * Reads a CSV into rows checked by a zod schema. Numeric columns become numbers, or
+ * null when empty. The first bad row is a one-line error with its line number.
  */
 export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, numeric: readonly string[]): z.infer<S>[] {
   const text = readFileSync(file, 'utf8')
@@ -31,7 +31,7 @@ export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, numeric
   }
   return parsed.data.map((raw, i) => {
     const row: Row = {}
-    for (const [k, v] of Object.entries(raw)) row[k] = v === '' ? null : numeric.includes(k) ? Number(v) : v
+    for (const [k, v] of Object.entries(raw)) row[k] = !numeric.includes(k) ? v : v === '' ? null : Number(v)
     const r = schema.safeParse(row)
     if (!r.success) {
       const issue = r.error.issues[0]!

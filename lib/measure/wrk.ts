@@ -13,7 +13,7 @@ export interface WrkReport {
 export const WRK_SCRIPT = join(stacksDir, 'wrk', 'report.lua')
 
 export function wrkArgv(o: { url: string; threads: number; connections: number; seconds: number }): string[] {
-  return ['wrk', '-t', String(o.threads), '-c', String(Math.max(o.connections, o.threads)), '-d', `${o.seconds}s`, '--timeout', '5s', '-s', WRK_SCRIPT, o.url]
+  return ['wrk', '-t', String(o.threads), '-c', String(Math.max(o.connections, o.threads)), '-d', `${Math.ceil(o.seconds)}s`, '--timeout', '5s', '-s', WRK_SCRIPT, o.url]
 }
 
 /** Finds the marked JSON line in wrk's output; null when wrk died before printing it. */

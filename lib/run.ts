@@ -1,0 +1,176 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
+import { loadStack, parseProxyList, PROXIES, expectsReuse, type ProxyName } from './catalog.ts'
+import { ensureCerts } from './certs.ts'
+import { usable } from './component.ts'
+import { cpuCount, defaultCpuLayout, parseCpuOverride } from './cpus.ts'
+import { readManifest, writeManifest } from './data/manifest.ts'
+import { appendMeasurement, cellKey, readMeasurements } from './data/measurements.ts'
+import type { Manifest, Measurement } from './data/schema.ts'
+import { setup } from './doctor.ts'
+import { userError } from './errors.ts'
+import { poolingFindings, type Finding } from './findings.ts'
+import { goSourceHash } from './gobuild.ts'
+import { sha256Text } from './hash.ts'
+import { harnessCommit, hostInfo, toolVersions } from './host.ts'
+import type { Logger } from './log.ts'
+import { measureCell, type Cell, type CellContext } from './measure/cell.ts'
+import { certsDir, repoRoot, stacksDir } from './paths.ts'
+import { getProfile } from './profiles.ts'
+import { cleanupStale, NativeRuntime } from './runtime/native.ts'
+import { poolingCells, type CustomConfig } from './series/pooling.ts'
+import { interleavedOrder } from './shuffle.ts'
+
+/** Series run-all knows; only those in BUILT run today, the rest are a clear error. */
+export const SERIES = ['pooling', 'tls', 'ws', 'versions'] as const
+export const BUILT_SERIES = ['pooling'] as const
+
+export interface RunOptions {
+  profile: string
+  series: string[]
+  proxies: ProxyName[]
+  runtime: string
+  out?: string
+  resume: boolean
+  cpus?: string
+  configs: string[]
+  /** Install missing components first (run-all) or only check (a single step). */
+  install: boolean
+  log: Logger
+  /** For tests: a fixed seed instead of a random one. */
+  seed?: number
+}
+
+export interface RunResult {
+  runDir: string
+  manifest: Manifest
+  rows: Measurement[]
+  findings: Finding[]
+}
+
+export function parseSeries(value: string): string[] {
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const n of names) {
+    if (!(SERIES as readonly string[]).includes(n)) throw userError('--series', `unknown series "${n}"`, `Use a comma-separated list of: ${SERIES.join(', ')}`)
+    if (!(BUILT_SERIES as readonly string[]).includes(n)) throw userError('--series', `series "${n}" is not built yet`, `Use: ${BUILT_SERIES.join(', ')}`)
+  }
+  return names
+}
+
+/** `--config nginx=./my.conf` → a custom cell on that proxy's newest version. */
+export function parseCustomConfigs(values: string[]): CustomConfig[] {
+  return values.map((v) => {
+    const [proxy, ...rest] = v.split('=')
+    const file = rest.join('=')
+    if (!proxy || !file) throw userError('--config', `cannot read "${v}"`, 'Write --config <proxy>=<path>, e.g. --config nginx=./my-nginx.conf')
+    const [name] = parseProxyList(proxy, '--config')
+    if (!existsSync(file)) throw userError('--config', `${file} does not exist`, 'Give the path of your config file')
+    return { proxy: name!, file: resolve(file) }
+  })
+}
+
+function resolveRuntime(kind: string, log: Logger): 'native' {
+  if (kind === 'native' || kind === 'auto') {
+    if (kind === 'auto') log.info('runtime: native (the Docker runtime is not built yet; auto picks native)')
+    return 'native'
+  }
+  if (kind === 'docker') throw userError('--runtime', 'the Docker runtime is not built yet', 'Use --runtime native (or auto)')
+  throw userError('--runtime', `unknown runtime "${kind}"`, 'Use auto, docker or native')
+}
+
+const newRunId = () => {
+  const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+  return `${t}-${sha256Text(String(Math.random())).slice(0, 4)}`
+}
+
+/**
+ * The whole pipeline of a run: open the run directory (new or resumed) → components →
+ * certificates → runtime → cells, one row appended per repeat → manifest → findings.
+ * Everything that can be wrong with the input is checked before anything is written.
+ */
+export async function runBench(o: RunOptions): Promise<RunResult> {
+  const { log } = o
+  const profile = getProfile(o.profile)
+  const runtimeKind = resolveRuntime(o.runtime, log)
+  const cpus = o.cpus ? parseCpuOverride(o.cpus, defaultCpuLayout()) : defaultCpuLayout()
+  const custom = parseCustomConfigs(o.configs)
+  const runDir = resolve(o.out ?? join(repoRoot, 'results', newRunId()))
+  const runId = basename(runDir)
+  const previous = readManifest(runDir)
+  const doneRows = readMeasurements(runDir)
+  if (!o.resume && (previous || doneRows.length > 0)) {
+    throw userError(runDir, 'already holds a run', 'Add --resume to finish it, or choose another --out')
+  }
+  if (o.resume && previous && previous.profile !== profile.name) {
+    throw userError('--resume', `${runDir} was run with --profile ${previous.profile}`, `Resume with --profile ${previous.profile}`)
+  }
+  for (const p of o.proxies) loadStack(p) // a broken stack.yaml fails here, before any output
+
+  // Components: installed by run-all, only checked by a single step.
+  const components = await setup({ proxies: o.proxies, install: o.install, log })
+  const broken = components.filter((c) => !usable(c) && ['backend', 'loadgen', 'wrk', 'openssl', ...o.proxies].includes(c.component))
+  if (broken.length > 0) throw userError(broken[0]!.component, broken[0]!.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
+  const certs = await ensureCerts(certsDir, { force: false, log })
+
+  cleanupStale(log)
+  const runtime = new NativeRuntime(runId)
+  const backendVersion = goSourceHash(join(stacksDir, 'backend')).slice(0, 16)
+  const cells: Cell[] = o.series.includes('pooling') ? poolingCells(o.proxies, { connections: profile.connections, backendVersion, custom }) : []
+  const seed = previous?.order_seed ?? o.seed ?? Math.floor(Math.random() * 2 ** 31)
+  const manifest: Manifest = previous ?? {
+    run_id: runId, profile: profile.name, series: o.series, proxies: o.proxies, runtime: runtimeKind, cpu_source: runtime.cpuSource,
+    network_mode: 'host (loopback)', started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
+    cpusets_shared: new Set([cpus.proxy, cpus.backend, cpus.generator]).size < 3, harness_commit: await harnessCommit(), tools: await toolVersions(),
+    components: components.filter(usable).map(({ component, version, source, path, sha256 }) => ({ component, version, source, path, sha256 })),
+    order_seed: seed,
+    profile_settings: { repeats: profile.repeats, warmup_s: profile.warmupS, duration_s: profile.durationS, connections: profile.connections, threads: cpuCount(cpus.generator) },
+    custom_configs: custom.map((c) => ({ proxy: c.proxy, file: c.file, sha256: sha256Text(readFileSync(c.file)) })),
+    steps: Object.fromEntries(o.series.map((s) => [s, 'pending'])),
+  }
+  const saveStep = (status: Manifest['steps'][string]) => {
+    for (const s of o.series) manifest.steps[s] = status
+    writeManifest(runDir, manifest)
+  }
+  saveStep('running')
+  // A kill keeps every appended row; the manifest says the run was interrupted.
+  const onExit = () => manifest.finished === null && saveStep('interrupted')
+  process.once('exit', onExit)
+  log.info(`run ${runId}: profile ${profile.name}, ${cells.length} cells × ${profile.repeats} repeats, cpusets proxy=${cpus.proxy} backend=${cpus.backend} generator=${cpus.generator}${manifest.cpusets_shared ? ' (shared on this machine)' : ''}, seed ${seed}`)
+
+  const ctx: CellContext = { runtime, runId, runDir, cpus, profile, certs }
+  const done = new Set(doneRows.map((r) => `${cellKey(r)}|${r.repeat}`))
+  const todo = interleavedOrder(cells, profile.repeats, seed).filter(({ cell, repeat }) => !done.has(`${cellKey(toKey(cell))}|${repeat}`))
+  if (o.resume && done.size > 0) log.info(`resume: ${done.size} repeats already measured, ${todo.length} to go`)
+  const t0 = Date.now()
+  try {
+    for (const [i, { cell, repeat }] of todo.entries()) {
+      const elapsed = (Date.now() - t0) / 1000
+      const eta = i === 0 ? '?' : fmtDuration((elapsed / i) * (todo.length - i))
+      log.progress(`[${i + 1}/${todo.length}] ${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} r${repeat} · ${fmtDuration(elapsed)} elapsed · ETA ${eta}`)
+      const row = await measureCell(cell, repeat, ctx)
+      appendMeasurement(runDir, row)
+      if (row.status !== 'valid') log.warn(`${cell.proxy} ${cell.version} ${cell.variant} r${repeat}: ${row.status}: ${row.reason}`)
+    }
+    manifest.finished = new Date().toISOString()
+    saveStep('done')
+  } catch (e) {
+    saveStep('failed')
+    throw e
+  } finally {
+    process.removeListener('exit', onExit)
+    await runtime.stopAll()
+  }
+  const rows = readMeasurements(runDir)
+  const expect = (proxy: string, variant: string, version: string) => {
+    if (!(PROXIES as readonly string[]).includes(proxy) || variant.startsWith('custom:')) return undefined
+    return expectsReuse(loadStack(proxy as ProxyName), variant, version)
+  }
+  return { runDir, manifest, rows, findings: poolingFindings(rows, expect) }
+}
+
+const toKey = (c: Cell) => ({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model: 'closed' as const, connections: c.connections })
+
+export function fmtDuration(s: number): string {
+  const m = Math.floor(s / 60)
+  return m > 0 ? `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${Math.round(s)}s`
+}

@@ -1,0 +1,43 @@
+import { basename } from 'node:path'
+import { compareVersions, loadStack, templateFile, type ProxyName, type Stack, type StackVersion } from '../catalog.ts'
+import type { Cell } from '../measure/cell.ts'
+
+/** Extras beyond article / pool-added / pool-removed, and on which versions they run. */
+const EXTRAS: Partial<Record<ProxyName, { series: string; variants: string[]; allVersions: boolean }>> = {
+  haproxy: { series: 'haproxy-reuse', variants: ['reuse-never', 'server-close'], allVersions: false },
+  // F7: literal vs upstream block on a version before and one at or after 1.29.7.
+  nginx: { series: 'nginx-keepalive', variants: ['literal', 'upstream-default', 'upstream-keepalive'], allVersions: true },
+}
+
+/** The variant each main series uses. */
+export const MAIN_SERIES = { same: 'article', 'pool-added': 'pool-added', 'pool-removed': 'pool-removed' } as const
+
+export interface CustomConfig {
+  proxy: ProxyName
+  file: string
+}
+
+/** The newest catalog version: what "current" means in a run. */
+export const newest = (stack: Stack): StackVersion => [...stack.versions].sort((a, b) => compareVersions(a.version, b.version)).at(-1)!
+
+/**
+ * Cells of the pooling series: for each proxy the three main series on its newest
+ * version, the extras, users' own configs, and one `direct` row (the floor).
+ */
+export function poolingCells(proxies: readonly ProxyName[], opts: { connections: number; backendVersion: string; custom?: CustomConfig[] }): Cell[] {
+  const cells: Cell[] = [{ series: 'direct', proxy: 'direct', version: opts.backendVersion, variant: 'direct', keyType: 'ec256', connections: opts.connections }]
+  const cell = (stack: Stack, v: StackVersion, series: string, variant: string, template = templateFile(stack, variant)): Cell => ({
+    series, proxy: stack.proxy, version: v.version, variant, keyType: 'ec256', connections: opts.connections, stack, stackVersion: v, template,
+  })
+  for (const proxy of proxies) {
+    const stack = loadStack(proxy)
+    const current = newest(stack)
+    for (const [series, variant] of Object.entries(MAIN_SERIES)) cells.push(cell(stack, current, series, variant))
+    const extra = EXTRAS[proxy]
+    if (extra) {
+      for (const v of extra.allVersions ? stack.versions : [current]) for (const variant of extra.variants) cells.push(cell(stack, v, extra.series, variant))
+    }
+    for (const c of opts.custom?.filter((c) => c.proxy === proxy) ?? []) cells.push(cell(stack, current, 'custom', `custom:${basename(c.file)}`, c.file))
+  }
+  return cells
+}
