@@ -19,17 +19,30 @@ export interface Backend {
   port: number
 }
 
-export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string }): Promise<Backend> {
-  const port = await freePort()
+let nextHost = 0
+
+/**
+ * A different loopback address for each backend start (127.0.0.2 … 127.0.0.254): the
+ * TIME_WAIT sockets an unpooled cell leaves behind (tens of thousands) then never share
+ * a 4-tuple space with the next cell's backend connections.
+ */
+export function nextBackendHost(): string {
+  nextHost = (nextHost % 253) + 1
+  return `127.0.0.${nextHost + 1}`
+}
+
+export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string }): Promise<Backend> {
+  const host = opts.host ?? '127.0.0.1'
+  const port = await freePort(host)
   const role = await runtime.start({
     role: 'backend',
     name: opts.name ?? 'backend',
-    argv: [goBinaryPath('backend'), '-listen', `127.0.0.1:${port}`],
+    argv: [goBinaryPath('backend'), '-listen', `${host}:${port}`],
     cpus: opts.cpus,
     logFile: join(opts.logDir, 'backend.log'),
   })
-  await waitForPort(port, { timeoutMs: 10_000, exited: role.exited, what: 'backend' })
-  return { role, host: '127.0.0.1', port }
+  await waitForPort(port, { host, timeoutMs: 10_000, exited: role.exited, what: 'backend' })
+  return { role, host, port }
 }
 
 /**

@@ -3,21 +3,21 @@ import { get as httpsGet } from 'node:https'
 import { connect, createServer } from 'node:net'
 import type { Exit } from './runtime/types.ts'
 
-/** A port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
+/** A port on a loopback address that was free a moment ago. */
+export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer()
     srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(0, host, () => {
       const { port } = srv.address() as { port: number }
       srv.close(() => resolve(port))
     })
   })
 }
 
-function canConnect(port: number): Promise<boolean> {
+function canConnect(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port })
+    const s = connect({ host, port })
     s.once('connect', () => (s.destroy(), resolve(true)))
     s.once('error', () => resolve(false))
   })
@@ -27,16 +27,17 @@ function canConnect(port: number): Promise<boolean> {
  * Waits until something accepts on the port. Rejects early when the process that
  * should listen exits, so a bad config fails in milliseconds, not at the timeout.
  */
-export async function waitForPort(port: number, opts: { timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+export async function waitForPort(port: number, opts: { host?: string; timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+  const host = opts.host ?? '127.0.0.1'
   let exit: Exit | undefined
   void opts.exited?.then((e) => (exit = e))
   const deadline = Date.now() + opts.timeoutMs
   while (Date.now() < deadline) {
-    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before listening on 127.0.0.1:${port}`)
-    if (await canConnect(port)) return
+    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before listening on ${host}:${port}`)
+    if (await canConnect(host, port)) return
     await new Promise((r) => setTimeout(r, 50))
   }
-  throw new Error(`${opts.what} did not listen on 127.0.0.1:${port} within ${opts.timeoutMs / 1000} s`)
+  throw new Error(`${opts.what} did not listen on ${host}:${port} within ${opts.timeoutMs / 1000} s`)
 }
 
 function httpsOk(port: number, ca: string): Promise<boolean> {

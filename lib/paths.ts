@@ -1,5 +1,5 @@
 import { homedir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** The repository root (this file lives in lib/). */
@@ -15,4 +15,9 @@ export const certsDir = join(repoRoot, 'certs')
 export function cacheDir(): string {
   const base = process.env.PROXYBENCH_CACHE ?? process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache')
   return process.env.PROXYBENCH_CACHE ? base : join(base, 'proxybench')
+}
+
+/** A path as the user should read it in a message: relative inside the repo, else absolute. */
+export function displayPath(file: string): string {
+  return file.startsWith(repoRoot + '/') ? relative(repoRoot, file) : file
 }

@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { basename, join, relative } from 'node:path'
+import { basename, join } from 'node:path'
 import { binaryEnv, binaryPath, type Stack, type StackVersion } from './catalog.ts'
 import type { CertFiles } from './certs.ts'
 import { userError } from './errors.ts'
 import { exec, lastLine } from './exec.ts'
 import { freePort, waitForHttps } from './net.ts'
-import { repoRoot } from './paths.ts'
+import { displayPath } from './paths.ts'
 import type { Runtime, RunningRole } from './runtime/types.ts'
 import { COMMAND_NAMES, renderTemplate, TEMPLATE_NAMES, type TemplateVars } from './template.ts'
 
@@ -31,8 +31,6 @@ export interface PreparedProxy {
   env: Record<string, string>
 }
 
-const shown = (file: string) => (file.startsWith(repoRoot) ? relative(repoRoot, file) : file)
-
 /** Renders the config and the command line, then runs the proxy's own checker. */
 export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   mkdirSync(plan.runDir, { recursive: true })
@@ -49,7 +47,7 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     admin_port: await freePort(),
   }
   const configFile = join(plan.runDir, `${plan.variant.replace(/[^\w.-]/g, '_')}.${plan.stack.config_ext}`)
-  writeFileSync(configFile, renderTemplate(readFileSync(plan.template, 'utf8'), vars, shown(plan.template)))
+  writeFileSync(configFile, renderTemplate(readFileSync(plan.template, 'utf8'), vars, displayPath(plan.template)))
 
   const stackYaml = `stacks/${plan.stack.proxy}/stack.yaml`
   const cmdVars = { ...vars, binary: binaryPath(plan.stack.proxy, plan.version), config: configFile }
@@ -62,7 +60,7 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     const [cmd, ...args] = plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
     const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
     if (r.code !== 0) {
-      throw userError(shown(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${lastLine(r.stderr + r.stdout) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${configFile}`)
+      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${lastLine(r.stderr + r.stdout) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${configFile}`)
     }
   }
   return prepared

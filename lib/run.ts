@@ -113,7 +113,8 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   const certs = await ensureCerts(certsDir, { force: false, log })
 
   cleanupStale(log)
-  const runtime = new NativeRuntime(runId)
+  // The pid keeps cgroups and state of two runs with the same directory name apart.
+  const runtime = new NativeRuntime(`${runId}-${process.pid}`)
   const backendVersion = goSourceHash(join(stacksDir, 'backend')).slice(0, 16)
   const cells: Cell[] = o.series.includes('pooling') ? poolingCells(o.proxies, { connections: profile.connections, backendVersion, custom }) : []
   const seed = previous?.order_seed ?? o.seed ?? Math.floor(Math.random() * 2 ** 31)

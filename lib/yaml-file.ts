@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs'
-import { relative } from 'node:path'
 import { LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
 import { userError } from './errors.ts'
-import { repoRoot } from './paths.ts'
+import { displayPath } from './paths.ts'
 
 /**
  * Reads a YAML file and validates it with a zod schema. The first problem becomes a
  * one-line UserError `file:line: path: message. fix`, with the line of the offending node.
  */
 export function readYamlFile<T extends z.ZodTypeAny>(file: string, schema: T, fix: string): z.infer<T> {
-  const shown = relative(repoRoot, file) || file
+  const shown = displayPath(file)
   let text: string
   try {
     text = readFileSync(file, 'utf8')

@@ -5,17 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { cacheDir } from '../lib/paths.ts'
-import { cleanupStale, NativeRuntime } from '../lib/runtime/native.ts'
+import { cleanupStale, isAlive, NativeRuntime } from '../lib/runtime/native.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'pb-native-'))
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 test('native runtime: CPU of a busy role is counted, stop ends its whole process tree', async () => {
@@ -31,8 +23,8 @@ test('native runtime: CPU of a busy role is counted, stop ends its whole process
   await sleep(200)
   assert.ok((await rt.cpuNs(idle)) - idleBefore < 20e6, 'an idle role uses (almost) no CPU')
   await rt.stopAll()
-  assert.equal(alive(busy.pid), false)
-  assert.equal(alive(idle.pid), false)
+  assert.equal(isAlive(busy.pid), false)
+  assert.equal(isAlive(idle.pid), false)
   assert.notEqual(busy.exit, undefined)
 })
 
@@ -44,8 +36,8 @@ test('native runtime: the next start removes what a killed run left behind', asy
   const reaped = new Promise((r) => orphan.once('exit', r))
   mkdirSync(join(cacheDir(), 'native'), { recursive: true })
   writeFileSync(join(cacheDir(), 'native', `test-${process.pid}-dead.json`), JSON.stringify({ harnessPid: dead.pid, roles: [{ name: 'orphan', pid: orphan.pid }] }))
-  assert.equal(alive(orphan.pid!), true)
+  assert.equal(isAlive(orphan.pid!), true)
   assert.ok(cleanupStale() >= 1)
   await reaped
-  assert.equal(alive(orphan.pid!), false)
+  assert.equal(isAlive(orphan.pid!), false)
 })

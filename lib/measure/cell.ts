@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { backendStats, startBackend, type Backend, type BackendStats } from '../backend.ts'
+import { backendStats, nextBackendHost, startBackend, type Backend, type BackendStats } from '../backend.ts'
 import type { Stack, StackVersion } from '../catalog.ts'
 import type { CertSet, KeyType } from '../certs.ts'
 import { cpuCount, type CpuLayout } from '../cpus.ts'
@@ -83,7 +83,7 @@ export async function measureCell(cell: Cell, repeat: number, ctx: CellContext):
     let proxy: RunningRole | undefined
     let url: string
     try {
-      backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}-r${repeat}` })
+      backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}-r${repeat}`, host: nextBackendHost() })
       roles.push(backend.role)
       if (cell.stack && cell.stackVersion && cell.template) {
         const prepared = await prepareProxy({
@@ -97,17 +97,13 @@ export async function measureCell(cell: Cell, repeat: number, ctx: CellContext):
         roles.push(proxy)
         url = `https://127.0.0.1:${prepared.listenPort}/`
       } else {
-        url = `http://127.0.0.1:${backend.port}/`
+        url = `http://${backend.host}:${backend.port}/`
       }
     } catch (e) {
       return row({ status: 'failed', reason: `did not start: ${(e as Error).message.split('\n')[0]}` })
     }
 
-    const check = await loadgenRequests({ url, n: 20, c: 2, cacert: ctx.certs.ca, expectBody: 'hello world', cpus: ctx.cpus.generator })
-    const verification =
-      check.ok !== check.requests ? `${check.ok}/${check.requests} ok (${check.error_samples[0] ?? JSON.stringify(check.status)})`
-      : check.proto !== 'HTTP/1.1' ? `protocol ${check.proto}, expected HTTP/1.1`
-      : null
+    const verification = await verify(url, ctx)
     if (verification) return row({ status: 'invalid', reason: invalidReasons({ generatorRequests: 0, generatorErrors: 0, windowRequests: 0, generatorCpuShare: null, verification }).join('; ') })
 
     const p = ctx.profile
@@ -159,5 +155,17 @@ export async function measureCell(cell: Cell, repeat: number, ctx: CellContext):
   } finally {
     for (const r of roles.reverse()) await ctx.runtime.stop(r)
     rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/** 20 requests through the stack; a problem is a one-line reason, never an exception. */
+async function verify(url: string, ctx: CellContext): Promise<string | null> {
+  try {
+    const check = await loadgenRequests({ url, n: 20, c: 2, cacert: ctx.certs.ca, expectBody: 'hello world', cpus: ctx.cpus.generator })
+    if (check.ok !== check.requests) return `${check.ok}/${check.requests} ok (${check.error_samples[0] ?? JSON.stringify(check.status)})`
+    if (check.proto !== 'HTTP/1.1') return `protocol ${check.proto}, expected HTTP/1.1`
+    return null
+  } catch (e) {
+    return (e as Error).message.split('\n')[0]!
   }
 }

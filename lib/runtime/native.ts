@@ -14,7 +14,8 @@ interface State {
 
 const stateDir = () => join(cacheDir(), 'native')
 
-const alive = (pid: number) => {
+/** Whether a process exists (a zombie counts until its parent reaps it). */
+export const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
     return true
@@ -45,8 +46,8 @@ export function cleanupStale(log?: Logger): number {
         rmSync(file, { force: true })
         continue
       }
-      if (alive(state.harnessPid)) continue
-      for (const r of state.roles.filter((r) => alive(r.pid))) {
+      if (isAlive(state.harnessPid)) continue
+      for (const r of state.roles.filter((r) => isAlive(r.pid))) {
         killGroup(r.pid, 'SIGKILL')
         killed++
         log?.warn(`killed ${r.name} (pid ${r.pid}) left by an earlier run`)

@@ -1,3 +1,8 @@
 module proxybench/loadgen
 
 go 1.26.0
+
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+)

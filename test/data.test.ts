@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { readManifest } from '../lib/data/manifest.ts'
+import { appendMeasurement, cellKey, readMeasurements } from '../lib/data/measurements.ts'
+import { MEASUREMENT_COLUMNS, type Measurement } from '../lib/data/schema.ts'
+
+const row: Measurement = {
+  run_id: 'r1', series: 'same', proxy: 'nginx', version: '1.31.3', variant: 'custom:my, "odd".conf', key_type: 'ec256', model: 'closed', connections: 200,
+  target_rps: null, duration_s: 3, repeat: 1, requests: 1234, errors: 0, rps: 411.3, p50_ms: 1.5, p90_ms: 2, p99_ms: 3, p999_ms: 4, max_ms: 5,
+  proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
+  status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z',
+}
+
+test('measurements round-trip through the CSV with the DESIGN.md columns, quoting and nulls', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
+  appendMeasurement(dir, row)
+  appendMeasurement(dir, { ...row, repeat: 2, status: 'invalid', reason: 'errors 5.0% >= 1%', proxy_cpu_us_per_req: null })
+  const text = readFileSync(join(dir, 'measurements.csv'), 'utf8')
+  assert.equal(text.split('\n')[0], MEASUREMENT_COLUMNS.join(','))
+  assert.equal(text.trim().split('\n').length, 3)
+  const back = readMeasurements(dir)
+  assert.deepEqual(back[0], row)
+  assert.equal(back[1]!.proxy_cpu_us_per_req, null)
+  assert.equal(back[1]!.reason, 'errors 5.0% >= 1%')
+  assert.equal(cellKey(back[0]!), cellKey(back[1]!))
+})
+
+test('a row that breaks the schema is refused before it is written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
+  assert.throws(() => appendMeasurement(dir, { ...row, status: 'maybe' as 'valid' }))
+  assert.deepEqual(readMeasurements(dir), [])
+})
+
+test('a malformed CSV line is one error naming file and line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
+  appendMeasurement(dir, row)
+  const file = join(dir, 'measurements.csv')
+  writeFileSync(file, readFileSync(file, 'utf8') + readFileSync(file, 'utf8').split('\n')[1]!.replace(',closed,', ',sideways,') + '\n')
+  assert.throws(() => readMeasurements(dir), (e: Error) => e.message.startsWith(`${file}:3: column model: Invalid enum value`) && e.message.endsWith('Fix or remove that line; other rows are kept'))
+})
+
+test('a broken manifest is one error naming the file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
+  writeFileSync(join(dir, 'manifest.json'), '{"run_id": 1')
+  assert.throws(() => readManifest(dir), /manifest\.json: not valid JSON/)
+})

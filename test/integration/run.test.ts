@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { readManifest } from '../../lib/data/manifest.ts'
+import { readMeasurements } from '../../lib/data/measurements.ts'
+import { memoryLogger } from '../../lib/log.ts'
+import { cacheDir, repoRoot } from '../../lib/paths.ts'
+import { runBench } from '../../lib/run.ts'
+import { isAlive } from '../../lib/runtime/native.ts'
+
+const ZX = join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js')
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+// Real short runs (smoke profile: 1 repeat, 1 s window) on the real HAProxy.
+test('a pooling run writes a valid manifest and one row per cell, with honest numbers', async () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'pb-run-')), 'run')
+  const bad = join(out, '..', 'broken.cfg')
+  writeFileSync(bad, 'global\n  this-is-not-a-keyword\n')
+  const r = await runBench({ profile: 'smoke', series: ['pooling'], proxies: ['haproxy'], runtime: 'auto', out, resume: false, configs: [`haproxy=${bad}`], install: false, log: memoryLogger(), seed: 1 })
+  const m = readManifest(out)!
+  assert.equal(m.order_seed, 1)
+  assert.equal(m.steps.pooling, 'done')
+  assert.ok(m.components.some((c) => c.component === 'haproxy' && /^[0-9a-f]{64}$/.test(c.sha256)))
+  const rows = readMeasurements(out)
+  assert.equal(rows.length, 7) // direct + article, pool-added, pool-removed, reuse-never, server-close + custom
+  const by = (v: string) => rows.find((x) => x.variant === v)!
+  for (const v of ['article', 'pool-added', 'pool-removed', 'reuse-never', 'server-close']) {
+    assert.equal(by(v).status, 'valid', `${v}: ${by(v).reason}`)
+    assert.ok(by(v).proxy_cpu_us_per_req! > 0 && by(v).requests > 0, v)
+  }
+  assert.equal(by('direct').proxy_cpu_us_per_req, null)
+  assert.ok(by('server-close').backend_conns_per_1k_req! >= 900)
+  assert.ok(by('article').backend_conns_per_1k_req! <= 50)
+  // The user's broken config: a failed row with the checker's words; the run went on.
+  assert.equal(by('custom:broken.cfg').status, 'failed')
+  assert.match(by('custom:broken.cfg').reason, /broken\.cfg: haproxy 2\.8\.25 rejects the rendered config/)
+  assert.ok(r.findings.some((f) => f.id === 'F4' && f.verdict !== 'not measured'))
+  assert.ok(existsSync(join(out, 'configs', 'haproxy-2.8.25-pool-added.cfg')))
+  assert.ok(!readFileSync(join(out, 'configs', 'haproxy-2.8.25-pool-added.cfg'), 'utf8').includes('PRIVATE KEY'))
+
+  // Never overwrite a run by accident.
+  await assert.rejects(runBench({ profile: 'smoke', series: ['pooling'], proxies: ['haproxy'], runtime: 'native', out, resume: false, configs: [], install: false, log: memoryLogger() }), /already holds a run\. Add --resume/)
+})
+
+test('killed mid-run, --resume finishes without redoing done cells and leaves no process', async () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'pb-resume-')), 'run')
+  const args = [ZX, 'notebooks/03-pooling.mjs', '--profile', 'smoke', '--proxies', 'haproxy', '--out', out]
+  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: 'ignore' })
+  const deadline = Date.now() + 120_000
+  while (readMeasurementsSafe(out).length < 2 && Date.now() < deadline) await sleep(200)
+  const before = readMeasurementsSafe(out)
+  assert.ok(before.length >= 2, 'two rows before the kill')
+  child.kill('SIGKILL')
+  await new Promise((r) => child.once('exit', r))
+  assert.equal(readManifest(out)!.steps.pooling, 'running') // SIGKILL: no chance to say more
+  const orphans = rolesOf(child.pid!)
+
+  const resumed = spawn(process.execPath, [...args, '--resume'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  resumed.stdout!.on('data', (d: Buffer) => (output += d))
+  resumed.stderr!.on('data', (d: Buffer) => (output += d))
+  const code = await new Promise((r) => resumed.once('exit', r))
+  assert.equal(code, 0, output)
+  assert.match(output, /resume: \d+ repeats already measured/)
+  const after = readMeasurements(out)
+  assert.equal(after.length, 6)
+  const keys = after.map((r) => `${r.series}|${r.variant}|${r.repeat}`)
+  assert.equal(new Set(keys).size, keys.length, 'no cell measured twice')
+  for (const row of before) assert.ok(after.some((a) => a.variant === row.variant && a.started_at === row.started_at), `${row.variant} kept, not redone`)
+  assert.equal(readManifest(out)!.steps.pooling, 'done')
+  // What the killed run left (proxy, backend, wrk) is gone, and so is its state file.
+  for (const pid of orphans) assert.equal(isAlive(pid), false, `pid ${pid} of the killed run`)
+  assert.deepEqual(rolesOf(child.pid!), [])
+})
+
+test('SIGINT stops the run cleanly and marks the manifest interrupted', async () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'pb-int-')), 'run')
+  const child = spawn(process.execPath, [ZX, 'notebooks/03-pooling.mjs', '--profile', 'smoke', '--proxies', 'haproxy', '--out', out], { cwd: repoRoot, stdio: 'ignore' })
+  const deadline = Date.now() + 120_000
+  while (readMeasurementsSafe(out).length < 1 && Date.now() < deadline) await sleep(200)
+  child.kill('SIGINT')
+  const code = await new Promise((r) => child.once('exit', (c) => r(c)))
+  assert.equal(code, 130)
+  assert.equal(readManifest(out)!.steps.pooling, 'interrupted')
+  assert.ok(readMeasurements(out).length >= 1)
+  assert.deepEqual(rolesOf(child.pid!), [], 'the run removed its own state: nothing left to clean')
+})
+
+/** Pids of the roles a harness process recorded as running. */
+function rolesOf(harnessPid: number): number[] {
+  const dir = join(cacheDir(), 'native')
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).flatMap((f) => {
+    const s = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { harnessPid: number; roles: { pid: number }[] }
+    return s.harnessPid === harnessPid ? s.roles.map((r) => r.pid) : []
+  })
+}
+
+function readMeasurementsSafe(dir: string) {
+  try {
+    return readMeasurements(dir)
+  } catch {
+    return []
+  }
+}
