@@ -16,9 +16,18 @@ export function goSourceHash(dir: string): string {
   return sha256Text(files.map((f) => `${f}\0${readFileSync(join(dir, f), 'utf8')}`).join('\0'))
 }
 
+const resolved = new Map<GoProgram, string>()
+
+/**
+ * The build of the current sources, fixed at first use: a run keeps using the binary
+ * it started with even if someone edits the sources meanwhile.
+ */
 export function goBinaryPath(name: GoProgram): string {
-  const dir = join(stacksDir, name)
-  return join(cacheDir(), 'go', `${name}-${goSourceHash(dir).slice(0, 16)}`, name)
+  const hit = resolved.get(name)
+  if (hit) return hit
+  const path = join(cacheDir(), 'go', `${name}-${goSourceHash(join(stacksDir, name)).slice(0, 16)}`, name)
+  resolved.set(name, path)
+  return path
 }
 
 /** Builds a Go program unless a build of the same sources is cached. */

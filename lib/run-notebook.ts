@@ -3,7 +3,7 @@ import { parseFlags } from './cli.ts'
 import { userError } from './errors.ts'
 import { formatFindings } from './findings.ts'
 import { consoleLogger } from './log.ts'
-import { BUILT_SERIES, parseSeries, runBench } from './run.ts'
+import { BUILT_SERIES, parseSeries, runBench, SERIES } from './run.ts'
 
 /** Flags shared by run-all and the series steps (README "run-all flags"). */
 export const RUN_FLAGS = {
@@ -20,7 +20,7 @@ export const RUN_FLAGS = {
 } as const
 
 export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 × 15 s), full (5 × 30 s); default quick
-  --series LIST         ${BUILT_SERIES.join(',')} (tls, ws, versions: not built yet); default all built
+  --series LIST         ${BUILT_SERIES.join(',')} (not built yet: ${SERIES.filter((s) => !(BUILT_SERIES as readonly string[]).includes(s)).join(', ')}); default all built
   --proxies LIST        haproxy,nginx,envoy,traefik,caddy (default: all five)
   --runtime KIND        auto | docker | native (default auto: docker when built and an engine answers, else native)
   --out DIR             run directory (default results/<run-id>)
@@ -55,7 +55,7 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
       '',
       `run ${m.run_id} (${m.profile}, ${m.runtime}, ${m.cpu_source}) → ${result.runDir}`,
       `cpusets: proxy=${m.cpusets.proxy} backend=${m.cpusets.backend} generator=${m.cpusets.generator}${m.cpusets_shared ? ' (backend and generator share cores on this machine)' : ''}`,
-      `rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${[...new Set(invalid.map((r) => r.reason.split(':')[0]))].join(', ')}` : ''})`,
+      `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${[...new Set(invalid.map((r) => r.reason.split(':')[0]))].join(', ')}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
       '',
       formatFindings(result.findings),
       '',

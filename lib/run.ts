@@ -1,29 +1,31 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
-import { loadStack, parseProxyList, PROXIES, expectsReuse, type ProxyName } from './catalog.ts'
+import { loadStack, parseProxyList, type ProxyName } from './catalog.ts'
 import { ensureCerts } from './certs.ts'
 import { usable } from './component.ts'
 import { cpuCount, defaultCpuLayout, parseCpuOverride } from './cpus.ts'
 import { readManifest, writeManifest } from './data/manifest.ts'
-import { appendMeasurement, cellKey, readMeasurements } from './data/measurements.ts'
+import { readMeasurements } from './data/measurements.ts'
+import { appendRow, readTable, type Table } from './data/tables.ts'
 import type { Manifest, Measurement } from './data/schema.ts'
 import { setup } from './doctor.ts'
 import { userError } from './errors.ts'
-import { poolingFindings, type Finding } from './findings.ts'
+import type { Finding } from './findings.ts'
 import { goSourceHash } from './gobuild.ts'
 import { sha256Text } from './hash.ts'
 import { harnessCommit, hostInfo, toolVersions } from './host.ts'
 import type { Logger } from './log.ts'
-import { measureCell, type Cell, type CellContext } from './measure/cell.ts'
 import { certsDir, repoRoot, stacksDir } from './paths.ts'
 import { getProfile } from './profiles.ts'
 import { cleanupStale, NativeRuntime } from './runtime/native.ts'
-import { poolingCells, type CustomConfig } from './series/pooling.ts'
-import { interleavedOrder } from './shuffle.ts'
+import { poolingSeries, type CustomConfig } from './series/pooling.ts'
+import { tlsSeries } from './series/tls.ts'
+import { wsSeries } from './series/ws.ts'
+import type { Series, SeriesContext, Task } from './series/types.ts'
 
 /** Series run-all knows; only those in BUILT run today, the rest are a clear error. */
 export const SERIES = ['pooling', 'tls', 'ws', 'versions'] as const
-export const BUILT_SERIES = ['pooling'] as const
+export const BUILT_SERIES = ['pooling', 'tls', 'ws'] as const
 
 export interface RunOptions {
   profile: string
@@ -97,8 +99,7 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   const runDir = resolve(o.out ?? join(repoRoot, 'results', newRunId()))
   const runId = basename(runDir)
   const previous = readManifest(runDir)
-  const doneRows = readMeasurements(runDir)
-  if (!o.resume && (previous || doneRows.length > 0)) {
+  if (!o.resume && (previous || readMeasurements(runDir).length > 0)) {
     throw userError(runDir, 'already holds a run', 'Add --resume to finish it, or choose another --out')
   }
   if (o.resume && previous && previous.profile !== profile.name) {
@@ -115,8 +116,6 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   cleanupStale(log)
   // The pid keeps cgroups and state of two runs with the same directory name apart.
   const runtime = new NativeRuntime(`${runId}-${process.pid}`)
-  const backendVersion = goSourceHash(join(stacksDir, 'backend')).slice(0, 16)
-  const cells: Cell[] = o.series.includes('pooling') ? poolingCells(o.proxies, { connections: profile.connections, backendVersion, custom }) : []
   const seed = previous?.order_seed ?? o.seed ?? Math.floor(Math.random() * 2 ** 31)
   const manifest: Manifest = previous ?? {
     run_id: runId, profile: profile.name, series: o.series, proxies: o.proxies, runtime: runtimeKind, cpu_source: runtime.cpuSource,
@@ -128,48 +127,73 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
     custom_configs: custom.map((c) => ({ proxy: c.proxy, file: c.file, sha256: sha256Text(readFileSync(c.file)) })),
     steps: Object.fromEntries(o.series.map((s) => [s, 'pending'])),
   }
-  const saveStep = (status: Manifest['steps'][string]) => {
-    for (const s of o.series) manifest.steps[s] = status
-    writeManifest(runDir, manifest)
+  const save = () => writeManifest(runDir, manifest)
+  save()
+  // A kill keeps every appended row; the manifest says which step was interrupted.
+  let current: string | undefined
+  const onExit = () => {
+    if (current) manifest.steps[current] = 'interrupted'
+    save()
   }
-  saveStep('running')
-  // A kill keeps every appended row; the manifest says the run was interrupted.
-  const onExit = () => manifest.finished === null && saveStep('interrupted')
   process.once('exit', onExit)
-  log.info(`run ${runId}: profile ${profile.name}, ${cells.length} cells × ${profile.repeats} repeats, cpusets proxy=${cpus.proxy} backend=${cpus.backend} generator=${cpus.generator}${manifest.cpusets_shared ? ' (shared on this machine)' : ''}, seed ${seed}`)
+  log.info(`run ${runId}: profile ${profile.name}, series ${o.series.join(',')}, cpusets proxy=${cpus.proxy} backend=${cpus.backend} generator=${cpus.generator}${manifest.cpusets_shared ? ' (shared on this machine)' : ''}, seed ${seed}`)
 
-  const ctx: CellContext = { runtime, runId, runDir, cpus, profile, certs }
-  const done = new Set(doneRows.map((r) => `${cellKey(r)}|${r.repeat}`))
-  const todo = interleavedOrder(cells, profile.repeats, seed).filter(({ cell, repeat }) => !done.has(`${cellKey(toKey(cell))}|${repeat}`))
-  if (o.resume && done.size > 0) log.info(`resume: ${done.size} repeats already measured, ${todo.length} to go`)
-  const t0 = Date.now()
+  const ctx: SeriesContext = {
+    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections,
+    backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16),
+  }
+  const findings: Finding[] = []
   try {
-    for (const [i, { cell, repeat }] of todo.entries()) {
-      const elapsed = (Date.now() - t0) / 1000
-      const eta = i === 0 ? '?' : fmtDuration((elapsed / i) * (todo.length - i))
-      log.progress(`[${i + 1}/${todo.length}] ${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} r${repeat} · ${fmtDuration(elapsed)} elapsed · ETA ${eta}`)
-      const row = await measureCell(cell, repeat, ctx)
-      appendMeasurement(runDir, row)
-      if (row.status !== 'valid') log.warn(`${cell.proxy} ${cell.version} ${cell.variant} r${repeat}: ${row.status}: ${row.reason}`)
+    for (const name of o.series) {
+      const series = SERIES_BUILDERS[name as BuiltSeries](custom)
+      current = name
+      manifest.steps[name] = 'running'
+      save()
+      for (const phase of series.phases) await runPhase(phase.name, phase.tasks(ctx), runDir, log, o.resume)
+      manifest.steps[name] = 'done'
+      current = undefined
+      save()
+      findings.push(...series.findings(runDir))
     }
     manifest.finished = new Date().toISOString()
-    saveStep('done')
+    save()
   } catch (e) {
-    saveStep('failed')
+    if (current) manifest.steps[current] = 'failed'
+    save()
     throw e
   } finally {
     process.removeListener('exit', onExit)
     await runtime.stopAll()
   }
-  const rows = readMeasurements(runDir)
-  const expect = (proxy: string, variant: string, version: string) => {
-    if (!(PROXIES as readonly string[]).includes(proxy) || variant.startsWith('custom:')) return undefined
-    return expectsReuse(loadStack(proxy as ProxyName), variant, version)
-  }
-  return { runDir, manifest, rows, findings: poolingFindings(rows, expect) }
+  return { runDir, manifest, rows: readMeasurements(runDir), findings }
 }
 
-const toKey = (c: Cell) => ({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model: 'closed' as const, connections: c.connections })
+const SERIES_BUILDERS: Record<BuiltSeries, (custom: CustomConfig[]) => Series> = {
+  pooling: poolingSeries,
+  tls: () => tlsSeries(),
+  ws: () => wsSeries(),
+}
+type BuiltSeries = (typeof BUILT_SERIES)[number]
+
+/** Runs the tasks not yet in their table, appending one row each, with a live progress line. */
+async function runPhase(name: string, tasks: Task[], runDir: string, log: Logger, resume: boolean): Promise<void> {
+  const doneKeys = new Map<Table<unknown>, Set<string>>()
+  const isDone = (t: Task) => {
+    if (!doneKeys.has(t.table)) doneKeys.set(t.table, new Set(readTable(runDir, t.table).map((r) => t.table.key(r))))
+    return doneKeys.get(t.table)!.has(t.key)
+  }
+  const todo = tasks.filter((t) => !isDone(t))
+  if (resume && todo.length < tasks.length) log.info(`resume ${name}: ${tasks.length - todo.length} repeats already measured, ${todo.length} to go`)
+  const t0 = Date.now()
+  for (const [i, task] of todo.entries()) {
+    const elapsed = (Date.now() - t0) / 1000
+    const eta = i === 0 ? '?' : fmtDuration((elapsed / i) * (todo.length - i))
+    log.progress(`[${name} ${i + 1}/${todo.length}] ${task.label} · ${fmtDuration(elapsed)} elapsed · ETA ${eta}`)
+    const row = (await task.run()) as { status: string; reason: string }
+    appendRow(runDir, task.table, row)
+    if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}`)
+  }
+}
 
 export function fmtDuration(s: number): string {
   const m = Math.floor(s / 60)

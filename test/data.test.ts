@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { readManifest } from '../lib/data/manifest.ts'
-import { appendMeasurement, cellKey, readMeasurements } from '../lib/data/measurements.ts'
+import { appendMeasurement, readMeasurements } from '../lib/data/measurements.ts'
+import { MEASUREMENTS } from '../lib/data/tables.ts'
 import { MEASUREMENT_COLUMNS, type Measurement } from '../lib/data/schema.ts'
 
 const row: Measurement = {
@@ -25,7 +26,8 @@ test('measurements round-trip through the CSV with the DESIGN.md columns, quotin
   assert.deepEqual(back[0], row)
   assert.equal(back[1]!.proxy_cpu_us_per_req, null)
   assert.equal(back[1]!.reason, 'errors 5.0% >= 1%')
-  assert.equal(cellKey(back[0]!), cellKey(back[1]!))
+  assert.notEqual(MEASUREMENTS.key(back[0]!), MEASUREMENTS.key(back[1]!))
+  assert.equal(MEASUREMENTS.key(back[0]!), MEASUREMENTS.key({ ...back[1]!, repeat: 1 }))
 })
 
 test('a row that breaks the schema is refused before it is written', () => {

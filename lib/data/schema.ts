@@ -72,3 +72,73 @@ export const manifestSchema = z.object({
 })
 
 export type Manifest = z.infer<typeof manifestSchema>
+
+/** handshakes.csv: full TLS handshakes (+ one GET each) per key type. */
+export const HANDSHAKE_COLUMNS = [
+  'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'connections', 'duration_s', 'repeat',
+  'handshakes', 'resumed', 'errors', 'rate', 'p50_ms', 'p99_ms', 'proxy_cpu_us_per_handshake', 'generator_cpu_share', 'proxy_cpu_share',
+  'status', 'reason', 'runtime', 'started_at',
+] as const
+
+export const handshakeSchema = z.object({
+  run_id: z.string().min(1),
+  series: z.string().min(1),
+  proxy: z.string().min(1),
+  version: z.string().min(1),
+  variant: z.string().min(1),
+  key_type: z.string().min(1),
+  connections: z.number().int().positive(),
+  duration_s: num.nonnegative(),
+  repeat: z.number().int().positive(),
+  handshakes: z.number().int().nonnegative(),
+  resumed: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  rate: optNum,
+  p50_ms: optNum,
+  p99_ms: optNum,
+  proxy_cpu_us_per_handshake: optNum,
+  generator_cpu_share: optNum,
+  proxy_cpu_share: optNum,
+  status: z.enum(['valid', 'invalid', 'failed']),
+  reason: z.string(),
+  runtime: z.string(),
+  started_at: z.string(),
+})
+
+export type Handshake = z.infer<typeof handshakeSchema>
+
+/** websocket.csv: echo (messages over N connections) and hold (N idle connections). */
+export const WEBSOCKET_COLUMNS = [
+  'run_id', 'series', 'proxy', 'version', 'variant', 'mode', 'conns_target', 'conns_established', 'messages', 'msg_rate',
+  'proxy_cpu_us_per_msg', 'p50_ms', 'p99_ms', 'status', 'reason',
+  'repeat', 'duration_s', 'survived', 'refused', 'closed_early', 'max_ms', 'generator_cpu_share', 'runtime', 'started_at',
+] as const
+
+export const websocketSchema = z.object({
+  run_id: z.string().min(1),
+  series: z.string().min(1),
+  proxy: z.string().min(1),
+  version: z.string().min(1),
+  variant: z.string().min(1),
+  mode: z.enum(['echo', 'hold']),
+  conns_target: z.number().int().nonnegative(),
+  conns_established: z.number().int().nonnegative(),
+  messages: z.number().int().nonnegative(),
+  msg_rate: optNum,
+  proxy_cpu_us_per_msg: optNum,
+  p50_ms: optNum,
+  p99_ms: optNum,
+  status: z.enum(['valid', 'invalid', 'failed']),
+  reason: z.string(),
+  repeat: z.number().int().positive(),
+  duration_s: num.nonnegative(),
+  survived: optNum,
+  refused: optNum,
+  closed_early: optNum,
+  max_ms: optNum,
+  generator_cpu_share: optNum,
+  runtime: z.string(),
+  started_at: z.string(),
+})
+
+export type WebSocketRow = z.infer<typeof websocketSchema>

@@ -67,8 +67,6 @@ export const cellName = (c: Cell) => `${c.series}-${c.proxy}-${c.version}-${c.va
  */
 export async function measureCell(cell: Cell, repeat: number, ctx: CellContext): Promise<Measurement> {
   const started = new Date().toISOString()
-  const scratch = mkdtempSync(join(tmpdir(), 'proxybench-cell-'))
-  const roles: RunningRole[] = []
   const row = (fields: Partial<Measurement>): Measurement => ({
     run_id: ctx.runId, series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType,
     model: 'closed', connections: cell.connections, target_rps: null, duration_s: ctx.profile.durationS, repeat,
@@ -77,41 +75,14 @@ export async function measureCell(cell: Cell, repeat: number, ctx: CellContext):
     max_vus: null, dropped: null, status: 'valid', reason: '', proxy_cpu_share: null, runtime: ctx.runtime.kind, started_at: started,
     ...fields,
   })
-  const name = cellName(cell)
-  try {
-    let backend: Backend
-    let proxy: RunningRole | undefined
-    let url: string
-    try {
-      backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}-r${repeat}`, host: nextBackendHost() })
-      roles.push(backend.role)
-      if (cell.stack && cell.stackVersion && cell.template) {
-        const prepared = await prepareProxy({
-          stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
-          certs: ctx.certs.files[cell.keyType], backend, threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
-        })
-        const saved = join(ctx.runDir, 'configs', `${cell.proxy}-${cell.version}-${cell.variant.replace(/[^\w.-]/g, '_')}.${cell.stack.config_ext}`)
-        mkdirSync(join(ctx.runDir, 'configs'), { recursive: true })
-        if (!existsSync(saved)) copyFileSync(prepared.configFile, saved)
-        proxy = await startProxy(ctx.runtime, prepared, ctx.cpus.proxy, ctx.certs.ca)
-        roles.push(proxy)
-        url = `https://127.0.0.1:${prepared.listenPort}/`
-      } else {
-        url = `http://${backend.host}:${backend.port}/`
-      }
-    } catch (e) {
-      return row({ status: 'failed', reason: `did not start: ${(e as Error).message.split('\n')[0]}` })
-    }
-
-    const verification = await verify(url, ctx)
-    if (verification) return row({ status: 'invalid', reason: invalidReasons({ generatorRequests: 0, generatorErrors: 0, windowRequests: 0, generatorCpuShare: null, verification }).join('; ') })
-
+  const name = `${cellName(cell)}-r${repeat}`
+  return withVerifiedStack(cell, name, ctx, { failed: (reason) => row({ status: 'failed', reason }), invalid: (reason) => row({ status: 'invalid', reason }) }, async ({ backend, proxy, url, roles }) => {
     const p = ctx.profile
     const genThreads = cpuCount(ctx.cpus.generator)
-    const rawFile = join(ctx.runDir, 'raw', `${name}-r${repeat}.wrk.txt`)
+    const rawFile = join(ctx.runDir, 'raw', `${name}.wrk.txt`)
     rmSync(rawFile, { force: true })
     const generator = await ctx.runtime.start({
-      role: 'generator', name: `generator-${name}-r${repeat}`,
+      role: 'generator', name: `generator-${name}`,
       argv: wrkArgv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
       cpus: ctx.cpus.generator, logFile: rawFile,
     })
@@ -125,7 +96,9 @@ export async function measureCell(cell: Cell, repeat: number, ctx: CellContext):
     await sleep(p.durationS * 1000)
     const b = await snap()
     const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
-    await generator.exited
+    // wrk stops itself after -d; if it does not, the row says so instead of the run hanging.
+    const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
+    if (hung) await ctx.runtime.stop(generator)
     const report = parseWrkOutput(readFileSync(rawFile, 'utf8'))
 
     const windowS = Number(b.at - a.at) / 1e9
@@ -152,10 +125,7 @@ export async function measureCell(cell: Cell, repeat: number, ctx: CellContext):
       status: reasons.length ? 'invalid' : 'valid',
       reason: reasons.join('; '),
     })
-  } finally {
-    for (const r of roles.reverse()) await ctx.runtime.stop(r)
-    rmSync(scratch, { recursive: true, force: true })
-  }
+  })
 }
 
 /** 20 requests through the stack; a problem is a one-line reason, never an exception. */
@@ -167,5 +137,53 @@ async function verify(url: string, ctx: CellContext): Promise<string | null> {
     return null
   } catch (e) {
     return (e as Error).message.split('\n')[0]!
+  }
+}
+
+export interface RunningStack {
+  backend: Backend
+  /** Absent for the direct row. */
+  proxy?: RunningRole
+  url: string
+  /** Everything started for this cell; roles added here are stopped with the stack. */
+  roles: RunningRole[]
+  scratch: string
+}
+
+/**
+ * Starts backend and proxy for a cell, verifies them, runs `body`, and stops everything
+ * whatever happens. A start failure or a failed verification becomes a row through
+ * `outcome`, never an exception: one bad cell must not end the run.
+ */
+export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellContext, outcome: { failed(reason: string): T; invalid(reason: string): T }, body: (s: RunningStack) => Promise<T>): Promise<T> {
+  const scratch = mkdtempSync(join(tmpdir(), 'proxybench-cell-'))
+  const roles: RunningRole[] = []
+  try {
+    let stack: RunningStack
+    try {
+      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost() })
+      roles.push(backend.role)
+      stack = { backend, url: `http://${backend.host}:${backend.port}/`, roles, scratch }
+      if (cell.stack && cell.stackVersion && cell.template) {
+        const prepared = await prepareProxy({
+          stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
+          certs: ctx.certs.files[cell.keyType], backend, threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
+        })
+        const saved = join(ctx.runDir, 'configs', `${cell.proxy}-${cell.version}-${cell.variant.replace(/[^\w.-]/g, '_')}.${cell.stack.config_ext}`)
+        mkdirSync(join(ctx.runDir, 'configs'), { recursive: true })
+        if (!existsSync(saved)) copyFileSync(prepared.configFile, saved)
+        stack.proxy = await startProxy(ctx.runtime, prepared, ctx.cpus.proxy, ctx.certs.ca)
+        roles.push(stack.proxy)
+        stack.url = `https://127.0.0.1:${prepared.listenPort}/`
+      }
+    } catch (e) {
+      return outcome.failed(`did not start: ${(e as Error).message.split('\n')[0]}`)
+    }
+    const verification = await verify(stack.url, ctx)
+    if (verification) return outcome.invalid(`verification failed: ${verification}`)
+    return await body(stack)
+  } finally {
+    for (const r of roles.reverse()) await ctx.runtime.stop(r)
+    rmSync(scratch, { recursive: true, force: true })
   }
 }

@@ -115,7 +115,8 @@ export class NativeRuntime implements Runtime {
     mkdirSync(dirname(spec.logFile), { recursive: true })
     const out = openSync(spec.logFile, 'a')
     // The shell joins the cgroup before exec, so the role and all its children are counted.
-    const script = 'cg=$1; cpus=$2; shift 2; if [ -n "$cg" ]; then echo $$ > "$cg"; fi; exec taskset -c "$cpus" "$@"'
+    // Open files are raised to the hard limit: 5000 held WebSockets need 10000 in a proxy.
+    const script = 'cg=$1; cpus=$2; shift 2; if [ -n "$cg" ]; then echo $$ > "$cg"; fi; ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec taskset -c "$cpus" "$@"'
     const child = spawn('sh', ['-c', script, 'sh', procs, spec.cpus, ...spec.argv], {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },

@@ -12,6 +12,11 @@ export interface RoleSpec {
   /** stdout and stderr of the role go here (proxies log nothing per request). */
   logFile: string
   cwd?: string
+  /**
+   * Docker runtime only: the image to run (tag or id). Default: the image recorded by
+   * notebooks/02-stacks.mjs for argv[0]. The native runtime ignores it.
+   */
+  image?: string
 }
 
 export interface Exit {

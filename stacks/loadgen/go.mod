@@ -3,6 +3,6 @@ module proxybench/loadgen
 go 1.26.0
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/gorilla/websocket v1.5.3
 )

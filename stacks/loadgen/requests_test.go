@@ -111,8 +111,13 @@ func TestDispatch(t *testing.T) {
 		t.Fatalf("stderr %q stdout %q", got, stdout.String())
 	}
 	stdout.Reset()
-	if code := dispatch([]string{"help"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "requests") {
+	if code := dispatch([]string{"help"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("help: code %d, %q", code, stdout.String())
+	}
+	for _, name := range []string{"requests", "handshake", "open", "ws-echo", "ws-hold"} {
+		if !strings.Contains(stdout.String(), "\n  "+name+" ") {
+			t.Errorf("help lacks %s: %q", name, stdout.String())
+		}
 	}
 	if code := dispatch(nil, io.Discard, io.Discard); code != 2 {
 		t.Fatalf("no args: code %d", code)

@@ -1,0 +1,45 @@
+import { readFileSync, rmSync } from 'node:fs'
+import { cpuCount } from '../cpus.ts'
+import { parseLoadgenOutput } from '../loadgen.ts'
+import type { RunningRole } from '../runtime/types.ts'
+import type { CellContext } from './cell.ts'
+
+export interface GeneratorRun<T> {
+  result: T | null
+  /** CPU of each watched role over the generator's whole run. */
+  cpuNs: Map<RunningRole, number>
+  generatorShare: number
+  wallS: number
+  exit: string | null
+}
+
+/**
+ * Runs a loadgen subcommand as the generator role, reading the watched roles' CPU just
+ * before it starts and just after it exits: for loads that are all "window" (handshakes,
+ * open model), with no ramp to cut off.
+ */
+export async function runGenerator<T>(ctx: CellContext, name: string, argv: string[], logFile: string, watch: RunningRole[], roles: RunningRole[], expectedS: number): Promise<GeneratorRun<T>> {
+  rmSync(logFile, { force: true })
+  const before = await Promise.all(watch.map((r) => ctx.runtime.cpuNs(r)))
+  const t0 = process.hrtime.bigint()
+  const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
+  roles.push(generator)
+  // A generator that hangs must not hang the run: stop it well after it should have ended.
+  const limitS = expectedS * 1.5 + 30
+  const timedOut = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), limitS * 1000).unref())])
+  if (timedOut) await ctx.runtime.stop(generator)
+  const wallS = Number(process.hrtime.bigint() - t0) / 1e9
+  const after = await Promise.all(watch.map((r) => ctx.runtime.cpuNs(r)))
+  const genNs = await ctx.runtime.cpuNs(generator)
+  const died = watch.find((r) => r.exit)
+  const result = parseLoadgenOutput<T>(readFileSync(logFile, 'utf8'))
+  return {
+    result,
+    cpuNs: new Map(watch.map((r, i) => [r, after[i]! - before[i]!])),
+    generatorShare: Math.round((genNs / 1e9 / (wallS * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
+    wallS,
+    exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
+      : died ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
+      : !result ? `loadgen printed no summary (exit ${generator.exit?.code})` : null,
+  }
+}

@@ -1,0 +1,619 @@
+import { spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, copyFileSync, createWriteStream, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs'
+import { constants, homedir } from 'node:os'
+import { basename, dirname, join, resolve, sep } from 'node:path'
+import { Writable } from 'node:stream'
+import type Docker from 'dockerode'
+import { dockerClient } from '../docker-engine.ts'
+import { sha256Text } from '../hash.ts'
+import { imageFor, readImageRecords, type ImageRecord } from '../images.ts'
+import type { Logger } from '../log.ts'
+import { cacheDir, repoRoot } from '../paths.ts'
+import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
+
+/*
+ * The Docker runtime: every role is a container started through the engine API.
+ *
+ * - Image: spec.image, else the image recorded by notebooks/02-stacks.mjs for argv[0]
+ *   (lib/images.ts). Offline images keep each binary at its host path, so the argv the
+ *   harness builds runs unchanged; for an official image argv[0] becomes its own binary.
+ * - Files: the roles' working directory (a proxy's run_dir) is bind-mounted read-write at
+ *   the same path; every other existing absolute path named in argv, in env or inside a
+ *   file named in argv (a rendered config: its certificates) read-only, at the same path.
+ *   Nothing else of the host is visible and the Docker socket never is.
+ * - Unprivileged: as root, containers run as 65534:65534 (nobody) with every capability
+ *   dropped, no-new-privileges and a read-only root file system (tmpfs /tmp). The private
+ *   keys (0600, root) are then unreadable, so a copy owned by 65534 is made beside the
+ *   original (certs/.docker-<pid>/, removed by stopAll) and mounted at the original path.
+ *   Rejected alternative: root inside with capabilities dropped: it still owns every
+ *   root-owned host file that is mounted, and nginx's master, as root, tries setuid for
+ *   its workers, which fails without CAP_SETUID. A non-root harness runs containers as its
+ *   own uid:gid (its files are readable as they are).
+ * - CPU: `container.stats({stream: false, one-shot})` → cpu_stats.cpu_usage.total_usage,
+ *   the cumulative ns of the container's cgroup. A container that exited keeps its last
+ *   value. The generator runs under a small sh wrapper that, when the generator exits,
+ *   prints its exit code on stdout and keeps the container (idle) alive, so its final CPU
+ *   is read exactly, then `exited` settles.
+ * - Network: host (default; least overhead, loopback addresses as for native) or bridge:
+ *   a per-run network `proxybench-<run>`; the role's address is `containerAddress(role)`
+ *   and what runs inside must listen on it (or 0.0.0.0), not on 127.0.0.1.
+ * - Cleanup: containers and networks carry `proxybench.run`, `proxybench.role` and the
+ *   harness pid + boot id; cleanupStaleContainers() removes those whose harness is gone.
+ *   SIGINT/SIGTERM stop what this process started; on exit a last synchronous pass
+ *   removes leftovers with the docker CLI when present.
+ */
+
+export type NetworkMode = 'host' | 'bridge'
+
+export interface DockerRuntimeOptions {
+  network?: NetworkMode
+  /** Image records (default: ~/.cache/proxybench/images/images.json). */
+  images?: ImageRecord[]
+  docker?: Docker
+  /** `uid:gid` inside containers (default: 65534:65534 for a root harness, else the harness's own). */
+  user?: string
+  /** Seconds between SIGTERM and SIGKILL in stop() (default 5, as native). */
+  stopTimeoutS?: number
+  /** HostConfig fields applied last (experiments: e.g. SecurityOpt with seccomp=unconfined). */
+  hostConfig?: Docker.HostConfig
+}
+
+export interface DockerRunningRole extends RunningRole {
+  containerId: string
+  image: string
+  /** The container's address on the run's network (bridge mode only). */
+  address?: string
+}
+
+export const LABEL_RUN = 'proxybench.run'
+export const LABEL_ROLE = 'proxybench.role'
+const LABEL_NAME = 'proxybench.name'
+const LABEL_HARNESS = 'proxybench.harness'
+const LABEL_BOOT = 'proxybench.boot'
+/** Printed on stdout by the generator wrapper; never reaches the log file. */
+const EXIT_MARK = '__PROXYBENCH_EXIT__'
+const SYSTEM_DIRS = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/sys', '/dev', '/run', '/var/run', '/boot']
+const DOCKER_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock']
+const NOT_PATHS = new Set(['LD_LIBRARY_PATH', 'PATH'])
+
+const bootId = (() => {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+  } catch {
+    return ''
+  }
+})()
+
+const stateDir = () => join(cacheDir(), 'docker')
+/** A timer that never keeps the process alive (used in races). */
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Whether the harness that labelled a container or network has gone. */
+export function harnessGone(labels: Record<string, string> | undefined, self = { pid: process.pid, boot: bootId }): boolean {
+  const pid = Number(labels?.[LABEL_HARNESS])
+  if (!Number.isInteger(pid) || pid <= 0) return true
+  if (labels?.[LABEL_BOOT] && labels[LABEL_BOOT] !== self.boot) return true
+  if (pid === self.pid) return false
+  return !isAlive(pid)
+}
+
+/** A container name Docker accepts: [a-zA-Z0-9][a-zA-Z0-9_.-]*, kept short. */
+export function containerName(runId: string, name: string, n: number): string {
+  const clean = (s: string) => s.replace(/[^a-zA-Z0-9_.-]/g, '_')
+  let full = `pb-${clean(runId)}-${clean(name)}-${n}`
+  if (full.length > 120) full = `${full.slice(0, 100)}-${sha256Text(full).slice(0, 12)}`
+  return full
+}
+
+const under = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep)
+
+/** Absolute paths in an argv element or env value: the whole value, or what follows `=`. */
+export function pathTokens(values: string[]): string[] {
+  const out: string[] = []
+  for (const v of values) {
+    for (const cand of [v, v.includes('=') ? v.slice(v.indexOf('=') + 1) : '']) {
+      for (const part of cand.split(':')) if (part.startsWith('/') && part.length > 1) out.push(part.replace(/\/+$/, ''))
+    }
+  }
+  return [...new Set(out)]
+}
+
+/** Absolute paths written in a config file (certificates, keys, directories). */
+export function configPaths(text: string): string[] {
+  return [...new Set([...text.matchAll(/(?<![\w.:/@~$-])\/(?:[\w.@+-]+\/)*[\w.@+-]+/g)].map((m) => m[0]))]
+}
+
+export interface Mount {
+  source: string
+  target: string
+  readOnly: boolean
+}
+
+export interface MountPlan {
+  mounts: Mount[]
+  /** Files the container user cannot read as they are: copy, then mount at `target`. */
+  copies: { source: string; target: string }[]
+}
+
+interface Fs {
+  stat(path: string): { isDir: boolean; uid: number; gid: number; mode: number; size: number } | null
+  read(path: string): string
+}
+
+const realFs: Fs = {
+  stat(path) {
+    try {
+      const s = statSync(path)
+      return { isDir: s.isDirectory(), uid: s.uid, gid: s.gid, mode: s.mode, size: s.size }
+    } catch {
+      return null
+    }
+  },
+  read: (path) => readFileSync(path, 'utf8'),
+}
+
+/** Whether `uid:gid` may read a file with this owner and mode (no capabilities). */
+export function readable(st: { uid: number; gid: number; mode: number }, uid: number, gid: number): boolean {
+  if (uid === 0) return true
+  if (st.uid === uid) return (st.mode & 0o400) !== 0
+  if (st.gid === gid) return (st.mode & 0o040) !== 0
+  return (st.mode & 0o004) !== 0
+}
+
+/**
+ * What a role's container sees: cwd read-write; every other existing absolute path named
+ * in argv[1..], in env, or inside a (small, text) file named there, read-only at the same
+ * path. System directories come from the image; nothing above depth 2 (/, /root, /tmp)
+ * and no Docker socket is ever mounted.
+ */
+export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: { uid: number; gid: number }, fs: Fs = realFs): MountPlan {
+  const mounts: Mount[] = []
+  const copies: MountPlan['copies'] = []
+  if (spec.cwd) mounts.push({ source: resolve(spec.cwd), target: resolve(spec.cwd), readOnly: false })
+  const envValues = Object.entries(spec.env ?? {}).filter(([k]) => !NOT_PATHS.has(k)).map(([, v]) => v)
+  const direct = pathTokens([...spec.argv.slice(1), ...envValues])
+  const found = [...direct]
+  for (const p of direct) {
+    const st = fs.stat(p)
+    if (st && !st.isDir && st.size <= 1 << 20) {
+      let text = ''
+      try {
+        text = fs.read(p)
+      } catch {}
+      if (!text.includes('\0')) found.push(...configPaths(text))
+    }
+  }
+  const candidates = [...new Set(found.map((p) => resolve(p)))].sort((a, b) => a.length - b.length)
+  for (const p of candidates) {
+    if (p === spec.argv[0]) continue
+    if (p.split('/').filter(Boolean).length < 2) continue
+    if (SYSTEM_DIRS.some((d) => under(p, d)) || DOCKER_SOCKETS.some((s) => under(s, p))) continue
+    if (mounts.some((m) => under(p, m.target))) continue
+    const st = fs.stat(p)
+    if (!st) continue
+    if (!st.isDir && !readable(st, user.uid, user.gid)) copies.push({ source: p, target: p })
+    else mounts.push({ source: p, target: p, readOnly: true })
+  }
+  return { mounts, copies }
+}
+
+/** The harness's open-files limits, so containers get what native roles get. */
+function nofileLimits(): { soft: number; hard: number } | null {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
+    const [soft, hard] = line!.split(/\s{2,}/).slice(1, 3).map(Number)
+    return Number.isFinite(soft) && Number.isFinite(hard) ? { soft: hard!, hard: hard! } : null
+  } catch {
+    return null
+  }
+}
+
+function signalName(code: number): string | null {
+  if (code <= 128 || code > 128 + 64) return null
+  return Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0] ?? null
+}
+
+/** Copies written into a shared tree (certs/), per harness pid, for the next start to clean. */
+interface State {
+  harnessPid: number
+  boot: string
+  copies: string[]
+}
+
+const active = new Set<DockerRuntime>()
+let handlersInstalled = false
+
+/** One handler for all Docker runtimes of this process (mirrors native.ts). */
+function installSignalHandlers(): void {
+  if (handlersInstalled) return
+  handlersInstalled = true
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\nproxybench: ${signal}: removing started containers; completed measurements are kept\n`)
+      void Promise.all([...active].map((r) => r.stopAll())).finally(() => process.exit(code))
+    })
+  }
+  // Another handler (native's) may exit first: a last synchronous pass with the CLI.
+  process.once('exit', () => {
+    for (const r of active) r.removeAllSync()
+  })
+}
+
+/**
+ * Removes containers, networks and key copies of earlier runs whose harness is gone
+ * (kill -9, crash). Returns the number of containers removed.
+ */
+export async function cleanupStaleContainers(log?: Logger, docker = dockerClient()): Promise<number> {
+  let removed = 0
+  const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_RUN] } })
+  for (const c of containers.filter((c) => harnessGone(c.Labels))) {
+    try {
+      await docker.getContainer(c.Id).remove({ force: true, v: true })
+      removed++
+      log?.warn(`removed container ${c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12)} left by run ${c.Labels[LABEL_RUN]}`)
+    } catch (e) {
+      if ((e as { statusCode?: number }).statusCode !== 404) throw e
+    }
+  }
+  const networks = await docker.listNetworks({ filters: { label: [LABEL_RUN] } })
+  for (const n of networks.filter((n) => harnessGone(n.Labels))) {
+    try {
+      await docker.getNetwork(n.Id).remove()
+    } catch {}
+  }
+  if (existsSync(stateDir())) {
+    for (const f of readdirSync(stateDir()).filter((f) => f.endsWith('.json'))) {
+      let state: State
+      try {
+        state = JSON.parse(readFileSync(join(stateDir(), f), 'utf8')) as State
+      } catch {
+        rmSync(join(stateDir(), f), { force: true })
+        continue
+      }
+      if (state.boot === bootId && isAlive(state.harnessPid)) continue
+      for (const dir of state.copies) rmSync(dir, { recursive: true, force: true })
+      rmSync(join(stateDir(), f), { force: true })
+    }
+  }
+  return removed
+}
+
+interface Entry {
+  role: DockerRunningRole
+  container: Docker.Container
+  lastNs: number
+  log: WriteStream
+  logDone: Promise<void>
+}
+
+export class DockerRuntime implements Runtime {
+  readonly kind = 'docker' as const
+  readonly cpuSource = 'docker API container stats: cpu_stats.cpu_usage.total_usage (container cgroup, cumulative ns)'
+  readonly network: NetworkMode
+  private readonly docker: Docker
+  private readonly records: ImageRecord[]
+  private readonly user: { uid: number; gid: number }
+  private readonly stopTimeoutS: number
+  private readonly hostConfig: Docker.HostConfig
+  private readonly entries = new Map<string, Entry>()
+  private readonly copyDirs = new Set<string>()
+  private networkName?: string
+  private readonly used = new Map<string, { image: string; record?: ImageRecord }>()
+  private counter = 0
+  private initAvailable?: boolean
+
+  constructor(
+    readonly runId: string,
+    opts: DockerRuntimeOptions = {},
+  ) {
+    this.network = opts.network ?? 'host'
+    this.docker = opts.docker ?? dockerClient()
+    this.records = opts.images ?? readImageRecords()
+    const root = process.getuid?.() === 0
+    const [uid, gid] = (opts.user ?? (root ? '65534:65534' : `${process.getuid?.() ?? 65534}:${process.getgid?.() ?? 65534}`)).split(':').map(Number)
+    this.user = { uid: uid!, gid: gid ?? uid! }
+    this.stopTimeoutS = opts.stopTimeoutS ?? 5
+    this.hostConfig = opts.hostConfig ?? {}
+    active.add(this)
+    installSignalHandlers()
+  }
+
+  /** For the manifest: `host` or `bridge (<network>)`. */
+  get networkMode(): string {
+    return this.network === 'host' ? 'host' : `bridge (${this.networkName ?? `proxybench-${this.runId}`})`
+  }
+
+  /** The image a role would run in, and its argv and env inside it. */
+  resolveImage(spec: RoleSpec): { image: string; argv: string[]; env: Record<string, string> } {
+    if (spec.image) {
+      this.used.set(spec.image, { image: spec.image })
+      return { image: spec.image, argv: spec.argv, env: spec.env ?? {} }
+    }
+    const rec = imageFor(this.records, spec.argv[0]!)
+    if (!rec) throw new Error(`no Docker image for ${spec.argv[0]} (role ${spec.name}); run: npx zx notebooks/02-stacks.mjs`)
+    this.used.set(rec.id || rec.image, { image: rec.image, record: rec })
+    const env = Object.fromEntries(Object.entries(spec.env ?? {}).filter(([k]) => !rec.drop_env.includes(k)))
+    const argv = rec.mode === 'official' ? [rec.image_binary, ...spec.argv.slice(1)] : spec.argv
+    return { image: rec.id || rec.image, argv, env }
+  }
+
+  private saveState(): void {
+    mkdirSync(stateDir(), { recursive: true })
+    const state: State = { harnessPid: process.pid, boot: bootId, copies: [...this.copyDirs] }
+    writeFileSync(join(stateDir(), `${process.pid}.json`), JSON.stringify(state))
+  }
+
+  /** A copy of an unreadable file (a private key) owned by the container user, beside the original. */
+  private copyFor(source: string): string {
+    const dir = join(dirname(source), `.docker-${process.pid}`)
+    if (!this.copyDirs.has(dir)) {
+      this.copyDirs.add(dir)
+      this.saveState()
+    }
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    chownSync(dir, this.user.uid, this.user.gid)
+    const dest = join(dir, basename(source))
+    const same = existsSync(dest) && statSync(dest).mtimeMs >= statSync(source).mtimeMs && statSync(dest).size === statSync(source).size
+    if (!same) {
+      copyFileSync(source, dest)
+      chmodSync(dest, 0o400)
+      chownSync(dest, this.user.uid, this.user.gid)
+    }
+    return dest
+  }
+
+  private async ensureNetwork(): Promise<string> {
+    if (this.networkName) return this.networkName
+    const name = `proxybench-${this.runId.replace(/[^a-zA-Z0-9_.-]/g, '_')}`.slice(0, 60)
+    const existing = await this.docker.listNetworks({ filters: { name: [name] } })
+    if (!existing.some((n) => n.Name === name)) {
+      await this.docker.createNetwork({ Name: name, Driver: 'bridge', Labels: this.labels('network', 'network') })
+    }
+    this.networkName = name
+    return name
+  }
+
+  private labels(role: string, name: string): Record<string, string> {
+    return { [LABEL_RUN]: this.runId, [LABEL_ROLE]: role, [LABEL_NAME]: name, [LABEL_HARNESS]: String(process.pid), [LABEL_BOOT]: bootId }
+  }
+
+  private async hasInit(): Promise<boolean> {
+    if (this.initAvailable === undefined) {
+      try {
+        this.initAvailable = Boolean(((await this.docker.info()) as { InitBinary?: string }).InitBinary)
+      } catch {
+        this.initAvailable = false
+      }
+    }
+    return this.initAvailable
+  }
+
+  async start(spec: RoleSpec): Promise<RunningRole> {
+    if (this.entries.has(spec.name)) throw new Error(`role ${spec.name} already running`)
+    const { image, argv, env } = this.resolveImage(spec)
+    const plan = planMounts(spec, this.user)
+    const binds = plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
+    for (const c of plan.copies) {
+      if (process.getuid?.() !== 0) throw new Error(`${c.source} is not readable by ${this.user.uid}:${this.user.gid} inside the container`)
+      binds.push(`${this.copyFor(c.source)}:${c.target}:ro`)
+    }
+    if (spec.cwd && process.getuid?.() === 0 && this.user.uid !== 0) this.chownRunDir(resolve(spec.cwd))
+
+    // The generator's final CPU must be readable after it exits: keep its container alive.
+    const wrap = spec.role === 'generator'
+    const entrypoint = wrap ? ['/bin/sh', '-c', `"$@"; c=$?; printf '${EXIT_MARK} %s\\n' "$c"; while :; do sleep 3600; done`, 'proxybench-generator', ...argv] : argv
+    const nofile = nofileLimits()
+    const network = this.network === 'bridge' ? await this.ensureNetwork() : 'host'
+    const container = await this.docker.createContainer({
+      name: containerName(this.runId, spec.name, ++this.counter),
+      Image: image,
+      Entrypoint: entrypoint.slice(0, 1),
+      Cmd: entrypoint.slice(1),
+      Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      WorkingDir: spec.cwd ? resolve(spec.cwd) : '/',
+      User: `${this.user.uid}:${this.user.gid}`,
+      Labels: this.labels(spec.role, spec.name),
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      OpenStdin: false,
+      HostConfig: {
+        NetworkMode: network,
+        CpusetCpus: spec.cpus,
+        Binds: binds,
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+        ReadonlyRootfs: true,
+        Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=256m' },
+        Init: await this.hasInit(),
+        Privileged: false,
+        ...(nofile ? { Ulimits: [{ Name: 'nofile', Soft: nofile.soft, Hard: nofile.hard }] } : {}),
+        LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '1' } },
+        ...this.hostConfig,
+      },
+    })
+
+    mkdirSync(dirname(spec.logFile), { recursive: true })
+    const log = createWriteStream(spec.logFile, { flags: 'a' })
+    const logOpened = new Promise<void>((r) => log.once('open', () => r()))
+    let markSeen: ((code: number) => void) | undefined
+    const marked = new Promise<number>((r) => (markSeen = r))
+    const stdout = wrap ? exitMarkFilter(log, (code) => markSeen!(code)) : log
+    const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream
+    const logDone = new Promise<void>((r) => {
+      stream.once('end', () => r())
+      stream.once('close', () => r())
+      stream.once('error', () => r())
+    })
+    this.docker.modem.demuxStream(stream, stdout, log)
+    await logOpened
+    const waited = container.wait({ condition: 'next-exit' }) as Promise<{ StatusCode: number }>
+
+    try {
+      await container.start()
+    } catch (e) {
+      log.end()
+      await container.remove({ force: true }).catch(() => {})
+      throw new Error(`container for ${spec.name} did not start: ${errorLine(e)}`)
+    }
+    const info = await container.inspect()
+    const role: DockerRunningRole = {
+      spec,
+      pid: info.State.Pid,
+      containerId: container.id,
+      image,
+      exited: undefined as unknown as Promise<Exit>,
+      ...(network !== 'host' ? { address: info.NetworkSettings.Networks[network]?.IPAddress } : {}),
+    }
+    const entry: Entry = { role, container, lastNs: 0, log, logDone }
+    const settle = async (code: number): Promise<Exit> => {
+      if (role.exit) return role.exit
+      if (wrap) await this.readCpu(entry) // the container idles on: the final value
+      else await Promise.race([logDone, sleep(2000)])
+      await new Promise<void>((r) => (wrap ? r() : log.end(r)))
+      role.exit = { code, signal: signalName(code) }
+      return role.exit
+    }
+    role.exited = Promise.race([
+      waited.then((r) => r.StatusCode, () => 137),
+      marked,
+    ]).then(settle)
+    this.entries.set(spec.name, entry)
+    return role
+  }
+
+  /**
+   * The run_dir becomes the container user's, with what the host already wrote in it
+   * (the rendered config; the proxy's checker, run natively as root, leaves an empty
+   * nginx.pid and temp dirs). Never a shared directory.
+   */
+  private chownRunDir(dir: string): void {
+    const forbidden = [repoRoot, homedir(), cacheDir(), '/tmp', '/']
+    if (dir.split('/').filter(Boolean).length < 2 || forbidden.some((f) => under(f, dir))) return
+    const walk = (p: string, depth: number) => {
+      try {
+        lchownSync(p, this.user.uid, this.user.gid)
+        if (depth < 4 && lstatSync(p).isDirectory()) for (const f of readdirSync(p)) walk(join(p, f), depth + 1)
+      } catch {}
+    }
+    walk(dir, 0)
+  }
+
+  private async readCpu(e: Entry): Promise<number> {
+    try {
+      const s = (await e.container.stats({ stream: false, 'one-shot': true } as { stream: false })) as { cpu_stats?: { cpu_usage?: { total_usage?: number } } }
+      const ns = s.cpu_stats?.cpu_usage?.total_usage
+      if (typeof ns === 'number' && ns > 0) e.lastNs = Math.max(e.lastNs, ns)
+    } catch {}
+    return e.lastNs
+  }
+
+  async cpuNs(role: RunningRole): Promise<number> {
+    const e = this.entries.get(role.spec.name)
+    if (!e) return 0
+    if (role.exit) return e.lastNs
+    return this.readCpu(e)
+  }
+
+  async stop(role: RunningRole): Promise<void> {
+    const e = this.entries.get(role.spec.name)
+    if (!e) return
+    if (!role.exit) {
+      try {
+        await e.container.stop({ t: this.stopTimeoutS })
+      } catch {}
+      await Promise.race([role.exited, sleep((this.stopTimeoutS + 5) * 1000)])
+    }
+    try {
+      await e.container.remove({ force: true, v: true })
+    } catch {}
+    await Promise.race([e.logDone, sleep(2000)])
+    if (!e.log.writableEnded) await new Promise<void>((r) => e.log.end(r))
+    this.entries.delete(role.spec.name)
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => this.stop(e.role)))
+    if (this.networkName) {
+      try {
+        await this.docker.getNetwork(this.networkName).remove()
+      } catch {}
+      this.networkName = undefined
+    }
+    for (const dir of this.copyDirs) rmSync(dir, { recursive: true, force: true })
+    this.copyDirs.clear()
+    rmSync(join(stateDir(), `${process.pid}.json`), { force: true })
+    active.delete(this)
+  }
+
+  /** Last resort at process exit: `docker rm -f` through the CLI, when there is one. */
+  removeAllSync(): void {
+    const ids = [...this.entries.values()].map((e) => e.role.containerId)
+    if (ids.length > 0) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 15_000 })
+    if (this.networkName) spawnSync('docker', ['network', 'rm', this.networkName], { stdio: 'ignore', timeout: 5_000 })
+    for (const dir of this.copyDirs) rmSync(dir, { recursive: true, force: true })
+  }
+
+  /** Every image this runtime started a container from, for the manifest. */
+  imagesUsed(): { component: string; version: string; image: string; id: string; digest: string | null; mode: string }[] {
+    return [...this.used.entries()].map(([id, u]) => ({
+      component: u.record?.component ?? '-', version: u.record?.version ?? '-', image: u.image, id, digest: u.record?.digest ?? null, mode: u.record?.mode ?? 'given',
+    }))
+  }
+
+  /** Containers this runtime has running or stopped-not-removed. */
+  get started(): DockerRunningRole[] {
+    return [...this.entries.values()].map((e) => e.role)
+  }
+}
+
+/** The container's address on the run's bridge network (undefined in host mode). */
+export function containerAddress(role: RunningRole): string | undefined {
+  return (role as DockerRunningRole).address
+}
+
+function errorLine(e: unknown): string {
+  const err = e as { json?: { message?: string }; message?: string }
+  return String(err.json?.message ?? err.message ?? e).split('\n')[0]!
+}
+
+/**
+ * Passes stdout through, except the wrapper's exit line, which it reports once every
+ * byte before it has been written to the log file.
+ */
+function exitMarkFilter(out: Writable, onExit: (code: number) => void): Writable {
+  let pending = ''
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      pending += chunk.toString('utf8')
+      const at = pending.indexOf(EXIT_MARK)
+      const m = at === -1 ? null : /^\S+ (\d+)\n/.exec(pending.slice(at))
+      if (m) {
+        const before = pending.slice(0, at)
+        pending = ''
+        // Writable hands the next chunk over only after done(): all earlier bytes are written.
+        if (!before) return onExit(Number(m[1])), done()
+        return void out.write(before, () => (onExit(Number(m[1])), done()))
+      }
+      // Hold back a possible beginning of the mark; pass the rest through.
+      const cut = pending.lastIndexOf('\n') + 1
+      const ready = pending.slice(0, cut)
+      pending = pending.slice(cut)
+      if (!ready) return done()
+      out.write(ready, () => done())
+    },
+    final(done) {
+      if (pending) out.write(pending, () => done())
+      else done()
+    },
+  })
+}

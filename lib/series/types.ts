@@ -1,0 +1,34 @@
+import type { ProxyName } from '../catalog.ts'
+import type { Table } from '../data/tables.ts'
+import type { Logger } from '../log.ts'
+import type { CellContext } from '../measure/cell.ts'
+import type { Finding } from '../findings.ts'
+
+/** What a series gets: the cell context plus the run's choices. */
+export interface SeriesContext extends CellContext {
+  log: Logger
+  proxies: readonly ProxyName[]
+  seed: number
+  connections: number
+  /** Version string of the direct row: the backend's source hash. */
+  backendVersion: string
+}
+
+/** One repeat of one cell: produces exactly one row of one table. */
+export interface Task<T = unknown> {
+  label: string
+  table: Table<T>
+  /** table.key() of the row this task will produce; done keys are skipped on --resume. */
+  key: string
+  run(): Promise<T>
+}
+
+/**
+ * A series is a list of phases; a phase builds its tasks when it starts, so that it can
+ * use rows measured by an earlier phase (e.g. the open-model rate from closed ceilings).
+ */
+export interface Series {
+  name: string
+  phases: { name: string; tasks(ctx: SeriesContext): Task[] }[]
+  findings(runDir: string): Finding[]
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env zx
+// Step 02: the images of the Docker runtime. Offline: a debootstrap base and one image per
+// catalog version from stacks/<component>/Dockerfile; official: the tags of stack.yaml,
+// pulled. Starts the engine first when it does not answer (as root).
+import './_ts.mjs'
+
+const HELP = `Usage: npx zx notebooks/02-stacks.mjs [options]
+
+Prepares the Docker images the docker runtime (--runtime docker) starts: one per proxy
+catalog version, plus the Go backend and the generator (wrk + loadgen). Starts dockerd
+when /var/run/docker.sock does not answer (root only; log in ~/.cache/proxybench/dockerd.log).
+Prints component, version, image, id and status, and records the ids in
+~/.cache/proxybench/images/images.json, where the runtime looks them up.
+
+Options:
+  --images MODE    offline: build everything here: a Debian bookworm base from
+                   debootstrap (about 30 s once, cached) and one image per version that
+                   installs the Debian package or copies the cached binary to the same
+                   path as on the host;
+                   official: pull the tags listed under images: in stacks/<proxy>/stack.yaml
+                   (digests recorded); backend and generator are still built;
+                   auto (default): official when the registry answers within 5 s, else offline
+  --proxies LIST   only these proxies (default: haproxy,nginx,envoy,traefik,caddy)
+  --newest         only the newest catalog version of each proxy
+  --force          rebuild offline images even when their inputs did not change
+  --json           print the rows as a JSON array on stdout
+  -h, --help       this help
+
+Exit status: 0 when every image is usable, 1 when one failed, 2 on bad flags or no engine.`
+
+const { runNotebook } = await import('../lib/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog.ts')
+const { ensureDockerEngine } = await import('../lib/docker-engine.ts')
+const { ensureImages, IMAGE_MODES } = await import('../lib/images.ts')
+const { userError } = await import('../lib/errors.ts')
+const { consoleLogger } = await import('../lib/log.ts')
+const { formatTable } = await import('../lib/table.ts')
+
+await runNotebook(async () => {
+  const flags = parseFlags(
+    notebookArgs('02-stacks.mjs'),
+    { images: { type: 'string' }, proxies: { type: 'string' }, newest: { type: 'boolean' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
+    HELP,
+    'notebooks/02-stacks.mjs',
+  )
+  const mode = flags.images ?? 'auto'
+  if (!IMAGE_MODES.includes(mode)) throw userError('--images', `unknown mode "${mode}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
+  const log = consoleLogger()
+  const proxies = flags.proxies ? parseProxyList(flags.proxies) : PROXIES
+  const engine = await ensureDockerEngine(log)
+  log.info(`docker ${engine.version} (API ${engine.apiVersion}), storage ${engine.storageDriver}, cgroup v${engine.cgroupVersion}${engine.started ? ', started now' : ''}`)
+  const t0 = Date.now()
+  const result = await ensureImages({ mode, proxies, newestOnly: flags.newest, force: flags.force, log })
+  const rows = result.rows.map((r) => ({ ...r, id: r.id.replace(/^sha256:/, '').slice(0, 12), seconds: r.seconds.toFixed(1), digest: r.digest ?? '', note: r.note ?? '' }))
+  if (flags.json) process.stdout.write(JSON.stringify(result.rows, null, 2) + '\n')
+  else {
+    log.info(`images: ${result.mode} (${result.reason}), ${((Date.now() - t0) / 1000).toFixed(0)} s`)
+    const columns = ['component', 'version', 'image', 'id', 'status', 'seconds', ...(result.mode === 'official' ? ['digest'] : []), 'note']
+    process.stdout.write(formatTable(rows, columns) + '\n')
+  }
+  for (const r of result.rows.filter((r) => r.status === 'failed')) log.warn(`${r.component} ${r.version}: ${r.note}`)
+  return result.rows.every((r) => r.status !== 'failed') ? 0 : 1
+})

@@ -1,0 +1,23 @@
+#!/usr/bin/env zx
+// Step 04: TLS handshake cost per key type, the open-model collapse, generator calibration.
+import './_ts.mjs'
+
+const { runNotebook } = await import('../lib/notebook.ts')
+const { notebookArgs } = await import('../lib/cli.ts')
+const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/run-notebook.ts')
+
+const HELP = `Usage: npx zx notebooks/04-tls.mjs [options]
+
+Four phases, each proxy on its newest catalog version with its pool-added config:
+  tls-handshake    full TLS handshakes (no resumption) + one GET each, per key type
+                   (ec256, rsa2048, rsa4096) → handshakes.csv, proxy_cpu_us_per_handshake
+  tls-ceiling      closed-model (wrk) ceiling with ec256 → measurements.csv
+  tls-open         open model (loadgen open, k6 constant-arrival-rate) at 50% of the slowest
+                   proxy's ceiling, only the certificate changes (ec256 vs rsa4096)
+  tls-calibration  HAProxy (or the first proxy) with ec256 at 25..125% of its ceiling
+Components must be set up (npx zx notebooks/00-setup.mjs).
+
+Options:
+${RUN_FLAGS_HELP}`
+
+await runNotebook(() => runFromFlags(notebookArgs('04-tls.mjs'), { notebook: 'notebooks/04-tls.mjs', help: HELP, install: false, fixedSeries: ['tls'] }))

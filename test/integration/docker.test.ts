@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { get } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { aptInstall, isRoot } from '../../lib/apt.ts'
+import { backendStats, startBackend } from '../../lib/backend.ts'
+import { loadStack, PROXIES, templateFile } from '../../lib/catalog.ts'
+import { ensureCerts, type CertSet } from '../../lib/certs.ts'
+import { dockerClient, ensureDockerEngine, type EngineInfo } from '../../lib/docker-engine.ts'
+import { exec } from '../../lib/exec.ts'
+import { ensureGoBuild, goBinaryPath } from '../../lib/gobuild.ts'
+import { ensureImages, pullImage, registryAnswers, type ImageRecord } from '../../lib/images.ts'
+import { loadgenRequests } from '../../lib/loadgen.ts'
+import { memoryLogger } from '../../lib/log.ts'
+import { freePort, waitForPort } from '../../lib/net.ts'
+import { repoRoot } from '../../lib/paths.ts'
+import { prepareProxy, startProxy } from '../../lib/proxy.ts'
+import { cleanupStaleContainers, containerAddress, DockerRuntime, LABEL_RUN } from '../../lib/runtime/docker.ts'
+
+// Real engine, real images, real proxies. Skipped (with the reason) only when no engine
+// answers and none can be started (not root, or dockerd missing).
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+let engine: EngineInfo | null = null
+let skip: string | false = false
+try {
+  engine = await ensureDockerEngine(memoryLogger())
+} catch (e) {
+  skip = `no Docker engine: ${(e as Error).message}`
+}
+if (skip) console.log(`docker tests skipped: ${skip}`)
+
+const work = mkdtempSync(join(tmpdir(), 'pb-docker-'))
+let certs: CertSet
+let records: ImageRecord[] = []
+const runIds: string[] = []
+const newRunId = (what: string) => {
+  const id = `test-${process.pid}-${what}`
+  runIds.push(id)
+  return id
+}
+const docker = () => dockerClient()
+const labelled = async (runId: string) => (await docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })).length
+
+before(async () => {
+  if (skip) return
+  certs = await ensureCerts(join(work, 'certs'), { force: false, log: memoryLogger() })
+  for (const g of ['backend', 'loadgen'] as const) assert.equal((await ensureGoBuild(g)).error, undefined)
+  await cleanupStaleContainers()
+})
+
+after(async () => {
+  if (skip) return
+  for (const id of runIds) {
+    for (const c of await docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${id}`] } })) await docker().getContainer(c.Id).remove({ force: true })
+  }
+})
+
+test('engine: version, cgroup version and storage driver are reported', { skip }, () => {
+  assert.match(engine!.version, /^\d+\.\d+/)
+  assert.match(engine!.cgroupVersion, /^[12]$/)
+  assert.ok(engine!.storageDriver.length > 0)
+  console.log(`docker ${engine!.version}, API ${engine!.apiVersion}, cgroup v${engine!.cgroupVersion} (${engine!.cgroupDriver}), storage ${engine!.storageDriver}, security: ${engine!.securityOptions.join(',') || 'none'}`)
+})
+
+test('offline images: base, backend, generator and the newest version of all five proxies', { skip }, async () => {
+  const t0 = Date.now()
+  const r = await ensureImages({ mode: 'offline', proxies: PROXIES, newestOnly: true, log: memoryLogger() })
+  console.log(`images in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${r.rows.map((x) => `${x.component} ${x.version} ${x.status} ${x.seconds.toFixed(1)}s`).join(', ')}`)
+  for (const row of r.rows) assert.notEqual(row.status, 'failed', `${row.component} ${row.version}: ${row.note}`)
+  for (const row of r.rows) assert.match(row.id, /^sha256:[0-9a-f]{64}$/)
+  records = r.records
+  assert.equal(records.length, PROXIES.length + 2)
+})
+
+test('every proxy answers through TLS from its container; CPU is counted; nothing is left', { skip }, async () => {
+  assert.ok(records.length > 0, 'images built')
+  const runId = newRunId('proxies')
+  const rt = new DockerRuntime(runId, { images: records })
+  try {
+    const backend = await startBackend(rt, { cpus: '0', logDir: work, host: '127.0.0.9' })
+    for (const proxy of PROXIES) {
+      const stack = loadStack(proxy)
+      const version = stack.versions.at(-1)!
+      const prepared = await prepareProxy({ stack, version, variant: 'pool-added', template: templateFile(stack, 'pool-added'), certs: certs.files.ec256, backend, threads: 1, runDir: join(work, `${proxy}-run`) })
+      const role = await startProxy(rt, prepared, '1', certs.ca)
+      try {
+        const cpu0 = await rt.cpuNs(role)
+        const before = await backendStats(backend)
+        const r = await loadgenRequests({ url: `https://127.0.0.1:${prepared.listenPort}/`, n: 300, c: 2, cacert: certs.ca, expectBody: 'hello world' })
+        const after = await backendStats(backend)
+        const used = (await rt.cpuNs(role)) - cpu0
+        assert.equal(r.ok, r.requests, `${proxy} ${version.version}: ${r.error_samples[0] ?? JSON.stringify(r.status)}`)
+        assert.equal(r.proto, 'HTTP/1.1')
+        assert.ok(after.requests - before.requests >= r.requests, `${proxy}: the backend saw the requests`)
+        // 300 TLS requests cost well over 1 ms of proxy CPU on any machine.
+        assert.ok(used > 1e6, `${proxy}: proxy CPU grew by ${used} ns`)
+        console.log(`${proxy} ${version.version}: ${r.ok}/${r.requests} ok, ${(used / 1e3 / r.requests).toFixed(1)} µs/req (pid ${role.pid})`)
+      } finally {
+        await rt.stop(role)
+      }
+    }
+    // The generator role: wrk in its container, its output in logFile, its CPU readable after exit.
+    const rawFile = join(work, 'wrk.txt')
+    const gen = await rt.start({ role: 'generator', name: 'wrk', argv: ['wrk', '-t', '1', '-c', '4', '-d', '1s', '-s', join(repoRoot, 'stacks', 'wrk', 'report.lua'), `http://${backend.host}:${backend.port}/`], cpus: '0', logFile: rawFile })
+    const exit = await gen.exited
+    assert.equal(exit.code, 0)
+    assert.match(readFileSync(rawFile, 'utf8'), /^PROXYBENCH_JSON \{/m)
+    assert.doesNotMatch(readFileSync(rawFile, 'utf8'), /__PROXYBENCH_EXIT__/)
+    assert.ok((await rt.cpuNs(gen)) > 50e6, 'the generator CPU of a 1 s wrk run is read after it exited')
+  } finally {
+    await rt.stopAll()
+  }
+  assert.equal(await labelled(runId), 0, 'no container of the run remains after stopAll')
+})
+
+test('a container killed mid-way has exit set, and its CPU stays readable', { skip }, async () => {
+  const runId = newRunId('killed')
+  const rt = new DockerRuntime(runId, { images: records })
+  try {
+    const backend = await startBackend(rt, { cpus: '0', logDir: work, host: '127.0.0.10', name: 'doomed' })
+    const cpu = await rt.cpuNs(backend.role)
+    await docker().getContainer((backend.role as { containerId?: string }).containerId!).kill()
+    const exit = await backend.role.exited
+    assert.equal(backend.role.exit, exit)
+    assert.equal(exit.code, 137)
+    assert.equal(exit.signal, 'SIGKILL')
+    assert.ok((await rt.cpuNs(backend.role)) >= cpu)
+  } finally {
+    await rt.stopAll()
+  }
+  assert.equal(await labelled(runId), 0)
+})
+
+test('kill -9 of the harness: the next start removes what the killed run left', { skip }, async () => {
+  const runId = newRunId('orphan')
+  const script = join(work, 'orphan.mts')
+  writeFileSync(
+    script,
+    `import { DockerRuntime } from ${JSON.stringify(join(repoRoot, 'lib/runtime/docker.ts'))}
+const rt = new DockerRuntime(${JSON.stringify(runId)}, { images: JSON.parse(process.env.RECORDS!) })
+await rt.start({ role: 'backend', name: 'orphan', argv: [${JSON.stringify(goBinaryPath('backend'))}, '-listen', '127.0.0.11:' + process.env.PORT], cpus: '0', logFile: ${JSON.stringify(join(work, 'orphan.log'))} })
+console.log('started')
+setInterval(() => {}, 1000)
+`,
+  )
+  const port = await freePort('127.0.0.11')
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env: { ...process.env, RECORDS: JSON.stringify(records), PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] })
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('started') && resolve())
+    child.once('exit', (c) => reject(new Error(`orphan script exited ${c}`)))
+  })
+  await waitForPort(port, { host: '127.0.0.11', timeoutMs: 10_000, what: 'orphan backend' })
+  child.kill('SIGKILL')
+  await new Promise((r) => child.once('exit', r))
+  assert.equal(await labelled(runId), 1, 'the killed harness left its container')
+  const removed = await cleanupStaleContainers()
+  assert.ok(removed >= 1)
+  assert.equal(await labelled(runId), 0, 'zero containers of the killed run remain')
+})
+
+test('bridge mode: a per-run network, the role reachable at its container address', { skip }, async () => {
+  const runId = newRunId('bridge')
+  const rt = new DockerRuntime(runId, { images: records, network: 'bridge' })
+  try {
+    const port = 18080
+    const role = await rt.start({ role: 'backend', name: 'bridged', argv: [goBinaryPath('backend'), '-listen', `0.0.0.0:${port}`], cpus: '0', logFile: join(work, 'bridged.log') })
+    const addr = containerAddress(role)
+    assert.match(addr ?? '', /^\d+\.\d+\.\d+\.\d+$/)
+    assert.match(rt.networkMode, /^bridge \(proxybench-/)
+    await waitForPort(port, { host: addr!, timeoutMs: 10_000, exited: role.exited, what: 'bridged backend' })
+    const body = await new Promise<string>((resolve, reject) => {
+      get({ host: addr, port, path: '/' }, (res) => {
+        let b = ''
+        res.on('data', (d: Buffer) => (b += d))
+        res.on('end', () => resolve(b))
+      }).on('error', reject)
+    })
+    assert.equal(body, 'hello world')
+  } finally {
+    await rt.stopAll()
+  }
+  assert.equal(await labelled(runId), 0)
+  assert.equal((await docker().listNetworks({ filters: { label: [`${LABEL_RUN}=${runId}`] } })).length, 0, 'the run network is removed')
+})
+
+test('official images: pull from a registry on 127.0.0.1 with digest; a missing tag is one line, not a hang', { skip }, async (t) => {
+  if (!existsSync('/usr/bin/docker-registry')) {
+    if (!isRoot()) return t.skip('Debian docker-registry is not installed (apt-get install docker-registry)')
+    const r = await aptInstall(['docker-registry'], memoryLogger())
+    if (!r.ok) return t.skip(`cannot install docker-registry: ${r.error}`)
+  }
+  const dir = join(work, 'registry')
+  mkdirSync(join(dir, 'data'), { recursive: true })
+  const port = await freePort()
+  writeFileSync(join(dir, 'config.yml'), `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\nhttp:\n  addr: 127.0.0.1:${port}\n`)
+  const registry = spawn('/usr/bin/docker-registry', ['serve', join(dir, 'config.yml')], { stdio: 'ignore' })
+  try {
+    await waitForPort(port, { timeoutMs: 10_000, what: 'docker-registry' })
+    // A tiny image of one file, pushed into the registry, then removed locally.
+    const src = join(dir, 'tiny')
+    mkdirSync(src)
+    writeFileSync(join(src, 'hello'), 'hello world\n')
+    const ref = `127.0.0.1:${port}/proxybench-test/tiny:1`
+    const tar = await exec('tar', ['-C', src, '-cf', join(dir, 'tiny.tar'), 'hello'])
+    assert.equal(tar.code, 0)
+    const { createReadStream } = await import('node:fs')
+    const imported = await docker().importImage(createReadStream(join(dir, 'tiny.tar')), { repo: `127.0.0.1:${port}/proxybench-test/tiny`, tag: '1' } as object)
+    await new Promise((res, rej) => docker().modem.followProgress(imported, (e: Error | null) => (e ? rej(e) : res(null))))
+    const push = await docker().getImage(ref).push({ authconfig: { username: '', password: '', serveraddress: `127.0.0.1:${port}` } } as object)
+    await new Promise((res, rej) => docker().modem.followProgress(push, (e: Error | null, out: { error?: string }[]) => (e || out.find((o) => o.error) ? rej(e ?? new Error(out.find((o) => o.error)!.error)) : res(null))))
+    await docker().getImage(ref).remove()
+
+    assert.equal((await registryAnswers(ref, 5000)).answers, true)
+    const log = memoryLogger()
+    const pulled = await pullImage(ref, log)
+    assert.match(pulled.id, /^sha256:/)
+    assert.match(pulled.digest ?? '', /^sha256:[0-9a-f]{64}$/)
+    assert.ok(log.lines.some((l) => l.startsWith(`pulling ${ref} [`)), 'a progress line')
+
+    const t0 = Date.now()
+    await assert.rejects(pullImage(`127.0.0.1:${port}/proxybench-test/tiny:missing`, memoryLogger()), (e: Error) => {
+      assert.doesNotMatch(e.message, /\n/)
+      assert.match(e.message, /^pull of 127\.0\.0\.1:\d+\/proxybench-test\/tiny:missing failed: .*(not found|unknown)/i)
+      return true
+    })
+    assert.ok(Date.now() - t0 < 15_000, 'a missing tag fails fast')
+    // Nothing listens: "does not answer" quickly, so auto falls back to offline.
+    const dead = await freePort()
+    const t1 = Date.now()
+    assert.equal((await registryAnswers(`127.0.0.1:${dead}/x:1`, 5000)).answers, false)
+    assert.ok(Date.now() - t1 < 6000)
+    await docker().getImage(ref).remove().catch(() => {})
+  } finally {
+    registry.kill('SIGTERM')
+    await sleep(100)
+  }
+})
