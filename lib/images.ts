@@ -154,10 +154,14 @@ export function readImageRecords(file = recordsFile()): ImageRecord[] {
   }
 }
 
+/** Newest wins, per component and version and per binary (`wrk` moves to the newest generator image). */
 export function mergeRecords(old: ImageRecord[], add: ImageRecord[]): ImageRecord[] {
   const key = (r: ImageRecord) => `${r.component}@${r.version}`
   const map = new Map(old.map((r) => [key(r), r]))
-  for (const r of add) map.set(key(r), r)
+  for (const r of add) {
+    for (const [k, o] of map) if (o.binaries.some((b) => r.binaries.includes(b))) map.delete(k)
+    map.set(key(r), r)
+  }
   return [...map.values()].sort((a, b) => key(a).localeCompare(key(b)))
 }
 

@@ -17,6 +17,7 @@ import { harnessCommit, hostInfo, toolVersions } from './host.ts'
 import type { Logger } from './log.ts'
 import { certsDir, repoRoot, stacksDir } from './paths.ts'
 import { getProfile } from './profiles.ts'
+import { acquireRunLock } from './run-lock.ts'
 import { cleanupStale, NativeRuntime } from './runtime/native.ts'
 import { poolingSeries, type CustomConfig } from './series/pooling.ts'
 import { tlsSeries } from './series/tls.ts'
@@ -113,6 +114,7 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   if (broken.length > 0) throw userError(broken[0]!.component, broken[0]!.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
   const certs = await ensureCerts(certsDir, { force: false, log })
 
+  const releaseLock = acquireRunLock(runDir)
   cleanupStale(log)
   // The pid keeps cgroups and state of two runs with the same directory name apart.
   const runtime = new NativeRuntime(`${runId}-${process.pid}`)
@@ -164,6 +166,7 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   } finally {
     process.removeListener('exit', onExit)
     await runtime.stopAll()
+    releaseLock()
   }
   return { runDir, manifest, rows: readMeasurements(runDir), findings }
 }

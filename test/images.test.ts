@@ -76,6 +76,10 @@ test('image records: newest per component and version; looked up by argv[0]', ()
   assert.equal(imageFor(merged, '/usr/sbin/nginx')!.id, 'sha256:new')
   assert.equal(imageFor([rec('loadgen', 'abc', ['/c/loadgen', 'wrk'])], 'wrk')!.component, 'loadgen')
   assert.equal(imageFor(merged, '/usr/sbin/haproxy'), undefined)
+  // A new generator build (new source hash) takes wrk over; the old record goes.
+  const gens = mergeRecords([rec('loadgen', 'old', ['/c/loadgen-old/loadgen', 'wrk'], 'sha256:old')], [rec('loadgen', 'new', ['/c/loadgen-new/loadgen', 'wrk'], 'sha256:new')])
+  assert.deepEqual(gens.map((r) => r.version), ['new'])
+  assert.equal(imageFor(gens, 'wrk')!.id, 'sha256:new')
 })
 
 test('base image sources: the host Debian entries only, and the mirror for debootstrap', () => {

@@ -444,27 +444,28 @@ export class DockerRuntime implements Runtime {
 
     mkdirSync(dirname(spec.logFile), { recursive: true })
     const log = createWriteStream(spec.logFile, { flags: 'a' })
-    const logOpened = new Promise<void>((r) => log.once('open', () => r()))
     let markSeen: ((code: number) => void) | undefined
     const marked = new Promise<number>((r) => (markSeen = r))
-    const stdout = wrap ? exitMarkFilter(log, (code) => markSeen!(code)) : log
-    const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream
-    const logDone = new Promise<void>((r) => {
-      stream.once('end', () => r())
-      stream.once('close', () => r())
-      stream.once('error', () => r())
-    })
-    this.docker.modem.demuxStream(stream, stdout, log)
-    await logOpened
-    const waited = container.wait({ condition: 'next-exit' }) as Promise<{ StatusCode: number }>
-
+    let logDone: Promise<void>
     try {
+      await new Promise<void>((r, j) => log.once('open', () => r()).once('error', j))
+      const stdout = wrap ? exitMarkFilter(log, (code) => markSeen!(code)) : log
+      // Attached before start: not a byte of output is missed.
+      const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream
+      logDone = new Promise<void>((r) => {
+        stream.once('end', () => r())
+        stream.once('close', () => r())
+        stream.once('error', () => r())
+      })
+      this.docker.modem.demuxStream(stream, stdout, log)
       await container.start()
     } catch (e) {
       log.end()
       await container.remove({ force: true }).catch(() => {})
       throw new Error(`container for ${spec.name} did not start: ${errorLine(e)}`)
     }
+    // After start, "not-running" answers at once for a container that already exited.
+    const waited = container.wait({ condition: 'not-running' }) as Promise<{ StatusCode: number }>
     const info = await container.inspect()
     const role: DockerRunningRole = {
       spec,

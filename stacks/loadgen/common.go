@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,6 +106,22 @@ func unreachable(stderr io.Writer, name string, samples []string) int {
 }
 
 // parseTarget accepts an absolute URL with one of the given schemes.
+// parseCommand parses a subcommand's flags and its -url; on a problem it has printed
+// the one-line error and returns ok false with the exit code.
+func parseCommand(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, rawURL *string, schemes ...string) (u *url.URL, code int, ok bool) {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return nil, code, false
+	}
+	if u, ok = parseTarget(*rawURL, schemes...); !ok {
+		want := make([]string, len(schemes))
+		for i, s := range schemes {
+			want[i] = s + "://"
+		}
+		return nil, flagError(stderr, fs, "url", "need an absolute %s URL, got %q", strings.Join(want, " or "), *rawURL), false
+	}
+	return u, 0, true
+}
+
 func parseTarget(raw string, schemes ...string) (*url.URL, bool) {
 	u, err := url.Parse(raw)
 	if err != nil || !slices.Contains(schemes, u.Scheme) || u.Host == "" {
@@ -124,7 +141,7 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 // tlsFlags are the TLS options every subcommand shares with requests.
 type tlsFlags struct {
 	caFile, serverName *string
-	insecure           *bool
+	insecure, pq       *bool
 }
 
 func addTLSFlags(fs *flag.FlagSet) *tlsFlags {
@@ -132,6 +149,7 @@ func addTLSFlags(fs *flag.FlagSet) *tlsFlags {
 		caFile:     fs.String("cacert", "", "PEM file of CA certificates to trust instead of the system roots"),
 		insecure:   fs.Bool("insecure", false, "skip TLS certificate verification"),
 		serverName: fs.String("server-name", "", "TLS server name for SNI and verification (default: the URL host)"),
+		pq:         fs.Bool("pq", false, "also offer the post-quantum hybrid X25519MLKEM768 (Go's default); off: classical X25519/P-256 only, the same key exchange for every proxy"),
 	}
 }
 
@@ -140,6 +158,10 @@ func addTLSFlags(fs *flag.FlagSet) *tlsFlags {
 // (nil ClientSessionCache): every new connection is a full handshake.
 func (f *tlsFlags) config(fs *flag.FlagSet, stderr io.Writer) (cfg *tls.Config, code int, ok bool) {
 	cfg = &tls.Config{ServerName: *f.serverName, InsecureSkipVerify: *f.insecure}
+	if !*f.pq {
+		// Proxies differ in hybrid support; a classical exchange keeps the key type the only variable.
+		cfg.CurvePreferences = []tls.CurveID{tls.X25519, tls.CurveP256}
+	}
 	if *f.caFile == "" {
 		return cfg, 0, true
 	}

@@ -44,12 +44,9 @@ func runHandshake(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 5*time.Second, "limit for one attempt: connect, handshake and GET")
 	expectBody := fs.String("expect-body", "", "exact body an answer needs to count as ok (unchecked when not given)")
 	tf := addTLSFlags(fs)
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
-		return code
-	}
-	u, ok := parseTarget(*rawURL, "http", "https")
+	u, code, ok := parseCommand(fs, args, stdout, stderr, rawURL, "http", "https")
 	if !ok {
-		return flagError(stderr, fs, "url", "need an absolute http:// or https:// URL, got %q", *rawURL)
+		return code
 	}
 	switch {
 	case *c < 1:

@@ -59,12 +59,9 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 5*time.Second, "per-iteration timeout, connect and TLS handshake included")
 	expectBody := fs.String("expect-body", "", "exact body an answer needs to count as ok (unchecked when not given)")
 	tf := addTLSFlags(fs)
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
-		return code
-	}
-	u, ok := parseTarget(*rawURL, "http", "https")
+	u, code, ok := parseCommand(fs, args, stdout, stderr, rawURL, "http", "https")
 	if !ok {
-		return flagError(stderr, fs, "url", "need an absolute http:// or https:// URL, got %q", *rawURL)
+		return code
 	}
 	switch {
 	case !(*rate > 0) || *rate > 1e7:

@@ -38,12 +38,9 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 	size := fs.Int("size", 64, "message size in bytes")
 	timeout := fs.Duration("timeout", 5*time.Second, "limit for connecting (TLS and upgrade included) and for each echo")
 	tf := addTLSFlags(fs)
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
-		return code
-	}
-	u, ok := parseTarget(*rawURL, "ws", "wss")
+	u, code, ok := parseCommand(fs, args, stdout, stderr, rawURL, "ws", "wss")
 	if !ok {
-		return flagError(stderr, fs, "url", "need an absolute ws:// or wss:// URL, got %q", *rawURL)
+		return code
 	}
 	switch {
 	case *c < 1:

@@ -56,12 +56,9 @@ func runWSHold(args []string, stdout, stderr io.Writer) int {
 	ping := fs.Duration("ping", 5*time.Second, "interval between pings on each connection")
 	timeout := fs.Duration("timeout", 10*time.Second, "limit for connecting (TLS and upgrade included)")
 	tf := addTLSFlags(fs)
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
-		return code
-	}
-	u, ok := parseTarget(*rawURL, "ws", "wss")
+	u, code, ok := parseCommand(fs, args, stdout, stderr, rawURL, "ws", "wss")
 	if !ok {
-		return flagError(stderr, fs, "url", "need an absolute ws:// or wss:// URL, got %q", *rawURL)
+		return code
 	}
 	switch {
 	case *n < 1:

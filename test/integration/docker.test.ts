@@ -13,7 +13,9 @@ import { dockerClient, ensureDockerEngine, type EngineInfo } from '../../lib/doc
 import { exec } from '../../lib/exec.ts'
 import { ensureGoBuild, goBinaryPath } from '../../lib/gobuild.ts'
 import { ensureImages, pullImage, registryAnswers, type ImageRecord } from '../../lib/images.ts'
+import { defaultCpuLayout } from '../../lib/cpus.ts'
 import { loadgenRequests } from '../../lib/loadgen.ts'
+import { measureCell, type Cell } from '../../lib/measure/cell.ts'
 import { memoryLogger } from '../../lib/log.ts'
 import { freePort, waitForPort } from '../../lib/net.ts'
 import { repoRoot } from '../../lib/paths.ts'
@@ -114,6 +116,28 @@ test('every proxy answers through TLS from its container; CPU is counted; nothin
     await rt.stopAll()
   }
   assert.equal(await labelled(runId), 0, 'no container of the run remains after stopAll')
+})
+
+test('one short pooling cell per proxy on docker, through the unchanged cell protocol', { skip }, async () => {
+  assert.ok(records.length > 0, 'images built')
+  const runId = newRunId('cells')
+  const rt = new DockerRuntime(runId, { images: records })
+  const out = join(work, 'cells')
+  try {
+    for (const proxy of PROXIES) {
+      const stack = loadStack(proxy)
+      const v = stack.versions.at(-1)!
+      const cell: Cell = { series: 'pooling', proxy, version: v.version, variant: 'pool-added', keyType: 'ec256', connections: 20, stack, stackVersion: v, template: templateFile(stack, 'pool-added') }
+      const m = await measureCell(cell, 0, { runtime: rt, runId, runDir: out, cpus: defaultCpuLayout(), profile: { name: 'test', repeats: 1, warmupS: 1, durationS: 1, tailS: 1 }, certs })
+      console.log(`cell ${proxy} ${v.version} pool-added on docker: ${m.status} ${m.proxy_cpu_us_per_req} µs/req, ${m.rps} rps, generator share ${m.generator_cpu_share} ${m.reason}`)
+      assert.equal(m.status, 'valid', `${proxy}: ${m.reason}`)
+      assert.equal(m.runtime, 'docker')
+      assert.ok(m.requests > 0 && m.proxy_cpu_us_per_req! > 0 && m.generator_cpu_share! > 0)
+    }
+  } finally {
+    await rt.stopAll()
+  }
+  assert.equal(await labelled(runId), 0)
 })
 
 test('a container killed mid-way has exit set, and its CPU stays readable', { skip }, async () => {
