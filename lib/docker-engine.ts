@@ -67,10 +67,11 @@ export async function engineInfo(docker = dockerClient(), timeoutMs = 3000): Pro
 }
 
 /**
- * Flags dockerd needs on this machine. Measured on the development machine (Debian 12,
- * docker.io 20.10.24, cgroup v1, iptables-nft): none; overlay2 works. Without an iptables
- * binary dockerd refuses to start, so bridge networking is turned off (host networking,
- * the default of the Docker runtime, needs none); without overlay in the kernel, vfs.
+ * Flags dockerd needs on this machine. On the development machine (Debian 12, dockerd
+ * 20.10.24 from Debian, cgroup v1, iptables-nft present, overlay in /proc/filesystems):
+ * none, overlay2 works. Not seen there, handled anyway: without an iptables binary dockerd
+ * cannot set up its bridge, so bridging is turned off (host networking, the runtime's
+ * default, needs none); without overlay in the kernel, the vfs driver.
  */
 export function dockerdFlags(host: { iptables: boolean; overlay: boolean }): string[] {
   const flags: string[] = []
@@ -103,7 +104,7 @@ export async function ensureDockerEngine(log: Logger, opts: { start?: boolean; t
   if (process.env.DOCKER_HOST) throw userError('docker', `no engine answers on DOCKER_HOST=${process.env.DOCKER_HOST}`, 'Start that engine or unset DOCKER_HOST')
   if (!isRoot()) throw userError('docker', `no engine answers on ${DOCKER_SOCKET}`, fix)
   const dockerd = ['/usr/sbin/dockerd', '/usr/bin/dockerd'].find(existsSync)
-  if (!dockerd) throw userError('docker', 'dockerd is not installed', 'Run: npx zx notebooks/00-setup.mjs (installs Debian docker.io), or apt-get install -y docker.io')
+  if (!dockerd) throw userError('docker', 'dockerd is not installed', 'Run: npx zx notebooks/00-setup.mjs (installs the Debian engine package), then re-run')
 
   const flags = dockerdFlags(hostFacts())
   mkdirSync(cacheDir(), { recursive: true })
