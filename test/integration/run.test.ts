@@ -64,7 +64,7 @@ test('killed mid-run, --resume finishes without redoing done cells and leaves no
   resumed.stderr!.on('data', (d: Buffer) => (output += d))
   const code = await new Promise((r) => resumed.once('exit', r))
   assert.equal(code, 0, output)
-  assert.match(output, /resume: \d+ repeats already measured/)
+  assert.match(output, /resume pooling: \d+ repeats already measured, \d+ to go/)
   const after = readMeasurements(out)
   assert.equal(after.length, 6)
   const keys = after.map((r) => `${r.series}|${r.variant}|${r.repeat}`)

@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import { HANDSHAKES, MEASUREMENTS, readTable, WEBSOCKETS } from '../../lib/data/tables.ts'
 import { memoryLogger } from '../../lib/log.ts'
 import { runBench } from '../../lib/run.ts'
+import { CALIBRATION_STEPS } from '../../lib/series/tls.ts'
 
 const smoke = (series: string, proxies: ('haproxy' | 'nginx')[]) => {
   const out = join(mkdtempSync(join(tmpdir(), `pb-${series}-`)), 'run')
@@ -29,7 +30,7 @@ test('tls series: full handshakes per key type, open-model rows, calibration ste
   const open = rows.filter((x) => x.series === 'tls-open')
   assert.deepEqual(open.map((x) => x.key_type).sort(), ['ec256', 'rsa4096'])
   for (const x of open) assert.ok(x.model === 'open' && x.target_rps! > 0 && x.max_vus !== null && x.dropped !== null, JSON.stringify(x))
-  assert.equal(rows.filter((x) => x.series === 'tls-calibration').length, 5)
+  assert.equal(rows.filter((x) => x.series === 'tls-calibration').length, CALIBRATION_STEPS.length)
   assert.ok(r.findings.some((f) => f.id === 'F5' && f.verdict !== 'not measured'))
 })
 
