@@ -7,6 +7,7 @@ import { defaultCpuLayout, cpuCount } from './cpus.ts'
 import { loadgenRequests } from './loadgen.ts'
 import type { Logger } from './log.ts'
 import { prepareProxy, startProxy } from './proxy.ts'
+import { acquireRunLock } from './run-lock.ts'
 import { cleanupStale, NativeRuntime } from './runtime/native.ts'
 
 export interface PoolRow {
@@ -50,6 +51,7 @@ export interface PoolTableOptions {
  * connections the backend accepted.
  */
 export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
+  const releaseLock = acquireRunLock(o.workDir)
   cleanupStale(o.log)
   const runtime = new NativeRuntime(`pool-${process.pid}-${Date.now()}`)
   const cpus = defaultCpuLayout()
@@ -93,6 +95,7 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
     }
   } finally {
     await runtime.stopAll()
+    releaseLock()
   }
   return rows
 }

@@ -56,6 +56,12 @@ export interface DockerRuntimeOptions {
   stopTimeoutS?: number
   /** HostConfig fields applied last (experiments: e.g. SecurityOpt with seccomp=unconfined). */
   hostConfig?: Docker.HostConfig
+  /**
+   * How CPU is read. `stats` (default, the design's): the engine API, which answers at
+   * its next 1 s collection tick (0-1 s per read). `cgroup`: the same counter read from
+   * the container's cgroup file at once (local engine only; falls back to stats).
+   */
+  cpu?: 'stats' | 'cgroup'
 }
 
 export interface DockerRunningRole extends RunningRole {
@@ -291,14 +297,17 @@ interface Entry {
   role: DockerRunningRole
   container: Docker.Container
   lastNs: number
+  /** The container's CPU counter file, when read directly (cpu: 'cgroup'). */
+  cgroupFile?: { path: string; v2: boolean } | null
   log: WriteStream
   logDone: Promise<void>
 }
 
 export class DockerRuntime implements Runtime {
   readonly kind = 'docker' as const
-  readonly cpuSource = 'docker API container stats: cpu_stats.cpu_usage.total_usage (container cgroup, cumulative ns)'
+  readonly cpuSource: string
   readonly network: NetworkMode
+  private readonly cpuMode: 'stats' | 'cgroup'
   private readonly docker: Docker
   private readonly records: ImageRecord[]
   private readonly user: { uid: number; gid: number }
@@ -323,6 +332,11 @@ export class DockerRuntime implements Runtime {
     this.user = { uid: uid!, gid: gid ?? uid! }
     this.stopTimeoutS = opts.stopTimeoutS ?? 5
     this.hostConfig = opts.hostConfig ?? {}
+    this.cpuMode = opts.cpu ?? 'stats'
+    this.cpuSource =
+      this.cpuMode === 'stats'
+        ? 'docker API container stats: cpu_stats.cpu_usage.total_usage (container cgroup, cumulative ns)'
+        : 'container cgroup file (cpuacct.usage / cpu.stat usage_usec), read directly; docker stats API as fallback'
     active.add(this)
     installSignalHandlers()
   }
@@ -510,6 +524,16 @@ export class DockerRuntime implements Runtime {
   }
 
   private async readCpu(e: Entry): Promise<number> {
+    if (this.cpuMode === 'cgroup') {
+      e.cgroupFile ??= cgroupCpuFile(e.role.pid)
+      if (e.cgroupFile) {
+        try {
+          const text = readFileSync(e.cgroupFile.path, 'utf8')
+          const ns = e.cgroupFile.v2 ? Number(/^usage_usec (\d+)/m.exec(text)?.[1]) * 1000 : Number(text.trim())
+          if (Number.isFinite(ns) && ns > 0) return (e.lastNs = Math.max(e.lastNs, ns))
+        } catch {}
+      }
+    }
     try {
       const s = (await e.container.stats({ stream: false, 'one-shot': true } as { stream: false })) as { cpu_stats?: { cpu_usage?: { total_usage?: number } } }
       const ns = s.cpu_stats?.cpu_usage?.total_usage
@@ -575,6 +599,23 @@ export class DockerRuntime implements Runtime {
   get started(): DockerRunningRole[] {
     return [...this.entries.values()].map((e) => e.role)
   }
+}
+
+/** The CPU counter file of the cgroup a (container's) process is in: v1 cpuacct or v2 cpu.stat. */
+export function cgroupCpuFile(pid: number): { path: string; v2: boolean } | null {
+  try {
+    const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n')
+    const v1 = lines.find((l) => /^\d+:[^:]*\bcpuacct\b[^:]*:/.test(l))
+    if (v1) {
+      const rel = v1.slice(v1.indexOf(':', v1.indexOf(':') + 1) + 1)
+      for (const mount of ['/sys/fs/cgroup/cpuacct', '/sys/fs/cgroup/cpu,cpuacct', '/sys/fs/cgroup/cpuacct,cpu']) {
+        if (existsSync(join(mount, rel, 'cpuacct.usage'))) return { path: join(mount, rel, 'cpuacct.usage'), v2: false }
+      }
+    }
+    const v2 = lines.find((l) => l.startsWith('0::'))
+    if (v2 && existsSync(join('/sys/fs/cgroup', v2.slice(3), 'cpu.stat'))) return { path: join('/sys/fs/cgroup', v2.slice(3), 'cpu.stat'), v2: true }
+  } catch {}
+  return null
 }
 
 /** The container's address on the run's bridge network (undefined in host mode). */
