@@ -444,7 +444,8 @@ export async function pullImage(ref: string, log: Logger, opts: { idleMs?: numbe
     await follow(docker, stream, (e) => {
       touch()
       if (typeof e.status === 'string' && e.status.startsWith('Digest: ')) digest = e.status.slice('Digest: '.length).trim()
-      if (e.id && e.progressDetail?.total) layers.set(e.id, { current: e.progressDetail.current ?? 0, total: e.progressDetail.total })
+      // Bytes downloaded per layer (extraction reports its own progress; not counted).
+      if (e.id && e.status === 'Downloading' && e.progressDetail?.total) layers.set(e.id, { current: e.progressDetail.current ?? 0, total: e.progressDetail.total })
       if (e.id && /^(Download complete|Pull complete|Already exists)$/.test(e.status ?? '')) {
         const l = layers.get(e.id)
         if (l) l.current = l.total

@@ -29,11 +29,16 @@ import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
  *   root-owned host file that is mounted, and nginx's master, as root, tries setuid for
  *   its workers, which fails without CAP_SETUID. A non-root harness runs containers as its
  *   own uid:gid (its files are readable as they are).
- * - CPU: `container.stats({stream: false, one-shot})` → cpu_stats.cpu_usage.total_usage,
- *   the cumulative ns of the container's cgroup. A container that exited keeps its last
- *   value. The generator runs under a small sh wrapper that, when the generator exits,
- *   prints its exit code on stdout and keeps the container (idle) alive, so its final CPU
- *   is read exactly, then `exited` settles.
+ * - CPU: cumulative ns of the container's cgroup: the counter the stats API reports as
+ *   cpu_stats.cpu_usage.total_usage (cpuacct.usage on cgroup v1), read from its file at
+ *   once (default), or through `container.stats({stream: false, one-shot})` (cpu: 'stats',
+ *   and the fallback where the file is not readable). The API answers at the engine's
+ *   next 1 s collection tick, so the three readings of one snapshot were up to 1 s apart
+ *   and the window ran past the generator's end: +25% proxy µs/req for haproxy on a 5 s
+ *   window, measured. A container that exited keeps its last value. The generator runs
+ *   under a small sh wrapper that, when the generator exits, prints its exit code on
+ *   stdout and keeps the container (idle) alive, so its final CPU is read exactly, then
+ *   `exited` settles.
  * - Network: host (default; least overhead, loopback addresses as for native) or bridge:
  *   a per-run network `proxybench-<run>`; the role's address is `containerAddress(role)`
  *   and what runs inside must listen on it (or 0.0.0.0), not on 127.0.0.1.
@@ -57,9 +62,12 @@ export interface DockerRuntimeOptions {
   /** HostConfig fields applied last (experiments: e.g. SecurityOpt with seccomp=unconfined). */
   hostConfig?: Docker.HostConfig
   /**
-   * How CPU is read. `stats` (default, the design's): the engine API, which answers at
-   * its next 1 s collection tick (0-1 s per read). `cgroup`: the same counter read from
-   * the container's cgroup file at once (local engine only; falls back to stats).
+   * How CPU is read: `cgroup` (default): the container cgroup's counter file
+   * (cpuacct.usage on v1, cpu.stat usage_usec on v2): the very counter the stats API
+   * reports as cpu_stats.cpu_usage.total_usage, read at once; the stats API where the file
+   * is not readable (remote or rootless engine). `stats`: always the engine API, which
+   * answers at its next 1 s collection tick, so the readings of one snapshot are up to 1 s
+   * apart (measured: +25% proxy µs/req on a 5 s window; see cpuSource).
    */
   cpu?: 'stats' | 'cgroup'
 }
@@ -305,9 +313,9 @@ interface Entry {
 
 export class DockerRuntime implements Runtime {
   readonly kind = 'docker' as const
-  readonly cpuSource: string
   readonly network: NetworkMode
   private readonly cpuMode: 'stats' | 'cgroup'
+  private statsReads = 0
   private readonly docker: Docker
   private readonly records: ImageRecord[]
   private readonly user: { uid: number; gid: number }
@@ -332,13 +340,17 @@ export class DockerRuntime implements Runtime {
     this.user = { uid: uid!, gid: gid ?? uid! }
     this.stopTimeoutS = opts.stopTimeoutS ?? 5
     this.hostConfig = opts.hostConfig ?? {}
-    this.cpuMode = opts.cpu ?? 'stats'
-    this.cpuSource =
-      this.cpuMode === 'stats'
-        ? 'docker API container stats: cpu_stats.cpu_usage.total_usage (container cgroup, cumulative ns)'
-        : 'container cgroup file (cpuacct.usage / cpu.stat usage_usec), read directly; docker stats API as fallback'
+    this.cpuMode = opts.cpu ?? 'cgroup'
     active.add(this)
     installSignalHandlers()
+  }
+
+  /** For the manifest: how CPU was actually read. */
+  get cpuSource(): string {
+    const file = 'container cgroup counter file (cpuacct.usage / cpu.stat usage_usec = docker stats cpu_usage.total_usage)'
+    const api = 'docker API container stats: cpu_stats.cpu_usage.total_usage'
+    if (this.cpuMode === 'stats') return api
+    return this.statsReads > 0 ? `${file}; ${api} for ${this.statsReads} reads where the file was not readable` : file
   }
 
   /** For the manifest: `host` or `bridge (<network>)`. */
@@ -537,7 +549,10 @@ export class DockerRuntime implements Runtime {
     try {
       const s = (await e.container.stats({ stream: false, 'one-shot': true } as { stream: false })) as { cpu_stats?: { cpu_usage?: { total_usage?: number } } }
       const ns = s.cpu_stats?.cpu_usage?.total_usage
-      if (typeof ns === 'number' && ns > 0) e.lastNs = Math.max(e.lastNs, ns)
+      if (typeof ns === 'number' && ns > 0) {
+        e.lastNs = Math.max(e.lastNs, ns)
+        if (this.cpuMode === 'cgroup') this.statsReads++
+      }
     } catch {}
     return e.lastNs
   }

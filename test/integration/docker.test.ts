@@ -9,7 +9,7 @@ import { aptInstall, isRoot } from '../../lib/apt.ts'
 import { backendStats, startBackend } from '../../lib/backend.ts'
 import { loadStack, PROXIES, templateFile } from '../../lib/catalog.ts'
 import { ensureCerts, type CertSet } from '../../lib/certs.ts'
-import { dockerClient, ensureDockerEngine, type EngineInfo } from '../../lib/docker-engine.ts'
+import { dockerClient, ensureDockerEngine, stopStartedEngine, type EngineInfo } from '../../lib/docker-engine.ts'
 import { exec } from '../../lib/exec.ts'
 import { ensureGoBuild, goBinaryPath } from '../../lib/gobuild.ts'
 import { ensureImages, pullImage, registryAnswers, type ImageRecord } from '../../lib/images.ts'
@@ -58,6 +58,8 @@ after(async () => {
   for (const id of runIds) {
     for (const c of await docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${id}`] } })) await docker().getContainer(c.Id).remove({ force: true })
   }
+  // An engine this test started goes again; one that was running stays.
+  if (engine?.started) await stopStartedEngine()
 })
 
 test('engine: version, cgroup version and storage driver are reported', { skip }, () => {
@@ -145,7 +147,12 @@ test('a container killed mid-way has exit set, and its CPU stays readable', { sk
   const rt = new DockerRuntime(runId, { images: records })
   try {
     const backend = await startBackend(rt, { cpus: '0', logDir: work, host: '127.0.0.10', name: 'doomed' })
+    // The counter file and the stats API are the same counter.
     const cpu = await rt.cpuNs(backend.role)
+    const stats = (await docker().getContainer((backend.role as { containerId?: string }).containerId!).stats({ stream: false })) as { cpu_stats: { cpu_usage: { total_usage: number } } }
+    const cpu2 = await rt.cpuNs(backend.role)
+    assert.ok(cpu <= stats.cpu_stats.cpu_usage.total_usage && stats.cpu_stats.cpu_usage.total_usage <= cpu2, `${cpu} <= ${stats.cpu_stats.cpu_usage.total_usage} <= ${cpu2}`)
+    assert.match(rt.cpuSource, /^container cgroup counter file \([^)]*\)$/)
     await docker().getContainer((backend.role as { containerId?: string }).containerId!).kill()
     const exit = await backend.role.exited
     assert.equal(backend.role.exit, exit)
