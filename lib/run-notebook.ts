@@ -17,12 +17,14 @@ export const RUN_FLAGS = {
   'no-report': { type: 'boolean' },
   config: { type: 'string', multiple: true },
   cpus: { type: 'string' },
+  images: { type: 'string' },
 } as const
 
 export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 × 15 s), full (5 × 30 s); default quick
   --series LIST         ${BUILT_SERIES.join(',')} (not built yet: ${SERIES.filter((s) => !(BUILT_SERIES as readonly string[]).includes(s)).join(', ')}); default all built
   --proxies LIST        haproxy,nginx,envoy,traefik,caddy (default: all five)
-  --runtime KIND        auto | docker | native (default auto: docker when built and an engine answers, else native)
+  --runtime KIND        auto | docker | native (default auto: docker when an engine answers, else native)
+  --images MODE         docker only: offline (build from Debian packages and cached binaries), official, auto
   --out DIR             run directory (default results/<run-id>)
   --resume              finish the run in --out, skipping repeats already measured
   --baseline ID         compare with a baseline (not built yet)
@@ -44,6 +46,7 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
     out: flags.out,
     resume: !!flags.resume,
     cpus: flags.cpus,
+    images: flags.images,
     configs: flags.config ?? [],
     install: o.install,
     log,

@@ -18,7 +18,11 @@ import type { Logger } from './log.ts'
 import { certsDir, repoRoot, stacksDir } from './paths.ts'
 import { getProfile } from './profiles.ts'
 import { acquireRunLock } from './run-lock.ts'
+import { engineInfo, ensureDockerEngine } from './docker-engine.ts'
+import { ensureImages, IMAGE_MODES, type ImageMode, type ImageRecord } from './images.ts'
+import { cleanupStaleContainers, DockerRuntime } from './runtime/docker.ts'
 import { cleanupStale, NativeRuntime } from './runtime/native.ts'
+import type { Runtime } from './runtime/types.ts'
 import { poolingSeries, type CustomConfig } from './series/pooling.ts'
 import { tlsSeries } from './series/tls.ts'
 import { wsSeries } from './series/ws.ts'
@@ -40,6 +44,8 @@ export interface RunOptions {
   /** Install missing components first (run-all) or only check (a single step). */
   install: boolean
   log: Logger
+  /** Docker images: offline (built here), official (pulled), auto. */
+  images?: string
   /** For tests: a fixed seed instead of a random one. */
   seed?: number
 }
@@ -72,13 +78,30 @@ export function parseCustomConfigs(values: string[]): CustomConfig[] {
   })
 }
 
-function resolveRuntime(kind: string, log: Logger): 'native' {
-  if (kind === 'native' || kind === 'auto') {
-    if (kind === 'auto') log.info('runtime: native (the Docker runtime is not built yet; auto picks native)')
-    return 'native'
+/** auto: docker when an engine answers (and its images can be had), else native; said either way. */
+async function resolveRuntime(kind: string, log: Logger): Promise<'native' | 'docker'> {
+  if (kind === 'native') return 'native'
+  if (kind === 'docker') {
+    await ensureDockerEngine(log)
+    return 'docker'
   }
-  if (kind === 'docker') throw userError('--runtime', 'the Docker runtime is not built yet', 'Use --runtime native (or auto)')
-  throw userError('--runtime', `unknown runtime "${kind}"`, 'Use auto, docker or native')
+  if (kind !== 'auto') throw userError('--runtime', `unknown runtime "${kind}"`, 'Use auto, docker or native')
+  const info = await engineInfo()
+  log.info(info ? `runtime: docker (engine ${info.version} answers)` : 'runtime: native (no Docker engine answers)')
+  return info ? 'docker' : 'native'
+}
+
+/** The runtime of a run: native processes, or containers from images ensured now. */
+async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions): Promise<{ runtime: Runtime; images: ImageRecord[] }> {
+  if (kind === 'native') {
+    cleanupStale(o.log)
+    return { runtime: new NativeRuntime(id), images: [] }
+  }
+  await cleanupStaleContainers(o.log)
+  const imgs = await ensureImages({ mode: (o.images ?? 'offline') as ImageMode, proxies: o.proxies, log: o.log })
+  const bad = imgs.rows.find((r) => r.status === 'failed')
+  if (bad) throw userError(`${bad.component} ${bad.version}`, bad.note ?? 'image failed', 'Run: npx zx notebooks/02-stacks.mjs --images offline')
+  return { runtime: new DockerRuntime(id, { images: imgs.records, network: 'host' }), images: imgs.records }
 }
 
 const newRunId = () => {
@@ -94,7 +117,6 @@ const newRunId = () => {
 export async function runBench(o: RunOptions): Promise<RunResult> {
   const { log } = o
   const profile = getProfile(o.profile)
-  const runtimeKind = resolveRuntime(o.runtime, log)
   const cpus = o.cpus ? parseCpuOverride(o.cpus, defaultCpuLayout()) : defaultCpuLayout()
   const custom = parseCustomConfigs(o.configs)
   const runDir = resolve(o.out ?? join(repoRoot, 'results', newRunId()))
@@ -114,16 +136,24 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   if (broken.length > 0) throw userError(broken[0]!.component, broken[0]!.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
   const certs = await ensureCerts(certsDir, { force: false, log })
 
+  if (o.images && !(IMAGE_MODES as readonly string[]).includes(o.images)) throw userError('--images', `unknown mode "${o.images}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
   const releaseLock = acquireRunLock(runDir)
-  cleanupStale(log)
-  // The pid keeps cgroups and state of two runs with the same directory name apart.
-  const runtime = new NativeRuntime(`${runId}-${process.pid}`)
+  let runtimeKind = await resolveRuntime(o.runtime, log)
+  // The pid keeps cgroups, containers and state of two runs with the same directory name apart.
+  const runtimeId = `${runId}-${process.pid}`
+  const { runtime, images } = await createRuntime(runtimeKind, runtimeId, o).catch((e: Error) => {
+    if (o.runtime !== 'auto') throw e
+    log.warn(`runtime: docker images could not be prepared (${e.message.split('\n')[0]}); auto falls back to native`)
+    runtimeKind = 'native'
+    return createRuntime('native', runtimeId, o)
+  })
   const seed = previous?.order_seed ?? o.seed ?? Math.floor(Math.random() * 2 ** 31)
   const manifest: Manifest = previous ?? {
     run_id: runId, profile: profile.name, series: o.series, proxies: o.proxies, runtime: runtimeKind, cpu_source: runtime.cpuSource,
-    network_mode: 'host (loopback)', started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
+    network_mode: runtimeKind === 'docker' ? 'docker host network (loopback)' : 'host (loopback)', started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
     cpusets_shared: new Set([cpus.proxy, cpus.backend, cpus.generator]).size < 3, harness_commit: await harnessCommit(), tools: await toolVersions(),
     components: components.filter(usable).map(({ component, version, source, path, sha256 }) => ({ component, version, source, path, sha256 })),
+    images: images.map((i) => ({ component: i.component, version: i.version, image: i.image, id: i.id, digest: i.digest ?? null })),
     order_seed: seed,
     profile_settings: { repeats: profile.repeats, warmup_s: profile.warmupS, duration_s: profile.durationS, connections: profile.connections, threads: cpuCount(cpus.generator) },
     custom_configs: custom.map((c) => ({ proxy: c.proxy, file: c.file, sha256: sha256Text(readFileSync(c.file)) })),

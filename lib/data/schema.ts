@@ -65,6 +65,8 @@ export const manifestSchema = z.object({
   harness_commit: z.string(),
   tools: z.record(z.string()),
   components: z.array(z.object({ component: z.string(), version: z.string(), source: z.string(), path: z.string(), sha256: z.string() })),
+  /** Docker runs: the image of each component (id, and digest for pulled official images). */
+  images: z.array(z.object({ component: z.string(), version: z.string(), image: z.string(), id: z.string(), digest: z.string().nullable() })).default([]),
   order_seed: z.number().int(),
   profile_settings: z.object({ repeats: z.number(), warmup_s: z.number(), duration_s: z.number(), connections: z.number(), threads: z.number() }),
   custom_configs: z.array(z.object({ proxy: z.string(), file: z.string(), sha256: z.string() })).default([]),

@@ -9,6 +9,7 @@ import { sha256Text } from '../hash.ts'
 import { imageFor, readImageRecords, type ImageRecord } from '../images.ts'
 import type { Logger } from '../log.ts'
 import { cacheDir, repoRoot } from '../paths.ts'
+import { trackRuntime, untrackRuntime } from './shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
 
 /*
@@ -243,25 +244,6 @@ interface State {
   copies: string[]
 }
 
-const active = new Set<DockerRuntime>()
-let handlersInstalled = false
-
-/** One handler for all Docker runtimes of this process (mirrors native.ts). */
-function installSignalHandlers(): void {
-  if (handlersInstalled) return
-  handlersInstalled = true
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`\nproxybench: ${signal}: removing started containers; completed measurements are kept\n`)
-      void Promise.all([...active].map((r) => r.stopAll())).finally(() => process.exit(code))
-    })
-  }
-  // Another handler (native's) may exit first: a last synchronous pass with the CLI.
-  process.once('exit', () => {
-    for (const r of active) r.removeAllSync()
-  })
-}
-
 /**
  * Removes containers, networks and key copies of earlier runs whose harness is gone
  * (kill -9, crash). Returns the number of containers removed.
@@ -341,8 +323,7 @@ export class DockerRuntime implements Runtime {
     this.stopTimeoutS = opts.stopTimeoutS ?? 5
     this.hostConfig = opts.hostConfig ?? {}
     this.cpuMode = opts.cpu ?? 'cgroup'
-    active.add(this)
-    installSignalHandlers()
+    trackRuntime(this)
   }
 
   /** For the manifest: how CPU was actually read. */
@@ -592,11 +573,11 @@ export class DockerRuntime implements Runtime {
     for (const dir of this.copyDirs) rmSync(dir, { recursive: true, force: true })
     this.copyDirs.clear()
     rmSync(join(stateDir(), `${process.pid}.json`), { force: true })
-    active.delete(this)
+    untrackRuntime(this)
   }
 
   /** Last resort at process exit: `docker rm -f` through the CLI, when there is one. */
-  removeAllSync(): void {
+  killAllSync(): void {
     const ids = [...this.entries.values()].map((e) => e.role.containerId)
     if (ids.length > 0) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 15_000 })
     if (this.networkName) spawnSync('docker', ['network', 'rm', this.networkName], { stdio: 'ignore', timeout: 5_000 })

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { cacheDir } from '../paths.ts'
 import type { Logger } from '../log.ts'
 import { CGROUP_PARENTS, detectCpuAccounting, removeCgroup, type CpuAccounting } from './cgroup.ts'
+import { trackRuntime, untrackRuntime } from './shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
 
 /** What a run started, on disk, so that the next start can clean up after a kill -9. */
@@ -66,26 +67,8 @@ export function cleanupStale(log?: Logger): number {
   return killed
 }
 
-const active = new Set<NativeRuntime>()
 /** Run ids of runtimes in this process, whose cgroups exist before their state file does. */
 const ownRuns = new Set<string>()
-let handlersInstalled = false
-
-/** One handler for all runtimes: stop what they started, then exit as the signal asks. */
-function installSignalHandlers(): void {
-  if (handlersInstalled) return
-  handlersInstalled = true
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`\nproxybench: ${signal}: stopping started processes; completed measurements are kept\n`)
-      void Promise.all([...active].map((r) => r.stopAll())).finally(() => process.exit(code))
-    })
-  }
-  // Last resort on an uncaught crash: no process may outlive the harness.
-  process.once('exit', () => {
-    for (const r of active) r.killAllSync()
-  })
-}
 
 export class NativeRuntime implements Runtime {
   readonly kind = 'native' as const
@@ -98,9 +81,8 @@ export class NativeRuntime implements Runtime {
     this.cpu = detectCpuAccounting(runId)
     this.cpuSource = this.cpu.source
     this.stateFile = join(stateDir(), `${runId}.json`)
-    active.add(this)
+    trackRuntime(this)
     ownRuns.add(runId)
-    installSignalHandlers()
   }
 
   private saveState(): void {
@@ -166,7 +148,7 @@ export class NativeRuntime implements Runtime {
   async stopAll(): Promise<void> {
     await Promise.all([...this.roles.values()].map((r) => this.stop(r)))
     rmSync(this.stateFile, { force: true })
-    active.delete(this)
+    untrackRuntime(this)
   }
 
   killAllSync(): void {
