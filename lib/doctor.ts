@@ -46,8 +46,10 @@ export async function setup(opts: SetupOptions): Promise<ComponentRow[]> {
     log.progress(`building stacks/${name} (cached by source hash)`)
     rows.push(await goRow(name, opts.install))
   }
+  // Packages that are proxy versions already have their row above.
+  const proxyPackages = new Set(stacks.flatMap((st) => st.versions.filter((v) => v.source === 'debian').map((v) => v.package)))
   for (const pkg of debianWanted) {
-    if (['nginx', 'haproxy', 'caddy'].includes(pkg)) continue
+    if (proxyPackages.has(pkg)) continue
     rows.push(await fileRow(pkg, `debian ${pkg}`, debian.get(pkg) ?? '', DEBIAN_PACKAGES[pkg]!, aptError ?? `run: ${aptFix}`))
   }
   rows.push(await pythonRow())

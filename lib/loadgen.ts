@@ -28,11 +28,9 @@ export interface RequestsOptions {
 
 /** Sends n keep-alive HTTP/1.1 GETs and checks status 200 (and the body when given). */
 export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResult> {
-  const args = ['requests', '-url', o.url, '-n', String(o.n), '-c', String(o.c)]
-  if (o.cacert) args.push('-cacert', o.cacert, '-server-name', 'localhost')
-  if (o.expectBody !== undefined) args.push('-expect-body', o.expectBody)
-  const [cmd, argv] = o.cpus ? ['taskset', ['-c', o.cpus, goBinaryPath('loadgen'), ...args]] : [goBinaryPath('loadgen'), args]
-  const r = await exec(cmd, argv as string[], { timeoutMs: 120_000 })
+  const argv = loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }) })
+  const [cmd, ...args] = o.cpus ? ['taskset', '-c', o.cpus, ...argv] : argv
+  const r = await exec(cmd!, args, { timeoutMs: 120_000 })
   if (r.code !== 0 && r.code !== 1) throw new Error(`loadgen requests failed (exit ${r.code}): ${lastLine(r.stderr)}`)
   return JSON.parse(r.stdout) as RequestsResult
 }
@@ -77,9 +75,9 @@ export interface OpenResult extends Latency {
 }
 
 /** argv of a loadgen subcommand against our certificates (SNI and verification as localhost). */
-export function loadgenArgv(sub: string, url: string, cacert: string, flags: Record<string, string | number>): string[] {
+export function loadgenArgv(sub: string, url: string, cacert: string | undefined, flags: Record<string, string | number>): string[] {
   const args = Object.entries(flags).flatMap(([k, v]) => [`-${k}`, String(v)])
-  return [goBinaryPath('loadgen'), sub, '-url', url, ...(url.startsWith('https') || url.startsWith('wss') ? ['-cacert', cacert, '-server-name', 'localhost'] : []), ...args]
+  return [goBinaryPath('loadgen'), sub, '-url', url, ...(cacert && /^(https|wss):/.test(url) ? ['-cacert', cacert, '-server-name', 'localhost'] : []), ...args]
 }
 
 /** The JSON summary a loadgen subcommand printed as its last stdout line (its log may hold stderr lines too). */
