@@ -1,12 +1,12 @@
-import { mkdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { startBackend, backendStats, connsBetween } from './backend.ts'
+import { mkdirSync } from 'node:fs'
+import { backendStats, connsBetween } from './backend.ts'
 import { expectsReuse, loadStack, templateFile, type ProxyName } from './catalog.ts'
-import type { CertFiles } from './certs.ts'
-import { defaultCpuLayout, cpuCount } from './cpus.ts'
+import type { CertSet } from './certs.ts'
+import { defaultCpuLayout } from './cpus.ts'
 import { loadgenRequests } from './loadgen.ts'
 import type { Logger } from './log.ts'
-import { prepareProxy, startProxy } from './proxy.ts'
+import { withVerifiedStack, type Cell, type CellContext } from './measure/cell.ts'
+import { getProfile } from './profiles.ts'
 import { acquireRunLock } from './run-lock.ts'
 import { cleanupStale, NativeRuntime } from './runtime/native.ts'
 
@@ -39,59 +39,50 @@ export interface PoolTableOptions {
   proxies: readonly ProxyName[]
   /** Only these variants (default: all of each stack). */
   variants?: readonly string[]
-  certs: CertFiles
-  ca: string
+  certs: CertSet
   workDir: string
   log: Logger
 }
 
 /**
- * For every proxy, catalog version and variant: start it natively in front of the
- * backend, send 100 keep-alive HTTPS requests over 2 client connections, and count the
+ * For every proxy, catalog version and variant: start it natively in front of a fresh
+ * backend, verify it, send 100 keep-alive HTTPS requests over 2 client connections, and count the
  * connections the backend accepted.
  */
 export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
   const releaseLock = acquireRunLock(o.workDir)
   cleanupStale(o.log)
-  const runtime = new NativeRuntime(`pool-${process.pid}-${Date.now()}`)
-  const cpus = defaultCpuLayout()
+  const runId = `pool-${process.pid}-${Date.now()}`
+  const runtime = new NativeRuntime(runId)
+  // The same start-and-verify path as every measured cell; only the body differs.
+  const ctx: CellContext = { runtime, runId, runDir: o.workDir, cpus: defaultCpuLayout(), profile: getProfile('smoke'), certs: o.certs }
   const rows: PoolRow[] = []
   try {
     mkdirSync(o.workDir, { recursive: true })
-    const backend = await startBackend(runtime, { cpus: cpus.backend, logDir: o.workDir })
-    const cells = o.proxies.flatMap((proxy) => {
+    const cells: Cell[] = o.proxies.flatMap((proxy) => {
       const stack = loadStack(proxy)
       const variants = Object.keys(stack.variants).filter((v) => !o.variants || o.variants.includes(v))
-      return stack.versions.flatMap((version) => variants.map((variant) => ({ stack, version, variant })))
+      return stack.versions.flatMap((v) => variants.map((variant) => ({ series: 'pool-table', proxy, version: v.version, variant, keyType: 'ec256' as const, connections: 2, stack, stackVersion: v, template: templateFile(stack, variant) })))
     })
-    for (const [i, { stack, version, variant }] of cells.entries()) {
-      o.log.progress(`pool detector ${i + 1}/${cells.length}: ${stack.proxy} ${version.version} ${variant}`)
-      const base = { proxy: stack.proxy, version: version.version, variant, expected: expectsReuse(stack, variant, version.version) ? 'reuse' : 'no reuse', requests: REQUESTS_PER_CELL } as const
-      const runDir = join(o.workDir, `${stack.proxy}-${version.version}-${variant}`)
-      try {
-        const prepared = await prepareProxy({ stack, version, variant, template: templateFile(stack, variant), certs: o.certs, backend, threads: cpuCount(cpus.proxy), runDir })
-        const proxy = await startProxy(runtime, prepared, cpus.proxy, o.ca)
-        try {
-          const before = await backendStats(backend)
-          const r = await loadgenRequests({ url: `https://127.0.0.1:${prepared.listenPort}/`, n: REQUESTS_PER_CELL, c: 2, cacert: o.ca, expectBody: 'hello world', cpus: cpus.generator })
-          const after = await backendStats(backend)
-          const conns = (connsBetween(before, after) * 100) / r.requests
-          const answered = r.ok === r.requests
-          rows.push({
-            ...base,
-            conns_per_100: conns,
-            ok_responses: r.ok,
-            proto: r.proto,
-            status: !answered ? 'failed' : judge(conns, base.expected) ? 'ok' : 'unexpected',
-            ...(answered ? {} : { note: `${r.ok}/${r.requests} ok; ${r.error_samples[0] ?? JSON.stringify(r.status)}` }),
-          })
-        } finally {
-          await runtime.stop(proxy)
+    for (const [i, cell] of cells.entries()) {
+      o.log.progress(`pool detector ${i + 1}/${cells.length}: ${cell.proxy} ${cell.version} ${cell.variant}`)
+      const base = { proxy: cell.proxy as ProxyName, version: cell.version, variant: cell.variant, expected: expectsReuse(cell.stack!, cell.variant, cell.version) ? 'reuse' : 'no reuse', requests: REQUESTS_PER_CELL } as const
+      const failed = (note: string): PoolRow => ({ ...base, conns_per_100: null, ok_responses: 0, proto: '', status: 'failed', note })
+      rows.push(await withVerifiedStack(cell, `${cell.proxy}-${cell.version}-${cell.variant}`, ctx, { failed, invalid: failed }, async ({ backend, url }) => {
+        const before = await backendStats(backend)
+        const r = await loadgenRequests({ url, n: REQUESTS_PER_CELL, c: 2, cacert: o.certs.ca, expectBody: 'hello world', cpus: ctx.cpus.generator })
+        const after = await backendStats(backend)
+        const conns = (connsBetween(before, after) * 100) / r.requests
+        const answered = r.ok === r.requests
+        return {
+          ...base,
+          conns_per_100: conns,
+          ok_responses: r.ok,
+          proto: r.proto,
+          status: !answered ? 'failed' : judge(conns, base.expected) ? 'ok' : 'unexpected',
+          ...(answered ? {} : { note: `${r.ok}/${r.requests} ok; ${r.error_samples[0] ?? JSON.stringify(r.status)}` }),
         }
-        rmSync(runDir, { recursive: true, force: true })
-      } catch (e) {
-        rows.push({ ...base, conns_per_100: null, ok_responses: 0, proto: '', status: 'failed', note: (e as Error).message.split('\n')[0] })
-      }
+      }))
     }
   } finally {
     await runtime.stopAll()

@@ -38,8 +38,7 @@ await runNotebook(async () => {
   const rows = await poolTable({
     proxies,
     variants: flags.variants?.split(','),
-    certs: certs.files.ec256,
-    ca: certs.ca,
+    certs,
     workDir: mkdtempSync(join(tmpdir(), 'proxybench-pool-')),
     log,
   })

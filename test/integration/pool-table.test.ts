@@ -14,7 +14,7 @@ import { formatTable } from '../../lib/table.ts'
 test('pool detector on the real binaries of all five proxies', async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-pool-'))
   const certs = await ensureCerts(join(work, 'certs'), { force: false, log: memoryLogger() })
-  const rows = await poolTable({ proxies: PROXIES, certs: certs.files.ec256, ca: certs.ca, workDir: work, log: memoryLogger() })
+  const rows = await poolTable({ proxies: PROXIES, certs, workDir: work, log: memoryLogger() })
   console.log(formatTable(rows, ['proxy', 'version', 'variant', 'conns_per_100', 'expected', 'status', 'note']))
 
   for (const proxy of PROXIES) assert.ok(rows.some((r) => r.proxy === proxy), `${proxy} measured`)
