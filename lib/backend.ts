@@ -2,6 +2,7 @@ import { get } from 'node:http'
 import { join } from 'node:path'
 import { goBinaryPath } from './gobuild.ts'
 import { freePort, waitForPort } from './net.ts'
+import { listenHost, LOOPBACK, reachHost } from './runtime/network.ts'
 import type { Runtime, RunningRole } from './runtime/types.ts'
 
 /** Counters of stacks/backend's /__stats. */
@@ -31,16 +32,21 @@ export function nextBackendHost(): string {
   return `127.0.0.${nextHost + 1}`
 }
 
+/**
+ * Starts the backend on a free port of `host` (a loopback address), or, on a bridged
+ * runtime, on 0.0.0.0 in its container; `host` of the result is where it is reached.
+ */
 export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string }): Promise<Backend> {
-  const host = opts.host ?? '127.0.0.1'
-  const port = await freePort(host)
+  const loopback = opts.host ?? LOOPBACK
+  const port = await freePort(loopback)
   const role = await runtime.start({
     role: 'backend',
     name: opts.name ?? 'backend',
-    argv: [goBinaryPath('backend'), '-listen', `${host}:${port}`],
+    argv: [goBinaryPath('backend'), '-listen', `${listenHost(runtime, loopback)}:${port}`],
     cpus: opts.cpus,
     logFile: join(opts.logDir, 'backend.log'),
   })
+  const host = reachHost(runtime, role, loopback)
   await waitForPort(port, { host, timeoutMs: 10_000, exited: role.exited, what: 'backend' })
   return { role, host, port }
 }

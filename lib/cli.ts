@@ -7,10 +7,11 @@ type Options = NonNullable<ParseArgsConfig['options']>
  * Strict flag parsing for notebooks: an unknown or malformed flag is a one-line
  * error that names it and points at --help. `--help` prints `help` and exits 0.
  */
-export function parseFlags<O extends Options>(argv: string[], options: O, help: string, notebook: string) {
+export function parseFlags<O extends Options>(argv: string[], options: O, help: string, notebook: string, o: { positionals?: number } = {}) {
   let parsed
+  const max = o.positionals ?? 0
   try {
-    parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
+    parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: max > 0 })
   } catch (e) {
     const msg = (e as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, '')
     throw userError(notebook, msg, `See: npx zx ${notebook} --help`)
@@ -19,7 +20,9 @@ export function parseFlags<O extends Options>(argv: string[], options: O, help: 
     process.stdout.write(help.trimEnd() + '\n')
     process.exit(0)
   }
-  return { ...parsed.values } as { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : O[K]['multiple'] extends true ? string[] : string }
+  if (parsed.positionals.length > max) throw userError(notebook, `unexpected argument '${parsed.positionals[max]}'`, `See: npx zx ${notebook} --help`)
+  type Values = { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : O[K]['multiple'] extends true ? string[] : string }
+  return { ...parsed.values, _: parsed.positionals } as Values & { _: string[] }
 }
 
 /** zx passes the script's own arguments after the script path. */

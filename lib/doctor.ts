@@ -3,6 +3,7 @@ import { basename, dirname } from 'node:path'
 import { aptInstall, DEBIAN_PACKAGES, debianVersions, installCommand, isRoot } from './apt.ts'
 import { binaryPath, loadStack, type ProxyName, type Stack, type StackVersion } from './catalog.ts'
 import type { ComponentRow } from './component.ts'
+import { DOCKER_SOCKET, engineInfo, ensureDockerEngine } from './docker-engine.ts'
 import { exec } from './exec.ts'
 import { ensureGoBuild, GO_PROGRAMS, goBinaryPath, type GoProgram } from './gobuild.ts'
 import { sha256FileCached } from './hash.ts'
@@ -14,6 +15,11 @@ export interface SetupOptions {
   /** false: only look, install nothing (doctor --check). */
   install: boolean
   log: Logger
+  /**
+   * Also the Docker engine row, starting dockerd when `install` (default true). Runs leave
+   * the engine to --runtime, so `auto` keeps meaning "docker when one already answers".
+   */
+  engine?: boolean
 }
 
 /**
@@ -53,7 +59,36 @@ export async function setup(opts: SetupOptions): Promise<ComponentRow[]> {
     rows.push(await fileRow(pkg, `debian ${pkg}`, debian.get(pkg) ?? '', DEBIAN_PACKAGES[pkg]!, aptError ?? `run: ${aptFix}`))
   }
   rows.push(await pythonRow())
+  if (opts.engine !== false) rows.push(await engineRow(opts.install, ['/usr/sbin/dockerd', '/usr/bin/dockerd'].some(existsSync), log))
   return rows
+}
+
+/** The doctor row's component name for the running Docker engine. */
+export const ENGINE_COMPONENT = 'docker engine'
+
+/**
+ * The running engine: version, cgroup version, storage driver. When it does not answer
+ * and `install`: started in the background as root (ensureDockerEngine), otherwise a
+ * missing row with the one-line fix. Without `install` it only asks.
+ */
+async function engineRow(install: boolean, installed: boolean, log: Logger): Promise<ComponentRow> {
+  const where = process.env.DOCKER_HOST ?? DOCKER_SOCKET
+  let info = await engineInfo()
+  let problem = ''
+  if (!info && install && isRoot() && installed) {
+    log.progress('docker engine: not answering, starting dockerd')
+    try {
+      info = await ensureDockerEngine(log)
+    } catch (e) {
+      problem = (e as Error).message
+    }
+  }
+  if (info) return { component: ENGINE_COMPONENT, version: info.version, source: `dockerd, cgroup v${info.cgroupVersion}${info.cgroupDriver ? ` (${info.cgroupDriver})` : ''}, storage ${info.storageDriver}`, path: where, sha256: '', status: 'ok' }
+  const fix = !installed ? 'dockerd is not installed (see the docker.io row)'
+    : !isRoot() ? 'start it with: sudo dockerd & (or sudo systemctl start docker); the native runtime works without it'
+    : install ? problem
+    : 'run: npx zx notebooks/00-setup.mjs (as root it starts dockerd), or start dockerd yourself'
+  return { component: ENGINE_COMPONENT, version: '-', source: 'dockerd', path: where, sha256: '', status: 'missing', note: `docker engine: no engine answers on ${where}; ${fix}` }
 }
 
 async function fileRow(component: string, source: string, version: string, path: string, fix: string): Promise<ComponentRow> {

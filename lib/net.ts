@@ -40,9 +40,10 @@ export async function waitForPort(port: number, opts: { host?: string; timeoutMs
   throw new Error(`${opts.what} did not listen on ${host}:${port} within ${opts.timeoutMs / 1000} s`)
 }
 
-function httpsOk(port: number, ca: string): Promise<boolean> {
+function httpsOk(host: string, port: number, ca: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = httpsGet({ host: '127.0.0.1', port, path: '/', servername: 'localhost', ca, agent: false, headers: { connection: 'close' } }, (res) => {
+    // The leaf's SANs are localhost and 127.0.0.1: a container address is verified as localhost.
+    const req = httpsGet({ host, port, path: '/', servername: 'localhost', ca, agent: false, headers: { connection: 'close' } }, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode === 200))
     })
@@ -55,15 +56,16 @@ function httpsOk(port: number, ca: string): Promise<boolean> {
  * Waits until an HTTPS GET / answers 200. A listening port is not enough: Traefik
  * accepts connections before its file provider has loaded the routes.
  */
-export async function waitForHttps(port: number, opts: { ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+export async function waitForHttps(port: number, opts: { host?: string; ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+  const host = opts.host ?? '127.0.0.1'
   const ca = readFileSync(opts.ca, 'utf8')
   let exit: Exit | undefined
   void opts.exited?.then((e) => (exit = e))
   const deadline = Date.now() + opts.timeoutMs
   while (Date.now() < deadline) {
-    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before answering on 127.0.0.1:${port}`)
-    if (await httpsOk(port, ca)) return
+    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before answering on ${host}:${port}`)
+    if (await httpsOk(host, port, ca)) return
     await new Promise((r) => setTimeout(r, 100))
   }
-  throw new Error(`${opts.what} did not answer 200 on https://127.0.0.1:${port}/ within ${opts.timeoutMs / 1000} s`)
+  throw new Error(`${opts.what} did not answer 200 on https://${host}:${port}/ within ${opts.timeoutMs / 1000} s`)
 }

@@ -6,6 +6,7 @@ import { userError } from './errors.ts'
 import { exec, lastLine } from './exec.ts'
 import { freePort, waitForHttps } from './net.ts'
 import { displayPath } from './paths.ts'
+import { LOOPBACK, reachHost } from './runtime/network.ts'
 import type { Runtime, RunningRole } from './runtime/types.ts'
 import { COMMAND_NAMES, renderTemplate, TEMPLATE_NAMES, type TemplateVars } from './template.ts'
 
@@ -18,6 +19,8 @@ export interface ProxyPlan {
   template: string
   certs: CertFiles
   backend: { host: string; port: number }
+  /** Address to listen on (`listen_host`): loopback, or 0.0.0.0 in a bridged container (lib/runtime/network.ts). */
+  listenHost?: string
   threads: number
   /** Private, writable directory of this instance: rendered config, pid, temp files, log. */
   runDir: string
@@ -37,6 +40,7 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   const listenPort = await freePort()
   const vars: TemplateVars = {
     listen_port: listenPort,
+    listen_host: plan.listenHost ?? LOOPBACK,
     backend_host: plan.backend.host,
     backend_port: plan.backend.port,
     cert: plan.certs.cert,
@@ -66,12 +70,15 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   return prepared
 }
 
-/** Starts a prepared proxy on the runtime and waits until it answers through TLS (trusting `ca`). */
+/**
+ * Starts a prepared proxy on the runtime and waits until it answers through TLS (trusting
+ * `ca`) where it is reached: loopback, or its container's address on a bridged runtime.
+ */
 export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: string, ca: string): Promise<RunningRole> {
   const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
   const role = await runtime.start({ role: 'proxy', name, argv: p.argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir })
   try {
-    await waitForHttps(p.listenPort, { ca, timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` })
+    await waitForHttps(p.listenPort, { host: reachHost(runtime, role), ca, timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` })
   } catch (e) {
     await runtime.stop(role)
     const log = readFileSync(join(p.plan.runDir, 'proxy.log'), 'utf8').trim().split('\n').slice(-3).join(' | ')

@@ -20,6 +20,15 @@ export function acquireRunLock(runDir: string): () => void {
   } catch (e) {
     if ((e as Error).name === 'UserError') throw e
   }
-  writeFileSync(lockFile(), JSON.stringify({ pid: process.pid, runDir }))
-  return () => rmSync(lockFile(), { force: true })
+  const file = lockFile()
+  writeFileSync(file, JSON.stringify({ pid: process.pid, runDir }))
+  const release = () => {
+    process.removeListener('exit', release)
+    try {
+      if ((JSON.parse(readFileSync(file, 'utf8')) as { pid: number }).pid === process.pid) rmSync(file, { force: true })
+    } catch {}
+  }
+  // A run ended by SIGINT/SIGTERM (the shutdown handler calls process.exit) frees it too.
+  process.once('exit', release)
+  return release
 }

@@ -3,7 +3,13 @@ import { parseFlags } from './cli.ts'
 import { userError } from './errors.ts'
 import { formatFindings } from './findings.ts'
 import { consoleLogger } from './log.ts'
-import { BUILT_SERIES, parseSeries, runBench, SERIES } from './run.ts'
+import { join } from 'node:path'
+import { writeSummary } from './analysis/summary.ts'
+import { loadBaseline } from './baselines.ts'
+import { formatLedger } from './claims/format.ts'
+import { displayPath, repoRoot } from './paths.ts'
+import { buildReport } from './report/build.ts'
+import { parseSeries, runBench, SERIES } from './run.ts'
 
 /** Flags shared by run-all and the series steps (README "run-all flags"). */
 export const RUN_FLAGS = {
@@ -18,17 +24,26 @@ export const RUN_FLAGS = {
   config: { type: 'string', multiple: true },
   cpus: { type: 'string' },
   images: { type: 'string' },
+  network: { type: 'string' },
+  seed: { type: 'string' },
+  site: { type: 'string' },
+  'no-pdf': { type: 'boolean' },
 } as const
 
 export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 × 15 s), full (5 × 30 s); default quick
-  --series LIST         ${BUILT_SERIES.join(',')} (not built yet: ${SERIES.filter((s) => !(BUILT_SERIES as readonly string[]).includes(s)).join(', ')}); default all built
+  --series LIST         any of ${SERIES.join(',')} (default: all); versions = every catalog version, article and pool-added
   --proxies LIST        haproxy,nginx,envoy,traefik,caddy (default: all five)
   --runtime KIND        auto | docker | native (default auto: docker when an engine answers, else native)
   --images MODE         docker only: offline (build from Debian packages and cached binaries), official, auto
+  --network MODE        docker only: host (default; loopback, least overhead) or bridge (each role in its own
+                        container network namespace, the generator in its own container); an error with native
   --out DIR             run directory (default results/<run-id>)
   --resume              finish the run in --out, skipping repeats already measured
-  --baseline ID         compare with a baseline (not built yet)
-  --no-report           do not build the report (the report step is not built yet either)
+  --baseline ID         compare with a baseline in the report: an id under baselines/runs/ (e.g. 2026-08-23)
+  --no-report           stop after the measurements and findings (no summary/, ledger, site or PDF)
+  --no-pdf              build the site but not the PDF
+  --site DIR            where the report goes (default site/)
+  --seed N              order the repeats with this seed (default random, recorded in the manifest)
   --config PROXY=PATH   also measure your own config file (repeatable); see README "Your own config"
   --cpus "ROLE=LIST …"  cpusets, e.g. "proxy=1 backend=0 generator=0" (default from nproc)
   -h, --help            this help`
@@ -39,17 +54,22 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
  */
 export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: string[] }): Promise<number> {
   const flags = parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
-  if (flags.baseline) throw userError('--baseline', 'comparison with baselines is not built yet', 'Run without --baseline')
+  // An unknown baseline is an error before anything is measured.
+  if (flags.baseline) loadBaseline(flags.baseline)
+  const seed = flags.seed === undefined ? undefined : Number(flags.seed)
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31)) throw userError(`--seed ${flags.seed}`, 'not a seed', 'Use an integer from 0 to 2147483647 (the manifest records the one used)')
   const log = consoleLogger()
   const result = await runBench({
     profile: flags.profile ?? 'quick',
-    series: o.fixedSeries ?? parseSeries(flags.series ?? BUILT_SERIES.join(',')),
+    series: o.fixedSeries ?? parseSeries(flags.series ?? SERIES.join(',')),
     proxies: flags.proxies ? parseProxyList(flags.proxies) : [...PROXIES],
     runtime: flags.runtime ?? 'auto',
     out: flags.out,
     resume: !!flags.resume,
     cpus: flags.cpus,
     images: flags.images,
+    network: flags.network,
+    seed,
     configs: flags.config ?? [],
     install: o.install,
     log,
@@ -67,5 +87,9 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
       '',
     ].join('\n'),
   )
+  if (flags['no-report']) return 0
+  const report = await buildReport({ runDir: result.runDir, baseline: flags.baseline, siteDir: flags.site ?? join(repoRoot, 'site'), pdf: !flags['no-pdf'], log })
+  writeSummary(result.runDir, report.aggregates)
+  process.stdout.write(['', formatLedger(report.claims), '', `report: ${displayPath(report.page)}${report.pdf ? `, ${displayPath(report.pdf)}` : ''}`, ''].join('\n'))
   return 0
 }

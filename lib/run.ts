@@ -7,9 +7,10 @@ import { cpuCount, defaultCpuLayout, parseCpuOverride } from './cpus.ts'
 import { readManifest, writeManifest } from './data/manifest.ts'
 import { readMeasurements } from './data/measurements.ts'
 import { appendRow, readTable, type Table } from './data/tables.ts'
-import type { Manifest, Measurement } from './data/schema.ts'
+import { SCHEMA_VERSION, type Manifest, type Measurement } from './data/schema.ts'
 import { setup } from './doctor.ts'
 import { userError } from './errors.ts'
+import { placeholders } from './template.ts'
 import type { Finding } from './findings.ts'
 import { goSourceHash } from './gobuild.ts'
 import { sha256Text } from './hash.ts'
@@ -21,16 +22,17 @@ import { acquireRunLock } from './run-lock.ts'
 import { engineInfo, ensureDockerEngine } from './docker-engine.ts'
 import { ensureImages, IMAGE_MODES, type ImageMode, type ImageRecord } from './images.ts'
 import { cleanupStaleContainers, DockerRuntime } from './runtime/docker.ts'
+import { NETWORK_MODES, type NetworkMode } from './runtime/network.ts'
 import { cleanupStale, NativeRuntime } from './runtime/native.ts'
 import type { Runtime } from './runtime/types.ts'
 import { poolingSeries, type CustomConfig } from './series/pooling.ts'
 import { tlsSeries } from './series/tls.ts'
+import { versionsSeries } from './series/versions.ts'
 import { wsSeries } from './series/ws.ts'
 import type { Series, SeriesContext, Task } from './series/types.ts'
 
 /** Series run-all knows; only those in BUILT run today, the rest are a clear error. */
 export const SERIES = ['pooling', 'tls', 'ws', 'versions'] as const
-export const BUILT_SERIES = ['pooling', 'tls', 'ws'] as const
 
 export interface RunOptions {
   profile: string
@@ -46,6 +48,8 @@ export interface RunOptions {
   log: Logger
   /** Docker images: offline (built here), official (pulled), auto. */
   images?: string
+  /** Docker network: host (default) or bridge (each role in its own namespace). */
+  network?: string
   /** For tests: a fixed seed instead of a random one. */
   seed?: number
 }
@@ -61,7 +65,6 @@ export function parseSeries(value: string): string[] {
   const names = value.split(',').map((s) => s.trim()).filter(Boolean)
   for (const n of names) {
     if (!(SERIES as readonly string[]).includes(n)) throw userError('--series', `unknown series "${n}"`, `Use a comma-separated list of: ${SERIES.join(', ')}`)
-    if (!(BUILT_SERIES as readonly string[]).includes(n)) throw userError('--series', `series "${n}" is not built yet`, `Use: ${BUILT_SERIES.join(', ')}`)
   }
   return names
 }
@@ -78,6 +81,26 @@ export function parseCustomConfigs(values: string[]): CustomConfig[] {
   })
 }
 
+/**
+ * `--network`: host (default) or bridge. Bridge needs containers: with `--runtime native`
+ * it is an error before anything starts (auto is checked once it has chosen).
+ */
+export function parseNetwork(value: string | undefined, runtime: string): NetworkMode {
+  const mode = value ?? 'host'
+  if (!(NETWORK_MODES as readonly string[]).includes(mode)) throw userError('--network', `unknown mode "${mode}"`, `Use one of: ${NETWORK_MODES.join(', ')}`)
+  if (mode === 'bridge' && runtime === 'native') throw userError('--network', 'bridge needs the docker runtime (native roles share the host network)', 'Use --runtime docker, or drop --network')
+  return mode as NetworkMode
+}
+
+/** In bridge mode a user's config must listen on {{listen_host}}: loopback inside a container is unreachable. */
+function checkCustomForBridge(custom: CustomConfig[]): void {
+  for (const c of custom) {
+    if (!placeholders(readFileSync(c.file, 'utf8')).includes('listen_host')) {
+      throw userError(c.file, 'does not use {{listen_host}}; with --network bridge the proxy must listen on its container address, not on loopback', 'Listen on {{listen_host}}:{{listen_port}} (see README "Config templates"), or use --network host')
+    }
+  }
+}
+
 /** auto: docker when an engine answers (and its images can be had), else native; said either way. */
 async function resolveRuntime(kind: string, log: Logger): Promise<'native' | 'docker'> {
   if (kind === 'native') return 'native'
@@ -92,7 +115,7 @@ async function resolveRuntime(kind: string, log: Logger): Promise<'native' | 'do
 }
 
 /** The runtime of a run: native processes, or containers from images ensured now. */
-async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions): Promise<{ runtime: Runtime; images: ImageRecord[] }> {
+async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions, network: NetworkMode = 'host'): Promise<{ runtime: Runtime; images: ImageRecord[] }> {
   if (kind === 'native') {
     cleanupStale(o.log)
     return { runtime: new NativeRuntime(id), images: [] }
@@ -101,7 +124,7 @@ async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOption
   const imgs = await ensureImages({ mode: (o.images ?? 'offline') as ImageMode, proxies: o.proxies, log: o.log })
   const bad = imgs.rows.find((r) => r.status === 'failed')
   if (bad) throw userError(`${bad.component} ${bad.version}`, bad.note ?? 'image failed', 'Run: npx zx notebooks/02-stacks.mjs --images offline')
-  return { runtime: new DockerRuntime(id, { images: imgs.records, network: 'host' }), images: imgs.records }
+  return { runtime: new DockerRuntime(id, { images: imgs.records, network }), images: imgs.records }
 }
 
 const newRunId = () => {
@@ -119,6 +142,8 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   const profile = getProfile(o.profile)
   const cpus = o.cpus ? parseCpuOverride(o.cpus, defaultCpuLayout()) : defaultCpuLayout()
   const custom = parseCustomConfigs(o.configs)
+  const network = parseNetwork(o.network, o.runtime)
+  if (network === 'bridge') checkCustomForBridge(custom)
   const runDir = resolve(o.out ?? join(repoRoot, 'results', newRunId()))
   const runId = basename(runDir)
   const previous = readManifest(runDir)
@@ -128,10 +153,13 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   if (o.resume && previous && previous.profile !== profile.name) {
     throw userError('--resume', `${runDir} was run with --profile ${previous.profile}`, `Resume with --profile ${previous.profile}`)
   }
+  if (o.resume && previous?.runtime === 'docker' && previous.network_mode.startsWith('bridge') !== (network === 'bridge')) {
+    throw userError('--resume', `${runDir} was run with --network ${network === 'bridge' ? 'host' : 'bridge'}`, `Resume with --network ${network === 'bridge' ? 'host' : 'bridge'}`)
+  }
   for (const p of o.proxies) loadStack(p) // a broken stack.yaml fails here, before any output
 
   // Components: installed by run-all, only checked by a single step.
-  const components = await setup({ proxies: o.proxies, install: o.install, log })
+  const components = await setup({ proxies: o.proxies, install: o.install, log, engine: false })
   const broken = components.filter((c) => !usable(c) && ['backend', 'loadgen', 'wrk', 'openssl', ...o.proxies].includes(c.component))
   if (broken.length > 0) throw userError(broken[0]!.component, broken[0]!.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
   const certs = await ensureCerts(certsDir, { force: false, log })
@@ -139,18 +167,22 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   if (o.images && !(IMAGE_MODES as readonly string[]).includes(o.images)) throw userError('--images', `unknown mode "${o.images}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
   const releaseLock = acquireRunLock(runDir)
   let runtimeKind = await resolveRuntime(o.runtime, log)
+  if (network === 'bridge' && runtimeKind !== 'docker') {
+    releaseLock()
+    throw userError('--network', 'bridge needs the docker runtime, and no Docker engine answers (auto chose native)', 'Start the engine (npx zx notebooks/00-setup.mjs) or use --runtime docker')
+  }
   // The pid keeps cgroups, containers and state of two runs with the same directory name apart.
   const runtimeId = `${runId}-${process.pid}`
-  const { runtime, images } = await createRuntime(runtimeKind, runtimeId, o).catch((e: Error) => {
-    if (o.runtime !== 'auto') throw e
+  const { runtime, images } = await createRuntime(runtimeKind, runtimeId, o, network).catch((e: Error) => {
+    if (o.runtime !== 'auto' || network === 'bridge') throw e
     log.warn(`runtime: docker images could not be prepared (${e.message.split('\n')[0]}); auto falls back to native`)
     runtimeKind = 'native'
     return createRuntime('native', runtimeId, o)
   })
   const seed = previous?.order_seed ?? o.seed ?? Math.floor(Math.random() * 2 ** 31)
   const manifest: Manifest = previous ?? {
-    run_id: runId, profile: profile.name, series: o.series, proxies: o.proxies, runtime: runtimeKind, cpu_source: runtime.cpuSource,
-    network_mode: runtimeKind === 'docker' ? 'docker host network (loopback)' : 'host (loopback)', started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
+    schema_version: SCHEMA_VERSION, run_id: runId, profile: profile.name, series: o.series, proxies: o.proxies, runtime: runtimeKind, cpu_source: runtime.cpuSource,
+    network_mode: runtime instanceof DockerRuntime && runtime.network === 'bridge' ? runtime.networkMode : runtimeKind === 'docker' ? 'docker host network (loopback)' : 'host (loopback)', started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
     cpusets_shared: new Set([cpus.proxy, cpus.backend, cpus.generator]).size < 3, harness_commit: await harnessCommit(), tools: await toolVersions(),
     components: components.filter(usable).map(({ component, version, source, path, sha256 }) => ({ component, version, source, path, sha256 })),
     images: images.map((i) => ({ component: i.component, version: i.version, image: i.image, id: i.id, digest: i.digest ?? null })),
@@ -159,6 +191,8 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
     custom_configs: custom.map((c) => ({ proxy: c.proxy, file: c.file, sha256: sha256Text(readFileSync(c.file)) })),
     steps: Object.fromEntries(o.series.map((s) => [s, 'pending'])),
   }
+  // Resuming with more series extends the run: the manifest lists every series it holds.
+  for (const s of o.series) if (!manifest.series.includes(s)) manifest.series.push(s)
   const save = () => writeManifest(runDir, manifest)
   save()
   // A kill keeps every appended row; the manifest says which step was interrupted.
@@ -177,7 +211,7 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   const findings: Finding[] = []
   try {
     for (const name of o.series) {
-      const series = SERIES_BUILDERS[name as BuiltSeries](custom)
+      const series = SERIES_BUILDERS[name as SeriesName](custom)
       current = name
       manifest.steps[name] = 'running'
       save()
@@ -201,12 +235,13 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   return { runDir, manifest, rows: readMeasurements(runDir), findings }
 }
 
-const SERIES_BUILDERS: Record<BuiltSeries, (custom: CustomConfig[]) => Series> = {
+const SERIES_BUILDERS: Record<SeriesName, (custom: CustomConfig[]) => Series> = {
   pooling: poolingSeries,
   tls: () => tlsSeries(),
   ws: () => wsSeries(),
+  versions: () => versionsSeries(),
 }
-type BuiltSeries = (typeof BUILT_SERIES)[number]
+type SeriesName = (typeof SERIES)[number]
 
 /** Runs the tasks not yet in their table, appending one row each, with a live progress line. */
 async function runPhase(name: string, tasks: Task[], runDir: string, log: Logger, resume: boolean): Promise<void> {

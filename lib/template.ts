@@ -3,6 +3,7 @@ import { userError } from './errors.ts'
 /** The names a config template may use; see README "Config templates". */
 export const TEMPLATE_NAMES = [
   'listen_port',
+  'listen_host',
   'backend_host',
   'backend_port',
   'cert',

@@ -1,16 +1,20 @@
 #!/usr/bin/env zx
-// Step 00: find or install every component (Debian packages, proxy wheels, Go builds)
-// and print the doctor table. Also `npm run doctor`.
+// Step 00: find or install every component (Debian packages, proxy wheels, Go builds),
+// make sure the Docker engine answers, and print the doctor table. Also `npm run doctor`.
 import './_ts.mjs'
 
 const HELP = `Usage: npx zx notebooks/00-setup.mjs [options]   (also: npm run doctor -- [options])
 
 Finds or installs every component proxybench uses and prints one row per component:
 component, version, source, path, sha256, status. Idempotent; fast when all is present.
+The last row is the running Docker engine (version, cgroup version, storage driver): as
+root, dockerd is started in the background when its socket does not answer (Debian
+docker.io is installed with the other packages); otherwise the row says how.
 
 Options:
   --proxies LIST   only these proxies (default: haproxy,nginx,envoy,traefik,caddy)
-  --check          look only; install, download and build nothing
+  --check          look only; install, download, build and start nothing
+  --doctor         the same as no flag (npm run doctor)
   --json           print the table as a JSON array on stdout
   --quiet          print only problems (used by npm test)
   -h, --help       this help
@@ -28,7 +32,7 @@ const { formatTable } = await import('../lib/table.ts')
 await runNotebook(async () => {
   const flags = parseFlags(
     notebookArgs('00-setup.mjs'),
-    { proxies: { type: 'string' }, check: { type: 'boolean' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } },
+    { proxies: { type: 'string' }, check: { type: 'boolean' }, doctor: { type: 'boolean' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } },
     HELP,
     'notebooks/00-setup.mjs',
   )

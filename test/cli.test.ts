@@ -8,7 +8,13 @@ test('an unknown flag is one line naming it and --help', () => {
 })
 
 test('known flags parse', () => {
-  assert.deepEqual(parseFlags(['--json', '--proxies', 'nginx'], { json: { type: 'boolean' }, proxies: { type: 'string' } }, 'help', 'x'), { json: true, proxies: 'nginx' })
+  assert.deepEqual(parseFlags(['--json', '--proxies', 'nginx'], { json: { type: 'boolean' }, proxies: { type: 'string' } }, 'help', 'x'), { json: true, proxies: 'nginx', _: [] })
+})
+
+test('positional arguments only where a notebook takes them, and no more than it takes', () => {
+  assert.throws(() => parseFlags(['results/x'], {}, 'help', 'x'), /x: Unexpected argument 'results\/x'/)
+  assert.deepEqual(parseFlags(['results/x', '--id', 'b'], { id: { type: 'string' } }, 'help', 'x', { positionals: 1 }), { id: 'b', _: ['results/x'] })
+  assert.throws(() => parseFlags(['a', 'b'], {}, 'help', 'x', { positionals: 1 }), (e: Error) => e.message === "x: unexpected argument 'b'. See: npx zx x --help")
 })
 
 test('an unknown proxy name is one line naming the flag and the valid names', () => {

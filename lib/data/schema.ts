@@ -49,7 +49,12 @@ export const measurementSchema = z.object({
 
 export type Measurement = z.infer<typeof measurementSchema>
 
+/** Version of the run directory's schema (CSV columns + manifest); baselines must match it. */
+export const SCHEMA_VERSION = 1
+
 export const manifestSchema = z.object({
+  /** Absent in runs written before it was introduced: those are version 1. */
+  schema_version: z.number().int().positive().default(SCHEMA_VERSION),
   run_id: z.string(),
   profile: z.string(),
   series: z.array(z.string()),

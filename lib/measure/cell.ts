@@ -8,6 +8,7 @@ import { cpuCount, type CpuLayout } from '../cpus.ts'
 import type { Measurement } from '../data/schema.ts'
 import { loadgenRequests } from '../loadgen.ts'
 import { prepareProxy, startProxy } from '../proxy.ts'
+import { listenHost, reachHost } from '../runtime/network.ts'
 import type { RunningRole, Runtime } from '../runtime/types.ts'
 import { invalidReasons } from './validity.ts'
 import { parseWrkOutput, wrkArgv, wrkErrorCount } from './wrk.ts'
@@ -167,14 +168,14 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
       if (cell.stack && cell.stackVersion && cell.template) {
         const prepared = await prepareProxy({
           stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
-          certs: ctx.certs.files[cell.keyType], backend, threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
+          certs: ctx.certs.files[cell.keyType], backend, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
         })
         const saved = join(ctx.runDir, 'configs', `${cell.proxy}-${cell.version}-${cell.variant.replace(/[^\w.-]/g, '_')}.${cell.stack.config_ext}`)
         mkdirSync(join(ctx.runDir, 'configs'), { recursive: true })
         if (!existsSync(saved)) copyFileSync(prepared.configFile, saved)
         stack.proxy = await startProxy(ctx.runtime, prepared, ctx.cpus.proxy, ctx.certs.ca)
         roles.push(stack.proxy)
-        stack.url = `https://127.0.0.1:${prepared.listenPort}/`
+        stack.url = `https://${reachHost(ctx.runtime, stack.proxy)}:${prepared.listenPort}/`
       }
     } catch (e) {
       return outcome.failed(`did not start: ${(e as Error).message.split('\n')[0]}`)

@@ -9,6 +9,7 @@ import { sha256Text } from '../hash.ts'
 import { imageFor, readImageRecords, type ImageRecord } from '../images.ts'
 import type { Logger } from '../log.ts'
 import { cacheDir, repoRoot } from '../paths.ts'
+import type { NetworkMode } from './network.ts'
 import { trackRuntime, untrackRuntime } from './shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
 
@@ -41,15 +42,17 @@ import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
  *   stdout and keeps the container (idle) alive, so its final CPU is read exactly, then
  *   `exited` settles.
  * - Network: host (default; least overhead, loopback addresses as for native) or bridge:
- *   a per-run network `proxybench-<run>`; the role's address is `containerAddress(role)`
- *   and what runs inside must listen on it (or 0.0.0.0), not on 127.0.0.1.
+ *   a per-run network `proxybench-<run>`; the role's address is `addressOf(role)` and
+ *   what runs inside must listen on it (or 0.0.0.0), not on 127.0.0.1 (lib/runtime/
+ *   network.ts). Bridged containers get the host's port range and loopback-like
+ *   TIME_WAIT reuse (bridgeSysctls).
  * - Cleanup: containers and networks carry `proxybench.run`, `proxybench.role` and the
  *   harness pid + boot id; cleanupStaleContainers() removes those whose harness is gone.
  *   SIGINT/SIGTERM stop what this process started; on exit a last synchronous pass
  *   removes leftovers with the docker CLI when present.
  */
 
-export type NetworkMode = 'host' | 'bridge'
+export type { NetworkMode } from './network.ts'
 
 export interface DockerRuntimeOptions {
   network?: NetworkMode
@@ -336,7 +339,11 @@ export class DockerRuntime implements Runtime {
 
   /** For the manifest: `host` or `bridge (<network>)`. */
   get networkMode(): string {
-    return this.network === 'host' ? 'host' : `bridge (${this.networkName ?? `proxybench-${this.runId}`})`
+    return this.network === 'host' ? 'host' : `bridge (${this.networkName ?? networkNameFor(this.runId)})`
+  }
+
+  addressOf(role: RunningRole): string | undefined {
+    return (role as DockerRunningRole).address
   }
 
   /** The image a role would run in, and its argv and env inside it. */
@@ -380,7 +387,7 @@ export class DockerRuntime implements Runtime {
 
   private async ensureNetwork(): Promise<string> {
     if (this.networkName) return this.networkName
-    const name = `proxybench-${this.runId.replace(/[^a-zA-Z0-9_.-]/g, '_')}`.slice(0, 60)
+    const name = networkNameFor(this.runId)
     const existing = await this.docker.listNetworks({ filters: { name: [name] } })
     if (!existing.some((n) => n.Name === name)) {
       await this.docker.createNetwork({ Name: name, Driver: 'bridge', Labels: this.labels('network', 'network') })
@@ -435,6 +442,7 @@ export class DockerRuntime implements Runtime {
       OpenStdin: false,
       HostConfig: {
         NetworkMode: network,
+        ...(network !== 'host' ? { Sysctls: bridgeSysctls() } : {}),
         CpusetCpus: spec.cpus,
         Binds: binds,
         CapDrop: ['ALL'],
@@ -613,6 +621,33 @@ export function cgroupCpuFile(pid: number): { path: string; v2: boolean } | null
   } catch {}
   return null
 }
+
+/**
+ * TCP settings of a bridged container's own network namespace, so its stack behaves as
+ * the host's loopback does for native and host mode: the host's port range and accept
+ * backlog, and TIME_WAIT reuse for outgoing connections (the kernel default
+ * tcp_tw_reuse=2 grants it on loopback only; without it an unpooled cell at thousands of
+ * new connections a second runs out of ports within seconds).
+ */
+export function bridgeSysctls(read: (key: string) => string | undefined = hostSysctl): Record<string, string> {
+  const out: Record<string, string> = { 'net.ipv4.tcp_tw_reuse': '1' }
+  for (const key of ['net.ipv4.ip_local_port_range', 'net.core.somaxconn']) {
+    const v = read(key)?.trim().replace(/\s+/g, ' ')
+    if (v) out[key] = v
+  }
+  return out
+}
+
+function hostSysctl(key: string): string | undefined {
+  try {
+    return readFileSync(`/proc/sys/${key.replaceAll('.', '/')}`, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/** The run's bridge network: `proxybench-<run id>`, as Docker accepts a name. */
+export const networkNameFor = (runId: string) => `proxybench-${runId.replace(/[^a-zA-Z0-9_.-]/g, '_')}`.slice(0, 60)
 
 /** The container's address on the run's bridge network (undefined in host mode). */
 export function containerAddress(role: RunningRole): string | undefined {

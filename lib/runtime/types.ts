@@ -42,6 +42,14 @@ export interface Runtime {
   readonly kind: 'native' | 'docker'
   /** How CPU is read, for the manifest: e.g. `cgroup v1 cpuacct`. */
   readonly cpuSource: string
+  /**
+   * Absent or `host`: roles share the host's network (loopback). `bridge` (Docker): each
+   * role in its own namespace, listening on 0.0.0.0, reached at `addressOf(role)`.
+   * See lib/runtime/network.ts.
+   */
+  readonly network?: 'host' | 'bridge'
+  /** A started role's address on the run's network (bridge mode only). */
+  addressOf?(role: RunningRole): string | undefined
   start(spec: RoleSpec): Promise<RunningRole>
   /** Cumulative CPU nanoseconds of the role's whole process tree. */
   cpuNs(role: RunningRole): Promise<number>

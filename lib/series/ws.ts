@@ -112,6 +112,9 @@ export function wsSeries(): Series {
   }
 }
 
+/** The proxy answered the upgrade request: it worked, or it was refused with a status. */
+export const upgradeAnswered = (r: WebSocketRow) => r.status !== 'failed' || r.reason.startsWith('upgrade failed')
+
 /** F8: echo costs within ±20% (nginx article fails), hold: Envoy's cap and everyone else's survival. */
 export function wsFindings(rows: readonly WebSocketRow[]): Finding[] {
   const med = (xs: number[]) => (xs.length ? summarize(xs).median : undefined)
@@ -131,7 +134,8 @@ export function wsFindings(rows: readonly WebSocketRow[]): Finding[] {
     },
     {
       id: 'F8', title: 'nginx article config passes no WebSocket',
-      verdict: !nginxArticle ? 'not measured' : nginxArticle.status === 'failed' ? 'held' : 'not held',
+      // Only a refused upgrade counts: a proxy that did not start says nothing about WebSockets.
+      verdict: !nginxArticle || !upgradeAnswered(nginxArticle) ? 'not measured' : nginxArticle.status === 'failed' ? 'held' : 'not held',
       figure: nginxArticle ? `${nginxArticle.status}${nginxArticle.reason ? `: ${nginxArticle.reason}` : ''}` : '',
     },
   ]

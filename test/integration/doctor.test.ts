@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PROXIES } from '../../lib/catalog.ts'
+import { usable, type ComponentRow } from '../../lib/component.ts'
+import { engineInfo } from '../../lib/docker-engine.ts'
+import { ENGINE_COMPONENT } from '../../lib/doctor.ts'
 import { exec } from '../../lib/exec.ts'
 
 // npm test runs setup as pretest, so here every component must already be present.
@@ -13,7 +16,25 @@ test('doctor --check --json: an array of rows, every proxy with at least two usa
     assert.ok(usable.length >= 2, `${proxy}: ${JSON.stringify(rows.filter((x) => x.component === proxy))}`)
   }
   for (const name of ['backend', 'loadgen', 'wrk', 'openssl']) assert.equal(rows.find((x) => x.component === name)?.status, 'ok', name)
-  assert.equal(r.code, 0, r.stderr)
+  // Exit 0 exactly when every row is usable (the engine row included).
+  assert.equal(r.code, rows.every((x) => usable(x as unknown as ComponentRow)) ? 0 : 1, r.stderr)
+})
+
+test('doctor: the running Docker engine is a row; --check starts nothing', async () => {
+  const before = await engineInfo()
+  const r = await exec('npx', ['zx', 'notebooks/00-setup.mjs', '--check', '--doctor', '--json'], { timeoutMs: 120_000 })
+  const row = (JSON.parse(r.stdout) as Record<string, string>[]).find((x) => x.component === ENGINE_COMPONENT)
+  assert.ok(row, 'an engine row')
+  if (before) {
+    assert.equal(row.status, 'ok')
+    assert.equal(row.version, before.version)
+    assert.equal(row.source, `dockerd, cgroup v${before.cgroupVersion}${before.cgroupDriver ? ` (${before.cgroupDriver})` : ''}, storage ${before.storageDriver}`)
+  } else {
+    assert.equal(row.status, 'missing')
+    assert.match(row.note!, /^docker engine: no engine answers on \S+; (run: npx zx notebooks\/00-setup\.mjs|start it with|dockerd is not installed)/)
+    assert.doesNotMatch(row.note!, /\n/)
+    assert.equal(await engineInfo(), null, '--check did not start dockerd')
+  }
 })
 
 test('doctor with an unknown proxy: one line naming the flag, exit 2', async () => {

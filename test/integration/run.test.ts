@@ -58,7 +58,9 @@ test('killed mid-run, --resume finishes without redoing done cells and leaves no
   assert.equal(readManifest(out)!.steps.pooling, 'running') // SIGKILL: no chance to say more
   const orphans = rolesOf(child.pid!)
 
-  const resumed = spawn(process.execPath, [...args, '--resume'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  // The finished run also builds its report (summary/, ledger, site, PDF): into a temp site.
+  const site = join(out, '..', 'site')
+  const resumed = spawn(process.execPath, [...args, '--resume', '--site', site], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   resumed.stdout!.on('data', (d: Buffer) => (output += d))
   resumed.stderr!.on('data', (d: Buffer) => (output += d))
@@ -71,6 +73,10 @@ test('killed mid-run, --resume finishes without redoing done cells and leaves no
   assert.equal(new Set(keys).size, keys.length, 'no cell measured twice')
   for (const row of before) assert.ok(after.some((a) => a.variant === row.variant && a.started_at === row.started_at), `${row.variant} kept, not redone`)
   assert.equal(readManifest(out)!.steps.pooling, 'done')
+  assert.match(output, /\d+ claims: \d+ reproduced, \d+ not reproduced, \d+ not measured, \d+ not runnable here/)
+  for (const f of ['summary/measurements.csv', 'summary/ratios.csv']) assert.ok(existsSync(join(out, f)), f)
+  const runId = readManifest(out)!.run_id
+  for (const f of ['index.html', 'report.pdf', `runs/${runId}/index.html`, `runs/${runId}/report.pdf`, `runs/${runId}/data/measurements.csv`]) assert.ok(existsSync(join(site, f)), f)
   // What the killed run left (proxy, backend, wrk) is gone, and so is its state file.
   for (const pid of orphans) assert.equal(isAlive(pid), false, `pid ${pid} of the killed run`)
   assert.deepEqual(rolesOf(child.pid!), [])

@@ -1,0 +1,137 @@
+import type { DataFrame } from 'danfojs-node'
+import { compareVersions } from '../catalog.ts'
+import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
+// A cell's status and a row's metric (errors_pct included) come from the claims ledger's
+// definitions, so the article and the ledger never disagree.
+import { cellStatus, metricValue } from '../claims/cells.ts'
+import { summarize, type Summary } from '../stats.ts'
+
+/**
+ * Per-cell aggregates of a run's CSVs: one cell = the rows that differ only by repeat.
+ * danfojs does the grouping (median, min, max, count of every metric); lib/stats adds
+ * what danfojs cannot (CI of the median, CV, warnings) for the primary metric.
+ */
+
+export type TableName = 'measurements' | 'handshakes' | 'websocket'
+type Row = Measurement | Handshake | WebSocketRow
+type Status = 'valid' | 'invalid' | 'failed'
+
+export interface TableSpec {
+  name: TableName
+  /** Columns that identify a cell. */
+  keys: readonly string[]
+  /** The cost metric the article is about. */
+  primary: string
+  /** Reported beside it as medians over valid rows. */
+  secondary: readonly string[]
+}
+
+export const TABLE_SPECS: Record<TableName, TableSpec> = {
+  measurements: {
+    name: 'measurements',
+    keys: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps'],
+    primary: 'proxy_cpu_us_per_req',
+    secondary: ['backend_cpu_us_per_req', 'rps', 'p50_ms', 'p99_ms', 'backend_conns_per_1k_req', 'errors_pct', 'generator_cpu_share', 'proxy_cpu_share', 'max_vus', 'dropped'],
+  },
+  handshakes: {
+    name: 'handshakes',
+    keys: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections'],
+    primary: 'proxy_cpu_us_per_handshake',
+    secondary: ['rate', 'p50_ms', 'p99_ms', 'generator_cpu_share', 'proxy_cpu_share'],
+  },
+  websocket: {
+    name: 'websocket',
+    keys: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
+    primary: 'proxy_cpu_us_per_msg',
+    secondary: ['conns_established', 'refused', 'msg_rate', 'p50_ms', 'p99_ms', 'generator_cpu_share'],
+  },
+}
+
+export interface CellSummary {
+  table: TableName
+  key: Record<string, string | number | null>
+  rows: number
+  counts: Record<Status, number>
+  status: Status
+  /** The primary metric over valid rows; null when no valid row has it. */
+  summary: Summary | null
+  /** Medians of the secondary metrics over valid rows (null: none). */
+  medians: Record<string, number | null>
+  /** Reasons of the rows that are not valid, deduplicated. */
+  reasons: string[]
+  warnings: string[]
+}
+
+export const cellId = (spec: TableSpec, r: Record<string, unknown>) => spec.keys.map((k) => String(r[k] ?? '')).join('|')
+
+let danfo: typeof import('danfojs-node') | undefined
+/** danfojs takes seconds to load (TensorFlow.js): only when something is aggregated. */
+async function loadDanfo() {
+  danfo ??= await import('danfojs-node')
+  return danfo
+}
+
+/** Median, min, max and count of `metric` per cell id, over valid rows with a value. */
+async function groupStats(spec: TableSpec, rows: readonly Row[], metric: string) {
+  const values = rows.flatMap((r) => {
+    const v = metricValue(r, metric)
+    return r.status === 'valid' && v !== null ? [{ cell: cellId(spec, r as never), v }] : []
+  })
+  const out = new Map<string, { median: number; min: number; max: number; count: number }>()
+  if (values.length === 0) return out
+  const dfd = await loadDanfo()
+  const df: DataFrame = new dfd.DataFrame(values)
+  const g = df.groupby(['cell']).agg({ v: ['median', 'min', 'max', 'count'] })
+  for (const rec of dfd.toJSON(g) as Record<string, number | string>[]) {
+    out.set(String(rec.cell), { median: Number(rec.v_median), min: Number(rec.v_min), max: Number(rec.v_max), count: Number(rec.v_count) })
+  }
+  return out
+}
+
+/** One summary per cell, sorted by proxy, then the other key columns (numbers as numbers). */
+export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Promise<CellSummary[]> {
+  const groups = new Map<string, Row[]>()
+  for (const r of rows) {
+    const id = cellId(spec, r as never)
+    groups.set(id, [...(groups.get(id) ?? []), r])
+  }
+  const primary = await groupStats(spec, rows, spec.primary)
+  const secondary = new Map(await Promise.all(spec.secondary.map(async (m) => [m, await groupStats(spec, rows, m)] as const)))
+  const order = ['proxy', ...spec.keys.filter((k) => k !== 'proxy')]
+  const byKey = (a: Row, b: Row) => {
+    for (const k of order) {
+      const x = (a as unknown as Record<string, unknown>)[k]
+      const y = (b as unknown as Record<string, unknown>)[k]
+      const d = typeof x === 'number' && typeof y === 'number' ? x - y : k === 'version' ? compareVersions(String(x ?? ''), String(y ?? '')) : String(x ?? '').localeCompare(String(y ?? ''))
+      if (d !== 0) return d
+    }
+    return 0
+  }
+  return [...groups].sort(([, a], [, b]) => byKey(a[0]!, b[0]!)).map(([id, members]) => {
+    const first = members[0] as unknown as Record<string, string | number | null>
+    const key = Object.fromEntries(spec.keys.map((k) => [k, first[k] ?? null]))
+    const counts = { valid: 0, invalid: 0, failed: 0 }
+    for (const m of members) counts[m.status]++
+    const values = members.flatMap((m) => (m.status === 'valid' && metricValue(m, spec.primary) !== null ? [metricValue(m, spec.primary)!] : []))
+    const stats = values.length ? summarize(values) : null
+    const grouped = primary.get(id)
+    // danfojs and lib/stats must agree on the median; a disagreement is a bug, not noise.
+    if (stats && grouped && Math.abs(grouped.median - stats.median) > 1e-9 * Math.max(1, Math.abs(stats.median))) {
+      throw new Error(`aggregation mismatch for ${id}: danfojs median ${grouped.median}, stats ${stats.median}`)
+    }
+    const warnings = [...(stats?.warnings ?? [])]
+    const excluded = counts.invalid + counts.failed
+    if (excluded > 0) warnings.push(`${excluded} of ${members.length} rows not valid, excluded`)
+    return {
+      table: spec.name,
+      key,
+      rows: members.length,
+      counts,
+      status: cellStatus(members),
+      summary: stats,
+      medians: Object.fromEntries(spec.secondary.map((m) => [m, secondary.get(m)?.get(id)?.median ?? null])),
+      reasons: [...new Set(members.filter((m) => m.status !== 'valid').map((m) => m.reason).filter(Boolean))],
+      warnings,
+    }
+  })
+}

@@ -1,0 +1,228 @@
+/**
+ * Cells of a run and the selectors of claims.yaml over them. A cell is the group of rows
+ * of one table with equal key columns (every repeat of one measured configuration); its
+ * value for a metric is the median over its rows (valid rows only unless rows: all), its
+ * status the most common status of its rows (tie: the worse one).
+ */
+import { compareVersions } from '../catalog.ts'
+import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
+import { median } from '../stats.ts'
+import { KEY_COLUMNS, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
+
+export type Row = Measurement | Handshake | WebSocketRow
+export type CellKey = Record<string, string | number | null>
+
+export interface Cell {
+  table: ClaimTable
+  key: CellKey
+  rows: Row[]
+  status: CellStatus
+}
+
+const WORSE: Record<CellStatus, number> = { valid: 0, invalid: 1, failed: 2 }
+
+/** The most common status of the rows; a tie goes to the worse one (failed > invalid > valid). */
+export function cellStatus(rows: readonly { status: CellStatus }[]): CellStatus {
+  const counts = new Map<CellStatus, number>()
+  for (const r of rows) counts.set(r.status, (counts.get(r.status) ?? 0) + 1)
+  return [...counts].sort((a, b) => b[1] - a[1] || WORSE[b[0]] - WORSE[a[0]])[0]?.[0] ?? 'failed'
+}
+
+export function buildCells(table: ClaimTable, rows: readonly Row[]): Cell[] {
+  const cols = KEY_COLUMNS[table]
+  const groups = new Map<string, Cell>()
+  for (const r of rows) {
+    const rec = r as unknown as Record<string, string | number | null>
+    const key: CellKey = Object.fromEntries(cols.map((c) => [c, rec[c] ?? null]))
+    const id = JSON.stringify(cols.map((c) => key[c]))
+    const cell = groups.get(id) ?? { table, key, rows: [], status: 'valid' as CellStatus }
+    cell.rows.push(r)
+    groups.set(id, cell)
+  }
+  for (const c of groups.values()) c.status = cellStatus(c.rows)
+  return [...groups.values()]
+}
+
+/** A row's value of a metric: a numeric column, or a derived metric (errors_pct). */
+export function metricValue(row: Row, metric: string): number | null {
+  const rec = row as unknown as Record<string, unknown>
+  if (metric === 'errors_pct') {
+    const requests = rec.requests
+    const errors = rec.errors
+    if (typeof requests !== 'number' || typeof errors !== 'number' || requests + errors === 0) return null
+    return (100 * errors) / (requests + errors)
+  }
+  const v = rec[metric]
+  return typeof v === 'number' && Number.isFinite(v) ? v : null
+}
+
+export interface CellValue {
+  cell: Cell
+  metric: string
+  /** Median over the rows used; null when no used row has a value. */
+  value: number | null
+  /** Rows that gave a value. */
+  n: number
+  /** Rows left out because they are not valid (rows: valid). */
+  excluded: number
+}
+
+export function cellValue(cell: Cell, metric: string, rows: 'valid' | 'all'): CellValue {
+  const used = rows === 'all' ? cell.rows : cell.rows.filter((r) => r.status === 'valid')
+  const values = used.map((r) => metricValue(r, metric)).filter((v): v is number => v !== null)
+  return { cell, metric, value: values.length ? median(values) : null, n: values.length, excluded: cell.rows.length - used.length }
+}
+
+// ------------------------------------------------------------------ selectors
+
+const isMap = (w: ColumnWant): w is Record<string, Scalar | Scalar[]> => typeof w === 'object' && !Array.isArray(w)
+
+/** The wanted values of a column for a cell's proxy: undefined when a per-proxy map has no entry for it. */
+function wantFor(w: ColumnWant, proxy: string): Scalar[] | undefined {
+  if (isMap(w)) {
+    const v = w[proxy]
+    return v === undefined ? undefined : [v].flat()
+  }
+  return [w].flat()
+}
+
+const normVersion = (v: string) => v.trim().replace(/^v(?=\d)/, '')
+
+type VersionWant = { op: '>=' | '<=' | '>' | '<' | '=='; version: string } | 'newest'
+
+function parseVersionWant(s: string): VersionWant {
+  if (s === 'newest') return 'newest'
+  const m = /^(>=|<=|>|<|==|=)?\s*(.+)$/.exec(s.trim())!
+  return { op: (m[1] === '=' || !m[1] ? '==' : m[1]) as '>=' | '<=' | '>' | '<' | '==', version: normVersion(m[2]!) }
+}
+
+function versionHolds(version: string, w: Exclude<VersionWant, 'newest'>): boolean {
+  const d = compareVersions(normVersion(version), w.version)
+  switch (w.op) {
+    case '>=':
+      return d >= 0
+    case '<=':
+      return d <= 0
+    case '>':
+      return d > 0
+    case '<':
+      return d < 0
+    case '==':
+      return normVersion(version) === w.version || (d === 0 && /^\d/.test(version))
+  }
+}
+
+/** Proxies a selector names: its proxy column, else the keys shared by its per-proxy maps. */
+export function neededProxies(spec: SelectorSpec): string[] | null {
+  const p = spec.columns.proxy
+  if (p !== undefined && !isMap(p)) return [p].flat().map(String)
+  const maps = Object.values(spec.columns).filter(isMap)
+  if (maps.length === 0) return null
+  return Object.keys(maps[0]!).filter((k) => maps.every((m) => k in m))
+}
+
+/** A selector in words, as claims.yaml writes it, resolved for one proxy when given. */
+export function describeSpec(spec: SelectorSpec, proxy?: string): string {
+  const parts = Object.entries(spec.columns).flatMap(([col, w]) => {
+    if (col === 'proxy' && proxy !== undefined) return [`proxy: ${proxy}`]
+    const v = proxy !== undefined && isMap(w) ? w[proxy] : w
+    if (v === undefined) return []
+    return [`${col}: ${Array.isArray(v) ? `[${v.join(', ')}]` : isMap(v) ? JSON.stringify(v) : String(v)}`]
+  })
+  if (proxy !== undefined && spec.columns.proxy === undefined) parts.unshift(`proxy: ${proxy}`)
+  if (spec.pick) parts.push(`pick: ${spec.pick}`)
+  return `{${parts.join(', ')}}`
+}
+
+export interface Match {
+  cells: Cell[]
+  /** One line per needed cell that is absent. */
+  missing: string[]
+}
+
+/**
+ * The cells a selector map matches. Columns: equality or any of a list, per proxy when the
+ * value is a map. version: a comparison, an exact version, or "newest" (also when left out:
+ * the newest version among the cells that match the other columns, per proxy, as in
+ * lib/findings.ts). pick: lowest-failing-target keeps the cells of the lowest target_rps
+ * whose status is not valid. Every proxy the selector names needs a cell.
+ */
+export function matchSelector(cells: readonly Cell[], spec: SelectorSpec): Match {
+  const { version, ...others } = spec.columns
+  const candidates = cells.filter((c) =>
+    Object.entries(others).every(([col, w]) => {
+      if (!(col in c.key)) return false
+      const want = wantFor(w, String(c.key.proxy))
+      return want !== undefined && want.some((x) => String(x) === String(c.key[col]))
+    }),
+  )
+  const wants = new Map<Cell, VersionWant[]>()
+  for (const c of candidates) {
+    const w = version === undefined ? ['newest'] : wantFor(version, String(c.key.proxy))
+    if (w !== undefined) wants.set(c, w.map((x) => parseVersionWant(String(x))))
+  }
+  const newestOf = new Map<string, string>()
+  for (const [c, w] of wants) {
+    if (!w.includes('newest')) continue
+    const p = String(c.key.proxy)
+    const v = String(c.key.version)
+    const best = newestOf.get(p)
+    if (best === undefined || compareVersions(v, best) > 0) newestOf.set(p, v)
+  }
+  let matched = [...wants].filter(([c, w]) =>
+    w.some((x) => (x === 'newest' ? compareVersions(String(c.key.version), newestOf.get(String(c.key.proxy))!) === 0 : versionHolds(String(c.key.version), x))),
+  ).map(([c]) => c)
+
+  if (spec.pick === 'lowest-failing-target') {
+    const failing = matched.filter((c) => c.status !== 'valid' && typeof c.key.target_rps === 'number')
+    if (matched.length > 0 && failing.length === 0) {
+      return { cells: [], missing: [`no failing target among the ${matched.length} cell${matched.length === 1 ? '' : 's'} of ${describeSpec(spec)}`] }
+    }
+    const lowest = Math.min(...failing.map((c) => c.key.target_rps as number))
+    matched = failing.filter((c) => c.key.target_rps === lowest)
+  }
+  const missing: string[] = []
+  const needed = neededProxies(spec)
+  if (needed) {
+    for (const p of needed) if (!matched.some((c) => c.key.proxy === p)) missing.push(`no cell ${describeSpec(spec, p)}`)
+  } else if (matched.length === 0) missing.push(`no cell ${describeSpec(spec)}`)
+  return { cells: matched, missing }
+}
+
+/** One value from several cells' values. newest: the cells of the newest version (their median). */
+export function aggregate(values: readonly CellValue[], agg: Agg = 'median'): number | null {
+  const xs = values.filter((v) => v.value !== null)
+  if (xs.length === 0) return null
+  if (agg === 'min') return Math.min(...xs.map((v) => v.value!))
+  if (agg === 'max') return Math.max(...xs.map((v) => v.value!))
+  if (agg === 'newest') {
+    const top = xs.map((v) => String(v.cell.key.version)).sort(compareVersions).at(-1)!
+    return median(xs.filter((v) => compareVersions(String(v.cell.key.version), top) === 0).map((v) => v.value!))
+  }
+  return median(xs.map((v) => v.value!))
+}
+
+/** The series whose cells a variant names when nothing else is said (measurements). */
+const HOME_SERIES: Record<string, string> = { article: 'same', 'pool-added': 'pool-added' }
+
+/**
+ * The series of a cell when its variant does not tell it: article and pool-added cells also
+ * come from versions and tls-* (measurements); null otherwise.
+ */
+export function shownSeries(cell: Cell): string | null {
+  const { variant, series } = cell.key
+  const home = HOME_SERIES[String(variant)]
+  return cell.table === 'measurements' && home !== undefined && series !== home ? String(series) : null
+}
+
+/** A short name of a cell for the report: proxy version variant, then what differs from the usual. */
+export function cellLabel(cell: Cell): string {
+  const k = cell.key
+  const parts = [k.proxy, k.version, k.variant]
+  const series = shownSeries(cell)
+  if (series) parts.push(series)
+  if (k.key_type !== undefined && (cell.table === 'handshakes' || k.key_type !== 'ec256')) parts.push(k.key_type)
+  if (k.mode !== undefined) parts.push(k.mode)
+  if (k.model === 'open') parts.push(`open@${k.target_rps ?? '?'}`)
+  return parts.join(' ')
+}

@@ -1,0 +1,404 @@
+/**
+ * The claims ledger: baselines/published/claims.yaml and figures.yaml, parsed and
+ * checked with zod. Every problem (a malformed claim or check, an unknown figure id in a
+ * number expression, a selector column the table does not have, a runnable side without
+ * a series) is a one-line UserError `file:line: path: what. fix`. Loading reads the two
+ * files and nothing else.
+ */
+import { join } from 'node:path'
+import { z } from 'zod'
+import { PROXIES } from '../catalog.ts'
+import { handshakeSchema, measurementSchema, websocketSchema } from '../data/schema.ts'
+import { repoRoot } from '../paths.ts'
+import { readYamlFile } from '../yaml-file.ts'
+import { evalNumber, ExprError, FIGURE_ID, type FigureValues } from './expr.ts'
+
+// ------------------------------------------------------------------ tables and columns
+
+export const CLAIM_TABLES = ['measurements', 'handshakes', 'websocket'] as const
+export type ClaimTable = (typeof CLAIM_TABLES)[number]
+
+/**
+ * The key columns of each table: rows with equal values here (any repeat) form one cell.
+ * The same columns the harness uses to identify a repeat (lib/data/tables.ts), less `repeat`.
+ */
+export const KEY_COLUMNS: Record<ClaimTable, readonly string[]> = {
+  measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps'],
+  handshakes: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections'],
+  websocket: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
+}
+
+/**
+ * The `series` values the harness writes to each table (lib/series/*: pooling, versions,
+ * tls, ws). A runnable claim names one (or several) on every side, so that cells of
+ * different series (pool-added vs tls-ceiling, same vs versions) are never pooled.
+ */
+export const CLAIM_SERIES: Record<ClaimTable, readonly string[]> = {
+  measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom', 'versions', 'tls-ceiling', 'tls-open', 'tls-calibration'],
+  handshakes: ['tls-handshake'],
+  websocket: ['ws-echo', 'ws-hold'],
+}
+
+/** Metrics computed from a row's columns, per table. */
+export const DERIVED_METRICS: Record<ClaimTable, readonly string[]> = {
+  measurements: ['errors_pct'],
+  handshakes: [],
+  websocket: [],
+}
+
+const SCHEMAS = { measurements: measurementSchema, handshakes: handshakeSchema, websocket: websocketSchema } as const
+
+function numericColumns(schema: z.AnyZodObject): string[] {
+  return Object.entries(schema.shape as Record<string, z.ZodTypeAny>)
+    .filter(([, t]) => (t instanceof z.ZodNullable ? t.unwrap() : t) instanceof z.ZodNumber)
+    .map(([k]) => k)
+}
+
+/** The metrics a check may name for a table: its numeric columns and derived metrics. */
+export function tableMetrics(table: ClaimTable): string[] {
+  return [...numericColumns(SCHEMAS[table]), ...DERIVED_METRICS[table]]
+}
+
+/** Proxies a selector may name: the catalog's five plus `direct` (no proxy). */
+export const SELECTOR_PROXIES: readonly string[] = [...PROXIES, 'direct']
+
+// ------------------------------------------------------------------ figures
+
+export const figureSchema = z
+  .object({
+    id: z.string().regex(FIGURE_ID, 'expected an id like s000-some-figure'),
+    source: z.string().min(1),
+    about: z.string().optional(),
+    location: z.string().optional(),
+    quote: z.string().min(1),
+    meaning: z.string().min(1),
+    proxy: z.string().nullable(),
+    version: z.string().nullable(),
+    metric: z.string().min(1),
+    value: z.union([z.number(), z.string(), z.boolean()]).nullable(),
+    unit: z.string().nullable(),
+    approx: z.boolean().optional(),
+    conditions: z.record(z.unknown()),
+    note: z.string().optional(),
+  })
+  .strict()
+
+export type Figure = z.infer<typeof figureSchema>
+
+const uniqueIds = <T extends { id: string }>(items: T[], ctx: z.RefinementCtx) => {
+  const seen = new Set<string>()
+  items.forEach((x, i) => {
+    if (seen.has(x.id)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'id'], message: `duplicate id "${x.id}"` })
+    seen.add(x.id)
+  })
+}
+
+const figuresFileSchema = z.array(figureSchema).superRefine(uniqueIds)
+
+// ------------------------------------------------------------------ claims
+
+export type Scalar = string | number | boolean
+/** A wanted column value: a scalar, any of a list, or per proxy ({haproxy: x, nginx: y}). */
+export type ColumnWant = Scalar | Scalar[] | Record<string, Scalar | Scalar[]>
+export type Agg = 'median' | 'min' | 'max' | 'newest'
+
+/**
+ * One selector map, normalized: the column keys apart from the special keys. A selector
+ * of claims.yaml (a map or a list of maps) becomes a list of these: the union of their cells.
+ */
+export interface SelectorSpec {
+  columns: Record<string, ColumnWant>
+  agg?: Agg
+  pick?: 'lowest-failing-target'
+  /** Overrides the check's metric for this side. */
+  metric?: string
+  /** A constant side: a number expression instead of column keys. */
+  value?: number | string
+}
+export type Selector = SelectorSpec[]
+
+const isScalar = (v: unknown): v is Scalar => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+const isScalars = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.length > 0 && v.every(isScalar))
+
+/** A column value: scalar, non-empty list of scalars, or a map keyed by proxy of those. */
+const wantSchema = z.unknown().superRefine((v, ctx) => {
+  const ok = isScalars(v) || (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isScalars))
+  if (!ok) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expected a value, a list of values or a map keyed by proxy, got ${JSON.stringify(v)}` })
+}) as unknown as z.ZodType<ColumnWant>
+
+/** A number or an arithmetic expression over figure ids (checked against the figures). */
+const numberExpr = (figures: FigureValues) =>
+  (z.unknown().superRefine((v, ctx) => {
+    if (typeof v !== 'number' && typeof v !== 'string') {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: v === undefined ? 'required: a number or a quoted expression over figure ids' : `expected a number or a quoted expression over figure ids, got ${JSON.stringify(v)}` })
+      return
+    }
+    try {
+      evalNumber(v, figures)
+    } catch (e) {
+      if (!(e instanceof ExprError)) throw e
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: e.message })
+    }
+  }) as unknown as z.ZodType<number | string>)
+
+const VERSION_WANT = /^(newest|(>=|<=|>|<|==|=)?\s*v?\d+(\.\d+)*)$/
+
+function selectorMapSchema(figures: FigureValues) {
+  return z
+    .object({
+      agg: z.enum(['median', 'min', 'max', 'newest']).optional(),
+      pick: z.literal('lowest-failing-target').optional(),
+      metric: z.string().min(1).optional(),
+      value: numberExpr(figures).optional(),
+    })
+    .catchall(wantSchema)
+    .superRefine((m, ctx) => {
+      const { agg, pick, metric, value, ...rest } = m
+      const columns = rest as Record<string, ColumnWant>
+      if (value !== undefined && (Object.keys(columns).length > 0 || agg || pick || metric)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['value'], message: 'a constant side (value) takes no other keys' })
+      }
+      const proxyMapKeys = (w: unknown) => (w && typeof w === 'object' && !Array.isArray(w) ? Object.keys(w) : [])
+      for (const [col, want] of Object.entries(columns)) {
+        for (const p of proxyMapKeys(want)) {
+          if (!SELECTOR_PROXIES.includes(p)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [col, p], message: `"${p}" is not a proxy (a map value is keyed by proxy: ${SELECTOR_PROXIES.join(', ')})` })
+        }
+      }
+      const proxyIsMap = typeof columns.proxy === 'object' && !Array.isArray(columns.proxy)
+      if (proxyIsMap) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['proxy'], message: 'proxy takes a name or a list of names, not a map' })
+      const proxies = columns.proxy === undefined || proxyIsMap ? [] : [columns.proxy].flat()
+      for (const p of proxies) {
+        if (!SELECTOR_PROXIES.includes(String(p))) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['proxy'], message: `unknown proxy "${p}" (one of ${SELECTOR_PROXIES.join(', ')})` })
+      }
+      const version = columns.version
+      if (version !== undefined) {
+        const values = typeof version === 'object' && !Array.isArray(version) ? Object.values(version).flat() : [version].flat()
+        for (const v of values) {
+          if (typeof v !== 'string' || !VERSION_WANT.test(v)) {
+            ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['version'], message: `version ${JSON.stringify(v)} must be a quoted string: "newest", a version "1.27.4" or a comparison ">=1.29.7"` })
+          }
+        }
+      }
+    })
+    .transform((m): SelectorSpec => {
+      const { agg, pick, metric, value, ...columns } = m
+      return { columns: columns as Record<string, ColumnWant>, ...(agg && { agg }), ...(pick && { pick }), ...(metric && { metric }), ...(value !== undefined && { value }) }
+    })
+}
+
+function selectorSchema(figures: FigureValues) {
+  const map = selectorMapSchema(figures)
+  // A single map is a list of one (a problem inside it is reported at the map's line).
+  return z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(map).min(1)).superRefine((list, ctx) => {
+    if (list.length > 1 && list.some((s) => s.value !== undefined)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'a constant side (value) cannot be part of a list of selectors' })
+  })
+}
+
+const STATUSES = ['valid', 'invalid', 'failed'] as const
+export type CellStatus = (typeof STATUSES)[number]
+
+/** A regular expression (JavaScript syntax) over a row's `reason`. */
+const reasonSchema = z.string().min(1).superRefine((v, ctx) => {
+  try {
+    new RegExp(v)
+  } catch (e) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `not a regular expression: ${(e as Error).message}` })
+  }
+})
+
+function checkSchema(figures: FigureValues) {
+  const num = numberExpr(figures)
+  const sel = selectorSchema(figures)
+  const common = {
+    table: z.enum(CLAIM_TABLES).default('measurements'),
+    metric: z.string().min(1).optional(),
+    rows: z.enum(['valid', 'all']).default('valid'),
+    select: sel.optional(),
+    for_each: z.array(selectorMapSchema(figures)).min(1).optional(),
+    expect: z.string().min(1),
+    expect_basis: z.enum(['published', 'project']),
+  }
+  const by = z.enum(['desc', 'asc'])
+  return z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('ratio'), ...common, a: sel, b: sel, min: num.optional(), max: num.optional(), approx: num.optional(), tolerance: num.optional() }).strict(),
+    z.object({ kind: z.literal('equal'), ...common, a: sel, b: sel, tolerance: num }).strict(),
+    z.object({ kind: z.literal('spread'), ...common, select: sel, max: num }).strict(),
+    z
+      .object({
+        kind: z.literal('rank'),
+        ...common,
+        select: sel,
+        by,
+        positions: z.record(z.array(z.number().int().refine((x) => x !== 0, 'places are 1-based; negative counts from the end')).min(1)).optional(),
+        same_order_as: z
+          .object({ table: z.enum(CLAIM_TABLES).default('measurements'), metric: z.string().min(1), rows: z.enum(['valid', 'all']).default('valid'), select: sel, by })
+          .strict()
+          .optional(),
+      })
+      .strict(),
+    z.object({ kind: z.literal('threshold'), ...common, select: sel, op: z.enum(['<', '<=', '>', '>=', '==']), value: num }).strict(),
+    z.object({ kind: z.literal('status'), ...common, cells: z.array(z.object({ select: sel, status: z.array(z.enum(STATUSES)).min(1), reason: reasonSchema.optional() }).strict()).min(1) }).strict(),
+    z.object({ kind: z.literal('count'), ...common, select: sel, value: z.union([z.literal('conns_target'), num]), tolerance: num.optional() }).strict(),
+  ])
+}
+
+export type Check = z.infer<ReturnType<typeof checkSchema>>
+export type CheckKind = Check['kind']
+
+const SOURCE = /^(\d{3})_[0-9a-f]+\.txt$/
+
+function claimObjectSchema(figures: FigureValues) {
+  return z
+    .object({
+      id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'expected a kebab-case id'),
+      source: z.string().regex(SOURCE, 'expected a seed file name like 000_ad6047c3dfc67502.txt'),
+      about: z.string().regex(SOURCE, 'expected a seed file name').optional(),
+      quote: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+      claim: z.string().min(1),
+      published: z.string().min(1),
+      figures: z.array(z.string()),
+      finding: z.string().regex(/^F[1-8]$/, 'expected F1..F8 or null').nullable(),
+      condition: z.string().min(1),
+      runnable_here: z.boolean(),
+      not_runnable_reason: z.string().min(1).optional(),
+      caveat: z.string().min(1).nullable().default(null),
+      check: checkSchema(figures),
+      comparable_across_machines: z.boolean(),
+      notes: z.string().min(1).nullable().default(null),
+    })
+    .strict()
+}
+
+export type Claim = z.infer<ReturnType<typeof claimObjectSchema>>
+
+const claimSchema = (figures: FigureValues) => claimObjectSchema(figures).superRefine((c, ctx) => checkClaim(c, figures, ctx))
+
+type Issue = (path: (string | number)[], message: string) => void
+
+/** The cross-field rules of the header that zod's shape alone does not express. */
+function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void {
+  const issue: Issue = (path, message) => ctx.addIssue({ code: z.ZodIssueCode.custom, path, message })
+  const prefix = /^s(\d{3})-/.exec(c.id)?.[1]
+  const source = SOURCE.exec(c.source)?.[1]
+  if (source === '000' && prefix) issue(['id'], `claims of 000 have no prefix, but the id starts with s${prefix}-`)
+  if (source && source !== '000' && prefix !== source) issue(['id'], `claims of ${source} start with s${source}-`)
+  c.figures.forEach((id, i) => {
+    if (!figures.has(id)) issue(['figures', i], `unknown figure id "${id}" (figure ids are the ids in figures.yaml)`)
+  })
+  if (!c.runnable_here && !c.not_runnable_reason) issue(['runnable_here'], 'runnable_here: false needs not_runnable_reason')
+  if (c.runnable_here && c.not_runnable_reason) issue(['not_runnable_reason'], 'not_runnable_reason is only for runnable_here: false')
+
+  const k = c.check
+  const at = (...p: (string | number)[]) => ['check', ...p]
+  if (k.kind === 'ratio') {
+    if (k.min === undefined && k.max === undefined && k.approx === undefined) issue(at('kind'), 'a ratio check needs min, max or approx')
+    if (k.approx !== undefined && k.tolerance === undefined) issue(at('approx'), 'approx needs a tolerance')
+    if (k.approx === undefined && k.tolerance !== undefined) issue(at('tolerance'), 'tolerance without approx (a ratio uses min/max, or approx + tolerance)')
+  }
+  if (k.kind === 'rank' && (k.positions === undefined) === (k.same_order_as === undefined)) issue(at('kind'), 'a rank check needs exactly one of positions and same_order_as')
+  if (k.kind === 'count' && k.value === 'conns_target' && k.table !== 'websocket') issue(at('value'), 'conns_target is a column of the websocket table only')
+  if (k.kind === 'rank' && k.positions) {
+    for (const p of Object.keys(k.positions)) if (!SELECTOR_PROXIES.includes(p)) issue(at('positions', p), `"${p}" is not a proxy`)
+  }
+
+  // Metrics: every side that reads cells needs one, and it must exist in the table.
+  const metrics = tableMetrics(k.table)
+  const needsMetric = k.kind !== 'status'
+  if (k.metric !== undefined && !metrics.includes(k.metric)) issue(at('metric'), `"${k.metric}" is not a metric of ${k.table} (one of ${metrics.join(', ')})`)
+  const sides: [string, Selector | undefined][] =
+    k.kind === 'ratio' || k.kind === 'equal' ? [['a', k.a], ['b', k.b]] : k.kind === 'status' ? k.cells.map((x, i) => [`cells.${i}.select`, x.select]) : [['select', k.select]]
+  for (const [name, side] of sides) {
+    side?.forEach((s, i) => {
+      const path = (...p: (string | number)[]) => at(...name.split('.'), ...(side.length > 1 ? [i] : []), ...p)
+      if (s.metric !== undefined && !metrics.includes(s.metric)) issue(path('metric'), `"${s.metric}" is not a metric of ${k.table}`)
+      if (needsMetric && s.value === undefined && s.metric === undefined && k.metric === undefined) issue(path(), 'no metric: set the check\'s metric or one in this selector')
+      if (s.value !== undefined && k.kind !== 'ratio' && k.kind !== 'equal') issue(path('value'), 'a constant side (value) is for a or b of ratio and equal checks')
+      // Claims not runnable here may name columns the harness does not have.
+      if (c.runnable_here) {
+        for (const col of Object.keys(s.columns)) {
+          if (!KEY_COLUMNS[k.table].includes(col)) issue(path(col), `"${col}" is not a selector column of ${k.table} (one of ${KEY_COLUMNS[k.table].join(', ')})`)
+        }
+      }
+    })
+  }
+  if (k.kind === 'rank' && k.same_order_as) {
+    const ref = k.same_order_as
+    const refMetrics = tableMetrics(ref.table)
+    if (!refMetrics.includes(ref.metric)) issue(at('same_order_as', 'metric'), `"${ref.metric}" is not a metric of ${ref.table}`)
+    if (c.runnable_here) {
+      for (const s of ref.select) for (const col of Object.keys(s.columns)) {
+        if (!KEY_COLUMNS[ref.table].includes(col)) issue(at('same_order_as', 'select', col), `"${col}" is not a selector column of ${ref.table}`)
+      }
+    }
+  }
+  if (c.runnable_here && k.for_each) {
+    k.for_each.forEach((s, i) => {
+      for (const col of Object.keys(s.columns)) if (!KEY_COLUMNS[k.table].includes(col)) issue(at('for_each', i, col), `"${col}" is not a selector column of ${k.table}`)
+    })
+  }
+  if (c.runnable_here) checkSeries(k, issue)
+}
+
+const hasSeries = (s: SelectorSpec) => s.columns.series !== undefined
+
+/**
+ * Series of a runnable claim: every side that reads cells names `series` (itself, in every
+ * map of select, or in every for_each item), and every value named is one the harness
+ * writes to that table. Without it a selector pools cells of different series.
+ */
+function checkSeries(k: Check, issue: Issue): void {
+  type Named = { path: (string | number)[]; spec: SelectorSpec; table: ClaimTable }
+  const list = (path: (string | number)[], sel: Selector, table: ClaimTable): Named[] =>
+    sel.map((spec, i) => ({ path: ['check', ...path, ...(sel.length > 1 ? [i] : [])], spec, table }))
+  const items: Named[] = (k.for_each ?? []).map((spec, i) => ({ path: ['check', 'for_each', i], spec, table: k.table }))
+  const itemsName = k.for_each !== undefined && k.for_each.every(hasSeries)
+  // ratio, equal and status: select is a layer under the sides; otherwise it is the side.
+  const layered = k.kind === 'ratio' || k.kind === 'equal' || k.kind === 'status'
+  const shared = layered && k.select ? list(['select'], k.select, k.table) : []
+  const fromAbove = itemsName || (layered && k.select !== undefined && k.select.every(hasSeries))
+  const sides: Named[] =
+    k.kind === 'ratio' || k.kind === 'equal'
+      ? [...list(['a'], k.a, k.table), ...list(['b'], k.b, k.table)]
+      : k.kind === 'status'
+        ? k.cells.flatMap((x, i) => list(['cells', i, 'select'], x.select, k.table))
+        : list(['select'], k.select, k.table)
+  for (const s of sides) {
+    if (s.spec.value === undefined && !fromAbove && !hasSeries(s.spec)) {
+      issue(s.path, `no series: name the series whose cells this side reads (one of ${CLAIM_SERIES[s.table].join(', ')}; a list or a map by proxy for several), so that cells of different series are never pooled`)
+    }
+  }
+  // same_order_as reads its own cells: select and for_each do not apply to it.
+  const ref = k.kind === 'rank' && k.same_order_as ? list(['same_order_as', 'select'], k.same_order_as.select, k.same_order_as.table) : []
+  for (const s of ref) if (!hasSeries(s.spec)) issue(s.path, `no series: name the series of the cells this order is read from (one of ${CLAIM_SERIES[s.table].join(', ')})`)
+  for (const s of [...shared, ...items, ...sides, ...ref]) {
+    const want = s.spec.columns.series
+    if (want === undefined) continue
+    const values = typeof want === 'object' && !Array.isArray(want) ? Object.values(want).flat() : [want].flat()
+    for (const v of values) {
+      if (!CLAIM_SERIES[s.table].includes(String(v))) issue([...s.path, 'series'], `"${v}" is not a series of ${s.table} (one of ${CLAIM_SERIES[s.table].join(', ')})`)
+    }
+  }
+}
+
+const claimsFileSchema = (figures: FigureValues) => z.array(claimSchema(figures)).superRefine(uniqueIds)
+
+// ------------------------------------------------------------------ loading
+
+export interface Ledger {
+  claims: Claim[]
+  figures: Map<string, Figure>
+}
+
+export const PUBLISHED_DIR = join(repoRoot, 'baselines/published')
+
+/** Reads figures.yaml and claims.yaml of `dir`; the first problem is a one-line UserError with file:line. */
+export function loadLedger(dir = PUBLISHED_DIR): Ledger {
+  const list = readYamlFile(join(dir, 'figures.yaml'), figuresFileSchema, 'Fix the figure as README.md in that folder describes')
+  const figures = new Map(list.map((f) => [f.id, f]))
+  const claims = readYamlFile(
+    join(dir, 'claims.yaml'),
+    claimsFileSchema(figures),
+    'Fix the claim as the header of claims.yaml describes (figure ids come from figures.yaml)',
+  )
+  return { claims, figures }
+}

@@ -1,0 +1,163 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { compareRuns } from '../analysis/compare.ts'
+import { publishedDeltas, publishedPage } from '../analysis/published.ts'
+import { loadRun, type RunData } from '../analysis/run-data.ts'
+import { aggregate, summaryCsvs, type Aggregates } from '../analysis/summary.ts'
+import { loadBaseline, listBaselines } from '../baselines.ts'
+import { evaluateClaims, type ClaimResult } from '../claims/evaluate.ts'
+import { loadLedger } from '../claims/ledger.ts'
+import { MANIFEST_FILE } from '../data/manifest.ts'
+import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from '../data/tables.ts'
+import type { Finding } from '../findings.ts'
+import { poolingFindings } from '../findings.ts'
+import type { Logger } from '../log.ts'
+import { displayPath } from '../paths.ts'
+import { documentedReuse, POOLING_SERIES } from '../series/pooling.ts'
+import { tlsFindings } from '../series/tls.ts'
+import { versionFindings } from '../series/versions.ts'
+import { wsFindings } from '../series/ws.ts'
+import { buildArticle } from './article.ts'
+import type { BaselineComparison } from './baseline-section.ts'
+import { renderChart } from './chart-requests.ts'
+import { readOpenSeries } from './open-series.ts'
+import { renderPdf, withBrowser } from './pdf.ts'
+import { publishRun, writeFileAtomicBytes, writeSiteIndex, type SiteEntry, type SiteFile } from './site.ts'
+
+/**
+ * The report pipeline: run directory (+ baseline) → aggregates → findings and claims →
+ * Markdown article → site/runs/<id>/ (page, charts, CSVs) → PDF → site/index.html.
+ * Works from the CSVs alone; raw/ only adds the open model's per-second charts.
+ */
+export interface ReportOptions {
+  runDir: string
+  baseline?: string
+  siteDir: string
+  pdf: boolean
+  log: Logger
+  /** Footer stamp of the pages; fixed in golden tests. */
+  generated?: string
+}
+
+export interface ReportResult {
+  page: string
+  pdf: string | null
+  claims: ClaimResult[]
+  findings: Finding[]
+  aggregates: Aggregates
+  timings: Record<string, number>
+}
+
+/** Findings of every series from the rows alone (the same functions run-all uses). */
+export function runFindings(run: Pick<RunData, 'measurements' | 'handshakes' | 'websocket'>): Finding[] {
+  return [
+    ...(run.measurements.some((r) => POOLING_SERIES.includes(r.series)) ? poolingFindings(run.measurements.filter((r) => POOLING_SERIES.includes(r.series)), documentedReuse) : []),
+    ...(run.handshakes.length || run.measurements.some((r) => r.series.startsWith('tls')) ? tlsFindings(run.handshakes, run.measurements) : []),
+    ...(run.websocket.length ? wsFindings(run.websocket) : []),
+    ...(run.measurements.some((r) => r.series === 'versions') ? versionFindings(run.measurements) : []),
+  ]
+}
+
+export function compareWithBaseline(run: RunData, id: string, claims: readonly ClaimResult[]): BaselineComparison {
+  const b = loadBaseline(id)
+  if (b.kind === 'published') {
+    const p = publishedDeltas(b.file, claims)
+    return { id, kind: 'published', title: p.title, machine: p.machine, sameMachine: false, deltas: p.deltas }
+  }
+  const host = b.run.manifest.host
+  return {
+    id, kind: 'run', title: `run ${b.run.manifest.run_id}, profile ${b.run.manifest.profile}, ${b.run.manifest.started}`,
+    machine: `${host.cpu_model}, ${host.cores} cores (${host.hostname})`,
+    sameMachine: host.hostname === run.manifest.host.hostname && host.cpu_model === run.manifest.host.cpu_model,
+    deltas: compareRuns(b.run, run),
+  }
+}
+
+export async function buildReport(o: ReportOptions): Promise<ReportResult> {
+  const timings: Record<string, number> = {}
+  let t = performance.now()
+  const lap = (name: string) => {
+    const now = performance.now()
+    timings[name] = Math.round(now - t)
+    t = now
+  }
+  const run = loadRun(o.runDir)
+  const id = run.manifest.run_id
+  // Resolve the baseline before anything is written: an unknown id loses nothing.
+  const baselineId = o.baseline
+  if (baselineId) loadBaseline(baselineId)
+  const aggregates = await aggregate(run)
+  lap('aggregate')
+  const findings = runFindings(run)
+  const claims = evaluateClaims(loadLedger(), run)
+  const baseline = baselineId ? compareWithBaseline(run, baselineId, claims) : undefined
+  if (baselineId) await publishBaselinePage(o.siteDir, baselineId, o)
+  lap('findings, claims, baseline')
+  const article = buildArticle({ run, aggregates, findings, claims, baseline, openSeries: readOpenSeries(o.runDir), documentedReuse })
+  const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
+  lap('article and charts')
+
+  const files: SiteFile[] = [
+    ...article.files,
+    ...charts,
+    ...[...summaryCsvs(aggregates)].map(([path, content]) => ({ path: `data/${path}`, content })),
+    ...[MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file].filter((f) => existsSync(join(o.runDir, f))).map((f) => ({ path: `data/${f}`, source: join(o.runDir, f) })),
+  ]
+  const published = publishRun(o.siteDir, { runId: id, markdown: article.markdown, files, generated: o.generated, title: `proxybench run ${id}` }, o.log)
+  lap('publish')
+
+  let pdf: string | null = null
+  if (o.pdf) {
+    pdf = join(published.dir, 'report.pdf')
+    await withBrowser((browser) => renderPdf(published.page, pdf!, { browser, footerText: `proxybench run ${id}` }))
+    // site/report.pdf: the latest report, where readers look first.
+    writeFileAtomicBytes(join(o.siteDir, 'report.pdf'), readFileSync(pdf))
+    o.log.info(`wrote ${displayPath(pdf)} and ${displayPath(join(o.siteDir, 'report.pdf'))}`)
+    lap('pdf')
+  }
+  writeSiteIndex(o.siteDir, siteEntries(o.siteDir), o.log, {
+    intro: 'Reverse-proxy benchmarks that measure what a proxy costs: CPU microseconds per request. Each run has its article, its CSVs and a PDF.',
+    links: existsSync(join(o.siteDir, 'report.pdf')) ? [{ href: 'report.pdf', text: 'Latest report (PDF)' }] : [],
+    generated: o.generated,
+  })
+  lap('index')
+  return { page: published.page, pdf, claims, findings, aggregates, timings }
+}
+
+/** Every published run (newest first, from its copied manifest) and every baseline. */
+function siteEntries(siteDir: string): SiteEntry[] {
+  const runsDir = join(siteDir, 'runs')
+  const runs = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => !d.startsWith('.') && existsSync(join(runsDir, d, 'index.html'))) : []
+  const entries = runs.map((d) => {
+    const file = join(runsDir, d, 'data', MANIFEST_FILE)
+    const m = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { started?: string; profile?: string; series?: string[]; runtime?: string }) : {}
+    return {
+      href: `runs/${d}/index.html`, title: `run ${d}`, kind: 'run' as const, date: m.started?.slice(0, 10),
+      subtitle: [m.profile && `profile ${m.profile}`, m.series && `series ${m.series.join(', ')}`, m.runtime && `runtime ${m.runtime}`].filter(Boolean).join(' · '),
+      started: m.started ?? '',
+    }
+  }).sort((a, b) => b.started.localeCompare(a.started)).map(({ started: _, ...e }) => e)
+  const baselinesDir = join(siteDir, 'baselines')
+  const baselines = listBaselines().filter((b) => existsSync(join(baselinesDir, b.id, 'index.html'))).map((b) => ({
+    href: `baselines/${b.id}/index.html`, title: `baseline ${b.id}`, kind: 'baseline' as const,
+    subtitle: b.kind === 'published' ? 'figures quoted by the seed article (baselines/published)' : 'a promoted run (baselines/runs)',
+  }))
+  return [...entries, ...baselines]
+}
+
+/** A page for the baseline a run was compared with, so the index can link it. */
+async function publishBaselinePage(siteDir: string, id: string, o: ReportOptions): Promise<void> {
+  const b = loadBaseline(id)
+  if (b.kind === 'published') {
+    const p = publishedPage(b.file)
+    publishRun(siteDir, { runId: id, section: 'baselines', markdown: p.markdown, files: p.files, generated: o.generated }, o.log)
+    return
+  }
+  const run = b.run
+  const aggregates = await aggregate(run)
+  const claims = evaluateClaims(loadLedger(), run)
+  const article = buildArticle({ run, aggregates, findings: runFindings(run), claims, openSeries: [], documentedReuse })
+  const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
+  const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file].filter((f) => existsSync(join(b.dir, f))).map((f) => ({ path: `data/${f}`, source: join(b.dir, f) }))
+  publishRun(siteDir, { runId: id, section: 'baselines', markdown: article.markdown, files: [...article.files, ...charts, ...data], generated: o.generated }, o.log)
+}

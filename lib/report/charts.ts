@@ -1,0 +1,338 @@
+import * as vega from 'vega'
+import { compile, type TopLevelSpec } from 'vega-lite'
+
+/** Generic families only: no web font, nothing to fetch; DejaVu Sans is a Debian package. */
+export const CHART_FONT = 'DejaVu Sans, sans-serif'
+/** Every chart is this wide (px) unless told otherwise, whatever its labels. */
+export const CHART_WIDTH = 640
+
+export type VegaLiteSpec = TopLevelSpec
+
+const refuse = (what: string) => async (uri: string) => {
+  throw new Error(`charts: ${what} is disabled (${String(uri).slice(0, 80)}); pass the rows inline`)
+}
+
+/** A vega loader that fetches nothing: charts are built from inline rows only. */
+const noLoader = {
+  load: refuse('loading data'),
+  sanitize: refuse('loading data'),
+  http: refuse('http'),
+  file: refuse('file access'),
+}
+
+/**
+ * Text width by a fixed per-character table for DejaVu Sans (em units), so layout
+ * (label truncation, axis padding) is the same on every machine whether or not the
+ * optional `canvas` package is installed.
+ */
+const NARROW = new Set([...`iljtfrI!|.,:;'\`()[]{} `])
+const WIDE = new Set([...'mwMW@%'])
+function charEm(c: string): number {
+  if (NARROW.has(c)) return c === ' ' ? 0.32 : c === 'r' || c === 'f' || c === 't' ? 0.4 : 0.3
+  if (WIDE.has(c)) return 0.95
+  if (c >= '0' && c <= '9') return 0.64
+  if (c >= 'A' && c <= 'Z') return 0.7
+  return 0.6
+}
+type TextItem = { text?: unknown; fontSize?: number; limit?: number }
+function fontSizeOf(item: TextItem): number {
+  return item.fontSize != null ? +item.fontSize || 0 : 11
+}
+function estimateWidth(item: TextItem, text?: unknown): number {
+  const raw = text !== undefined ? text : item.text
+  const s = raw == null ? '' : Array.isArray(raw) ? raw.map(String).join(' ') : String(raw)
+  let em = 0
+  for (const c of s) em += charEm(c)
+  return Math.ceil(em * fontSizeOf(item))
+}
+const metrics = (vega as unknown as { textMetrics: { width: unknown; estimateWidth: unknown; canvas: (use: boolean) => void } }).textMetrics
+metrics.canvas(false)
+metrics.width = estimateWidth
+metrics.estimateWidth = estimateWidth
+
+// vega's SVG clip-path/gradient ids are module-global counters: renders run one at a
+// time and reset them first, so the same spec always gives the same bytes.
+let queue: Promise<unknown> = Promise.resolve()
+
+/**
+ * Renders a vega-lite spec to a static SVG string (vega View, renderer 'none',
+ * toSVG). Data must be inline (`data.values`); any URL, loader access or link in the
+ * output is an error. Same spec → same bytes.
+ */
+export function renderSpec(spec: VegaLiteSpec): Promise<string> {
+  const run = queue.then(() => renderNow(spec))
+  queue = run.catch(() => undefined)
+  return run
+}
+
+async function renderNow(spec: VegaLiteSpec): Promise<string> {
+  const vg = compile(spec, { logger: quietLogger() }).spec
+  for (const d of vg.data ?? []) {
+    if ('url' in d && d.url !== undefined) throw new Error(`charts: data "${d.name}" has a url; charts take inline rows only`)
+  }
+  const errors: string[] = []
+  const logger = vega.logger(vega.Warn)
+  logger.error = (...args: unknown[]) => {
+    errors.push(args.map(String).join(' '))
+    return logger
+  }
+  logger.warn = () => logger
+  ;(vega as unknown as { resetSVGDefIds: () => void }).resetSVGDefIds()
+  const view = new vega.View(vega.parse(vg), { renderer: 'none', loader: noLoader as unknown as vega.Loader, logger })
+  try {
+    const svg = await view.toSVG()
+    if (errors.length > 0) throw new Error(`charts: ${errors[0]}`)
+    if (/\shref=|xlink:href=/.test(svg)) throw new Error('charts: the SVG links to something (href); charts must be self-contained')
+    return svg
+  } finally {
+    view.finalize()
+  }
+}
+
+function quietLogger() {
+  let level = 0
+  const l = {
+    level(n?: number) {
+      if (n === undefined) return level
+      level = n
+      return l
+    },
+    error(...args: unknown[]) {
+      throw new Error(`charts: ${args.map(String).join(' ')}`)
+    },
+    warn: () => l,
+    info: () => l,
+    debug: () => l,
+  }
+  return l as never
+}
+
+/**
+ * The SVG as an element to put inside an HTML page: the XML declarations of a
+ * standalone file (xmlns) are dropped, they mean nothing in HTML5 and a page keeps
+ * no URL-looking string. Files written to disk (for <img src>) keep them.
+ */
+export function inlineSvg(svg: string): string {
+  return svg.replace(/^<svg([^>]*)>/, (_m, attrs: string) => `<svg${attrs.replace(/\s+xmlns(?::\w+)?="[^"]*"/g, '').replace(/\s+version="[^"]*"/, '')}>`)
+}
+
+const baseConfig = {
+  font: CHART_FONT,
+  background: 'white',
+  padding: 8,
+  view: { stroke: null },
+  axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal', labelColor: '#333', titleColor: '#333', gridColor: '#e6e6e6', domainColor: '#888', tickColor: '#888' },
+  legend: { orient: 'top', direction: 'horizontal', titleOrient: 'left', labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal', labelLimit: 240 },
+  title: { fontSize: 14, fontWeight: 'bold', anchor: 'start', color: '#1f2328', subtitleColor: '#59636e', subtitleFontSize: 11 },
+  range: { category: ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000', '#999999', '#882255'] },
+} as const
+
+interface CommonOptions {
+  title?: string
+  subtitle?: string
+  /** Total SVG width in px (default CHART_WIDTH); the plot fits inside it. */
+  width?: number
+  /** Plot height in px (axes and legend come on top of it). */
+  height?: number
+  /** d3-format for the value axis, e.g. ".1f" or "~s". */
+  valueFormat?: string
+  /** Accessible description (aria-label of the SVG). */
+  description?: string
+}
+
+function head(opts: CommonOptions, width: number) {
+  return {
+    ...(opts.title ? { title: opts.subtitle ? { text: opts.title, subtitle: opts.subtitle } : { text: opts.title } } : {}),
+    description: opts.description ?? opts.title ?? 'chart',
+    width,
+    autosize: { type: 'fit-x', contains: 'padding' },
+    config: baseConfig,
+  }
+}
+
+const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n)
+
+function uniq(values: readonly string[]): string[] {
+  return [...new Set(values)]
+}
+
+function checkRows<T>(kind: string, rows: readonly T[]): void {
+  if (!Array.isArray(rows) || rows.length === 0) throw new Error(`charts: ${kind} needs at least one row`)
+}
+
+/** One bar: a category, its value, and optionally a colour group and an interval. */
+export interface BarRow {
+  category: string
+  value: number
+  group?: string
+  /** Lower and upper end of an error bar (e.g. a 95% CI), same unit as value. */
+  lo?: number
+  hi?: number
+}
+
+export interface BarChartOptions extends CommonOptions {
+  categoryTitle?: string
+  valueTitle?: string
+  groupTitle?: string
+  /** Bars left to right from the category axis (long labels read better). */
+  horizontal?: boolean
+  /** Log scale for the value axis (then bars start at the smallest value). */
+  log?: boolean
+}
+
+/**
+ * Bars per category in the order given; with `group`, side by side bars coloured by
+ * group (legend in first-seen order); with `lo`/`hi`, error bars.
+ */
+export async function barChart(rows: readonly BarRow[], opts: BarChartOptions = {}): Promise<string> {
+  checkRows('barChart', rows)
+  const values = rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group), lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined }))
+  const categories = uniq(values.map((r) => r.category))
+  const groups = uniq(values.filter((r) => r.group !== undefined).map((r) => r.group!))
+  const hasGroup = groups.length > 0
+  const hasErr = values.some((r) => r.lo !== undefined && r.hi !== undefined)
+  const width = opts.width ?? CHART_WIDTH
+  const h = !!opts.horizontal
+  const cat = h ? 'y' : 'x'
+  const val = h ? 'x' : 'y'
+  const off = h ? 'yOffset' : 'xOffset'
+  const perCat = Math.max(1, hasGroup ? groups.length : 1)
+  const height = opts.height ?? (h ? Math.max(80, categories.length * perCat * 20 + categories.length * 8) : 280)
+  // vertical bars: tilt labels when they would not fit their band
+  const band = (width - 80) / Math.max(1, categories.length)
+  const longest = Math.max(...categories.map((c) => estimateWidth({ fontSize: 11 }, c)))
+  const angle = h || longest <= band - 4 ? 0 : -35
+  const catEnc = { field: 'category', type: 'nominal', sort: categories, scale: { domain: categories, paddingInner: 0.2 }, title: opts.categoryTitle ?? null, axis: { labelAngle: angle, labelLimit: 200 } }
+  const valScale = opts.log ? { type: 'log' } : { zero: true }
+  const valEnc = { field: 'value', type: 'quantitative', title: opts.valueTitle ?? null, scale: valScale, axis: { format: opts.valueFormat, grid: true } }
+  const groupEnc = hasGroup ? { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups }, title: opts.groupTitle ?? null } : undefined
+  const layers: object[] = [
+    {
+      mark: { type: 'bar', ...(hasGroup ? {} : { color: '#0072B2' }) },
+      encoding: { [cat]: catEnc, [val]: valEnc, ...(groupEnc ? { color: groupEnc, [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}) },
+    },
+  ]
+  if (hasErr) {
+    // an interval line with a cap at each end, in the bar's own slot when grouped
+    const offset = hasGroup ? { [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}
+    const withInterval = { filter: 'isValid(datum.lo) && isValid(datum.hi)' }
+    layers.push({
+      transform: [withInterval],
+      mark: { type: 'rule', color: '#222', strokeWidth: 1.2 },
+      encoding: { [cat]: catEnc, [val]: { field: 'lo', type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null }, [`${val}2`]: { field: 'hi' }, ...offset },
+    })
+    for (const end of ['lo', 'hi']) {
+      layers.push({
+        transform: [withInterval],
+        mark: { type: 'tick', color: '#222', thickness: 1.2, size: 8, orient: h ? 'vertical' : 'horizontal' },
+        encoding: { [cat]: catEnc, [val]: { field: end, type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null }, ...offset },
+      })
+    }
+  }
+  const spec = { ...head(opts, width), height, data: { values }, layer: layers }
+  return renderSpec(spec as unknown as VegaLiteSpec)
+}
+
+/** One point of a line: x is a number, or a time (Date, epoch ms, or ISO string). */
+export interface LinePoint {
+  x: number | string | Date
+  y: number
+  series?: string
+}
+
+export interface LineChartOptions extends CommonOptions {
+  /** 'quantitative' (default) or 'temporal' (times are shown in UTC, whatever the host's zone). */
+  xType?: 'quantitative' | 'temporal'
+  xTitle?: string
+  yTitle?: string
+  seriesTitle?: string
+  logX?: boolean
+  logY?: boolean
+  /** Mark each point (default true). */
+  points?: boolean
+  /** d3-format (quantitative) or d3-time-format (temporal) for the x axis. */
+  xFormat?: string
+  /** Start the y axis at zero (default true unless logY). */
+  zeroY?: boolean
+}
+
+function timeValue(x: number | string | Date): number {
+  if (x instanceof Date) return x.getTime()
+  if (typeof x === 'number') return x
+  // an ISO date-time without an offset would be read in the host's zone: read it as UTC
+  const s = /T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(x) ? `${x}Z` : x
+  const t = Date.parse(s)
+  if (!Number.isFinite(t)) throw new Error(`charts: "${x}" is not a time`)
+  return t
+}
+
+/** Lines per series (legend in first-seen order), x numeric or time. */
+export async function lineChart(rows: readonly LinePoint[], opts: LineChartOptions = {}): Promise<string> {
+  checkRows('lineChart', rows)
+  const temporal = opts.xType === 'temporal'
+  const values = rows.map((r) => ({ x: temporal ? timeValue(r.x) : Number(r.x), y: r.y, series: r.series === undefined ? undefined : String(r.series) }))
+  const series = uniq(values.filter((r) => r.series !== undefined).map((r) => r.series!))
+  const width = opts.width ?? CHART_WIDTH
+  const xEnc = temporal
+    ? { field: 'x', type: 'temporal', title: opts.xTitle ?? null, scale: { type: 'utc' }, axis: { format: opts.xFormat, labelAngle: 0 } }
+    : { field: 'x', type: 'quantitative', title: opts.xTitle ?? null, scale: opts.logX ? { type: 'log' } : { zero: false }, axis: { format: opts.xFormat, tickCount: 8 } }
+  const yEnc = { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: opts.logY ? { type: 'log' } : { zero: opts.zeroY ?? true }, axis: { format: opts.valueFormat } }
+  const colorEnc = series.length > 0 ? { color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null } } : {}
+  const spec = {
+    ...head(opts, width),
+    height: opts.height ?? 280,
+    data: { values },
+    mark: { type: 'line', point: opts.points ?? true, strokeWidth: 2, ...(series.length > 0 ? {} : { color: '#0072B2' }) },
+    encoding: { x: xEnc, y: yEnc, ...colorEnc, ...(series.length > 0 ? { detail: { field: 'series', type: 'nominal' } } : {}) },
+  }
+  return renderSpec(spec as unknown as VegaLiteSpec)
+}
+
+/** One dot (e.g. one repeat, or a mean with its CI in lo/hi). */
+export interface DotRow {
+  category: string
+  value: number
+  group?: string
+  lo?: number
+  hi?: number
+}
+
+export interface DotChartOptions extends CommonOptions {
+  categoryTitle?: string
+  valueTitle?: string
+  groupTitle?: string
+  log?: boolean
+  /** Start the value axis at zero (default false: dots show differences). */
+  zero?: boolean
+}
+
+/**
+ * A dot plot: categories down the side (order given), one dot per row, coloured by
+ * group, with an interval line where lo/hi are given.
+ */
+export async function dotChart(rows: readonly DotRow[], opts: DotChartOptions = {}): Promise<string> {
+  checkRows('dotChart', rows)
+  const values = rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group), lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined }))
+  const categories = uniq(values.map((r) => r.category))
+  const groups = uniq(values.filter((r) => r.group !== undefined).map((r) => r.group!))
+  const hasGroup = groups.length > 0
+  const width = opts.width ?? CHART_WIDTH
+  const height = opts.height ?? Math.max(80, categories.length * 26)
+  const valScale = opts.log ? { type: 'log' } : { zero: opts.zero ?? false }
+  const catEnc = { field: 'category', type: 'nominal', sort: categories, scale: { domain: categories }, title: opts.categoryTitle ?? null, axis: { labelLimit: 220, grid: true } }
+  const colorEnc = hasGroup ? { color: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups }, title: opts.groupTitle ?? null } } : {}
+  const layers: object[] = []
+  if (values.some((r) => r.lo !== undefined && r.hi !== undefined)) {
+    layers.push({
+      transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }],
+      mark: { type: 'rule', strokeWidth: 2, opacity: 0.6, ...(hasGroup ? {} : { color: '#0072B2' }) },
+      encoding: { y: catEnc, x: { field: 'lo', type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null }, x2: { field: 'hi' }, ...colorEnc },
+    })
+  }
+  layers.push({
+    mark: { type: 'point', filled: true, size: 60, opacity: 0.9, ...(hasGroup ? {} : { color: '#0072B2' }) },
+    encoding: { y: catEnc, x: { field: 'value', type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null, axis: { format: opts.valueFormat } }, ...colorEnc },
+  })
+  const spec = { ...head(opts, width), height, data: { values }, layer: layers }
+  return renderSpec(spec as unknown as VegaLiteSpec)
+}

@@ -1,0 +1,89 @@
+import Papa from 'papaparse'
+import { escapeMarkdown } from './markdown.ts'
+
+/**
+ * Markdown building blocks for the article. Every string that comes from data goes through
+ * `esc` (markdown-it runs with html disabled, so it can never become markup; escaping keeps
+ * it from becoming Markdown: a `|` in a version string must not split a table cell).
+ */
+
+export const esc = (s: unknown) => escapeMarkdown(String(s ?? ''))
+
+export type Value = string | number | null | undefined
+
+/** Numbers for reading: 3 significant figures, thousands kept whole. */
+export function num(x: Value, digits = 3): string {
+  if (x === null || x === undefined || x === '') return '—'
+  if (typeof x === 'string') return x
+  if (!Number.isFinite(x)) return '—'
+  const a = Math.abs(x)
+  if (a >= 10 ** digits) return Math.round(x).toString()
+  if (a === 0) return '0'
+  return Number(x.toPrecision(digits)).toString()
+}
+
+export const pct = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : `${(x * 100).toFixed(digits)}%`)
+
+export interface Column<R> {
+  title: string
+  value: (row: R) => Value
+  /** How the page shows the value (defaults to num / text); the CSV keeps `value`. */
+  show?: (row: R) => string
+}
+
+/** A table the article shows and the CSV beside it: the same columns, raw values. */
+export interface TableFile {
+  path: string
+  content: string
+}
+
+export class Article {
+  private readonly parts: string[] = []
+  readonly files: TableFile[] = []
+
+  line(...text: string[]): this {
+    this.parts.push(text.join(''))
+    return this
+  }
+
+  para(text: string): this {
+    this.parts.push(text, '')
+    return this
+  }
+
+  heading(level: 1 | 2 | 3, text: string): this {
+    this.parts.push(`${'#'.repeat(level)} ${text}`, '')
+    return this
+  }
+
+  bullets(items: readonly string[]): this {
+    this.parts.push(...items.map((i) => `- ${i}`), '')
+    return this
+  }
+
+  /** A table with a link to its CSV (`data/<name>.csv`); an empty table says so. */
+  table<R>(name: string, columns: readonly Column<R>[], rows: readonly R[], empty = 'No rows in this run.'): this {
+    if (rows.length === 0) return this.para(`*${empty}*`)
+    const cell = (c: Column<R>, r: R) => (c.show ? c.show(r) : esc(num(c.value(r))))
+    this.parts.push(
+      `| ${columns.map((c) => esc(c.title)).join(' | ')} |`,
+      `|${columns.map(() => '---').join('|')}|`,
+      ...rows.map((r) => `| ${columns.map((c) => cell(c, r)).join(' | ')} |`),
+      '',
+      `[${name}.csv](data/${name}.csv)`,
+      '',
+    )
+    const data = rows.map((r) => columns.map((c) => c.value(r) ?? ''))
+    this.files.push({ path: `data/${name}.csv`, content: Papa.unparse({ fields: columns.map((c) => c.title), data }, { newline: '\n' }) + '\n' })
+    return this
+  }
+
+  /** A chart as a figure; the title becomes its caption. */
+  image(path: string, title: string): this {
+    return this.para(`![${esc(title)}](${path} "${title.replace(/["\\]/g, '')}")`)
+  }
+
+  toString(): string {
+    return this.parts.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'
+  }
+}

@@ -1,0 +1,146 @@
+import { isRelativeUrl, renderToc, type TocEntry } from './markdown.ts'
+
+export interface Breadcrumb {
+  /** A relative link (e.g. ../../index.html): the site must work from file:// and any server. */
+  href: string
+  text: string
+}
+
+export interface PageOptions {
+  title: string
+  /** Trusted HTML: the output of renderMarkdown or of this module's own builders. */
+  body: string
+  /** When given and non-empty, a contents block is put above the body. */
+  toc?: readonly TocEntry[]
+  breadcrumbs?: readonly Breadcrumb[]
+  /** Shown in the footer as is (e.g. an ISO timestamp); the caller fixes it for golden tests. */
+  generated: string
+}
+
+/** Escapes text for HTML element content and double- or single-quoted attributes. */
+export function escapeHtml(s: string): string {
+  return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+}
+
+/** A relative href, escaped for an attribute; anything with a scheme or a leading slash throws. */
+export function relativeHref(href: string): string {
+  if (!isRelativeUrl(href)) throw new Error(`report: link "${href}" is not relative; site links must be relative so the site works from disk and from any server`)
+  return escapeHtml(href)
+}
+
+/**
+ * Content-Security-Policy of every page: no script at all, nothing fetched from
+ * another origin; images and styles only from the page itself (file:// included).
+ */
+export const PAGE_CSP = "default-src 'none'; script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; style-src 'unsafe-inline'; img-src 'self' file: data:"
+
+/** Inline stylesheet: article typography, tables, charts, and print (A4) rules. */
+export const PAGE_CSS = `
+:root {
+  color-scheme: light;
+  --fg: #1f2328; --muted: #59636e; --rule: #d1d9e0; --zebra: #f6f8fa; --head: #eef1f4;
+  --link: #0b57d0; --code: #f3f4f6; --note: #fff8e1;
+}
+* { box-sizing: border-box; }
+html { font-size: 17px; -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0; color: var(--fg); background: #fff;
+  font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Liberation Sans", Arial, sans-serif;
+  line-height: 1.6;
+}
+.wrap { max-width: 52rem; margin: 0 auto; padding: 1.25rem 1.25rem 3rem; }
+nav.breadcrumbs { font-size: .85rem; color: var(--muted); margin-bottom: 1.5rem; }
+nav.breadcrumbs a { color: var(--muted); }
+nav.breadcrumbs .sep { margin: 0 .4em; }
+h1, h2, h3, h4 { line-height: 1.25; margin: 2rem 0 .75rem; font-weight: 650; }
+h1 { font-size: 2rem; margin-top: .5rem; }
+h2 { font-size: 1.45rem; padding-bottom: .25rem; border-bottom: 1px solid var(--rule); }
+h3 { font-size: 1.15rem; }
+h4 { font-size: 1rem; }
+p, ul, ol, blockquote, pre, figure, .table-wrap { margin: 0 0 1rem; }
+a { color: var(--link); text-underline-offset: 2px; }
+a:hover { text-decoration-thickness: 2px; }
+blockquote { margin-left: 0; padding: .5rem 1rem; border-left: 4px solid var(--rule); color: var(--muted); background: var(--zebra); }
+code, pre, kbd { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace; font-size: .88em; }
+code { background: var(--code); padding: .1em .3em; border-radius: 3px; }
+pre { background: var(--code); padding: .75rem 1rem; overflow-x: auto; border-radius: 4px; line-height: 1.45; }
+pre code { background: none; padding: 0; }
+hr { border: 0; border-top: 1px solid var(--rule); margin: 2rem 0; }
+img { max-width: 100%; height: auto; }
+figure.chart { margin: 1.25rem 0 1.5rem; text-align: center; }
+figure.chart img, figure.chart svg { display: block; margin: 0 auto; max-width: 100%; height: auto; }
+figcaption { font-size: .85rem; color: var(--muted); margin-top: .4rem; }
+nav.toc { background: var(--zebra); border: 1px solid var(--rule); border-radius: 4px; padding: .75rem 1.25rem; margin: 1rem 0 2rem; font-size: .92rem; }
+nav.toc .toc-title { font-weight: 650; margin: 0 0 .25rem; }
+nav.toc ol { margin: 0; padding-left: 1.25rem; }
+nav.toc ol ol { list-style: lower-alpha; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: .85rem; line-height: 1.4; margin: 0; min-width: 50%; }
+th, td { padding: .35rem .6rem; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
+thead th { background: var(--head); border-bottom: 2px solid var(--rule); font-weight: 650; }
+tbody tr:nth-child(even) { background: var(--zebra); }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
+/* break-word, not anywhere: names break only when a word cannot fit, so columns keep their words */
+td { overflow-wrap: break-word; }
+ul.entries { list-style: none; padding: 0; }
+ul.entries li { padding: .6rem 0; border-bottom: 1px solid var(--rule); }
+ul.entries .subtitle, ul.entries .date { color: var(--muted); font-size: .88rem; }
+ul.entries .date { font-variant-numeric: tabular-nums; margin-left: .5rem; }
+footer.generated { margin-top: 3rem; padding-top: .75rem; border-top: 1px solid var(--rule); font-size: .8rem; color: var(--muted); }
+@page { size: A4; margin: 16mm 15mm 18mm; }
+@media print {
+  html { font-size: 10.5pt; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  .wrap { max-width: none; padding: 0; }
+  nav.breadcrumbs { display: none; }
+  a { color: inherit; text-decoration: none; }
+  h1, h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
+  h2 { margin-top: 1.5rem; }
+  p, li { orphans: 3; widows: 3; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+  .table-wrap { overflow: visible; }
+  table { font-size: 7.5pt; width: 100%; }
+  th, td { padding: .2rem .3rem; }
+  thead { display: table-header-group; }
+  tr, td, th { break-inside: avoid; page-break-inside: avoid; }
+  figure.chart, figure.chart img, figure.chart svg, svg, img { break-inside: avoid; page-break-inside: avoid; }
+  footer.generated { margin-top: 1.5rem; }
+}
+`
+
+function breadcrumbsHtml(items: readonly Breadcrumb[]): string {
+  if (items.length === 0) return ''
+  const links = items.map((b) => `<a href="${relativeHref(b.href)}">${escapeHtml(b.text)}</a>`)
+  return `<nav class="breadcrumbs" aria-label="Breadcrumbs">${links.join('<span class="sep" aria-hidden="true">›</span>')}</nav>\n`
+}
+
+/**
+ * A complete, self-contained HTML document: inline CSS, no script, no external URL
+ * (no fonts, no CDN), a CSP that forbids both. Title and breadcrumbs are escaped; the
+ * body is trusted HTML (renderMarkdown's output, which escapes everything from data).
+ */
+export function htmlPage(opts: PageOptions): string {
+  const toc = opts.toc && opts.toc.length > 0 ? renderToc(opts.toc) : ''
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${PAGE_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="proxybench">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(opts.title)}</title>
+<link rel="icon" href="data:,">
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+<div class="wrap">
+${breadcrumbsHtml(opts.breadcrumbs ?? [])}<main id="main">
+${toc}${opts.body}</main>
+<footer class="generated">Generated by proxybench · ${escapeHtml(opts.generated)}</footer>
+</div>
+</body>
+</html>
+`
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env zx
+// A run (+ a baseline) → the article: site/runs/<id>/index.html, its CSVs and charts, the PDF.
+import './_ts.mjs'
+
+const HELP = `Usage: npx zx notebooks/08-report.mjs --run DIR [--baseline ID]   (also: npm run report -- …)
+
+Builds the run's article from its CSVs alone: aggregates (danfojs), findings, the claims
+ledger (baselines/published/claims.yaml), the comparison with a baseline, SVG charts
+(vega-lite, rendered here), then site/runs/<id>/index.html with every table's CSV under
+data/, site/runs/<id>/report.pdf and site/report.pdf (system Chromium), and site/index.html
+listing every published run and baseline. Everything is built in a temp folder and swapped
+in: a failure leaves the previous site as it was. Open site/index.html from disk or
+publish site/ on any static server (relative links only, nothing fetched at view time).
+
+Options:
+  --run DIR        a run directory (results/<run-id>)
+  --baseline ID    compare with baselines/runs/<ID> (a promoted run, or 2026-08-23: the
+                   seed article's quoted figures); CPU µs and ratios only, never RPS
+  --site DIR       output folder (default site/)
+  --no-pdf         skip the PDF
+  -h, --help       this help`
+
+const { runNotebook } = await import('../lib/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
+const { userError } = await import('../lib/errors.ts')
+const { buildReport } = await import('../lib/report/build.ts')
+const { formatLedger } = await import('../lib/claims/format.ts')
+const { consoleLogger } = await import('../lib/log.ts')
+const { displayPath, repoRoot } = await import('../lib/paths.ts')
+const { join } = await import('node:path')
+
+await runNotebook(async () => {
+  const flags = parseFlags(notebookArgs('08-report.mjs'), { run: { type: 'string' }, baseline: { type: 'string' }, site: { type: 'string' }, 'no-pdf': { type: 'boolean' } }, HELP, 'notebooks/08-report.mjs')
+  if (!flags.run) throw userError('notebooks/08-report.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
+  const t0 = performance.now()
+  const r = await buildReport({ runDir: flags.run, baseline: flags.baseline, siteDir: flags.site ?? join(repoRoot, 'site'), pdf: !flags['no-pdf'], log: consoleLogger() })
+  process.stdout.write([
+    formatLedger(r.claims),
+    '',
+    `report: ${displayPath(r.page)}${r.pdf ? `, ${displayPath(r.pdf)}` : ''} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${Object.entries(r.timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')})`,
+    '',
+  ].join('\n'))
+})

@@ -1,0 +1,29 @@
+#!/usr/bin/env zx
+// A run → baselines/runs/<id>/ (its CSVs and manifest, validated; never keys or raw output).
+import './_ts.mjs'
+
+const HELP = `Usage: npm run promote -- RUN_DIR [--id ID] [--force]
+
+Copies RUN_DIR's manifest.json, measurements.csv, handshakes.csv and websocket.csv into
+baselines/runs/<ID>/ after checking every row against the schema; commit that folder, and
+next year: npm run report -- --run results/<new run> --baseline <ID>.
+
+Options:
+  --id ID       baseline id (default: the run id)
+  --force       replace an existing baseline with that id
+  -h, --help    this help`
+
+const { runNotebook } = await import('../lib/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
+const { userError } = await import('../lib/errors.ts')
+const { promote } = await import('../lib/baselines.ts')
+const { consoleLogger } = await import('../lib/log.ts')
+const { displayPath } = await import('../lib/paths.ts')
+
+await runNotebook(async () => {
+  const flags = parseFlags(notebookArgs('promote.mjs'), { id: { type: 'string' }, force: { type: 'boolean' } }, HELP, 'notebooks/promote.mjs', { positionals: 1 })
+  const runDir = flags._[0]
+  if (!runDir) throw userError('notebooks/promote.mjs', 'RUN_DIR is required', 'Pass a run directory: npm run promote -- results/<run-id>')
+  const target = promote(runDir, { id: flags.id, force: flags.force, log: consoleLogger() })
+  process.stdout.write(`promoted ${displayPath(runDir)} → ${displayPath(target)}\n`)
+})

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { loadRun } from '../lib/analysis/run-data.ts'
+import { listBaselines, loadBaseline, promote } from '../lib/baselines.ts'
+import { UserError } from '../lib/errors.ts'
+import { memoryLogger } from '../lib/log.ts'
+import { repoRoot } from '../lib/paths.ts'
+
+const fixture = join(repoRoot, 'test/fixtures/run-quick')
+
+/** A copy of the fixture run with a few things a real run directory has beside the data. */
+function runCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-baseline-'))
+  for (const f of readdirSync(fixture)) writeFileSync(join(dir, f), readFileSync(join(fixture, f)))
+  mkdirSync(join(dir, 'raw'))
+  writeFileSync(join(dir, 'raw', 'wrk.txt'), 'raw tool output')
+  mkdirSync(join(dir, 'configs'))
+  writeFileSync(join(dir, 'configs', 'leaf.key'), 'not for baselines')
+  return dir
+}
+
+test('promote copies the CSVs and manifest only, validated, and refuses to overwrite', () => {
+  const run = runCopy()
+  const dir = mkdtempSync(join(tmpdir(), 'pb-baselines-'))
+  const target = promote(run, { id: 'b1', dir, log: memoryLogger() })
+  assert.deepEqual(readdirSync(target).sort(), readdirSync(fixture).filter((f) => /\.(csv|json)$/.test(f)).sort())
+  assert.deepEqual(listBaselines(dir), [{ id: 'b1', kind: 'run' }])
+  assert.equal(loadRun(target).measurements.length, loadRun(run).measurements.length)
+  assert.throws(() => promote(run, { id: 'b1', dir, log: memoryLogger() }), /exists.*--force/)
+  promote(run, { id: 'b1', dir, force: true, log: memoryLogger() })
+  assert.throws(() => promote(run, { id: '../x', dir, log: memoryLogger() }), /not a usable baseline id/)
+})
+
+test('a malformed CSV promotes nothing and names the file and line', () => {
+  const run = runCopy()
+  const csv = join(run, 'measurements.csv')
+  const lines = readFileSync(csv, 'utf8').split('\n')
+  lines[3] = lines[3]!.replace(/,ec256,closed,200,/, ',ec256,closed,two hundred,')
+  writeFileSync(csv, lines.join('\n'))
+  const dir = mkdtempSync(join(tmpdir(), 'pb-baselines-'))
+  assert.throws(() => promote(run, { id: 'bad', dir, log: memoryLogger() }), (e: Error) => e instanceof UserError && /measurements\.csv:4: column connections/.test(e.message))
+  assert.equal(existsSync(join(dir, 'bad')), false)
+})
+
+test('a missing column and another schema version are one-line errors', () => {
+  const run = runCopy()
+  const csv = join(run, 'measurements.csv')
+  // The run_id column gone from the header and from every row (papaparse keeps the fields aligned).
+  writeFileSync(csv, readFileSync(csv, 'utf8').split('\n').map((l) => l.replace(/^[^,]*,/, '')).join('\n'))
+  assert.throws(() => loadRun(run), (e: Error) => e instanceof UserError && /measurements\.csv:2: column run_id: Required/.test(e.message))
+  const other = runCopy()
+  const m = JSON.parse(readFileSync(join(other, 'manifest.json'), 'utf8'))
+  writeFileSync(join(other, 'manifest.json'), JSON.stringify({ ...m, schema_version: 99 }))
+  assert.throws(() => loadRun(other), (e: Error) => e instanceof UserError && /schema version 99, this harness reads 1/.test(e.message) && !e.message.includes('\n'))
+})
+
+test('the published baseline 2026-08-23 is listed; an unknown id names the known ones', () => {
+  assert.ok(listBaselines().some((b) => b.id === '2026-08-23' && b.kind === 'published'))
+  assert.equal(loadBaseline('2026-08-23').kind, 'published')
+  assert.throws(() => loadBaseline('1999-01-01'), (e: Error) => e instanceof UserError && /unknown baseline \(known: .*2026-08-23/.test(e.message))
+})
