@@ -17,7 +17,7 @@ export interface RunData {
 
 /** Reads a run (or promoted baseline) directory; any bad file is a one-line error with file:line. */
 export function loadRun(dir: string): RunData {
-  if (!existsSync(dir)) throw userError(displayPath(dir), 'no such run directory', 'Pass a directory written by run-all (results/<run-id>) or a baseline id')
+  if (!existsSync(dir)) throw userError(displayPath(dir), 'no such run directory', 'Pass a directory written by run-all (results/<run-id>)')
   const manifest = readManifest(dir)
   if (!manifest) throw userError(displayPath(join(dir, 'manifest.json')), 'missing: not a run directory', 'Pass a directory written by run-all (results/<run-id>)')
   if (manifest.schema_version !== SCHEMA_VERSION) {
