@@ -300,7 +300,7 @@ export function buildArticle(input: ArticleInput): BuiltArticle {
   ], input.claims, 'The claims ledger was not evaluated.')
 
   // --- Baseline
-  baselineSection(a, input.baseline)
+  charts.push(...baselineSection(a, input.baseline))
 
   // --- Reproduce
   a.heading(2, 'How to reproduce')
@@ -343,7 +343,9 @@ function versionCells(cells: readonly CellSummary[]): CellSummary[] {
 function openChart(series: readonly OpenSeries[]): { charts: ChartRequest[] } | null {
   const open = series.filter((s) => s.series === 'tls-open' && s.repeat === 1)
   if (open.length === 0) return null
-  const rows = (metric: 'rate' | 'vus' | 'p99_ms') => open.flatMap((s) => s.points.map((p) => ({ x: p.t, y: p[metric], series: `${s.proxy} ${s.key_type}` })))
+  // A second without a response has no latency (the generator writes 0): no point, not a zero.
+  const rows = (metric: 'rate' | 'vus' | 'p99_ms') =>
+    open.flatMap((s) => s.points.filter((p) => metric !== 'p99_ms' || p.rate > 0).map((p) => ({ x: p.t, y: p[metric], series: `${s.proxy} ${s.key_type}` })))
   const target = open[0]!.target_rps
   return {
     charts: [

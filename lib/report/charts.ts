@@ -122,7 +122,7 @@ const baseConfig = {
   padding: 8,
   view: { stroke: null },
   axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal', labelColor: '#333', titleColor: '#333', gridColor: '#e6e6e6', domainColor: '#888', tickColor: '#888' },
-  legend: { orient: 'top', direction: 'horizontal', titleOrient: 'left', labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal', labelLimit: 240 },
+  legend: { orient: 'top', direction: 'horizontal', columns: 5, titleOrient: 'left', labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal', labelLimit: 240 },
   title: { fontSize: 14, fontWeight: 'bold', anchor: 'start', color: '#1f2328', subtitleColor: '#59636e', subtitleFontSize: 11 },
   range: { category: ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000', '#999999', '#882255'] },
 } as const
