@@ -67,7 +67,8 @@ export function compareWithBaseline(run: RunData, id: string, claims: readonly C
   const host = b.run.manifest.host
   return {
     id, kind: 'run', title: `run ${b.run.manifest.run_id}, profile ${b.run.manifest.profile}, ${b.run.manifest.started}`,
-    machine: `${host.cpu_model}, ${host.cores} cores (${host.hostname})`,
+    machine: `${host.cpu_model}, ${host.cores} cores (${host.hostname}), runtime ${b.run.manifest.runtime}, network ${b.run.manifest.network_mode}` +
+      (b.run.manifest.runtime !== run.manifest.runtime ? ` (this run: ${run.manifest.runtime}; the Docker/native ratio is measured by bench/runtime-ratio.mjs)` : ''),
     sameMachine: host.hostname === run.manifest.host.hostname && host.cpu_model === run.manifest.host.cpu_model,
     deltas: compareRuns(b.run, run),
   }

@@ -307,6 +307,8 @@ export class DockerRuntime implements Runtime {
   private readonly stopTimeoutS: number
   private readonly hostConfig: Docker.HostConfig
   private readonly entries = new Map<string, Entry>()
+  /** Created but not yet running (a signal can land between create and start): removed too. */
+  private readonly starting = new Set<string>()
   private readonly copyDirs = new Set<string>()
   private networkName?: string
   private readonly used = new Map<string, { image: string; record?: ImageRecord }>()
@@ -456,6 +458,7 @@ export class DockerRuntime implements Runtime {
         ...this.hostConfig,
       },
     })
+    this.starting.add(container.id)
 
     mkdirSync(dirname(spec.logFile), { recursive: true })
     const log = createWriteStream(spec.logFile, { flags: 'a' })
@@ -477,6 +480,7 @@ export class DockerRuntime implements Runtime {
     } catch (e) {
       log.end()
       await container.remove({ force: true }).catch(() => {})
+      this.starting.delete(container.id)
       throw new Error(`container for ${spec.name} did not start: ${errorLine(e)}`)
     }
     // After start, "not-running" answers at once for a container that already exited.
@@ -504,6 +508,7 @@ export class DockerRuntime implements Runtime {
       marked,
     ]).then(settle)
     this.entries.set(spec.name, entry)
+    this.starting.delete(container.id)
     return role
   }
 
@@ -572,6 +577,8 @@ export class DockerRuntime implements Runtime {
 
   async stopAll(): Promise<void> {
     await Promise.all([...this.entries.values()].map((e) => this.stop(e.role)))
+    await Promise.all([...this.starting].map((id) => this.docker.getContainer(id).remove({ force: true, v: true }).catch(() => {})))
+    this.starting.clear()
     if (this.networkName) {
       try {
         await this.docker.getNetwork(this.networkName).remove()
@@ -586,7 +593,7 @@ export class DockerRuntime implements Runtime {
 
   /** Last resort at process exit: `docker rm -f` through the CLI, when there is one. */
   killAllSync(): void {
-    const ids = [...this.entries.values()].map((e) => e.role.containerId)
+    const ids = [...this.entries.values()].map((e) => e.role.containerId).concat([...this.starting])
     if (ids.length > 0) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 15_000 })
     if (this.networkName) spawnSync('docker', ['network', 'rm', this.networkName], { stdio: 'ignore', timeout: 5_000 })
     for (const dir of this.copyDirs) rmSync(dir, { recursive: true, force: true })
