@@ -4,7 +4,7 @@ import { compareRuns } from '../analysis/compare.ts'
 import { publishedDeltas, publishedPage } from '../analysis/published.ts'
 import { loadRun, type RunData } from '../analysis/run-data.ts'
 import { aggregate, summaryCsvs, type Aggregates } from '../analysis/summary.ts'
-import { loadBaseline, listBaselines } from '../baselines.ts'
+import { listBaselines, loadBaseline, type Baseline } from '../baselines.ts'
 import { evaluateClaims, type ClaimResult } from '../claims/evaluate.ts'
 import { loadLedger } from '../claims/ledger.ts'
 import { MANIFEST_FILE } from '../data/manifest.ts'
@@ -58,8 +58,8 @@ export function runFindings(run: Pick<RunData, 'measurements' | 'handshakes' | '
   ]
 }
 
-export function compareWithBaseline(run: RunData, id: string, claims: readonly ClaimResult[]): BaselineComparison {
-  const b = loadBaseline(id)
+export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly ClaimResult[]): BaselineComparison {
+  const id = b.id
   if (b.kind === 'published') {
     const p = publishedDeltas(b.file, claims)
     return { id, kind: 'published', title: p.title, machine: p.machine, sameMachine: false, deltas: p.deltas }
@@ -85,14 +85,13 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const run = loadRun(o.runDir)
   const id = run.manifest.run_id
   // Resolve the baseline before anything is written: an unknown id loses nothing.
-  const baselineId = o.baseline
-  if (baselineId) loadBaseline(baselineId)
+  const base = o.baseline ? loadBaseline(o.baseline) : undefined
   const aggregates = await aggregate(run)
   lap('aggregate')
   const findings = runFindings(run)
   const claims = evaluateClaims(loadLedger(), run)
-  const baseline = baselineId ? compareWithBaseline(run, baselineId, claims) : undefined
-  if (baselineId) await publishBaselinePage(o.siteDir, baselineId, o)
+  const baseline = base ? compareWithBaseline(run, base, claims) : undefined
+  if (base) await publishBaselinePage(o.siteDir, base, o)
   lap('findings, claims, baseline')
   const article = buildArticle({ run, aggregates, findings, claims, baseline, openSeries: readOpenSeries(o.runDir), documentedReuse })
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
@@ -147,8 +146,8 @@ function siteEntries(siteDir: string): SiteEntry[] {
 }
 
 /** A page for the baseline a run was compared with, so the index can link it. */
-async function publishBaselinePage(siteDir: string, id: string, o: ReportOptions): Promise<void> {
-  const b = loadBaseline(id)
+async function publishBaselinePage(siteDir: string, b: Baseline, o: ReportOptions): Promise<void> {
+  const id = b.id
   if (b.kind === 'published') {
     const p = publishedPage(b.file)
     publishRun(siteDir, { runId: id, section: 'baselines', markdown: p.markdown, files: p.files, generated: o.generated }, o.log)
