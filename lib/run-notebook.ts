@@ -81,7 +81,7 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
       '',
       `run ${m.run_id} (${m.profile}, ${m.runtime}, ${m.cpu_source}) → ${result.runDir}`,
       `cpusets: proxy=${m.cpusets.proxy} backend=${m.cpusets.backend} generator=${m.cpusets.generator}${m.cpusets_shared ? ' (backend and generator share cores on this machine)' : ''}`,
-      `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${[...new Set(invalid.map((r) => r.reason.split(':')[0]))].join(', ')}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+      `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${reasonKinds(invalid)}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
       '',
       formatFindings(result.findings),
       '',
@@ -92,4 +92,14 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
   writeSummary(result.runDir, report.aggregates)
   process.stdout.write(['', formatLedger(report.claims), '', `report: ${displayPath(report.page)}${report.pdf ? `, ${displayPath(report.pdf)}` : ''}`, ''].join('\n'))
   return 0
+}
+
+/** `errors × 20, did not start × 1`: the kind of each reason (its words before any figure), counted. */
+export function reasonKinds(rows: readonly { reason: string }[]): string {
+  const kinds = new Map<string, number>()
+  for (const r of rows) {
+    const kind = r.reason.split(':')[0]!.replace(/\s*[\d(].*$/, '') || r.reason
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+  }
+  return [...kinds].map(([k, n]) => `${k} × ${n}`).join(', ')
 }

@@ -31,7 +31,7 @@ import { versionsSeries } from './series/versions.ts'
 import { wsSeries } from './series/ws.ts'
 import type { Series, SeriesContext, Task } from './series/types.ts'
 
-/** Series run-all knows; only those in BUILT run today, the rest are a clear error. */
+/** Every series run-all runs (default: all of them, in this order). */
 export const SERIES = ['pooling', 'tls', 'ws', 'versions'] as const
 
 export interface RunOptions {

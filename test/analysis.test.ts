@@ -50,7 +50,9 @@ test('derived ratios: pool effect, spread, key types, proxy vs direct', async ()
     ...rows({ series: 'pool-added', variant: 'pool-added' }, [20]),
     ...rows({ series: 'pool-removed', variant: 'pool-removed' }, [60]),
     ...rows({ series: 'pool-removed', variant: 'pool-removed', proxy: 'envoy', version: '1.40.0' }, [90]),
-    ...rows({ series: 'direct', proxy: 'direct', variant: 'direct', proxy_cpu_us_per_req: null, backend_cpu_us_per_req: 8 }, [NaN]).map((r) => ({ ...r, proxy_cpu_us_per_req: null, backend_cpu_us_per_req: 8, rps: 4000 })),
+    ...rows({ series: 'same', variant: 'article', proxy: 'nginx', version: '1.31.3' }, [40]),
+    ...rows({ series: 'pool-added', variant: 'pool-added', proxy: 'nginx', version: '1.31.3' }, [20]),
+    { ...base, series: 'direct', proxy: 'direct', variant: 'direct', proxy_cpu_us_per_req: null, backend_cpu_us_per_req: 8, rps: 4000 },
   ]
   const a = await aggregate({ measurements: m, handshakes: [hs('haproxy', 'ec256', 500), hs('haproxy', 'rsa4096', 5000)], websocket: [] })
   const by = (name: string, proxy: string) => a.ratios.find((r) => r.name === name && r.proxy === proxy)
@@ -58,6 +60,9 @@ test('derived ratios: pool effect, spread, key types, proxy vs direct', async ()
   assert.equal(by('pool-removed spread (max / min)', 'all')!.value, 1.5)
   assert.equal(by('rsa4096 / ec256 handshake', 'haproxy')!.value, 10)
   assert.equal(by('proxy CPU / backend CPU (direct)', 'haproxy'), undefined, 'no article cell: no tax ratio')
+  assert.equal(by('proxy CPU / backend CPU (direct)', 'nginx')!.value, 5)
+  assert.deepEqual([by('rps / direct rps', 'nginx')!.value, by('rps / direct rps', 'nginx')!.comparable], [0.25, false])
+  assert.equal(by('article / pool-added', 'nginx')!.value, 2)
   assert.deepEqual(by('article / pool-added', 'haproxy')!.warnings, ['article: not measured'])
   assert.equal(by('article / pool-added', 'haproxy')!.value, null)
   const csv = summaryCsvs(a)

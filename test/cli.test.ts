@@ -21,3 +21,9 @@ test('an unknown proxy name is one line naming the flag and the valid names', ()
   assert.deepEqual(parseProxyList('nginx, caddy'), ['nginx', 'caddy'])
   assert.throws(() => parseProxyList('nginx,apache'), (e: Error) => e.message === '--proxies: unknown proxy "apache". Use a comma-separated list of: haproxy, nginx, envoy, traefik, caddy')
 })
+
+test('the run summary counts invalid rows by the kind of their reason', async () => {
+  const { reasonKinds } = await import('../lib/run-notebook.ts')
+  const rows = ['errors 87.6% >= 1%', 'errors 2.3% >= 1%', 'did not start: stacks/x.cfg:3: unknown', 'generator saturated (94% of its cpuset)'].map((reason) => ({ reason }))
+  assert.equal(reasonKinds(rows), 'errors × 2, did not start × 1, generator saturated × 1')
+})
