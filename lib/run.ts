@@ -243,6 +243,11 @@ const SERIES_BUILDERS: Record<SeriesName, (custom: CustomConfig[]) => Series> = 
 }
 type SeriesName = (typeof SERIES)[number]
 
+/** Findings of a run directory's series from its CSVs: what the run printed, for the report. */
+export function seriesFindings(runDir: string, names: readonly string[]): Finding[] {
+  return names.filter((n): n is SeriesName => (SERIES as readonly string[]).includes(n)).flatMap((n) => SERIES_BUILDERS[n]([]).findings(runDir))
+}
+
 /** Runs the tasks not yet in their table, appending one row each, with a live progress line. */
 async function runPhase(name: string, tasks: Task[], runDir: string, log: Logger, resume: boolean): Promise<void> {
   const doneKeys = new Map<Table<unknown>, Set<string>>()

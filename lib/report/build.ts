@@ -10,13 +10,10 @@ import { loadLedger } from '../claims/ledger.ts'
 import { MANIFEST_FILE } from '../data/manifest.ts'
 import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from '../data/tables.ts'
 import type { Finding } from '../findings.ts'
-import { poolingFindings } from '../findings.ts'
 import type { Logger } from '../log.ts'
 import { displayPath } from '../paths.ts'
-import { documentedReuse, POOLING_SERIES } from '../series/pooling.ts'
-import { tlsFindings } from '../series/tls.ts'
-import { versionFindings } from '../series/versions.ts'
-import { wsFindings } from '../series/ws.ts'
+import { seriesFindings } from '../run.ts'
+import { documentedReuse } from '../series/pooling.ts'
 import { buildArticle } from './article.ts'
 import type { BaselineComparison } from './baseline-section.ts'
 import { renderChart } from './chart-requests.ts'
@@ -48,15 +45,8 @@ export interface ReportResult {
   timings: Record<string, number>
 }
 
-/** Findings of every series from the rows alone (the same functions run-all uses). */
-export function runFindings(run: Pick<RunData, 'measurements' | 'handshakes' | 'websocket'>): Finding[] {
-  return [
-    ...(run.measurements.some((r) => POOLING_SERIES.includes(r.series)) ? poolingFindings(run.measurements.filter((r) => POOLING_SERIES.includes(r.series)), documentedReuse) : []),
-    ...(run.handshakes.length || run.measurements.some((r) => r.series.startsWith('tls')) ? tlsFindings(run.handshakes, run.measurements) : []),
-    ...(run.websocket.length ? wsFindings(run.websocket) : []),
-    ...(run.measurements.some((r) => r.series === 'versions') ? versionFindings(run.measurements) : []),
-  ]
-}
+/** Findings of every series the run holds (the series' own functions, as run-all prints them). */
+export const runFindings = (run: RunData): Finding[] => seriesFindings(run.dir, run.manifest.series)
 
 export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly ClaimResult[]): BaselineComparison {
   const id = b.id
