@@ -21,13 +21,13 @@ Options:
 
 Exit status: 0 when every component is usable, 1 when one is missing or failed, 2 on bad flags.`
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
-const { PROXIES, parseProxyList } = await import('../lib/catalog.ts')
-const { setup } = await import('../lib/doctor.ts')
-const { usable } = await import('../lib/component.ts')
-const { consoleLogger } = await import('../lib/log.ts')
-const { formatTable } = await import('../lib/table.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
+const { setup } = await import('../lib/setup/doctor.ts')
+const { usable } = await import('../lib/setup/component.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { formatTable } = await import('../lib/core/text-table.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(

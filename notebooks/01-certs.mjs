@@ -13,11 +13,11 @@ Options:
   --dir DIR      where to write (default: certs/)
   -h, --help     this help`
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
-const { ensureCerts, KEY_TYPES } = await import('../lib/certs.ts')
-const { certsDir } = await import('../lib/paths.ts')
-const { consoleLogger } = await import('../lib/log.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { ensureCerts, KEY_TYPES } = await import('../lib/setup/certs.ts')
+const { certsDir } = await import('../lib/core/paths.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('01-certs.mjs'), { force: { type: 'boolean' }, dir: { type: 'string' } }, HELP, 'notebooks/01-certs.mjs')

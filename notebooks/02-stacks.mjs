@@ -28,14 +28,14 @@ Options:
 
 Exit status: 0 when every image is usable, 1 when one failed, 2 on bad flags or no engine.`
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
-const { PROXIES, parseProxyList } = await import('../lib/catalog.ts')
-const { ensureDockerEngine } = await import('../lib/docker-engine.ts')
-const { ensureImages, IMAGE_MODES } = await import('../lib/images.ts')
-const { userError } = await import('../lib/errors.ts')
-const { consoleLogger } = await import('../lib/log.ts')
-const { formatTable } = await import('../lib/table.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
+const { ensureDockerEngine } = await import('../lib/setup/docker-engine.ts')
+const { ensureImages, IMAGE_MODES } = await import('../lib/setup/images.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { formatTable } = await import('../lib/core/text-table.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(

@@ -2,9 +2,9 @@
 // Step 03: the pooling series (same configs, pool added, pool removed, extras, direct).
 import './_ts.mjs'
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs } = await import('../lib/cli.ts')
-const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/run-notebook.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs } = await import('../lib/cli/flags.ts')
+const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 
 const HELP = `Usage: npx zx notebooks/03-pooling.mjs [options]
 

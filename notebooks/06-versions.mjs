@@ -2,9 +2,9 @@
 // Step 06: every catalog version of every proxy, article config and pool added.
 import './_ts.mjs'
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs } = await import('../lib/cli.ts')
-const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/run-notebook.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs } = await import('../lib/cli/flags.ts')
+const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 
 const HELP = `Usage: npx zx notebooks/06-versions.mjs [options]
 

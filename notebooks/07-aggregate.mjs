@@ -15,12 +15,12 @@ Options:
   --run DIR     a run directory (results/<run-id>) or a promoted baseline
   -h, --help    this help`
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
-const { userError } = await import('../lib/errors.ts')
-const { loadRun } = await import('../lib/analysis/run-data.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { loadRun } = await import('../lib/data/run-data.ts')
 const { aggregate, writeSummary } = await import('../lib/analysis/summary.ts')
-const { displayPath } = await import('../lib/paths.ts')
+const { displayPath } = await import('../lib/core/paths.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('07-aggregate.mjs'), { run: { type: 'string' } }, HELP, 'notebooks/07-aggregate.mjs')

@@ -20,13 +20,13 @@ Options:
   --no-pdf         skip the PDF
   -h, --help       this help`
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
-const { userError } = await import('../lib/errors.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
 const { buildReport } = await import('../lib/report/build.ts')
 const { formatLedger } = await import('../lib/claims/format.ts')
-const { consoleLogger } = await import('../lib/log.ts')
-const { displayPath, repoRoot } = await import('../lib/paths.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { join } = await import('node:path')
 
 await runNotebook(async () => {

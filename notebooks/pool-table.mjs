@@ -18,14 +18,14 @@ Options:
 
 Exit status: 0 when every row answered and matched its prediction, 1 otherwise.`
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
-const { PROXIES, parseProxyList } = await import('../lib/catalog.ts')
-const { ensureCerts } = await import('../lib/certs.ts')
-const { certsDir } = await import('../lib/paths.ts')
-const { poolTable } = await import('../lib/pool-detector.ts')
-const { consoleLogger } = await import('../lib/log.ts')
-const { formatTable } = await import('../lib/table.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
+const { ensureCerts } = await import('../lib/setup/certs.ts')
+const { certsDir } = await import('../lib/core/paths.ts')
+const { poolTable } = await import('../lib/run/pool-detector.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { formatTable } = await import('../lib/core/text-table.ts')
 const { mkdtempSync } = await import('node:fs')
 const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')

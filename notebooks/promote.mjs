@@ -13,12 +13,12 @@ Options:
   --force       replace an existing baseline with that id
   -h, --help    this help`
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli.ts')
-const { userError } = await import('../lib/errors.ts')
-const { promote } = await import('../lib/baselines.ts')
-const { consoleLogger } = await import('../lib/log.ts')
-const { displayPath } = await import('../lib/paths.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { promote } = await import('../lib/data/baselines.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { displayPath } = await import('../lib/core/paths.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('promote.mjs'), { id: { type: 'string' }, force: { type: 'boolean' } }, HELP, 'notebooks/promote.mjs', { positionals: 1 })

@@ -2,9 +2,9 @@
 // Every step in order: setup (install what is missing), certificates, the series, summary.
 import './_ts.mjs'
 
-const { runNotebook } = await import('../lib/notebook.ts')
-const { notebookArgs } = await import('../lib/cli.ts')
-const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/run-notebook.ts')
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs } = await import('../lib/cli/flags.ts')
+const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 
 const HELP = `Usage: npx zx notebooks/run-all.mjs [options]   (npm run bench = --profile quick)
 

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { binaryPath, loadStack, PROXIES, wheelDir } from '../lib/catalog.ts'
-import { dockerdFlags } from '../lib/docker-engine.ts'
-import { goBinaryPath } from '../lib/gobuild.ts'
+import { binaryPath, loadStack, PROXIES, wheelDir } from '../lib/catalog/stack.ts'
+import { dockerdFlags } from '../lib/setup/docker-engine.ts'
+import { goBinaryPath } from '../lib/setup/gobuild.ts'
 import {
   BASE_IMAGE, debianSources, goImagePlan, imageFor, imageTag, mergeRecords, mirrorOf, OFFICIAL_BINARY, officialRef, proxyImagePlan, type ImageRecord,
-} from '../lib/images.ts'
-import { stacksDir } from '../lib/paths.ts'
+} from '../lib/setup/images.ts'
+import { stacksDir } from '../lib/core/paths.ts'
 import { configPaths, containerName, harnessGone, pathTokens, planMounts, readable } from '../lib/runtime/docker.ts'
 
 test('image tags: proxybench/<component>:<version>, only characters Docker accepts', () => {

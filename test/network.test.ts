@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { loadStack, PROXIES, templateFile, templateVariants } from '../lib/catalog.ts'
-import { parseFlags } from '../lib/cli.ts'
-import { parseNetwork } from '../lib/run.ts'
-import { RUN_FLAGS } from '../lib/run-notebook.ts'
+import { loadStack, PROXIES, templateFile, templateVariants } from '../lib/catalog/stack.ts'
+import { parseFlags } from '../lib/cli/flags.ts'
+import { parseNetwork } from '../lib/run/run.ts'
+import { RUN_FLAGS } from '../lib/cli/run-notebook.ts'
 import { bridgeSysctls } from '../lib/runtime/docker.ts'
 import { listenHost, reachHost } from '../lib/runtime/network.ts'
 import type { RunningRole } from '../lib/runtime/types.ts'
-import { placeholders, renderTemplate, TEMPLATE_NAMES } from '../lib/template.ts'
+import { placeholders, renderTemplate, TEMPLATE_NAMES } from '../lib/catalog/template.ts'
 
 test('--network parses host and bridge; default host', () => {
   assert.equal(parseFlags(['--network', 'bridge'], RUN_FLAGS, 'help', 'x').network, 'bridge')

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { PROXIES } from '../lib/catalog.ts'
-import { UserError } from '../lib/errors.ts'
-import { parseCustomConfigs, parseSeries } from '../lib/run.ts'
+import { PROXIES } from '../lib/catalog/stack.ts'
+import { UserError } from '../lib/core/errors.ts'
+import { parseCustomConfigs, parseSeries } from '../lib/run/run.ts'
 import { poolingCells } from '../lib/series/pooling.ts'
 
 test('pooling plan: three main series per proxy, the extras, and one direct row', () => {

@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { UserError } from '../lib/errors.ts'
-import { memoryLogger } from '../lib/log.ts'
+import { UserError } from '../lib/core/errors.ts'
+import { memoryLogger } from '../lib/core/log.ts'
 import { barChart, dotChart, inlineSvg, lineChart, renderSpec, type VegaLiteSpec } from '../lib/report/charts.ts'
-import { escapeMarkdown, isNumericCell, renderMarkdown, slugify } from '../lib/report/markdown.ts'
+import { escapeMarkdown, isNumericCell, renderMarkdown, slugify } from '../lib/report/render.ts'
 import { htmlPage } from '../lib/report/page.ts'
 import { assertNoKeyMaterial, publishRun, writeSiteIndex } from '../lib/report/site.ts'
 

@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { repoRoot } from '../lib/paths.ts'
-import { acquireRunLock } from '../lib/run-lock.ts'
+import { repoRoot } from '../lib/core/paths.ts'
+import { acquireRunLock } from '../lib/run/lock.ts'
 
 test('a second run on the same machine is refused while the first lives; a dead one is taken over', async () => {
   const saved = process.env.PROXYBENCH_CACHE
@@ -27,7 +27,7 @@ test('a second run on the same machine is refused while the first lives; a dead 
 
 test('a run that exits without releasing (SIGINT handler: process.exit) leaves no lock behind', async () => {
   const cache = mkdtempSync(join(tmpdir(), 'pb-lock-'))
-  const script = `import { acquireRunLock } from ${JSON.stringify(join(repoRoot, 'lib/run-lock.ts'))}
+  const script = `import { acquireRunLock } from ${JSON.stringify(join(repoRoot, 'lib/run/lock.ts'))}
 acquireRunLock('/results/x'); console.log('locked'); process.exit(130)`
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, PROXYBENCH_CACHE: cache }, stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''

@@ -1,10 +1,10 @@
 import type { DataFrame } from 'danfojs-node'
-import { compareVersions } from '../catalog.ts'
+import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
 // A cell's status and a row's metric (errors_pct included) come from the claims ledger's
 // definitions, so the article and the ledger never disagree.
 import { cellStatus, metricValue } from '../claims/cells.ts'
-import { summarize, type Summary } from '../stats.ts'
+import { summarize, type Summary } from '../core/stats.ts'
 
 /**
  * Per-cell aggregates of a run's CSVs: one cell = the rows that differ only by repeat.

@@ -1,6 +1,6 @@
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
-import { mannWhitney, median } from '../stats.ts'
-import { compareVersions } from '../catalog.ts'
+import { mannWhitney, median } from '../core/stats.ts'
+import { compareVersions } from '../catalog/stack.ts'
 import { cellId, TABLE_SPECS, type TableName, type TableSpec } from './cells.ts'
 
 /**

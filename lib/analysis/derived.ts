@@ -1,4 +1,4 @@
-import { compareVersions } from '../catalog.ts'
+import { compareVersions } from '../catalog/stack.ts'
 import type { CellSummary } from './cells.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import { loadLedger, type Claim } from '../claims/ledger.ts'
-import { readYamlFile } from '../yaml-file.ts'
+import { readYamlFile } from '../core/yaml-file.ts'
 
 /**
  * A published baseline (`baselines/runs/<id>/published.yaml`): an article whose tables did

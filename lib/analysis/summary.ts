@@ -1,9 +1,9 @@
 import { join } from 'node:path'
 import Papa from 'papaparse'
-import { writeFileAtomic } from '../data/atomic.ts'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { summarizeCells, TABLE_SPECS, type CellSummary, type TableName, type TableSpec } from './cells.ts'
 import { derivedRatios, type Ratio } from './derived.ts'
-import type { RunData } from './run-data.ts'
+import type { RunData } from '../data/run-data.ts'
 
 export interface Aggregates {
   cells: Record<TableName, CellSummary[]>

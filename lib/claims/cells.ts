@@ -4,9 +4,9 @@
  * value for a metric is the median over its rows (valid rows only unless rows: all), its
  * status the most common status of its rows (tie: the worse one).
  */
-import { compareVersions } from '../catalog.ts'
+import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
-import { median } from '../stats.ts'
+import { median } from '../core/stats.ts'
 import { KEY_COLUMNS, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
 
 export type Row = Measurement | Handshake | WebSocketRow

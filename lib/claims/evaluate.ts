@@ -12,7 +12,7 @@
  * A check with for_each (or a status check with several cells) is several units; the claim
  * is not reproduced if any unit fails, else not measured if any unit lacks a cell.
  */
-import { compareVersions } from '../catalog.ts'
+import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
 import { aggregate, buildCells, cellLabel, cellValue, matchSelector, shownSeries, type Cell, type CellValue } from './cells.ts'
 import { evalNumber, type FigureValues } from './expr.ts'

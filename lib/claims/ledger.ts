@@ -7,10 +7,10 @@
  */
 import { join } from 'node:path'
 import { z } from 'zod'
-import { PROXIES } from '../catalog.ts'
+import { PROXIES } from '../catalog/stack.ts'
 import { handshakeSchema, measurementSchema, websocketSchema } from '../data/schema.ts'
-import { repoRoot } from '../paths.ts'
-import { readYamlFile } from '../yaml-file.ts'
+import { repoRoot } from '../core/paths.ts'
+import { readYamlFile } from '../core/yaml-file.ts'
 import { evalNumber, ExprError, FIGURE_ID, type FigureValues } from './expr.ts'
 
 // ------------------------------------------------------------------ tables and columns

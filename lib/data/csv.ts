@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import Papa from 'papaparse'
 import type { z } from 'zod'
-import { userError } from '../errors.ts'
-import { writeFileAtomic } from './atomic.ts'
+import { userError } from '../core/errors.ts'
+import { writeFileAtomic } from '../core/atomic.ts'
 
 type Row = Record<string, unknown>
 

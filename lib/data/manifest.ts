@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { userError } from '../errors.ts'
-import { writeFileAtomic } from './atomic.ts'
+import { userError } from '../core/errors.ts'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { manifestSchema, type Manifest } from './schema.ts'
 
 export const MANIFEST_FILE = 'manifest.json'

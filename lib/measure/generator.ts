@@ -1,6 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs'
-import { cpuCount } from '../cpus.ts'
-import { parseLoadgenOutput } from '../loadgen.ts'
+import { cpuCount } from '../roles/cpus.ts'
+import { parseLoadgenOutput } from '../roles/loadgen.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
 

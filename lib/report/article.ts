@@ -1,14 +1,14 @@
 import type { CellSummary } from '../analysis/cells.ts'
 import { newestCell } from '../analysis/derived.ts'
-import type { RunData } from '../analysis/run-data.ts'
+import type { RunData } from '../data/run-data.ts'
 import type { Aggregates } from '../analysis/summary.ts'
-import { compareVersions } from '../catalog.ts'
+import { compareVersions } from '../catalog/stack.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import { verdictCounts } from '../claims/format.ts'
-import type { Finding } from '../findings.ts'
+import type { Finding } from '../findings/pooling.ts'
 import { baselineSection, type BaselineComparison } from './baseline-section.ts'
 import type { ChartRequest } from './chart-requests.ts'
-import { Article, esc, num, pct, type Column, type TableFile } from './md.ts'
+import { Article, esc, num, pct, type Column, type TableFile } from './markdown.ts'
 
 /**
  * The run's article in the seed article's order (DESIGN.md "Report"): setup and fairness,

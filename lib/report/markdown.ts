@@ -1,255 +1,89 @@
-import MarkdownIt, { type StateCore, type Token } from 'markdown-it'
-import { userError } from '../errors.ts'
+import Papa from 'papaparse'
+import { escapeMarkdown } from './render.ts'
 
-/** One heading of the table of contents. */
-export interface TocEntry {
-  level: number
-  text: string
-  id: string
+/**
+ * Markdown building blocks for the article. Every string that comes from data goes through
+ * `esc` (markdown-it runs with html disabled, so it can never become markup; escaping keeps
+ * it from becoming Markdown: a `|` in a version string must not split a table cell).
+ */
+
+export const esc = (s: unknown) => escapeMarkdown(String(s ?? ''))
+
+export type Value = string | number | null | undefined
+
+/** Numbers for reading: 3 significant figures, thousands kept whole. */
+export function num(x: Value, digits = 3): string {
+  if (x === null || x === undefined || x === '') return '—'
+  if (typeof x === 'string') return x
+  if (!Number.isFinite(x)) return '—'
+  const a = Math.abs(x)
+  if (a >= 10 ** digits) return Math.round(x).toString()
+  if (a === 0) return '0'
+  return Number(x.toPrecision(digits)).toString()
 }
 
-export interface RenderedMarkdown {
-  /** The article body (no <html>/<head>), ready for htmlPage. */
-  html: string
-  /** The h2 and h3 headings in document order, as linked by the `[[toc]]` block. */
-  toc: TocEntry[]
-  /** The text of the first h1, or '' when there is none. */
+export const pct = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : `${(x * 100).toFixed(digits)}%`)
+
+export interface Column<R> {
   title: string
-  /** Whether the Markdown had a `[[toc]]` line (so the page need not add another). */
-  tocPlaced: boolean
+  value: (row: R) => Value
+  /** How the page shows the value (defaults to num / text); the CSV keeps `value`. */
+  show?: (row: R) => string
 }
 
-interface Env {
-  headings: TocEntry[]
-  tocPlaced: boolean
+/** A table the article shows and the CSV beside it: the same columns, raw values. */
+export interface TableFile {
+  path: string
+  content: string
 }
 
-/** The line that asks for a table of contents. */
-export const TOC_MARKER = '[[toc]]'
+export class Article {
+  private readonly parts: string[] = []
+  readonly files: TableFile[] = []
 
-/** Plain text of an inline token, as a reader sees it (no markup). */
-function inlineText(token: Token): string {
-  let s = ''
-  for (const c of token.children ?? []) {
-    if (c.type === 'text' || c.type === 'code_inline') s += c.content
-    else if (c.type === 'softbreak' || c.type === 'hardbreak') s += ' '
-    else if (c.type === 'image') s += c.content
+  line(...text: string[]): this {
+    this.parts.push(text.join(''))
+    return this
   }
-  return s
-}
 
-/**
- * A stable, readable anchor: lower case ASCII letters, digits and dashes ("Open model
- * & calibration" → "open-model-calibration"); "section" when nothing is left.
- */
-export function slugify(text: string): string {
-  const s = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64)
-    .replace(/-+$/, '')
-  return s || 'section'
-}
-
-/** Ids the page template uses itself; a heading never takes them. */
-const RESERVED_IDS = ['contents', 'main']
-
-/** Core rule: every heading gets a unique id; h1-h3 are remembered for the title and TOC. */
-function headingIds(state: StateCore): void {
-  const env = state.env as Env
-  const used = new Set(RESERVED_IDS)
-  const tokens = state.tokens
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!
-    if (t.type !== 'heading_open') continue
-    const text = inlineText(tokens[i + 1]!).trim()
-    const base = slugify(text)
-    let id = base
-    for (let n = 2; used.has(id); n++) id = `${base}-${n}`
-    used.add(id)
-    t.attrSet('id', id)
-    env.headings.push({ level: Number(t.tag.slice(1)), text, id })
+  para(text: string): this {
+    this.parts.push(text, '')
+    return this
   }
-}
 
-/** Core rule: a paragraph that is exactly `[[toc]]` becomes a `toc` token. */
-function tocMarker(state: StateCore): void {
-  const env = state.env as Env
-  const out: Token[] = []
-  const tokens = state.tokens
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!
-    const inline = tokens[i + 1]
-    if (t.type === 'paragraph_open' && !t.hidden && inline?.type === 'inline' && inline.content.trim() === TOC_MARKER && tokens[i + 2]?.type === 'paragraph_close') {
-      const toc = new state.Token('toc', 'nav', 0)
-      toc.block = true
-      toc.map = t.map
-      out.push(toc)
-      env.tocPlaced = true
-      i += 2
-      continue
-    }
-    out.push(t)
+  heading(level: 1 | 2 | 3, text: string): this {
+    this.parts.push(`${'#'.repeat(level)} ${text}`, '')
+    return this
   }
-  state.tokens = out
-}
 
-// one number: 12, 12.5, 1,024, 1 024, 1.2e3 (not a version like 1.31.3)
-const NUM = String.raw`\d+(?:[,\u202f' ]\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?`
-const UNIT = String.raw`(?:\s*(?:%|×|x|[µu]s|ms|ns|s|k|M|G|rps|req\/s|\/s|B|KiB|MiB|GiB))?`
-// an optional sign or approximation, a number with its unit, an optional second
-// number (range or ±), an optional parenthesised note and footnote mark
-const NUMERIC = new RegExp(String.raw`^[~≈<>≤≥±+\-−]?\s*[$€]?${NUM}${UNIT}(?:\s*(?:±|–|-|\.\.|\/)\s*${NUM}${UNIT})?(?:\s*\([^()]*\))?\s*[*†‡]?$`)
-
-/** Whether a table cell reads as a number ("12.3", "−4 %", "1,024", "~2.1×", "45 µs (±3%)"). */
-export function isNumericCell(text: string): boolean {
-  const s = text.trim()
-  return NUMERIC.test(s)
-}
-
-function addClass(t: Token, cls: string): void {
-  const old = t.attrGet('class')
-  t.attrSet('class', old ? `${old} ${cls}` : cls)
-}
-
-/** An empty cell or one that stands for "no value" ("", "-", "–", "—", "n/a", "~"). */
-const isPlaceholder = (text: string) => /^(|[-–—~]|n\/a)$/i.test(text.trim())
-
-/**
- * Core rule: a column whose every filled body cell is a number gets class "num" on
- * all its cells, header included (right-aligned, tabular figures). A mixed column
- * (versions "1.35" among "1.31.3"-like text) stays left-aligned as a whole.
- */
-function numericCells(state: StateCore): void {
-  const tokens = state.tokens
-  let rows: { open: Token; text: string; head: boolean }[][] = []
-  let row: { open: Token; text: string; head: boolean }[] = []
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!
-    if (t.type === 'table_open') rows = []
-    else if (t.type === 'tr_open') row = []
-    else if (t.type === 'tr_close') rows.push(row)
-    else if (t.type === 'th_open' || t.type === 'td_open') {
-      const inline = tokens[i + 1]
-      row.push({ open: t, text: inline?.type === 'inline' ? inlineText(inline) : '', head: t.type === 'th_open' })
-    } else if (t.type === 'table_close') {
-      const width = Math.max(0, ...rows.map((r) => r.length))
-      for (let c = 0; c < width; c++) {
-        const column = rows.map((r) => r[c]).filter((x) => x !== undefined)
-        const filled = column.filter((x) => !x.head && !isPlaceholder(x.text))
-        if (filled.length > 0 && filled.every((x) => isNumericCell(x.text))) for (const x of column) addClass(x.open, 'num')
-      }
-    }
+  bullets(items: readonly string[]): this {
+    this.parts.push(...items.map((i) => `- ${i}`), '')
+    return this
   }
-}
 
-/** A link target that stays inside the site: no scheme, not absolute, not protocol-relative. */
-export function isRelativeUrl(url: string): boolean {
-  return url !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(url) && !url.startsWith('/') && !url.startsWith('\\')
-}
-
-/**
- * Core rule: images must be files of the site (a chart's SVG next to the page), never
- * fetched from elsewhere; a paragraph holding one image alone becomes a <figure>.
- */
-function images(state: StateCore): void {
-  const tokens = state.tokens
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!
-    if (t.type !== 'inline') continue
-    for (const c of t.children ?? []) {
-      if (c.type !== 'image') continue
-      const src = c.attrGet('src') ?? ''
-      if (!isRelativeUrl(src)) {
-        throw userError('report Markdown', `image "${src.slice(0, 80)}" is not a relative path inside the site`, 'Write the chart or image into the run folder (publishRun files) and link it as e.g. charts/name.svg')
-      }
-    }
-    const kids = (t.children ?? []).filter((c) => !(c.type === 'text' && c.content.trim() === '') && c.type !== 'softbreak')
-    const open = tokens[i - 1]
-    const close = tokens[i + 1]
-    if (kids.length === 1 && kids[0]!.type === 'image' && open?.type === 'paragraph_open' && !open.hidden && close?.type === 'paragraph_close') {
-      open.tag = close.tag = 'figure'
-      addClass(open, 'chart')
-      kids[0]!.meta = { ...(kids[0]!.meta ?? {}), figure: true }
-    }
+  /** A table with a link to its CSV (`data/<name>.csv`); an empty table says so. */
+  table<R>(name: string, columns: readonly Column<R>[], rows: readonly R[], empty = 'No rows in this run.'): this {
+    if (rows.length === 0) return this.para(`*${empty}*`)
+    const cell = (c: Column<R>, r: R) => (c.show ? c.show(r) : esc(num(c.value(r))))
+    this.parts.push(
+      `| ${columns.map((c) => esc(c.title)).join(' | ')} |`,
+      `|${columns.map(() => '---').join('|')}|`,
+      ...rows.map((r) => `| ${columns.map((c) => cell(c, r)).join(' | ')} |`),
+      '',
+      `[${name}.csv](data/${name}.csv)`,
+      '',
+    )
+    const data = rows.map((r) => columns.map((c) => c.value(r) ?? ''))
+    this.files.push({ path: `data/${name}.csv`, content: Papa.unparse({ fields: columns.map((c) => c.title), data }, { newline: '\n' }) + '\n' })
+    return this
   }
-}
 
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
-}
-
-/** The contents block: h2 entries with their h3 entries nested below. */
-export function renderToc(toc: readonly TocEntry[]): string {
-  if (toc.length === 0) return ''
-  let html = '<nav class="toc" id="contents" aria-label="Contents">\n<p class="toc-title">Contents</p>\n<ol>\n'
-  let inSub = false
-  let openItem = false
-  for (const e of toc) {
-    const link = `<a href="#${escapeHtml(e.id)}">${escapeHtml(e.text)}</a>`
-    if (e.level >= 3 && openItem) {
-      if (!inSub) html += '\n<ol>\n'
-      inSub = true
-      html += `<li>${link}</li>\n`
-      continue
-    }
-    if (inSub) html += '</ol>\n'
-    inSub = false
-    if (openItem) html += '</li>\n'
-    html += `<li>${link}`
-    openItem = true
+  /** A chart as a figure; the title becomes its caption. */
+  image(path: string, title: string): this {
+    return this.para(`![${esc(title)}](${path} "${title.replace(/["\\]/g, '')}")`)
   }
-  if (inSub) html += '</ol>\n'
-  if (openItem) html += '</li>\n'
-  return html + '</ol>\n</nav>\n'
-}
 
-function createMd(): MarkdownIt {
-  // html: false — every string that came from data stays text, whatever it contains.
-  const md = new MarkdownIt('default', { html: false, linkify: false, typographer: false })
-  md.core.ruler.push('proxybench_heading_ids', headingIds)
-  md.core.ruler.push('proxybench_toc', tocMarker)
-  md.core.ruler.push('proxybench_numeric_cells', numericCells)
-  md.core.ruler.push('proxybench_images', images)
-
-  md.renderer.rules.toc = (_tokens, _idx, _opts, env: Env) => renderToc(env.headings.filter((h) => h.level === 2 || h.level === 3))
-  md.renderer.rules.table_open = () => '<div class="table-wrap">\n<table>\n'
-  md.renderer.rules.table_close = () => '</table>\n</div>\n'
-  const image = md.renderer.rules.image!
-  md.renderer.rules.image = (tokens, idx, opts, env, self) => {
-    const t = tokens[idx]!
-    const title = t.attrGet('title')
-    const img = image(tokens, idx, opts, env, self)
-    return t.meta?.figure && title ? `${img}<figcaption>${escapeHtml(title)}</figcaption>` : img
+  toString(): string {
+    return this.parts.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'
   }
-  return md
-}
-
-let instance: MarkdownIt | undefined
-
-/**
- * Markdown → HTML body with heading ids, a contents block where the Markdown has a
- * `[[toc]]` line, scrollable table wrappers, numeric cells marked, images as figures.
- * Raw HTML in the Markdown is never passed through: it renders as text.
- */
-export function renderMarkdown(md: string): RenderedMarkdown {
-  instance ??= createMd()
-  const env: Env = { headings: [], tocPlaced: false }
-  const html = instance.render(md, env)
-  const h1 = env.headings.find((h) => h.level === 1)
-  return { html, toc: env.headings.filter((h) => h.level === 2 || h.level === 3), title: h1?.text ?? '', tocPlaced: env.tocPlaced }
-}
-
-/**
- * Makes a string from data safe to interpolate into Markdown: every ASCII punctuation
- * character is backslash-escaped (so `|` cannot split a table cell, `*` cannot
- * emphasise, `![x](…)` cannot become an image) and line breaks become spaces.
- */
-export function escapeMarkdown(text: string): string {
-  return String(text)
-    .replace(/\r\n?|\n/g, ' ')
-    .replace(/[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g, (c) => `\\${c}`)
 }

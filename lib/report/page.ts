@@ -1,4 +1,4 @@
-import { isRelativeUrl, renderToc, type TocEntry } from './markdown.ts'
+import { isRelativeUrl, renderToc, type TocEntry } from './render.ts'
 
 export interface Breadcrumb {
   /** A relative link (e.g. ../../index.html): the site must work from file:// and any server. */

@@ -2,7 +2,7 @@ import { accessSync, constants, mkdirSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import puppeteer, { type Browser, type Page } from 'puppeteer'
-import { userError } from '../errors.ts'
+import { userError } from '../core/errors.ts'
 import { writeFileAtomicBytes } from './site.ts'
 
 /** The flags the design's machine notes verified for Debian's Chromium (root, no GPU). */

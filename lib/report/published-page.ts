@@ -1,6 +1,6 @@
 import { readPublished } from '../analysis/published.ts'
 import { loadLedger } from '../claims/ledger.ts'
-import { Article, esc } from './md.ts'
+import { Article, esc } from './markdown.ts'
 
 /** The baseline's own page: what it is and every figure it quotes. */
 export function publishedPage(file: string): { markdown: string; files: { path: string; content: string }[] } {

@@ -4,11 +4,11 @@ import { constants, homedir } from 'node:os'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import { Writable } from 'node:stream'
 import type Docker from 'dockerode'
-import { dockerClient } from '../docker-engine.ts'
-import { sha256Text } from '../hash.ts'
-import { imageFor, readImageRecords, type ImageRecord } from '../images.ts'
-import type { Logger } from '../log.ts'
-import { cacheDir, repoRoot } from '../paths.ts'
+import { dockerClient } from '../setup/docker-engine.ts'
+import { sha256Text } from '../core/hash.ts'
+import { imageFor, readImageRecords, type ImageRecord } from '../setup/images.ts'
+import type { Logger } from '../core/log.ts'
+import { cacheDir, repoRoot } from '../core/paths.ts'
 import type { NetworkMode } from './network.ts'
 import { trackRuntime, untrackRuntime } from './shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
@@ -17,7 +17,7 @@ import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
  * The Docker runtime: every role is a container started through the engine API.
  *
  * - Image: spec.image, else the image recorded by notebooks/02-stacks.mjs for argv[0]
- *   (lib/images.ts). Offline images keep each binary at its host path, so the argv the
+ *   (lib/setup/images.ts). Offline images keep each binary at its host path, so the argv the
  *   harness builds runs unchanged; for an official image argv[0] becomes its own binary.
  * - Files: the roles' working directory (a proxy's run_dir) is bind-mounted read-write at
  *   the same path; every other existing absolute path named in argv, in env or inside a

@@ -1,10 +1,10 @@
 import { basename } from 'node:path'
-import { compareVersions, expectsReuse, loadStack, PROXIES, templateFile, type ProxyName, type Stack, type StackVersion } from '../catalog.ts'
+import { compareVersions, expectsReuse, loadStack, PROXIES, templateFile, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { readMeasurements } from '../data/measurements.ts'
 import { MEASUREMENTS } from '../data/tables.ts'
-import { poolingFindings } from '../findings.ts'
+import { poolingFindings } from '../findings/pooling.ts'
 import { measureCell, type Cell } from '../measure/cell.ts'
-import { interleavedOrder } from '../shuffle.ts'
+import { interleavedOrder } from '../core/shuffle.ts'
 import type { Series, SeriesContext, Task } from './types.ts'
 
 /** Extras beyond article / pool-added / pool-removed, and on which versions they run. */

@@ -1,8 +1,8 @@
-import type { ProxyName } from '../catalog.ts'
+import type { ProxyName } from '../catalog/stack.ts'
 import type { Table } from '../data/tables.ts'
-import type { Logger } from '../log.ts'
+import type { Logger } from '../core/log.ts'
 import type { CellContext } from '../measure/cell.ts'
-import type { Finding } from '../findings.ts'
+import type { Finding } from '../findings/pooling.ts'
 
 /** What a series gets: the cell context plus the run's choices. */
 export interface SeriesContext extends CellContext {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { PROXIES } from '../../lib/catalog.ts'
-import { usable, type ComponentRow } from '../../lib/component.ts'
-import { engineInfo } from '../../lib/docker-engine.ts'
-import { ENGINE_COMPONENT } from '../../lib/doctor.ts'
-import { exec } from '../../lib/exec.ts'
+import { PROXIES } from '../../lib/catalog/stack.ts'
+import { usable, type ComponentRow } from '../../lib/setup/component.ts'
+import { engineInfo } from '../../lib/setup/docker-engine.ts'
+import { ENGINE_COMPONENT } from '../../lib/setup/doctor.ts'
+import { exec } from '../../lib/core/exec.ts'
 
 // npm test runs setup as pretest, so here every component must already be present.
 test('doctor --check --json: an array of rows, every proxy with at least two usable versions', async () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { exec } from '../../lib/exec.ts'
-import { GO_PROGRAMS } from '../../lib/gobuild.ts'
-import { stacksDir } from '../../lib/paths.ts'
+import { exec } from '../../lib/core/exec.ts'
+import { GO_PROGRAMS } from '../../lib/setup/gobuild.ts'
+import { stacksDir } from '../../lib/core/paths.ts'
 
 // The Go programs' own tests (real servers on loopback) run as part of npm test.
 for (const name of GO_PROGRAMS) {

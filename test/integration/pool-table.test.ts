@@ -3,11 +3,11 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { PROXIES } from '../../lib/catalog.ts'
-import { ensureCerts } from '../../lib/certs.ts'
-import { memoryLogger } from '../../lib/log.ts'
-import { poolTable, POOLED_MAX, UNPOOLED_MIN } from '../../lib/pool-detector.ts'
-import { formatTable } from '../../lib/table.ts'
+import { PROXIES } from '../../lib/catalog/stack.ts'
+import { ensureCerts } from '../../lib/setup/certs.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { poolTable, POOLED_MAX, UNPOOLED_MIN } from '../../lib/run/pool-detector.ts'
+import { formatTable } from '../../lib/core/text-table.ts'
 
 // Every proxy, every catalog version, every variant, on the real binaries: each must
 // answer 200 "hello world" over HTTP/1.1 + TLS and reuse (or not) as documented.

@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { readManifest } from '../../lib/data/manifest.ts'
 import { readMeasurements } from '../../lib/data/measurements.ts'
-import { memoryLogger } from '../../lib/log.ts'
-import { cacheDir, repoRoot } from '../../lib/paths.ts'
-import { runBench } from '../../lib/run.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { cacheDir, repoRoot } from '../../lib/core/paths.ts'
+import { runBench } from '../../lib/run/run.ts'
 import { isAlive } from '../../lib/runtime/native.ts'
 
 const ZX = join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js')

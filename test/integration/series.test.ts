@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { HANDSHAKES, MEASUREMENTS, readTable, WEBSOCKETS } from '../../lib/data/tables.ts'
-import { memoryLogger } from '../../lib/log.ts'
-import { runBench } from '../../lib/run.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { runBench } from '../../lib/run/run.ts'
 import { CALIBRATION_STEPS } from '../../lib/series/tls.ts'
 
 const smoke = (series: string, proxies: ('haproxy' | 'nginx')[]) => {

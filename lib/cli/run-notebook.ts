@@ -1,0 +1,105 @@
+import { PROXIES, parseProxyList } from '../catalog/stack.ts'
+import { parseFlags } from './flags.ts'
+import { userError } from '../core/errors.ts'
+import { formatFindings } from '../findings/pooling.ts'
+import { consoleLogger } from '../core/log.ts'
+import { join } from 'node:path'
+import { writeSummary } from '../analysis/summary.ts'
+import { loadBaseline } from '../data/baselines.ts'
+import { formatLedger } from '../claims/format.ts'
+import { displayPath, repoRoot } from '../core/paths.ts'
+import { buildReport } from '../report/build.ts'
+import { parseSeries, runBench, SERIES } from '../run/run.ts'
+
+/** Flags shared by run-all and the series steps (README "run-all flags"). */
+export const RUN_FLAGS = {
+  profile: { type: 'string' },
+  series: { type: 'string' },
+  proxies: { type: 'string' },
+  runtime: { type: 'string' },
+  out: { type: 'string' },
+  resume: { type: 'boolean' },
+  baseline: { type: 'string' },
+  'no-report': { type: 'boolean' },
+  config: { type: 'string', multiple: true },
+  cpus: { type: 'string' },
+  images: { type: 'string' },
+  network: { type: 'string' },
+  seed: { type: 'string' },
+  site: { type: 'string' },
+  'no-pdf': { type: 'boolean' },
+} as const
+
+export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 × 15 s), full (5 × 30 s); default quick
+  --series LIST         any of ${SERIES.join(',')} (default: all); versions = every catalog version, article and pool-added
+  --proxies LIST        haproxy,nginx,envoy,traefik,caddy (default: all five)
+  --runtime KIND        auto | docker | native (default auto: docker when an engine answers, else native)
+  --images MODE         docker only: offline (build from Debian packages and cached binaries), official, auto
+  --network MODE        docker only: host (default; loopback, least overhead) or bridge (each role in its own
+                        container network namespace, the generator in its own container); an error with native
+  --out DIR             run directory (default results/<run-id>)
+  --resume              finish the run in --out, skipping repeats already measured
+  --baseline ID         compare with a baseline in the report: an id under baselines/runs/ (e.g. 2026-08-23)
+  --no-report           stop after the measurements and findings (no summary/, ledger, site or PDF)
+  --no-pdf              build the site but not the PDF
+  --site DIR            where the report goes (default site/)
+  --seed N              order the repeats with this seed (default random, recorded in the manifest)
+  --config PROXY=PATH   also measure your own config file (repeatable); see README "Your own config"
+  --cpus "ROLE=LIST …"  cpusets, e.g. "proxy=1 backend=0 generator=0" (default from nproc)
+  -h, --help            this help`
+
+/**
+ * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
+ * that did not hold is a result, not a failure of the run.
+ */
+export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: string[] }): Promise<number> {
+  const flags = parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
+  // An unknown baseline is an error before anything is measured.
+  if (flags.baseline) loadBaseline(flags.baseline)
+  const seed = flags.seed === undefined ? undefined : Number(flags.seed)
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31)) throw userError(`--seed ${flags.seed}`, 'not a seed', 'Use an integer from 0 to 2147483647 (the manifest records the one used)')
+  const log = consoleLogger()
+  const result = await runBench({
+    profile: flags.profile ?? 'quick',
+    series: o.fixedSeries ?? parseSeries(flags.series ?? SERIES.join(',')),
+    proxies: flags.proxies ? parseProxyList(flags.proxies) : [...PROXIES],
+    runtime: flags.runtime ?? 'auto',
+    out: flags.out,
+    resume: !!flags.resume,
+    cpus: flags.cpus,
+    images: flags.images,
+    network: flags.network,
+    seed,
+    configs: flags.config ?? [],
+    install: o.install,
+    log,
+  })
+  const invalid = result.rows.filter((r) => r.status !== 'valid')
+  const m = result.manifest
+  process.stdout.write(
+    [
+      '',
+      `run ${m.run_id} (${m.profile}, ${m.runtime}, ${m.cpu_source}) → ${result.runDir}`,
+      `cpusets: proxy=${m.cpusets.proxy} backend=${m.cpusets.backend} generator=${m.cpusets.generator}${m.cpusets_shared ? ' (backend and generator share cores on this machine)' : ''}`,
+      `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${reasonKinds(invalid)}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+      '',
+      formatFindings(result.findings),
+      '',
+    ].join('\n'),
+  )
+  if (flags['no-report']) return 0
+  const report = await buildReport({ runDir: result.runDir, baseline: flags.baseline, siteDir: flags.site ?? join(repoRoot, 'site'), pdf: !flags['no-pdf'], log })
+  writeSummary(result.runDir, report.aggregates)
+  process.stdout.write(['', formatLedger(report.claims), '', `report: ${displayPath(report.page)}${report.pdf ? `, ${displayPath(report.pdf)}` : ''}`, ''].join('\n'))
+  return 0
+}
+
+/** `errors × 20, did not start × 1`: the kind of each reason (its words before any figure), counted. */
+export function reasonKinds(rows: readonly { reason: string }[]): string {
+  const kinds = new Map<string, number>()
+  for (const r of rows) {
+    const kind = r.reason.split(':')[0]!.replace(/\s*[\d(].*$/, '') || r.reason
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+  }
+  return [...kinds].map(([k, n]) => `${k} × ${n}`).join(', ')
+}

@@ -1,0 +1,27 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { readManifest } from './manifest.ts'
+import { SCHEMA_VERSION, type Handshake, type Manifest, type Measurement, type WebSocketRow } from './schema.ts'
+import { HANDSHAKES, MEASUREMENTS, readTable, WEBSOCKETS } from './tables.ts'
+import { userError } from '../core/errors.ts'
+import { displayPath } from '../core/paths.ts'
+
+/** A run directory read and validated: what every reader of results works from. */
+export interface RunData {
+  dir: string
+  manifest: Manifest
+  measurements: Measurement[]
+  handshakes: Handshake[]
+  websocket: WebSocketRow[]
+}
+
+/** Reads a run (or promoted baseline) directory; any bad file is a one-line error with file:line. */
+export function loadRun(dir: string): RunData {
+  if (!existsSync(dir)) throw userError(displayPath(dir), 'no such run directory', 'Pass a directory written by run-all (results/<run-id>)')
+  const manifest = readManifest(dir)
+  if (!manifest) throw userError(displayPath(join(dir, 'manifest.json')), 'missing: not a run directory', 'Pass a directory written by run-all (results/<run-id>)')
+  if (manifest.schema_version !== SCHEMA_VERSION) {
+    throw userError(displayPath(join(dir, 'manifest.json')), `schema version ${manifest.schema_version}, this harness reads ${SCHEMA_VERSION}`, 'Use a harness of the version that wrote it, or re-run and promote a new baseline')
+  }
+  return { dir, manifest, measurements: readTable(dir, MEASUREMENTS), handshakes: readTable(dir, HANDSHAKES), websocket: readTable(dir, WEBSOCKETS) }
+}

@@ -1,0 +1,79 @@
+import { get } from 'node:http'
+import { join } from 'node:path'
+import { goBinaryPath } from '../setup/gobuild.ts'
+import { freePort, waitForPort } from './net.ts'
+import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
+import type { Runtime, RunningRole } from '../runtime/types.ts'
+
+/** Counters of stacks/backend's /__stats. */
+export interface BackendStats {
+  accepted: number
+  active: number
+  requests: number
+  ws_active: number
+  ws_messages: number
+}
+
+export interface Backend {
+  role: RunningRole
+  host: string
+  port: number
+}
+
+let nextHost = 0
+
+/**
+ * A different loopback address for each backend start (127.0.0.2 … 127.0.0.254): the
+ * TIME_WAIT sockets an unpooled cell leaves behind (tens of thousands) then never share
+ * a 4-tuple space with the next cell's backend connections.
+ */
+export function nextBackendHost(): string {
+  nextHost = (nextHost % 253) + 1
+  return `127.0.0.${nextHost + 1}`
+}
+
+/**
+ * Starts the backend on a free port of `host` (a loopback address), or, on a bridged
+ * runtime, on 0.0.0.0 in its container; `host` of the result is where it is reached.
+ */
+export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string }): Promise<Backend> {
+  const loopback = opts.host ?? LOOPBACK
+  const port = await freePort(loopback)
+  const role = await runtime.start({
+    role: 'backend',
+    name: opts.name ?? 'backend',
+    argv: [goBinaryPath('backend'), '-listen', `${listenHost(runtime, loopback)}:${port}`],
+    cpus: opts.cpus,
+    logFile: join(opts.logDir, 'backend.log'),
+  })
+  const host = reachHost(runtime, role, loopback)
+  await waitForPort(port, { host, timeoutMs: 10_000, exited: role.exited, what: 'backend' })
+  return { role, host, port }
+}
+
+/**
+ * Reads /__stats over a connection of its own (no keep-alive), so each read adds
+ * exactly one accepted connection, which `connsBetween` subtracts.
+ */
+export function backendStats(b: { host: string; port: number }): Promise<BackendStats> {
+  return new Promise((resolve, reject) => {
+    const req = get({ host: b.host, port: b.port, path: '/__stats', agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = ''
+      res.on('data', (d: Buffer) => (body += d))
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(body) as BackendStats)
+        } catch (e) {
+          reject(new Error(`backend /__stats answered ${res.statusCode} with ${body.slice(0, 80)}`))
+        }
+      })
+    })
+    req.on('error', reject)
+    req.setTimeout(5000, () => req.destroy(new Error('backend /__stats timed out')))
+  })
+}
+
+/** Backend connections accepted between two stats reads, not counting the second read's own. */
+export function connsBetween(before: BackendStats, after: BackendStats): number {
+  return after.accepted - before.accepted - 1
+}

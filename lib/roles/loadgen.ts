@@ -1,0 +1,124 @@
+import { exec, lastLine } from '../core/exec.ts'
+import { goBinaryPath } from '../setup/gobuild.ts'
+
+/** JSON summary of `loadgen requests`. */
+export interface RequestsResult {
+  requests: number
+  ok: number
+  errors: number
+  error_samples: string[]
+  status: Record<string, number>
+  body_mismatch: number
+  conns_opened: number
+  proto: string
+  tls_version: string
+  alpn: string
+  duration_s: number
+}
+
+export interface RequestsOptions {
+  url: string
+  n: number
+  c: number
+  cacert?: string
+  expectBody?: string
+  /** Pin the generator like any other role. */
+  cpus?: string
+}
+
+/** Sends n keep-alive HTTP/1.1 GETs and checks status 200 (and the body when given). */
+export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResult> {
+  const argv = loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }) })
+  const [cmd, ...args] = o.cpus ? ['taskset', '-c', o.cpus, ...argv] : argv
+  const r = await exec(cmd!, args, { timeoutMs: 120_000 })
+  if (r.code !== 0 && r.code !== 1) throw new Error(`loadgen requests failed (exit ${r.code}): ${lastLine(r.stderr)}`)
+  return JSON.parse(r.stdout) as RequestsResult
+}
+
+/** Percentiles every loadgen subcommand reports, in milliseconds. */
+export interface Latency {
+  p50_ms: number
+  p90_ms: number
+  p99_ms: number
+  p999_ms: number
+  max_ms: number
+}
+
+/** JSON summary of `loadgen handshake`. */
+export interface HandshakeResult extends Latency {
+  handshakes: number
+  resumed: number
+  requests_ok: number
+  errors: number
+  error_samples: string[]
+  tls_version: string
+  cipher: string
+  duration_s: number
+  rate: number
+}
+
+/** JSON summary of `loadgen open` (k6 constant-arrival-rate semantics). */
+export interface OpenResult extends Latency {
+  target_rate: number
+  achieved_rate: number
+  iterations: number
+  ok: number
+  errors: number
+  error_samples: string[]
+  dropped: number
+  max_vus: number
+  vus_started: number
+  new_connections: number
+  duration_s: number
+  service_p99_ms: number
+  series: { t: number; rate: number; vus: number; p99_ms: number; dropped: number }[]
+}
+
+/** argv of a loadgen subcommand against our certificates (SNI and verification as localhost). */
+export function loadgenArgv(sub: string, url: string, cacert: string | undefined, flags: Record<string, string | number>): string[] {
+  const args = Object.entries(flags).flatMap(([k, v]) => [`-${k}`, String(v)])
+  return [goBinaryPath('loadgen'), sub, '-url', url, ...(cacert && /^(https|wss):/.test(url) ? ['-cacert', cacert, '-server-name', 'localhost'] : []), ...args]
+}
+
+/** The JSON summary a loadgen subcommand printed as its last stdout line (its log may hold stderr lines too). */
+export function parseLoadgenOutput<T>(text: string): T | null {
+  for (const line of text.trim().split('\n').reverse()) {
+    if (!line.startsWith('{')) continue
+    try {
+      return JSON.parse(line) as T
+    } catch {}
+  }
+  return null
+}
+
+/** JSON summary of `loadgen ws-echo`. */
+export interface WsEchoResult extends Latency {
+  conns_target: number
+  conns_established: number
+  failed_upgrades: number
+  upgrade_status: Record<string, number>
+  errors: number
+  error_samples: string[]
+  messages: number
+  msg_rate: number
+  duration_s: number
+}
+
+/** JSON summary of `loadgen ws-hold`. */
+export interface WsHoldResult {
+  conns_target: number
+  conns_established: number
+  refused: number
+  refusal_reasons: Record<string, number>
+  closed_early: number
+  close_reasons: Record<string, number>
+  survived: number
+  pings_sent: number
+  pings: number
+  ping_p50_ms: number
+  ping_p99_ms: number
+  ping_max_ms: number
+  duration_s: number
+  nofile: number
+  series: { t: number; open: number }[]
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs'
+import { get as httpsGet } from 'node:https'
+import { connect, createServer } from 'node:net'
+import type { Exit } from '../runtime/types.ts'
+
+/** A port on a loopback address that was free a moment ago. */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port })
+    s.once('connect', () => (s.destroy(), resolve(true)))
+    s.once('error', () => resolve(false))
+  })
+}
+
+/**
+ * Waits until something accepts on the port. Rejects early when the process that
+ * should listen exits, so a bad config fails in milliseconds, not at the timeout.
+ */
+export async function waitForPort(port: number, opts: { host?: string; timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+  const host = opts.host ?? '127.0.0.1'
+  let exit: Exit | undefined
+  void opts.exited?.then((e) => (exit = e))
+  const deadline = Date.now() + opts.timeoutMs
+  while (Date.now() < deadline) {
+    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before listening on ${host}:${port}`)
+    if (await canConnect(host, port)) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`${opts.what} did not listen on ${host}:${port} within ${opts.timeoutMs / 1000} s`)
+}
+
+function httpsOk(host: string, port: number, ca: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    // The leaf's SANs are localhost and 127.0.0.1: a container address is verified as localhost.
+    const req = httpsGet({ host, port, path: '/', servername: 'localhost', ca, agent: false, headers: { connection: 'close' } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode === 200))
+    })
+    req.on('error', () => resolve(false))
+    req.setTimeout(2000, () => req.destroy())
+  })
+}
+
+/**
+ * Waits until an HTTPS GET / answers 200. A listening port is not enough: Traefik
+ * accepts connections before its file provider has loaded the routes.
+ */
+export async function waitForHttps(port: number, opts: { host?: string; ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+  const host = opts.host ?? '127.0.0.1'
+  const ca = readFileSync(opts.ca, 'utf8')
+  let exit: Exit | undefined
+  void opts.exited?.then((e) => (exit = e))
+  const deadline = Date.now() + opts.timeoutMs
+  while (Date.now() < deadline) {
+    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before answering on ${host}:${port}`)
+    if (await httpsOk(host, port, ca)) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${opts.what} did not answer 200 on https://${host}:${port}/ within ${opts.timeoutMs / 1000} s`)
+}

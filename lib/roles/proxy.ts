@@ -1,0 +1,88 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { binaryEnv, binaryPath, type Stack, type StackVersion } from '../catalog/stack.ts'
+import type { CertFiles } from '../setup/certs.ts'
+import { userError } from '../core/errors.ts'
+import { exec, lastLine } from '../core/exec.ts'
+import { freePort, waitForHttps } from './net.ts'
+import { displayPath } from '../core/paths.ts'
+import { LOOPBACK, reachHost } from '../runtime/network.ts'
+import type { Runtime, RunningRole } from '../runtime/types.ts'
+import { COMMAND_NAMES, renderTemplate, TEMPLATE_NAMES, type TemplateVars } from '../catalog/template.ts'
+
+export interface ProxyPlan {
+  stack: Stack
+  version: StackVersion
+  /** Built-in variant name or `custom:<file name>`. */
+  variant: string
+  /** Template to render: the variant's, or a user's own config. */
+  template: string
+  certs: CertFiles
+  backend: { host: string; port: number }
+  /** Address to listen on (`listen_host`): loopback, or 0.0.0.0 in a bridged container (lib/runtime/network.ts). */
+  listenHost?: string
+  threads: number
+  /** Private, writable directory of this instance: rendered config, pid, temp files, log. */
+  runDir: string
+}
+
+export interface PreparedProxy {
+  plan: ProxyPlan
+  configFile: string
+  listenPort: number
+  argv: string[]
+  env: Record<string, string>
+}
+
+/** Renders the config and the command line, then runs the proxy's own checker. */
+export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
+  mkdirSync(plan.runDir, { recursive: true })
+  const listenPort = await freePort()
+  const vars: TemplateVars = {
+    listen_port: listenPort,
+    listen_host: plan.listenHost ?? LOOPBACK,
+    backend_host: plan.backend.host,
+    backend_port: plan.backend.port,
+    cert: plan.certs.cert,
+    key: plan.certs.key,
+    pem: plan.certs.pem,
+    threads: plan.threads,
+    run_dir: plan.runDir,
+    admin_port: await freePort(),
+  }
+  const configFile = join(plan.runDir, `${plan.variant.replace(/[^\w.-]/g, '_')}.${plan.stack.config_ext}`)
+  writeFileSync(configFile, renderTemplate(readFileSync(plan.template, 'utf8'), vars, displayPath(plan.template)))
+
+  const stackYaml = `stacks/${plan.stack.proxy}/stack.yaml`
+  const cmdVars = { ...vars, binary: binaryPath(plan.stack.proxy, plan.version), config: configFile }
+  const names = [...TEMPLATE_NAMES, ...COMMAND_NAMES]
+  const argv = plan.stack.start.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
+  const env = { ...binaryEnv(plan.stack.proxy, plan.version), ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])) }
+  const prepared = { plan, configFile, listenPort, argv, env }
+
+  if (plan.stack.validate) {
+    const [cmd, ...args] = plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
+    const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
+    if (r.code !== 0) {
+      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${lastLine(r.stderr + r.stdout) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${configFile}`)
+    }
+  }
+  return prepared
+}
+
+/**
+ * Starts a prepared proxy on the runtime and waits until it answers through TLS (trusting
+ * `ca`) where it is reached: loopback, or its container's address on a bridged runtime.
+ */
+export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: string, ca: string): Promise<RunningRole> {
+  const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
+  const role = await runtime.start({ role: 'proxy', name, argv: p.argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir })
+  try {
+    await waitForHttps(p.listenPort, { host: reachHost(runtime, role), ca, timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` })
+  } catch (e) {
+    await runtime.stop(role)
+    const log = readFileSync(join(p.plan.runDir, 'proxy.log'), 'utf8').trim().split('\n').slice(-3).join(' | ')
+    throw new Error(`${(e as Error).message}; log: ${log || '(empty)'}`)
+  }
+  return role
+}

@@ -1,0 +1,92 @@
+import { mkdirSync } from 'node:fs'
+import { backendStats, connsBetween } from '../roles/backend.ts'
+import { expectsReuse, loadStack, templateFile, type ProxyName } from '../catalog/stack.ts'
+import type { CertSet } from '../setup/certs.ts'
+import { defaultCpuLayout } from '../roles/cpus.ts'
+import { loadgenRequests } from '../roles/loadgen.ts'
+import type { Logger } from '../core/log.ts'
+import { withVerifiedStack, type Cell, type CellContext } from '../measure/cell.ts'
+import { getProfile } from '../catalog/profiles.ts'
+import { acquireRunLock } from './lock.ts'
+import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
+
+export interface PoolRow {
+  proxy: ProxyName
+  version: string
+  variant: string
+  /** Backend TCP connections per 100 proxied requests (the measured pool detector). */
+  conns_per_100: number | null
+  /** What the documentation predicts (stack.yaml `reuse`). */
+  expected: 'reuse' | 'no reuse'
+  ok_responses: number
+  requests: number
+  proto: string
+  /** ok: answered and matched the prediction; unexpected: answered, prediction wrong; failed: did not answer. */
+  status: 'ok' | 'unexpected' | 'failed'
+  note?: string
+}
+
+export const REQUESTS_PER_CELL = 100
+/** Thresholds of "reuses" and "does not reuse", per 100 requests. */
+export const POOLED_MAX = 10
+export const UNPOOLED_MIN = 90
+
+export function judge(conns: number, expected: PoolRow['expected']): boolean {
+  return expected === 'reuse' ? conns <= POOLED_MAX : conns >= UNPOOLED_MIN
+}
+
+export interface PoolTableOptions {
+  proxies: readonly ProxyName[]
+  /** Only these variants (default: all of each stack). */
+  variants?: readonly string[]
+  certs: CertSet
+  workDir: string
+  log: Logger
+}
+
+/**
+ * For every proxy, catalog version and variant: start it natively in front of a fresh
+ * backend, verify it, send 100 keep-alive HTTPS requests over 2 client connections, and count the
+ * connections the backend accepted.
+ */
+export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
+  const releaseLock = acquireRunLock(o.workDir)
+  cleanupStale(o.log)
+  const runId = `pool-${process.pid}-${Date.now()}`
+  const runtime = new NativeRuntime(runId)
+  // The same start-and-verify path as every measured cell; only the body differs.
+  const ctx: CellContext = { runtime, runId, runDir: o.workDir, cpus: defaultCpuLayout(), profile: getProfile('smoke'), certs: o.certs }
+  const rows: PoolRow[] = []
+  try {
+    mkdirSync(o.workDir, { recursive: true })
+    const cells: Cell[] = o.proxies.flatMap((proxy) => {
+      const stack = loadStack(proxy)
+      const variants = Object.keys(stack.variants).filter((v) => !o.variants || o.variants.includes(v))
+      return stack.versions.flatMap((v) => variants.map((variant) => ({ series: 'pool-table', proxy, version: v.version, variant, keyType: 'ec256' as const, connections: 2, stack, stackVersion: v, template: templateFile(stack, variant) })))
+    })
+    for (const [i, cell] of cells.entries()) {
+      o.log.progress(`pool detector ${i + 1}/${cells.length}: ${cell.proxy} ${cell.version} ${cell.variant}`)
+      const base = { proxy: cell.proxy as ProxyName, version: cell.version, variant: cell.variant, expected: expectsReuse(cell.stack!, cell.variant, cell.version) ? 'reuse' : 'no reuse', requests: REQUESTS_PER_CELL } as const
+      const failed = (note: string): PoolRow => ({ ...base, conns_per_100: null, ok_responses: 0, proto: '', status: 'failed', note })
+      rows.push(await withVerifiedStack(cell, `${cell.proxy}-${cell.version}-${cell.variant}`, ctx, { failed, invalid: failed }, async ({ backend, url }) => {
+        const before = await backendStats(backend)
+        const r = await loadgenRequests({ url, n: REQUESTS_PER_CELL, c: 2, cacert: o.certs.ca, expectBody: 'hello world', cpus: ctx.cpus.generator })
+        const after = await backendStats(backend)
+        const conns = (connsBetween(before, after) * 100) / r.requests
+        const answered = r.ok === r.requests
+        return {
+          ...base,
+          conns_per_100: conns,
+          ok_responses: r.ok,
+          proto: r.proto,
+          status: !answered ? 'failed' : judge(conns, base.expected) ? 'ok' : 'unexpected',
+          ...(answered ? {} : { note: `${r.ok}/${r.requests} ok; ${r.error_samples[0] ?? JSON.stringify(r.status)}` }),
+        }
+      }))
+    }
+  } finally {
+    await runtime.stopAll()
+    releaseLock()
+  }
+  return rows
+}
