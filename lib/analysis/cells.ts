@@ -1,6 +1,9 @@
 import type { DataFrame } from 'danfojs-node'
 import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
+import { CELL_COLUMNS, type TableName } from '../data/tables.ts'
+
+export type { TableName }
 // A cell's status and a row's metric (errors_pct included) come from the claims ledger's
 // definitions, so the article and the ledger never disagree.
 import { cellStatus, metricValue } from '../claims/cells.ts'
@@ -12,7 +15,6 @@ import { summarize, type Summary } from '../core/stats.ts'
  * what danfojs cannot (CI of the median, CV, warnings) for the primary metric.
  */
 
-export type TableName = 'measurements' | 'handshakes' | 'websocket'
 type Row = Measurement | Handshake | WebSocketRow
 type Status = 'valid' | 'invalid' | 'failed'
 
@@ -29,19 +31,19 @@ export interface TableSpec {
 export const TABLE_SPECS: Record<TableName, TableSpec> = {
   measurements: {
     name: 'measurements',
-    keys: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps'],
+    keys: CELL_COLUMNS.measurements,
     primary: 'proxy_cpu_us_per_req',
     secondary: ['backend_cpu_us_per_req', 'rps', 'p50_ms', 'p99_ms', 'backend_conns_per_1k_req', 'errors_pct', 'generator_cpu_share', 'proxy_cpu_share', 'max_vus', 'dropped'],
   },
   handshakes: {
     name: 'handshakes',
-    keys: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections'],
+    keys: CELL_COLUMNS.handshakes,
     primary: 'proxy_cpu_us_per_handshake',
     secondary: ['rate', 'p50_ms', 'p99_ms', 'generator_cpu_share', 'proxy_cpu_share'],
   },
   websocket: {
     name: 'websocket',
-    keys: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
+    keys: CELL_COLUMNS.websocket,
     primary: 'proxy_cpu_us_per_msg',
     secondary: ['conns_established', 'refused', 'msg_rate', 'p50_ms', 'p99_ms', 'generator_cpu_share'],
   },

@@ -5,6 +5,7 @@
  * a series) is a one-line UserError `file:line: path: what. fix`. Loading reads the two
  * files and nothing else.
  */
+import { CELL_COLUMNS } from '../data/tables.ts'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { PROXIES } from '../catalog/stack.ts'
@@ -22,11 +23,7 @@ export type ClaimTable = (typeof CLAIM_TABLES)[number]
  * The key columns of each table: rows with equal values here (any repeat) form one cell.
  * The same columns the harness uses to identify a repeat (lib/data/tables.ts), less `repeat`.
  */
-export const KEY_COLUMNS: Record<ClaimTable, readonly string[]> = {
-  measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps'],
-  handshakes: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections'],
-  websocket: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
-}
+export const KEY_COLUMNS: Record<ClaimTable, readonly string[]> = CELL_COLUMNS
 
 /**
  * The `series` values the harness writes to each table (lib/series/*: pooling, versions,

@@ -7,13 +7,33 @@ import {
   type Handshake, type Measurement, type WebSocketRow,
 } from './schema.ts'
 
+export type TableName = 'measurements' | 'handshakes' | 'websocket'
+
+/**
+ * The columns that identify a cell (one measured configuration) in each table: the one
+ * definition that resume, aggregation, the claims ledger and the report group by.
+ */
+export const CELL_COLUMNS = {
+  measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps'],
+  handshakes: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections'],
+  websocket: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
+} as const satisfies Record<TableName, readonly string[]>
+
 /** One CSV of a run directory: its file, columns, schema and what identifies a repeat. */
 export interface Table<T> {
+  name: TableName
   file: string
   columns: readonly string[]
   schema: z.ZodType<T>
+  cellColumns: readonly string[]
   /** What --resume compares: the same key means the same cell and repeat. */
   key(row: T): string
+}
+
+/** A row's cell identity and repeat as one string (nulls as empty). */
+const repeatKey = (cols: readonly string[]) => (row: unknown): string => {
+  const r = row as Record<string, unknown>
+  return [...cols, 'repeat'].map((c) => r[c] ?? '').join('|')
 }
 
 const numericColumns = (t: Table<unknown>) => {
@@ -24,26 +44,14 @@ const numericColumns = (t: Table<unknown>) => {
   })
 }
 
-export const MEASUREMENTS: Table<Measurement> = {
-  file: 'measurements.csv',
-  columns: MEASUREMENT_COLUMNS,
-  schema: measurementSchema,
-  key: (r) => [r.series, r.proxy, r.version, r.variant, r.key_type, r.model, r.connections, r.target_rps ?? '', r.repeat].join('|'),
+function table<T>(name: TableName, file: string, columns: readonly string[], schema: z.ZodType<T>): Table<T> {
+  return { name, file, columns, schema, cellColumns: CELL_COLUMNS[name], key: repeatKey(CELL_COLUMNS[name]) }
 }
 
-export const HANDSHAKES: Table<Handshake> = {
-  file: 'handshakes.csv',
-  columns: HANDSHAKE_COLUMNS,
-  schema: handshakeSchema,
-  key: (r) => [r.series, r.proxy, r.version, r.variant, r.key_type, r.connections, r.repeat].join('|'),
-}
-
-export const WEBSOCKETS: Table<WebSocketRow> = {
-  file: 'websocket.csv',
-  columns: WEBSOCKET_COLUMNS,
-  schema: websocketSchema,
-  key: (r) => [r.series, r.proxy, r.version, r.variant, r.mode, r.conns_target, r.repeat].join('|'),
-}
+export const MEASUREMENTS = table<Measurement>('measurements', 'measurements.csv', MEASUREMENT_COLUMNS, measurementSchema)
+export const HANDSHAKES = table<Handshake>('handshakes', 'handshakes.csv', HANDSHAKE_COLUMNS, handshakeSchema)
+export const WEBSOCKETS = table<WebSocketRow>('websocket', 'websocket.csv', WEBSOCKET_COLUMNS, websocketSchema)
+export const TABLES = { measurements: MEASUREMENTS, handshakes: HANDSHAKES, websocket: WEBSOCKETS } as const
 
 export function readTable<T>(runDir: string, t: Table<T>): T[] {
   const file = join(runDir, t.file)

@@ -1,3 +1,4 @@
+import { poolClass } from '../catalog/reuse.ts'
 import type { CellSummary } from '../analysis/cells.ts'
 import { newestCell } from '../analysis/derived.ts'
 import type { RunData } from '../data/run-data.ts'
@@ -322,12 +323,10 @@ export function buildArticle(input: ArticleInput): BuiltArticle {
 
 const documented = (d: boolean | undefined) => (d === undefined ? '—' : d ? 'pool' : 'no pool')
 
-/** Thresholds of the pool detector (lib/pool-detector.ts), per 1000 requests. */
-function measuredPool(conns: number | null): string {
+const measuredPool = (conns: number | null): string => {
   if (conns === null) return '—'
-  if (conns <= 100) return 'pool'
-  if (conns >= 900) return 'no pool'
-  return 'partial (pool churns)'
+  const c = poolClass(conns)
+  return c === 'partial' ? 'partial (pool churns)' : c
 }
 
 /** Cells of proxies measured in more than one version with the same variant. */

@@ -1,3 +1,4 @@
+import { agreesWithDocs } from '../catalog/reuse.ts'
 import { mkdirSync } from 'node:fs'
 import { backendStats, connsBetween } from '../roles/backend.ts'
 import { expectsReuse, loadStack, templateFile, type ProxyName } from '../catalog/stack.ts'
@@ -27,12 +28,9 @@ export interface PoolRow {
 }
 
 export const REQUESTS_PER_CELL = 100
-/** Thresholds of "reuses" and "does not reuse", per 100 requests. */
-export const POOLED_MAX = 10
-export const UNPOOLED_MIN = 90
-
+/** Whether conns per 100 requests agree with the prediction (catalog/reuse.ts thresholds, per 1k). */
 export function judge(conns: number, expected: PoolRow['expected']): boolean {
-  return expected === 'reuse' ? conns <= POOLED_MAX : conns >= UNPOOLED_MIN
+  return agreesWithDocs(expected === 'reuse', (conns * 1000) / REQUESTS_PER_CELL)
 }
 
 export interface PoolTableOptions {

@@ -6,7 +6,11 @@ import { test } from 'node:test'
 import { PROXIES } from '../../lib/catalog/stack.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { poolTable, POOLED_MAX, UNPOOLED_MIN } from '../../lib/run/pool-detector.ts'
+import { POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../../lib/catalog/reuse.ts'
+import { poolTable } from '../../lib/run/pool-detector.ts'
+
+const POOLED_MAX = POOLED_MAX_PER_1K / 10
+const UNPOOLED_MIN = UNPOOLED_MIN_PER_1K / 10
 import { formatTable } from '../../lib/core/text-table.ts'
 
 // Every proxy, every catalog version, every variant, on the real binaries: each must
