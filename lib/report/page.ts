@@ -1,3 +1,4 @@
+import { escapeHtml } from '../core/html.ts'
 import { isRelativeUrl, renderToc, type TocEntry } from './render.ts'
 
 export interface Breadcrumb {
@@ -15,11 +16,6 @@ export interface PageOptions {
   breadcrumbs?: readonly Breadcrumb[]
   /** Shown in the footer as is (e.g. an ISO timestamp); the caller fixes it for golden tests. */
   generated: string
-}
-
-/** Escapes text for HTML element content and double- or single-quoted attributes. */
-export function escapeHtml(s: string): string {
-  return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
 }
 
 /** A relative href, escaped for an attribute; anything with a scheme or a leading slash throws. */

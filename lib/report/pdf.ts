@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import puppeteer, { type Browser, type Page } from 'puppeteer'
 import { userError } from '../core/errors.ts'
+import { escapeHtml } from '../core/html.ts'
 import { writeFileAtomicBytes } from './site.ts'
 
 /** The flags the design's machine notes verified for Debian's Chromium (root, no GPU). */
@@ -79,10 +80,8 @@ export interface PdfResult {
 /** Margins matching the page CSS (@page in page.ts), so screen print and PDF agree. */
 export const PDF_MARGIN = { top: '16mm', right: '15mm', bottom: '18mm', left: '15mm' }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-
 function footerTemplate(text?: string): string {
-  const lead = text ? `${esc(text)} · ` : ''
+  const lead = text ? `${escapeHtml(text)} · ` : ''
   return `<div style="width:100%;font-family:'DejaVu Sans',sans-serif;font-size:8px;color:#59636e;text-align:center;padding:0 15mm;">${lead}page <span class="pageNumber"></span> of <span class="totalPages"></span></div>`
 }
 

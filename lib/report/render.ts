@@ -1,5 +1,6 @@
 import MarkdownIt, { type StateCore, type Token } from 'markdown-it'
 import { userError } from '../core/errors.ts'
+import { escapeHtml } from '../core/html.ts'
 
 /** One heading of the table of contents. */
 export interface TocEntry {
@@ -176,10 +177,6 @@ function images(state: StateCore): void {
       kids[0]!.meta = { ...(kids[0]!.meta ?? {}), figure: true }
     }
   }
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
 }
 
 /** The contents block: h2 entries with their h3 entries nested below. */

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto'
 import { copyFileSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync, fsyncSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { userError } from '../core/errors.ts'
+import { escapeHtml } from '../core/html.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
 import { renderMarkdown } from './render.ts'
-import { escapeHtml, htmlPage, relativeHref, type Breadcrumb } from './page.ts'
+import { htmlPage, relativeHref, type Breadcrumb } from './page.ts'
 
 /** A file published next to a run's page: exactly one of content or source. */
 export interface SiteFile {
