@@ -1,10 +1,55 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 
-/** Writes via a temp file and rename, so a crash leaves the old file or the new one. */
-export function writeFileAtomic(file: string, text: string): void {
+let counter = 0
+
+/** Writes a file and fsyncs it before closing (creating its folder); not atomic on its own. */
+export function writeFileDurable(file: string, content: string | Buffer, flags = 'w'): void {
   mkdirSync(dirname(file), { recursive: true })
-  const tmp = `${file}.tmp-${process.pid}`
-  writeFileSync(tmp, text)
-  renameSync(tmp, file)
+  const fd = openSync(file, flags)
+  try {
+    writeFileSync(fd, content)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Errors of a directory fsync from file systems (or platforms) that do not support it. */
+const DIR_FSYNC_UNSUPPORTED = new Set(['EINVAL', 'EISDIR', 'EPERM', 'EACCES', 'ENOTSUP', 'EOPNOTSUPP'])
+
+/** Fsyncs a directory, so a rename inside it survives a crash; a no-op where that is refused. */
+function fsyncDir(dir: string): void {
+  let fd: number
+  try {
+    fd = openSync(dir, constants.O_RDONLY)
+  } catch (e) {
+    if (DIR_FSYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) return
+    throw e
+  }
+  try {
+    fsyncSync(fd)
+  } catch (e) {
+    if (!DIR_FSYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) throw e
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Writes a file (text or bytes) so that a crash leaves the old file or the new one, never
+ * a mix: a fsynced temp file in the same folder, renamed over the target, then the folder
+ * fsynced. The temp file is removed if anything fails.
+ */
+export function writeFileAtomic(file: string, content: string | Buffer): void {
+  const tmp = `${file}.tmp-${process.pid}-${++counter}-${randomBytes(4).toString('hex')}`
+  try {
+    writeFileDurable(tmp, content, 'wx')
+    renameSync(tmp, file)
+    fsyncDir(dirname(file))
+  } catch (e) {
+    rmSync(tmp, { force: true })
+    throw e
+  }
 }

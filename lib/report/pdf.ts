@@ -2,9 +2,9 @@ import { accessSync, constants, mkdirSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import puppeteer, { type Browser, type Page } from 'puppeteer'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import { escapeHtml } from '../core/html.ts'
-import { writeFileAtomicBytes } from './site.ts'
 
 /** The flags the design's machine notes verified for Debian's Chromium (root, no GPU). */
 export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] as const
@@ -119,6 +119,6 @@ export async function renderPdf(htmlFile: string, pdfFile: string, opts: PdfOpti
   const pdf = opts.browser ? await print(opts.browser) : await withBrowser(print)
   const out = resolve(pdfFile)
   mkdirSync(dirname(out), { recursive: true })
-  writeFileAtomicBytes(out, Buffer.from(pdf))
+  writeFileAtomic(out, Buffer.from(pdf))
   return { file: out, bytes: pdf.length, ms: Math.round(performance.now() - t0) }
 }

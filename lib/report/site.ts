@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto'
-import { copyFileSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync, fsyncSync } from 'node:fs'
+import { copyFileSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { userError } from '../core/errors.ts'
+import { writeFileAtomic, writeFileDurable } from '../core/atomic.ts'
 import { escapeHtml } from '../core/html.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
 import { renderMarkdown } from './render.ts'
 import { htmlPage, relativeHref, type Breadcrumb } from './page.ts'
+
+/** Kept for lib/report/build.ts until it imports writeFileAtomic from core/atomic.ts. */
+export { writeFileAtomic as writeFileAtomicBytes } from '../core/atomic.ts'
 
 /** A file published next to a run's page: exactly one of content or source. */
 export interface SiteFile {
@@ -107,29 +111,6 @@ export function assertNoKeyMaterial(dir: string, shownAs?: string): void {
   walk(dir)
 }
 
-function writeDurable(file: string, content: string | Buffer): void {
-  mkdirSync(dirname(file), { recursive: true })
-  const fd = openSync(file, 'w')
-  try {
-    writeFileSync(fd, content)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-}
-
-/** Writes a file via a temp file and rename (text or bytes). */
-export function writeFileAtomicBytes(file: string, content: string | Buffer): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
-  try {
-    writeDurable(tmp, content)
-    renameSync(tmp, file)
-  } catch (e) {
-    rmSync(tmp, { force: true })
-    throw e
-  }
-}
-
 /**
  * Leftovers of an interrupted publish of this run: a `.old-` folder is the previous
  * page, put back when the page itself is missing; `.tmp-` folders are dropped.
@@ -181,14 +162,14 @@ export function publishRun(siteDir: string, run: RunPage, log: Logger): Publishe
     for (const f of run.files) {
       const dest = join(tmp, f.path)
       mkdirSync(dirname(dest), { recursive: true })
-      if (f.content !== undefined) writeDurable(dest, f.content)
+      if (f.content !== undefined) writeFileDurable(dest, f.content)
       else {
         const src = f.source!
         if (!existsSync(src) || !statSync(src).isFile()) throw userError(`publish ${run.runId}: ${f.path}`, `source ${displayPath(src)} is missing or not a file`, 'Run the step that writes it first, or leave it out of the published files')
         copyFileSync(src, dest)
       }
     }
-    writeDurable(join(tmp, 'index.html'), html)
+    writeFileDurable(join(tmp, 'index.html'), html)
     assertNoKeyMaterial(tmp, displayPath(target))
     // swap: the old folder aside, the new one in, the old one gone
     const had = existsSync(target)
@@ -260,7 +241,7 @@ export function writeSiteIndex(siteDir: string, entries: readonly SiteEntry[], l
   ].join('')
   const file = join(siteDir, 'index.html')
   mkdirSync(siteDir, { recursive: true })
-  writeFileAtomicBytes(file, htmlPage({ title, body, generated: opts.generated ?? new Date().toISOString() }))
+  writeFileAtomic(file, htmlPage({ title, body, generated: opts.generated ?? new Date().toISOString() }))
   log.info(`wrote ${displayPath(file)} (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'})`)
   return file
 }

@@ -5,6 +5,7 @@ import type Docker from 'dockerode'
 import { debianVersions, isRoot } from './apt.ts'
 import { binaryPath, loadStack, wheelDir, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { dockerClient } from './docker-engine.ts'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import { ensureGoBuild, goBinaryPath, type GoProgram } from './gobuild.ts'
@@ -166,10 +167,7 @@ export function mergeRecords(old: ImageRecord[], add: ImageRecord[]): ImageRecor
 }
 
 function writeImageRecords(add: ImageRecord[], file = recordsFile()): void {
-  mkdirSync(dirname(file), { recursive: true })
-  const tmp = `${file}.tmp-${process.pid}`
-  writeFileSync(tmp, JSON.stringify(mergeRecords(readImageRecords(file), add), null, 2) + '\n')
-  renameSync(tmp, file)
+  writeFileAtomic(file, JSON.stringify(mergeRecords(readImageRecords(file), add), null, 2) + '\n')
 }
 
 /** The record whose image serves this argv[0] (a host path, or `wrk`). */

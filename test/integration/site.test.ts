@@ -125,9 +125,9 @@ test('a page cannot reach the network: the CSP and the request filter stop a rem
   // a hand-written page that tries; the report pages themselves never do (see above)
   const dir = mkdtempSync(join(tmpdir(), 'pb-site-net-'))
   const { htmlPage } = await import('../../lib/report/page.ts')
-  const { writeFileAtomicBytes } = await import('../../lib/report/site.ts')
+  const { writeFileAtomic } = await import('../../lib/core/atomic.ts')
   const file = join(dir, 'p.html')
-  writeFileAtomicBytes(file, htmlPage({ title: 't', body: '<img src="http://127.0.0.1:9/x.png" alt="x">', generated: 'g' }))
+  writeFileAtomic(file, htmlPage({ title: 't', body: '<img src="http://127.0.0.1:9/x.png" alt="x">', generated: 'g' }))
   await withBrowser(async (browser) => {
     const v = await visit(browser, file)
     assert.equal(v.images[0]!.ok, false)
