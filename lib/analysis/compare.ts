@@ -50,14 +50,14 @@ export function compareRuns(base: Rows, run: Rows): Delta[] {
   return out.sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
 }
 
-type Cell = { key: Record<string, string | number | null>; xs: number[] }
+type CellSamples = { key: Record<string, string | number | null>; xs: number[] }
 
 /** cell id without the version → version → valid values of the primary metric. */
 function cellValues(spec: TableSpec, rows: readonly Record<string, unknown>[]) {
   const keys = { ...spec, keys: spec.keys.filter((k) => k !== 'version') }
-  const m = new Map<string, Map<string, Cell>>()
+  const m = new Map<string, Map<string, CellSamples>>()
   for (const r of rows) {
-    const byVersion = m.get(cellId(keys, r)) ?? new Map<string, Cell>()
+    const byVersion = m.get(cellId(keys, r)) ?? new Map<string, CellSamples>()
     const version = String(r.version)
     const cell = byVersion.get(version) ?? { key: Object.fromEntries(spec.keys.map((k) => [k, (r[k] ?? null) as string | number | null])), xs: [] }
     const v = r[spec.primary]
@@ -78,7 +78,7 @@ export function pairVersions(base: readonly string[], run: readonly string[]): [
   return pairs
 }
 
-function delta(table: TableName, metric: string, key: Cell['key'], base: number[], run: number[]): Delta {
+function delta(table: TableName, metric: string, key: CellSamples['key'], base: number[], run: number[]): Delta {
   const side = (xs: number[]) => (xs.length ? { median: median(xs), n: xs.length } : null)
   const bs = side(base)
   const rs = side(run)

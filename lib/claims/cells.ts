@@ -1,8 +1,9 @@
 /**
- * Cells of a run and the selectors of claims.yaml over them. A cell is the group of rows
- * of one table with equal key columns (every repeat of one measured configuration); its
- * value for a metric is the median over its rows (valid rows only unless rows: all), its
- * status the most common status of its rows (tie: the worse one).
+ * Cell groups of a run and the selectors of claims.yaml over them. A cell group is the
+ * group of rows of one table with equal key columns (every repeat of one measured
+ * configuration, i.e. of one planned Cell of lib/measure/cell.ts); its value for a
+ * metric is the median over its rows (valid rows only unless rows: all), its status the
+ * most common status of its rows (tie: the worse one).
  */
 import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
@@ -12,7 +13,8 @@ import { KEY_COLUMNS, type Agg, type CellStatus, type ClaimTable, type ColumnWan
 export type Row = Measurement | Handshake | WebSocketRow
 export type CellKey = Record<string, string | number | null>
 
-export interface Cell {
+/** The rows of one table with equal key columns, and their combined status. */
+export interface CellGroup {
   table: ClaimTable
   key: CellKey
   rows: Row[]
@@ -28,9 +30,9 @@ export function cellStatus(rows: readonly { status: CellStatus }[]): CellStatus 
   return [...counts].sort((a, b) => b[1] - a[1] || WORSE[b[0]] - WORSE[a[0]])[0]?.[0] ?? 'failed'
 }
 
-export function buildCells(table: ClaimTable, rows: readonly Row[]): Cell[] {
+export function buildCellGroups(table: ClaimTable, rows: readonly Row[]): CellGroup[] {
   const cols = KEY_COLUMNS[table]
-  const groups = new Map<string, Cell>()
+  const groups = new Map<string, CellGroup>()
   for (const r of rows) {
     const rec = r as unknown as Record<string, string | number | null>
     const key: CellKey = Object.fromEntries(cols.map((c) => [c, rec[c] ?? null]))
@@ -57,7 +59,7 @@ export function metricValue(row: Row, metric: string): number | null {
 }
 
 export interface CellValue {
-  cell: Cell
+  cell: CellGroup
   metric: string
   /** Median over the rows used; null when no used row has a value. */
   value: number | null
@@ -67,7 +69,7 @@ export interface CellValue {
   excluded: number
 }
 
-export function cellValue(cell: Cell, metric: string, rows: 'valid' | 'all'): CellValue {
+export function cellValue(cell: CellGroup, metric: string, rows: 'valid' | 'all'): CellValue {
   const used = rows === 'all' ? cell.rows : cell.rows.filter((r) => r.status === 'valid')
   const values = used.map((r) => metricValue(r, metric)).filter((v): v is number => v !== null)
   return { cell, metric, value: values.length ? median(values) : null, n: values.length, excluded: cell.rows.length - used.length }
@@ -135,7 +137,7 @@ export function describeSpec(spec: SelectorSpec, proxy?: string): string {
 }
 
 export interface Match {
-  cells: Cell[]
+  cells: CellGroup[]
   /** One line per needed cell that is absent. */
   missing: string[]
 }
@@ -147,7 +149,7 @@ export interface Match {
  * lib/findings.ts). pick: lowest-failing-target keeps the cells of the lowest target_rps
  * whose status is not valid. Every proxy the selector names needs a cell.
  */
-export function matchSelector(cells: readonly Cell[], spec: SelectorSpec): Match {
+export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): Match {
   const { version, ...others } = spec.columns
   const candidates = cells.filter((c) =>
     Object.entries(others).every(([col, w]) => {
@@ -156,7 +158,7 @@ export function matchSelector(cells: readonly Cell[], spec: SelectorSpec): Match
       return want !== undefined && want.some((x) => String(x) === String(c.key[col]))
     }),
   )
-  const wants = new Map<Cell, VersionWant[]>()
+  const wants = new Map<CellGroup, VersionWant[]>()
   for (const c of candidates) {
     const w = version === undefined ? ['newest'] : wantFor(version, String(c.key.proxy))
     if (w !== undefined) wants.set(c, w.map((x) => parseVersionWant(String(x))))
@@ -209,14 +211,14 @@ const HOME_SERIES: Record<string, string> = { article: 'same', 'pool-added': 'po
  * The series of a cell when its variant does not tell it: article and pool-added cells also
  * come from versions and tls-* (measurements); null otherwise.
  */
-export function shownSeries(cell: Cell): string | null {
+export function shownSeries(cell: CellGroup): string | null {
   const { variant, series } = cell.key
   const home = HOME_SERIES[String(variant)]
   return cell.table === 'measurements' && home !== undefined && series !== home ? String(series) : null
 }
 
 /** A short name of a cell for the report: proxy version variant, then what differs from the usual. */
-export function cellLabel(cell: Cell): string {
+export function cellLabel(cell: CellGroup): string {
   const k = cell.key
   const parts = [k.proxy, k.version, k.variant]
   const series = shownSeries(cell)

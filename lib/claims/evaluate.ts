@@ -14,7 +14,7 @@
  */
 import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
-import { aggregate, buildCells, cellLabel, cellValue, matchSelector, shownSeries, type Cell, type CellValue } from './cells.ts'
+import { aggregate, buildCellGroups, cellLabel, cellValue, matchSelector, shownSeries, type CellGroup, type CellValue } from './cells.ts'
 import { evalNumber, type FigureValues } from './expr.ts'
 import type { Agg, Check, Claim, ClaimTable, Ledger, Selector, SelectorSpec } from './ledger.ts'
 
@@ -66,9 +66,9 @@ export function evaluateClaims(ledger: Ledger, data: RunData): ClaimResult[] {
   const ctx: Ctx = {
     figures: ledger.figures,
     cells: {
-      measurements: buildCells('measurements', data.measurements),
-      handshakes: buildCells('handshakes', data.handshakes),
-      websocket: buildCells('websocket', data.websocket),
+      measurements: buildCellGroups('measurements', data.measurements),
+      handshakes: buildCellGroups('handshakes', data.handshakes),
+      websocket: buildCellGroups('websocket', data.websocket),
     },
   }
   return ledger.claims.map((c) => evaluateClaim(c, ctx))
@@ -78,7 +78,7 @@ export function evaluateClaims(ledger: Ledger, data: RunData): ClaimResult[] {
 
 interface Ctx {
   figures: FigureValues
-  cells: Record<ClaimTable, Cell[]>
+  cells: Record<ClaimTable, CellGroup[]>
 }
 
 type State = 'holds' | 'fails' | 'missing'
@@ -197,7 +197,7 @@ function noValue(v: CellValue, rows: 'valid' | 'all'): string {
 
 /** The cells a selector (a union of maps) matches, each with its value; absent and valueless cells as `missing`. */
 function collect(sel: Selector, src: Source, ctx: Ctx): { values: CellValue[]; missing: string[] } {
-  const seen = new Set<Cell>()
+  const seen = new Set<CellGroup>()
   const values: CellValue[] = []
   const missing: string[] = []
   for (const spec of sel) {
@@ -403,7 +403,7 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
  * unit is not measured, as a missing cell is.
  */
 function statusUnit(sel: Selector, allowed: readonly string[], reason: string | undefined, src: Source, ctx: Ctx): Unit {
-  const cells: Cell[] = []
+  const cells: CellGroup[] = []
   const missing: string[] = []
   for (const spec of sel) {
     const m = matchSelector(ctx.cells[src.table], spec)
@@ -427,18 +427,18 @@ function statusUnit(sel: Selector, allowed: readonly string[], reason: string | 
 }
 
 /** The distinct reasons of a cell's rows, for the report: ` ("upgrade failed: HTTP 400 × 200")`. */
-function reasonsOf(c: Cell): string {
+function reasonsOf(c: CellGroup): string {
   const rs = [...new Set(c.rows.map((r) => r.reason))].map((r) => (r === '' ? 'no reason' : JSON.stringify(r)))
   return ` (${rs.join(', ')})`
 }
 
-function countStatuses(c: Cell): [string, number][] {
+function countStatuses(c: CellGroup): [string, number][] {
   const counts = new Map<string, number>()
   for (const r of c.rows) counts.set(r.status, (counts.get(r.status) ?? 0) + 1)
   return [...counts]
 }
 
-function statusCounts(c: Cell): string {
+function statusCounts(c: CellGroup): string {
   const by = countStatuses(c)
   return by.length > 1 ? ` (${by.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''
 }
