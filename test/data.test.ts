@@ -16,7 +16,7 @@ const row: Measurement = {
   status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z',
 }
 
-test('measurements round-trip through the CSV with the DESIGN.md columns, quoting and nulls', () => {
+test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
   appendMeasurement(dir, row)
   appendMeasurement(dir, { ...row, repeat: 2, status: 'invalid', reason: 'errors 5.0% >= 1%', proxy_cpu_us_per_req: null })

@@ -1,12 +1,12 @@
 import { z } from 'zod'
 
-/** Columns of measurements.csv in DESIGN.md order; readers rely on these names. */
+/** Columns of measurements.csv in README "Data" order; readers rely on these names. */
 export const MEASUREMENT_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'duration_s', 'repeat',
   'requests', 'errors', 'rps', 'p50_ms', 'p90_ms', 'p99_ms', 'p999_ms', 'max_ms',
   'proxy_cpu_us_per_req', 'backend_cpu_us_per_req', 'generator_cpu_share', 'backend_conns_per_1k_req',
   'max_vus', 'dropped', 'status', 'reason',
-  // Added columns (allowed by DESIGN.md "Data"): where the row ran and how.
+  // Added columns (listed last in README "Data"): where the row ran and how.
   'proxy_cpu_share', 'runtime', 'started_at',
 ] as const
 

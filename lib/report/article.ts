@@ -12,7 +12,7 @@ import type { ChartRequest } from './chart-requests.ts'
 import { Article, esc, num, pct, type Column, type TableFile } from './markdown.ts'
 
 /**
- * The run's article in the seed article's order (DESIGN.md "Report"): setup and fairness,
+ * The run's article in the seed article's order (README "The report: site and PDF"): setup and fairness,
  * defaults, the three pooling series, isolation, TLS, open model, versions, WebSocket,
  * claims ledger, baseline, how to reproduce. Pure: data in, Markdown + files out.
  */
