@@ -13,7 +13,8 @@ import type { Handshake, Measurement, WebSocketRow } from '../lib/data/schema.ts
 import { HANDSHAKES, MEASUREMENTS, readTable, WEBSOCKETS } from '../lib/data/tables.ts'
 import { UserError } from '../lib/core/errors.ts'
 import { repoRoot } from '../lib/core/paths.ts'
-import { POOLING_SERIES } from '../lib/series/pooling.ts'
+import { poolingCells } from '../lib/series/pooling.ts'
+import { PROXIES } from '../lib/catalog/stack.ts'
 import { tlsSeries } from '../lib/series/tls.ts'
 import { versionsSeries } from '../lib/series/versions.ts'
 import { wsSeries } from '../lib/series/ws.ts'
@@ -641,7 +642,8 @@ test('the fixture: pool-added claims read the pool-added series only, open-model
 })
 
 test('CLAIM_SERIES lists exactly the series the harness writes (lib/series)', () => {
-  const written = new Set([...POOLING_SERIES, ...[versionsSeries(), tlsSeries(), wsSeries()].flatMap((x) => x.phases.map((p) => p.name))])
+  const pooling = poolingCells(PROXIES, { connections: 10, backendVersion: 'x', custom: [{ proxy: 'nginx', file: '/tmp/my.conf' }] }).map((c) => c.series)
+  const written = new Set([...pooling, ...[versionsSeries(), tlsSeries(), wsSeries()].flatMap((x) => x.phases.map((p) => p.name))])
   assert.deepEqual([...new Set(Object.values(CLAIM_SERIES).flat())].sort(), [...written].sort())
   assert.deepEqual(CLAIM_SERIES.handshakes, ['tls-handshake'])
   assert.deepEqual(CLAIM_SERIES.websocket, ['ws-echo', 'ws-hold'])

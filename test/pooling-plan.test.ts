@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PROXIES } from '../lib/catalog/stack.ts'
 import { UserError } from '../lib/core/errors.ts'
-import { parseCustomConfigs, parseSeries } from '../lib/run/run.ts'
+import { parseCustomConfigs, parseSeries } from '../lib/cli/run-options.ts'
 import { poolingCells } from '../lib/series/pooling.ts'
 
 test('pooling plan: three main series per proxy, the extras, and one direct row', () => {

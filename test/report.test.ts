@@ -12,7 +12,7 @@ import { repoRoot } from '../lib/core/paths.ts'
 import { buildArticle } from '../lib/report/article.ts'
 import { buildReport, runFindings } from '../lib/report/build.ts'
 import { renderMarkdown } from '../lib/report/render.ts'
-import { documentedReuse } from '../lib/series/pooling.ts'
+import { documentedReuse } from '../lib/catalog/reuse.ts'
 
 const fixture = join(repoRoot, 'test/fixtures/run-quick')
 const golden = join(repoRoot, 'test/golden/run-quick.md')

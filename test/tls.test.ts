@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Handshake, Measurement } from '../lib/data/schema.ts'
-import { ceilings, openRate, tlsFindings } from '../lib/series/tls.ts'
+import { tlsFindings } from '../lib/findings/tls.ts'
+import { ceilings, openRate } from '../lib/series/tls.ts'
 
 const m = (f: Partial<Measurement>): Measurement => ({
   run_id: 'r', series: 'tls-ceiling', proxy: 'haproxy', version: '1', variant: 'pool-added', key_type: 'ec256', model: 'closed', connections: 200,

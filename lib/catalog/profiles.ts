@@ -1,5 +1,13 @@
 import { userError } from '../core/errors.ts'
-import type { Profile } from '../measure/cell.ts'
+
+export interface Profile {
+  name: string
+  repeats: number
+  warmupS: number
+  durationS: number
+  /** Generator keeps running this long after the window so the window never sees ramp-down. */
+  tailS: number
+}
 
 /** Window lengths and repeats; connections are the closed model's keep-alive clients. */
 export const PROFILES: Record<string, Profile & { connections: number }> = {

@@ -107,6 +107,9 @@ export function compareVersions(a: string, b: string): number {
 }
 
 /** Whether documentation predicts backend reuse for this variant on this version. */
+/** The newest catalog version: what "current" means in a run. */
+export const newestVersion = (stack: Stack): StackVersion => [...stack.versions].sort((a, b) => compareVersions(a.version, b.version)).at(-1)!
+
 export function expectsReuse(stack: Stack, variant: string, version: string): boolean {
   const reuse = stack.variants[variant]?.reuse
   if (reuse === undefined) throw userError(stackFile(stack.proxy), `unknown variant ${variant}`, `Use one of: ${Object.keys(stack.variants).join(', ')}`)

@@ -5,6 +5,7 @@
  * a series) is a one-line UserError `file:line: path: what. fix`. Loading reads the two
  * files and nothing else.
  */
+import { ROW_SERIES } from '../data/series.ts'
 import { CELL_COLUMNS } from '../data/tables.ts'
 import { join } from 'node:path'
 import { z } from 'zod'
@@ -26,15 +27,10 @@ export type ClaimTable = (typeof CLAIM_TABLES)[number]
 export const KEY_COLUMNS: Record<ClaimTable, readonly string[]> = CELL_COLUMNS
 
 /**
- * The `series` values the harness writes to each table (lib/series/*: pooling, versions,
- * tls, ws). A runnable claim names one (or several) on every side, so that cells of
+ * The `series` values the harness writes to each table (lib/data/series.ts). A runnable claim names one (or several) on every side, so that cells of
  * different series (pool-added vs tls-ceiling, same vs versions) are never pooled.
  */
-export const CLAIM_SERIES: Record<ClaimTable, readonly string[]> = {
-  measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom', 'versions', 'tls-ceiling', 'tls-open', 'tls-calibration'],
-  handshakes: ['tls-handshake'],
-  websocket: ['ws-echo', 'ws-hold'],
-}
+export const CLAIM_SERIES: Record<ClaimTable, readonly string[]> = ROW_SERIES
 
 /** Metrics computed from a row's columns, per table. */
 export const DERIVED_METRICS: Record<ClaimTable, readonly string[]> = {

@@ -1,15 +1,16 @@
-import { PROXIES, parseProxyList } from '../catalog/stack.ts'
-import { parseFlags } from './flags.ts'
-import { userError } from '../core/errors.ts'
-import { formatFindings } from '../findings/pooling.ts'
-import { consoleLogger } from '../core/log.ts'
 import { join } from 'node:path'
 import { writeSummary } from '../analysis/summary.ts'
-import { loadBaseline } from '../data/baselines.ts'
 import { formatLedger } from '../claims/format.ts'
+import { userError } from '../core/errors.ts'
+import { consoleLogger } from '../core/log.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
+import { loadBaseline } from '../data/baselines.ts'
+import { SERIES, type SeriesName } from '../data/series.ts'
+import { formatFindings } from '../findings/format.ts'
 import { buildReport } from '../report/build.ts'
-import { parseSeries, runBench, SERIES } from '../run/run.ts'
+import { runBench } from '../run/run.ts'
+import { parseFlags } from './flags.ts'
+import { parseRunOptions } from './run-options.ts'
 
 /** Flags shared by run-all and the series steps (README "run-all flags"). */
 export const RUN_FLAGS = {
@@ -52,28 +53,14 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
  * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
  * that did not hold is a result, not a failure of the run.
  */
-export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: string[] }): Promise<number> {
+export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[] }): Promise<number> {
   const flags = parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
+  if (o.fixedSeries && flags.series !== undefined) throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
+  const log = consoleLogger()
+  const options = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })
   // An unknown baseline is an error before anything is measured.
   if (flags.baseline) loadBaseline(flags.baseline)
-  const seed = flags.seed === undefined ? undefined : Number(flags.seed)
-  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31)) throw userError(`--seed ${flags.seed}`, 'not a seed', 'Use an integer from 0 to 2147483647 (the manifest records the one used)')
-  const log = consoleLogger()
-  const result = await runBench({
-    profile: flags.profile ?? 'quick',
-    series: o.fixedSeries ?? parseSeries(flags.series ?? SERIES.join(',')),
-    proxies: flags.proxies ? parseProxyList(flags.proxies) : [...PROXIES],
-    runtime: flags.runtime ?? 'auto',
-    out: flags.out,
-    resume: !!flags.resume,
-    cpus: flags.cpus,
-    images: flags.images,
-    network: flags.network,
-    seed,
-    configs: flags.config ?? [],
-    install: o.install,
-    log,
-  })
+  const result = await runBench(options)
   const invalid = result.rows.filter((r) => r.status !== 'valid')
   const m = result.manifest
   process.stdout.write(

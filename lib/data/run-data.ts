@@ -6,14 +6,21 @@ import { HANDSHAKES, MEASUREMENTS, readTable, WEBSOCKETS } from './tables.ts'
 import { userError } from '../core/errors.ts'
 import { displayPath } from '../core/paths.ts'
 
-/** A run directory read and validated: what every reader of results works from. */
-export interface RunData {
-  dir: string
-  manifest: Manifest
+/** The rows of a run's three tables. */
+export interface RunTables {
   measurements: Measurement[]
   handshakes: Handshake[]
   websocket: WebSocketRow[]
 }
+
+/** A run directory read and validated: what every reader of results works from. */
+export interface RunData extends RunTables {
+  dir: string
+  manifest: Manifest
+}
+
+/** The tables of a run directory as they are now (absent files: no rows). */
+export const readRunTables = (dir: string): RunTables => ({ measurements: readTable(dir, MEASUREMENTS), handshakes: readTable(dir, HANDSHAKES), websocket: readTable(dir, WEBSOCKETS) })
 
 /** Reads a run (or promoted baseline) directory; any bad file is a one-line error with file:line. */
 export function loadRun(dir: string): RunData {
@@ -23,5 +30,5 @@ export function loadRun(dir: string): RunData {
   if (manifest.schema_version !== SCHEMA_VERSION) {
     throw userError(displayPath(join(dir, 'manifest.json')), `schema version ${manifest.schema_version}, this harness reads ${SCHEMA_VERSION}`, 'Use a harness of the version that wrote it, or re-run and promote a new baseline')
   }
-  return { dir, manifest, measurements: readTable(dir, MEASUREMENTS), handshakes: readTable(dir, HANDSHAKES), websocket: readTable(dir, WEBSOCKETS) }
+  return { dir, manifest, ...readRunTables(dir) }
 }

@@ -1,14 +1,9 @@
+import { agreesWithDocs, POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../catalog/reuse.ts'
 import { compareVersions } from '../catalog/stack.ts'
 import type { Measurement } from '../data/schema.ts'
 import { summarize } from '../core/stats.ts'
+import type { Finding } from './types.ts'
 
-export interface Finding {
-  id: string
-  title: string
-  /** held / not held against the expectation; info: a figure to report, not a target. */
-  verdict: 'held' | 'not held' | 'not measured' | 'info'
-  figure: string
-}
 
 type Expect = (proxy: string, variant: string, version: string) => boolean | undefined
 
@@ -38,7 +33,7 @@ function get(m: Medians, proxy: string, variant: string, version?: string): numb
 
 const proxiesIn = (m: Medians) => [...new Set(m.map((c) => c.proxy).filter((p) => p !== 'direct'))].sort()
 
-/** F1-F4, F7 and the pool detector over the pooling series (DESIGN.md "Series and findings"). */
+/** F1-F4, F7 and the pool detector over the pooling series (README "Series"). */
 export function poolingFindings(rows: readonly Measurement[], expectReuse: Expect): Finding[] {
   const m = cellMedians(rows)
   const conns = cellMedians(rows, 'backend_conns_per_1k_req')
@@ -108,9 +103,9 @@ export function poolingFindings(rows: readonly Measurement[], expectReuse: Expec
 
   // The measured pool detector agrees with the documentation.
   const detector = conns.filter((c) => c.proxy !== 'direct').map((c) => ({ ...c, expected: expectReuse(c.proxy, c.variant, c.version) }))
-  const wrong = detector.filter((c) => c.expected !== undefined && (c.expected ? c.summary.median > 50 : c.summary.median < 900))
+  const wrong = detector.filter((c) => c.expected !== undefined && !agreesWithDocs(c.expected, c.summary.median))
   findings.push({
-    id: 'pool', title: 'backend conns per 1k req: <= 50 pooled, >= 900 unpooled',
+    id: 'pool', title: `backend conns per 1k req: <= ${POOLED_MAX_PER_1K} pooled, >= ${UNPOOLED_MIN_PER_1K} unpooled`,
     verdict: detector.length === 0 ? 'not measured' : wrong.length === 0 ? 'held' : 'not held',
     figure: wrong.length === 0 ? `${detector.length} cells as documented` : wrong.map((c) => `${c.proxy} ${c.version} ${c.variant}: ${fmt(c.summary.median, 0)}`).join(', '),
   })
@@ -124,12 +119,4 @@ export function poolingFindings(rows: readonly Measurement[], expectReuse: Expec
     figure: worst ? `worst ${worst.proxy} ${worst.version} ${worst.variant} ${fmt(worst.summary.cv * 100)}% (n=${worst.summary.n})` : '',
   })
   return findings
-}
-
-const MARK: Record<Finding['verdict'], string> = { held: '✓', 'not held': '✗', 'not measured': '-', info: '•' }
-
-/** k6-style summary lines. */
-export function formatFindings(findings: readonly Finding[]): string {
-  const width = Math.max(...findings.map((f) => f.id.length + f.title.length)) + 4
-  return findings.map((f) => `  ${MARK[f.verdict]} ${`${f.id} ${f.title} `.padEnd(width, '.')} ${f.verdict === 'info' ? '' : `${f.verdict}: `}${f.figure}`).join('\n')
 }

@@ -9,11 +9,10 @@ import { evaluateClaims, type ClaimResult } from '../claims/evaluate.ts'
 import { loadLedger } from '../claims/ledger.ts'
 import { MANIFEST_FILE } from '../data/manifest.ts'
 import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from '../data/tables.ts'
-import type { Finding } from '../findings/pooling.ts'
+import { findingsFor, type Finding } from '../findings/index.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
-import { seriesFindings } from '../run/run.ts'
-import { documentedReuse } from '../series/pooling.ts'
+import { documentedReuse } from '../catalog/reuse.ts'
 import { buildArticle } from './article.ts'
 import type { BaselineComparison } from './baseline-section.ts'
 import { renderChart } from './chart-requests.ts'
@@ -47,7 +46,7 @@ export interface ReportResult {
 }
 
 /** Findings of every series the run holds (the series' own functions, as run-all prints them). */
-export const runFindings = (run: RunData): Finding[] => seriesFindings(run.dir, run.manifest.series)
+export const runFindings = (run: RunData): Finding[] => findingsFor(run, run.manifest.series)
 
 export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly ClaimResult[]): BaselineComparison {
   const id = b.id

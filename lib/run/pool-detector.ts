@@ -1,12 +1,12 @@
 import { agreesWithDocs } from '../catalog/reuse.ts'
 import { mkdirSync } from 'node:fs'
 import { backendStats, connsBetween } from '../roles/backend.ts'
-import { expectsReuse, loadStack, templateFile, type ProxyName } from '../catalog/stack.ts'
+import { expectsReuse, loadStack, type ProxyName } from '../catalog/stack.ts'
 import type { CertSet } from '../setup/certs.ts'
 import { defaultCpuLayout } from '../roles/cpus.ts'
 import { loadgenRequests } from '../roles/loadgen.ts'
 import type { Logger } from '../core/log.ts'
-import { withVerifiedStack, type Cell, type CellContext } from '../measure/cell.ts'
+import { catalogCell, withVerifiedStack, type Cell, type CellContext } from '../measure/cell.ts'
 import { getProfile } from '../catalog/profiles.ts'
 import { acquireRunLock } from './lock.ts'
 import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
@@ -60,7 +60,7 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
     const cells: Cell[] = o.proxies.flatMap((proxy) => {
       const stack = loadStack(proxy)
       const variants = Object.keys(stack.variants).filter((v) => !o.variants || o.variants.includes(v))
-      return stack.versions.flatMap((v) => variants.map((variant) => ({ series: 'pool-table', proxy, version: v.version, variant, keyType: 'ec256' as const, connections: 2, stack, stackVersion: v, template: templateFile(stack, variant) })))
+      return stack.versions.flatMap((version) => variants.map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })))
     })
     for (const [i, cell] of cells.entries()) {
       o.log.progress(`pool detector ${i + 1}/${cells.length}: ${cell.proxy} ${cell.version} ${cell.variant}`)

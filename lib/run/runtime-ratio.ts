@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
-import { loadStack, templateFile, templateVariants, type ProxyName } from '../catalog/stack.ts'
+import { templateVariants, type ProxyName } from '../catalog/stack.ts'
 import { ensureCerts } from '../setup/certs.ts'
 import { usable } from '../setup/component.ts'
 import { defaultCpuLayout, type CpuLayout } from '../roles/cpus.ts'
@@ -12,14 +12,14 @@ import { setup } from '../setup/doctor.ts'
 import { userError } from '../core/errors.ts'
 import { ensureImages } from '../setup/images.ts'
 import type { Logger } from '../core/log.ts'
-import { measureCell, type Cell, type Profile } from '../measure/cell.ts'
+import { catalogCell, type Cell, type Profile } from '../measure/cell.ts'
+import { measureClosed } from '../measure/closed.ts'
 import { certsDir } from '../core/paths.ts'
 import { PROFILES } from '../catalog/profiles.ts'
 import { acquireRunLock } from './lock.ts'
 import { cleanupStaleContainers, DockerRuntime } from '../runtime/docker.ts'
 import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
 import type { Runtime } from '../runtime/types.ts'
-import { newest } from '../series/pooling.ts'
 import { interleavedOrder } from '../core/shuffle.ts'
 import { summarize } from '../core/stats.ts'
 
@@ -152,11 +152,7 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
   const cpus = o.cpus ?? defaultCpuLayout()
   const base = PROFILES.quick!
   const profile: Profile = { name: 'runtime-ratio', repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
-  const cells: Cell[] = o.proxies.flatMap((proxy) => {
-    const stack = loadStack(proxy)
-    const v = newest(stack)
-    return o.variants.map((variant) => ({ series: RATIO_SERIES, proxy, version: v.version, variant, keyType: 'ec256' as const, connections: base.connections, stack, stackVersion: v, template: templateFile(stack, variant) }))
-  })
+  const cells: Cell[] = o.proxies.flatMap((proxy) => o.variants.map((variant) => catalogCell(proxy, { series: RATIO_SERIES, variant, connections: base.connections })))
 
   const releaseLock = acquireRunLock(outDir)
   const runId = basename(outDir)
@@ -180,7 +176,7 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
       for (let k = 0; k < runtimes.length; k++) {
         const { label, runtime } = runtimes[(i + k) % runtimes.length]!
         log.progress(`[${i * runtimes.length + k + 1}/${order.length * runtimes.length}] ${cell.proxy} ${cell.version} ${cell.variant} r${repeat} on ${label} · ${Math.round((Date.now() - t0) / 1000)} s`)
-        const row = await measureCell(cell, repeat, { runtime, runId, runDir: join(outDir, label), cpus, profile, certs })
+        const row = await measureClosed(cell, repeat, { runtime, runId, runDir: join(outDir, label), cpus, profile, certs })
         row.runtime = label
         appendRow(outDir, MEASUREMENTS, row)
         if (row.status !== 'valid') log.warn(`${cell.proxy} ${cell.variant} r${repeat} on ${label}: ${row.status}: ${row.reason}`)

@@ -2,7 +2,6 @@ import type { ProxyName } from '../catalog/stack.ts'
 import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
 import type { CellContext } from '../measure/cell.ts'
-import type { Finding } from '../findings/pooling.ts'
 
 /** What a series gets: the cell context plus the run's choices. */
 export interface SeriesContext extends CellContext {
@@ -30,5 +29,4 @@ export interface Task<T = unknown> {
 export interface Series {
   name: string
   phases: { name: string; tasks(ctx: SeriesContext): Task[] }[]
-  findings(runDir: string): Finding[]
 }

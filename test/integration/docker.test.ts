@@ -15,9 +15,10 @@ import { ensureGoBuild, goBinaryPath } from '../../lib/setup/gobuild.ts'
 import { ensureImages, pullImage, registryAnswers, type ImageRecord } from '../../lib/setup/images.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { loadgenRequests } from '../../lib/roles/loadgen.ts'
-import { measureCell, type Cell } from '../../lib/measure/cell.ts'
-import { measureHandshakes } from '../../lib/series/tls.ts'
-import { measureEcho } from '../../lib/series/ws.ts'
+import type { Cell } from '../../lib/measure/cell.ts'
+import { measureClosed } from '../../lib/measure/closed.ts'
+import { measureHandshakes } from '../../lib/measure/handshake.ts'
+import { measureEcho } from '../../lib/measure/ws.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { freePort, waitForPort } from '../../lib/roles/net.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
@@ -132,7 +133,7 @@ test('one short pooling cell per proxy on docker, through the unchanged cell pro
       const stack = loadStack(proxy)
       const v = stack.versions.at(-1)!
       const cell: Cell = { series: 'pooling', proxy, version: v.version, variant: 'pool-added', keyType: 'ec256', connections: 20, stack, stackVersion: v, template: templateFile(stack, 'pool-added') }
-      const m = await measureCell(cell, 0, { runtime: rt, runId, runDir: out, cpus: defaultCpuLayout(), profile: { name: 'test', repeats: 1, warmupS: 1, durationS: 1, tailS: 1 }, certs })
+      const m = await measureClosed(cell, 0, { runtime: rt, runId, runDir: out, cpus: defaultCpuLayout(), profile: { name: 'test', repeats: 1, warmupS: 1, durationS: 1, tailS: 1 }, certs })
       console.log(`cell ${proxy} ${v.version} pool-added on docker: ${m.status} ${m.proxy_cpu_us_per_req} µs/req, ${m.rps} rps, generator share ${m.generator_cpu_share} ${m.reason}`)
       assert.equal(m.status, 'valid', `${proxy}: ${m.reason}`)
       assert.equal(m.runtime, 'docker')
@@ -231,11 +232,11 @@ test('bridge mode: pooling cells (direct, pooled, unpooled), a handshake and a W
     return { series, proxy, version: v.version, variant, keyType: 'ec256', connections, stack, stackVersion: v, template: templateFile(stack, variant) }
   }
   try {
-    const direct = await measureCell({ series: 'direct', proxy: 'direct', version: 'x', variant: 'direct', keyType: 'ec256', connections: 50 }, 0, ctx)
+    const direct = await measureClosed({ series: 'direct', proxy: 'direct', version: 'x', variant: 'direct', keyType: 'ec256', connections: 50 }, 0, ctx)
     assert.equal(direct.status, 'valid', direct.reason)
     // The proxies' own containers, addresses on the run's network; the rendered config listens on 0.0.0.0.
     for (const [proxy, variant] of [['haproxy', 'pool-removed'], ['nginx', 'pool-added']] as const) {
-      const m = await measureCell(cellOf(proxy, variant), 0, ctx)
+      const m = await measureClosed(cellOf(proxy, variant), 0, ctx)
       console.log(`bridge cell ${proxy} ${variant}: ${m.status} ${m.proxy_cpu_us_per_req} µs/req, ${m.rps} rps, ${m.backend_conns_per_1k_req} conns/1k ${m.reason}`)
       assert.equal(m.status, 'valid', `${proxy} ${variant}: ${m.reason}`)
       assert.ok(m.requests > 0 && m.proxy_cpu_us_per_req! > 0 && m.generator_cpu_share! > 0)

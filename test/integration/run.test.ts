@@ -8,6 +8,7 @@ import { readManifest } from '../../lib/data/manifest.ts'
 import { readMeasurements } from '../../lib/data/measurements.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { cacheDir, repoRoot } from '../../lib/core/paths.ts'
+import { parseRunOptions } from '../../lib/cli/run-options.ts'
 import { runBench } from '../../lib/run/run.ts'
 import { isAlive } from '../../lib/runtime/native.ts'
 
@@ -19,7 +20,7 @@ test('a pooling run writes a valid manifest and one row per cell, with honest nu
   const out = join(mkdtempSync(join(tmpdir(), 'pb-run-')), 'run')
   const bad = join(out, '..', 'broken.cfg')
   writeFileSync(bad, 'global\n  this-is-not-a-keyword\n')
-  const r = await runBench({ profile: 'smoke', series: ['pooling'], proxies: ['haproxy'], runtime: 'auto', out, resume: false, configs: [`haproxy=${bad}`], install: false, log: memoryLogger(), seed: 1 })
+  const r = await runBench(parseRunOptions({ profile: 'smoke', series: 'pooling', proxies: 'haproxy', runtime: 'auto', out, config: [`haproxy=${bad}`], seed: '1' }, { install: false, log: memoryLogger() }))
   const m = readManifest(out)!
   assert.equal(m.order_seed, 1)
   assert.equal(m.steps.pooling, 'done')
@@ -42,7 +43,7 @@ test('a pooling run writes a valid manifest and one row per cell, with honest nu
   assert.ok(!readFileSync(join(out, 'configs', 'haproxy-2.8.25-pool-added.cfg'), 'utf8').includes('PRIVATE KEY'))
 
   // Never overwrite a run by accident.
-  await assert.rejects(runBench({ profile: 'smoke', series: ['pooling'], proxies: ['haproxy'], runtime: 'native', out, resume: false, configs: [], install: false, log: memoryLogger() }), /already holds a run\. Add --resume/)
+  await assert.rejects(runBench(parseRunOptions({ profile: 'smoke', series: 'pooling', proxies: 'haproxy', runtime: 'native', out }, { install: false, log: memoryLogger() })), /already holds a run\. Add --resume/)
 })
 
 test('killed mid-run, --resume finishes without redoing done cells and leaves no process', async () => {

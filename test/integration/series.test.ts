@@ -5,12 +5,13 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { HANDSHAKES, MEASUREMENTS, readTable, WEBSOCKETS } from '../../lib/data/tables.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
+import { parseRunOptions } from '../../lib/cli/run-options.ts'
 import { runBench } from '../../lib/run/run.ts'
 import { CALIBRATION_STEPS } from '../../lib/series/tls.ts'
 
 const smoke = (series: string, proxies: ('haproxy' | 'nginx')[]) => {
   const out = join(mkdtempSync(join(tmpdir(), `pb-${series}-`)), 'run')
-  return runBench({ profile: 'smoke', series: [series], proxies, runtime: 'native', out, resume: false, configs: [], install: false, log: memoryLogger(), seed: 3 })
+  return runBench(parseRunOptions({ profile: 'smoke', series, proxies: proxies.join(','), runtime: 'native', out, seed: '3' }, { install: false, log: memoryLogger() }))
 }
 
 // The TLS series on real HAProxy with the real loadgen: handshakes per key type, the

@@ -1,0 +1,20 @@
+import type { ProxyName } from './stack.ts'
+
+/** The three pooling series and the variant each one measures on every proxy. */
+export const MAIN_SERIES = { same: 'article', 'pool-added': 'pool-added', 'pool-removed': 'pool-removed' } as const
+
+/** Extras beyond article / pool-added / pool-removed, and on which versions they run. */
+export const EXTRAS: Partial<Record<ProxyName, { series: string; variants: string[]; allVersions: boolean }>> = {
+  haproxy: { series: 'haproxy-reuse', variants: ['reuse-never', 'server-close'], allVersions: false },
+  // F7: literal vs upstream block on a version before and one at or after 1.29.7.
+  nginx: { series: 'nginx-keepalive', variants: ['literal', 'upstream-default', 'upstream-keepalive'], allVersions: true },
+}
+
+/** What the versions series measures on every catalog version. */
+export const VERSION_VARIANTS = ['article', 'pool-added'] as const
+
+/** Proxies built on Go's crypto/tls, the rest on OpenSSL or BoringSSL. */
+export const GO_PROXIES: readonly string[] = ['traefik', 'caddy']
+
+/** WebSocket variants held open: Envoy also with its circuit breakers raised. */
+export const holdVariants = (p: ProxyName): string[] => (p === 'envoy' ? ['ws', 'ws-raised'] : ['ws'])

@@ -1,0 +1,118 @@
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { getProfile } from '../catalog/profiles.ts'
+import { parseProxyList, PROXIES } from '../catalog/stack.ts'
+import { placeholders } from '../catalog/template.ts'
+import { userError } from '../core/errors.ts'
+import type { Logger } from '../core/log.ts'
+import { isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
+import { defaultCpuLayout, parseCpuOverride } from '../roles/cpus.ts'
+import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
+import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
+import type { CustomConfig } from '../series/pooling.ts'
+import { IMAGE_MODES, type ImageMode } from '../setup/images.ts'
+
+/** The run flags as parsed from the command line: strings, unchecked. */
+export interface RunFlags {
+  profile?: string
+  series?: string
+  proxies?: string
+  runtime?: string
+  images?: string
+  network?: string
+  cpus?: string
+  config?: string[]
+  seed?: string
+  out?: string
+  resume?: boolean
+}
+
+export function parseSeries(value: string): SeriesName[] {
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const n of names) {
+    if (!isSeriesName(n)) throw userError('--series', `unknown series "${n}"`, `Use a comma-separated list of: ${SERIES.join(', ')}`)
+  }
+  return names as SeriesName[]
+}
+
+/** `--config nginx=./my.conf` → a custom cell on that proxy's newest version. */
+export function parseCustomConfigs(values: string[]): CustomConfig[] {
+  return values.map((v) => {
+    const [proxy, ...rest] = v.split('=')
+    const file = rest.join('=')
+    if (!proxy || !file) throw userError('--config', `cannot read "${v}"`, 'Write --config <proxy>=<path>, e.g. --config nginx=./my-nginx.conf')
+    const [name] = parseProxyList(proxy, '--config')
+    if (!existsSync(file)) throw userError('--config', `${file} does not exist`, 'Give the path of your config file')
+    if (!statSync(file).isFile()) throw userError('--config', `${file} is not a file`, 'Give the path of your config file, not a directory')
+    return { proxy: name!, file: resolve(file) }
+  })
+}
+
+/**
+ * `--network`: host (default) or bridge. Bridge needs containers: with `--runtime native`
+ * it is an error before anything starts (auto is checked once it has chosen).
+ */
+export function parseNetwork(value: string | undefined, runtime: string): NetworkMode {
+  const mode = value ?? 'host'
+  if (!(NETWORK_MODES as readonly string[]).includes(mode)) throw userError('--network', `unknown mode "${mode}"`, `Use one of: ${NETWORK_MODES.join(', ')}`)
+  if (mode === 'bridge' && runtime === 'native') throw userError('--network', 'bridge needs the docker runtime (native roles share the host network)', 'Use --runtime docker, or drop --network')
+  return mode as NetworkMode
+}
+
+function parseRuntime(value: string | undefined): RuntimeChoice {
+  const kind = value ?? 'auto'
+  if (!(RUNTIME_KINDS as readonly string[]).includes(kind)) throw userError('--runtime', `unknown runtime "${kind}"`, 'Use auto, docker or native')
+  return kind as RuntimeChoice
+}
+
+function parseImages(value: string | undefined): ImageMode {
+  const mode = value ?? 'offline'
+  if (!(IMAGE_MODES as readonly string[]).includes(mode)) throw userError('--images', `unknown mode "${mode}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
+  return mode as ImageMode
+}
+
+function parseSeed(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const seed = Number(value)
+  if (!(value.trim() !== '' && Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31)) throw userError(`--seed ${value}`, 'not a seed', 'Use an integer from 0 to 2147483647 (the manifest records the one used)')
+  return seed
+}
+
+function parseOut(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  const dir = resolve(value)
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw userError('--out', `${value} is a file`, 'Give a directory for the run (it is created when absent)')
+  return dir
+}
+
+/** In bridge mode a user's config must listen on {{listen_host}}: loopback inside a container is unreachable. */
+function checkCustomForBridge(custom: CustomConfig[]): void {
+  for (const c of custom) {
+    if (!placeholders(readFileSync(c.file, 'utf8')).includes('listen_host')) {
+      throw userError(c.file, 'does not use {{listen_host}}; with --network bridge the proxy must listen on its container address, not on loopback', 'Listen on {{listen_host}}:{{listen_port}} (see README "Config templates"), or use --network host')
+    }
+  }
+}
+
+/** Every run flag into typed options, checked before anything is installed, written or measured. */
+export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger; fixedSeries?: SeriesName[] }): RunOptions {
+  const runtime = parseRuntime(f.runtime)
+  const network = parseNetwork(f.network, runtime)
+  const custom = parseCustomConfigs(f.config ?? [])
+  if (network === 'bridge') checkCustomForBridge(custom)
+  return {
+    profile: getProfile(f.profile ?? 'quick'),
+    series: o.fixedSeries ?? parseSeries(f.series ?? SERIES.join(',')),
+    proxies: f.proxies ? parseProxyList(f.proxies) : [...PROXIES],
+    runtime,
+    images: parseImages(f.images),
+    network,
+    cpus: f.cpus ? parseCpuOverride(f.cpus, defaultCpuLayout()) : defaultCpuLayout(),
+    custom,
+    out: parseOut(f.out),
+    resume: !!f.resume,
+    seed: parseSeed(f.seed),
+    install: o.install,
+    log: o.log,
+  }
+}

@@ -1,0 +1,61 @@
+import { join } from 'node:path'
+
+/**
+ * Names of the generators' raw outputs in a run's raw/ folder, built and parsed here only:
+ * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-<rate>rps|-echo|-hold]-r<repeat>.<kind>
+ */
+export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json'
+
+export interface RawCell {
+  series: string
+  proxy: string
+  version: string
+  variant: string
+  keyType: string
+  connections: number
+}
+
+/** What distinguishes runs of one cell within a repeat: the open model's rate, the WebSocket mode. */
+export type RawPart = { rate: number } | { mode: 'echo' | 'hold' } | Record<string, never>
+
+/** A name safe for files and container names; the variant of a user config keeps only word characters. */
+export const safeVariant = (variant: string): string => variant.replace(/[^\w.-]/g, '_')
+
+export const cellStem = (c: RawCell): string => `${c.series}-${c.proxy}-${c.version}-${safeVariant(c.variant)}-${c.keyType}-c${c.connections}`
+
+/** The stem of one repeat (also names its containers and processes). */
+export function repeatStem(c: RawCell, repeat: number, part: RawPart = {}): string {
+  const extra = 'rate' in part ? `-${part.rate}rps` : 'mode' in part ? `-${part.mode}` : ''
+  return `${cellStem(c)}${extra}-r${repeat}`
+}
+
+export const rawFile = (runDir: string, stem: string, kind: RawKind): string => join(runDir, 'raw', `${stem}.${kind}`)
+
+export interface ParsedRawName {
+  series: string
+  proxy: string
+  version: string
+  variant: string
+  keyType: string
+  connections: number
+  rate: number | null
+  mode: 'echo' | 'hold' | null
+  repeat: number
+  kind: RawKind
+}
+
+const NAME = /^([a-z]+(?:-[a-z]+)*?)-(haproxy|nginx|envoy|traefik|caddy|direct)-([^-]+)-(.+)-(ec256|rsa2048|rsa4096)-c(\d+)(?:-(\d+)rps|-(echo|hold))?-r(\d+)\.(wrk\.txt|open\.json|handshake\.json|ws-echo\.json|ws-hold\.json)$/
+
+/** The cell and repeat a raw file belongs to; null for any other file. */
+export function parseRawName(file: string): ParsedRawName | null {
+  const m = NAME.exec(file)
+  if (!m) return null
+  return {
+    series: m[1]!, proxy: m[2]!, version: m[3]!, variant: m[4]!, keyType: m[5]!, connections: Number(m[6]),
+    rate: m[7] ? Number(m[7]) : null, mode: (m[8] as 'echo' | 'hold' | undefined) ?? null, repeat: Number(m[9]), kind: m[10] as RawKind,
+  }
+}
+
+/** The rendered config a cell used, kept in the run's configs/ folder. */
+export const configCopy = (runDir: string, c: { proxy: string; version: string; variant: string }, ext: string): string =>
+  join(runDir, 'configs', `${c.proxy}-${c.version}-${safeVariant(c.variant)}.${ext}`)

@@ -1,0 +1,23 @@
+import type { TableName } from './tables.ts'
+
+/** The series run-all runs (default: all of them, in this order). */
+export const SERIES = ['pooling', 'tls', 'ws', 'versions'] as const
+export type SeriesName = (typeof SERIES)[number]
+
+export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly string[]).includes(s)
+
+/** The `series` column values each series writes, per table: how rows are told apart. */
+export const SERIES_ROWS = {
+  pooling: { measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom'] },
+  versions: { measurements: ['versions'] },
+  tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-calibration'], handshakes: ['tls-handshake'] },
+  ws: { websocket: ['ws-echo', 'ws-hold'] },
+} as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>
+
+/** The `series` values of the pooling rows in measurements.csv. */
+export const POOLING_ROWS: readonly string[] = SERIES_ROWS.pooling.measurements
+
+/** Every `series` value a table can hold, pooling first. */
+export const ROW_SERIES: Record<TableName, readonly string[]> = Object.fromEntries(
+  (['measurements', 'handshakes', 'websocket'] as const).map((t) => [t, Object.values(SERIES_ROWS).flatMap((s) => (s as Partial<Record<TableName, readonly string[]>>)[t] ?? [])]),
+) as unknown as Record<TableName, readonly string[]>

@@ -1,0 +1,23 @@
+import { documentedReuse } from '../catalog/reuse.ts'
+import type { RunTables } from '../data/run-data.ts'
+import { isSeriesName, POOLING_ROWS, type SeriesName } from '../data/series.ts'
+import { poolingFindings } from './pooling.ts'
+import { tlsFindings } from './tls.ts'
+import type { Finding } from './types.ts'
+import { versionFindings } from './versions.ts'
+import { wsFindings } from './ws.ts'
+
+export type { Finding } from './types.ts'
+
+/** Each series' findings from a run's rows: what run-all prints and the article shows. */
+const BY_SERIES: Record<SeriesName, (t: RunTables) => Finding[]> = {
+  pooling: (t) => poolingFindings(t.measurements.filter((r) => POOLING_ROWS.includes(r.series)), documentedReuse),
+  tls: (t) => tlsFindings(t.handshakes, t.measurements),
+  ws: (t) => wsFindings(t.websocket),
+  versions: (t) => versionFindings(t.measurements),
+}
+
+/** Findings of the named series (unknown names are skipped), in the order given. */
+export function findingsFor(tables: RunTables, series: readonly string[]): Finding[] {
+  return series.filter(isSeriesName).flatMap((s) => BY_SERIES[s](tables))
+}

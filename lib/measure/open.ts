@@ -1,0 +1,35 @@
+import { rawFile, repeatStem } from '../data/raw-files.ts'
+import type { Measurement } from '../data/schema.ts'
+import { cpuCount } from '../roles/cpus.ts'
+import { loadgenArgv, type OpenResult } from '../roles/loadgen.ts'
+import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { runGenerator } from './generator.ts'
+import { measurementRow, outcomes } from './rows.ts'
+import { invalidReasons } from './validity.ts'
+
+/** VUs (connections) each open-model run starts with; the cell's connections are the cap. */
+export const OPEN_PREALLOC = 50
+
+const round = (x: number, d = 3) => Number(x.toFixed(d))
+
+/** One open-model run at a fixed rate: rows with model=open, target_rps, max_vus, dropped. */
+export async function measureOpen(cell: Cell, repeat: number, rate: number, ctx: CellContext): Promise<Measurement> {
+  const seconds = ctx.profile.warmupS + ctx.profile.durationS
+  const row = measurementRow(cell, repeat, ctx, { model: 'open', targetRps: rate, durationS: seconds })
+  const name = repeatStem(cell, repeat, { rate })
+  return withVerifiedStack(cell, name, ctx, outcomes(row), async ({ proxy, backend, url, roles }) => {
+    const argv = loadgenArgv('open', url, ctx.certs.ca, { rate, d: `${seconds}s`, prealloc: OPEN_PREALLOC, 'max-vus': cell.connections, 'expect-body': 'hello world' })
+    const g = await runGenerator<OpenResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'open.json'), [proxy!, backend.role], roles, seconds)
+    const r = g.result
+    const proxyNs = g.cpuNs.get(proxy!)!
+    const perReq = (ns: number) => (r && r.ok > 0 ? round(ns / 1e3 / r.ok) : null)
+    const reasons = invalidReasons({ generatorRequests: r?.ok ?? 0, generatorErrors: (r?.errors ?? 0) + (r?.dropped ?? 0), windowRequests: r?.ok ?? 0, generatorCpuShare: g.generatorShare, exited: g.exit })
+    return row({
+      requests: r?.ok ?? 0, errors: r?.errors ?? 0, rps: r ? round(r.achieved_rate, 1) : null,
+      p50_ms: r?.p50_ms ?? null, p90_ms: r?.p90_ms ?? null, p99_ms: r?.p99_ms ?? null, p999_ms: r?.p999_ms ?? null, max_ms: r?.max_ms ?? null,
+      proxy_cpu_us_per_req: perReq(proxyNs), backend_cpu_us_per_req: perReq(g.cpuNs.get(backend.role)!), generator_cpu_share: g.generatorShare,
+      max_vus: r?.max_vus ?? null, dropped: r?.dropped ?? null, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
+      status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
+    })
+  })
+}

@@ -1,0 +1,33 @@
+import type { Profile } from '../catalog/profiles.ts'
+import type { ProxyName } from '../catalog/stack.ts'
+import type { Logger } from '../core/log.ts'
+import type { SeriesName } from '../data/series.ts'
+import type { CpuLayout } from '../roles/cpus.ts'
+import type { NetworkMode } from '../runtime/network.ts'
+import type { CustomConfig } from '../series/pooling.ts'
+import type { ImageMode } from '../setup/images.ts'
+
+export const RUNTIME_KINDS = ['auto', 'docker', 'native'] as const
+export type RuntimeChoice = (typeof RUNTIME_KINDS)[number]
+
+/** Everything a run needs, checked and typed before anything is installed, written or measured (lib/cli/run-options.ts). */
+export interface RunOptions {
+  profile: Profile & { connections: number }
+  series: SeriesName[]
+  proxies: ProxyName[]
+  runtime: RuntimeChoice
+  /** Docker images: offline (built here), official (pulled), auto. */
+  images: ImageMode
+  /** Docker network: host (default) or bridge (each role in its own namespace). */
+  network: NetworkMode
+  cpus: CpuLayout
+  custom: CustomConfig[]
+  /** The run directory; default results/<run-id>. */
+  out?: string
+  resume: boolean
+  /** A fixed seed instead of a random one. */
+  seed?: number
+  /** Install missing components first (run-all) or only check (a single step). */
+  install: boolean
+  log: Logger
+}

@@ -1,0 +1,14 @@
+import type { SeriesName } from '../data/series.ts'
+import { poolingSeries, type CustomConfig } from './pooling.ts'
+import { tlsSeries } from './tls.ts'
+import type { Series } from './types.ts'
+import { versionsSeries } from './versions.ts'
+import { wsSeries } from './ws.ts'
+
+/** The plan of each series; users' own configs join the pooling series. */
+export const SERIES_PLANS: Record<SeriesName, (custom: CustomConfig[]) => Series> = {
+  pooling: poolingSeries,
+  tls: () => tlsSeries(),
+  ws: () => wsSeries(),
+  versions: () => versionsSeries(),
+}
