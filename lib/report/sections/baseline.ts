@@ -1,8 +1,8 @@
-import { formatDelta, type Delta } from '../analysis/compare.ts'
-import type { PublishedDelta } from '../analysis/published.ts'
-import type { ChartRequest } from './chart-requests.ts'
-import type { BarRow } from './charts.ts'
-import { Article, esc, num, pct } from './markdown.ts'
+import { formatDelta, type Delta } from '../../analysis/compare.ts'
+import type { PublishedDelta } from '../../analysis/published.ts'
+import type { ChartRequest } from '../chart-requests.ts'
+import type { BarRow } from '../charts.ts'
+import { Article, esc, num, pct } from '../markdown.ts'
 
 /** What the article shows of a baseline: deltas per cell (a promoted run) or per figure (published). */
 export type BaselineComparison =

@@ -1,0 +1,14 @@
+import type { ChartRequest } from '../chart-requests.ts'
+import { Article, esc } from '../markdown.ts'
+import { claimCounts } from './claims.ts'
+import { MARK } from './common.ts'
+import type { ArticleInput } from './input.ts'
+
+/** Every finding of the run with its verdict, and the claims' verdict counts. */
+export function glanceSection(a: Article, { findings, claims }: ArticleInput): ChartRequest[] {
+  a.heading(2, 'Findings at a glance')
+  if (findings.length) a.bullets(findings.map((f) => `**${f.id}** ${esc(f.title)}: ${MARK[f.verdict]}${f.figure ? `, ${esc(f.figure)}` : ''}`))
+  else a.para('*No series of this run produced findings.*')
+  a.para(`Published claims: ${claimCounts(claims)}. Details in [the claims ledger](#claims-ledger).`)
+  return []
+}

@@ -1,0 +1,35 @@
+import type { Aggregates } from '../../analysis/summary.ts'
+import type { ClaimResult } from '../../claims/evaluate.ts'
+import type { RunData } from '../../data/run-data.ts'
+import type { Finding } from '../../findings/types.ts'
+import type { ChartRequest } from '../chart-requests.ts'
+import type { Article } from '../markdown.ts'
+import type { BaselineComparison } from './baseline.ts'
+
+export type { Finding }
+
+/** What the article is built from. Pure data: the sections read nothing else. */
+export interface ArticleInput {
+  run: RunData
+  aggregates: Aggregates
+  findings: Finding[]
+  claims: ClaimResult[]
+  baseline?: BaselineComparison
+  /** Per-second series of open-model runs from raw/ (absent when only CSVs are there). */
+  openSeries: OpenSeries[]
+  /** Whether documentation predicts a backend pool for a cell (undefined: no prediction). */
+  documentedReuse: (proxy: string, variant: string, version: string) => boolean | undefined
+}
+
+/** One open-model run's per-second series (rate, virtual users, p99), read from raw/. */
+export interface OpenSeries {
+  proxy: string
+  key_type: string
+  series: string
+  target_rps: number
+  repeat: number
+  points: { t: number; rate: number; vus: number; p99_ms: number }[]
+}
+
+/** One section of the article: appends itself to the builder and returns the charts it shows. */
+export type Section = (a: Article, input: ArticleInput) => ChartRequest[]
