@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { stringify } from 'yaml'
 import { cellStatus } from '../lib/claims/cells.ts'
-import { evaluateClaims, type ClaimResult, type RunData } from '../lib/claims/evaluate.ts'
+import { evaluateClaims, type ClaimResult } from '../lib/claims/evaluate.ts'
+import type { RunTables } from '../lib/data/run-data.ts'
 import { evalNumber, ExprError, parseExpr } from '../lib/claims/expr.ts'
 import { formatLedger } from '../lib/claims/format.ts'
 import { CLAIM_SERIES, loadLedger, PUBLISHED_DIR, type Claim, type SelectorSpec } from '../lib/claims/ledger.ts'
@@ -55,7 +56,7 @@ function w(f: Partial<WebSocketRow>): WebSocketRow {
 const two = <T extends { repeat: number }>(make: (f: Partial<T>) => T, f: Partial<T>, metric?: keyof T, value?: number): T[] =>
   [0.99, 1.01].map((k, i) => make({ ...f, repeat: i + 1, ...(metric && value !== undefined ? { [metric]: value * k } : {}) } as Partial<T>))
 
-const run = (r: Partial<RunData>): RunData => ({ measurements: [], handshakes: [], websocket: [], ...r })
+const run = (r: Partial<RunTables>): RunTables => ({ measurements: [], handshakes: [], websocket: [], ...r })
 
 // ------------------------------------------------------------------ a small ledger written to a temp dir
 
@@ -81,7 +82,7 @@ function claimOf(check: Record<string, unknown>, extra: Record<string, unknown> 
 }
 
 /** Evaluates one check against rows. */
-function evalCheck(check: Record<string, unknown>, data: Partial<RunData>, extra: Record<string, unknown> = {}): ClaimResult {
+function evalCheck(check: Record<string, unknown>, data: Partial<RunTables>, extra: Record<string, unknown> = {}): ClaimResult {
   return evaluateClaims(loadLedger(writeLedger([claimOf(check, extra)])), run(data))[0]!
 }
 
@@ -534,7 +535,7 @@ test('formatLedger: one line per claim with its mark, then a count line', () => 
 // ------------------------------------------------------------------ the real ledger against a run
 
 /** A run shaped like the harness's quick run: every series, every proxy. */
-function syntheticRun(): RunData {
+function syntheticRun(): RunTables {
   const proxies = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
   const measurements: Measurement[] = [...two(m, { proxy: 'direct', variant: 'direct', series: 'direct' }, 'rps', 50000)]
   for (const proxy of proxies) {
@@ -563,10 +564,10 @@ function syntheticRun(): RunData {
 
 const FIXTURE = join(repoRoot, 'test/fixtures/run-quick')
 
-const sources: [string, () => RunData][] = [
+const sources: [string, () => RunTables][] = [
   ['a synthetic quick run', syntheticRun],
   ...(existsSync(FIXTURE)
-    ? [['the committed quick run (test/fixtures/run-quick)', () => ({ measurements: readTable(FIXTURE, MEASUREMENTS), handshakes: readTable(FIXTURE, HANDSHAKES), websocket: readTable(FIXTURE, WEBSOCKETS) })] as [string, () => RunData]]
+    ? [['the committed quick run (test/fixtures/run-quick)', () => ({ measurements: readTable(FIXTURE, MEASUREMENTS), handshakes: readTable(FIXTURE, HANDSHAKES), websocket: readTable(FIXTURE, WEBSOCKETS) })] as [string, () => RunTables]]
     : []),
 ]
 

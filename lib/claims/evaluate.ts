@@ -13,16 +13,11 @@
  * is not reproduced if any unit fails, else not measured if any unit lacks a cell.
  */
 import { compareVersions } from '../catalog/stack.ts'
-import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
+import type { RunTables } from '../data/run-data.ts'
 import { aggregate, buildCellGroups, cellLabel, cellValue, matchSelector, shownSeries, type CellGroup, type CellValue } from './cells.ts'
 import { evalNumber, type FigureValues } from './expr.ts'
 import type { Agg, Check, Claim, ClaimTable, Ledger, Selector, SelectorSpec } from './ledger.ts'
 
-export interface RunData {
-  measurements: Measurement[]
-  handshakes: Handshake[]
-  websocket: WebSocketRow[]
-}
 
 export type Verdict = 'reproduced' | 'not reproduced' | 'not measured' | 'not runnable here'
 
@@ -62,7 +57,7 @@ export interface ClaimResult {
   reference: number | null
 }
 
-export function evaluateClaims(ledger: Ledger, data: RunData): ClaimResult[] {
+export function evaluateClaims(ledger: Ledger, data: RunTables): ClaimResult[] {
   const ctx: Ctx = {
     figures: ledger.figures,
     cells: {

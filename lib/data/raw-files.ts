@@ -31,13 +31,7 @@ export function repeatStem(c: RawCell, repeat: number, part: RawPart = {}): stri
 
 export const rawFile = (runDir: string, stem: string, kind: RawKind): string => join(runDir, 'raw', `${stem}.${kind}`)
 
-export interface ParsedRawName {
-  series: string
-  proxy: string
-  version: string
-  variant: string
-  keyType: string
-  connections: number
+export interface ParsedRawName extends RawCell {
   rate: number | null
   mode: 'echo' | 'hold' | null
   repeat: number
