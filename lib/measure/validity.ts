@@ -1,4 +1,4 @@
-/** Limits beyond which a row measures the bench, not the proxy (DESIGN.md "Method"). */
+/** Limits beyond which a row measures the bench, not the proxy (README "Measurement method"). */
 export const MAX_ERROR_RATE = 0.01
 export const MAX_GENERATOR_SHARE = 0.9
 

@@ -4,7 +4,7 @@ import { baselineSection } from './sections/baseline.ts'
 import { claimsSection } from './sections/claims.ts'
 import { dataSection } from './sections/data.ts'
 import { glanceSection } from './sections/glance.ts'
-import type { ArticleInput, OpenSeries, Section } from './sections/input.ts'
+import type { ArticleInput, Section } from './sections/input.ts'
 import { isolationSection } from './sections/isolation.ts'
 import { openModelSection } from './sections/open-model.ts'
 import { poolDefaultsSection } from './sections/pool-defaults.ts'
@@ -15,8 +15,6 @@ import { titleSection } from './sections/title.ts'
 import { tlsSection } from './sections/tls.ts'
 import { versionsSection } from './sections/versions.ts'
 import { websocketSection } from './sections/websocket.ts'
-
-export type { ArticleInput, OpenSeries }
 
 export interface BuiltArticle {
   markdown: string

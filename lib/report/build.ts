@@ -13,13 +13,14 @@ import { findingsFor, type Finding } from '../findings/index.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
 import { documentedReuse } from '../catalog/reuse.ts'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { buildArticle } from './article.ts'
-import type { BaselineComparison } from './baseline-section.ts'
+import type { BaselineComparison } from './sections/baseline.ts'
 import { renderChart } from './chart-requests.ts'
 import { readOpenSeries } from './open-series.ts'
 import { publishedPage } from './published-page.ts'
 import { renderPdf, withBrowser } from './pdf.ts'
-import { publishRun, writeFileAtomicBytes, writeSiteIndex, type SiteEntry, type SiteFile } from './site.ts'
+import { publishRun, writeSiteIndex, type SiteEntry, type SiteFile } from './site.ts'
 
 /**
  * The report pipeline: run directory (+ baseline) → aggregates → findings and claims →
@@ -101,7 +102,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     pdf = join(published.dir, 'report.pdf')
     await withBrowser((browser) => renderPdf(published.page, pdf!, { browser, footerText: `proxybench run ${id}` }))
     // site/report.pdf: the latest report, where readers look first.
-    writeFileAtomicBytes(join(o.siteDir, 'report.pdf'), readFileSync(pdf))
+    writeFileAtomic(join(o.siteDir, 'report.pdf'), readFileSync(pdf))
     o.log.info(`wrote ${displayPath(pdf)} and ${displayPath(join(o.siteDir, 'report.pdf'))}`)
     lap('pdf')
   }

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { OpenSeries } from './article.ts'
+import type { OpenSeries } from './sections/input.ts'
 import { parseRawName } from '../data/raw-files.ts'
 
 

@@ -10,7 +10,6 @@ import { renderMarkdown } from './render.ts'
 import { htmlPage, relativeHref, type Breadcrumb } from './page.ts'
 
 /** Kept for lib/report/build.ts until it imports writeFileAtomic from core/atomic.ts. */
-export { writeFileAtomic as writeFileAtomicBytes } from '../core/atomic.ts'
 
 /** A file published next to a run's page: exactly one of content or source. */
 export interface SiteFile {
