@@ -9,7 +9,8 @@ import {
   BASE_IMAGE, debianSources, goImagePlan, imageFor, imageTag, mergeRecords, mirrorOf, OFFICIAL_BINARY, officialRef, proxyImagePlan, type ImageRecord,
 } from '../lib/setup/images.ts'
 import { stacksDir } from '../lib/core/paths.ts'
-import { configPaths, containerName, harnessGone, pathTokens, planMounts, readable } from '../lib/runtime/docker.ts'
+import { containerName, harnessGone } from '../lib/runtime/docker/labels.ts'
+import { configPaths, pathTokens, planMounts, readable } from '../lib/runtime/docker/mounts.ts'
 
 test('image tags: proxybench/<component>:<version>, only characters Docker accepts', () => {
   assert.equal(imageTag('nginx', '1.31.3'), 'proxybench/nginx:1.31.3')

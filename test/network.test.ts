@@ -5,7 +5,7 @@ import { loadStack, PROXIES, templateFile, templateVariants } from '../lib/catal
 import { parseFlags } from '../lib/cli/flags.ts'
 import { parseNetwork } from '../lib/cli/run-options.ts'
 import { RUN_FLAGS } from '../lib/cli/run-notebook.ts'
-import { bridgeSysctls } from '../lib/runtime/docker.ts'
+import { bridgeSysctls } from '../lib/runtime/docker/network.ts'
 import { listenHost, reachHost } from '../lib/runtime/network.ts'
 import type { RunningRole } from '../lib/runtime/types.ts'
 import { placeholders, renderTemplate, TEMPLATE_NAMES } from '../lib/catalog/template.ts'

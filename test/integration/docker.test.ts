@@ -23,7 +23,10 @@ import { memoryLogger } from '../../lib/core/log.ts'
 import { freePort, waitForPort } from '../../lib/roles/net.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { prepareProxy, startProxy } from '../../lib/roles/proxy.ts'
-import { cleanupStaleContainers, containerAddress, DockerRuntime, LABEL_RUN } from '../../lib/runtime/docker.ts'
+import { cleanupStaleContainers } from '../../lib/runtime/docker/cleanup.ts'
+import { LABEL_RUN } from '../../lib/runtime/docker/labels.ts'
+import { containerAddress } from '../../lib/runtime/docker/network.ts'
+import { DockerRuntime } from '../../lib/runtime/docker/runtime.ts'
 
 // Real engine, real images, real proxies. Skipped (with the reason) only when no engine
 // answers and none can be started (not root, or dockerd missing).
@@ -173,7 +176,7 @@ test('kill -9 of the harness: the next start removes what the killed run left', 
   const script = join(work, 'orphan.mts')
   writeFileSync(
     script,
-    `import { DockerRuntime } from ${JSON.stringify(join(repoRoot, 'lib/runtime/docker.ts'))}
+    `import { DockerRuntime } from ${JSON.stringify(join(repoRoot, 'lib/runtime/docker/runtime.ts'))}
 const rt = new DockerRuntime(${JSON.stringify(runId)}, { images: JSON.parse(process.env.RECORDS!) })
 await rt.start({ role: 'backend', name: 'orphan', argv: [${JSON.stringify(goBinaryPath('backend'))}, '-listen', '127.0.0.11:' + process.env.PORT], cpus: '0', logFile: ${JSON.stringify(join(work, 'orphan.log'))} })
 console.log('started')

@@ -1,17 +1,19 @@
 import { spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, copyFileSync, createWriteStream, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs'
-import { constants, homedir } from 'node:os'
-import { basename, dirname, join, resolve, sep } from 'node:path'
-import { Writable } from 'node:stream'
+import { homedir } from 'node:os'
+import { basename, dirname, join, resolve } from 'node:path'
 import type Docker from 'dockerode'
-import { dockerClient } from '../setup/docker-engine.ts'
-import { sha256Text } from '../core/hash.ts'
-import { imageFor, readImageRecords, type ImageRecord } from '../setup/images.ts'
-import type { Logger } from '../core/log.ts'
-import { cacheDir, repoRoot } from '../core/paths.ts'
-import type { NetworkMode } from './network.ts'
-import { trackRuntime, untrackRuntime } from './shutdown.ts'
-import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
+import { dockerClient } from '../../setup/docker-engine.ts'
+import { imageFor, readImageRecords, type ImageRecord } from '../../setup/images.ts'
+import { cacheDir, repoRoot } from '../../core/paths.ts'
+import type { NetworkMode } from '../network.ts'
+import { trackRuntime, untrackRuntime } from '../shutdown.ts'
+import type { Exit, RoleSpec, RunningRole, Runtime } from '../types.ts'
+import { cgroupCpuFile } from './cgroup.ts'
+import { bootId, containerName, LABEL_BOOT, LABEL_HARNESS, LABEL_NAME, LABEL_ROLE, LABEL_RUN, stateDir, type State } from './labels.ts'
+import { planMounts, under } from './mounts.ts'
+import { bridgeSysctls, networkNameFor } from './network.ts'
+import { errorLine, EXIT_MARK, exitMarkFilter, signalName } from './stream.ts'
 
 /*
  * The Docker runtime: every role is a container started through the engine API.
@@ -50,9 +52,11 @@ import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
  *   harness pid + boot id; cleanupStaleContainers() removes those whose harness is gone.
  *   SIGINT/SIGTERM stop what this process started; on exit a last synchronous pass
  *   removes leftovers with the docker CLI when present.
+ *
+ * Beside this file: mounts.ts (what a container sees), labels.ts (names, labels, state
+ * dir), cleanup.ts (stale containers), cgroup.ts (the CPU counter file), network.ts
+ * (bridge mode), stream.ts (output and the generator's exit line).
  */
-
-export type { NetworkMode } from './network.ts'
 
 export interface DockerRuntimeOptions {
   network?: NetworkMode
@@ -83,146 +87,8 @@ export interface DockerRunningRole extends RunningRole {
   address?: string
 }
 
-export const LABEL_RUN = 'proxybench.run'
-export const LABEL_ROLE = 'proxybench.role'
-const LABEL_NAME = 'proxybench.name'
-const LABEL_HARNESS = 'proxybench.harness'
-const LABEL_BOOT = 'proxybench.boot'
-/** Printed on stdout by the generator wrapper; never reaches the log file. */
-const EXIT_MARK = '__PROXYBENCH_EXIT__'
-const SYSTEM_DIRS = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/sys', '/dev', '/run', '/var/run', '/boot']
-const DOCKER_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock']
-const NOT_PATHS = new Set(['LD_LIBRARY_PATH', 'PATH'])
-
-const bootId = (() => {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-  } catch {
-    return ''
-  }
-})()
-
-const stateDir = () => join(cacheDir(), 'docker')
 /** A timer that never keeps the process alive (used in races). */
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Whether the harness that labelled a container or network has gone. */
-export function harnessGone(labels: Record<string, string> | undefined, self = { pid: process.pid, boot: bootId }): boolean {
-  const pid = Number(labels?.[LABEL_HARNESS])
-  if (!Number.isInteger(pid) || pid <= 0) return true
-  if (labels?.[LABEL_BOOT] && labels[LABEL_BOOT] !== self.boot) return true
-  if (pid === self.pid) return false
-  return !isAlive(pid)
-}
-
-/** A container name Docker accepts: [a-zA-Z0-9][a-zA-Z0-9_.-]*, kept short. */
-export function containerName(runId: string, name: string, n: number): string {
-  const clean = (s: string) => s.replace(/[^a-zA-Z0-9_.-]/g, '_')
-  let full = `pb-${clean(runId)}-${clean(name)}-${n}`
-  if (full.length > 120) full = `${full.slice(0, 100)}-${sha256Text(full).slice(0, 12)}`
-  return full
-}
-
-const under = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep)
-
-/** Absolute paths in an argv element or env value: the whole value, or what follows `=`. */
-export function pathTokens(values: string[]): string[] {
-  const out: string[] = []
-  for (const v of values) {
-    for (const cand of [v, v.includes('=') ? v.slice(v.indexOf('=') + 1) : '']) {
-      for (const part of cand.split(':')) if (part.startsWith('/') && part.length > 1) out.push(part.replace(/\/+$/, ''))
-    }
-  }
-  return [...new Set(out)]
-}
-
-/** Absolute paths written in a config file (certificates, keys, directories). */
-export function configPaths(text: string): string[] {
-  return [...new Set([...text.matchAll(/(?<![\w.:/@~$-])\/(?:[\w.@+-]+\/)*[\w.@+-]+/g)].map((m) => m[0]))]
-}
-
-export interface Mount {
-  source: string
-  target: string
-  readOnly: boolean
-}
-
-export interface MountPlan {
-  mounts: Mount[]
-  /** Files the container user cannot read as they are: copy, then mount at `target`. */
-  copies: { source: string; target: string }[]
-}
-
-interface Fs {
-  stat(path: string): { isDir: boolean; uid: number; gid: number; mode: number; size: number } | null
-  read(path: string): string
-}
-
-const realFs: Fs = {
-  stat(path) {
-    try {
-      const s = statSync(path)
-      return { isDir: s.isDirectory(), uid: s.uid, gid: s.gid, mode: s.mode, size: s.size }
-    } catch {
-      return null
-    }
-  },
-  read: (path) => readFileSync(path, 'utf8'),
-}
-
-/** Whether `uid:gid` may read a file with this owner and mode (no capabilities). */
-export function readable(st: { uid: number; gid: number; mode: number }, uid: number, gid: number): boolean {
-  if (uid === 0) return true
-  if (st.uid === uid) return (st.mode & 0o400) !== 0
-  if (st.gid === gid) return (st.mode & 0o040) !== 0
-  return (st.mode & 0o004) !== 0
-}
-
-/**
- * What a role's container sees: cwd read-write; every other existing absolute path named
- * in argv[1..], in env, or inside a (small, text) file named there, read-only at the same
- * path. System directories come from the image; nothing above depth 2 (/, /root, /tmp)
- * and no Docker socket is ever mounted.
- */
-export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: { uid: number; gid: number }, fs: Fs = realFs): MountPlan {
-  const mounts: Mount[] = []
-  const copies: MountPlan['copies'] = []
-  if (spec.cwd) mounts.push({ source: resolve(spec.cwd), target: resolve(spec.cwd), readOnly: false })
-  const envValues = Object.entries(spec.env ?? {}).filter(([k]) => !NOT_PATHS.has(k)).map(([, v]) => v)
-  const direct = pathTokens([...spec.argv.slice(1), ...envValues])
-  const found = [...direct]
-  for (const p of direct) {
-    const st = fs.stat(p)
-    if (st && !st.isDir && st.size <= 1 << 20) {
-      let text = ''
-      try {
-        text = fs.read(p)
-      } catch {}
-      if (!text.includes('\0')) found.push(...configPaths(text))
-    }
-  }
-  const candidates = [...new Set(found.map((p) => resolve(p)))].sort((a, b) => a.length - b.length)
-  for (const p of candidates) {
-    if (p === spec.argv[0]) continue
-    if (p.split('/').filter(Boolean).length < 2) continue
-    if (SYSTEM_DIRS.some((d) => under(p, d)) || DOCKER_SOCKETS.some((s) => under(s, p))) continue
-    if (mounts.some((m) => under(p, m.target))) continue
-    const st = fs.stat(p)
-    if (!st) continue
-    if (!st.isDir && !readable(st, user.uid, user.gid)) copies.push({ source: p, target: p })
-    else mounts.push({ source: p, target: p, readOnly: true })
-  }
-  return { mounts, copies }
-}
 
 /** The harness's open-files limits, so containers get what native roles get. */
 function nofileLimits(): { soft: number; hard: number } | null {
@@ -233,57 +99,6 @@ function nofileLimits(): { soft: number; hard: number } | null {
   } catch {
     return null
   }
-}
-
-function signalName(code: number): string | null {
-  if (code <= 128 || code > 128 + 64) return null
-  return Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0] ?? null
-}
-
-/** Copies written into a shared tree (certs/), per harness pid, for the next start to clean. */
-interface State {
-  harnessPid: number
-  boot: string
-  copies: string[]
-}
-
-/**
- * Removes containers, networks and key copies of earlier runs whose harness is gone
- * (kill -9, crash). Returns the number of containers removed.
- */
-export async function cleanupStaleContainers(log?: Logger, docker = dockerClient()): Promise<number> {
-  let removed = 0
-  const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_RUN] } })
-  for (const c of containers.filter((c) => harnessGone(c.Labels))) {
-    try {
-      await docker.getContainer(c.Id).remove({ force: true, v: true })
-      removed++
-      log?.warn(`removed container ${c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12)} left by run ${c.Labels[LABEL_RUN]}`)
-    } catch (e) {
-      if ((e as { statusCode?: number }).statusCode !== 404) throw e
-    }
-  }
-  const networks = await docker.listNetworks({ filters: { label: [LABEL_RUN] } })
-  for (const n of networks.filter((n) => harnessGone(n.Labels))) {
-    try {
-      await docker.getNetwork(n.Id).remove()
-    } catch {}
-  }
-  if (existsSync(stateDir())) {
-    for (const f of readdirSync(stateDir()).filter((f) => f.endsWith('.json'))) {
-      let state: State
-      try {
-        state = JSON.parse(readFileSync(join(stateDir(), f), 'utf8')) as State
-      } catch {
-        rmSync(join(stateDir(), f), { force: true })
-        continue
-      }
-      if (state.boot === bootId && isAlive(state.harnessPid)) continue
-      for (const dir of state.copies) rmSync(dir, { recursive: true, force: true })
-      rmSync(join(stateDir(), f), { force: true })
-    }
-  }
-  return removed
 }
 
 interface Entry {
@@ -610,90 +425,4 @@ export class DockerRuntime implements Runtime {
   get started(): DockerRunningRole[] {
     return [...this.entries.values()].map((e) => e.role)
   }
-}
-
-/** The CPU counter file of the cgroup a (container's) process is in: v1 cpuacct or v2 cpu.stat. */
-export function cgroupCpuFile(pid: number): { path: string; v2: boolean } | null {
-  try {
-    const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n')
-    const v1 = lines.find((l) => /^\d+:[^:]*\bcpuacct\b[^:]*:/.test(l))
-    if (v1) {
-      const rel = v1.slice(v1.indexOf(':', v1.indexOf(':') + 1) + 1)
-      for (const mount of ['/sys/fs/cgroup/cpuacct', '/sys/fs/cgroup/cpu,cpuacct', '/sys/fs/cgroup/cpuacct,cpu']) {
-        if (existsSync(join(mount, rel, 'cpuacct.usage'))) return { path: join(mount, rel, 'cpuacct.usage'), v2: false }
-      }
-    }
-    const v2 = lines.find((l) => l.startsWith('0::'))
-    if (v2 && existsSync(join('/sys/fs/cgroup', v2.slice(3), 'cpu.stat'))) return { path: join('/sys/fs/cgroup', v2.slice(3), 'cpu.stat'), v2: true }
-  } catch {}
-  return null
-}
-
-/**
- * TCP settings of a bridged container's own network namespace, so its stack behaves as
- * the host's loopback does for native and host mode: the host's port range and accept
- * backlog, and TIME_WAIT reuse for outgoing connections (the kernel default
- * tcp_tw_reuse=2 grants it on loopback only; without it an unpooled cell at thousands of
- * new connections a second runs out of ports within seconds).
- */
-export function bridgeSysctls(read: (key: string) => string | undefined = hostSysctl): Record<string, string> {
-  const out: Record<string, string> = { 'net.ipv4.tcp_tw_reuse': '1' }
-  for (const key of ['net.ipv4.ip_local_port_range', 'net.core.somaxconn']) {
-    const v = read(key)?.trim().replace(/\s+/g, ' ')
-    if (v) out[key] = v
-  }
-  return out
-}
-
-function hostSysctl(key: string): string | undefined {
-  try {
-    return readFileSync(`/proc/sys/${key.replaceAll('.', '/')}`, 'utf8')
-  } catch {
-    return undefined
-  }
-}
-
-/** The run's bridge network: `proxybench-<run id>`, as Docker accepts a name. */
-export const networkNameFor = (runId: string) => `proxybench-${runId.replace(/[^a-zA-Z0-9_.-]/g, '_')}`.slice(0, 60)
-
-/** The container's address on the run's bridge network (undefined in host mode). */
-export function containerAddress(role: RunningRole): string | undefined {
-  return (role as DockerRunningRole).address
-}
-
-function errorLine(e: unknown): string {
-  const err = e as { json?: { message?: string }; message?: string }
-  return String(err.json?.message ?? err.message ?? e).split('\n')[0]!
-}
-
-/**
- * Passes stdout through, except the wrapper's exit line, which it reports once every
- * byte before it has been written to the log file.
- */
-function exitMarkFilter(out: Writable, onExit: (code: number) => void): Writable {
-  let pending = ''
-  return new Writable({
-    write(chunk: Buffer, _enc, done) {
-      pending += chunk.toString('utf8')
-      const at = pending.indexOf(EXIT_MARK)
-      const m = at === -1 ? null : /^\S+ (\d+)\n/.exec(pending.slice(at))
-      if (m) {
-        const before = pending.slice(0, at)
-        pending = ''
-        // Writable hands the next chunk over only after done(): all earlier bytes are written.
-        if (!before) return onExit(Number(m[1])), done()
-        return void out.write(before, () => (onExit(Number(m[1])), done()))
-      }
-      // Hold back a possible beginning of the mark; pass the rest through.
-      const cut = pending.lastIndexOf('\n') + 1
-      const ready = pending.slice(0, cut)
-      pending = pending.slice(cut)
-      if (!ready) return done()
-      out.write(ready, () => done())
-    },
-    final(done) {
-      if (pending) out.write(pending, () => done())
-      else done()
-    },
-  })
 }
