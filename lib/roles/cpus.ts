@@ -36,6 +36,11 @@ export function parseCpuOverride(value: string, base: CpuLayout, cores = availab
     if (!role || !list || !(role in layout) || !CPU_LIST.test(list)) {
       throw userError('--cpus', `cannot read "${item}"`, 'Write role=list for roles proxy, backend, generator, e.g. --cpus "proxy=1 backend=0 generator=0"')
     }
+    const reversed = list.split(',').find((part) => {
+      const [a, b] = part.split('-').map(Number)
+      return b !== undefined && b < a!
+    })
+    if (reversed) throw userError('--cpus', `${role}=${list}: the range ${reversed} runs backwards`, `Write the lower CPU first, e.g. ${reversed.split('-').reverse().join('-')}`)
     const max = Math.max(...list.split(/[,-]/).map(Number))
     if (max >= cores) throw userError('--cpus', `${role}=${list} names CPU ${max} but this machine has ${cores}`, `Use CPUs 0-${cores - 1}`)
     layout[role as Role] = list

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { interleavedOrder, seededRandom, shuffled } from '../lib/core/shuffle.ts'
+import { interleavedOrder, seededRandom, shuffled } from '../../lib/core/shuffle.ts'
 
 test('the same seed gives the same order; another seed another', () => {
   const a = shuffled([1, 2, 3, 4, 5, 6, 7, 8], seededRandom(42))

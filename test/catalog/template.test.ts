@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { UserError } from '../lib/core/errors.ts'
-import { placeholders, renderTemplate } from '../lib/catalog/template.ts'
+import { UserError } from '../../lib/core/errors.ts'
+import { placeholders, renderTemplate } from '../../lib/catalog/template.ts'
 
 test('renders placeholders with or without spaces', () => {
   assert.equal(renderTemplate('listen {{listen_port}};\nproxy {{ backend_host }}:{{backend_port}}', { listen_port: 8443, backend_host: '127.0.0.1', backend_port: 8080 }, 'x.conf'), 'listen 8443;\nproxy 127.0.0.1:8080')

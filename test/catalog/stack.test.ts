@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { compareVersions, expectsReuse, loadStack, PROXIES, stackSchema, templateVariants } from '../lib/catalog/stack.ts'
-import { readYamlFile } from '../lib/core/yaml-file.ts'
+import { compareVersions, expectsReuse, loadStack, PROXIES, stackSchema, templateVariants } from '../../lib/catalog/stack.ts'
+import { readYamlFile } from '../../lib/core/yaml-file.ts'
 
 const REQUIRED_VARIANTS: Record<string, string[]> = {
   haproxy: ['article', 'pool-added', 'pool-removed', 'ws', 'reuse-never', 'server-close'],

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { cacheDir } from '../lib/core/paths.ts'
-import { cleanupStale, isAlive, NativeRuntime } from '../lib/runtime/native.ts'
+import { cacheDir } from '../../lib/core/paths.ts'
+import { cleanupStale, isAlive, NativeRuntime } from '../../lib/runtime/native.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'pb-native-'))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

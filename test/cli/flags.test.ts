@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { parseProxyList } from '../lib/catalog/stack.ts'
-import { parseFlags } from '../lib/cli/flags.ts'
+import { parseProxyList } from '../../lib/catalog/stack.ts'
+import { parseFlags } from '../../lib/cli/flags.ts'
 
 test('an unknown flag is one line naming it and --help', () => {
   assert.throws(() => parseFlags(['--bogus'], { json: { type: 'boolean' } }, 'help', 'notebooks/x.mjs'), (e: Error) => e.message === "notebooks/x.mjs: Unknown option '--bogus'. See: npx zx notebooks/x.mjs --help")
@@ -23,7 +23,7 @@ test('an unknown proxy name is one line naming the flag and the valid names', ()
 })
 
 test('the run summary counts invalid rows by the kind of their reason', async () => {
-  const { reasonKinds } = await import('../lib/cli/run-notebook.ts')
+  const { reasonKinds } = await import('../../lib/cli/run-notebook.ts')
   const rows = ['errors 87.6% >= 1%', 'errors 2.3% >= 1%', 'did not start: stacks/x.cfg:3: unknown', 'generator saturated (94% of its cpuset)'].map((reason) => ({ reason }))
   assert.equal(reasonKinds(rows), 'errors × 2, did not start × 1, generator saturated × 1')
 })

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { PROXIES } from '../lib/catalog/stack.ts'
-import { UserError } from '../lib/core/errors.ts'
-import { parseCustomConfigs, parseSeries } from '../lib/cli/run-options.ts'
-import { poolingCells } from '../lib/series/pooling.ts'
+import { PROXIES } from '../../lib/catalog/stack.ts'
+import { poolingCells } from '../../lib/series/pooling.ts'
 
 test('pooling plan: three main series per proxy, the extras, and one direct row', () => {
   const cells = poolingCells(PROXIES, { connections: 200, backendVersion: 'b' })
@@ -21,13 +19,4 @@ test('custom configs join as custom:<file> on the newest version', () => {
   assert.equal(c.variant, 'custom:my.conf')
   assert.equal(c.version, '1.31.3')
   assert.equal(c.template, '/x/my.conf')
-})
-
-test('flags: unknown or unbuilt series, bad --config: one line each', () => {
-  assert.deepEqual(parseSeries('pooling'), ['pooling'])
-  assert.throws(() => parseSeries('pooling,bogus'), (e: Error) => e instanceof UserError && e.message === '--series: unknown series "bogus". Use a comma-separated list of: pooling, tls, ws, versions')
-  assert.deepEqual(parseSeries('versions'), ['versions'])
-  assert.throws(() => parseCustomConfigs(['nginx']), /--config: cannot read "nginx"\. Write --config <proxy>=<path>/)
-  assert.throws(() => parseCustomConfigs(['apache=/etc/passwd']), /--config: unknown proxy "apache"/)
-  assert.throws(() => parseCustomConfigs(['nginx=/nope.conf']), /--config: \/nope\.conf does not exist/)
 })

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { Measurement } from '../lib/data/schema.ts'
-import { formatFindings } from '../lib/findings/format.ts'
-import { poolingFindings } from '../lib/findings/pooling.ts'
+import type { Measurement } from '../../lib/data/schema.ts'
+import { formatFindings } from '../../lib/findings/format.ts'
+import { poolingFindings } from '../../lib/findings/pooling.ts'
 
 const base: Measurement = {
   run_id: 'r', series: 'same', proxy: 'haproxy', version: '2.8.25', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200,

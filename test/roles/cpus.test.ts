@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { cpuCount, defaultCpuLayout, parseCpuOverride } from '../lib/roles/cpus.ts'
+import { cpuCount, defaultCpuLayout, parseCpuOverride } from '../../lib/roles/cpus.ts'
 
 test('2 cores: proxy alone on one, backend and generator share the other', () => {
   assert.deepEqual(defaultCpuLayout(2), { proxy: '1', backend: '0', generator: '0' })

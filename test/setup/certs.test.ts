@@ -3,9 +3,9 @@ import { statSync, readFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { ensureCerts, KEY_TYPES } from '../lib/setup/certs.ts'
-import { exec } from '../lib/core/exec.ts'
-import { memoryLogger } from '../lib/core/log.ts'
+import { ensureCerts, KEY_TYPES } from '../../lib/setup/certs.ts'
+import { exec } from '../../lib/core/exec.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
 
 test('certs: a CA and one leaf per key type, keys 0600, reused unless forced', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-certs-'))

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { WebSocketRow } from '../lib/data/schema.ts'
-import { wsFindings } from '../lib/findings/ws.ts'
+import type { WebSocketRow } from '../../lib/data/schema.ts'
+import { wsFindings } from '../../lib/findings/ws.ts'
 
 const w = (proxy: string, variant: string, mode: 'echo' | 'hold', f: Partial<WebSocketRow> = {}): WebSocketRow => ({
   run_id: 'r', series: `ws-${mode}`, proxy, version: '1', variant, mode, conns_target: mode === 'echo' ? 200 : 5000, conns_established: mode === 'echo' ? 200 : 5000,

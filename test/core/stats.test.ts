@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { mannWhitney, median, medianCI, quantile, summarize } from '../lib/core/stats.ts'
+import { mannWhitney, median, medianCI, quantile, summarize } from '../../lib/core/stats.ts'
 
 const close = (a: number, b: number, eps = 1e-3) => assert.ok(Math.abs(a - b) < eps, `${a} ≈ ${b}`)
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { Handshake, Measurement } from '../lib/data/schema.ts'
-import { tlsFindings } from '../lib/findings/tls.ts'
-import { ceilings, openRate } from '../lib/series/tls.ts'
+import type { Handshake, Measurement } from '../../lib/data/schema.ts'
+import { tlsFindings } from '../../lib/findings/tls.ts'
 
 const m = (f: Partial<Measurement>): Measurement => ({
   run_id: 'r', series: 'tls-ceiling', proxy: 'haproxy', version: '1', variant: 'pool-added', key_type: 'ec256', model: 'closed', connections: 200,
@@ -14,13 +13,6 @@ const h = (proxy: string, key_type: string, cost: number, f: Partial<Handshake> 
   run_id: 'r', series: 'tls-handshake', proxy, version: '1', variant: 'pool-added', key_type, connections: 4, duration_s: 3, repeat: 1,
   handshakes: 1000, resumed: 0, errors: 0, rate: 300, p50_ms: 1, p99_ms: 2, proxy_cpu_us_per_handshake: cost, generator_cpu_share: 0.5, proxy_cpu_share: 0.9,
   status: 'valid', reason: '', runtime: 'native', started_at: '', ...f,
-})
-
-test('open-model rate: a stated fraction of the slowest valid ceiling, in hundreds', () => {
-  const c = ceilings([m({ proxy: 'haproxy', rps: 30_000 }), m({ proxy: 'haproxy', rps: 32_000, repeat: 2 }), m({ proxy: 'caddy', rps: 7_340 }), m({ proxy: 'caddy', rps: 100, status: 'invalid' }), m({ proxy: 'nginx', series: 'same', rps: 10 })])
-  assert.deepEqual([...c], [['haproxy', 31_000], ['caddy', 7_340]])
-  assert.equal(openRate(c), 1_500) // 20% of 7 340, in hundreds
-  assert.equal(openRate(new Map()), null)
 })
 
 test('F5: key-type ratio per proxy and Go vs OpenSSL on rsa4096', () => {

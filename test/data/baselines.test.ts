@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { loadRun } from '../lib/data/run-data.ts'
-import { listBaselines, loadBaseline, promote } from '../lib/data/baselines.ts'
-import { UserError } from '../lib/core/errors.ts'
-import { memoryLogger } from '../lib/core/log.ts'
-import { repoRoot } from '../lib/core/paths.ts'
+import { loadRun } from '../../lib/data/run-data.ts'
+import { listBaselines, loadBaseline, promote } from '../../lib/data/baselines.ts'
+import { UserError } from '../../lib/core/errors.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { repoRoot } from '../../lib/core/paths.ts'
 
 const fixture = join(repoRoot, 'test/fixtures/run-quick')
 

@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { repoRoot } from '../lib/core/paths.ts'
-import { acquireRunLock } from '../lib/run/lock.ts'
+import { repoRoot } from '../../lib/core/paths.ts'
+import { acquireRunLock } from '../../lib/run/lock.ts'
 
 test('a second run on the same machine is refused while the first lives; a dead one is taken over', async () => {
   const saved = process.env.PROXYBENCH_CACHE

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { invalidReasons } from '../lib/measure/validity.ts'
+import { invalidReasons } from '../../lib/measure/validity.ts'
 
 const ok = { generatorRequests: 10_000, generatorErrors: 0, windowRequests: 8_000, generatorCpuShare: 0.5 }
 

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { parseCustomConfigs, parseRunOptions, parseSeries } from '../../lib/cli/run-options.ts'
+import { UserError } from '../../lib/core/errors.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+
+test('flags: unknown or unbuilt series, bad --config: one line each', () => {
+  assert.deepEqual(parseSeries('pooling'), ['pooling'])
+  assert.throws(() => parseSeries('pooling,bogus'), (e: Error) => e instanceof UserError && e.message === '--series: unknown series "bogus". Use a comma-separated list of: pooling, tls, ws, versions')
+  assert.deepEqual(parseSeries('versions'), ['versions'])
+  assert.throws(() => parseCustomConfigs(['nginx']), /--config: cannot read "nginx"\. Write --config <proxy>=<path>/)
+  assert.throws(() => parseCustomConfigs(['apache=/etc/passwd']), /--config: unknown proxy "apache"/)
+  assert.throws(() => parseCustomConfigs(['nginx=/nope.conf']), /--config: \/nope\.conf does not exist/)
+})
+
+const parse = (flags: Parameters<typeof parseRunOptions>[0]) => parseRunOptions(flags, { install: false, log: memoryLogger() })
+
+test('run flags become typed options with the documented defaults', () => {
+  const o = parse({})
+  assert.equal(o.profile.name, 'quick')
+  assert.deepEqual(o.series, ['pooling', 'tls', 'ws', 'versions'])
+  assert.deepEqual(o.proxies, ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'])
+  assert.equal(o.runtime, 'auto')
+  assert.equal(o.images, 'offline')
+  assert.equal(o.network, 'host')
+  assert.equal(o.seed, undefined)
+  assert.equal(parse({ seed: '7', profile: 'smoke', proxies: 'nginx' }).seed, 7)
+})
+
+test('every bad run flag is one line naming the flag and the fix, before anything runs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-flags-'))
+  const file = join(dir, 'a-file')
+  writeFileSync(file, 'x')
+  const cases: [Parameters<typeof parse>[0], RegExp][] = [
+    [{ profile: 'fast' }, /^--profile: unknown profile "fast"\. Use one of: smoke, quick, standard, full$/],
+    [{ runtime: 'podman' }, /^--runtime: unknown runtime "podman"\. Use auto, docker or native$/],
+    [{ images: 'cloud' }, /^--images: unknown mode "cloud"\. Use one of: offline, official, auto$/],
+    [{ network: 'bridge', runtime: 'native' }, /^--network: bridge needs the docker runtime/],
+    [{ seed: '-1' }, /^--seed -1: not a seed\. Use an integer from 0 to 2147483647/],
+    [{ seed: 'abc' }, /^--seed abc: not a seed\./],
+    [{ out: file }, /^--out: .*a-file is a file\. Give a directory for the run/],
+    [{ config: [`nginx=${dir}`] }, /^--config: .* is not a file\. Give the path of your config file, not a directory$/],
+    [{ cpus: 'proxy=9' }, /^--cpus: proxy=9 names CPU 9/],
+    [{ cpus: 'proxy=1-0' }, /^--cpus: proxy=1-0: the range 1-0 runs backwards\. Write the lower CPU first, e\.g\. 0-1$/],
+    [{ proxies: 'nginx,apache' }, /^--proxies: unknown proxy "apache"/],
+    [{ series: 'pooling,tcp' }, /^--series: unknown series "tcp"/],
+  ]
+  for (const [flags, message] of cases) {
+    assert.throws(() => parse(flags), (e: Error) => e instanceof UserError && message.test(e.message) && !e.message.includes('\n'), JSON.stringify(flags))
+  }
+})
