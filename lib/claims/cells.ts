@@ -146,7 +146,7 @@ export interface Match {
  * The cells a selector map matches. Columns: equality or any of a list, per proxy when the
  * value is a map. version: a comparison, an exact version, or "newest" (also when left out:
  * the newest version among the cells that match the other columns, per proxy, as in
- * lib/findings.ts). pick: lowest-failing-target keeps the cells of the lowest target_rps
+ * lib/findings/pooling.ts). pick: lowest-failing-target keeps the cells of the lowest target_rps
  * whose status is not valid. Every proxy the selector names needs a cell.
  */
 export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): Match {

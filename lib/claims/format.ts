@@ -1,4 +1,4 @@
-/** The claims ledger as terminal lines (k6-style summary, like lib/findings.ts formatFindings). */
+/** The claims ledger as terminal lines (k6-style summary, like lib/findings/format.ts formatFindings). */
 import type { ClaimResult, Verdict } from './evaluate.ts'
 
 export const VERDICT_MARK: Record<Verdict, string> = { reproduced: '✓', 'not reproduced': '✗', 'not measured': '·', 'not runnable here': '–' }
