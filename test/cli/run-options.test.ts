@@ -3,7 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { parseCustomConfigs, parseRunOptions, parseSeries } from '../../lib/cli/run-options.ts'
+import { parseFlags } from '../../lib/cli/flags.ts'
+import { RUN_FLAGS } from '../../lib/cli/run-notebook.ts'
+import { parseCustomConfigs, parseNetwork, parseRunOptions, parseSeries } from '../../lib/cli/run-options.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 
@@ -51,4 +53,17 @@ test('every bad run flag is one line naming the flag and the fix, before anythin
   for (const [flags, message] of cases) {
     assert.throws(() => parse(flags), (e: Error) => e instanceof UserError && message.test(e.message) && !e.message.includes('\n'), JSON.stringify(flags))
   }
+})
+
+test('--network parses host and bridge; default host', () => {
+  assert.equal(parseFlags(['--network', 'bridge'], RUN_FLAGS, 'help', 'x').network, 'bridge')
+  assert.equal(parseNetwork(undefined, 'auto'), 'host')
+  assert.equal(parseNetwork('host', 'native'), 'host')
+  assert.equal(parseNetwork('bridge', 'docker'), 'bridge')
+  assert.equal(parseNetwork('bridge', 'auto'), 'bridge')
+})
+
+test('--network bridge with --runtime native, or an unknown mode: one line naming the flag and the fix', () => {
+  assert.throws(() => parseNetwork('bridge', 'native'), (e: Error) => e.message === '--network: bridge needs the docker runtime (native roles share the host network). Use --runtime docker, or drop --network')
+  assert.throws(() => parseNetwork('overlay', 'docker'), (e: Error) => e.message === '--network: unknown mode "overlay". Use one of: host, bridge')
 })

@@ -3,15 +3,10 @@ import { test } from 'node:test'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { formatFindings } from '../../lib/findings/format.ts'
 import { poolingFindings } from '../../lib/findings/pooling.ts'
+import { measurement, two } from '../fixtures/rows.ts'
 
-const base: Measurement = {
-  run_id: 'r', series: 'same', proxy: 'haproxy', version: '2.8.25', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200,
-  target_rps: null, duration_s: 3, repeat: 1, requests: 1000, errors: 0, rps: 1000, p50_ms: 1, p90_ms: 1, p99_ms: 1, p999_ms: 1, max_ms: 1,
-  proxy_cpu_us_per_req: 20, backend_cpu_us_per_req: 10, generator_cpu_share: 0.5, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
-  status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '',
-}
 const row = (proxy: string, variant: string, cpu: number, conns: number, extra: Partial<Measurement> = {}): Measurement[] =>
-  [1, 2].map((repeat) => ({ ...base, proxy, variant, repeat, proxy_cpu_us_per_req: cpu * (repeat === 1 ? 0.99 : 1.01), backend_conns_per_1k_req: conns, ...extra }))
+  two(measurement, { proxy, variant, backend_conns_per_1k_req: conns, ...extra }, 'proxy_cpu_us_per_req', cpu)
 
 const reuse = (proxy: string, variant: string, version: string) =>
   proxy === 'nginx' ? ['pool-added', 'upstream-keepalive'].includes(variant) || (variant === 'upstream-default' && version === '1.31.3') : !['pool-removed', 'server-close'].includes(variant)
@@ -41,7 +36,7 @@ test('findings hold on data shaped like the seed', () => {
 
 test('a finding that does not hold says so with its figure; invalid rows are ignored', () => {
   const bad = rows.map((r) => (r.proxy === 'haproxy' && r.variant === 'server-close' ? { ...r, proxy_cpu_us_per_req: 25 } : r))
-  bad.push({ ...base, variant: 'reuse-never', repeat: 3, proxy_cpu_us_per_req: 500, status: 'invalid', reason: 'errors 5% >= 1%' })
+  bad.push(measurement({ variant: 'reuse-never', repeat: 3, proxy_cpu_us_per_req: 500, status: 'invalid', reason: 'errors 5% >= 1%' }))
   const f4 = poolingFindings(bad, reuse).find((x) => x.id === 'F4')!
   assert.equal(f4.verdict, 'not held')
   assert.equal(f4.figure, 'reuse-never/article 1.05, server-close/article 1.25')

@@ -2,18 +2,11 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Handshake, Measurement } from '../../lib/data/schema.ts'
 import { tlsFindings } from '../../lib/findings/tls.ts'
+import { handshake, measurement } from '../fixtures/rows.ts'
 
-const m = (f: Partial<Measurement>): Measurement => ({
-  run_id: 'r', series: 'tls-ceiling', proxy: 'haproxy', version: '1', variant: 'pool-added', key_type: 'ec256', model: 'closed', connections: 200,
-  target_rps: null, duration_s: 3, repeat: 1, requests: 1000, errors: 0, rps: 1000, p50_ms: 1, p90_ms: 1, p99_ms: 1, p999_ms: 1, max_ms: 1,
-  proxy_cpu_us_per_req: 20, backend_cpu_us_per_req: 10, generator_cpu_share: 0.5, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
-  status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '', ...f,
-})
-const h = (proxy: string, key_type: string, cost: number, f: Partial<Handshake> = {}): Handshake => ({
-  run_id: 'r', series: 'tls-handshake', proxy, version: '1', variant: 'pool-added', key_type, connections: 4, duration_s: 3, repeat: 1,
-  handshakes: 1000, resumed: 0, errors: 0, rate: 300, p50_ms: 1, p99_ms: 2, proxy_cpu_us_per_handshake: cost, generator_cpu_share: 0.5, proxy_cpu_share: 0.9,
-  status: 'valid', reason: '', runtime: 'native', started_at: '', ...f,
-})
+const m = (f: Partial<Measurement>): Measurement => measurement({ series: 'tls-ceiling', variant: 'pool-added', ...f })
+const h = (proxy: string, key_type: string, cost: number, f: Partial<Handshake> = {}): Handshake =>
+  handshake({ proxy, key_type, proxy_cpu_us_per_handshake: cost, ...f })
 
 test('F5: key-type ratio per proxy and Go vs OpenSSL on rsa4096', () => {
   const hs = [h('haproxy', 'ec256', 300), h('haproxy', 'rsa4096', 4000), h('nginx', 'ec256', 320), h('nginx', 'rsa4096', 4200), h('caddy', 'ec256', 350), h('caddy', 'rsa4096', 8000), h('caddy', 'rsa4096', 99_999, { repeat: 2, status: 'invalid', resumed: 5 })]

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { WebSocketRow } from '../../lib/data/schema.ts'
 import { wsFindings } from '../../lib/findings/ws.ts'
+import { websocketRow } from '../fixtures/rows.ts'
 
-const w = (proxy: string, variant: string, mode: 'echo' | 'hold', f: Partial<WebSocketRow> = {}): WebSocketRow => ({
-  run_id: 'r', series: `ws-${mode}`, proxy, version: '1', variant, mode, conns_target: mode === 'echo' ? 200 : 5000, conns_established: mode === 'echo' ? 200 : 5000,
-  messages: 1000, msg_rate: 100, proxy_cpu_us_per_msg: 30, p50_ms: 1, p99_ms: 2, status: 'valid', reason: '', repeat: 1, duration_s: 3,
-  survived: mode === 'hold' ? 5000 : null, refused: 0, closed_early: 0, max_ms: 3, generator_cpu_share: 0.5, runtime: 'native', started_at: '', ...f,
-})
+const w = (proxy: string, variant: string, mode: 'echo' | 'hold', f: Partial<WebSocketRow> = {}): WebSocketRow => {
+  const conns = mode === 'echo' ? 200 : 5000
+  return websocketRow({ series: `ws-${mode}`, proxy, variant, mode, conns_target: conns, conns_established: conns, p99_ms: 2, survived: mode === 'hold' ? 5000 : null, refused: 0, closed_early: 0, ...f })
+}
 
 test('F8 from rows shaped like the seed: echo within 20%, nginx article fails, Envoy stops at 1024', () => {
   const rows = [

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { checkRatioOptions, formatRatioTable, inTarget, ratioLines, spreads } from '../../lib/run/runtime-ratio.ts'
+import { measurement } from '../fixtures/rows.ts'
 
-const row = (proxy: string, variant: string, runtime: string, us: number | null, status = 'valid'): Measurement =>
-  ({ proxy, version: '1.0', variant, runtime, proxy_cpu_us_per_req: us, status }) as unknown as Measurement
+const row = (proxy: string, variant: string, runtime: string, us: number | null, status: Measurement['status'] = 'valid'): Measurement =>
+  measurement({ proxy, version: '1.0', variant, runtime, proxy_cpu_us_per_req: us, status })
 
 test('ratios: medians of valid repeats per runtime, divided by native', () => {
   const rows = [

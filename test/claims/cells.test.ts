@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { cellStatus } from '../../lib/claims/cells.ts'
+import { evalCheck } from '../fixtures/ledger.ts'
+import { measurement as m, two } from '../fixtures/rows.ts'
+
+test('cell status: the most common status of the rows, a tie goes to the worse one', () => {
+  const s = (...xs: ('valid' | 'invalid' | 'failed')[]) => cellStatus(xs.map((status) => ({ status })))
+  assert.equal(s('valid', 'valid', 'invalid'), 'valid')
+  assert.equal(s('valid', 'invalid'), 'invalid')
+  assert.equal(s('invalid', 'failed'), 'failed')
+  assert.equal(s('valid', 'failed', 'invalid'), 'failed')
+  assert.equal(s('failed', 'failed', 'valid', 'valid', 'valid'), 'valid')
+})
+
+test('a cell value is the median over valid rows (all rows with rows: all); excluded rows and single repeats are warnings', () => {
+  const rows = [
+    m({ proxy: 'nginx', repeat: 1, rps: 100 }), m({ proxy: 'nginx', repeat: 2, rps: 300 }), m({ proxy: 'nginx', repeat: 3, rps: 5, status: 'invalid' }),
+    m({ proxy: 'haproxy', rps: 100 }),
+  ]
+  const check = { kind: 'ratio', metric: 'rps', select: { series: 'same' }, a: { proxy: 'nginx' }, b: { proxy: 'haproxy' }, min: 1.9, max: 2.1 }
+  const valid = evalCheck(check, { measurements: rows })
+  assert.equal(valid.verdict, 'reproduced')
+  assert.match(valid.measured, /^r = 2 \(nginx article 200 \/ haproxy article 100 rps\); wanted 1\.9\.\.2\.1$/)
+  assert.deepEqual(valid.warnings, ['nginx 1.31.3 article: invalid rows excluded: 1', 'haproxy 2.8.25 article: 1 repeat'])
+  const nginx = valid.evidence.find((e) => e.cell.proxy === 'nginx')!
+  assert.deepEqual(nginx, {
+    table: 'measurements', cell: { series: 'same', proxy: 'nginx', version: '1.31.3', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200, target_rps: null },
+    value: 200, n: 2, status: 'valid',
+  })
+  const all = evalCheck({ ...check, rows: 'all' }, { measurements: rows })
+  assert.equal(all.verdict, 'not reproduced')
+  assert.match(all.measured, /^r = 1 \(nginx article 100 /)
+})
+
+test('the derived metric errors_pct = 100 * errors / (requests + errors)', () => {
+  const rows = [m({ proxy: 'traefik', requests: 670, errors: 330, status: 'invalid' })]
+  const r = evalCheck({ kind: 'threshold', metric: 'errors_pct', rows: 'all', select: { series: 'same', proxy: 'traefik' }, op: '>=', value: 1 }, { measurements: rows })
+  assert.equal(r.verdict, 'reproduced')
+  assert.equal(r.evidence[0]!.value, 33)
+  assert.match(r.measured, /traefik article: 33%; wanted >= 1/)
+})
+
+// ------------------------------------------------------------------ selectors
+
+test('selectors: scalar and list equality; series keeps cells of different series apart, a list of series pools them', () => {
+  const rows = [
+    ...two(m, { proxy: 'nginx', variant: 'pool-added', series: 'pool-added' }, 'rps', 300),
+    ...two(m, { proxy: 'nginx', variant: 'pool-added', series: 'tls-ceiling' }, 'rps', 500),
+    ...two(m, { proxy: 'nginx', variant: 'article' }, 'rps', 100),
+    ...two(m, { proxy: 'haproxy', variant: 'article' }, 'rps', 300),
+    // The versions series repeats the article config on every catalog version, the newest too.
+    ...two(m, { proxy: 'nginx', variant: 'article', series: 'versions' }, 'rps', 900),
+    ...two(m, { proxy: 'nginx', variant: 'article', series: 'versions', version: '1.22.1' }, 'rps', 700),
+  ]
+  const ratio = (a: object, b: object) => evalCheck({ kind: 'ratio', metric: 'rps', a: { proxy: 'nginx', variant: 'pool-added', ...a }, b: { proxy: ['nginx', 'haproxy'], variant: 'article', series: 'same', ...b }, min: 2 }, { measurements: rows })
+  const r = ratio({ series: 'pool-added' }, {})
+  // a: only the pool-added series' cell (300), not tls-ceiling's; b: same series only, median of nginx 100 and haproxy 300 = 200.
+  assert.equal(r.verdict, 'not reproduced')
+  assert.match(r.measured, /^r = 1\.5 \(nginx pool-added 300 \/ nginx\+haproxy article \(median of 2 cells\) 200 rps\)/)
+  assert.deepEqual(r.evidence.map((e) => `${e.cell.series} ${e.cell.proxy}`), ['pool-added nginx', 'same nginx', 'same haproxy'])
+  // The other series alone: tls-ceiling's cell, named in the label as its variant does not tell it.
+  const ceiling = ratio({ series: 'tls-ceiling' }, {})
+  assert.match(ceiling.measured, /^r = 2\.5 \(nginx pool-added tls-ceiling 500 \//)
+  assert.equal(ceiling.verdict, 'reproduced')
+  // A list of series pools them on purpose (median of 300 and 500).
+  assert.match(ratio({ series: ['pool-added', 'tls-ceiling'] }, {}).measured, /^r = 2 \(nginx pool-added pool-added\+tls-ceiling \(median of 2 cells\) 400 \//)
+  // versions: "newest" is per series, so b of the versions series is its own newest nginx (900), not same's.
+  const versions = ratio({ series: 'pool-added' }, { proxy: 'nginx', series: 'versions' })
+  assert.match(versions.measured, /^r = 0\.333 \(nginx pool-added 300 \/ nginx article versions 900 rps\)/)
+  assert.equal(versions.evidence.length, 2)
+})
+
+test('selectors: version comparisons, exact versions (v prefix ignored), "newest" by default, agg min / max / newest', () => {
+  const rows = [
+    ...two(m, { proxy: 'nginx', version: '1.22.1', variant: 'literal' }, 'rps', 600),
+    ...two(m, { proxy: 'nginx', version: '1.27.4', variant: 'literal' }, 'rps', 500),
+    ...two(m, { proxy: 'nginx', version: '1.29.7', variant: 'literal' }, 'rps', 200),
+    ...two(m, { proxy: 'nginx', version: '1.31.3', variant: 'literal' }, 'rps', 250),
+    ...two(m, { proxy: 'nginx', version: '1.22.1', variant: 'upstream-default' }, 'rps', 700),
+  ]
+  const ratio = (a: object, b: object) => evalCheck({ kind: 'ratio', metric: 'rps', select: { series: 'same' }, a: { proxy: 'nginx', variant: 'literal', ...a }, b: { proxy: 'nginx', variant: 'literal', ...b }, min: 0 }, { measurements: rows })
+  assert.match(ratio({ version: '<1.29.7', agg: 'min' }, { version: '>=1.29.7', agg: 'max' }).measured, /^r = 2 \(nginx 1\.22\.1\+1\.27\.4 literal \(min of 2 cells\) 500 \/ nginx 1\.29\.7\+1\.31\.3 literal \(max of 2 cells\) 250 rps\)/)
+  assert.match(ratio({ version: '<1.29.7', agg: 'max' }, {}).measured, /^r = 2\.4 \(.* 600 \/ nginx literal 250 rps\)/, 'left out = newest')
+  assert.match(ratio({ version: 'v1.27.4' }, { version: 'newest' }).measured, /^r = 2 \(nginx 1\.27\.4 literal 500 \/ nginx 1\.31\.3 literal 250/)
+  assert.match(ratio({ version: '<=1.29.7', agg: 'newest' }, { version: '1.29.7' }).measured, /^r = 1 \(/)
+  assert.match(ratio({ version: '<1.29.7' }, { version: '>1.29.7' }).measured, /^r = 2\.2 \(nginx 1\.22\.1\+1\.27\.4 literal \(median of 2 cells\) 550 \/ nginx 1\.31\.3 literal 250/)
+  // newest is per selector: upstream-default exists only on 1.22.1, which is then its newest.
+  const up = evalCheck({ kind: 'threshold', metric: 'rps', select: { series: 'same', proxy: 'nginx', variant: 'upstream-default' }, op: '==', value: 700 }, { measurements: rows })
+  assert.equal(up.verdict, 'reproduced')
+  assert.equal(ratio({ version: '1.25.0' }, {}).verdict, 'not measured')
+})
+
+test('selectors: a value may be a map keyed by proxy; a proxy absent from the map does not match', () => {
+  const rows = [
+    ...two(m, { proxy: 'haproxy', variant: 'server-close' }, 'rps', 100), ...two(m, { proxy: 'haproxy', variant: 'article' }, 'rps', 900),
+    ...two(m, { proxy: 'nginx', variant: 'upstream-default' }, 'rps', 200), ...two(m, { proxy: 'nginx', variant: 'article' }, 'rps', 50),
+    ...two(m, { proxy: 'traefik', variant: 'article' }, 'rps', 300), ...two(m, { proxy: 'caddy', variant: 'article' }, 'rps', 1000),
+  ]
+  const r = evalCheck({ kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same', variant: { traefik: 'article', nginx: 'upstream-default', haproxy: 'server-close' } }, positions: { traefik: [1], nginx: [2], haproxy: [-1] } }, { measurements: rows })
+  assert.equal(r.verdict, 'reproduced')
+  assert.match(r.measured, /^by rps desc: traefik 300 > nginx 200 > haproxy 100; wanted traefik 1st, nginx 2nd, haproxy last$/)
+  // Per-proxy versions: each proxy's own.
+  const v = evalCheck({ kind: 'threshold', metric: 'rps', select: { series: 'same', proxy: 'haproxy', variant: 'article', version: { haproxy: '2.8.25', nginx: '9.9.9' } }, op: '==', value: 900 }, { measurements: rows })
+  assert.equal(v.verdict, 'reproduced')
+})
+
+test('selectors: pick lowest-failing-target and a metric override per side', () => {
+  const open = (target: number, status: 'valid' | 'invalid', share: number) =>
+    two(m, { proxy: 'haproxy', series: 'tls-calibration', variant: 'pool-added', model: 'open', connections: 1000, target_rps: target, status, proxy_cpu_share: share })
+  const rows = [...open(1000, 'valid', 0.1), ...open(2000, 'valid', 0.2), ...open(4000, 'invalid', 0.45), ...open(8000, 'invalid', 0.9), ...two(m, { proxy: 'haproxy', series: 'tls-ceiling', variant: 'pool-added' }, 'rps', 10000)]
+  const r = evalCheck({
+    kind: 'ratio', rows: 'all', a: { series: 'tls-ceiling', proxy: 'haproxy', model: 'closed', metric: 'rps' }, b: { series: 'tls-calibration', proxy: 'haproxy', model: 'open', pick: 'lowest-failing-target', metric: 'target_rps' }, min: 2,
+  }, { measurements: rows })
+  assert.equal(r.verdict, 'reproduced')
+  assert.match(r.measured, /^r = 2\.5 \(haproxy pool-added tls-ceiling 10,000 \/ haproxy pool-added tls-calibration open@4000 4,000 rps\); wanted >= 2$/)
+  const idle = evalCheck({ kind: 'threshold', metric: 'proxy_cpu_share', rows: 'all', select: { series: 'tls-calibration', proxy: 'haproxy', model: 'open', pick: 'lowest-failing-target' }, op: '<=', value: 0.625 }, { measurements: rows })
+  assert.equal(idle.verdict, 'reproduced')
+  assert.equal(idle.evidence[0]!.cell.target_rps, 4000)
+  // Nothing failed: the lowest failing target was not measured.
+  const none = evalCheck({ kind: 'threshold', metric: 'proxy_cpu_share', rows: 'all', select: { series: 'tls-calibration', proxy: 'haproxy', model: 'open', pick: 'lowest-failing-target' }, op: '<=', value: 1 }, { measurements: rows.filter((x) => x.status === 'valid') })
+  assert.equal(none.verdict, 'not measured')
+  assert.match(none.measured, /no failing target among the 2 cells/)
+})

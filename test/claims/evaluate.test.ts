@@ -1,0 +1,326 @@
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { test } from 'node:test'
+import { evaluateClaims } from '../../lib/claims/evaluate.ts'
+import { formatLedger } from '../../lib/claims/format.ts'
+import { loadLedger, PUBLISHED_DIR, type Claim, type SelectorSpec } from '../../lib/claims/ledger.ts'
+import type { RunTables } from '../../lib/data/run-data.ts'
+import type { Handshake, Measurement, WebSocketRow } from '../../lib/data/schema.ts'
+import { evalCheck } from '../fixtures/ledger.ts'
+import { handshake as h, measurement as m, two, websocketRow as w } from '../fixtures/rows.ts'
+import { FIXTURE_RUN, fixtureTables } from '../fixtures/run.ts'
+
+// ------------------------------------------------------------------ selectors
+
+test('selectors: a constant side from published figures; keys of select apply to a and b but not to a constant', () => {
+  const rows = two(m, { proxy: 'haproxy' }, 'proxy_cpu_us_per_req', 18)
+  const r = evalCheck({
+    kind: 'ratio', metric: 'proxy_cpu_us_per_req', select: { model: 'closed' }, a: { value: 's000-ten * s000-six * 3' }, b: { series: 'same', proxy: 'haproxy' }, approx: 's000-ten', tolerance: 0.25,
+  }, { measurements: rows })
+  assert.equal(r.verdict, 'reproduced')
+  assert.match(r.measured, /^r = 10 \(published 180 \/ haproxy article 18 µs\/req\); wanted 7\.5\.\.12\.5 \(≈ 10 ±25%\)$/)
+})
+
+test('selectors: a list of selectors is the union of their cells', () => {
+  const rows = [
+    ...two(m, { proxy: 'haproxy', variant: 'pool-removed' }, 'proxy_cpu_us_per_req', 110), ...two(m, { proxy: 'envoy', variant: 'pool-removed' }, 'proxy_cpu_us_per_req', 120),
+    ...two(m, { proxy: 'nginx', variant: 'article' }, 'proxy_cpu_us_per_req', 130), ...two(m, { proxy: 'nginx', variant: 'pool-removed' }, 'proxy_cpu_us_per_req', 500),
+  ]
+  const r = evalCheck({ kind: 'spread', metric: 'proxy_cpu_us_per_req', select: [{ series: 'same', variant: 'pool-removed', proxy: ['haproxy', 'envoy'] }, { series: 'same', variant: 'article', proxy: 'nginx' }], max: 0.2 }, { measurements: rows })
+  assert.equal(r.verdict, 'reproduced')
+  assert.match(r.measured, /^s = 0\.182 \(haproxy 110, envoy 120, nginx 130 µs\/req\); wanted <= 0\.2$/)
+})
+
+test('for_each: the check runs per item (select < item < a/b) and holds only if every item holds', () => {
+  const rows = ['rsa2048', 'rsa4096'].flatMap((kt) => [
+    ...two(h, { proxy: 'traefik', key_type: kt }, 'proxy_cpu_us_per_handshake', kt === 'rsa2048' ? 2000 : 8000),
+    ...two(h, { proxy: 'nginx', key_type: kt }, 'proxy_cpu_us_per_handshake', kt === 'rsa2048' ? 1000 : 2000),
+  ])
+  const check = { kind: 'ratio', table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { series: 'tls-handshake' }, a: { proxy: 'traefik' }, b: { proxy: 'nginx' }, for_each: [{ key_type: 'rsa2048' }, { key_type: 'rsa4096' }], approx: 2, tolerance: 0.25 }
+  const r = evalCheck(check, { handshakes: rows })
+  assert.equal(r.verdict, 'not reproduced')
+  assert.match(r.measured, /^rsa2048: r = 2 \(traefik pool-added rsa2048 2,000 \/ nginx pool-added rsa2048 1,000 µs\/handshake\).*; rsa4096: r = 4 /)
+  // The side wins over the item: a pinned to rsa2048 in both items.
+  const pinned = evalCheck({ ...check, a: { proxy: 'traefik', key_type: 'rsa2048' }, b: { proxy: 'nginx', key_type: 'rsa2048' } }, { handshakes: rows })
+  assert.equal(pinned.verdict, 'reproduced')
+  // An item overrides select.
+  const sel = evalCheck({ kind: 'threshold', table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { proxy: 'nginx', key_type: 'rsa4096' }, for_each: [{ series: 'tls-handshake', key_type: 'rsa2048' }], op: '==', value: 1000 }, { handshakes: rows })
+  assert.equal(sel.verdict, 'reproduced')
+})
+
+// ------------------------------------------------------------------ check kinds
+
+test('ratio: min / max bounds and approx ± tolerance', () => {
+  const rows = [...two(m, { proxy: 'nginx', series: 'pool-added', variant: 'pool-added' }, 'rps', 600), ...two(m, { proxy: 'nginx', variant: 'article' }, 'rps', 100)]
+  const sides = { a: { series: 'pool-added', proxy: 'nginx', variant: 'pool-added' }, b: { series: 'same', proxy: 'nginx', variant: 'article' } }
+  const ratio = (x: object) => evalCheck({ kind: 'ratio', metric: 'rps', ...sides, ...x }, { measurements: rows }).verdict
+  assert.equal(ratio({ approx: 's000-six', tolerance: 0.25 }), 'reproduced')
+  assert.equal(ratio({ approx: 's000-ten', tolerance: 0.25 }), 'not reproduced')
+  assert.equal(ratio({ approx: 4.9, tolerance: 0.25 }), 'reproduced')
+  assert.equal(ratio({ min: 6 }), 'reproduced')
+  assert.equal(ratio({ min: 6.01 }), 'not reproduced')
+  assert.equal(ratio({ max: 6 }), 'reproduced')
+  assert.equal(ratio({ min: 2, max: 5 }), 'not reproduced')
+  assert.equal(ratio({ min: '2 * 3', max: 's000-ten' }), 'reproduced')
+  const full = evalCheck({ kind: 'ratio', metric: 'rps', ...sides, approx: 's000-six', tolerance: 0.25 }, { measurements: rows })
+  assert.equal(full.value, 6)
+  assert.equal(full.reference, 6)
+  assert.equal(full.expect, 'rule')
+  assert.equal(evalCheck({ kind: 'ratio', metric: 'rps', ...sides, min: 2 }, { measurements: rows }).reference, null)
+})
+
+test('equal: |a / b - 1| <= tolerance', () => {
+  const rows = [...two(m, { proxy: 'haproxy', variant: 'reuse-never' }, 'rps', 233), ...two(m, { proxy: 'haproxy', variant: 'article' }, 'rps', 223)]
+  const eq = (tolerance: number | string) => evalCheck({ kind: 'equal', metric: 'rps', select: { series: 'same' }, a: { variant: 'reuse-never' }, b: { variant: 'article' }, tolerance }, { measurements: rows })
+  assert.equal(eq('s000-five-pct / 100').verdict, 'reproduced')
+  assert.match(eq(0.05).measured, /^a\/b = 1\.04 \(haproxy reuse-never 233 \/ haproxy article 223 rps\); wanted 0\.95\.\.1\.05 \(±5%\)$/)
+  assert.equal(eq(0.04).verdict, 'not reproduced')
+})
+
+test('spread: one value per proxy, max / min - 1 <= max; fewer than 2 cells is not measured', () => {
+  const rows = [...two(w, { proxy: 'haproxy' }, 'proxy_cpu_us_per_msg', 30), ...two(w, { proxy: 'envoy' }, 'proxy_cpu_us_per_msg', 36)]
+  const spread = (max: number | string, proxy: string[] = ['haproxy', 'envoy'], data = rows) =>
+    evalCheck({ kind: 'spread', table: 'websocket', metric: 'proxy_cpu_us_per_msg', select: { series: 'ws-echo', mode: 'echo', variant: 'ws', proxy }, max }, { websocket: data })
+  assert.equal(spread('s000-five-pct * 3 / 100').verdict, 'not reproduced')
+  assert.equal(spread(0.2).verdict, 'reproduced')
+  assert.match(spread(0.2).measured, /^s = 0\.2 \(haproxy 30, envoy 36 µs\/msg\); wanted <= 0\.2$/)
+  assert.equal(spread(0.2, ['haproxy']).verdict, 'not measured')
+  assert.equal(spread(0.2, ['haproxy', 'envoy', 'caddy']).verdict, 'not measured')
+})
+
+test('rank: positions (1-based, negative from the end) and same_order_as', () => {
+  const rows = [
+    ...two(m, { proxy: 'haproxy' }, 'rps', 500), ...two(m, { proxy: 'traefik' }, 'rps', 400), ...two(m, { proxy: 'envoy' }, 'rps', 300),
+    ...two(m, { proxy: 'caddy' }, 'rps', 200), ...two(m, { proxy: 'nginx' }, 'rps', 100),
+  ]
+  const five = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
+  const rank = (positions: object, data = rows) => evalCheck({ kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same', variant: 'article', proxy: five }, positions }, { measurements: data })
+  assert.equal(rank({ haproxy: [1], traefik: [2, 3], nginx: [-1] }).verdict, 'reproduced')
+  const bad = rank({ haproxy: [1], traefik: [3], nginx: [-2] })
+  assert.equal(bad.verdict, 'not reproduced')
+  assert.match(bad.measured, /traefik is 2nd, wanted 3rd; nginx is 5th \(last\), wanted 4th/)
+  assert.equal(rank({ haproxy: [1] }, rows.filter((r) => r.proxy !== 'caddy')).verdict, 'not measured', 'a missing proxy changes every place')
+
+  const hs = [
+    ...two(h, { proxy: 'haproxy', key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 4000), ...two(h, { proxy: 'traefik', key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 6000),
+    ...two(h, { proxy: 'envoy', key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 5000), ...two(h, { proxy: 'caddy', key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 7000),
+    ...two(h, { proxy: 'nginx', key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 8000), ...two(h, { proxy: 'nginx', key_type: 'ec256' }, 'proxy_cpu_us_per_handshake', 1),
+  ]
+  const order = (data: Handshake[]) => evalCheck({
+    kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same', variant: 'article', proxy: five },
+    same_order_as: { table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { series: 'tls-handshake', key_type: 'rsa4096' }, by: 'asc' },
+  }, { measurements: rows, handshakes: data })
+  const same = order(hs)
+  assert.equal(same.verdict, 'not reproduced')
+  assert.match(same.measured, /by rps desc: haproxy 500 > traefik 400 > envoy 300 > caddy 200 > nginx 100; by proxy_cpu_us_per_handshake asc: haproxy 4,000 < envoy 5,000 < traefik 6,000/)
+  const swapped = hs.map((r) => (r.proxy === 'envoy' ? { ...r, proxy_cpu_us_per_handshake: r.proxy_cpu_us_per_handshake! + 1500 } : r.proxy === 'traefik' ? { ...r, proxy_cpu_us_per_handshake: r.proxy_cpu_us_per_handshake! - 1000 } : r))
+  assert.equal(order(swapped).verdict, 'reproduced')
+  assert.equal(order(hs.filter((r) => r.proxy !== 'caddy')).verdict, 'not measured')
+})
+
+test('threshold: v <op> value for each operator', () => {
+  const rows = two(m, { proxy: 'traefik' }, 'errors', 0)
+  const t = (op: string, value: number) => evalCheck({ kind: 'threshold', metric: 'errors', rows: 'all', select: { series: 'same', proxy: 'traefik' }, op, value }, { measurements: rows }).verdict
+  assert.equal(t('==', 0), 'reproduced')
+  assert.equal(t('<', 1), 'reproduced')
+  assert.equal(t('<=', 0), 'reproduced')
+  assert.equal(t('>', 0), 'not reproduced')
+  assert.equal(t('>=', 1), 'not reproduced')
+})
+
+test('status: every matched cell has an allowed status; a refuting cell wins over a missing one', () => {
+  const rows = [
+    ...two(m, { proxy: 'traefik', model: 'open', key_type: 'rsa4096', target_rps: 900, status: 'invalid' }),
+    m({ proxy: 'traefik', model: 'open', key_type: 'ec256', target_rps: 900, repeat: 1 }), m({ proxy: 'traefik', model: 'open', key_type: 'ec256', target_rps: 900, repeat: 2, status: 'invalid' }),
+    m({ proxy: 'traefik', model: 'open', key_type: 'ec256', target_rps: 900, repeat: 3 }),
+  ]
+  const check = (cells: object[]) => evalCheck({ kind: 'status', rows: 'all', select: { series: 'same' }, cells }, { measurements: rows })
+  const r = check([
+    { select: { proxy: 'traefik', model: 'open', key_type: 'rsa4096' }, status: ['invalid', 'failed'] },
+    { select: { proxy: 'traefik', model: 'open', key_type: 'ec256' }, status: ['valid'] },
+  ])
+  assert.equal(r.verdict, 'reproduced')
+  assert.match(r.measured, /traefik 3\.7\.15 article rsa4096 open@900: invalid; wanted invalid or failed; traefik 3\.7\.15 article open@900: valid \(2 valid, 1 invalid\); wanted valid/)
+  assert.equal(r.evidence.length, 2)
+  assert.equal(r.evidence[0]!.status, 'invalid')
+  assert.equal(check([{ select: { proxy: 'traefik', model: 'open', key_type: 'ec256' }, status: ['invalid'] }]).verdict, 'not reproduced')
+  const missing = check([{ select: { proxy: ['traefik', 'caddy'], model: 'open', key_type: 'rsa4096' }, status: ['invalid', 'failed'] }])
+  assert.equal(missing.verdict, 'not measured')
+  assert.match(missing.measured, /no cell \{series: same, proxy: caddy, model: open, key_type: rsa4096\}/)
+  const refuted = check([{ select: { proxy: ['traefik', 'caddy'], model: 'open', key_type: 'ec256' }, status: ['invalid', 'failed'] }])
+  assert.equal(refuted.verdict, 'not reproduced')
+})
+
+test('status with reason: every row of the cell must give a matching reason; another cause is not measured, a wrong status still refutes', () => {
+  const refused = { status: 'failed' as const, reason: 'upgrade failed: HTTP 400 × 200', conns_established: 0, messages: 0 }
+  const noStart = { status: 'failed' as const, reason: 'did not start: nginx: [emerg] unknown directive', conns_established: 0, messages: 0 }
+  const nginx = (...rows: Partial<WebSocketRow>[]) => rows.map((f, i) => w({ proxy: 'nginx', variant: 'article', repeat: i + 1, ...f }))
+  const check = (rows: WebSocketRow[], reason: string | null = '^upgrade failed') =>
+    evalCheck({ kind: 'status', table: 'websocket', rows: 'all', cells: [{ select: { series: 'ws-echo', proxy: 'nginx', variant: 'article', mode: 'echo' }, status: ['failed', 'invalid'], ...(reason && { reason }) }] }, { websocket: rows })
+  const ok = check(nginx(refused, refused))
+  assert.equal(ok.verdict, 'reproduced')
+  assert.equal(ok.measured, 'nginx 1.31.3 article echo: failed ("upgrade failed: HTTP 400 × 200"); wanted failed or invalid with every reason matching /^upgrade failed/')
+  // The proxy did not start: failed, but it never saw an upgrade request. Without reason this passed.
+  assert.equal(check(nginx(noStart, noStart), null).verdict, 'reproduced')
+  const other = check(nginx(noStart, noStart))
+  assert.equal(other.verdict, 'not measured')
+  assert.equal(other.measured, 'not measured: nginx 1.31.3 article echo: 2 of 2 rows give a reason not matching /^upgrade failed/ ("did not start: nginx: [emerg] unknown directive")')
+  assert.equal(other.evidence.length, 1, 'the cell is still shown as evidence')
+  // Every row counts: one repeat that did not start is enough to doubt the cell.
+  const mixed = check(nginx(refused, noStart, refused))
+  assert.equal(mixed.verdict, 'not measured')
+  assert.match(mixed.measured, /1 of 3 rows give a reason not matching .*\("upgrade failed: HTTP 400 × 200", "did not start: /)
+  // A status the claim rules out refutes it whatever the reasons say.
+  const passed = check(nginx({}, {}))
+  assert.equal(passed.verdict, 'not reproduced')
+  assert.match(passed.measured, /^nginx 1\.31\.3 article echo: valid \(no reason\); wanted failed or invalid with every reason matching/)
+  // A JavaScript regular expression, unanchored unless it says so.
+  assert.equal(check(nginx(refused, refused), 'HTTP 4\\d\\d').verdict, 'reproduced')
+  assert.equal(check(nginx(refused, refused), '^HTTP').verdict, 'not measured')
+})
+
+test('count: |v - value| <= tolerance; value conns_target compares each cell with its own target', () => {
+  const rows = [
+    ...two(w, { proxy: 'envoy', series: 'ws-hold', variant: 'ws', mode: 'hold', conns_target: 5000, conns_established: 1024 }),
+    ...two(w, { proxy: 'envoy', series: 'ws-hold', variant: 'ws-raised', mode: 'hold', conns_target: 5000, conns_established: 5000 }),
+  ]
+  const count = (variant: string, value: number | string, tolerance?: number) =>
+    evalCheck({ kind: 'count', table: 'websocket', metric: 'conns_established', rows: 'all', select: { series: 'ws-hold', proxy: 'envoy', variant, mode: 'hold' }, value, ...(tolerance !== undefined && { tolerance }) }, { websocket: rows })
+  assert.equal(count('ws', 1024).verdict, 'reproduced')
+  assert.match(count('ws', 1024).measured, /^envoy ws hold: 1,024 conns \(target 5000\); wanted 1,024 ±0$/)
+  assert.equal(count('ws', 1000).verdict, 'not reproduced')
+  assert.equal(count('ws', 1000, 30).verdict, 'reproduced')
+  assert.equal(count('ws-raised', 'conns_target').verdict, 'reproduced')
+  assert.equal(count('ws', 'conns_target').verdict, 'not reproduced')
+})
+
+test('the missing-cell rule: an absent cell, or one without a valid row, is not measured, never not reproduced', () => {
+  const rows = [...two(m, { proxy: 'nginx', series: 'pool-added', variant: 'pool-added' }, 'rps', 600), ...two(m, { proxy: 'nginx', variant: 'article', status: 'invalid' }, 'rps', 100)]
+  const ratio = { kind: 'ratio', metric: 'rps', a: { series: 'pool-added', proxy: 'nginx', variant: 'pool-added' }, b: { series: 'same', proxy: 'nginx', variant: 'article' }, approx: 's000-ten', tolerance: 0.1 }
+  const absent = evalCheck(ratio, { measurements: rows.filter((r) => r.variant !== 'article') })
+  assert.equal(absent.verdict, 'not measured')
+  assert.equal(absent.measured, 'not measured: no cell {series: same, proxy: nginx, variant: article}')
+  const invalid = evalCheck(ratio, { measurements: rows })
+  assert.equal(invalid.verdict, 'not measured')
+  assert.match(invalid.measured, /nginx 1\.31\.3 article has no valid rows \(2 invalid\)/)
+  // With rows: all the same rows are evidence, and the check can fail.
+  assert.equal(evalCheck({ ...ratio, rows: 'all' }, { measurements: rows }).verdict, 'not reproduced')
+  // for_each: one item refuted and one missing is not reproduced; one held and one missing is not measured.
+  const each = (a: number) =>
+    evalCheck({ kind: 'threshold', metric: 'rps', select: { series: 'same', variant: 'article' }, for_each: [{ proxy: 'haproxy' }, { proxy: 'caddy' }], op: '>', value: 10 }, { measurements: two(m, { proxy: 'haproxy' }, 'rps', a) })
+  assert.equal(each(5).verdict, 'not reproduced')
+  assert.equal(each(50).verdict, 'not measured')
+  assert.match(each(50).measured, /^haproxy: haproxy article: 50 rps; wanted > 10; not measured: caddy: no cell/)
+})
+
+// ------------------------------------------------------------------ the real ledger against a run
+
+/** A run shaped like the harness's quick run: every series, every proxy. */
+function syntheticRun(): RunTables {
+  const proxies = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
+  const measurements: Measurement[] = [...two(m, { proxy: 'direct', variant: 'direct', series: 'direct' }, 'rps', 50000)]
+  for (const proxy of proxies) {
+    for (const [series, variant] of [['same', 'article'], ['pool-added', 'pool-added'], ['pool-removed', 'pool-removed'], ['tls-ceiling', 'pool-added']]) {
+      measurements.push(...two(m, { proxy, series, variant }, 'rps', 10000))
+    }
+    for (const key_type of ['ec256', 'rsa4096']) {
+      measurements.push(...two(m, { proxy, series: 'tls-open', variant: 'pool-added', key_type, model: 'open', connections: 1000, target_rps: 900, status: key_type === 'ec256' ? 'valid' : 'invalid' }))
+    }
+  }
+  for (const variant of ['reuse-never', 'server-close']) measurements.push(...two(m, { proxy: 'haproxy', series: 'haproxy-reuse', variant }, 'rps', 9000))
+  for (const version of ['1.22.1', '1.31.3']) {
+    for (const variant of ['literal', 'upstream-default', 'upstream-keepalive']) measurements.push(...two(m, { proxy: 'nginx', version, series: 'nginx-keepalive', variant }, 'rps', 8000))
+  }
+  for (const [i, target] of [800, 1600, 3100, 6200].entries()) {
+    measurements.push(...two(m, { proxy: 'haproxy', series: 'tls-calibration', variant: 'pool-added', model: 'open', connections: 1000, target_rps: target, status: i < 2 ? 'valid' : 'invalid' }))
+  }
+  const handshakes = proxies.flatMap((proxy) => ['ec256', 'rsa2048', 'rsa4096'].flatMap((key_type) => two(h, { proxy, key_type }, 'proxy_cpu_us_per_handshake', key_type === 'ec256' ? 500 : 3000)))
+  const websocket = proxies.flatMap((proxy) => [
+    ...two(w, { proxy, variant: 'article', ...(proxy === 'nginx' && { status: 'failed', reason: 'upgrade failed: HTTP 400 × 200', conns_established: 0 }) }),
+    ...two(w, { proxy, variant: 'ws' }),
+    ...(proxy === 'envoy' ? ['ws', 'ws-raised'] : ['ws']).flatMap((variant) => two(w, { proxy, variant, series: 'ws-hold', mode: 'hold', conns_target: 5000, conns_established: variant === 'ws' && proxy === 'envoy' ? 1024 : 5000 })),
+  ])
+  return { measurements, handshakes, websocket }
+}
+
+const sources: [string, () => RunTables][] = [
+  ['a synthetic quick run', syntheticRun],
+  ...(existsSync(FIXTURE_RUN) ? [['the committed quick run (test/fixtures/run-quick)', fixtureTables] as [string, () => RunTables]] : []),
+]
+
+for (const [name, load] of sources) {
+  test(`every claim of claims.yaml evaluates against ${name}`, () => {
+    const ledger = loadLedger(PUBLISHED_DIR)
+    const results = evaluateClaims(ledger, load())
+    assert.equal(results.length, ledger.claims.length)
+    for (const [i, r] of results.entries()) {
+      const c = ledger.claims[i]!
+      assert.equal(r.id, c.id)
+      assert.ok(r.measured.length > 0, r.id)
+      assert.equal(r.verdict === 'not runnable here', !c.runnable_here, r.id)
+      assert.ok(!/NaN|undefined|\[object/.test(r.measured), `${r.id}: ${r.measured}`)
+      if (r.verdict === 'reproduced' || r.verdict === 'not reproduced') assert.ok(r.evidence.length > 0, r.id)
+      if (r.verdict === 'not measured') assert.match(r.measured, /no cell|no valid rows|no \w+ value|no failing target|needs at least 2|give a reason not matching/, r.id)
+      for (const e of r.evidence) assert.ok(['valid', 'invalid', 'failed'].includes(e.status), r.id)
+    }
+    assert.equal(formatLedger(results).split('\n').length, results.length + 1)
+    assert.ok(results.some((r) => r.verdict === 'reproduced'))
+  })
+}
+
+/** Every series value a check names (sides, select, for_each, status cells, same_order_as). */
+function namedSeries(check: Claim['check']): Set<string> {
+  const maps: SelectorSpec[] = [...(check.select ?? []), ...(check.for_each ?? [])]
+  if (check.kind === 'ratio' || check.kind === 'equal') maps.push(...check.a, ...check.b)
+  if (check.kind === 'status') maps.push(...check.cells.flatMap((c) => c.select))
+  if (check.kind === 'rank' && check.same_order_as) maps.push(...check.same_order_as.select)
+  return new Set(maps.flatMap((m) => {
+    const v = m.columns.series
+    return v === undefined ? [] : typeof v === 'object' && !Array.isArray(v) ? Object.values(v).flat().map(String) : [v].flat().map(String)
+  }))
+}
+
+for (const [name, load] of sources) {
+  test(`series separation: each claim's evidence against ${name} comes only from the series it names`, () => {
+    const ledger = loadLedger(PUBLISHED_DIR)
+    const results = evaluateClaims(ledger, load())
+    let checked = 0
+    for (const [i, r] of results.entries()) {
+      const c = ledger.claims[i]!
+      if (!c.runnable_here) continue
+      const named = namedSeries(c.check)
+      assert.ok(named.size > 0, `${c.id} names no series`)
+      for (const e of r.evidence) {
+        assert.ok(named.has(String(e.cell.series)), `${c.id}: evidence from series ${e.cell.series}, named ${[...named].join(', ')}`)
+        checked++
+      }
+    }
+    assert.ok(checked > 50, `only ${checked} evidence cells`)
+  })
+}
+
+test('the fixture: pool-added claims read the pool-added series only, open-model claims the tls-open / tls-calibration cells', () => {
+  if (!existsSync(FIXTURE_RUN)) return
+  const byId = new Map(evaluateClaims(loadLedger(PUBLISHED_DIR), sources[1]![1]()).map((r) => [r.id, r]))
+  const seriesOf = (id: string) => [...new Set(byId.get(id)!.evidence.map((e) => String(e.cell.series)))].sort()
+  // The fixture has pool-added cells in both pool-added and tls-ceiling; only the first counts.
+  assert.deepEqual(seriesOf('s004-l7-haproxy-lower-p99'), ['pool-added'])
+  assert.deepEqual(seriesOf('nginx-pool-sixfold'), ['pool-added', 'same'])
+  assert.deepEqual(seriesOf('rsa4096-fails-everyone'), ['tls-open'])
+  assert.deepEqual(seriesOf('open-model-fails-below-capacity'), ['tls-calibration', 'tls-ceiling'])
+  assert.deepEqual(seriesOf('rsa4096-collapse-follows-handshake-cost'), ['tls-handshake', 'tls-open'])
+  for (const id of ['rsa4096-open-model-collapse', 'rsa4096-fails-everyone', 'rsa4096-collapse-follows-handshake-cost', 'april-traefik-cannot-handle-load', 'open-model-fails-below-capacity', 'open-model-fails-half-idle', 's001-haproxy-holds-50k']) {
+    assert.notEqual(byId.get(id)!.verdict, 'not measured', id)
+  }
+  // nginx WITHOUT a pool has no open-model cell here, on purpose.
+  assert.equal(byId.get('april-nginx-last-with-errors')!.verdict, 'not measured')
+  const ws = byId.get('ws-nginx-article-config-fails')!
+  assert.equal(ws.verdict, 'reproduced')
+  assert.match(ws.measured, /"upgrade failed: HTTP 400 × 200"/)
+})
+
+test('evaluating the same run twice gives the same results (no state kept between calls)', () => {
+  const ledger = loadLedger(PUBLISHED_DIR)
+  const data = syntheticRun()
+  assert.deepEqual(evaluateClaims(ledger, data), evaluateClaims(ledger, data))
+})

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { barChart, dotChart, inlineSvg, lineChart, renderSpec, type VegaLiteSpec } from '../../lib/report/charts.ts'
+import { HOSTILE } from '../fixtures/hostile.ts'
+
+const BARS = [
+  { category: 'haproxy', group: 'pool-added', value: 30.1, lo: 28, hi: 33 },
+  { category: 'haproxy', group: 'pool-removed', value: 98.2, lo: 95, hi: 101 },
+  { category: 'nginx', group: 'pool-added', value: 34.7, lo: 33, hi: 36 },
+  { category: 'nginx', group: 'pool-removed', value: 99.8, lo: 97, hi: 102 },
+]
+
+test('charts: same rows give the same SVG bytes, also when renders overlap', async () => {
+  const a = await barChart(BARS, { title: 'CPU', valueTitle: 'µs per request' })
+  const [b, , c] = await Promise.all([barChart(BARS, { title: 'CPU', valueTitle: 'µs per request' }), lineChart([{ x: 1, y: 2, series: 's' }, { x: 2, y: 3, series: 's' }]), barChart(BARS, { title: 'CPU', valueTitle: 'µs per request' })])
+  assert.equal(a, b)
+  assert.equal(a, c)
+  assert.match(a, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]* width="640"/)
+  assert.ok(a.includes('font-family="DejaVu Sans, sans-serif"'))
+  assert.ok(!/href=|url\(http/.test(a))
+  // inline form for a page: no namespace URL left
+  assert.ok(!/https?:\/\//.test(inlineSvg(a)) && inlineSvg(a).startsWith('<svg '))
+  assert.equal(await barChart(BARS, { horizontal: true }), await barChart(BARS, { horizontal: true }))
+  assert.equal(await dotChart(BARS), await dotChart(BARS))
+})
+
+test('charts: temporal axes read the same in every time zone', async () => {
+  const rows = ['2026-01-01', '2026-01-03T12:00', '2026-01-05T00:00:00Z'].map((x, i) => ({ x, y: i }))
+  const old = process.env.TZ
+  try {
+    process.env.TZ = 'UTC'
+    const utc = await lineChart(rows, { xType: 'temporal' })
+    process.env.TZ = 'Pacific/Kiritimati'
+    const plus14 = await lineChart(rows, { xType: 'temporal' })
+    process.env.TZ = 'America/Los_Angeles'
+    assert.equal(await lineChart(rows, { xType: 'temporal' }), utc)
+    assert.equal(plus14, utc)
+  } finally {
+    if (old === undefined) delete process.env.TZ
+    else process.env.TZ = old
+  }
+})
+
+test('charts: hostile labels from data come out escaped, and data is never fetched', async () => {
+  const rows = [{ category: HOSTILE[0], value: 3, group: HOSTILE[1] }, { category: HOSTILE[1], value: 5, group: HOSTILE[0], lo: 4, hi: 6 }]
+  for (const svg of [await barChart(rows, { title: HOSTILE[0], valueTitle: HOSTILE[1] }), await dotChart(rows), await lineChart([{ x: 1, y: 1, series: HOSTILE[0] }, { x: 2, y: 2, series: HOSTILE[1] }], { title: HOSTILE[1] })]) {
+    // every tag is a plain SVG drawing element and no attribute is an event handler
+    const tags = [...svg.matchAll(/<([a-zA-Z][\w:-]*)([^>]*)>/g)]
+    assert.deepEqual([...new Set(tags.map((t) => t[1]))].filter((n) => !['svg', 'g', 'path', 'rect', 'line', 'text', 'defs', 'clipPath', 'circle', 'title'].includes(n!)), [])
+    for (const t of tags) assert.match(t[2]!, /^(\s[\w:-]+="[^"]*")*\/?$/, 'attributes are all name="value"')
+    assert.deepEqual(tags.flatMap((t) => [...t[2]!.matchAll(/\s([\w:-]+)="[^"]*"/g)].map((a) => a[1]!)).filter((a) => /^on|href/i.test(a)), [])
+    assert.ok(svg.includes('&lt;script&gt;'))
+    assert.ok(svg.includes('&lt;img src=x onerror=alert(1)&gt;'))
+  }
+  const remote = { data: { url: 'https://example.com/data.json' }, mark: 'bar', encoding: { x: { field: 'a', type: 'nominal' } } } as VegaLiteSpec
+  await assert.rejects(renderSpec(remote), /url|disabled/)
+  const local = { data: { url: '/etc/passwd', format: { type: 'csv' } }, mark: 'bar', encoding: { x: { field: 'a', type: 'nominal' } } } as VegaLiteSpec
+  await assert.rejects(renderSpec(local), /url|disabled/)
+  await assert.rejects(barChart([]), /at least one row/)
+})

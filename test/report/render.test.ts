@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { UserError } from '../../lib/core/errors.ts'
+import { escapeMarkdown, isNumericCell, renderMarkdown, slugify } from '../../lib/report/render.ts'
+import { HOSTILE } from '../fixtures/hostile.ts'
+
+test('heading anchors are slugs, unique in document order, and the same on every render', () => {
+  const md = '# Proxy bench\n\n## Results\n\n## Results\n\n### Results!\n\n## Café & TLS 1.3\n\n## Contents\n\n## <b>hi</b>\n\n## ***\n'
+  const a = renderMarkdown(md)
+  assert.equal(a.html, renderMarkdown(md).html)
+  assert.equal(a.title, 'Proxy bench')
+  assert.deepEqual(a.toc.map((h) => h.id), ['results', 'results-2', 'results-3', 'cafe-tls-1-3', 'contents-2', 'b-hi-b', 'section'])
+  assert.deepEqual(a.toc.map((h) => h.level), [2, 2, 3, 2, 2, 2, 2])
+  assert.equal(a.toc[5]!.text, '<b>hi</b>')
+  assert.match(a.html, /<h1 id="proxy-bench">Proxy bench<\/h1>/)
+  assert.match(a.html, /<h2 id="b-hi-b">&lt;b&gt;hi&lt;\/b&gt;<\/h2>/)
+  const ids = [...a.html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1])
+  assert.equal(new Set(ids).size, ids.length)
+  assert.equal(slugify('  Open model — calibration!  '), 'open-model-calibration')
+})
+
+test('[[toc]] becomes a contents block of h2 and nested h3 exactly where it stands', () => {
+  const md = '# Title\n\nIntro.\n\n[[toc]]\n\n## One\n\n### One a\n\n#### Deep\n\n## Two <x>\n\n```\n[[toc]]\n```\n'
+  const r = renderMarkdown(md)
+  assert.equal(r.tocPlaced, true)
+  const nav = r.html.indexOf('<nav class="toc"')
+  assert.ok(r.html.indexOf('Intro.') < nav && nav < r.html.indexOf('<h2 id="one">'), r.html)
+  const block = r.html.slice(nav, r.html.indexOf('</nav>') + 6)
+  assert.match(block, /<li><a href="#one">One<\/a>\n<ol>\n<li><a href="#one-a">One a<\/a><\/li>\n<\/ol>\n<\/li>/)
+  assert.match(block, /<a href="#two-x">Two &lt;x&gt;<\/a>/)
+  assert.ok(!block.includes('deep') && !block.includes('#title'))
+  // the marker in a code block stays code; no other marker text is left
+  assert.equal(r.html.split('[[toc]]').length, 2)
+  assert.match(r.html, /<code>\[\[toc\]\]\n<\/code>/)
+  const none = renderMarkdown('# T\n\n## A\n')
+  assert.equal(none.tocPlaced, false)
+  assert.ok(!none.html.includes('<nav'))
+})
+
+test('raw HTML in Markdown and in table cells renders as text; bad links and remote images do not pass', () => {
+  const md = `# T\n\n${HOSTILE[0]}\n\n| proxy | version |\n|---|---|\n| nginx | ${HOSTILE[0]} |\n| envoy | ${HOSTILE[1]} |\n\n[click](javascript:alert(1)) <a href="x">a</a>\n`
+  const { html } = renderMarkdown(md)
+  assert.ok(!/<script/i.test(html), html)
+  assert.ok(!/<img/i.test(html), html)
+  assert.ok(!/<a href="x"/.test(html))
+  assert.ok(!/href="javascript/i.test(html))
+  assert.match(html, /<td>&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/td>/)
+  assert.match(html, /<td>&quot;&gt;&lt;img src=x onerror=alert\(1\)&gt;<\/td>/)
+  assert.match(html, /<div class="table-wrap">\n<table>/)
+  assert.throws(() => renderMarkdown('![x](https://example.com/a.png)'), (e) => e instanceof UserError && /not a relative path/.test(e.message))
+  assert.throws(() => renderMarkdown('![x](/etc/a.svg)'), UserError)
+  // a chart alone in its paragraph is a figure with its caption
+  assert.match(renderMarkdown('![CPU](charts/cpu.svg "Figure 1")').html, /<figure class="chart"><img src="charts\/cpu.svg" alt="CPU" title="Figure 1"><figcaption>Figure 1<\/figcaption><\/figure>/)
+})
+
+test('escapeMarkdown keeps any data string literal, even inside a table cell', () => {
+  const odd = ['a|b', '*x*', '![i](https://e/x.png)', '[l](javascript:1)', '1. not a list', '&lt;', 'line\nbreak', ...HOSTILE]
+  const md = `| v |\n|---|\n${odd.map((s) => `| ${escapeMarkdown(s)} |`).join('\n')}\n`
+  const { html } = renderMarkdown(md)
+  const cells = [...html.matchAll(/<td>(.*?)<\/td>/g)].map((m) => m[1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&'))
+  assert.deepEqual(cells, odd.map((s) => s.replace('\n', ' ')))
+})
+
+test('numeric columns are right-aligned as a whole; versions and mixed columns are not', () => {
+  const md = '| proxy | version | µs/req | conns/1k |\n|---|---|---|---|\n| a | 1.31.3 | 30.5 | 0 |\n| b | 2.6.12 | ~84.6 | 1,002 |\n| c | 1.35 | 90 ± 2 | n/a |\n'
+  const { html } = renderMarkdown(md)
+  assert.match(html, /<th class="num">µs\/req<\/th>/)
+  assert.match(html, /<th class="num">conns\/1k<\/th>/)
+  assert.match(html, /<th>version<\/th>/)
+  assert.match(html, /<td>1.35<\/td>/)
+  assert.match(html, /<td class="num">n\/a<\/td>/)
+  for (const s of ['12', '-4 %', '1,024', '~2.1×', '45 µs (±3%)', '100–200 ms']) assert.ok(isNumericCell(s), s)
+  for (const s of ['1.31.3', 'v1.2', 'nginx', '']) assert.ok(!isNumericCell(s), s)
+})

@@ -1,0 +1,19 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { listenHost, reachHost } from '../../lib/runtime/network.ts'
+import type { RunningRole } from '../../lib/runtime/types.ts'
+
+const role = (name: string) => ({ spec: { role: 'proxy', name, argv: [], cpus: '0', logFile: '' }, pid: 1, exited: new Promise(() => {}) }) as RunningRole
+
+test('listen and reach addresses: loopback unless bridged; bridged roles at their container address', () => {
+  const native = {}
+  const host = { network: 'host' as const, addressOf: () => '172.18.0.2' }
+  const bridge = { network: 'bridge' as const, addressOf: (r: RunningRole) => (r.spec.name === 'p' ? '172.18.0.3' : undefined) }
+  assert.equal(listenHost(native), '127.0.0.1')
+  assert.equal(listenHost(host, '127.0.0.7'), '127.0.0.7')
+  assert.equal(listenHost(bridge, '127.0.0.7'), '0.0.0.0')
+  assert.equal(reachHost(native, role('p'), '127.0.0.7'), '127.0.0.7')
+  assert.equal(reachHost(host, role('p')), '127.0.0.1')
+  assert.equal(reachHost(bridge, role('p'), '127.0.0.7'), '172.18.0.3')
+  assert.throws(() => reachHost(bridge, role('q')), /q has no address on the run's network/)
+})
