@@ -77,7 +77,7 @@ export interface ImageRecord {
   seconds: number | null
 }
 
-/** A build of one offline image: pure data, tested in test/images.test.ts. */
+/** A build of one offline image: pure data, tested in test/setup/images.test.ts. */
 export interface ImagePlan {
   component: string
   version: string
