@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { nextBackendHost, startBackend, type Backend } from '../roles/backend.ts'
 import type { Profile } from '../catalog/profiles.ts'
-export type { Profile }
 import { loadStack, newestVersion, templateFile, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
-import { cellStem, configCopy } from '../data/raw-files.ts'
+import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
 import { loadgenRequests } from '../roles/loadgen.ts'
@@ -53,9 +52,6 @@ export function catalogCell(proxy: ProxyName | Stack, o: { series: string; varia
 
 /** The generator straight to the backend: the floor every proxy is compared with. */
 export const directCell = (backendVersion: string, connections: number): Cell => ({ series: 'direct', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections })
-
-/** What names a cell's raw files, configs and containers. */
-export const cellName = (c: Cell): string => cellStem(c)
 
 /** 20 requests through the stack; a problem is a one-line reason, never an exception. */
 async function verify(url: string, ctx: CellContext): Promise<string | null> {

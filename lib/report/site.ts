@@ -9,8 +9,6 @@ import { displayPath } from '../core/paths.ts'
 import { renderMarkdown } from './render.ts'
 import { htmlPage, relativeHref, type Breadcrumb } from './page.ts'
 
-/** Kept for lib/report/build.ts until it imports writeFileAtomic from core/atomic.ts. */
-
 /** A file published next to a run's page: exactly one of content or source. */
 export interface SiteFile {
   /** Relative to the run's folder, e.g. data/measurements.csv or charts/pooling.svg. */

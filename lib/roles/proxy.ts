@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { binaryEnv, binaryPath, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { safeVariant } from '../data/raw-files.ts'
 import type { CertFiles } from '../setup/certs.ts'
 import { userError } from '../core/errors.ts'
 import { exec, lastLine } from '../core/exec.ts'
@@ -50,7 +51,7 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     run_dir: plan.runDir,
     admin_port: await freePort(),
   }
-  const configFile = join(plan.runDir, `${plan.variant.replace(/[^\w.-]/g, '_')}.${plan.stack.config_ext}`)
+  const configFile = join(plan.runDir, `${safeVariant(plan.variant)}.${plan.stack.config_ext}`)
   writeFileSync(configFile, renderTemplate(readFileSync(plan.template, 'utf8'), vars, displayPath(plan.template)))
 
   const stackYaml = `stacks/${plan.stack.proxy}/stack.yaml`

@@ -13,7 +13,6 @@ import { findingsFor, type Finding } from '../findings/index.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { cleanupStaleContainers } from '../runtime/docker/cleanup.ts'
 import { DockerRuntime } from '../runtime/docker/runtime.ts'
-import type { NetworkMode } from '../runtime/network.ts'
 import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
 import type { Runtime } from '../runtime/types.ts'
 import { SERIES_PLANS } from '../series/index.ts'
@@ -51,7 +50,7 @@ async function resolveRuntime(kind: RuntimeChoice, log: Logger): Promise<'native
 }
 
 /** The runtime of a run: native processes, or containers from images ensured now. */
-async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions, network: NetworkMode = 'host'): Promise<{ runtime: Runtime; images: ImageRecord[] }> {
+async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions): Promise<{ runtime: Runtime; images: ImageRecord[] }> {
   if (kind === 'native') {
     cleanupStale(o.log)
     return { runtime: new NativeRuntime(id), images: [] }
@@ -60,7 +59,7 @@ async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOption
   const imgs = await ensureImages({ mode: o.images, proxies: o.proxies, log: o.log })
   const bad = imgs.rows.find((r) => r.status === 'failed')
   if (bad) throw userError(`${bad.component} ${bad.version}`, bad.note ?? 'image failed', 'Run: npx zx notebooks/02-stacks.mjs --images offline')
-  return { runtime: new DockerRuntime(id, { images: imgs.records, network }), images: imgs.records }
+  return { runtime: new DockerRuntime(id, { images: imgs.records, network: o.network }), images: imgs.records }
 }
 
 const newRunId = () => {
@@ -103,7 +102,7 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   }
   // The pid keeps cgroups, containers and state of two runs with the same directory name apart.
   const runtimeId = `${runId}-${process.pid}`
-  const { runtime, images } = await createRuntime(runtimeKind, runtimeId, o, network).catch((e: Error) => {
+  const { runtime, images } = await createRuntime(runtimeKind, runtimeId, o).catch((e: Error) => {
     if (o.runtime !== 'auto' || network === 'bridge') throw e
     log.warn(`runtime: docker images could not be prepared (${e.message.split('\n')[0]}); auto falls back to native`)
     runtimeKind = 'native'
