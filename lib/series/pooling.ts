@@ -1,11 +1,9 @@
 import { basename } from 'node:path'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { EXTRAS, MAIN_SERIES } from '../catalog/variants.ts'
-import { interleavedOrder } from '../core/shuffle.ts'
-import { MEASUREMENTS } from '../data/tables.ts'
 import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
-import { measureClosed } from '../measure/closed.ts'
-import type { Series, SeriesContext, Task } from './types.ts'
+import { closedTasks } from './tasks.ts'
+import type { Series } from './types.ts'
 
 export interface CustomConfig {
   proxy: ProxyName
@@ -31,21 +29,6 @@ export function poolingCells(proxies: readonly ProxyName[], opts: { connections:
     for (const c of opts.custom?.filter((c) => c.proxy === proxy) ?? []) cells.push(catalogCell(stack, { series: 'custom', variant: `custom:${basename(c.file)}`, connections, template: c.file }))
   }
   return cells
-}
-
-/** Key of the measurements row a cell produces in a repeat (the table's own key). */
-export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
-  return MEASUREMENTS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model, connections: c.connections, target_rps: targetRps, repeat } as never)
-}
-
-/** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
-export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
-  return interleavedOrder(cells, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => ({
-    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`} r${repeat}`,
-    table: MEASUREMENTS,
-    key: cellRowKey(cell, repeat),
-    run: () => measureClosed(cell, repeat, ctx),
-  })) as Task[]
 }
 
 export function poolingSeries(custom: CustomConfig[]): Series {

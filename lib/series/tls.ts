@@ -1,14 +1,12 @@
 import type { ProxyName } from '../catalog/stack.ts'
-import { interleavedOrder } from '../core/shuffle.ts'
 import { summarize } from '../core/stats.ts'
-import type { Handshake, Measurement } from '../data/schema.ts'
-import { HANDSHAKES, MEASUREMENTS, readTable } from '../data/tables.ts'
+import type { Measurement } from '../data/schema.ts'
+import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
-import { measureHandshakes } from '../measure/handshake.ts'
-import { measureOpen, OPEN_PREALLOC } from '../measure/open.ts'
-import { cellRowKey, closedTasks } from './pooling.ts'
-import type { Series, SeriesContext, Task } from './types.ts'
+import { OPEN_PREALLOC } from '../measure/open.ts'
+import { closedTasks, handshakeTasks, openTasks } from './tasks.ts'
+import type { Series } from './types.ts'
 
 /** Concurrent handshaking clients: enough to keep one proxy core busy, few enough not to saturate the generator. */
 export const HANDSHAKE_WORKERS = 4
@@ -36,31 +34,13 @@ export function openRate(c: Map<string, number>): number | null {
   return c.size === 0 ? null : Math.max(100, Math.round((OPEN_FRACTION * Math.min(...c.values())) / 100) * 100)
 }
 
-function openTasks(cells: Cell[], rates: number[], ctx: SeriesContext): Task[] {
-  const combos = cells.flatMap((cell) => rates.map((rate) => ({ cell, rate })))
-  return interleavedOrder(combos, ctx.profile.repeats, ctx.seed).map(({ cell: { cell, rate }, repeat }) => ({
-    label: `${cell.series} ${cell.proxy} ${cell.keyType} ${rate} rps r${repeat}`,
-    table: MEASUREMENTS,
-    key: cellRowKey(cell, repeat, 'open', rate),
-    run: () => measureOpen(cell, repeat, rate, ctx),
-  })) as Task[]
-}
-
 export function tlsSeries(): Series {
   return {
     name: 'tls',
     phases: [
       {
         name: 'tls-handshake',
-        tasks: (ctx) => {
-          const cells = ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS)))
-          return interleavedOrder(cells, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => ({
-            label: `handshakes ${cell.proxy} ${cell.keyType} r${repeat}`,
-            table: HANDSHAKES,
-            key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, repeat } as Handshake),
-            run: () => measureHandshakes(cell, repeat, ctx),
-          })) as Task[]
-        },
+        tasks: (ctx) => handshakeTasks(ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS))), ctx),
       },
       { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ctx.proxies.map((p) => tlsCell(p, 'tls-ceiling', 'ec256', ctx.connections)), ctx) },
       {

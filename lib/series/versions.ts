@@ -1,7 +1,7 @@
 import { compareVersions, loadStack, type ProxyName } from '../catalog/stack.ts'
 import { VERSION_VARIANTS } from '../catalog/variants.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
-import { closedTasks } from './pooling.ts'
+import { closedTasks } from './tasks.ts'
 import type { Series } from './types.ts'
 
 /**

@@ -1,0 +1,55 @@
+import { interleavedOrder } from '../core/shuffle.ts'
+import type { Handshake, WebSocketRow } from '../data/schema.ts'
+import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from '../data/tables.ts'
+import type { Cell } from '../measure/cell.ts'
+import { measureClosed } from '../measure/closed.ts'
+import { measureHandshakes } from '../measure/handshake.ts'
+import { measureOpen } from '../measure/open.ts'
+import { measureEcho, measureHold } from '../measure/ws.ts'
+import type { SeriesContext, Task } from './types.ts'
+
+/** Key of the measurements row a cell produces in a repeat (the table's own key). */
+export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
+  return MEASUREMENTS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model, connections: c.connections, target_rps: targetRps, repeat } as never)
+}
+
+/** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
+export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
+  return interleavedOrder(cells, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => ({
+    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`} r${repeat}`,
+    table: MEASUREMENTS,
+    key: cellRowKey(cell, repeat),
+    run: () => measureClosed(cell, repeat, ctx),
+  })) as Task[]
+}
+
+/** Open-model tasks: each cell at each fixed rate, repeats interleaved and shuffled. */
+export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx: SeriesContext): Task[] {
+  const combos = cells.flatMap((cell) => rates.map((rate) => ({ cell, rate })))
+  return interleavedOrder(combos, ctx.profile.repeats, ctx.seed).map(({ cell: { cell, rate }, repeat }) => ({
+    label: `${cell.series} ${cell.proxy} ${cell.keyType} ${rate} rps r${repeat}`,
+    table: MEASUREMENTS,
+    key: cellRowKey(cell, repeat, 'open', rate),
+    run: () => measureOpen(cell, repeat, rate, ctx),
+  })) as Task[]
+}
+
+/** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */
+export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
+  return interleavedOrder(cells, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => ({
+    label: `handshakes ${cell.proxy} ${cell.keyType} r${repeat}`,
+    table: HANDSHAKES,
+    key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, repeat } as Handshake),
+    run: () => measureHandshakes(cell, repeat, ctx),
+  })) as Task[]
+}
+
+/** WebSocket tasks (echo or hold), repeats interleaved and shuffled. */
+export function wsTasks(cells: readonly Cell[], mode: 'echo' | 'hold', ctx: SeriesContext): Task[] {
+  return interleavedOrder(cells, ctx.profile.repeats, ctx.seed).map(({ cell: c, repeat }) => ({
+    label: `ws-${mode} ${c.proxy} ${c.variant} ${c.connections} conns r${repeat}`,
+    table: WEBSOCKETS,
+    key: WEBSOCKETS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, mode, conns_target: c.connections, repeat } as WebSocketRow),
+    run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
+  })) as Task[]
+}
