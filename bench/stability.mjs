@@ -1,0 +1,71 @@
+#!/usr/bin/env zx
+// Benchmark: do the verdicts reproduce? The same selection N times (or N finished runs),
+// every finding's and claim's verdict side by side, the flips, and each cell's spread.
+import '../notebooks/_ts.mjs'
+
+const HELP = `Usage: npx zx bench/stability.mjs --runs N [--profile P] [--series LIST] [--proxies LIST] [--out DIR]
+       npx zx bench/stability.mjs DIR DIR [DIR …]
+
+Runs notebooks/run-all.mjs N times with seeds 1..N (each run in <out>/run-<i>, no report;
+a finished run is reused, an interrupted one resumed), or reads finished run directories,
+then prints per finding and claim the verdict of every run, the flips between decided
+verdicts (held/not held, reproduced/not reproduced; inconclusive and not measured are not
+flips) and whether all runs agree counting inconclusive as a verdict; then per cell the
+median of its cost metric in each run and the spread max/min-1.
+
+Options:
+  --runs N          runs to make (default 3)
+  --profile NAME    passed to run-all (default quick)
+  --series LIST     passed to run-all (default pooling,tls,ws)
+  --proxies LIST    passed to run-all (default all five)
+  --runtime KIND    passed to run-all (default auto)
+  --out DIR         where the runs go (default results/stability-<profile>)
+  -h, --help        this help`
+
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
+const { loadRun } = await import('../lib/data/run-data.ts')
+const { readManifest } = await import('../lib/data/manifest.ts')
+const { loadLedger } = await import('../lib/claims/ledger.ts')
+const { cellSpreads, formatStability, verdictLines } = await import('../lib/report/stability.ts')
+const { spawnSync } = await import('node:child_process')
+const { join, basename } = await import('node:path')
+
+await runNotebook(async () => {
+  const flags = parseFlags(notebookArgs('stability.mjs'), {
+    runs: { type: 'string' }, profile: { type: 'string' }, series: { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' }, out: { type: 'string' },
+  }, HELP, 'bench/stability.mjs', { positionals: 100 })
+  let dirs = flags._
+  if (dirs.length === 1) throw userError('bench/stability.mjs', 'one run directory compares with nothing', 'Pass two or more, or --runs N to make them')
+  if (dirs.length === 0) {
+    const n = Number(flags.runs ?? 3)
+    if (!Number.isInteger(n) || n < 2) throw userError(`--runs ${flags.runs}`, 'needs an integer >= 2', 'Use e.g. --runs 3')
+    const profile = flags.profile ?? 'quick'
+    const out = flags.out ?? join(repoRoot, 'results', `stability-${profile}`)
+    dirs = []
+    for (let i = 1; i <= n; i++) {
+      const dir = join(out, `run-${i}`)
+      dirs.push(dir)
+      const m = readManifest(dir)
+      if (m?.finished) {
+        process.stdout.write(`run ${i}/${n}: ${displayPath(dir)} finished earlier, reused\n`)
+        continue
+      }
+      process.stdout.write(`run ${i}/${n}: ${displayPath(dir)}${m ? ' (resumed)' : ''}\n`)
+      const argv = ['zx', join(repoRoot, 'notebooks/run-all.mjs'), '--profile', profile, '--series', flags.series ?? 'pooling,tls,ws', '--seed', String(i), '--out', dir, '--no-report']
+      if (flags.proxies) argv.push('--proxies', flags.proxies)
+      if (flags.runtime) argv.push('--runtime', flags.runtime)
+      if (m) argv.push('--resume')
+      const r = spawnSync('npx', argv, { stdio: 'inherit', cwd: repoRoot })
+      if (r.status !== 0) throw userError(displayPath(dir), `run-all exited ${r.status ?? r.signal}`, `Fix what it printed, then run this again: finished runs are reused, this one resumes`)
+    }
+  }
+  const runs = dirs.map((d) => {
+    const run = loadRun(d)
+    return { name: basename(d), tables: run, series: run.manifest.series }
+  })
+  const ledger = loadLedger()
+  process.stdout.write(formatStability(runs, verdictLines(runs, ledger), cellSpreads(runs)) + '\n')
+})
