@@ -1,34 +1,50 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
-import { cacheDir } from '../core/paths.ts'
-import { isAlive } from '../runtime/native.ts'
 
-const lockFile = () => join(cacheDir(), 'run.lock')
+/** One path for the whole machine (not per user cache): two users' runs disturb each other too. */
+export const lockPath = () => process.env.PROXYBENCH_LOCK ?? join(tmpdir(), 'proxybench-run.lock')
+const holderFile = () => `${lockPath()}.holder`
 
 /**
- * One measuring run per machine: a second one would steal the first one's cores and
- * make both sets of numbers wrong. A lock left by a killed run is taken over.
+ * One measuring run per machine: a second one would steal the first one's cores and make
+ * both sets of numbers wrong. The lock is a kernel flock held by a `flock … cat` child that
+ * reads our stdin pipe: when this process ends in any way (even kill -9) the pipe closes,
+ * the child exits and the kernel frees the lock, so a lock is never stale and never taken
+ * over by guesswork. Taken before setup, which may install packages or rewrite certificates.
  */
-export function acquireRunLock(runDir: string): () => void {
-  mkdirSync(cacheDir(), { recursive: true })
-  try {
-    const held = JSON.parse(readFileSync(lockFile(), 'utf8')) as { pid: number; runDir: string }
-    if (held.pid !== process.pid && isAlive(held.pid)) {
-      throw userError(lockFile(), `another proxybench run (pid ${held.pid}, ${held.runDir}) is measuring on this machine`, 'Wait for it to finish or stop it; two runs at once would disturb each other')
+export async function acquireRunLock(runDir: string): Promise<() => void> {
+  const path = lockPath()
+  const holder = spawn('flock', ['--nonblock', '--conflict-exit-code', '75', path, '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let stderr = ''
+  holder.stderr.on('data', (d: Buffer) => (stderr += d))
+  const got = await new Promise<'locked' | number>((resolve, reject) => {
+    holder.once('error', (e) => reject(userError('flock', `cannot take the run lock: ${e.message}`, 'Install util-linux (apt-get install util-linux)')))
+    holder.stdout.once('data', () => resolve('locked'))
+    holder.once('exit', (code) => resolve(code ?? 1))
+  })
+  if (got !== 'locked') {
+    if (got === 75) {
+      let who = 'another proxybench run'
+      try {
+        const h = JSON.parse(readFileSync(holderFile(), 'utf8')) as { pid: number; runDir: string }
+        who = `another proxybench run (pid ${h.pid}, ${h.runDir})`
+      } catch {}
+      throw userError(path, `${who} is measuring on this machine`, 'Wait for it to finish or stop it; two runs at once would disturb each other')
     }
-  } catch (e) {
-    if ((e as Error).name === 'UserError') throw e
+    throw userError(path, `flock exited ${got}${stderr ? `: ${stderr.trim().split('\n')[0]}` : ''}`, `Check that ${path} is writable, or set PROXYBENCH_LOCK to another path`)
   }
-  const file = lockFile()
-  writeFileSync(file, JSON.stringify({ pid: process.pid, runDir }))
-  const release = () => {
-    process.removeListener('exit', release)
-    try {
-      if ((JSON.parse(readFileSync(file, 'utf8')) as { pid: number }).pid === process.pid) rmSync(file, { force: true })
-    } catch {}
+  writeFileAtomic(holderFile(), JSON.stringify({ pid: process.pid, runDir }))
+  // The holder lives as long as this process, but must not keep it alive.
+  holder.unref()
+  for (const s of [holder.stdin, holder.stdout, holder.stderr]) (s as unknown as { unref?: () => void }).unref?.()
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    holder.stdin.end()
   }
-  // A run ended by SIGINT/SIGTERM (the shutdown handler calls process.exit) frees it too.
-  process.once('exit', release)
-  return release
 }

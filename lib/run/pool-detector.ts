@@ -48,7 +48,7 @@ export interface PoolTableOptions {
  * connections the backend accepted.
  */
 export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
-  const releaseLock = acquireRunLock(o.workDir)
+  const releaseLock = await acquireRunLock(o.workDir)
   cleanupStale(o.log)
   const runId = `pool-${process.pid}-${Date.now()}`
   const runtime = new NativeRuntime(runId)

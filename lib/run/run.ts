@@ -73,6 +73,15 @@ const newRunId = () => {
  * Everything that can be wrong with the input is checked before anything is written.
  */
 export async function runBench(o: RunOptions): Promise<RunResult> {
+  const releaseLock = await acquireRunLock(o.out ?? 'a new run directory')
+  try {
+    return await runLocked(o, releaseLock)
+  } finally {
+    releaseLock()
+  }
+}
+
+async function runLocked(o: RunOptions, releaseLock: () => void): Promise<RunResult> {
   const { log, profile, cpus, custom, network } = o
   const runDir = o.out ?? join(repoRoot, 'results', newRunId())
   const runId = basename(runDir)
@@ -94,7 +103,6 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   if (broken.length > 0) throw userError(broken[0]!.component, broken[0]!.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
   const certs = await ensureCerts(certsDir, { force: false, log })
 
-  const releaseLock = acquireRunLock(runDir)
   let runtimeKind = await resolveRuntime(o.runtime, log)
   if (network === 'bridge' && runtimeKind !== 'docker') {
     releaseLock()

@@ -156,7 +156,7 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
   const profile: Profile = { name: 'runtime-ratio', repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
   const cells: Cell[] = o.proxies.flatMap((proxy) => o.variants.map((variant) => catalogCell(proxy, { series: RATIO_SERIES, variant, connections: base.connections })))
 
-  const releaseLock = acquireRunLock(outDir)
+  const releaseLock = await acquireRunLock(outDir)
   const runId = basename(outDir)
   const id = `${runId}-${process.pid}`
   const runtimes: { label: RatioRuntime; runtime: Runtime }[] = []

@@ -1,39 +1,78 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { acquireRunLock } from '../../lib/run/lock.ts'
 
-test('a second run on the same machine is refused while the first lives; a dead one is taken over', async () => {
-  const saved = process.env.PROXYBENCH_CACHE
-  process.env.PROXYBENCH_CACHE = mkdtempSync(join(tmpdir(), 'pb-lock-'))
+const withLock = async (fn: (path: string) => Promise<void>) => {
+  const saved = process.env.PROXYBENCH_LOCK
+  process.env.PROXYBENCH_LOCK = join(mkdtempSync(join(tmpdir(), 'pb-lock-')), 'run.lock')
   try {
-    const other = spawn('sleep', ['30'])
-    writeFileSync(join(process.env.PROXYBENCH_CACHE, 'run.lock'), JSON.stringify({ pid: other.pid, runDir: '/results/a' }))
-    assert.throws(() => acquireRunLock('/results/b'), /another proxybench run \(pid \d+, \/results\/a\) is measuring on this machine\. Wait for it/)
-    other.kill()
-    await new Promise((r) => other.once('exit', r))
-    const release = acquireRunLock('/results/b')
-    release()
-    acquireRunLock('/results/c')() // free again after release
+    await fn(process.env.PROXYBENCH_LOCK)
   } finally {
-    if (saved === undefined) delete process.env.PROXYBENCH_CACHE
-    else process.env.PROXYBENCH_CACHE = saved
+    if (saved === undefined) delete process.env.PROXYBENCH_LOCK
+    else process.env.PROXYBENCH_LOCK = saved
   }
+}
+
+/** A child process that takes the lock, says so, then waits (or exits at once with `exitCode`). */
+function lockingChild(lock: string, exitCode?: number) {
+  const script = `import { acquireRunLock } from ${JSON.stringify(join(repoRoot, 'lib/run/lock.ts'))}
+await acquireRunLock('/results/child'); console.log('locked'); ${exitCode === undefined ? 'setInterval(() => {}, 1000)' : `process.exit(${exitCode})`}`
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, PROXYBENCH_LOCK: lock }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const locked = new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => String(d).includes('locked') && resolve()))
+  return { child, locked, exited: new Promise<number | null>((r) => child.once('exit', (code) => r(code))) }
+}
+
+test('a second run is refused while the first holds the lock, naming it; free again after release', async () => {
+  await withLock(async () => {
+    const release = await acquireRunLock('/results/a')
+    await assert.rejects(acquireRunLock('/results/b'), /another proxybench run \(pid \d+, \/results\/a\) is measuring on this machine\. Wait for it/)
+    release()
+    // the holder needs a moment to see the closed pipe and exit
+    for (let i = 0; i < 50; i++) {
+      try {
+        ;(await acquireRunLock('/results/c'))()
+        return
+      } catch {
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    assert.fail('the lock was not free after release')
+  })
 })
 
-test('a run that exits without releasing (SIGINT handler: process.exit) leaves no lock behind', async () => {
-  const cache = mkdtempSync(join(tmpdir(), 'pb-lock-'))
-  const script = `import { acquireRunLock } from ${JSON.stringify(join(repoRoot, 'lib/run/lock.ts'))}
-acquireRunLock('/results/x'); console.log('locked'); process.exit(130)`
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, PROXYBENCH_CACHE: cache }, stdio: ['ignore', 'pipe', 'inherit'] })
-  let out = ''
-  child.stdout.on('data', (d: Buffer) => (out += d))
-  const code = await new Promise((r) => child.once('exit', r))
-  assert.equal(code, 130)
-  assert.match(out, /locked/)
-  assert.equal(existsSync(join(cache, 'run.lock')), false)
+test('a run killed with SIGKILL leaves no lock behind: the kernel frees it with the process', async () => {
+  await withLock(async (lock) => {
+    const c = lockingChild(lock)
+    await c.locked
+    await assert.rejects(acquireRunLock('/results/b'), /is measuring on this machine/)
+    c.child.kill('SIGKILL')
+    await c.exited
+    let ok = false
+    for (let i = 0; i < 50 && !ok; i++) {
+      try {
+        ;(await acquireRunLock('/results/b'))()
+        ok = true
+      } catch {
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    assert.ok(ok, 'lock still held after the holder was killed')
+  })
+})
+
+test('two runs started at once: exactly one gets the lock', async () => {
+  await withLock(async (lock) => {
+    const results = await Promise.allSettled([acquireRunLock('/results/x'), acquireRunLock('/results/y'), acquireRunLock('/results/z')])
+    const won = results.filter((r) => r.status === 'fulfilled')
+    assert.equal(won.length, 1)
+    for (const r of won) (r as PromiseFulfilledResult<() => void>).value()
+    // and a process that exits normally frees it (no 'exit' handler needed)
+    const c = lockingChild(lock, 130)
+    assert.equal(await c.exited, 130)
+  })
 })
