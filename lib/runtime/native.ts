@@ -1,19 +1,27 @@
 import { spawn } from 'node:child_process'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { cacheDir } from '../core/paths.ts'
-import type { Logger } from '../core/log.ts'
+import { consoleLogger, type Logger } from '../core/log.ts'
 import { CGROUP_PARENTS, detectCpuAccounting, removeCgroup, type CpuAccounting } from './cgroup.ts'
+import { cleanupStaleCopies } from './key-copies.ts'
+import { procRef, sameProcess, type ProcRef } from './proc.ts'
+import { keepAside } from './state-file.ts'
 import { trackRuntime, untrackRuntime } from './shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
 
-/** What a run started, on disk, so that the next start can clean up after a kill -9. */
-interface State {
-  harnessPid: number
-  roles: { name: string; pid: number }[]
+/**
+ * What a run started, on disk, so that the next start can clean up after a kill -9. Each
+ * process is named by boot id + pid + start time: a pid alone may be another process
+ * after a reboot or a wrap-around, and that one is never signalled.
+ */
+export interface State {
+  harness: ProcRef
+  roles: ({ name: string } & ProcRef)[]
 }
 
-const stateDir = () => join(cacheDir(), 'native')
+export const stateDir = () => join(cacheDir(), 'native')
 
 /** Whether a process exists (a zombie counts until its parent reaps it). */
 export const isAlive = (pid: number) => {
@@ -31,41 +39,64 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {}
 }
 
+/** A state file's content, or null when it is not one (unreadable, old format). */
+function parseState(text: string): State | null {
+  try {
+    const s = JSON.parse(text) as Partial<State>
+    const ok = (r: unknown): r is ProcRef => typeof (r as ProcRef)?.pid === 'number' && typeof (r as ProcRef).start === 'string' && typeof (r as ProcRef).boot === 'string'
+    if (!ok(s.harness) || !Array.isArray(s.roles) || !s.roles.every((r) => ok(r) && typeof r.name === 'string')) return null
+    return s as State
+  } catch {
+    return null
+  }
+}
+
 /**
- * Removes processes and cgroups of earlier runs whose harness is gone. Returns the
- * number of processes killed.
+ * Removes processes and cgroups of earlier runs whose harness is gone, and key copies a
+ * crashed Docker run left. Kills only a recorded process that still is the same one (same
+ * boot, same start time). Returns the number of processes killed.
  */
-export function cleanupStale(log?: Logger): number {
+export function cleanupStale(log: Logger = consoleLogger()): number {
   let killed = 0
+  cleanupStaleCopies(log)
   if (existsSync(stateDir())) {
     for (const f of readdirSync(stateDir()).filter((f) => f.endsWith('.json'))) {
       const file = join(stateDir(), f)
-      let state: State
+      let text: string
       try {
-        state = JSON.parse(readFileSync(file, 'utf8')) as State
+        text = readFileSync(file, 'utf8')
       } catch {
-        rmSync(file, { force: true })
+        continue // gone meanwhile (another harness cleaned it)
+      }
+      const state = parseState(text)
+      if (!state) {
+        keepAside(file, 'not a state file this version can read', log)
         continue
       }
-      if (isAlive(state.harnessPid)) continue
-      for (const r of state.roles.filter((r) => isAlive(r.pid))) {
+      if (sameProcess(state.harness)) continue
+      for (const r of state.roles.filter((r) => sameProcess(r))) {
         killGroup(r.pid, 'SIGKILL')
         killed++
-        log?.warn(`killed ${r.name} (pid ${r.pid}) left by an earlier run`)
+        log.warn(`killed ${r.name} (pid ${r.pid}) left by an earlier run`)
       }
       const runId = f.slice(0, -'.json'.length)
       for (const parent of CGROUP_PARENTS) removeCgroup(join(parent, runId))
       rmSync(file, { force: true })
     }
   }
-  // cgroups with no state file at all (the harness died before writing it).
-  const live = new Set(existsSync(stateDir()) ? readdirSync(stateDir()).map((f) => f.replace(/\.json$/, '')) : [])
+  // cgroups with no state file at all (the harness died before writing it); those of a
+  // state file kept aside stay, with their processes.
+  const live = new Set(existsSync(stateDir()) ? readdirSync(stateDir()).map((f) => f.replace(/\.json(\.corrupt-.*)?$/, '')) : [])
   for (const parent of CGROUP_PARENTS.filter(existsSync)) {
     const stale = readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory() && !live.has(d.name) && !ownRuns.has(d.name))
     for (const d of stale) removeCgroup(join(parent, d.name))
   }
   return killed
 }
+
+let ownRef: ProcRef | undefined
+/** This harness, as state files record it. */
+export const harnessRef = () => (ownRef ??= procRef(process.pid))
 
 /** Run ids of runtimes in this process, whose cgroups exist before their state file does. */
 const ownRuns = new Set<string>()
@@ -76,6 +107,7 @@ export class NativeRuntime implements Runtime {
   private readonly roles = new Map<string, RunningRole>()
   private readonly cpu: CpuAccounting
   private readonly stateFile: string
+  private readonly refs = new Map<string, ProcRef>()
 
   constructor(readonly runId: string) {
     this.cpu = detectCpuAccounting(runId)
@@ -86,9 +118,8 @@ export class NativeRuntime implements Runtime {
   }
 
   private saveState(): void {
-    mkdirSync(stateDir(), { recursive: true })
-    const state: State = { harnessPid: process.pid, roles: [...this.roles.values()].map((r) => ({ name: r.spec.name, pid: r.pid })) }
-    writeFileSync(this.stateFile, JSON.stringify(state))
+    const state: State = { harness: harnessRef(), roles: [...this.roles.values()].map((r) => ({ name: r.spec.name, ...this.refs.get(r.spec.name)! })) }
+    writeFileAtomic(this.stateFile, JSON.stringify(state))
   }
 
   async start(spec: RoleSpec): Promise<RunningRole> {
@@ -121,6 +152,7 @@ export class NativeRuntime implements Runtime {
       }),
     }
     this.roles.set(spec.name, role)
+    this.refs.set(spec.name, procRef(role.pid))
     this.saveState()
     return role
   }
@@ -142,6 +174,7 @@ export class NativeRuntime implements Runtime {
     killGroup(role.pid, 'SIGKILL')
     this.cpu.remove(role.spec.name)
     this.roles.delete(role.spec.name)
+    this.refs.delete(role.spec.name)
     this.saveState()
   }
 

@@ -88,7 +88,7 @@ test('offline images: base, backend, generator and the newest version of all fiv
 test('every proxy answers through TLS from its container; CPU is counted; nothing is left', { skip }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('proxies')
-  const rt = new DockerRuntime(runId, { images: records })
+  const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
   try {
     const backend = await startBackend(rt, { cpus: '0', logDir: work, host: '127.0.0.9' })
     for (const proxy of PROXIES) {
@@ -129,7 +129,7 @@ test('every proxy answers through TLS from its container; CPU is counted; nothin
 test('one short pooling cell per proxy on docker, through the unchanged cell protocol', { skip }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('cells')
-  const rt = new DockerRuntime(runId, { images: records })
+  const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
   const out = join(work, 'cells')
   try {
     for (const proxy of PROXIES) {
@@ -150,7 +150,7 @@ test('one short pooling cell per proxy on docker, through the unchanged cell pro
 
 test('a container killed mid-way has exit set, and its CPU stays readable', { skip }, async () => {
   const runId = newRunId('killed')
-  const rt = new DockerRuntime(runId, { images: records })
+  const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
   try {
     const backend = await startBackend(rt, { cpus: '0', logDir: work, host: '127.0.0.10', name: 'doomed' })
     // The counter file and the stats API are the same counter.
@@ -200,7 +200,7 @@ setInterval(() => {}, 1000)
 
 test('bridge mode: a per-run network, the role reachable at its container address', { skip }, async () => {
   const runId = newRunId('bridge')
-  const rt = new DockerRuntime(runId, { images: records, network: 'bridge' })
+  const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, network: 'bridge' })
   try {
     const port = 18080
     const role = await rt.start({ role: 'backend', name: 'bridged', argv: [goBinaryPath('backend'), '-listen', `0.0.0.0:${port}`], cpus: '0', logFile: join(work, 'bridged.log') })
@@ -226,7 +226,7 @@ test('bridge mode: a per-run network, the role reachable at its container addres
 test('bridge mode: pooling cells (direct, pooled, unpooled), a handshake and a WebSocket cell through the unchanged cell code', { skip }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('bridge-cells')
-  const rt = new DockerRuntime(runId, { images: records, network: 'bridge' })
+  const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, network: 'bridge' })
   const out = join(work, 'bridge-cells')
   const ctx = { runtime: rt, runId, runDir: out, cpus: defaultCpuLayout(), profile: { name: 'test', repeats: 1, warmupS: 1, durationS: 1, tailS: 1 }, certs }
   const cellOf = (proxy: ProxyName, variant: string, series = 'pooling', connections = 50): Cell => {

@@ -1,22 +1,20 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { dockerClient } from '../../setup/docker-engine.ts'
-import type { Logger } from '../../core/log.ts'
-import { isAlive } from '../native.ts'
-import { bootId, harnessGone, LABEL_RUN, stateDir, type State } from './labels.ts'
+import { consoleLogger, type Logger } from '../../core/log.ts'
+import { cleanupStaleCopies } from '../key-copies.ts'
+import { harnessGone, LABEL_RUN } from './labels.ts'
 
 /**
  * Removes containers, networks and key copies of earlier runs whose harness is gone
  * (kill -9, crash). Returns the number of containers removed.
  */
-export async function cleanupStaleContainers(log?: Logger, docker = dockerClient()): Promise<number> {
+export async function cleanupStaleContainers(log: Logger = consoleLogger(), docker = dockerClient()): Promise<number> {
   let removed = 0
   const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_RUN] } })
   for (const c of containers.filter((c) => harnessGone(c.Labels))) {
     try {
       await docker.getContainer(c.Id).remove({ force: true, v: true })
       removed++
-      log?.warn(`removed container ${c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12)} left by run ${c.Labels[LABEL_RUN]}`)
+      log.warn(`removed container ${c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12)} left by run ${c.Labels[LABEL_RUN]}`)
     } catch (e) {
       if ((e as { statusCode?: number }).statusCode !== 404) throw e
     }
@@ -27,19 +25,6 @@ export async function cleanupStaleContainers(log?: Logger, docker = dockerClient
       await docker.getNetwork(n.Id).remove()
     } catch {}
   }
-  if (existsSync(stateDir())) {
-    for (const f of readdirSync(stateDir()).filter((f) => f.endsWith('.json'))) {
-      let state: State
-      try {
-        state = JSON.parse(readFileSync(join(stateDir(), f), 'utf8')) as State
-      } catch {
-        rmSync(join(stateDir(), f), { force: true })
-        continue
-      }
-      if (state.boot === bootId && isAlive(state.harnessPid)) continue
-      for (const dir of state.copies) rmSync(dir, { recursive: true, force: true })
-      rmSync(join(stateDir(), f), { force: true })
-    }
-  }
+  cleanupStaleCopies(log)
   return removed
 }

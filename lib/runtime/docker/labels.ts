@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { sha256Text } from '../../core/hash.ts'
-import { cacheDir } from '../../core/paths.ts'
-import { isAlive } from '../native.ts'
+import { bootId, procStartTime } from '../proc.ts'
 
 /*
  * What marks a container or network as proxybench's: its labels (run, role, name and the
@@ -16,31 +13,21 @@ export const LABEL_ROLE = 'proxybench.role'
 export const LABEL_NAME = 'proxybench.name'
 export const LABEL_HARNESS = 'proxybench.harness'
 export const LABEL_BOOT = 'proxybench.boot'
+/** The harness's start time (/proc/PID/stat field 22): a reused pid is not the harness. */
+export const LABEL_HARNESS_START = 'proxybench.harness-start'
 
-export const bootId = (() => {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-  } catch {
-    return ''
-  }
-})()
+/** The labels that name this harness. */
+export const harnessLabels = (): Record<string, string> => ({ [LABEL_HARNESS]: String(process.pid), [LABEL_BOOT]: bootId, [LABEL_HARNESS_START]: procStartTime(process.pid) ?? '' })
 
-export const stateDir = () => join(cacheDir(), 'docker')
-
-/** Copies written into a shared tree (certs/), per harness pid, for the next start to clean. */
-export interface State {
-  harnessPid: number
-  boot: string
-  copies: string[]
-}
-
-/** Whether the harness that labelled a container or network has gone. */
+/** Whether the harness that labelled a container or network has gone (another boot, or its pid is now another process). */
 export function harnessGone(labels: Record<string, string> | undefined, self = { pid: process.pid, boot: bootId }): boolean {
   const pid = Number(labels?.[LABEL_HARNESS])
   if (!Number.isInteger(pid) || pid <= 0) return true
   if (labels?.[LABEL_BOOT] && labels[LABEL_BOOT] !== self.boot) return true
   if (pid === self.pid) return false
-  return !isAlive(pid)
+  const start = procStartTime(pid)
+  if (start === null) return true
+  return Boolean(labels?.[LABEL_HARNESS_START]) && labels![LABEL_HARNESS_START] !== start
 }
 
 /** A container name Docker accepts: [a-zA-Z0-9][a-zA-Z0-9_.-]*, kept short. */

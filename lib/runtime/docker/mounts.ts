@@ -1,5 +1,7 @@
-import { readFileSync, statSync } from 'node:fs'
+import { readFileSync, realpathSync, statSync } from 'node:fs'
 import { resolve, sep } from 'node:path'
+import { certsDir } from '../../core/paths.ts'
+import { assertCopyable } from '../key-copies.ts'
 import type { RoleSpec } from '../types.ts'
 
 /* Which host paths a role's container sees, and how (lib/runtime/docker/runtime.ts: Files). */
@@ -42,6 +44,8 @@ export interface MountPlan {
 export interface Fs {
   stat(path: string): { isDir: boolean; uid: number; gid: number; mode: number; size: number } | null
   read(path: string): string
+  /** The path with symlinks resolved (default: as given). */
+  realpath?(path: string): string
 }
 
 const realFs: Fs = {
@@ -54,6 +58,7 @@ const realFs: Fs = {
     }
   },
   read: (path) => readFileSync(path, 'utf8'),
+  realpath: (path) => realpathSync(path),
 }
 
 /** Whether `uid:gid` may read a file with this owner and mode (no capabilities). */
@@ -68,9 +73,10 @@ export function readable(st: { uid: number; gid: number; mode: number }, uid: nu
  * What a role's container sees: cwd read-write; every other existing absolute path named
  * in argv[1..], in env, or inside a (small, text) file named there, read-only at the same
  * path. System directories come from the image; nothing above depth 2 (/, /root, /tmp)
- * and no Docker socket is ever mounted.
+ * and no Docker socket is ever mounted. A file the container user cannot read is copied
+ * only when it lies under `keysDir` (certs/); anywhere else it is an error naming it.
  */
-export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: { uid: number; gid: number }, fs: Fs = realFs): MountPlan {
+export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: { uid: number; gid: number }, fs: Fs = realFs, keysDir = certsDir): MountPlan {
   const mounts: Mount[] = []
   const copies: MountPlan['copies'] = []
   if (spec.cwd) mounts.push({ source: resolve(spec.cwd), target: resolve(spec.cwd), readOnly: false })
@@ -95,7 +101,10 @@ export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: {
     if (mounts.some((m) => under(p, m.target))) continue
     const st = fs.stat(p)
     if (!st) continue
-    if (!st.isDir && !readable(st, user.uid, user.gid)) copies.push({ source: p, target: p })
+    if (!st.isDir && !readable(st, user.uid, user.gid)) {
+      assertCopyable(p, user, keysDir, fs.realpath)
+      copies.push({ source: p, target: p })
+    }
     else mounts.push({ source: p, target: p, readOnly: true })
   }
   return { mounts, copies }

@@ -1,16 +1,17 @@
 import { spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, copyFileSync, createWriteStream, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs'
+import { createWriteStream, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, type WriteStream } from 'node:fs'
 import { homedir } from 'node:os'
-import { basename, dirname, join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import type Docker from 'dockerode'
 import { dockerClient } from '../../setup/docker-engine.ts'
 import { imageFor, readImageRecords, type ImageRecord } from '../../setup/images.ts'
-import { cacheDir, repoRoot } from '../../core/paths.ts'
+import { cacheDir, certsDir, repoRoot } from '../../core/paths.ts'
+import { KeyCopies, removeOwnCopies } from '../key-copies.ts'
 import type { NetworkMode } from '../network.ts'
 import { trackRuntime, untrackRuntime } from '../shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import { cgroupCpuFile } from './cgroup.ts'
-import { bootId, containerName, LABEL_BOOT, LABEL_HARNESS, LABEL_NAME, LABEL_ROLE, LABEL_RUN, stateDir, type State } from './labels.ts'
+import { containerName, harnessLabels, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
 import { planMounts, under } from './mounts.ts'
 import { bridgeSysctls, networkNameFor } from './network.ts'
 import { errorLine, EXIT_MARK, exitMarkFilter, signalName } from './stream.ts'
@@ -65,6 +66,8 @@ export interface DockerRuntimeOptions {
   docker?: Docker
   /** `uid:gid` inside containers (default: 65534:65534 for a root harness, else the harness's own). */
   user?: string
+  /** The only directory whose root-only files (private keys) are copied for the container user (default certs/). */
+  keysDir?: string
   /** Seconds between SIGTERM and SIGKILL in stop() (default 5, as native). */
   stopTimeoutS?: number
   /** HostConfig fields applied last (experiments: e.g. SecurityOpt with seccomp=unconfined). */
@@ -124,7 +127,7 @@ export class DockerRuntime implements Runtime {
   private readonly entries = new Map<string, Entry>()
   /** Created but not yet running (a signal can land between create and start): removed too. */
   private readonly starting = new Set<string>()
-  private readonly copyDirs = new Set<string>()
+  private readonly copies: KeyCopies
   private networkName?: string
   private readonly used = new Map<string, { image: string; record?: ImageRecord }>()
   private counter = 0
@@ -140,6 +143,7 @@ export class DockerRuntime implements Runtime {
     const root = process.getuid?.() === 0
     const [uid, gid] = (opts.user ?? (root ? '65534:65534' : `${process.getuid?.() ?? 65534}:${process.getgid?.() ?? 65534}`)).split(':').map(Number)
     this.user = { uid: uid!, gid: gid ?? uid! }
+    this.copies = new KeyCopies(this.user, opts.keysDir ?? certsDir)
     this.stopTimeoutS = opts.stopTimeoutS ?? 5
     this.hostConfig = opts.hostConfig ?? {}
     this.cpuMode = opts.cpu ?? 'cgroup'
@@ -177,31 +181,6 @@ export class DockerRuntime implements Runtime {
     return { image: rec.id || rec.image, argv, env }
   }
 
-  private saveState(): void {
-    mkdirSync(stateDir(), { recursive: true })
-    const state: State = { harnessPid: process.pid, boot: bootId, copies: [...this.copyDirs] }
-    writeFileSync(join(stateDir(), `${process.pid}.json`), JSON.stringify(state))
-  }
-
-  /** A copy of an unreadable file (a private key) owned by the container user, beside the original. */
-  private copyFor(source: string): string {
-    const dir = join(dirname(source), `.docker-${process.pid}`)
-    if (!this.copyDirs.has(dir)) {
-      this.copyDirs.add(dir)
-      this.saveState()
-    }
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
-    chownSync(dir, this.user.uid, this.user.gid)
-    const dest = join(dir, basename(source))
-    const same = existsSync(dest) && statSync(dest).mtimeMs >= statSync(source).mtimeMs && statSync(dest).size === statSync(source).size
-    if (!same) {
-      copyFileSync(source, dest)
-      chmodSync(dest, 0o400)
-      chownSync(dest, this.user.uid, this.user.gid)
-    }
-    return dest
-  }
-
   private async ensureNetwork(): Promise<string> {
     if (this.networkName) return this.networkName
     const name = networkNameFor(this.runId)
@@ -214,7 +193,7 @@ export class DockerRuntime implements Runtime {
   }
 
   private labels(role: string, name: string): Record<string, string> {
-    return { [LABEL_RUN]: this.runId, [LABEL_ROLE]: role, [LABEL_NAME]: name, [LABEL_HARNESS]: String(process.pid), [LABEL_BOOT]: bootId }
+    return { [LABEL_RUN]: this.runId, [LABEL_ROLE]: role, [LABEL_NAME]: name, ...harnessLabels() }
   }
 
   private async hasInit(): Promise<boolean> {
@@ -231,11 +210,11 @@ export class DockerRuntime implements Runtime {
   async start(spec: RoleSpec): Promise<RunningRole> {
     if (this.entries.has(spec.name)) throw new Error(`role ${spec.name} already running`)
     const { image, argv, env } = this.resolveImage(spec)
-    const plan = planMounts(spec, this.user)
+    const plan = planMounts(spec, this.user, undefined, this.copies.keysDir)
     const binds = plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
     for (const c of plan.copies) {
       if (process.getuid?.() !== 0) throw new Error(`${c.source} is not readable by ${this.user.uid}:${this.user.gid} inside the container`)
-      binds.push(`${this.copyFor(c.source)}:${c.target}:ro`)
+      binds.push(`${this.copies.copy(c.source)}:${c.target}:ro`)
     }
     if (spec.cwd && process.getuid?.() === 0 && this.user.uid !== 0) this.chownRunDir(resolve(spec.cwd))
 
@@ -400,9 +379,7 @@ export class DockerRuntime implements Runtime {
       } catch {}
       this.networkName = undefined
     }
-    for (const dir of this.copyDirs) rmSync(dir, { recursive: true, force: true })
-    this.copyDirs.clear()
-    rmSync(join(stateDir(), `${process.pid}.json`), { force: true })
+    this.copies.release()
     untrackRuntime(this)
   }
 
@@ -411,7 +388,7 @@ export class DockerRuntime implements Runtime {
     const ids = [...this.entries.values()].map((e) => e.role.containerId).concat([...this.starting])
     if (ids.length > 0) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 15_000 })
     if (this.networkName) spawnSync('docker', ['network', 'rm', this.networkName], { stdio: 'ignore', timeout: 5_000 })
-    for (const dir of this.copyDirs) rmSync(dir, { recursive: true, force: true })
+    removeOwnCopies() // the process is ending: every runtime's copies go
   }
 
   /** Every image this runtime started a container from, for the manifest. */

@@ -17,12 +17,17 @@ test('mounts: paths in argv, env and the config; run_dir read-write; keys copied
     '/root': { isDir: true, uid: 0, gid: 0, mode: 0o700, size: 0 },
   }
   const fs = { stat: (p: string) => files[p] ?? null, read: (p: string) => files[p]?.text ?? '' }
-  const plan = planMounts({ argv: ['/usr/sbin/nginx', '-p', '/tmp/cell/proxy', '-c', '/tmp/cell/proxy/a.conf'], env: { HOME: '/tmp/cell/proxy', LD_LIBRARY_PATH: '/c/lib' }, cwd: '/tmp/cell/proxy' }, { uid: 65534, gid: 65534 }, fs)
+  const plan = planMounts({ argv: ['/usr/sbin/nginx', '-p', '/tmp/cell/proxy', '-c', '/tmp/cell/proxy/a.conf'], env: { HOME: '/tmp/cell/proxy', LD_LIBRARY_PATH: '/c/lib' }, cwd: '/tmp/cell/proxy' }, { uid: 65534, gid: 65534 }, fs, '/w/certs')
   assert.deepEqual(plan.mounts, [
     { source: '/tmp/cell/proxy', target: '/tmp/cell/proxy', readOnly: false },
     { source: '/w/certs/ec256.crt', target: '/w/certs/ec256.crt', readOnly: true },
   ])
   assert.deepEqual(plan.copies, [{ source: '/w/certs/ec256.key', target: '/w/certs/ec256.key' }])
+  // Only files under the keys dir are copied: a root-only file elsewhere is refused, by name.
+  assert.throws(() => planMounts({ argv: ['x', '/tmp/cell/proxy/a.conf'] }, { uid: 65534, gid: 65534 }, fs, '/w/other-certs'), (e: Error) => e.name === 'UserError' && /^\/w\/certs\/ec256\.key: not readable by the container user 65534:65534.*\. Make it readable/.test(e.message))
+  // Symlinks resolved: a link under the keys dir to a file elsewhere is refused too.
+  const linked = { ...fs, realpath: (p: string) => (p === '/w/certs/ec256.key' ? '/etc/shadow' : p) }
+  assert.throws(() => planMounts({ argv: ['x', '/tmp/cell/proxy/a.conf'] }, { uid: 65534, gid: 65534 }, linked, '/w/certs'), /ec256\.key: not readable/)
   // As the key's owner, no copy is needed.
   assert.deepEqual(planMounts({ argv: ['x', '/tmp/cell/proxy/a.conf'] }, { uid: 0, gid: 0 }, fs).copies, [])
   const gen = planMounts({ argv: ['wrk', '-s', '/w/stacks/wrk/report.lua', 'https://127.0.0.1:1/'] }, { uid: 65534, gid: 65534 }, fs)
