@@ -45,9 +45,13 @@ export function loadBaseline(id: string, dir = BASELINES_DIR): Baseline {
 
 /**
  * Copies a run's CSVs and manifest into baselines/runs/<id>/ after validating them
- * (every row through its schema), through a temp dir and a rename: a bad run promotes nothing.
+ * (every row through its schema), through a temp dir beside the target: a bad run promotes
+ * nothing. With --force the swap is by rename (the old one aside, the new one in, then the
+ * old one removed), so a crash at any point leaves one complete baseline, never none.
+ * The temp names start with a dot: never listed as baselines.
  */
-export function promote(runDir: string, o: { id?: string; force?: boolean; dir?: string; log: Logger }): string {
+export function promote(runDir: string, o: { id?: string; force?: boolean; dir?: string; log: Logger; rename?: typeof renameSync }): string {
+  const rename = o.rename ?? renameSync
   const run = loadRun(runDir)
   const id = o.id ?? run.manifest.run_id
   if (!ID.test(id)) throw userError(`--id ${id}`, 'not a usable baseline id', 'Use letters, digits, dot, dash and underscore (e.g. 2026-11-30-quick)')
@@ -58,12 +62,29 @@ export function promote(runDir: string, o: { id?: string; force?: boolean; dir?:
   const dir = o.dir ?? BASELINES_DIR
   const target = join(dir, id)
   if (existsSync(target) && !o.force) throw userError(displayPath(target), 'exists', 'Choose another --id, or pass --force to replace it')
-  const tmp = `${target}.tmp-${process.pid}`
+  const tmp = join(dir, `.${id}.new-${process.pid}`)
+  const old = join(dir, `.${id}.old-${process.pid}`)
   rmSync(tmp, { recursive: true, force: true })
-  mkdirSync(tmp, { recursive: true })
-  for (const f of KEPT) if (existsSync(join(runDir, f))) copyFileSync(join(runDir, f), join(tmp, f))
-  loadRun(tmp)
-  rmSync(target, { recursive: true, force: true })
-  renameSync(tmp, target)
+  try {
+    mkdirSync(tmp, { recursive: true })
+    for (const f of KEPT) if (existsSync(join(runDir, f))) copyFileSync(join(runDir, f), join(tmp, f))
+    loadRun(tmp)
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true })
+    throw e
+  }
+  const replacing = existsSync(target)
+  if (replacing) {
+    rmSync(old, { recursive: true, force: true })
+    rename(target, old)
+  }
+  try {
+    rename(tmp, target)
+  } catch (e) {
+    if (replacing) rename(old, target) // the old baseline back in place
+    rmSync(tmp, { recursive: true, force: true })
+    throw e
+  }
+  if (replacing) rmSync(old, { recursive: true, force: true })
   return target
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { test } from 'node:test'
 import { loadRun } from '../../lib/data/run-data.ts'
 import { listBaselines, loadBaseline, promote } from '../../lib/data/baselines.ts'
@@ -32,6 +32,42 @@ test('promote copies the CSVs and manifest only, validated, and refuses to overw
   assert.throws(() => promote(run, { id: 'b1', dir, log: memoryLogger() }), /exists.*--force/)
   promote(run, { id: 'b1', dir, force: true, log: memoryLogger() })
   assert.throws(() => promote(run, { id: '../x', dir, log: memoryLogger() }), /not a usable baseline id/)
+})
+
+test('promote --force swaps by rename: the old baseline stays whole until the new one is in', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-baselines-'))
+  const first = runCopy()
+  promote(first, { id: 'b2', dir, log: memoryLogger() })
+  const oldManifest = readFileSync(join(dir, 'b2', 'manifest.json'), 'utf8')
+  // A second run, told apart by its manifest.
+  const second = runCopy()
+  const m = JSON.parse(readFileSync(join(second, 'manifest.json'), 'utf8'))
+  writeFileSync(join(second, 'manifest.json'), JSON.stringify({ ...m, started: '2026-12-01T00:00:00.000Z' }, null, 2))
+  // The rename that brings the new one in fails: the old one is back, nothing else is left.
+  const calls: string[] = []
+  const failing = ((from: string, to: string) => {
+    calls.push(`${basename(from)} → ${basename(to)}`)
+    if (basename(to) === 'b2' && basename(from).includes('.new-')) throw new Error('EIO (simulated)')
+    renameSync(from, to)
+  }) as typeof renameSync
+  assert.throws(() => promote(second, { id: 'b2', dir, force: true, log: memoryLogger(), rename: failing }), /EIO/)
+  assert.deepEqual(calls, [`b2 → .b2.old-${process.pid}`, `.b2.new-${process.pid} → b2`, `.b2.old-${process.pid} → b2`], 'never deleted first')
+  assert.equal(readFileSync(join(dir, 'b2', 'manifest.json'), 'utf8'), oldManifest)
+  assert.deepEqual(readdirSync(dir), ['b2'])
+  // A second run that does not validate: the old one is untouched.
+  const bad = runCopy()
+  writeFileSync(join(bad, 'measurements.csv'), 'not,a,header\n1,2,3\n')
+  assert.throws(() => promote(bad, { id: 'b2', dir, force: true, log: memoryLogger() }), UserError)
+  assert.equal(readFileSync(join(dir, 'b2', 'manifest.json'), 'utf8'), oldManifest)
+  assert.deepEqual(readdirSync(dir), ['b2'])
+  // The real swap.
+  promote(second, { id: 'b2', dir, force: true, log: memoryLogger() })
+  assert.equal(JSON.parse(readFileSync(join(dir, 'b2', 'manifest.json'), 'utf8')).started, '2026-12-01T00:00:00.000Z')
+  assert.deepEqual(readdirSync(dir), ['b2'], 'no temp or old dir left')
+  // A temp dir a crash left is never listed as a baseline.
+  mkdirSync(join(dir, '.b3.new-1'))
+  writeFileSync(join(dir, '.b3.new-1', 'manifest.json'), oldManifest)
+  assert.deepEqual(listBaselines(dir), [{ id: 'b2', kind: 'run' }])
 })
 
 test('a malformed CSV promotes nothing and names the file and line', () => {
