@@ -6,7 +6,7 @@ import { consoleLogger } from '../core/log.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
 import { loadBaseline } from '../data/baselines.ts'
 import { SERIES, type SeriesName } from '../data/series.ts'
-import { formatFindings } from '../findings/format.ts'
+import { formatFindings, formatVerdictCounts } from '../findings/format.ts'
 import { buildReport } from '../report/build.ts'
 import { runBench } from '../run/run.ts'
 import { parseFlags } from './flags.ts'
@@ -71,6 +71,7 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
       `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${reasonKinds(invalid)}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
       '',
       formatFindings(result.findings),
+      `  ${formatVerdictCounts(result.findings)}`,
       '',
     ].join('\n'),
   )

@@ -7,7 +7,7 @@ import type { Finding } from './types.ts'
 import { versionFindings } from './versions.ts'
 import { wsFindings } from './ws.ts'
 
-export type { Finding } from './types.ts'
+export type { Finding, Verdict } from './types.ts'
 
 /** Each series' findings from a run's rows: what run-all prints and the article shows. */
 const BY_SERIES: Record<SeriesName, (t: RunTables) => Finding[]> = {

@@ -1,61 +1,81 @@
 import { GO_PROXIES } from '../catalog/variants.ts'
-import { summarize } from '../core/stats.ts'
+import { bootstrapFigure, medianInterval, ratioInterval, repeatsOf, type Repeats } from '../core/intervals.ts'
+import { median, summarize } from '../core/stats.ts'
 import type { Handshake, Measurement } from '../data/schema.ts'
+import { byMajority, combine, decide, fmtIv } from './decide.ts'
 import type { Finding } from './types.ts'
 
 const fmt = (x: number, d = 0) => x.toFixed(d)
+const med = (r: Repeats) => median([...r.values()])
+
+/** Share of attempted requests that failed (errors and, in the open model, dropped). */
+const failShare = (r: Measurement) => ((r.errors ?? 0) + (r.dropped ?? 0)) / Math.max(1, r.requests + (r.errors ?? 0) + (r.dropped ?? 0))
+
+/** Valid, or invalid only because of the error rate: the very thing the open-model findings measure. */
+export const validButForErrors = (r: Measurement) =>
+  r.status === 'valid' || (r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((s) => s.startsWith('errors ')))
 
 /** F5 (handshake cost per key type), F6 (open-model collapse) and the generator calibration. */
 export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Measurement[]): Finding[] {
+  const valid = handshakes.filter((h) => h.status === 'valid')
   const cost = (proxy: string, kt: string) => {
-    const v = handshakes.filter((h) => h.proxy === proxy && h.key_type === kt && h.status === 'valid' && h.proxy_cpu_us_per_handshake !== null).map((h) => h.proxy_cpu_us_per_handshake!)
-    return v.length ? summarize(v).median : undefined
+    const r = repeatsOf(valid.filter((h) => h.proxy === proxy && h.key_type === kt), (h) => h.proxy_cpu_us_per_handshake)
+    return r.size ? r : undefined
   }
   const proxies = [...new Set(handshakes.map((h) => h.proxy))].sort()
   const per = proxies.flatMap((p) => {
     const ec = cost(p, 'ec256')
     const rsa = cost(p, 'rsa4096')
-    return ec && rsa ? [{ p, ec, rsa, r: rsa / ec }] : []
+    return ec && rsa ? [{ p, ec, rsa, iv: ratioInterval(rsa, ec) }] : []
   })
   const others = per.filter((x) => !GO_PROXIES.includes(x.p))
-  const go = per.filter((x) => GO_PROXIES.includes(x.p))
-  const otherMedian = others.length ? summarize(others.map((x) => x.rsa)).median : undefined
+  // Each Go proxy's rsa4096 cost over the median of the others', resampled together.
+  const go = others.length === 0 ? [] : per.filter((x) => GO_PROXIES.includes(x.p)).map((x) => ({
+    p: x.p, iv: bootstrapFigure([x.rsa, ...others.map((o) => o.rsa)], ([g, ...rest]) => g! / median(rest)),
+  }))
+  const otherMedian = others.length ? median(others.map((x) => med(x.rsa))) : undefined
   const f5: Finding[] = [
     {
       id: 'F5', title: 'full handshake: rsa4096 / ec256 >= 8 for every proxy (seed: 13.6x)',
-      verdict: per.length === 0 ? 'not measured' : per.every((x) => x.r >= 8) ? 'held' : 'not held',
-      figure: per.map((x) => `${x.p} ${fmt(x.ec)} → ${fmt(x.rsa)} µs (${x.r.toFixed(1)}x)`).join(', '),
+      verdict: combine(per.map((x) => decide(x.iv, { min: 8 }))),
+      figure: per.map((x) => `${x.p} ${fmt(med(x.ec))} → ${fmt(med(x.rsa))} µs (${fmtIv(x.iv, 'x', 1)})`).join(', '),
+      intervals: per.map((x) => ({ label: `${x.p} rsa4096/ec256`, interval: x.iv })),
     },
     {
       id: 'F5', title: 'rsa4096: Go proxies >= 1.5x the OpenSSL/BoringSSL median (seed: ~2x)',
-      verdict: !otherMedian || go.length === 0 ? 'not measured' : go.every((x) => x.rsa / otherMedian >= 1.5) ? 'held' : 'not held',
-      figure: otherMedian ? `${go.map((x) => `${x.p} ${(x.rsa / otherMedian).toFixed(2)}x`).join(', ')} of ${fmt(otherMedian)} µs` : '',
+      verdict: combine(go.map((x) => decide(x.iv, { min: 1.5 }))),
+      figure: otherMedian !== undefined && go.length ? `${go.map((x) => `${x.p} ${fmtIv(x.iv, 'x')}`).join(', ')} of ${fmt(otherMedian)} µs` : '',
+      intervals: go.map((x) => ({ label: `${x.p} rsa4096 / median of OpenSSL and BoringSSL proxies`, interval: x.iv })),
     },
   ]
 
-  // F6: same rate, only the certificate changes.
-  const open = rows.filter((r) => r.series === 'tls-open')
-  const failShare = (r: Measurement) => ((r.errors ?? 0) + (r.dropped ?? 0)) / Math.max(1, r.requests + (r.errors ?? 0) + (r.dropped ?? 0))
-  const worst = (proxy: string, kt: string) => open.filter((r) => r.proxy === proxy && r.key_type === kt && r.status !== 'failed').sort((a, b) => failShare(b) - failShare(a))[0]
+  // F6: same rate, only the certificate changes. Each repeat holds or collapses; the median repeat decides.
+  const open = rows.filter((r) => r.series === 'tls-open' && validButForErrors(r))
+  const cell = (proxy: string, kt: string) => open.filter((r) => r.proxy === proxy && r.key_type === kt)
   const openProxies = [...new Set(open.map((r) => r.proxy))].sort()
-  const describe = (r?: Measurement) => (r ? `${(failShare(r) * 100).toFixed(1)}% failed, ${r.max_vus} VUs` : 'n/a')
-  const ecHolds = openProxies.every((p) => {
-    const r = worst(p, 'ec256')
-    return r && failShare(r) <= 0.01 && (r.max_vus ?? 0) < r.connections / 2
-  })
-  const goCollapse = openProxies.filter((p) => GO_PROXIES.includes(p)).every((p) => {
-    const r = worst(p, 'rsa4096')
-    return r && ((r.max_vus ?? 0) >= r.connections || failShare(r) >= 0.05)
-  })
+  const holds = (r: Measurement) => failShare(r) <= 0.01 && (r.max_vus ?? 0) < r.connections / 2
+  const collapses = (r: Measurement) => (r.max_vus ?? 0) >= r.connections || failShare(r) >= 0.05
+  const ec = openProxies.map((p) => byMajority(cell(p, 'ec256').map(holds)))
+  const goCollapse = openProxies.filter((p) => GO_PROXIES.includes(p)).map((p) => byMajority(cell(p, 'rsa4096').map(collapses)))
+  const describe = (p: string, kt: string, outcome: (r: Measurement) => boolean) => {
+    const rs = cell(p, kt)
+    if (rs.length === 0) return 'n/a'
+    const split = byMajority(rs.map(outcome)) === 'inconclusive' ? ', repeats split' : ''
+    return `${(median(rs.map(failShare)) * 100).toFixed(1)}% failed, ${fmt(median(rs.map((r) => r.max_vus ?? 0)))} VUs${split}`
+  }
   const rate = open[0]?.target_rps
   const f6: Finding = {
     id: 'F6', title: `open model at ${rate ?? '?'} rps: ec256 holds, rsa4096 collapses (Go proxies at least)`,
-    verdict: openProxies.length === 0 ? 'not measured' : ecHolds && goCollapse ? 'held' : 'not held',
-    figure: openProxies.map((p) => `${p} ec256 ${describe(worst(p, 'ec256'))} / rsa4096 ${describe(worst(p, 'rsa4096'))}`).join('; '),
+    verdict: openProxies.length === 0 ? 'not measured' : combine([combine(ec), combine(goCollapse)]),
+    figure: openProxies.length === 0 ? '' : `${openProxies.map((p) => `${p} ec256 ${describe(p, 'ec256', holds)} / rsa4096 ${describe(p, 'rsa4096', collapses)}`).join('; ')} (median repeat; valid rows and rows invalid only for their error rate)`,
+    intervals: openProxies.flatMap((p) => ['ec256', 'rsa4096'].flatMap((kt) => {
+      const rs = cell(p, kt)
+      return rs.length ? [{ label: `${p} ${kt} failed share`, interval: medianInterval(new Map(rs.map((r) => [r.repeat, failShare(r)]))) }] : []
+    })),
   }
 
   // Calibration: where the open model first "fails", and how busy the proxy was then.
-  const steps = rows.filter((r) => r.series === 'tls-calibration').sort((a, b) => (a.target_rps ?? 0) - (b.target_rps ?? 0))
+  const steps = rows.filter((r) => r.series === 'tls-calibration' && validButForErrors(r)).sort((a, b) => (a.target_rps ?? 0) - (b.target_rps ?? 0))
   const ceilingRows = rows.filter((r) => r.series === 'tls-ceiling' && r.status === 'valid' && steps[0] && r.proxy === steps[0].proxy)
   const closed = ceilingRows.length ? summarize(ceilingRows.map((r) => r.rps!)).median : undefined
   const fails = steps.find((r) => (r.rps ?? 0) < 0.95 * (r.target_rps ?? 0) || failShare(r) > 0.01)

@@ -1,53 +1,70 @@
-import { summarize } from '../core/stats.ts'
+import { bootstrapFigure, medianInterval, repeatsOf } from '../core/intervals.ts'
+import { median } from '../core/stats.ts'
 import type { WebSocketRow } from '../data/schema.ts'
+import { byMajority, combine, decide, fmtIv } from './decide.ts'
 import type { Finding } from './types.ts'
 
-/** The proxy answered the upgrade request: it worked, or it was refused with a status. */
-export const upgradeAnswered = (r: WebSocketRow) => r.status !== 'failed' || r.reason.startsWith('upgrade failed')
+/**
+ * Valid, or faulted only by refused upgrades (failed outright, or invalid for some failed
+ * upgrades alone): the proxy answered the upgrade request. A proxy that did not start says
+ * nothing about WebSockets.
+ */
+const validButForUpgrades = (r: WebSocketRow) =>
+  r.status === 'valid' || (r.status === 'failed' && r.reason.startsWith('upgrade failed')) || (r.status === 'invalid' && r.reason.split('; ').every((s) => / upgrades failed /.test(s)))
 
 /** F8: echo costs within ±20% (nginx article fails), hold: Envoy's cap and everyone else's survival. */
 export function wsFindings(rows: readonly WebSocketRow[]): Finding[] {
-  const med = (xs: number[]) => (xs.length ? summarize(xs).median : undefined)
   const echo = rows.filter((r) => r.mode === 'echo')
   const proxies = [...new Set(echo.map((r) => r.proxy))].sort()
   const cost = proxies.flatMap((p) => {
-    const m = med(echo.filter((r) => r.proxy === p && r.variant === 'ws' && r.status === 'valid' && r.proxy_cpu_us_per_msg !== null).map((r) => r.proxy_cpu_us_per_msg!))
-    return m === undefined ? [] : [{ p, m }]
+    const reps = repeatsOf(echo.filter((r) => r.proxy === p && r.variant === 'ws' && r.status === 'valid'), (r) => r.proxy_cpu_us_per_msg)
+    return reps.size ? [{ p, reps }] : []
   })
-  const all = med(cost.map((c) => c.m))
-  const nginxArticle = echo.find((r) => r.proxy === 'nginx' && r.variant === 'article')
+  // Each proxy over the median of all, every cell resampled together: a spread, not a pair.
+  const all = cost.length >= 2 ? median(cost.map((c) => median([...c.reps.values()]))) : undefined
+  const rel = all === undefined ? [] : cost.map((c, i) => ({ ...c, iv: bootstrapFigure(cost.map((x) => x.reps), (ms) => ms[i]! / median(ms)) }))
+  // A repeat counts as refused only when no upgrade succeeded; some refused upgrades still pass WebSockets.
+  const nginxArticle = echo.filter((r) => r.proxy === 'nginx' && r.variant === 'article' && validButForUpgrades(r))
+  const refused = nginxArticle.filter((r) => r.status === 'failed')
   const findings: Finding[] = [
     {
       id: 'F8', title: 'WebSocket echo: proxy CPU per message within ±20% of the median',
-      verdict: !all ? 'not measured' : cost.every((c) => Math.abs(c.m / all - 1) <= 0.2) ? 'held' : 'not held',
-      figure: all ? `${cost.map((c) => `${c.p} ${c.m.toFixed(1)}`).join(', ')} µs/msg; median ${all.toFixed(1)}` : '',
+      verdict: combine(rel.map((c) => decide(c.iv, { min: 0.8, max: 1.2 }))),
+      figure: all === undefined ? '' : `${rel.map((c) => `${c.p} ${median([...c.reps.values()]).toFixed(1)} (${fmtIv(c.iv, 'x')})`).join(', ')} µs/msg; median ${all.toFixed(1)}`,
+      intervals: rel.map((c) => ({ label: `${c.p} ws echo / median of all`, interval: c.iv })),
     },
     {
       id: 'F8', title: 'nginx article config passes no WebSocket',
-      // Only a refused upgrade counts: a proxy that did not start says nothing about WebSockets.
-      verdict: !nginxArticle || !upgradeAnswered(nginxArticle) ? 'not measured' : nginxArticle.status === 'failed' ? 'held' : 'not held',
-      figure: nginxArticle ? `${nginxArticle.status}${nginxArticle.reason ? `: ${nginxArticle.reason}` : ''}` : '',
+      // Every repeat counts (not the first found); an even split is inconclusive.
+      verdict: byMajority(nginxArticle.map((r) => r.status === 'failed')),
+      figure: nginxArticle.length === 0 ? '' : `${refused.length}/${nginxArticle.length} repeats refused${refused[0]?.reason ? `: ${refused[0].reason}` : ''}`,
     },
   ]
-  const hold = rows.filter((r) => r.mode === 'hold')
-  // One figure per proxy and variant over its repeats: the fewest kept, the median ping p99.
+  // Hold: valid rows only; each repeat keeps its connections or not, and the median repeat decides.
+  const hold = rows.filter((r) => r.mode === 'hold' && r.status === 'valid')
   const groups = [...new Set(hold.map((r) => `${r.proxy}|${r.variant}`))].map((k) => {
     const rs = hold.filter((r) => `${r.proxy}|${r.variant}` === k)
-    const p99 = med(rs.flatMap((r) => (r.p99_ms === null ? [] : [r.p99_ms])))
-    return { proxy: rs[0]!.proxy, variant: rs[0]!.variant, target: rs[0]!.conns_target, established: Math.min(...rs.map((r) => r.conns_established)), survived: Math.min(...rs.map((r) => r.survived ?? 0)), p99, reason: rs.find((r) => r.reason)?.reason ?? '' }
+    const p99s = rs.flatMap((r) => (r.p99_ms === null ? [] : [r.p99_ms]))
+    return {
+      proxy: rs[0]!.proxy, variant: rs[0]!.variant, target: rs[0]!.conns_target, rows: rs,
+      established: median(rs.map((r) => r.conns_established)), survived: median(rs.map((r) => r.survived ?? 0)),
+      p99: p99s.length ? median(p99s) : undefined, reason: rs.find((r) => r.reason)?.reason ?? '',
+    }
   })
   const envoy = groups.find((g) => g.proxy === 'envoy' && g.variant === 'ws')
   const others = groups.filter((g) => g !== envoy)
+  const fmtCount = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1))
   findings.push(
     {
       id: 'F8', title: "WebSocket hold: Envoy's default stops at 1024 (circuit breaker)",
-      verdict: !envoy ? 'not measured' : Math.abs(envoy.established - 1024) <= 5 ? 'held' : 'not held',
-      figure: envoy ? `${envoy.established}/${envoy.target} established${envoy.reason ? ` (${envoy.reason})` : ''}` : '',
+      verdict: byMajority(envoy?.rows.map((r) => Math.abs(r.conns_established - 1024) <= 5) ?? []),
+      figure: envoy ? `${fmtCount(envoy.established)}/${envoy.target} established${envoy.reason ? ` (${envoy.reason})` : ''}` : '',
+      ...(envoy ? { intervals: [{ label: 'envoy ws hold connections established', interval: medianInterval(repeatsOf(envoy.rows, (r) => r.conns_established)) }] } : {}),
     },
     {
       id: 'F8', title: 'WebSocket hold: ws-raised and the others keep every connection; ping p99',
-      verdict: others.length === 0 ? 'not measured' : others.every((g) => g.survived === g.target) ? 'held' : 'not held',
-      figure: others.map((g) => `${g.proxy}${g.variant === 'ws' ? '' : ` ${g.variant}`} ${g.survived}/${g.target} p99 ${g.p99?.toFixed(1) ?? '-'} ms`).join(', '),
+      verdict: combine(others.map((g) => byMajority(g.rows.map((r) => r.survived === g.target)))),
+      figure: others.map((g) => `${g.proxy}${g.variant === 'ws' ? '' : ` ${g.variant}`} ${fmtCount(g.survived)}/${g.target} p99 ${g.p99?.toFixed(1) ?? '-'} ms`).join(', '),
     },
   )
   return findings

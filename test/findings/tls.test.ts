@@ -2,36 +2,65 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Handshake, Measurement } from '../../lib/data/schema.ts'
 import { tlsFindings } from '../../lib/findings/tls.ts'
-import { handshake, measurement } from '../fixtures/rows.ts'
+import { handshake, measurement, two } from '../fixtures/rows.ts'
 
 const m = (f: Partial<Measurement>): Measurement => measurement({ series: 'tls-ceiling', variant: 'pool-added', ...f })
-const h = (proxy: string, key_type: string, cost: number, f: Partial<Handshake> = {}): Handshake =>
-  handshake({ proxy, key_type, proxy_cpu_us_per_handshake: cost, ...f })
+/** Two interleaved repeats of a handshake cell (median = cost). */
+const h = (proxy: string, key_type: string, cost: number): Handshake[] => two(handshake, { proxy, key_type }, 'proxy_cpu_us_per_handshake', cost)
 
-test('F5: key-type ratio per proxy and Go vs OpenSSL on rsa4096', () => {
-  const hs = [h('haproxy', 'ec256', 300), h('haproxy', 'rsa4096', 4000), h('nginx', 'ec256', 320), h('nginx', 'rsa4096', 4200), h('caddy', 'ec256', 350), h('caddy', 'rsa4096', 8000), h('caddy', 'rsa4096', 99_999, { repeat: 2, status: 'invalid', resumed: 5 })]
+test('F5: key-type ratio per proxy and Go vs OpenSSL on rsa4096, with intervals', () => {
+  const hs = [...h('haproxy', 'ec256', 300), ...h('haproxy', 'rsa4096', 4000), ...h('nginx', 'ec256', 320), ...h('nginx', 'rsa4096', 4200), ...h('caddy', 'ec256', 350), ...h('caddy', 'rsa4096', 8000),
+    handshake({ proxy: 'caddy', key_type: 'rsa4096', repeat: 3, proxy_cpu_us_per_handshake: 99_999, status: 'invalid', resumed: 5 })]
   const [ratio, go] = tlsFindings(hs, [])
   assert.equal(ratio!.verdict, 'held')
-  assert.equal(ratio!.figure, 'caddy 350 → 8000 µs (22.9x), haproxy 300 → 4000 µs (13.3x), nginx 320 → 4200 µs (13.1x)')
+  assert.equal(ratio!.figure, 'caddy 350 → 8000 µs (22.9x [22.9, 22.9]), haproxy 300 → 4000 µs (13.3x [13.3, 13.3]), nginx 320 → 4200 µs (13.1x [13.1, 13.1])')
   assert.equal(go!.verdict, 'held')
-  assert.equal(go!.figure, 'caddy 1.95x of 4100 µs')
-  const weak = tlsFindings([h('haproxy', 'ec256', 700), h('haproxy', 'rsa4096', 5000)], [])
+  assert.equal(go!.figure, 'caddy 1.95x [1.95, 1.95] of 4100 µs')
+  const weak = tlsFindings([...h('haproxy', 'ec256', 700), ...h('haproxy', 'rsa4096', 5000)], [])
   assert.equal(weak[0]!.verdict, 'not held')
   assert.equal(weak[1]!.verdict, 'not measured')
+  const single = tlsFindings([handshake({ key_type: 'ec256', proxy_cpu_us_per_handshake: 300 }), handshake({ key_type: 'rsa4096', proxy_cpu_us_per_handshake: 4000 })], [])
+  assert.equal(single[0]!.verdict, 'inconclusive', 'one repeat decides nothing')
 })
 
+const open = (proxy: string, key_type: string, f: Partial<Measurement> = {}) =>
+  m({ series: 'tls-open', model: 'open', proxy, key_type, target_rps: 3700, connections: 1000, requests: 11_000, max_vus: 20, dropped: 0, ...f })
+const collapsed = { max_vus: 1000, dropped: 5000, status: 'invalid', reason: 'errors 31.2% >= 1%' } as const
+
 test('F6: ec256 holds and the Go proxies collapse with rsa4096; calibration names the failing step', () => {
-  const open = (proxy: string, key_type: string, f: Partial<Measurement>) => m({ series: 'tls-open', model: 'open', proxy, key_type, target_rps: 3700, connections: 1000, requests: 11_000, max_vus: 20, dropped: 0, ...f })
   const rows = [
-    open('haproxy', 'ec256', {}), open('haproxy', 'rsa4096', { max_vus: 300, dropped: 10 }),
-    open('traefik', 'ec256', {}), open('traefik', 'rsa4096', { max_vus: 1000, dropped: 5000, status: 'invalid', reason: 'errors' }),
+    open('haproxy', 'ec256'), open('haproxy', 'rsa4096', { max_vus: 300, dropped: 10 }),
+    open('traefik', 'ec256'), open('traefik', 'rsa4096', collapsed),
     m({ series: 'tls-ceiling', proxy: 'haproxy', rps: 30_000 }),
     m({ series: 'tls-calibration', model: 'open', target_rps: 7500, rps: 7490, proxy_cpu_share: 0.3, generator_cpu_share: 0.5 }),
     m({ series: 'tls-calibration', model: 'open', target_rps: 15_000, rps: 12_000, requests: 12_000, dropped: 3000, proxy_cpu_share: 0.52, generator_cpu_share: 0.97 }),
   ]
   const [, , f6, calib] = tlsFindings([], rows)
   assert.equal(f6!.verdict, 'held')
-  assert.match(f6!.figure, /traefik ec256 0\.0% failed, 20 VUs \/ rsa4096 [\d.]+% failed, 1000 VUs/)
+  assert.match(f6!.figure, /traefik ec256 0\.0% failed, 20 VUs \/ rsa4096 [\d.]+% failed, 1000 VUs \(median repeat; valid rows and rows invalid only for their error rate\)$/)
   assert.equal(calib!.verdict, 'info')
   assert.equal(calib!.figure, 'haproxy fails at 15000 rps (achieved 12000, 20.0% failed) with the proxy at 52% CPU and the generator at 97%; closed model: 30000 rps')
+})
+
+test('F6: collapse and holding are judged on the median repeat, not the worst; an even split is inconclusive', () => {
+  const f6 = (ec: Partial<Measurement>[]) => tlsFindings([], [
+    ...ec.map((f, i) => open('traefik', 'ec256', { repeat: i + 1, ...f })),
+    ...[1, 2, 3].map((repeat) => open('traefik', 'rsa4096', { repeat, ...collapsed })),
+  ])[2]!
+  // One bad repeat out of three: the median repeat holds.
+  assert.equal(f6([{}, { max_vus: 900, dropped: 600 }, {}]).verdict, 'held')
+  assert.equal(f6([{ max_vus: 900, dropped: 600 }, { max_vus: 900, dropped: 600 }, {}]).verdict, 'not held')
+  const split = f6([{}, { max_vus: 900, dropped: 600 }])
+  assert.equal(split.verdict, 'inconclusive')
+  assert.match(split.figure, /repeats split/)
+})
+
+test('F6: nothing usable is not measured, never a vacuous held', () => {
+  const saturated = { status: 'invalid', reason: 'generator saturated: 95% of its cpuset >= 90%' } as const
+  const rows = [open('traefik', 'ec256', saturated), open('traefik', 'rsa4096', { status: 'failed', reason: 'proxy did not start' })]
+  const [, , f6] = tlsFindings([], rows)
+  assert.equal(f6!.verdict, 'not measured')
+  // A row with the error rate and another fault is left out too.
+  const mixed = tlsFindings([], [open('traefik', 'ec256'), open('traefik', 'rsa4096', { ...collapsed, reason: 'errors 31.2% >= 1%; generator saturated: 95% of its cpuset >= 90%' })])[2]!
+  assert.equal(mixed.verdict, 'inconclusive', 'ec256 held, the Go collapse was not measured')
 })

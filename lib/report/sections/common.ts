@@ -4,7 +4,7 @@ import { Article, esc, num, pct, type Column } from '../markdown.ts'
 import type { Finding } from './input.ts'
 
 /** How a finding's verdict reads in the article. */
-export const MARK: Record<Finding['verdict'], string> = { held: '✓ held', 'not held': '✗ not held', 'not measured': '· not measured', info: '• figure' }
+export const MARK: Record<Finding['verdict'], string> = { held: '✓ held', 'not held': '✗ not held', inconclusive: '? inconclusive', 'not measured': '· not measured', info: '• figure' }
 
 /** Findings whose id is in `ids`, as a list with their verdict and figure. */
 export function findingList(a: Article, findings: readonly Finding[], ids: readonly string[]) {

@@ -1,3 +1,5 @@
+import { BOOTSTRAP_RESAMPLES } from '../../core/intervals.ts'
+import { formatVerdictCounts } from '../../findings/format.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, esc } from '../markdown.ts'
 import { claimCounts } from './claims.ts'
@@ -7,8 +9,11 @@ import type { ArticleInput } from './input.ts'
 /** Every finding of the run with its verdict, and the claims' verdict counts. */
 export function glanceSection(a: Article, { findings, claims }: ArticleInput): ChartRequest[] {
   a.heading(2, 'Findings at a glance')
-  if (findings.length) a.bullets(findings.map((f) => `**${f.id}** ${esc(f.title)}: ${MARK[f.verdict]}${f.figure ? `, ${esc(f.figure)}` : ''}`))
-  else a.para('*No series of this run produced findings.*')
+  if (findings.length) {
+    a.para(`${formatVerdictCounts(findings)}.`)
+    a.bullets(findings.map((f) => `**${f.id}** ${esc(f.title)}: ${MARK[f.verdict]}${f.figure ? `, ${esc(f.figure)}` : ''}`))
+    a.para(`95% intervals: one cell's median by order statistics; ratios and spreads by a paired bootstrap over interleaved rounds (${BOOTSTRAP_RESAMPLES} resamples); a verdict is decided only when its whole interval is on one side of the bound. Otherwise it is inconclusive, and so is a single repeat or repeats split evenly.`)
+  } else a.para('*No series of this run produced findings.*')
   a.para(`Published claims: ${claimCounts(claims)}. Details in [the claims ledger](#claims-ledger).`)
   return []
 }

@@ -1,0 +1,34 @@
+import { fmtInterval, placeInterval, threeWay, type Interval } from '../core/intervals.ts'
+import type { Verdict } from './types.ts'
+
+type Decided = 'held' | 'not held' | 'inconclusive'
+
+/** held when the whole interval is inside the band, not held when wholly outside, else inconclusive. */
+export const decide = (iv: Interval, band: { min?: number; max?: number }): Decided => threeWay(placeInterval(iv, band), 'held', 'not held')
+
+/**
+ * One verdict from several parts (one per proxy, or per condition): any decided wrong is
+ * not held; otherwise any undecided or unmeasured part leaves it inconclusive; nothing
+ * measured at all is not measured, never a vacuous held.
+ */
+export function combine(parts: readonly Verdict[]): Verdict {
+  const measured = parts.filter((p) => p !== 'not measured')
+  if (measured.length === 0) return 'not measured'
+  if (parts.includes('not held')) return 'not held'
+  if (parts.some((p) => p !== 'held')) return 'inconclusive'
+  return 'held'
+}
+
+/**
+ * A yes/no outcome per repeat decided by its median repeat (the majority); a tie between
+ * repeats is inconclusive rather than resolved toward either side.
+ */
+export function byMajority(outcomes: readonly boolean[]): Verdict {
+  if (outcomes.length === 0) return 'not measured'
+  const yes = outcomes.filter(Boolean).length
+  const no = outcomes.length - yes
+  return yes > no ? 'held' : no > yes ? 'not held' : 'inconclusive'
+}
+
+/** `1.39x [1.21, 1.62]`: an interval with a unit right after its value. */
+export const fmtIv = (iv: Interval, unit = '', digits = 2): string => fmtInterval(iv, digits).replace(/^(\S+) /, `$1${unit} `)
