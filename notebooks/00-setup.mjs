@@ -37,7 +37,7 @@ await runNotebook(async () => {
     'notebooks/00-setup.mjs',
   )
   const log = consoleLogger(process.stderr, flags.quiet || flags.json)
-  const proxies = flags.proxies ? parseProxyList(flags.proxies) : PROXIES
+  const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
   const rows = await setup({ proxies, install: !flags.check, log })
 
   if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')

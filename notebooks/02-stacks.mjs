@@ -47,7 +47,7 @@ await runNotebook(async () => {
   const mode = flags.images ?? 'auto'
   if (!IMAGE_MODES.includes(mode)) throw userError('--images', `unknown mode "${mode}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
   const log = consoleLogger()
-  const proxies = flags.proxies ? parseProxyList(flags.proxies) : PROXIES
+  const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
   const engine = await ensureDockerEngine(log)
   log.info(`docker ${engine.version} (API ${engine.apiVersion}), storage ${engine.storageDriver}, cgroup v${engine.cgroupVersion}${engine.started ? ', started now' : ''}`)
   const t0 = Date.now()

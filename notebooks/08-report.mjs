@@ -33,7 +33,8 @@ await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('08-report.mjs'), { run: { type: 'string' }, baseline: { type: 'string' }, site: { type: 'string' }, 'no-pdf': { type: 'boolean' } }, HELP, 'notebooks/08-report.mjs')
   if (!flags.run) throw userError('notebooks/08-report.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
   const t0 = performance.now()
-  const r = await buildReport({ runDir: flags.run, baseline: flags.baseline, siteDir: flags.site ?? join(repoRoot, 'site'), pdf: !flags['no-pdf'], log: consoleLogger() })
+  const { parseSiteDir } = await import('../lib/cli/run-options.ts')
+  const r = await buildReport({ runDir: flags.run, baseline: flags.baseline, siteDir: parseSiteDir(flags.site) ?? join(repoRoot, 'site'), pdf: !flags['no-pdf'], log: consoleLogger() })
   process.stdout.write([
     formatLedger(r.claims),
     '',

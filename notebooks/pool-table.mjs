@@ -20,7 +20,8 @@ Exit status: 0 when every row answered and matched its prediction, 1 otherwise.`
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
+const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
+const { userError } = await import('../lib/core/errors.ts')
 const { ensureCerts } = await import('../lib/setup/certs.ts')
 const { certsDir } = await import('../lib/core/paths.ts')
 const { poolTable } = await import('../lib/run/pool-detector.ts')
@@ -33,11 +34,16 @@ const { join } = await import('node:path')
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('pool-table.mjs'), { proxies: { type: 'string' }, variants: { type: 'string' }, json: { type: 'boolean' } }, HELP, 'notebooks/pool-table.mjs')
   const log = consoleLogger()
-  const proxies = flags.proxies ? parseProxyList(flags.proxies) : PROXIES
+  const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
+  // Every variant named must exist for one of the proxies, before certificates or a lock.
+  const known = [...new Set(proxies.flatMap((p) => Object.keys(loadStack(p).variants)))]
+  const variants = flags.variants?.split(',').map((v) => v.trim()).filter(Boolean)
+  const unknown = flags.variants === undefined ? undefined : variants.length === 0 ? '' : variants.find((v) => !known.includes(v))
+  if (unknown !== undefined) throw userError('--variants', unknown ? `unknown variant "${unknown}" for ${proxies.join(', ')}` : 'names no variant', `Use a comma-separated list of: ${known.join(', ')}`)
   const certs = await ensureCerts(certsDir, { force: false, log })
   const rows = await poolTable({
     proxies,
-    variants: flags.variants?.split(','),
+    variants,
     certs,
     workDir: mkdtempSync(join(tmpdir(), 'proxybench-pool-')),
     log,

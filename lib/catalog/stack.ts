@@ -72,6 +72,7 @@ export function templateVariants(proxy: ProxyName): string[] {
 /** Parses `--proxies a,b` style lists; an unknown name is a one-line error naming the flag. */
 export function parseProxyList(value: string, flag = '--proxies'): ProxyName[] {
   const names = value.split(',').map((s) => s.trim()).filter(Boolean)
+  if (names.length === 0) throw userError(flag, `"${value}" names no proxy`, `Use a comma-separated list of: ${PROXIES.join(', ')} (or leave ${flag} out for all)`)
   for (const n of names) {
     if (!(PROXIES as readonly string[]).includes(n)) {
       throw userError(flag, `unknown proxy "${n}"`, `Use a comma-separated list of: ${PROXIES.join(', ')}`)

@@ -13,7 +13,13 @@ export function parseFlags<O extends Options>(argv: string[], options: O, help: 
   try {
     parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: max > 0 })
   } catch (e) {
-    const msg = (e as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, '')
+    const msg = (e as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, '').replace(/\.+$/, '')
+    // `--seed -1`: a value that starts with a dash reads as a flag; say how to pass it.
+    const dashed = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(msg)
+    if (dashed) {
+      const value = argv[argv.indexOf(dashed[1]!) + 1] ?? ''
+      throw userError(`${dashed[1]} ${value}`, 'a value that starts with a dash reads as a flag', `Write ${dashed[1]}=${value} if that is the value meant`)
+    }
     throw userError(notebook, msg, `See: npx zx ${notebook} --help`)
   }
   if ((parsed.values as { help?: boolean }).help) {

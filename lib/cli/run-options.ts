@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { getProfile } from '../catalog/profiles.ts'
 import { parseProxyList, PROXIES } from '../catalog/stack.ts'
-import { placeholders } from '../catalog/template.ts'
+import { placeholders, TEMPLATE_NAMES } from '../catalog/template.ts'
 import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import { isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
@@ -25,10 +25,12 @@ export interface RunFlags {
   seed?: string
   out?: string
   resume?: boolean
+  site?: string
 }
 
 export function parseSeries(value: string): SeriesName[] {
   const names = value.split(',').map((s) => s.trim()).filter(Boolean)
+  if (names.length === 0) throw userError('--series', `"${value}" names no series`, `Use a comma-separated list of: ${SERIES.join(', ')} (or leave --series out for all)`)
   for (const n of names) {
     if (!isSeriesName(n)) throw userError('--series', `unknown series "${n}"`, `Use a comma-separated list of: ${SERIES.join(', ')}`)
   }
@@ -44,8 +46,32 @@ export function parseCustomConfigs(values: string[]): CustomConfig[] {
     const [name] = parseProxyList(proxy, '--config')
     if (!existsSync(file)) throw userError('--config', `${file} does not exist`, 'Give the path of your config file')
     if (!statSync(file).isFile()) throw userError('--config', `${file} is not a file`, 'Give the path of your config file, not a directory')
+    checkPlaceholders(file)
     return { proxy: name!, file: resolve(file) }
   })
+}
+
+/** A typo in a custom config's placeholders fails now, not after setup. */
+function checkPlaceholders(file: string): void {
+  const lines = readFileSync(file, 'utf8').split('\n')
+  lines.forEach((line, i) => {
+    const bad = placeholders(line).find((n) => !(TEMPLATE_NAMES as readonly string[]).includes(n))
+    if (bad !== undefined) throw userError(`${file}:${i + 1}`, `unknown template variable {{${bad}}}`, `Use one of: ${TEMPLATE_NAMES.join(', ')}`)
+  })
+}
+
+/** `--site`: a directory (created when absent), never an existing file. */
+export function parseSiteDir(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  if (existsSync(value) && !statSync(value).isDirectory()) throw userError('--site', `${value} is a file`, 'Give a directory for the site (it is created when absent)')
+  return resolve(value)
+}
+
+/** `--resume` finishes the run in --out: there must be one. */
+function checkResume(resume: boolean | undefined, out: string | undefined): void {
+  if (!resume) return
+  if (!out) throw userError('--resume', 'needs the run to finish', 'Pass --out DIR of the interrupted run (results/<run-id>)')
+  if (!existsSync(join(out, 'manifest.json'))) throw userError('--resume', `${out} holds no run (no manifest.json) to resume`, 'Pass --out DIR of the interrupted run (results/<run-id>), or drop --resume to start one there')
 }
 
 /**
@@ -100,16 +126,19 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
   const network = parseNetwork(f.network, runtime)
   const custom = parseCustomConfigs(f.config ?? [])
   if (network === 'bridge') checkCustomForBridge(custom)
+  const out = parseOut(f.out)
+  checkResume(f.resume, out)
+  parseSiteDir(f.site)
   return {
     profile: getProfile(f.profile ?? 'quick'),
     series: o.fixedSeries ?? parseSeries(f.series ?? SERIES.join(',')),
-    proxies: f.proxies ? parseProxyList(f.proxies) : [...PROXIES],
+    proxies: f.proxies !== undefined ? parseProxyList(f.proxies) : [...PROXIES],
     runtime,
     images: parseImages(f.images),
     network,
     cpus: f.cpus ? parseCpuOverride(f.cpus, defaultCpuLayout()) : defaultCpuLayout(),
     custom,
-    out: parseOut(f.out),
+    out,
     resume: !!f.resume,
     seed: parseSeed(f.seed),
     install: o.install,

@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { z } from 'zod'
+import { userError } from '../core/errors.ts'
 import { appendCsvRows, readCsv } from './csv.ts'
 import {
   HANDSHAKE_COLUMNS, handshakeSchema, MEASUREMENT_COLUMNS, measurementSchema, WEBSOCKET_COLUMNS, websocketSchema,
@@ -55,7 +56,21 @@ export const TABLES = { measurements: MEASUREMENTS, handshakes: HANDSHAKES, webs
 
 export function readTable<T>(runDir: string, t: Table<T>): T[] {
   const file = join(runDir, t.file)
-  return existsSync(file) ? readCsv(file, t.schema as z.ZodTypeAny, numericColumns(t as Table<unknown>)) : []
+  if (!existsSync(file)) return []
+  checkHeader(file, t as Table<unknown>)
+  return readCsv(file, t.schema as z.ZodTypeAny, numericColumns(t as Table<unknown>))
+}
+
+/** A header column this harness does not write (a renamed or foreign column) is an error, never ignored: its values would be lost or read under another name. */
+function checkHeader(file: string, t: Table<unknown>): void {
+  const text = readFileSync(file, 'utf8')
+  const header = text.slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n')).replace(/\r$/, '').split(',').map((h) => h.trim().replace(/^"(.*)"$/, '$1'))
+  const unknown = header.filter((h) => !t.columns.includes(h))
+  const twice = header.filter((h, i) => header.indexOf(h) !== i)
+  if (unknown.length + twice.length > 0) {
+    const what = unknown.length ? `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}` : `column "${twice[0]}" twice`
+    throw userError(`${file}:1`, `${what} in the header`, `Restore the header this harness writes (${t.file} columns: ${t.columns.slice(0, 4).join(', ')}, …; see README "Data")`)
+  }
 }
 
 /** Validates, then appends one row (temp file + rename: a crash keeps every earlier row). */

@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { userError } from '../core/errors.ts'
+import { certsDir } from '../core/paths.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import { sha256Text } from '../core/hash.ts'
 import type { Logger } from '../core/log.ts'
@@ -47,7 +48,14 @@ async function openssl(args: string[], cwd: string): Promise<void> {
 async function reusable(dir: string): Promise<CertSet | undefined> {
   const manifest = join(dir, 'certs.json')
   if (!existsSync(manifest)) return undefined
-  const set = JSON.parse(readFileSync(manifest, 'utf8')) as CertSet
+  let set: CertSet
+  try {
+    set = JSON.parse(readFileSync(manifest, 'utf8')) as CertSet
+    if (typeof set !== 'object' || set === null || Array.isArray(set)) throw new Error('not an object')
+  } catch (e) {
+    // Never regenerated silently: the keys beside it may be what a running proxy uses.
+    throw userError(manifest, `not a certificate manifest (${(e as Error).message.split('\n')[0]})`, `Make a new set: npx zx notebooks/01-certs.mjs --force${dir === certsDir ? '' : ` --dir ${dir}`}`)
+  }
   const all = KEY_TYPES.flatMap((kt) => Object.values(certFiles(dir, kt)))
   if (!all.every(existsSync) || !existsSync(join(dir, 'ca.crt'))) return undefined
   const r = await exec('openssl', ['x509', '-checkend', '86400', '-noout', '-in', join(dir, 'ca.crt')])
@@ -60,6 +68,7 @@ async function reusable(dir: string): Promise<CertSet | undefined> {
  * leave `dir`.
  */
 export async function ensureCerts(dir: string, opts: { force: boolean; log: Logger }): Promise<CertSet & { reused: boolean }> {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw userError(dir, 'is a file', 'Give a directory for the certificates (it is created when absent)')
   if (!opts.force) {
     const set = await reusable(dir)
     if (set) return { ...set, reused: true }

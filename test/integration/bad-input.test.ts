@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { after, test } from 'node:test'
+import { certsDir, repoRoot } from '../../lib/core/paths.ts'
+
+/*
+ * The malformed-input corpus: real notebooks, run as a user runs them, on inputs that
+ * must be refused before anything is set up. Each must exit non-zero within seconds,
+ * print exactly one line on stderr that names the input and the fix, no stack trace, and
+ * change no file (inputs, their folders, baselines/ and certs/ compared by mtime + size).
+ *
+ * Not here: stack.yaml and templates (no flag or variable points a notebook at another
+ * stacks/ dir; test/catalog/ covers their errors), claims.yaml / figures.yaml (likewise;
+ * test/claims/ledger-files.test.ts loads broken copies through loadLedger(dir)), and a
+ * custom config the proxy's checker rejects (by design a `failed` row and the run goes
+ * on, README "Your own config").
+ */
+
+const T = mkdtempSync(join(tmpdir(), 'pb-bad-input-'))
+const fixture = join(repoRoot, 'test/fixtures/run-quick')
+after(() => rmSync(T, { recursive: true, force: true }))
+
+/** A copy of the fixture run, with one file changed. */
+function run(name: string, change: (dir: string) => void = () => {}): string {
+  const dir = join(T, name)
+  cpSync(fixture, dir, { recursive: true })
+  change(dir)
+  return dir
+}
+const editCsv = (dir: string, file: string, f: (lines: string[]) => void) => {
+  const lines = readFileSync(join(dir, file), 'utf8').split('\n')
+  f(lines)
+  writeFileSync(join(dir, file), lines.join('\n'))
+}
+const file = (name: string, text: string) => {
+  writeFileSync(join(T, name), text)
+  return join(T, name)
+}
+const dir = (name: string) => {
+  mkdirSync(join(T, name), { recursive: true })
+  return join(T, name)
+}
+
+// A baseline with a broken CSV must live in baselines/runs/ (the only place --baseline reads):
+// made for this test only, removed after.
+const brokenBaselineId = `zz-bad-input-${process.pid}`
+const brokenBaseline = join(repoRoot, 'baselines', 'runs', brokenBaselineId)
+cpSync(fixture, brokenBaseline, { recursive: true })
+editCsv(brokenBaseline, 'measurements.csv', (l) => (l[2] = l[2]!.replace(',valid,', ',splendid,')))
+after(() => rmSync(brokenBaseline, { recursive: true, force: true }))
+
+const goodRun = run('good-run')
+const aFile = file('a-file.txt', 'not a directory\n')
+const unknownVar = file('unknown-var.cfg', 'frontend f\n  bind 127.0.0.1:{{listen_prot}}\n')
+const certsCopy = dir('certs-copy')
+cpSync(certsDir, certsCopy, { recursive: true, filter: (p) => !p.split('/').pop()!.startsWith('.') })
+writeFileSync(join(certsCopy, 'certs.json'), '{"created": ')
+
+interface Case {
+  what: string
+  argv: string[]
+  /** Text the error line must contain: the input at fault. */
+  names: string
+  todo?: string
+}
+
+const NOTEBOOKS = readdirSync(join(repoRoot, 'notebooks')).filter((f) => f.endsWith('.mjs') && !f.startsWith('_'))
+const out = (name: string) => ['--out', join(T, `out-${name}`)]
+const RUN = (...a: string[]) => ['notebooks/run-all.mjs', ...a, ...out(a.join('_').replace(/[^\w]/g, '').slice(0, 40) || 'x'), '--site', join(T, 'site')]
+
+const CASES: Case[] = [
+  ...NOTEBOOKS.map((n) => ({ what: `${n} unknown flag`, argv: [`notebooks/${n}`, '--bogus-flag'], names: '--bogus-flag' })),
+  { what: 'profile unknown', argv: RUN('--profile', 'turbo'), names: 'turbo' },
+  { what: 'series unknown', argv: RUN('--series', 'pooling,bogus'), names: 'bogus' },
+  { what: 'series empty', argv: RUN('--series', ','), names: '--series' },
+  { what: 'proxies unknown', argv: RUN('--proxies', 'nginx,apache'), names: 'apache' },
+  { what: 'proxies empty', argv: RUN('--proxies', ''), names: '--proxies' },
+  { what: 'runtime unknown', argv: RUN('--runtime', 'podman'), names: 'podman' },
+  { what: 'images unknown', argv: RUN('--images', 'latest'), names: 'latest' },
+  { what: 'network unknown', argv: RUN('--network', 'overlay'), names: 'overlay' },
+  { what: 'network bridge on native', argv: RUN('--network', 'bridge', '--runtime', 'native'), names: '--network' },
+  { what: 'cpus unknown role', argv: RUN('--cpus', 'proxy=1 database=0'), names: 'database' },
+  { what: 'cpus not a cpu', argv: RUN('--cpus', 'proxy=99'), names: '99' },
+  { what: 'cpus garbage', argv: RUN('--cpus', 'lots'), names: 'lots' },
+  { what: 'seed not a number', argv: RUN('--seed', 'abc'), names: 'abc' },
+  { what: 'seed negative', argv: RUN('--seed=-1'), names: '-1' },
+  { what: 'seed value read as a flag', argv: RUN('--seed', '-1'), names: '--seed=-1' },
+  { what: 'seed fractional', argv: RUN('--seed', '1.5'), names: '1.5' },
+  { what: 'site is a file (run-all)', argv: ['notebooks/run-all.mjs', '--site', aFile, ...out('site')], names: 'a-file.txt' },
+  { what: 'out is a file', argv: ['notebooks/run-all.mjs', '--out', aFile], names: 'a-file.txt' },
+  { what: 'config is a directory', argv: RUN('--config', `haproxy=${T}`), names: T },
+  { what: 'config missing', argv: RUN('--config', `haproxy=${join(T, 'nope.cfg')}`), names: 'nope.cfg' },
+  { what: 'config without PROXY=', argv: RUN('--config', aFile), names: 'a-file.txt' },
+  { what: 'config unknown proxy', argv: RUN('--config', `apache=${aFile}`), names: 'apache' },
+  { what: 'config unknown template variable', argv: RUN('--config', `haproxy=${unknownVar}`), names: 'listen_prot' },
+  { what: 'config bridge without listen_host', argv: RUN('--runtime', 'docker', '--network', 'bridge', '--config', `haproxy=${aFile}`), names: 'a-file.txt' },
+  { what: 'baseline unknown (run-all)', argv: RUN('--baseline', 'no-such-baseline'), names: 'no-such-baseline' },
+  { what: 'resume of nothing', argv: RUN('--resume'), names: 'out' },
+  { what: '03-pooling --series', argv: ['notebooks/03-pooling.mjs', '--series', 'tls', ...out('p')], names: '--series' },
+  { what: 'positional argument', argv: ['notebooks/run-all.mjs', 'quick'], names: 'quick' },
+  { what: '00-setup proxies unknown', argv: ['notebooks/00-setup.mjs', '--check', '--proxies', 'apache'], names: 'apache' },
+  { what: '02-stacks images unknown', argv: ['notebooks/02-stacks.mjs', '--images', 'latest'], names: 'latest' },
+  { what: '02-stacks proxies unknown', argv: ['notebooks/02-stacks.mjs', '--proxies', 'apache'], names: 'apache' },
+  { what: '01-certs dir is a file', argv: ['notebooks/01-certs.mjs', '--dir', aFile], names: 'a-file.txt' },
+  { what: 'certs.json corrupt (a copy)', argv: ['notebooks/01-certs.mjs', '--dir', certsCopy], names: 'certs.json' },
+  { what: 'aggregate without --run', argv: ['notebooks/07-aggregate.mjs'], names: '--run' },
+  { what: 'aggregate --run missing', argv: ['notebooks/07-aggregate.mjs', '--run', join(T, 'no-such-run')], names: 'no-such-run' },
+  { what: 'aggregate --run is a file', argv: ['notebooks/07-aggregate.mjs', '--run', aFile], names: 'a-file.txt' },
+  { what: 'aggregate --run empty dir', argv: ['notebooks/07-aggregate.mjs', '--run', dir('empty-run')], names: 'empty-run' },
+  { what: 'csv wrong header', argv: ['notebooks/07-aggregate.mjs', '--run', run('wrong-header', (d) => editCsv(d, 'measurements.csv', (l) => (l[0] = l[0]!.replace('proxy_cpu_us_per_req', 'cpu'))))], names: 'measurements.csv' },
+  { what: 'csv not a number', argv: ['notebooks/07-aggregate.mjs', '--run', run('nan', (d) => editCsv(d, 'measurements.csv', (l) => (l[1] = l[1]!.replace(',36337.6,', ',fast,'))))], names: 'measurements.csv:2' },
+  { what: 'csv bad status', argv: ['notebooks/07-aggregate.mjs', '--run', run('status', (d) => editCsv(d, 'measurements.csv', (l) => (l[3] = l[3]!.replace(',valid,', ',splendid,'))))], names: 'measurements.csv:4' },
+  { what: 'csv short row', argv: ['notebooks/07-aggregate.mjs', '--run', run('short', (d) => editCsv(d, 'measurements.csv', (l) => (l[2] = l[2]!.split(',').slice(0, 5).join(','))))], names: 'measurements.csv:3' },
+  { what: 'handshakes.csv not a number', argv: ['notebooks/07-aggregate.mjs', '--run', run('hs', (d) => editCsv(d, 'handshakes.csv', (l) => (l[1] = l[1]!.replace(/,(\d+),/, ',many,'))))], names: 'handshakes.csv:2' },
+  { what: 'manifest bad JSON', argv: ['notebooks/07-aggregate.mjs', '--run', run('badjson', (d) => writeFileSync(join(d, 'manifest.json'), '{"run_id": "q1",'))], names: 'manifest.json' },
+  { what: 'manifest schema_version', argv: ['notebooks/07-aggregate.mjs', '--run', run('schema', (d) => writeFileSync(join(d, 'manifest.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')), schema_version: 99 })))], names: 'manifest.json' },
+  { what: 'manifest not an object', argv: ['notebooks/07-aggregate.mjs', '--run', run('array', (d) => writeFileSync(join(d, 'manifest.json'), '[]'))], names: 'manifest.json' },
+  { what: 'report csv bad status', argv: ['notebooks/08-report.mjs', '--run', run('rstatus', (d) => editCsv(d, 'measurements.csv', (l) => (l[3] = l[3]!.replace(',valid,', ',splendid,')))), '--site', join(T, 'site'), '--no-pdf'], names: 'measurements.csv:4' },
+  { what: 'report manifest bad JSON', argv: ['notebooks/08-report.mjs', '--run', join(T, 'badjson'), '--site', join(T, 'site'), '--no-pdf'], names: 'manifest.json' },
+  { what: 'report without --run', argv: ['notebooks/08-report.mjs', '--site', join(T, 'site')], names: '--run' },
+  { what: 'report baseline unknown', argv: ['notebooks/08-report.mjs', '--run', goodRun, '--baseline', 'no-such-baseline', '--site', join(T, 'site'), '--no-pdf'], names: 'no-such-baseline' },
+  { what: 'report baseline broken CSV', argv: ['notebooks/08-report.mjs', '--run', goodRun, '--baseline', brokenBaselineId, '--site', join(T, 'site'), '--no-pdf'], names: `${brokenBaselineId}/measurements.csv:3` },
+  { what: 'report site is a file', argv: ['notebooks/08-report.mjs', '--run', goodRun, '--site', aFile, '--no-pdf'], names: 'a-file.txt' },
+  { what: 'promote without RUN_DIR', argv: ['notebooks/promote.mjs'], names: 'RUN_DIR' },
+  { what: 'promote missing dir', argv: ['notebooks/promote.mjs', join(T, 'no-such-run')], names: 'no-such-run' },
+  { what: 'promote bad id', argv: ['notebooks/promote.mjs', goodRun, '--id', '../escape'], names: '../escape' },
+  { what: 'promote broken CSV', argv: ['notebooks/promote.mjs', join(T, 'nan'), '--id', `zz-never-${process.pid}`], names: 'measurements.csv:2' },
+  { what: 'pool-table variants bogus', argv: ['notebooks/pool-table.mjs', '--variants', 'bogus'], names: 'bogus' },
+  { what: 'pool-table proxies unknown', argv: ['notebooks/pool-table.mjs', '--proxies', 'apache'], names: 'apache' },
+]
+
+/** mtime + size of every file under the given roots (dot-named entries of certs/ excepted: a concurrent run's key copies). */
+function snapshot(roots: string[]): Map<string, string> {
+  const out = new Map<string, string>()
+  const walk = (p: string) => {
+    if (!existsSync(p)) return
+    const st = statSync(p)
+    if (st.isDirectory()) {
+      out.set(p + '/', String(readdirSync(p).filter((f) => !(p === certsDir && f.startsWith('.'))).sort()))
+      for (const f of readdirSync(p)) if (!(p === certsDir && f.startsWith('.'))) walk(join(p, f))
+    } else out.set(p, `${st.mtimeMs}:${st.size}`)
+  }
+  for (const r of roots) walk(r)
+  return out
+}
+
+interface Result {
+  code: number | null
+  ms: number
+  stderr: string
+}
+
+function runCase(c: Case): Promise<Result> {
+  const t0 = Date.now()
+  return new Promise((resolve) => {
+    const child = spawn(join(repoRoot, 'node_modules/.bin/zx'), c.argv, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'], detached: true, env: { ...process.env, FORCE_COLOR: '0' } })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    // Past 30 s it has gone beyond parsing into setup: stopped, and a failure.
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 30_000)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, ms: Date.now() - t0, stderr })
+    })
+  })
+}
+
+test(`malformed inputs: ${CASES.length} cases, each one clear line, no stack trace, no file changed`, async () => {
+  const roots = [T, join(repoRoot, 'baselines'), certsDir]
+  const before = snapshot(roots)
+  const results: { c: Case; r: Result; problems: string[] }[] = []
+  const queue = [...CASES]
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) {
+        const r = await runCase(c)
+        const lines = r.stderr.split('\n').filter((l) => l.trim() !== '')
+        const problems: string[] = []
+        if (r.code === 0 || r.code === null) problems.push(`exit ${r.code}`)
+        if (r.ms > 15_000) problems.push(`took ${(r.ms / 1000).toFixed(1)} s`)
+        if (lines.some((l) => l.startsWith('    at '))) problems.push('stack trace')
+        if (lines.length !== 1) problems.push(`${lines.length} stderr lines`)
+        else {
+          if (!/^proxybench: .+: .+\. .+/.test(lines[0]!)) problems.push('not "proxybench: where: what. fix"')
+          if (!lines[0]!.includes(c.names)) problems.push(`does not name ${c.names}`)
+        }
+        results.push({ c, r, problems })
+      }
+    }),
+  )
+  const after = snapshot(roots)
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k)).map((k) => relative(repoRoot, k))
+  results.sort((a, b) => CASES.indexOf(a.c) - CASES.indexOf(b.c))
+  const clear = results.filter((x) => x.problems.length === 0).length
+  const traces = results.filter((x) => x.problems.includes('stack trace')).length
+  for (const x of results) {
+    const line = x.r.stderr.split('\n').filter((l) => l.trim())[0] ?? ''
+    console.log(`${x.problems.length ? '✗' : '✓'} ${x.c.what.padEnd(34)} ${String(x.r.code).padStart(3)} ${(x.r.ms / 1000).toFixed(1)}s  ${x.problems.length ? `[${x.problems.join('; ')}] ` : ''}${line.slice(0, 160)}`)
+  }
+  for (const c of changed) console.log(`changed: ${c}`)
+  console.log(`${clear}/${CASES.length} clear one-line errors, ${traces} stack traces, ${changed.length} files changed`)
+  assert.deepEqual(changed, [], 'files changed')
+  assert.deepEqual(results.filter((x) => x.problems.length).map((x) => `${x.c.what}: ${x.problems.join('; ')}`), [])
+})
