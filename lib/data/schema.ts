@@ -8,6 +8,8 @@ export const MEASUREMENT_COLUMNS = [
   'max_vus', 'dropped', 'status', 'reason',
   // Added columns (listed last in README "Data"): where the row ran and how.
   'proxy_cpu_share', 'runtime', 'started_at',
+  // Disturbance of the window (lib/measure/disturbance.ts); empty in files written before them.
+  'steal_share', 'foreign_cpu_share',
 ] as const
 
 const num = z.number().finite()
@@ -45,12 +47,45 @@ export const measurementSchema = z.object({
   proxy_cpu_share: optNum,
   runtime: z.string(),
   started_at: z.string(),
+  steal_share: optNum,
+  foreign_cpu_share: optNum,
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
 
 /** Version of the run directory's schema (CSV columns + manifest); baselines must match it. */
 export const SCHEMA_VERSION = 1
+
+/** What makes two machines of one kind measure differently: CPU, microcode, kernel, mitigations, clock, virtualisation. */
+export const fingerprintSchema = z.object({
+  cpu_model: z.string(),
+  cpu_family: z.string(),
+  cpu_model_number: z.string(),
+  stepping: z.string(),
+  microcode: z.string(),
+  kernel_release: z.string(),
+  kernel_version: z.string(),
+  /** /sys/devices/system/cpu/vulnerabilities/<name>: its one line. */
+  vulnerabilities: z.record(z.string()),
+  clocksource: z.string(),
+  virtualization: z.string(),
+})
+
+export type Fingerprint = z.infer<typeof fingerprintSchema>
+
+/** References measured once per run on the proxy's cpuset (lib/measure/calibration.ts). */
+export const calibrationSchema = z.object({
+  /** CPU µs per 1-byte round trip over TCP loopback between two processes (both sides). */
+  loopback_rtt_us: num.positive(),
+  loopback_rtt_wall_us: num.positive().nullable().default(null),
+  /** openssl speed, µs per sign (CPU time); null when that algorithm did not run. */
+  ecdsa_p256_sign_us: num.positive().nullable(),
+  rsa4096_sign_us: num.positive().nullable(),
+  measured_at: z.string(),
+  cpuset: z.string(),
+})
+
+export type Calibration = z.infer<typeof calibrationSchema>
 
 export const manifestSchema = z.object({
   /** Absent in runs written before it was introduced: those are version 1. */
@@ -73,9 +108,16 @@ export const manifestSchema = z.object({
   /** Docker runs: the image of each component (id, and digest for pulled official images). */
   images: z.array(z.object({ component: z.string(), version: z.string(), image: z.string(), id: z.string(), digest: z.string().nullable() })).default([]),
   order_seed: z.number().int(),
-  profile_settings: z.object({ repeats: z.number(), warmup_s: z.number(), duration_s: z.number(), connections: z.number(), threads: z.number() }),
+  profile_settings: z.object({
+    repeats: z.number(), warmup_s: z.number(), duration_s: z.number(), connections: z.number(), threads: z.number(),
+    /** Adaptive repeats (README "Measurement method"); absent in runs written before them, which ran `repeats` rounds. */
+    max_repeats: z.number().optional(), precision: z.number().optional(), budget_s: z.number().optional(), max_disturbed: z.number().optional(),
+  }),
   custom_configs: z.array(z.object({ proxy: z.string(), file: z.string(), sha256: z.string() })).default([]),
   steps: z.record(z.enum(['pending', 'running', 'done', 'failed', 'interrupted'])),
+  /** Absent in runs written before they were recorded (the committed baselines). */
+  fingerprint: fingerprintSchema.nullable().default(null),
+  calibration: calibrationSchema.nullable().default(null),
 })
 
 export type Manifest = z.infer<typeof manifestSchema>
@@ -84,7 +126,7 @@ export type Manifest = z.infer<typeof manifestSchema>
 export const HANDSHAKE_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'connections', 'duration_s', 'repeat',
   'handshakes', 'resumed', 'errors', 'rate', 'p50_ms', 'p99_ms', 'proxy_cpu_us_per_handshake', 'generator_cpu_share', 'proxy_cpu_share',
-  'status', 'reason', 'runtime', 'started_at',
+  'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share',
 ] as const
 
 export const handshakeSchema = z.object({
@@ -110,6 +152,8 @@ export const handshakeSchema = z.object({
   reason: z.string(),
   runtime: z.string(),
   started_at: z.string(),
+  steal_share: optNum,
+  foreign_cpu_share: optNum,
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>
@@ -118,7 +162,7 @@ export type Handshake = z.infer<typeof handshakeSchema>
 export const WEBSOCKET_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'mode', 'conns_target', 'conns_established', 'messages', 'msg_rate',
   'proxy_cpu_us_per_msg', 'p50_ms', 'p99_ms', 'status', 'reason',
-  'repeat', 'duration_s', 'survived', 'refused', 'closed_early', 'max_ms', 'generator_cpu_share', 'runtime', 'started_at',
+  'repeat', 'duration_s', 'survived', 'refused', 'closed_early', 'max_ms', 'generator_cpu_share', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share',
 ] as const
 
 export const websocketSchema = z.object({
@@ -146,6 +190,8 @@ export const websocketSchema = z.object({
   generator_cpu_share: optNum,
   runtime: z.string(),
   started_at: z.string(),
+  steal_share: optNum,
+  foreign_cpu_share: optNum,
 })
 
 export type WebSocketRow = z.infer<typeof websocketSchema>

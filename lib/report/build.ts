@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { compareRuns } from '../analysis/compare.ts'
+import { CALIBRATION_REFERENCE, compareRunsCalibrated, runReferences } from '../analysis/calibrated.ts'
+import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { publishedDeltas } from '../analysis/published.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
 import { aggregate, summaryCsvs, type Aggregates } from '../analysis/summary.ts'
@@ -56,12 +57,19 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
     return { id, kind: 'published', title: p.title, machine: p.machine, sameMachine: false, deltas: p.deltas }
   }
   const host = b.run.manifest.host
+  const [fb, fr] = [b.run.manifest.fingerprint, run.manifest.fingerprint]
+  const diff = fb && fr ? fingerprintDiff(fb, fr) : null
   return {
     id, kind: 'run', title: `run ${b.run.manifest.run_id}, profile ${b.run.manifest.profile}, ${b.run.manifest.started}`,
     machine: `${host.cpu_model}, ${host.cores} cores (${host.hostname}), runtime ${b.run.manifest.runtime}, network ${b.run.manifest.network_mode}` +
       (b.run.manifest.runtime !== run.manifest.runtime ? ` (this run: ${run.manifest.runtime}; the Docker/native ratio is measured by bench/runtime-ratio.mjs)` : ''),
-    sameMachine: host.hostname === run.manifest.host.hostname && host.cpu_model === run.manifest.host.cpu_model,
-    deltas: compareRuns(b.run, run),
+    // A hostname and a CPU model string do not make a machine: the fingerprint must match too.
+    sameMachine: host.hostname === run.manifest.host.hostname && host.cpu_model === run.manifest.host.cpu_model && diff !== null && diff.length === 0,
+    deltas: compareRunsCalibrated(b.run, run),
+    fingerprintDiff: diff,
+    missingFingerprint: [...(fb ? [] : ['the baseline' as const]), ...(fr ? [] : ['this run' as const])],
+    references: { base: runReferences(b.run), run: runReferences(run) },
+    referenceChoice: CALIBRATION_REFERENCE,
   }
 }
 

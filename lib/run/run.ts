@@ -8,6 +8,7 @@ import { certsDir, repoRoot, stacksDir } from '../core/paths.ts'
 import { readManifest, writeManifest } from '../data/manifest.ts'
 import { readMeasurements } from '../data/measurements.ts'
 import { readRunTables } from '../data/run-data.ts'
+import { formatCalibration, measureCalibration } from '../measure/calibration.ts'
 import { SCHEMA_VERSION, type Manifest, type Measurement } from '../data/schema.ts'
 import { findingsFor, type Finding } from '../findings/index.ts'
 import { cpuCount } from '../roles/cpus.ts'
@@ -22,10 +23,12 @@ import { usable } from '../setup/component.ts'
 import { engineInfo, ensureDockerEngine } from '../setup/docker-engine.ts'
 import { setup } from '../setup/doctor.ts'
 import { goSourceHash } from '../setup/gobuild.ts'
+import { machineFingerprint } from '../setup/fingerprint.ts'
 import { harnessCommit, hostInfo, toolVersions } from '../setup/host.ts'
 import { ensureImages, type ImageRecord } from '../setup/images.ts'
 import { acquireRunLock } from './lock.ts'
 import type { RunOptions, RuntimeChoice } from './options.ts'
+import { adaptiveSettings } from './adaptive.ts'
 import { runPhase } from './phase.ts'
 
 export type { RunOptions } from './options.ts'
@@ -124,9 +127,13 @@ async function runLocked(o: RunOptions, releaseLock: () => void): Promise<RunRes
     components: components.filter(usable).map(({ component, version, source, path, sha256 }) => ({ component, version, source, path, sha256 })),
     images: images.map((i) => ({ component: i.component, version: i.version, image: i.image, id: i.id, digest: i.digest ?? null })),
     order_seed: seed,
-    profile_settings: { repeats: profile.repeats, warmup_s: profile.warmupS, duration_s: profile.durationS, connections: profile.connections, threads: cpuCount(cpus.generator) },
+    profile_settings: {
+      repeats: profile.repeats, warmup_s: profile.warmupS, duration_s: profile.durationS, connections: profile.connections, threads: cpuCount(cpus.generator),
+      max_repeats: adaptiveSettings(profile).maxRepeats, precision: adaptiveSettings(profile).precision, budget_s: adaptiveSettings(profile).budgetS, max_disturbed: adaptiveSettings(profile).maxDisturbed,
+    },
     custom_configs: custom.map((c) => ({ proxy: c.proxy, file: c.file, sha256: sha256Text(readFileSync(c.file)) })),
     steps: Object.fromEntries(o.series.map((s) => [s, 'pending'])),
+    fingerprint: await machineFingerprint(), calibration: null,
   }
   // Resuming with more series extends the run: the manifest lists every series it holds.
   for (const s of o.series) if (!manifest.series.includes(s)) manifest.series.push(s)
@@ -147,12 +154,19 @@ async function runLocked(o: RunOptions, releaseLock: () => void): Promise<RunRes
   }
   const findings: Finding[] = []
   try {
+    // Once per run, before any cell, on the proxy's cpuset; a resumed run keeps its own.
+    if (!manifest.calibration) {
+      manifest.calibration = await measureCalibration({ cpuset: cpus.proxy, log })
+      save()
+    }
+    if (manifest.calibration) log.info(formatCalibration(manifest.calibration))
     for (const name of o.series) {
       const series = SERIES_PLANS[name](custom)
       current = name
       manifest.steps[name] = 'running'
       save()
-      for (const phase of series.phases) await runPhase(phase.name, phase.tasks(ctx), runDir, log, o.resume)
+      const adaptive = { settings: adaptiveSettings(profile), seed, repeatS: profile.warmupS + profile.durationS + profile.tailS + 2 }
+      for (const phase of series.phases) await runPhase(phase.name, phase.tasks(ctx), runDir, log, o.resume, phase.adaptive === false ? null : adaptive)
       manifest.steps[name] = 'done'
       current = undefined
       save()

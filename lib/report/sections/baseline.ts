@@ -1,4 +1,6 @@
+import { REFERENCE_LABELS, REFERENCES, type CalibratedDelta, type ReferenceName, type References } from '../../analysis/calibrated.ts'
 import { formatDelta, type Delta } from '../../analysis/compare.ts'
+import type { TableName } from '../../analysis/cells.ts'
 import type { PublishedDelta } from '../../analysis/published.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { BarRow } from '../charts.ts'
@@ -6,12 +8,21 @@ import { Article, esc, num, pct } from '../markdown.ts'
 
 /** What the article shows of a baseline: deltas per cell (a promoted run) or per figure (published). */
 export type BaselineComparison =
-  | { id: string; kind: 'run'; title: string; machine: string; sameMachine: boolean; deltas: Delta[] }
+  | {
+    id: string; kind: 'run'; title: string; machine: string; sameMachine: boolean; deltas: CalibratedDelta[]
+    /** fingerprintDiff(baseline, run); null when a side has no fingerprint recorded (named in missingFingerprint). */
+    fingerprintDiff: string[] | null
+    missingFingerprint: ('the baseline' | 'this run')[]
+    references: { base: References; run: References }
+    referenceChoice: Record<TableName, ReferenceName>
+  }
   | { id: string; kind: 'published'; title: string; machine: string; sameMachine: false; deltas: PublishedDelta[] }
 
 const WHY = 'Across machines only CPU microseconds per request (or per handshake, per message) and ratios between cells of one run are compared, never requests per second: a rate says what that bench allowed, the CPU a request costs says what the proxy costs.'
 
 const CHART = 'charts/baseline.svg'
+const JUDGE = 'Across different machines, a proxy\'s change is judged on the calibrated unit (its CPU µs divided by a reference measured in the same run, on the same kernel) and on ratios between cells of one run, never on the raw µs delta: two machines of one kind (same CPU model, another kernel build and mitigations) measured every proxy about 2.2x apart in raw µs.'
+
 const cellName = (d: Delta) => [d.key.proxy, d.key.variant, d.key.key_type !== 'ec256' ? d.key.key_type : '', d.key.mode, d.key.target_rps ? `@${d.key.target_rps}` : ''].filter(Boolean).join(' ')
 
 /** The section, and the chart of its deltas (none when no cell has one). */
@@ -22,23 +33,7 @@ export function baselineSection(a: Article, b: BaselineComparison | undefined): 
     return []
   }
   a.para(`Baseline **${esc(b.id)}**: ${esc(b.title)}. Baseline machine: ${esc(b.machine)}${b.sameMachine ? ' (the same machine as this run)' : ''}. ${WHY}`)
-  if (b.kind === 'run') {
-    a.para('Per cell: the medians, the change, and a Mann-Whitney U test over the repeats (α = 0.05); `~` means the difference is not significant. Cells are matched without the version: where it changed, the row says `old → new`.')
-    a.table('baseline', [
-      { title: 'table', value: (d) => d.table },
-      { title: 'series', value: (d) => d.key.series ?? null },
-      { title: 'proxy', value: (d) => d.key.proxy ?? null },
-      { title: 'version', value: (d) => d.key.version ?? null },
-      { title: 'cell', value: (d) => String(d.key.variant ?? '') + (d.key.key_type ? ` ${d.key.key_type}` : '') + (d.key.mode ? ` ${d.key.mode}` : '') + (d.key.target_rps ? ` @${d.key.target_rps} rps` : '') },
-      { title: `baseline (${'µs'})`, value: (d) => d.base?.median ?? null },
-      { title: 'this run (µs)', value: (d) => d.run?.median ?? null },
-      { title: 'delta', value: (d) => formatDelta(d), show: (d) => (d.significant ? `**${esc(formatDelta(d))}**` : esc(formatDelta(d))) },
-    ], b.deltas, 'No cell of this run is in the baseline.')
-    // One bar per cell of the main series (the detail is in the table), coloured by significance.
-    const rows = b.deltas.filter((d) => d.delta !== null && d.table === 'measurements' && ['same', 'pool-added', 'pool-removed'].includes(String(d.key.series)))
-      .map((d) => ({ category: cellName(d), value: d.delta! * 100, group: d.significant ? 'significant (p < 0.05)' : '~ not significant' }))
-    return chart(a, rows, 'Change of proxy CPU per request against the baseline, %')
-  }
+  if (b.kind === 'run') return runSection(a, b)
   a.para('The baseline is a published article whose tables did not survive: each quoted figure it states is matched with the cell of this run that measures the same thing. A published figure has no repeats, so no significance test is possible; the delta is shown as is.')
   a.table('baseline', [
     { title: 'figure', value: (d) => d.label },
@@ -55,4 +50,51 @@ function chart(a: Article, rows: BarRow[], title: string): ChartRequest[] {
   if (rows.length === 0) return []
   a.image(CHART, title)
   return [{ path: CHART, title, kind: 'bar', rows, options: { horizontal: true, valueTitle: 'delta %' } }]
+}
+
+type RunComparison = Extract<BaselineComparison, { kind: 'run' }>
+
+const ratio = (v: number | null | undefined) => (v === null || v === undefined ? null : v)
+
+function runSection(a: Article, b: RunComparison): ChartRequest[] {
+  if (b.fingerprintDiff === null) {
+    a.para(`**Machine fingerprint**: not recorded by ${b.missingFingerprint.join(' nor ')} (runs written before fingerprints were recorded have none), so whether the machines differ cannot be told from the data: read the raw µs as if they were different machines.`)
+  } else if (b.fingerprintDiff.length > 0) {
+    a.para('**The machines differ** (baseline → this run):')
+    a.bullets(b.fingerprintDiff.map(esc))
+  } else {
+    a.para('**Machine fingerprint**: the same as the baseline\'s (CPU, microcode, kernel, mitigations, clock source, virtualisation).')
+  }
+  a.para(JUDGE)
+  const used = new Set(Object.values(b.referenceChoice))
+  a.para(`References of each run (the calibrated unit of requests and messages is ${esc(REFERENCE_LABELS[b.referenceChoice.measurements])}, of handshakes ${esc(REFERENCE_LABELS[b.referenceChoice.handshakes])}):`)
+  a.bullets(REFERENCES.map((r) => {
+    const side = (v: number | null) => (v === null ? (r === 'direct' ? 'no direct row' : 'no calibration recorded') : `${num(v)} µs`)
+    const base = b.references.base[r]
+    const run = b.references.run[r]
+    return `${esc(REFERENCE_LABELS[r])}${used.has(r) ? ' (used)' : ''}: baseline ${side(base)}, this run ${side(run)}${base && run ? `, ratio ${num(run / base)}` : ''}`
+  }))
+  a.para('Per cell: the raw medians (µs) and their change, then the same cells in the calibrated unit (µs ÷ the run\'s reference) and their change; each with a Mann-Whitney U test over the repeats (α = 0.05), `~` when not significant. Cells are matched without the version: where it changed, the row says `old → new`.')
+  const cal = (d: CalibratedDelta, side: 'base' | 'run') => ratio(d.calibrated?.[side]?.median)
+  a.table('baseline', [
+    { title: 'table', value: (d) => d.raw.table },
+    { title: 'series', value: (d) => d.raw.key.series ?? null },
+    { title: 'proxy', value: (d) => d.raw.key.proxy ?? null },
+    { title: 'version', value: (d) => d.raw.key.version ?? null },
+    { title: 'cell', value: (d) => String(d.raw.key.variant ?? '') + (d.raw.key.key_type ? ` ${d.raw.key.key_type}` : '') + (d.raw.key.mode ? ` ${d.raw.key.mode}` : '') + (d.raw.key.target_rps ? ` @${d.raw.key.target_rps} rps` : '') },
+    { title: 'baseline (µs)', value: (d) => d.raw.base?.median ?? null },
+    { title: 'this run (µs)', value: (d) => d.raw.run?.median ?? null },
+    { title: 'raw delta', value: (d) => formatDelta(d.raw), show: (d) => esc(formatDelta(d.raw)) },
+    { title: 'reference', value: (d) => d.reference },
+    { title: 'baseline (calibrated)', value: (d) => cal(d, 'base') },
+    { title: 'this run (calibrated)', value: (d) => cal(d, 'run') },
+    { title: 'calibrated delta', value: (d) => (d.calibrated ? formatDelta(d.calibrated) : 'no calibration recorded'), show: (d) => (!d.calibrated ? 'no calibration recorded' : d.calibrated.significant ? `**${esc(formatDelta(d.calibrated))}**` : esc(formatDelta(d.calibrated))) },
+  ], b.deltas, 'No cell of this run is in the baseline.')
+  // One bar per cell of the main series, in the calibrated unit where both runs have the reference.
+  const main = b.deltas.filter((d) => d.raw.table === 'measurements' && ['same', 'pool-added', 'pool-removed'].includes(String(d.raw.key.series)))
+  const calibrated = main.some((d) => d.calibrated?.delta != null)
+  const rows = main.map((d) => ({ d: calibrated ? d.calibrated : d.raw, name: cellName(d.raw) }))
+    .filter((x): x is { d: Delta; name: string } => x.d !== null && x.d.delta !== null)
+    .map(({ d, name }) => ({ category: name, value: d.delta! * 100, group: d.significant ? 'significant (p < 0.05)' : '~ not significant' }))
+  return chart(a, rows, calibrated ? `Change of proxy CPU per request against the baseline, in the calibrated unit (÷ ${REFERENCE_LABELS[b.referenceChoice.measurements]}), %` : 'Change of proxy CPU per request against the baseline (raw µs), %')
 }

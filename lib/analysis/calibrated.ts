@@ -1,0 +1,184 @@
+import { median } from '../core/stats.ts'
+import type { Calibration, Handshake, Manifest, Measurement, WebSocketRow } from '../data/schema.ts'
+import { cellId, TABLE_SPECS, type TableName } from './cells.ts'
+import { compareRuns, type Delta } from './compare.ts'
+
+/**
+ * Calibrated units: a proxy figure divided by a reference measured in the same run, on the
+ * same kernel. Two machines of one kind (same CPU model, other kernel build and
+ * mitigations) measured proxies ~2.2x apart in raw µs; a reference that moves with them
+ * cancels the machine out. Candidates:
+ * - `direct`: the run's `direct` row, the bare backend's CPU µs per request (same loopback
+ *   path, same kernel; recorded by every pooling run, baselines before calibration too);
+ * - `loopback`: the calibration's TCP loopback round trip, CPU µs (manifest.calibration);
+ * - `ecdsa_p256_sign`, `rsa4096_sign`: openssl speed, µs per sign (manifest.calibration).
+ */
+export const REFERENCES = ['direct', 'loopback', 'ecdsa_p256_sign', 'rsa4096_sign'] as const
+export type ReferenceName = (typeof REFERENCES)[number]
+export type References = Record<ReferenceName, number | null>
+
+export const REFERENCE_LABELS: Record<ReferenceName, string> = {
+  direct: 'direct row (backend CPU µs/req)',
+  loopback: 'loopback round trip (CPU µs)',
+  ecdsa_p256_sign: 'ECDSA P-256 sign (µs)',
+  rsa4096_sign: 'RSA-4096 sign (µs)',
+}
+
+/**
+ * The reference each table is judged on across machines. Chosen from data (README
+ * "Calibrated unit"): against the 2026-11-30 baseline, measured on another machine of this
+ * kind, the direct row brought the pooling cells' fresh/baseline ratio from ~0.6 raw to
+ * within a few % of 1. Handshakes moved less than the direct row and more than openssl; no
+ * handshake run here measures both, so they use the direct row too, and within-run ratios
+ * (RSA-4096 / EC-256) stay the robust comparison.
+ */
+export const CALIBRATION_REFERENCE: Record<TableName, ReferenceName> = {
+  measurements: 'direct',
+  handshakes: 'direct',
+  websocket: 'direct',
+}
+
+interface RunLike {
+  measurements: Measurement[]
+  handshakes: Handshake[]
+  websocket: WebSocketRow[]
+  manifest: Pick<Manifest, 'calibration'>
+}
+
+/** The run's references; null where the run has none (no direct row, no calibration recorded). */
+export function runReferences(run: Pick<RunLike, 'measurements' | 'manifest'>): References {
+  const direct = run.measurements
+    .filter((r) => r.series === 'direct' && r.model === 'closed' && r.status === 'valid' && r.backend_cpu_us_per_req !== null && r.backend_cpu_us_per_req > 0)
+    .map((r) => r.backend_cpu_us_per_req!)
+  const c: Calibration | null = run.manifest.calibration ?? null
+  return {
+    direct: direct.length ? median(direct) : null,
+    loopback: c?.loopback_rtt_us ?? null,
+    ecdsa_p256_sign: c?.ecdsa_p256_sign_us ?? null,
+    rsa4096_sign: c?.rsa4096_sign_us ?? null,
+  }
+}
+
+/** value / reference for each reference (null where either is missing). */
+export function calibrate(value: number | null, refs: References): References {
+  return Object.fromEntries(REFERENCES.map((n) => [n, value !== null && refs[n] ? value / refs[n]! : null])) as References
+}
+
+export interface CalibratedCell {
+  table: TableName
+  key: Record<string, string | number | null>
+  /** Median of the primary metric over valid rows (µs); null when none. */
+  raw: number | null
+  calibrated: References
+}
+
+/** Per cell of every table: the raw median and its value in each reference's unit. */
+export function calibratedCells(run: RunLike): CalibratedCell[] {
+  const refs = runReferences(run)
+  const out: CalibratedCell[] = []
+  for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
+    const spec = TABLE_SPECS[table]
+    const cells = new Map<string, { key: CalibratedCell['key']; xs: number[] }>()
+    for (const r of run[table] as readonly Record<string, unknown>[]) {
+      const id = cellId(spec, r)
+      const cell = cells.get(id) ?? { key: Object.fromEntries(spec.keys.map((k) => [k, (r[k] ?? null) as string | number | null])), xs: [] }
+      const v = r[spec.primary]
+      if (r.status === 'valid' && typeof v === 'number') cell.xs.push(v)
+      cells.set(id, cell)
+    }
+    for (const { key, xs } of cells.values()) {
+      const raw = xs.length ? median(xs) : null
+      out.push({ table, key, raw, calibrated: calibrate(raw, refs) })
+    }
+  }
+  return out
+}
+
+export interface Spread {
+  cells: number
+  median: number
+  min: number
+  max: number
+}
+
+export interface Agreement {
+  table: TableName
+  reference: ReferenceName
+  /** Per-cell ratio this run / baseline of the raw medians. */
+  raw: Spread | null
+  /** The same ratio of calibrated values; null when a side has no such reference. */
+  calibrated: Spread | null
+  /** Reference this run / baseline. */
+  referenceRatio: number | null
+}
+
+const spread = (xs: number[]): Spread | null => (xs.length ? { cells: xs.length, median: median(xs), min: Math.min(...xs), max: Math.max(...xs) } : null)
+
+/**
+ * How well each reference cancels the machine: for the cells both runs measured (the
+ * deltas of compareRuns), the ratio run/baseline of raw and of calibrated medians. The
+ * better reference puts the calibrated ratios closer to 1, with less spread.
+ */
+export function referenceAgreement(deltas: readonly Delta[], base: References, run: References): Agreement[] {
+  const out: Agreement[] = []
+  for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
+    const rawRatios = deltas.filter((d) => d.table === table && d.base && d.run && d.base.median > 0).map((d) => d.run!.median / d.base!.median)
+    if (rawRatios.length === 0) continue
+    for (const reference of REFERENCES) {
+      const b = base[reference]
+      const r = run[reference]
+      const refRatio = b && r ? r / b : null
+      out.push({ table, reference, raw: spread(rawRatios), calibrated: refRatio === null ? null : spread(rawRatios.map((x) => x / refRatio)), referenceRatio: refRatio })
+    }
+  }
+  return out
+}
+
+/** Largest distance from 1 of a spread, as a fraction (0.12 = within ±12%). */
+export const worstDeviation = (s: Spread) => Math.max(Math.abs(s.min - 1), Math.abs(s.max - 1))
+
+/** A cell of a run-vs-baseline comparison, raw and in the table's calibrated unit. */
+export interface CalibratedDelta {
+  raw: Delta
+  reference: ReferenceName
+  /** The comparison of values divided by each run's reference (Mann-Whitney over the scaled repeats); null when a side lacks it. */
+  calibrated: Delta | null
+}
+
+const deltaKey = (d: Delta) => `${d.table}|${JSON.stringify(d.key)}`
+
+/** Rows of a table with the primary metric divided by `ref`. */
+function scaled<T extends object>(rows: readonly T[], table: TableName, ref: number | null): T[] {
+  if (!ref) return []
+  const metric = TABLE_SPECS[table].primary
+  return rows.map((r) => {
+    const v = (r as Record<string, unknown>)[metric]
+    return { ...r, [metric]: typeof v === 'number' ? v / ref : v }
+  })
+}
+
+/** compareRuns on raw µs, and again on each table's calibrated unit (CALIBRATION_REFERENCE). */
+export function compareRunsCalibrated(base: RunLike, run: RunLike, choice: Record<TableName, ReferenceName> = CALIBRATION_REFERENCE): CalibratedDelta[] {
+  const rb = runReferences(base)
+  const rr = runReferences(run)
+  const scaledTables = (r: RunLike, refs: References) => ({
+    measurements: scaled(r.measurements, 'measurements', refs[choice.measurements]),
+    handshakes: scaled(r.handshakes, 'handshakes', refs[choice.handshakes]),
+    websocket: scaled(r.websocket, 'websocket', refs[choice.websocket]),
+  })
+  const cal = new Map(compareRuns(scaledTables(base, rb), scaledTables(run, rr)).map((d) => [deltaKey(d), d]))
+  return compareRuns(base, run).map((raw) => ({ raw, reference: choice[raw.table], calibrated: cal.get(deltaKey(raw)) ?? null }))
+}
+
+const r3 = (x: number) => Number(x.toPrecision(3)).toString()
+const showSpread = (s: Spread | null) => (s ? `${r3(s.median)} [${r3(s.min)}..${r3(s.max)}]` : 'no calibration recorded')
+
+/** The agreement as a Markdown table (README "Calibrated unit" is this output). */
+export function agreementTable(rows: readonly Agreement[]): string {
+  const lines = [
+    '| table | reference | reference ratio | raw ratio, median [min..max] | calibrated ratio, median [min..max] | worst cell vs 1 |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((a) => `| ${a.table} | ${a.reference} | ${a.referenceRatio === null ? '—' : r3(a.referenceRatio)} | ${showSpread(a.raw)} (${a.raw?.cells ?? 0} cells) | ${showSpread(a.calibrated)} | ${a.calibrated ? `±${(worstDeviation(a.calibrated) * 100).toFixed(0)}%` : '—'} |`),
+  ]
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { release } from 'node:os'
+import { exec } from '../core/exec.ts'
+import type { Fingerprint } from '../data/schema.ts'
+
+/** Where the facts live; tests point these at fixed samples. */
+export interface FingerprintSources {
+  cpuinfo: string
+  procVersion: string
+  vulnerabilitiesDir: string
+  clocksourceFile: string
+  dmiProductFile: string
+}
+
+export const LINUX_SOURCES: FingerprintSources = {
+  cpuinfo: '/proc/cpuinfo',
+  procVersion: '/proc/version',
+  vulnerabilitiesDir: '/sys/devices/system/cpu/vulnerabilities',
+  clocksourceFile: '/sys/devices/system/clocksource/clocksource0/current_clocksource',
+  dmiProductFile: '/sys/class/dmi/id/product_name',
+}
+
+const UNKNOWN = 'unknown'
+const readText = (path: string): string | null => {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return null
+  }
+}
+
+export interface CpuFacts {
+  cpu_model: string
+  cpu_family: string
+  cpu_model_number: string
+  stepping: string
+  microcode: string
+  hypervisor: boolean
+}
+
+/** The first processor's entry of /proc/cpuinfo (all cores of one machine share them). */
+export function parseCpuinfo(text: string): CpuFacts {
+  const first = text.split(/\n\s*\n/)[0] ?? ''
+  const field = (name: string) => new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm').exec(first)?.[1]?.trim() || UNKNOWN
+  return {
+    cpu_model: field('model name'),
+    cpu_family: field('cpu family'),
+    cpu_model_number: field('model'),
+    stepping: field('stepping'),
+    microcode: field('microcode'),
+    hypervisor: /^flags\s*:.*\bhypervisor\b/m.test(first),
+  }
+}
+
+/** name → its one line, for every file of the vulnerabilities directory (empty when there is none). */
+export function readVulnerabilities(dir: string): Record<string, string> {
+  let names: string[]
+  try {
+    names = readdirSync(dir).sort()
+  } catch {
+    return {}
+  }
+  return Object.fromEntries(names.map((n) => [n, (readText(join(dir, n)) ?? UNKNOWN).trim()]))
+}
+
+/**
+ * systemd-detect-virt's answer where it is installed ("none" on bare metal); else the
+ * cpuinfo hypervisor flag, with the DMI product name when there is one.
+ */
+export function virtualization(detectVirt: { code: number; stdout: string } | null, cpu: CpuFacts, dmiProduct: string | null): string {
+  const answer = detectVirt?.stdout.trim()
+  if (detectVirt && detectVirt.code !== 127 && answer) return answer
+  const dmi = dmiProduct?.trim()
+  if (cpu.hypervisor) return `hypervisor (cpuinfo flag${dmi ? `, ${dmi}` : ''})`
+  return dmi ? `none detected (${dmi})` : 'none detected'
+}
+
+/** This machine's fingerprint; every fact that cannot be read is "unknown", never an error. */
+export async function machineFingerprint(src: FingerprintSources = LINUX_SOURCES): Promise<Fingerprint> {
+  const cpu = parseCpuinfo(readText(src.cpuinfo) ?? '')
+  const uname = await exec('uname', ['-r'])
+  // exits 1 with "none" on bare metal: the answer is in stdout either way
+  const virt = await exec('systemd-detect-virt', [])
+  const { hypervisor: _, ...facts } = cpu
+  return {
+    ...facts,
+    kernel_release: (uname.code === 0 && uname.stdout.trim()) || release(),
+    kernel_version: readText(src.procVersion)?.trim() || UNKNOWN,
+    vulnerabilities: readVulnerabilities(src.vulnerabilitiesDir),
+    clocksource: readText(src.clocksourceFile)?.trim() || UNKNOWN,
+    virtualization: virtualization(virt, cpu, readText(src.dmiProductFile)),
+  }
+}
