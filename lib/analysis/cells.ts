@@ -8,6 +8,8 @@ export type { TableName }
 // definitions, so the article and the ledger never disagree.
 import { cellStatus, metricValue } from '../claims/cells.ts'
 import { summarize, type Summary } from '../core/stats.ts'
+import { medianInterval, relativeHalfWidth } from '../core/intervals.ts'
+import { isDisturbed, precisionValue } from '../data/precision.ts'
 
 /**
  * Per-cell aggregates of a run's CSVs: one cell = the rows that differ only by repeat.
@@ -62,6 +64,15 @@ export interface CellSummary {
   /** Reasons of the rows that are not valid, deduplicated. */
   reasons: string[]
   warnings: string[]
+  /**
+   * Precision reached (what the adaptive repeats aim at): the 95% CI of the median of the
+   * cost metric (the backend's for the direct row) as ±% of the median, and the interval's
+   * real coverage (below 95% under 6 repeats); null with fewer than 2 valid values.
+   */
+  ciHalfWidthPct: number | null
+  ciLevel: number | null
+  /** Rows invalid because the window was disturbed (re-measured, not repeats). */
+  disturbed: number
 }
 
 export const cellId = (spec: TableSpec, r: Record<string, unknown>) => spec.keys.map((k) => String(r[k] ?? '')).join('|')
@@ -121,6 +132,8 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
     if (stats && grouped && Math.abs(grouped.median - stats.median) > 1e-9 * Math.max(1, Math.abs(stats.median))) {
       throw new Error(`aggregation mismatch for ${id}: danfojs median ${grouped.median}, stats ${stats.median}`)
     }
+    const precise = members.flatMap((m) => (m.status === 'valid' && precisionValue(spec.name, m) !== null ? [precisionValue(spec.name, m)!] : []))
+    const iv = precise.length >= 2 ? medianInterval(new Map(precise.map((v, i) => [i + 1, v]))) : null
     const warnings = [...(stats?.warnings ?? [])]
     const excluded = counts.invalid + counts.failed
     if (excluded > 0) warnings.push(`${excluded} of ${members.length} rows not valid, excluded`)
@@ -134,6 +147,9 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
       medians: Object.fromEntries(spec.secondary.map((m) => [m, secondary.get(m)?.get(id)?.median ?? null])),
       reasons: [...new Set(members.filter((m) => m.status !== 'valid').map((m) => m.reason).filter(Boolean))],
       warnings,
+      ciHalfWidthPct: iv && Number.isFinite(relativeHalfWidth(iv)) ? 100 * relativeHalfWidth(iv) : null,
+      ciLevel: iv?.level ?? null,
+      disturbed: members.filter((m) => isDisturbed(m)).length,
     }
   })
 }

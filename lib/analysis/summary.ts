@@ -33,6 +33,10 @@ export function cellRows(spec: TableSpec, cells: readonly CellSummary[]) {
     [`${spec.primary}_ci_hi`]: round(c.summary?.ci[1]),
     ci_level: round(c.summary?.ciLevel, 2),
     cv: round(c.summary?.cv, 3),
+    // Of the cost metric (the backend's for the direct row), as the adaptive repeats judge it.
+    ci_halfwidth_pct: round(c.ciHalfWidthPct, 2),
+    ci_halfwidth_level: round(c.ciLevel, 2),
+    disturbed: c.disturbed,
     ...Object.fromEntries(spec.secondary.map((m) => [`${m}_median`, round(c.medians[m])])),
     reasons: c.reasons.join('; '),
     warnings: c.warnings.join('; '),

@@ -2,20 +2,34 @@ import { userError } from '../core/errors.ts'
 
 export interface Profile {
   name: string
+  /** Rounds every cell gets: the minimum of the adaptive repeats (lib/run/adaptive.ts). */
   repeats: number
+  /** Adaptive repeats; absent: exactly `repeats` rounds, no re-measurement. */
+  maxRepeats?: number
+  /** Target relative half-width of the 95% CI of a cell's median (0.03 = ±3%). */
+  precision?: number
+  /** Disturbed windows a cell may have and still be re-measured (lib/run/adaptive.ts). */
+  maxDisturbed?: number
+  /** Wall seconds each phase may spend beyond its minimum rounds. */
+  budgetS?: number
   warmupS: number
   durationS: number
   /** Generator keeps running this long after the window so the window never sees ramp-down. */
   tailS: number
 }
 
-/** Window lengths and repeats; connections are the closed model's keep-alive clients. */
+/**
+ * Window lengths and repeats; connections are the closed model's keep-alive clients.
+ * smoke and quick keep their length: no rounds beyond the minimum, only disturbed windows
+ * re-measured. standard and full adapt: a cell needs n >= 6 for a 95% interval, so they
+ * may go well past their minimum, within a time budget per phase (README "Measurement method").
+ */
 export const PROFILES: Record<string, Profile & { connections: number }> = {
   // One short repeat: for trying a config or for the integration tests, not for findings.
-  smoke: { name: 'smoke', repeats: 1, warmupS: 1, durationS: 1, tailS: 1, connections: 50 },
-  quick: { name: 'quick', repeats: 2, warmupS: 1, durationS: 3, tailS: 1, connections: 200 },
-  standard: { name: 'standard', repeats: 3, warmupS: 3, durationS: 15, tailS: 1, connections: 200 },
-  full: { name: 'full', repeats: 5, warmupS: 5, durationS: 30, tailS: 1, connections: 200 },
+  smoke: { name: 'smoke', repeats: 1, maxRepeats: 1, precision: 0.03, maxDisturbed: 1, budgetS: 30, warmupS: 1, durationS: 1, tailS: 1, connections: 50 },
+  quick: { name: 'quick', repeats: 2, maxRepeats: 2, precision: 0.03, maxDisturbed: 2, budgetS: 60, warmupS: 1, durationS: 3, tailS: 1, connections: 200 },
+  standard: { name: 'standard', repeats: 3, maxRepeats: 10, precision: 0.03, maxDisturbed: 3, budgetS: 1200, warmupS: 3, durationS: 15, tailS: 1, connections: 200 },
+  full: { name: 'full', repeats: 5, maxRepeats: 15, precision: 0.02, maxDisturbed: 5, budgetS: 3600, warmupS: 5, durationS: 30, tailS: 1, connections: 200 },
 }
 
 export function getProfile(name: string): Profile & { connections: number } {

@@ -13,14 +13,29 @@ const cell = (v: unknown) => (v === null || v === undefined ? '' : v)
  * so every completed measurement is on disk before the next one starts.
  */
 export function appendCsvRows(file: string, columns: readonly string[], rows: Row[]): void {
-  const old = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  const old = withHeader(existsSync(file) ? readFileSync(file, 'utf8') : '', columns)
   const body = Papa.unparse({ fields: [...columns], data: rows.map((r) => columns.map((c) => cell(r[c]))) }, { header: old === '', newline: '\n' })
   writeFileAtomic(file, old + (old && !old.endsWith('\n') ? '\n' : '') + body + '\n')
 }
 
 /**
+ * A file written before columns were added at the end (resume of an older run): its
+ * header becomes the current one and its rows get empty cells for the new columns, so
+ * appended rows line up. Any other header is left alone (the reader reports it).
+ */
+function withHeader(text: string, columns: readonly string[]): string {
+  const nl = text.indexOf('\n')
+  if (text === '' || nl < 0) return text
+  const header = text.slice(0, nl).split(',')
+  if (header.length >= columns.length || header.some((h, i) => h !== columns[i])) return text
+  const pad = ','.repeat(columns.length - header.length)
+  const rows = Papa.parse<string[]>(text.slice(nl + 1), { skipEmptyLines: true }).data
+  return [columns.join(','), ...rows.map((r) => Papa.unparse([r], { newline: '\n' }) + pad)].join('\n') + '\n'
+}
+
+/**
  * Reads a CSV into rows checked by a zod schema. Numeric columns become numbers, or
- * null when empty. The first bad row is a one-line error with its line number.
+ * null when empty or absent (a column added since the file was written). The first bad row is a one-line error with its line number.
  */
 export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, numeric: readonly string[]): z.infer<S>[] {
   const text = readFileSync(file, 'utf8')
@@ -32,6 +47,8 @@ export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, numeric
   return parsed.data.map((raw, i) => {
     const row: Row = {}
     for (const [k, v] of Object.entries(raw)) row[k] = !numeric.includes(k) ? v : v === '' ? null : Number(v)
+    // Numeric columns added after a file was written read as not measured.
+    for (const k of numeric) if (!(k in row)) row[k] = null
     const r = schema.safeParse(row)
     if (!r.success) {
       const issue = r.error.issues[0]!

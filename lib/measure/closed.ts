@@ -5,11 +5,13 @@ import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { disturbance, measuredCores, readProcStat, rolesOnNs, type CpuTimes } from './disturbance.ts'
 import { measurementRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 
 interface Snapshot {
   at: bigint
+  stat: Map<number, CpuTimes>
   proxyNs: number
   backendNs: number
   generatorNs: number
@@ -41,7 +43,7 @@ export async function measureClosed(cell: Cell, repeat: number, ctx: CellContext
     roles.push(generator)
     const snap = async (): Promise<Snapshot> => {
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
-      return { at: process.hrtime.bigint(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
+      return { at: process.hrtime.bigint(), stat: readProcStat(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
     }
     await sleep(p.warmupS * 1000)
     const a = await snap()
@@ -62,6 +64,10 @@ export async function measureClosed(cell: Cell, repeat: number, ctx: CellContext
       generatorRequests: report?.requests ?? 0, generatorErrors: errors, windowRequests: requests, generatorCpuShare: generatorShare,
       exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `wrk printed no report (exit ${generator.exit?.code})` : null,
     })
+    const cores = measuredCores(ctx.cpus, !!proxy)
+    const expected = rolesOnNs(cores, [
+      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }])
+    const d = disturbance(a.stat, b.stat, cores, expected)
     const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
     return row({
       requests,
@@ -76,6 +82,8 @@ export async function measureClosed(cell: Cell, repeat: number, ctx: CellContext
       proxy_cpu_share: proxy ? round((b.proxyNs - a.proxyNs) / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
       status: reasons.length ? 'invalid' : 'valid',
       reason: reasons.join('; '),
+      steal_share: d?.stealShare ?? null,
+      foreign_cpu_share: d?.foreignShare ?? null,
     })
   })
 }

@@ -3,6 +3,7 @@ import { cpuCount } from '../roles/cpus.ts'
 import { parseLoadgenOutput } from '../roles/loadgen.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
+import { disturbance, measuredCores, readProcStat, rolesOnNs, type Disturbance } from './disturbance.ts'
 
 export interface GeneratorRun<T> {
   result: T | null
@@ -11,6 +12,8 @@ export interface GeneratorRun<T> {
   generatorShare: number
   wallS: number
   exit: string | null
+  /** Steal and foreign CPU on the measured role's cores over the run (null: /proc/stat unreadable). */
+  disturbance: Disturbance | null
 }
 
 /**
@@ -20,7 +23,10 @@ export interface GeneratorRun<T> {
  */
 export async function runGenerator<T>(ctx: CellContext, name: string, argv: string[], logFile: string, watch: RunningRole[], roles: RunningRole[], expectedS: number): Promise<GeneratorRun<T>> {
   rmSync(logFile, { force: true })
-  const before = await Promise.all(watch.map((r) => ctx.runtime.cpuNs(r)))
+  // Every role already started (backend, proxy) is read too: the disturbance needs the CPU of all roles on the measured cores.
+  const started = [...new Set([...watch, ...roles])]
+  const before = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
+  const statBefore = readProcStat()
   const t0 = process.hrtime.bigint()
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
@@ -29,15 +35,20 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   const timedOut = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), limitS * 1000).unref())])
   if (timedOut) await ctx.runtime.stop(generator)
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9
-  const after = await Promise.all(watch.map((r) => ctx.runtime.cpuNs(r)))
+  const statAfter = readProcStat()
+  const after = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
   const genNs = await ctx.runtime.cpuNs(generator)
+  const used = new Map(started.map((r, i) => [r, after[i]! - before[i]!]))
+  const cores = measuredCores(ctx.cpus, started.some((r) => r.spec.role === 'proxy'))
+  const expected = rolesOnNs(cores, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }])
   const died = watch.find((r) => r.exit)
   const result = parseLoadgenOutput<T>(readFileSync(logFile, 'utf8'))
   return {
     result,
-    cpuNs: new Map(watch.map((r, i) => [r, after[i]! - before[i]!])),
+    cpuNs: new Map(watch.map((r) => [r, used.get(r)!])),
     generatorShare: Math.round((genNs / 1e9 / (wallS * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
     wallS,
+    disturbance: disturbance(statBefore, statAfter, cores, expected),
     exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
       : died ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
       : !result ? `loadgen printed no summary (exit ${generator.exit?.code})` : null,

@@ -25,6 +25,7 @@ export async function measureHandshakes(cell: Cell, repeat: number, ctx: CellCon
       proxy_cpu_us_per_handshake: r && r.handshakes > 0 ? round(proxyNs / 1e3 / r.handshakes) : null,
       generator_cpu_share: g.generatorShare, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
       status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
+      steal_share: g.disturbance?.stealShare ?? null, foreign_cpu_share: g.disturbance?.foreignShare ?? null,
     })
   })
 }

@@ -30,6 +30,7 @@ export async function measureOpen(cell: Cell, repeat: number, rate: number, ctx:
       proxy_cpu_us_per_req: perReq(proxyNs), backend_cpu_us_per_req: perReq(g.cpuNs.get(backend.role)!), generator_cpu_share: g.generatorShare,
       max_vus: r?.max_vus ?? null, dropped: r?.dropped ?? null, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
       status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
+      steal_share: g.disturbance?.stealShare ?? null, foreign_cpu_share: g.disturbance?.foreignShare ?? null,
     })
   })
 }

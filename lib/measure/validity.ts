@@ -1,3 +1,5 @@
+import { DISTURBED_PREFIX } from '../data/precision.ts'
+
 /** Limits beyond which a row measures the bench, not the proxy (README "Measurement method"). */
 export const MAX_ERROR_RATE = 0.01
 export const MAX_GENERATOR_SHARE = 0.9
@@ -28,4 +30,21 @@ export function invalidReasons(f: WindowFacts): string[] {
   }
   if (f.windowRequests <= 0 && !f.verification) reasons.push('no request completed inside the measurement window')
   return reasons
+}
+
+/**
+ * A window is disturbed when the hypervisor stole time from the measured cores or
+ * something outside the bench's roles used them: the row then measures the neighbour as
+ * much as the proxy. Thresholds from windows measured on this 2-core machine
+ * (README "Measurement method", disturbed windows): THRESHOLDS_NOTE.
+ */
+export const MAX_STEAL_SHARE = 0.02
+export const MAX_FOREIGN_SHARE = 0.1
+
+/** The reason a window is disturbed (starts with DISTURBED_PREFIX), or null when it is not. */
+export function disturbedReason(d: { steal_share: number | null; foreign_cpu_share: number | null }, cores: 'proxy' | 'backend'): string | null {
+  const steal = d.steal_share ?? 0
+  const foreign = d.foreign_cpu_share ?? 0
+  if (steal <= MAX_STEAL_SHARE && foreign <= MAX_FOREIGN_SHARE) return null
+  return `${DISTURBED_PREFIX} steal ${(100 * steal).toFixed(1)}% / foreign CPU ${(100 * foreign).toFixed(0)}% on the ${cores}'s cores`
 }

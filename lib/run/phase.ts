@@ -1,9 +1,28 @@
 import type { Logger } from '../core/log.ts'
+import { seededRandom, shuffled } from '../core/shuffle.ts'
+import { isDisturbed, precisionValue } from '../data/precision.ts'
 import { appendRow, readTable, type Table } from '../data/tables.ts'
+import { disturbedReason } from '../measure/validity.ts'
+import { cellOfKey } from '../series/tasks.ts'
 import type { Task } from '../series/types.ts'
+import { nextRound, type AdaptiveSettings, type CellRows } from './adaptive.ts'
 
-/** Runs the tasks not yet in their table, appending one row each, with a live progress line. */
-export async function runPhase(name: string, tasks: Task[], runDir: string, log: Logger, resume: boolean): Promise<void> {
+/** How a phase whose rows are costs goes past its minimum rounds (absent: exactly the tasks given). */
+export interface PhaseAdaptive {
+  settings: AdaptiveSettings
+  seed: number
+  /** Seconds one repeat is expected to take, until the phase has timed one. */
+  repeatS: number
+}
+
+type Row = { status: string; reason: string; proxy: string; repeat: number; steal_share?: number | null; foreign_cpu_share?: number | null }
+
+/**
+ * Runs the tasks not yet in their table, appending one row each, with a live progress line;
+ * then, for an adaptive phase, further shuffled rounds of the cells whose median is not yet
+ * precise (lib/run/adaptive.ts). Rows already on disk count, so --resume continues the rounds.
+ */
+export async function runPhase(name: string, tasks: Task[], runDir: string, log: Logger, resume: boolean, adaptive: PhaseAdaptive | null = null): Promise<void> {
   const doneKeys = new Map<Table<unknown>, Set<string>>()
   const isDone = (t: Task) => {
     if (!doneKeys.has(t.table)) doneKeys.set(t.table, new Set(readTable(runDir, t.table).map((r) => t.table.key(r))))
@@ -11,14 +30,77 @@ export async function runPhase(name: string, tasks: Task[], runDir: string, log:
   }
   const todo = tasks.filter((t) => !isDone(t))
   if (resume && todo.length < tasks.length) log.info(`resume ${name}: ${tasks.length - todo.length} repeats already measured, ${todo.length} to go`)
+  const timing = { n: 0, s: 0 }
+  await runTasks(name, todo, runDir, log, adaptive !== null, timing)
+  if (adaptive) await adaptiveRounds(name, tasks, runDir, log, adaptive, timing)
+}
+
+async function runTasks(name: string, todo: readonly Task[], runDir: string, log: Logger, invalidateDisturbed: boolean, timing: { n: number; s: number }) {
   const t0 = Date.now()
   for (const [i, task] of todo.entries()) {
     const elapsed = (Date.now() - t0) / 1000
     const eta = i === 0 ? '?' : fmtDuration((elapsed / i) * (todo.length - i))
     log.progress(`[${name} ${i + 1}/${todo.length}] ${task.label} · ${fmtDuration(elapsed)} elapsed · ETA ${eta}`)
-    const row = (await task.run()) as { status: string; reason: string }
+    const started = Date.now()
+    const row = (await task.run()) as Row
+    timing.n++
+    timing.s += (Date.now() - started) / 1000
+    const disturbed = row.status === 'failed' ? null : disturbedReason({ steal_share: row.steal_share ?? null, foreign_cpu_share: row.foreign_cpu_share ?? null }, row.proxy === 'direct' ? 'backend' : 'proxy')
+    if (disturbed && invalidateDisturbed) {
+      // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
+      row.status = 'invalid'
+      row.reason = [disturbed, row.reason].filter(Boolean).join('; ')
+    } else if (disturbed) log.warn(`${task.label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
     appendRow(runDir, task.table, row)
     if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}`)
+  }
+}
+
+/** The rows of each task's cell, as the stop rule reads them. */
+function cellRows(tasks: readonly Task[], runDir: string): { rows: CellRows[]; lastRepeat: Map<string, number> } {
+  const cells = new Map(tasks.map((t) => [t.cell, t]))
+  const byCell = new Map<string, Row[]>()
+  for (const table of new Set(tasks.map((t) => t.table))) {
+    for (const r of readTable(runDir, table) as Row[]) {
+      const id = cellOfKey(table.key(r))
+      if (cells.has(id)) byCell.set(id, [...(byCell.get(id) ?? []), r])
+    }
+  }
+  const lastRepeat = new Map<string, number>()
+  const rows = [...cells].map(([id, t]): CellRows => {
+    const own = byCell.get(id) ?? []
+    lastRepeat.set(id, Math.max(0, ...own.map((r) => r.repeat), ...tasks.filter((x) => x.cell === id).map((x) => x.repeat)))
+    const disturbed = own.filter((r) => isDisturbed(r)).length
+    const values = own.flatMap((r) => (r.status === 'valid' && precisionValue(t.table.name, r) !== null ? [precisionValue(t.table.name, r)!] : []))
+    return { id, values, repeats: own.length - disturbed, disturbed }
+  })
+  return { rows, lastRepeat }
+}
+
+async function adaptiveRounds(name: string, tasks: readonly Task[], runDir: string, log: Logger, a: PhaseAdaptive, timing: { n: number; s: number }) {
+  if (tasks.length === 0) return
+  const template = new Map(tasks.map((t) => [t.cell, t]))
+  const t0 = Date.now()
+  for (let round = 1; ; round++) {
+    const { rows, lastRepeat } = cellRows(tasks, runDir)
+    const costS = timing.n > 0 ? timing.s / timing.n : a.repeatS
+    const decisions = nextRound(rows, a.settings, { remainingS: a.settings.budgetS - (Date.now() - t0) / 1000, costS })
+    const more = decisions.filter((d) => d.more)
+    if (more.length === 0) {
+      const reached = decisions.filter((d) => d.reason.startsWith('reached')).length
+      const why = new Map<string, number>()
+      for (const d of decisions) {
+        if (d.reason.startsWith('reached')) continue
+        const kind = d.reason.replace(/ \(.*$/, '')
+        why.set(kind, (why.get(kind) ?? 0) + 1)
+      }
+      log.info(`${name}: ${reached} of ${decisions.length} cells reached ±${(100 * a.settings.precision).toFixed(1)}%${why.size ? `; stopped on ${[...why].map(([k, n]) => `${k} × ${n}`).join(', ')}` : ''}`)
+      return
+    }
+    // Each round in its own order, replayable from the run's seed, like the minimum rounds.
+    const order = shuffled(more, seededRandom((a.seed + Math.imul(round, 7919) + [...name].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 0)) >>> 0))
+    log.info(`${name}: adaptive round ${round}, ${more.length} cells (${more.slice(0, 3).map((d) => d.reason).join('; ')}${more.length > 3 ? '; …' : ''})`)
+    await runTasks(`${name} +${round}`, order.map((d) => template.get(d.id)!.again(lastRepeat.get(d.id)! + 1)), runDir, log, true, timing)
   }
 }
 

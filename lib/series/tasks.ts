@@ -8,6 +8,20 @@ import { measureOpen } from '../measure/open.ts'
 import { measureEcho, measureHold } from '../measure/ws.ts'
 import type { SeriesContext, Task } from './types.ts'
 
+/** A task's cell from its row key (table keys end with `|repeat`). */
+export const cellOfKey = (key: string) => key.slice(0, key.lastIndexOf('|'))
+
+type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run'>
+
+/** Tasks of items, repeats interleaved and shuffled with the run's seed; each can make its own next repeat. */
+function interleaved<C>(items: readonly C[], ctx: SeriesContext, make: (item: C, repeat: number) => TaskBody): Task[] {
+  const task = (item: C, repeat: number): Task => {
+    const body = make(item, repeat)
+    return { ...body, cell: cellOfKey(body.key), repeat, again: (r) => task(item, r) }
+  }
+  return interleavedOrder(items, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => task(cell, repeat))
+}
+
 /** Key of the measurements row a cell produces in a repeat (the table's own key). */
 export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
   return MEASUREMENTS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model, connections: c.connections, target_rps: targetRps, repeat } as never)
@@ -15,12 +29,12 @@ export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = '
 
 /** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
 export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
-  return interleavedOrder(cells, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => ({
+  return interleaved(cells, ctx, (cell, repeat) => ({
     label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`} r${repeat}`,
-    table: MEASUREMENTS,
+    table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat),
     run: () => measureClosed(cell, repeat, ctx),
-  })) as Task[]
+  }))
 }
 
 /** Open-model tasks: each cell at each fixed rate, repeats interleaved and shuffled. */
@@ -36,20 +50,20 @@ export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx:
 
 /** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */
 export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
-  return interleavedOrder(cells, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => ({
+  return interleaved(cells, ctx, (cell, repeat) => ({
     label: `handshakes ${cell.proxy} ${cell.keyType} r${repeat}`,
-    table: HANDSHAKES,
+    table: HANDSHAKES as Task['table'],
     key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, repeat } as Handshake),
     run: () => measureHandshakes(cell, repeat, ctx),
-  })) as Task[]
+  }))
 }
 
 /** WebSocket tasks (echo or hold), repeats interleaved and shuffled. */
 export function wsTasks(cells: readonly Cell[], mode: 'echo' | 'hold', ctx: SeriesContext): Task[] {
-  return interleavedOrder(cells, ctx.profile.repeats, ctx.seed).map(({ cell: c, repeat }) => ({
+  return interleaved(cells, ctx, (c, repeat) => ({
     label: `ws-${mode} ${c.proxy} ${c.variant} ${c.connections} conns r${repeat}`,
-    table: WEBSOCKETS,
+    table: WEBSOCKETS as Task['table'],
     key: WEBSOCKETS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, mode, conns_target: c.connections, repeat } as WebSocketRow),
     run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
-  })) as Task[]
+  }))
 }

@@ -65,6 +65,8 @@ export function tlsSeries(): Series {
           const rates = CALIBRATION_STEPS.map((f) => Math.max(100, Math.round((f * ceiling) / 100) * 100))
           return openTasks([tlsCell(proxy, 'tls-calibration', 'ec256', OPEN_MAX_VUS)], rates, ctx)
         },
+        // Steps of a curve (how the proxy's cost moves with the rate), not a cost to pin down: exactly the profile's rounds.
+        adaptive: false,
       },
     ],
   }

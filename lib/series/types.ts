@@ -19,7 +19,25 @@ export interface Task<T = unknown> {
   table: Table<T>
   /** table.key() of the row this task will produce; done keys are skipped on --resume. */
   key: string
+  /** The cell: `key` without its repeat (what the adaptive rounds group rows by). */
+  cell: string
+  repeat: number
+  /** The same cell's task for another repeat: how an adaptive round re-measures a cell. */
+  again(repeat: number): Task<T>
   run(): Promise<T>
+}
+
+/** One step of a series: its tasks, built when it starts. */
+export interface Phase {
+  name: string
+  tasks(ctx: SeriesContext): Task[]
+  /**
+   * Whether the phase's rows are costs of a cell (the default): those get adaptive repeats
+   * until their median is precise, and a disturbed window is invalid and re-measured.
+   * false: rows that are steps of a curve or counts (tls-calibration, ws-hold) run exactly
+   * the profile's rounds and keep their status (their disturbance is still recorded).
+   */
+  adaptive?: boolean
 }
 
 /**
@@ -28,5 +46,5 @@ export interface Task<T = unknown> {
  */
 export interface Series {
   name: string
-  phases: { name: string; tasks(ctx: SeriesContext): Task[] }[]
+  phases: Phase[]
 }

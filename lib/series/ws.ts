@@ -15,6 +15,8 @@ export function wsSeries(): Series {
           const connections = (HOLD[ctx.profile.name] ?? HOLD.quick!).conns
           return wsTasks(ctx.proxies.flatMap((p) => holdVariants(p).map((variant) => catalogCell(p, { series: 'ws-hold', variant, connections }))), 'hold', ctx)
         },
+        // Its result is a count (connections held), and a window lasts minutes: exactly the profile's rounds.
+        adaptive: false,
       },
     ],
   }

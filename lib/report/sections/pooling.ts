@@ -2,10 +2,11 @@ import { newestCell } from '../../analysis/derived.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, num } from '../markdown.ts'
 import { cellColumns, closedPoolingCells, findingList, proxiedPoolingCells } from './common.ts'
+import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
 /** Same configs, pool added, pool removed: the newest version of each proxy, its chart, the ratios and every cell. */
-export function poolingSection(a: Article, { aggregates, findings }: ArticleInput): ChartRequest[] {
+export function poolingSection(a: Article, { aggregates, findings, run }: ArticleInput): ChartRequest[] {
   const charts: ChartRequest[] = []
   const closedPooling = closedPoolingCells(aggregates)
   const poolRows = proxiedPoolingCells(aggregates)
@@ -52,9 +53,10 @@ export function poolingSection(a: Article, { aggregates, findings }: ArticleInpu
     { title: 'across machines', value: (r) => (r.comparable ? 'yes' : 'no (rates)') },
   ], aggregates.ratios)
   a.heading(3, 'Every pooling cell')
-  a.table('pooling-cells', [...cellColumns('CPU', 'µs/req'),
+  a.table('pooling-cells', [...withPrecision(cellColumns('CPU', 'µs/req')),
     { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req },
     { title: 'rps', value: (c) => c.medians.rps },
     { title: 'p99 ms', value: (c) => c.medians.p99_ms }], closedPooling)
+  precisionLine(a, run?.manifest, closedPooling)
   return charts
 }

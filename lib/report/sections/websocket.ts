@@ -1,16 +1,17 @@
 import type { ChartRequest } from '../chart-requests.ts'
 import type { Article } from '../markdown.ts'
 import { findingList, k, statusText } from './common.ts'
+import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
 /** WebSocket echo and hold cells, and the connections held of the target. */
-export function websocketSection(a: Article, { aggregates, findings }: ArticleInput): ChartRequest[] {
+export function websocketSection(a: Article, { aggregates, findings, run }: ArticleInput): ChartRequest[] {
   const charts: ChartRequest[] = []
   const ws = aggregates.cells.websocket
   a.heading(2, 'WebSocket')
   if (ws.length === 0) a.para('*Not measured in this run (ws series).*')
   else {
-    a.table('websocket-cells', [
+    a.table('websocket-cells', withPrecision([
       { title: 'mode', value: (c) => k(c, 'mode') },
       { title: 'proxy', value: (c) => k(c, 'proxy') },
       { title: 'version', value: (c) => k(c, 'version') },
@@ -21,7 +22,8 @@ export function websocketSection(a: Article, { aggregates, findings }: ArticleIn
       { title: 'msg/s', value: (c) => c.medians.msg_rate },
       { title: 'p99 ms', value: (c) => c.medians.p99_ms },
       { title: 'status', value: (c) => statusText(c) },
-    ], ws)
+    ]), ws)
+    precisionLine(a, run?.manifest, ws.filter((c) => c.key.mode === 'echo'))
     const hold = ws.filter((c) => c.key.mode === 'hold')
     if (hold.length) {
       charts.push({

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { PROFILES } from '../../lib/catalog/profiles.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { certsDir } from '../../lib/core/paths.ts'
+import { MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
+import { catalogCell } from '../../lib/measure/cell.ts'
+import { cpuIds } from '../../lib/measure/disturbance.ts'
+import { MAX_FOREIGN_SHARE } from '../../lib/measure/validity.ts'
+import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
+import { adaptiveSettings } from '../../lib/run/adaptive.ts'
+import { acquireRunLock } from '../../lib/run/lock.ts'
+import { runPhase } from '../../lib/run/phase.ts'
+import { NativeRuntime } from '../../lib/runtime/native.ts'
+import { closedTasks } from '../../lib/series/tasks.ts'
+import type { SeriesContext } from '../../lib/series/types.ts'
+import { ensureCerts } from '../../lib/setup/certs.ts'
+
+/** The machine lock, waited for: another run would disturb this test's windows and the other way round. */
+async function lock(dir: string): Promise<() => void> {
+  for (let i = 0; ; i++) {
+    try {
+      return await acquireRunLock(dir)
+    } catch (e) {
+      if (i >= 120 || !/another proxybench run/.test((e as Error).message)) throw e
+      await new Promise((r) => setTimeout(r, 5000))
+    }
+  }
+}
+
+// Real HAProxy windows (smoke profile, native runtime): the disturbance columns are filled,
+// and a busy loop pinned on the proxy's core makes every window of the cell disturbed:
+// invalid with its reason, re-measured once (smoke's disturbed budget), then stopped.
+test('disturbance columns are filled, and a busy loop on the proxy core marks the window disturbed and re-measures it', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'pb-disturbed-'))
+  const release = await lock(out)
+  const log = memoryLogger()
+  const runtime = new NativeRuntime(`disturbed-${process.pid}`)
+  const profile = PROFILES.smoke!
+  const cpus = defaultCpuLayout()
+  const ctx: SeriesContext = {
+    runtime, runId: 'disturbed', runDir: out, cpus, profile, certs: await ensureCerts(certsDir, { force: false, log }), log,
+    proxies: ['haproxy'], seed: 1, connections: profile.connections, backendVersion: 'test',
+  }
+  const adaptive = { settings: adaptiveSettings(profile), seed: 1, repeatS: 5 }
+  let busy: ReturnType<typeof spawn> | undefined
+  try {
+    await runPhase('quiet', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections: profile.connections })], ctx), out, log, false, adaptive)
+    const quiet = readTable(out, MEASUREMENTS)
+    assert.ok(quiet.length >= 1)
+    for (const r of quiet) assert.ok(r.steal_share !== null && r.foreign_cpu_share !== null && r.foreign_cpu_share >= 0 && r.steal_share >= 0, JSON.stringify(r))
+
+    // 100% of one proxy core: the proxy gets about half of it, the rest is foreign, far above any threshold.
+    busy = spawn('taskset', ['-c', String(cpuIds(cpus.proxy)[0]), 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' })
+    await runPhase('busy', closedTasks([catalogCell('haproxy', { series: 'pool-added', variant: 'pool-added', connections: profile.connections })], ctx), out, log, false, adaptive)
+    const rows = readTable(out, MEASUREMENTS).filter((r) => r.series === 'pool-added')
+    assert.equal(rows.length, 1 + profile.maxDisturbed!, 'the disturbed window is re-measured within its budget, then the cell stops')
+    for (const r of rows) {
+      assert.equal(r.status, 'invalid', JSON.stringify(r))
+      assert.match(r.reason, /^disturbed: steal \d+\.\d% \/ foreign CPU \d+% on the proxy's cores/)
+      assert.ok(r.foreign_cpu_share! > MAX_FOREIGN_SHARE, `foreign ${r.foreign_cpu_share}`)
+    }
+    assert.deepEqual(rows.map((r) => r.repeat), [1, 2])
+    assert.ok(log.lines.some((l) => /busy: 0 of 1 cells reached .*disturbed budget: 2 windows disturbed × 1/.test(l)), log.lines.join('\n'))
+  } finally {
+    if (busy?.pid) busy.kill('SIGKILL')
+    await runtime.stopAll()
+    release()
+  }
+})

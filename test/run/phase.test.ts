@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { memoryLogger } from '../../lib/core/log.ts'
+import type { Measurement } from '../../lib/data/schema.ts'
+import { appendRow, MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
+import { runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
+import { cellOfKey } from '../../lib/series/tasks.ts'
+import type { Task } from '../../lib/series/types.ts'
+import { measurement } from '../fixtures/rows.ts'
+
+/** Tasks of fake cells whose rows come from `value(variant, repeat)`: the phase runner without a proxy. */
+function fakeTasks(variants: string[], repeats: number, value: (variant: string, repeat: number) => Partial<Measurement>, ran: string[]): Task[] {
+  const task = (variant: string, repeat: number): Task => {
+    const row = () => measurement({ variant, repeat, ...value(variant, repeat) })
+    const key = MEASUREMENTS.key(row())
+    return { label: `${variant} r${repeat}`, table: MEASUREMENTS as Task['table'], key, cell: cellOfKey(key), repeat, again: (r) => task(variant, r), run: async () => (ran.push(`${variant}${repeat}`), row()) }
+  }
+  return Array.from({ length: repeats }, (_, i) => variants.map((v) => task(v, i + 1))).flat()
+}
+const adaptive = (o: Partial<PhaseAdaptive['settings']> = {}): PhaseAdaptive => ({ settings: { minRepeats: 3, maxRepeats: 8, precision: 0.03, maxDisturbed: 2, budgetS: 1e6, ...o }, seed: 1, repeatS: 1 })
+const noisy = (r: number) => ({ proxy_cpu_us_per_req: r % 2 ? 80 : 120 })
+const steady = (r: number) => ({ proxy_cpu_us_per_req: 100 + (r % 3) * 0.1 })
+
+test('adaptive rounds: a steady cell stops at n = 6 (95%), a noisy one at its budget; each round only the cells that need it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  const log = memoryLogger()
+  await runPhase('p', fakeTasks(['a', 'b'], 3, (v, r) => (v === 'a' ? steady(r) : noisy(r)), ran), dir, log, false, adaptive())
+  const rows = readTable(dir, MEASUREMENTS)
+  assert.equal(rows.filter((r) => r.variant === 'a').length, 6)
+  assert.equal(rows.filter((r) => r.variant === 'b').length, 8)
+  assert.deepEqual(rows.filter((r) => r.variant === 'b').map((r) => r.repeat), [1, 2, 3, 4, 5, 6, 7, 8])
+  assert.ok(log.lines.some((l) => /^p: 1 of 2 cells reached ±3\.0%; stopped on budget: 8 repeats × 1$/.test(l)), log.lines.join('\n'))
+})
+
+test('a disturbed window is invalid with its reason, kept in the CSV, not a repeat, and re-measured', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  // Repeat 2 of the cell ran next to a busy neighbour.
+  await runPhase('p', fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), foreign_cpu_share: r === 2 ? 0.45 : 0.01 }), ran), dir, memoryLogger(), false, adaptive({ minRepeats: 2, maxRepeats: 2 }))
+  const rows = readTable(dir, MEASUREMENTS)
+  assert.deepEqual(rows.map((r) => [r.repeat, r.status]), [[1, 'valid'], [2, 'invalid'], [3, 'valid']])
+  assert.equal(rows[1]!.reason, "disturbed: steal 0.0% / foreign CPU 45% on the proxy's cores")
+})
+
+test('a machine that stays busy ends: the disturbed budget stops the cell', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  const log = memoryLogger()
+  await runPhase('p', fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), steal_share: 0.3 }), ran), dir, log, false, adaptive({ minRepeats: 2, maxRepeats: 2 }))
+  // 2 rounds, both disturbed (within the budget of 2), one re-measurement: a third disturbed window ends it.
+  assert.equal(readTable(dir, MEASUREMENTS).length, 3)
+  assert.ok(log.lines.some((l) => /disturbed budget: 3 windows disturbed × 1/.test(l)), log.lines.join('\n'))
+})
+
+test('a phase that does not adapt keeps a disturbed row as it is, and runs exactly its tasks', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  const log = memoryLogger()
+  await runPhase('p', fakeTasks(['a'], 2, (_, r) => ({ ...noisy(r), foreign_cpu_share: 0.5 }), ran), dir, log, false, null)
+  assert.deepEqual(readTable(dir, MEASUREMENTS).map((r) => r.status), ['valid', 'valid'])
+  assert.ok(log.lines.some((l) => /disturbed window: .*kept: this phase does not re-measure/.test(l)))
+})
+
+test('resume: rows already in the CSV count, disturbed ones included, and the rounds continue after them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  // A killed run left repeats 1-5 of a noisy cell, repeat 4 disturbed.
+  for (let r = 1; r <= 5; r++) appendRow(dir, MEASUREMENTS, measurement({ variant: 'a', repeat: r, ...noisy(r), ...(r === 4 ? { status: 'invalid', reason: 'disturbed: steal 5.0% / foreign CPU 9% on the proxy\'s cores' } : {}) }))
+  const ran: string[] = []
+  await runPhase('p', fakeTasks(['a'], 3, (_, r) => noisy(r), ran), dir, memoryLogger(), true, adaptive({ maxRepeats: 6 }))
+  // 4 repeats counted (one disturbed): 2 more up to the budget of 6, numbered after the last row.
+  assert.deepEqual(ran, ['a6', 'a7'])
+  assert.equal(readTable(dir, MEASUREMENTS).length, 7)
+})
