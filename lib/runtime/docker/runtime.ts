@@ -29,7 +29,9 @@ import { errorLine, EXIT_MARK, exitMarkFilter, signalName } from './stream.ts'
  * - Unprivileged: as root, containers run as 65534:65534 (nobody) with every capability
  *   dropped, no-new-privileges and a read-only root file system (tmpfs /tmp). The private
  *   keys (0600, root) are then unreadable, so a copy owned by 65534 is made beside the
- *   original (certs/.docker-<pid>/, removed by stopAll) and mounted at the original path.
+ *   original and mounted at the original path: only for files under certs/ (anything
+ *   else root-only is an error), in certs/.docker-<pid>/, removed by stopAll, at exit,
+ *   or by the next start after a crash (lib/runtime/key-copies.ts).
  *   Rejected alternative: root inside with capabilities dropped: it still owns every
  *   root-owned host file that is mounted, and nginx's master, as root, tries setuid for
  *   its workers, which fails without CAP_SETUID. A non-root harness runs containers as its
