@@ -3,6 +3,8 @@ import { DISTURBED_PREFIX } from '../data/precision.ts'
 /** Limits beyond which a row measures the bench, not the proxy (README "Measurement method"). */
 export const MAX_ERROR_RATE = 0.01
 export const MAX_GENERATOR_SHARE = 0.9
+/** Open model: the achieved rate may fall this far below the target (the same 1% as errors). */
+export const MAX_RATE_SHORTFALL = 0.01
 
 export interface WindowFacts {
   /** Requests the generator completed and errors it saw over its whole run. */
@@ -14,6 +16,10 @@ export interface WindowFacts {
   verification?: string | null
   /** Set when a role exited during the window. */
   exited?: string | null
+  /** Open model: iterations dropped at the VU cap (counted apart from errors), the target and the achieved rate. */
+  dropped?: number | null
+  targetRps?: number | null
+  achievedRps?: number | null
 }
 
 /** Every reason the row cannot be used; empty when it is valid. */
@@ -21,9 +27,15 @@ export function invalidReasons(f: WindowFacts): string[] {
   const reasons: string[] = []
   if (f.verification) reasons.push(`verification failed: ${f.verification}`)
   if (f.exited) reasons.push(f.exited)
-  const attempts = f.generatorRequests + f.generatorErrors
+  const dropped = f.dropped ?? 0
+  const attempts = f.generatorRequests + f.generatorErrors + dropped
   if (attempts > 0 && f.generatorErrors / attempts >= MAX_ERROR_RATE) {
     reasons.push(`errors ${((100 * f.generatorErrors) / attempts).toFixed(1)}% >= ${MAX_ERROR_RATE * 100}%`)
+  }
+  // Dropped iterations were never sent: a different failure than an error answer, so its own label.
+  if (attempts > 0 && dropped / attempts >= MAX_ERROR_RATE) reasons.push(`dropped ${((100 * dropped) / attempts).toFixed(1)}% >= ${MAX_ERROR_RATE * 100}%`)
+  if (f.targetRps && f.achievedRps !== null && f.achievedRps !== undefined && f.achievedRps < f.targetRps * (1 - MAX_RATE_SHORTFALL)) {
+    reasons.push(`achieved ${Math.round(f.achievedRps)} rps < target ${f.targetRps} rps`)
   }
   if (f.generatorCpuShare !== null && f.generatorCpuShare >= MAX_GENERATOR_SHARE) {
     reasons.push(`generator saturated: ${(100 * f.generatorCpuShare).toFixed(0)}% of its cpuset >= ${MAX_GENERATOR_SHARE * 100}%`)

@@ -2,8 +2,14 @@ import { basename } from 'node:path'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { EXTRAS, MAIN_SERIES } from '../catalog/variants.ts'
 import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
-import { closedTasks } from './tasks.ts'
-import type { Series } from './types.ts'
+import { OPEN_PREALLOC } from '../measure/open.ts'
+import { summarize } from '../core/stats.ts'
+import { POOLING_ROWS } from '../data/series.ts'
+import type { Measurement } from '../data/schema.ts'
+import { MEASUREMENTS, readTable } from '../data/tables.ts'
+import { rateAt } from './tls.ts'
+import { closedTasks, openTasks } from './tasks.ts'
+import type { Series, SeriesContext } from './types.ts'
 
 export interface CustomConfig {
   proxy: ProxyName
@@ -31,9 +37,59 @@ export function poolingCells(proxies: readonly ProxyName[], opts: { connections:
   return cells
 }
 
+/**
+ * pooling-open: every pooling cell again at one fixed arrival rate, so that each proxy is
+ * measured at the same load instead of at whatever rate it reaches in the closed model.
+ * The rate is this fraction of the lowest closed-model ceiling among the proxied pooling
+ * cells. HAProxy's dpbench measures at 50-80% of capacity; here the capacity is set by
+ * the generator core, which the backend shares, and the Go open-model generator costs more
+ * per request than wrk, so the low end: README "Fixed-rate pooling" has the measurements.
+ */
+export const POOLING_OPEN_FRACTION = 0.5
+
+export interface OpenRateChoice {
+  rate: number
+  fraction: number
+  /** The lowest ceiling (median rps) and the cell it belongs to. */
+  ceiling: number
+  cell: string
+}
+
+/** Median closed-model rps of each proxied pooling cell, valid rows only (the direct row left out). */
+export function poolingCeilings(rows: readonly Measurement[]): Map<string, number> {
+  const by = new Map<string, number[]>()
+  for (const r of rows) {
+    if (!POOLING_ROWS.includes(r.series) || r.model !== 'closed' || r.proxy === 'direct' || r.status !== 'valid' || !r.rps) continue
+    const key = `${r.series} ${r.proxy} ${r.version} ${r.variant}`
+    by.set(key, [...(by.get(key) ?? []), r.rps])
+  }
+  return new Map([...by].map(([k, v]) => [k, summarize(v).median]))
+}
+
+/** The pooling-open rate from the closed rows; null when no proxied cell has a valid ceiling. */
+export function poolingOpenRate(rows: readonly Measurement[], fraction = POOLING_OPEN_FRACTION): OpenRateChoice | null {
+  const lowest = [...poolingCeilings(rows)].sort((a, b) => a[1] - b[1])[0]
+  return lowest ? { rate: rateAt(fraction, lowest[1]), fraction, ceiling: lowest[1], cell: lowest[0] } : null
+}
+
 export function poolingSeries(custom: CustomConfig[]): Series {
+  const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom })
   return {
     name: 'pooling',
-    phases: [{ name: 'pooling', tasks: (ctx) => closedTasks(poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom }), ctx) }],
+    phases: [
+      { name: 'pooling', tasks: (ctx) => closedTasks(cells(ctx), ctx) },
+      {
+        name: 'pooling-open',
+        tasks: (ctx) => {
+          const choice = poolingOpenRate(readTable(ctx.runDir, MEASUREMENTS))
+          if (!choice) {
+            ctx.log.warn('pooling-open: no valid closed-model ceiling among the proxied pooling cells, so no fixed rate: phase skipped')
+            return []
+          }
+          ctx.log.info(`pooling-open: ${choice.rate} rps for every cell = ${choice.fraction * 100}% of the lowest closed ceiling, ${Math.round(choice.ceiling)} rps (${choice.cell}); VUs ${OPEN_PREALLOC}..${ctx.connections}`)
+          return openTasks(cells(ctx), [choice.rate], ctx)
+        },
+      },
+    ],
   }
 }

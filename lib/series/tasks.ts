@@ -41,7 +41,7 @@ export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] 
 export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx: SeriesContext): Task[] {
   const combos = cells.flatMap((cell) => rates.map((rate) => ({ cell, rate })))
   return interleavedOrder(combos, ctx.profile.repeats, ctx.seed).map(({ cell: { cell, rate }, repeat }) => ({
-    label: `${cell.series} ${cell.proxy} ${cell.keyType} ${rate} rps r${repeat}`,
+    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} ${cell.keyType} ${rate} rps r${repeat}`,
     table: MEASUREMENTS,
     key: cellRowKey(cell, repeat, 'open', rate),
     run: () => measureOpen(cell, repeat, rate, ctx),

@@ -29,9 +29,12 @@ export function ceilings(rows: readonly Measurement[]): Map<string, number> {
   return new Map([...by].map(([p, v]) => [p, summarize(v).median]))
 }
 
+/** A fraction of a closed-model ceiling as an open-model rate: whole hundreds, at least 100. */
+export const rateAt = (fraction: number, ceilingRps: number): number => Math.max(100, Math.round((fraction * ceilingRps) / 100) * 100)
+
 /** The open-model rate: a stated fraction of the slowest proxy's ceiling, in hundreds. */
 export function openRate(c: Map<string, number>): number | null {
-  return c.size === 0 ? null : Math.max(100, Math.round((OPEN_FRACTION * Math.min(...c.values())) / 100) * 100)
+  return c.size === 0 ? null : rateAt(OPEN_FRACTION, Math.min(...c.values()))
 }
 
 export function tlsSeries(): Series {
@@ -62,7 +65,7 @@ export function tlsSeries(): Series {
           const proxy = ctx.proxies.includes('haproxy') ? 'haproxy' : ctx.proxies[0]!
           const ceiling = c.get(proxy)
           if (!ceiling) return []
-          const rates = CALIBRATION_STEPS.map((f) => Math.max(100, Math.round((f * ceiling) / 100) * 100))
+          const rates = CALIBRATION_STEPS.map((f) => rateAt(f, ceiling))
           return openTasks([tlsCell(proxy, 'tls-calibration', 'ec256', OPEN_MAX_VUS)], rates, ctx)
         },
         // Steps of a curve (how the proxy's cost moves with the rate), not a cost to pin down: exactly the profile's rounds.

@@ -8,6 +8,7 @@ import { memoryLogger } from '../../lib/core/log.ts'
 import { parseRunOptions } from '../../lib/cli/run-options.ts'
 import { runBench } from '../../lib/run/run.ts'
 import { CALIBRATION_STEPS } from '../../lib/series/tls.ts'
+import { poolingOpenRate } from '../../lib/series/pooling.ts'
 
 const smoke = (series: string, proxies: ('haproxy' | 'nginx')[]) => {
   const out = join(mkdtempSync(join(tmpdir(), `pb-${series}-`)), 'run')
@@ -33,6 +34,23 @@ test('tls series: full handshakes per key type, open-model rows, calibration ste
   for (const x of open) assert.ok(x.model === 'open' && x.target_rps! > 0 && x.max_vus !== null && x.dropped !== null, JSON.stringify(x))
   assert.equal(rows.filter((x) => x.series === 'tls-calibration').length, CALIBRATION_STEPS.length)
   assert.ok(r.findings.some((f) => f.id === 'F5' && f.verdict !== 'not measured'))
+})
+
+// The pooling series on real HAProxy: the closed phase, then every cell again at one
+// fixed rate derived from the closed ceilings (pooling-open). Timing is not asserted.
+test('pooling series: closed cells, then the same cells at one fixed rate (pooling-open)', async () => {
+  const r = await smoke('pooling', ['haproxy'])
+  const rows = readTable(r.runDir, MEASUREMENTS)
+  const closed = rows.filter((x) => x.model === 'closed')
+  const open = rows.filter((x) => x.model === 'open')
+  const name = (x: (typeof rows)[number]) => `${x.series} ${x.proxy} ${x.version} ${x.variant}`
+  assert.ok(closed.length > 0)
+  assert.deepEqual(open.map(name).sort(), closed.map(name).sort(), 'every closed cell, the direct row too, once at the fixed rate')
+  const rate = poolingOpenRate(rows)!.rate
+  for (const x of open) assert.ok(x.target_rps === rate && x.max_vus !== null && x.dropped !== null && x.rps! > 0, JSON.stringify(x))
+  const direct = open.find((x) => x.proxy === 'direct')!
+  assert.ok(direct.proxy_cpu_us_per_req === null && direct.backend_cpu_us_per_req! > 0, JSON.stringify(direct))
+  assert.ok(open.some((x) => x.proxy === 'haproxy' && x.proxy_cpu_us_per_req! > 0))
 })
 
 // WebSockets through real HAProxy and nginx: echo works where the config allows it, the

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PROXIES } from '../../lib/catalog/stack.ts'
-import { poolingCells } from '../../lib/series/pooling.ts'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { appendRow, MEASUREMENTS } from '../../lib/data/tables.ts'
+import { poolingCells, poolingOpenRate, poolingSeries, POOLING_OPEN_FRACTION } from '../../lib/series/pooling.ts'
+import { rateAt } from '../../lib/series/tls.ts'
+import type { SeriesContext } from '../../lib/series/types.ts'
+import { measurement } from '../fixtures/rows.ts'
 
 test('pooling plan: three main series per proxy, the extras, and one direct row', () => {
   const cells = poolingCells(PROXIES, { connections: 200, backendVersion: 'b' })
@@ -19,4 +27,32 @@ test('custom configs join as custom:<file> on the newest version', () => {
   assert.equal(c.variant, 'custom:my.conf')
   assert.equal(c.version, '1.31.3')
   assert.equal(c.template, '/x/my.conf')
+})
+
+test('pooling-open rate: a fraction of the lowest valid closed ceiling of the proxied cells, in hundreds', () => {
+  const rows = [
+    measurement({ series: 'same', proxy: 'haproxy', variant: 'article', rps: 30_000, repeat: 1 }),
+    measurement({ series: 'pool-removed', proxy: 'caddy', variant: 'pool-removed', rps: 4_000, repeat: 1 }),
+    measurement({ series: 'pool-removed', proxy: 'caddy', variant: 'pool-removed', rps: 5_000, repeat: 2 }),
+    measurement({ series: 'pool-removed', proxy: 'caddy', variant: 'pool-removed', rps: 9_000, repeat: 3 }),
+    // Left out: the direct floor, an invalid row, an open row, another series.
+    measurement({ series: 'direct', proxy: 'direct', variant: 'direct', rps: 1_000, proxy_cpu_us_per_req: null }),
+    measurement({ series: 'nginx-keepalive', proxy: 'nginx', variant: 'literal', rps: 500, status: 'invalid', reason: 'errors 5.0% >= 1%' }),
+    measurement({ series: 'same', proxy: 'nginx', variant: 'article', rps: 300, model: 'open', target_rps: 300 }),
+    measurement({ series: 'tls-ceiling', proxy: 'nginx', variant: 'pool-added', rps: 200 }),
+  ]
+  assert.deepEqual(poolingOpenRate(rows), { rate: rateAt(POOLING_OPEN_FRACTION, 5_000), fraction: POOLING_OPEN_FRACTION, ceiling: 5_000, cell: 'pool-removed caddy 2.11.7 pool-removed' })
+  assert.equal(poolingOpenRate(rows, 0.5)!.rate, 2_500)
+  assert.equal(poolingOpenRate(rows, 0.01)!.rate, 100, 'never below 100 rps')
+})
+
+test('pooling-open: no valid closed ceiling → phase skipped with a warning', () => {
+  const rows = [measurement({ series: 'same', status: 'invalid', reason: 'x' }), measurement({ series: 'direct', proxy: 'direct', variant: 'direct' })]
+  assert.equal(poolingOpenRate(rows), null)
+  const log = memoryLogger()
+  const phase = poolingSeries([]).phases.find((p) => p.name === 'pooling-open')!
+  const runDir = mkdtempSync(join(tmpdir(), 'pb-open-'))
+  for (const r of rows) appendRow(runDir, MEASUREMENTS, r)
+  assert.deepEqual(phase.tasks({ runDir, log, proxies: ['haproxy'], seed: 1, connections: 200, backendVersion: 'b' } as unknown as SeriesContext), [])
+  assert.match(log.lines.join('\n'), /pooling-open: no valid closed-model ceiling.*phase skipped/)
 })

@@ -1,7 +1,9 @@
+import type { CellSummary } from '../../analysis/cells.ts'
 import { newestCell } from '../../analysis/derived.ts'
+import { POOLING_ROWS } from '../../data/series.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, num } from '../markdown.ts'
-import { cellColumns, closedPoolingCells, findingList, proxiedPoolingCells } from './common.ts'
+import { cellColumns, closedPoolingCells, findingList, k, proxiedPoolingCells, statusText } from './common.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
@@ -58,5 +60,32 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
     { title: 'rps', value: (c) => c.medians.rps },
     { title: 'p99 ms', value: (c) => c.medians.p99_ms }], closedPooling)
   precisionLine(a, run?.manifest, closedPooling)
+  fixedRateTable(a, aggregates.cells.measurements, poolRows)
   return charts
+}
+
+/**
+ * The pooling-open phase beside the closed model: every proxy at one arrival rate, so the
+ * figure does not depend on how far each proxy could be pushed. Absent in runs without it.
+ */
+function fixedRateTable(a: Article, measurements: readonly CellSummary[], closed: readonly CellSummary[]) {
+  const open = measurements.filter((c) => c.key.model === 'open' && POOLING_ROWS.includes(String(c.key.series)) && c.key.proxy !== 'direct')
+  if (open.length === 0) return
+  const same = (x: CellSummary, y: CellSummary) => ['series', 'proxy', 'version', 'variant', 'key_type'].every((k) => x.key[k] === y.key[k])
+  for (const rate of [...new Set(open.map((c) => Number(c.key.target_rps)))].sort((x, y) => x - y)) {
+    a.heading(3, `At ${num(rate)} rps (fixed rate)`)
+    a.para(`The same cells in the open model at one rate for every proxy (a fraction of the lowest closed-model ceiling; README "Fixed-rate pooling"). A proxy far from its own ceiling pays more per request: fewer requests share each wake-up.`)
+    a.table('pooling-fixed-rate', [
+      { title: 'series', value: (r) => k(r.open, 'series') },
+      { title: 'proxy', value: (r) => k(r.open, 'proxy') },
+      { title: 'version', value: (r) => k(r.open, 'version') },
+      { title: 'variant', value: (r) => k(r.open, 'variant') },
+      { title: 'closed µs/req', value: (r) => r.closed?.summary?.median ?? null },
+      { title: `at ${num(rate)} rps µs/req`, value: (r) => r.open.summary?.median ?? null },
+      { title: 'fixed / closed', value: (r) => (r.open.summary && r.closed?.summary ? r.open.summary.median / r.closed.summary.median : null) },
+      { title: 'closed rps', value: (r) => r.closed?.medians.rps ?? null },
+      { title: 'valid/n', value: (r) => `${r.open.counts.valid}/${r.open.rows}` },
+      { title: 'status', value: (r) => statusText(r.open) },
+    ], open.filter((c) => Number(c.key.target_rps) === rate).map((o) => ({ open: o, closed: closed.find((c) => same(c, o)) })))
+  }
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env zx
+// Benchmark: closed model vs fixed-rate open model on the pooling cells. Reads finished
+// run directories (or makes one first) and prints per cell and model the precision for the
+// time spent, and how far each model's figures move between runs. Logic in
+// lib/analysis/load-model.ts.
+import '../notebooks/_ts.mjs'
+
+const HELP = `Usage: npx zx bench/load-model.mjs [options] [RUN_DIR...]
+
+For every cell measured in both the closed model (pooling) and at the fixed rate
+(pooling-open), prints per run: the median proxy CPU µs/req, ±rel (the relative
+half-width of the median's order-statistics interval, at its coverage: 50% for 2
+repeats, 75% for 3), n (valid/all repeats), s (wall seconds the repeats took, start and
+verification included) and ±/√min = ±rel × √minutes (the half-width one minute of
+repeats would give: lower is better); then per model the medians over the cells valid
+in both models. With two or more runs: per cell the ratio of each later run's median to
+the first run's, per model, and the typical move.
+
+Options:
+  --run              make a run first (series pooling) and add it to the directories
+  --profile P        with --run: smoke|quick|standard|full (default quick)
+  --proxies LIST     with --run: default haproxy,nginx,caddy
+  --seed N           with --run: the order's seed
+  --out DIR          with --run: default results/<run-id>
+  -h, --help         this help
+
+Example:
+  npx zx bench/load-model.mjs /tmp/h5/run1 /tmp/h5/run2`
+
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { parseLoadModelOptions } = await import('../lib/cli/load-model-options.ts')
+const { parseRunOptions } = await import('../lib/cli/run-options.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
+const { loadModelReport } = await import('../lib/analysis/load-model.ts')
+const { runBench } = await import('../lib/run/run.ts')
+
+await runNotebook(async () => {
+  const flags = parseFlags(
+    notebookArgs('load-model.mjs'),
+    { run: { type: 'boolean' }, profile: { type: 'string' }, proxies: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
+    HELP,
+    'bench/load-model.mjs',
+    { positionals: 100 },
+  )
+  const o = parseLoadModelOptions(flags)
+  const dirs = [...o.dirs]
+  if (o.run) {
+    const log = consoleLogger()
+    const r = await runBench(parseRunOptions({ profile: o.run.profile, series: 'pooling', proxies: o.run.proxies.join(','), seed: o.run.seed, out: o.run.out }, { install: false, log }))
+    dirs.push(r.runDir)
+  }
+  process.stdout.write(`${loadModelReport(dirs.map((d) => ({ name: d, rows: readTable(d, MEASUREMENTS) })))}\n`)
+  return 0
+})
