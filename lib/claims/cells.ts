@@ -2,11 +2,13 @@
  * Cell groups of a run and the selectors of claims.yaml over them. A cell group is the
  * group of rows of one table with equal key columns (every repeat of one measured
  * configuration, i.e. of one planned Cell of lib/measure/cell.ts); its value for a
- * metric is the median over its rows (valid rows only unless rows: all), its status the
- * most common status of its rows (tie: the worse one).
+ * metric is the median over its rows (valid rows only unless rows: all), with the rows'
+ * values by repeat for its interval; its status the most common status of its rows (a tie
+ * is shown as the worse one, and `statusTie` says so: a status check does not decide on it).
  */
 import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
+import { repeatsOf, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import { KEY_COLUMNS, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
 
@@ -23,11 +25,25 @@ export interface CellGroup {
 
 const WORSE: Record<CellStatus, number> = { valid: 0, invalid: 1, failed: 2 }
 
-/** The most common status of the rows; a tie goes to the worse one (failed > invalid > valid). */
-export function cellStatus(rows: readonly { status: CellStatus }[]): CellStatus {
+function statusCounts(rows: readonly { status: CellStatus }[]): [CellStatus, number][] {
   const counts = new Map<CellStatus, number>()
   for (const r of rows) counts.set(r.status, (counts.get(r.status) ?? 0) + 1)
-  return [...counts].sort((a, b) => b[1] - a[1] || WORSE[b[0]] - WORSE[a[0]])[0]?.[0] ?? 'failed'
+  return [...counts].sort((a, b) => b[1] - a[1] || WORSE[b[0]] - WORSE[a[0]])
+}
+
+/**
+ * The most common status of the rows. A tie is shown as the worse one (failed > invalid >
+ * valid) so a table never looks better than its rows; it decides nothing (see statusTie).
+ */
+export function cellStatus(rows: readonly { status: CellStatus }[]): CellStatus {
+  return statusCounts(rows)[0]?.[0] ?? 'failed'
+}
+
+/** The statuses tied for most common (worst first), or null when one status is most common. */
+export function statusTie(rows: readonly { status: CellStatus }[]): CellStatus[] | null {
+  const counts = statusCounts(rows)
+  const top = counts.filter(([, n]) => n === counts[0]?.[1]).map(([s]) => s)
+  return top.length > 1 ? top : null
 }
 
 export function buildCellGroups(table: ClaimTable, rows: readonly Row[]): CellGroup[] {
@@ -67,12 +83,17 @@ export interface CellValue {
   n: number
   /** Rows left out because they are not valid (rows: valid). */
   excluded: number
+  /** The used rows' values by repeat: what an interval around `value` resamples. */
+  repeats: Repeats
 }
 
 export function cellValue(cell: CellGroup, metric: string, rows: 'valid' | 'all'): CellValue {
   const used = rows === 'all' ? cell.rows : cell.rows.filter((r) => r.status === 'valid')
   const values = used.map((r) => metricValue(r, metric)).filter((v): v is number => v !== null)
-  return { cell, metric, value: values.length ? median(values) : null, n: values.length, excluded: cell.rows.length - used.length }
+  return {
+    cell, metric, value: values.length ? median(values) : null, n: values.length, excluded: cell.rows.length - used.length,
+    repeats: repeatsOf(used, (r) => metricValue(r, metric)),
+  }
 }
 
 // ------------------------------------------------------------------ selectors
@@ -195,13 +216,21 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
 export function aggregate(values: readonly CellValue[], agg: Agg = 'median'): number | null {
   const xs = values.filter((v) => v.value !== null)
   if (xs.length === 0) return null
-  if (agg === 'min') return Math.min(...xs.map((v) => v.value!))
-  if (agg === 'max') return Math.max(...xs.map((v) => v.value!))
+  return aggregateMedians(xs, xs.map((v) => v.value!), agg)
+}
+
+/**
+ * `aggregate` over given medians of the cells (medians[i] for values[i]): the same rule on
+ * the bootstrap's resampled medians as on the measured ones.
+ */
+export function aggregateMedians(values: readonly CellValue[], medians: readonly number[], agg: Agg = 'median'): number {
+  if (agg === 'min') return Math.min(...medians)
+  if (agg === 'max') return Math.max(...medians)
   if (agg === 'newest') {
-    const top = xs.map((v) => String(v.cell.key.version)).sort(compareVersions).at(-1)!
-    return median(xs.filter((v) => compareVersions(String(v.cell.key.version), top) === 0).map((v) => v.value!))
+    const top = values.map((v) => String(v.cell.key.version)).sort(compareVersions).at(-1)!
+    return median(medians.filter((_, i) => compareVersions(String(values[i]!.cell.key.version), top) === 0))
   }
-  return median(xs.map((v) => v.value!))
+  return median(medians)
 }
 
 /** The series whose cells a variant names when nothing else is said (measurements). */

@@ -3,23 +3,38 @@
  * numbers behind it. Side-effect free. The check kinds and the verdict rule are the ones
  * documented in the header of baselines/published/claims.yaml:
  *
- * - reproduced / not reproduced: every needed cell is there and the check holds / fails;
- * - not measured: a needed cell is absent (or has no value, e.g. no valid row, or in a
- *   status check with `reason` its rows failed for another reason), and nothing measured
- *   refutes the claim. A missing cell never makes a claim "not reproduced";
- * - not runnable here: runnable_here: false.
+ * Every figure a unit computes (ratio/equal r, spread s, threshold/count v, a rank's value per
+ * proxy) carries an interval from lib/core/intervals.ts: order statistics for one cell's
+ * median, a 95% paired bootstrap over the repeats of every cell behind an aggregate or a ratio
+ * (the same aggregate of the resampled medians). A constant (published) side has none. A
+ * unit's state is three-way on its interval:
  *
- * A check with for_each (or a status check with several cells) is several units; the claim
- * is not reproduced if any unit fails, else not measured if any unit lacks a cell.
+ * - holds: the whole interval satisfies the check's band (min/max, approx ± tolerance,
+ *   equal's tolerance, threshold's op, count's tolerance; rank: every possible place allowed,
+ *   or both orders decided and equal; status: every decisive cell's status allowed);
+ * - fails: the whole interval lies on the wrong side (rank: a place or a pair decided
+ *   wrong; status: a cell's status certainly not allowed);
+ * - undecided: the interval straddles a bound, or rests on a single repeat (which shows no
+ *   noise), or rank neighbours' intervals overlap, or a status cell's decisive statuses tie;
+ * - missing: a needed cell is absent, has no value (e.g. no valid row) or, in a status check
+ *   with `reason`, its rows failed for another reason.
+ *
+ * A check with for_each (or a status check with several cells) is several units. The claim is
+ * not reproduced if any unit fails; else not measured if any unit is missing; else
+ * inconclusive if any unit is undecided; else reproduced. A missing cell never makes a claim
+ * "not reproduced", noise never makes it "reproduced" or "not reproduced".
+ * Not runnable here: runnable_here: false.
  */
 import { compareVersions } from '../catalog/stack.ts'
+import { bootstrapFigure, medianInterval, overlaps, placeInterval, type Interval, type Placement } from '../core/intervals.ts'
 import type { RunTables } from '../data/run-data.ts'
-import { aggregate, buildCellGroups, cellLabel, cellValue, matchSelector, shownSeries, type CellGroup, type CellValue } from './cells.ts'
+import {
+  aggregate, aggregateMedians, buildCellGroups, cellLabel, cellValue, matchSelector, shownSeries, statusTie, type CellGroup, type CellValue,
+} from './cells.ts'
 import { evalNumber, type FigureValues } from './expr.ts'
 import type { Agg, Check, Claim, ClaimTable, Ledger, Selector, SelectorSpec } from './ledger.ts'
 
-
-export type Verdict = 'reproduced' | 'not reproduced' | 'not measured' | 'not runnable here'
+export type Verdict = 'reproduced' | 'not reproduced' | 'inconclusive' | 'not measured' | 'not runnable here'
 
 export interface Evidence {
   table: string
@@ -53,6 +68,8 @@ export interface ClaimResult {
    * rank and status, when a cell is missing, or when the check ran several times (for_each).
    */
   value: number | null
+  /** `value`'s interval (method: order statistics, (paired) bootstrap, single repeat, constant); null when `value` is. */
+  interval: { lo: number; hi: number; method: string } | null
   /** What the check centres `value` on: ratio approx, equal 1, spread max, threshold/count value; else null. */
   reference: number | null
 }
@@ -76,12 +93,13 @@ interface Ctx {
   cells: Record<ClaimTable, CellGroup[]>
 }
 
-type State = 'holds' | 'fails' | 'missing'
+type State = 'holds' | 'fails' | 'undecided' | 'missing'
 
 interface Unit {
   state: State
   text: string
-  value?: number
+  /** The unit's one figure with its interval (not for rank and status). */
+  fig?: Fig
   reference?: number
   /** Cells behind the unit, with the value each contributed. */
   used: CellValue[]
@@ -101,7 +119,7 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
     comparable_across_machines: claim.comparable_across_machines, caveat: claim.caveat, notes: claim.notes,
   }
   if (!claim.runnable_here) {
-    return { ...base, verdict: 'not runnable here', measured: claim.not_runnable_reason ?? 'not runnable here', evidence: [], warnings: [], value: null, reference: null }
+    return { ...base, verdict: 'not runnable here', measured: claim.not_runnable_reason ?? 'not runnable here', evidence: [], warnings: [], value: null, interval: null, reference: null }
   }
   const items: (SelectorSpec | undefined)[] = k.for_each ?? [undefined]
   const units = items.flatMap((item) => {
@@ -109,16 +127,19 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
     const prefix = item && items.length > 1 ? `${itemLabel(item)}: ` : ''
     return us.map((u) => ({ ...u, text: prefix + u.text }))
   })
-  const verdict: Verdict = units.some((u) => u.state === 'fails') ? 'not reproduced' : units.some((u) => u.state === 'missing') ? 'not measured' : 'reproduced'
+  const has = (s: State) => units.some((u) => u.state === s)
+  const verdict: Verdict = has('fails') ? 'not reproduced' : has('missing') ? 'not measured' : has('undecided') ? 'inconclusive' : 'reproduced'
   const used = dedupe(units.flatMap((u) => u.used))
+  const one = units.length === 1 && units[0]!.state !== 'missing' ? units[0]! : undefined
   return {
     ...base,
     verdict,
     measured: measuredText(units),
     evidence: used.map((v) => ({ table: v.cell.table, cell: { ...v.cell.key }, value: v.value, n: v.n, status: v.cell.status })),
     warnings: [...new Set(used.flatMap(cellWarnings))],
-    value: units.length === 1 && units[0]!.state !== 'missing' ? (units[0]!.value ?? null) : null,
-    reference: units.length === 1 && units[0]!.state !== 'missing' ? (units[0]!.reference ?? null) : null,
+    value: one?.fig?.value ?? null,
+    interval: one?.fig ? { lo: one.fig.lo, hi: one.fig.hi, method: one.fig.method } : null,
+    reference: one?.fig ? (one.reference ?? null) : null,
   }
 }
 
@@ -181,7 +202,9 @@ interface Side {
   value: number | null
   label: string
   metric: string | undefined
+  /** The cells aggregated with `agg` into `value`; none for a constant side. */
   values: CellValue[]
+  agg: Agg
   missing: string[]
 }
 
@@ -214,21 +237,101 @@ const aggOf = (sel: Selector): Agg => sel.find((s) => s.agg)?.agg ?? 'median'
 function side(sel: Selector, src: Source, ctx: Ctx): Side {
   const constant = sel.length === 1 ? sel[0]!.value : undefined
   if (constant !== undefined) {
-    return { value: evalNumber(constant, ctx.figures), label: typeof constant === 'number' ? 'constant' : 'published', metric: undefined, values: [], missing: [] }
+    return { value: evalNumber(constant, ctx.figures), label: typeof constant === 'number' ? 'constant' : 'published', metric: undefined, values: [], agg: 'median', missing: [] }
   }
   const { values, missing } = collect(sel, src, ctx)
   const agg = aggOf(sel)
-  return { value: missing.length ? null : aggregate(values, agg), label: sideLabel(values, sel, agg), metric: sel[0]!.metric ?? src.metric, values, missing }
+  return { value: missing.length ? null : aggregate(values, agg), label: sideLabel(values, sel, agg), metric: sel[0]!.metric ?? src.metric, values, agg, missing }
 }
 
-/** One value per proxy (several cells of a proxy are aggregated with the selector's agg). */
-function perProxy(sel: Selector, src: Source, ctx: Ctx): { groups: { proxy: string; value: number }[]; values: CellValue[]; missing: string[] } {
+interface ProxyGroup {
+  proxy: string
+  value: number
+  fig: Fig
+}
+
+/** One value per proxy (several cells of a proxy are aggregated with the selector's agg), with its interval. */
+function perProxy(sel: Selector, src: Source, ctx: Ctx): { groups: ProxyGroup[]; sides: Side[]; values: CellValue[]; missing: string[] } {
   const { values, missing } = collect(sel, src, ctx)
   const agg = aggOf(sel)
   const proxies = [...new Set(values.map((v) => String(v.cell.key.proxy)))]
-  const groups = missing.length ? [] : proxies.map((proxy) => ({ proxy, value: aggregate(values.filter((v) => v.cell.key.proxy === proxy), agg)! }))
-  return { groups, values, missing }
+  const sides: Side[] = missing.length ? [] : proxies.map((proxy) => {
+    const own = values.filter((v) => v.cell.key.proxy === proxy)
+    return { value: aggregate(own, agg), label: proxy, metric: sel[0]!.metric ?? src.metric, values: own, agg, missing: [] }
+  })
+  const groups = sides.map((s) => ({ proxy: s.label, value: s.value!, fig: figureOf([s], ([x]) => x!) }))
+  return { groups, sides, values, missing }
 }
+
+// ------------------------------------------------------------------ figures with intervals
+
+/** A unit's figure: its value as measured and its interval; `constant` when no measured cell is behind it. */
+interface Fig {
+  value: number
+  lo: number
+  hi: number
+  method: Interval['method'] | 'constant'
+}
+
+/**
+ * `f` of the sides' values with its interval. One cell: its median's order-statistics
+ * interval mapped through `f` (monotone in one cell's value for every kind here: x, x/c, c/x).
+ * Several cells: a paired bootstrap over all of them, each side's aggregate recomputed from
+ * the resampled medians. The point stays the figure of the measured medians.
+ */
+function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => number): Fig {
+  const value = f(sides.map((s) => s.value!))
+  const cells = sides.flatMap((s) => s.values)
+  if (cells.length === 0) return { value, lo: value, hi: value, method: 'constant' }
+  let iv: Interval
+  if (cells.length === 1) {
+    const m = medianInterval(cells[0]!.repeats)
+    const at = (x: number) => f(sides.map((s) => (s.values.length ? x : s.value!)))
+    const [lo, hi] = [at(m.lo), at(m.hi)].sort((x, y) => x - y)
+    iv = { ...m, lo: lo!, hi: hi! }
+  } else {
+    iv = bootstrapFigure(cells.map((v) => v.repeats), (medians) => {
+      let i = 0
+      return f(sides.map((s) => (s.values.length ? aggregateMedians(s.values, medians.slice(i, (i += s.values.length)), s.agg) : s.value!)))
+    })
+  }
+  // Rows with a repeat number twice are averaged per repeat: keep the measured point inside.
+  const finite = Number.isFinite(iv.lo) && Number.isFinite(iv.hi)
+  return { value, lo: finite ? Math.min(iv.lo, value) : iv.lo, hi: finite ? Math.max(iv.hi, value) : iv.hi, method: iv.method }
+}
+
+/** Float noise of resampled medians (6.000000000000001 against a bound of 6) decides nothing. */
+const snap = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(12)) : x)
+
+/** Where a figure lies against a band; a constant figure is a point, decided either way. */
+function placeFig(fig: Fig, band: { min?: number; max?: number }): Placement {
+  const [min, max] = [band.min === undefined ? undefined : snap(band.min), band.max === undefined ? undefined : snap(band.max)]
+  if (min !== undefined && max !== undefined && min > max) return 'outside'
+  if (fig.method === 'constant') {
+    const v = snap(fig.value)
+    return v >= (min ?? -Infinity) && v <= (max ?? Infinity) ? 'inside' : 'outside'
+  }
+  return placeInterval({ lo: snap(fig.lo), hi: snap(fig.hi), method: fig.method }, { ...(min !== undefined && { min }), ...(max !== undefined && { max }) })
+}
+
+/** A threshold's op as a placement; the strict ops are half-lines open at the bound. */
+function placeOp(fig: Fig, op: '<' | '<=' | '>' | '>=' | '==', want: number): Placement {
+  if (op === '<=') return placeFig(fig, { max: want })
+  if (op === '>=') return placeFig(fig, { min: want })
+  if (op === '==') return placeFig(fig, { min: want, max: want })
+  const w = snap(want)
+  const ok = (x: number) => (op === '<' ? snap(x) < w : snap(x) > w)
+  if (fig.method === 'constant') return ok(fig.value) ? 'inside' : 'outside'
+  // The same guards as placeInterval: no spread seen, or no interval, decides nothing.
+  if (fig.method === 'single repeat' || !Number.isFinite(fig.lo) || !Number.isFinite(fig.hi)) return 'straddles'
+  return ok(fig.lo) && ok(fig.hi) ? 'inside' : !ok(fig.lo) && !ok(fig.hi) ? 'outside' : 'straddles'
+}
+
+const STATE: Record<Placement, State> = { inside: 'holds', outside: 'fails', straddles: 'undecided' }
+
+/** Whether two proxies' order is decided: both intervals show spread and do not overlap. */
+const apart = (a: Fig, b: Fig) =>
+  a.method !== 'single repeat' && b.method !== 'single repeat' && [a.lo, a.hi, b.lo, b.hi].every(Number.isFinite) && !overlaps(a, b)
 
 /** A side in words: proxy, version (when selected on), variant and what else sets its cells apart. */
 function sideLabel(values: CellValue[], sel: Selector, agg: Agg): string {
@@ -258,7 +361,9 @@ export function fmt(x: number): string {
   if (!Number.isFinite(x)) return String(x)
   if (Math.abs(x) >= 1000) return Math.round(x).toLocaleString('en-US')
   if (x === 0) return '0'
-  return String(Number(x.toPrecision(3)))
+  const r = Number(x.toPrecision(3))
+  // 999.6 rounds up to 1000: write it as the thousands are written.
+  return Math.abs(r) >= 1000 ? Math.round(x).toLocaleString('en-US') : String(r)
 }
 
 const UNITS: Record<string, string> = {
@@ -274,6 +379,19 @@ const withUnit = (x: number, metric: string | undefined) => {
 }
 const pct = (x: number) => `${fmt(x * 100)}%`
 
+/** A figure with its interval: `1.39 [1.21, 1.62]`, `2 [1 repeat]`; a constant as itself. `each` formats every number. */
+function fmtFig(f: Fig, each: (x: number) => string = fmt): string {
+  const n = (x: number) => (Number.isFinite(x) ? each(x) : '?')
+  if (f.method === 'constant') return n(f.value)
+  return f.method === 'single repeat' ? `${n(f.value)} [1 repeat]` : `${n(f.value)} [${n(f.lo)}, ${n(f.hi)}]`
+}
+
+/** `50 [49.5, 50.5] rps`, `33% [30%, 36%]`. */
+function figWithUnit(f: Fig, metric: string | undefined): string {
+  const u = unitOf(metric)
+  return u === '%' ? fmtFig(f, (x) => `${fmt(x)}%`) : u ? `${fmtFig(f)} ${u}` : fmtFig(f)
+}
+
 const missingUnit = (missing: string[], used: CellValue[]): Unit => ({ state: 'missing', text: [...new Set(missing)].join('; '), used })
 
 // ------------------------------------------------------------------ check kinds
@@ -288,63 +406,79 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
       const b = side(layer(k.select, item, k.b), src, ctx)
       const used = [...a.values, ...b.values]
       if (a.missing.length || b.missing.length) return [missingUnit([...a.missing, ...b.missing], used)]
-      const r = a.value! / b.value!
+      const fig = figureOf([a, b], ([x, y]) => x! / y!)
+      const r = fig.value
       const sameUnit = unitOf(a.metric ?? b.metric) === unitOf(b.metric ?? a.metric)
       const show = (s: Side) => (sameUnit ? fmt(s.value!) : withUnit(s.value!, s.metric))
       const unitTail = sameUnit && unitOf(a.metric ?? b.metric) ? (unitOf(a.metric ?? b.metric) === '%' ? '%' : ` ${unitOf(a.metric ?? b.metric)}`) : ''
       const detail = `(${a.label} ${show(a)} / ${b.label} ${show(b)}${unitTail})`
       if (k.kind === 'equal') {
         const tol = num(k.tolerance)
-        const holds = Number.isFinite(r) && Math.abs(r - 1) <= tol
-        return [{ state: holds ? 'holds' : 'fails', text: `a/b = ${fmt(r)} ${detail}; wanted ${fmt(1 - tol)}..${fmt(1 + tol)} (±${pct(tol)})`, used, value: r, reference: 1 }]
+        const state = Number.isFinite(r) ? STATE[placeFig(fig, { min: 1 - tol, max: 1 + tol })] : 'fails'
+        return [{ state, text: `a/b = ${fmtFig(fig)} ${detail}; wanted ${fmt(1 - tol)}..${fmt(1 + tol)} (±${pct(tol)})`, used, fig, reference: 1 }]
       }
       const wanted: string[] = []
-      let holds = Number.isFinite(r)
+      // The band is the intersection of min..max and approx ± tolerance.
+      const band: { min?: number; max?: number } = {}
       let reference: number | undefined
       const min = k.min === undefined ? undefined : num(k.min)
       const max = k.max === undefined ? undefined : num(k.max)
+      if (min !== undefined) band.min = min
+      if (max !== undefined) band.max = max
       if (min !== undefined || max !== undefined) {
-        if (min !== undefined && !(r >= min)) holds = false
-        if (max !== undefined && !(r <= max)) holds = false
         wanted.push(min !== undefined && max !== undefined ? `${fmt(min)}..${fmt(max)}` : min !== undefined ? `>= ${fmt(min)}` : `<= ${fmt(max!)}`)
       }
       if (k.approx !== undefined) {
         const approx = num(k.approx)
         reference = approx
         const tol = num(k.tolerance!)
-        if (!(Math.abs(r / approx - 1) <= tol)) holds = false
-        const [lo, hi] = [approx * (1 - tol), approx * (1 + tol)].sort((x, y) => x - y)
-        wanted.push(`${fmt(lo!)}..${fmt(hi!)} (≈ ${fmt(approx)} ±${pct(tol)})`)
+        const [lo, hi] = [approx * (1 - tol), approx * (1 + tol)].sort((x, y) => x - y) as [number, number]
+        band.min = Math.max(band.min ?? -Infinity, lo)
+        band.max = Math.min(band.max ?? Infinity, hi)
+        wanted.push(`${fmt(lo)}..${fmt(hi)} (≈ ${fmt(approx)} ±${pct(tol)})`)
       }
-      return [{ state: holds ? 'holds' : 'fails', text: `r = ${fmt(r)} ${detail}; wanted ${wanted.join(' and ')}`, used, value: r, ...(reference !== undefined && { reference }) }]
+      const state = Number.isFinite(r) ? STATE[placeFig(fig, band)] : 'fails'
+      return [{ state, text: `r = ${fmtFig(fig)} ${detail}; wanted ${wanted.join(' and ')}`, used, fig, ...(reference !== undefined && { reference }) }]
     }
     case 'spread': {
       const sel = layer(k.select, item)
       const g = perProxy(sel, src, ctx)
       if (g.missing.length) return [missingUnit(g.missing, g.values)]
       if (g.groups.length < 2) return [missingUnit([`a spread needs at least 2 proxies, found ${g.groups.map((x) => x.proxy).join(', ') || 'none'}`], g.values)]
-      const vs = g.groups.map((x) => x.value)
-      const s = Math.max(...vs) / Math.min(...vs) - 1
+      const fig = figureOf(g.sides, (vs) => Math.max(...vs) / Math.min(...vs) - 1)
       const max = num(k.max)
       const list = g.groups.map((x) => `${x.proxy} ${fmt(x.value)}`).join(', ')
-      return [{ state: s <= max ? 'holds' : 'fails', text: `s = ${fmt(s)} (${list} ${unitOf(sel[0]!.metric ?? k.metric)}); wanted <= ${fmt(max)}`, used: g.values, value: s, reference: max }]
+      const state = Number.isFinite(fig.value) ? STATE[placeFig(fig, { max })] : 'fails'
+      return [{ state, text: `s = ${fmtFig(fig)} (${list} ${unitOf(sel[0]!.metric ?? k.metric)}); wanted <= ${fmt(max)}`, used: g.values, fig, reference: max }]
     }
     case 'rank': {
       const sel = layer(k.select, item)
       const g = perProxy(sel, src, ctx)
       if (g.missing.length) return [missingUnit(g.missing, g.values)]
       const order = sortGroups(g.groups, k.by)
-      const shown = `by ${sel[0]!.metric ?? k.metric} ${k.by}: ${order.map((x) => `${x.proxy} ${fmt(x.value)}`).join(k.by === 'desc' ? ' > ' : ' < ')}`
+      const shown = `by ${sel[0]!.metric ?? k.metric} ${k.by}: ${showOrder(order, k.by)}`
       if (k.positions) {
         const n = order.length
         const absent = Object.keys(k.positions).filter((p) => !order.some((x) => x.proxy === p))
         if (absent.length) return [missingUnit(absent.map((p) => `no cell for ${p}`), g.values)]
-        const wrong = Object.entries(k.positions).flatMap(([p, places]) => {
-          const at = order.findIndex((x) => x.proxy === p) + 1
-          return places.some((pl) => (pl > 0 ? pl : n + 1 + pl) === at) ? [] : [`${p} is ${placeWord(at, n)}, wanted ${places.map((pl) => placeWord(pl, n)).join(' or ')}`]
+        // A proxy's possible places: past every proxy decided ahead of it, before every one decided behind it.
+        const per = Object.entries(k.positions).map(([p, places]) => {
+          const me = order.find((x) => x.proxy === p)!
+          const others = order.filter((x) => x !== me)
+          const ahead = others.filter((x) => apart(x.fig, me.fig) && (k.by === 'desc' ? x.value > me.value : x.value < me.value)).length
+          const behind = others.filter((x) => apart(x.fig, me.fig) && (k.by === 'desc' ? x.value < me.value : x.value > me.value)).length
+          const [first, last] = [ahead + 1, n - behind]
+          const allowed = places.map((pl) => (pl > 0 ? pl : n + 1 + pl))
+          const can = new Set(allowed.filter((a) => a >= first && a <= last))
+          const state: State = can.size === 0 ? 'fails' : can.size === last - first + 1 ? 'holds' : 'undecided'
+          // Between `first` and `last` the order is not decided (the ≈ in the order shows where).
+          const at = first === last ? placeWord(first, n) : `${placeWord(first, n)} ${last - first === 1 ? 'or' : 'to'} ${placeWord(last, n)}`
+          return { state, text: `${p} ${state === 'fails' ? 'is' : 'could be'} ${at}, wanted ${places.map((pl) => placeWord(pl, n)).join(' or ')}` }
         })
+        const off = per.filter((x) => x.state !== 'holds')
+        const state: State = per.some((x) => x.state === 'fails') ? 'fails' : off.length ? 'undecided' : 'holds'
         const wanted = Object.entries(k.positions).map(([p, places]) => `${p} ${places.map((pl) => placeWord(pl, n)).join('/')}`).join(', ')
-        return [{ state: wrong.length ? 'fails' : 'holds', text: `${shown}${wrong.length ? ` (${wrong.join('; ')})` : ''}; wanted ${wanted}`, used: g.values }]
+        return [{ state, text: `${shown}${off.length ? ` (${off.map((x) => x.text).join('; ')})` : ''}; wanted ${wanted}`, used: g.values }]
       }
       const ref = k.same_order_as!
       const proxies = order.map((x) => x.proxy)
@@ -353,36 +487,51 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
       const used = [...g.values, ...rg.values]
       if (rg.missing.length) return [missingUnit(rg.missing, used)]
       const refOrder = sortGroups(rg.groups, ref.by)
-      const same = refOrder.map((x) => x.proxy).join() === proxies.join()
-      const refShown = `by ${ref.metric} ${ref.by}: ${refOrder.map((x) => `${x.proxy} ${fmt(x.value)}`).join(ref.by === 'desc' ? ' > ' : ' < ')}`
-      return [{ state: same ? 'holds' : 'fails', text: `${shown}; ${refShown}${same ? '' : ' (a different order)'}`, used }]
+      const refShown = `by ${ref.metric} ${ref.by}: ${showOrder(refOrder, ref.by)}`
+      // Holds when both orders are fully decided and equal; fails when some pair is decided in
+      // opposite orders; else (overlapping neighbours, nothing decided against) undecided.
+      const ahead = (o: ProxyGroup[], by: 'asc' | 'desc', p: string, q: string): boolean | null => {
+        const [x, y] = [o.find((g) => g.proxy === p)!, o.find((g) => g.proxy === q)!]
+        return apart(x.fig, y.fig) ? (by === 'desc' ? x.value > y.value : x.value < y.value) : null
+      }
+      const pairs = proxies.flatMap((p, i) => proxies.slice(i + 1).map((q) => [ahead(order, k.by, p, q), ahead(refOrder, ref.by, p, q)] as const))
+      const state: State = pairs.some(([x, y]) => x !== null && y !== null && x !== y)
+        ? 'fails'
+        : pairs.every(([x, y]) => x !== null && y !== null) ? 'holds' : 'undecided'
+      const note = state === 'fails' ? ' (a different order)' : state === 'undecided' ? ' (not decided: overlapping intervals)' : ''
+      return [{ state, text: `${shown}; ${refShown}${note}`, used }]
     }
     case 'threshold': {
       const s = side(layer(k.select, item), src, ctx)
       if (s.missing.length) return [missingUnit(s.missing, s.values)]
       const want = num(k.value)
-      const v = s.value!
-      const holds = k.op === '<' ? v < want : k.op === '<=' ? v <= want : k.op === '>' ? v > want : k.op === '>=' ? v >= want : v === want
-      return [{ state: holds ? 'holds' : 'fails', text: `${s.label}: ${withUnit(v, s.metric)}; wanted ${k.op} ${fmt(want)}`, used: s.values, value: v, reference: want }]
+      const fig = figureOf([s], ([x]) => x!)
+      return [{ state: STATE[placeOp(fig, k.op, want)], text: `${s.label}: ${figWithUnit(fig, s.metric)}; wanted ${k.op} ${fmt(want)}`, used: s.values, fig, reference: want }]
     }
     case 'count': {
       const tol = k.tolerance === undefined ? 0 : num(k.tolerance)
       const s = side(layer(k.select, item), src, ctx)
       if (s.missing.length) return [missingUnit(s.missing, s.values)]
       if (k.value === 'conns_target') {
-        // Each cell against its own target.
-        const per = s.values.map((v) => ({ v, target: Number(v.cell.key.conns_target), holds: Math.abs(v.value! - Number(v.cell.key.conns_target)) <= tol }))
-        const text = per.map((x) => `${cellLabel(x.v.cell)}: ${fmt(x.v.value!)} of ${fmt(x.target)} ${unitOf(s.metric)}`).join(', ')
-        const one = per.length === 1 ? { value: per[0]!.v.value!, reference: per[0]!.target } : {}
-        return [{ state: per.every((x) => x.holds) ? 'holds' : 'fails', text: `${text}; wanted the target ±${fmt(tol)}`, used: s.values, ...one }]
+        // Each cell against its own target: fails if any cell is certainly off, undecided if any may be.
+        const per = s.values.map((v) => {
+          const target = Number(v.cell.key.conns_target)
+          const fig = figureOf([{ ...s, value: v.value, values: [v] }], ([x]) => x!)
+          return { v, target, fig, state: STATE[placeFig(fig, { min: target - tol, max: target + tol })] }
+        })
+        const text = per.map((x) => `${cellLabel(x.v.cell)}: ${fmtFig(x.fig)} of ${fmt(x.target)} ${unitOf(s.metric)}`).join(', ')
+        const one = per.length === 1 ? { fig: per[0]!.fig, reference: per[0]!.target } : {}
+        const state: State = per.some((x) => x.state === 'fails') ? 'fails' : per.some((x) => x.state === 'undecided') ? 'undecided' : 'holds'
+        return [{ state, text: `${text}; wanted the target ±${fmt(tol)}`, used: s.values, ...one }]
       }
       const want = num(k.value)
       const targets = [...new Set(s.values.map((v) => v.cell.key.conns_target).filter((t) => t !== undefined))]
+      const fig = figureOf([s], ([x]) => x!)
       return [{
-        state: Math.abs(s.value! - want) <= tol ? 'holds' : 'fails',
-        text: `${s.label}: ${withUnit(s.value!, s.metric)}${targets.length ? ` (target ${targets.join('+')})` : ''}; wanted ${fmt(want)} ±${fmt(tol)}`,
+        state: STATE[placeFig(fig, { min: want - tol, max: want + tol })],
+        text: `${s.label}: ${figWithUnit(fig, s.metric)}${targets.length ? ` (target ${targets.join('+')})` : ''}; wanted ${fmt(want)} ±${fmt(tol)}`,
         used: s.values,
-        value: s.value!,
+        fig,
         reference: want,
       }]
     }
@@ -395,7 +544,8 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
  * Every matched cell has an allowed status (and, with `reason`, every row of it a reason the
  * regex matches). A disallowed status refutes the claim; an allowed status whose rows give
  * another reason (a proxy that did not start, not the refusal claimed) tested nothing, so the
- * unit is not measured, as a missing cell is.
+ * unit is not measured, as a missing cell is. A cell whose most common statuses tie between an
+ * allowed and a disallowed one (1 valid, 1 failed) decides nothing: the unit is undecided.
  */
 function statusUnit(sel: Selector, allowed: readonly string[], reason: string | undefined, src: Source, ctx: Ctx): Unit {
   const cells: CellGroup[] = []
@@ -405,8 +555,11 @@ function statusUnit(sel: Selector, allowed: readonly string[], reason: string | 
     missing.push(...m.missing)
     for (const c of m.cells) if (!cells.includes(c)) cells.push(c)
   }
-  const used: CellValue[] = cells.map((cell) => ({ cell, metric: 'status', value: null, n: cell.rows.length, excluded: 0 }))
-  const wrong = cells.filter((c) => !allowed.includes(c.status))
+  const used: CellValue[] = cells.map((cell) => ({ cell, metric: 'status', value: null, n: cell.rows.length, excluded: 0, repeats: new Map() }))
+  // A tie counts as each of its statuses: wrong only if all are, undecided if some are.
+  const statuses = (c: CellGroup) => statusTie(c.rows) ?? [c.status]
+  const wrong = cells.filter((c) => statuses(c).every((st) => !allowed.includes(st)))
+  const tied = cells.filter((c) => statuses(c).some((st) => !allowed.includes(st)) && statuses(c).some((st) => allowed.includes(st)))
   const re = reason === undefined ? undefined : new RegExp(reason)
   const shown = cells.map((c) => `${cellLabel(c)}: ${c.status}${statusCounts(c)}${re ? reasonsOf(c) : ''}`)
   const wanted = `wanted ${allowed.join(' or ')}${re ? ` with every reason matching /${reason}/` : ''}`
@@ -418,7 +571,7 @@ function statusUnit(sel: Selector, allowed: readonly string[], reason: string | 
     missing.push(`${cellLabel(c)}: ${n} of ${c.rows.length} rows give a reason not matching /${reason}/${reasonsOf(c)}`)
   }
   if (missing.length) return missingUnit(missing, used)
-  return { state: 'holds', text: `${shown.join(', ')}; ${wanted}`, used }
+  return { state: tied.length ? 'undecided' : 'holds', text: `${shown.join(', ')}; ${wanted}`, used }
 }
 
 /** The distinct reasons of a cell's rows, for the report: ` ("upgrade failed: HTTP 400 × 200")`. */
@@ -435,7 +588,12 @@ function countStatuses(c: CellGroup): [string, number][] {
 
 function statusCounts(c: CellGroup): string {
   const by = countStatuses(c)
-  return by.length > 1 ? ` (${by.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''
+  return by.length > 1 ? ` (${by.map(([s, n]) => `${n} ${s}`).join(', ')}${statusTie(c.rows) ? ': a tie' : ''})` : ''
+}
+
+/** An order in words, each value with its interval; `≈` between neighbours whose intervals overlap. */
+function showOrder(order: readonly ProxyGroup[], by: 'asc' | 'desc'): string {
+  return order.map((x, i) => `${i === 0 ? '' : apart(order[i - 1]!.fig, x.fig) ? (by === 'desc' ? ' > ' : ' < ') : ' ≈ '}${x.proxy} ${fmtFig(x.fig)}`).join('')
 }
 
 function sortGroups<T extends { proxy: string; value: number }>(groups: T[], by: 'asc' | 'desc'): T[] {

@@ -18,7 +18,7 @@ test('selectors: a constant side from published figures; keys of select apply to
     kind: 'ratio', metric: 'proxy_cpu_us_per_req', select: { model: 'closed' }, a: { value: 's000-ten * s000-six * 3' }, b: { series: 'same', proxy: 'haproxy' }, approx: 's000-ten', tolerance: 0.25,
   }, { measurements: rows })
   assert.equal(r.verdict, 'reproduced')
-  assert.match(r.measured, /^r = 10 \(published 180 \/ haproxy article 18 µs\/req\); wanted 7\.5\.\.12\.5 \(≈ 10 ±25%\)$/)
+  assert.match(r.measured, /^r = 10 \[9\.9, 10\.1\] \(published 180 \/ haproxy article 18 µs\/req\); wanted 7\.5\.\.12\.5 \(≈ 10 ±25%\)$/)
 })
 
 test('selectors: a list of selectors is the union of their cells', () => {
@@ -28,7 +28,7 @@ test('selectors: a list of selectors is the union of their cells', () => {
   ]
   const r = evalCheck({ kind: 'spread', metric: 'proxy_cpu_us_per_req', select: [{ series: 'same', variant: 'pool-removed', proxy: ['haproxy', 'envoy'] }, { series: 'same', variant: 'article', proxy: 'nginx' }], max: 0.2 }, { measurements: rows })
   assert.equal(r.verdict, 'reproduced')
-  assert.match(r.measured, /^s = 0\.182 \(haproxy 110, envoy 120, nginx 130 µs\/req\); wanted <= 0\.2$/)
+  assert.match(r.measured, /^s = 0\.182 \[0\.182, 0\.182\] \(haproxy 110, envoy 120, nginx 130 µs\/req\); wanted <= 0\.2$/)
 })
 
 test('for_each: the check runs per item (select < item < a/b) and holds only if every item holds', () => {
@@ -39,12 +39,12 @@ test('for_each: the check runs per item (select < item < a/b) and holds only if 
   const check = { kind: 'ratio', table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { series: 'tls-handshake' }, a: { proxy: 'traefik' }, b: { proxy: 'nginx' }, for_each: [{ key_type: 'rsa2048' }, { key_type: 'rsa4096' }], approx: 2, tolerance: 0.25 }
   const r = evalCheck(check, { handshakes: rows })
   assert.equal(r.verdict, 'not reproduced')
-  assert.match(r.measured, /^rsa2048: r = 2 \(traefik pool-added rsa2048 2,000 \/ nginx pool-added rsa2048 1,000 µs\/handshake\).*; rsa4096: r = 4 /)
+  assert.match(r.measured, /^rsa2048: r = 2 \[2, 2\] \(traefik pool-added rsa2048 2,000 \/ nginx pool-added rsa2048 1,000 µs\/handshake\).*; rsa4096: r = 4 \[4, 4\] /)
   // The side wins over the item: a pinned to rsa2048 in both items.
   const pinned = evalCheck({ ...check, a: { proxy: 'traefik', key_type: 'rsa2048' }, b: { proxy: 'nginx', key_type: 'rsa2048' } }, { handshakes: rows })
   assert.equal(pinned.verdict, 'reproduced')
   // An item overrides select.
-  const sel = evalCheck({ kind: 'threshold', table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { proxy: 'nginx', key_type: 'rsa4096' }, for_each: [{ series: 'tls-handshake', key_type: 'rsa2048' }], op: '==', value: 1000 }, { handshakes: rows })
+  const sel = evalCheck({ kind: 'threshold', table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { proxy: 'nginx', key_type: 'rsa4096' }, for_each: [{ series: 'tls-handshake', key_type: 'rsa2048' }], op: '<=', value: 1010 }, { handshakes: rows })
   assert.equal(sel.verdict, 'reproduced')
 })
 
@@ -73,7 +73,7 @@ test('equal: |a / b - 1| <= tolerance', () => {
   const rows = [...two(m, { proxy: 'haproxy', variant: 'reuse-never' }, 'rps', 233), ...two(m, { proxy: 'haproxy', variant: 'article' }, 'rps', 223)]
   const eq = (tolerance: number | string) => evalCheck({ kind: 'equal', metric: 'rps', select: { series: 'same' }, a: { variant: 'reuse-never' }, b: { variant: 'article' }, tolerance }, { measurements: rows })
   assert.equal(eq('s000-five-pct / 100').verdict, 'reproduced')
-  assert.match(eq(0.05).measured, /^a\/b = 1\.04 \(haproxy reuse-never 233 \/ haproxy article 223 rps\); wanted 0\.95\.\.1\.05 \(±5%\)$/)
+  assert.match(eq(0.05).measured, /^a\/b = 1\.04 \[1\.04, 1\.04\] \(haproxy reuse-never 233 \/ haproxy article 223 rps\); wanted 0\.95\.\.1\.05 \(±5%\)$/)
   assert.equal(eq(0.04).verdict, 'not reproduced')
 })
 
@@ -83,7 +83,7 @@ test('spread: one value per proxy, max / min - 1 <= max; fewer than 2 cells is n
     evalCheck({ kind: 'spread', table: 'websocket', metric: 'proxy_cpu_us_per_msg', select: { series: 'ws-echo', mode: 'echo', variant: 'ws', proxy }, max }, { websocket: data })
   assert.equal(spread('s000-five-pct * 3 / 100').verdict, 'not reproduced')
   assert.equal(spread(0.2).verdict, 'reproduced')
-  assert.match(spread(0.2).measured, /^s = 0\.2 \(haproxy 30, envoy 36 µs\/msg\); wanted <= 0\.2$/)
+  assert.match(spread(0.2).measured, /^s = 0\.2 \[0\.2, 0\.2\] \(haproxy 30, envoy 36 µs\/msg\); wanted <= 0\.2$/)
   assert.equal(spread(0.2, ['haproxy']).verdict, 'not measured')
   assert.equal(spread(0.2, ['haproxy', 'envoy', 'caddy']).verdict, 'not measured')
 })
@@ -112,7 +112,7 @@ test('rank: positions (1-based, negative from the end) and same_order_as', () =>
   }, { measurements: rows, handshakes: data })
   const same = order(hs)
   assert.equal(same.verdict, 'not reproduced')
-  assert.match(same.measured, /by rps desc: haproxy 500 > traefik 400 > envoy 300 > caddy 200 > nginx 100; by proxy_cpu_us_per_handshake asc: haproxy 4,000 < envoy 5,000 < traefik 6,000/)
+  assert.match(same.measured, /by rps desc: haproxy 500 \[495, 505\] > traefik 400 \[396, 404\] > envoy 300 \[297, 303\] > caddy 200 \[198, 202\] > nginx 100 \[99, 101\]; by proxy_cpu_us_per_handshake asc: haproxy 4,000 \[3,960, 4,040\] < envoy 5,000 \[4,950, 5,050\] < traefik 6,000 /)
   const swapped = hs.map((r) => (r.proxy === 'envoy' ? { ...r, proxy_cpu_us_per_handshake: r.proxy_cpu_us_per_handshake! + 1500 } : r.proxy === 'traefik' ? { ...r, proxy_cpu_us_per_handshake: r.proxy_cpu_us_per_handshake! - 1000 } : r))
   assert.equal(order(swapped).verdict, 'reproduced')
   assert.equal(order(hs.filter((r) => r.proxy !== 'caddy')).verdict, 'not measured')
@@ -187,7 +187,7 @@ test('count: |v - value| <= tolerance; value conns_target compares each cell wit
   const count = (variant: string, value: number | string, tolerance?: number) =>
     evalCheck({ kind: 'count', table: 'websocket', metric: 'conns_established', rows: 'all', select: { series: 'ws-hold', proxy: 'envoy', variant, mode: 'hold' }, value, ...(tolerance !== undefined && { tolerance }) }, { websocket: rows })
   assert.equal(count('ws', 1024).verdict, 'reproduced')
-  assert.match(count('ws', 1024).measured, /^envoy ws hold: 1,024 conns \(target 5000\); wanted 1,024 ±0$/)
+  assert.match(count('ws', 1024).measured, /^envoy ws hold: 1,024 \[1,024, 1,024\] conns \(target 5000\); wanted 1,024 ±0$/)
   assert.equal(count('ws', 1000).verdict, 'not reproduced')
   assert.equal(count('ws', 1000, 30).verdict, 'reproduced')
   assert.equal(count('ws-raised', 'conns_target').verdict, 'reproduced')
@@ -210,7 +210,168 @@ test('the missing-cell rule: an absent cell, or one without a valid row, is not 
     evalCheck({ kind: 'threshold', metric: 'rps', select: { series: 'same', variant: 'article' }, for_each: [{ proxy: 'haproxy' }, { proxy: 'caddy' }], op: '>', value: 10 }, { measurements: two(m, { proxy: 'haproxy' }, 'rps', a) })
   assert.equal(each(5).verdict, 'not reproduced')
   assert.equal(each(50).verdict, 'not measured')
-  assert.match(each(50).measured, /^haproxy: haproxy article: 50 rps; wanted > 10; not measured: caddy: no cell/)
+  assert.match(each(50).measured, /^haproxy: haproxy article: 50 \[49\.5, 50\.5\] rps; wanted > 10; not measured: caddy: no cell/)
+})
+
+// ------------------------------------------------------------------ three-way verdicts on intervals
+
+/** Repeats 1..n of one cell, one value of `metric` each. */
+const reps = <T extends { repeat: number }>(make: (f: Partial<T>) => T, f: Partial<T>, metric: keyof T, values: number[]): T[] =>
+  values.map((v, i) => make({ ...f, repeat: i + 1, [metric]: v } as Partial<T>))
+
+test('ratio with an interval: reproduced / not reproduced only when the whole interval is inside / outside the band', () => {
+  const article = reps(m, { proxy: 'nginx' }, 'rps', [100, 101, 99, 100.5, 99.5])
+  const pooled = (values: number[]) => [...reps(m, { proxy: 'nginx', series: 'pool-added', variant: 'pool-added' }, 'rps', values), ...article]
+  const tight = pooled([590, 610, 600, 605, 595])
+  const noisy = pooled([400, 800, 600, 500, 700])
+  const ratio = (data: Measurement[], x: object) => evalCheck({ kind: 'ratio', metric: 'rps', a: { series: 'pool-added', proxy: 'nginx', variant: 'pool-added' }, b: { series: 'same', proxy: 'nginx', variant: 'article' }, ...x }, { measurements: data })
+  const r = ratio(tight, { approx: 6, tolerance: 0.25 })
+  assert.equal(r.verdict, 'reproduced')
+  assert.match(r.measured, /^r = 6 \[5\.9, 6\.06\] \(nginx pool-added 600 \/ nginx article 100 rps\); wanted 4\.5\.\.7\.5 \(≈ 6 ±25%\)$/)
+  assert.equal(r.value, 6)
+  assert.equal(r.interval!.method, 'paired bootstrap')
+  assert.ok(r.interval!.lo < 6 && r.interval!.hi > 6)
+  assert.equal(ratio(tight, { approx: 10, tolerance: 0.25 }).verdict, 'not reproduced')
+  // The point meets min: 6, the interval does not all.
+  assert.equal(ratio(tight, { min: 6 }).verdict, 'inconclusive')
+  // The same point with noisy repeats straddles the band; a wider band holds it.
+  const wide = ratio(noisy, { approx: 6, tolerance: 0.25 })
+  assert.equal(wide.verdict, 'inconclusive')
+  assert.match(wide.measured, /^r = 6 \[4, 7\.92\] /)
+  assert.equal(ratio(noisy, { approx: 6, tolerance: 0.5 }).verdict, 'reproduced')
+})
+
+test('equal with an interval', () => {
+  const rows = [...reps(m, { proxy: 'haproxy', variant: 'reuse-never' }, 'rps', [233, 236, 230, 234, 232]), ...reps(m, { proxy: 'haproxy' }, 'rps', [223, 225, 221, 224, 222])]
+  const eq = (tolerance: number) => evalCheck({ kind: 'equal', metric: 'rps', select: { series: 'same' }, a: { variant: 'reuse-never' }, b: { variant: 'article' }, tolerance }, { measurements: rows })
+  assert.equal(eq(0.1).verdict, 'reproduced')
+  assert.match(eq(0.1).measured, /^a\/b = 1\.04 \[1\.04, 1\.05\] \(haproxy reuse-never 233 \/ haproxy article 223 rps\); wanted 0\.9\.\.1\.1 \(±10%\)$/)
+  assert.equal(eq(0.01).verdict, 'not reproduced')
+  // 1 + 0.045 falls inside the interval [1.041, 1.049].
+  assert.equal(eq(0.045).verdict, 'inconclusive')
+  assert.equal(eq(0.04).verdict, 'not reproduced')
+})
+
+test('threshold with an interval, strict and non-strict ops at the interval\'s ends', () => {
+  // Five repeats: the order-statistics interval of the median is [min, max] = [40, 60].
+  const rows = reps(m, { proxy: 'traefik' }, 'rps', [40, 50, 60, 45, 55])
+  const t = (op: string, value: number) => evalCheck({ kind: 'threshold', metric: 'rps', select: { series: 'same', proxy: 'traefik' }, op, value }, { measurements: rows })
+  assert.equal(t('>', 30).verdict, 'reproduced')
+  assert.match(t('>', 30).measured, /^traefik article: 50 \[40, 60\] rps; wanted > 30$/)
+  assert.deepEqual(t('>', 30).interval, { lo: 40, hi: 60, method: 'order statistics' })
+  assert.equal(t('>', 70).verdict, 'not reproduced')
+  assert.equal(t('>', 50).verdict, 'inconclusive')
+  assert.equal(t('<=', 60).verdict, 'reproduced')
+  assert.equal(t('<', 60).verdict, 'inconclusive', 'hi = 60 may not be < 60')
+  assert.equal(t('>=', 60).verdict, 'inconclusive')
+  assert.equal(t('>', 60).verdict, 'not reproduced', 'no value of [40, 60] is > 60')
+  assert.equal(t('==', 50).verdict, 'inconclusive')
+  assert.equal(evalCheck({ kind: 'threshold', metric: 'rps', select: { series: 'same', proxy: 'traefik' }, op: '>', value: 30 }, { measurements: rows.slice(0, 1) }).verdict, 'inconclusive', 'a single repeat')
+})
+
+test('spread with an interval', () => {
+  const haproxy = reps(w, { proxy: 'haproxy' }, 'proxy_cpu_us_per_msg', [100, 102, 98, 101, 99])
+  const tight = [...haproxy, ...reps(w, { proxy: 'envoy' }, 'proxy_cpu_us_per_msg', [110, 113, 108, 111, 109])]
+  const noisy = [...haproxy, ...reps(w, { proxy: 'envoy' }, 'proxy_cpu_us_per_msg', [100, 130, 110, 125, 105])]
+  const spread = (max: number, data: WebSocketRow[]) => evalCheck({ kind: 'spread', table: 'websocket', metric: 'proxy_cpu_us_per_msg', select: { series: 'ws-echo', mode: 'echo', variant: 'ws', proxy: ['haproxy', 'envoy'] }, max }, { websocket: data })
+  assert.equal(spread(0.2, tight).verdict, 'reproduced')
+  assert.match(spread(0.2, tight).measured, /^s = 0\.1 \[0\.099, 0\.108\] \(haproxy 100, envoy 110 µs\/msg\); wanted <= 0\.2$/)
+  assert.equal(spread(0.05, tight).verdict, 'not reproduced')
+  assert.equal(spread(0.15, noisy).verdict, 'inconclusive')
+  assert.match(spread(0.15, noisy).measured, /^s = 0\.1 \[0, 0\.275\] /)
+})
+
+test('count with an interval; conns_target per cell', () => {
+  const rows = [
+    ...reps(w, { proxy: 'envoy', series: 'ws-hold', variant: 'ws', mode: 'hold', conns_target: 5000 }, 'conns_established', [1024, 1024, 1020, 1024, 1024]),
+    ...reps(w, { proxy: 'envoy', series: 'ws-hold', variant: 'ws-raised', mode: 'hold', conns_target: 5000 }, 'conns_established', [5000, 4990, 5000]),
+  ]
+  const count = (variant: string, value: number | string, tolerance?: number) =>
+    evalCheck({ kind: 'count', table: 'websocket', metric: 'conns_established', rows: 'all', select: { series: 'ws-hold', proxy: 'envoy', variant, mode: 'hold' }, value, ...(tolerance !== undefined && { tolerance }) }, { websocket: rows })
+  assert.equal(count('ws', 1024, 5).verdict, 'reproduced')
+  assert.match(count('ws', 1024, 5).measured, /^envoy ws hold: 1,024 \[1,020, 1,024\] conns \(target 5000\); wanted 1,024 ±5$/)
+  assert.equal(count('ws', 1024).verdict, 'inconclusive', 'one repeat at 1020')
+  assert.equal(count('ws', 5000, 100).verdict, 'not reproduced')
+  assert.equal(count('ws-raised', 'conns_target').verdict, 'inconclusive')
+  assert.match(count('ws-raised', 'conns_target').measured, /^envoy 1\.40\.0 ws-raised hold: 5,000 \[4,990, 5,000\] of 5,000 conns; wanted the target ±0$/)
+  assert.equal(count('ws-raised', 'conns_target', 20).verdict, 'reproduced')
+  assert.equal(count('ws', 'conns_target', 20).verdict, 'not reproduced')
+})
+
+test('rank positions with intervals: decided where neighbours do not overlap', () => {
+  const five = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
+  const cell = (proxy: string, v: number, noise = 5) => reps(m, { proxy }, 'rps', [v, v + noise, v - noise, v + noise / 2, v - noise / 2])
+  // traefik and envoy overlap; the others are far apart.
+  const rows = [...cell('haproxy', 500), ...cell('traefik', 400, 20), ...cell('envoy', 390, 20), ...cell('caddy', 200), ...cell('nginx', 100)]
+  const rank = (positions: object) => evalCheck({ kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same', variant: 'article', proxy: five }, positions }, { measurements: rows })
+  const ok = rank({ haproxy: [1], traefik: [2, 3], nginx: [-1] })
+  assert.equal(ok.verdict, 'reproduced', 'traefik is 2nd or 3rd whichever way the overlap goes')
+  assert.match(ok.measured, /^by rps desc: haproxy 500 \[495, 505\] > traefik 400 \[380, 420\] ≈ envoy 390 \[370, 410\] > caddy 200 \[195, 205\] > nginx 100 \[95, 105\]; wanted/)
+  const undecided = rank({ haproxy: [1], traefik: [2] })
+  assert.equal(undecided.verdict, 'inconclusive')
+  assert.match(undecided.measured, /\(traefik could be 2nd or 3rd, wanted 2nd\)/)
+  const wrong = rank({ traefik: [1], nginx: [-1] })
+  assert.equal(wrong.verdict, 'not reproduced')
+  assert.match(wrong.measured, /traefik is 2nd or 3rd, wanted 1st/)
+  // Single repeats decide no order.
+  const one = rows.filter((r) => r.repeat === 1)
+  assert.equal(evalCheck({ kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same', variant: 'article', proxy: five }, positions: { haproxy: [1] } }, { measurements: one }).verdict, 'inconclusive')
+})
+
+test('rank same_order_as with intervals: both orders decided and equal, a pair decided opposite, or undecided', () => {
+  const three = ['haproxy', 'envoy', 'nginx']
+  const cell = <T extends { repeat: number }>(make: (f: Partial<T>) => T, f: Partial<T>, metric: keyof T, v: number, noise: number) => reps(make, f, metric, [v, v + noise, v - noise, v + noise / 2, v - noise / 2])
+  const rps = (envoy: number) => [...cell(m, { proxy: 'haproxy' }, 'rps', 500, 5), ...cell(m, { proxy: 'envoy' }, 'rps', envoy, 5), ...cell(m, { proxy: 'nginx' }, 'rps', 100, 5)]
+  const hs = (envoy: number) => [
+    ...cell(h, { proxy: 'haproxy', key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 4000, 50), ...cell(h, { proxy: 'envoy', key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', envoy, 50),
+    ...cell(h, { proxy: 'nginx', key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 8000, 50),
+  ]
+  const order = (r: Measurement[], s: Handshake[]) => evalCheck({
+    kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same', variant: 'article', proxy: three },
+    same_order_as: { table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { series: 'tls-handshake', key_type: 'rsa4096' }, by: 'asc' },
+  }, { measurements: r, handshakes: s })
+  assert.equal(order(rps(300), hs(6000)).verdict, 'reproduced')
+  const opposite = order(rps(300), hs(9000))
+  assert.equal(opposite.verdict, 'not reproduced')
+  assert.match(opposite.measured, /by proxy_cpu_us_per_handshake asc: haproxy 4,000 \[3,950, 4,050\] < nginx 8,000 \[7,950, 8,050\] < envoy 9,000 \[8,950, 9,050\] \(a different order\)$/)
+  // envoy's handshake cost overlaps nginx's: nothing contradicts, nothing settles.
+  const close = order(rps(300), hs(8020))
+  assert.equal(close.verdict, 'inconclusive')
+  assert.match(close.measured, /nginx 8,000 \[7,950, 8,050\] ≈ envoy 8,020 \[7,970, 8,070\] \(not decided: overlapping intervals\)$/)
+  // An overlap on one side and a decided opposite pair elsewhere still refutes.
+  assert.equal(order(rps(495), hs(9000)).verdict, 'not reproduced')
+})
+
+test('status: a tie between an allowed and a ruled-out status is inconclusive, said in the text', () => {
+  const cellOf = (...statuses: ('valid' | 'invalid' | 'failed')[]) => statuses.map((status, i) => w({ proxy: 'nginx', variant: 'article', repeat: i + 1, status }))
+  const check = (rows: WebSocketRow[], allowed = ['failed', 'invalid']) =>
+    evalCheck({ kind: 'status', table: 'websocket', rows: 'all', cells: [{ select: { series: 'ws-echo', proxy: 'nginx', variant: 'article', mode: 'echo' }, status: allowed }] }, { websocket: rows })
+  assert.equal(check(cellOf('failed', 'failed', 'valid')).verdict, 'reproduced')
+  assert.equal(check(cellOf('valid', 'valid', 'failed')).verdict, 'not reproduced')
+  const tie = check(cellOf('valid', 'failed'))
+  assert.equal(tie.verdict, 'inconclusive')
+  assert.equal(tie.measured, 'nginx 1.31.3 article echo: failed (1 valid, 1 failed: a tie); wanted failed or invalid')
+  assert.equal(tie.evidence[0]!.status, 'failed', 'shown as the worse status')
+  assert.equal(check(cellOf('valid', 'failed'), ['valid']).verdict, 'inconclusive', 'undecided the other way round too')
+  // A tie between two allowed statuses decides.
+  assert.equal(check(cellOf('invalid', 'failed')).verdict, 'reproduced')
+  assert.equal(check(cellOf('invalid', 'failed'), ['valid']).verdict, 'not reproduced')
+  // A refuting cell wins over an undecided one; a missing one over an undecided one.
+  const both = (cells: object[], rows: WebSocketRow[]) => evalCheck({ kind: 'status', table: 'websocket', rows: 'all', select: { series: 'ws-echo', mode: 'echo' }, cells }, { websocket: rows })
+  const rows = [...cellOf('valid', 'failed'), ...two(w, { proxy: 'haproxy', variant: 'article' })]
+  assert.equal(both([{ select: { proxy: 'nginx', variant: 'article' }, status: ['failed'] }, { select: { proxy: 'haproxy', variant: 'article' }, status: ['failed'] }], rows).verdict, 'not reproduced')
+  assert.equal(both([{ select: { proxy: 'nginx', variant: 'article' }, status: ['failed'] }, { select: { proxy: 'caddy', variant: 'article' }, status: ['failed'] }], rows).verdict, 'not measured')
+  assert.equal(both([{ select: { proxy: 'nginx', variant: 'article' }, status: ['failed'] }, { select: { proxy: 'haproxy', variant: 'article' }, status: ['valid'] }], rows).verdict, 'inconclusive')
+})
+
+test('the claim rule over units: fails > missing > undecided > holds', () => {
+  const rows = [...reps(m, { proxy: 'haproxy' }, 'rps', [40, 50, 60]), ...reps(m, { proxy: 'envoy' }, 'rps', [90, 100, 110]), ...reps(m, { proxy: 'caddy' }, 'rps', [5, 6, 7])]
+  const each = (proxies: string[]) => evalCheck({ kind: 'threshold', metric: 'rps', select: { series: 'same', variant: 'article' }, for_each: proxies.map((proxy) => ({ proxy })), op: '>', value: 55 }, { measurements: rows })
+  assert.equal(each(['envoy']).verdict, 'reproduced')
+  assert.equal(each(['envoy', 'haproxy']).verdict, 'inconclusive')
+  assert.equal(each(['haproxy', 'traefik']).verdict, 'not measured')
+  assert.equal(each(['haproxy', 'traefik', 'caddy']).verdict, 'not reproduced')
+  assert.equal(each(['envoy', 'haproxy']).interval, null, 'several units: no single figure')
 })
 
 // ------------------------------------------------------------------ the real ledger against a run
@@ -259,7 +420,8 @@ for (const [name, load] of sources) {
       assert.ok(r.measured.length > 0, r.id)
       assert.equal(r.verdict === 'not runnable here', !c.runnable_here, r.id)
       assert.ok(!/NaN|undefined|\[object/.test(r.measured), `${r.id}: ${r.measured}`)
-      if (r.verdict === 'reproduced' || r.verdict === 'not reproduced') assert.ok(r.evidence.length > 0, r.id)
+      if (r.verdict === 'reproduced' || r.verdict === 'not reproduced' || r.verdict === 'inconclusive') assert.ok(r.evidence.length > 0, r.id)
+      if (r.interval) assert.ok(r.value !== null && !(r.interval.lo > r.value) && !(r.interval.hi < r.value), `${r.id}: ${r.measured}`)
       if (r.verdict === 'not measured') assert.match(r.measured, /no cell|no valid rows|no \w+ value|no failing target|needs at least 2|give a reason not matching/, r.id)
       for (const e of r.evidence) assert.ok(['valid', 'invalid', 'failed'].includes(e.status), r.id)
     }

@@ -74,7 +74,7 @@ test('killed mid-run, --resume finishes without redoing done cells and leaves no
   assert.equal(new Set(keys).size, keys.length, 'no cell measured twice')
   for (const row of before) assert.ok(after.some((a) => a.variant === row.variant && a.started_at === row.started_at), `${row.variant} kept, not redone`)
   assert.equal(readManifest(out)!.steps.pooling, 'done')
-  assert.match(output, /\d+ claims: \d+ reproduced, \d+ not reproduced, \d+ not measured, \d+ not runnable here/)
+  assert.match(output, /\d+ claims: \d+ reproduced, \d+ not reproduced, \d+ inconclusive, \d+ not measured, \d+ not runnable here/)
   for (const f of ['summary/measurements.csv', 'summary/ratios.csv']) assert.ok(existsSync(join(out, f)), f)
   const runId = readManifest(out)!.run_id
   for (const f of ['index.html', 'report.pdf', `runs/${runId}/index.html`, `runs/${runId}/report.pdf`, `runs/${runId}/data/measurements.csv`]) assert.ok(existsSync(join(site, f)), f)
