@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs'
 
 /** Cumulative per-CPU times from /proc/stat, in USER_HZ ticks. */
 export interface CpuTimes {
+  /** user+nice+system+irq+softirq+steal */
   busy: number
+  /** user+nice+system: time of processes, the only part a cgroup counter can account for. */
+  task: number
   steal: number
   total: number
 }
@@ -28,7 +31,7 @@ export function parseProcStat(text: string): Map<number, CpuTimes> {
     // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already inside user.
     const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = m[2]!.trim().split(/\s+/).map(Number)
     const busy = user + nice + system + irq + softirq + steal
-    out.set(Number(m[1]), { busy, steal, total: busy + idle + iowait })
+    out.set(Number(m[1]), { busy, task: user + nice + system, steal, total: busy + idle + iowait })
   }
   return out
 }
@@ -55,7 +58,7 @@ export const measuredCores = (cpus: { proxy: string; backend: string }, hasProxy
 export interface Disturbance {
   /** Steal over the window, as a share of the cores' time. */
   stealShare: number
-  /** Busy time on the cores not accounted to the bench roles pinned there, as a share of the cores' time (≥ 0). */
+  /** Process time on the cores not accounted to the bench roles pinned there, as a share of the cores' time (≥ 0). */
   foreignShare: number
 }
 
@@ -67,20 +70,24 @@ export interface Disturbance {
  * pinned on more cores than these is subtracted whole, which can only understate the
  * foreign share. The window is the two reads' own ticks (not a wall clock), so a read a
  * few ms late does not distort the shares.
+ * irq and softirq are left out of the foreign CPU: with IRQ time accounting the kernel
+ * charges the proxy's own loopback packet processing there, never to its cgroup (on this
+ * machine cpu1's softirq grew by ~25% of the proxy's CPU while it served), so counting it
+ * would call every window disturbed. Steal is its own share.
  */
 export function disturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, cpus: string, rolesNs: number): Disturbance | null {
-  let busy = 0
+  let task = 0
   let steal = 0
   let total = 0
   for (const c of cpuIds(cpus)) {
     const x = a.get(c)
     const y = b.get(c)
     if (!x || !y) return null
-    busy += y.busy - x.busy
+    task += y.task - x.task
     steal += y.steal - x.steal
     total += y.total - x.total
   }
   if (total <= 0) return null
   const round = (v: number) => Number(v.toFixed(4))
-  return { stealShare: round(steal / total), foreignShare: round(Math.max(0, busy - (rolesNs / 1e9) * USER_HZ) / total) }
+  return { stealShare: round(steal / total), foreignShare: round(Math.max(0, task - (rolesNs / 1e9) * USER_HZ) / total) }
 }

@@ -51,6 +51,7 @@ test('disturbance columns are filled, and a busy loop on the proxy core marks th
   try {
     await runPhase('quiet', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections: profile.connections })], ctx), out, log, false, adaptive)
     const quiet = readTable(out, MEASUREMENTS)
+    for (const r of quiet) console.log(`no deliberate load: steal ${r.steal_share} foreign ${r.foreign_cpu_share} proxy ${r.proxy_cpu_share} ${r.status} ${r.reason}`)
     assert.ok(quiet.length >= 1)
     for (const r of quiet) assert.ok(r.steal_share !== null && r.foreign_cpu_share !== null && r.foreign_cpu_share >= 0 && r.steal_share >= 0, JSON.stringify(r))
 
@@ -58,6 +59,7 @@ test('disturbance columns are filled, and a busy loop on the proxy core marks th
     busy = spawn('taskset', ['-c', String(cpuIds(cpus.proxy)[0]), 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' })
     await runPhase('busy', closedTasks([catalogCell('haproxy', { series: 'pool-added', variant: 'pool-added', connections: profile.connections })], ctx), out, log, false, adaptive)
     const rows = readTable(out, MEASUREMENTS).filter((r) => r.series === 'pool-added')
+    for (const r of rows) console.log(`busy loop on the proxy core: steal ${r.steal_share} foreign ${r.foreign_cpu_share} proxy ${r.proxy_cpu_share}`)
     assert.equal(rows.length, 1 + profile.maxDisturbed!, 'the disturbed window is re-measured within its budget, then the cell stops')
     for (const r of rows) {
       assert.equal(r.status, 'invalid', JSON.stringify(r))

@@ -17,12 +17,12 @@ cpu0 60416 76 28729 114625 245 0 7716 20 0 0
 cpu1 69139 123 26505 107298 941 0 9065 40 0 0
 `
 
-test('parseProcStat reads the per-CPU lines only: busy = user+nice+system+irq+softirq+steal, total adds idle and iowait', () => {
+test('parseProcStat reads the per-CPU lines only: busy = user+nice+system+irq+softirq+steal, task = user+nice+system, total adds idle and iowait', () => {
   const m = parseProcStat(A)
   assert.deepEqual([...m.keys()], [0, 1])
-  assert.deepEqual(m.get(1), { busy: 69063 + 123 + 26496 + 0 + 9065 + 40, steal: 40, total: 69063 + 123 + 26496 + 107285 + 941 + 9065 + 40 })
+  assert.deepEqual(m.get(1), { busy: 69063 + 123 + 26496 + 0 + 9065 + 40, task: 69063 + 123 + 26496, steal: 40, total: 69063 + 123 + 26496 + 107285 + 941 + 9065 + 40 })
   // Old kernels print fewer columns (no steal): missing ones are 0.
-  assert.deepEqual(parseProcStat('cpu3 10 0 5 100 0 0 1\n').get(3), { busy: 16, steal: 0, total: 116 })
+  assert.deepEqual(parseProcStat('cpu3 10 0 5 100 0 0 1\n').get(3), { busy: 16, task: 15, steal: 0, total: 116 })
   assert.equal(parseProcStat('garbage\n').size, 0)
 })
 
@@ -35,8 +35,8 @@ test('cpuIds and the measured cores', () => {
   assert.equal(rolesOnNs('0', [{ cpus: '0', ns: 5 }, { cpus: '0', ns: 7 }, { cpus: '0-1', ns: 11 }]), 23)
 })
 
-test('disturbance: the busy ticks not accounted to the roles on those cores, and steal, as shares of the window', () => {
-  // Nothing of the bench ran on cpu1: all 85 busy ticks of 98 are foreign.
+test('disturbance: the process ticks not accounted to the roles on those cores, and steal, as shares of the window', () => {
+  // Nothing of the bench ran on cpu1: all 85 process ticks of 98 are foreign.
   const d = disturbance(parseProcStat(A), parseProcStat(B), '1', 0)!
   assert.deepEqual(d, { stealShare: 0, foreignShare: Number((85 / 98).toFixed(4)) })
   // The proxy accounts for 0.8 s of the 0.85 s busy: 5 ticks foreign.
@@ -44,8 +44,10 @@ test('disturbance: the busy ticks not accounted to the roles on those cores, and
   // More role CPU than busy ticks (counter skew): 0, never negative.
   assert.equal(disturbance(parseProcStat(A), parseProcStat(B), '1', 2e9)!.foreignShare, 0)
   // Both cores, steal included.
-  const s = disturbance(parseProcStat('cpu0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0\n'), parseProcStat('cpu0 50 0 0 40 0 0 0 10\ncpu1 90 0 0 10 0 0 0 0\n'), '0-1', 1.4e9)!
+  const s = disturbance(parseProcStat('cpu0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0\n'), parseProcStat('cpu0 50 0 0 40 0 0 0 10\ncpu1 90 0 0 10 0 0 0 0\n'), '0-1', 1.3e9)!
   assert.deepEqual(s, { stealShare: 0.05, foreignShare: 0.05 })
+  // softirq (the proxy's own packets, never in its cgroup) is not foreign.
+  assert.equal(disturbance(parseProcStat('cpu1 0 0 0 0 0 0 0 0\n'), parseProcStat('cpu1 60 0 10 0 0 0 30 0\n'), '1', 0.7e9)!.foreignShare, 0)
   assert.equal(disturbance(parseProcStat(A), parseProcStat(B), '7', 0), null, 'a CPU not in /proc/stat')
 })
 
