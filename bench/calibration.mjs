@@ -14,6 +14,8 @@ cells). The reference whose calibrated ratios sit closest to 1 cancels the machi
 Options:
   --run DIR        a run directory (results/<id>)
   --baseline ID    a run baseline under baselines/runs/ (default 2026-11-30-quick-2core)
+  --include-disturbed  count this run's rows that are invalid only for being disturbed
+                   (foreign CPU on the proxy's cores, on a shared machine) as valid
   -h, --help       this help`
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
@@ -27,9 +29,13 @@ const { agreementTable, referenceAgreement, runReferences, REFERENCES } = await 
 const { fingerprintDiff } = await import('../lib/analysis/fingerprint.ts')
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('calibration.mjs'), { run: { type: 'string' }, baseline: { type: 'string' } }, HELP, 'bench/calibration.mjs')
+  const flags = parseFlags(notebookArgs('calibration.mjs'), { run: { type: 'string' }, baseline: { type: 'string' }, 'include-disturbed': { type: 'boolean' } }, HELP, 'bench/calibration.mjs')
   if (!flags.run) throw userError('--run', 'missing', 'Pass a run directory: --run results/<id>')
   const run = loadRun(flags.run)
+  if (flags['include-disturbed']) {
+    const onlyDisturbed = (r) => r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((x) => x.startsWith('disturbed'))
+    for (const t of ['measurements', 'handshakes', 'websocket']) run[t] = run[t].map((r) => (onlyDisturbed(r) ? { ...r, status: 'valid' } : r))
+  }
   const id = flags.baseline ?? '2026-11-30-quick-2core'
   const b = loadBaseline(id)
   if (b.kind !== 'run') throw userError(`--baseline ${id}`, 'is a published baseline (no rows)', 'Pass a promoted run baseline')
