@@ -10,7 +10,7 @@ import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
 import { repeatsOf, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
-import { KEY_COLUMNS, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
+import { KEY_COLUMNS, NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
 
 export type Row = Measurement | Handshake | WebSocketRow
 export type CellKey = Record<string, string | number | null>
@@ -61,14 +61,22 @@ export function buildCellGroups(table: ClaimTable, rows: readonly Row[]): CellGr
   return [...groups.values()]
 }
 
-/** A row's value of a metric: a numeric column, or a derived metric (errors_pct). */
+/**
+ * A row's value of a metric: a numeric column, or a derived metric (ledger.ts DERIVED_METRICS):
+ * errors_pct, failed_pct (errors and dropped iterations over every attempt), dropped_pct.
+ * A closed-model row drops nothing (dropped 0); an open-model row without `dropped` has no
+ * failed_pct or dropped_pct.
+ */
 export function metricValue(row: Row, metric: string): number | null {
   const rec = row as unknown as Record<string, unknown>
-  if (metric === 'errors_pct') {
+  if (metric === 'errors_pct' || metric === 'failed_pct' || metric === 'dropped_pct') {
     const requests = rec.requests
     const errors = rec.errors
-    if (typeof requests !== 'number' || typeof errors !== 'number' || requests + errors === 0) return null
-    return (100 * errors) / (requests + errors)
+    if (typeof requests !== 'number' || typeof errors !== 'number') return null
+    if (metric === 'errors_pct') return requests + errors === 0 ? null : (100 * errors) / (requests + errors)
+    const dropped = typeof rec.dropped === 'number' ? rec.dropped : rec.model === 'closed' ? 0 : null
+    if (dropped === null || requests + errors + dropped === 0) return null
+    return (100 * (metric === 'failed_pct' ? errors + dropped : dropped)) / (requests + errors + dropped)
   }
   const v = rec[metric]
   return typeof v === 'number' && Number.isFinite(v) ? v : null
@@ -163,9 +171,18 @@ export interface Match {
   missing: string[]
 }
 
+/** Whether a cell's column value is a wanted value: equal, or a comparison (">1024") on a number. */
+function wantHolds(x: Scalar, have: string | number | null | undefined): boolean {
+  const cmp = typeof x === 'string' ? NUMBER_WANT.exec(x.trim()) : null
+  if (!cmp) return String(x) === String(have)
+  if (typeof have !== 'number') return false
+  const w = Number(cmp[2])
+  return cmp[1] === '>' ? have > w : cmp[1] === '>=' ? have >= w : cmp[1] === '<' ? have < w : have <= w
+}
+
 /**
- * The cells a selector map matches. Columns: equality or any of a list, per proxy when the
- * value is a map. version: a comparison, an exact version, or "newest" (also when left out:
+ * The cells a selector map matches. Columns: equality, a comparison on a numeric column
+ * (">1024"), or any of a list, per proxy when the value is a map. version: a comparison, an exact version, or "newest" (also when left out:
  * the newest version among the cells that match the other columns, per proxy, as in
  * lib/findings/pooling.ts). pick: lowest-failing-target keeps the cells of the lowest target_rps
  * whose status is not valid. Every proxy the selector names needs a cell.
@@ -176,7 +193,7 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
     Object.entries(others).every(([col, w]) => {
       if (!(col in c.key)) return false
       const want = wantFor(w, String(c.key.proxy))
-      return want !== undefined && want.some((x) => String(x) === String(c.key[col]))
+      return want !== undefined && want.some((x) => wantHolds(x, c.key[col]))
     }),
   )
   const wants = new Map<CellGroup, VersionWant[]>()

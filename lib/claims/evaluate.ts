@@ -150,9 +150,11 @@ function measuredText(units: Unit[]): string {
   return allMissing ? `not measured: ${text}` : text
 }
 
-/** A for_each item in words: its values ("rsa2048", "haproxy"). */
+/** A for_each item in words: its values ("rsa2048", "haproxy"; a pair "rsa2048 traefik/nginx"). */
 function itemLabel(item: SelectorSpec): string {
-  return Object.values(item.columns).map((v) => (Array.isArray(v) ? v.join('+') : typeof v === 'object' ? JSON.stringify(v) : String(v))).join(' ')
+  const words = (spec: SelectorSpec) => Object.values(spec.columns).map((v) => (Array.isArray(v) ? v.join('+') : typeof v === 'object' ? JSON.stringify(v) : String(v))).join(' ')
+  const pair = item.a && item.b ? `${words(item.a)}/${words(item.b)}` : item.a ? words(item.a) : item.b ? words(item.b) : ''
+  return [words(item), pair].filter(Boolean).join(' ')
 }
 
 function dedupe(values: CellValue[]): CellValue[] {
@@ -327,7 +329,11 @@ function placeOp(fig: Fig, op: '<' | '<=' | '>' | '>=' | '==', want: number): Pl
   return ok(fig.lo) && ok(fig.hi) ? 'inside' : !ok(fig.lo) && !ok(fig.hi) ? 'outside' : 'straddles'
 }
 
-const STATE: Record<Placement, State> = { inside: 'holds', outside: 'fails', straddles: 'undecided' }
+const STATE: Record<Placement, Exclude<State, 'missing'>> = { inside: 'holds', outside: 'fails', straddles: 'undecided' }
+
+/** Several conditions on one figure: outside when one is, inside when all are. */
+const combine = (places: readonly Placement[]): Placement =>
+  places.includes('outside') ? 'outside' : places.every((p) => p === 'inside') ? 'inside' : 'straddles'
 
 /** Whether two proxies' order is decided: both intervals show spread and do not overlap. */
 const apart = (a: Fig, b: Fig) =>
@@ -396,14 +402,16 @@ const missingUnit = (missing: string[], used: CellValue[]): Unit => ({ state: 'm
 
 // ------------------------------------------------------------------ check kinds
 
+const num = (v: number | string, ctx: Ctx) => evalNumber(v, ctx.figures)
+
 function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] {
   const src: Source = { table: k.table, metric: k.metric, rows: k.rows }
   const num = (v: number | string) => evalNumber(v, ctx.figures)
   switch (k.kind) {
     case 'ratio':
     case 'equal': {
-      const a = side(layer(k.select, item, k.a), src, ctx)
-      const b = side(layer(k.select, item, k.b), src, ctx)
+      const a = side(layer(k.select, item, k.a, item?.a), src, ctx)
+      const b = side(layer(k.select, item, k.b, item?.b), src, ctx)
       const used = [...a.values, ...b.values]
       if (a.missing.length || b.missing.length) return [missingUnit([...a.missing, ...b.missing], used)]
       const fig = figureOf([a, b], ([x, y]) => x! / y!)
@@ -437,7 +445,20 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
         band.max = Math.min(band.max ?? Infinity, hi)
         wanted.push(`${fmt(lo)}..${fmt(hi)} (≈ ${fmt(approx)} ±${pct(tol)})`)
       }
-      const state = Number.isFinite(r) ? STATE[placeFig(fig, band)] : 'fails'
+      // above / below: strict bounds (a lead, "lower", "faster": parity must not pass).
+      const above = k.above === undefined ? undefined : num(k.above)
+      const below = k.below === undefined ? undefined : num(k.below)
+      const places: Placement[] = []
+      if (band.min !== undefined || band.max !== undefined) places.push(placeFig(fig, band))
+      if (above !== undefined) {
+        places.push(placeOp(fig, '>', above))
+        wanted.push(`> ${fmt(above)}`)
+      }
+      if (below !== undefined) {
+        places.push(placeOp(fig, '<', below))
+        wanted.push(`< ${fmt(below)}`)
+      }
+      const state = Number.isFinite(r) ? STATE[combine(places)] : 'fails'
       return [{ state, text: `r = ${fmtFig(fig)} ${detail}; wanted ${wanted.join(' and ')}`, used, fig, ...(reference !== undefined && { reference }) }]
     }
     case 'spread': {
@@ -475,10 +496,12 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
           const at = first === last ? placeWord(first, n) : `${placeWord(first, n)} ${last - first === 1 ? 'or' : 'to'} ${placeWord(last, n)}`
           return { state, text: `${p} ${state === 'fails' ? 'is' : 'could be'} ${at}, wanted ${places.map((pl) => placeWord(pl, n)).join(' or ')}` }
         })
+        if (k.lead) per.push(leadUnit(k.lead.proxy, num(k.lead.min), k.positions[k.lead.proxy]![0]!, k.by, g.groups, g.sides))
         const off = per.filter((x) => x.state !== 'holds')
         const state: State = per.some((x) => x.state === 'fails') ? 'fails' : off.length ? 'undecided' : 'holds'
         const wanted = Object.entries(k.positions).map(([p, places]) => `${p} ${places.map((pl) => placeWord(pl, n)).join('/')}`).join(', ')
-        return [{ state, text: `${shown}${off.length ? ` (${off.map((x) => x.text).join('; ')})` : ''}; wanted ${wanted}`, used: g.values }]
+        const leadWanted = k.lead ? `, ${k.lead.proxy} ahead of the next by x >= ${fmt(num(k.lead.min))}` : ''
+        return [{ state, text: `${shown}${off.length ? ` (${off.map((x) => x.text).join('; ')})` : ''}; wanted ${wanted}${leadWanted}`, used: g.values }]
       }
       const ref = k.same_order_as!
       const proxies = order.map((x) => x.proxy)
@@ -537,7 +560,89 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
     }
     case 'status':
       return k.cells.map((entry) => statusUnit(layer(k.select, item, entry.select), entry.status, entry.reason, src, ctx))
+    case 'contrast':
+      return [contrastUnit(k, item, src, ctx)]
+    case 'repeats':
+      return [repeatsUnit(layer(k.select, item), num(k.max), src, ctx)]
   }
+}
+
+/**
+ * rank's lead: how far the proxy placed first (last) is ahead of the next one, x = its value /
+ * the largest other value (desc, place 1) or the smallest other / its value (asc, place 1);
+ * mirrored for place -1. Holds when x's whole interval is >= min.
+ */
+function leadUnit(proxy: string, min: number, place: number, by: 'asc' | 'desc', groups: ProxyGroup[], sides: Side[]): { state: Exclude<State, 'missing'>; text: string } {
+  const i = groups.findIndex((g) => g.proxy === proxy)
+  if (i < 0 || groups.length < 2) return { state: 'undecided', text: `no other proxy to lead` }
+  // Is the proxy's value meant to be the largest? desc + first, or asc + last.
+  const largest = (by === 'desc') === (place === 1)
+  const f = (xs: readonly number[]) => {
+    const others = xs.filter((_, j) => j !== i)
+    return largest ? xs[i]! / Math.max(...others) : Math.min(...others) / xs[i]!
+  }
+  const fig = figureOf(sides, f)
+  const state = Number.isFinite(fig.value) ? STATE[placeFig(fig, { min })] : 'fails'
+  return { state, text: `${proxy} ${largest ? '/ the next largest' : ': the next smallest /'} = ${fmtFig(fig)}, wanted >= ${fmt(min)}` }
+}
+
+/**
+ * contrast: the difference between products against the difference a change makes within
+ * each. s = max/min - 1 over the spread cells (one value per proxy: select < item < spread);
+ * per proxy e = a/b - 1 (select < item < a/b). x = s / min(e); holds when x <= max. A proxy
+ * whose effect is <= 0 (the change did not move it the claimed way) makes x infinite: fails.
+ */
+function contrastUnit(k: Extract<Check, { kind: 'contrast' }>, item: SelectorSpec | undefined, src: Source, ctx: Ctx): Unit {
+  const sp = perProxy(layer(k.select, item, k.spread), src, ctx)
+  const a = perProxy(layer(k.select, item, k.a, item?.a), src, ctx)
+  const b = perProxy(layer(k.select, item, k.b, item?.b), src, ctx)
+  const used = dedupe([...sp.values, ...a.values, ...b.values])
+  if (sp.missing.length || a.missing.length || b.missing.length) return missingUnit([...sp.missing, ...a.missing, ...b.missing], used)
+  if (sp.groups.length < 2) return missingUnit([`a spread needs at least 2 proxies, found ${sp.groups.map((x) => x.proxy).join(', ') || 'none'}`], used)
+  const proxies = a.groups.map((x) => x.proxy).filter((p) => b.groups.some((y) => y.proxy === p))
+  if (proxies.length === 0) return missingUnit(['no proxy has both sides of the effect'], used)
+  const aSides = proxies.map((p) => a.sides.find((s) => s.label === p)!)
+  const bSides = proxies.map((p) => b.sides.find((s) => s.label === p)!)
+  const n = sp.sides.length
+  const m = proxies.length
+  const f = (xs: readonly number[]) => {
+    const spread = Math.max(...xs.slice(0, n)) / Math.min(...xs.slice(0, n)) - 1
+    const effects = proxies.map((_, j) => xs[n + j]! / xs[n + m + j]! - 1)
+    const least = Math.min(...effects)
+    return least > 0 ? spread / least : Infinity
+  }
+  const fig = figureOf([...sp.sides, ...aSides, ...bSides], f)
+  const max = num(k.max, ctx)
+  const sFig = figureOf(sp.sides, (xs) => Math.max(...xs) / Math.min(...xs) - 1)
+  const effects = proxies.map((p, j) => `${p} ${fmt(aSides[j]!.value! / bSides[j]!.value! - 1)}`).join(', ')
+  const state = Number.isFinite(fig.value) ? STATE[placeFig(fig, { max })] : 'fails'
+  return {
+    state,
+    text: `spread / least effect = ${fmtFig(fig)} (spread ${fmtFig(sFig)} over ${sp.groups.map((x) => x.proxy).join(', ')}; effect a/b - 1: ${effects}); wanted <= ${fmt(max)}`,
+    used, fig, reference: max,
+  }
+}
+
+/**
+ * repeats: the run's own repeat agreement. Per cell, d = max/min - 1 over its repeats' values
+ * (the largest disagreement between two repeats of one cell). Holds when every cell's d <= max,
+ * fails when one cell's d > max; a cell with fewer than 2 repeats shows nothing (undecided).
+ */
+function repeatsUnit(sel: Selector, max: number, src: Source, ctx: Ctx): Unit {
+  const { values, missing } = collect(sel, src, ctx)
+  if (missing.length) return missingUnit(missing, values)
+  const per = values.map((v) => {
+    const xs = [...v.repeats.values()]
+    return { v, n: xs.length, d: xs.length >= 2 ? Math.max(...xs) / Math.min(...xs) - 1 : null }
+  })
+  const decided = per.filter((x) => x.d !== null && Number.isFinite(x.d))
+  const over = decided.filter((x) => x.d! > max)
+  const worst = [...decided].sort((x, y) => y.d! - x.d!)[0]
+  const one = per.filter((x) => x.d === null).length
+  const state: State = over.length ? 'fails' : one ? 'undecided' : 'holds'
+  const text = `${decided.length - over.length} of ${per.length} cells within ${pct(max)} between repeats${one ? ` (${one} with 1 repeat)` : ''}`
+    + `${worst ? `; worst ${cellLabel(worst.v.cell)} ${pct(worst.d!)}` : ''}${over.length > 1 ? `, ${over.length} cells over` : ''}; wanted every cell <= ${pct(max)}`
+  return { state, text, used: values }
 }
 
 /**

@@ -32,9 +32,14 @@ export const KEY_COLUMNS: Record<ClaimTable, readonly string[]> = CELL_COLUMNS
  */
 export const CLAIM_SERIES: Record<ClaimTable, readonly string[]> = ROW_SERIES
 
-/** Metrics computed from a row's columns, per table. */
+/**
+ * Metrics computed from a row's columns, per table (lib/claims/cells.ts metricValue):
+ * errors_pct = 100 * errors / (requests + errors); failed_pct = 100 * (errors + dropped) /
+ * (requests + errors + dropped), dropped iterations counted as failures (a closed-model row
+ * drops nothing: dropped 0); dropped_pct = 100 * dropped / (requests + errors + dropped).
+ */
 export const DERIVED_METRICS: Record<ClaimTable, readonly string[]> = {
-  measurements: ['errors_pct'],
+  measurements: ['errors_pct', 'failed_pct', 'dropped_pct'],
   handshakes: [],
   websocket: [],
 }
@@ -107,6 +112,9 @@ export interface SelectorSpec {
   metric?: string
   /** A constant side: a number expression instead of column keys. */
   value?: number | string
+  /** In a for_each item only: keys for side a / side b alone (ratio, equal, contrast), over the check's a / b. */
+  a?: SelectorSpec
+  b?: SelectorSpec
 }
 export type Selector = SelectorSpec[]
 
@@ -135,6 +143,9 @@ const numberExpr = (figures: FigureValues) =>
   }) as unknown as z.ZodType<number | string>)
 
 const VERSION_WANT = /^(newest|(>=|<=|>|<|==|=)?\s*v?\d+(\.\d+)*)$/
+
+/** A comparison on a numeric column: ">1024", "<= 200" (claims.yaml header, Selector). */
+export const NUMBER_WANT = /^(>=|<=|>|<)\s*(-?\d+(\.\d+)?)$/
 
 function selectorMapSchema(figures: FigureValues) {
   return z
@@ -179,6 +190,26 @@ function selectorMapSchema(figures: FigureValues) {
     })
 }
 
+/**
+ * A for_each item: a selector map, plus optional `a` and `b` maps that apply to that side only
+ * (ratio, equal, contrast): pairs such as {key_type: rsa2048, a: {proxy: traefik}, b: {proxy: nginx}}.
+ */
+function forEachItemSchema(figures: FigureValues) {
+  const map = selectorMapSchema(figures)
+  return z
+    .object({ a: map.optional(), b: map.optional() })
+    .catchall(z.unknown())
+    .transform((m, ctx): SelectorSpec => {
+      const { a, b, ...rest } = m
+      const r = map.safeParse(rest)
+      if (!r.success) {
+        for (const i of r.error.issues) ctx.addIssue(i as z.IssueData)
+        return z.NEVER
+      }
+      return { ...r.data, ...(a && { a }), ...(b && { b }) }
+    })
+}
+
 function selectorSchema(figures: FigureValues) {
   const map = selectorMapSchema(figures)
   // A single map is a list of one (a problem inside it is reported at the map's line).
@@ -207,13 +238,17 @@ function checkSchema(figures: FigureValues) {
     metric: z.string().min(1).optional(),
     rows: z.enum(['valid', 'all']).default('valid'),
     select: sel.optional(),
-    for_each: z.array(selectorMapSchema(figures)).min(1).optional(),
+    for_each: z.array(forEachItemSchema(figures)).min(1).optional(),
     expect: z.string().min(1),
     expect_basis: z.enum(['published', 'project']),
   }
   const by = z.enum(['desc', 'asc'])
   return z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('ratio'), ...common, a: sel, b: sel, min: num.optional(), max: num.optional(), approx: num.optional(), tolerance: num.optional() }).strict(),
+    z
+      .object({
+        kind: z.literal('ratio'), ...common, a: sel, b: sel, min: num.optional(), max: num.optional(), above: num.optional(), below: num.optional(), approx: num.optional(), tolerance: num.optional(),
+      })
+      .strict(),
     z.object({ kind: z.literal('equal'), ...common, a: sel, b: sel, tolerance: num }).strict(),
     z.object({ kind: z.literal('spread'), ...common, select: sel, max: num }).strict(),
     z
@@ -227,8 +262,11 @@ function checkSchema(figures: FigureValues) {
           .object({ table: z.enum(CLAIM_TABLES).default('measurements'), metric: z.string().min(1), rows: z.enum(['valid', 'all']).default('valid'), select: sel, by })
           .strict()
           .optional(),
+        lead: z.object({ proxy: z.string().min(1), min: num }).strict().optional(),
       })
       .strict(),
+    z.object({ kind: z.literal('contrast'), ...common, spread: sel.optional(), a: sel, b: sel, max: num }).strict(),
+    z.object({ kind: z.literal('repeats'), ...common, select: sel, max: num }).strict(),
     z.object({ kind: z.literal('threshold'), ...common, select: sel, op: z.enum(['<', '<=', '>', '>=', '==']), value: num }).strict(),
     z.object({ kind: z.literal('status'), ...common, cells: z.array(z.object({ select: sel, status: z.array(z.enum(STATUSES)).min(1), reason: reasonSchema.optional() }).strict()).min(1) }).strict(),
     z.object({ kind: z.literal('count'), ...common, select: sel, value: z.union([z.literal('conns_target'), num]), tolerance: num.optional() }).strict(),
@@ -284,7 +322,7 @@ function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void
   const k = c.check
   const at = (...p: (string | number)[]) => ['check', ...p]
   if (k.kind === 'ratio') {
-    if (k.min === undefined && k.max === undefined && k.approx === undefined) issue(at('kind'), 'a ratio check needs min, max or approx')
+    if (k.min === undefined && k.max === undefined && k.above === undefined && k.below === undefined && k.approx === undefined) issue(at('kind'), 'a ratio check needs min, max, above, below or approx')
     if (k.approx !== undefined && k.tolerance === undefined) issue(at('approx'), 'approx needs a tolerance')
     if (k.approx === undefined && k.tolerance !== undefined) issue(at('tolerance'), 'tolerance without approx (a ratio uses min/max, or approx + tolerance)')
   }
@@ -293,13 +331,24 @@ function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void
   if (k.kind === 'rank' && k.positions) {
     for (const p of Object.keys(k.positions)) if (!SELECTOR_PROXIES.includes(p)) issue(at('positions', p), `"${p}" is not a proxy`)
   }
+  if (k.kind === 'rank' && k.lead) {
+    const places = k.positions?.[k.lead.proxy]
+    if (!places || places.length !== 1 || (places[0] !== 1 && places[0] !== -1)) issue(at('lead', 'proxy'), `lead needs positions placing ${k.lead.proxy} alone at 1 (first) or -1 (last)`)
+  }
+  k.for_each?.forEach((item, i) => {
+    if ((item.a || item.b) && k.kind !== 'ratio' && k.kind !== 'equal' && k.kind !== 'contrast') issue(at('for_each', i), 'a and b inside a for_each item are for ratio, equal and contrast checks')
+  })
 
   // Metrics: every side that reads cells needs one, and it must exist in the table.
   const metrics = tableMetrics(k.table)
   const needsMetric = k.kind !== 'status'
   if (k.metric !== undefined && !metrics.includes(k.metric)) issue(at('metric'), `"${k.metric}" is not a metric of ${k.table} (one of ${metrics.join(', ')})`)
   const sides: [string, Selector | undefined][] =
-    k.kind === 'ratio' || k.kind === 'equal' ? [['a', k.a], ['b', k.b]] : k.kind === 'status' ? k.cells.map((x, i) => [`cells.${i}.select`, x.select]) : [['select', k.select]]
+    k.kind === 'ratio' || k.kind === 'equal'
+      ? [['a', k.a], ['b', k.b]]
+      : k.kind === 'contrast'
+        ? [['a', k.a], ['b', k.b], ['spread', k.spread]]
+        : k.kind === 'status' ? k.cells.map((x, i) => [`cells.${i}.select`, x.select]) : [['select', k.select]]
   for (const [name, side] of sides) {
     side?.forEach((s, i) => {
       const path = (...p: (string | number)[]) => at(...name.split('.'), ...(side.length > 1 ? [i] : []), ...p)
@@ -326,7 +375,9 @@ function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void
   }
   if (c.runnable_here && k.for_each) {
     k.for_each.forEach((s, i) => {
-      for (const col of Object.keys(s.columns)) if (!KEY_COLUMNS[k.table].includes(col)) issue(at('for_each', i, col), `"${col}" is not a selector column of ${k.table}`)
+      for (const [sub, spec] of [[[], s], [['a'], s.a], [['b'], s.b]] as const) {
+        for (const col of Object.keys(spec?.columns ?? {})) if (!KEY_COLUMNS[k.table].includes(col)) issue(at('for_each', i, ...sub, col), `"${col}" is not a selector column of ${k.table}`)
+      }
     })
   }
   if (c.runnable_here) checkSeries(k, issue)
@@ -343,20 +394,29 @@ function checkSeries(k: Check, issue: Issue): void {
   type Named = { path: (string | number)[]; spec: SelectorSpec; table: ClaimTable }
   const list = (path: (string | number)[], sel: Selector, table: ClaimTable): Named[] =>
     sel.map((spec, i) => ({ path: ['check', ...path, ...(sel.length > 1 ? [i] : [])], spec, table }))
-  const items: Named[] = (k.for_each ?? []).map((spec, i) => ({ path: ['check', 'for_each', i], spec, table: k.table }))
+  const items: Named[] = (k.for_each ?? []).flatMap((spec, i) => [
+    { path: ['check', 'for_each', i], spec, table: k.table },
+    ...(['a', 'b'] as const).flatMap((x) => (spec[x] ? [{ path: ['check', 'for_each', i, x], spec: spec[x]!, table: k.table }] : [])),
+  ])
   const itemsName = k.for_each !== undefined && k.for_each.every(hasSeries)
-  // ratio, equal and status: select is a layer under the sides; otherwise it is the side.
-  const layered = k.kind === 'ratio' || k.kind === 'equal' || k.kind === 'status'
+  // ratio, equal, contrast and status: select is a layer under the sides; otherwise it is the side.
+  const layered = k.kind === 'ratio' || k.kind === 'equal' || k.kind === 'contrast' || k.kind === 'status'
   const shared = layered && k.select ? list(['select'], k.select, k.table) : []
   const fromAbove = itemsName || (layered && k.select !== undefined && k.select.every(hasSeries))
   const sides: Named[] =
     k.kind === 'ratio' || k.kind === 'equal'
       ? [...list(['a'], k.a, k.table), ...list(['b'], k.b, k.table)]
-      : k.kind === 'status'
+      : k.kind === 'contrast'
+        ? [...list(['a'], k.a, k.table), ...list(['b'], k.b, k.table), ...(k.spread ? list(['spread'], k.spread, k.table) : [])]
+        : k.kind === 'status'
         ? k.cells.flatMap((x, i) => list(['cells', i, 'select'], x.select, k.table))
         : list(['select'], k.select, k.table)
+  if (k.kind === 'contrast' && !k.spread && !fromAbove) issue(['check', 'spread'], 'no series for the spread: name it in spread, in select or in every for_each item')
+  // A side is also covered when every for_each item names the series for it (item.a / item.b).
+  const itemSide = (x: unknown) =>
+    (x === 'a' || x === 'b') && k.for_each !== undefined && k.for_each.every((it) => hasSeries(it) || (it[x] !== undefined && hasSeries(it[x]!)))
   for (const s of sides) {
-    if (s.spec.value === undefined && !fromAbove && !hasSeries(s.spec)) {
+    if (s.spec.value === undefined && !fromAbove && !itemSide(s.path[1]) && !hasSeries(s.spec)) {
       issue(s.path, `no series: name the series whose cells this side reads (one of ${CLAIM_SERIES[s.table].join(', ')}; a list or a map by proxy for several), so that cells of different series are never pooled`)
     }
   }

@@ -7,8 +7,8 @@ import { compareVersions, expectsReuse, loadStack, PROXIES, stackSchema, templat
 import { readYamlFile } from '../../lib/core/yaml-file.ts'
 
 const REQUIRED_VARIANTS: Record<string, string[]> = {
-  haproxy: ['article', 'pool-added', 'pool-removed', 'ws', 'reuse-never', 'server-close'],
-  nginx: ['article', 'pool-added', 'pool-removed', 'ws', 'literal', 'upstream-default', 'upstream-keepalive'],
+  haproxy: ['article', 'pool-added', 'pool-removed', 'ws', 'reuse-never', 'server-close', 'httpclose'],
+  nginx: ['article', 'pool-added', 'pool-removed', 'ws', 'literal', 'upstream-default', 'upstream-keepalive', 'upstream-keepalive-local'],
   envoy: ['article', 'pool-added', 'pool-removed', 'ws', 'ws-raised'],
   traefik: ['article', 'pool-added', 'pool-removed', 'ws'],
   caddy: ['article', 'pool-added', 'pool-removed', 'ws'],

@@ -8,9 +8,9 @@ import { claimOf, evalCheck, writeLedger } from '../fixtures/ledger.ts'
 
 test('the published ledger loads: every claim, figure and expression is well-formed', () => {
   const ledger = loadLedger()
-  assert.equal(ledger.claims.length, 53)
-  assert.equal(ledger.figures.size, 317)
-  assert.equal(new Set(ledger.claims.map((c) => c.id)).size, 53)
+  assert.equal(ledger.claims.length, 62)
+  assert.equal(ledger.figures.size, 318)
+  assert.equal(new Set(ledger.claims.map((c) => c.id)).size, 62)
   const c = ledger.claims.find((x) => x.id === 'pool-removed-pit')!
   assert.equal(c.check.kind, 'spread')
   assert.equal(c.check.table, 'measurements')

@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { metricValue } from '../../lib/claims/cells.ts'
+import { evaluateClaims, type ClaimResult } from '../../lib/claims/evaluate.ts'
+import { loadLedger } from '../../lib/claims/ledger.ts'
+import { UserError } from '../../lib/core/errors.ts'
+import type { Handshake, Measurement, WebSocketRow } from '../../lib/data/schema.ts'
+import { claimOf, evalCheck, run, writeLedger } from '../fixtures/ledger.ts'
+import { handshake as h, measurement as m, two, websocketRow as w } from '../fixtures/rows.ts'
+
+// Issue #13: every published check answers the article's question on the article's cells.
+// Each claim below runs on hand-made rows, with at least one case that must fail.
+
+const ledger = loadLedger()
+const claim = (id: string) => {
+  const c = ledger.claims.find((x) => x.id === id)
+  assert.ok(c, `claim ${id} in claims.yaml`)
+  return c
+}
+function published(id: string, data: { measurements?: Measurement[]; handshakes?: Handshake[]; websocket?: WebSocketRow[] }): ClaimResult {
+  return evaluateClaims({ claims: [claim(id)], figures: ledger.figures }, run(data))[0]!
+}
+
+// ------------------------------------------------------------------ 1. a lead needs more than parity
+
+test('s004-l7-haproxy-leads-nginx: parity and a 0.5% nginx lead fail; a 1.1x HAProxy lead holds', () => {
+  const rows = (haproxy: number) => [
+    ...two(m, { series: 'pool-added', variant: 'pool-added', proxy: 'haproxy' }, 'rps', haproxy), ...two(m, { series: 'pool-added', variant: 'pool-added', proxy: 'nginx' }, 'rps', 1000),
+  ]
+  assert.equal(published('s004-l7-haproxy-leads-nginx', { measurements: rows(1100) }).verdict, 'reproduced')
+  // 0.995 sat inside the old band 0.99..1.21: a nginx lead passed as "HAProxy leads".
+  assert.equal(published('s004-l7-haproxy-leads-nginx', { measurements: rows(995) }).verdict, 'not reproduced')
+  assert.equal(published('s004-l7-haproxy-leads-nginx', { measurements: rows(950) }).verdict, 'not reproduced')
+  assert.match(published('s004-l7-haproxy-leads-nginx', { measurements: rows(1100) }).measured, /wanted 0\.99\.\.1\.21 \(≈ 1\.1 ±10%\) and > 1$/)
+})
+
+test('every lead / lower / faster claim with a ratio band excludes parity', () => {
+  for (const c of ledger.claims) {
+    if (c.check.kind !== 'ratio' || !/lead|lower|faster|outperform|less-cpu/.test(c.id)) continue
+    const k = c.check
+    const num = (v: number | string | undefined) => (v === undefined ? undefined : typeof v === 'number' ? v : Number.NaN)
+    const strict = k.above !== undefined
+    const minAbove = num(k.min) !== undefined && num(k.min)! > 1
+    assert.ok(strict || minAbove, `${c.id}: above: 1 or a min above 1`)
+  }
+})
+
+test('ratio above / below are strict: r equal to the bound fails, an interval across it is undecided', () => {
+  const rows = (a: number) => [...two(m, { proxy: 'haproxy' }, 'rps', a), ...two(m, { proxy: 'nginx' }, 'rps', 1000)]
+  const check = (extra: object) => ({ kind: 'ratio', metric: 'rps', a: { series: 'same', proxy: 'haproxy' }, b: { series: 'same', proxy: 'nginx' }, ...extra })
+  assert.equal(evalCheck(check({ above: 1 }), { measurements: rows(1000) }).verdict, 'not reproduced')
+  // min is inclusive: parity passes it (why a lead uses above).
+  assert.equal(evalCheck(check({ min: 1 }), { measurements: rows(1000) }).verdict, 'reproduced')
+  assert.equal(evalCheck(check({ above: 1 }), { measurements: rows(1200) }).verdict, 'reproduced')
+  assert.equal(evalCheck(check({ below: 1 }), { measurements: rows(1200) }).verdict, 'not reproduced')
+  // Noise across the bound decides nothing.
+  const noisy = [m({ proxy: 'haproxy', rps: 900, repeat: 1 }), m({ proxy: 'haproxy', rps: 1100, repeat: 2 }), ...two(m, { proxy: 'nginx' }, 'rps', 1000)]
+  assert.equal(evalCheck(check({ above: 1 }), { measurements: noisy }).verdict, 'inconclusive')
+})
+
+// ------------------------------------------------------------------ 2. pairs, not a median of medians
+
+const handshakes = (cost: Record<string, [number, number]>) =>
+  Object.entries(cost).flatMap(([proxy, [rsa2048, rsa4096]]) => [
+    ...two(h, { proxy, key_type: 'rsa2048' }, 'proxy_cpu_us_per_handshake', rsa2048), ...two(h, { proxy, key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', rsa4096),
+  ])
+
+test('go-rsa-twice-openssl: each Go proxy against each OpenSSL/BoringSSL proxy', () => {
+  const even = handshakes({ traefik: [2000, 8000], caddy: [2000, 8000], haproxy: [1000, 4000], nginx: [1000, 4000], envoy: [1000, 4000] })
+  const ok = published('go-rsa-twice-openssl', { handshakes: even })
+  assert.equal(ok.verdict, 'reproduced')
+  assert.match(ok.measured, /^rsa2048 traefik\/haproxy: r = 2 .*; rsa4096 caddy\/envoy: r = 2 /)
+  // Medians of the groups still give 2 (Go 2000+2000, OpenSSL 1000+1000+400): the pair caddy/envoy does not.
+  const envoyCheap = handshakes({ traefik: [2000, 8000], caddy: [2000, 8000], haproxy: [1000, 4000], nginx: [1000, 4000], envoy: [400, 4000] })
+  const r = published('go-rsa-twice-openssl', { handshakes: envoyCheap })
+  assert.equal(r.verdict, 'not reproduced')
+  assert.match(r.measured, /rsa2048 traefik\/envoy: r = 5 /)
+})
+
+test('a for_each item may set a and b apart; a and b inside an item are refused outside ratio, equal and contrast', () => {
+  const rows = [...two(m, { proxy: 'haproxy' }, 'rps', 2000), ...two(m, { proxy: 'nginx' }, 'rps', 1000), ...two(m, { proxy: 'envoy' }, 'rps', 1000)]
+  const r = evalCheck({ kind: 'ratio', metric: 'rps', select: { series: 'same' }, a: {}, b: {}, for_each: [{ a: { proxy: 'haproxy' }, b: { proxy: 'nginx' } }, { a: { proxy: 'haproxy' }, b: { proxy: 'envoy' } }], approx: 2, tolerance: 0.1 }, { measurements: rows })
+  assert.equal(r.verdict, 'reproduced')
+  assert.match(r.measured, /^haproxy\/nginx: r = 2 .*; haproxy\/envoy: r = 2 /)
+  assert.throws(
+    () => loadLedger(writeLedger([claimOf({ kind: 'threshold', metric: 'rps', select: { series: 'same' }, for_each: [{ a: { proxy: 'haproxy' } }], op: '>', value: 1 })])),
+    (e: unknown) => e instanceof UserError && /for_each\.0: a and b inside a for_each item are for ratio, equal and contrast/.test(e.message),
+  )
+})
+
+// ------------------------------------------------------------------ 3. a cap needs a target above it
+
+test('envoy-ws-cap-1024: a hold target of 1024 or fewer tests nothing (not measured); above 1024 it counts', () => {
+  const hold = (target: number, established: number) => two(w, { series: 'ws-hold', mode: 'hold', proxy: 'envoy', variant: 'ws', conns_target: target, conns_established: established })
+  assert.equal(published('envoy-ws-cap-1024', { websocket: hold(1500, 1024) }).verdict, 'reproduced')
+  assert.equal(published('envoy-ws-cap-1024', { websocket: hold(1500, 1500) }).verdict, 'not reproduced')
+  const small = published('envoy-ws-cap-1024', { websocket: hold(1000, 1000) })
+  assert.equal(small.verdict, 'not measured')
+  assert.match(small.measured, /conns_target: >1024/)
+})
+
+test('selectors compare a numeric column with ">N" / "<=N"; a text column never matches a comparison', () => {
+  const rows = [...two(w, { conns_target: 500 }, 'p99_ms', 5), ...two(w, { conns_target: 5000 }, 'p99_ms', 50)]
+  const at = (target: string) => evalCheck({ kind: 'threshold', table: 'websocket', metric: 'p99_ms', select: { series: 'ws-echo', proxy: 'haproxy', conns_target: target }, op: '<=', value: 10 }, { websocket: rows }).verdict
+  assert.equal(at('<=1000'), 'reproduced')
+  assert.equal(at('>1000'), 'not reproduced')
+  assert.equal(at('>5000'), 'not measured')
+})
+
+// ------------------------------------------------------------------ 4. absolute µs across machines
+
+test('haproxy-tenfold-efficiency compares this machine with the April host: not comparable across machines', () => {
+  const c = claim('haproxy-tenfold-efficiency')
+  assert.equal(c.comparable_across_machines, false)
+  assert.match(c.notes ?? '', /calibrated/)
+})
+
+// ------------------------------------------------------------------ 5. worst by how much
+
+const holdTails = (tails: Record<string, number>) =>
+  Object.entries(tails).flatMap(([proxy, p99]) => two(w, { series: 'ws-hold', mode: 'hold', proxy, variant: proxy === 'envoy' ? 'ws-raised' : 'ws', conns_target: 1500 }, 'p99_ms', p99))
+
+test('nginx-worst-idle-tails: first by p99 is not enough, nginx must be the article\'s order of magnitude ahead of the next', () => {
+  const far = published('nginx-worst-idle-tails', { websocket: holdTails({ nginx: 120, haproxy: 3, envoy: 4, traefik: 3.5, caddy: 2.5 }) })
+  assert.equal(far.verdict, 'reproduced')
+  // First with a decided order, but only 1.5x the next: a rank alone passed this.
+  const near = published('nginx-worst-idle-tails', { websocket: holdTails({ nginx: 12, haproxy: 3, envoy: 8, traefik: 3.5, caddy: 2.5 }) })
+  assert.equal(near.verdict, 'not reproduced')
+  assert.match(near.measured, /nginx \/ the next largest = 1\.5 \[[\d.]+, [\d.]+\], wanted >= 24\.3/)
+})
+
+test('rank lead needs positions placing that proxy alone first or last', () => {
+  assert.throws(
+    () => loadLedger(writeLedger([claimOf({ kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same' }, positions: { nginx: [1, 2] }, lead: { proxy: 'nginx', min: 2 } })])),
+    (e: unknown) => e instanceof UserError && /lead needs positions placing nginx alone/.test(e.message),
+  )
+})
+
+// ------------------------------------------------------------------ 6. dropped iterations are failures
+
+test('failed_pct counts dropped iterations; a closed-model row drops nothing; an open row without dropped has none', () => {
+  assert.equal(metricValue(m({ requests: 900, errors: 50, dropped: 50, model: 'open' }), 'failed_pct'), 10)
+  assert.equal(metricValue(m({ requests: 900, errors: 50, dropped: 50, model: 'open' }), 'dropped_pct'), 5)
+  assert.equal(metricValue(m({ requests: 900, errors: 100, dropped: null, model: 'closed' }), 'failed_pct'), 10)
+  assert.equal(metricValue(m({ requests: 900, errors: 100, dropped: null, model: 'open' }), 'failed_pct'), null)
+})
+
+test('s001-haproxy-holds-50k: 0% errors with 5% dropped iterations fails; the article\'s ≈0.5% dropped passes', () => {
+  const open = (dropped: number) => two(m, { series: 'same', proxy: 'haproxy', variant: 'article', model: 'open', target_rps: 5000, requests: 10000 - dropped, errors: 0, dropped })
+  assert.equal(published('s001-haproxy-holds-50k', { measurements: open(500) }).verdict, 'not reproduced')
+  assert.equal(published('s001-haproxy-holds-50k', { measurements: open(50) }).verdict, 'reproduced')
+  for (const id of ['rsa4096-open-model-collapse', 'rsa4096-fails-everyone', 's001-haproxy-holds-50k', 'april-nginx-last-with-errors']) {
+    assert.match(`${claim(id).claim} ${claim(id).check.expect}`, /rate/, `${id} states its rate`)
+  }
+})
+
+// ------------------------------------------------------------------ 7. versions: the stand-in rule
+
+test('a named version matches only itself; a side of a change takes the catalog versions on that side', () => {
+  const art = (version: string, rps: number) => two(m, { series: 'versions', proxy: 'nginx', version, variant: 'article' }, 'rps', rps)
+  // 1.27.3 does not stand in for 1.27.4.
+  assert.equal(published('nginx-version-regression', { measurements: [...art('1.27.3', 24000), ...art('1.31.3', 10000)] }).verdict, 'not measured')
+  const bisect = published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 24000), ...art('1.31.3', 10000)] })
+  assert.equal(bisect.verdict, 'reproduced')
+  assert.match(claim('nginx-bisect-1-29-7').caveat ?? '', /1\.22\.1, 1\.31\.3/)
+  assert.equal(published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 10500), ...art('1.31.3', 10000)] }).verdict, 'not reproduced')
+})
+
+// ------------------------------------------------------------------ 8. seed 002's configs
+
+const s002 = (o: { nginxVersion: string; traefik: number; nginx: number; haproxy: number }) => [
+  ...two(m, { series: 'same', proxy: 'traefik', variant: 'article' }, 'rps', o.traefik),
+  ...two(m, { series: 'nginx-keepalive', proxy: 'nginx', version: o.nginxVersion, variant: 'upstream-default' }, 'rps', o.nginx),
+  ...two(m, { series: 'haproxy-reuse', proxy: 'haproxy', variant: 'httpclose' }, 'rps', o.haproxy),
+]
+
+test('s002: HAProxy is its httpclose cell, nginx its upstream block on a version before 1.29.7', () => {
+  // Only a pooling nginx (1.31.3): the 2018 set-up is not there.
+  assert.equal(published('s002-rps-ranking', { measurements: s002({ nginxVersion: '1.31.3', traefik: 20000, nginx: 10000, haproxy: 4000 }) }).verdict, 'not measured')
+  const ok = published('s002-rps-ranking', { measurements: [...s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }), ...two(m, { series: 'nginx-keepalive', proxy: 'nginx', version: '1.31.3', variant: 'upstream-default' }, 'rps', 30000)] })
+  assert.equal(ok.verdict, 'reproduced')
+  assert.equal(published('s002-rps-ranking', { measurements: s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 12000 }) }).verdict, 'not reproduced')
+  assert.equal(published('s002-traefik-five-times-haproxy', { measurements: s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }) }).verdict, 'reproduced')
+  const direct = two(m, { series: 'direct', proxy: 'direct', variant: 'direct' }, 'rps', 67000)
+  assert.equal(published('s002-proxies-below-bare-backend', { measurements: [...s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }), ...direct] }).verdict, 'reproduced')
+  assert.equal(published('s002-proxies-below-bare-backend', { measurements: [...s002({ nginxVersion: '1.22.1', traefik: 40000, nginx: 10000, haproxy: 4000 }), ...direct] }).verdict, 'not reproduced')
+})
+
+// ------------------------------------------------------------------ 9. keepalive local
+
+test('nginx-keepalive-local-irrelevant: runnable on the newest nginx >= 1.29.7; a 10% gap fails', () => {
+  const ka = (local: number) => [
+    ...two(m, { series: 'nginx-keepalive', proxy: 'nginx', variant: 'upstream-keepalive-local' }, 'rps', local),
+    ...two(m, { series: 'nginx-keepalive', proxy: 'nginx', variant: 'upstream-keepalive' }, 'rps', 19000),
+    // 1.22.1 cannot run 'local': its cells never enter.
+    ...two(m, { series: 'nginx-keepalive', proxy: 'nginx', version: '1.22.1', variant: 'upstream-keepalive' }, 'rps', 5000),
+  ]
+  assert.equal(published('nginx-keepalive-local-irrelevant', { measurements: ka(19100) }).verdict, 'reproduced')
+  assert.equal(published('nginx-keepalive-local-irrelevant', { measurements: ka(21000) }).verdict, 'not reproduced')
+  assert.equal(published('nginx-keepalive-local-irrelevant', { measurements: [] }).verdict, 'not measured')
+})
+
+// ------------------------------------------------------------------ 11. added claims
+
+const pooling = (cpu: Record<string, [number, number]>) =>
+  Object.entries(cpu).flatMap(([proxy, [added, removed]]) => [
+    ...two(m, { series: 'pool-added', variant: 'pool-added', proxy }, 'proxy_cpu_us_per_req', added),
+    ...two(m, { series: 'pool-removed', variant: 'pool-removed', proxy }, 'proxy_cpu_us_per_req', removed),
+  ])
+
+test('products-vs-pool-order-of-magnitude: product spread against the smallest pool effect, in each pool state', () => {
+  const ok = published('products-vs-pool-order-of-magnitude', { measurements: pooling({ haproxy: [20, 120], nginx: [21, 125], envoy: [20.5, 130], traefik: [21, 128], caddy: [20, 122] }) })
+  assert.equal(ok.verdict, 'reproduced')
+  assert.match(ok.measured, /^pool-added pool-added: spread \/ least effect = 0\.0[0-9]+ /)
+  // Products 2x apart, pool effect 3x: an order of magnitude is not there.
+  assert.equal(published('products-vs-pool-order-of-magnitude', { measurements: pooling({ haproxy: [20, 80], nginx: [40, 120], envoy: [30, 100], traefik: [40, 130], caddy: [35, 110] }) }).verdict, 'not reproduced')
+  // A proxy the pool does not help: the smallest effect is <= 0.
+  assert.equal(published('products-vs-pool-order-of-magnitude', { measurements: pooling({ haproxy: [20, 20], nginx: [21, 125], envoy: [20.5, 130], traefik: [21, 128], caddy: [20, 122] }) }).verdict, 'not reproduced')
+})
+
+test('handshake-rsa4096-vs-ec256-each-proxy: the key choice within every proxy', () => {
+  const hs = (ratio: Record<string, number>) =>
+    Object.entries(ratio).flatMap(([proxy, r]) => [...two(h, { proxy, key_type: 'ec256' }, 'proxy_cpu_us_per_handshake', 400), ...two(h, { proxy, key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 400 * r)])
+  assert.equal(published('handshake-rsa4096-vs-ec256-each-proxy', { handshakes: hs({ haproxy: 12, nginx: 13, envoy: 12, traefik: 13, caddy: 14 }) }).verdict, 'reproduced')
+  assert.equal(published('handshake-rsa4096-vs-ec256-each-proxy', { handshakes: hs({ haproxy: 12, nginx: 4.4, envoy: 12, traefik: 13, caddy: 14 }) }).verdict, 'not reproduced')
+})
+
+test('open-model-vus-climb-to-cap: RSA-4096 peak VUs an order of magnitude above the EC-256 twin', () => {
+  const vus = (rsa: number, ec: number) => [
+    ...two(m, { series: 'tls-open', proxy: 'traefik', variant: 'pool-added', model: 'open', target_rps: 700, key_type: 'rsa4096', status: 'invalid' }, 'max_vus', rsa),
+    ...two(m, { series: 'tls-open', proxy: 'traefik', variant: 'pool-added', model: 'open', target_rps: 700, key_type: 'ec256' }, 'max_vus', ec),
+  ]
+  assert.equal(published('open-model-vus-climb-to-cap', { measurements: vus(1000, 5) }).verdict, 'reproduced')
+  assert.equal(published('open-model-vus-climb-to-cap', { measurements: vus(40, 8) }).verdict, 'not reproduced')
+})
+
+test('nginx literal vs upstream block on >= 1.29.7: one connection per request, and a pool', () => {
+  const conns = (variant: string, per1k: number, version = '1.31.3') => two(m, { series: 'nginx-keepalive', proxy: 'nginx', version, variant }, 'backend_conns_per_1k_req', per1k)
+  assert.equal(published('nginx-literal-backend-conn-per-request', { measurements: conns('literal', 1000) }).verdict, 'reproduced')
+  assert.equal(published('nginx-literal-backend-conn-per-request', { measurements: conns('literal', 20) }).verdict, 'not reproduced')
+  // A version before 1.29.7 is not the claim's side.
+  assert.equal(published('nginx-literal-backend-conn-per-request', { measurements: conns('literal', 1000, '1.22.1') }).verdict, 'not measured')
+  assert.equal(published('nginx-upstream-block-pools', { measurements: conns('upstream-default', 5) }).verdict, 'reproduced')
+  assert.equal(published('nginx-upstream-block-pools', { measurements: conns('upstream-default', 540) }).verdict, 'not reproduced')
+})
+
+test('repeat-agreement: every pooling cell\'s repeats within 5%; one cell 10% apart fails; one repeat is undecided', () => {
+  const proxies = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
+  const cells = (spread: number, repeats = 2) =>
+    proxies.flatMap((proxy, i) => [m({ proxy, repeat: 1, rps: 1000 }), ...(repeats > 1 ? [m({ proxy, repeat: 2, rps: 1000 * (1 + (i === 1 ? spread : 0.01)) })] : [])])
+  const ok = published('repeat-agreement', { measurements: cells(0.03) })
+  assert.equal(ok.verdict, 'reproduced')
+  assert.match(ok.measured, /^5 of 5 cells within 5% between repeats; worst nginx 1\.31\.3 article 3%; wanted every cell <= 5%$/)
+  assert.equal(published('repeat-agreement', { measurements: cells(0.1) }).verdict, 'not reproduced')
+  assert.equal(published('repeat-agreement', { measurements: cells(0, 1) }).verdict, 'inconclusive')
+  assert.equal(published('repeat-agreement', { measurements: cells(0.03).filter((r) => r.proxy !== 'caddy') }).verdict, 'not measured')
+})
+
+test('april-dropped-iterations-generator-limit: the lowest failing target fails by dropped iterations, not errors', () => {
+  const cal = (errors: number, dropped: number) => [
+    ...two(m, { series: 'tls-calibration', proxy: 'haproxy', variant: 'pool-added', model: 'open', target_rps: 900, dropped: 0 }),
+    ...two(m, { series: 'tls-calibration', proxy: 'haproxy', variant: 'pool-added', model: 'open', target_rps: 1900, status: 'invalid', requests: 7000, errors, dropped }),
+  ]
+  assert.equal(published('april-dropped-iterations-generator-limit', { measurements: cal(0, 600) }).verdict, 'reproduced')
+  assert.equal(published('april-dropped-iterations-generator-limit', { measurements: cal(600, 0) }).verdict, 'not reproduced')
+})
+
+test('s003-proxy-tax-vs-bare-whoami: each proxy\'s share of the bare backend inside the published band', () => {
+  const rows = (nginx: number, traefik: number) => [
+    ...two(m, { series: 'pool-added', variant: 'pool-added', proxy: 'nginx' }, 'rps', nginx), ...two(m, { series: 'pool-added', variant: 'pool-added', proxy: 'traefik' }, 'rps', traefik),
+    ...two(m, { series: 'direct', proxy: 'direct', variant: 'direct' }, 'rps', 100000),
+  ]
+  assert.equal(published('s003-proxy-tax-vs-bare-whoami', { measurements: rows(55000, 40000) }).verdict, 'reproduced')
+  assert.equal(published('s003-proxy-tax-vs-bare-whoami', { measurements: rows(55000, 20000) }).verdict, 'not reproduced')
+})
