@@ -9,9 +9,11 @@
  * (the same aggregate of the resampled medians). A constant (published) side has none. A
  * unit's state is three-way on its interval:
  *
- * - holds: the whole interval satisfies the check's band (min/max, approx ± tolerance,
- *   equal's tolerance, threshold's op, count's tolerance; rank: every possible place allowed,
- *   or both orders decided and equal; status: every decisive cell's status allowed);
+ * - holds: the whole interval satisfies the check's band (min/max, above/below (strict),
+ *   approx ± tolerance, equal's tolerance, threshold's op, count's tolerance, contrast's max;
+ *   rank: every possible place allowed and a lead's whole interval >= its min, or both orders
+ *   decided and equal; status: every decisive cell's status allowed; repeats: every cell's
+ *   spread between repeats <= max, which is an observation, not an interval);
  * - fails: the whole interval lies on the wrong side (rank: a place or a pair decided
  *   wrong; status: a cell's status certainly not allowed);
  * - undecided: the interval straddles a bound, or rests on a single repeat (which shows no

@@ -25,15 +25,16 @@ test('a pooling run writes a valid manifest and one row per cell, with honest nu
   assert.equal(m.order_seed, 1)
   assert.equal(m.steps.pooling, 'done')
   assert.ok(m.components.some((c) => c.component === 'haproxy' && /^[0-9a-f]{64}$/.test(c.sha256)))
-  const rows = readMeasurements(out)
-  assert.equal(rows.length, 7) // direct + article, pool-added, pool-removed, reuse-never, server-close + custom
+  const rows = readMeasurements(out).filter((x) => x.model === 'closed')
+  assert.equal(rows.length, 8) // direct + article, pool-added, pool-removed, reuse-never, server-close, httpclose + custom
   const by = (v: string) => rows.find((x) => x.variant === v)!
-  for (const v of ['article', 'pool-added', 'pool-removed', 'reuse-never', 'server-close']) {
+  for (const v of ['article', 'pool-added', 'pool-removed', 'reuse-never', 'server-close', 'httpclose']) {
     assert.equal(by(v).status, 'valid', `${v}: ${by(v).reason}`)
     assert.ok(by(v).proxy_cpu_us_per_req! > 0 && by(v).requests > 0, v)
   }
   assert.equal(by('direct').proxy_cpu_us_per_req, null)
   assert.ok(by('server-close').backend_conns_per_1k_req! >= 900)
+  assert.ok(by('httpclose').backend_conns_per_1k_req! >= 900)
   assert.ok(by('article').backend_conns_per_1k_req! <= 50)
   // The user's broken config: a failed row with the checker's words; the run went on.
   assert.equal(by('custom:broken.cfg').status, 'failed')
