@@ -40,12 +40,13 @@ export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] 
 /** Open-model tasks: each cell at each fixed rate, repeats interleaved and shuffled. */
 export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx: SeriesContext): Task[] {
   const combos = cells.flatMap((cell) => rates.map((rate) => ({ cell, rate })))
-  return interleavedOrder(combos, ctx.profile.repeats, ctx.seed).map(({ cell: { cell, rate }, repeat }) => ({
+  // Through interleaved() like the other builders, so an adaptive phase can ask for more repeats.
+  return interleaved(combos, ctx, ({ cell, rate }, repeat) => ({
     label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} ${cell.keyType} ${rate} rps r${repeat}`,
-    table: MEASUREMENTS,
+    table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat, 'open', rate),
     run: () => measureOpen(cell, repeat, rate, ctx),
-  })) as Task[]
+  }))
 }
 
 /** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */

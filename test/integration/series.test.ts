@@ -45,7 +45,8 @@ test('pooling series: closed cells, then the same cells at one fixed rate (pooli
   const open = rows.filter((x) => x.model === 'open')
   const name = (x: (typeof rows)[number]) => `${x.series} ${x.proxy} ${x.version} ${x.variant}`
   assert.ok(closed.length > 0)
-  assert.deepEqual(open.map(name).sort(), closed.map(name).sort(), 'every closed cell, the direct row too, once at the fixed rate')
+  // Sets: an adaptive phase may add repeats of a cell in either model.
+  assert.deepEqual([...new Set(open.map(name))].sort(), [...new Set(closed.map(name))].sort(), 'every closed cell, the direct row too, at the fixed rate')
   const rate = poolingOpenRate(rows)!.rate
   for (const x of open) assert.ok(x.target_rps === rate && x.max_vus !== null && x.dropped !== null && x.rps! > 0, JSON.stringify(x))
   const direct = open.find((x) => x.proxy === 'direct')!
