@@ -34,7 +34,12 @@ export const stackSchema = z
     versions: z.array(versionSchema).min(1),
     unavailable: z.array(z.object({ version: z.string(), why: z.string() }).strict()).default([]),
     images: z.array(z.object({ version: z.string(), tag: z.string() }).strict()).default([]),
-    variants: z.record(z.object({ description: z.string(), reuse: reuseSchema }).strict()),
+    variants: z.record(z.object({
+      description: z.string(),
+      reuse: reuseSchema,
+      /** The first version whose checker accepts the variant (a directive added then); older versions never run it. */
+      since: z.string().optional(),
+    }).strict()),
     defaults: z
       .array(z.object({ setting: z.string(), documented: z.string(), source: z.string(), measured: z.string().nullish() }).strict())
       .default([]),
@@ -109,6 +114,12 @@ export function compareVersions(a: string, b: string): number {
 
 /** Whether documentation predicts backend reuse for this variant on this version. */
 /** The newest catalog version: what "current" means in a run. */
+/** Whether a catalog version can run a variant (its `since`, when set, is not newer). */
+export function variantRunsOn(stack: Stack, variant: string, version: string): boolean {
+  const since = stack.variants[variant]?.since
+  return since === undefined || compareVersions(version, since) >= 0
+}
+
 export const newestVersion = (stack: Stack): StackVersion => [...stack.versions].sort((a, b) => compareVersions(a.version, b.version)).at(-1)!
 
 export function expectsReuse(stack: Stack, variant: string, version: string): boolean {

@@ -7,10 +7,10 @@ export const MAIN_SERIES = { same: 'article', 'pool-added': 'pool-added', 'pool-
 export const EXTRAS: Partial<Record<ProxyName, { series: string; variants: string[]; allVersions: boolean }>> = {
   // httpclose: seed 002's option httpclose (claims s002-*), measured beside server-close.
   haproxy: { series: 'haproxy-reuse', variants: ['reuse-never', 'server-close', 'httpclose'], allVersions: false },
-  // F7: literal vs upstream block on a version before and one at or after 1.29.7.
-  // upstream-keepalive-local (claim nginx-keepalive-local-irrelevant) is not here: every
-  // variant below runs on every version, and 1.22.1 rejects 'keepalive 32 local'.
-  nginx: { series: 'nginx-keepalive', variants: ['literal', 'upstream-default', 'upstream-keepalive'], allVersions: true },
+  // F7: literal vs upstream block on a version before and one at or after 1.29.7;
+  // upstream-keepalive-local (claim nginx-keepalive-local-irrelevant) only where its
+  // stack.yaml `since` allows ('keepalive 32 local' exists from 1.29.7).
+  nginx: { series: 'nginx-keepalive', variants: ['literal', 'upstream-default', 'upstream-keepalive', 'upstream-keepalive-local'], allVersions: true },
 }
 
 /** What the versions series measures on every catalog version. */

@@ -16,7 +16,7 @@ const holderFile = () => `${lockPath()}.holder`
  * the child exits and the kernel frees the lock, so a lock is never stale and never taken
  * over by guesswork. Taken before setup, which may install packages or rewrite certificates.
  */
-export async function acquireRunLock(runDir: string): Promise<() => void> {
+export async function acquireRunLock(runDir: string): Promise<() => Promise<void>> {
   const path = lockPath()
   const holder = spawn('flock', ['--nonblock', '--conflict-exit-code', '75', path, '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
@@ -41,10 +41,13 @@ export async function acquireRunLock(runDir: string): Promise<() => void> {
   // The holder lives as long as this process, but must not keep it alive.
   holder.unref()
   for (const s of [holder.stdin, holder.stdout, holder.stderr]) (s as unknown as { unref?: () => void }).unref?.()
-  let released = false
+  const gone = new Promise<void>((resolve) => (holder.exitCode !== null ? resolve() : holder.once('exit', () => resolve())))
+  let released: Promise<void> | undefined
+  // Resolves once the holder has exited, i.e. the kernel has freed the lock: a run started
+  // right after (in the same process, as the tests do) finds it free.
   return () => {
-    if (released) return
-    released = true
-    holder.stdin.end()
+    // ref again: waiting for the holder's exit must keep this process alive until then.
+    released ??= (holder.ref(), holder.stdin.end(), gone)
+    return released
   }
 }

@@ -1,7 +1,7 @@
 import { agreesWithDocs } from '../catalog/reuse.ts'
 import { mkdirSync } from 'node:fs'
 import { backendStats, connsBetween } from '../roles/backend.ts'
-import { expectsReuse, loadStack, type ProxyName } from '../catalog/stack.ts'
+import { expectsReuse, loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
 import type { CertSet } from '../setup/certs.ts'
 import { defaultCpuLayout } from '../roles/cpus.ts'
 import { loadgenRequests } from '../roles/loadgen.ts'
@@ -60,7 +60,7 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
     const cells: Cell[] = o.proxies.flatMap((proxy) => {
       const stack = loadStack(proxy)
       const variants = Object.keys(stack.variants).filter((v) => !o.variants || o.variants.includes(v))
-      return stack.versions.flatMap((version) => variants.map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })))
+      return stack.versions.flatMap((version) => variants.filter((variant) => variantRunsOn(stack, variant, version.version)).map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })))
     })
     for (const [i, cell] of cells.entries()) {
       o.log.progress(`pool detector ${i + 1}/${cells.length}: ${cell.proxy} ${cell.version} ${cell.variant}`)
@@ -84,7 +84,7 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
     }
   } finally {
     await runtime.stopAll()
-    releaseLock()
+    await releaseLock()
   }
   return rows
 }

@@ -78,13 +78,13 @@ const newRunId = () => {
 export async function runBench(o: RunOptions): Promise<RunResult> {
   const releaseLock = await acquireRunLock(o.out ?? 'a new run directory')
   try {
-    return await runLocked(o, releaseLock)
+    return await runLocked(o)
   } finally {
-    releaseLock()
+    await releaseLock()
   }
 }
 
-async function runLocked(o: RunOptions, releaseLock: () => void): Promise<RunResult> {
+async function runLocked(o: RunOptions): Promise<RunResult> {
   const { log, profile, cpus, custom, network } = o
   const runDir = o.out ?? join(repoRoot, 'results', newRunId())
   const runId = basename(runDir)
@@ -108,7 +108,6 @@ async function runLocked(o: RunOptions, releaseLock: () => void): Promise<RunRes
 
   let runtimeKind = await resolveRuntime(o.runtime, log)
   if (network === 'bridge' && runtimeKind !== 'docker') {
-    releaseLock()
     throw userError('--network', 'bridge needs the docker runtime, and no Docker engine answers (auto chose native)', 'Start the engine (npx zx notebooks/00-setup.mjs) or use --runtime docker')
   }
   // The pid keeps cgroups, containers and state of two runs with the same directory name apart.
@@ -181,7 +180,6 @@ async function runLocked(o: RunOptions, releaseLock: () => void): Promise<RunRes
   } finally {
     process.removeListener('exit', onExit)
     await runtime.stopAll()
-    releaseLock()
   }
   return { runDir, manifest, rows: readMeasurements(runDir), findings }
 }

@@ -186,7 +186,7 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
     }
   } finally {
     for (const { runtime } of runtimes) await runtime.stopAll()
-    releaseLock()
+    await releaseLock()
   }
   const rows = readTable(outDir, MEASUREMENTS)
   const lines = ratioLines(rows)

@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import { loadStack, type ProxyName } from '../catalog/stack.ts'
+import { loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
 import { EXTRAS, MAIN_SERIES } from '../catalog/variants.ts'
 import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
@@ -29,7 +29,10 @@ export function poolingCells(proxies: readonly ProxyName[], opts: { connections:
     const extra = EXTRAS[proxy]
     if (extra) {
       for (const version of extra.allVersions ? stack.versions : [undefined]) {
-        for (const variant of extra.variants) cells.push(catalogCell(stack, { series: extra.series, variant, connections, version }))
+        for (const variant of extra.variants) {
+          if (version && !variantRunsOn(stack, variant, version.version)) continue
+          cells.push(catalogCell(stack, { series: extra.series, variant, connections, version }))
+        }
       }
     }
     for (const c of opts.custom?.filter((c) => c.proxy === proxy) ?? []) cells.push(catalogCell(stack, { series: 'custom', variant: `custom:${basename(c.file)}`, connections, template: c.file }))
