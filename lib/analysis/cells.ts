@@ -10,6 +10,7 @@ import { cellStatus, metricValue } from '../claims/cells.ts'
 import { summarize, type Summary } from '../core/stats.ts'
 import { medianInterval, relativeHalfWidth } from '../core/intervals.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
+import { POOLING_ROWS } from '../data/series.ts'
 
 /**
  * Per-cell aggregates of a run's CSVs: one cell = the rows that differ only by repeat.
@@ -153,3 +154,16 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
     }
   })
 }
+
+/**
+ * The pooling series' closed-model cells (series same, pool-added, pool-removed,
+ * haproxy-reuse, nginx-keepalive, direct, custom), never the versions series' rows: the
+ * versions series measures the same proxy, version and variant again in its own phase, and
+ * a figure must come from the same rows as the findings (F1-F4 read these series only).
+ */
+export const poolingSeriesCells = (measurements: readonly CellSummary[]): CellSummary[] =>
+  measurements.filter((c) => c.key.model === 'closed' && POOLING_ROWS.includes(String(c.key.series)))
+
+/** The versions series' closed-model cells. */
+export const versionsSeriesCells = (measurements: readonly CellSummary[]): CellSummary[] =>
+  measurements.filter((c) => c.key.model === 'closed' && c.key.series === 'versions')

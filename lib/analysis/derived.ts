@@ -1,5 +1,5 @@
 import { compareVersions } from '../catalog/stack.ts'
-import type { CellSummary } from './cells.ts'
+import { poolingSeriesCells, versionsSeriesCells, type CellSummary } from './cells.ts'
 
 /**
  * Ratios the article reads off the cell medians: the pool effect per proxy, the spread of
@@ -52,7 +52,9 @@ const versionsOf = (cells: readonly CellSummary[], proxy: string, variant: strin
 
 export function derivedRatios(measurements: readonly CellSummary[], handshakes: readonly CellSummary[]): Ratio[] {
   const out: Ratio[] = []
-  const m = measurements.filter((c) => c.key.model === 'closed' && !String(c.key.series).startsWith('tls'))
+  // One figure, one set of rows: the pooling ratios from the pooling series only (as the findings);
+  // the versions series' own article / pool-added per version, named as such.
+  const m = poolingSeriesCells(measurements)
   const cell = (proxy: string, variant: string, version: string) => m.find((c) => matches(c, { proxy, variant, version, ...closed }))
   const us = 'µs/req'
 
@@ -102,6 +104,14 @@ export function derivedRatios(measurements: readonly CellSummary[], handshakes: 
         comparable: true, warnings: article.status === 'valid' ? [] : [`article: cell ${article.status}`],
       })
       out.push(ratio('rps / direct rps', proxy, version, article, direct, ['proxy', 'direct'], 'rps', 'rps'))
+    }
+  }
+
+  const vm = versionsSeriesCells(measurements)
+  for (const proxy of proxiesOf(vm)) {
+    for (const version of versionsOf(vm, proxy, 'pool-added')) {
+      const at = (variant: string) => vm.find((c) => matches(c, { proxy, variant, version, ...closed }))
+      out.push(ratio('article / pool-added (versions series)', proxy, version, at('article'), at('pool-added'), ['article', 'pool-added'], us))
     }
   }
 

@@ -7,9 +7,10 @@ import { displayPath, repoRoot } from '../core/paths.ts'
 import { loadBaseline } from '../data/baselines.ts'
 import { SERIES, type SeriesName } from '../data/series.ts'
 import { formatFindings, formatVerdictCounts } from '../findings/format.ts'
-import { buildReport } from '../report/build.ts'
+import { buildReport, evaluateRun } from '../report/build.ts'
 import { runBench } from '../run/run.ts'
 import { parseFlags } from './flags.ts'
+import { finishOutcome, OUTCOME_FLAGS, OUTCOME_FLAGS_HELP, parseFailOn } from './report-outcome.ts'
 import { parseRunOptions } from './run-options.ts'
 
 /** Flags shared by run-all and the series steps (README "run-all flags"). */
@@ -29,6 +30,11 @@ export const RUN_FLAGS = {
   seed: { type: 'string' },
   site: { type: 'string' },
   'no-pdf': { type: 'boolean' },
+  variants: { type: 'string' },
+  'key-types': { type: 'string' },
+  repeats: { type: 'string' },
+  duration: { type: 'string' },
+  ...OUTCOME_FLAGS,
 } as const
 
 export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 × 15 s), full (5 × 30 s); default quick
@@ -47,7 +53,16 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --seed N              order the repeats with this seed (default random, recorded in the manifest)
   --config PROXY=PATH   also measure your own config file (repeatable); see README "Your own config"
   --cpus "ROLE=LIST …"  cpusets, e.g. "proxy=1 backend=0 generator=0" (default from nproc)
-  -h, --help            this help`
+  --variants LIST       only the planned cells with these variants, in every series (e.g. article,custom:my.conf);
+                        the direct row always runs (the floor and the calibrated unit's reference)
+  --key-types LIST      only the planned cells with these key types: ec256,rsa2048,rsa4096
+  --repeats N           minimum repeats per cell instead of the profile's (recorded in the manifest)
+  --duration S          measurement window in seconds instead of the profile's (recorded in the manifest)
+${OUTCOME_FLAGS_HELP}
+  -h, --help            this help
+
+Exit status: 0 once the run completed (a finding that did not hold is a result), 2 for a bad flag
+or input (one line, before anything runs), 3 when a --fail-on gate failed (everything is written first).`
 
 /**
  * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
@@ -58,12 +73,15 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
   if (o.fixedSeries && flags.series !== undefined) throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
   const log = consoleLogger()
   const options = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })
-  // An unknown baseline is an error before anything is measured.
-  if (flags.baseline) loadBaseline(flags.baseline)
+  // An unknown baseline, or a malformed gate, is an error before anything is measured.
+  const base = flags.baseline ? loadBaseline(flags.baseline) : undefined
+  const gates = parseFailOn(flags['fail-on'], base)
+  // --json: stdout carries the one JSON document; every human line goes to stderr.
+  const human = (text: string) => void (flags.json ? process.stderr : process.stdout).write(text)
   const result = await runBench(options)
   const invalid = result.rows.filter((r) => r.status !== 'valid')
   const m = result.manifest
-  process.stdout.write(
+  human(
     [
       '',
       `run ${m.run_id} (${m.profile}, ${m.runtime}, ${m.cpu_source}) → ${result.runDir}`,
@@ -75,11 +93,12 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
       '',
     ].join('\n'),
   )
-  if (flags['no-report']) return 0
+  const outcome = { runId: m.run_id, runDir: result.runDir, gates, json: !!flags.json, writeSummaryCsvs: true, human }
+  if (flags['no-report']) return gates.length || flags.json ? finishOutcome({ ...outcome, result: { ...evaluateRun(result.runDir, flags.baseline), findings: result.findings } }) : 0
   const report = await buildReport({ runDir: result.runDir, baseline: flags.baseline, siteDir: flags.site ?? join(repoRoot, 'site'), pdf: !flags['no-pdf'], log })
   writeSummary(result.runDir, report.aggregates)
-  process.stdout.write(['', formatLedger(report.claims), '', `report: ${displayPath(report.page)}${report.pdf ? `, ${displayPath(report.pdf)}` : ''}`, ''].join('\n'))
-  return 0
+  human(['', formatLedger(report.claims), '', `report: ${displayPath(report.page)}${report.pdf ? `, ${displayPath(report.pdf)}` : ''}`, ''].join('\n'))
+  return finishOutcome({ ...outcome, result: report })
 }
 
 /** `errors × 20, did not start × 1`: the kind of each reason (its words before any figure), counted. */

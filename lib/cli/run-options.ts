@@ -9,6 +9,7 @@ import { isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
 import { defaultCpuLayout, parseCpuOverride } from '../roles/cpus.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
+import { parseFocus } from '../series/focus.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import { IMAGE_MODES, type ImageMode } from '../setup/images.ts'
 
@@ -26,6 +27,10 @@ export interface RunFlags {
   out?: string
   resume?: boolean
   site?: string
+  variants?: string
+  'key-types'?: string
+  repeats?: string
+  duration?: string
 }
 
 export function parseSeries(value: string): SeriesName[] {
@@ -120,6 +125,20 @@ function checkCustomForBridge(custom: CustomConfig[]): void {
   }
 }
 
+/** `--repeats N` / `--duration S` override the profile's minimum repeats and window (recorded in the manifest's profile_settings). */
+export function profileWithOverrides(name: string, f: { repeats?: string; duration?: string }): RunOptions['profile'] {
+  const p = getProfile(name)
+  const whole = (flag: string, v: string, max: number, what: string) => {
+    const n = Number(v)
+    if (!(v.trim() !== '' && Number.isInteger(n) && n >= 1 && n <= max)) throw userError(`${flag} ${v}`, `not ${what}`, `Use a whole number from 1 to ${max}`)
+    return n
+  }
+  const repeats = f.repeats === undefined ? p.repeats : whole('--repeats', f.repeats, 100, 'a number of repeats')
+  const durationS = f.duration === undefined ? p.durationS : whole('--duration', f.duration, 3600, 'a window in seconds')
+  // More minimum repeats than the profile's maximum: the maximum follows (adaptive rounds never go below the minimum).
+  return { ...p, repeats, durationS, ...(p.maxRepeats !== undefined ? { maxRepeats: Math.max(p.maxRepeats, repeats) } : {}) }
+}
+
 /** Every run flag into typed options, checked before anything is installed, written or measured. */
 export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger; fixedSeries?: SeriesName[] }): RunOptions {
   const runtime = parseRuntime(f.runtime)
@@ -129,15 +148,17 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
   const out = parseOut(f.out)
   checkResume(f.resume, out)
   parseSiteDir(f.site)
+  const proxies = f.proxies !== undefined ? parseProxyList(f.proxies) : [...PROXIES]
   return {
-    profile: getProfile(f.profile ?? 'quick'),
+    profile: profileWithOverrides(f.profile ?? 'quick', f),
     series: o.fixedSeries ?? parseSeries(f.series ?? SERIES.join(',')),
-    proxies: f.proxies !== undefined ? parseProxyList(f.proxies) : [...PROXIES],
+    proxies,
     runtime,
     images: parseImages(f.images),
     network,
     cpus: f.cpus ? parseCpuOverride(f.cpus, defaultCpuLayout()) : defaultCpuLayout(),
     custom,
+    focus: parseFocus({ variants: f.variants, keyTypes: f['key-types'] }, proxies, custom.map((c) => c.file)),
     out,
     resume: !!f.resume,
     seed: parseSeed(f.seed),

@@ -16,6 +16,8 @@ import { displayPath } from '../core/paths.ts'
 import { documentedReuse } from '../catalog/reuse.ts'
 import { writeFileAtomic } from '../core/atomic.ts'
 import { buildArticle } from './article.ts'
+import { csvHeader, dataDictionary } from '../data/dictionary.ts'
+import { findingsClaimsCsvs } from './summary-export.ts'
 import type { BaselineComparison } from './sections/baseline.ts'
 import { renderChart } from './chart-requests.ts'
 import { readOpenSeries } from './open-series.ts'
@@ -39,11 +41,14 @@ export interface ReportOptions {
 }
 
 export interface ReportResult {
+  runId: string
   page: string
   pdf: string | null
   claims: ClaimResult[]
   findings: Finding[]
   aggregates: Aggregates
+  /** The comparison with the baseline, when one was given (gates and --json read it). */
+  baseline?: BaselineComparison
   timings: Record<string, number>
 }
 
@@ -73,6 +78,14 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
   }
 }
 
+/** Findings, claims and the baseline comparison without building a page (run-all --no-report with gates or --json). */
+export function evaluateRun(runDir: string, baseline?: string): Pick<ReportResult, 'findings' | 'claims' | 'baseline'> {
+  const run = loadRun(runDir)
+  const base = baseline ? loadBaseline(baseline) : undefined
+  const claims = evaluateClaims(loadLedger(), run)
+  return { findings: runFindings(run), claims, baseline: base ? compareWithBaseline(run, base, claims) : undefined }
+}
+
 export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const timings: Record<string, number> = {}
   let t = performance.now()
@@ -96,11 +109,19 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
   lap('article and charts')
 
+  const summaries = new Map([...summaryCsvs(aggregates), ...findingsClaimsCsvs(findings, claims)])
+  const runCsvs = [MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file].filter((f) => existsSync(join(o.runDir, f)))
+  // data/README.md: every CSV of the run with its columns described (lib/data/dictionary.ts).
+  const dictionary = dataDictionary([
+    ...runCsvs.map((f) => ({ path: f, columns: csvHeader(readFileSync(join(o.runDir, f), 'utf8')) })),
+    ...[...summaries].map(([path, text]) => ({ path, columns: csvHeader(text) })),
+  ])
   const files: SiteFile[] = [
     ...article.files,
     ...charts,
-    ...[...summaryCsvs(aggregates)].map(([path, content]) => ({ path: `data/${path}`, content })),
-    ...[MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file].filter((f) => existsSync(join(o.runDir, f))).map((f) => ({ path: `data/${f}`, source: join(o.runDir, f) })),
+    ...[...summaries].map(([path, content]) => ({ path: `data/${path}`, content })),
+    ...[MANIFEST_FILE, ...runCsvs].filter((f) => existsSync(join(o.runDir, f))).map((f) => ({ path: `data/${f}`, source: join(o.runDir, f) })),
+    { path: 'data/README.md', content: dictionary },
   ]
   const published = publishRun(o.siteDir, { runId: id, markdown: article.markdown, files, generated: o.generated, title: `proxybench run ${id}` }, o.log)
   lap('publish')
@@ -120,7 +141,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     generated: o.generated,
   })
   lap('index')
-  return { page: published.page, pdf, claims, findings, aggregates, timings }
+  return { runId: id, page: published.page, pdf, claims, findings, aggregates, baseline, timings }
 }
 
 /** Every published run (newest first, from its copied manifest) and every baseline. */

@@ -4,6 +4,7 @@ import type { Logger } from '../core/log.ts'
 import type { SeriesName } from '../data/series.ts'
 import type { CpuLayout } from '../roles/cpus.ts'
 import type { NetworkMode } from '../runtime/network.ts'
+import type { Focus } from '../series/focus.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import type { ImageMode } from '../setup/images.ts'
 
@@ -22,6 +23,8 @@ export interface RunOptions {
   network: NetworkMode
   cpus: CpuLayout
   custom: CustomConfig[]
+  /** --variants / --key-types: only those planned cells run (lib/series/focus.ts). */
+  focus?: Focus
   /** The run directory; default results/<run-id>. */
   out?: string
   resume: boolean

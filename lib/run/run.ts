@@ -148,7 +148,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   log.info(`run ${runId}: profile ${profile.name}, series ${o.series.join(',')}, cpusets proxy=${cpus.proxy} backend=${cpus.backend} generator=${cpus.generator}${manifest.cpusets_shared ? ' (shared on this machine)' : ''}, seed ${seed}`)
 
   const ctx: SeriesContext = {
-    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections,
+    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus,
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16),
   }
   const findings: Finding[] = []

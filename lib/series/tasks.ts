@@ -6,6 +6,7 @@ import { measureClosed } from '../measure/closed.ts'
 import { measureHandshakes } from '../measure/handshake.ts'
 import { measureOpen } from '../measure/open.ts'
 import { measureEcho, measureHold } from '../measure/ws.ts'
+import { focusCells } from './focus.ts'
 import type { SeriesContext, Task } from './types.ts'
 
 /** A task's cell from its row key (table keys end with `|repeat`). */
@@ -13,8 +14,13 @@ export const cellOfKey = (key: string) => key.slice(0, key.lastIndexOf('|'))
 
 type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run'>
 
-/** Tasks of items, repeats interleaved and shuffled with the run's seed; each can make its own next repeat. */
-function interleaved<C>(items: readonly C[], ctx: SeriesContext, make: (item: C, repeat: number) => TaskBody): Task[] {
+/**
+ * Tasks of items, repeats interleaved and shuffled with the run's seed; each can make its own
+ * next repeat. The run's focus (--variants, --key-types) filters the cells here, for every phase.
+ */
+function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C) => Cell, make: (item: C, repeat: number) => TaskBody): Task[] {
+  const keep = new Set(focusCells(all.map(cellOf), ctx.focus))
+  const items = all.filter((i) => keep.has(cellOf(i)))
   const task = (item: C, repeat: number): Task => {
     const body = make(item, repeat)
     return { ...body, cell: cellOfKey(body.key), repeat, again: (r) => task(item, r) }
@@ -29,7 +35,7 @@ export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = '
 
 /** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
 export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
-  return interleaved(cells, ctx, (cell, repeat) => ({
+  return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
     label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`} r${repeat}`,
     table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat),
@@ -41,7 +47,7 @@ export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] 
 export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx: SeriesContext): Task[] {
   const combos = cells.flatMap((cell) => rates.map((rate) => ({ cell, rate })))
   // Through interleaved() like the other builders, so an adaptive phase can ask for more repeats.
-  return interleaved(combos, ctx, ({ cell, rate }, repeat) => ({
+  return interleaved(combos, ctx, (x) => x.cell, ({ cell, rate }, repeat) => ({
     label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} ${cell.keyType} ${rate} rps r${repeat}`,
     table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat, 'open', rate),
@@ -51,7 +57,7 @@ export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx:
 
 /** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */
 export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
-  return interleaved(cells, ctx, (cell, repeat) => ({
+  return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
     label: `handshakes ${cell.proxy} ${cell.keyType} r${repeat}`,
     table: HANDSHAKES as Task['table'],
     key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, repeat } as Handshake),
@@ -61,7 +67,7 @@ export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task
 
 /** WebSocket tasks (echo or hold), repeats interleaved and shuffled. */
 export function wsTasks(cells: readonly Cell[], mode: 'echo' | 'hold', ctx: SeriesContext): Task[] {
-  return interleaved(cells, ctx, (c, repeat) => ({
+  return interleaved(cells, ctx, (c) => c, (c, repeat) => ({
     label: `ws-${mode} ${c.proxy} ${c.variant} ${c.connections} conns r${repeat}`,
     table: WEBSOCKETS as Task['table'],
     key: WEBSOCKETS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, mode, conns_target: c.connections, repeat } as WebSocketRow),

@@ -1,6 +1,7 @@
 import type { ProxyName } from '../catalog/stack.ts'
 import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
+import type { Focus } from './focus.ts'
 import type { CellContext } from '../measure/cell.ts'
 
 /** What a series gets: the cell context plus the run's choices. */
@@ -11,6 +12,8 @@ export interface SeriesContext extends CellContext {
   connections: number
   /** Version string of the direct row: the backend's source hash. */
   backendVersion: string
+  /** --variants / --key-types: only these cells are measured (lib/series/focus.ts). */
+  focus?: Focus
 }
 
 /** One repeat of one cell: produces exactly one row of one table. */

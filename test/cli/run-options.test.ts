@@ -67,3 +67,26 @@ test('--network bridge with --runtime native, or an unknown mode: one line namin
   assert.throws(() => parseNetwork('bridge', 'native'), (e: Error) => e.message === '--network: bridge needs the docker runtime (native roles share the host network). Use --runtime docker, or drop --network')
   assert.throws(() => parseNetwork('overlay', 'docker'), (e: Error) => e.message === '--network: unknown mode "overlay". Use one of: host, bridge')
 })
+
+test('--repeats and --duration override the profile; --variants and --key-types focus the run; bad values are one line', () => {
+  const o = parse({ profile: 'standard', repeats: '12', duration: '5', proxies: 'haproxy,nginx', variants: 'article,pool-added', 'key-types': 'ec256' })
+  assert.equal(o.profile.repeats, 12)
+  assert.equal(o.profile.maxRepeats, 12, 'the adaptive maximum is never below the minimum')
+  assert.equal(o.profile.durationS, 5)
+  assert.equal(o.profile.warmupS, 3, 'the rest of the profile stays')
+  assert.deepEqual(o.focus, { variants: ['article', 'pool-added'], keyTypes: ['ec256'] })
+  assert.equal(parse({}).focus, undefined)
+  assert.equal(parse({ profile: 'quick' }).profile.repeats, 2)
+  const one = (e: Error) => e instanceof UserError && !e.message.includes('\n')
+  assert.throws(() => parse({ repeats: '0' }), (e: Error) => one(e) && e.message === '--repeats 0: not a number of repeats. Use a whole number from 1 to 100')
+  assert.throws(() => parse({ duration: '2.5' }), (e: Error) => one(e) && e.message === '--duration 2.5: not a window in seconds. Use a whole number from 1 to 3600')
+  assert.throws(() => parse({ proxies: 'haproxy', variants: 'literal' }), (e: Error) => one(e) && /^--variants: unknown name "literal"\. Use a comma-separated list of: article, .*reuse-never/.test(e.message))
+  assert.throws(() => parse({ 'key-types': 'ed25519' }), (e: Error) => one(e) && e.message === '--key-types: unknown name "ed25519". Use a comma-separated list of: ec256, rsa2048, rsa4096')
+})
+
+test('--fail-on and --json are run flags', () => {
+  const f = parseFlags(['--fail-on', 'regression>10%', '--fail-on', 'finding:F2', '--json', '--variants', 'article', '--key-types', 'ec256', '--repeats', '3', '--duration', '5'], RUN_FLAGS, 'help', 'notebooks/run-all.mjs')
+  assert.deepEqual(f['fail-on'], ['regression>10%', 'finding:F2'])
+  assert.equal(f.json, true)
+  assert.equal(f['key-types'], 'ec256')
+})

@@ -1,19 +1,20 @@
-import type { CellSummary } from '../../analysis/cells.ts'
+import { poolingSeriesCells, type CellSummary } from '../../analysis/cells.ts'
 import { newestCell } from '../../analysis/derived.ts'
 import { POOLING_ROWS } from '../../data/series.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, num } from '../markdown.ts'
-import { cellColumns, closedPoolingCells, findingList, k, proxiedPoolingCells, statusText } from './common.ts'
+import { cellColumns, findingList, k, statusText } from './common.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
 /** Same configs, pool added, pool removed: the newest version of each proxy, its chart, the ratios and every cell. */
 export function poolingSection(a: Article, { aggregates, findings, run }: ArticleInput): ChartRequest[] {
   const charts: ChartRequest[] = []
-  const closedPooling = closedPoolingCells(aggregates)
-  const poolRows = proxiedPoolingCells(aggregates)
+  // Every figure of this section, like F1-F4, from the pooling series' own rows: never the versions series' re-measurement of the same cell.
+  const closedPooling = poolingSeriesCells(aggregates.cells.measurements)
+  const poolRows = closedPooling.filter((c) => c.key.proxy !== 'direct')
   a.heading(2, 'The three pooling series')
-  a.para('Same configs (each proxy as the article configured it), a backend pool added to everyone, the pool removed from everyone. Newest measured version of each proxy; all versions are in the detail table.')
+  a.para(`Same configs (each proxy as the article configured it), a backend pool added to everyone, the pool removed from everyone. Newest measured version of each proxy; every cell is in the detail table. Drawn from the pooling series' rows (series ${POOLING_ROWS.map((s) => `\`${s}\``).join(', ')}), the rows the findings read; the versions series measures article and pool-added again on every version, in its own phase, and its figures are in the versions section.`)
   const proxies = [...new Set(poolRows.map((c) => String(c.key.proxy)))].sort()
   const main = proxies.map((p) => ({
     proxy: p,

@@ -1,0 +1,138 @@
+/**
+ * Gates (k6 thresholds): `--fail-on EXPR` on run-all and 08-report. Each expression names
+ * when the run fails; the run still writes everything, then exits 3 naming each failed gate.
+ *
+ * - `regression>10%`: a cell's proxy CPU cost (µs per request, handshake or message) is
+ *   worse than the baseline run's, significantly (Mann-Whitney U, lib/analysis/compare.ts)
+ *   and by more than 10%. On another machine the cell is judged in its calibrated unit
+ *   (lib/analysis/calibrated.ts), never on raw µs; a cell without one is not judged, and said.
+ * - `claim:<id>==<verdict>` / `claim:<id>!=<verdict>`: fails when the claim's verdict is
+ *   (is not) that one (reproduced, not reproduced, inconclusive, not measured, not runnable here).
+ * - `finding:<id>`: fails unless the finding held (a finding checked several times: every
+ *   check must have held; absent from the run: not measured, so it fails).
+ * - `finding:<id>==<verdict>` / `!=<verdict>`: fails when any check of it is (is not) that
+ *   verdict (held, not held, inconclusive, not measured, info).
+ * Parsing is pure and runs before anything is measured; evaluation reads the report's results.
+ */
+import { formatDelta, type Delta } from '../analysis/compare.ts'
+import type { ClaimResult, Verdict as ClaimVerdict } from '../claims/evaluate.ts'
+import { VERDICT_ORDER as CLAIM_VERDICTS } from '../claims/format.ts'
+import { userError } from '../core/errors.ts'
+import type { Finding, Verdict as FindingVerdict } from '../findings/index.ts'
+import type { BaselineComparison } from './sections/baseline.ts'
+
+export const FINDING_VERDICTS: readonly FindingVerdict[] = ['held', 'not held', 'inconclusive', 'not measured', 'info']
+/** The findings a gate may name (lib/findings/*.ts). */
+export const FINDING_IDS = ['F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7', 'F8'] as const
+
+export type Gate =
+  | { expr: string; kind: 'regression'; threshold: number }
+  | { expr: string; kind: 'claim'; id: string; op: '==' | '!='; verdict: ClaimVerdict }
+  | { expr: string; kind: 'finding'; id: string; op: 'held' | '==' | '!='; verdict: FindingVerdict }
+
+export interface GateResult {
+  expr: string
+  failed: boolean
+  /** What decided it, with figures: the regressed cells, the verdicts seen. */
+  detail: string
+}
+
+/** Exit status of a run or report whose gates failed (after everything was written). */
+export const GATE_EXIT_CODE = 3
+
+const FIX = 'Write regression>N%, claim:<id>==<verdict>, claim:<id>!=<verdict>, finding:<id>, finding:<id>==<verdict> or finding:<id>!=<verdict> (README "Gates")'
+
+/** One `--fail-on` expression; `claimIds`, when given, are the ledger's ids (an unknown one is an error). */
+export function parseGate(raw: string, claimIds?: readonly string[]): Gate {
+  const expr = raw.trim()
+  const where = `--fail-on "${raw}"`
+  const reg = /^regression\s*>\s*(.*)$/.exec(expr)
+  if (reg) {
+    const m = /^(\d+(?:\.\d+)?)\s*%$/.exec(reg[1]!.trim())
+    if (!m) throw userError(where, `"${reg[1]!.trim()}" is not a percentage`, 'Write regression>N% with N a number, e.g. regression>10%')
+    return { expr, kind: 'regression', threshold: Number(m[1]) / 100 }
+  }
+  const ref = /^(claim|finding):([^=!<>\s]+)\s*(?:(==|!=)\s*(.*))?$/.exec(expr)
+  if (!ref) throw userError(where, 'not a gate expression', FIX)
+  const [, kind, id, op, value] = ref as unknown as [string, 'claim' | 'finding', string, '==' | '!=' | undefined, string | undefined]
+  const verdict = value?.trim()
+  if (op !== undefined && !verdict) throw userError(where, `${op} needs a verdict`, `Write ${kind}:${id}${op}<verdict>, one of: ${(kind === 'claim' ? CLAIM_VERDICTS : FINDING_VERDICTS).join(', ')}`)
+  if (kind === 'claim') {
+    if (claimIds && !claimIds.includes(id)) throw userError(where, `unknown claim "${id}"`, 'Use an id of baselines/published/claims.yaml (run-all prints them in the claims ledger)')
+    if (op === undefined) throw userError(where, 'a claim gate needs ==<verdict> or !=<verdict>', `Write e.g. claim:${id}!=reproduced`)
+    if (!(CLAIM_VERDICTS as readonly string[]).includes(verdict!)) throw userError(where, `unknown claim verdict "${verdict}"`, `Use one of: ${CLAIM_VERDICTS.join(', ')}`)
+    return { expr, kind, id, op, verdict: verdict as ClaimVerdict }
+  }
+  if (!(FINDING_IDS as readonly string[]).includes(id)) throw userError(where, `unknown finding "${id}"`, `Use one of: ${FINDING_IDS.join(', ')}`)
+  if (op === undefined) return { expr, kind, id, op: 'held', verdict: 'held' }
+  if (!(FINDING_VERDICTS as readonly string[]).includes(verdict!)) throw userError(where, `unknown finding verdict "${verdict}"`, `Use one of: ${FINDING_VERDICTS.join(', ')}`)
+  return { expr, kind, id, op, verdict: verdict as FindingVerdict }
+}
+
+/** Every `--fail-on` value; the first malformed one is the error. */
+export const parseGates = (values: readonly string[], claimIds?: readonly string[]): Gate[] => values.map((v) => parseGate(v, claimIds))
+
+/** A regression gate needs a run baseline (cells with repeats): checked before anything is measured. */
+export function checkGateBaseline(gates: readonly Gate[], baseline: { id: string; kind: 'run' | 'published' } | undefined): void {
+  const g = gates.find((x) => x.kind === 'regression')
+  if (!g) return
+  if (!baseline) throw userError(`--fail-on "${g.expr}"`, 'a regression needs a baseline to compare with', 'Add --baseline ID (a run under baselines/runs/, e.g. one promoted from main)')
+  if (baseline.kind !== 'run') throw userError(`--fail-on "${g.expr}"`, `baseline ${baseline.id} is a published article (figures without repeats, no significance test)`, 'Use a promoted run as --baseline (npm run promote -- results/<run-id>)')
+}
+
+export interface GateInputs {
+  findings: readonly Finding[]
+  claims: readonly ClaimResult[]
+  baseline?: BaselineComparison
+}
+
+const cellName = (d: Delta) => [d.key.proxy, d.key.version, d.key.variant, d.key.key_type && d.key.key_type !== 'ec256' ? d.key.key_type : '', d.key.mode, d.key.model === 'open' ? `@${d.key.target_rps} rps` : '', d.key.conns_target ? `${d.key.conns_target} conns` : ''].filter(Boolean).join(' ')
+
+function regression(g: Extract<Gate, { kind: 'regression' }>, b: BaselineComparison | undefined): GateResult {
+  if (!b || b.kind !== 'run') return { expr: g.expr, failed: true, detail: 'no run baseline to compare with' }
+  const judged: { d: Delta; unit: string }[] = []
+  let unjudged = 0
+  for (const cd of b.deltas) {
+    const d = b.sameMachine ? cd.raw : cd.calibrated
+    if (!d || d.delta === null) {
+      if (cd.raw.delta !== null) unjudged++
+      continue
+    }
+    judged.push({ d, unit: b.sameMachine ? 'raw µs' : `calibrated (${cd.reference})` })
+  }
+  const worse = judged.filter(({ d }) => d.significant && d.delta! > g.threshold)
+  const tail = `${judged.length} cell${judged.length === 1 ? '' : 's'} compared with ${b.id} on ${b.sameMachine ? 'raw µs (same machine)' : 'the calibrated unit (another machine)'}${unjudged ? `, ${unjudged} without a calibrated unit not judged` : ''}`
+  if (worse.length === 0) return { expr: g.expr, failed: false, detail: `no cell worse by more than ${pctText(g.threshold)} with significance; ${tail}` }
+  return { expr: g.expr, failed: true, detail: `${worse.map(({ d }) => `${cellName(d)} ${formatDelta(d)}`).join('; ')}; ${tail}` }
+}
+
+const pctText = (x: number) => `${Number((x * 100).toPrecision(6))}%`
+
+function claim(g: Extract<Gate, { kind: 'claim' }>, claims: readonly ClaimResult[]): GateResult {
+  const c = claims.find((x) => x.id === g.id)
+  const verdict = c?.verdict ?? 'not measured'
+  const failed = g.op === '==' ? verdict === g.verdict : verdict !== g.verdict
+  return { expr: g.expr, failed, detail: `${g.id}: ${verdict}${c ? ` (${c.measured})` : ' (not in the ledger evaluated)'}` }
+}
+
+function finding(g: Extract<Gate, { kind: 'finding' }>, findings: readonly Finding[]): GateResult {
+  const checks = findings.filter((f) => f.id === g.id)
+  const verdicts: FindingVerdict[] = checks.length ? checks.map((f) => f.verdict) : ['not measured']
+  const failed = g.op === 'held' ? verdicts.some((v) => v !== 'held') : g.op === '==' ? verdicts.some((v) => v === g.verdict) : verdicts.some((v) => v !== g.verdict)
+  const detail = checks.length ? checks.map((f) => `${f.id} ${f.verdict}: ${f.figure}`).join('; ') : `${g.id}: not measured in this run`
+  return { expr: g.expr, failed, detail }
+}
+
+/** Each gate against a report's results, in the order given. */
+export function evaluateGates(gates: readonly Gate[], input: GateInputs): GateResult[] {
+  return gates.map((g) => (g.kind === 'regression' ? regression(g, input.baseline) : g.kind === 'claim' ? claim(g, input.claims) : finding(g, input.findings)))
+}
+
+/** Terminal lines: `✓ gate … passed: detail` / `✗ gate … FAILED: detail`. */
+export function formatGates(results: readonly GateResult[]): string {
+  const failed = results.filter((r) => r.failed).length
+  return [
+    ...results.map((r) => `  ${r.failed ? '✗' : '✓'} gate ${r.expr} ${r.failed ? 'FAILED' : 'passed'}: ${r.detail}`),
+    `  ${results.length} gate${results.length === 1 ? '' : 's'}: ${results.length - failed} passed, ${failed} failed${failed ? ` (exit ${GATE_EXIT_CODE})` : ''}`,
+  ].join('\n')
+}

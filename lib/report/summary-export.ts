@@ -1,0 +1,124 @@
+/**
+ * A run's summary for machines: `--json` prints it as one JSON document (findings with
+ * their intervals, the claims ledger with intervals, the baseline comparison, the gates),
+ * validated against SUMMARY_SCHEMA; `summary/findings.csv` and `summary/claims.csv` are the
+ * same findings and claims as tidy CSV (columns described in lib/data/dictionary.ts).
+ */
+import Papa from 'papaparse'
+import { z } from 'zod'
+import type { ClaimResult } from '../claims/evaluate.ts'
+import type { Finding } from '../findings/index.ts'
+import type { GateResult } from './gates.ts'
+import type { BaselineComparison } from './sections/baseline.ts'
+
+export const SUMMARY_FORMAT = 'proxybench-summary/1'
+
+const num = z.number().nullable()
+const intervalSchema = z.object({ value: z.number(), lo: z.number(), hi: z.number(), level: z.number(), method: z.string(), n: z.number().int() })
+const cellKey = z.record(z.union([z.string(), z.number(), z.null()]))
+const deltaSchema = z.object({ metric: z.string(), base_median: num, run_median: num, base_n: z.number().int(), run_n: z.number().int(), delta: num, p: num, significant: z.boolean() })
+
+export const SUMMARY_SCHEMA = z.object({
+  format: z.literal(SUMMARY_FORMAT),
+  run_id: z.string(),
+  run_dir: z.string(),
+  findings: z.array(z.object({
+    id: z.string(),
+    title: z.string(),
+    verdict: z.enum(['held', 'not held', 'inconclusive', 'not measured', 'info']),
+    figure: z.string(),
+    intervals: z.array(z.object({ label: z.string(), interval: intervalSchema })),
+  }).strict()),
+  claims: z.array(z.object({
+    id: z.string(),
+    source: z.string(),
+    finding: z.string().nullable(),
+    verdict: z.enum(['reproduced', 'not reproduced', 'inconclusive', 'not measured', 'not runnable here']),
+    expect: z.string(),
+    measured: z.string(),
+    value: num,
+    interval: z.object({ lo: z.number(), hi: z.number(), method: z.string() }).nullable(),
+    reference: num,
+    comparable_across_machines: z.boolean(),
+    warnings: z.array(z.string()),
+  }).strict()),
+  baseline: z.union([
+    z.null(),
+    z.object({
+      id: z.string(), kind: z.literal('run'), same_machine: z.boolean(),
+      cells: z.array(z.object({ table: z.string(), key: cellKey, raw: deltaSchema, reference: z.string(), calibrated: deltaSchema.nullable() }).strict()),
+    }).strict(),
+    z.object({
+      id: z.string(), kind: z.literal('published'),
+      figures: z.array(z.object({ label: z.string(), published: z.string(), ours: num, delta: num, note: z.string() }).strict()),
+    }).strict(),
+  ]),
+  gates: z.array(z.object({ expr: z.string(), failed: z.boolean(), detail: z.string() }).strict()),
+  report: z.object({ page: z.string(), pdf: z.string().nullable() }).nullable(),
+}).strict()
+
+export type Summary = z.infer<typeof SUMMARY_SCHEMA>
+
+export interface SummaryInput {
+  runId: string
+  runDir: string
+  findings: readonly Finding[]
+  claims: readonly ClaimResult[]
+  baseline?: BaselineComparison
+  gates: readonly GateResult[]
+  report: { page: string; pdf: string | null } | null
+}
+
+type AnyDelta = { metric: string; base: { median: number; n: number } | null; run: { median: number; n: number } | null; delta: number | null; p: number | null; significant: boolean }
+const deltaOut = (d: AnyDelta) => ({ metric: d.metric, base_median: d.base?.median ?? null, run_median: d.run?.median ?? null, base_n: d.base?.n ?? 0, run_n: d.run?.n ?? 0, delta: d.delta, p: d.p, significant: d.significant })
+
+function baselineOut(b: BaselineComparison | undefined): Summary['baseline'] {
+  if (!b) return null
+  if (b.kind === 'published') return { id: b.id, kind: 'published', figures: b.deltas.map((d) => ({ label: d.label, published: d.published, ours: d.ours, delta: d.delta, note: d.note })) }
+  return { id: b.id, kind: 'run', same_machine: b.sameMachine, cells: b.deltas.map((d) => ({ table: d.raw.table, key: d.raw.key, raw: deltaOut(d.raw), reference: d.reference, calibrated: d.calibrated ? deltaOut(d.calibrated) : null })) }
+}
+
+/** The summary document, checked against SUMMARY_SCHEMA (a bug here fails loudly, never prints a malformed document). */
+export function buildSummary(s: SummaryInput): Summary {
+  return SUMMARY_SCHEMA.parse({
+    format: SUMMARY_FORMAT,
+    run_id: s.runId,
+    run_dir: s.runDir,
+    findings: s.findings.map((f) => ({ id: f.id, title: f.title, verdict: f.verdict, figure: f.figure, intervals: f.intervals ?? [] })),
+    claims: s.claims.map((c) => ({
+      id: c.id, source: c.source, finding: c.finding, verdict: c.verdict, expect: c.expect, measured: c.measured,
+      value: c.value, interval: c.interval, reference: c.reference, comparable_across_machines: c.comparable_across_machines, warnings: c.warnings,
+    })),
+    baseline: baselineOut(s.baseline),
+    gates: s.gates.map((g) => ({ expr: g.expr, failed: g.failed, detail: g.detail })),
+    report: s.report,
+  })
+}
+
+export const FINDINGS_CSV = 'summary/findings.csv'
+export const CLAIMS_CSV = 'summary/claims.csv'
+export const FINDINGS_COLUMNS = ['id', 'title', 'verdict', 'figure', 'label', 'value', 'lo', 'hi', 'level', 'method', 'n'] as const
+export const CLAIMS_COLUMNS = ['id', 'source', 'finding', 'verdict', 'expect', 'measured', 'value', 'lo', 'hi', 'interval_method', 'reference', 'comparable_across_machines', 'warnings'] as const
+
+const csv = (columns: readonly string[], rows: Record<string, unknown>[]) => Papa.unparse({ fields: [...columns], data: rows.map((r) => columns.map((c) => r[c] ?? '')) }, { newline: '\n' }) + '\n'
+
+/** One row per interval of each finding (a finding without a decided figure: one row, the interval columns empty). */
+export function findingsCsv(findings: readonly Finding[]): string {
+  return csv(FINDINGS_COLUMNS, findings.flatMap((f) => {
+    const base = { id: f.id, title: f.title, verdict: f.verdict, figure: f.figure }
+    const ivs = f.intervals ?? []
+    return ivs.length ? ivs.map(({ label, interval: i }) => ({ ...base, label, value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: i.method, n: i.n })) : [base]
+  }))
+}
+
+/** One row per claim of the ledger. */
+export function claimsCsv(claims: readonly ClaimResult[]): string {
+  return csv(CLAIMS_COLUMNS, claims.map((c) => ({
+    id: c.id, source: c.source, finding: c.finding, verdict: c.verdict, expect: c.expect, measured: c.measured,
+    value: c.value, lo: c.interval?.lo, hi: c.interval?.hi, interval_method: c.interval?.method, reference: c.reference,
+    comparable_across_machines: c.comparable_across_machines, warnings: c.warnings.join('; '),
+  })))
+}
+
+/** summary/findings.csv and summary/claims.csv as file name → text. */
+export const findingsClaimsCsvs = (findings: readonly Finding[], claims: readonly ClaimResult[]) => new Map([[FINDINGS_CSV, findingsCsv(findings)], [CLAIMS_CSV, claimsCsv(claims)]])

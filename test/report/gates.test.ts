@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { CalibratedDelta } from '../../lib/analysis/calibrated.ts'
+import type { Delta } from '../../lib/analysis/compare.ts'
+import type { ClaimResult } from '../../lib/claims/evaluate.ts'
+import { UserError } from '../../lib/core/errors.ts'
+import type { Finding } from '../../lib/findings/index.ts'
+import { checkGateBaseline, evaluateGates, formatGates, GATE_EXIT_CODE, parseGate, parseGates } from '../../lib/report/gates.ts'
+import type { BaselineComparison } from '../../lib/report/sections/baseline.ts'
+
+const finding = (id: string, verdict: Finding['verdict']): Finding => ({ id, title: id, verdict, figure: `${id} figure` })
+const claim = (id: string, verdict: ClaimResult['verdict']): ClaimResult => ({
+  id, source: 's', claim: 'c', published: 'p', finding: null, verdict, expect: 'e', measured: `${id} measured`, evidence: [],
+  comparable_across_machines: true, caveat: null, notes: null, warnings: [], value: null, interval: null, reference: null,
+})
+const delta = (proxy: string, d: number | null, significant: boolean): Delta => ({
+  table: 'measurements', key: { series: 'same', proxy, version: '2.8.25', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200, target_rps: null },
+  metric: 'proxy_cpu_us_per_req', base: { median: 30, n: 5 }, run: { median: 30 * (1 + (d ?? 0)), n: 5 }, delta: d, p: significant ? 0.008 : 0.4, significant, warnings: [],
+})
+const comparison = (deltas: CalibratedDelta[], sameMachine: boolean): BaselineComparison => ({
+  id: 'main', kind: 'run', title: 't', machine: 'm', sameMachine, deltas, fingerprintDiff: [], missingFingerprint: [],
+  references: { base: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null }, run: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null } },
+  referenceChoice: { measurements: 'direct', handshakes: 'direct', websocket: 'direct' },
+})
+
+test('parses every operator', () => {
+  assert.deepEqual(parseGate('regression>10%'), { expr: 'regression>10%', kind: 'regression', threshold: 0.1 })
+  assert.deepEqual(parseGate(' regression > 2.5 % '), { expr: 'regression > 2.5 %', kind: 'regression', threshold: 0.025 })
+  assert.deepEqual(parseGate('claim:envoy-ws-cap-1024!=reproduced'), { expr: 'claim:envoy-ws-cap-1024!=reproduced', kind: 'claim', id: 'envoy-ws-cap-1024', op: '!=', verdict: 'reproduced' })
+  assert.deepEqual(parseGate('claim:x==not reproduced', ['x']), { expr: 'claim:x==not reproduced', kind: 'claim', id: 'x', op: '==', verdict: 'not reproduced' })
+  assert.deepEqual(parseGate('finding:F2'), { expr: 'finding:F2', kind: 'finding', id: 'F2', op: 'held', verdict: 'held' })
+  assert.deepEqual(parseGate('finding:F2!=not held'), { expr: 'finding:F2!=not held', kind: 'finding', id: 'F2', op: '!=', verdict: 'not held' })
+  assert.deepEqual(parseGate('finding:F8==inconclusive'), { expr: 'finding:F8==inconclusive', kind: 'finding', id: 'F8', op: '==', verdict: 'inconclusive' })
+})
+
+test('a malformed expression is one line naming it and the fix', () => {
+  const cases: [string, RegExp][] = [
+    ['regression>10', /^--fail-on "regression>10": "10" is not a percentage\. Write regression>N%/],
+    ['regression>ten%', /is not a percentage/],
+    ['latency<5ms', /^--fail-on "latency<5ms": not a gate expression\. Write regression>N%, claim:<id>==<verdict>/],
+    ['claim:nope!=reproduced', /unknown claim "nope"\. Use an id of baselines\/published\/claims\.yaml/],
+    ['claim:x', /a claim gate needs ==<verdict> or !=<verdict>/],
+    ['claim:x!=maybe', /unknown claim verdict "maybe"\. Use one of: reproduced, not reproduced, inconclusive, not measured, not runnable here/],
+    ['claim:x==', /== needs a verdict/],
+    ['finding:F9', /unknown finding "F9"\. Use one of: F1, F2/],
+    ['finding:F2==passed', /unknown finding verdict "passed"\. Use one of: held, not held/],
+  ]
+  for (const [expr, re] of cases) {
+    assert.throws(() => parseGates([expr], ['x']), (e: Error) => e instanceof UserError && !e.message.includes('\n') && re.test(e.message), expr)
+  }
+})
+
+test('a regression gate needs a run baseline, checked before the run', () => {
+  const gates = parseGates(['regression>10%'])
+  assert.throws(() => checkGateBaseline(gates, undefined), /a regression needs a baseline to compare with\. Add --baseline ID/)
+  assert.throws(() => checkGateBaseline(gates, { id: '2026-08-23', kind: 'published' }), /published article/)
+  checkGateBaseline(gates, { id: 'main', kind: 'run' })
+  checkGateBaseline(parseGates(['finding:F1']), undefined)
+})
+
+test('regression: significant and beyond the threshold fails; raw on one machine, calibrated across machines', () => {
+  const [g] = parseGates(['regression>10%'])
+  const cd = (raw: Delta, calibrated: Delta | null): CalibratedDelta => ({ raw, reference: 'direct', calibrated })
+  const same = comparison([cd(delta('haproxy', 0.15, true), null), cd(delta('nginx', 0.3, false), null), cd(delta('envoy', 0.05, true), null)], true)
+  const [r] = evaluateGates([g!], { findings: [], claims: [], baseline: same })
+  assert.equal(r!.failed, true)
+  assert.match(r!.detail, /^haproxy 2\.8\.25 article \+15\.0% \(p=0\.008 n=5\+5\); 3 cells compared with main on raw µs/)
+  assert.doesNotMatch(r!.detail, /nginx|envoy 2/)
+  // Another machine: the raw +50% is the machine; the calibrated +2% decides.
+  const other = comparison([cd(delta('haproxy', 0.5, true), delta('haproxy', 0.02, false)), cd(delta('nginx', 0.5, true), null)], false)
+  const [o] = evaluateGates([g!], { findings: [], claims: [], baseline: other })
+  assert.equal(o!.failed, false)
+  assert.match(o!.detail, /1 cell compared with main on the calibrated unit \(another machine\), 1 without a calibrated unit not judged/)
+  assert.equal(evaluateGates([g!], { findings: [], claims: [] })[0]!.failed, true)
+})
+
+test('claim gates: == fails on that verdict, != on any other; a missing claim is not measured', () => {
+  const claims = [claim('a', 'reproduced'), claim('b', 'inconclusive')]
+  const r = evaluateGates(parseGates(['claim:a!=reproduced', 'claim:b!=reproduced', 'claim:a==reproduced', 'claim:b==not reproduced', 'claim:c==not measured']), { findings: [], claims })
+  assert.deepEqual(r.map((x) => x.failed), [false, true, true, false, true])
+  assert.equal(r[1]!.detail, 'b: inconclusive (b measured)')
+})
+
+test('finding gates: bare needs every check held; == / != over every check; absent is not measured', () => {
+  const findings = [finding('F2', 'held'), finding('F4', 'held'), finding('F4', 'inconclusive'), finding('F1', 'not held')]
+  const r = evaluateGates(parseGates(['finding:F2', 'finding:F4', 'finding:F1', 'finding:F4==not held', 'finding:F1==not held', 'finding:F2!=held', 'finding:F4!=held', 'finding:F5', 'finding:F5==not held']), { findings, claims: [] })
+  assert.deepEqual(r.map((x) => x.failed), [false, true, true, false, true, false, true, true, false])
+  assert.equal(r[1]!.detail, 'F4 held: F4 figure; F4 inconclusive: F4 figure')
+  assert.equal(r[7]!.detail, 'F5: not measured in this run')
+})
+
+test('the terminal lines name each failed gate and the exit code', () => {
+  const text = formatGates([{ expr: 'finding:F2', failed: false, detail: 'F2 held: x' }, { expr: 'regression>10%', failed: true, detail: 'haproxy +15%' }])
+  assert.equal(text, `  ✓ gate finding:F2 passed: F2 held: x\n  ✗ gate regression>10% FAILED: haproxy +15%\n  2 gates: 1 passed, 1 failed (exit ${GATE_EXIT_CODE})`)
+})

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import Papa from 'papaparse'
+import { evaluateRun } from '../../lib/report/build.ts'
+import { evaluateGates, parseGates } from '../../lib/report/gates.ts'
+import { buildSummary, claimsCsv, CLAIMS_COLUMNS, findingsCsv, FINDINGS_COLUMNS, SUMMARY_SCHEMA } from '../../lib/report/summary-export.ts'
+import { FIXTURE_RUN } from '../fixtures/run.ts'
+
+const BASELINE = '2026-11-30-quick-2core'
+
+test('--json: the fixture run against a run baseline is one document that validates against the schema', () => {
+  const r = evaluateRun(FIXTURE_RUN, BASELINE)
+  const gates = evaluateGates(parseGates(['regression>10%', 'finding:F2', 'claim:envoy-ws-cap-1024!=reproduced']), r)
+  const doc = buildSummary({ runId: 'run-quick', runDir: FIXTURE_RUN, ...r, gates, report: null })
+  // What a reader parses: the text printed on stdout.
+  const back = SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify(doc)))
+  assert.equal(back.format, 'proxybench-summary/1')
+  assert.equal(back.findings.length, r.findings.length)
+  assert.ok(back.findings.some((f) => f.intervals.length > 0), 'findings carry their intervals')
+  assert.equal(back.claims.length, r.claims.length)
+  assert.ok(back.claims.some((c) => c.interval !== null), 'claims carry their intervals')
+  assert.equal(back.baseline?.kind, 'run')
+  assert.ok(back.baseline?.kind === 'run' && back.baseline.cells.length > 0 && back.baseline.cells.some((c) => c.calibrated !== null))
+  assert.deepEqual(back.gates.map((g) => g.expr), ['regression>10%', 'finding:F2', 'claim:envoy-ws-cap-1024!=reproduced'])
+})
+
+test('--json against the published baseline and without one', () => {
+  const r = evaluateRun(FIXTURE_RUN, '2026-08-23')
+  const doc = SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify(buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...r, gates: [], report: { page: 'p', pdf: null } }))))
+  assert.equal(doc.baseline?.kind, 'published')
+  const none = buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...evaluateRun(FIXTURE_RUN), gates: [], report: null })
+  assert.equal(none.baseline, null)
+  assert.throws(() => SUMMARY_SCHEMA.parse({ ...none, extra: 1 }), /Unrecognized key/)
+})
+
+test('summary/findings.csv and summary/claims.csv: one row per finding interval, one per claim', () => {
+  const r = evaluateRun(FIXTURE_RUN)
+  const f = Papa.parse<Record<string, string>>(findingsCsv(r.findings), { header: true, skipEmptyLines: true })
+  assert.deepEqual(f.meta.fields, [...FINDINGS_COLUMNS])
+  assert.equal(f.data.length, r.findings.reduce((n, x) => n + Math.max(1, x.intervals?.length ?? 0), 0))
+  assert.deepEqual([...new Set(f.data.map((x) => x.id))], [...new Set(r.findings.map((x) => x.id))])
+  const c = Papa.parse<Record<string, string>>(claimsCsv(r.claims), { header: true, skipEmptyLines: true })
+  assert.deepEqual(c.meta.fields, [...CLAIMS_COLUMNS])
+  assert.equal(c.data.length, r.claims.length)
+  const withInterval = r.claims.find((x) => x.interval)!
+  const row = c.data.find((x) => x.id === withInterval.id)!
+  assert.equal(Number(row.lo), withInterval.interval!.lo)
+  assert.equal(row.verdict, withInterval.verdict)
+})
