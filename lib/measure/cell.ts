@@ -93,6 +93,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
         const prepared = await prepareProxy({
           stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
           certs: ctx.certs.files[cell.keyType], backend, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
+          keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
         })
         const saved = configCopy(ctx.runDir, cell, cell.stack.config_ext)
         mkdirSync(dirname(saved), { recursive: true })

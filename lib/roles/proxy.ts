@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { binaryEnv, binaryPath, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { safeVariant } from '../data/raw-files.ts'
 import type { CertFiles } from '../setup/certs.ts'
@@ -25,6 +25,11 @@ export interface ProxyPlan {
   threads: number
   /** Private, writable directory of this instance: rendered config, pid, temp files, log. */
   runDir: string
+  /**
+   * Where the run keeps the rendered config (results/<run>/configs/…): a config the checker
+   * rejects is copied there and named in the error, never left in a temp folder deleted right after.
+   */
+  keepCopy?: string
 }
 
 export interface PreparedProxy {
@@ -65,10 +70,25 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     const [cmd, ...args] = plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
     const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
     if (r.code !== 0) {
-      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${lastLine(r.stderr + r.stdout) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${configFile}`)
+      const copy = keepRejected(configFile, plan.keepCopy)
+      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${lastLine(r.stderr + r.stdout) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${displayPath(copy)}`)
     }
   }
   return prepared
+}
+
+/** The rendered config copied to `keep` (kept when already there); the path a user can open afterwards. */
+export function keepRejected(configFile: string, keep: string | undefined): string {
+  if (!keep) return configFile
+  mkdirSync(dirname(keep), { recursive: true })
+  if (!existsSync(keep)) copyFileSync(configFile, keep)
+  return keep
+}
+
+/** A proxy that never answered: the port its config was told to use and its last log lines. */
+export function neverAnswered(message: string, listenPort: number, log: string): string {
+  const tail = log.trim().split('\n').map((l) => l.trim()).filter(Boolean).slice(-3).join(' | ')
+  return `${message} (its config was told {{listen_port}} = ${listenPort}; a config that listens elsewhere is never reached); last log lines: ${tail || '(empty)'}`
 }
 
 /**
@@ -82,8 +102,8 @@ export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: strin
     await waitForHttps(p.listenPort, { host: reachHost(runtime, role), ca, timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` })
   } catch (e) {
     await runtime.stop(role)
-    const log = readFileSync(join(p.plan.runDir, 'proxy.log'), 'utf8').trim().split('\n').slice(-3).join(' | ')
-    throw new Error(`${(e as Error).message}; log: ${log || '(empty)'}`)
+    const logFile = join(p.plan.runDir, 'proxy.log')
+    throw new Error(neverAnswered((e as Error).message, p.listenPort, existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''))
   }
   return role
 }
