@@ -14,7 +14,8 @@ import type { BaselineComparison } from './sections/baseline.ts'
 export const SUMMARY_FORMAT = 'proxybench-summary/1'
 
 const num = z.number().nullable()
-const intervalSchema = z.object({ value: z.number(), lo: z.number(), hi: z.number(), level: z.number(), method: z.string(), n: z.number().int() })
+// Bounds are null where a figure is not finite (a ratio over 0): JSON has no Infinity.
+const intervalSchema = z.object({ value: num, lo: num, hi: num, level: z.number(), method: z.string(), n: z.number().int() })
 const cellKey = z.record(z.union([z.string(), z.number(), z.null()]))
 const deltaSchema = z.object({ metric: z.string(), base_median: num, run_median: num, base_n: z.number().int(), run_n: z.number().int(), delta: num, p: num, significant: z.boolean() })
 
@@ -37,7 +38,7 @@ export const SUMMARY_SCHEMA = z.object({
     expect: z.string(),
     measured: z.string(),
     value: num,
-    interval: z.object({ lo: z.number(), hi: z.number(), method: z.string() }).nullable(),
+    interval: z.object({ lo: num, hi: num, method: z.string() }).nullable(),
     reference: num,
     comparable_across_machines: z.boolean(),
     warnings: z.array(z.string()),
@@ -78,9 +79,12 @@ function baselineOut(b: BaselineComparison | undefined): Summary['baseline'] {
   return { id: b.id, kind: 'run', same_machine: b.sameMachine, cells: b.deltas.map((d) => ({ table: d.raw.table, key: d.raw.key, raw: deltaOut(d.raw), reference: d.reference, calibrated: d.calibrated ? deltaOut(d.calibrated) : null })) }
 }
 
-/** The summary document, checked against SUMMARY_SCHEMA (a bug here fails loudly, never prints a malformed document). */
+/**
+ * The summary document, checked against SUMMARY_SCHEMA as a reader will parse it (after a JSON
+ * round trip: a non-finite number becomes null), so a bug fails loudly, never prints a malformed document.
+ */
 export function buildSummary(s: SummaryInput): Summary {
-  return SUMMARY_SCHEMA.parse({
+  return SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify({
     format: SUMMARY_FORMAT,
     run_id: s.runId,
     run_dir: s.runDir,
@@ -92,7 +96,7 @@ export function buildSummary(s: SummaryInput): Summary {
     baseline: baselineOut(s.baseline),
     gates: s.gates.map((g) => ({ expr: g.expr, failed: g.failed, detail: g.detail })),
     report: s.report,
-  })
+  })))
 }
 
 export const FINDINGS_CSV = 'summary/findings.csv'

@@ -47,3 +47,8 @@ test('summary/findings.csv and summary/claims.csv: one row per finding interval,
   assert.equal(Number(row.lo), withInterval.interval!.lo)
   assert.equal(row.verdict, withInterval.verdict)
 })
+
+test('a non-finite figure is null in the document, as JSON carries it', () => {
+  const doc = buildSummary({ runId: 'x', runDir: '/r', findings: [{ id: 'F3', title: 't', verdict: 'info', figure: 'f', intervals: [{ label: 'a/b', interval: { value: Infinity, lo: 1, hi: Infinity, level: 0.95, method: 'bootstrap', n: 2 } }] }], claims: [], gates: [], report: null })
+  assert.deepEqual(doc.findings[0]!.intervals[0]!.interval, { value: null, lo: 1, hi: null, level: 0.95, method: 'bootstrap', n: 2 })
+})
