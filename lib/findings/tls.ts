@@ -11,9 +11,12 @@ const med = (r: Repeats) => median([...r.values()])
 /** Share of attempted requests that failed (errors and, in the open model, dropped). */
 const failShare = (r: Measurement) => ((r.errors ?? 0) + (r.dropped ?? 0)) / Math.max(1, r.requests + (r.errors ?? 0) + (r.dropped ?? 0))
 
-/** Valid, or invalid only because of the error rate: the very thing the open-model findings measure. */
+/** The reasons that are the collapse itself in the open model: errors, dropped iterations, a rate not reached. */
+const COLLAPSE_REASON = /^(errors|dropped|achieved) /
+
+/** Valid, or invalid only because requests failed (errors, dropped, rate not reached): the very thing the open-model findings measure. */
 export const validButForErrors = (r: Measurement) =>
-  r.status === 'valid' || (r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((s) => s.startsWith('errors ')))
+  r.status === 'valid' || (r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((s) => COLLAPSE_REASON.test(s)))
 
 /** F5 (handshake cost per key type), F6 (open-model collapse) and the generator calibration. */
 export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Measurement[]): Finding[] {
@@ -67,7 +70,7 @@ export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Mea
   const f6: Finding = {
     id: 'F6', title: `open model at ${rate ?? '?'} rps: ec256 holds, rsa4096 collapses (Go proxies at least)`,
     verdict: openProxies.length === 0 ? 'not measured' : combine([combine(ec), combine(goCollapse)]),
-    figure: openProxies.length === 0 ? '' : `${openProxies.map((p) => `${p} ec256 ${describe(p, 'ec256', holds)} / rsa4096 ${describe(p, 'rsa4096', collapses)}`).join('; ')} (median repeat; valid rows and rows invalid only for their error rate)`,
+    figure: openProxies.length === 0 ? '' : `${openProxies.map((p) => `${p} ec256 ${describe(p, 'ec256', holds)} / rsa4096 ${describe(p, 'rsa4096', collapses)}`).join('; ')} (median repeat; valid rows and rows invalid only because requests failed: errors, dropped iterations, a rate not reached)`,
     intervals: openProxies.flatMap((p) => ['ec256', 'rsa4096'].flatMap((kt) => {
       const rs = cell(p, kt)
       return rs.length ? [{ label: `${p} ${kt} failed share`, interval: medianInterval(new Map(rs.map((r) => [r.repeat, failShare(r)]))) }] : []

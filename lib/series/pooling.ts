@@ -90,7 +90,10 @@ export function poolingSeries(custom: CustomConfig[]): Series {
             return []
           }
           ctx.log.info(`pooling-open: ${choice.rate} rps for every cell = ${choice.fraction * 100}% of the lowest closed ceiling, ${Math.round(choice.ceiling)} rps (${choice.cell}); VUs ${OPEN_PREALLOC}..${ctx.connections}`)
-          return openTasks(cells(ctx), [choice.rate], ctx)
+          // quick keeps to its time budget: the three main series and the floor only.
+          const main = new Set<string>([...Object.keys(MAIN_SERIES), 'direct'])
+          const chosen = ctx.profile.fixedRateCells === 'main' ? cells(ctx).filter((c) => main.has(c.series)) : cells(ctx)
+          return openTasks(chosen, [choice.rate], ctx)
         },
       },
     ],
