@@ -21,6 +21,7 @@ export const RUN_FLAGS = {
   runtime: { type: 'string' },
   out: { type: 'string' },
   resume: { type: 'boolean' },
+  'allow-changes': { type: 'boolean' },
   baseline: { type: 'string' },
   'no-report': { type: 'boolean' },
   config: { type: 'string', multiple: true },
@@ -45,7 +46,9 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --network MODE        docker only: host (default; loopback, least overhead) or bridge (each role in its own
                         container network namespace, the generator in its own container); an error with native
   --out DIR             run directory (default results/<run-id>)
-  --resume              finish the run in --out, skipping repeats already measured
+  --resume              finish the run in --out, skipping repeats already measured; refused when a
+                        setting differs from the run's (profile, repeats, duration, proxies, cpus, runtime, network, seed, configs)
+  --allow-changes       with --resume: accept those differences (the manifest and report tell which rows came from which)
   --baseline ID         compare with a baseline in the report: an id under baselines/runs/ (e.g. 2026-08-23)
   --no-report           stop after the measurements and findings (no summary/, ledger, site or PDF)
   --no-pdf              build the site but not the PDF

@@ -26,6 +26,7 @@ export interface RunFlags {
   seed?: string
   out?: string
   resume?: boolean
+  'allow-changes'?: boolean
   site?: string
   variants?: string
   'key-types'?: string
@@ -147,6 +148,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
   if (network === 'bridge') checkCustomForBridge(custom)
   const out = parseOut(f.out)
   checkResume(f.resume, out)
+  if (f['allow-changes'] && !f.resume) throw userError('--allow-changes', 'only means something with --resume', 'Add --resume --out DIR, or drop --allow-changes')
   parseSiteDir(f.site)
   const proxies = f.proxies !== undefined ? parseProxyList(f.proxies) : [...PROXIES]
   return {
@@ -161,6 +163,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     focus: parseFocus({ variants: f.variants, keyTypes: f['key-types'] }, proxies, custom.map((c) => c.file)),
     out,
     resume: !!f.resume,
+    allowChanges: !!f['allow-changes'],
     seed: parseSeed(f.seed),
     install: o.install,
     log: o.log,

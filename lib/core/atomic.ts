@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { userError } from './errors.ts'
 
 let counter = 0
 
@@ -50,6 +51,9 @@ export function writeFileAtomic(file: string, content: string | Buffer): void {
     fsyncDir(dirname(file))
   } catch (e) {
     rmSync(tmp, { force: true })
+    // The old file is untouched (the rename never happened): say so in one line, not a trace.
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw userError(file, `no space left on the device (${code}); the file as it was before this write is kept`, `Free space on ${dirname(file)}, then run again with --resume`)
     throw e
   }
 }

@@ -10,6 +10,8 @@ export const MEASUREMENT_COLUMNS = [
   'proxy_cpu_share', 'runtime', 'started_at',
   // Disturbance of the window (lib/measure/disturbance.ts); empty in files written before them.
   'steal_share', 'foreign_cpu_share',
+  // The manifest invocation that wrote the row; empty in files written before it.
+  'invocation',
 ] as const
 
 const num = z.number().finite()
@@ -49,6 +51,8 @@ export const measurementSchema = z.object({
   started_at: z.string(),
   steal_share: optNum,
   foreign_cpu_share: optNum,
+  /** Id of the manifest's invocation that measured the row (null: written before invocations were recorded). */
+  invocation: z.number().int().positive().nullable().optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -87,6 +91,38 @@ export const calibrationSchema = z.object({
 
 export type Calibration = z.infer<typeof calibrationSchema>
 
+/**
+ * One start of the harness on a run directory (the first run, then each --resume): the
+ * code, settings and machine that measured the rows tagged with its id.
+ */
+export const invocationSchema = z.object({
+  id: z.number().int().positive(),
+  commit: z.string(),
+  /** Tracked changes or untracked files in the work tree when it started. */
+  dirty: z.boolean(),
+  argv: z.array(z.string()),
+  profile: z.string(),
+  /** The profile's minimum repeats and window as run (after --repeats / --duration). */
+  repeats: z.number().int().positive(),
+  duration_s: z.number().positive(),
+  series: z.array(z.string()),
+  proxies: z.array(z.string()),
+  cpusets: z.object({ proxy: z.string(), backend: z.string(), generator: z.string() }),
+  runtime: z.string(),
+  network: z.string(),
+  seed: z.number().int(),
+  components: z.array(z.object({ component: z.string(), version: z.string(), sha256: z.string() })),
+  custom_configs: z.array(z.object({ proxy: z.string(), file: z.string(), sha256: z.string() })),
+  schema_version: z.number().int().positive(),
+  fingerprint: fingerprintSchema.nullable(),
+  started: z.string(),
+  finished: z.string().nullable(),
+  /** Settings that differ from the invocation before, accepted with --allow-changes (one line each). */
+  changes: z.array(z.string()).default([]),
+})
+
+export type Invocation = z.infer<typeof invocationSchema>
+
 export const manifestSchema = z.object({
   /** Absent in runs written before it was introduced: those are version 1. */
   schema_version: z.number().int().positive().default(SCHEMA_VERSION),
@@ -118,6 +154,8 @@ export const manifestSchema = z.object({
   /** Absent in runs written before they were recorded (the committed baselines). */
   fingerprint: fingerprintSchema.nullable().default(null),
   calibration: calibrationSchema.nullable().default(null),
+  /** Every invocation, first run and each --resume (absent in runs written before them). */
+  invocations: z.array(invocationSchema).default([]),
 })
 
 export type Manifest = z.infer<typeof manifestSchema>
@@ -126,7 +164,7 @@ export type Manifest = z.infer<typeof manifestSchema>
 export const HANDSHAKE_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'connections', 'duration_s', 'repeat',
   'handshakes', 'resumed', 'errors', 'rate', 'p50_ms', 'p99_ms', 'proxy_cpu_us_per_handshake', 'generator_cpu_share', 'proxy_cpu_share',
-  'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share',
+  'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
 ] as const
 
 export const handshakeSchema = z.object({
@@ -154,6 +192,8 @@ export const handshakeSchema = z.object({
   started_at: z.string(),
   steal_share: optNum,
   foreign_cpu_share: optNum,
+  /** Id of the manifest's invocation that measured the row (null: written before invocations were recorded). */
+  invocation: z.number().int().positive().nullable().optional(),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>
@@ -162,7 +202,7 @@ export type Handshake = z.infer<typeof handshakeSchema>
 export const WEBSOCKET_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'mode', 'conns_target', 'conns_established', 'messages', 'msg_rate',
   'proxy_cpu_us_per_msg', 'p50_ms', 'p99_ms', 'status', 'reason',
-  'repeat', 'duration_s', 'survived', 'refused', 'closed_early', 'max_ms', 'generator_cpu_share', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share',
+  'repeat', 'duration_s', 'survived', 'refused', 'closed_early', 'max_ms', 'generator_cpu_share', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
 ] as const
 
 export const websocketSchema = z.object({
@@ -192,6 +232,8 @@ export const websocketSchema = z.object({
   started_at: z.string(),
   steal_share: optNum,
   foreign_cpu_share: optNum,
+  /** Id of the manifest's invocation that measured the row (null: written before invocations were recorded). */
+  invocation: z.number().int().positive().nullable().optional(),
 })
 
 export type WebSocketRow = z.infer<typeof websocketSchema>

@@ -40,7 +40,9 @@ const repeatKey = (cols: readonly string[]) => (row: unknown): string => {
 const numericColumns = (t: Table<unknown>) => {
   const shape = (t.schema as unknown as z.AnyZodObject).shape as Record<string, z.ZodTypeAny>
   return t.columns.filter((c) => {
-    const inner = shape[c]?._def.typeName === 'ZodNullable' ? shape[c]!._def.innerType : shape[c]
+    // Through nullable and optional wrappers (the invocation column is both).
+    let inner = shape[c]
+    while (inner && ['ZodNullable', 'ZodOptional'].includes(inner._def.typeName)) inner = inner._def.innerType
     return inner?._def.typeName === 'ZodNumber'
   })
 }

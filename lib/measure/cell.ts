@@ -9,7 +9,8 @@ import type { CertSet, KeyType } from '../setup/certs.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
 import { loadgenRequests } from '../roles/loadgen.ts'
 import { prepareProxy, startProxy } from '../roles/proxy.ts'
-import { listenHost, reachHost } from '../runtime/network.ts'
+import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
+import { interrupted } from '../runtime/shutdown.ts'
 import type { RunningRole, Runtime } from '../runtime/types.ts'
 
 /** One cell of a series: what is measured, independent of the repeat. */
@@ -29,6 +30,11 @@ export interface Cell {
 
 export interface CellContext {
   runtime: Runtime
+  /**
+   * Each (proxy, version, variant, template) checked once per run (checkTemplates):
+   * null accepted, a string the checker's reason. Absent: every cell runs the checker.
+   */
+  templateChecks?: Map<string, string | null>
   runId: string
   /** results/<run-id>: raw/ and configs/ go below it. */
   runDir: string
@@ -52,6 +58,37 @@ export function catalogCell(proxy: ProxyName | Stack, o: { series: string; varia
 
 /** The generator straight to the backend: the floor every proxy is compared with. */
 export const directCell = (backendVersion: string, connections: number): Cell => ({ series: 'direct', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections })
+
+const templateKey = (c: Cell) => `${c.proxy} ${c.version} ${c.variant} ${c.keyType} ${c.template}`
+
+/**
+ * Renders and checks (the proxy's own checker) every template of `cells` not yet checked
+ * in this run, once per (proxy, version, variant, key type: the certificate is part of what it checks), before the first cell: a broken one is
+ * reported now with the checker's first error lines, and its cells become failed rows
+ * without starting anything. Returns the reasons of the newly rejected ones.
+ */
+export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & { templateChecks: Map<string, string | null> }): Promise<string[]> {
+  const rejected: string[] = []
+  for (const c of cells) {
+    if (!c.stack || !c.stackVersion || !c.template || ctx.templateChecks.has(templateKey(c))) continue
+    const scratch = mkdtempSync(join(tmpdir(), 'proxybench-check-'))
+    try {
+      // No backend runs: the checker only parses, an address is all it needs.
+      await prepareProxy({
+        stack: c.stack, version: c.stackVersion, variant: c.variant, template: c.template, certs: ctx.certs.files[c.keyType],
+        backend: { host: LOOPBACK, port: 9 }, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: scratch,
+      })
+      ctx.templateChecks.set(templateKey(c), null)
+      rmSync(scratch, { recursive: true, force: true })
+    } catch (e) {
+      // The scratch dir stays: the reason names the rendered copy in it.
+      const reason = `config rejected before the run: ${(e as Error).message.split('\n')[0]}`
+      ctx.templateChecks.set(templateKey(c), reason)
+      rejected.push(reason)
+    }
+  }
+  return rejected
+}
 
 /** 20 requests through the stack; a problem is a one-line reason, never an exception. */
 async function verify(url: string, ctx: CellContext): Promise<string | null> {
@@ -81,6 +118,8 @@ export interface RunningStack {
  * `outcome`, never an exception: one bad cell must not end the run.
  */
 export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellContext, outcome: { failed(reason: string): T; invalid(reason: string): T }, body: (s: RunningStack) => Promise<T>): Promise<T> {
+  const checked = cell.template ? ctx.templateChecks?.get(templateKey(cell)) : undefined
+  if (typeof checked === 'string') return outcome.failed(checked)
   const scratch = mkdtempSync(join(tmpdir(), 'proxybench-cell-'))
   const roles: RunningRole[] = []
   try {
@@ -94,6 +133,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
           stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
           certs: ctx.certs.files[cell.keyType], backend, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
           keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
+          checked: checked === null,
         })
         const saved = configCopy(ctx.runDir, cell, cell.stack.config_ext)
         mkdirSync(dirname(saved), { recursive: true })
@@ -107,7 +147,19 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
     }
     const verification = await verify(stack.url, ctx)
     if (verification) return outcome.invalid(`verification failed: ${verification}`)
-    return await body(stack)
+    try {
+      return await body(stack)
+    } catch (e) {
+      // A role that died mid-window (killed, crashed, its engine restarted) makes reads of it fail: a row that says so, not the end of the run.
+      if (interrupted()) throw e
+      await Promise.race([Promise.any(roles.map((r) => r.exited)), new Promise((r) => setTimeout(r, 1000).unref())])
+      const died = roles.find((r) => r.exit)
+      if (died) return outcome.invalid(`${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal}); ${(e as Error).message.split('\n')[0]}`)
+      if (typeof (e as NodeJS.ErrnoException).code === 'string' || /timed out|socket hang up|ECONN|EPIPE|docker|engine/i.test((e as Error).message)) {
+        return outcome.failed(`measurement failed: ${(e as Error).message.split('\n')[0]}`)
+      }
+      throw e
+    }
   } finally {
     for (const r of roles.reverse()) await ctx.runtime.stop(r)
     rmSync(scratch, { recursive: true, force: true })

@@ -30,6 +30,8 @@ export interface ProxyPlan {
    * rejects is copied there and named in the error, never left in a temp folder deleted right after.
    */
   keepCopy?: string
+  /** The checker already accepted this template for this version and variant (lib/measure/cell.ts checkTemplates): not run again. */
+  checked?: boolean
 }
 
 export interface PreparedProxy {
@@ -66,15 +68,22 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   const env = { ...binaryEnv(plan.stack.proxy, plan.version), ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])) }
   const prepared = { plan, configFile, listenPort, argv, env }
 
-  if (plan.stack.validate) {
+  if (plan.stack.validate && !plan.checked) {
     const [cmd, ...args] = plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
     const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
     if (r.code !== 0) {
       const copy = keepRejected(configFile, plan.keepCopy)
-      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${lastLine(r.stderr + r.stdout) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${displayPath(copy)}`)
+      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${checkerError(r.stderr + r.stdout) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${displayPath(copy)}`)
     }
   }
   return prepared
+}
+
+/** The checker's first error lines (its notices and warnings skipped), or its last line. */
+export function checkerError(output: string, n = 2): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean)
+  const errors = lines.filter((l) => /alert|emerg|error|invalid|unknown|fatal|fail|not allowed|unexpected/i.test(l) && !/^\[?(notice|warning)\]?/i.test(l))
+  return errors.length ? errors.slice(0, n).join(' | ') : lastLine(output)
 }
 
 /** The rendered config copied to `keep` (kept when already there); the path a user can open afterwards. */

@@ -28,6 +28,8 @@ export interface RunOptions {
   /** The run directory; default results/<run-id>. */
   out?: string
   resume: boolean
+  /** With resume: accept settings that differ from the run's (each recorded in the manifest's invocations). */
+  allowChanges?: boolean
   /** A fixed seed instead of a random one. */
   seed?: number
   /** Install missing components first (run-all) or only check (a single step). */

@@ -3,6 +3,7 @@ import { seededRandom, shuffled } from '../core/shuffle.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
 import { appendRow, readTable, type Table } from '../data/tables.ts'
 import { disturbedReason } from '../measure/validity.ts'
+import { interrupted, untilExit } from '../runtime/shutdown.ts'
 import { cellOfKey } from '../series/tasks.ts'
 import type { Task } from '../series/types.ts'
 import { nextRound, type AdaptiveSettings, type CellRows } from './adaptive.ts'
@@ -15,14 +16,22 @@ export interface PhaseAdaptive {
   repeatS: number
 }
 
-type Row = { status: string; reason: string; proxy: string; repeat: number; steal_share?: number | null; foreign_cpu_share?: number | null }
+/** Where a phase's rows go and what they are tagged with. */
+export interface PhaseOutput {
+  runDir: string
+  /** The manifest invocation measuring now (the `invocation` column); null: untagged. */
+  invocation: number | null
+}
+
+type Row = { status: string; reason: string; proxy: string; repeat: number; steal_share?: number | null; foreign_cpu_share?: number | null; invocation?: number | null }
 
 /**
  * Runs the tasks not yet in their table, appending one row each, with a live progress line;
  * then, for an adaptive phase, further shuffled rounds of the cells whose median is not yet
  * precise (lib/run/adaptive.ts). Rows already on disk count, so --resume continues the rounds.
  */
-export async function runPhase(name: string, tasks: Task[], runDir: string, log: Logger, resume: boolean, adaptive: PhaseAdaptive | null = null): Promise<void> {
+export async function runPhase(name: string, tasks: Task[], out: string | PhaseOutput, log: Logger, resume: boolean, adaptive: PhaseAdaptive | null = null): Promise<void> {
+  const { runDir, invocation } = typeof out === 'string' ? { runDir: out, invocation: null } : out
   const doneKeys = new Map<Table<unknown>, Set<string>>()
   const isDone = (t: Task) => {
     if (!doneKeys.has(t.table)) doneKeys.set(t.table, new Set(readTable(runDir, t.table).map((r) => t.table.key(r))))
@@ -31,18 +40,27 @@ export async function runPhase(name: string, tasks: Task[], runDir: string, log:
   const todo = tasks.filter((t) => !isDone(t))
   if (resume && todo.length < tasks.length) log.info(`resume ${name}: ${tasks.length - todo.length} repeats already measured, ${todo.length} to go`)
   const timing = { n: 0, s: 0 }
-  await runTasks(name, todo, runDir, log, adaptive !== null, timing)
-  if (adaptive) await adaptiveRounds(name, tasks, runDir, log, adaptive, timing)
+  await runTasks(name, todo, { runDir, invocation }, log, adaptive !== null, timing)
+  if (adaptive) await adaptiveRounds(name, tasks, { runDir, invocation }, log, adaptive, timing)
 }
 
-async function runTasks(name: string, todo: readonly Task[], runDir: string, log: Logger, invalidateDisturbed: boolean, timing: { n: number; s: number }) {
+async function runTasks(name: string, todo: readonly Task[], { runDir, invocation }: PhaseOutput, log: Logger, invalidateDisturbed: boolean, timing: { n: number; s: number }) {
   const t0 = Date.now()
   for (const [i, task] of todo.entries()) {
+    if (interrupted()) return untilExit()
     const elapsed = (Date.now() - t0) / 1000
     const eta = i === 0 ? '?' : fmtDuration((elapsed / i) * (todo.length - i))
     log.progress(`[${name} ${i + 1}/${todo.length}] ${task.label} · ${fmtDuration(elapsed)} elapsed · ETA ${eta}`)
     const started = Date.now()
-    const row = (await task.run()) as Row
+    let row: Row
+    try {
+      row = (await task.run()) as Row
+    } catch (e) {
+      if (interrupted()) return untilExit()
+      throw e
+    }
+    // A signal killed the roles: this row would blame them for it. Not written, so --resume measures it.
+    if (interrupted()) return untilExit()
     timing.n++
     timing.s += (Date.now() - started) / 1000
     const disturbed = row.status === 'failed' ? null : disturbedReason({ steal_share: row.steal_share ?? null, foreign_cpu_share: row.foreign_cpu_share ?? null }, row.proxy === 'direct' ? 'backend' : 'proxy')
@@ -51,6 +69,7 @@ async function runTasks(name: string, todo: readonly Task[], runDir: string, log
       row.status = 'invalid'
       row.reason = [disturbed, row.reason].filter(Boolean).join('; ')
     } else if (disturbed) log.warn(`${task.label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
+    if (invocation !== null) row.invocation = invocation
     appendRow(runDir, task.table, row)
     if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}`)
   }
@@ -77,7 +96,8 @@ function cellRows(tasks: readonly Task[], runDir: string): { rows: CellRows[]; l
   return { rows, lastRepeat }
 }
 
-async function adaptiveRounds(name: string, tasks: readonly Task[], runDir: string, log: Logger, a: PhaseAdaptive, timing: { n: number; s: number }) {
+async function adaptiveRounds(name: string, tasks: readonly Task[], out: PhaseOutput, log: Logger, a: PhaseAdaptive, timing: { n: number; s: number }) {
+  const { runDir } = out
   if (tasks.length === 0) return
   const template = new Map(tasks.map((t) => [t.cell, t]))
   const t0 = Date.now()
@@ -100,7 +120,7 @@ async function adaptiveRounds(name: string, tasks: readonly Task[], runDir: stri
     // Each round in its own order, replayable from the run's seed, like the minimum rounds.
     const order = shuffled(more, seededRandom((a.seed + Math.imul(round, 7919) + [...name].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 0)) >>> 0))
     log.info(`${name}: adaptive round ${round}, ${more.length} cells (${more.slice(0, 3).map((d) => d.reason).join('; ')}${more.length > 3 ? '; …' : ''})`)
-    await runTasks(`${name} +${round}`, order.map((d) => template.get(d.id)!.again(lastRepeat.get(d.id)! + 1)), runDir, log, true, timing)
+    await runTasks(`${name} +${round}`, order.map((d) => template.get(d.id)!.again(lastRepeat.get(d.id)! + 1)), out, log, true, timing)
   }
 }
 

@@ -9,12 +9,14 @@ import { readManifest, writeManifest } from '../data/manifest.ts'
 import { readMeasurements } from '../data/measurements.ts'
 import { readRunTables } from '../data/run-data.ts'
 import { formatCalibration, measureCalibration } from '../measure/calibration.ts'
-import { SCHEMA_VERSION, type Manifest, type Measurement } from '../data/schema.ts'
+import { checkTemplates } from '../measure/cell.ts'
+import { SCHEMA_VERSION, type Invocation, type Manifest, type Measurement } from '../data/schema.ts'
 import { findingsFor, type Finding } from '../findings/index.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { cleanupStaleContainers } from '../runtime/docker/cleanup.ts'
 import { DockerRuntime } from '../runtime/docker/runtime.ts'
 import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
+import { interrupted, untilExit } from '../runtime/shutdown.ts'
 import type { Runtime } from '../runtime/types.ts'
 import { SERIES_PLANS } from '../series/index.ts'
 import type { SeriesContext } from '../series/types.ts'
@@ -24,12 +26,13 @@ import { engineInfo, ensureDockerEngine } from '../setup/docker-engine.ts'
 import { setup } from '../setup/doctor.ts'
 import { goSourceHash } from '../setup/gobuild.ts'
 import { machineFingerprint } from '../setup/fingerprint.ts'
-import { harnessCommit, hostInfo, toolVersions } from '../setup/host.ts'
+import { harnessCommit, harnessState, hostInfo, toolVersions } from '../setup/host.ts'
 import { ensureImages, type ImageRecord } from '../setup/images.ts'
 import { acquireRunLock } from './lock.ts'
 import type { RunOptions, RuntimeChoice } from './options.ts'
 import { adaptiveSettings } from './adaptive.ts'
 import { runPhase } from './phase.ts'
+import { nextInvocationId, previousSettings, refusal, resumeDifferences, type ResumeSettings } from './provenance.ts'
 
 export type { RunOptions } from './options.ts'
 
@@ -92,12 +95,15 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   if (!o.resume && (previous || readMeasurements(runDir).length > 0)) {
     throw userError(runDir, 'already holds a run', 'Add --resume to finish it, or choose another --out')
   }
-  if (o.resume && previous && previous.profile !== profile.name) {
-    throw userError('--resume', `${runDir} was run with --profile ${previous.profile}`, `Resume with --profile ${previous.profile}`)
+  const customConfigs = custom.map((c) => ({ proxy: c.proxy, file: c.file, sha256: sha256Text(readFileSync(c.file)) }))
+  const settings = (runtime: string): ResumeSettings => ({ profile: profile.name, repeats: profile.repeats, duration_s: profile.durationS, proxies: o.proxies, cpusets: cpus, runtime, network, seed: o.seed, custom_configs: customConfigs, schema_version: SCHEMA_VERSION })
+  // Rows of one run directory must come from one set of settings, unless the user says otherwise.
+  const changes = o.resume && previous ? resumeDifferences(previous, settings(o.runtime)) : []
+  const checkResume = (diffs: string[]) => {
+    if (diffs.length > 0 && !o.allowChanges) throw userError('--resume', `${runDir} ${refusal(diffs)}`, 'Resume with the run\'s settings, or add --allow-changes to measure on with the new ones (the manifest and report then say which rows came from which invocation)')
+    for (const d of diffs) log.warn(`resume with --allow-changes: ${d}`)
   }
-  if (o.resume && previous?.runtime === 'docker' && previous.network_mode.startsWith('bridge') !== (network === 'bridge')) {
-    throw userError('--resume', `${runDir} was run with --network ${network === 'bridge' ? 'host' : 'bridge'}`, `Resume with --network ${network === 'bridge' ? 'host' : 'bridge'}`)
-  }
+  checkResume(changes)
   for (const p of o.proxies) loadStack(p) // a broken stack.yaml fails here, before any output
 
   // Components: installed by run-all, only checked by a single step.
@@ -118,7 +124,14 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     runtimeKind = 'native'
     return createRuntime('native', runtimeId, o)
   })
-  const seed = previous?.order_seed ?? o.seed ?? Math.floor(Math.random() * 2 ** 31)
+  // The runtime auto chose is known only now: the same rule, before anything is measured.
+  if (o.resume && previous && o.runtime === 'auto') {
+    const late = resumeDifferences(previous, settings(runtimeKind)).filter((d) => !changes.includes(d))
+    checkResume(late)
+    changes.push(...late)
+  }
+  // An explicit --seed wins (refused above on resume unless --allow-changes); else the run's own.
+  const seed = o.seed ?? (previous ? previousSettings(previous).seed : Math.floor(Math.random() * 2 ** 31))
   const manifest: Manifest = previous ?? {
     schema_version: SCHEMA_VERSION, run_id: runId, profile: profile.name, series: o.series, proxies: o.proxies, runtime: runtimeKind, cpu_source: runtime.cpuSource,
     network_mode: runtime instanceof DockerRuntime && runtime.network === 'bridge' ? runtime.networkMode : runtimeKind === 'docker' ? 'docker host network (loopback)' : 'host (loopback)', started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
@@ -130,26 +143,40 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
       repeats: profile.repeats, warmup_s: profile.warmupS, duration_s: profile.durationS, connections: profile.connections, threads: cpuCount(cpus.generator),
       max_repeats: adaptiveSettings(profile).maxRepeats, precision: adaptiveSettings(profile).precision, budget_s: adaptiveSettings(profile).budgetS, max_disturbed: adaptiveSettings(profile).maxDisturbed,
     },
-    custom_configs: custom.map((c) => ({ proxy: c.proxy, file: c.file, sha256: sha256Text(readFileSync(c.file)) })),
+    custom_configs: customConfigs,
     steps: Object.fromEntries(o.series.map((s) => [s, 'pending'])),
-    fingerprint: await machineFingerprint(), calibration: null,
+    fingerprint: await machineFingerprint(), calibration: null, invocations: [],
   }
   // Resuming with more series extends the run: the manifest lists every series it holds.
   for (const s of o.series) if (!manifest.series.includes(s)) manifest.series.push(s)
+  // This invocation: what code, settings and machine measure the rows tagged with its id.
+  const state = await harnessState()
+  const invocation: Invocation = {
+    id: nextInvocationId(previous), commit: state.commit, dirty: state.dirty, argv: process.argv.slice(1), profile: profile.name, repeats: profile.repeats, duration_s: profile.durationS, series: o.series, proxies: o.proxies, cpusets: cpus,
+    runtime: runtimeKind, network, seed, components: components.filter(usable).map(({ component, version, sha256 }) => ({ component, version, sha256 })),
+    custom_configs: customConfigs, schema_version: SCHEMA_VERSION, fingerprint: previous ? await machineFingerprint() : manifest.fingerprint, started: new Date().toISOString(), finished: null, changes,
+  }
+  manifest.invocations.push(invocation)
   const save = () => writeManifest(runDir, manifest)
   save()
   // A kill keeps every appended row; the manifest says which step was interrupted.
   let current: string | undefined
   const onExit = () => {
     if (current) manifest.steps[current] = 'interrupted'
-    save()
+    invocation.finished ??= new Date().toISOString()
+    try {
+      save()
+    } catch {
+      // Inside 'exit' a throw is a stack trace; the error that ended the run (e.g. a full disk) was said already.
+    }
   }
   process.once('exit', onExit)
   log.info(`run ${runId}: profile ${profile.name}, series ${o.series.join(',')}, cpusets proxy=${cpus.proxy} backend=${cpus.backend} generator=${cpus.generator}${manifest.cpusets_shared ? ' (shared on this machine)' : ''}, seed ${seed}`)
 
+  const templateChecks = new Map<string, string | null>()
   const ctx: SeriesContext = {
     runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus,
-    backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16),
+    backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks,
   }
   const findings: Finding[] = []
   try {
@@ -165,16 +192,26 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
       manifest.steps[name] = 'running'
       save()
       const adaptive = { settings: adaptiveSettings(profile), seed, repeatS: profile.warmupS + profile.durationS + profile.tailS + 2 }
-      for (const phase of series.phases) await runPhase(phase.name, phase.tasks(ctx), runDir, log, o.resume, phase.adaptive === false ? null : adaptive)
+      for (const phase of series.phases) {
+        const tasks = phase.tasks(ctx)
+        // Each template once, before its first cell: a broken one fails now, and its cells fail without starting anything.
+        for (const reason of await checkTemplates(tasks.flatMap((t) => t.subject ?? []), { ...ctx, templateChecks })) log.warn(reason)
+        await runPhase(phase.name, tasks, { runDir, invocation: invocation.id }, log, o.resume, phase.adaptive === false ? null : adaptive)
+      }
       manifest.steps[name] = 'done'
       current = undefined
       save()
       findings.push(...findingsFor(readRunTables(runDir), [name]))
     }
     manifest.finished = new Date().toISOString()
+    invocation.finished = manifest.finished
     save()
   } catch (e) {
+    // After a signal the handler stops the roles and exits 130/143; the exit hook records 'interrupted'.
+    // Awaited here, so that `finally` neither unhooks that nor stops the roles a second time.
+    if (interrupted()) await untilExit()
     if (current) manifest.steps[current] = 'failed'
+    invocation.finished = new Date().toISOString()
     save()
     throw e
   } finally {

@@ -8,7 +8,7 @@ import { CGROUP_PARENTS, detectCpuAccounting, removeCgroup, type CpuAccounting }
 import { cleanupStaleCopies } from './key-copies.ts'
 import { procRef, sameProcess, type ProcRef } from './proc.ts'
 import { keepAside } from './state-file.ts'
-import { trackRuntime, untrackRuntime } from './shutdown.ts'
+import { interrupted, trackRuntime, untrackRuntime } from './shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
 
 /**
@@ -124,6 +124,8 @@ export class NativeRuntime implements Runtime {
 
   async start(spec: RoleSpec): Promise<RunningRole> {
     if (this.roles.has(spec.name)) throw new Error(`role ${spec.name} already running`)
+    // After a signal stopAll() has run or is running: a role started now would outlive it.
+    if (interrupted()) throw new Error(`interrupted by ${interrupted()}: ${spec.name} not started`)
     const procs = this.cpu.create(spec.name)
     mkdirSync(dirname(spec.logFile), { recursive: true })
     const out = openSync(spec.logFile, 'a')

@@ -1,4 +1,5 @@
-import { basename } from 'node:path'
+import { basename, resolve } from 'node:path'
+import { sha256Text } from '../core/hash.ts'
 import { loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
 import { EXTRAS, MAIN_SERIES } from '../catalog/variants.ts'
 import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
@@ -14,6 +15,24 @@ import type { Series, SeriesContext } from './types.ts'
 export interface CustomConfig {
   proxy: ProxyName
   file: string
+}
+
+/**
+ * The variant name of each user config: `custom:<file name>`, and where two configs of a
+ * proxy share a file name (a/x.cfg, b/x.cfg), `custom:<file name>#<6 hex of the path's
+ * sha256>` for each of them, so their rows never share a cell. From the path, not the
+ * order, so a resume names them the same; the same path twice is one config.
+ */
+export function customVariants(custom: readonly CustomConfig[]): Map<string, string> {
+  const names = new Map<string, string>()
+  const id = (c: CustomConfig) => `${c.proxy}=${resolve(c.file)}`
+  const uniq = [...new Map(custom.map((c) => [id(c), c])).values()]
+  for (const c of uniq) {
+    const base = basename(c.file)
+    const clash = uniq.filter((o) => o.proxy === c.proxy && basename(o.file) === base).length > 1
+    names.set(id(c), clash ? `custom:${base}#${sha256Text(resolve(c.file)).slice(0, 6)}` : `custom:${base}`)
+  }
+  return names
 }
 
 /**
@@ -35,7 +54,8 @@ export function poolingCells(proxies: readonly ProxyName[], opts: { connections:
         }
       }
     }
-    for (const c of opts.custom?.filter((c) => c.proxy === proxy) ?? []) cells.push(catalogCell(stack, { series: 'custom', variant: `custom:${basename(c.file)}`, connections, template: c.file }))
+    const own = opts.custom?.filter((c) => c.proxy === proxy) ?? []
+    for (const [id, variant] of customVariants(own)) cells.push(catalogCell(stack, { series: 'custom', variant, connections, template: id.slice(id.indexOf('=') + 1) }))
   }
   return cells
 }

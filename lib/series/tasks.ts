@@ -12,7 +12,7 @@ import type { SeriesContext, Task } from './types.ts'
 /** A task's cell from its row key (table keys end with `|repeat`). */
 export const cellOfKey = (key: string) => key.slice(0, key.lastIndexOf('|'))
 
-type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run'>
+type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run' | 'subject'>
 
 /**
  * Tasks of items, repeats interleaved and shuffled with the run's seed; each can make its own
@@ -40,6 +40,7 @@ export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] 
     table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat),
     run: () => measureClosed(cell, repeat, ctx),
+    subject: cell,
   }))
 }
 
@@ -52,6 +53,7 @@ export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx:
     table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat, 'open', rate),
     run: () => measureOpen(cell, repeat, rate, ctx),
+    subject: cell,
   }))
 }
 
@@ -62,6 +64,7 @@ export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task
     table: HANDSHAKES as Task['table'],
     key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, repeat } as Handshake),
     run: () => measureHandshakes(cell, repeat, ctx),
+    subject: cell,
   }))
 }
 
@@ -72,5 +75,6 @@ export function wsTasks(cells: readonly Cell[], mode: 'echo' | 'hold', ctx: Seri
     table: WEBSOCKETS as Task['table'],
     key: WEBSOCKETS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, mode, conns_target: c.connections, repeat } as WebSocketRow),
     run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
+    subject: c,
   }))
 }

@@ -2,7 +2,7 @@ import type { ProxyName } from '../catalog/stack.ts'
 import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
 import type { Focus } from './focus.ts'
-import type { CellContext } from '../measure/cell.ts'
+import type { Cell, CellContext } from '../measure/cell.ts'
 
 /** What a series gets: the cell context plus the run's choices. */
 export interface SeriesContext extends CellContext {
@@ -28,6 +28,8 @@ export interface Task<T = unknown> {
   /** The same cell's task for another repeat: how an adaptive round re-measures a cell. */
   again(repeat: number): Task<T>
   run(): Promise<T>
+  /** The cell it measures: its template is checked once before the phase (lib/measure/cell.ts checkTemplates). */
+  subject?: Cell
 }
 
 /** One step of a series: its tasks, built when it starts. */

@@ -20,12 +20,19 @@ export function hostInfo() {
   }
 }
 
-/** The harness commit, with `-dirty` when the work tree has changes. */
-export async function harnessCommit(): Promise<string> {
+/** The harness commit and whether the work tree differs from it (tracked changes or untracked files). */
+export async function harnessState(): Promise<{ commit: string; dirty: boolean }> {
   const head = await exec('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: repoRoot })
-  if (head.code !== 0) return 'unknown'
-  const dirty = await exec('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: repoRoot })
-  return head.stdout.trim() + (dirty.stdout.trim() ? '-dirty' : '')
+  if (head.code !== 0) return { commit: 'unknown', dirty: false }
+  // Untracked files count: a new, uncommitted source file changes what runs.
+  const status = await exec('git', ['status', '--porcelain', '--untracked-files=normal'], { cwd: repoRoot })
+  return { commit: head.stdout.trim(), dirty: status.stdout.trim() !== '' }
+}
+
+/** The harness commit, with `-dirty` when the work tree has changes (untracked files included). */
+export async function harnessCommit(): Promise<string> {
+  const s = await harnessState()
+  return s.commit + (s.dirty ? '-dirty' : '')
 }
 
 /** First line of each tool's own version output. */

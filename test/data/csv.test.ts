@@ -13,7 +13,7 @@ const row: Measurement = {
   run_id: 'r1', series: 'same', proxy: 'nginx', version: '1.31.3', variant: 'custom:my, "odd".conf', key_type: 'ec256', model: 'closed', connections: 200,
   target_rps: null, duration_s: 3, repeat: 1, requests: 1234, errors: 0, rps: 411.3, p50_ms: 1.5, p90_ms: 2, p99_ms: 3, p999_ms: 4, max_ms: 5,
   proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
-  status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z', steal_share: 0.001, foreign_cpu_share: null,
+  status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z', steal_share: 0.001, foreign_cpu_share: null, invocation: 2,
 }
 
 test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {
@@ -43,19 +43,29 @@ test('a CSV written before steal_share and foreign_cpu_share reads them as null,
   const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
   appendMeasurement(dir, row)
   const file = join(dir, 'measurements.csv')
-  // The same file as an older run wrote it: the two last columns absent.
-  const old = readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split(',').slice(0, -2).join(',')).join('\n') + '\n'
+  // The same file as an older run wrote it: the three last columns absent.
+  const old = readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split(',').slice(0, -3).join(',')).join('\n') + '\n'
   writeFileSync(file, old)
-  assert.deepEqual(readMeasurements(dir)[0], { ...row, steal_share: null, foreign_cpu_share: null })
+  assert.deepEqual(readMeasurements(dir)[0], { ...row, steal_share: null, foreign_cpu_share: null, invocation: null })
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   const back = readMeasurements(dir)
-  assert.deepEqual(back.map((r) => [r.repeat, r.steal_share, r.variant]), [[1, null, row.variant], [2, 0.001, row.variant]])
+  assert.deepEqual(back.map((r) => [r.repeat, r.steal_share, r.variant, r.invocation]), [[1, null, row.variant, null], [2, 0.001, row.variant, 2]])
+})
+
+test('a CSV written before the invocation column reads it as null; a resumed append pads the old rows', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
+  appendMeasurement(dir, row)
+  const file = join(dir, 'measurements.csv')
+  writeFileSync(file, readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split(',').slice(0, -1).join(',')).join('\n') + '\n')
+  assert.equal(readMeasurements(dir)[0]!.invocation, null)
+  appendMeasurement(dir, { ...row, repeat: 2, invocation: 3 })
+  assert.deepEqual(readMeasurements(dir).map((r) => r.invocation), [null, 3])
 })
 
 test('the committed runs and the fixture run, written without the disturbance columns, still read', () => {
   for (const dir of ['baselines/runs/2026-11-30-quick-2core', 'test/fixtures/run-quick']) {
     const rows = readMeasurements(join(repoRoot, dir))
-    assert.ok(rows.length > 0 && rows.every((r) => r.steal_share === null && r.foreign_cpu_share === null), dir)
+    assert.ok(rows.length > 0 && rows.every((r) => r.steal_share === null && r.foreign_cpu_share === null && r.invocation === null), dir)
   }
 })

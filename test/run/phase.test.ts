@@ -7,6 +7,7 @@ import { memoryLogger } from '../../lib/core/log.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
 import { runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
+import { markInterrupted } from '../../lib/runtime/shutdown.ts'
 import { cellOfKey } from '../../lib/series/tasks.ts'
 import type { Task } from '../../lib/series/types.ts'
 import { measurement } from '../fixtures/rows.ts'
@@ -74,4 +75,27 @@ test('resume: rows already in the CSV count, disturbed ones included, and the ro
   // 4 repeats counted (one disturbed): 2 more up to the budget of 6, numbered after the last row.
   assert.deepEqual(ran, ['a6', 'a7'])
   assert.equal(readTable(dir, MEASUREMENTS).length, 7)
+})
+
+test('rows carry the invocation that measured them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  await runPhase('p', fakeTasks(['a'], 2, (_, r) => steady(r), []), { runDir: dir, invocation: 3 }, memoryLogger(), false)
+  assert.deepEqual(readTable(dir, MEASUREMENTS).map((r) => r.invocation), [3, 3])
+})
+
+test('after a signal no row is written (the one in flight neither: its roles were killed), rows before it stay, and the phase never returns', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  const tasks = fakeTasks(['a', 'b', 'c'], 1, (_, r) => steady(r), ran)
+  // The signal arrives while b is measured: b returns a row blaming its dead roles.
+  const b = tasks[1]!
+  tasks[1] = { ...b, run: async () => { const row = await b.run(); markInterrupted('SIGINT'); return { ...(row as Measurement), status: 'invalid', reason: 'a role exited during the run' } } }
+  try {
+    const outcome = await Promise.race([runPhase('p', tasks, dir, memoryLogger(), false).then(() => 'returned'), new Promise((r) => setTimeout(() => r('waiting for exit'), 300))])
+    assert.equal(outcome, 'waiting for exit')
+  } finally {
+    markInterrupted(null)
+  }
+  assert.deepEqual(readTable(dir, MEASUREMENTS).map((r) => r.variant), ['a'])
+  assert.deepEqual(ran, ['a1', 'b1'], 'c never started')
 })

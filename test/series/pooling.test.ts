@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { appendRow, MEASUREMENTS } from '../../lib/data/tables.ts'
-import { poolingCells, poolingOpenRate, poolingSeries, POOLING_OPEN_FRACTION } from '../../lib/series/pooling.ts'
+import { customVariants, poolingCells, poolingOpenRate, poolingSeries, POOLING_OPEN_FRACTION } from '../../lib/series/pooling.ts'
 import { rateAt } from '../../lib/series/tls.ts'
 import type { SeriesContext } from '../../lib/series/types.ts'
 import { measurement } from '../fixtures/rows.ts'
@@ -30,6 +30,22 @@ test('custom configs join as custom:<file> on the newest version', () => {
   assert.equal(c.variant, 'custom:my.conf')
   assert.equal(c.version, '1.31.3')
   assert.equal(c.template, '/x/my.conf')
+})
+
+test('two custom configs with one file name get distinct variants, the same on every resume; the same path twice is one config', () => {
+  const a = { proxy: 'haproxy' as const, file: '/a/x.cfg' }
+  const b = { proxy: 'haproxy' as const, file: '/b/x.cfg' }
+  const other = { proxy: 'nginx' as const, file: '/c/x.cfg' }
+  const names = [...customVariants([a, b, other, a]).values()]
+  assert.equal(names.length, 3)
+  assert.match(names[0]!, /^custom:x\.cfg#[0-9a-f]{6}$/)
+  assert.match(names[1]!, /^custom:x\.cfg#[0-9a-f]{6}$/)
+  assert.notEqual(names[0], names[1])
+  assert.equal(names[2], 'custom:x.cfg', 'no clash on another proxy')
+  // The order of the flags does not rename them.
+  assert.deepEqual([...customVariants([b, a]).values()].reverse(), names.slice(0, 2))
+  const cells = poolingCells(['haproxy'], { connections: 200, backendVersion: 'b', custom: [a, b] }).filter((c) => c.series === 'custom')
+  assert.deepEqual(cells.map((c) => [c.variant, c.template]), [[names[0], '/a/x.cfg'], [names[1], '/b/x.cfg']])
 })
 
 test('pooling-open rate: a fraction of the lowest valid closed ceiling of the proxied cells, in hundreds', () => {

@@ -21,6 +21,29 @@ function calibrationText(c: Calibration | null): string {
   return `Calibration on the proxy's cpuset ${esc(c.cpuset)}: loopback round trip ${us(c.loopback_rtt_us)} CPU, ECDSA P-256 sign ${us(c.ecdsa_p256_sign_us)}, RSA-4096 sign ${us(c.rsa4096_sign_us)} (the \`direct\` row is the reference of the calibrated unit: README "Calibrated unit").`
 }
 
+/**
+ * Which rows came from which invocation, when a resume changed settings (--allow-changes)
+ * or ran more than once: the code, settings and machine of each, and its row count.
+ */
+function invocations(a: Article, run: ArticleInput['run']): void {
+  const inv = run.manifest.invocations
+  if (inv.length < 2 && !inv.some((i) => i.changes.length)) return
+  const rows = new Map<number | null, number>()
+  for (const r of [...run.measurements, ...run.handshakes, ...run.websocket]) rows.set(r.invocation ?? null, (rows.get(r.invocation ?? null) ?? 0) + 1)
+  a.para(`This run was measured by ${inv.length} invocations (the \`invocation\` column of each CSV row names its own)${inv.some((i) => i.changes.length) ? '; **settings changed between them** (--allow-changes): compare rows of different invocations with care' : ''}.`)
+  a.table('invocations', [
+    { title: 'invocation', value: (i) => i.id },
+    { title: 'started', value: (i) => i.started.slice(0, 19).replace('T', ' ') },
+    { title: 'commit', value: (i) => `${i.commit}${i.dirty ? ' (dirty)' : ''}` },
+    { title: 'runtime', value: (i) => `${i.runtime}, ${i.network}` },
+    { title: 'cpusets', value: (i) => `proxy=${i.cpusets.proxy} backend=${i.cpusets.backend} generator=${i.cpusets.generator}` },
+    { title: 'seed', value: (i) => i.seed },
+    { title: 'changes', value: (i) => i.changes.join('; ') || '—' },
+    { title: 'rows', value: (i) => rows.get(i.id) ?? 0 },
+  ], inv)
+  if (rows.get(null)) a.para(`${rows.get(null)} rows carry no invocation: written before invocations were recorded.`)
+}
+
 /** Host, runtime, cpusets, profile, the validity rules, components, images and tools. */
 export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] {
   const m = run.manifest
@@ -52,5 +75,6 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
     ], m.images)
   }
   a.table('tools', [{ title: 'tool', value: (t) => t[0] }, { title: 'version', value: (t) => t[1] }], Object.entries(m.tools))
+  invocations(a, run)
   return []
 }

@@ -8,7 +8,7 @@ import { imageFor, readImageRecords, type ImageRecord } from '../../setup/images
 import { cacheDir, certsDir, repoRoot } from '../../core/paths.ts'
 import { KeyCopies, removeOwnCopies } from '../key-copies.ts'
 import type { NetworkMode } from '../network.ts'
-import { trackRuntime, untrackRuntime } from '../shutdown.ts'
+import { interrupted, trackRuntime, untrackRuntime } from '../shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import { cgroupCpuFile } from './cgroup.ts'
 import { containerName, harnessLabels, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
@@ -83,6 +83,8 @@ export interface DockerRuntimeOptions {
    * apart (measured: +25% proxy µs/req on a 5 s window; see cpuSource).
    */
   cpu?: 'stats' | 'cgroup'
+  /** Seconds start() waits for an engine that stopped answering (default 120). */
+  engineWaitS?: number
 }
 
 export interface DockerRunningRole extends RunningRole {
@@ -91,6 +93,9 @@ export interface DockerRunningRole extends RunningRole {
   /** The container's address on the run's network (bridge mode only). */
   address?: string
 }
+
+/** Errors of an engine that is stopping or gone, not of the container asked for. */
+const ENGINE_GONE = /docker\.sock|ECONNREFUSED|ECONNRESET|socket hang up|libnetwork|shutting down|daemon is not running/i
 
 /** A timer that never keeps the process alive (used in races). */
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())
@@ -125,6 +130,7 @@ export class DockerRuntime implements Runtime {
   private readonly records: ImageRecord[]
   private readonly user: { uid: number; gid: number }
   private readonly stopTimeoutS: number
+  private readonly engineWaitS: number
   private readonly hostConfig: Docker.HostConfig
   private readonly entries = new Map<string, Entry>()
   /** Created but not yet running (a signal can land between create and start): removed too. */
@@ -147,6 +153,7 @@ export class DockerRuntime implements Runtime {
     this.user = { uid: uid!, gid: gid ?? uid! }
     this.copies = new KeyCopies(this.user, opts.keysDir ?? certsDir)
     this.stopTimeoutS = opts.stopTimeoutS ?? 5
+    this.engineWaitS = opts.engineWaitS ?? 120
     this.hostConfig = opts.hostConfig ?? {}
     this.cpuMode = opts.cpu ?? 'cgroup'
     trackRuntime(this)
@@ -209,8 +216,47 @@ export class DockerRuntime implements Runtime {
     return this.initAvailable
   }
 
+  /**
+   * A restarting engine (dockerd stopped mid-run) is waited for, up to engineWaitS, and said
+   * so on stderr: the cell in flight has a row naming its dead containers, the next ones run.
+   */
+  private async engineBack(): Promise<void> {
+    const answers = () => this.docker.ping().then(() => true, () => false)
+    if (await answers()) return
+    process.stderr.write(`proxybench: docker: the engine does not answer; waiting up to ${this.engineWaitS} s for it before the next cell\n`)
+    const deadline = Date.now() + this.engineWaitS * 1000
+    while (Date.now() < deadline && !interrupted()) {
+      // A timer that keeps the process alive: nothing else may while the engine is away.
+      await new Promise((r) => setTimeout(r, 1000))
+      if (await answers()) {
+        process.stderr.write('proxybench: docker: the engine answers again; the run goes on\n')
+        return
+      }
+    }
+  }
+
+  /**
+   * A start that fails because the engine is going away (dockerd stopping: its network store
+   * closed, then its socket gone) is tried once more when the engine is back: the run goes
+   * on instead of failing every cell until it returns.
+   */
   async start(spec: RoleSpec): Promise<RunningRole> {
+    try {
+      return await this.startOnce(spec)
+    } catch (e) {
+      if (interrupted() || !ENGINE_GONE.test((e as Error).message)) throw e
+      // Stopping engines answer pings for a few seconds more: wait for it to go, then to come back.
+      const until = Date.now() + 15_000
+      while (Date.now() < until && (await this.docker.ping().then(() => true, () => false))) await new Promise((r) => setTimeout(r, 500))
+      await this.engineBack()
+      return this.startOnce(spec)
+    }
+  }
+
+  private async startOnce(spec: RoleSpec): Promise<RunningRole> {
     if (this.entries.has(spec.name)) throw new Error(`role ${spec.name} already running`)
+    // After a signal stopAll() has run or is running: a role started now would outlive it.
+    if (interrupted()) throw new Error(`interrupted by ${interrupted()}: ${spec.name} not started`)
     const { image, argv, env } = this.resolveImage(spec)
     const plan = planMounts(spec, this.user, undefined, this.copies.keysDir)
     const binds = plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
@@ -224,6 +270,7 @@ export class DockerRuntime implements Runtime {
     const wrap = spec.role === 'generator'
     const entrypoint = wrap ? ['/bin/sh', '-c', `"$@"; c=$?; printf '${EXIT_MARK} %s\\n' "$c"; while :; do sleep 3600; done`, 'proxybench-generator', ...argv] : argv
     const nofile = nofileLimits()
+    await this.engineBack()
     const network = this.network === 'bridge' ? await this.ensureNetwork() : 'host'
     const container = await this.docker.createContainer({
       name: containerName(this.runId, spec.name, ++this.counter),
@@ -255,6 +302,11 @@ export class DockerRuntime implements Runtime {
       },
     })
     this.starting.add(container.id)
+    if (interrupted()) {
+      await container.remove({ force: true, v: true }).catch(() => {})
+      this.starting.delete(container.id)
+      throw new Error(`interrupted by ${interrupted()}: ${spec.name} not started`)
+    }
 
     mkdirSync(dirname(spec.logFile), { recursive: true })
     const log = createWriteStream(spec.logFile, { flags: 'a' })
@@ -365,7 +417,10 @@ export class DockerRuntime implements Runtime {
     }
     try {
       await e.container.remove({ force: true, v: true })
-    } catch {}
+    } catch {
+      // The engine may be restarting: stopAll() tries again, so the container does not outlive the run.
+      this.starting.add(e.container.id)
+    }
     await Promise.race([e.logDone, sleep(2000)])
     if (!e.log.writableEnded) await new Promise<void>((r) => e.log.end(r))
     this.entries.delete(role.spec.name)
