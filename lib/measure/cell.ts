@@ -77,14 +77,16 @@ export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & 
       await prepareProxy({
         stack: c.stack, version: c.stackVersion, variant: c.variant, template: c.template, certs: ctx.certs.files[c.keyType],
         backend: { host: LOOPBACK, port: 9 }, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: scratch,
+        // A rejected config is copied under the run's configs/ and the reason names that copy.
+        keepCopy: configCopy(ctx.runDir, c, c.stack.config_ext),
       })
       ctx.templateChecks.set(templateKey(c), null)
-      rmSync(scratch, { recursive: true, force: true })
     } catch (e) {
-      // The scratch dir stays: the reason names the rendered copy in it.
       const reason = `config rejected before the run: ${(e as Error).message.split('\n')[0]}`
       ctx.templateChecks.set(templateKey(c), reason)
       rejected.push(reason)
+    } finally {
+      rmSync(scratch, { recursive: true, force: true })
     }
   }
   return rejected
