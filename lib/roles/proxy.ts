@@ -73,7 +73,7 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
     if (r.code !== 0) {
       const copy = keepRejected(configFile, plan.keepCopy)
-      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${checkerError(r.stderr + r.stdout) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${displayPath(copy)}`)
+      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${checkerError((r.stderr + r.stdout).replaceAll(configFile, displayPath(copy))) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${displayPath(copy)}`)
     }
   }
   return prepared

@@ -12,7 +12,7 @@ test('a config rejected before the run: the reason names the rendered copy under
   const template = join(dir, 'mine.cfg')
   writeFileSync(template, 'frontend x\n  bind :{{listen_port}}\n  bogus-directive\n')
   // The checker stands in for `haproxy -c`: its own words on stderr, exit 1.
-  const stack = { ...loadStack('haproxy'), validate: ['sh', '-c', 'echo "[ALERT]    (1) : config : parsing [mine.cfg:3] : unknown keyword \'bogus-directive\' in \'frontend\' section" >&2; echo "[ALERT]    (1) : config : Fatal errors found in configuration." >&2; exit 1'] }
+  const stack = { ...loadStack('haproxy'), validate: ['sh', '-c', 'echo "[ALERT]    (1) : config : parsing [$0:3] : unknown keyword \'bogus-directive\' in \'frontend\' section" >&2; echo "[ALERT]    (1) : config : Fatal errors found in configuration." >&2; exit 1', '{{config}}'] }
   const cell = catalogCell(stack, { series: 'custom', variant: 'custom:mine.cfg', connections: 50, template })
   const runDir = join(dir, 'run')
   const before = readdirSync(tmpdir()).filter((f) => f.startsWith('proxybench-check-')).length
@@ -25,5 +25,6 @@ test('a config rejected before the run: the reason names the rendered copy under
   const copy = join(runDir, 'configs', readdirSync(join(runDir, 'configs'))[0]!)
   assert.ok(reason!.endsWith(`Fix the config; the rendered copy is ${copy}`), reason)
   assert.ok(existsSync(copy))
+  assert.ok(!reason!.includes('proxybench-check-'), 'the checker\'s words name the kept copy, not the temp folder')
   assert.equal(readdirSync(tmpdir()).filter((f) => f.startsWith('proxybench-check-')).length, before)
 })
