@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import { cacheDir, certsDir, repoRoot } from '../core/paths.ts'
 import { seededRandom } from '../core/shuffle.ts'
@@ -54,6 +55,9 @@ export interface KillResumeResult {
 }
 
 type Seen = Map<string, string>
+
+/** The one line of an invocation that found another run holding the machine's lock. */
+const BUSY = /is measuring on this machine/
 
 /** Every row of the run by table, key and start time (a re-measured repeat has another key). */
 function rowsOf(dir: string): Seen {
@@ -129,9 +133,16 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRes
       for (const p of statePids(run.child.pid!)) rolePids.add(p)
       await new Promise((r) => setTimeout(r, 50))
     }
+    if ('code' in ended && ended.code === 2 && BUSY.test(run.output())) {
+      // Another run holds the machine's lock: this invocation never started; try again, not a kill.
+      o.log.info(`kill ${n}: another run holds the run lock; waiting`)
+      await new Promise((r) => setTimeout(r, 5000))
+      n--
+      continue
+    }
     if ('code' in ended) {
       o.log.info(`kill ${n}: the run ended (exit ${ended.code}) before ${atS} s; no more kills`)
-      if (ended.code !== 0) throw new Error(`the run exited ${ended.code}: ${run.output().trim().split('\n').slice(-3).join(' | ')}`)
+      if (ended.code !== 0) throw userError(`kill ${n}`, `the run exited ${ended.code} before it was killed (${run.output().trim().split('\n').slice(-1)[0]})`, 'Fix that, or wait for the other run to finish, and start again with another --out')
       break
     }
     run.child.kill('SIGKILL')
@@ -142,13 +153,20 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRes
     kills.push(rec)
     o.log.info(`kill ${n} at ${atS} s: ${rec.rowsBefore} rows before, ${rec.rowsAfter} after, ${rec.lost} lost`)
   }
-  const last = start(existsSync(join(o.out, 'manifest.json')))
-  harnessPids.push(last.child.pid!)
-  const poll = setInterval(() => {
-    for (const p of statePids(last.child.pid!)) rolePids.add(p)
-  }, 200)
-  const finalExit = await last.exit
-  clearInterval(poll)
+  let last: ReturnType<typeof start>
+  let finalExit: number | null
+  for (;;) {
+    last = start(existsSync(join(o.out, 'manifest.json')))
+    const pid = last.child.pid!
+    harnessPids.push(pid)
+    const poll = setInterval(() => {
+      for (const p of statePids(pid)) rolePids.add(p)
+    }, 200)
+    finalExit = await last.exit
+    clearInterval(poll)
+    if (!(finalExit === 2 && BUSY.test(last.output()))) break
+    await new Promise((r) => setTimeout(r, 5000))
+  }
   if (finalExit !== 0) o.log.warn(`the last resume exited ${finalExit}: ${last.output().trim().split('\n').slice(-3).join(' | ')}`)
   const final = rowsOf(o.out)
   const lost = [...everSeen.keys()].filter((k) => !final.has(k)).length

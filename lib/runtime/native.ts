@@ -182,6 +182,11 @@ export class NativeRuntime implements Runtime {
 
   async stopAll(): Promise<void> {
     await Promise.all([...this.roles.values()].map((r) => this.stop(r)))
+    // A role's cgroup can outlive its removal by a moment (killed children not yet reaped): the run's own dir goes now, or it would be an orphan.
+    for (let i = 0; i < 30 && CGROUP_PARENTS.some((p) => existsSync(join(p, this.runId))); i++) {
+      for (const p of CGROUP_PARENTS) removeCgroup(join(p, this.runId))
+      await new Promise((r) => setTimeout(r, 100))
+    }
     rmSync(this.stateFile, { force: true })
     untrackRuntime(this)
   }
