@@ -37,7 +37,7 @@ test('F6: ec256 holds and the Go proxies collapse with rsa4096; calibration name
   ]
   const [, , f6, calib] = tlsFindings([], rows)
   assert.equal(f6!.verdict, 'held')
-  assert.match(f6!.figure, /traefik ec256 0\.0% failed, 20 VUs \/ rsa4096 [\d.]+% failed, 1000 VUs \(median repeat; valid rows and rows invalid only for their error rate\)$/)
+  assert.match(f6!.figure, /traefik ec256 0\.0% failed, 20 VUs \/ rsa4096 [\d.]+% failed, 1000 VUs \(median repeat; valid rows and rows invalid only because requests failed: errors, dropped iterations, a rate not reached\)$/)
   assert.equal(calib!.verdict, 'info')
   assert.equal(calib!.figure, 'haproxy fails at 15000 rps (achieved 12000, 20.0% failed) with the proxy at 52% CPU and the generator at 97%; closed model: 30000 rps')
 })
@@ -63,4 +63,11 @@ test('F6: nothing usable is not measured, never a vacuous held', () => {
   // A row with the error rate and another fault is left out too.
   const mixed = tlsFindings([], [open('traefik', 'ec256'), open('traefik', 'rsa4096', { ...collapsed, reason: 'errors 31.2% >= 1%; generator saturated: 95% of its cpuset >= 90%' })])[2]!
   assert.equal(mixed.verdict, 'inconclusive', 'ec256 held, the Go collapse was not measured')
+})
+
+test('F6: dropped iterations and a missed rate are the collapse itself; a disturbed window is not', () => {
+  const droppedOnly = { max_vus: 1000, dropped: 5000, status: 'invalid', reason: 'dropped 31.2% >= 1%; achieved 2550 rps < target 3700 rps' } as const
+  assert.equal(tlsFindings([], [open('traefik', 'ec256'), open('traefik', 'rsa4096', droppedOnly)])[2]!.verdict, 'held')
+  const disturbed = { ...droppedOnly, reason: `disturbed: steal 0.0% / foreign CPU 40% on the proxy's cores; ${droppedOnly.reason}` }
+  assert.equal(tlsFindings([], [open('traefik', 'ec256'), open('traefik', 'rsa4096', disturbed)])[2]!.verdict, 'inconclusive', 'the collapse was not measured')
 })
