@@ -15,7 +15,7 @@ exits 1 when a check fails. Holds the machine's run lock through each invocation
 
 Options:
   --kills N          default 10
-  --profile NAME     default smoke (quick: closer to a real run, slower)
+  --profile NAME     default quick (smoke: 14 rows, over before 10 kills)
   --series NAME      pooling (default), tls, ws or versions
   --proxies LIST     default haproxy
   --runtime KIND     native (default) or docker
@@ -56,7 +56,7 @@ await runNotebook(async () => {
   const max = int('max', flags.max, 20, min)
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13)
   const r = await runKillResume({
-    profile: getProfile(flags.profile ?? 'smoke').name, series: series[0], proxies: flags.proxies ?? 'haproxy', runtime,
+    profile: getProfile(flags.profile ?? 'quick').name, series: series[0], proxies: flags.proxies ?? 'haproxy', runtime,
     kills: int('kills', flags.kills, 10, 1), minS: min, maxS: max, seed: int('seed', flags.seed, 1, 0),
     out: flags.out ?? `${repoRoot}/results/kill-resume-${stamp}`, log: consoleLogger(),
   })
