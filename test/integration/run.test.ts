@@ -7,7 +7,8 @@ import { test } from 'node:test'
 import { readManifest } from '../../lib/data/manifest.ts'
 import { readMeasurements } from '../../lib/data/measurements.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { cacheDir, repoRoot } from '../../lib/core/paths.ts'
+import { cacheDir, certsDir, repoRoot } from '../../lib/core/paths.ts'
+import { assertNoKeyMaterial } from '../../lib/report/site.ts'
 import { parseRunOptions } from '../../lib/cli/run-options.ts'
 import { runBench } from '../../lib/run/run.ts'
 import { isAlive } from '../../lib/runtime/native.ts'
@@ -86,6 +87,13 @@ test('killed mid-run, --resume finishes without redoing done cells and leaves no
   for (const f of ['summary/measurements.csv', 'summary/ratios.csv']) assert.ok(existsSync(join(out, f)), f)
   const runId = readManifest(out)!.run_id
   for (const f of ['index.html', 'report.pdf', `runs/${runId}/index.html`, `runs/${runId}/report.pdf`, `runs/${runId}/data/measurements.csv`]) assert.ok(existsSync(join(site, f)), f)
+  // The run's certificates (private keys included) exist; none of them reached the site.
+  assert.ok(readdirSync(certsDir).some((f) => f.endsWith('.key')), 'the run had private keys')
+  assertNoKeyMaterial(site)
+  for (const f of readdirSync(certsDir).filter((f) => f.endsWith('.key') || f.endsWith('.pem'))) {
+    const key = readFileSync(join(certsDir, f), 'utf8').split('\n').find((l) => l && !l.startsWith('-----'))!
+    assert.ok(!siteText(site).includes(key), `${f} appears in the site`)
+  }
   // What the killed run left (proxy, backend, wrk) is gone, and so is its state file.
   for (const pid of orphans) assert.equal(isAlive(pid), false, `pid ${pid} of the killed run`)
   assert.deepEqual(rolesOf(child.pid!), [])
@@ -120,4 +128,9 @@ function readMeasurementsSafe(dir: string) {
   } catch {
     return []
   }
+}
+
+/** Every file of a site as one text, to look for key bytes in whatever form they were copied. */
+function siteText(dir: string): string {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath ?? e.path, e.name), 'latin1')).join('\n')
 }
