@@ -1,5 +1,7 @@
 import type { ClaimResult } from '../../claims/evaluate.ts'
 import { VERDICT_MARK, verdictCounts } from '../../claims/format.ts'
+import type { RunTables } from '../../data/run-data.ts'
+import { TABLES } from '../../data/tables.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, esc } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
@@ -7,10 +9,40 @@ import type { ArticleInput } from './input.ts'
 /** The verdict counts of the claims ledger, or that it was not evaluated. */
 export const claimCounts = (claims: readonly ClaimResult[]): string => (claims.length ? verdictCounts(claims) : 'not evaluated')
 
+/** `3-5, 9`: sorted line numbers as ranges. */
+function ranges(lines: readonly number[]): string {
+  const out: string[] = []
+  for (let i = 0; i < lines.length; ) {
+    let j = i
+    while (j + 1 < lines.length && lines[j + 1] === lines[j]! + 1) j++
+    out.push(i === j ? `${lines[i]}` : `${lines[i]}-${lines[j]}`)
+    i = j + 1
+  }
+  return out.join(', ')
+}
+
+/**
+ * The CSV lines behind a claim's verdict (line 1 is the header), linked to the run's own
+ * CSVs in data/: every row of every cell the check read, invalid ones included.
+ */
+export function rowsUsed(c: ClaimResult, run: RunTables): string {
+  const byTable = new Map<keyof RunTables, Set<number>>()
+  for (const e of c.evidence) {
+    const table = e.table as keyof RunTables
+    const rows = run[table] as unknown as Record<string, unknown>[]
+    const keys = Object.entries(e.cell)
+    rows.forEach((r, i) => {
+      if (keys.every(([k, v]) => (r[k] ?? null) === v)) byTable.set(table, (byTable.get(table) ?? new Set()).add(i + 2))
+    })
+  }
+  if (byTable.size === 0) return '—'
+  return [...byTable].map(([t, lines]) => `[${TABLES[t].file}](data/${TABLES[t].file}) ${ranges([...lines].sort((x, y) => x - y))}`).join('; ')
+}
+
 /** Every claim of the source articles with its check over this run and its verdict. */
-export function claimsSection(a: Article, { claims }: ArticleInput): ChartRequest[] {
+export function claimsSection(a: Article, { claims, run }: ArticleInput): ChartRequest[] {
   a.heading(2, 'Claims ledger')
-  a.para(`Every claim of the source articles this harness can test, with its check over this run's cell medians (\`baselines/published/claims.yaml\`): ${claimCounts(claims)}. Each figure carries its interval over the repeats, \`[lo, hi]\` (a paired bootstrap at 95%; one cell's median: order statistics, which cover less with few repeats): a claim is reproduced or not reproduced only when the whole interval is on one side of the check's bound, else it is "inconclusive" (so is any figure from a single repeat, and a status that ties). "Not measured" means a cell the check needs is absent from this run; it is never counted as "not reproduced".`)
+  a.para(`Every claim of the source articles this harness can test, with its check over this run's cell medians (\`baselines/published/claims.yaml\`) and the CSV lines it read (line 1 is the header): ${claimCounts(claims)}. Each figure carries its interval over the repeats, \`[lo, hi]\` (a paired bootstrap at 95%; one cell's median: order statistics, which cover less with few repeats): a claim is reproduced or not reproduced only when the whole interval is on one side of the check's bound, else it is "inconclusive" (so is any figure from a single repeat, and a status that ties). "Not measured" means a cell the check needs is absent from this run; it is never counted as "not reproduced".`)
   a.table('claims', [
     { title: 'claim', value: (c) => c.id },
     { title: 'source', value: (c) => c.source.replace(/_.*$/, '') },
@@ -18,6 +50,8 @@ export function claimsSection(a: Article, { claims }: ArticleInput): ChartReques
     { title: 'published', value: (c) => c.published },
     { title: 'check', value: (c) => c.expect },
     { title: 'this run', value: (c) => c.measured },
+    // Links, not data: built from fixed file names and numbers only.
+    { title: 'rows', value: (c) => rowsUsed(c, run), show: (c) => rowsUsed(c, run) },
     // The mark tells inconclusive (?) apart from the decided verdicts at a glance.
     { title: 'verdict', value: (c) => c.verdict, show: (c) => `${esc(VERDICT_MARK[c.verdict])} **${esc(c.verdict)}**` },
   ], claims, 'The claims ledger was not evaluated.')
