@@ -79,7 +79,7 @@ export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Mea
 
   // Calibration: where the open model first "fails", and how busy the proxy was then.
   const steps = rows.filter((r) => r.series === 'tls-calibration' && validButForErrors(r)).sort((a, b) => (a.target_rps ?? 0) - (b.target_rps ?? 0))
-  const ceilingRows = rows.filter((r) => r.series === 'tls-ceiling' && r.status === 'valid' && steps[0] && r.proxy === steps[0].proxy)
+  const ceilingRows = rows.filter((r) => r.series === 'tls-ceiling' && r.key_type === 'ec256' && r.status === 'valid' && steps[0] && r.proxy === steps[0].proxy)
   const closed = ceilingRows.length ? summarize(ceilingRows.map((r) => r.rps!)).median : undefined
   const fails = steps.find((r) => (r.rps ?? 0) < 0.95 * (r.target_rps ?? 0) || failShare(r) > 0.01)
   const calib: Finding = {

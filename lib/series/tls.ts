@@ -25,9 +25,18 @@ const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections
 /** Median closed-model rps of each proxy's EC-256 ceiling cell (valid rows only). */
 export function ceilings(rows: readonly Measurement[]): Map<string, number> {
   const by = new Map<string, number[]>()
-  for (const r of rows) if (r.series === 'tls-ceiling' && r.status === 'valid' && r.rps) by.set(r.proxy, [...(by.get(r.proxy) ?? []), r.rps])
+  for (const r of rows) if (r.series === 'tls-ceiling' && r.key_type === 'ec256' && r.status === 'valid' && r.rps) by.set(r.proxy, [...(by.get(r.proxy) ?? []), r.rps])
   return new Map([...by].map(([p, v]) => [p, summarize(v).median]))
 }
+
+/** Seed 004's TLS scenario (RSA-2048, HAProxy vs nginx): those two also get an RSA-2048 ceiling. */
+export const RSA2048_CEILING_PROXIES: readonly ProxyName[] = ['haproxy', 'nginx']
+
+/** Closed-model TLS ceilings: EC-256 for every proxy (the open-model rate comes from them), RSA-2048 for seed 004's pair. */
+export const ceilingCells = (proxies: readonly ProxyName[], connections: number): Cell[] => [
+  ...proxies.map((p) => tlsCell(p, 'tls-ceiling', 'ec256', connections)),
+  ...proxies.filter((p) => RSA2048_CEILING_PROXIES.includes(p)).map((p) => tlsCell(p, 'tls-ceiling', 'rsa2048', connections)),
+]
 
 /** A fraction of a closed-model ceiling as an open-model rate: whole hundreds, at least 100. */
 export const rateAt = (fraction: number, ceilingRps: number): number => Math.max(100, Math.round((fraction * ceilingRps) / 100) * 100)
@@ -45,7 +54,7 @@ export function tlsSeries(): Series {
         name: 'tls-handshake',
         tasks: (ctx) => handshakeTasks(ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS))), ctx),
       },
-      { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ctx.proxies.map((p) => tlsCell(p, 'tls-ceiling', 'ec256', ctx.connections)), ctx) },
+      { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ceilingCells(ctx.proxies, ctx.connections), ctx) },
       {
         name: 'tls-open',
         tasks: (ctx) => {
