@@ -49,9 +49,9 @@ export function claimsSection(a: Article, { claims, run }: ArticleInput): ChartR
     { title: 'what was claimed', value: (c) => c.claim },
     { title: 'published', value: (c) => c.published },
     { title: 'check', value: (c) => c.expect },
-    { title: 'this run', value: (c) => c.measured },
-    // Links, not data: built from fixed file names and numbers only.
-    { title: 'rows', value: (c) => rowsUsed(c, run), show: (c) => rowsUsed(c, run) },
+    // The rows behind the figure follow it: links built from fixed file names and numbers only
+    // (a column of their own would make the table wider than an A4 page).
+    { title: 'this run', value: (c) => c.measured, show: (c) => (c.evidence.length ? `${esc(c.measured)} (rows: ${rowsUsed(c, run)})` : esc(c.measured)) },
     // The mark tells inconclusive (?) apart from the decided verdicts at a glance.
     { title: 'verdict', value: (c) => c.verdict, show: (c) => `${esc(VERDICT_MARK[c.verdict])} **${esc(c.verdict)}**` },
   ], claims, 'The claims ledger was not evaluated.')
