@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { userError } from './errors.ts'
 
@@ -56,4 +56,25 @@ export function writeFileAtomic(file: string, content: string | Buffer): void {
     if (code === 'ENOSPC' || code === 'EDQUOT') throw userError(file, `no space left on the device (${code}); the file as it was before this write is kept`, `Free space on ${dirname(file)}, then run again with --resume`)
     throw e
   }
+}
+
+/**
+ * Puts a finished folder in place of `target` by rename: the old one aside (at `old`), the
+ * new one in, then the old one removed; if the second rename fails the old one goes back.
+ * A crash at any point leaves one complete folder (the old one may wait at `old`).
+ */
+export function replaceDir(tmp: string, target: string, old: string, rename: typeof renameSync = renameSync): void {
+  const had = existsSync(target)
+  if (had) {
+    rmSync(old, { recursive: true, force: true })
+    rename(target, old)
+  }
+  try {
+    rename(tmp, target)
+  } catch (e) {
+    if (had) rename(old, target)
+    throw e
+  }
+  if (had) rmSync(old, { recursive: true, force: true })
+  fsyncDir(dirname(target))
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { loadRun, type RunData } from './run-data.ts'
 import { MANIFEST_FILE } from './manifest.ts'
 import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from './tables.ts'
+import { replaceDir } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
@@ -73,18 +74,11 @@ export function promote(runDir: string, o: { id?: string; force?: boolean; dir?:
     rmSync(tmp, { recursive: true, force: true })
     throw e
   }
-  const replacing = existsSync(target)
-  if (replacing) {
-    rmSync(old, { recursive: true, force: true })
-    rename(target, old)
-  }
   try {
-    rename(tmp, target)
+    replaceDir(tmp, target, old, rename)
   } catch (e) {
-    if (replacing) rename(old, target) // the old baseline back in place
     rmSync(tmp, { recursive: true, force: true })
     throw e
   }
-  if (replacing) rmSync(old, { recursive: true, force: true })
   return target
 }

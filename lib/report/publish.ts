@@ -3,7 +3,8 @@
  * as GitHub Pages serves it. The site is checked for key material first; nothing is
  * written when that check fails.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { replaceDir } from '../core/atomic.ts'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { userError } from '../core/errors.ts'
@@ -117,10 +118,7 @@ export async function publishSite(o: PublishOptions): Promise<PublishResult> {
       const old = join(dirname(to), `.old-${basename(to)}.${process.pid}`)
       rmSync(tmp, { recursive: true, force: true })
       cpSync(copy, tmp, { recursive: true })
-      const had = existsSync(to)
-      if (had) renameSync(to, old)
-      renameSync(tmp, to)
-      if (had) rmSync(old, { recursive: true, force: true })
+      replaceDir(tmp, to, old)
       o.log.info(`published ${files} files to ${displayPath(to)}`)
     }
     let commit: string | null = null

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { copyFileSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { userError } from '../core/errors.ts'
-import { writeFileAtomic, writeFileDurable } from '../core/atomic.ts'
+import { replaceDir, writeFileAtomic, writeFileDurable } from '../core/atomic.ts'
 import { escapeHtml } from '../core/html.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
@@ -168,16 +168,7 @@ export function publishRun(siteDir: string, run: RunPage, log: Logger): Publishe
     }
     writeFileDurable(join(tmp, 'index.html'), html)
     assertNoKeyMaterial(tmp, displayPath(target))
-    // swap: the old folder aside, the new one in, the old one gone
-    const had = existsSync(target)
-    if (had) renameSync(target, old)
-    try {
-      renameSync(tmp, target)
-    } catch (e) {
-      if (had) renameSync(old, target)
-      throw e
-    }
-    if (had) rmSync(old, { recursive: true, force: true })
+    replaceDir(tmp, target, old)
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true })
     throw e
