@@ -4,11 +4,11 @@
  * its median moved between runs.
  */
 import { TABLE_SPECS, cellId } from '../analysis/cells.ts'
-import { metricValue } from '../claims/cells.ts'
 import { evaluateClaims } from '../claims/evaluate.ts'
 import type { Ledger } from '../claims/ledger.ts'
 import { median } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
+import { precisionValue } from '../data/precision.ts'
 import type { RunTables } from '../data/run-data.ts'
 import type { TableName } from '../data/tables.ts'
 import { findingsFor } from '../findings/index.ts'
@@ -68,7 +68,7 @@ export interface CellSpread {
   spread: number | null
 }
 
-/** Per cell of each table, the median of its primary metric in each run and the spread between runs. */
+/** Per cell of each table, the median of its cost (the direct row: the backend's) in each run and the spread between runs. */
 export function cellSpreads(runs: readonly StabilityRun[]): CellSpread[] {
   const out: CellSpread[] = []
   for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
@@ -76,7 +76,7 @@ export function cellSpreads(runs: readonly StabilityRun[]): CellSpread[] {
     const perRun = runs.map((r) => {
       const byCell = new Map<string, number[]>()
       for (const row of r.tables[table]) {
-        const v = row.status === 'valid' ? (metricValue(row, spec.primary) ?? metricValue(row, 'backend_cpu_us_per_req')) : null
+        const v = row.status === 'valid' ? precisionValue(table, row) : null
         if (v === null) continue
         const id = cellId(spec, row as never)
         byCell.set(id, [...(byCell.get(id) ?? []), v])
