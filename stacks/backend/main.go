@@ -25,6 +25,7 @@ type stats struct {
 
 type backend struct {
 	st       stats
+	tcp      tcpStats
 	srv      *fasthttp.Server
 	upgrader websocket.FastHTTPUpgrader
 }
@@ -58,8 +59,8 @@ func (b *backend) handle(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	if path == "/__stats" {
 		ctx.SetContentType("application/json")
-		fmt.Fprintf(ctx, `{"accepted": %d, "active": %d, "requests": %d, "ws_active": %d, "ws_messages": %d}`,
-			b.st.accepted.Load(), b.st.active.Load(), b.st.requests.Load(), b.st.wsActive.Load(), b.st.wsMessages.Load())
+		fmt.Fprintf(ctx, `{"accepted": %d, "active": %d, "requests": %d, "ws_active": %d, "ws_messages": %d, "tcp_accepted": %d, "tcp_bytes": %d}`,
+			b.st.accepted.Load(), b.st.active.Load(), b.st.requests.Load(), b.st.wsActive.Load(), b.st.wsMessages.Load(), b.tcp.accepted.Load(), b.tcp.bytes.Load())
 		return
 	}
 	b.st.requests.Add(1)
@@ -124,6 +125,10 @@ func (c *countingConn) Close() error {
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:8080", "TCP host:port to listen on")
+	tcpListen := flag.String("tcp-listen", "", "also a raw TCP echo on this host:port (L4 cells)")
+	tlsListen := flag.String("tls-listen", "", "also a TLS echo on this host:port (L4 passthrough; needs -tls-cert and -tls-key)")
+	tlsCert := flag.String("tls-cert", "", "PEM certificate of the TLS echo")
+	tlsKey := flag.String("tls-key", "", "PEM private key of the TLS echo")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -134,8 +139,12 @@ func main() {
 	b := newBackend()
 	fmt.Fprintln(os.Stderr, "backend listening on", ln.Addr())
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 3)
 	go func() { errc <- b.serve(ln) }()
+	if err := b.listenEcho(*tcpListen, *tlsListen, *tlsCert, *tlsKey, errc); err != nil {
+		fmt.Fprintln(os.Stderr, "backend:", err)
+		os.Exit(1)
+	}
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
