@@ -1,6 +1,7 @@
 // Command backend is the origin server behind every proxy under test:
-// GET / answers "hello world", /ws echoes WebSocket messages and
-// /__stats reports connection and request counters for the harness.
+// GET / answers "hello world", GET /json?size=N a JSON body of exactly N bytes
+// generated per request, /ws echoes WebSocket messages and /__stats reports
+// connection and request counters for the harness.
 package main
 
 import (
@@ -10,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -68,6 +70,14 @@ func (b *backend) handle(ctx *fasthttp.RequestCtx) {
 	case path == "/" && ctx.IsGet():
 		ctx.SetContentType("text/plain")
 		ctx.SetBodyString("hello world")
+	case path == "/json" && ctx.IsGet():
+		size, err := strconv.Atoi(string(ctx.QueryArgs().Peek("size")))
+		if err != nil || size < jsonMinSize || size > jsonMaxSize {
+			ctx.Error(fmt.Sprintf("size must be an integer from %d to %d", jsonMinSize, jsonMaxSize), fasthttp.StatusBadRequest)
+			return
+		}
+		ctx.SetContentType("application/json")
+		ctx.SetBody(jsonBody(size, b.st.requests.Load()))
 	case path == "/ws":
 		if !websocket.FastHTTPIsWebSocketUpgrade(ctx) {
 			ctx.Error("websocket upgrade required", fasthttp.StatusBadRequest)
@@ -78,6 +88,47 @@ func (b *backend) handle(ctx *fasthttp.RequestCtx) {
 	default:
 		ctx.Error("not found", fasthttp.StatusNotFound)
 	}
+}
+
+// Bounds of /json?size=N: the smallest document jsonBody can make exactly, and 16 MiB.
+const (
+	jsonMinSize = 64
+	jsonMaxSize = 16 << 20
+)
+
+// jsonBody builds, for every request (no cache, no disk), a JSON document of exactly
+// size bytes: a sequence number, records with computed fields while they fit, then a
+// padding string that makes up the rest. Both the records and the byte count are work
+// a dynamic endpoint does, unlike the constant "hello world".
+func jsonBody(size int, seq int64) []byte {
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"seq":`...)
+	buf = strconv.AppendInt(buf, seq, 10)
+	buf = append(buf, `,"items":[`...)
+	// Room kept for the closing `],"pad":""}` (11 bytes).
+	const tail = 11
+	for i := 0; ; i++ {
+		item := make([]byte, 0, 64)
+		if i > 0 {
+			item = append(item, ',')
+		}
+		item = append(item, `{"id":`...)
+		item = strconv.AppendInt(item, int64(i), 10)
+		item = append(item, `,"score":`...)
+		item = strconv.AppendInt(item, (seq*31+int64(i)*17)%1000, 10)
+		item = append(item, `,"name":"item-`...)
+		item = strconv.AppendInt(item, int64(i), 10)
+		item = append(item, `"}`...)
+		if len(buf)+len(item)+tail > size {
+			break
+		}
+		buf = append(buf, item...)
+	}
+	buf = append(buf, `],"pad":"`...)
+	for len(buf) < size-2 {
+		buf = append(buf, 'x')
+	}
+	return append(buf, `"}`...)
 }
 
 func (b *backend) echo(ws *websocket.Conn) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -168,4 +169,43 @@ func TestWebSocketEcho(t *testing.T) {
 	}
 	ws.Close()
 	waitStats(t, addr, func(s statsDoc) bool { return s.WSActive == 0 && s.Active == 1 })
+}
+
+func TestJSONBodyHasTheAskedSize(t *testing.T) {
+	addr := start(t)
+	for _, size := range []int{64, 65, 100, 1024, 10240, 102400} {
+		code, body := get(t, "http://"+addr+"/json?size="+strconv.Itoa(size))
+		if code != 200 || len(body) != size {
+			t.Fatalf("size %d: status %d, %d bytes", size, code, len(body))
+		}
+		var doc struct {
+			Seq   int64             `json:"seq"`
+			Items []json.RawMessage `json:"items"`
+			Pad   string            `json:"pad"`
+		}
+		if err := json.Unmarshal([]byte(body), &doc); err != nil {
+			t.Fatalf("size %d: not JSON: %v: %.80s", size, err, body)
+		}
+		if size >= 1024 && len(doc.Items) == 0 {
+			t.Fatalf("size %d: no records, only padding", size)
+		}
+	}
+}
+
+func TestJSONRejectsBadSizes(t *testing.T) {
+	addr := start(t)
+	for _, q := range []string{"", "?size=", "?size=abc", "?size=63", "?size=16777217", "?size=-5"} {
+		if code, _ := get(t, "http://"+addr+"/json"+q); code != 400 {
+			t.Fatalf("/json%s: status %d, want 400", q, code)
+		}
+	}
+}
+
+func TestJSONCountsAsARequest(t *testing.T) {
+	addr := start(t)
+	before := getStats(t, addr)
+	get(t, "http://"+addr+"/json?size=100")
+	if after := getStats(t, addr); after.Requests != before.Requests+1 {
+		t.Fatalf("requests %d -> %d", before.Requests, after.Requests)
+	}
 }
