@@ -22,17 +22,18 @@ func init() {
 }
 
 type handshakeResult struct {
-	Handshakes   int64    `json:"handshakes"`
-	Resumed      int64    `json:"resumed"`
-	RequestsOK   int64    `json:"requests_ok"`
-	Errors       int64    `json:"errors"`
-	ErrorSamples []string `json:"error_samples"`
-	TLSVersion   string   `json:"tls_version"`
-	Cipher       string   `json:"cipher"`
-	Curve        string   `json:"curve"`
-	DurationS    float64  `json:"duration_s"`
-	Rate         float64  `json:"rate"`
-	latencies             // of dial + handshake + GET, successful attempts only
+	Handshakes   int64           `json:"handshakes"`
+	Resumed      int64           `json:"resumed"`
+	RequestsOK   int64           `json:"requests_ok"`
+	Errors       int64           `json:"errors"`
+	ErrorSamples []string        `json:"error_samples"`
+	TLSVersion   string          `json:"tls_version"`
+	Cipher       string          `json:"cipher"`
+	Curve        string          `json:"curve"`
+	DurationS    float64         `json:"duration_s"`
+	Rate         float64         `json:"rate"`
+	latencies                    // of dial + handshake + GET, successful attempts only
+	Spectrum     latencySpectrum `json:"latency_spectrum"`
 }
 
 func runHandshake(args []string, stdout, stderr io.Writer) int {
@@ -244,5 +245,6 @@ func (s *handshakeStats) result() handshakeResult {
 	res.ErrorSamples = s.samples.get()
 	res.TLSVersion, res.Cipher, res.Curve = joinKeys(s.versions), joinKeys(s.ciphers), joinKeys(s.kexs)
 	res.latencies = summarize(s.hist)
+	res.Spectrum = newSpectrum(s.hist)
 	return res
 }

@@ -34,6 +34,8 @@ type openResult struct {
 	latencies                   // from the scheduled start, successful iterations only
 	ServiceP99     float64      `json:"service_p99_ms"` // from the actual start
 	Series         []openSecond `json:"series"`
+	// From the scheduled start too: a late send shows as latency (no coordinated omission).
+	Spectrum latencySpectrum `json:"latency_spectrum"`
 }
 
 // openSecond covers the iterations scheduled in second T (1-based), so every
@@ -261,6 +263,7 @@ func (s *openStats) result(rate float64, d time.Duration) openResult {
 		Dropped:      s.dropped,
 		DurationS:    seconds(d),
 		latencies:    summarize(s.hist),
+		Spectrum:     newSpectrum(s.hist),
 		ServiceP99:   usToMS(s.service.ValueAtQuantile(99)),
 		Series:       s.series,
 	}

@@ -18,16 +18,17 @@ func init() {
 }
 
 type wsEchoResult struct {
-	ConnsTarget      int            `json:"conns_target"`
-	ConnsEstablished int            `json:"conns_established"`
-	FailedUpgrades   int            `json:"failed_upgrades"`
-	UpgradeStatus    map[string]int `json:"upgrade_status"` // "0": no HTTP answer
-	Errors           int            `json:"errors"`         // established connections that failed mid-run
-	ErrorSamples     []string       `json:"error_samples"`
-	Messages         int64          `json:"messages"`
-	MsgRate          float64        `json:"msg_rate"`
-	DurationS        float64        `json:"duration_s"`
-	latencies                       // echo round trip
+	ConnsTarget      int             `json:"conns_target"`
+	ConnsEstablished int             `json:"conns_established"`
+	FailedUpgrades   int             `json:"failed_upgrades"`
+	UpgradeStatus    map[string]int  `json:"upgrade_status"` // "0": no HTTP answer
+	Errors           int             `json:"errors"`         // established connections that failed mid-run
+	ErrorSamples     []string        `json:"error_samples"`
+	Messages         int64           `json:"messages"`
+	MsgRate          float64         `json:"msg_rate"`
+	DurationS        float64         `json:"duration_s"`
+	latencies                        // echo round trip
+	Spectrum         latencySpectrum `json:"latency_spectrum"`
 }
 
 func runWSEcho(args []string, stdout, stderr io.Writer) int {
@@ -115,6 +116,7 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 	res.DurationS = seconds(elapsed)
 	res.MsgRate = perSecond(res.Messages, elapsed)
 	res.latencies = summarize(hist)
+	res.Spectrum = newSpectrum(hist)
 	emit(stdout, res)
 	if !answered {
 		return unreachable(stderr, "ws-echo", res.ErrorSamples)
