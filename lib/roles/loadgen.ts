@@ -22,13 +22,15 @@ export interface RequestsOptions {
   c: number
   cacert?: string
   expectBody?: string
+  /** Body length a response needs (a generated body such as the backend's /json?size=N). */
+  expectBytes?: number
   /** Pin the generator like any other role. */
   cpus?: string
 }
 
-/** Sends n keep-alive HTTP/1.1 GETs and checks status 200 (and the body when given). */
+/** Sends n keep-alive HTTP/1.1 GETs and checks status 200 (and the body or its length when given). */
 export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResult> {
-  const argv = loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }) })
+  const argv = loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }) })
   const [cmd, ...args] = o.cpus ? ['taskset', '-c', o.cpus, ...argv] : argv
   const r = await exec(cmd!, args, { timeoutMs: 120_000 })
   if (r.code !== 0 && r.code !== 1) throw new Error(`loadgen requests failed (exit ${r.code}): ${lastLine(r.stderr)}`)

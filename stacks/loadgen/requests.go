@@ -48,6 +48,7 @@ func runRequests(args []string, stdout, stderr io.Writer) int {
 	insecure := fs.Bool("insecure", false, "skip TLS certificate verification")
 	expectStatus := fs.Int("expect-status", 200, "status a response needs to count as ok (0: any)")
 	expectBody := fs.String("expect-body", "", "exact body a response needs to count as ok (unchecked when not given)")
+	expectBytes := fs.Int("expect-bytes", -1, "body length in bytes a response needs to count as ok (-1: unchecked); for generated bodies such as the backend's /json?size=N")
 	timeout := fs.Duration("timeout", 5*time.Second, "per-request timeout, connect and TLS handshake included")
 	serverName := fs.String("server-name", "", "TLS server name for SNI and verification (default: the URL host)")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
@@ -133,7 +134,7 @@ func runRequests(args []string, stdout, stderr io.Writer) int {
 			}
 			return
 		}
-		bodyOK := !checkBody || string(body) == *expectBody
+		bodyOK := (!checkBody || string(body) == *expectBody) && (*expectBytes < 0 || len(body) == *expectBytes)
 		if !bodyOK {
 			res.BodyMismatch++
 		}

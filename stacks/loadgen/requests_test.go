@@ -87,6 +87,19 @@ func TestRequestsPlainHTTP(t *testing.T) {
 	}
 }
 
+func TestRequestsExpectBytes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(hello))
+	defer srv.Close()
+	code, res, _ := runJSON(t, "-url", srv.URL+"/", "-n", "4", "-expect-bytes", "11")
+	if code != 0 || res.OK != 4 || res.BodyMismatch != 0 {
+		t.Fatalf("11 bytes: code %d, result %+v", code, res)
+	}
+	code, res, _ = runJSON(t, "-url", srv.URL+"/", "-n", "4", "-expect-bytes", "12")
+	if code != 1 || res.OK != 0 || res.BodyMismatch != 4 {
+		t.Fatalf("12 bytes: code %d, result %+v", code, res)
+	}
+}
+
 func TestRequestsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-n", "x", "-url", "http://127.0.0.1:1/"},
