@@ -1,0 +1,105 @@
+/**
+ * Bisect over ordered versions: which two adjacent releases does a measured change sit
+ * between? Pure: the state is replayed from the cells measured so far, so the runner only
+ * asks "what next?" after each step, and a resumed run continues where its rows stop.
+ *
+ * Two versions differ when Mann-Whitney U says so at α and the ratio's whole interval lies
+ * outside the band of ± minEffect (the verdict rule of core/intervals: a figure whose
+ * interval straddles its bound decides nothing). The search assumes one step: where both
+ * halves differ it follows the larger change and says a second step exists.
+ */
+import { fmtInterval, placeInterval, ratioInterval, type Interval, type Repeats } from './intervals.ts'
+import { mannWhitney, median } from './stats.ts'
+
+export const BISECT_ALPHA = 0.05
+/** Smaller changes than ±10% are builds and machine noise between releases, not the step looked for. */
+export const BISECT_MIN_EFFECT = 0.1
+/** Mann-Whitney's smallest two-sided p with 4 against 4 repeats is 0.029; 5 leave room for a disturbed window. */
+export const BISECT_REPEATS = 5
+
+export interface Judgement {
+  differs: boolean
+  /** newer / older, medians, with its interval. */
+  ratio: Interval
+  p: number
+}
+
+export type Judge = (older: Repeats, newer: Repeats) => Judgement
+
+/** The default judge: Mann-Whitney at α and the ratio interval wholly outside ±minEffect. */
+export function judgeChange(o: { alpha?: number; minEffect?: number } = {}): Judge {
+  const alpha = o.alpha ?? BISECT_ALPHA
+  const e = o.minEffect ?? BISECT_MIN_EFFECT
+  return (older, newer) => {
+    const ratio = ratioInterval(newer, older)
+    const { p } = mannWhitney([...older.values()], [...newer.values()])
+    return { differs: p < alpha && placeInterval(ratio, { min: 1 / (1 + e), max: 1 + e }) === 'outside', ratio, p }
+  }
+}
+
+/** One comparison the search made, in the order made. */
+export interface BisectProbe {
+  older: string
+  newer: string
+  judgement: Judgement
+}
+
+export type BisectState =
+  /** Measure these versions next (none of them has a cell yet). */
+  | { kind: 'measure'; versions: string[]; probes: BisectProbe[] }
+  /** Adjacent versions that differ: the step. */
+  | { kind: 'step'; older: string; newer: string; judgement: Judgement; probes: BisectProbe[]; notes: string[] }
+  /** The oldest and newest do not differ: no step to find (or steps that cancel out). */
+  | { kind: 'no step'; older: string; newer: string; judgement: Judgement; probes: BisectProbe[]; notes: string[] }
+  /** The ends differ but no adjacent pair does: a drift over several releases, not one step. */
+  | { kind: 'no single step'; older: string; newer: string; judgement: Judgement; probes: BisectProbe[]; notes: string[] }
+  | { kind: 'too few versions'; versions: string[]; probes: BisectProbe[]; notes: string[] }
+
+const logEffect = (j: Judgement) => Math.abs(Math.log(j.ratio.value))
+
+/**
+ * The search's state for versions (oldest first) and the cells measured so far. The ends
+ * first, then the middle of the interval whose ends differ, until the interval is two
+ * adjacent versions.
+ */
+export function bisectState(versions: readonly string[], cells: ReadonlyMap<string, Repeats>, judge: Judge = judgeChange()): BisectState {
+  const probes: BisectProbe[] = []
+  const notes: string[] = []
+  if (versions.length < 2) return { kind: 'too few versions', versions: [...versions], probes, notes: [`${versions.length} version${versions.length === 1 ? '' : 's'} to compare: a bisect needs two`] }
+  const has = (v: string) => (cells.get(v)?.size ?? 0) > 0
+  const compare = (i: number, j: number): Judgement => {
+    const judgement = judge(cells.get(versions[i]!)!, cells.get(versions[j]!)!)
+    probes.push({ older: versions[i]!, newer: versions[j]!, judgement })
+    return judgement
+  }
+  let lo = 0
+  let hi = versions.length - 1
+  const missing = [lo, hi].filter((i) => !has(versions[i]!))
+  if (missing.length) return { kind: 'measure', versions: missing.map((i) => versions[i]!), probes }
+  const ends = compare(lo, hi)
+  if (!ends.differs) return { kind: 'no step', older: versions[lo]!, newer: versions[hi]!, judgement: ends, probes, notes }
+  let drift = false
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2)
+    if (!has(versions[mid]!)) return { kind: 'measure', versions: [versions[mid]!], probes }
+    const left = compare(lo, mid)
+    const right = compare(mid, hi)
+    const goLeft = left.differs !== right.differs ? left.differs : logEffect(left) >= logEffect(right)
+    if (left.differs && right.differs) {
+      const other = goLeft ? `${versions[mid]} and ${versions[hi]}` : `${versions[lo]} and ${versions[mid]}`
+      notes.push(`another change lies between ${other} (${fmtInterval(goLeft ? right.ratio : left.ratio)}x); the search assumes one step and followed the larger`)
+    } else if (!left.differs && !right.differs) {
+      drift = true
+      notes.push(`neither ${versions[lo]} → ${versions[mid]} nor ${versions[mid]} → ${versions[hi]} differs on its own; followed the larger change`)
+    }
+    if (goLeft) hi = mid
+    else lo = mid
+  }
+  const last = probes.find((p) => p.older === versions[lo] && p.newer === versions[hi])?.judgement ?? compare(lo, hi)
+  if (!last.differs) return { kind: 'no single step', older: versions[lo]!, newer: versions[hi]!, judgement: last, probes, notes }
+  if (drift) notes.push('the change may be spread over several releases')
+  return { kind: 'step', older: versions[lo]!, newer: versions[hi]!, judgement: last, probes, notes }
+}
+
+/** The median of a cell, or null when it has no values. */
+export const cellMedian = (c: Repeats | undefined): number | null => (c && c.size > 0 ? median([...c.values()]) : null)
