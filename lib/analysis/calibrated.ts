@@ -37,6 +37,8 @@ export const CALIBRATION_REFERENCE: Record<TableName, ReferenceName> = {
   measurements: 'direct',
   handshakes: 'direct',
   websocket: 'direct',
+  // L4 forwarding is system calls and copies, no HTTP parsing: the loopback round trip is its nearest reference.
+  tcp: 'loopback',
 }
 
 interface RunLike {

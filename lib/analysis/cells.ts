@@ -1,6 +1,6 @@
 import type { DataFrame } from 'danfojs-node'
 import { compareVersions } from '../catalog/stack.ts'
-import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
+import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { CELL_COLUMNS, type TableName } from '../data/tables.ts'
 
 export type { TableName }
@@ -18,7 +18,9 @@ import { POOLING_ROWS } from '../data/series.ts'
  * what danfojs cannot (CI of the median, CV, warnings) for the primary metric.
  */
 
-type Row = Measurement | Handshake | WebSocketRow
+type Row = Measurement | Handshake | WebSocketRow | TcpRow
+// The ledger's metric definitions read a tcp row by column name like any other.
+const valueOf = (r: Row, metric: string) => metricValue(r as Parameters<typeof metricValue>[0], metric)
 type Status = 'valid' | 'invalid' | 'failed'
 
 export interface TableSpec {
@@ -49,6 +51,13 @@ export const TABLE_SPECS: Record<TableName, TableSpec> = {
     keys: CELL_COLUMNS.websocket,
     primary: 'proxy_cpu_us_per_msg',
     secondary: ['conns_established', 'refused', 'msg_rate', 'p50_ms', 'p99_ms', 'generator_cpu_share'],
+  },
+  tcp: {
+    name: 'tcp',
+    keys: CELL_COLUMNS.tcp,
+    // Short cells cost per connection, stream cells per MiB (data/precision.ts judges each on its own).
+    primary: 'proxy_cpu_us_per_conn',
+    secondary: ['proxy_cpu_us_per_mib', 'conn_rate', 'mib_per_s', 'p50_ms', 'p99_ms', 'backend_conns_per_conn', 'generator_cpu_share', 'proxy_cpu_share'],
   },
 }
 
@@ -88,7 +97,7 @@ async function loadDanfo() {
 /** Median, min, max and count of `metric` per cell id, over valid rows with a value. */
 async function groupStats(spec: TableSpec, rows: readonly Row[], metric: string) {
   const values = rows.flatMap((r) => {
-    const v = metricValue(r, metric)
+    const v = valueOf(r, metric)
     return r.status === 'valid' && v !== null ? [{ cell: cellId(spec, r as never), v }] : []
   })
   const out = new Map<string, { median: number; min: number; max: number; count: number }>()
@@ -126,7 +135,7 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
     const key = Object.fromEntries(spec.keys.map((k) => [k, first[k] ?? null]))
     const counts = { valid: 0, invalid: 0, failed: 0 }
     for (const m of members) counts[m.status]++
-    const values = members.flatMap((m) => (m.status === 'valid' && metricValue(m, spec.primary) !== null ? [metricValue(m, spec.primary)!] : []))
+    const values = members.flatMap((m) => (m.status === 'valid' && valueOf(m, spec.primary) !== null ? [valueOf(m, spec.primary)!] : []))
     const stats = values.length ? summarize(values) : null
     const grouped = primary.get(id)
     // danfojs and lib/stats must agree on the median; a disagreement is a bug, not noise.

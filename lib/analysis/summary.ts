@@ -10,11 +10,12 @@ export interface Aggregates {
   ratios: Ratio[]
 }
 
-export async function aggregate(run: Pick<RunData, 'measurements' | 'handshakes' | 'websocket'>): Promise<Aggregates> {
+export async function aggregate(run: Pick<RunData, 'measurements' | 'handshakes' | 'websocket' | 'tcp'>): Promise<Aggregates> {
   const cells = {
     measurements: await summarizeCells(TABLE_SPECS.measurements, run.measurements),
     handshakes: await summarizeCells(TABLE_SPECS.handshakes, run.handshakes),
     websocket: await summarizeCells(TABLE_SPECS.websocket, run.websocket),
+    tcp: await summarizeCells(TABLE_SPECS.tcp, run.tcp ?? []),
   }
   return { cells, ratios: derivedRatios(cells.measurements, cells.handshakes) }
 }
@@ -47,6 +48,7 @@ export const SUMMARY_FILES: Record<TableName | 'ratios', string> = {
   measurements: 'summary/measurements.csv',
   handshakes: 'summary/handshakes.csv',
   websocket: 'summary/websocket.csv',
+  tcp: 'summary/tcp.csv',
   ratios: 'summary/ratios.csv',
 }
 
@@ -55,7 +57,7 @@ const toCsv = (rows: Record<string, unknown>[]) => Papa.unparse(rows, { newline:
 /** The summary CSVs as file name → text; tables without rows are left out. */
 export function summaryCsvs(a: Aggregates): Map<string, string> {
   const out = new Map<string, string>()
-  for (const t of ['measurements', 'handshakes', 'websocket'] as const) {
+  for (const t of ['measurements', 'handshakes', 'websocket', 'tcp'] as const) {
     if (a.cells[t].length) out.set(SUMMARY_FILES[t], toCsv(cellRows(TABLE_SPECS[t], a.cells[t])))
   }
   if (a.ratios.length) {

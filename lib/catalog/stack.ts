@@ -39,6 +39,8 @@ export const stackSchema = z
       reuse: reuseSchema,
       /** The first version whose checker accepts the variant (a directive added then); older versions never run it. */
       since: z.string().optional(),
+      /** An L4 variant (lib/measure/tcp.ts): what the client speaks to the proxy and the proxy to the backend's echo. */
+      l4: z.object({ client: z.enum(['tcp', 'tls']), backend: z.enum(['tcp', 'tls']) }).strict().optional(),
     }).strict()),
     defaults: z
       .array(z.object({ setting: z.string(), documented: z.string(), source: z.string(), measured: z.string().nullish() }).strict())

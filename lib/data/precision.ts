@@ -9,9 +9,11 @@ export const PRECISION_METRIC: Record<TableName, string> = {
   measurements: 'proxy_cpu_us_per_req',
   handshakes: 'proxy_cpu_us_per_handshake',
   websocket: 'proxy_cpu_us_per_msg',
+  tcp: 'proxy_cpu_us_per_conn',
 }
 
 export function precisionMetric(table: TableName, row: { proxy: string }): string {
+  if (table === 'tcp' && (row as { mode?: string }).mode === 'stream') return 'proxy_cpu_us_per_mib'
   return table === 'measurements' && row.proxy === 'direct' ? 'backend_cpu_us_per_req' : PRECISION_METRIC[table]
 }
 

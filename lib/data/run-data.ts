@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { readManifest } from './manifest.ts'
-import { SCHEMA_VERSION, type Handshake, type Manifest, type Measurement, type WebSocketRow } from './schema.ts'
-import { HANDSHAKES, MEASUREMENTS, readTable, WEBSOCKETS } from './tables.ts'
+import { SCHEMA_VERSION, type Handshake, type Manifest, type Measurement, type TcpRow, type WebSocketRow } from './schema.ts'
+import { HANDSHAKES, MEASUREMENTS, readTable, TCP, WEBSOCKETS } from './tables.ts'
 import { userError } from '../core/errors.ts'
 import { displayPath } from '../core/paths.ts'
 
@@ -11,6 +11,8 @@ export interface RunTables {
   measurements: Measurement[]
   handshakes: Handshake[]
   websocket: WebSocketRow[]
+  /** L4 rows (series l4, tcp.csv); absent where a reader built its tables before it. */
+  tcp?: TcpRow[]
 }
 
 /** A run directory read and validated: what every reader of results works from. */
@@ -20,7 +22,7 @@ export interface RunData extends RunTables {
 }
 
 /** The tables of a run directory as they are now (absent files: no rows). */
-export const readRunTables = (dir: string): RunTables => ({ measurements: readTable(dir, MEASUREMENTS), handshakes: readTable(dir, HANDSHAKES), websocket: readTable(dir, WEBSOCKETS) })
+export const readRunTables = (dir: string): RunTables => ({ measurements: readTable(dir, MEASUREMENTS), handshakes: readTable(dir, HANDSHAKES), websocket: readTable(dir, WEBSOCKETS), tcp: readTable(dir, TCP) })
 
 /** Reads a run (or promoted baseline) directory; any bad file is a one-line error with file:line. */
 export function loadRun(dir: string): RunData {

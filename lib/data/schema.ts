@@ -237,3 +237,53 @@ export const websocketSchema = z.object({
 })
 
 export type WebSocketRow = z.infer<typeof websocketSchema>
+
+/**
+ * tcp.csv: L4 forwarding (series l4): connections through the proxy to the backend's TCP
+ * echo. mode short: one message per connection (the cost is per connection); stream: each
+ * connection sends `stream_bytes` and reads them back (the cost is per MiB).
+ */
+export const TCP_COLUMNS = [
+  'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'mode', 'connections', 'msg_bytes', 'stream_bytes', 'duration_s', 'repeat',
+  'conns', 'errors', 'mismatches', 'bytes_echoed', 'conn_rate', 'mib_per_s', 'p50_ms', 'p99_ms', 'max_ms',
+  'proxy_cpu_us_per_conn', 'proxy_cpu_us_per_mib', 'backend_conns_per_conn', 'generator_cpu_share', 'proxy_cpu_share',
+  'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
+] as const
+
+export const tcpSchema = z.object({
+  run_id: z.string().min(1),
+  series: z.string().min(1),
+  proxy: z.string().min(1),
+  version: z.string().min(1),
+  variant: z.string().min(1),
+  key_type: z.string(),
+  mode: z.enum(['short', 'stream']),
+  connections: z.number().int().positive(),
+  msg_bytes: z.number().int().nonnegative(),
+  stream_bytes: z.number().int().nonnegative(),
+  duration_s: num.nonnegative(),
+  repeat: z.number().int().positive(),
+  conns: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  mismatches: z.number().int().nonnegative(),
+  bytes_echoed: z.number().int().nonnegative(),
+  conn_rate: optNum,
+  mib_per_s: optNum,
+  p50_ms: optNum,
+  p99_ms: optNum,
+  max_ms: optNum,
+  proxy_cpu_us_per_conn: optNum,
+  proxy_cpu_us_per_mib: optNum,
+  backend_conns_per_conn: optNum,
+  generator_cpu_share: optNum,
+  proxy_cpu_share: optNum,
+  status: z.enum(['valid', 'invalid', 'failed']),
+  reason: z.string(),
+  runtime: z.string(),
+  started_at: z.string(),
+  steal_share: optNum,
+  foreign_cpu_share: optNum,
+  invocation: z.number().int().positive().nullable().optional(),
+})
+
+export type TcpRow = z.infer<typeof tcpSchema>

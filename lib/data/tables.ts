@@ -4,11 +4,11 @@ import type { z } from 'zod'
 import { userError } from '../core/errors.ts'
 import { appendCsvRows, readCsv } from './csv.ts'
 import {
-  HANDSHAKE_COLUMNS, handshakeSchema, MEASUREMENT_COLUMNS, measurementSchema, WEBSOCKET_COLUMNS, websocketSchema,
-  type Handshake, type Measurement, type WebSocketRow,
+  HANDSHAKE_COLUMNS, handshakeSchema, MEASUREMENT_COLUMNS, measurementSchema, TCP_COLUMNS, tcpSchema, WEBSOCKET_COLUMNS, websocketSchema,
+  type Handshake, type Measurement, type TcpRow, type WebSocketRow,
 } from './schema.ts'
 
-export type TableName = 'measurements' | 'handshakes' | 'websocket'
+export type TableName = 'measurements' | 'handshakes' | 'websocket' | 'tcp'
 
 /**
  * The columns that identify a cell (one measured configuration) in each table: the one
@@ -18,6 +18,7 @@ export const CELL_COLUMNS = {
   measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps'],
   handshakes: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections'],
   websocket: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
+  tcp: ['series', 'proxy', 'version', 'variant', 'key_type', 'mode', 'connections', 'msg_bytes', 'stream_bytes'],
 } as const satisfies Record<TableName, readonly string[]>
 
 /** One CSV of a run directory: its file, columns, schema and what identifies a repeat. */
@@ -54,7 +55,8 @@ function table<T>(name: TableName, file: string, columns: readonly string[], sch
 export const MEASUREMENTS = table<Measurement>('measurements', 'measurements.csv', MEASUREMENT_COLUMNS, measurementSchema)
 export const HANDSHAKES = table<Handshake>('handshakes', 'handshakes.csv', HANDSHAKE_COLUMNS, handshakeSchema)
 export const WEBSOCKETS = table<WebSocketRow>('websocket', 'websocket.csv', WEBSOCKET_COLUMNS, websocketSchema)
-export const TABLES = { measurements: MEASUREMENTS, handshakes: HANDSHAKES, websocket: WEBSOCKETS } as const
+export const TCP = table<TcpRow>('tcp', 'tcp.csv', TCP_COLUMNS, tcpSchema)
+export const TABLES = { measurements: MEASUREMENTS, handshakes: HANDSHAKES, websocket: WEBSOCKETS, tcp: TCP } as const
 
 export function readTable<T>(runDir: string, t: Table<T>): T[] {
   const file = join(runDir, t.file)

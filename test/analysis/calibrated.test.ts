@@ -47,7 +47,7 @@ test('run vs baseline: a machine 2x slower in everything is no change in the cal
   assert.equal(d!.calibrated!.run!.median, 5)
   assert.equal(d!.calibrated!.significant, false)
   // Without the chosen reference on one side, no calibrated comparison.
-  const none = compareRunsCalibrated(base, slow, { measurements: 'loopback', handshakes: 'loopback', websocket: 'loopback' })
+  const none = compareRunsCalibrated(base, slow, { measurements: 'loopback', handshakes: 'loopback', websocket: 'loopback', tcp: 'loopback' })
   assert.ok(none.every((x) => x.calibrated === null))
 })
 

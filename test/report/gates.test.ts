@@ -20,7 +20,7 @@ const delta = (proxy: string, d: number | null, significant: boolean): Delta => 
 const comparison = (deltas: CalibratedDelta[], sameMachine: boolean): BaselineComparison => ({
   id: 'main', kind: 'run', title: 't', machine: 'm', sameMachine, deltas, fingerprintDiff: [], missingFingerprint: [],
   references: { base: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null }, run: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null } },
-  referenceChoice: { measurements: 'direct', handshakes: 'direct', websocket: 'direct' },
+  referenceChoice: { measurements: 'direct', handshakes: 'direct', websocket: 'direct', tcp: 'loopback' },
 })
 
 test('parses every operator', () => {
