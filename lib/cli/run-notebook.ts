@@ -5,13 +5,14 @@ import { userError } from '../core/errors.ts'
 import { consoleLogger } from '../core/log.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
 import { loadBaseline } from '../data/baselines.ts'
-import { SERIES, type SeriesName } from '../data/series.ts'
+import { DEFAULT_SERIES, SERIES, type SeriesName } from '../data/series.ts'
 import { formatFindings, formatVerdictCounts } from '../findings/format.ts'
 import { buildReport, evaluateRun } from '../report/build.ts'
 import { runBench } from '../run/run.ts'
 import { parseFlags } from './flags.ts'
 import { finishOutcome, OUTCOME_FLAGS, OUTCOME_FLAGS_HELP, parseFailOn } from './report-outcome.ts'
 import { parseRunOptions } from './run-options.ts'
+import { BISECT_METRIC_HELP } from './bisect-options.ts'
 
 /** Flags shared by run-all and the series steps (README "run-all flags"). */
 export const RUN_FLAGS = {
@@ -35,11 +36,13 @@ export const RUN_FLAGS = {
   'key-types': { type: 'string' },
   repeats: { type: 'string' },
   duration: { type: 'string' },
+  metric: { type: 'string' },
   ...OUTCOME_FLAGS,
 } as const
 
 export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 × 15 s), full (5 × 30 s); default quick
-  --series LIST         any of ${SERIES.join(',')} (default: all); versions = every catalog version, article and pool-added
+  --series LIST         any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}); versions = every catalog version, article and pool-added;
+                        bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)
   --proxies LIST        haproxy,nginx,envoy,traefik,caddy (default: all five)
   --runtime KIND        auto | docker | native (default auto: docker when an engine answers, else native)
   --images MODE         docker only: offline (build from Debian packages and cached binaries), official, auto
@@ -61,18 +64,22 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --key-types LIST      only the planned cells with these key types: ec256,rsa2048,rsa4096
   --repeats N           minimum repeats per cell instead of the profile's (recorded in the manifest)
   --duration S          measurement window in seconds instead of the profile's (recorded in the manifest)
+${BISECT_METRIC_HELP}
 ${OUTCOME_FLAGS_HELP}
   -h, --help            this help
 
 Exit status: 0 once the run completed (a finding that did not hold is a result), 2 for a bad flag
 or input (one line, before anything runs), 3 when a --fail-on gate failed (everything is written first).`
 
+/** The run flags as parseFlags returns them. */
+export type RunFlagValues = ReturnType<typeof parseFlags<typeof RUN_FLAGS>>
+
 /**
  * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
  * that did not hold is a result, not a failure of the run.
  */
-export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[] }): Promise<number> {
-  const flags = parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
+export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[]; parse?: (argv: string[]) => RunFlagValues }): Promise<number> {
+  const flags = o.parse ? o.parse(argv) : parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
   if (o.fixedSeries && flags.series !== undefined) throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
   const log = consoleLogger()
   const options = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })

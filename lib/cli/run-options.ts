@@ -5,16 +5,17 @@ import { parseProxyList, PROXIES } from '../catalog/stack.ts'
 import { placeholders, TEMPLATE_NAMES } from '../catalog/template.ts'
 import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
-import { isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
+import { DEFAULT_SERIES, isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
 import { defaultCpuLayout, parseCpuOverride } from '../roles/cpus.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
 import { parseFocus } from '../series/focus.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import { IMAGE_MODES, type ImageMode } from '../setup/images.ts'
+import { parseBisectMetric, type BisectFlags } from './bisect-options.ts'
 
 /** The run flags as parsed from the command line: strings, unchecked. */
-export interface RunFlags {
+export interface RunFlags extends BisectFlags {
   profile?: string
   series?: string
   proxies?: string
@@ -151,9 +152,10 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
   if (f['allow-changes'] && !f.resume) throw userError('--allow-changes', 'only means something with --resume', 'Add --resume --out DIR, or drop --allow-changes')
   parseSiteDir(f.site)
   const proxies = f.proxies !== undefined ? parseProxyList(f.proxies) : [...PROXIES]
+  const series = o.fixedSeries ?? parseSeries(f.series ?? DEFAULT_SERIES.join(','))
   return {
     profile: profileWithOverrides(f.profile ?? 'quick', f),
-    series: o.fixedSeries ?? parseSeries(f.series ?? SERIES.join(',')),
+    series,
     proxies,
     runtime,
     images: parseImages(f.images),
@@ -161,6 +163,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     cpus: f.cpus ? parseCpuOverride(f.cpus, defaultCpuLayout()) : defaultCpuLayout(),
     custom,
     focus: parseFocus({ variants: f.variants, keyTypes: f['key-types'] }, proxies, custom.map((c) => c.file)),
+    bisectMetric: parseBisectMetric(f, series),
     out,
     resume: !!f.resume,
     allowChanges: !!f['allow-changes'],

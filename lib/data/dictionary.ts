@@ -16,7 +16,7 @@ const d = (unit: string, meaning: string): ColumnDoc => ({ unit, meaning })
 /** Columns by name, the same meaning in every file that has them. */
 export const COLUMNS: Record<string, ColumnDoc> = {
   run_id: d('', 'the run (results/<run-id>)'),
-  series: d('', 'the series row: same (article config), pool-added, pool-removed, haproxy-reuse, nginx-keepalive, direct, custom, versions, tls-*, ws-*'),
+  series: d('', 'the series row: same (article config), pool-added, pool-removed, haproxy-reuse, nginx-keepalive, direct, custom, versions, bisect, tls-*, ws-*'),
   proxy: d('', 'haproxy, nginx, envoy, traefik, caddy, or direct (the backend without a proxy)'),
   version: d('', 'the proxy version measured (direct: the backend\'s source hash)'),
   variant: d('', 'the config variant (stacks/<proxy>/templates/<variant>.*), custom:<file> for --config'),

@@ -1,8 +1,11 @@
 import type { TableName } from './tables.ts'
 
-/** The series run-all runs (default: all of them, in this order). */
-export const SERIES = ['pooling', 'tls', 'ws', 'versions'] as const
+/** The series run-all can run, in this order. */
+export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'bisect'] as const
 export type SeriesName = (typeof SERIES)[number]
+
+/** What run-all runs without --series: a search (capacity, bisect) runs only when asked for, so quick keeps its time. */
+export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'versions']
 
 export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly string[]).includes(s)
 
@@ -10,6 +13,7 @@ export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly 
 export const SERIES_ROWS = {
   pooling: { measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom'] },
   versions: { measurements: ['versions'] },
+  bisect: { measurements: ['bisect'] },
   tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-calibration'], handshakes: ['tls-handshake'] },
   ws: { websocket: ['ws-echo', 'ws-hold'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>

@@ -5,19 +5,27 @@ import { poolingFindings } from './pooling.ts'
 import { tlsFindings } from './tls.ts'
 import type { Finding } from './types.ts'
 import { versionFindings } from './versions.ts'
+import { bisectFindings } from './bisect.ts'
+import type { BisectPlan } from '../data/bisect.ts'
 import { wsFindings } from './ws.ts'
 
 export type { Finding, Verdict } from './types.ts'
 
 /** Each series' findings from a run's rows: what run-all prints and the article shows. */
-const BY_SERIES: Record<SeriesName, (t: RunTables) => Finding[]> = {
+/** What a series' findings read beside the tables: the bisect's plan (bisect.json). */
+export interface FindingInputs {
+  bisect?: BisectPlan
+}
+
+const BY_SERIES: Record<SeriesName, (t: RunTables, x: FindingInputs) => Finding[]> = {
   pooling: (t) => poolingFindings(t.measurements.filter((r) => POOLING_ROWS.includes(r.series)), documentedReuse),
   tls: (t) => tlsFindings(t.handshakes, t.measurements),
   ws: (t) => wsFindings(t.websocket),
   versions: (t) => versionFindings(t.measurements),
+  bisect: (t, x) => bisectFindings(t.measurements, x.bisect),
 }
 
 /** Findings of the named series (unknown names are skipped), in the order given. */
-export function findingsFor(tables: RunTables, series: readonly string[]): Finding[] {
-  return series.filter(isSeriesName).flatMap((s) => BY_SERIES[s](tables))
+export function findingsFor(tables: RunTables, series: readonly string[], inputs: FindingInputs = {}): Finding[] {
+  return series.filter(isSeriesName).flatMap((s) => BY_SERIES[s](tables, inputs))
 }

@@ -4,6 +4,7 @@ import { CALIBRATION_REFERENCE, compareRunsCalibrated, runReferences } from '../
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { publishedDeltas } from '../analysis/published.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
+import { readBisectPlan } from '../data/bisect.ts'
 import { aggregate, summaryCsvs, type Aggregates } from '../analysis/summary.ts'
 import { listBaselines, loadBaseline, type Baseline } from '../data/baselines.ts'
 import { evaluateClaims, type ClaimResult } from '../claims/evaluate.ts'
@@ -53,7 +54,7 @@ export interface ReportResult {
 }
 
 /** Findings of every series the run holds (the series' own functions, as run-all prints them). */
-export const runFindings = (run: RunData): Finding[] => findingsFor(run, run.manifest.series)
+export const runFindings = (run: RunData): Finding[] => findingsFor(run, run.manifest.series, { bisect: readBisectPlan(run.dir) })
 
 export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly ClaimResult[]): BaselineComparison {
   const id = b.id

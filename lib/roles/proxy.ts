@@ -10,6 +10,7 @@ import { displayPath } from '../core/paths.ts'
 import { LOOPBACK, reachHost } from '../runtime/network.ts'
 import type { Runtime, RunningRole } from '../runtime/types.ts'
 import { COMMAND_NAMES, renderTemplate, TEMPLATE_NAMES, type TemplateVars } from '../catalog/template.ts'
+import { launchPrefix } from '../setup/suites.ts'
 
 export interface ProxyPlan {
   stack: Stack
@@ -40,6 +41,8 @@ export interface PreparedProxy {
   listenPort: number
   argv: string[]
   env: Record<string, string>
+  /** What runs before argv on the host (checker, native runtime): a `debian:<suite>` version's own loader; [] otherwise. */
+  launcher: string[]
 }
 
 /** Renders the config and the command line, then runs the proxy's own checker. */
@@ -66,10 +69,11 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   const names = [...TEMPLATE_NAMES, ...COMMAND_NAMES]
   const argv = plan.stack.start.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
   const env = { ...binaryEnv(plan.stack.proxy, plan.version), ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])) }
-  const prepared = { plan, configFile, listenPort, argv, env }
+  const launcher = launchPrefix(plan.stack.proxy, plan.version)
+  const prepared = { plan, configFile, listenPort, argv, env, launcher }
 
   if (plan.stack.validate && !plan.checked) {
-    const [cmd, ...args] = plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
+    const [cmd, ...args] = [...launcher, ...plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names))]
     const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
     if (r.code !== 0) {
       const copy = keepRejected(configFile, plan.keepCopy)
@@ -106,7 +110,9 @@ export function neverAnswered(message: string, listenPort: number, log: string):
  */
 export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: string, ca: string): Promise<RunningRole> {
   const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
-  const role = await runtime.start({ role: 'proxy', name, argv: p.argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir })
+  // A container has the suite's own root (its image); only the host needs the suite's loader.
+  const argv = runtime.kind === 'native' ? [...p.launcher, ...p.argv] : p.argv
+  const role = await runtime.start({ role: 'proxy', name, argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir })
   try {
     await waitForHttps(p.listenPort, { host: reachHost(runtime, role), ca, timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` })
   } catch (e) {

@@ -1,6 +1,7 @@
 import type { Profile } from '../catalog/profiles.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import type { Logger } from '../core/log.ts'
+import type { BisectMetric } from '../data/bisect.ts'
 import type { SeriesName } from '../data/series.ts'
 import type { CpuLayout } from '../roles/cpus.ts'
 import type { NetworkMode } from '../runtime/network.ts'
@@ -25,6 +26,8 @@ export interface RunOptions {
   custom: CustomConfig[]
   /** --variants / --key-types: only those planned cells run (lib/series/focus.ts). */
   focus?: Focus
+  /** The bisect series' metric (--metric). */
+  bisectMetric?: BisectMetric
   /** The run directory; default results/<run-id>. */
   out?: string
   resume: boolean

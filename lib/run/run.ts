@@ -8,6 +8,7 @@ import { certsDir, repoRoot, stacksDir } from '../core/paths.ts'
 import { readManifest, writeManifest } from '../data/manifest.ts'
 import { readMeasurements } from '../data/measurements.ts'
 import { readRunTables } from '../data/run-data.ts'
+import { readBisectPlan } from '../data/bisect.ts'
 import { formatCalibration, measureCalibration } from '../measure/calibration.ts'
 import { checkTemplates } from '../measure/cell.ts'
 import { SCHEMA_VERSION, type Invocation, type Manifest, type Measurement } from '../data/schema.ts'
@@ -175,7 +176,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
 
   const templateChecks = new Map<string, string | null>()
   const ctx: SeriesContext = {
-    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus,
+    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus, bisectMetric: o.bisectMetric,
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks,
   }
   const findings: Finding[] = []
@@ -201,7 +202,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
       manifest.steps[name] = 'done'
       current = undefined
       save()
-      findings.push(...findingsFor(readRunTables(runDir), [name]))
+      findings.push(...findingsFor(readRunTables(runDir), [name], { bisect: readBisectPlan(runDir) }))
     }
     manifest.finished = new Date().toISOString()
     invocation.finished = manifest.finished

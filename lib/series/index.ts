@@ -1,4 +1,5 @@
 import type { SeriesName } from '../data/series.ts'
+import { bisectSeries } from './bisect.ts'
 import { poolingSeries, type CustomConfig } from './pooling.ts'
 import { tlsSeries } from './tls.ts'
 import type { Series } from './types.ts'
@@ -11,4 +12,5 @@ export const SERIES_PLANS: Record<SeriesName, (custom: CustomConfig[]) => Series
   tls: () => tlsSeries(),
   ws: () => wsSeries(),
   versions: () => versionsSeries(),
+  bisect: () => bisectSeries(),
 }

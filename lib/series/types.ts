@@ -1,4 +1,5 @@
 import type { ProxyName } from '../catalog/stack.ts'
+import type { BisectMetric } from '../data/bisect.ts'
 import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
 import type { Focus } from './focus.ts'
@@ -14,6 +15,8 @@ export interface SeriesContext extends CellContext {
   backendVersion: string
   /** --variants / --key-types: only these cells are measured (lib/series/focus.ts). */
   focus?: Focus
+  /** The bisect series' metric (--metric; default proxy CPU µs/req). */
+  bisectMetric?: BisectMetric
 }
 
 /** One repeat of one cell: produces exactly one row of one table. */

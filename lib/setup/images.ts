@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import type Docker from 'dockerode'
 import { debianVersions, isRoot } from './apt.ts'
-import { binaryPath, loadStack, wheelDir, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { binaryPath, loadStack, suiteOf, wheelDir, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { ensureSuiteRoot } from './suites.ts'
 import { dockerClient } from './docker-engine.ts'
 import { writeFileAtomic } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
@@ -37,9 +38,9 @@ export const imagesDir = () => join(cacheDir(), 'images')
 export const baseDir = join(stacksDir, 'base')
 const BASE_FILES = { 'policy-rc.d': 'usr/sbin/policy-rc.d', '90proxybench': 'etc/apt/apt.conf.d/90proxybench' } as const
 /** The cached rootfs tarball; its name carries a hash of stacks/base so an edit there rebuilds it. */
-export const baseTarball = () => {
+export const baseTarball = (suite = BASE_TAG) => {
   const h = sha256Text(Object.keys(BASE_FILES).map((f) => `${f}\0${readFileSync(join(baseDir, f), 'utf8')}`).join('\0')).slice(0, 8)
-  return join(imagesDir(), `${BASE_TAG}-minbase-${h}.tar`)
+  return join(imagesDir(), `${suite}-minbase-${h}.tar`)
 }
 export const recordsFile = () => join(imagesDir(), 'images.json')
 
@@ -224,25 +225,38 @@ export function mirrorOf(sources: { name: string; text: string } | null): string
   return uris.find((u) => /\/debian\/?$/.test(u))
 }
 
+/** Suites without -updates and -security pockets. */
+const ROLLING = new Set(['sid', 'unstable', 'experimental'])
+
+/** apt sources of another suite's root (lib/setup/suites.ts): the suite, and for a release its -updates and -security pockets. */
+export function suiteSources(suite: string, mirror: string): { name: string; text: string } {
+  const m = mirror.replace(/\/+$/, '')
+  const lines = [`deb ${m} ${suite} main`]
+  if (!ROLLING.has(suite)) lines.push(`deb ${m} ${suite}-updates main`, `deb ${m.replace(/\/debian$/, '/debian-security')} ${suite}-security main`)
+  return { name: 'sources.list', text: lines.join('\n') + '\n' }
+}
+
 /**
  * The base rootfs tarball: debootstrap minbase bookworm, the host's Debian sources,
  * a policy-rc.d that keeps package services from starting, no apt caches. Cached in
- * ~/.cache/proxybench/images/; about 30 s once.
+ * ~/.cache/proxybench/images/; about 30 s once. Another suite (`debian:<suite>` versions)
+ * gets the same files and that suite's sources from the same mirror.
  */
-export async function ensureBaseTarball(log: Logger): Promise<{ path: string; built: boolean; seconds: number }> {
-  const path = baseTarball()
+export async function ensureBaseTarball(log: Logger, suite = BASE_TAG): Promise<{ path: string; built: boolean; seconds: number }> {
+  const path = baseTarball(suite)
   if (existsSync(path)) return { path, built: false, seconds: 0 }
   if (!isRoot()) throw userError('debootstrap', 'building the base image needs root', 'Run: sudo npx zx notebooks/02-stacks.mjs, or --images official on a machine that reaches a registry')
   if (!existsSync('/usr/sbin/debootstrap')) throw userError('debootstrap', 'not installed', 'Run: npx zx notebooks/00-setup.mjs (installs Debian debootstrap)')
   const t0 = Date.now()
   mkdirSync(imagesDir(), { recursive: true })
-  const root = join(imagesDir(), `rootfs.tmp-${process.pid}`)
+  const root = join(imagesDir(), `rootfs.tmp-${suite}-${process.pid}`)
   rmSync(root, { recursive: true, force: true })
-  const sources = debianSources(hostAptSources())
-  const mirror = mirrorOf(sources)
-  log.progress(`debootstrap --variant=minbase ${BASE_TAG}${mirror ? ` (${mirror})` : ''}: about 30 s`)
+  const hostSources = debianSources(hostAptSources())
+  const mirror = mirrorOf(hostSources)
+  const sources = suite === BASE_TAG ? hostSources : mirror ? suiteSources(suite, mirror) : null
+  log.progress(`debootstrap --variant=minbase ${suite}${mirror ? ` (${mirror})` : ''}: about 30 s`)
   try {
-    const r = await exec('/usr/sbin/debootstrap', ['--variant=minbase', BASE_TAG, root, ...(mirror ? [mirror] : [])], { timeoutMs: 15 * 60_000 })
+    const r = await exec('/usr/sbin/debootstrap', ['--variant=minbase', suite, root, ...(mirror ? [mirror] : [])], { timeoutMs: 15 * 60_000 })
     if (r.code !== 0) throw new Error(`debootstrap failed (exit ${r.code}): ${lastLine(r.stderr) || lastLine(r.stdout)}`)
     for (const [file, dest] of Object.entries(BASE_FILES)) {
       copyFileSync(join(baseDir, file), join(root, dest))
@@ -391,6 +405,53 @@ export async function buildPlan(plan: ImagePlan, baseId: string, log: Logger, op
   }
 }
 
+/**
+ * The image of a `debian:<suite>` version: its suite root (lib/setup/suites.ts, the very
+ * files the native runtime runs) packed and `docker import`ed; the binary stays at the
+ * suite's own path (`image_binary`), which the runtime puts in argv[0].
+ */
+export async function importSuiteImage(stack: Stack, v: StackVersion, log: Logger, opts: { force?: boolean; docker?: Docker; prefix?: string } = {}): Promise<{ row: ImageRow; record?: ImageRecord }> {
+  const docker = opts.docker ?? dockerClient()
+  const t0 = Date.now()
+  const tag = imageTag(stack.proxy, v.version)
+  const fail = (note: string) => ({ row: { component: stack.proxy, version: v.version, image: tag, id: '', status: 'failed' as const, seconds: (Date.now() - t0) / 1000, note } })
+  const suite = suiteOf(v)!
+  const built = await ensureSuiteRoot(suite, v.package, v.deb_version!, log)
+  if (built.error) return fail(built.error)
+  const bin = binaryPath(stack.proxy, v)
+  if (!existsSync(bin)) return fail(`${bin} is missing in the ${suite} root; check binary: in stacks/${stack.proxy}/stack.yaml`)
+  const input = sha256Text(JSON.stringify({ source: v.source, package: v.package, deb_version: v.deb_version, binary: await sha256FileCached(bin) })).slice(0, 32)
+  const record = (id: string, seconds: number | null): ImageRecord => ({
+    component: stack.proxy, version: v.version, mode: 'offline', image: tag, id, digest: null, binaries: [bin], image_binary: v.binary, drop_env: [], input, seconds,
+  })
+  const existing = await imageInspect(docker, tag)
+  if (!opts.force && existing?.Config?.Labels?.['proxybench.input'] === input) {
+    return { row: { component: stack.proxy, version: v.version, image: tag, id: existing.Id, status: 'cached', seconds: (Date.now() - t0) / 1000 }, record: record(existing.Id, null) }
+  }
+  mkdirSync(imagesDir(), { recursive: true })
+  const tar = join(imagesDir(), `${suite}-${stack.proxy}-${v.version}.tar.tmp-${process.pid}`)
+  try {
+    log.progress(`${opts.prefix ?? ''}docker import of the ${suite} root with ${v.package}=${v.deb_version} as ${tag}`)
+    const t = await exec('tar', ['--numeric-owner', '-C', built.root, '-cf', tar, '.'], { timeoutMs: 10 * 60_000 })
+    if (t.code !== 0) return fail(`tar of the ${suite} root failed: ${lastLine(t.stderr)}`)
+    const [repo, imgTag] = tag.split(':') as [string, string]
+    const stream = await docker.importImage(createReadStream(tar), {
+      repo,
+      tag: imgTag,
+      changes: ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', `LABEL proxybench.input=${input} proxybench.component=${stack.proxy} proxybench.version=${v.version} proxybench.binary=${v.binary}`],
+    } as object)
+    await follow(docker, stream, () => {})
+    const img = await imageInspect(docker, tag)
+    if (!img || img.Config?.Labels?.['proxybench.input'] !== input) return fail(`docker import finished but ${tag} is not the new image`)
+    const seconds = (Date.now() - t0) / 1000
+    return { row: { component: stack.proxy, version: v.version, image: tag, id: img.Id, status: 'built', seconds }, record: record(img.Id, seconds) }
+  } catch (e) {
+    return fail(`docker import of ${tag} failed: ${errorLine(e)}`)
+  } finally {
+    rmSync(tar, { force: true })
+  }
+}
+
 /* ---------------------------------------------------------------- pulls */
 
 /**
@@ -523,14 +584,21 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
     plans.push(goImagePlan(name, debian.get('wrk')))
   }
   const official: { stack: Stack; v: StackVersion }[] = []
+  const suites: { stack: Stack; v: StackVersion }[] = []
   for (const { stack, v } of versions) {
     if (mode === 'official' && officialRef(stack, v.version)) official.push({ stack, v })
+    else if (suiteOf(v)) suites.push({ stack, v })
     else plans.push(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined))
   }
-  const total = plans.length + official.length
+  const total = plans.length + suites.length + official.length
   let i = 0
   for (const plan of plans) {
     const { row, record } = await buildPlan(plan, base.id, o.log, { force: o.force, docker, prefix: `[${++i}/${total}] ` })
+    rows.push(row)
+    if (record) records.push(record)
+  }
+  for (const { stack, v } of suites) {
+    const { row, record } = await importSuiteImage(stack, v, o.log, { force: o.force, docker, prefix: `[${++i}/${total}] ` })
     rows.push(row)
     if (record) records.push(record)
   }
@@ -549,7 +617,9 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
       const note = (e as Error).message
       if (o.mode === 'auto') {
         // auto falls back to the offline image of that version.
-        const { row, record } = await buildPlan(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined), base.id, o.log, { force: o.force, docker })
+        const { row, record } = suiteOf(v)
+          ? await importSuiteImage(stack, v, o.log, { force: o.force, docker })
+          : await buildPlan(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined), base.id, o.log, { force: o.force, docker })
         rows.push({ ...row, note: `${note}; built offline instead` })
         if (record) records.push(record)
       } else rows.push({ component: stack.proxy, version: v.version, image: ref, id: '', status: 'failed', seconds: (Date.now() - t0) / 1000, note })

@@ -186,7 +186,8 @@ export class DockerRuntime implements Runtime {
     if (!rec) throw new Error(`no Docker image for ${spec.argv[0]} (role ${spec.name}); run: npx zx notebooks/02-stacks.mjs`)
     this.used.set(rec.id || rec.image, { image: rec.image, record: rec })
     const env = Object.fromEntries(Object.entries(spec.env ?? {}).filter(([k]) => !rec.drop_env.includes(k)))
-    const argv = rec.mode === 'official' ? [rec.image_binary, ...spec.argv.slice(1)] : spec.argv
+    // An official image or a suite's root (debian:<suite>) keeps the proxy's binary at its own path.
+    const argv = spec.argv[0] === rec.binaries[0] && rec.image_binary !== spec.argv[0] ? [rec.image_binary, ...spec.argv.slice(1)] : spec.argv
     return { image: rec.id || rec.image, argv, env }
   }
 

@@ -1,0 +1,69 @@
+import { loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
+import { orderVersions } from '../catalog/version-order.ts'
+import { BISECT_ALPHA, BISECT_MIN_EFFECT, BISECT_REPEATS } from '../core/bisect.ts'
+import { userError } from '../core/errors.ts'
+import { bisectResults, readBisectPlan, writeBisectPlan, BISECT_SERIES, type BisectMetric, type BisectPlan, type BisectSearch } from '../data/bisect.ts'
+import { MEASUREMENTS, readTable } from '../data/tables.ts'
+import { catalogCell, type Cell } from '../measure/cell.ts'
+import { closedTasks } from './tasks.ts'
+import type { Phase, Series, SeriesContext } from './types.ts'
+
+/** What a bisect runs on without --variants: the seed's own config. */
+export const BISECT_DEFAULT_VARIANTS = ['article']
+/** Steps a search may take: log2 of 4096 versions, more than any registry lists for one image. */
+const MAX_STEPS = 12
+
+/** One search per proxy and variant over the catalog versions that variant runs on, oldest first. */
+export function catalogPlan(proxies: readonly ProxyName[], variants: readonly string[], metric: BisectMetric): BisectPlan {
+  const searches: BisectSearch[] = []
+  for (const proxy of proxies) {
+    const stack = loadStack(proxy)
+    for (const variant of variants.filter((v) => stack.variants[v])) {
+      const { versions, skipped } = orderVersions(stack.versions.filter((v) => variantRunsOn(stack, variant, v.version)).map((v) => v.version))
+      searches.push({ proxy, variant, source: 'catalog', versions, skipped, images: {} })
+    }
+  }
+  return { metric, alpha: BISECT_ALPHA, min_effect: BISECT_MIN_EFFECT, searches }
+}
+
+/** The cells a search asks for next, each repeated BISECT_REPEATS times (Mann-Whitney needs four a side). */
+function searchCells(search: BisectSearch, versions: readonly string[], connections: number): Cell[] {
+  const stack = loadStack(search.proxy as ProxyName)
+  return versions.map((version) => {
+    const v = stack.versions.find((x) => x.version === version)
+    if (!v) throw new Error(`bisect: ${search.proxy} ${version} is not in stacks/${search.proxy}/stack.yaml`)
+    return catalogCell(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: v })
+  })
+}
+
+/**
+ * The bisect series: the first phase measures the oldest and newest version of each
+ * search, each later phase the middle of the interval that holds the step, until every
+ * search has its adjacent pair. Each phase replays the searches from the rows on disk.
+ */
+export function bisectSeries(): Series {
+  let said = ''
+  const step = (i: number): Phase => ({
+    name: i === 0 ? 'bisect-ends' : `bisect-step-${i}`,
+    tasks: (ctx: SeriesContext) => {
+      const plan = planFor(ctx)
+      const results = bisectResults(plan, readTable(ctx.runDir, MEASUREMENTS))
+      const lines = results.map((r) => r.line).join('\n')
+      if (lines !== said) for (const l of results) ctx.log.info(`bisect: ${l.line}`)
+      said = lines
+      const cells = results.flatMap((r) => (r.state.kind === 'measure' ? searchCells(r.search, r.state.versions, ctx.connections) : []))
+      return closedTasks(cells, { ...ctx, profile: { ...ctx.profile, repeats: Math.max(ctx.profile.repeats, BISECT_REPEATS) } })
+    },
+  })
+  return { name: 'bisect', phases: Array.from({ length: MAX_STEPS + 1 }, (_, i) => step(i)) }
+}
+
+/** The run's plan: the one in bisect.json (a resumed run keeps its own), else planned now and written. */
+function planFor(ctx: SeriesContext): BisectPlan {
+  const kept = readBisectPlan(ctx.runDir)
+  if (kept) return kept
+  const plan = catalogPlan(ctx.proxies, ctx.focus?.variants ?? BISECT_DEFAULT_VARIANTS, ctx.bisectMetric ?? 'cpu')
+  if (plan.searches.length === 0) throw userError('--variants', `none of ${(ctx.focus?.variants ?? BISECT_DEFAULT_VARIANTS).join(', ')} is a variant of ${ctx.proxies.join(', ')}`, 'Name a variant of the proxy (stacks/<proxy>/stack.yaml)')
+  writeBisectPlan(ctx.runDir, plan)
+  return plan
+}

@@ -1,0 +1,168 @@
+import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, renameSync, rmSync } from 'node:fs'
+import { dirname, join, posix } from 'node:path'
+import { binaryPath, suiteOf, suiteRoot, type ProxyName, type StackVersion } from '../catalog/stack.ts'
+import { exec, lastLine } from '../core/exec.ts'
+import type { Logger } from '../core/log.ts'
+import { ensureBaseTarball } from './images.ts'
+
+/**
+ * Versions from other Debian suites (`source: debian:<suite>`): a debootstrap minbase root
+ * of the suite (cached as a tarball, like the bookworm base) with the one package installed
+ * at its pinned Debian version, kept unpacked in ~/.cache/proxybench/suites/.
+ *
+ * Native runtime: the suite's binary runs with the suite's own dynamic loader and library
+ * path (`<root>/…/ld-linux-x86-64.so.2 --inhibit-cache --library-path <root libs> <binary>`):
+ * every byte of code is the suite's, yet config, certificates and run_dir keep their host
+ * paths and the process is the proxy itself, in the same cgroup and under the same taskset
+ * (a chroot would need every one of those bind-mounted in, and root).
+ * Docker runtime: the same root, packed and `docker import`ed (lib/setup/images.ts).
+ */
+
+/* ---------------------------------------------------------------- the suite's loader */
+
+/** The ELF program interpreter (PT_INTERP) of a 64-bit little-endian binary; null for a static one. */
+export function elfInterpreter(file: string): string | null {
+  const fd = openSync(file, 'r')
+  try {
+    const read = (pos: number, len: number) => {
+      const b = Buffer.alloc(len)
+      readSync(fd, b, 0, len, pos)
+      return b
+    }
+    const h = read(0, 64)
+    if (h.readUInt32BE(0) !== 0x7f454c46 || h[4] !== 2 || h[5] !== 1) return null
+    const phoff = Number(h.readBigUInt64LE(32))
+    const phentsize = h.readUInt16LE(54)
+    const phnum = h.readUInt16LE(56)
+    for (let i = 0; i < phnum; i++) {
+      const ph = read(phoff + i * phentsize, phentsize)
+      if (ph.readUInt32LE(0) !== 3) continue // PT_INTERP
+      const off = Number(ph.readBigUInt64LE(8))
+      const size = Number(ph.readBigUInt64LE(32))
+      return read(off, size).toString('latin1').replace(/\0+$/, '')
+    }
+    return null
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * A path inside `root` with every symlink followed as the suite sees it: an absolute link
+ * target is under `root`, not the host's (merged /usr: /lib64 → usr/lib64, and the loader
+ * there → /lib/x86_64-linux-gnu/…).
+ */
+export function resolveInRoot(root: string, path: string): string {
+  const parts = path.split('/').filter(Boolean)
+  const done: string[] = []
+  for (let hops = 0; parts.length > 0; ) {
+    const part = parts.shift()!
+    if (part === '.') continue
+    if (part === '..') {
+      done.pop()
+      continue
+    }
+    const host = join(root, ...done, part)
+    let link: string | null = null
+    try {
+      if (lstatSync(host).isSymbolicLink()) link = readlinkSync(host)
+    } catch {}
+    if (link === null) {
+      done.push(part)
+      continue
+    }
+    if (++hops > 40) throw new Error(`${path} in ${root}: too many symbolic links`)
+    if (link.startsWith('/')) done.length = 0
+    parts.unshift(...link.split('/').filter(Boolean))
+  }
+  return join(root, ...done)
+}
+
+/** argv before the binary for the native runtime (and the checker): the suite's loader and libraries; [] for a static binary. */
+export function suiteLauncher(root: string, binary: string): string[] {
+  const interp = elfInterpreter(binary)
+  if (!interp) return []
+  const loader = resolveInRoot(root, interp)
+  // The loader lives in the multiarch directory (…/lib/x86_64-linux-gnu); libraries are there and under usr/.
+  const triplet = posix.basename(dirname(loader))
+  const dirs = [`lib/${triplet}`, `usr/lib/${triplet}`, 'lib', 'usr/lib'].map((d) => resolveInRoot(root, d)).filter((d, i, all) => existsSync(d) && all.indexOf(d) === i)
+  return [loader, '--inhibit-cache', '--library-path', dirs.join(':')]
+}
+
+/** The launcher of a catalog version: the suite's loader for `debian:<suite>`, else nothing. */
+export function launchPrefix(proxy: ProxyName, v: StackVersion): string[] {
+  const suite = suiteOf(v)
+  if (!suite) return []
+  const bin = binaryPath(proxy, v)
+  return existsSync(bin) ? suiteLauncher(suiteRoot(suite, v.package, v.deb_version!), bin) : []
+}
+
+/* ---------------------------------------------------------------- building a root */
+
+/**
+ * The unpacked suite root with `package=debVersion` installed. Built in a temp dir renamed
+ * on success (an interrupted setup never leaves a root that looks complete); about a
+ * minute the first time for a suite (debootstrap), seconds per package after that.
+ */
+export async function ensureSuiteRoot(suite: string, pkg: string, debVersion: string, log: Logger): Promise<{ root: string; built: boolean; error?: string }> {
+  const root = suiteRoot(suite, pkg, debVersion)
+  if (existsSync(root)) return { root, built: false }
+  let base: string
+  try {
+    base = (await ensureBaseTarball(log, suite)).path
+  } catch (e) {
+    return { root, built: false, error: (e as Error).message }
+  }
+  const tmp = `${root}.tmp-${process.pid}`
+  rmSync(tmp, { recursive: true, force: true })
+  mkdirSync(tmp, { recursive: true })
+  try {
+    const x = await exec('tar', ['--numeric-owner', '-C', tmp, '-xf', base], { timeoutMs: 10 * 60_000 })
+    if (x.code !== 0) return { root, built: false, error: `unpacking ${base} failed: ${lastLine(x.stderr)}` }
+    // Name resolution inside the chroot for apt.
+    if (existsSync('/etc/resolv.conf')) copyFileSync('/etc/resolv.conf', join(tmp, 'etc/resolv.conf'))
+    log.progress(`${suite}: apt-get install ${pkg}=${debVersion}`)
+    const env = { DEBIAN_FRONTEND: 'noninteractive', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }
+    const script = `apt-get update -q && apt-get install -y -q --no-install-recommends ${pkg}=${debVersion} && apt-get clean && rm -rf /var/lib/apt/lists/*`
+    const r = await exec('chroot', [tmp, '/bin/sh', '-c', script], { env, timeoutMs: 15 * 60_000 })
+    if (r.code !== 0) return { root, built: false, error: `${suite}: apt-get install ${pkg}=${debVersion} failed: ${lastLine(r.stderr) || lastLine(r.stdout)} (is it still served? npm run catalog -- --check)` }
+    mkdirSync(dirname(root), { recursive: true })
+    renameSync(tmp, root)
+    return { root, built: true }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+/** Package versions offered by a suite, as apt inside its cached root sees them now (`apt-cache madison`). */
+export async function suiteOffers(suite: string, pkg: string, log: Logger): Promise<{ versions: string[]; error?: string }> {
+  let base: string
+  try {
+    base = (await ensureBaseTarball(log, suite)).path
+  } catch (e) {
+    return { versions: [], error: (e as Error).message }
+  }
+  const tmp = join(dirname(base), `madison.tmp-${suite}-${process.pid}`)
+  rmSync(tmp, { recursive: true, force: true })
+  mkdirSync(tmp, { recursive: true })
+  try {
+    const x = await exec('tar', ['--numeric-owner', '-C', tmp, '-xf', base], { timeoutMs: 10 * 60_000 })
+    if (x.code !== 0) return { versions: [], error: `unpacking ${base} failed: ${lastLine(x.stderr)}` }
+    if (existsSync('/etc/resolv.conf')) copyFileSync('/etc/resolv.conf', join(tmp, 'etc/resolv.conf'))
+    const r = await exec('chroot', [tmp, '/bin/sh', '-c', `apt-get update -q >/dev/null && apt-cache madison ${pkg}`], { timeoutMs: 10 * 60_000 })
+    if (r.code !== 0) return { versions: [], error: `${suite}: apt-get update failed: ${lastLine(r.stderr)}` }
+    return { versions: parseMadison(r.stdout) }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+/** Debian versions of `apt-cache madison` output, once each, in its order. */
+export function parseMadison(out: string): string[] {
+  const seen = new Set<string>()
+  for (const line of out.split('\n')) {
+    const cols = line.split('|').map((c) => c.trim())
+    if (cols.length >= 3 && cols[1]) seen.add(cols[1])
+  }
+  return [...seen]
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env zx
+// Which release changed this? Halves the catalog versions of one proxy until two adjacent ones differ.
+import './_ts.mjs'
+
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { runFromFlags, RUN_FLAGS, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
+const { bisectRunFlags } = await import('../lib/cli/bisect-options.ts')
+
+const HELP = `Usage: npx zx notebooks/bisect.mjs --proxy NAME [--variant LIST] [--metric cpu|conns] [options]
+       (the same as: npx zx notebooks/run-all.mjs --series bisect --proxies NAME --variants LIST)
+
+Measures the oldest and newest catalog versions of the proxy (stacks/<proxy>/stack.yaml,
+semver order) with each variant (default article), then the middle of the interval whose
+ends differ, until two adjacent versions differ significantly (Mann-Whitney at α = 0.05 and
+the ratio's interval outside ±10%), and prints the step:
+  nginx upstream-default: the step is between 1.26.3 and 1.30.6: 0.62x [0.58, 0.66] proxy CPU µs/req …
+Each version gets at least 5 repeats. Rows: measurements.csv, series bisect; the plan: bisect.json.
+
+  --proxy NAME          the proxy to bisect (one)
+  --variant LIST        its variants, each bisected on its own (default article)
+Options:
+${RUN_FLAGS_HELP}`
+
+const { series, proxies, variants, ...flags } = RUN_FLAGS
+const SPEC = { ...flags, proxy: { type: 'string' }, variant: { type: 'string' } }
+
+await runNotebook(() => runFromFlags(notebookArgs('bisect.mjs'), {
+  notebook: 'notebooks/bisect.mjs', help: HELP, install: false, fixedSeries: ['bisect'],
+  parse: (argv) => bisectRunFlags(parseFlags(argv, SPEC, HELP, 'notebooks/bisect.mjs')),
+}))
