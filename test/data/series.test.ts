@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PROXIES } from '../../lib/catalog/stack.ts'
+import { BISECT_SERIES } from '../../lib/data/bisect.ts'
 import { ROW_SERIES } from '../../lib/data/series.ts'
 import { poolingCells } from '../../lib/series/pooling.ts'
 import { tlsSeries } from '../../lib/series/tls.ts'
@@ -9,7 +10,7 @@ import { wsSeries } from '../../lib/series/ws.ts'
 
 test('ROW_SERIES lists exactly the series the harness writes (lib/series)', () => {
   const pooling = poolingCells(PROXIES, { connections: 10, backendVersion: 'x', custom: [{ proxy: 'nginx', file: '/tmp/my.conf' }] }).map((c) => c.series)
-  const written = new Set([...pooling, ...[versionsSeries(), tlsSeries(), wsSeries()].flatMap((x) => x.phases.map((p) => p.name))])
+  const written = new Set([...pooling, BISECT_SERIES, ...[versionsSeries(), tlsSeries(), wsSeries()].flatMap((x) => x.phases.map((p) => p.name))])
   assert.deepEqual([...new Set(Object.values(ROW_SERIES).flat())].sort(), [...written].sort())
   assert.deepEqual(ROW_SERIES.handshakes, ['tls-handshake'])
   assert.deepEqual(ROW_SERIES.websocket, ['ws-echo', 'ws-hold'])
