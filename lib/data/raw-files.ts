@@ -4,7 +4,7 @@ import { join } from 'node:path'
  * Names of the generators' raw outputs in a run's raw/ folder, built and parsed here only:
  * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-<rate>rps|-echo|-hold]-r<repeat>.<kind>
  */
-export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json'
+export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json' | 'latency.json'
 
 export interface RawCell {
   series: string
@@ -38,7 +38,7 @@ export interface ParsedRawName extends RawCell {
   kind: RawKind
 }
 
-const NAME = /^([a-z]+(?:-[a-z]+)*?)-(haproxy|nginx|envoy|traefik|caddy|direct)-([^-]+)-(.+)-(ec256|rsa2048|rsa4096)-c(\d+)(?:-(\d+)rps|-(echo|hold))?-r(\d+)\.(wrk\.txt|open\.json|handshake\.json|ws-echo\.json|ws-hold\.json)$/
+const NAME = /^([a-z]+(?:-[a-z]+)*?)-(haproxy|nginx|envoy|traefik|caddy|direct)-([^-]+)-(.+)-(ec256|rsa2048|rsa4096)-c(\d+)(?:-(\d+)rps|-(echo|hold))?-r(\d+)\.(wrk\.txt|open\.json|handshake\.json|ws-echo\.json|ws-hold\.json|latency\.json)$/
 
 /** The cell and repeat a raw file belongs to; null for any other file. */
 export function parseRawName(file: string): ParsedRawName | null {

@@ -1,9 +1,10 @@
 import { readFileSync, rmSync } from 'node:fs'
+import { writeLatencySpectrum } from '../data/latency.ts'
 import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { Measurement } from '../data/schema.ts'
 import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
-import { parseWrkOutput, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
+import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
 import { disturbance, measuredCores, readProcStat, rolesOnNs, type CpuTimes } from './disturbance.ts'
 import { measurementRow, outcomes } from './rows.ts'
@@ -35,6 +36,8 @@ export async function measureClosed(cell: Cell, repeat: number, ctx: CellContext
     const genThreads = cpuCount(ctx.cpus.generator)
     const raw = rawFile(ctx.runDir, name, 'wrk.txt')
     rmSync(raw, { force: true })
+    // A spectrum left by an interrupted attempt must not pass for this one's.
+    rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
     const generator = await ctx.runtime.start({
       role: 'generator', name: `generator-${name}`,
       argv: wrkArgv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
@@ -53,7 +56,10 @@ export async function measureClosed(cell: Cell, repeat: number, ctx: CellContext
     // wrk stops itself after -d; if it does not, the row says so instead of the run hanging.
     const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
     if (hung) await ctx.runtime.stop(generator)
-    const report = parseWrkOutput(readFileSync(raw, 'utf8'))
+    const output = readFileSync(raw, 'utf8')
+    const report = parseWrkOutput(output)
+    const spectrum = parseWrkSpectrum(output)
+    if (spectrum) writeLatencySpectrum(ctx.runDir, name, spectrum)
 
     const windowS = Number(b.at - a.at) / 1e9
     const requests = b.stats.requests - a.stats.requests

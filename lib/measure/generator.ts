@@ -1,4 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs'
+import { loadgenSpectrum, writeLatencySpectrum, type LoadgenSpectrum } from '../data/latency.ts'
+import { rawFile } from '../data/raw-files.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseLoadgenOutput } from '../roles/loadgen.ts'
 import type { RunningRole } from '../runtime/types.ts'
@@ -23,6 +25,8 @@ export interface GeneratorRun<T> {
  */
 export async function runGenerator<T>(ctx: CellContext, name: string, argv: string[], logFile: string, watch: RunningRole[], roles: RunningRole[], expectedS: number): Promise<GeneratorRun<T>> {
   rmSync(logFile, { force: true })
+  // A spectrum left by an interrupted attempt must not pass for this one's.
+  rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
   // Every role already started (backend, proxy) is read too: the disturbance needs the CPU of all roles on the measured cores.
   const started = [...new Set([...watch, ...roles])]
   const before = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
@@ -43,6 +47,9 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   const expected = rolesOnNs(cores, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }])
   const died = watch.find((r) => r.exit)
   const result = parseLoadgenOutput<T>(readFileSync(logFile, 'utf8'))
+  // open, handshake and ws-echo print their whole latency distribution: kept beside the log.
+  const spectrum = (result as { latency_spectrum?: LoadgenSpectrum } | null)?.latency_spectrum
+  if (spectrum) writeLatencySpectrum(ctx.runDir, name, loadgenSpectrum(argv[1]!, spectrum))
   return {
     result,
     cpuNs: new Map(watch.map((r) => [r, used.get(r)!])),

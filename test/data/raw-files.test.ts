@@ -11,6 +11,8 @@ test('raw file names round-trip for every kind, with the rate or WebSocket mode'
   assert.deepEqual(parseRawName(`${repeatStem(ws, 1, { mode: 'hold' })}.ws-hold.json`), { ...ws, rate: null, mode: 'hold', repeat: 1, kind: 'ws-hold.json' })
   const direct = { series: 'direct', proxy: 'direct', version: 'ce391f9ff9ea99eb', variant: 'direct', keyType: 'ec256', connections: 200 }
   assert.deepEqual(parseRawName(`${repeatStem(direct, 3)}.wrk.txt`), { ...direct, rate: null, mode: null, repeat: 3, kind: 'wrk.txt' })
+  // A repeat's latency spectrum sits beside its generator output under the same stem.
+  assert.deepEqual(parseRawName(`${repeatStem(cell, 2, { rate: 700 })}.latency.json`), { ...cell, rate: 700, mode: null, repeat: 2, kind: 'latency.json' })
 })
 
 test("a user config's file name is made safe in raw and config names", () => {
