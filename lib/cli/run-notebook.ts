@@ -6,9 +6,11 @@ import { consoleLogger } from '../core/log.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
 import { loadBaseline } from '../data/baselines.ts'
 import { DEFAULT_SERIES, SERIES, type SeriesName } from '../data/series.ts'
+import { SLO_HELP } from '../data/slo.ts'
 import { formatFindings, formatVerdictCounts } from '../findings/format.ts'
 import { buildReport, evaluateRun } from '../report/build.ts'
 import { runBench } from '../run/run.ts'
+import { CAPACITY_DEFAULT_SLO, CAPACITY_DEFAULTS } from '../series/capacity.ts'
 import { parseFlags } from './flags.ts'
 import { finishOutcome, OUTCOME_FLAGS, OUTCOME_FLAGS_HELP, parseFailOn } from './report-outcome.ts'
 import { parseRunOptions } from './run-options.ts'
@@ -36,12 +38,16 @@ export const RUN_FLAGS = {
   'key-types': { type: 'string' },
   repeats: { type: 'string' },
   duration: { type: 'string' },
+  slo: { type: 'string' },
+  budget: { type: 'string' },
+  'start-rps': { type: 'string' },
   metric: { type: 'string' },
   ...OUTCOME_FLAGS,
 } as const
 
 export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 × 15 s), full (5 × 30 s); default quick
   --series LIST         any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}); versions = every catalog version, article and pool-added;
+                        capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);
                         bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)
   --proxies LIST        haproxy,nginx,envoy,traefik,caddy (default: all five)
   --runtime KIND        auto | docker | native (default auto: docker when an engine answers, else native)
@@ -64,6 +70,9 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --key-types LIST      only the planned cells with these key types: ec256,rsa2048,rsa4096
   --repeats N           minimum repeats per cell instead of the profile's (recorded in the manifest)
   --duration S          measurement window in seconds instead of the profile's (recorded in the manifest)
+  --slo "TERMS"         capacity: what a rate must meet, default "${CAPACITY_DEFAULT_SLO}" (${SLO_HELP})
+  --budget S            capacity: seconds of steps each proxy's search may take (default ${CAPACITY_DEFAULTS.budgetS})
+  --start-rps N         capacity: the first rate tried, then doubled while it passes (default ${CAPACITY_DEFAULTS.startRps})
 ${BISECT_METRIC_HELP}
 ${OUTCOME_FLAGS_HELP}
   -h, --help            this help

@@ -12,10 +12,11 @@ import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
 import { parseFocus } from '../series/focus.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import { IMAGE_MODES, type ImageMode } from '../setup/images.ts'
+import { parseCapacityOptions, type CapacityFlags } from './capacity-options.ts'
 import { parseBisectMetric, type BisectFlags } from './bisect-options.ts'
 
 /** The run flags as parsed from the command line: strings, unchecked. */
-export interface RunFlags extends BisectFlags {
+export interface RunFlags extends CapacityFlags, BisectFlags {
   profile?: string
   series?: string
   proxies?: string
@@ -163,6 +164,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     cpus: f.cpus ? parseCpuOverride(f.cpus, defaultCpuLayout()) : defaultCpuLayout(),
     custom,
     focus: parseFocus({ variants: f.variants, keyTypes: f['key-types'] }, proxies, custom.map((c) => c.file)),
+    capacity: parseCapacityOptions(f, series),
     bisectMetric: parseBisectMetric(f, series),
     out,
     resume: !!f.resume,

@@ -16,7 +16,7 @@ const d = (unit: string, meaning: string): ColumnDoc => ({ unit, meaning })
 /** Columns by name, the same meaning in every file that has them. */
 export const COLUMNS: Record<string, ColumnDoc> = {
   run_id: d('', 'the run (results/<run-id>)'),
-  series: d('', 'the series row: same (article config), pool-added, pool-removed, haproxy-reuse, nginx-keepalive, direct, custom, versions, bisect, tls-*, ws-*'),
+  series: d('', 'the series row: same (article config), pool-added, pool-removed, haproxy-reuse, nginx-keepalive, direct, custom, versions, bisect, capacity (a step of the capacity search), tls-*, ws-*'),
   proxy: d('', 'haproxy, nginx, envoy, traefik, caddy, or direct (the backend without a proxy)'),
   version: d('', 'the proxy version measured (direct: the backend\'s source hash)'),
   variant: d('', 'the config variant (stacks/<proxy>/templates/<variant>.*), custom:<file> for --config'),
@@ -48,6 +48,7 @@ export const COLUMNS: Record<string, ColumnDoc> = {
   steal_share: d('fraction of ticks', 'hypervisor steal on the measured role\'s cores in the window; > 0.02 makes the window disturbed'),
   foreign_cpu_share: d('fraction of ticks', 'CPU on the measured role\'s cores not accounted to any bench role; > 0.10 makes the window disturbed'),
   invocation: d('', 'the manifest invocation (start or --resume) that measured the row'),
+  slo: d('', 'capacity rows: the SLO the step was judged against, e.g. p99<10ms,errors<0.1% (errors count dropped requests too); empty in other series'),
   handshakes: d('count', 'full TLS handshakes completed in the window'),
   resumed: d('count', 'resumed handshakes (must be 0; a row with one is invalid)'),
   rate: d('handshakes/s', 'handshakes per second (machine-specific)'),

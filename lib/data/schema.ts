@@ -12,6 +12,8 @@ export const MEASUREMENT_COLUMNS = [
   'steal_share', 'foreign_cpu_share',
   // The manifest invocation that wrote the row; empty in files written before it.
   'invocation',
+  // The SLO a capacity step was judged against (lib/data/slo.ts); empty in other series and older files.
+  'slo',
 ] as const
 
 const num = z.number().finite()
@@ -53,6 +55,8 @@ export const measurementSchema = z.object({
   foreign_cpu_share: optNum,
   /** Id of the manifest's invocation that measured the row (null: written before invocations were recorded). */
   invocation: z.number().int().positive().nullable().optional(),
+  /** Capacity rows: the SLO the step was judged against, as written (lib/data/slo.ts); absent elsewhere. */
+  slo: z.string().optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>

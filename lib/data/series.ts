@@ -1,7 +1,7 @@
 import type { TableName } from './tables.ts'
 
 /** The series run-all can run, in this order. */
-export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'bisect'] as const
+export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'capacity', 'bisect'] as const
 export type SeriesName = (typeof SERIES)[number]
 
 /** What run-all runs without --series: a search (capacity, bisect) runs only when asked for, so quick keeps its time. */
@@ -16,6 +16,7 @@ export const SERIES_ROWS = {
   bisect: { measurements: ['bisect'] },
   tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-calibration'], handshakes: ['tls-handshake'] },
   ws: { websocket: ['ws-echo', 'ws-hold'] },
+  capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>
 
 /** The `series` values of the pooling rows in measurements.csv. */

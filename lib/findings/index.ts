@@ -1,6 +1,7 @@
 import { documentedReuse } from '../catalog/reuse.ts'
 import type { RunTables } from '../data/run-data.ts'
 import { isSeriesName, POOLING_ROWS, type SeriesName } from '../data/series.ts'
+import { capacityFindings } from './capacity.ts'
 import { poolingFindings } from './pooling.ts'
 import { tlsFindings } from './tls.ts'
 import type { Finding } from './types.ts'
@@ -22,6 +23,7 @@ const BY_SERIES: Record<SeriesName, (t: RunTables, x: FindingInputs) => Finding[
   tls: (t) => tlsFindings(t.handshakes, t.measurements),
   ws: (t) => wsFindings(t.websocket),
   versions: (t) => versionFindings(t.measurements),
+  capacity: (t) => capacityFindings(t.measurements),
   bisect: (t, x) => bisectFindings(t.measurements, x.bisect),
 }
 

@@ -14,7 +14,7 @@ export function measurementRow(cell: Cell, repeat: number, ctx: CellContext, o: 
     model: o.model, connections: cell.connections, target_rps: o.targetRps, duration_s: o.durationS, repeat,
     requests: 0, errors: 0, rps: null, p50_ms: null, p90_ms: null, p99_ms: null, p999_ms: null, max_ms: null,
     proxy_cpu_us_per_req: null, backend_cpu_us_per_req: null, generator_cpu_share: null, backend_conns_per_1k_req: null,
-    max_vus: null, dropped: null, status: 'valid', reason: '', proxy_cpu_share: null, runtime: ctx.runtime.kind, started_at: started, steal_share: null, foreign_cpu_share: null,
+    max_vus: null, dropped: null, status: 'valid', reason: '', proxy_cpu_share: null, runtime: ctx.runtime.kind, started_at: started, steal_share: null, foreign_cpu_share: null, slo: '',
     ...fields,
   })
 }

@@ -5,6 +5,7 @@ import type { BisectMetric } from '../data/bisect.ts'
 import type { SeriesName } from '../data/series.ts'
 import type { CpuLayout } from '../roles/cpus.ts'
 import type { NetworkMode } from '../runtime/network.ts'
+import type { CapacitySettings } from '../series/capacity.ts'
 import type { Focus } from '../series/focus.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import type { ImageMode } from '../setup/images.ts'
@@ -26,6 +27,8 @@ export interface RunOptions {
   custom: CustomConfig[]
   /** --variants / --key-types: only those planned cells run (lib/series/focus.ts). */
   focus?: Focus
+  /** The capacity series' SLO, budget and start rate (--slo, --budget, --start-rps). */
+  capacity?: CapacitySettings
   /** The bisect series' metric (--metric). */
   bisectMetric?: BisectMetric
   /** The run directory; default results/<run-id>. */

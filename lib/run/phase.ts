@@ -68,7 +68,7 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
       // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
       row.status = 'invalid'
       row.reason = [disturbed, row.reason].filter(Boolean).join('; ')
-    } else if (disturbed) log.warn(`${task.label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
+    } else if (disturbed && !isDisturbed(row)) log.warn(`${task.label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
     if (invocation !== null) row.invocation = invocation
     appendRow(runDir, task.table, row)
     if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}`)

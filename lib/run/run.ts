@@ -178,6 +178,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   const ctx: SeriesContext = {
     runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus, bisectMetric: o.bisectMetric,
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks,
+    capacity: o.capacity,
   }
   const findings: Finding[] = []
   try {

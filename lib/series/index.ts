@@ -1,16 +1,18 @@
 import type { SeriesName } from '../data/series.ts'
 import { bisectSeries } from './bisect.ts'
+import { capacitySeries } from './capacity.ts'
 import { poolingSeries, type CustomConfig } from './pooling.ts'
 import { tlsSeries } from './tls.ts'
 import type { Series } from './types.ts'
 import { versionsSeries } from './versions.ts'
 import { wsSeries } from './ws.ts'
 
-/** The plan of each series; users' own configs join the pooling series. */
+/** The plan of each series; users' own configs join the pooling series (and the capacity search, when --variants names them). */
 export const SERIES_PLANS: Record<SeriesName, (custom: CustomConfig[]) => Series> = {
   pooling: poolingSeries,
   tls: () => tlsSeries(),
   ws: () => wsSeries(),
   versions: () => versionsSeries(),
+  capacity: capacitySeries,
   bisect: () => bisectSeries(),
 }

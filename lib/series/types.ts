@@ -2,6 +2,7 @@ import type { ProxyName } from '../catalog/stack.ts'
 import type { BisectMetric } from '../data/bisect.ts'
 import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
+import type { CapacitySettings } from './capacity.ts'
 import type { Focus } from './focus.ts'
 import type { Cell, CellContext } from '../measure/cell.ts'
 
@@ -15,6 +16,8 @@ export interface SeriesContext extends CellContext {
   backendVersion: string
   /** --variants / --key-types: only these cells are measured (lib/series/focus.ts). */
   focus?: Focus
+  /** The capacity series' SLO, budget and start rate (--slo, --budget, --start-rps). */
+  capacity?: CapacitySettings
   /** The bisect series' metric (--metric; default proxy CPU µs/req). */
   bisectMetric?: BisectMetric
 }

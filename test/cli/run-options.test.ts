@@ -11,7 +11,7 @@ import { memoryLogger } from '../../lib/core/log.ts'
 
 test('flags: unknown or unbuilt series, bad --config: one line each', () => {
   assert.deepEqual(parseSeries('pooling'), ['pooling'])
-  assert.throws(() => parseSeries('pooling,bogus'), (e: Error) => e instanceof UserError && e.message === '--series: unknown series "bogus". Use a comma-separated list of: pooling, tls, ws, versions, bisect')
+  assert.throws(() => parseSeries('pooling,bogus'), (e: Error) => e instanceof UserError && e.message === '--series: unknown series "bogus". Use a comma-separated list of: pooling, tls, ws, versions, capacity, bisect')
   assert.deepEqual(parseSeries('versions'), ['versions'])
   assert.throws(() => parseCustomConfigs(['nginx']), /--config: cannot read "nginx"\. Write --config <proxy>=<path>/)
   assert.throws(() => parseCustomConfigs(['apache=/etc/passwd']), /--config: unknown proxy "apache"/)

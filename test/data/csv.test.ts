@@ -8,6 +8,14 @@ import { MEASUREMENT_COLUMNS, type Measurement } from '../../lib/data/schema.ts'
 import { MEASUREMENTS } from '../../lib/data/tables.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 
+/** The file as an older run wrote it: the columns from `first` on absent (they were added at the end). */
+const before = (text: string, first: string) => {
+  const header = text.split('\n')[0]!.split(',')
+  // From the end: a quoted value with commas shifts the columns before it, never the last ones.
+  const drop = header.length - header.indexOf(first)
+  return text.trim().split('\n').map((l) => l.split(',').slice(0, -drop).join(',')).join('\n') + '\n'
+}
+
 /** A row whose strings need CSV quoting. */
 const row: Measurement = {
   run_id: 'r1', series: 'same', proxy: 'nginx', version: '1.31.3', variant: 'custom:my, "odd".conf', key_type: 'ec256', model: 'closed', connections: 200,
@@ -24,7 +32,8 @@ test('measurements round-trip through the CSV with the README "Data" columns, qu
   assert.equal(text.split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   assert.equal(text.trim().split('\n').length, 3)
   const back = readMeasurements(dir)
-  assert.deepEqual(back[0], row)
+  // An empty string cell reads as '' (a file without the column: absent).
+  assert.deepEqual(back[0], { ...row, slo: '' })
   assert.equal(back[1]!.proxy_cpu_us_per_req, null)
   assert.equal(back[1]!.reason, 'errors 5.0% >= 1%')
   assert.notEqual(MEASUREMENTS.key(back[0]!), MEASUREMENTS.key(back[1]!))
@@ -44,8 +53,7 @@ test('a CSV written before steal_share and foreign_cpu_share reads them as null,
   appendMeasurement(dir, row)
   const file = join(dir, 'measurements.csv')
   // The same file as an older run wrote it: the three last columns absent.
-  const old = readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split(',').slice(0, -3).join(',')).join('\n') + '\n'
-  writeFileSync(file, old)
+  writeFileSync(file, before(readFileSync(file, 'utf8'), 'steal_share'))
   assert.deepEqual(readMeasurements(dir)[0], { ...row, steal_share: null, foreign_cpu_share: null, invocation: null })
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))
@@ -57,7 +65,7 @@ test('a CSV written before the invocation column reads it as null; a resumed app
   const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
   appendMeasurement(dir, row)
   const file = join(dir, 'measurements.csv')
-  writeFileSync(file, readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split(',').slice(0, -1).join(',')).join('\n') + '\n')
+  writeFileSync(file, before(readFileSync(file, 'utf8'), 'invocation'))
   assert.equal(readMeasurements(dir)[0]!.invocation, null)
   appendMeasurement(dir, { ...row, repeat: 2, invocation: 3 })
   assert.deepEqual(readMeasurements(dir).map((r) => r.invocation), [null, 3])
