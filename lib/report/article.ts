@@ -6,6 +6,7 @@ import { dataSection } from './sections/data.ts'
 import { glanceSection } from './sections/glance.ts'
 import type { ArticleInput, Section } from './sections/input.ts'
 import { isolationSection } from './sections/isolation.ts'
+import { latencySection } from './sections/latency.ts'
 import { openModelSection } from './sections/open-model.ts'
 import { poolDefaultsSection } from './sections/pool-defaults.ts'
 import { poolingSection } from './sections/pooling.ts'
@@ -36,6 +37,7 @@ const SECTIONS: readonly Section[] = [
   isolationSection,
   tlsSection,
   openModelSection,
+  latencySection,
   versionsSection,
   websocketSection,
   claimsSection,

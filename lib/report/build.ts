@@ -9,6 +9,7 @@ import { aggregate, summaryCsvs, type Aggregates } from '../analysis/summary.ts'
 import { listBaselines, loadBaseline, type Baseline } from '../data/baselines.ts'
 import { evaluateClaims, type ClaimResult } from '../claims/evaluate.ts'
 import { loadLedger } from '../claims/ledger.ts'
+import { readLatencySpectra } from '../data/latency.ts'
 import { MANIFEST_FILE } from '../data/manifest.ts'
 import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from '../data/tables.ts'
 import { findingsFor, type Finding } from '../findings/index.ts'
@@ -106,7 +107,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const baseline = base ? compareWithBaseline(run, base, claims) : undefined
   if (base) await publishBaselinePage(o.siteDir, base, o)
   lap('findings, claims, baseline')
-  const article = buildArticle({ run, aggregates, findings, claims, baseline, openSeries: readOpenSeries(o.runDir), documentedReuse })
+  const article = buildArticle({ run, aggregates, findings, claims, baseline, openSeries: readOpenSeries(o.runDir), latency: readLatencySpectra(o.runDir), documentedReuse })
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
   lap('article and charts')
 

@@ -1,4 +1,4 @@
-import { barChart, lineChart, type BarChartOptions, type BarRow, type LineChartOptions, type LinePoint } from './charts.ts'
+import { barChart, lineChart, percentileChart, type BarChartOptions, type BarRow, type LineChartOptions, type LinePoint, type PercentileChartOptions, type PercentileRow } from './charts.ts'
 
 /**
  * What the article asks to be drawn, as plain data; `renderChart` turns it into a static
@@ -7,9 +7,14 @@ import { barChart, lineChart, type BarChartOptions, type BarRow, type LineChartO
 export type ChartRequest = { path: string; title: string } & (
   | { kind: 'bar'; rows: BarRow[]; options: BarChartOptions }
   | { kind: 'line'; rows: LinePoint[]; options: LineChartOptions }
+  | { kind: 'percentile'; rows: PercentileRow[]; options: PercentileChartOptions }
 )
 
 export function renderChart(c: ChartRequest): Promise<string> {
   const options = { ...c.options, title: c.title }
-  return c.kind === 'bar' ? barChart(c.rows, options) : lineChart(c.rows, options)
+  switch (c.kind) {
+    case 'bar': return barChart(c.rows, options)
+    case 'line': return lineChart(c.rows, options)
+    case 'percentile': return percentileChart(c.rows, options)
+  }
 }

@@ -336,3 +336,46 @@ export async function dotChart(rows: readonly DotRow[], opts: DotChartOptions = 
   const spec = { ...head(opts, width), height, data: { values }, layer: layers }
   return renderSpec(spec as unknown as VegaLiteSpec)
 }
+
+/** One row of a latency spectrum: the latency (ms) at a percentile (0..100). */
+export interface PercentileRow {
+  percentile: number
+  value: number
+  series: string
+}
+
+export interface PercentileChartOptions extends CommonOptions {
+  yTitle?: string
+  seriesTitle?: string
+  /** The last percentile drawn (default 99.999): 100% itself is at infinity on this axis. */
+  maxPercentile?: number
+}
+
+/**
+ * HdrHistogram's percentile plot: x is 1/(1-p) on a log scale, labelled as percentiles
+ * (90%, 99%, 99.9%, ...) so the tail gets as much room as the body; y is the latency,
+ * log scale. One line per series (legend in first-seen order).
+ */
+export async function percentileChart(rows: readonly PercentileRow[], opts: PercentileChartOptions = {}): Promise<string> {
+  checkRows('percentileChart', rows)
+  const maxP = opts.maxPercentile ?? 99.999
+  const xMax = Math.round(1 / (1 - maxP / 100)) // 99.999 → 100000, not 99999.99…
+  // A value of 0 has no place on a log axis; HDR's lowest value is 1 µs anyway.
+  const values = rows.filter((r) => r.percentile <= maxP + 1e-9 && r.value > 0).map((r) => ({ x: 1 / (1 - r.percentile / 100), y: r.value, series: String(r.series) }))
+  checkRows('percentileChart (percentiles up to the last drawn)', values)
+  const series = uniq(values.map((r) => r.series))
+  const ticks = [1, 2, 10, 100, 1000, 1e4, 1e5, 1e6].filter((t) => t <= xMax * 1.0001)
+  const spec = {
+    ...head(opts, opts.width ?? CHART_WIDTH),
+    height: opts.height ?? 300,
+    data: { values },
+    mark: { type: 'line', strokeWidth: 2 },
+    encoding: {
+      x: { field: 'x', type: 'quantitative', title: 'percentile', scale: { type: 'log', domain: [1, xMax] }, axis: { values: ticks, labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'", grid: true } },
+      y: { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: { type: 'log' }, axis: { format: opts.valueFormat ?? '~g', grid: true } },
+      color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null },
+      detail: { field: 'series', type: 'nominal' },
+    },
+  }
+  return renderSpec(spec as unknown as VegaLiteSpec)
+}

@@ -1,5 +1,6 @@
 import type { Aggregates } from '../../analysis/summary.ts'
 import type { ClaimResult } from '../../claims/evaluate.ts'
+import type { LatencySpectrumEntry } from '../../data/latency.ts'
 import type { RunData } from '../../data/run-data.ts'
 import type { Finding } from '../../findings/types.ts'
 import type { ChartRequest } from '../chart-requests.ts'
@@ -17,6 +18,8 @@ export interface ArticleInput {
   baseline?: BaselineComparison
   /** Per-second series of open-model runs from raw/ (absent when only CSVs are there). */
   openSeries: OpenSeries[]
+  /** Latency spectra from raw/ (absent or empty: none recorded, or only CSVs are there). */
+  latency?: LatencySpectrumEntry[]
   /** Whether documentation predicts a backend pool for a cell (undefined: no prediction). */
   documentedReuse: (proxy: string, variant: string, version: string) => boolean | undefined
 }

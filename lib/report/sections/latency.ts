@@ -1,0 +1,97 @@
+import type { LatencySpectrum, LatencySpectrumEntry } from '../../data/latency.ts'
+import type { ChartRequest } from '../chart-requests.ts'
+import { Article, esc } from '../markdown.ts'
+import type { ArticleInput } from './input.ts'
+
+/** The percentiles the table reads off each spectrum. */
+const LEVELS = [50, 99, 99.9, 99.99] as const
+
+/** The latency (ms) at a percentile: the first row at or above it (HdrHistogram's rows are cumulative). */
+export function valueAtPercentile(s: LatencySpectrum, p: number): number | null {
+  const row = s.points.find((q) => q.percentile >= p)
+  return row ? row.value_us / 1000 : null
+}
+
+const p99 = (e: LatencySpectrumEntry) => valueAtPercentile(e.spectrum, 99) ?? Infinity
+
+/** What tells one cell's line from another's within a series. */
+function cellLabel(e: LatencySpectrumEntry, withVersion: boolean): string {
+  const c = e.cell
+  const load = c.rate !== null ? `${c.rate} rps` : c.mode ?? `c${c.connections}`
+  return [withVersion ? c.version : null, c.variant, c.keyType, load].filter(Boolean).join(' ')
+}
+
+export interface ShownSpectrum {
+  series: string
+  label: string
+  entry: LatencySpectrumEntry
+  /** Repeats of this cell with a spectrum. */
+  repeats: number
+}
+
+/**
+ * The proxy drawn (the one with the most spectra; ties by name, the direct floor never) and
+ * per cell the repeat with the median p99 (the lower one of an even count): a spectrum
+ * is one run's distribution, and percentile rows of repeats cannot be merged.
+ */
+export function chooseSpectra(all: readonly LatencySpectrumEntry[]): { proxy: string; shown: ShownSpectrum[] } | null {
+  const counts = new Map<string, number>()
+  for (const e of all) if (e.cell.proxy !== 'direct') counts.set(e.cell.proxy, (counts.get(e.cell.proxy) ?? 0) + 1)
+  const proxy = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0]
+  if (!proxy) return null
+  const mine = all.filter((e) => e.cell.proxy === proxy)
+  const shown: ShownSpectrum[] = []
+  for (const series of [...new Set(mine.map((e) => e.cell.series))]) {
+    const inSeries = mine.filter((e) => e.cell.series === series)
+    const withVersion = new Set(inSeries.map((e) => e.cell.version)).size > 1
+    const cells = new Map<string, LatencySpectrumEntry[]>()
+    for (const e of inSeries) {
+      const label = cellLabel(e, withVersion)
+      cells.set(label, [...(cells.get(label) ?? []), e])
+    }
+    for (const [label, repeats] of cells) {
+      const sorted = [...repeats].sort((a, b) => p99(a) - p99(b) || a.cell.repeat - b.cell.repeat)
+      shown.push({ series, label, entry: sorted[Math.floor((sorted.length - 1) / 2)]!, repeats: repeats.length })
+    }
+  }
+  return { proxy, shown }
+}
+
+const FROM: Record<LatencySpectrum['measured_from'], string> = { sent: 'request sent', scheduled: 'scheduled send' }
+
+/** HdrHistogram-style percentile plots per series for the cells of one proxy, from raw/*.latency.json. */
+export function latencySection(a: Article, { latency }: ArticleInput): ChartRequest[] {
+  a.heading(2, 'Latency spectrum')
+  const chosen = chooseSpectra(latency ?? [])
+  if (!chosen) {
+    a.para('*No latency spectrum was recorded for this run (a run from before spectra were kept, or raw/ is not here: promoted baselines keep CSVs only).*')
+    return []
+  }
+  a.para(
+    `The whole latency distribution of each cell of **${esc(chosen.proxy)}** (the proxy with the most spectra in this run; every proxy's are in raw/ as \`*.latency.json\`), ` +
+      'HdrHistogram style: x is 1/(1-p) on a log scale, so 99.9% to 99.999% get as much room as the body. ' +
+      'Closed model (wrk): from the request written to the answer, with the corrective samples wrk adds for answers slower than twice the mean interval. ' +
+      'Open model and handshakes (loadgen): the open model measures from each request\'s scheduled send time, so a generator or proxy that falls behind shows as latency (no coordinated omission); requests dropped because every virtual user was busy are no samples here: the open-model table counts them. ' +
+      'Per cell the repeat with the median p99 is drawn. Latency is machine-specific: read shapes and tails, not absolute values.',
+  )
+  const charts: ChartRequest[] = []
+  for (const series of [...new Set(chosen.shown.map((s) => s.series))]) {
+    const lines = chosen.shown.filter((s) => s.series === series)
+    const rows = lines.flatMap((s) => s.entry.spectrum.points.map((p) => ({ percentile: p.percentile, value: p.value_us / 1000, series: s.label })))
+    if (!rows.some((r) => r.percentile <= 99.999 && r.value > 0)) continue
+    const chart: ChartRequest = { path: `charts/latency-${series}.svg`, title: `Latency spectrum: ${series}, ${chosen.proxy}`, kind: 'percentile', rows, options: { yTitle: 'latency ms', seriesTitle: 'cell' } }
+    charts.push(chart)
+    a.image(chart.path, chart.title)
+  }
+  a.table('latency-spectrum', [
+    { title: 'series', value: (s) => s.series },
+    { title: 'cell', value: (s) => s.label },
+    { title: 'repeat', value: (s) => `${s.entry.cell.repeat} of ${s.repeats}` },
+    { title: 'generator', value: (s) => s.entry.spectrum.generator },
+    { title: 'measured from', value: (s) => FROM[s.entry.spectrum.measured_from] },
+    { title: 'samples', value: (s) => s.entry.spectrum.total_count },
+    ...LEVELS.map((p) => ({ title: `p${p} ms`, value: (s: ShownSpectrum) => valueAtPercentile(s.entry.spectrum, p) })),
+    { title: 'max ms', value: (s) => s.entry.spectrum.max_us / 1000 },
+  ], chosen.shown)
+  return charts
+}

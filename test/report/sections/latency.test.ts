@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { LATENCY_FORMAT, type LatencySpectrum, type LatencySpectrumEntry } from '../../../lib/data/latency.ts'
+import { parseRawName } from '../../../lib/data/raw-files.ts'
+import { renderChart } from '../../../lib/report/chart-requests.ts'
+import { Article } from '../../../lib/report/markdown.ts'
+import type { ArticleInput } from '../../../lib/report/sections/input.ts'
+import { chooseSpectra, latencySection, valueAtPercentile } from '../../../lib/report/sections/latency.ts'
+
+/** A spectrum whose p99 is `p99Us`, in HdrHistogram's rows up to 100%. */
+function spectrum(p99Us: number, from: LatencySpectrum['measured_from'] = 'sent'): LatencySpectrum {
+  const levels = [0, 50, 90, 99, 99.9, 99.99, 99.999, 100]
+  const points = levels.map((p, i) => ({ percentile: p, value_us: p < 99 ? 100 + i * 10 : p === 99 ? p99Us : p99Us * (i - 2), count: Math.round(p * 1000) }))
+  return { format: LATENCY_FORMAT, generator: from === 'sent' ? 'wrk' : 'loadgen open', measured_from: from, exact: true, total_count: 100000, max_us: points.at(-1)!.value_us, points, hdr: null }
+}
+
+const entry = (file: string, s: LatencySpectrum): LatencySpectrumEntry => ({ cell: parseRawName(file)!, spectrum: s })
+
+const ENTRIES = [
+  entry('pooling-haproxy-2.6.12-article-ec256-c200-r1.latency.json', spectrum(900)),
+  entry('pooling-haproxy-2.6.12-article-ec256-c200-r2.latency.json', spectrum(3000)),
+  entry('pooling-haproxy-2.6.12-article-ec256-c200-r3.latency.json', spectrum(1500)),
+  entry('pooling-haproxy-2.6.12-pool-added-ec256-c200-r1.latency.json', spectrum(700)),
+  entry('pooling-open-haproxy-2.6.12-article-ec256-c200-900rps-r1.latency.json', spectrum(4000, 'scheduled')),
+  entry('pooling-nginx-1.22.1-article-ec256-c200-r1.latency.json', spectrum(800)),
+  entry('direct-direct-x-direct-ec256-c200-r1.latency.json', spectrum(100)),
+  entry('direct-direct-x-direct-ec256-c200-r2.latency.json', spectrum(100)),
+  entry('direct-direct-x-direct-ec256-c200-r3.latency.json', spectrum(100)),
+  entry('direct-direct-x-direct-ec256-c200-r4.latency.json', spectrum(100)),
+]
+
+test('one proxy (the most spectra, never the direct floor); per cell the repeat with the median p99', () => {
+  const chosen = chooseSpectra(ENTRIES)!
+  assert.equal(chosen.proxy, 'haproxy')
+  assert.deepEqual(chosen.shown.map((s) => [s.series, s.label, s.entry.cell.repeat, s.repeats]), [
+    ['pooling', 'article ec256 c200', 3, 3],
+    ['pooling', 'pool-added ec256 c200', 1, 1],
+    ['pooling-open', 'article ec256 900 rps', 1, 1],
+  ])
+  assert.equal(chooseSpectra(ENTRIES.filter((e) => e.cell.proxy === 'direct')), null)
+})
+
+test('values are read off the cumulative rows', () => {
+  const s = spectrum(1500)
+  assert.equal(valueAtPercentile(s, 99), 1.5)
+  assert.equal(valueAtPercentile(s, 99.95), 1.5 * 3)
+  assert.equal(valueAtPercentile({ ...s, points: [] }, 50), null)
+})
+
+const input = (latency?: LatencySpectrumEntry[]) => ({ latency }) as unknown as ArticleInput
+
+test('a chart per series and a table; without spectra a note, no chart', async () => {
+  const a = new Article()
+  const charts = latencySection(a, input(ENTRIES))
+  assert.deepEqual(charts.map((c) => c.path), ['charts/latency-pooling.svg', 'charts/latency-pooling-open.svg'])
+  const md = a.toString()
+  assert.match(md, /scheduled send time/)
+  const csv = a.files.find((f) => f.path === 'data/latency-spectrum.csv')!.content
+  assert.match(csv, /^pooling-open,article ec256 900 rps,1 of 1,loadgen open,scheduled send,100000,0\.11,4,8,12,20$/m)
+  // The chart: percentile labels up to 99.999% on a log axis, self-contained SVG.
+  const svg = await renderChart(charts[0]!)
+  for (const label of ['50%', '99%', '99.9%', '99.99%', '99.999%']) assert.ok(svg.includes(`>${label}</text>`), label)
+  assert.ok(svg.includes('article ec256 c200'))
+
+  for (const none of [undefined, []]) {
+    const b = new Article()
+    assert.deepEqual(latencySection(b, input(none)), [])
+    assert.match(b.toString(), /No latency spectrum was recorded for this run/)
+  }
+})
