@@ -1,6 +1,7 @@
 import type { ChartRequest } from './chart-requests.ts'
 import { Article, type TableFile } from './markdown.ts'
 import { baselineSection } from './sections/baseline.ts'
+import { capacitySection } from './sections/capacity.ts'
 import { claimsSection } from './sections/claims.ts'
 import { dataSection } from './sections/data.ts'
 import { glanceSection } from './sections/glance.ts'
@@ -37,6 +38,7 @@ const SECTIONS: readonly Section[] = [
   isolationSection,
   tlsSection,
   openModelSection,
+  capacitySection,
   latencySection,
   versionsSection,
   websocketSection,
