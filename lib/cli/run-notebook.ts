@@ -15,6 +15,8 @@ import { parseFlags } from './flags.ts'
 import { finishOutcome, OUTCOME_FLAGS, OUTCOME_FLAGS_HELP, parseFailOn } from './report-outcome.ts'
 import { parseRunOptions } from './run-options.ts'
 import { BISECT_METRIC_HELP } from './bisect-options.ts'
+import { withLike } from './like.ts'
+import { writeLike } from '../data/like.ts'
 
 /** Flags shared by run-all and the series steps (README "run-all flags"). */
 export const RUN_FLAGS = {
@@ -42,6 +44,7 @@ export const RUN_FLAGS = {
   budget: { type: 'string' },
   'start-rps': { type: 'string' },
   metric: { type: 'string' },
+  like: { type: 'string' },
   ...OUTCOME_FLAGS,
 } as const
 
@@ -74,6 +77,9 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --budget S            capacity: seconds of steps each proxy's search may take (default ${CAPACITY_DEFAULTS.budgetS})
   --start-rps N         capacity: the first rate tried, then doubled while it passes (default ${CAPACITY_DEFAULTS.startRps})
 ${BISECT_METRIC_HELP}
+  --like ID             repeat a promoted baseline (baselines/runs/<id>): its profile, series, proxies, repeats,
+                        window, connections, variants, key types, runtime and versions (the newest where its own
+                        are no longer in the catalog, said in the report); flags given beside it win; compares with it
 ${OUTCOME_FLAGS_HELP}
   -h, --help            this help
 
@@ -88,16 +94,19 @@ export type RunFlagValues = ReturnType<typeof parseFlags<typeof RUN_FLAGS>>
  * that did not hold is a result, not a failure of the run.
  */
 export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[]; parse?: (argv: string[]) => RunFlagValues }): Promise<number> {
-  const flags = o.parse ? o.parse(argv) : parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
-  if (o.fixedSeries && flags.series !== undefined) throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
+  const parsed = o.parse ? o.parse(argv) : parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
+  if (o.fixedSeries && parsed.series !== undefined) throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
   const log = consoleLogger()
+  const { flags, like } = withLike(parsed, log, { fixedSeries: !!o.fixedSeries })
   const options = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })
+  if (like?.connections) options.profile = { ...options.profile, connections: like.connections }
   // An unknown baseline, or a malformed gate, is an error before anything is measured.
   const base = flags.baseline ? loadBaseline(flags.baseline) : undefined
   const gates = parseFailOn(flags['fail-on'], base)
   // --json: stdout carries the one JSON document; every human line goes to stderr.
   const human = (text: string) => void (flags.json ? process.stderr : process.stdout).write(text)
   const result = await runBench(options)
+  if (like) writeLike(result.runDir, { baseline: like.id, flags: like.flags, notes: like.notes })
   const invalid = result.rows.filter((r) => r.status !== 'valid')
   const m = result.manifest
   human(

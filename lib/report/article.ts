@@ -16,6 +16,7 @@ import { setupSection } from './sections/setup.ts'
 import { titleSection } from './sections/title.ts'
 import { tlsSection } from './sections/tls.ts'
 import { versionsSection } from './sections/versions.ts'
+import { bisectSection } from './sections/bisect.ts'
 import { websocketSection } from './sections/websocket.ts'
 
 export interface BuiltArticle {
@@ -41,6 +42,7 @@ const SECTIONS: readonly Section[] = [
   capacitySection,
   latencySection,
   versionsSection,
+  bisectSection,
   websocketSection,
   claimsSection,
   (a, input) => baselineSection(a, input.baseline),

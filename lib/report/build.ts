@@ -5,6 +5,7 @@ import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { publishedDeltas } from '../analysis/published.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
 import { readBisectPlan } from '../data/bisect.ts'
+import { readLike } from '../data/like.ts'
 import { aggregate, summaryCsvs, type Aggregates } from '../analysis/summary.ts'
 import { listBaselines, loadBaseline, type Baseline } from '../data/baselines.ts'
 import { evaluateClaims, type ClaimResult } from '../claims/evaluate.ts'
@@ -66,6 +67,7 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
   const host = b.run.manifest.host
   const [fb, fr] = [b.run.manifest.fingerprint, run.manifest.fingerprint]
   const diff = fb && fr ? fingerprintDiff(fb, fr) : null
+  const like = readLike(run.dir)
   return {
     id, kind: 'run', title: `run ${b.run.manifest.run_id}, profile ${b.run.manifest.profile}, ${b.run.manifest.started}`,
     machine: `${host.cpu_model}, ${host.cores} cores (${host.hostname}), runtime ${b.run.manifest.runtime}, network ${b.run.manifest.network_mode}` +
@@ -77,6 +79,7 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
     missingFingerprint: [...(fb ? [] : ['the baseline' as const]), ...(fr ? [] : ['this run' as const])],
     references: { base: runReferences(b.run), run: runReferences(run) },
     referenceChoice: CALIBRATION_REFERENCE,
+    ...(like ? { like } : {}),
   }
 }
 
@@ -107,7 +110,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const baseline = base ? compareWithBaseline(run, base, claims) : undefined
   if (base) await publishBaselinePage(o.siteDir, base, o)
   lap('findings, claims, baseline')
-  const article = buildArticle({ run, aggregates, findings, claims, baseline, openSeries: readOpenSeries(o.runDir), latency: readLatencySpectra(o.runDir), documentedReuse })
+  const article = buildArticle({ run, aggregates, findings, claims, baseline, openSeries: readOpenSeries(o.runDir), latency: readLatencySpectra(o.runDir), documentedReuse, bisect: readBisectPlan(run.dir) })
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
   lap('article and charts')
 

@@ -1,4 +1,5 @@
 import { REFERENCE_LABELS, REFERENCES, type CalibratedDelta, type ReferenceName, type References } from '../../analysis/calibrated.ts'
+import type { LikeRecord } from '../../data/like.ts'
 import { formatDelta, type Delta } from '../../analysis/compare.ts'
 import type { TableName } from '../../analysis/cells.ts'
 import type { PublishedDelta } from '../../analysis/published.ts'
@@ -15,6 +16,8 @@ export type BaselineComparison =
     missingFingerprint: ('the baseline' | 'this run')[]
     references: { base: References; run: References }
     referenceChoice: Record<TableName, ReferenceName>
+    /** The run was started with --like this baseline: the flags taken and what could not be repeated. */
+    like?: LikeRecord
   }
   | { id: string; kind: 'published'; title: string; machine: string; sameMachine: false; deltas: PublishedDelta[] }
 
@@ -33,6 +36,7 @@ export function baselineSection(a: Article, b: BaselineComparison | undefined): 
     return []
   }
   a.para(`Baseline **${esc(b.id)}**: ${esc(b.title)}. Baseline machine: ${esc(b.machine)}${b.sameMachine ? ' (the same machine as this run)' : ''}. ${WHY}`)
+  if (b.kind === 'run' && b.like) likeNote(a, b.like)
   if (b.kind === 'run') return runSection(a, b)
   a.para('The baseline is a published article whose tables did not survive: each quoted figure it states is matched with the cell of this run that measures the same thing. A published figure has no repeats, so no significance test is possible; the delta is shown as is.')
   a.table('baseline', [
@@ -50,6 +54,15 @@ function chart(a: Article, rows: BarRow[], title: string): ChartRequest[] {
   if (rows.length === 0) return []
   a.image(CHART, title)
   return [{ path: CHART, title, kind: 'bar', rows, options: { horizontal: true, valueTitle: 'delta %' } }]
+}
+
+/** A run made with --like: what it took from the baseline and what it could not repeat as it was. */
+function likeNote(a: Article, like: LikeRecord) {
+  a.para(`This run repeats baseline **${esc(like.baseline)}** (\`--like ${esc(like.baseline)}\`): ${Object.entries(like.flags).map(([k, v]) => `\`--${esc(k)} ${esc(v)}\``).join(', ')}.`)
+  if (like.notes.length) {
+    a.para('Not repeated as the baseline had it:')
+    a.bullets(like.notes.map(esc))
+  } else a.para('Every version, variant and setting of the baseline is in the catalog and was repeated.')
 }
 
 type RunComparison = Extract<BaselineComparison, { kind: 'run' }>

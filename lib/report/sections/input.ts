@@ -1,6 +1,7 @@
 import type { Aggregates } from '../../analysis/summary.ts'
 import type { ClaimResult } from '../../claims/evaluate.ts'
 import type { LatencySpectrumEntry } from '../../data/latency.ts'
+import type { BisectPlan } from '../../data/bisect.ts'
 import type { RunData } from '../../data/run-data.ts'
 import type { Finding } from '../../findings/types.ts'
 import type { ChartRequest } from '../chart-requests.ts'
@@ -22,6 +23,8 @@ export interface ArticleInput {
   latency?: LatencySpectrumEntry[]
   /** Whether documentation predicts a backend pool for a cell (undefined: no prediction). */
   documentedReuse: (proxy: string, variant: string, version: string) => boolean | undefined
+  /** The run's bisect plan (bisect.json), when it holds a bisect. */
+  bisect?: BisectPlan
 }
 
 /** One open-model run's per-second series (rate, virtual users, p99), read from raw/. */

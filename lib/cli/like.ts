@@ -1,0 +1,105 @@
+import { getProfile } from '../catalog/profiles.ts'
+import { loadStack, newestVersion, PROXIES, type ProxyName, type Stack } from '../catalog/stack.ts'
+import { compareParsed, parseVersion } from '../catalog/version-order.ts'
+import { userError } from '../core/errors.ts'
+import type { Logger } from '../core/log.ts'
+import { BASELINES_DIR, listBaselines, loadBaseline } from '../data/baselines.ts'
+import type { RunData } from '../data/run-data.ts'
+import { isSeriesName } from '../data/series.ts'
+import { knownVariants } from '../series/focus.ts'
+
+/**
+ * `--like <baseline-id>`: the run flags that repeat a promoted baseline: its profile,
+ * series, proxies, repeats, window, connections, variants and key types, runtime, and the
+ * versions it measured; where a version is no longer in the catalog, the proxy's newest
+ * instead, and each such change is a note the comparison section prints.
+ */
+export interface LikeFlags {
+  flags: Record<string, string>
+  /** The closed model's connections when they differ from the profile's (no flag sets them). */
+  connections?: number
+  notes: string[]
+}
+
+/** `--variants x` or `--variants=x` in an argv. */
+const argOf = (argv: readonly string[], flag: string): string | undefined => {
+  const i = argv.indexOf(flag)
+  if (i >= 0) return argv[i + 1]
+  return argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1)
+}
+
+const byVersion = (a: string, b: string) => {
+  const [pa, pb] = [parseVersion(a), parseVersion(b)]
+  return pa && pb ? compareParsed(pa, pb) : a.localeCompare(b)
+}
+
+/** The baseline of `--like`: a promoted run (a published one has no settings to repeat); else one line naming the known ones. */
+export function likeBaseline(id: string, dir = BASELINES_DIR): RunData {
+  const runs = listBaselines(dir).filter((b) => b.kind === 'run').map((b) => b.id)
+  const known = listBaselines(dir).find((b) => b.id === id)
+  if (!known) throw userError(`--like ${id}`, `unknown baseline (promoted runs: ${runs.join(', ') || 'none'})`, 'Use one of those (baselines/runs/<id>), or promote a run: npm run promote -- results/<run-id>')
+  const b = loadBaseline(id, dir)
+  if (b.kind !== 'run') throw userError(`--like ${id}`, 'a published baseline (quoted figures, no manifest): it has no run settings to repeat', `Use a promoted run: ${runs.join(', ') || 'none yet'}; compare with it through --baseline ${id}`)
+  return b.run
+}
+
+/** The flags of a run like the baseline; `stacks` is the catalog now (a test passes its own). */
+export function likeFlags(base: RunData, stacks: (p: ProxyName) => Stack = loadStack): LikeFlags {
+  const m = base.manifest
+  const notes: string[] = []
+  const flags: Record<string, string> = { profile: m.profile, runtime: m.runtime }
+  const series = m.series.filter(isSeriesName)
+  for (const s of m.series.filter((s) => !isSeriesName(s))) notes.push(`series ${s} of the baseline is not a series of this harness: not run`)
+  flags.series = series.join(',')
+  const proxies = m.proxies.filter((p): p is ProxyName => (PROXIES as readonly string[]).includes(p))
+  flags.proxies = proxies.join(',')
+  const profile = getProfile(m.profile)
+  const ps = m.profile_settings
+  if (ps.repeats !== profile.repeats) flags.repeats = String(ps.repeats)
+  if (ps.duration_s !== profile.durationS) flags.duration = String(ps.duration_s)
+  const connections = ps.connections !== profile.connections ? ps.connections : undefined
+  // Focus flags of the invocation that started the baseline, when it had them.
+  const argv = m.invocations?.[0]?.argv ?? []
+  const variants = argOf(argv, '--variants')
+  if (variants !== undefined) {
+    const known = knownVariants(proxies, [])
+    const asked = variants.split(',').map((v) => v.trim()).filter(Boolean)
+    const kept = asked.filter((v) => known.includes(v))
+    for (const v of asked.filter((v) => !known.includes(v))) notes.push(`variant ${v} of the baseline is not in the catalog (or a custom config): not run`)
+    if (kept.length) flags.variants = kept.join(',')
+  }
+  const keyTypes = argOf(argv, '--key-types')
+  if (keyTypes !== undefined) flags['key-types'] = keyTypes
+  if (m.custom_configs.length) notes.push(`the baseline's own configs (${m.custom_configs.map((c) => `${c.proxy}=${c.file}`).join(', ')}) are not repeated: pass them with --config`)
+  // Versions: those the baseline measured (its rows), where the catalog still has them.
+  const versions = new Set<string>()
+  for (const proxy of proxies) {
+    const stack = stacks(proxy)
+    const measured = [...new Set([...base.measurements, ...base.handshakes, ...base.websocket].filter((r) => r.proxy === proxy).map((r) => r.version))].sort(byVersion)
+    const had = measured.length ? measured : m.components.filter((c) => c.component === proxy).map((c) => c.version)
+    const inCatalog = had.filter((v) => stack.versions.some((x) => x.version === v))
+    for (const v of inCatalog) versions.add(v)
+    const gone = had.filter((v) => !inCatalog.includes(v))
+    if (gone.length === 0) continue
+    const newest = newestVersion(stack).version
+    if (inCatalog.length === 0 || !inCatalog.includes(newest)) versions.add(newest)
+    notes.push(`${proxy} ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} no longer in the catalog: ${inCatalog.includes(newest) ? 'not measured' : `the newest, ${newest}, measured instead`}`)
+  }
+  if (versions.size) flags.versions = [...versions].sort(byVersion).join(',')
+  return { flags, ...(connections !== undefined ? { connections } : {}), notes }
+}
+
+/**
+ * Run flags with `--like ID` expanded: the baseline's settings under the flags given beside
+ * it (those win), and --baseline defaulting to it so the report compares with it.
+ */
+export function withLike<F extends { like?: string; baseline?: string; series?: string }>(flags: F, log: Logger, o: { fixedSeries?: boolean } = {}): { flags: F; like?: LikeFlags & { id: string } } {
+  if (flags.like === undefined) return { flags }
+  const like = likeFlags(likeBaseline(flags.like))
+  const taken = { ...like.flags }
+  if (o.fixedSeries) delete taken.series
+  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined))
+  log.info(`--like ${flags.like}: ${Object.entries(taken).map(([k, v]) => `--${k} ${v}`).join(' ')}${like.connections ? ` (${like.connections} connections)` : ''}`)
+  for (const n of like.notes) log.warn(`--like ${flags.like}: ${n}`)
+  return { flags: { ...taken, ...given, baseline: flags.baseline ?? flags.like } as F, like: { ...like, id: flags.like } }
+}
