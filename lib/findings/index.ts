@@ -23,6 +23,8 @@ const BY_SERIES: Record<SeriesName, (t: RunTables, x: FindingInputs) => Finding[
   tls: (t) => tlsFindings(t.handshakes, t.measurements),
   ws: (t) => wsFindings(t.websocket),
   versions: (t) => versionFindings(t.measurements),
+  // L4 has no seed finding of its own: the report's L4 section states the HAProxy/nginx ratio, the ledger checks seed 004 on it.
+  l4: () => [],
   capacity: (t) => capacityFindings(t.measurements),
   bisect: (t, x) => bisectFindings(t.measurements, x.bisect),
 }

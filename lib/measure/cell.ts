@@ -12,6 +12,7 @@ import { prepareProxy, startProxy } from '../roles/proxy.ts'
 import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
 import { interrupted } from '../runtime/shutdown.ts'
 import type { RunningRole, Runtime } from '../runtime/types.ts'
+import type { ReadyOptions } from '../roles/net.ts'
 
 /** One cell of a series: what is measured, independent of the repeat. */
 export interface Cell {
@@ -104,6 +105,18 @@ async function verify(url: string, ctx: CellContext): Promise<string | null> {
   }
 }
 
+/**
+ * An L4 cell's stack (lib/measure/tcp.ts) in place of HTTPS: the backend also runs its
+ * echo listeners, the proxy forwards to the one `backendPort` picks, is ready when a
+ * message comes back through it, and the verification is its own.
+ */
+export interface L4Stack {
+  backendPort(b: Backend): number
+  ready(port: number, o: ReadyOptions): Promise<void>
+  url(host: string, port: number): string
+  verify(s: RunningStack): Promise<string | null>
+}
+
 export interface RunningStack {
   backend: Backend
   /** Absent for the direct row. */
@@ -119,7 +132,7 @@ export interface RunningStack {
  * whatever happens. A start failure or a failed verification becomes a row through
  * `outcome`, never an exception: one bad cell must not end the run.
  */
-export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellContext, outcome: { failed(reason: string): T; invalid(reason: string): T }, body: (s: RunningStack) => Promise<T>): Promise<T> {
+export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellContext, outcome: { failed(reason: string): T; invalid(reason: string): T }, body: (s: RunningStack) => Promise<T>, l4?: L4Stack): Promise<T> {
   const checked = cell.template ? ctx.templateChecks?.get(templateKey(cell)) : undefined
   if (typeof checked === 'string') return outcome.failed(checked)
   const scratch = mkdtempSync(join(tmpdir(), 'proxybench-cell-'))
@@ -127,27 +140,28 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
   try {
     let stack: RunningStack
     try {
-      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost() })
+      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 ? { echo: ctx.certs.files[cell.keyType] } : {}) })
       roles.push(backend.role)
       stack = { backend, url: `http://${backend.host}:${backend.port}/`, roles, scratch }
       if (cell.stack && cell.stackVersion && cell.template) {
         const prepared = await prepareProxy({
           stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
-          certs: ctx.certs.files[cell.keyType], backend, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
+          certs: ctx.certs.files[cell.keyType], backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
           keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
           checked: checked === null,
         })
         const saved = configCopy(ctx.runDir, cell, cell.stack.config_ext)
         mkdirSync(dirname(saved), { recursive: true })
         if (!existsSync(saved)) copyFileSync(prepared.configFile, saved)
-        stack.proxy = await startProxy(ctx.runtime, prepared, ctx.cpus.proxy, ctx.certs.ca)
+        stack.proxy = await startProxy(ctx.runtime, prepared, ctx.cpus.proxy, ctx.certs.ca, l4?.ready)
         roles.push(stack.proxy)
         stack.url = `https://${reachHost(ctx.runtime, stack.proxy)}:${prepared.listenPort}/`
+        if (l4) stack.url = l4.url(reachHost(ctx.runtime, stack.proxy), prepared.listenPort)
       }
     } catch (e) {
       return outcome.failed(`did not start: ${(e as Error).message.split('\n')[0]}`)
     }
-    const verification = await verify(stack.url, ctx)
+    const verification = l4 ? await l4.verify(stack) : await verify(stack.url, ctx)
     if (verification) return outcome.invalid(`verification failed: ${verification}`)
     try {
       return await body(stack)

@@ -12,12 +12,18 @@ export interface BackendStats {
   requests: number
   ws_active: number
   ws_messages: number
+  /** Connections and bytes of the L4 echo listeners (absent from a backend built before them). */
+  tcp_accepted?: number
+  tcp_bytes?: number
 }
 
 export interface Backend {
   role: RunningRole
   host: string
   port: number
+  /** The L4 echo listeners (started with `echo`): plain TCP, and TLS with the cell's certificate. */
+  tcpPort?: number
+  tlsPort?: number
 }
 
 let nextHost = 0
@@ -36,19 +42,23 @@ export function nextBackendHost(): string {
  * Starts the backend on a free port of `host` (a loopback address), or, on a bridged
  * runtime, on 0.0.0.0 in its container; `host` of the result is where it is reached.
  */
-export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string }): Promise<Backend> {
+export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string; echo?: { cert: string; key: string } }): Promise<Backend> {
   const loopback = opts.host ?? LOOPBACK
   const port = await freePort(loopback)
+  const at = (p: number) => `${listenHost(runtime, loopback)}:${p}`
+  const echo = opts.echo ? { tcpPort: await freePort(loopback), tlsPort: await freePort(loopback) } : undefined
+  const echoArgs = echo && opts.echo ? ['-tcp-listen', at(echo.tcpPort), '-tls-listen', at(echo.tlsPort), '-tls-cert', opts.echo.cert, '-tls-key', opts.echo.key] : []
   const role = await runtime.start({
     role: 'backend',
     name: opts.name ?? 'backend',
-    argv: [goBinaryPath('backend'), '-listen', `${listenHost(runtime, loopback)}:${port}`],
+    argv: [goBinaryPath('backend'), '-listen', at(port), ...echoArgs],
     cpus: opts.cpus,
     logFile: join(opts.logDir, 'backend.log'),
   })
   const host = reachHost(runtime, role, loopback)
   await waitForPort(port, { host, timeoutMs: 10_000, exited: role.exited, what: 'backend' })
-  return { role, host, port }
+  for (const p of echo ? [echo.tcpPort, echo.tlsPort] : []) await waitForPort(p, { host, timeoutMs: 10_000, exited: role.exited, what: 'backend echo' })
+  return { role, host, port, ...echo }
 }
 
 /**

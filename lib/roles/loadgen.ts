@@ -124,3 +124,34 @@ export interface WsHoldResult {
   nofile: number
   series: { t: number; open: number }[]
 }
+
+/** JSON summary of `loadgen tcp`. */
+export interface TcpResult extends Latency {
+  mode: 'short' | 'stream'
+  conns: number
+  conns_ok: number
+  errors: number
+  mismatches: number
+  error_samples: string[]
+  bytes_sent: number
+  bytes_echoed: number
+  tls_version: string
+  duration_s: number
+  conn_rate: number
+  mib_per_s: number
+}
+
+/** argv of `loadgen tcp` (tls:// is verified against our CA as localhost, the name a passthrough router matches). */
+export function loadgenTcpArgv(url: string, cacert: string, flags: Record<string, string | number>): string[] {
+  return loadgenArgv('tcp', url, undefined, { ...(url.startsWith('tls:') ? { cacert, 'server-name': 'localhost' } : {}), ...flags })
+}
+
+/** A short `loadgen tcp` run on the generator's cpus (verification): its summary, or an error with its last line. */
+export async function loadgenTcp(url: string, cacert: string, flags: Record<string, string | number>, cpus?: string): Promise<TcpResult> {
+  const argv = loadgenTcpArgv(url, cacert, flags)
+  const [cmd, ...args] = cpus ? ['taskset', '-c', cpus, ...argv] : argv
+  const r = await exec(cmd!, args, { timeoutMs: 120_000 })
+  const res = parseLoadgenOutput<TcpResult>(r.stdout)
+  if (!res) throw new Error(`loadgen tcp failed (exit ${r.code}): ${lastLine(r.stderr)}`)
+  return res
+}

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { get as httpsGet } from 'node:https'
-import { connect, createServer } from 'node:net'
+import { connect, createServer, type Socket } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
 import type { Exit } from '../runtime/types.ts'
 
 /** A port on a loopback address that was free a moment ago. */
@@ -68,4 +69,45 @@ export async function waitForHttps(port: number, opts: { host?: string; ca: stri
     await new Promise((r) => setTimeout(r, 100))
   }
   throw new Error(`${opts.what} did not answer 200 on https://${host}:${port}/ within ${opts.timeoutMs / 1000} s`)
+}
+
+/** Options of a readiness wait (waitForHttps, waitForEcho). */
+export interface ReadyOptions {
+  host?: string
+  timeoutMs: number
+  exited?: Promise<Exit>
+  what: string
+}
+
+function echoOk(host: string, port: number, tls: { ca: string } | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const msg = 'proxybench ready\n'
+    // SNI localhost: the leaf's name, and what a passthrough router matches on.
+    const s: Socket = tls ? tlsConnect({ host, port, servername: 'localhost', ca: tls.ca }) : connect({ host, port })
+    let got = ''
+    const done = (ok: boolean) => (s.destroy(), resolve(ok))
+    s.setTimeout(2000, () => done(false))
+    s.once(tls ? 'secureConnect' : 'connect', () => s.write(msg))
+    s.on('data', (d: Buffer) => (got += d.toString()) === msg && done(true))
+    s.once('error', () => done(false))
+    s.once('close', () => done(got === msg))
+  })
+}
+
+/**
+ * Waits until a message sent through the port comes back (an L4 proxy in front of the
+ * backend's echo): a listening port is not enough, Traefik accepts before its routers load.
+ */
+export async function waitForEcho(port: number, opts: ReadyOptions & { tls?: { ca: string } }): Promise<void> {
+  const host = opts.host ?? '127.0.0.1'
+  const tls = opts.tls ? { ca: readFileSync(opts.tls.ca, 'utf8') } : undefined
+  let exit: Exit | undefined
+  void opts.exited?.then((e) => (exit = e))
+  const deadline = Date.now() + opts.timeoutMs
+  while (Date.now() < deadline) {
+    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before echoing on ${host}:${port}`)
+    if (await echoOk(host, port, tls)) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${opts.what} did not echo through ${tls ? 'TLS on ' : ''}${host}:${port} within ${opts.timeoutMs / 1000} s`)
 }

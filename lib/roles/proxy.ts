@@ -5,7 +5,7 @@ import { safeVariant } from '../data/raw-files.ts'
 import type { CertFiles } from '../setup/certs.ts'
 import { userError } from '../core/errors.ts'
 import { exec, lastLine } from '../core/exec.ts'
-import { freePort, waitForHttps } from './net.ts'
+import { freePort, waitForHttps, type ReadyOptions } from './net.ts'
 import { displayPath } from '../core/paths.ts'
 import { LOOPBACK, reachHost } from '../runtime/network.ts'
 import type { Runtime, RunningRole } from '../runtime/types.ts'
@@ -108,13 +108,15 @@ export function neverAnswered(message: string, listenPort: number, log: string):
  * Starts a prepared proxy on the runtime and waits until it answers through TLS (trusting
  * `ca`) where it is reached: loopback, or its container's address on a bridged runtime.
  */
-export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: string, ca: string): Promise<RunningRole> {
+export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: string, ca: string, ready?: (port: number, o: ReadyOptions) => Promise<void>): Promise<RunningRole> {
   const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
   // A container has the suite's own root (its image); only the host needs the suite's loader.
   const argv = runtime.kind === 'native' ? [...p.launcher, ...p.argv] : p.argv
   const role = await runtime.start({ role: 'proxy', name, argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir })
   try {
-    await waitForHttps(p.listenPort, { host: reachHost(runtime, role), ca, timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` })
+    const o = { host: reachHost(runtime, role), timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` }
+    // An L4 cell passes its own check (an echo through the proxy); the others answer HTTPS.
+    await (ready ? ready(p.listenPort, o) : waitForHttps(p.listenPort, { ...o, ca }))
   } catch (e) {
     await runtime.stop(role)
     const logFile = join(p.plan.runDir, 'proxy.log')

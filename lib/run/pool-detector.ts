@@ -59,7 +59,8 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
     mkdirSync(o.workDir, { recursive: true })
     const cells: Cell[] = o.proxies.flatMap((proxy) => {
       const stack = loadStack(proxy)
-      const variants = Object.keys(stack.variants).filter((v) => !o.variants || o.variants.includes(v))
+      // L4 variants forward bytes, not HTTP: nothing for the pool detector's HTTPS requests.
+      const variants = Object.keys(stack.variants).filter((v) => !stack.variants[v]!.l4 && (!o.variants || o.variants.includes(v)))
       return stack.versions.flatMap((version) => variants.filter((variant) => variantRunsOn(stack, variant, version.version)).map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })))
     })
     for (const [i, cell] of cells.entries()) {

@@ -1,6 +1,7 @@
 import type { SeriesName } from '../data/series.ts'
 import { bisectSeries } from './bisect.ts'
 import { capacitySeries } from './capacity.ts'
+import { l4Series } from './l4.ts'
 import { poolingSeries, type CustomConfig } from './pooling.ts'
 import { tlsSeries } from './tls.ts'
 import type { Series } from './types.ts'
@@ -13,6 +14,7 @@ export const SERIES_PLANS: Record<SeriesName, (custom: CustomConfig[]) => Series
   tls: () => tlsSeries(),
   ws: () => wsSeries(),
   versions: () => versionsSeries(),
+  l4: () => l4Series(),
   capacity: capacitySeries,
   bisect: () => bisectSeries(),
 }

@@ -1,11 +1,12 @@
 import { interleavedOrder } from '../core/shuffle.ts'
-import type { Handshake, WebSocketRow } from '../data/schema.ts'
-import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from '../data/tables.ts'
+import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
+import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import type { Cell } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
 import { measureHandshakes } from '../measure/handshake.ts'
 import { measureOpen } from '../measure/open.ts'
 import { measureEcho, measureHold } from '../measure/ws.ts'
+import { measureTcp, L4_MIX, type TcpMode } from '../measure/tcp.ts'
 import { focusCells } from './focus.ts'
 import type { SeriesContext, Task } from './types.ts'
 
@@ -75,6 +76,18 @@ export function wsTasks(cells: readonly Cell[], mode: 'echo' | 'hold', ctx: Seri
     table: WEBSOCKETS as Task['table'],
     key: WEBSOCKETS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, mode, conns_target: c.connections, repeat } as WebSocketRow),
     run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
+    subject: c,
+  }))
+}
+
+/** L4 tasks (lib/measure/tcp.ts), repeats interleaved and shuffled. */
+export function tcpTasks(cells: readonly Cell[], mode: TcpMode, ctx: SeriesContext): Task[] {
+  const mix = L4_MIX[mode]
+  return interleaved(cells, ctx, (c) => c, (c, repeat) => ({
+    label: `${c.series} ${c.proxy} ${c.variant} r${repeat}`,
+    table: TCP as Task['table'],
+    key: TCP.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, mode, connections: c.connections, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes, repeat } as TcpRow),
+    run: () => measureTcp(c, mode, repeat, ctx),
     subject: c,
   }))
 }

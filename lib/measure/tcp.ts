@@ -1,0 +1,117 @@
+import { rawFile, repeatStem } from '../data/raw-files.ts'
+import type { TcpRow } from '../data/schema.ts'
+import { backendStats, type Backend, type BackendStats } from '../roles/backend.ts'
+import { cpuCount } from '../roles/cpus.ts'
+import { loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
+import { waitForEcho } from '../roles/net.ts'
+import { withVerifiedStack, type Cell, type CellContext, type L4Stack } from './cell.ts'
+import { runGenerator } from './generator.ts'
+import { outcomes, type RowFill } from './rows.ts'
+import { invalidReasons } from './validity.ts'
+
+export type TcpMode = 'short' | 'stream'
+
+/**
+ * The stated mix (README "L4 forwarding"). short: each worker connects, sends one 64-byte
+ * message, reads it back and closes, back to back (the cost per connection: accept, backend
+ * connect, two closes, and a full TLS handshake where TLS is on). stream: each worker sends
+ * `streamBytes` on one connection while reading them back, then closes (the cost per MiB:
+ * every MiB crosses the proxy twice, out and back).
+ */
+export const L4_MIX: Record<TcpMode, { connections: number; msgBytes: number; streamBytes: number }> = {
+  short: { connections: 32, msgBytes: 64, streamBytes: 0 },
+  stream: { connections: 4, msgBytes: 0, streamBytes: 16 << 20 },
+}
+
+/** The `series` column of each mode's rows. */
+export const L4_SERIES: Record<TcpMode, string> = { short: 'l4-short', stream: 'l4-stream' }
+
+/** What a catalog variant says about L4 (stack.yaml `l4`); undefined: not an L4 variant. */
+export const l4Of = (c: Cell) => c.stack?.variants[c.variant]?.l4
+
+const round = (x: number, d = 3) => Number(x.toFixed(d))
+const MiB = 1 << 20
+
+function tcpRow(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): RowFill<TcpRow> {
+  const started = new Date().toISOString()
+  const mix = L4_MIX[mode]
+  return (fields) => ({
+    run_id: ctx.runId, series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, mode,
+    connections: cell.connections, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes, duration_s: ctx.profile.durationS, repeat,
+    conns: 0, errors: 0, mismatches: 0, bytes_echoed: 0, conn_rate: null, mib_per_s: null, p50_ms: null, p99_ms: null, max_ms: null,
+    proxy_cpu_us_per_conn: null, proxy_cpu_us_per_mib: null, backend_conns_per_conn: null, generator_cpu_share: null, proxy_cpu_share: null,
+    status: 'valid', reason: '', runtime: ctx.runtime.kind, started_at: started, steal_share: null, foreign_cpu_share: null,
+    ...fields,
+  })
+}
+
+const echoAccepted = (s: BackendStats) => s.tcp_accepted ?? 0
+
+/**
+ * Verification of an L4 stack: 20 short connections and 2 streams of 1 MiB through the
+ * proxy, every byte back as sent, the TLS version where the client speaks TLS, and the
+ * backend's echo counting at least those connections (the bytes went through to it).
+ */
+export async function verifyL4(url: string, backend: Backend, ctx: CellContext): Promise<string | null> {
+  try {
+    const before = await backendStats(backend)
+    const short = await loadgenTcp(url, ctx.certs.ca, { mode: 'short', n: 20, c: 2, 'msg-bytes': 64 }, ctx.cpus.generator)
+    const stream = await loadgenTcp(url, ctx.certs.ca, { mode: 'stream', n: 2, c: 2, 'stream-bytes': MiB }, ctx.cpus.generator)
+    const after = await backendStats(backend)
+    for (const r of [short, stream]) {
+      if (r.conns_ok !== r.conns || r.conns === 0) return `${r.mode}: ${r.conns_ok}/${r.conns} connections echoed (${r.error_samples[0] ?? 'none connected'})`
+      if (r.mismatches > 0) return `${r.mode}: ${r.mismatches} echoes differ from what was sent`
+      if (url.startsWith('tls:') && !r.tls_version) return `${r.mode}: no TLS version negotiated`
+    }
+    const reached = echoAccepted(after) - echoAccepted(before)
+    if (reached < short.conns + stream.conns) return `the backend's echo accepted ${reached} connections for ${short.conns + stream.conns} through the proxy`
+    return null
+  } catch (e) {
+    return (e as Error).message.split('\n')[0]!
+  }
+}
+
+/** The L4 stack of a cell: which echo the proxy forwards to, and how readiness and verification go. */
+export function l4Stack(cell: Cell, ctx: CellContext): L4Stack {
+  const l4 = l4Of(cell)
+  if (!l4) throw new Error(`${cell.proxy} variant ${cell.variant} is not an L4 variant (stack.yaml has no l4 entry)`)
+  const scheme = l4.client === 'tls' ? 'tls' : 'tcp'
+  return {
+    backendPort: (b) => (l4.backend === 'tls' ? b.tlsPort! : b.tcpPort!),
+    ready: (port, o) => waitForEcho(port, { ...o, ...(l4.client === 'tls' ? { tls: { ca: ctx.certs.ca } } : {}) }),
+    url: (host, port) => `${scheme}://${host}:${port}`,
+    verify: (s) => verifyL4(s.url, s.backend, ctx),
+  }
+}
+
+/** One repeat of an L4 cell: proxy CPU per connection (short) or per MiB (stream). */
+export async function measureTcp(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): Promise<TcpRow> {
+  const row = tcpRow(cell, mode, repeat, ctx)
+  const mix = L4_MIX[mode]
+  const name = repeatStem(cell, repeat)
+  return withVerifiedStack(cell, name, ctx, outcomes(row), async ({ proxy, url, roles, backend }) => {
+    const flags: Record<string, number> = mode === 'short' ? { 'msg-bytes': mix.msgBytes } : { 'stream-bytes': mix.streamBytes }
+    const argv = loadgenTcpArgv(url, ctx.certs.ca, { mode, c: cell.connections, d: `${ctx.profile.durationS}s`, ...flags })
+    const before = await backendStats(backend)
+    const g = await runGenerator<TcpResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'tcp.json'), [proxy!], roles, ctx.profile.durationS)
+    const after = await backendStats(backend)
+    const r = g.result
+    const proxyNs = g.cpuNs.get(proxy!)!
+    const ok = r?.conns_ok ?? 0
+    const reasons = invalidReasons({ generatorRequests: ok, generatorErrors: r?.errors ?? 0, windowRequests: ok, generatorCpuShare: g.generatorShare, exited: g.exit })
+    if (r && r.mismatches > 0) reasons.push(`${r.mismatches} echoes differ from what was sent`)
+    return row({
+      conns: ok, errors: r?.errors ?? 0, mismatches: r?.mismatches ?? 0, bytes_echoed: r?.bytes_echoed ?? 0,
+      conn_rate: r ? round(r.conn_rate, 1) : null, mib_per_s: r ? round(r.mib_per_s, 1) : null,
+      p50_ms: r?.p50_ms ?? null, p99_ms: r?.p99_ms ?? null, max_ms: r?.max_ms ?? null,
+      proxy_cpu_us_per_conn: ok > 0 ? round(proxyNs / 1e3 / ok) : null,
+      // Per MiB only where MiB are the load: a short cell's 64 bytes would make it the cost of connections.
+      proxy_cpu_us_per_mib: mode === 'stream' && r && r.bytes_echoed > 0 ? round(proxyNs / 1e3 / (r.bytes_echoed / MiB)) : null,
+      // The backend's own stats read opens no echo connection: every one counted came through the proxy.
+      backend_conns_per_conn: r && r.conns > 0 ? round((echoAccepted(after) - echoAccepted(before)) / r.conns, 4) : null,
+      generator_cpu_share: g.generatorShare, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
+      status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
+      steal_share: g.disturbance?.stealShare ?? null, foreign_cpu_share: g.disturbance?.foreignShare ?? null,
+    })
+  }, l4Stack(cell, ctx))
+}
