@@ -364,7 +364,8 @@ export async function percentileChart(rows: readonly PercentileRow[], opts: Perc
   const values = rows.filter((r) => r.percentile <= maxP + 1e-9 && r.value > 0).map((r) => ({ x: 1 / (1 - r.percentile / 100), y: r.value, series: String(r.series) }))
   checkRows('percentileChart (percentiles up to the last drawn)', values)
   const series = uniq(values.map((r) => r.series))
-  const ticks = [1, 2, 10, 100, 1000, 1e4, 1e5, 1e6].filter((t) => t <= xMax * 1.0001)
+  // 0% (x = 1) would sit on top of 50%: the axis starts there unlabelled.
+  const ticks = [2, 10, 100, 1000, 1e4, 1e5, 1e6].filter((t) => t <= xMax * 1.0001)
   const spec = {
     ...head(opts, opts.width ?? CHART_WIDTH),
     height: opts.height ?? 300,
@@ -373,7 +374,8 @@ export async function percentileChart(rows: readonly PercentileRow[], opts: Perc
     encoding: {
       x: { field: 'x', type: 'quantitative', title: 'percentile', scale: { type: 'log', domain: [1, xMax] }, axis: { values: ticks, labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'", grid: true } },
       y: { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: { type: 'log' }, axis: { format: opts.valueFormat ?? '~g', grid: true } },
-      color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null },
+      // Cell labels are long: three to a legend row keeps the legend inside the chart's width.
+      color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null, legend: { columns: 3 } },
       detail: { field: 'series', type: 'nominal' },
     },
   }

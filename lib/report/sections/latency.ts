@@ -1,4 +1,6 @@
 import type { LatencySpectrum, LatencySpectrumEntry } from '../../data/latency.ts'
+import { safeVariant } from '../../data/raw-files.ts'
+import type { RunTables } from '../../data/run-data.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, esc } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
@@ -27,14 +29,29 @@ export interface ShownSpectrum {
   entry: LatencySpectrumEntry
   /** Repeats of this cell with a spectrum. */
   repeats: number
+  /** The CSV row of the repeat shown: `valid`, `invalid: reason`; null when no row matches (WebSocket). */
+  status: string | null
+}
+
+type RowStatus = { status: string; reason: string }
+
+/** The measured row a spectrum belongs to (measurements or handshakes), by cell and repeat. */
+export function rowStatus(tables: Partial<Pick<RunTables, 'measurements' | 'handshakes'>>, e: LatencySpectrumEntry): RowStatus | undefined {
+  const c = e.cell
+  if (c.mode !== null) return undefined
+  const same = (r: { series: string; proxy: string; version: string; variant: string; key_type: string; connections: number; repeat: number }) =>
+    r.series === c.series && r.proxy === c.proxy && r.version === c.version && safeVariant(r.variant) === c.variant && r.key_type === c.keyType && r.connections === c.connections && r.repeat === c.repeat
+  if (e.spectrum.generator === 'loadgen handshake') return (tables.handshakes ?? []).find(same)
+  return (tables.measurements ?? []).find((r) => same(r) && (c.rate === null ? r.model === 'closed' : r.model === 'open' && r.target_rps === c.rate))
 }
 
 /**
  * The proxy drawn (the one with the most spectra; ties by name, the direct floor never) and
- * per cell the repeat with the median p99 (the lower one of an even count): a spectrum
- * is one run's distribution, and percentile rows of repeats cannot be merged.
+ * per cell the repeat with the median p99 (the lower one of an even count) among its valid
+ * repeats, or among all when none is valid (the table says so): a spectrum is one run's
+ * distribution, and percentile rows of repeats cannot be merged.
  */
-export function chooseSpectra(all: readonly LatencySpectrumEntry[]): { proxy: string; shown: ShownSpectrum[] } | null {
+export function chooseSpectra(all: readonly LatencySpectrumEntry[], statusOf: (e: LatencySpectrumEntry) => RowStatus | undefined = () => undefined): { proxy: string; shown: ShownSpectrum[] } | null {
   const counts = new Map<string, number>()
   for (const e of all) if (e.cell.proxy !== 'direct') counts.set(e.cell.proxy, (counts.get(e.cell.proxy) ?? 0) + 1)
   const proxy = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0]
@@ -50,8 +67,11 @@ export function chooseSpectra(all: readonly LatencySpectrumEntry[]): { proxy: st
       cells.set(label, [...(cells.get(label) ?? []), e])
     }
     for (const [label, repeats] of cells) {
-      const sorted = [...repeats].sort((a, b) => p99(a) - p99(b) || a.cell.repeat - b.cell.repeat)
-      shown.push({ series, label, entry: sorted[Math.floor((sorted.length - 1) / 2)]!, repeats: repeats.length })
+      const valid = repeats.filter((e) => statusOf(e)?.status === 'valid')
+      const sorted = [...(valid.length ? valid : repeats)].sort((a, b) => p99(a) - p99(b) || a.cell.repeat - b.cell.repeat)
+      const entry = sorted[Math.floor((sorted.length - 1) / 2)]!
+      const row = statusOf(entry)
+      shown.push({ series, label, entry, repeats: repeats.length, status: row ? (row.status === 'valid' ? 'valid' : `${row.status}: ${row.reason}`) : null })
     }
   }
   return { proxy, shown }
@@ -60,9 +80,9 @@ export function chooseSpectra(all: readonly LatencySpectrumEntry[]): { proxy: st
 const FROM: Record<LatencySpectrum['measured_from'], string> = { sent: 'request sent', scheduled: 'scheduled send' }
 
 /** HdrHistogram-style percentile plots per series for the cells of one proxy, from raw/*.latency.json. */
-export function latencySection(a: Article, { latency }: ArticleInput): ChartRequest[] {
+export function latencySection(a: Article, { latency, run }: ArticleInput): ChartRequest[] {
   a.heading(2, 'Latency spectrum')
-  const chosen = chooseSpectra(latency ?? [])
+  const chosen = chooseSpectra(latency ?? [], (e) => rowStatus(run ?? {}, e))
   if (!chosen) {
     a.para('*No latency spectrum was recorded for this run (a run from before spectra were kept, or raw/ is not here: promoted baselines keep CSVs only).*')
     return []
@@ -72,7 +92,7 @@ export function latencySection(a: Article, { latency }: ArticleInput): ChartRequ
       'HdrHistogram style: x is 1/(1-p) on a log scale, so 99.9% to 99.999% get as much room as the body. ' +
       'Closed model (wrk): from the request written to the answer, with the corrective samples wrk adds for answers slower than twice the mean interval. ' +
       'Open model and handshakes (loadgen): the open model measures from each request\'s scheduled send time, so a generator or proxy that falls behind shows as latency (no coordinated omission); requests dropped because every virtual user was busy are no samples here: the open-model table counts them. ' +
-      'Per cell the repeat with the median p99 is drawn. Latency is machine-specific: read shapes and tails, not absolute values.',
+      'Per cell the repeat with the median p99 among the valid ones is drawn (among all when none is valid: its status says why). Latency is machine-specific: read shapes and tails, not absolute values.',
   )
   const charts: ChartRequest[] = []
   for (const series of [...new Set(chosen.shown.map((s) => s.series))]) {
@@ -92,6 +112,7 @@ export function latencySection(a: Article, { latency }: ArticleInput): ChartRequ
     { title: 'samples', value: (s) => s.entry.spectrum.total_count },
     ...LEVELS.map((p) => ({ title: `p${p} ms`, value: (s: ShownSpectrum) => valueAtPercentile(s.entry.spectrum, p) })),
     { title: 'max ms', value: (s) => s.entry.spectrum.max_us / 1000 },
+    { title: 'status', value: (s) => s.status },
   ], chosen.shown)
   return charts
 }

@@ -5,7 +5,7 @@ import { parseRawName } from '../../../lib/data/raw-files.ts'
 import { renderChart } from '../../../lib/report/chart-requests.ts'
 import { Article } from '../../../lib/report/markdown.ts'
 import type { ArticleInput } from '../../../lib/report/sections/input.ts'
-import { chooseSpectra, latencySection, valueAtPercentile } from '../../../lib/report/sections/latency.ts'
+import { chooseSpectra, latencySection, rowStatus, valueAtPercentile } from '../../../lib/report/sections/latency.ts'
 
 /** A spectrum whose p99 is `p99Us`, in HdrHistogram's rows up to 100%. */
 function spectrum(p99Us: number, from: LatencySpectrum['measured_from'] = 'sent'): LatencySpectrum {
@@ -40,6 +40,26 @@ test('one proxy (the most spectra, never the direct floor); per cell the repeat 
   assert.equal(chooseSpectra(ENTRIES.filter((e) => e.cell.proxy === 'direct')), null)
 })
 
+const row = (series: string, variant: string, repeat: number, status: string, reason = '', model = 'closed', target_rps: number | null = null) =>
+  ({ series, proxy: 'haproxy', version: '2.6.12', variant, key_type: 'ec256', connections: 200, repeat, model, target_rps, status, reason })
+const TABLES = {
+  measurements: [
+    row('pooling', 'article', 1, 'valid'), row('pooling', 'article', 2, 'invalid', 'disturbed: foreign CPU 40%'), row('pooling', 'article', 3, 'valid'),
+    row('pooling-open', 'article', 1, 'invalid', 'dropped 12% >= 1%', 'open', 900),
+  ],
+} as unknown as Parameters<typeof rowStatus>[0]
+
+test('the median p99 among valid repeats; a cell without a valid one shows its status', () => {
+  const chosen = chooseSpectra(ENTRIES, (e) => rowStatus(TABLES, e))!
+  assert.deepEqual(chosen.shown.map((s) => [s.label, s.entry.cell.repeat, s.status]), [
+    ['article ec256 c200', 1, 'valid'],
+    ['pool-added ec256 c200', 1, null],
+    ['article ec256 900 rps', 1, 'invalid: dropped 12% >= 1%'],
+  ])
+  // Open rows match by their rate, closed rows by their model.
+  assert.equal(rowStatus(TABLES, entry('pooling-open-haproxy-2.6.12-article-ec256-c200-700rps-r1.latency.json', spectrum(1))), undefined)
+})
+
 test('values are read off the cumulative rows', () => {
   const s = spectrum(1500)
   assert.equal(valueAtPercentile(s, 99), 1.5)
@@ -56,7 +76,7 @@ test('a chart per series and a table; without spectra a note, no chart', async (
   const md = a.toString()
   assert.match(md, /scheduled send time/)
   const csv = a.files.find((f) => f.path === 'data/latency-spectrum.csv')!.content
-  assert.match(csv, /^pooling-open,article ec256 900 rps,1 of 1,loadgen open,scheduled send,100000,0\.11,4,8,12,20$/m)
+  assert.match(csv, /^pooling-open,article ec256 900 rps,1 of 1,loadgen open,scheduled send,100000,0\.11,4,8,12,20,$/m)
   // The chart: percentile labels up to 99.999% on a log axis, self-contained SVG.
   const svg = await renderChart(charts[0]!)
   for (const label of ['50%', '99%', '99.9%', '99.99%', '99.999%']) assert.ok(svg.includes(`>${label}</text>`), label)
