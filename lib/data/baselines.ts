@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } 
 import { join } from 'node:path'
 import { loadRun, type RunData } from './run-data.ts'
 import { MANIFEST_FILE } from './manifest.ts'
-import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from './tables.ts'
+import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from './tables.ts'
 import { replaceDir } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
@@ -17,7 +17,7 @@ export const BASELINES_DIR = join(repoRoot, 'baselines', 'runs')
 export const PUBLISHED_FILE = 'published.yaml'
 
 /** What a promoted baseline keeps: data only, never raw tool output, configs or keys. */
-const KEPT = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file]
+const KEPT = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file]
 
 export type Baseline = { id: string; dir: string; kind: 'run'; run: RunData } | { id: string; dir: string; kind: 'published'; file: string }
 

@@ -62,6 +62,17 @@ export const COLUMNS: Record<string, ColumnDoc> = {
   survived: d('count', 'hold: connections still open at the end'),
   refused: d('count', 'hold: connection attempts refused'),
   closed_early: d('count', 'hold: connections closed before the end'),
+  // tcp.csv (series l4)
+  msg_bytes: d('bytes', 'l4 short: the one message each connection sends and reads back (0 in stream cells)'),
+  stream_bytes: d('bytes', 'l4 stream: what each connection sends and reads back (0 in short cells)'),
+  conns: d('count', 'l4: connections completed with every byte echoed'),
+  mismatches: d('count', 'l4: connections whose echo differed from what was sent (the row is invalid)'),
+  bytes_echoed: d('bytes', 'l4: bytes read back through the proxy'),
+  conn_rate: d('connections/s', 'l4: completed connections per second (machine-specific)'),
+  mib_per_s: d('MiB/s', 'l4: MiB read back per second (machine-specific)'),
+  proxy_cpu_us_per_conn: d('µs CPU / connection', 'l4: the proxy\'s CPU time per completed connection (the short cells\' metric)'),
+  proxy_cpu_us_per_mib: d('µs CPU / MiB', 'l4 stream: the proxy\'s CPU time per MiB echoed (each MiB crosses it twice, out and back)'),
+  backend_conns_per_conn: d('connections / connection', 'l4: connections the backend\'s echo accepted per client connection (1: every one went through to the backend)'),
   // summary/{measurements,handshakes,websocket}.csv: one row per cell.
   rows: d('count', 'rows of the cell (all repeats, any status)'),
   valid: d('count', 'valid rows of the cell'),
@@ -104,6 +115,8 @@ export const COLUMNS: Record<string, ColumnDoc> = {
 /** Where a column means something else in one file. */
 export const FILE_COLUMNS: Record<string, Record<string, ColumnDoc>> = {
   'handshakes.csv': { errors: d('count', 'failed handshakes or requests'), connections: d('count', 'concurrent handshaking clients') },
+  'tcp.csv': { mode: d('', 'short (one message per connection) or stream (stream_bytes per connection)'), connections: d('count', 'concurrent workers, each opening connections back to back'), errors: d('count', 'connections that failed (connect, handshake, short or differing echo)') },
+  'summary/tcp.csv': { mode: d('', 'short or stream'), connections: d('count', 'concurrent workers') },
   'websocket.csv': { p50_ms: d('ms', 'median message round trip (hold: ping round trip)'), p99_ms: d('ms', '99th percentile message round trip (hold: ping round trip)') },
   'summary/ratios.csv': { proxy: d('', 'the proxy the ratio is about'), version: d('', 'its version') },
 }

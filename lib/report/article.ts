@@ -18,6 +18,7 @@ import { tlsSection } from './sections/tls.ts'
 import { versionsSection } from './sections/versions.ts'
 import { bisectSection } from './sections/bisect.ts'
 import { websocketSection } from './sections/websocket.ts'
+import { l4Section } from './sections/l4.ts'
 
 export interface BuiltArticle {
   markdown: string
@@ -44,6 +45,7 @@ const SECTIONS: readonly Section[] = [
   versionsSection,
   bisectSection,
   websocketSection,
+  l4Section,
   claimsSection,
   (a, input) => baselineSection(a, input.baseline),
   reproduceSection,

@@ -12,7 +12,7 @@ import { evaluateClaims, type ClaimResult } from '../claims/evaluate.ts'
 import { loadLedger } from '../claims/ledger.ts'
 import { readLatencySpectra } from '../data/latency.ts'
 import { MANIFEST_FILE } from '../data/manifest.ts'
-import { HANDSHAKES, MEASUREMENTS, WEBSOCKETS } from '../data/tables.ts'
+import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import { findingsFor, type Finding } from '../findings/index.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
@@ -115,7 +115,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   lap('article and charts')
 
   const summaries = new Map([...summaryCsvs(aggregates), ...findingsClaimsCsvs(findings, claims)])
-  const runCsvs = [MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file].filter((f) => existsSync(join(o.runDir, f)))
+  const runCsvs = [MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file].filter((f) => existsSync(join(o.runDir, f)))
   // data/README.md: every CSV of the run with its columns described (lib/data/dictionary.ts).
   const dictionary = dataDictionary([
     ...runCsvs.map((f) => ({ path: f, columns: csvHeader(readFileSync(join(o.runDir, f), 'utf8')) })),
@@ -183,6 +183,6 @@ async function publishBaselinePage(siteDir: string, b: Baseline, o: ReportOption
   const claims = evaluateClaims(loadLedger(), run)
   const article = buildArticle({ run, aggregates, findings: runFindings(run), claims, openSeries: [], documentedReuse })
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
-  const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file].filter((f) => existsSync(join(b.dir, f))).map((f) => ({ path: `data/${f}`, source: join(b.dir, f) }))
+  const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file].filter((f) => existsSync(join(b.dir, f))).map((f) => ({ path: `data/${f}`, source: join(b.dir, f) }))
   publishRun(siteDir, { runId: id, section: 'baselines', markdown: article.markdown, files: [...article.files, ...charts, ...data], generated: o.generated }, o.log)
 }

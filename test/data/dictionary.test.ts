@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { aggregate, summaryCsvs } from '../../lib/analysis/summary.ts'
 import { csvHeader, dataDictionary, describeColumn } from '../../lib/data/dictionary.ts'
-import { handshakeSchema, HANDSHAKE_COLUMNS, MEASUREMENT_COLUMNS, measurementSchema, WEBSOCKET_COLUMNS, websocketSchema } from '../../lib/data/schema.ts'
+import { handshakeSchema, HANDSHAKE_COLUMNS, MEASUREMENT_COLUMNS, measurementSchema, TCP_COLUMNS, tcpSchema, WEBSOCKET_COLUMNS, websocketSchema } from '../../lib/data/schema.ts'
 import { CLAIMS_COLUMNS, FINDINGS_COLUMNS } from '../../lib/report/summary-export.ts'
 import { fixtureTables } from '../fixtures/run.ts'
 
@@ -13,6 +13,7 @@ test('every column of every row schema is described', () => {
     ['measurements.csv', MEASUREMENT_COLUMNS, measurementSchema],
     ['handshakes.csv', HANDSHAKE_COLUMNS, handshakeSchema],
     ['websocket.csv', WEBSOCKET_COLUMNS, websocketSchema],
+    ['tcp.csv', TCP_COLUMNS, tcpSchema],
   ]
   assert.deepEqual(files.flatMap(([f, cols, schema]) => [...undescribed(f, cols), ...undescribed(f, Object.keys(schema.shape))]), [])
 })
