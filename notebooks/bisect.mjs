@@ -5,7 +5,7 @@ import './_ts.mjs'
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
-const { bisectRunFlags } = await import('../lib/cli/bisect-options.ts')
+const { bisectRunFlags, tagsPlan } = await import('../lib/cli/bisect-options.ts')
 
 const HELP = `Usage: npx zx notebooks/bisect.mjs --proxy NAME [--variant LIST] [--metric cpu|conns] [options]
        (the same as: npx zx notebooks/run-all.mjs --series bisect --proxies NAME --variants LIST)
@@ -19,13 +19,17 @@ Each version gets at least 5 repeats. Rows: measurements.csv, series bisect; the
 
   --proxy NAME          the proxy to bisect (one)
   --variant LIST        its variants, each bisected on its own (default article)
+  --tags-from REF       list a registry's tags (REGISTRY/REPOSITORY, e.g. 127.0.0.1:5000/nginx) and print the
+                        releases a bisect over them would search and what it leaves out; measures nothing
 Options:
 ${RUN_FLAGS_HELP}`
 
 const { series, proxies, variants, ...flags } = RUN_FLAGS
-const SPEC = { ...flags, proxy: { type: 'string' }, variant: { type: 'string' } }
+const SPEC = { ...flags, proxy: { type: 'string' }, variant: { type: 'string' }, 'tags-from': { type: 'string' } }
+const argv = notebookArgs('bisect.mjs')
 
-await runNotebook(() => runFromFlags(notebookArgs('bisect.mjs'), {
-  notebook: 'notebooks/bisect.mjs', help: HELP, install: false, fixedSeries: ['bisect'],
-  parse: (argv) => bisectRunFlags(parseFlags(argv, SPEC, HELP, 'notebooks/bisect.mjs')),
-}))
+await runNotebook(async () => {
+  const { 'tags-from': tagsFrom, ...rest } = parseFlags(argv, SPEC, HELP, 'notebooks/bisect.mjs')
+  if (tagsFrom !== undefined) return void console.log(await tagsPlan(tagsFrom))
+  return runFromFlags(argv, { notebook: 'notebooks/bisect.mjs', help: HELP, install: false, fixedSeries: ['bisect'], parse: () => bisectRunFlags(rest) })
+})

@@ -1,6 +1,9 @@
+import { orderVersions } from '../catalog/version-order.ts'
+import { bisectState } from '../core/bisect.ts'
 import { userError } from '../core/errors.ts'
 import { BISECT_METRICS, type BisectMetric } from '../data/bisect.ts'
 import type { SeriesName } from '../data/series.ts'
+import { listTags, parseRepoRef } from '../setup/registry.ts'
 
 export interface BisectFlags {
   metric?: string
@@ -25,4 +28,22 @@ export function bisectRunFlags<F extends { proxy?: string; variant?: string; pro
   if (proxy === undefined) throw userError('notebooks/bisect.mjs', '--proxy is missing', 'Name the proxy to bisect, e.g. --proxy nginx --variant article')
   if (proxy.includes(',')) throw userError(`--proxy ${proxy}`, 'one proxy per bisect', 'Run one bisect per proxy (each has its own versions)')
   return { ...rest, proxies: proxy, ...(variant !== undefined ? { variants: variant } : {}) }
+}
+
+/**
+ * `bisect.mjs --tags-from REGISTRY/REPO`: the releases a bisect over a registry's published
+ * tags would search, oldest first, the tags left out and why, and the first two it measures.
+ */
+export async function tagsPlan(ref: string): Promise<string> {
+  const r = parseRepoRef(ref)
+  const tags = await listTags(r)
+  const { versions, skipped } = orderVersions(tags)
+  const first = bisectState(versions, new Map())
+  const steps = versions.length > 1 ? Math.ceil(Math.log2(versions.length - 1)) : 0
+  return [
+    `${r.registry}/${r.repository}: ${tags.length} tags, ${versions.length} releases to bisect (oldest first):`,
+    `  ${versions.join(' ') || '(none)'}`,
+    `left out: ${skipped.length ? skipped.map((s) => `${s.tag} (${s.why})`).join(', ') : 'none'}`,
+    first.kind === 'measure' ? `a bisect measures ${first.versions.join(' and ')} first, then at most ${steps} more versions` : `no bisect: ${'notes' in first ? first.notes.join('; ') : 'nothing to measure'}`,
+  ].join('\n')
 }

@@ -16,6 +16,8 @@ export const BISECT_ALPHA = 0.05
 export const BISECT_MIN_EFFECT = 0.1
 /** Mann-Whitney's smallest two-sided p with 4 against 4 repeats is 0.029; 5 leave room for a disturbed window. */
 export const BISECT_REPEATS = 5
+/** Valid repeats a version needs before it is compared: below 4 a side Mann-Whitney cannot reach p < 0.05. */
+export const BISECT_MIN_VALID = 4
 
 export interface Judgement {
   differs: boolean
@@ -54,19 +56,25 @@ export type BisectState =
   /** The ends differ but no adjacent pair does: a drift over several releases, not one step. */
   | { kind: 'no single step'; older: string; newer: string; judgement: Judgement; probes: BisectProbe[]; notes: string[] }
   | { kind: 'too few versions'; versions: string[]; probes: BisectProbe[]; notes: string[] }
+  /** A version measured without enough valid repeats (a busy machine, failed windows): the step lies between older and newer, not narrowed further. */
+  | { kind: 'inconclusive'; older: string; newer: string; probes: BisectProbe[]; notes: string[] }
 
 const logEffect = (j: Judgement) => Math.abs(Math.log(j.ratio.value))
 
 /**
- * The search's state for versions (oldest first) and the cells measured so far. The ends
- * first, then the middle of the interval whose ends differ, until the interval is two
- * adjacent versions.
+ * The search's state for versions (oldest first) and the cells measured so far (valid
+ * values only; `measured`: versions with rows of any status, default those with values).
+ * The ends first, then the middle of the interval whose ends differ, until the interval is
+ * two adjacent versions. A version measured with fewer than BISECT_MIN_VALID valid repeats
+ * stops the search where it stands: never asked for again, never judged on too little.
  */
-export function bisectState(versions: readonly string[], cells: ReadonlyMap<string, Repeats>, judge: Judge = judgeChange()): BisectState {
+export function bisectState(versions: readonly string[], cells: ReadonlyMap<string, Repeats>, judge: Judge = judgeChange(), measured?: ReadonlySet<string>): BisectState {
   const probes: BisectProbe[] = []
   const notes: string[] = []
   if (versions.length < 2) return { kind: 'too few versions', versions: [...versions], probes, notes: [`${versions.length} version${versions.length === 1 ? '' : 's'} to compare: a bisect needs two`] }
-  const has = (v: string) => (cells.get(v)?.size ?? 0) > 0
+  const valid = (v: string) => cells.get(v)?.size ?? 0
+  const has = (v: string) => (measured ? measured.has(v) : valid(v) > 0)
+  const short = (...vs: string[]) => vs.filter((v) => valid(v) < BISECT_MIN_VALID).map((v) => `${v} has ${valid(v)} valid repeat${valid(v) === 1 ? '' : 's'} of the ${BISECT_MIN_VALID} a comparison needs (its other windows were disturbed or failed)`)
   const compare = (i: number, j: number): Judgement => {
     const judgement = judge(cells.get(versions[i]!)!, cells.get(versions[j]!)!)
     probes.push({ older: versions[i]!, newer: versions[j]!, judgement })
@@ -76,12 +84,16 @@ export function bisectState(versions: readonly string[], cells: ReadonlyMap<stri
   let hi = versions.length - 1
   const missing = [lo, hi].filter((i) => !has(versions[i]!))
   if (missing.length) return { kind: 'measure', versions: missing.map((i) => versions[i]!), probes }
+  const endsShort = short(versions[lo]!, versions[hi]!)
+  if (endsShort.length) return { kind: 'inconclusive', older: versions[lo]!, newer: versions[hi]!, probes, notes: endsShort }
   const ends = compare(lo, hi)
   if (!ends.differs) return { kind: 'no step', older: versions[lo]!, newer: versions[hi]!, judgement: ends, probes, notes }
   let drift = false
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2)
     if (!has(versions[mid]!)) return { kind: 'measure', versions: [versions[mid]!], probes }
+    const midShort = short(versions[mid]!)
+    if (midShort.length) return { kind: 'inconclusive', older: versions[lo]!, newer: versions[hi]!, probes, notes: [...notes, `narrowing stopped: ${midShort[0]}`] }
     const left = compare(lo, mid)
     const right = compare(mid, hi)
     const goLeft = left.differs !== right.differs ? left.differs : logEffect(left) >= logEffect(right)

@@ -70,6 +70,11 @@ export function searchCells(search: BisectSearch, metric: BisectMetric, rows: re
   return new Map(search.versions.map((v) => [v, repeatsOf(mine.filter((r) => r.version === v), (r) => r[BISECT_METRICS[metric].column])]))
 }
 
+/** Versions of a search with bisect rows of any status (measured, whether or not a window was valid). */
+export function measuredVersions(search: BisectSearch, rows: readonly Row[]): Set<string> {
+  return new Set(rows.filter((r) => r.series === BISECT_SERIES && r.model === 'closed' && r.proxy === search.proxy && r.variant === search.variant).map((r) => r.version))
+}
+
 export interface BisectResult {
   search: BisectSearch
   metric: BisectMetric
@@ -82,7 +87,7 @@ export interface BisectResult {
 export function bisectResults(plan: BisectPlan, rows: readonly Row[]): BisectResult[] {
   const judge = judgeChange({ alpha: plan.alpha, minEffect: plan.min_effect })
   return plan.searches.map((search) => {
-    const state = bisectState(search.versions, searchCells(search, plan.metric, rows), judge)
+    const state = bisectState(search.versions, searchCells(search, plan.metric, rows), judge, measuredVersions(search, rows))
     return { search, metric: plan.metric, state, line: formatBisect(search, plan, state, rows) }
   })
 }
@@ -96,6 +101,7 @@ export function formatBisect(search: BisectSearch, plan: Pick<BisectPlan, 'metri
   const who = `${search.proxy} ${search.variant}`
   if (s.kind === 'measure') return `${who}: unfinished, ${s.versions.join(', ')} still to measure`
   if (s.kind === 'too few versions') return `${who}: no bisect, ${s.notes.join('; ')}`
+  if (s.kind === 'inconclusive') return `${who}: inconclusive, the step (if any) lies between ${s.older} and ${s.newer}: ${s.notes.join('; ')}`
   const medians = (which: BisectMetric) => {
     const cells = searchCells(search, which, rows)
     const f = (v: string) => {

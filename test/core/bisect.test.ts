@@ -67,7 +67,20 @@ test('a drift spread over releases is no single step', () => {
 test('two versions are one comparison; fewer is no bisect; noise with two repeats decides nothing', () => {
   assert.equal(search(['1.22.1', '1.31.3'], (v) => (v === '1.31.3' ? 2 : 1)).state.kind, 'step')
   assert.equal(bisectState(['1.22.1'], new Map()).kind, 'too few versions')
+})
+
+test('too few valid repeats: inconclusive where the search stands, and a measured version is never asked for again', () => {
   const two = (x: number): Repeats => new Map([[1, x], [2, x * 1.01]])
-  // Mann-Whitney cannot reach p < 0.05 with 2 + 2 repeats, whatever the ratio.
-  assert.equal(bisectState(['a', 'b'], new Map([['a', two(1)], ['b', two(3)]])).kind, 'no step')
+  // Mann-Whitney cannot reach p < 0.05 with 2 + 2 repeats, whatever the ratio: not judged at all.
+  const ends = bisectState(['a', 'b'], new Map([['a', two(1)], ['b', two(3)]]))
+  assert.equal(ends.kind, 'inconclusive')
+  assert.match(ends.kind === 'inconclusive' ? ends.notes.join(' ') : '', /a has 2 valid repeats of the 4 a comparison needs/)
+  // The middle version measured, every window disturbed: the interval so far, not a request to measure it again.
+  const cells = new Map([['1.22.1', cell(1)], ['1.31.3', cell(2)], ['1.26.3', new Map()]])
+  const mid = bisectState(['1.22.1', '1.26.3', '1.31.3'], cells, undefined, new Set(cells.keys()))
+  assert.equal(mid.kind, 'inconclusive')
+  if (mid.kind === 'inconclusive') {
+    assert.deepEqual([mid.older, mid.newer], ['1.22.1', '1.31.3'])
+    assert.match(mid.notes.join(' '), /narrowing stopped: 1.26.3 has 0 valid repeats/)
+  }
 })

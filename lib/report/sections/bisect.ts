@@ -20,7 +20,7 @@ export function bisectSection(a: Article, { run, bisect }: ArticleInput): ChartR
     const cells = (k: BisectMetric) => searchCells(r.search, k, run.measurements)
     const cpu = cells('cpu')
     const conns = cells('conns')
-    const step = 'older' in r.state ? [r.state.older, r.state.newer] : []
+    const step = r.state.kind === 'step' ? [r.state.older, r.state.newer] : []
     a.table(`bisect-${proxy}-${variant}`, [
       { title: 'version', value: (v: string) => v },
       { title: 'repeats', value: (v: string) => cpu.get(v)?.size ?? 0 },
