@@ -69,6 +69,10 @@ async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOption
   return { runtime: new DockerRuntime(id, { images: imgs.records, network: o.network }), images: imgs.records }
 }
 
+/** A phase that needs more repeats than the profile's (a bisect's Mann-Whitney test) gets them, disturbed windows re-measured up to there. */
+const atLeast = <A extends { settings: { minRepeats: number; maxRepeats: number } }>(a: A, min: number | undefined): A =>
+  min === undefined ? a : { ...a, settings: { ...a.settings, minRepeats: Math.max(a.settings.minRepeats, min), maxRepeats: Math.max(a.settings.maxRepeats, min) } }
+
 const newRunId = () => {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
   return `${t}-${sha256Text(String(Math.random())).slice(0, 4)}`
@@ -198,7 +202,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
         const tasks = phase.tasks(ctx)
         // Each template once, before its first cell: a broken one fails now, and its cells fail without starting anything.
         for (const reason of await checkTemplates(tasks.flatMap((t) => t.subject ?? []), { ...ctx, templateChecks })) log.warn(reason)
-        await runPhase(phase.name, tasks, { runDir, invocation: invocation.id }, log, o.resume, phase.adaptive === false ? null : adaptive)
+        await runPhase(phase.name, tasks, { runDir, invocation: invocation.id }, log, o.resume, phase.adaptive === false ? null : atLeast(adaptive, phase.minRepeats))
       }
       manifest.steps[name] = 'done'
       current = undefined

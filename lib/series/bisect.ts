@@ -45,6 +45,7 @@ export function bisectSeries(): Series {
   let said = ''
   const step = (i: number): Phase => ({
     name: i === 0 ? 'bisect-ends' : `bisect-step-${i}`,
+    minRepeats: BISECT_REPEATS,
     tasks: (ctx: SeriesContext) => {
       const plan = planFor(ctx)
       const results = bisectResults(plan, readTable(ctx.runDir, MEASUREMENTS))

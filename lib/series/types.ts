@@ -49,6 +49,8 @@ export interface Phase {
    * the profile's rounds and keep their status (their disturbance is still recorded).
    */
   adaptive?: boolean
+  /** Valid repeats each cell needs at least, above the profile's (the bisect's test needs 4 a side). */
+  minRepeats?: number
 }
 
 /**

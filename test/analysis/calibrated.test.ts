@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict'
-import { join } from 'node:path'
 import { test } from 'node:test'
 import { agreementTable, calibratedCells, CALIBRATION_REFERENCE, compareRunsCalibrated, referenceAgreement, runReferences, type References } from '../../lib/analysis/calibrated.ts'
 import { compareRuns } from '../../lib/analysis/compare.ts'
-import { repoRoot } from '../../lib/core/paths.ts'
-import { readManifest } from '../../lib/data/manifest.ts'
 import { loadRun } from '../../lib/data/run-data.ts'
 import type { Calibration, Manifest } from '../../lib/data/schema.ts'
 import { cpuRepeats, handshake, measurement } from '../fixtures/rows.ts'
-import { FIXTURE_RUN } from '../fixtures/run.ts'
+import { OLD_FORMAT_RUN } from '../fixtures/run.ts'
 
 const CAL: Calibration = { loopback_rtt_us: 25, loopback_rtt_wall_us: 26, ecdsa_p256_sign_us: 15, rsa4096_sign_us: 3000, measured_at: '2026-11-30T12:00:00Z', cpuset: '1' }
 const direct = (us: number[]) => us.map((u, i) => measurement({ series: 'direct', proxy: 'direct', variant: 'direct', repeat: i + 1, proxy_cpu_us_per_req: null, backend_cpu_us_per_req: u }))
@@ -69,11 +66,10 @@ test('reference agreement: ratios of raw and calibrated medians per reference, a
 })
 
 test('baselines written before calibration: no fingerprint, no calibration, the direct row still a reference', () => {
-  const b = loadRun(join(repoRoot, 'baselines/runs/2026-11-30-quick-2core'))
+  const b = loadRun(OLD_FORMAT_RUN)
   assert.equal(b.manifest.fingerprint, null)
   assert.equal(b.manifest.calibration, null)
   const refs = runReferences(b)
   assert.ok(refs.direct! > 5 && refs.direct! < 20)
   assert.equal(refs.loopback, null)
-  assert.equal(readManifest(FIXTURE_RUN)!.calibration, null)
 })

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import { repoRoot } from '../../lib/core/paths.ts'
 import { readManifest } from '../../lib/data/manifest.ts'
 import { manifestSchema, SCHEMA_VERSION, type Invocation, type Manifest } from '../../lib/data/schema.ts'
+import { OLD_FORMAT_RUN } from '../fixtures/run.ts'
 import { nextInvocationId, previousSettings, refusal, resumeDifferences, type ResumeSettings } from '../../lib/run/provenance.ts'
 
-/** The fixture run: written before invocations were recorded. */
-const old = readManifest(join(repoRoot, 'test/fixtures/run-quick'))!
+/** Written before invocations were recorded. */
+const old = readManifest(OLD_FORMAT_RUN)!
 const same: ResumeSettings = {
   profile: 'quick', repeats: 2, duration_s: 3, proxies: ['caddy', 'traefik', 'envoy', 'nginx', 'haproxy'], cpusets: { proxy: '1', backend: '0', generator: '0' }, runtime: 'native',
   network: 'host', seed: undefined, custom_configs: [], schema_version: SCHEMA_VERSION,
