@@ -13,6 +13,7 @@ connections the backend accepted. Predictions come from stacks/<proxy>/stack.yam
 Options:
   --proxies LIST    only these proxies (default: all five)
   --variants LIST   only these variants (default: all of each proxy)
+  --versions WHICH  all (default), newest, ends, or catalog versions: 1.26.3,3.0.11
   --json            print an array of {proxy, version, variant, conns_per_100, ...} on stdout
   -h, --help        this help
 
@@ -21,6 +22,7 @@ Exit status: 0 when every row answered and matched its prediction, 1 otherwise.`
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
+const { parseVersionChoice } = await import('../lib/catalog/version-choice.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { ensureCerts } = await import('../lib/setup/certs.ts')
 const { certsDir } = await import('../lib/core/paths.ts')
@@ -32,7 +34,7 @@ const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('pool-table.mjs'), { proxies: { type: 'string' }, variants: { type: 'string' }, json: { type: 'boolean' } }, HELP, 'notebooks/pool-table.mjs')
+  const flags = parseFlags(notebookArgs('pool-table.mjs'), { proxies: { type: 'string' }, variants: { type: 'string' }, versions: { type: 'string' }, json: { type: 'boolean' } }, HELP, 'notebooks/pool-table.mjs')
   const log = consoleLogger()
   const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
   // Every variant named must exist for one of the proxies, before certificates or a lock.
@@ -40,10 +42,12 @@ await runNotebook(async () => {
   const variants = flags.variants?.split(',').map((v) => v.trim()).filter(Boolean)
   const unknown = flags.variants === undefined ? undefined : variants.length === 0 ? '' : variants.find((v) => !known.includes(v))
   if (unknown !== undefined) throw userError('--variants', unknown ? `unknown variant "${unknown}" for ${proxies.join(', ')}` : 'names no variant', `Use a comma-separated list of: ${known.join(', ')}`)
+  const versions = flags.versions !== undefined ? parseVersionChoice(flags.versions, proxies) : undefined
   const certs = await ensureCerts(certsDir, { force: false, log })
   const rows = await poolTable({
     proxies,
     variants,
+    versions,
     certs,
     workDir: mkdtempSync(join(tmpdir(), 'proxybench-pool-')),
     log,

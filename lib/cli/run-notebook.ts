@@ -38,6 +38,7 @@ export const RUN_FLAGS = {
   'no-pdf': { type: 'boolean' },
   variants: { type: 'string' },
   'key-types': { type: 'string' },
+  versions: { type: 'string' },
   repeats: { type: 'string' },
   duration: { type: 'string' },
   slo: { type: 'string' },
@@ -71,6 +72,9 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --variants LIST       only the planned cells with these variants, in every series (e.g. article,custom:my.conf);
                         the direct row always runs (the floor and the calibrated unit's reference)
   --key-types LIST      only the planned cells with these key types: ec256,rsa2048,rsa4096
+  --versions WHICH      catalog versions of the versions series and nginx's all-version extras: all, newest,
+                        ends (oldest, newest, April 2025) or a list (1.26.3,3.0.11); default ends for smoke
+                        and quick, all for standard and full (npm run doctor lists the catalog)
   --repeats N           minimum repeats per cell instead of the profile's (recorded in the manifest)
   --duration S          measurement window in seconds instead of the profile's (recorded in the manifest)
   --slo "TERMS"         capacity: what a rate must meet, default "${CAPACITY_DEFAULT_SLO}" (${SLO_HELP})

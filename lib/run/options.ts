@@ -7,6 +7,7 @@ import type { CpuLayout } from '../roles/cpus.ts'
 import type { NetworkMode } from '../runtime/network.ts'
 import type { CapacitySettings } from '../series/capacity.ts'
 import type { Focus } from '../series/focus.ts'
+import type { VersionChoice } from '../catalog/version-choice.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import type { ImageMode } from '../setup/images.ts'
 
@@ -27,6 +28,8 @@ export interface RunOptions {
   custom: CustomConfig[]
   /** --variants / --key-types: only those planned cells run (lib/series/focus.ts). */
   focus?: Focus
+  /** --versions; absent: the profile's default (lib/catalog/version-choice.ts). */
+  versions?: VersionChoice
   /** The capacity series' SLO, budget and start rate (--slo, --budget, --start-rps). */
   capacity?: CapacitySettings
   /** The bisect series' metric (--metric). */

@@ -8,6 +8,7 @@ import { loadgenRequests } from '../roles/loadgen.ts'
 import type { Logger } from '../core/log.ts'
 import { catalogCell, withVerifiedStack, type Cell, type CellContext } from '../measure/cell.ts'
 import { getProfile } from '../catalog/profiles.ts'
+import { chooseVersions, type VersionChoice } from '../catalog/version-choice.ts'
 import { acquireRunLock } from './lock.ts'
 import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
 
@@ -37,6 +38,8 @@ export interface PoolTableOptions {
   proxies: readonly ProxyName[]
   /** Only these variants (default: all of each stack). */
   variants?: readonly string[]
+  /** Only these catalog versions (default: all; lib/catalog/version-choice.ts). */
+  versions?: VersionChoice
   certs: CertSet
   workDir: string
   log: Logger
@@ -61,7 +64,7 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
       const stack = loadStack(proxy)
       // L4 variants forward bytes, not HTTP: nothing for the pool detector's HTTPS requests.
       const variants = Object.keys(stack.variants).filter((v) => !stack.variants[v]!.l4 && (!o.variants || o.variants.includes(v)))
-      return stack.versions.flatMap((version) => variants.filter((variant) => variantRunsOn(stack, variant, version.version)).map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })))
+      return chooseVersions(stack, o.versions ?? { kind: 'all' }).flatMap((version) => variants.filter((variant) => variantRunsOn(stack, variant, version.version)).map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })))
     })
     for (const [i, cell] of cells.entries()) {
       o.log.progress(`pool detector ${i + 1}/${cells.length}: ${cell.proxy} ${cell.version} ${cell.variant}`)

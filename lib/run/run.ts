@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { loadStack } from '../catalog/stack.ts'
+import { defaultVersionChoice } from '../catalog/version-choice.ts'
 import { userError } from '../core/errors.ts'
 import { sha256Text } from '../core/hash.ts'
 import type { Logger } from '../core/log.ts'
@@ -180,7 +181,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
 
   const templateChecks = new Map<string, string | null>()
   const ctx: SeriesContext = {
-    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus, bisectMetric: o.bisectMetric,
+    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus, versions: o.versions ?? defaultVersionChoice(profile.name), bisectMetric: o.bisectMetric,
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks,
     capacity: o.capacity,
   }

@@ -99,6 +99,8 @@ export function launchPrefix(proxy: ProxyName, v: StackVersion): string[] {
 
 /* ---------------------------------------------------------------- building a root */
 
+const APT_OPTS = '-o Acquire::Check-Valid-Until=false'
+
 /**
  * The unpacked suite root with `package=debVersion` installed. Built in a temp dir renamed
  * on success (an interrupted setup never leaves a root that looks complete); about a
@@ -123,7 +125,8 @@ export async function ensureSuiteRoot(suite: string, pkg: string, debVersion: st
     if (existsSync('/etc/resolv.conf')) copyFileSync('/etc/resolv.conf', join(tmp, 'etc/resolv.conf'))
     log.progress(`${suite}: apt-get install ${pkg}=${debVersion}`)
     const env = { DEBIAN_FRONTEND: 'noninteractive', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }
-    const script = `apt-get update -q && apt-get install -y -q --no-install-recommends ${pkg}=${debVersion} && apt-get clean && rm -rf /var/lib/apt/lists/*`
+    // The mirror's sid snapshot may carry an expired Release date (Valid-Until); signatures are still checked.
+    const script = `apt-get ${APT_OPTS} update -q && apt-get install -y -q --no-install-recommends ${pkg}=${debVersion} && apt-get clean && rm -rf /var/lib/apt/lists/*`
     const r = await exec('chroot', [tmp, '/bin/sh', '-c', script], { env, timeoutMs: 15 * 60_000 })
     if (r.code !== 0) return { root, built: false, error: `${suite}: apt-get install ${pkg}=${debVersion} failed: ${lastLine(r.stderr) || lastLine(r.stdout)} (is it still served? npm run catalog -- --check)` }
     mkdirSync(dirname(root), { recursive: true })
@@ -134,35 +137,39 @@ export async function ensureSuiteRoot(suite: string, pkg: string, debVersion: st
   }
 }
 
-/** Package versions offered by a suite, as apt inside its cached root sees them now (`apt-cache madison`). */
-export async function suiteOffers(suite: string, pkg: string, log: Logger): Promise<{ versions: string[]; error?: string }> {
+/** Debian versions of each package a suite offers now, as apt in a fresh copy of its cached base sees them (`apt-cache madison`). */
+export async function suiteOffers(suite: string, pkgs: readonly string[], log: Logger): Promise<{ versions: Map<string, string[]>; error?: string }> {
   let base: string
   try {
     base = (await ensureBaseTarball(log, suite)).path
   } catch (e) {
-    return { versions: [], error: (e as Error).message }
+    return { versions: new Map(), error: (e as Error).message }
   }
   const tmp = join(dirname(base), `madison.tmp-${suite}-${process.pid}`)
   rmSync(tmp, { recursive: true, force: true })
   mkdirSync(tmp, { recursive: true })
   try {
     const x = await exec('tar', ['--numeric-owner', '-C', tmp, '-xf', base], { timeoutMs: 10 * 60_000 })
-    if (x.code !== 0) return { versions: [], error: `unpacking ${base} failed: ${lastLine(x.stderr)}` }
+    if (x.code !== 0) return { versions: new Map(), error: `unpacking ${base} failed: ${lastLine(x.stderr)}` }
     if (existsSync('/etc/resolv.conf')) copyFileSync('/etc/resolv.conf', join(tmp, 'etc/resolv.conf'))
-    const r = await exec('chroot', [tmp, '/bin/sh', '-c', `apt-get update -q >/dev/null && apt-cache madison ${pkg}`], { timeoutMs: 10 * 60_000 })
-    if (r.code !== 0) return { versions: [], error: `${suite}: apt-get update failed: ${lastLine(r.stderr)}` }
+    log.progress(`${suite}: apt-get update, apt-cache madison ${pkgs.join(' ')}`)
+    const r = await exec('chroot', [tmp, '/bin/sh', '-c', `apt-get ${APT_OPTS} update -q >/dev/null && apt-cache madison ${pkgs.join(' ')}`], { timeoutMs: 10 * 60_000 })
+    if (r.code !== 0) return { versions: new Map(), error: `${suite}: apt-get update failed: ${lastLine(r.stderr)}` }
     return { versions: parseMadison(r.stdout) }
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
 }
 
-/** Debian versions of `apt-cache madison` output, once each, in its order. */
-export function parseMadison(out: string): string[] {
-  const seen = new Set<string>()
+/** `apt-cache madison` output: each package's Debian versions, once each, in its order. */
+export function parseMadison(out: string): Map<string, string[]> {
+  const found = new Map<string, string[]>()
   for (const line of out.split('\n')) {
-    const cols = line.split('|').map((c) => c.trim())
-    if (cols.length >= 3 && cols[1]) seen.add(cols[1])
+    const [pkg, version] = line.split('|').map((c) => c.trim())
+    if (!pkg || !version || line.split('|').length < 3) continue
+    const list = found.get(pkg) ?? []
+    if (!list.includes(version)) list.push(version)
+    found.set(pkg, list)
   }
-  return [...seen]
+  return found
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { PROXIES } from '../../lib/catalog/stack.ts'
+import { loadStack, newestVersion, PROXIES } from '../../lib/catalog/stack.ts'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,12 +16,15 @@ test('pooling plan: three main series per proxy, the extras, and one direct row'
   const names = cells.map((c) => `${c.series} ${c.proxy} ${c.version} ${c.variant}`)
   assert.equal(cells.filter((c) => c.proxy === 'direct').length, 1)
   for (const p of PROXIES) for (const s of ['same', 'pool-added', 'pool-removed']) assert.equal(cells.filter((c) => c.proxy === p && c.series === s).length, 1, `${p} ${s}`)
-  for (const v of ['reuse-never', 'server-close', 'httpclose']) assert.ok(names.includes(`haproxy-reuse haproxy 2.8.25 ${v}`), v)
+  for (const v of ['reuse-never', 'server-close', 'httpclose']) assert.ok(names.includes(`haproxy-reuse haproxy ${newestVersion(loadStack('haproxy')).version} ${v}`), v)
   for (const v of ['1.22.1', '1.31.3']) for (const variant of ['literal', 'upstream-default', 'upstream-keepalive']) assert.ok(names.includes(`nginx-keepalive nginx ${v} ${variant}`), `${v} ${variant}`)
   // 'keepalive 32 local' exists from 1.29.7 (stack.yaml since): only on the newer version.
   assert.ok(names.includes('nginx-keepalive nginx 1.31.3 upstream-keepalive-local'))
   assert.ok(!names.includes('nginx-keepalive nginx 1.22.1 upstream-keepalive-local'))
-  assert.equal(cells.length, 26)
+  // nginx's extras on all four catalog versions (upstream-keepalive-local on 1.30.6 and 1.31.3);
+  // --versions ends keeps 1.22.1 and 1.31.3 (lib/catalog/version-choice.ts).
+  assert.equal(cells.length, 33)
+  assert.equal(poolingCells(PROXIES, { connections: 200, backendVersion: 'b', versions: { kind: 'ends' } }).length, 26)
 })
 
 test('custom configs join as custom:<file> on the newest version', () => {

@@ -1,0 +1,115 @@
+import { compareVersions, suiteOf, type Stack } from './stack.ts'
+
+/**
+ * Catalog upkeep (`npm run catalog -- --check`): what each source of the catalog offers
+ * now against what stack.yaml pins. Pure: the offers are gathered by lib/setup/offers.ts;
+ * nothing here or there ever writes stack.yaml.
+ */
+
+/** One source as asked now: a PyPI package, a Debian suite's package, or an official image repository. */
+export interface Offer {
+  /** `pypi`, `debian` (the host's suite), `debian:<suite>` or `image`. */
+  source: string
+  package: string
+  /** Versions as the source spells them (Debian: full Debian versions; image: the catalog tags it still serves); null: not asked or no answer. */
+  versions: string[] | null
+  /** Why versions is null (e.g. "registry unreachable"). */
+  error?: string
+}
+
+export interface UpkeepRow {
+  proxy: string
+  source: string
+  package: string
+  /** Catalog versions from this source. */
+  pinned: string[]
+  /** Offered now, no catalog version of the proxy has it (newest first). */
+  missing: string[]
+  /** Pinned, not offered any more (a suite: the exact Debian version). */
+  gone: string[]
+  /** Newer Debian builds of a pinned version (a security update: pin the new one). */
+  rebuilt: string[]
+  /** The source did not answer. */
+  error?: string
+}
+
+/** The upstream version of a Debian version: no epoch, no Debian revision, no +dfsg/~ suffix. */
+export function debianUpstream(debVersion: string): string {
+  return debVersion.replace(/^\d+:/, '').replace(/-[^-]*$/, '').replace(/[+~].*$/, '')
+}
+
+/** dpkg's order of two Debian versions (epoch, upstream, revision; `~` sorts before everything): -1, 0 or 1. */
+export function compareDebian(a: string, b: string): number {
+  const split = (v: string) => {
+    const m = /^(?:(\d+):)?(.*?)(?:-([^-]*))?$/.exec(v)!
+    return [Number(m[1] ?? 0), m[2]!, m[3] ?? '0'] as const
+  }
+  const order = (c: string) => (c === '~' ? -1 : c === '' ? 0 : /[A-Za-z]/.test(c) ? c.charCodeAt(0) : c.charCodeAt(0) + 256)
+  const part = (x: string, y: string): number => {
+    let i = 0
+    let j = 0
+    while (i < x.length || j < y.length) {
+      // Non-digit runs character by character, then digit runs as numbers.
+      while ((i < x.length && !/\d/.test(x[i]!)) || (j < y.length && !/\d/.test(y[j]!))) {
+        const cx = i < x.length && !/\d/.test(x[i]!) ? x[i]! : ''
+        const cy = j < y.length && !/\d/.test(y[j]!) ? y[j]! : ''
+        if (order(cx) !== order(cy)) return Math.sign(order(cx) - order(cy))
+        if (cx) i++
+        if (cy) j++
+      }
+      const nx = /^\d*/.exec(x.slice(i))![0]
+      const ny = /^\d*/.exec(y.slice(j))![0]
+      if (Number(nx || 0) !== Number(ny || 0)) return Math.sign(Number(nx || 0) - Number(ny || 0))
+      i += nx.length
+      j += ny.length
+    }
+    return 0
+  }
+  const [ea, ua, ra] = split(a)
+  const [eb, ub, rb] = split(b)
+  return Math.sign(ea - eb) || part(ua, ub) || part(ra, rb)
+}
+
+const newestFirst = (xs: Iterable<string>) => [...new Set(xs)].sort((a, b) => compareVersions(b, a))
+
+/** The rows of one proxy: one per source its catalog uses (and one for its official images). */
+export function upkeepRows(stack: Pick<Stack, 'proxy' | 'versions' | 'images'>, offers: readonly Offer[]): UpkeepRow[] {
+  const have = new Set(stack.versions.map((v) => v.version))
+  const sources = [...new Map(stack.versions.map((v) => [`${v.source}\0${v.package}`, { source: v.source, package: v.package }])).values()]
+  const rows: UpkeepRow[] = sources.map(({ source, package: pkg }) => {
+    const mine = stack.versions.filter((v) => v.source === source && v.package === pkg)
+    const offer = offers.find((o) => o.source === source && o.package === pkg)
+    const row: UpkeepRow = { proxy: stack.proxy, source, package: pkg, pinned: mine.map((v) => v.version), missing: [], gone: [], rebuilt: [] }
+    if (!offer?.versions) return { ...row, error: offer?.error ?? 'not asked' }
+    if (source === 'pypi') {
+      row.missing = newestFirst(offer.versions.filter((v) => !have.has(v)))
+      row.gone = mine.filter((v) => !offer.versions!.includes(v.version)).map((v) => v.version)
+      return row
+    }
+    // Debian: the catalog names upstream versions; a suite's version also pins the exact build.
+    const upstream = new Set(offer.versions.map(debianUpstream))
+    row.missing = newestFirst([...upstream].filter((u) => !have.has(u)))
+    for (const v of mine) {
+      const exact = suiteOf(v) ? v.deb_version! : null
+      if (exact ? !offer.versions.includes(exact) : !upstream.has(v.version)) row.gone.push(exact ? `${v.version} (${exact})` : v.version)
+      if (exact) row.rebuilt.push(...offer.versions.filter((d) => debianUpstream(d) === v.version && compareDebian(d, exact) > 0))
+    }
+    return row
+  })
+  const images = offers.find((o) => o.source === 'image' && o.package === stack.proxy)
+  if (images) {
+    const tags = stack.images.map((i) => i.tag)
+    rows.push({
+      proxy: stack.proxy, source: 'image', package: tags[0]?.replace(/:.*$/, '') ?? '-', pinned: stack.images.map((i) => i.version), missing: [],
+      gone: images.versions ? stack.images.filter((i) => !images.versions!.includes(i.tag)).map((i) => i.version) : [],
+      rebuilt: [], ...(images.versions ? {} : { error: images.error ?? 'not asked' }),
+    })
+  }
+  return rows
+}
+
+/** A list for one table cell: the newest `n`, then how many more. */
+export function shortList(xs: readonly string[], n = 6): string {
+  if (xs.length === 0) return '-'
+  return xs.length <= n ? xs.join(', ') : `${xs.slice(0, n).join(', ')} (+${xs.length - n} older)`
+}

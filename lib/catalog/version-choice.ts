@@ -1,0 +1,49 @@
+import { userError } from '../core/errors.ts'
+import { compareVersions, loadStack, type ProxyName, type Stack, type StackVersion } from './stack.ts'
+
+/**
+ * `--versions`: which catalog versions a run measures where a series takes several (the
+ * versions series, nginx's literal/upstream extras). Series that measure one version per
+ * proxy keep the newest.
+ * - all: every catalog version;
+ * - newest: the newest of each proxy;
+ * - ends: the oldest, the newest and the April 2025 ones (the quick profile's default: the
+ *   catalog grew from two versions a proxy to up to eight, quick keeps its time budget);
+ * - a list of versions (`1.26.3,3.0.11`): those, on the proxies that have them.
+ */
+export type VersionChoice = { kind: 'all' | 'newest' | 'ends' } | { kind: 'list'; versions: string[] }
+
+export const VERSION_CHOICE_NAMES = ['all', 'newest', 'ends'] as const
+
+/** What a profile measures without --versions: smoke and quick the ends, the others all. */
+export function defaultVersionChoice(profile: string): VersionChoice {
+  return { kind: profile === 'smoke' || profile === 'quick' ? 'ends' : 'all' }
+}
+
+/** Catalog versions of one stack a choice keeps, oldest first. */
+export function chooseVersions(stack: Pick<Stack, 'versions'>, choice: VersionChoice): StackVersion[] {
+  const sorted = [...stack.versions].sort((a, b) => compareVersions(a.version, b.version))
+  switch (choice.kind) {
+    case 'all':
+      return sorted
+    case 'newest':
+      return sorted.slice(-1)
+    case 'ends':
+      return sorted.filter((v, i) => i === 0 || i === sorted.length - 1 || v.april_2025)
+    case 'list':
+      return sorted.filter((v) => choice.versions.includes(v.version))
+  }
+}
+
+/** `--versions all|newest|ends|LIST`; a version no selected proxy has is a one-line error listing theirs. */
+export function parseVersionChoice(value: string, proxies: readonly ProxyName[], stacks: (p: ProxyName) => Pick<Stack, 'versions'> = loadStack): VersionChoice {
+  const v = value.trim()
+  if ((VERSION_CHOICE_NAMES as readonly string[]).includes(v)) return { kind: v as 'all' | 'newest' | 'ends' }
+  const names = v.split(',').map((s) => s.trim()).filter(Boolean)
+  const known = proxies.flatMap((p) => stacks(p).versions.map((x) => `${p} ${x.version}`))
+  if (names.length === 0) throw userError('--versions', `"${value}" names no version`, `Use all, newest, ends or a comma-separated list of catalog versions (${known.join(', ')})`)
+  for (const n of names) {
+    if (!known.some((k) => k.endsWith(` ${n}`))) throw userError('--versions', `no selected proxy has version "${n}"`, `Use all, newest, ends or catalog versions: ${known.join(', ')}`)
+  }
+  return { kind: 'list', versions: names }
+}

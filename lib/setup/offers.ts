@@ -1,0 +1,67 @@
+import type { Stack } from '../catalog/stack.ts'
+import { suiteOf } from '../catalog/stack.ts'
+import type { Offer } from '../catalog/upkeep.ts'
+import { exec, lastLine } from '../core/exec.ts'
+import type { Logger } from '../core/log.ts'
+import { engineInfo } from './docker-engine.ts'
+import { registryAnswers } from './images.ts'
+import { parseMadison, suiteOffers } from './suites.ts'
+
+/**
+ * What every source of the catalog offers now (lib/catalog/upkeep.ts compares): PyPI through
+ * pip's own configured index (`pip index versions`: its index-url, find-links and proxy
+ * settings, no host named here), the host's Debian suite through its apt lists, other suites
+ * through apt in a copy of their cached base, official images through the Docker engine when
+ * a registry answers. Read only.
+ */
+export async function gatherOffers(stacks: readonly Stack[], log: Logger): Promise<Offer[]> {
+  const offers: Offer[] = []
+  const sources = new Map<string, Set<string>>()
+  for (const v of stacks.flatMap((s) => s.versions)) sources.set(v.source, (sources.get(v.source) ?? new Set()).add(v.package))
+
+  for (const pkg of sources.get('pypi') ?? []) {
+    log.progress(`pip index versions ${pkg}`)
+    offers.push({ source: 'pypi', package: pkg, ...(await pipVersions(pkg)) })
+  }
+  const hostPkgs = [...(sources.get('debian') ?? [])]
+  if (hostPkgs.length) {
+    log.progress(`apt-cache madison ${hostPkgs.join(' ')}`)
+    const r = await exec('apt-cache', ['madison', ...hostPkgs])
+    const found = parseMadison(r.stdout)
+    for (const pkg of hostPkgs) offers.push({ source: 'debian', package: pkg, ...(r.code === 0 ? { versions: found.get(pkg) ?? [] } : { versions: null, error: `apt-cache madison: ${lastLine(r.stderr) || `exit ${r.code}`}` }) })
+  }
+  for (const [source, pkgs] of sources) {
+    const suite = suiteOf({ source })
+    if (!suite) continue
+    const r = await suiteOffers(suite, [...pkgs], log)
+    for (const pkg of pkgs) offers.push({ source, package: pkg, versions: r.error ? null : r.versions.get(pkg) ?? [], ...(r.error ? { error: r.error } : {}) })
+  }
+  for (const stack of stacks) offers.push(await imageOffer(stack, log))
+  return offers
+}
+
+/** `pip index versions PKG` → its "Available versions:" line. */
+export async function pipVersions(pkg: string): Promise<{ versions: string[] | null; error?: string }> {
+  const r = await exec('python3', ['-m', 'pip', 'index', 'versions', '--disable-pip-version-check', pkg], { timeoutMs: 120_000 })
+  const line = r.stdout.split('\n').find((l) => l.startsWith('Available versions:'))
+  if (r.code !== 0 || !line) return { versions: null, error: `pip index versions ${pkg}: ${lastLine(r.stderr) || `exit ${r.code}`}` }
+  return { versions: parsePipVersions(line) }
+}
+
+export const parsePipVersions = (line: string): string[] => line.replace(/^Available versions:/, '').split(',').map((s) => s.trim()).filter(Boolean)
+
+/** The catalog's official tags the registry still serves; null with a reason when no registry answers. */
+async function imageOffer(stack: Stack, log: Logger): Promise<Offer> {
+  const offer = { source: 'image', package: stack.proxy }
+  if (stack.images.length === 0) return { ...offer, versions: null, error: 'no official tags in the catalog' }
+  if (!(await engineInfo())) return { ...offer, versions: null, error: 'registry not asked: no Docker engine answers' }
+  const served: string[] = []
+  for (const { tag } of stack.images) {
+    log.progress(`asking the registry for ${tag}`)
+    const r = await registryAnswers(tag)
+    // The engine's reason ends with the network error ("no such host", "i/o timeout"); the URL before it is noise here.
+    if (!r.answers) return { ...offer, versions: null, error: `registry unreachable (${r.reason.split(': ').at(-1)})` }
+    if (r.reason === `${tag} found`) served.push(tag)
+  }
+  return { ...offer, versions: served }
+}

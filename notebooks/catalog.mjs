@@ -1,0 +1,50 @@
+#!/usr/bin/env zx
+// Catalog upkeep: the catalog's versions per source, and with --check what each source
+// offers now that the catalog lacks and what it pins that is no longer offered.
+import './_ts.mjs'
+
+const HELP = `Usage: npm run catalog -- [--check] [options]   (also: npx zx notebooks/catalog.mjs)
+
+Without --check: every catalog version (stacks/<proxy>/stack.yaml) with its source and sha256.
+--check asks every source the catalog uses, now: PyPI through pip's configured index, the
+host's Debian suite (apt-cache madison), each debian:<suite> through apt in a copy of its
+cached base (built once by debootstrap, as root), official image tags through the Docker
+engine when a registry answers. It prints what to add and what to re-pin; it never edits
+the catalog.
+
+Options:
+  --check           ask the sources (a minute or two)
+  --proxies LIST    only these proxies (default: all five)
+  --json            print the rows as JSON on stdout
+  -h, --help        this help
+
+Exit status: 0; 1 when --check finds a pinned version no longer offered; 2 on bad flags.`
+
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
+const { upkeepRows, shortList } = await import('../lib/catalog/upkeep.ts')
+const { gatherOffers } = await import('../lib/setup/offers.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { formatTable } = await import('../lib/core/text-table.ts')
+
+await runNotebook(async () => {
+  const flags = parseFlags(notebookArgs('catalog.mjs'), { check: { type: 'boolean' }, proxies: { type: 'string' }, json: { type: 'boolean' } }, HELP, 'notebooks/catalog.mjs')
+  const stacks = (flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES).map((p) => loadStack(p))
+  if (!flags.check) {
+    const rows = stacks.flatMap((s) => s.versions.map((v) => ({ proxy: s.proxy, version: v.version, source: v.source, package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package, sha256: v.sha256.slice(0, 16) })))
+    process.stdout.write(flags.json ? JSON.stringify(rows, null, 2) + '\n' : formatTable(rows, ['proxy', 'version', 'source', 'package', 'sha256']) + '\n')
+    return 0
+  }
+  const offers = await gatherOffers(stacks, consoleLogger())
+  const rows = stacks.flatMap((s) => upkeepRows(s, offers))
+  if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
+  else {
+    const table = rows.map((r) => ({
+      proxy: r.proxy, source: r.source, package: r.package, pinned: r.pinned.join(', '),
+      'offered, not in catalog': r.error ?? shortList(r.missing), 'pinned, gone': r.error ? '?' : shortList(r.gone), 'newer build': shortList(r.rebuilt),
+    }))
+    process.stdout.write(formatTable(table, ['proxy', 'source', 'package', 'pinned', 'offered, not in catalog', 'pinned, gone', 'newer build']) + '\n')
+  }
+  return rows.some((r) => r.gone.length > 0) ? 1 : 0
+})

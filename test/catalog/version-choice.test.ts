@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { StackVersion } from '../../lib/catalog/stack.ts'
+import { chooseVersions, defaultVersionChoice, parseVersionChoice } from '../../lib/catalog/version-choice.ts'
+import { UserError } from '../../lib/core/errors.ts'
+
+const v = (version: string, april_2025 = false) => ({ version, april_2025 }) as StackVersion
+// Listed out of order on purpose: choices sort by version.
+const stack = { versions: [v('3.7.15'), v('3.0.4'), v('3.3.5', true), v('3.4.3'), v('3.6.15')] }
+const names = (c: Parameters<typeof chooseVersions>[1]) => chooseVersions(stack, c).map((x) => x.version)
+
+test('all keeps every version oldest first; newest the newest; ends the oldest, the newest and the April 2025 ones', () => {
+  assert.deepEqual(names({ kind: 'all' }), ['3.0.4', '3.3.5', '3.4.3', '3.6.15', '3.7.15'])
+  assert.deepEqual(names({ kind: 'newest' }), ['3.7.15'])
+  assert.deepEqual(names({ kind: 'ends' }), ['3.0.4', '3.3.5', '3.7.15'])
+  assert.deepEqual(names({ kind: 'list', versions: ['3.6.15', '1.26.3'] }), ['3.6.15'])
+})
+
+test('quick and smoke default to the ends, standard and full to all', () => {
+  assert.deepEqual(defaultVersionChoice('quick'), { kind: 'ends' })
+  assert.deepEqual(defaultVersionChoice('smoke'), { kind: 'ends' })
+  assert.deepEqual(defaultVersionChoice('standard'), { kind: 'all' })
+  assert.deepEqual(defaultVersionChoice('full'), { kind: 'all' })
+})
+
+test('--versions reads the names and a list of catalog versions; an unknown version is a one-line error listing them', () => {
+  const stacks = () => stack
+  assert.deepEqual(parseVersionChoice('newest', ['traefik'], stacks), { kind: 'newest' })
+  assert.deepEqual(parseVersionChoice(' 3.0.4, 3.6.15 ', ['traefik'], stacks), { kind: 'list', versions: ['3.0.4', '3.6.15'] })
+  assert.throws(() => parseVersionChoice('3.1.0', ['traefik'], stacks), (e: unknown) => e instanceof UserError && /--versions/.test(e.message) && /traefik 3\.0\.4/.test(e.message) && !e.message.includes('\n'))
+  assert.throws(() => parseVersionChoice(',', ['traefik'], stacks), UserError)
+})
