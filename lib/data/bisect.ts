@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { writeFileAtomic } from '../core/atomic.ts'
+import { readJsonFile } from '../core/json-file.ts'
 import { bisectState, cellMedian, judgeChange, BISECT_ALPHA, BISECT_MIN_EFFECT, type BisectState } from '../core/bisect.ts'
-import { userError } from '../core/errors.ts'
 import { fmtInterval, repeatsOf } from '../core/intervals.ts'
 import type { Measurement } from './schema.ts'
 
@@ -45,17 +44,7 @@ export type BisectPlan = z.infer<typeof bisectPlanSchema>
 export type BisectSearch = BisectPlan['searches'][number]
 
 export function readBisectPlan(runDir: string): BisectPlan | undefined {
-  const file = join(runDir, BISECT_FILE)
-  if (!existsSync(file)) return undefined
-  let json: unknown
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (e) {
-    throw userError(file, `not valid JSON (${(e as Error).message})`, 'Restore it, or delete it to plan the bisect again')
-  }
-  const r = bisectPlanSchema.safeParse(json)
-  if (!r.success) throw userError(file, `${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`, 'Restore it, or delete it to plan the bisect again')
-  return r.data
+  return readJsonFile(join(runDir, BISECT_FILE), bisectPlanSchema, 'Restore it, or delete it to plan the bisect again')
 }
 
 export function writeBisectPlan(runDir: string, plan: BisectPlan): void {

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { writeFileAtomic } from '../core/atomic.ts'
-import { userError } from '../core/errors.ts'
+import { readJsonFile } from '../core/json-file.ts'
 
 /**
  * `like.json`: a run started with `--like <baseline>`: which baseline it repeats, the flags
@@ -20,17 +19,7 @@ export const likeSchema = z.object({
 export type LikeRecord = z.infer<typeof likeSchema>
 
 export function readLike(runDir: string): LikeRecord | undefined {
-  const file = join(runDir, LIKE_FILE)
-  if (!existsSync(file)) return undefined
-  let json: unknown
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (e) {
-    throw userError(file, `not valid JSON (${(e as Error).message})`, 'Restore it, or delete it (the report then does not say which baseline the run repeated)')
-  }
-  const r = likeSchema.safeParse(json)
-  if (!r.success) throw userError(file, `${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`, 'Restore it, or delete it')
-  return r.data
+  return readJsonFile(join(runDir, LIKE_FILE), likeSchema, 'Restore it, or delete it (the report then does not say which baseline the run repeated)')
 }
 
 export function writeLike(runDir: string, like: LikeRecord): void {
