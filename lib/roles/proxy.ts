@@ -69,11 +69,13 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   const names = [...TEMPLATE_NAMES, ...COMMAND_NAMES]
   const argv = plan.stack.start.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
   const env = { ...binaryEnv(plan.stack.proxy, plan.version), ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])) }
-  const launcher = launchPrefix(plan.stack.proxy, plan.version)
-  const prepared = { plan, configFile, listenPort, argv, env, launcher }
+  // Only the version's own binary goes through a suite's loader (a stack may start or check through another command).
+  const suiteLoader = launchPrefix(plan.stack.proxy, plan.version)
+  const launch = (cmd: string[]) => (cmd[0] === cmdVars.binary ? [...suiteLoader, ...cmd] : cmd)
+  const prepared = { plan, configFile, listenPort, argv, env, launcher: argv[0] === cmdVars.binary ? suiteLoader : [] }
 
   if (plan.stack.validate && !plan.checked) {
-    const [cmd, ...args] = [...launcher, ...plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names))]
+    const [cmd, ...args] = launch(plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names)))
     const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
     if (r.code !== 0) {
       const copy = keepRejected(configFile, plan.keepCopy)
