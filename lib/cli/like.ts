@@ -16,6 +16,8 @@ import { knownVariants } from '../series/focus.ts'
  */
 export interface LikeFlags {
   flags: Record<string, string>
+  /** The versions of each proxy in `flags.versions`: a run of fewer proxies (--proxies beside --like) keeps theirs only. */
+  versionsByProxy: Record<string, string[]>
   /** The closed model's connections when they differ from the profile's (no flag sets them). */
   connections?: number
   notes: string[]
@@ -73,20 +75,22 @@ export function likeFlags(base: RunData, stacks: (p: ProxyName) => Stack = loadS
   if (m.custom_configs.length) notes.push(`the baseline's own configs (${m.custom_configs.map((c) => `${c.proxy}=${c.file}`).join(', ')}) are not repeated: pass them with --config`)
   // Versions: those the baseline measured (its rows), where the catalog still has them.
   const versions = new Set<string>()
+  const versionsByProxy: Record<string, string[]> = {}
   for (const proxy of proxies) {
     const stack = stacks(proxy)
     const measured = [...new Set([...base.measurements, ...base.handshakes, ...base.websocket].filter((r) => r.proxy === proxy).map((r) => r.version))].sort(byVersion)
     const had = measured.length ? measured : m.components.filter((c) => c.component === proxy).map((c) => c.version)
     const inCatalog = had.filter((v) => stack.versions.some((x) => x.version === v))
-    for (const v of inCatalog) versions.add(v)
+    versionsByProxy[proxy] = [...inCatalog]
     const gone = had.filter((v) => !inCatalog.includes(v))
-    if (gone.length === 0) continue
     const newest = newestVersion(stack).version
-    if (inCatalog.length === 0 || !inCatalog.includes(newest)) versions.add(newest)
+    if (gone.length > 0 && !inCatalog.includes(newest)) versionsByProxy[proxy]!.push(newest)
+    for (const v of versionsByProxy[proxy]!) versions.add(v)
+    if (gone.length === 0) continue
     notes.push(`${proxy} ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} no longer in the catalog: ${inCatalog.includes(newest) ? 'not measured' : `the newest, ${newest}, measured instead`}`)
   }
   if (versions.size) flags.versions = [...versions].sort(byVersion).join(',')
-  return { flags, ...(connections !== undefined ? { connections } : {}), notes }
+  return { flags, versionsByProxy, ...(connections !== undefined ? { connections } : {}), notes }
 }
 
 /**
@@ -98,7 +102,13 @@ export function withLike<F extends { like?: string; baseline?: string; series?: 
   const like = likeFlags(likeBaseline(flags.like))
   const taken = { ...like.flags }
   if (o.fixedSeries) delete taken.series
-  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined))
+  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as Record<string, unknown>
+  // Fewer proxies than the baseline's: only their versions (another proxy's would be an unknown version).
+  if (typeof given.proxies === 'string' && taken.versions !== undefined) {
+    const kept = new Set(given.proxies.split(',').flatMap((p) => like.versionsByProxy[p.trim()] ?? []))
+    if (kept.size) taken.versions = taken.versions.split(',').filter((v) => kept.has(v)).join(',')
+    else delete taken.versions
+  }
   log.info(`--like ${flags.like}: ${Object.entries(taken).map(([k, v]) => `--${k} ${v}`).join(' ')}${like.connections ? ` (${like.connections} connections)` : ''}`)
   for (const n of like.notes) log.warn(`--like ${flags.like}: ${n}`)
   return { flags: { ...taken, ...given, baseline: flags.baseline ?? flags.like } as F, like: { ...like, id: flags.like } }

@@ -53,4 +53,6 @@ test('--like: flags given beside it win, and the report compares with the baseli
   // A single step keeps its own series.
   assert.equal(withLike<F>({ like: ID }, log, { fixedSeries: true }).flags.series, undefined)
   assert.deepEqual(withLike<F>({ profile: 'quick' }, log), { flags: { profile: 'quick' } })
+  // Fewer proxies: only their versions travel.
+  assert.equal((withLike<F>({ like: ID, proxies: 'nginx' }, log).flags as { versions?: string }).versions, '1.22.1,1.31.3')
 })
