@@ -18,6 +18,8 @@ export interface Profile {
   tailS: number
   /** pooling-open: every pooling cell at the fixed rate, or only the three main series and direct (quick: its time budget). */
   fixedRateCells?: 'all' | 'main'
+  /** scenarios series: one cell of each kind per proxy (smoke, quick: their time budget) or every size and connection count. */
+  scenarioCells?: 'one' | 'all'
 }
 
 /**
@@ -28,8 +30,8 @@ export interface Profile {
  */
 export const PROFILES: Record<string, Profile & { connections: number }> = {
   // One short repeat: for trying a config or for the integration tests, not for findings.
-  smoke: { name: 'smoke', repeats: 1, maxRepeats: 1, precision: 0.03, maxDisturbed: 1, budgetS: 30, warmupS: 1, durationS: 1, tailS: 1, connections: 50 },
-  quick: { name: 'quick', repeats: 2, maxRepeats: 2, precision: 0.03, maxDisturbed: 2, budgetS: 60, warmupS: 1, durationS: 3, tailS: 1, connections: 200, fixedRateCells: 'main' },
+  smoke: { name: 'smoke', repeats: 1, maxRepeats: 1, precision: 0.03, maxDisturbed: 1, budgetS: 30, warmupS: 1, durationS: 1, tailS: 1, connections: 50, scenarioCells: 'one' },
+  quick: { name: 'quick', repeats: 2, maxRepeats: 2, precision: 0.03, maxDisturbed: 2, budgetS: 60, warmupS: 1, durationS: 3, tailS: 1, connections: 200, fixedRateCells: 'main', scenarioCells: 'one' },
   standard: { name: 'standard', repeats: 3, maxRepeats: 10, precision: 0.03, maxDisturbed: 3, budgetS: 1200, warmupS: 3, durationS: 15, tailS: 1, connections: 200 },
   full: { name: 'full', repeats: 5, maxRepeats: 15, precision: 0.02, maxDisturbed: 5, budgetS: 3600, warmupS: 5, durationS: 30, tailS: 1, connections: 200 },
 }

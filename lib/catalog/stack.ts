@@ -45,6 +45,12 @@ export const stackSchema = z
       reuse: reuseSchema,
       /** The first version whose checker accepts the variant (a directive added then); older versions never run it. */
       since: z.string().optional(),
+      /** The listener's scheme: http for the plain-HTTP variants (README "Scenarios"); default https. */
+      scheme: z.enum(['http', 'https']).optional(),
+      /** File (in the proxy's run_dir) its access log goes to: checked to hold a line per request after the window. */
+      access_log: z.string().optional(),
+      /** Arguments appended to `start` for this variant (settings a proxy only takes on its command line). */
+      args: z.array(z.string()).optional(),
       /** An L4 variant (lib/measure/tcp.ts): what the client speaks to the proxy and the proxy to the backend's echo. */
       l4: z.object({ client: z.enum(['tcp', 'tls']), backend: z.enum(['tcp', 'tls']) }).strict().optional(),
     }).strict()),
@@ -139,6 +145,9 @@ export function variantRunsOn(stack: Stack, variant: string, version: string): b
   const since = stack.variants[variant]?.since
   return since === undefined || compareVersions(version, since) >= 0
 }
+
+/** The scheme a variant's listener speaks (https unless stack.yaml says http). */
+export const variantScheme = (stack: Stack, variant: string): 'http' | 'https' => stack.variants[variant]?.scheme ?? 'https'
 
 export const newestVersion = (stack: Stack): StackVersion => [...stack.versions].sort((a, b) => compareVersions(a.version, b.version)).at(-1)!
 

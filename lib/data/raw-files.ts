@@ -2,7 +2,7 @@ import { join } from 'node:path'
 
 /**
  * Names of the generators' raw outputs in a run's raw/ folder, built and parsed here only:
- * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-<rate>rps|-echo|-hold]-r<repeat>.<kind>
+ * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-json<bytes>][-<rate>rps|-echo|-hold]-r<repeat>.<kind>
  */
 export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json' | 'tcp.json' | 'latency.json'
 
@@ -13,6 +13,8 @@ export interface RawCell {
   variant: string
   keyType: string
   connections: number
+  /** /json cells: the body size (cells of two sizes must not share a file). */
+  bodyBytes?: number
 }
 
 /** What distinguishes runs of one cell within a repeat: the open model's rate, the WebSocket mode. */
@@ -21,7 +23,7 @@ export type RawPart = { rate: number } | { mode: 'echo' | 'hold' } | Record<stri
 /** A name safe for files and container names; the variant of a user config keeps only word characters. */
 export const safeVariant = (variant: string): string => variant.replace(/[^\w.-]/g, '_')
 
-export const cellStem = (c: RawCell): string => `${c.series}-${c.proxy}-${c.version}-${safeVariant(c.variant)}-${c.keyType}-c${c.connections}`
+export const cellStem = (c: RawCell): string => `${c.series}-${c.proxy}-${c.version}-${safeVariant(c.variant)}-${c.keyType}-c${c.connections}${c.bodyBytes ? `-json${c.bodyBytes}` : ''}`
 
 /** The stem of one repeat (also names its containers and processes). */
 export function repeatStem(c: RawCell, repeat: number, part: RawPart = {}): string {
@@ -38,15 +40,15 @@ export interface ParsedRawName extends RawCell {
   kind: RawKind
 }
 
-const NAME = /^([a-z]+(?:-[a-z]+)*?)-(haproxy|nginx|envoy|traefik|caddy|direct)-([^-]+)-(.+)-(ec256|rsa2048|rsa4096)-c(\d+)(?:-(\d+)rps|-(echo|hold))?-r(\d+)\.(wrk\.txt|open\.json|handshake\.json|ws-echo\.json|ws-hold\.json|latency\.json)$/
+const NAME = /^([a-z]+(?:-[a-z]+)*?)-(haproxy|nginx|envoy|traefik|caddy|direct)-([^-]+)-(.+)-(ec256|rsa2048|rsa4096)-c(\d+)(?:-json(\d+))?(?:-(\d+)rps|-(echo|hold))?-r(\d+)\.(wrk\.txt|open\.json|handshake\.json|ws-echo\.json|ws-hold\.json|latency\.json)$/
 
 /** The cell and repeat a raw file belongs to; null for any other file. */
 export function parseRawName(file: string): ParsedRawName | null {
   const m = NAME.exec(file)
   if (!m) return null
   return {
-    series: m[1]!, proxy: m[2]!, version: m[3]!, variant: m[4]!, keyType: m[5]!, connections: Number(m[6]),
-    rate: m[7] ? Number(m[7]) : null, mode: (m[8] as 'echo' | 'hold' | undefined) ?? null, repeat: Number(m[9]), kind: m[10] as RawKind,
+    series: m[1]!, proxy: m[2]!, version: m[3]!, variant: m[4]!, keyType: m[5]!, connections: Number(m[6]), ...(m[7] ? { bodyBytes: Number(m[7]) } : {}),
+    rate: m[8] ? Number(m[8]) : null, mode: (m[9] as 'echo' | 'hold' | undefined) ?? null, repeat: Number(m[10]), kind: m[11] as RawKind,
   }
 }
 

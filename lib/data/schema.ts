@@ -12,6 +12,9 @@ export const MEASUREMENT_COLUMNS = [
   'steal_share', 'foreign_cpu_share',
   // The manifest invocation that wrote the row; empty in files written before it.
   'invocation',
+  // What the cell asked for (README "Scenarios"): the listener's scheme, the request path and,
+  // for /json, the body size; files written before them read '', / and empty.
+  'scheme', 'path', 'body_bytes',
   // The SLO a capacity step was judged against (lib/data/slo.ts); empty in other series and older files.
   'slo',
 ] as const
@@ -48,6 +51,12 @@ export const measurementSchema = z.object({
   dropped: optNum,
   status: z.enum(['valid', 'invalid', 'failed']),
   reason: z.string(),
+  /** http or https: what the client spoke to the proxy (direct rows: http); absent in files written before the column. */
+  scheme: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['http', 'https']).optional()),
+  /** The request path: / (hello world) or /json (a generated body of body_bytes); files written before the column read /. */
+  path: z.preprocess((v) => (v === '' || v === undefined ? '/' : v), z.string().startsWith('/')),
+  /** /json: the body size asked for and verified, in bytes; empty for / (its 11-byte hello world). */
+  body_bytes: z.number().int().positive().nullable().optional(),
   proxy_cpu_share: optNum,
   runtime: z.string(),
   started_at: z.string(),

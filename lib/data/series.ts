@@ -1,11 +1,11 @@
 import type { TableName } from './tables.ts'
 
 /** The series run-all can run, in this order. */
-export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'l4', 'capacity', 'bisect'] as const
+export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'capacity', 'bisect'] as const
 export type SeriesName = (typeof SERIES)[number]
 
 /** What run-all runs without --series: a search (capacity, bisect) runs only when asked for, so quick keeps its time. */
-export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'versions', 'l4']
+export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4']
 
 export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly string[]).includes(s)
 
@@ -16,6 +16,7 @@ export const SERIES_ROWS = {
   bisect: { measurements: ['bisect'] },
   tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-calibration'], handshakes: ['tls-handshake'] },
   ws: { websocket: ['ws-echo', 'ws-hold'] },
+  scenarios: { measurements: ['scenarios'] },
   l4: { tcp: ['l4-short', 'l4-stream'] },
   capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>

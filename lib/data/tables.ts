@@ -15,7 +15,8 @@ export type TableName = 'measurements' | 'handshakes' | 'websocket' | 'tcp'
  * definition that resume, aggregation, the claims ledger and the report group by.
  */
 export const CELL_COLUMNS = {
-  measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps'],
+  // path and body_bytes last: files written before them read / and empty, so their cells keep their identity.
+  measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'path', 'body_bytes'],
   handshakes: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections'],
   websocket: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
   tcp: ['series', 'proxy', 'version', 'variant', 'key_type', 'mode', 'connections', 'msg_bytes', 'stream_bytes'],
@@ -52,7 +53,8 @@ function table<T>(name: TableName, file: string, columns: readonly string[], sch
   return { name, file, columns, schema, cellColumns: CELL_COLUMNS[name], key: repeatKey(CELL_COLUMNS[name]) }
 }
 
-export const MEASUREMENTS = table<Measurement>('measurements', 'measurements.csv', MEASUREMENT_COLUMNS, measurementSchema)
+// Cast: the path column reads '' (files written before it) as / (its preprocess), so its input type is wider than the row's.
+export const MEASUREMENTS = table<Measurement>('measurements', 'measurements.csv', MEASUREMENT_COLUMNS, measurementSchema as unknown as z.ZodType<Measurement>)
 export const HANDSHAKES = table<Handshake>('handshakes', 'handshakes.csv', HANDSHAKE_COLUMNS, handshakeSchema)
 export const WEBSOCKETS = table<WebSocketRow>('websocket', 'websocket.csv', WEBSOCKET_COLUMNS, websocketSchema)
 export const TCP = table<TcpRow>('tcp', 'tcp.csv', TCP_COLUMNS, tcpSchema)

@@ -3,6 +3,7 @@ import type { RunTables } from '../data/run-data.ts'
 import { isSeriesName, POOLING_ROWS, type SeriesName } from '../data/series.ts'
 import { capacityFindings } from './capacity.ts'
 import { poolingFindings } from './pooling.ts'
+import { scenarioFindings } from './scenarios.ts'
 import { tlsFindings } from './tls.ts'
 import type { Finding } from './types.ts'
 import { versionFindings } from './versions.ts'
@@ -23,6 +24,7 @@ const BY_SERIES: Record<SeriesName, (t: RunTables, x: FindingInputs) => Finding[
   tls: (t) => tlsFindings(t.handshakes, t.measurements),
   ws: (t) => wsFindings(t.websocket),
   versions: (t) => versionFindings(t.measurements),
+  scenarios: (t) => scenarioFindings(t.measurements),
   // L4 has no seed finding of its own: the report's L4 section states the HAProxy/nginx ratio, the ledger checks seed 004 on it.
   l4: () => [],
   capacity: (t) => capacityFindings(t.measurements),

@@ -1,9 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { nextBackendHost, startBackend, type Backend } from '../roles/backend.ts'
 import type { Profile } from '../catalog/profiles.ts'
-import { loadStack, newestVersion, templateFile, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { loadStack, newestVersion, templateFile, variantScheme, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
@@ -23,6 +23,13 @@ export interface Cell {
   variant: string
   keyType: KeyType
   connections: number
+  /** What the client speaks to the proxy (the variant's scheme); the direct row is always http. Default https. */
+  scheme?: 'http' | 'https'
+  /** The request path: / (hello world, the default) or /json with `bodyBytes` (the backend's generated body). */
+  path?: string
+  bodyBytes?: number
+  /** Why the cell cannot run on this machine (e.g. more connections than its limits allow): a failed row, nothing started. */
+  unrunnable?: string
   /** For proxies: the stack, catalog entry and template to render. */
   stack?: Stack
   stackVersion?: StackVersion
@@ -53,12 +60,34 @@ export function catalogCell(proxy: ProxyName | Stack, o: { series: string; varia
   const v = o.version ?? newestVersion(stack)
   return {
     series: o.series, proxy: stack.proxy, version: v.version, variant: o.variant, keyType: o.keyType ?? 'ec256', connections: o.connections,
-    stack, stackVersion: v, template: o.template ?? templateFile(stack, o.variant),
+    stack, stackVersion: v, template: o.template ?? templateFile(stack, o.variant), scheme: variantScheme(stack, o.variant),
   }
 }
 
+/** What the client speaks: a proxy cell its variant's scheme, the direct row plain HTTP (the backend has no TLS). */
+export const cellScheme = (c: Cell): 'http' | 'https' => c.scheme ?? (c.proxy === 'direct' ? 'http' : 'https')
+
+/** The request target: / (hello world) or /json?size=N (a body of N bytes generated per request). */
+export const requestTarget = (c: Cell): string => (c.bodyBytes ? `${c.path ?? '/json'}?size=${c.bodyBytes}` : c.path ?? '/')
+
+/**
+ * Access-log variants (stack.yaml `access_log`): after the window the log file in the
+ * proxy's run_dir must hold at least the verification's requests, one line each, or the
+ * row would price a config that did not log. Null when fine or not a logging variant.
+ */
+export function accessLogIssue(cell: Cell, proxyRunDir: string, atLeast = VERIFY_REQUESTS): string | null {
+  const name = cell.stack?.variants[cell.variant]?.access_log
+  if (!name) return null
+  const file = join(proxyRunDir, name)
+  if (!existsSync(file)) return `access log ${name} was never written in the proxy's run_dir`
+  const buf = readFileSync(file)
+  let lines = 0
+  for (const b of buf) if (b === 0x0a) lines++
+  return lines >= atLeast ? null : `access log ${name} has ${lines} lines after ${atLeast} verified requests and the window`
+}
+
 /** The generator straight to the backend: the floor every proxy is compared with. */
-export const directCell = (backendVersion: string, connections: number): Cell => ({ series: 'direct', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections })
+export const directCell = (backendVersion: string, connections: number): Cell => ({ series: 'direct', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections, scheme: 'http' })
 
 const templateKey = (c: Cell) => `${c.proxy} ${c.version} ${c.variant} ${c.keyType} ${c.template}`
 
@@ -93,10 +122,13 @@ export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & 
   return rejected
 }
 
-/** 20 requests through the stack; a problem is a one-line reason, never an exception. */
-async function verify(url: string, ctx: CellContext): Promise<string | null> {
+const VERIFY_REQUESTS = 20
+
+/** 20 requests through the stack (hello world, or a body of the cell's size); a problem is a one-line reason, never an exception. */
+async function verify(url: string, cell: Cell, ctx: CellContext): Promise<string | null> {
   try {
-    const check = await loadgenRequests({ url, n: 20, c: 2, cacert: ctx.certs.ca, expectBody: 'hello world', cpus: ctx.cpus.generator })
+    const body = cell.bodyBytes ? { expectBytes: cell.bodyBytes } : { expectBody: 'hello world' }
+    const check = await loadgenRequests({ url, n: VERIFY_REQUESTS, c: 2, cacert: ctx.certs.ca, ...body, cpus: ctx.cpus.generator })
     if (check.ok !== check.requests) return `${check.ok}/${check.requests} ok (${check.error_samples[0] ?? JSON.stringify(check.status)})`
     if (check.proto !== 'HTTP/1.1') return `protocol ${check.proto}, expected HTTP/1.1`
     return null
@@ -135,6 +167,7 @@ export interface RunningStack {
 export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellContext, outcome: { failed(reason: string): T; invalid(reason: string): T }, body: (s: RunningStack) => Promise<T>, l4?: L4Stack): Promise<T> {
   const checked = cell.template ? ctx.templateChecks?.get(templateKey(cell)) : undefined
   if (typeof checked === 'string') return outcome.failed(checked)
+  if (cell.unrunnable) return outcome.failed(cell.unrunnable)
   const scratch = mkdtempSync(join(tmpdir(), 'proxybench-cell-'))
   const roles: RunningRole[] = []
   try {
@@ -142,7 +175,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
     try {
       const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 ? { echo: ctx.certs.files[cell.keyType] } : {}) })
       roles.push(backend.role)
-      stack = { backend, url: `http://${backend.host}:${backend.port}/`, roles, scratch }
+      stack = { backend, url: `http://${backend.host}:${backend.port}${requestTarget(cell)}`, roles, scratch }
       if (cell.stack && cell.stackVersion && cell.template) {
         const prepared = await prepareProxy({
           stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
@@ -155,16 +188,23 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
         if (!existsSync(saved)) copyFileSync(prepared.configFile, saved)
         stack.proxy = await startProxy(ctx.runtime, prepared, ctx.cpus.proxy, ctx.certs.ca, l4?.ready)
         roles.push(stack.proxy)
-        stack.url = `https://${reachHost(ctx.runtime, stack.proxy)}:${prepared.listenPort}/`
+        stack.url = `${cellScheme(cell)}://${reachHost(ctx.runtime, stack.proxy)}:${prepared.listenPort}${requestTarget(cell)}`
         if (l4) stack.url = l4.url(reachHost(ctx.runtime, stack.proxy), prepared.listenPort)
       }
     } catch (e) {
       return outcome.failed(`did not start: ${(e as Error).message.split('\n')[0]}`)
     }
-    const verification = l4 ? await l4.verify(stack) : await verify(stack.url, ctx)
+    const verification = l4 ? await l4.verify(stack) : await verify(stack.url, cell, ctx)
     if (verification) return outcome.invalid(`verification failed: ${verification}`)
     try {
-      return await body(stack)
+      const result = await body(stack)
+      const logIssue = accessLogIssue(cell, join(scratch, 'proxy'))
+      // Measured figures stay in the row; the row says why they do not count.
+      if (logIssue && result && typeof result === 'object' && 'status' in result) {
+        const r = result as T & { status: string; reason: string }
+        return { ...r, status: 'invalid', reason: [r.reason, logIssue].filter(Boolean).join('; ') }
+      }
+      return result
     } catch (e) {
       // A role that died mid-window (killed, crashed, its engine restarted) makes reads of it fail: a row that says so, not the end of the run.
       if (interrupted()) throw e

@@ -1,5 +1,5 @@
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
-import type { Cell, CellContext } from './cell.ts'
+import { cellScheme, type Cell, type CellContext } from './cell.ts'
 
 /**
  * Rows as a protocol starts them: every column set, nothing measured yet. Each protocol
@@ -12,6 +12,7 @@ export function measurementRow(cell: Cell, repeat: number, ctx: CellContext, o: 
   return (fields) => ({
     run_id: ctx.runId, series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType,
     model: o.model, connections: cell.connections, target_rps: o.targetRps, duration_s: o.durationS, repeat,
+    scheme: cellScheme(cell), path: cell.path ?? '/', body_bytes: cell.bodyBytes ?? null,
     requests: 0, errors: 0, rps: null, p50_ms: null, p90_ms: null, p99_ms: null, p999_ms: null, max_ms: null,
     proxy_cpu_us_per_req: null, backend_cpu_us_per_req: null, generator_cpu_share: null, backend_conns_per_1k_req: null,
     max_vus: null, dropped: null, status: 'valid', reason: '', proxy_cpu_share: null, runtime: ctx.runtime.kind, started_at: started, steal_share: null, foreign_cpu_share: null, slo: '',

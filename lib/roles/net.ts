@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { get as httpGet } from 'node:http'
 import { get as httpsGet } from 'node:https'
 import { connect, createServer, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
@@ -41,10 +42,12 @@ export async function waitForPort(port: number, opts: { host?: string; timeoutMs
   throw new Error(`${opts.what} did not listen on ${host}:${port} within ${opts.timeoutMs / 1000} s`)
 }
 
-function httpsOk(host: string, port: number, ca: string): Promise<boolean> {
+function httpsOk(host: string, port: number, ca: string | null): Promise<boolean> {
   return new Promise((resolve) => {
     // The leaf's SANs are localhost and 127.0.0.1: a container address is verified as localhost.
-    const req = httpsGet({ host, port, path: '/', servername: 'localhost', ca, agent: false, headers: { connection: 'close' } }, (res) => {
+    // ca null: a plain-HTTP listener (the http variants).
+    const get = ca === null ? httpGet : httpsGet
+    const req = get({ host, port, path: '/', ...(ca === null ? {} : { servername: 'localhost', ca }), agent: false, headers: { connection: 'close' } }, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode === 200))
     })
@@ -54,12 +57,13 @@ function httpsOk(host: string, port: number, ca: string): Promise<boolean> {
 }
 
 /**
- * Waits until an HTTPS GET / answers 200. A listening port is not enough: Traefik
- * accepts connections before its file provider has loaded the routes.
+ * Waits until an HTTPS GET / answers 200 (plain HTTP with `scheme: 'http'`). A listening
+ * port is not enough: Traefik accepts connections before its file provider has loaded the routes.
  */
-export async function waitForHttps(port: number, opts: { host?: string; ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+export async function waitForHttps(port: number, opts: { host?: string; ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string; scheme?: 'http' | 'https' }): Promise<void> {
   const host = opts.host ?? '127.0.0.1'
-  const ca = readFileSync(opts.ca, 'utf8')
+  const scheme = opts.scheme ?? 'https'
+  const ca = scheme === 'http' ? null : readFileSync(opts.ca, 'utf8')
   let exit: Exit | undefined
   void opts.exited?.then((e) => (exit = e))
   const deadline = Date.now() + opts.timeoutMs
@@ -68,7 +72,7 @@ export async function waitForHttps(port: number, opts: { host?: string; ca: stri
     if (await httpsOk(host, port, ca)) return
     await new Promise((r) => setTimeout(r, 100))
   }
-  throw new Error(`${opts.what} did not answer 200 on https://${host}:${port}/ within ${opts.timeoutMs / 1000} s`)
+  throw new Error(`${opts.what} did not answer 200 on ${scheme}://${host}:${port}/ within ${opts.timeoutMs / 1000} s`)
 }
 
 /** Options of a readiness wait (waitForHttps, waitForEcho). */

@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { binaryEnv, binaryPath, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { binaryEnv, binaryPath, variantScheme, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { safeVariant } from '../data/raw-files.ts'
 import type { CertFiles } from '../setup/certs.ts'
 import { userError } from '../core/errors.ts'
@@ -67,7 +67,7 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   const stackYaml = `stacks/${plan.stack.proxy}/stack.yaml`
   const cmdVars = { ...vars, binary: binaryPath(plan.stack.proxy, plan.version), config: configFile }
   const names = [...TEMPLATE_NAMES, ...COMMAND_NAMES]
-  const argv = plan.stack.start.map((a) => renderTemplate(a, cmdVars, stackYaml, names))
+  const argv = [...plan.stack.start, ...(plan.stack.variants[plan.variant]?.args ?? [])].map((a) => renderTemplate(a, cmdVars, stackYaml, names))
   const env = { ...binaryEnv(plan.stack.proxy, plan.version), ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])) }
   // Only the version's own binary goes through a suite's loader (a stack may start or check through another command).
   const suiteLoader = launchPrefix(plan.stack.proxy, plan.version)
@@ -118,7 +118,7 @@ export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: strin
   try {
     const o = { host: reachHost(runtime, role), timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` }
     // An L4 cell passes its own check (an echo through the proxy); the others answer HTTPS.
-    await (ready ? ready(p.listenPort, o) : waitForHttps(p.listenPort, { ...o, ca }))
+    await (ready ? ready(p.listenPort, o) : waitForHttps(p.listenPort, { ...o, ca, scheme: variantScheme(p.plan.stack, p.plan.variant) }))
   } catch (e) {
     await runtime.stop(role)
     const logFile = join(p.plan.runDir, 'proxy.log')

@@ -3,6 +3,7 @@ import { bisectSeries } from './bisect.ts'
 import { capacitySeries } from './capacity.ts'
 import { l4Series } from './l4.ts'
 import { poolingSeries, type CustomConfig } from './pooling.ts'
+import { scenariosSeries } from './scenarios.ts'
 import { tlsSeries } from './tls.ts'
 import type { Series } from './types.ts'
 import { versionsSeries } from './versions.ts'
@@ -14,6 +15,7 @@ export const SERIES_PLANS: Record<SeriesName, (custom: CustomConfig[]) => Series
   tls: () => tlsSeries(),
   ws: () => wsSeries(),
   versions: () => versionsSeries(),
+  scenarios: () => scenariosSeries(),
   l4: () => l4Series(),
   capacity: capacitySeries,
   bisect: () => bisectSeries(),

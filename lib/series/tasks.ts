@@ -31,13 +31,16 @@ function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C)
 
 /** Key of the measurements row a cell produces in a repeat (the table's own key). */
 export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
-  return MEASUREMENTS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model, connections: c.connections, target_rps: targetRps, repeat } as never)
+  return MEASUREMENTS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model, connections: c.connections, target_rps: targetRps, path: c.path ?? '/', body_bytes: c.bodyBytes ?? null, repeat } as never)
 }
+
+/** What a cell asks beyond the defaults (/json and its size, another connection count), for its label. */
+const requestLabel = (c: Cell, connections: number) => `${c.bodyBytes ? ` ${c.path ?? '/json'} ${c.bodyBytes} B` : ''}${c.connections === connections ? '' : ` ${c.connections} conns`}`
 
 /** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
 export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
   return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
-    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`} r${repeat}`,
+    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${requestLabel(cell, ctx.connections)} r${repeat}`,
     table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat),
     run: () => measureClosed(cell, repeat, ctx),

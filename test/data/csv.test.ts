@@ -7,6 +7,7 @@ import { appendMeasurement, readMeasurements } from '../../lib/data/measurements
 import { MEASUREMENT_COLUMNS, type Measurement } from '../../lib/data/schema.ts'
 import { MEASUREMENTS } from '../../lib/data/tables.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
+import Papa from 'papaparse'
 
 /** The file as an older run wrote it: the columns from `first` on absent (they were added at the end). */
 const before = (text: string, first: string) => {
@@ -22,6 +23,7 @@ const row: Measurement = {
   target_rps: null, duration_s: 3, repeat: 1, requests: 1234, errors: 0, rps: 411.3, p50_ms: 1.5, p90_ms: 2, p99_ms: 3, p999_ms: 4, max_ms: 5,
   proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
   status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z', steal_share: 0.001, foreign_cpu_share: null, invocation: 2,
+  scheme: 'https', path: '/', body_bytes: null,
 }
 
 test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {
@@ -40,6 +42,22 @@ test('measurements round-trip through the CSV with the README "Data" columns, qu
   assert.equal(MEASUREMENTS.key(back[0]!), MEASUREMENTS.key({ ...back[1]!, repeat: 1 }))
 })
 
+test('a file written before the scenario columns reads path / and no body size, so its cells keep their identity', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
+  appendMeasurement(dir, { ...row, scheme: 'http', path: '/json', body_bytes: 1024 })
+  const text = readFileSync(join(dir, 'measurements.csv'), 'utf8')
+  const at = MEASUREMENT_COLUMNS.indexOf('scheme')
+  // The file as an older run wrote it: scheme, path and body_bytes absent.
+  const keep = (line: string) => Papa.unparse([Papa.parse<string[]>(line).data[0]!.filter((_, i) => i < at || i > at + 2)], { newline: '\n' })
+  const [header, line] = text.trim().split('\n')
+  writeFileSync(join(dir, 'measurements.csv'), `${keep(header!)}\n${keep(line!)}\n`)
+  const [old] = readMeasurements(dir)
+  assert.equal(old!.path, '/')
+  assert.equal(old!.body_bytes, null)
+  assert.equal(old!.scheme, undefined)
+  assert.equal(MEASUREMENTS.key(old!), MEASUREMENTS.key({ ...row, scheme: undefined }))
+})
+
 test('a malformed CSV line is one error naming file and line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
   appendMeasurement(dir, row)
@@ -54,7 +72,8 @@ test('a CSV written before steal_share and foreign_cpu_share reads them as null,
   const file = join(dir, 'measurements.csv')
   // The same file as an older run wrote it: the three last columns absent.
   writeFileSync(file, before(readFileSync(file, 'utf8'), 'steal_share'))
-  assert.deepEqual(readMeasurements(dir)[0], { ...row, steal_share: null, foreign_cpu_share: null, invocation: null })
+  const { scheme: _, ...noScheme } = row
+  assert.deepEqual(readMeasurements(dir)[0], { ...noScheme, steal_share: null, foreign_cpu_share: null, invocation: null })
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   const back = readMeasurements(dir)

@@ -1,0 +1,62 @@
+import { loadStack, type ProxyName } from '../catalog/stack.ts'
+import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
+import { overConnectionLimit, connectionLimit, type ConnectionLimit } from '../roles/limits.ts'
+import { closedTasks } from './tasks.ts'
+import type { Series } from './types.ts'
+
+/**
+ * The scenarios series (issue #16: plain HTTP, access logs, a dynamic endpoint, connection
+ * counts): closed-model cells of measurements.csv, series `scenarios`, each beside the
+ * reference it is a ratio of, measured in the same interleaved rounds:
+ * - reference: pool-added, HTTPS, GET / (hello world), the profile's connections;
+ * - http: the same config with a plain-HTTP listener (HTTPS / HTTP);
+ * - logging: the same config with its access log on, to a file (on / off);
+ * - json: the reference at GET /json?size=N, a body generated per request (dynamic / static);
+ * - conns: the http variant at 500, 1000, 2000 connections (seed 003's plain HTTP with 1000,
+ *   seed 004's L7 with 2000), against http at the profile's connections.
+ * The direct rows (generator straight to the backend) give each request kind its floor.
+ */
+export const SCENARIOS_ROW = 'scenarios'
+
+/** Body sizes of the /json cells: one (smoke, quick) or all (standard, full). */
+export const JSON_SIZES = { one: [10240], all: [1024, 10240, 102400] } as const
+/** Connection counts beyond the profile's own, from the articles' claims. */
+export const CONNECTION_COUNTS = { one: [1000], all: [500, 1000, 2000] } as const
+
+export interface ScenarioOptions {
+  connections: number
+  backendVersion: string
+  set: 'one' | 'all'
+  /** This machine's connection limit (lib/roles/limits.ts); a count above it is a failed row with the reason. */
+  limit?: ConnectionLimit
+}
+
+export function scenarioCells(proxies: readonly ProxyName[], o: ScenarioOptions): Cell[] {
+  const limit = o.limit ?? connectionLimit()
+  const series = SCENARIOS_ROW
+  const counts = CONNECTION_COUNTS[o.set].filter((c) => c !== o.connections)
+  const sized = (c: Cell): Cell => {
+    const why = overConnectionLimit(c.connections, limit)
+    return why ? { ...c, unrunnable: why } : c
+  }
+  const json = (c: Cell, bodyBytes: number): Cell => ({ ...c, path: '/json', bodyBytes })
+  const floor = { ...directCell(o.backendVersion, o.connections), series }
+  const cells: Cell[] = [floor, ...JSON_SIZES[o.set].map((n) => json(floor, n)), ...counts.map((n) => sized({ ...floor, connections: n }))]
+  for (const proxy of proxies) {
+    const stack = loadStack(proxy)
+    const at = (variant: string, connections = o.connections) => catalogCell(stack, { series, variant, connections })
+    const reference = at('pool-added')
+    cells.push(reference, at('http'), at('logging'), ...JSON_SIZES[o.set].map((n) => json(reference, n)), ...counts.map((n) => sized(at('http', n))))
+  }
+  return cells
+}
+
+export function scenariosSeries(): Series {
+  return {
+    name: 'scenarios',
+    phases: [{
+      name: 'scenarios',
+      tasks: (ctx) => closedTasks(scenarioCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, set: ctx.profile.scenarioCells ?? 'all' }), ctx),
+    }],
+  }
+}
