@@ -12,6 +12,7 @@ import { openModelSection } from './sections/open-model.ts'
 import { poolDefaultsSection } from './sections/pool-defaults.ts'
 import { poolingSection } from './sections/pooling.ts'
 import { reproduceSection } from './sections/reproduce.ts'
+import { scenariosSection } from './sections/scenarios.ts'
 import { setupSection } from './sections/setup.ts'
 import { titleSection } from './sections/title.ts'
 import { tlsSection } from './sections/tls.ts'
@@ -45,6 +46,7 @@ const SECTIONS: readonly Section[] = [
   versionsSection,
   bisectSection,
   websocketSection,
+  scenariosSection,
   l4Section,
   claimsSection,
   (a, input) => baselineSection(a, input.baseline),

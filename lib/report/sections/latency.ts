@@ -42,7 +42,8 @@ export function rowStatus(tables: Partial<Pick<RunTables, 'measurements' | 'hand
   const same = (r: { series: string; proxy: string; version: string; variant: string; key_type: string; connections: number; repeat: number }) =>
     r.series === c.series && r.proxy === c.proxy && r.version === c.version && safeVariant(r.variant) === c.variant && r.key_type === c.keyType && r.connections === c.connections && r.repeat === c.repeat
   if (e.spectrum.generator === 'loadgen handshake') return (tables.handshakes ?? []).find(same)
-  return (tables.measurements ?? []).find((r) => same(r) && (c.rate === null ? r.model === 'closed' : r.model === 'open' && r.target_rps === c.rate))
+  // A /json cell's file names its body size; the / cell of the same config has none.
+  return (tables.measurements ?? []).find((r) => same(r) && (r.body_bytes ?? undefined) === c.bodyBytes && (c.rate === null ? r.model === 'closed' : r.model === 'open' && r.target_rps === c.rate))
 }
 
 /**
