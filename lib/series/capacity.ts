@@ -29,8 +29,12 @@ export const CAPACITY_DEFAULT_VARIANTS = ['pool-added']
 /** Rates are whole hundreds: the search stops once pass and miss are this close, or 5% of the passing rate apart. */
 export const RATE_STEP = 100
 export const CAPACITY_RESOLUTION = 0.05
-/** A rate whose window was disturbed is measured once more before it counts as not passing. */
-export const MAX_DISTURBED_RETRIES = 1
+/**
+ * A rate whose window was disturbed is measured again, this many times; still disturbed, the
+ * search stops there: a disturbed window says nothing about the SLO, so it is neither a pass
+ * nor a reason to go lower.
+ */
+export const MAX_DISTURBED_RETRIES = 2
 /** Steps of one search at most (the budget usually stops it first): doubling to 1M rps and halving to 5% takes about 15. */
 export const MAX_CAPACITY_STEPS = 30
 /** Start, verification and stop of the stack around a step's window, until a step has been timed. */
@@ -49,7 +53,7 @@ const broken = (v: StepVerdict, why: string) => v === 'failed' || (v === 'invali
  * start rate while it passes (halve while nothing passed yet); then binary: the middle of
  * the highest pass and the lowest rate above it that did not pass, until they are within
  * RATE_STEP or CAPACITY_RESOLUTION. Only a valid row that meets the SLO passes; a disturbed
- * window is measured again once. A step starts only when `spentS + stepS` fits the budget.
+ * window is measured again (MAX_DISTURBED_RETRIES). A step starts only when `spentS + stepS` fits the budget.
  */
 export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacitySettings, 'slo'>, budget: { spentS: number; stepS: number }): SearchNext {
   const bad = steps.find((x) => broken(x.verdict, x.why))
@@ -65,8 +69,9 @@ export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacityS
   const above = [...last.values()].filter((x) => x.verdict !== 'pass' && x.rate > (lo ?? 0)).map((x) => x.rate)
   const hi = above.length ? Math.min(...above) : null
   let next: { rate: number; why: string }
-  const again = [...last.values()].find((x) => x.disturbed && attempts.get(x.rate)! <= MAX_DISTURBED_RETRIES && (lo === null || x.rate > lo) && (hi === null || x.rate <= hi))
-  if (again) next = { rate: again.rate, why: 'again: its window was disturbed' }
+  const disturbed = [...last.values()].find((x) => x.disturbed && (lo === null || x.rate > lo) && (hi === null || x.rate <= hi))
+  if (disturbed && attempts.get(disturbed.rate)! > MAX_DISTURBED_RETRIES) return { done: `stopped: every window at ${disturbed.rate} rps was disturbed (${disturbed.why}); measure when the machine is quiet` }
+  if (disturbed) next = { rate: disturbed.rate, why: 'again: its window was disturbed' }
   else if (steps.length === 0) next = { rate: roundRate(s.startRps), why: 'start' }
   else if (lo === null) {
     if (hi! <= RATE_STEP) return { done: `no rate passes: even ${hi} rps does not` }

@@ -38,12 +38,15 @@ test('an invalid step is never a pass: the search goes below it', () => {
   assert.ok(!r.steps.some((s) => s.verdict === 'pass' && s.rate >= 8000))
 })
 
-test('a disturbed window is measured again once; disturbed twice counts as not passing', () => {
-  assert.deepEqual(nextCapacityStep([pass(1000), { rate: 2000, verdict: 'invalid', disturbed: true, why: 'disturbed: …' }], settings, roomy), { rate: 2000, why: 'again: its window was disturbed' })
-  const twice = [pass(1000), { rate: 2000, verdict: 'invalid', disturbed: true, why: 'disturbed: …' }, { rate: 2000, verdict: 'invalid', disturbed: true, why: 'disturbed: …' }] as SearchStep[]
-  assert.deepEqual(nextCapacityStep(twice, settings, roomy), { rate: 1500, why: 'between 1000 and 2000 rps' })
-  // Passing on the second try, the search doubles on.
-  assert.deepEqual(nextCapacityStep([pass(1000), { rate: 2000, verdict: 'invalid', disturbed: true, why: 'd' }, pass(2000)], settings, roomy), { rate: 4000, why: 'doubling: 2000 rps passes' })
+test('a disturbed window is measured again, twice at most; disturbed every time, the search stops there instead of going lower', () => {
+  const d = (rate: number): SearchStep => ({ rate, verdict: 'invalid', disturbed: true, why: 'disturbed: foreign CPU 45%' })
+  assert.deepEqual(nextCapacityStep([pass(1000), d(2000)], settings, roomy), { rate: 2000, why: 'again: its window was disturbed' })
+  assert.deepEqual(nextCapacityStep([pass(1000), d(2000), d(2000)], settings, roomy), { rate: 2000, why: 'again: its window was disturbed' })
+  assert.deepEqual(nextCapacityStep([pass(1000), d(2000), d(2000), d(2000)], settings, roomy), { done: 'stopped: every window at 2000 rps was disturbed (disturbed: foreign CPU 45%); measure when the machine is quiet' })
+  // Measured on the second try, the search goes on from that outcome.
+  assert.deepEqual(nextCapacityStep([pass(1000), d(2000), pass(2000)], settings, roomy), { rate: 4000, why: 'doubling: 2000 rps passes' })
+  assert.deepEqual(nextCapacityStep([pass(1000), d(2000), miss(2000)], settings, roomy), { rate: 1500, why: 'between 1000 and 2000 rps' })
+  assert.deepEqual(nextCapacityStep([d(1000), d(1000), d(1000)], settings, roomy), { done: 'stopped: every window at 1000 rps was disturbed (disturbed: foreign CPU 45%); measure when the machine is quiet' })
 })
 
 test('stops when a step did not measure at all (start failure, failed verification): halving would not help', () => {
