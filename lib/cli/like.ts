@@ -109,7 +109,10 @@ export function withLike<F extends { like?: string; baseline?: string; series?: 
     if (kept.size) taken.versions = taken.versions.split(',').filter((v) => kept.has(v)).join(',')
     else delete taken.versions
   }
+  // A flag given beside --like is a difference from the baseline: said, like a version that left the catalog.
+  const overridden = Object.keys(taken).filter((k) => given[k] !== undefined && given[k] !== taken[k]).map((k) => `--${k} ${String(given[k])} given beside --like (the baseline's: ${taken[k]})`)
+  const notes = [...like.notes, ...overridden]
   log.info(`--like ${flags.like}: ${Object.entries(taken).map(([k, v]) => `--${k} ${v}`).join(' ')}${like.connections ? ` (${like.connections} connections)` : ''}`)
-  for (const n of like.notes) log.warn(`--like ${flags.like}: ${n}`)
-  return { flags: { ...taken, ...given, baseline: flags.baseline ?? flags.like } as F, like: { ...like, id: flags.like } }
+  for (const n of notes) log.warn(`--like ${flags.like}: ${n}`)
+  return { flags: { ...taken, ...given, baseline: flags.baseline ?? flags.like } as F, like: { ...like, notes, id: flags.like } }
 }

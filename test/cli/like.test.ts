@@ -49,6 +49,7 @@ test('--like: flags given beside it win, and the report compares with the baseli
   assert.equal(flags.proxies, 'haproxy,nginx,envoy,traefik,caddy')
   assert.equal(flags.baseline, ID)
   assert.equal(like?.id, ID)
+  assert.deepEqual(like?.notes, ['--profile smoke given beside --like (the baseline\'s: quick)'])
   assert.equal(withLike<F>({ like: ID, baseline: '2026-08-23' }, log).flags.baseline, '2026-08-23')
   // A single step keeps its own series.
   assert.equal(withLike<F>({ like: ID }, log, { fixedSeries: true }).flags.series, undefined)

@@ -58,7 +58,7 @@ function chart(a: Article, rows: BarRow[], title: string): ChartRequest[] {
 
 /** A run made with --like: what it took from the baseline and what it could not repeat as it was. */
 function likeNote(a: Article, like: LikeRecord) {
-  a.para(`This run repeats baseline **${esc(like.baseline)}** (\`--like ${esc(like.baseline)}\`): ${Object.entries(like.flags).map(([k, v]) => `\`--${esc(k)} ${esc(v)}\``).join(', ')}.`)
+  a.para(`This run repeats baseline **${esc(like.baseline)}** (--like ${esc(like.baseline)}), which means: ${Object.entries(like.flags).map(([k, v]) => `--${esc(k)} ${esc(v)}`).join('; ')}.`)
   if (like.notes.length) {
     a.para('Not repeated as the baseline had it:')
     a.bullets(like.notes.map(esc))

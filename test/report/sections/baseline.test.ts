@@ -9,6 +9,7 @@ import type { Fingerprint } from '../../../lib/data/schema.ts'
 import { compareWithBaseline } from '../../../lib/report/build.ts'
 import { Article } from '../../../lib/report/markdown.ts'
 import { baselineSection } from '../../../lib/report/sections/baseline.ts'
+import { writeLike } from '../../../lib/data/like.ts'
 import { copyFixtureRun } from '../../fixtures/run.ts'
 
 const FP: Fingerprint = {
@@ -62,4 +63,18 @@ test('fingerprints on both sides: the differences are listed; identical ones are
   assert.match(same, /the same as the baseline's/)
   // Same run, same reference: every calibrated delta is 0 and not significant.
   assert.ok(same.split('\n').filter((l) => l.startsWith('| measurements | pool-added')).every((l) => l.endsWith('| ~ (p=1.000 n=2+2) |') || l.includes('—')))
+})
+
+test('a run made with --like: the comparison says which baseline it repeats, with what, and what it could not repeat as it was', () => {
+  const run = fixtureWith(FP)
+  writeLike(run.dir, { baseline: '2026-11-30-quick-2core', flags: { profile: 'quick', versions: '1.22.1,1.33.0' }, notes: ['nginx 1.31.3 is no longer in the catalog: the newest, 1.33.0, measured instead', '<b>x</b>'] })
+  const { md } = render(run)
+  assert.match(md, /This run repeats baseline \*\*2026-11-30-quick-2core\*\* \(--like 2026-11-30-quick-2core\), which means: --profile quick; --versions 1.22.1,1.33.0\./)
+  assert.match(md, /- nginx 1.31.3 is no longer in the catalog: the newest, 1.33.0, measured instead/)
+  // Data strings are escaped: the raw Markdown holds no tag.
+  const raw = new Article()
+  baselineSection(raw, compareWithBaseline(run, loadBaseline('2026-11-30-quick-2core'), []))
+  assert.doesNotMatch(raw.toString(), /<b>/)
+  // Without like.json: no such paragraph.
+  assert.doesNotMatch(render(fixtureWith(FP)).md, /This run repeats baseline/)
 })
