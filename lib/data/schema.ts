@@ -263,12 +263,12 @@ export const TCP_COLUMNS = [
   'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
 ] as const
 
+/** Columns every row table shares, as websocket.csv defines them: the cell's identity and the window's status and disturbance. */
+const rowIdentity = websocketSchema.pick({ run_id: true, series: true, proxy: true, version: true, variant: true }).shape
+const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, invocation: true }).shape
+
 export const tcpSchema = z.object({
-  run_id: z.string().min(1),
-  series: z.string().min(1),
-  proxy: z.string().min(1),
-  version: z.string().min(1),
-  variant: z.string().min(1),
+  ...rowIdentity,
   key_type: z.string(),
   mode: z.enum(['short', 'stream']),
   connections: z.number().int().positive(),
@@ -290,13 +290,7 @@ export const tcpSchema = z.object({
   backend_conns_per_conn: optNum,
   generator_cpu_share: optNum,
   proxy_cpu_share: optNum,
-  status: z.enum(['valid', 'invalid', 'failed']),
-  reason: z.string(),
-  runtime: z.string(),
-  started_at: z.string(),
-  steal_share: optNum,
-  foreign_cpu_share: optNum,
-  invocation: z.number().int().positive().nullable().optional(),
+  ...rowOutcome,
 })
 
 export type TcpRow = z.infer<typeof tcpSchema>

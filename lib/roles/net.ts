@@ -29,17 +29,9 @@ function canConnect(host: string, port: number): Promise<boolean> {
  * Waits until something accepts on the port. Rejects early when the process that
  * should listen exits, so a bad config fails in milliseconds, not at the timeout.
  */
-export async function waitForPort(port: number, opts: { host?: string; timeoutMs: number; exited?: Promise<Exit>; what: string }): Promise<void> {
+export async function waitForPort(port: number, opts: ReadyOptions): Promise<void> {
   const host = opts.host ?? '127.0.0.1'
-  let exit: Exit | undefined
-  void opts.exited?.then((e) => (exit = e))
-  const deadline = Date.now() + opts.timeoutMs
-  while (Date.now() < deadline) {
-    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before listening on ${host}:${port}`)
-    if (await canConnect(host, port)) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`${opts.what} did not listen on ${host}:${port} within ${opts.timeoutMs / 1000} s`)
+  return pollReady(() => canConnect(host, port), opts, { exited: `before listening on ${host}:${port}`, timeout: `did not listen on ${host}:${port}` }, 50)
 }
 
 function httpsOk(host: string, port: number, ca: string | null): Promise<boolean> {
@@ -105,13 +97,19 @@ function echoOk(host: string, port: number, tls: { ca: string } | undefined): Pr
 export async function waitForEcho(port: number, opts: ReadyOptions & { tls?: { ca: string } }): Promise<void> {
   const host = opts.host ?? '127.0.0.1'
   const tls = opts.tls ? { ca: readFileSync(opts.tls.ca, 'utf8') } : undefined
+  const where = `${tls ? 'TLS on ' : ''}${host}:${port}`
+  return pollReady(() => echoOk(host, port, tls), opts, { exited: `before echoing on ${where}`, timeout: `did not echo through ${where}` }, 100)
+}
+
+/** Polls `ok` until it holds; rejects as soon as the process that should answer exits, or at the timeout. */
+async function pollReady(ok: () => Promise<boolean>, opts: ReadyOptions, say: { exited: string; timeout: string }, everyMs: number): Promise<void> {
   let exit: Exit | undefined
   void opts.exited?.then((e) => (exit = e))
   const deadline = Date.now() + opts.timeoutMs
   while (Date.now() < deadline) {
-    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before echoing on ${host}:${port}`)
-    if (await echoOk(host, port, tls)) return
-    await new Promise((r) => setTimeout(r, 100))
+    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) ${say.exited}`)
+    if (await ok()) return
+    await new Promise((r) => setTimeout(r, everyMs))
   }
-  throw new Error(`${opts.what} did not echo through ${tls ? 'TLS on ' : ''}${host}:${port} within ${opts.timeoutMs / 1000} s`)
+  throw new Error(`${opts.what} ${say.timeout} within ${opts.timeoutMs / 1000} s`)
 }
