@@ -118,7 +118,7 @@ export function derivedRatios(measurements: readonly CellSummary[], handshakes: 
   for (const proxy of proxiesOf(handshakes)) {
     const versions = [...new Set(handshakes.filter((c) => c.key.proxy === proxy).map((c) => String(c.key.version)))].sort(compareVersions)
     for (const version of versions) {
-      const hs = (k: string) => handshakes.find((c) => matches(c, { proxy, version, key_type: k }))
+      const hs = (k: string) => handshakes.find((c) => matches(c, { series: 'tls-handshake', proxy, version, key_type: k }))
       for (const k of ['rsa2048', 'rsa4096']) if (hs(k)) out.push(ratio(`${k} / ec256 handshake`, proxy, version, hs(k), hs('ec256'), [k, 'ec256'], 'µs/handshake'))
     }
   }

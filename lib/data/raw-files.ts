@@ -4,7 +4,7 @@ import { join } from 'node:path'
  * Names of the generators' raw outputs in a run's raw/ folder, built and parsed here only:
  * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-json<bytes>][-<rate>rps|-echo|-hold]-r<repeat>.<kind>
  */
-export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json' | 'tcp.json' | 'latency.json'
+export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json' | 'tcp.json' | 'latency.json' | 'h2load.txt'
 
 export interface RawCell {
   series: string
@@ -15,6 +15,10 @@ export interface RawCell {
   connections: number
   /** /json cells: the body size (cells of two sizes must not share a file). */
   bodyBytes?: number
+  /** h2 cells: streams per connection (cells of two stream counts must not share a file). */
+  streams?: number
+  /** Cells of the resumption series: what the client offered to resume with. */
+  resumption?: string
 }
 
 /** What distinguishes runs of one cell within a repeat: the open model's rate, the WebSocket mode. */
@@ -23,7 +27,7 @@ export type RawPart = { rate: number } | { mode: 'echo' | 'hold' } | Record<stri
 /** A name safe for files and container names; the variant of a user config keeps only word characters. */
 export const safeVariant = (variant: string): string => variant.replace(/[^\w.-]/g, '_')
 
-export const cellStem = (c: RawCell): string => `${c.series}-${c.proxy}-${c.version}-${safeVariant(c.variant)}-${c.keyType}-c${c.connections}${c.bodyBytes ? `-json${c.bodyBytes}` : ''}`
+export const cellStem = (c: RawCell): string => `${c.series}-${c.proxy}-${c.version}-${safeVariant(c.variant)}-${c.keyType}-c${c.connections}${c.bodyBytes ? `-json${c.bodyBytes}` : ''}${c.streams ? `-m${c.streams}` : ''}${c.resumption ? `-resume-${c.resumption}` : ''}`
 
 /** The stem of one repeat (also names its containers and processes). */
 export function repeatStem(c: RawCell, repeat: number, part: RawPart = {}): string {

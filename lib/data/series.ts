@@ -1,11 +1,11 @@
 import type { TableName } from './tables.ts'
 
 /** The series run-all can run, in this order. */
-export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'capacity', 'bisect'] as const
+export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'resumption', 'capacity', 'bisect'] as const
 export type SeriesName = (typeof SERIES)[number]
 
 /** What run-all runs without --series: a search (capacity, bisect) runs only when asked for, so quick keeps its time. */
-export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4']
+export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'resumption']
 
 export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly string[]).includes(s)
 
@@ -18,6 +18,9 @@ export const SERIES_ROWS = {
   ws: { websocket: ['ws-echo', 'ws-hold'] },
   scenarios: { measurements: ['scenarios'] },
   l4: { tcp: ['l4-short', 'l4-stream'] },
+  // h2: h2load rows; h2-h1: wrk (HTTP/1.1) through the same h2-capable config, the ratio's reference.
+  h2: { measurements: ['h2', 'h2-h1'] },
+  resumption: { handshakes: ['resumption'] },
   capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>
 

@@ -16,8 +16,9 @@ export type TableName = 'measurements' | 'handshakes' | 'websocket' | 'tcp'
  */
 export const CELL_COLUMNS = {
   // path and body_bytes last: files written before them read / and empty, so their cells keep their identity.
-  measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'path', 'body_bytes'],
-  handshakes: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections'],
+  measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'path', 'body_bytes', 'streams'],
+  // resumption last: files written before it read none, so their cells keep their identity.
+  handshakes: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections', 'resumption'],
   websocket: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
   tcp: ['series', 'proxy', 'version', 'variant', 'key_type', 'mode', 'connections', 'msg_bytes', 'stream_bytes'],
 } as const satisfies Record<TableName, readonly string[]>
@@ -55,7 +56,8 @@ function table<T>(name: TableName, file: string, columns: readonly string[], sch
 
 // Cast: the path column reads '' (files written before it) as / (its preprocess), so its input type is wider than the row's.
 export const MEASUREMENTS = table<Measurement>('measurements', 'measurements.csv', MEASUREMENT_COLUMNS, measurementSchema as unknown as z.ZodType<Measurement>)
-export const HANDSHAKES = table<Handshake>('handshakes', 'handshakes.csv', HANDSHAKE_COLUMNS, handshakeSchema)
+// Cast: the resumption column reads '' (files written before it) as absent, so its input type is wider than the row's.
+export const HANDSHAKES = table<Handshake>('handshakes', 'handshakes.csv', HANDSHAKE_COLUMNS, handshakeSchema as unknown as z.ZodType<Handshake>)
 export const WEBSOCKETS = table<WebSocketRow>('websocket', 'websocket.csv', WEBSOCKET_COLUMNS, websocketSchema)
 export const TCP = table<TcpRow>('tcp', 'tcp.csv', TCP_COLUMNS, tcpSchema)
 export const TABLES = { measurements: MEASUREMENTS, handshakes: HANDSHAKES, websocket: WEBSOCKETS, tcp: TCP } as const

@@ -21,12 +21,16 @@ export interface FindingInputs {
 
 const BY_SERIES: Record<SeriesName, (t: RunTables, x: FindingInputs) => Finding[]> = {
   pooling: (t) => poolingFindings(t.measurements.filter((r) => POOLING_ROWS.includes(r.series)), documentedReuse),
-  tls: (t) => tlsFindings(t.handshakes, t.measurements),
+  // F5 compares full handshakes: the resumption series' rows (some resumed) stay out.
+  tls: (t) => tlsFindings(t.handshakes.filter((h) => h.series === 'tls-handshake'), t.measurements),
   ws: (t) => wsFindings(t.websocket),
   versions: (t) => versionFindings(t.measurements),
   scenarios: (t) => scenarioFindings(t.measurements),
   // L4 has no seed finding of its own: the report's L4 section states the HAProxy/nginx ratio, the ledger checks seed 004 on it.
   l4: () => [],
+  // h2 and resumption neither: their report sections state the h2/h1 and resumed/full ratios with intervals.
+  h2: () => [],
+  resumption: () => [],
   capacity: (t) => capacityFindings(t.measurements),
   bisect: (t, x) => bisectFindings(t.measurements, x.bisect),
 }

@@ -30,6 +30,10 @@ export interface Cell {
   bodyBytes?: number
   /** Why the cell cannot run on this machine (e.g. more connections than its limits allow): a failed row, nothing started. */
   unrunnable?: string
+  /** h2 cells (lib/measure/h2.ts): streams per connection, h2load -m. */
+  streams?: number
+  /** Handshake cells of the resumption series: what the client offers to resume with (loadgen handshake -resume). */
+  resumption?: 'none' | 'tickets' | 'tickets-tls12'
   /** For proxies: the stack, catalog entry and template to render. */
   stack?: Stack
   stackVersion?: StackVersion

@@ -1,17 +1,20 @@
+import { basename } from 'node:path'
 import { readFileSync, rmSync } from 'node:fs'
 import { writeLatencySpectrum } from '../data/latency.ts'
-import { rawFile, repeatStem } from '../data/raw-files.ts'
+import { rawFile, repeatStem, type RawKind } from '../data/raw-files.ts'
 import type { Measurement } from '../data/schema.ts'
 import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
-import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { withVerifiedStack, type Cell, type CellContext, type RunningStack } from './cell.ts'
 import { disturbance, measuredCores, readProcStat, rolesOnNs, type CpuTimes } from './disturbance.ts'
 import { measurementRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 
 interface Snapshot {
   at: bigint
+  /** Wall clock (µs since the epoch): what a generator's per-request log is cut by. */
+  epochUs: number
   stat: Map<number, CpuTimes>
   proxyNs: number
   backendNs: number
@@ -19,8 +22,48 @@ interface Snapshot {
   stats: BackendStats
 }
 
+const argv0 = (argv: readonly string[]) => basename(argv[0] ?? 'the generator')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const round = (x: number, digits = 3) => Number(x.toFixed(digits))
+
+/** What a closed-model generator reported, in the terms of a row. */
+export interface ClosedReport {
+  requests: number
+  errors: number
+  latencyUs: { p50: number; p90: number; p99: number; p999: number; max: number } | null
+  /** Why the report cannot be used (e.g. another protocol than the cell's); null when it can. */
+  issue: string | null
+}
+
+/**
+ * A closed-model generator: wrk (HTTP/1.1) or h2load (lib/measure/h2.ts). The cell protocol
+ * around it (start, verify, warm-up, window counters) is the same for both.
+ */
+export interface ClosedGenerator {
+  /** Its raw output under raw/. */
+  raw: RawKind
+  argv(o: { url: string; threads: number; connections: number; seconds: number }): string[]
+  /** Runs in the cell's scratch folder (read-write in a container too): for files a generator writes besides its output. */
+  inScratch?: boolean
+  /** A check of the running stack in the generator's own protocol before the load; a one-line problem or null. */
+  verify?(s: RunningStack): Promise<string | null>
+  /** Its report, with the window [fromUs, toUs] in wall-clock µs. */
+  read(output: string, o: { name: string; scratch: string; fromUs: number; toUs: number }): ClosedReport | null
+  /** Columns the generator fills in every row (e.g. streams). */
+  fields?: Partial<Measurement>
+}
+
+/** wrk with stacks/wrk/report.lua: HTTP/1.1 keep-alive clients. */
+export const wrkGenerator = (ctx: CellContext): ClosedGenerator => ({
+  raw: 'wrk.txt',
+  argv: (o) => wrkArgv(o),
+  read(output, { name }) {
+    const report = parseWrkOutput(output)
+    const spectrum = parseWrkSpectrum(output)
+    if (spectrum) writeLatencySpectrum(ctx.runDir, name, spectrum)
+    return report ? { requests: report.requests, errors: wrkErrorCount(report), latencyUs: report.latency_us, issue: null } : null
+  },
+})
 
 /**
  * The closed model (wrk) through the cell protocol: start backend and proxy, verify,
@@ -28,47 +71,48 @@ const round = (x: number, digits = 3) => Number(x.toFixed(digits))
  * inside it, so connection set-up and ramp-down stay outside. Always returns a row; never throws
  * for a failure of the thing measured.
  */
-export async function measureClosed(cell: Cell, repeat: number, ctx: CellContext): Promise<Measurement> {
-  const row = measurementRow(cell, repeat, ctx, { model: 'closed', targetRps: null, durationS: ctx.profile.durationS })
+export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen: ClosedGenerator = wrkGenerator(ctx)): Promise<Measurement> {
+  const filled = measurementRow(cell, repeat, ctx, { model: 'closed', targetRps: null, durationS: ctx.profile.durationS })
+  const row = (fields: Partial<Measurement>) => filled({ ...gen.fields, ...fields })
   const name = repeatStem(cell, repeat)
-  return withVerifiedStack(cell, name, ctx, outcomes(row), async ({ backend, proxy, url, roles }) => {
+  return withVerifiedStack(cell, name, ctx, outcomes(row), async (stack) => {
+    const { backend, proxy, url, roles, scratch } = stack
+    const own = gen.verify ? await gen.verify(stack) : null
+    if (own) return row({ status: 'invalid', reason: `verification failed: ${own}` })
     const p = ctx.profile
     const genThreads = cpuCount(ctx.cpus.generator)
-    const raw = rawFile(ctx.runDir, name, 'wrk.txt')
+    const raw = rawFile(ctx.runDir, name, gen.raw)
     rmSync(raw, { force: true })
     // A spectrum left by an interrupted attempt must not pass for this one's.
     rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
     const generator = await ctx.runtime.start({
       role: 'generator', name: `generator-${name}`,
-      argv: wrkArgv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
-      cpus: ctx.cpus.generator, logFile: raw,
+      argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
+      cpus: ctx.cpus.generator, logFile: raw, ...(gen.inScratch ? { cwd: scratch } : {}),
     })
     roles.push(generator)
     const snap = async (): Promise<Snapshot> => {
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
-      return { at: process.hrtime.bigint(), stat: readProcStat(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
+      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readProcStat(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
     }
     await sleep(p.warmupS * 1000)
     const a = await snap()
     await sleep(p.durationS * 1000)
     const b = await snap()
     const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
-    // wrk stops itself after -d; if it does not, the row says so instead of the run hanging.
+    // The generator stops itself after -d; if it does not, the row says so instead of the run hanging.
     const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
     if (hung) await ctx.runtime.stop(generator)
-    const output = readFileSync(raw, 'utf8')
-    const report = parseWrkOutput(output)
-    const spectrum = parseWrkSpectrum(output)
-    if (spectrum) writeLatencySpectrum(ctx.runDir, name, spectrum)
+    const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
 
     const windowS = Number(b.at - a.at) / 1e9
     const requests = b.stats.requests - a.stats.requests
     const perReq = (ns: number) => (requests > 0 ? round(ns / 1e3 / requests) : null)
     const generatorShare = round((b.generatorNs - a.generatorNs) / 1e9 / (windowS * genThreads), 4)
-    const errors = report ? wrkErrorCount(report) : 0
+    const errors = report?.errors ?? 0
     const reasons = invalidReasons({
       generatorRequests: report?.requests ?? 0, generatorErrors: errors, windowRequests: requests, generatorCpuShare: generatorShare,
-      exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `wrk printed no report (exit ${generator.exit?.code})` : null,
+      exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
     })
     const cores = measuredCores(ctx.cpus, !!proxy)
     const expected = rolesOnNs(cores, [
@@ -79,7 +123,7 @@ export async function measureClosed(cell: Cell, repeat: number, ctx: CellContext
       requests,
       errors,
       rps: round(requests / windowS, 1),
-      p50_ms: ms(report?.latency_us.p50), p90_ms: ms(report?.latency_us.p90), p99_ms: ms(report?.latency_us.p99), p999_ms: ms(report?.latency_us.p999), max_ms: ms(report?.latency_us.max),
+      p50_ms: ms(report?.latencyUs?.p50), p90_ms: ms(report?.latencyUs?.p90), p99_ms: ms(report?.latencyUs?.p99), p999_ms: ms(report?.latencyUs?.p999), max_ms: ms(report?.latencyUs?.max),
       proxy_cpu_us_per_req: proxy ? perReq(b.proxyNs - a.proxyNs) : null,
       backend_cpu_us_per_req: perReq(b.backendNs - a.backendNs),
       generator_cpu_share: generatorShare,

@@ -9,17 +9,23 @@ import { invalidReasons } from './validity.ts'
 
 const round = (x: number, d = 3) => Number(x.toFixed(d))
 
-/** Full handshakes (+ one GET each) for one key type: proxy CPU per handshake. */
+/**
+ * Handshakes (+ one GET each) for one key type: proxy CPU per handshake. Full ones unless
+ * the cell asks the client to resume (the resumption series): then the row's resumed
+ * count is the proxy's answer, not a fault.
+ */
 export async function measureHandshakes(cell: Cell, repeat: number, ctx: CellContext): Promise<Handshake> {
-  const row = handshakeRow(cell, repeat, ctx)
+  const filled = handshakeRow(cell, repeat, ctx)
+  const resumption = cell.resumption ?? 'none'
+  const row = (fields: Partial<Handshake>) => filled({ ...(cell.resumption ? { resumption } : {}), ...fields })
   const name = repeatStem(cell, repeat)
   return withVerifiedStack(cell, name, ctx, outcomes(row), async ({ proxy, url, roles }) => {
-    const argv = loadgenArgv('handshake', url, ctx.certs.ca, { c: cell.connections, d: `${ctx.profile.durationS}s`, 'expect-body': 'hello world' })
+    const argv = loadgenArgv('handshake', url, ctx.certs.ca, { c: cell.connections, d: `${ctx.profile.durationS}s`, 'expect-body': 'hello world', resume: resumption })
     const g = await runGenerator<HandshakeResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'handshake.json'), [proxy!], roles, ctx.profile.durationS)
     const r = g.result
     const proxyNs = g.cpuNs.get(proxy!)!
     const reasons = invalidReasons({ generatorRequests: r?.handshakes ?? 0, generatorErrors: r?.errors ?? 0, windowRequests: r?.handshakes ?? 0, generatorCpuShare: g.generatorShare, exited: g.exit })
-    if (r && r.resumed > 0) reasons.unshift(`${r.resumed} handshakes were resumed, not full`)
+    if (r && r.resumed > 0 && resumption === 'none') reasons.unshift(`${r.resumed} handshakes were resumed, not full`)
     return row({
       handshakes: r?.handshakes ?? 0, resumed: r?.resumed ?? 0, errors: r?.errors ?? 0, rate: r ? round(r.rate, 1) : null, p50_ms: r?.p50_ms ?? null, p99_ms: r?.p99_ms ?? null,
       proxy_cpu_us_per_handshake: r && r.handshakes > 0 ? round(proxyNs / 1e3 / r.handshakes) : null,

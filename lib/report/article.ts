@@ -20,6 +20,7 @@ import { versionsSection } from './sections/versions.ts'
 import { bisectSection } from './sections/bisect.ts'
 import { websocketSection } from './sections/websocket.ts'
 import { l4Section } from './sections/l4.ts'
+import { h2Section, resumptionSection } from './sections/protocols.ts'
 
 export interface BuiltArticle {
   markdown: string
@@ -40,6 +41,7 @@ const SECTIONS: readonly Section[] = [
   poolingSection,
   isolationSection,
   tlsSection,
+  resumptionSection,
   openModelSection,
   capacitySection,
   latencySection,
@@ -47,6 +49,7 @@ const SECTIONS: readonly Section[] = [
   bisectSection,
   websocketSection,
   scenariosSection,
+  h2Section,
   l4Section,
   claimsSection,
   (a, input) => baselineSection(a, input.baseline),

@@ -1,8 +1,10 @@
 import type { SeriesName } from '../data/series.ts'
 import { bisectSeries } from './bisect.ts'
 import { capacitySeries } from './capacity.ts'
+import { h2Series } from './h2.ts'
 import { l4Series } from './l4.ts'
 import { poolingSeries, type CustomConfig } from './pooling.ts'
+import { resumptionSeries } from './resumption.ts'
 import { scenariosSeries } from './scenarios.ts'
 import { tlsSeries } from './tls.ts'
 import type { Series } from './types.ts'
@@ -16,7 +18,9 @@ export const SERIES_PLANS: Record<SeriesName, (custom: CustomConfig[]) => Series
   ws: () => wsSeries(),
   versions: () => versionsSeries(),
   scenarios: () => scenariosSeries(),
-  l4: () => l4Series(),
   capacity: capacitySeries,
+  l4: () => l4Series(),
+  h2: () => h2Series(),
+  resumption: () => resumptionSeries(),
   bisect: () => bisectSeries(),
 }

@@ -3,6 +3,7 @@ import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import type { Cell } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
+import { measureH2 } from '../measure/h2.ts'
 import { measureHandshakes } from '../measure/handshake.ts'
 import { measureOpen } from '../measure/open.ts'
 import { measureEcho, measureHold } from '../measure/ws.ts'
@@ -31,7 +32,7 @@ function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C)
 
 /** Key of the measurements row a cell produces in a repeat (the table's own key). */
 export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
-  return MEASUREMENTS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model, connections: c.connections, target_rps: targetRps, path: c.path ?? '/', body_bytes: c.bodyBytes ?? null, repeat } as never)
+  return MEASUREMENTS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model, connections: c.connections, target_rps: targetRps, path: c.path ?? '/', body_bytes: c.bodyBytes ?? null, streams: c.streams ?? null, repeat } as never)
 }
 
 /** What a cell asks beyond the defaults (/json and its size, another connection count), for its label. */
@@ -40,10 +41,11 @@ const requestLabel = (c: Cell, connections: number) => `${c.bodyBytes ? ` ${c.pa
 /** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
 export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
   return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
-    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${requestLabel(cell, ctx.connections)} r${repeat}`,
+    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${cell.streams ? ` h2 m${cell.streams}` : ''}${requestLabel(cell, ctx.connections)} r${repeat}`,
     table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat),
-    run: () => measureClosed(cell, repeat, ctx),
+    // h2 cells (streams per connection set) run h2load instead of wrk.
+    run: () => (cell.streams ? measureH2({ ...cell, streams: cell.streams }, repeat, ctx) : measureClosed(cell, repeat, ctx)),
     subject: cell,
   }))
 }
@@ -64,9 +66,9 @@ export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx:
 /** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */
 export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
   return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
-    label: `handshakes ${cell.proxy} ${cell.keyType} r${repeat}`,
+    label: `handshakes ${cell.proxy} ${cell.keyType}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
     table: HANDSHAKES as Task['table'],
-    key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, repeat } as Handshake),
+    key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, resumption: cell.resumption, repeat } as Handshake),
     run: () => measureHandshakes(cell, repeat, ctx),
     subject: cell,
   }))

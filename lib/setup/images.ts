@@ -126,8 +126,9 @@ export function proxyImagePlan(stack: Stack, v: StackVersion, debianVersion?: st
   }
 }
 
-/** The backend image (its Go build) or the generator image (loadgen's Go build + Debian wrk). */
-export function goImagePlan(name: GoProgram, wrkVersion?: string | null): ImagePlan {
+/** The backend image (its Go build) or the generator image (loadgen's Go build + Debian wrk and h2load, at the host's versions). */
+export function goImagePlan(name: GoProgram, wrkVersion?: string | null, nghttp2Version?: string | null): ImagePlan {
+  const pin = (pkg: string, v?: string | null) => (v ? `${pkg}=${v}` : pkg)
   const bin = goBinaryPath(name)
   const version = basename(dirname(bin)).slice(name.length + 1)
   return {
@@ -135,9 +136,9 @@ export function goImagePlan(name: GoProgram, wrkVersion?: string | null): ImageP
     version,
     tag: imageTag(name, version),
     dockerfile: join(stacksDir, name, 'Dockerfile'),
-    buildArgs: { BASE: BASE_IMAGE, PACKAGES: name === 'loadgen' ? (wrkVersion ? `wrk=${wrkVersion}` : 'wrk') : '', BINARY: bin },
+    buildArgs: { BASE: BASE_IMAGE, PACKAGES: name === 'loadgen' ? `${pin('wrk', wrkVersion)} ${pin('nghttp2-client', nghttp2Version)}` : '', BINARY: bin },
     files: [bin],
-    binaries: name === 'loadgen' ? [bin, 'wrk', '/usr/bin/wrk'] : [bin],
+    binaries: name === 'loadgen' ? [bin, 'wrk', '/usr/bin/wrk', 'h2load', '/usr/bin/h2load'] : [bin],
     imageBinary: bin,
   }
 }
@@ -573,7 +574,7 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
   const base = await ensureBaseImage(o.log, docker)
   rows.push(base)
 
-  const debian = await debianVersions([...new Set([...stacks.flatMap((s) => s.versions.filter((v) => v.source === 'debian').map((v) => v.package)), 'wrk'])])
+  const debian = await debianVersions([...new Set([...stacks.flatMap((s) => s.versions.filter((v) => v.source === 'debian').map((v) => v.package)), 'wrk', 'nghttp2-client'])])
   const plans: ImagePlan[] = []
   for (const name of ['backend', 'loadgen'] as const) {
     const g = await ensureGoBuild(name)
@@ -581,7 +582,7 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
       rows.push({ component: name, version: '-', image: '', id: '', status: 'failed', seconds: 0, note: `${name}: ${g.error}` })
       continue
     }
-    plans.push(goImagePlan(name, debian.get('wrk')))
+    plans.push(goImagePlan(name, debian.get('wrk'), debian.get('nghttp2-client')))
   }
   const official: { stack: Stack; v: StackVersion }[] = []
   const suites: { stack: Stack; v: StackVersion }[] = []

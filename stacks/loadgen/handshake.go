@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("handshake", "full TLS handshakes (no resumption), each followed by one Connection: close GET", runHandshake)
+	register("handshake", "TLS handshakes, each on a new connection followed by one Connection: close GET; full unless -resume", runHandshake)
 }
 
 type handshakeResult struct {
@@ -44,6 +44,7 @@ func runHandshake(args []string, stdout, stderr io.Writer) int {
 	n := fs.Int64("n", 0, "stop after this many attempts in all (0: no cap; with -n, -d only limits when given)")
 	timeout := fs.Duration("timeout", 5*time.Second, "limit for one attempt: connect, handshake and GET")
 	expectBody := fs.String("expect-body", "", "exact body an answer needs to count as ok (unchecked when not given)")
+	resume := fs.String("resume", "none", "none: every handshake full; tickets: keep and offer session tickets (TLS 1.3 PSK, still with a key exchange); tickets-tls12: tickets with TLS 1.2 as the highest version (an abbreviated handshake, no key exchange). Go's client never resumes by session ID")
 	tf := addTLSFlags(fs)
 	u, code, ok := parseCommand(fs, args, stdout, stderr, rawURL, "http", "https")
 	if !ok {
@@ -58,14 +59,25 @@ func runHandshake(args []string, stdout, stderr io.Writer) int {
 		return flagError(stderr, fs, "n", "must not be negative")
 	case *timeout <= 0:
 		return flagError(stderr, fs, "timeout", "must be positive")
+	case *resume != "none" && *resume != "tickets" && *resume != "tickets-tls12":
+		return flagError(stderr, fs, "resume", "must be none, tickets or tickets-tls12, got %q", *resume)
 	}
 	tlsConf, code, ok := tf.config(fs, stderr)
 	if !ok {
 		return code
 	}
-	// Resumption would skip the expensive part this command exists to measure.
+	// Without -resume, resumption would skip the expensive part this command measures.
 	tlsConf.ClientSessionCache = nil
 	tlsConf.SessionTicketsDisabled = true
+	if *resume != "none" {
+		// One cache for all workers, one entry per server name: each new connection offers the
+		// newest ticket; a handshake that finds none (the first, an expired one) is full.
+		tlsConf.SessionTicketsDisabled = false
+		tlsConf.ClientSessionCache = tls.NewLRUClientSessionCache(64)
+	}
+	if *resume == "tickets-tls12" {
+		tlsConf.MaxVersion = tls.VersionTLS12
+	}
 	if tlsConf.ServerName == "" {
 		tlsConf.ServerName = u.Hostname()
 	}

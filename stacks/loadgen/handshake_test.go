@@ -45,6 +45,18 @@ func TestHandshakeFailures(t *testing.T) {
 	}
 }
 
+func TestHandshakeResumeTickets(t *testing.T) {
+	srv, ca := tlsServer(t, hello)
+	for _, mode := range []string{"tickets", "tickets-tls12"} {
+		code, res, stderr := runCmd[handshakeResult](t, "handshake", "-url", srv.URL+"/", "-c", "1", "-n", "10", "-cacert", ca, "-resume", mode)
+		want := map[string]string{"tickets": "TLS1.3", "tickets-tls12": "TLS1.2"}[mode]
+		// The first handshake finds no ticket and is full; every later one resumes.
+		if code != 0 || res.Handshakes != 10 || res.Resumed != 9 || res.TLSVersion != want {
+			t.Fatalf("%s: code %d, stderr %q, result %+v", mode, code, stderr, res)
+		}
+	}
+}
+
 func TestHandshakePlainHTTP(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(hello))
 	defer srv.Close()
@@ -62,5 +74,6 @@ func TestHandshakeBadFlags(t *testing.T) {
 		[]string{"-url", "https://127.0.0.1:1/", "-n", "-1"},
 		[]string{"-url", "https://127.0.0.1:1/", "-cacert", "/nonexistent"},
 		[]string{"-url", "https://127.0.0.1:1/", "-d", "ten"},
+		[]string{"-url", "https://127.0.0.1:1/", "-resume", "ids"},
 	)
 }

@@ -38,7 +38,7 @@ test('a cell value is the median over valid rows (all rows with rows: all); excl
   assert.equal(valid.interval!.method, 'bootstrap', 'the valid repeats 1-2 and haproxy\'s 1-12 are not the same rounds')
   const nginx = valid.evidence.find((e) => e.cell.proxy === 'nginx')!
   assert.deepEqual(nginx, {
-    table: 'measurements', cell: { series: 'same', proxy: 'nginx', version: '1.31.3', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200, target_rps: null, path: '/', body_bytes: null },
+    table: 'measurements', cell: { series: 'same', proxy: 'nginx', version: '1.31.3', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200, target_rps: null, path: '/', body_bytes: null, streams: null },
     value: 200, n: 2, status: 'invalid',
   })
   const all = evalCheck({ ...check, rows: 'all' }, { measurements: rows })

@@ -7,11 +7,12 @@ import { parseFlags } from '../../lib/cli/flags.ts'
 import { RUN_FLAGS } from '../../lib/cli/run-notebook.ts'
 import { parseCustomConfigs, parseNetwork, parseRunOptions, parseSeries } from '../../lib/cli/run-options.ts'
 import { UserError } from '../../lib/core/errors.ts'
+import { DEFAULT_SERIES, SERIES } from '../../lib/data/series.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 
 test('flags: unknown or unbuilt series, bad --config: one line each', () => {
   assert.deepEqual(parseSeries('pooling'), ['pooling'])
-  assert.throws(() => parseSeries('pooling,bogus'), (e: Error) => e instanceof UserError && e.message === '--series: unknown series "bogus". Use a comma-separated list of: pooling, tls, ws, versions, capacity, bisect')
+  assert.throws(() => parseSeries('pooling,bogus'), (e: Error) => e instanceof UserError && e.message === `--series: unknown series "bogus". Use a comma-separated list of: ${SERIES.join(', ')}`)
   assert.deepEqual(parseSeries('versions'), ['versions'])
   assert.throws(() => parseCustomConfigs(['nginx']), /--config: cannot read "nginx"\. Write --config <proxy>=<path>/)
   assert.throws(() => parseCustomConfigs(['apache=/etc/passwd']), /--config: unknown proxy "apache"/)
@@ -23,7 +24,7 @@ const parse = (flags: Parameters<typeof parseRunOptions>[0]) => parseRunOptions(
 test('run flags become typed options with the documented defaults', () => {
   const o = parse({})
   assert.equal(o.profile.name, 'quick')
-  assert.deepEqual(o.series, ['pooling', 'tls', 'ws', 'versions'])
+  assert.deepEqual(o.series, DEFAULT_SERIES)
   assert.deepEqual(o.proxies, ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'])
   assert.equal(o.runtime, 'auto')
   assert.equal(o.images, 'offline')

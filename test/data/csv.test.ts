@@ -23,7 +23,7 @@ const row: Measurement = {
   target_rps: null, duration_s: 3, repeat: 1, requests: 1234, errors: 0, rps: 411.3, p50_ms: 1.5, p90_ms: 2, p99_ms: 3, p999_ms: 4, max_ms: 5,
   proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
   status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z', steal_share: 0.001, foreign_cpu_share: null, invocation: 2,
-  scheme: 'https', path: '/', body_bytes: null,
+  scheme: 'https', path: '/', body_bytes: null, streams: null,
 }
 
 test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {

@@ -4,7 +4,10 @@ import { PROXIES } from '../../lib/catalog/stack.ts'
 import { BISECT_SERIES } from '../../lib/data/bisect.ts'
 import { ROW_SERIES } from '../../lib/data/series.ts'
 import { capacityCells } from '../../lib/series/capacity.ts'
+import { h2Cells } from '../../lib/series/h2.ts'
+import { l4Series } from '../../lib/series/l4.ts'
 import { poolingCells } from '../../lib/series/pooling.ts'
+import { resumptionCells } from '../../lib/series/resumption.ts'
 import { scenarioCells } from '../../lib/series/scenarios.ts'
 import { tlsSeries } from '../../lib/series/tls.ts'
 import { versionsSeries } from '../../lib/series/versions.ts'
@@ -14,8 +17,9 @@ test('ROW_SERIES lists exactly the series the harness writes (lib/series)', () =
   const pooling = poolingCells(PROXIES, { connections: 10, backendVersion: 'x', custom: [{ proxy: 'nginx', file: '/tmp/my.conf' }] }).map((c) => c.series)
   const capacity = capacityCells({ proxies: PROXIES, focus: undefined }, []).map((c) => c.series)
   const scenarios = scenarioCells(PROXIES, { connections: 10, backendVersion: 'x', set: 'all', limit: { max: 100000, why: '' } }).map((c) => c.series)
-  const written = new Set([...pooling, ...capacity, ...scenarios, BISECT_SERIES, ...[versionsSeries(), tlsSeries(), wsSeries()].flatMap((x) => x.phases.map((p) => p.name))])
+  const protocols = [...h2Cells(PROXIES, 10, 'standard'), ...resumptionCells(PROXIES, 'standard')].map((c) => c.series)
+  const written = new Set([...pooling, ...capacity, ...scenarios, ...protocols, BISECT_SERIES, ...[versionsSeries(), tlsSeries(), wsSeries(), l4Series()].flatMap((x) => x.phases.map((p) => p.name))])
   assert.deepEqual([...new Set(Object.values(ROW_SERIES).flat())].sort(), [...written].sort())
-  assert.deepEqual(ROW_SERIES.handshakes, ['tls-handshake'])
+  assert.deepEqual(ROW_SERIES.handshakes, ['tls-handshake', 'resumption'])
   assert.deepEqual(ROW_SERIES.websocket, ['ws-echo', 'ws-hold'])
 })

@@ -47,13 +47,14 @@ test('every proxy and Go program has a Dockerfile that takes BASE, PACKAGES and 
   }
 })
 
-test('Go images: the build at its cache path; the generator image also serves wrk', () => {
+test('Go images: the build at its cache path; the generator image also serves wrk and h2load', () => {
   const b = goImagePlan('backend')
   assert.equal(b.files[0], goBinaryPath('backend'))
   assert.match(b.tag, /^proxybench\/backend:[0-9a-f]{16}$/)
-  const l = goImagePlan('loadgen', '4.1.0-3+b2')
-  assert.equal(l.buildArgs.PACKAGES, 'wrk=4.1.0-3+b2')
-  assert.deepEqual(l.binaries, [goBinaryPath('loadgen'), 'wrk', '/usr/bin/wrk'])
+  const l = goImagePlan('loadgen', '4.1.0-3+b2', '1.52.0-1+deb12u3')
+  assert.equal(l.buildArgs.PACKAGES, 'wrk=4.1.0-3+b2 nghttp2-client=1.52.0-1+deb12u3')
+  assert.deepEqual(l.binaries, [goBinaryPath('loadgen'), 'wrk', '/usr/bin/wrk', 'h2load', '/usr/bin/h2load'])
+  assert.equal(goImagePlan('loadgen').buildArgs.PACKAGES, 'wrk nghttp2-client')
 })
 
 test('official images: the stack.yaml tag, the binary where that image keeps it', () => {

@@ -36,9 +36,9 @@ export const cellColumns = (metric: string, unit: string): Column<CellSummary>[]
   { title: 'status', value: (c) => statusText(c) },
 ]
 
-/** Closed-model cells of the measurements table outside the TLS and scenarios series (the direct floor included). */
+/** Closed-model cells of the measurements table outside the TLS, scenarios and h2 series (the direct floor included). */
 export const closedPoolingCells = (aggregates: Aggregates): CellSummary[] =>
-  aggregates.cells.measurements.filter((c) => c.key.model === 'closed' && !String(c.key.series).startsWith('tls') && c.key.series !== 'scenarios')
+  aggregates.cells.measurements.filter((c) => c.key.model === 'closed' && !String(c.key.series).startsWith('tls') && c.key.series !== 'scenarios' && !String(c.key.series).startsWith('h2'))
 
 /** The closed pooling cells that went through a proxy (the direct floor left out). */
 export const proxiedPoolingCells = (aggregates: Aggregates): CellSummary[] => closedPoolingCells(aggregates).filter((c) => c.key.proxy !== 'direct')

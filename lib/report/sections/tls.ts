@@ -8,7 +8,8 @@ import type { ArticleInput } from './input.ts'
 /** Proxy CPU per full TLS handshake by certificate key type, and its chart. */
 export function tlsSection(a: Article, { aggregates, findings, run }: ArticleInput): ChartRequest[] {
   const charts: ChartRequest[] = []
-  const hs = aggregates.cells.handshakes
+  // Full handshakes of the tls series only: the resumption series has a section of its own.
+  const hs = aggregates.cells.handshakes.filter((c) => c.key.series === 'tls-handshake')
   a.heading(2, 'TLS handshake cost')
   if (hs.length === 0) a.para('*Not measured in this run (tls series).*')
   else {

@@ -1,0 +1,33 @@
+import { loadStack, type ProxyName } from '../catalog/stack.ts'
+import { catalogCell, type Cell } from '../measure/cell.ts'
+import { handshakeTasks } from './tasks.ts'
+import { HANDSHAKE_WORKERS } from './tls.ts'
+import type { Series } from './types.ts'
+
+type Resumption = NonNullable<Cell['resumption']>
+
+/**
+ * What the client offers: nothing (every handshake full, the reference), TLS 1.3 tickets
+ * (a PSK handshake that still runs a key exchange) and TLS 1.2 tickets (abbreviated: no
+ * key exchange, no signature). Go's client has no session-ID resumption (README "Session resumption").
+ */
+export const RESUMPTIONS: readonly Resumption[] = ['none', 'tickets', 'tickets-tls12']
+export const QUICK_RESUMPTIONS: readonly Resumption[] = ['none', 'tickets']
+
+/**
+ * The proxy's default config (pool-added, as the tls series) and, where a proxy has one,
+ * its `session-cache` variant with the documented cache settings (shared/reference/proxy-defaults.md).
+ */
+export function resumptionCells(proxies: readonly ProxyName[], profile: string): Cell[] {
+  const quick = profile === 'smoke' || profile === 'quick'
+  return proxies.flatMap((p) => {
+    const variants = ['pool-added', ...(!quick && loadStack(p).variants['session-cache'] ? ['session-cache'] : [])]
+    return variants.flatMap((variant) => (quick ? QUICK_RESUMPTIONS : RESUMPTIONS).map((resumption) => ({
+      ...catalogCell(p, { series: 'resumption', variant, keyType: 'ec256', connections: HANDSHAKE_WORKERS }), resumption,
+    })))
+  })
+}
+
+export function resumptionSeries(): Series {
+  return { name: 'resumption', phases: [{ name: 'resumption', tasks: (ctx) => handshakeTasks(resumptionCells(ctx.proxies, ctx.profile.name), ctx) }] }
+}
