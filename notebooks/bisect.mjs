@@ -14,7 +14,7 @@ Measures the oldest and newest catalog versions of the proxy (stacks/<proxy>/sta
 semver order) with each variant (default article), then the middle of the interval whose
 ends differ, until two adjacent versions differ significantly (Mann-Whitney at α = 0.05 and
 the ratio's interval outside ±10%), and prints the step:
-  nginx upstream-default: the step is between 1.26.3 and 1.30.6: 0.62x [0.58, 0.66] proxy CPU µs/req …
+  nginx upstream-default: the step is between A and B: R [lo, hi]x proxy CPU µs/req a → b (p=…, n+n repeats), backend conns/1k a → b
 Each version gets at least 5 repeats. Rows: measurements.csv, series bisect; the plan: bisect.json.
 
   --proxy NAME          the proxy to bisect (one)

@@ -82,8 +82,8 @@ export function bisectResults(plan: BisectPlan, rows: readonly Row[]): BisectRes
 }
 
 /**
- * `nginx upstream-default: the step is between 1.26.3 and 1.30.6: 0.62x [0.58, 0.66] proxy
- * CPU µs/req 87.7 → 54.5 (p=0.008, 5+5 repeats), backend conns/1k 1001 → 205`.
+ * `nginx upstream-default: the step is between A and B: R [lo, hi]x proxy CPU µs/req a → b
+ * (p=…, n+n repeats), backend conns/1k a → b`: the ratio newer / older and both medians.
  */
 export function formatBisect(search: BisectSearch, plan: Pick<BisectPlan, 'metric' | 'min_effect'>, s: BisectState, rows: readonly Row[]): string {
   const metric = plan.metric
