@@ -2,6 +2,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } 
 import { join } from 'node:path'
 import { loadRun, type RunData } from './run-data.ts'
 import { MANIFEST_FILE } from './manifest.ts'
+import { BISECT_FILE } from './bisect.ts'
+import { LIKE_FILE } from './like.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from './tables.ts'
 import { replaceDir } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
@@ -17,7 +19,8 @@ export const BASELINES_DIR = join(repoRoot, 'baselines', 'runs')
 export const PUBLISHED_FILE = 'published.yaml'
 
 /** What a promoted baseline keeps: data only, never raw tool output, configs or keys. */
-const KEPT = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file]
+// bisect.json and like.json: what the report needs to read a bisect's rows and a --like run's differences.
+const KEPT = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file, BISECT_FILE, LIKE_FILE]
 
 export type Baseline = { id: string; dir: string; kind: 'run'; run: RunData } | { id: string; dir: string; kind: 'published'; file: string }
 

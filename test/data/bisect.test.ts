@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { UserError } from '../../lib/core/errors.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { promote } from '../../lib/data/baselines.ts'
+import { copyFixtureRun } from '../fixtures/run.ts'
 import { BISECT_FILE, bisectResults, readBisectPlan, writeBisectPlan, type BisectPlan } from '../../lib/data/bisect.ts'
 
 type Row = Parameters<typeof bisectResults>[1][number]
@@ -45,4 +48,11 @@ test('bisect.json: written atomically and read back; a malformed one is one line
   assert.deepEqual(readBisectPlan(dir), plan('conns'))
   writeFileSync(join(dir, BISECT_FILE), '{"metric": "rps", "searches": []}')
   assert.throws(() => readBisectPlan(dir), (e: Error) => e instanceof UserError && e.message.startsWith(`${join(dir, BISECT_FILE)}: metric:`) && !e.message.includes('\n'))
+})
+
+test('a promoted run keeps its bisect.json (the report reads the bisect rows through it)', () => {
+  const run = copyFixtureRun()
+  writeBisectPlan(run, plan('cpu'))
+  const target = promote(run, { id: 'with-bisect', dir: mkdtempSync(join(tmpdir(), 'pb-baselines-')), log: memoryLogger() })
+  assert.deepEqual(readBisectPlan(target), plan('cpu'))
 })
