@@ -13,6 +13,8 @@ import { parseRunOptions } from '../../lib/cli/run-options.ts'
 import { runBench } from '../../lib/run/run.ts'
 import { isAlive } from '../../lib/runtime/native.ts'
 import { isDisturbed } from '../../lib/data/precision.ts'
+import { readLatencySpectra } from '../../lib/data/latency.ts'
+import { repeatStem } from '../../lib/data/raw-files.ts'
 
 const ZX = join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -27,6 +29,20 @@ test('a pooling run writes a valid manifest and one row per cell, with honest nu
   assert.equal(m.order_seed, 1)
   assert.equal(m.steps.pooling, 'done')
   assert.ok(m.components.some((c) => c.component === 'haproxy' && /^[0-9a-f]{64}$/.test(c.sha256)))
+  // Lossless latency: every repeat whose generator reported, closed (wrk) and open (loadgen; disturbed
+  // windows included), left its whole distribution in raw/.
+  const spectra = new Map(readLatencySpectra(out).map((e) => [repeatStem(e.cell, e.cell.repeat, e.cell.rate === null ? {} : { rate: e.cell.rate }), e.spectrum]))
+  const reported = readMeasurements(out).filter((x) => x.max_ms !== null)
+  assert.ok(reported.some((x) => x.model === 'closed'))
+  for (const x of reported) {
+    const stem = repeatStem({ series: x.series, proxy: x.proxy, version: x.version, variant: x.variant, keyType: x.key_type, connections: x.connections }, x.repeat, x.model === 'open' ? { rate: x.target_rps! } : {})
+    const s = spectra.get(stem)
+    assert.ok(s, `${stem}: no latency spectrum`)
+    assert.deepEqual([s.generator, s.measured_from], x.model === 'open' ? ['loadgen open', 'scheduled'] : ['wrk', 'sent'], stem)
+    assert.equal(s.max_us / 1000, x.max_ms, `${stem}: the spectrum's max is the row's`)
+    assert.equal(s.points.at(-1)!.percentile, 100, stem)
+    if (x.model === 'open') assert.equal(s.total_count, x.requests, `${stem}: one sample per ok iteration`)
+  }
   // A window disturbed by the machine is an invalid row that is measured again: judge the others.
   const rows = readMeasurements(out).filter((x) => x.model === 'closed' && !isDisturbed(x))
   assert.equal(new Set(rows.map((x) => x.variant)).size, 8) // direct + article, pool-added, pool-removed, reuse-never, server-close, httpclose + custom
