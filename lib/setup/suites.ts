@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, renameSync, rmSync } from 'node:fs'
+import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, posix } from 'node:path'
 import { binaryPath, suiteOf, suiteRoot, type ProxyName, type StackVersion } from '../catalog/stack.ts'
 import { exec, lastLine } from '../core/exec.ts'
@@ -99,7 +99,41 @@ export function launchPrefix(proxy: ProxyName, v: StackVersion): string[] {
 
 /* ---------------------------------------------------------------- building a root */
 
+// The mirror's sid snapshot may carry an expired Release date (Valid-Until); signatures are still checked.
 const APT_OPTS = '-o Acquire::Check-Valid-Until=false'
+
+/** Suites that are not a whole distribution: packages on top of another suite's root (experimental needs sid). */
+const OVERLAYS: Record<string, string> = { experimental: 'sid' }
+
+/** The suite whose debootstrap base a suite's roots start from. */
+export const baseSuite = (suite: string): string => OVERLAYS[suite] ?? suite
+
+/**
+ * A fresh copy of the suite's cached base in `dest`, ready for apt in a chroot: the host's
+ * resolv.conf, and for an overlay suite its own line beside the base suite's sources.
+ */
+async function unpackBase(suite: string, dest: string, log: Logger): Promise<string | undefined> {
+  let base: string
+  try {
+    base = (await ensureBaseTarball(log, baseSuite(suite))).path
+  } catch (e) {
+    return (e as Error).message
+  }
+  rmSync(dest, { recursive: true, force: true })
+  mkdirSync(dest, { recursive: true })
+  const x = await exec('tar', ['--numeric-owner', '-C', dest, '-xf', base], { timeoutMs: 10 * 60_000 })
+  if (x.code !== 0) return `unpacking ${base} failed: ${lastLine(x.stderr)}`
+  if (existsSync('/etc/resolv.conf')) copyFileSync('/etc/resolv.conf', join(dest, 'etc/resolv.conf'))
+  if (OVERLAYS[suite]) {
+    const list = join(dest, 'etc/apt/sources.list.d/sources.list')
+    const first = readFileSync(existsSync(list) ? list : join(dest, 'etc/apt/sources.list'), 'utf8').split('\n').find((l) => l.startsWith('deb '))
+    if (!first) return `${suite}: no apt source in the ${OVERLAYS[suite]} base to add ${suite} to`
+    writeFileSync(join(dest, `etc/apt/sources.list.d/${suite}.list`), first.replace(/^(deb\s+(?:\[[^\]]*\]\s+)?\S+)\s+\S+/, `$1 ${suite}`) + '\n')
+  }
+  return undefined
+}
+
+const CHROOT_ENV = { DEBIAN_FRONTEND: 'noninteractive', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }
 
 /**
  * The unpacked suite root with `package=debVersion` installed. Built in a temp dir renamed
@@ -109,25 +143,13 @@ const APT_OPTS = '-o Acquire::Check-Valid-Until=false'
 export async function ensureSuiteRoot(suite: string, pkg: string, debVersion: string, log: Logger): Promise<{ root: string; built: boolean; error?: string }> {
   const root = suiteRoot(suite, pkg, debVersion)
   if (existsSync(root)) return { root, built: false }
-  let base: string
-  try {
-    base = (await ensureBaseTarball(log, suite)).path
-  } catch (e) {
-    return { root, built: false, error: (e as Error).message }
-  }
   const tmp = `${root}.tmp-${process.pid}`
-  rmSync(tmp, { recursive: true, force: true })
-  mkdirSync(tmp, { recursive: true })
   try {
-    const x = await exec('tar', ['--numeric-owner', '-C', tmp, '-xf', base], { timeoutMs: 10 * 60_000 })
-    if (x.code !== 0) return { root, built: false, error: `unpacking ${base} failed: ${lastLine(x.stderr)}` }
-    // Name resolution inside the chroot for apt.
-    if (existsSync('/etc/resolv.conf')) copyFileSync('/etc/resolv.conf', join(tmp, 'etc/resolv.conf'))
+    const error = await unpackBase(suite, tmp, log)
+    if (error) return { root, built: false, error }
     log.progress(`${suite}: apt-get install ${pkg}=${debVersion}`)
-    const env = { DEBIAN_FRONTEND: 'noninteractive', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }
-    // The mirror's sid snapshot may carry an expired Release date (Valid-Until); signatures are still checked.
     const script = `apt-get ${APT_OPTS} update -q && apt-get install -y -q --no-install-recommends ${pkg}=${debVersion} && apt-get clean && rm -rf /var/lib/apt/lists/*`
-    const r = await exec('chroot', [tmp, '/bin/sh', '-c', script], { env, timeoutMs: 15 * 60_000 })
+    const r = await exec('chroot', [tmp, '/bin/sh', '-c', script], { env: CHROOT_ENV, timeoutMs: 15 * 60_000 })
     if (r.code !== 0) return { root, built: false, error: `${suite}: apt-get install ${pkg}=${debVersion} failed: ${lastLine(r.stderr) || lastLine(r.stdout)} (is it still served? npm run catalog -- --check)` }
     mkdirSync(dirname(root), { recursive: true })
     renameSync(tmp, root)
@@ -139,23 +161,15 @@ export async function ensureSuiteRoot(suite: string, pkg: string, debVersion: st
 
 /** Debian versions of each package a suite offers now, as apt in a fresh copy of its cached base sees them (`apt-cache madison`). */
 export async function suiteOffers(suite: string, pkgs: readonly string[], log: Logger): Promise<{ versions: Map<string, string[]>; error?: string }> {
-  let base: string
+  const tmp = join(dirname(suiteRoot(suite, 'x', 'x')), `madison.tmp-${process.pid}`)
   try {
-    base = (await ensureBaseTarball(log, suite)).path
-  } catch (e) {
-    return { versions: new Map(), error: (e as Error).message }
-  }
-  const tmp = join(dirname(base), `madison.tmp-${suite}-${process.pid}`)
-  rmSync(tmp, { recursive: true, force: true })
-  mkdirSync(tmp, { recursive: true })
-  try {
-    const x = await exec('tar', ['--numeric-owner', '-C', tmp, '-xf', base], { timeoutMs: 10 * 60_000 })
-    if (x.code !== 0) return { versions: new Map(), error: `unpacking ${base} failed: ${lastLine(x.stderr)}` }
-    if (existsSync('/etc/resolv.conf')) copyFileSync('/etc/resolv.conf', join(tmp, 'etc/resolv.conf'))
+    const error = await unpackBase(suite, tmp, log)
+    if (error) return { versions: new Map(), error }
     log.progress(`${suite}: apt-get update, apt-cache madison ${pkgs.join(' ')}`)
-    const r = await exec('chroot', [tmp, '/bin/sh', '-c', `apt-get ${APT_OPTS} update -q >/dev/null && apt-cache madison ${pkgs.join(' ')}`], { timeoutMs: 10 * 60_000 })
+    const r = await exec('chroot', [tmp, '/bin/sh', '-c', `apt-get ${APT_OPTS} update -q >/dev/null && apt-cache madison ${pkgs.join(' ')}`], { env: CHROOT_ENV, timeoutMs: 10 * 60_000 })
     if (r.code !== 0) return { versions: new Map(), error: `${suite}: apt-get update failed: ${lastLine(r.stderr)}` }
-    return { versions: parseMadison(r.stdout) }
+    // An overlay suite's root also lists its base suite: only the overlay's own builds count.
+    return { versions: parseMadison(r.stdout.split('\n').filter((l) => !OVERLAYS[suite] || l.includes(` ${suite}/`)).join('\n')) }
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }

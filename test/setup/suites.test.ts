@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { suiteSources } from '../../lib/setup/images.ts'
 import { parsePipVersions } from '../../lib/setup/offers.ts'
-import { elfInterpreter, parseMadison, resolveInRoot } from '../../lib/setup/suites.ts'
+import { baseSuite, elfInterpreter, parseMadison, resolveInRoot } from '../../lib/setup/suites.ts'
 
 test('a suite root follows its own symlinks: an absolute target stays inside the root (merged /usr)', () => {
   const root = mkdtempSync(join(tmpdir(), 'pb-suite-'))
@@ -28,7 +28,9 @@ test('the ELF interpreter of a dynamic binary, none for a non-ELF file', () => {
   assert.equal(elfInterpreter(f), null)
 })
 
-test('apt sources of a suite: a release gets -updates and -security, sid only itself', () => {
+test('apt sources of a suite: a release gets -updates and -security, sid only itself; experimental starts from sid', () => {
+  assert.equal(baseSuite('experimental'), 'sid')
+  assert.equal(baseSuite('trixie'), 'trixie')
   assert.equal(suiteSources('sid', 'http://mirror.example/debian/').text, 'deb http://mirror.example/debian sid main\n')
   assert.deepEqual(suiteSources('trixie', 'http://mirror.example/debian').text.trim().split('\n'), [
     'deb http://mirror.example/debian trixie main',
