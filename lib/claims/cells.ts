@@ -7,12 +7,12 @@
  * is shown as the worse one, and `statusTie` says so: a status check does not decide on it).
  */
 import { compareVersions } from '../catalog/stack.ts'
-import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
+import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { repeatsOf, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import { KEY_COLUMNS, NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
 
-export type Row = Measurement | Handshake | WebSocketRow
+export type Row = Measurement | Handshake | WebSocketRow | TcpRow
 export type CellKey = Record<string, string | number | null>
 
 /** The rows of one table with equal key columns, and their combined status. */
@@ -63,12 +63,16 @@ export function buildCellGroups(table: ClaimTable, rows: readonly Row[]): CellGr
 
 /**
  * A row's value of a metric: a numeric column, or a derived metric (ledger.ts DERIVED_METRICS):
- * errors_pct, failed_pct (errors and dropped iterations over every attempt), dropped_pct.
- * A closed-model row drops nothing (dropped 0); an open-model row without `dropped` has no
- * failed_pct or dropped_pct.
+ * errors_pct, failed_pct (errors and dropped iterations over every attempt), dropped_pct;
+ * resumed_pct (resumed handshakes over all of a handshakes row). A closed-model row drops
+ * nothing (dropped 0); an open-model row without `dropped` has no failed_pct or dropped_pct.
  */
 export function metricValue(row: Row, metric: string): number | null {
   const rec = row as unknown as Record<string, unknown>
+  if (metric === 'resumed_pct') {
+    const { resumed, handshakes } = rec
+    return typeof resumed === 'number' && typeof handshakes === 'number' && handshakes > 0 ? (100 * resumed) / handshakes : null
+  }
   if (metric === 'errors_pct' || metric === 'failed_pct' || metric === 'dropped_pct') {
     const requests = rec.requests
     const errors = rec.errors
@@ -263,6 +267,15 @@ export function shownSeries(cell: CellGroup): string | null {
   return cell.table === 'measurements' && home !== undefined && series !== home ? String(series) : null
 }
 
+/** What a cell asked for beyond the usual GET / over HTTP/1.1 with full handshakes: "/json 10240 B", "m=10", "tickets". */
+export function requestWords(k: CellKey): string[] {
+  const words: string[] = []
+  if (typeof k.path === 'string' && k.path !== '/') words.push(typeof k.body_bytes === 'number' ? `${k.path} ${k.body_bytes} B` : k.path)
+  if (typeof k.streams === 'number') words.push(`m=${k.streams}`)
+  if (typeof k.resumption === 'string' && k.resumption !== 'none') words.push(k.resumption)
+  return words
+}
+
 /** A short name of a cell for the report: proxy version variant, then what differs from the usual. */
 export function cellLabel(cell: CellGroup): string {
   const k = cell.key
@@ -272,5 +285,6 @@ export function cellLabel(cell: CellGroup): string {
   if (k.key_type !== undefined && (cell.table === 'handshakes' || k.key_type !== 'ec256')) parts.push(k.key_type)
   if (k.mode !== undefined) parts.push(k.mode)
   if (k.model === 'open') parts.push(`open@${k.target_rps ?? '?'}`)
+  parts.push(...requestWords(k))
   return parts.join(' ')
 }

@@ -31,7 +31,7 @@ import { compareVersions } from '../catalog/stack.ts'
 import { bootstrapFigure, medianInterval, overlaps, placeInterval, type Interval, type Placement } from '../core/intervals.ts'
 import type { RunTables } from '../data/run-data.ts'
 import {
-  aggregate, aggregateMedians, buildCellGroups, cellLabel, cellValue, matchSelector, shownSeries, statusTie, type CellGroup, type CellValue,
+  aggregate, aggregateMedians, buildCellGroups, cellLabel, cellValue, matchSelector, requestWords, shownSeries, statusTie, type CellGroup, type CellValue,
 } from './cells.ts'
 import { evalNumber, type FigureValues } from './expr.ts'
 import type { Agg, Check, Claim, ClaimTable, Ledger, Selector, SelectorSpec } from './ledger.ts'
@@ -83,6 +83,7 @@ export function evaluateClaims(ledger: Ledger, data: RunTables): ClaimResult[] {
       measurements: buildCellGroups('measurements', data.measurements),
       handshakes: buildCellGroups('handshakes', data.handshakes),
       websocket: buildCellGroups('websocket', data.websocket),
+      tcp: buildCellGroups('tcp', data.tcp ?? []),
     },
   }
   return ledger.claims.map((c) => evaluateClaim(c, ctx))
@@ -248,6 +249,23 @@ function side(sel: Selector, src: Source, ctx: Ctx): Side {
   return { value: missing.length ? null : aggregate(values, agg), label: sideLabel(values, sel, agg), metric: sel[0]!.metric ?? src.metric, values, agg, missing }
 }
 
+/**
+ * `same` of a ratio or equal check: side a's value of each column, as a selector layer for
+ * side b (b at the connections a was measured at, whatever the profile's count). A string
+ * when a's cells disagree on a column; undefined when there is nothing to add.
+ */
+function sameAs(a: Side, columns: readonly string[] | undefined): SelectorSpec | string | undefined {
+  if (!columns || a.values.length === 0) return undefined
+  const want: Record<string, string | number> = {}
+  for (const col of columns) {
+    const seen = [...new Set(a.values.map((v) => v.cell.key[col] ?? null))]
+    if (seen.length > 1) return `side a's cells differ in ${col} (${seen.join(', ')}): same: [${col}] needs one value`
+    // A null column (no body size) matches a null cell column by its text, as matchSelector compares.
+    want[col] = seen[0] === null || seen[0] === undefined ? 'null' : seen[0]!
+  }
+  return { columns: want }
+}
+
 interface ProxyGroup {
   proxy: string
   value: number
@@ -358,6 +376,9 @@ function sideLabel(values: CellValue[], sel: Selector, agg: Agg): string {
   if (keyTypes.length && (cells[0]!.table === 'handshakes' || keyTypes.some((k) => k !== 'ec256'))) parts.push(keyTypes.join('+'))
   parts.push(distinct('mode').join('+'))
   if (distinct('model').includes('open')) parts.push(`open@${distinct('target_rps').sort((x, y) => Number(x) - Number(y)).join('+')}`)
+  parts.push([...new Set(cells.flatMap((c) => requestWords(c.key)))].join('+'))
+  // Connections only where a selector names them (scenarios at 1000, a side paired on a's count).
+  if (sel.some((s) => s.columns.connections !== undefined)) parts.push(`${distinct('connections').join('+')} conns`)
   const label = parts.filter(Boolean).join(' ')
   return cells.length > 1 ? `${label} (${agg} of ${cells.length} cells)` : label
 }
@@ -378,7 +399,7 @@ const UNITS: Record<string, string> = {
   rps: 'rps', target_rps: 'rps', proxy_cpu_us_per_req: 'µs/req', backend_cpu_us_per_req: 'µs/req', proxy_cpu_us_per_handshake: 'µs/handshake',
   proxy_cpu_us_per_msg: 'µs/msg', backend_conns_per_1k_req: 'conns/1k req', errors_pct: '%', errors: 'errors', conns_established: 'conns',
   conns_target: 'conns', proxy_cpu_share: 'of the proxy cores', generator_cpu_share: 'generator CPU share', rate: 'handshakes/s', msg_rate: 'msg/s',
-  resumed: 'resumed', handshakes: 'handshakes', requests: 'requests', messages: 'messages', max_vus: 'VUs', dropped: 'dropped',
+  resumed: 'resumed', resumed_pct: '%', handshakes: 'handshakes', proxy_cpu_us_per_conn: 'µs/conn', proxy_cpu_us_per_mib: 'µs/MiB', conn_rate: 'conn/s', mib_per_s: 'MiB/s', requests: 'requests', messages: 'messages', max_vus: 'VUs', dropped: 'dropped',
 }
 const unitOf = (metric: string | undefined) => (metric === undefined ? '' : (UNITS[metric] ?? (metric.endsWith('_ms') ? 'ms' : metric)))
 const withUnit = (x: number, metric: string | undefined) => {
@@ -413,7 +434,9 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
     case 'ratio':
     case 'equal': {
       const a = side(layer(k.select, item, k.a, item?.a), src, ctx)
-      const b = side(layer(k.select, item, k.b, item?.b), src, ctx)
+      const like = sameAs(a, k.same)
+      if (typeof like === 'string') return [missingUnit([like], a.values)]
+      const b = side(layer(k.select, item, k.b, item?.b, like), src, ctx)
       const used = [...a.values, ...b.values]
       if (a.missing.length || b.missing.length) return [missingUnit([...a.missing, ...b.missing], used)]
       const fig = figureOf([a, b], ([x, y]) => x! / y!)

@@ -10,14 +10,14 @@ import { CELL_COLUMNS } from '../data/tables.ts'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { PROXIES } from '../catalog/stack.ts'
-import { handshakeSchema, measurementSchema, websocketSchema } from '../data/schema.ts'
+import { handshakeSchema, measurementSchema, tcpSchema, websocketSchema } from '../data/schema.ts'
 import { repoRoot } from '../core/paths.ts'
 import { readYamlFile } from '../core/yaml-file.ts'
 import { evalNumber, ExprError, FIGURE_ID, type FigureValues } from './expr.ts'
 
 // ------------------------------------------------------------------ tables and columns
 
-export const CLAIM_TABLES = ['measurements', 'handshakes', 'websocket'] as const
+export const CLAIM_TABLES = ['measurements', 'handshakes', 'websocket', 'tcp'] as const
 export type ClaimTable = (typeof CLAIM_TABLES)[number]
 
 /**
@@ -36,15 +36,17 @@ export const CLAIM_SERIES: Record<ClaimTable, readonly string[]> = ROW_SERIES
  * Metrics computed from a row's columns, per table (lib/claims/cells.ts metricValue):
  * errors_pct = 100 * errors / (requests + errors); failed_pct = 100 * (errors + dropped) /
  * (requests + errors + dropped), dropped iterations counted as failures (a closed-model row
- * drops nothing: dropped 0); dropped_pct = 100 * dropped / (requests + errors + dropped).
+ * drops nothing: dropped 0); dropped_pct = 100 * dropped / (requests + errors + dropped);
+ * resumed_pct = 100 * resumed / handshakes (handshakes).
  */
 export const DERIVED_METRICS: Record<ClaimTable, readonly string[]> = {
   measurements: ['errors_pct', 'failed_pct', 'dropped_pct'],
-  handshakes: [],
+  handshakes: ['resumed_pct'],
   websocket: [],
+  tcp: [],
 }
 
-const SCHEMAS = { measurements: measurementSchema, handshakes: handshakeSchema, websocket: websocketSchema } as const
+const SCHEMAS = { measurements: measurementSchema, handshakes: handshakeSchema, websocket: websocketSchema, tcp: tcpSchema } as const
 
 function numericColumns(schema: z.AnyZodObject): string[] {
   return Object.entries(schema.shape as Record<string, z.ZodTypeAny>)
@@ -243,13 +245,15 @@ function checkSchema(figures: FigureValues) {
     expect_basis: z.enum(['published', 'project']),
   }
   const by = z.enum(['desc', 'asc'])
+  // Columns whose value side b takes from side a's cells (ratio, equal): like with like where a profile sets it.
+  const same = z.array(z.string().min(1)).min(1)
   return z.discriminatedUnion('kind', [
     z
       .object({
-        kind: z.literal('ratio'), ...common, a: sel, b: sel, min: num.optional(), max: num.optional(), above: num.optional(), below: num.optional(), approx: num.optional(), tolerance: num.optional(),
+        kind: z.literal('ratio'), ...common, a: sel, b: sel, same: same.optional(), min: num.optional(), max: num.optional(), above: num.optional(), below: num.optional(), approx: num.optional(), tolerance: num.optional(),
       })
       .strict(),
-    z.object({ kind: z.literal('equal'), ...common, a: sel, b: sel, tolerance: num }).strict(),
+    z.object({ kind: z.literal('equal'), ...common, a: sel, b: sel, same: same.optional(), tolerance: num }).strict(),
     z.object({ kind: z.literal('spread'), ...common, select: sel, max: num }).strict(),
     z
       .object({
@@ -338,6 +342,12 @@ function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void
   k.for_each?.forEach((item, i) => {
     if ((item.a || item.b) && k.kind !== 'ratio' && k.kind !== 'equal' && k.kind !== 'contrast') issue(at('for_each', i), 'a and b inside a for_each item are for ratio, equal and contrast checks')
   })
+
+  if ((k.kind === 'ratio' || k.kind === 'equal') && k.same) {
+    k.same.forEach((col, i) => {
+      if (!KEY_COLUMNS[k.table].includes(col)) issue(at('same', i), `"${col}" is not a selector column of ${k.table} (one of ${KEY_COLUMNS[k.table].join(', ')})`)
+    })
+  }
 
   // Metrics: every side that reads cells needs one, and it must exist in the table.
   const metrics = tableMetrics(k.table)

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { cellStatus, statusTie } from '../../lib/claims/cells.ts'
+import { cellStatus, metricValue, statusTie } from '../../lib/claims/cells.ts'
 import { evalCheck } from '../fixtures/ledger.ts'
-import { measurement as m, two } from '../fixtures/rows.ts'
+import { handshake as h, measurement as m, two } from '../fixtures/rows.ts'
+import { tcpRow } from '../fixtures/tcp-rows.ts'
 
 test('cell status: the most common status of the rows, a tie shown as the worse one and reported as a tie', () => {
   type S = 'valid' | 'invalid' | 'failed'
@@ -153,4 +154,31 @@ test('selectors: pick lowest-failing-target and a metric override per side', () 
   const none = evalCheck({ kind: 'threshold', metric: 'proxy_cpu_share', rows: 'all', select: { series: 'tls-calibration', proxy: 'haproxy', model: 'open', pick: 'lowest-failing-target' }, op: '<=', value: 1 }, { measurements: rows.filter((x) => x.status === 'valid') })
   assert.equal(none.verdict, 'not measured')
   assert.match(none.measured, /no failing target among the 2 cells/)
+})
+
+test('resumed_pct = 100 * resumed / handshakes of a handshakes row; none without handshakes', () => {
+  assert.equal(metricValue(h({ handshakes: 1000, resumed: 250 }), 'resumed_pct'), 25)
+  assert.equal(metricValue(h({ handshakes: 0, resumed: 0 }), 'resumed_pct'), null)
+  // A measurements row has no handshakes: no value, never 0.
+  assert.equal(metricValue(m({}), 'resumed_pct'), null)
+})
+
+test('selectors over the new cell columns: path and body_bytes (measurements), resumption (handshakes), tcp\'s series and mode', () => {
+  const json = (body_bytes: number, rps: number) => two(m, { series: 'scenarios', variant: 'pool-added', path: '/json', body_bytes }, 'rps', rps)
+  const rows = [...two(m, { series: 'scenarios', variant: 'pool-added' }, 'rps', 9000), ...json(1024, 5000), ...json(10240, 2000)]
+  const sel = (f: object) => evalCheck({ kind: 'threshold', metric: 'rps', select: { series: 'scenarios', proxy: 'haproxy', ...f }, op: '>', value: 0 }, { measurements: rows }).measured
+  assert.match(sel({ path: '/json', body_bytes: 10240 }), /haproxy pool-added scenarios \/json 10240 B: 2,000 \[1,980, 2,020\] rps/)
+  assert.match(sel({ path: '/' }), /scenarios: 9,000 \[/)
+  const hs = [...two(h, { series: 'resumption', resumption: 'none', resumed: 0 }), ...two(h, { series: 'resumption', resumption: 'tickets', resumed: 990 })]
+  const r = evalCheck({ kind: 'threshold', table: 'handshakes', metric: 'resumed_pct', select: { series: 'resumption', proxy: 'haproxy', resumption: 'tickets' }, op: '>', value: 50 }, { handshakes: hs })
+  assert.equal(r.verdict, 'reproduced')
+  assert.match(r.measured, /haproxy pool-added ec256 tickets: 99% /)
+  // resumption none does not resume: the same check on it fails.
+  assert.equal(evalCheck({ kind: 'threshold', table: 'handshakes', metric: 'resumed_pct', select: { series: 'resumption', proxy: 'haproxy', resumption: 'none' }, op: '>', value: 50 }, { handshakes: hs }).verdict, 'not reproduced')
+  const tcp = [...two(tcpRow, {}, 'proxy_cpu_us_per_conn', 80), ...two(tcpRow, { series: 'l4-stream', mode: 'stream', proxy_cpu_us_per_conn: null, proxy_cpu_us_per_mib: 900 })]
+  const t = evalCheck({ kind: 'threshold', table: 'tcp', metric: 'proxy_cpu_us_per_conn', select: { series: 'l4-short', proxy: 'haproxy', variant: 'l4-tcp' }, op: '<', value: 100 }, { tcp })
+  assert.equal(t.verdict, 'reproduced')
+  assert.deepEqual(t.evidence.map((e) => [e.table, e.cell.series, e.cell.mode]), [['tcp', 'l4-short', 'short']])
+  // The stream cell has no per-connection figure: not measured, never a 0.
+  assert.equal(evalCheck({ kind: 'threshold', table: 'tcp', metric: 'proxy_cpu_us_per_conn', select: { series: 'l4-stream', proxy: 'haproxy' }, op: '<', value: 100 }, { tcp }).verdict, 'not measured')
 })

@@ -9,6 +9,7 @@ import type { Handshake, Measurement, WebSocketRow } from '../../lib/data/schema
 import { evalCheck } from '../fixtures/ledger.ts'
 import { handshake as h, measurement as m, two, websocketRow as w } from '../fixtures/rows.ts'
 import { FIXTURE_RUN, fixtureTables } from '../fixtures/run.ts'
+import { tcpRow } from '../fixtures/tcp-rows.ts'
 
 // ------------------------------------------------------------------ selectors
 
@@ -395,13 +396,26 @@ function syntheticRun(): RunTables {
   for (const [i, target] of [800, 1600, 3100, 6200].entries()) {
     measurements.push(...two(m, { proxy: 'haproxy', series: 'tls-calibration', variant: 'pool-added', model: 'open', connections: 1000, target_rps: target, status: i < 2 ? 'valid' : 'invalid' }))
   }
+  // The scenarios series at quick's shape: reference, http (also at 1000), logging, /json 10240, and the direct floors.
+  for (const proxy of [...proxies, 'direct']) {
+    const at = proxy === 'direct' ? [['direct', 200, '/'], ['direct', 1000, '/'], ['direct', 200, '/json']] as const
+      : [['pool-added', 200, '/'], ['http', 200, '/'], ['http', 1000, '/'], ['logging', 200, '/'], ['pool-added', 200, '/json']] as const
+    for (const [variant, connections, path] of at) {
+      measurements.push(...two(m, { proxy, series: 'scenarios', variant, connections, path, body_bytes: path === '/json' ? 10240 : null, scheme: variant === 'pool-added' || variant === 'logging' ? 'https' : 'http' }, 'rps', 10000))
+    }
+  }
   const handshakes = proxies.flatMap((proxy) => ['ec256', 'rsa2048', 'rsa4096'].flatMap((key_type) => two(h, { proxy, key_type }, 'proxy_cpu_us_per_handshake', key_type === 'ec256' ? 500 : 3000)))
+  handshakes.push(...proxies.flatMap((proxy) => (['none', 'tickets'] as const).flatMap((resumption) => two(h, { proxy, series: 'resumption', resumption, resumed: resumption === 'none' ? 0 : 990 }))))
   const websocket = proxies.flatMap((proxy) => [
     ...two(w, { proxy, variant: 'article', ...(proxy === 'nginx' && { status: 'failed', reason: 'upgrade failed: HTTP 400 × 200', conns_established: 0 }) }),
     ...two(w, { proxy, variant: 'ws' }),
     ...(proxy === 'envoy' ? ['ws', 'ws-raised'] : ['ws']).flatMap((variant) => two(w, { proxy, variant, series: 'ws-hold', mode: 'hold', conns_target: 5000, conns_established: variant === 'ws' && proxy === 'envoy' ? 1024 : 5000 })),
   ])
-  return { measurements, handshakes, websocket }
+  const tcp = ['haproxy', 'nginx', 'envoy', 'traefik'].flatMap((proxy) => [
+    ...two(tcpRow, { proxy }, 'proxy_cpu_us_per_conn', 80),
+    ...two(tcpRow, { proxy, series: 'l4-stream', mode: 'stream', stream_bytes: 16777216, proxy_cpu_us_per_conn: null, proxy_cpu_us_per_mib: 900 }),
+  ])
+  return { measurements, handshakes, websocket, tcp }
 }
 
 const sources: [string, () => RunTables][] = [
@@ -487,4 +501,29 @@ test('evaluating the same run twice gives the same results (no state kept betwee
   const ledger = loadLedger(PUBLISHED_DIR)
   const data = syntheticRun()
   assert.deepEqual(evaluateClaims(ledger, data), evaluateClaims(ledger, data))
+})
+
+test('same: [connections] pairs side b with the count side a was measured at; a side a spread over counts is not measured', () => {
+  const cell = (variant: string, connections: number, cpu: number) => two(m, { series: 'scenarios', variant, connections }, 'proxy_cpu_us_per_req', cpu)
+  const check = { kind: 'ratio', metric: 'proxy_cpu_us_per_req', select: { series: 'scenarios', proxy: 'haproxy' }, a: { variant: 'pool-added' }, b: { variant: 'http' }, same: ['connections'], min: 2, max: 3 }
+  // http at 200 gives 2.5; http at 1000 would give 1.25 (and pooled with it, the median of both).
+  const rows = [...cell('pool-added', 200, 50), ...cell('http', 200, 20), ...cell('http', 1000, 40)]
+  const r = evalCheck(check, { measurements: rows })
+  assert.equal(r.verdict, 'reproduced')
+  assert.deepEqual(r.evidence.map((e) => [e.cell.variant, e.cell.connections]), [['pool-added', 200], ['http', 200]])
+  // The same rows at another profile's count (50): no count written in the check.
+  assert.equal(evalCheck(check, { measurements: rows.map((x) => ({ ...x, connections: x.connections === 200 ? 50 : x.connections })) }).verdict, 'reproduced')
+  // Without same, b pools both http cells: the wrong pair, and here a refutation.
+  const { same: _, ...unpaired } = check
+  assert.equal(evalCheck(unpaired, { measurements: rows }).verdict, 'not reproduced')
+  // b has no cell at a's count: not measured, naming the count.
+  const lone = evalCheck(check, { measurements: [...cell('pool-added', 200, 50), ...cell('http', 1000, 20)] })
+  assert.equal(lone.verdict, 'not measured')
+  assert.match(lone.measured, /no cell \{series: scenarios, proxy: haproxy, variant: http, connections: 200\}/)
+  // a spread over two counts has no one count to pair with.
+  const spread = evalCheck(check, { measurements: [...cell('pool-added', 200, 50), ...cell('pool-added', 1000, 50), ...cell('http', 200, 20)] })
+  assert.equal(spread.verdict, 'not measured')
+  assert.match(spread.measured, /side a's cells differ in connections \(200, 1000\)/)
+  // A value that breaks the band still fails when paired.
+  assert.equal(evalCheck(check, { measurements: [...cell('pool-added', 200, 30), ...cell('http', 200, 20), ...cell('http', 1000, 12)] }).verdict, 'not reproduced')
 })

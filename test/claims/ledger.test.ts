@@ -8,9 +8,9 @@ import { claimOf, evalCheck, writeLedger } from '../fixtures/ledger.ts'
 
 test('the published ledger loads: every claim, figure and expression is well-formed', () => {
   const ledger = loadLedger()
-  assert.equal(ledger.claims.length, 62)
+  assert.equal(ledger.claims.length, 63)
   assert.equal(ledger.figures.size, 318)
-  assert.equal(new Set(ledger.claims.map((c) => c.id)).size, 62)
+  assert.equal(new Set(ledger.claims.map((c) => c.id)).size, 63)
   const c = ledger.claims.find((x) => x.id === 'pool-removed-pit')!
   assert.equal(c.check.kind, 'spread')
   assert.equal(c.check.table, 'measurements')
@@ -34,7 +34,11 @@ test('a malformed claims file is a one-line error naming file:line, what and the
     [{ kind: 'ratio', metric: 'rps', a: { series: 'pool-added', proxy: 'nginx' }, b: { proxy: 'nginx' }, min: 1 }, /check\.b: no series/],
     [{ kind: 'ratio', metric: 'rps', select: [{ series: 'same' }, { proxy: 'haproxy' }], a: { proxy: 'nginx' }, b: { proxy: 'nginx' }, min: 1 }, /check\.a: no series/],
     [{ kind: 'threshold', metric: 'rps', select: { series: 'pool_added', proxy: 'nginx' }, op: '<', value: 1 }, /check\.select\.series: "pool_added" is not a series of measurements/],
-    [{ kind: 'threshold', table: 'handshakes', metric: 'rate', select: { series: 'tls-open', proxy: 'nginx' }, op: '<', value: 1 }, /"tls-open" is not a series of handshakes \(one of tls-handshake\)/],
+    [{ kind: 'threshold', table: 'handshakes', metric: 'rate', select: { series: 'tls-open', proxy: 'nginx' }, op: '<', value: 1 }, /"tls-open" is not a series of handshakes \(one of tls-handshake, resumption\)/],
+    [{ kind: 'threshold', table: 'tcp', metric: 'proxy_cpu_us_per_conn', select: { series: 'scenarios', proxy: 'nginx' }, op: '<', value: 1 }, /"scenarios" is not a series of tcp \(one of l4-short, l4-stream\)/],
+    [{ kind: 'threshold', table: 'tcp', metric: 'proxy_cpu_us_per_req', select: { series: 'l4-short', proxy: 'nginx' }, op: '<', value: 1 }, /"proxy_cpu_us_per_req" is not a metric of tcp/],
+    // same: a column side b takes from side a's cells, one of the table's selector columns.
+    [{ kind: 'ratio', metric: 'rps', select: { series: 'scenarios' }, a: { proxy: 'nginx' }, b: { proxy: 'nginx' }, same: ['conns'], min: 1 }, /check\.same\.0: "conns" is not a selector column of measurements/],
     [{ kind: 'rank', metric: 'rps', by: 'desc', select: { series: { nginx: 'same', haproxy: 'reuse' } }, positions: { nginx: [1] } }, /check\.select\.series: "reuse" is not a series of measurements/],
     [{ kind: 'ratio', metric: 'rps', select: { series: 'same' }, for_each: [{ series: 'ws-echo' }], a: { proxy: 'nginx' }, b: { proxy: 'nginx' }, min: 1 }, /check\.for_each\.0\.series: "ws-echo" is not a series of measurements/],
     [{ kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same' }, same_order_as: { table: 'handshakes', metric: 'rate', select: { key_type: 'rsa4096' }, by: 'asc' } }, /check\.same_order_as\.select: no series/],

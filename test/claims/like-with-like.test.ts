@@ -4,9 +4,10 @@ import { metricValue } from '../../lib/claims/cells.ts'
 import { evaluateClaims, type ClaimResult } from '../../lib/claims/evaluate.ts'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { UserError } from '../../lib/core/errors.ts'
-import type { Handshake, Measurement, WebSocketRow } from '../../lib/data/schema.ts'
+import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../../lib/data/schema.ts'
 import { claimOf, evalCheck, run, writeLedger } from '../fixtures/ledger.ts'
 import { handshake as h, measurement as m, two, websocketRow as w } from '../fixtures/rows.ts'
+import { tcpRow } from '../fixtures/tcp-rows.ts'
 
 // Issue #13: every published check answers the article's question on the article's cells.
 // Each claim below runs on hand-made rows, with at least one case that must fail.
@@ -17,7 +18,7 @@ const claim = (id: string) => {
   assert.ok(c, `claim ${id} in claims.yaml`)
   return c
 }
-function published(id: string, data: { measurements?: Measurement[]; handshakes?: Handshake[]; websocket?: WebSocketRow[] }): ClaimResult {
+function published(id: string, data: { measurements?: Measurement[]; handshakes?: Handshake[]; websocket?: WebSocketRow[]; tcp?: TcpRow[] }): ClaimResult {
   return evaluateClaims({ claims: [claim(id)], figures: ledger.figures }, run(data))[0]!
 }
 
@@ -265,11 +266,92 @@ test('april-dropped-iterations-generator-limit: the lowest failing target fails 
   assert.equal(published('april-dropped-iterations-generator-limit', { measurements: cal(600, 0) }).verdict, 'not reproduced')
 })
 
-test('s003-proxy-tax-vs-bare-whoami: each proxy\'s share of the bare backend inside the published band', () => {
+// ------------------------------------------------------------------ the scenario cells (issue #13 "make runnable")
+
+/** A scenarios cell of measurements.csv: two repeats at the given metric value. */
+const scen = (f: Partial<Measurement>, metric: keyof Measurement, value: number) =>
+  two(m, { series: 'scenarios', variant: 'pool-added', path: '/', body_bytes: null, ...f }, metric, value)
+
+test('s003 nginx vs Traefik: read on plain HTTP at 1000 connections, never the TLS or 200-connection cells', () => {
   const rows = (nginx: number, traefik: number) => [
-    ...two(m, { series: 'pool-added', variant: 'pool-added', proxy: 'nginx' }, 'rps', nginx), ...two(m, { series: 'pool-added', variant: 'pool-added', proxy: 'traefik' }, 'rps', traefik),
-    ...two(m, { series: 'direct', proxy: 'direct', variant: 'direct' }, 'rps', 100000),
+    ...scen({ proxy: 'nginx', variant: 'http', connections: 1000 }, 'rps', nginx), ...scen({ proxy: 'traefik', variant: 'http', connections: 1000 }, 'rps', traefik),
+    ...scen({ proxy: 'direct', variant: 'direct', connections: 1000 }, 'rps', 100000),
+    // Decoys: the same proxies over HTTPS and at 200 connections, the other way round.
+    ...scen({ proxy: 'nginx', connections: 1000 }, 'rps', 1000), ...scen({ proxy: 'nginx', variant: 'http', connections: 200 }, 'rps', 1000),
   ]
+  assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(55000, 40000) }).verdict, 'reproduced')
+  assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(40000, 40000) }).verdict, 'not reproduced')
   assert.equal(published('s003-proxy-tax-vs-bare-whoami', { measurements: rows(55000, 40000) }).verdict, 'reproduced')
   assert.equal(published('s003-proxy-tax-vs-bare-whoami', { measurements: rows(55000, 20000) }).verdict, 'not reproduced')
+  const p99 = (nginx: number) => [...scen({ proxy: 'nginx', variant: 'http', connections: 1000 }, 'p99_ms', nginx), ...scen({ proxy: 'traefik', variant: 'http', connections: 1000 }, 'p99_ms', 36)]
+  assert.equal(published('s003-nginx-lower-latency-than-traefik', { measurements: p99(28) }).verdict, 'reproduced')
+  assert.equal(published('s003-nginx-lower-latency-than-traefik', { measurements: p99(36) }).verdict, 'not reproduced')
+  // Without the 1000-connection cells the claim is not measured, whatever the other cells say.
+  assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(55000, 40000).filter((r) => r.connections !== 1000 || r.variant !== 'http') }).verdict, 'not measured')
+})
+
+test('s004-https-raises-cpu-2-3x: HTTPS / HTTP per proxy at the same connections; 1.3x fails, the 1000-connection http cell is never the pair', () => {
+  const rows = (ratio: number, connections = 200) => ['haproxy', 'nginx'].flatMap((proxy) => [
+    ...scen({ proxy, connections }, 'proxy_cpu_us_per_req', 25 * ratio), ...scen({ proxy, variant: 'http', connections }, 'proxy_cpu_us_per_req', 25),
+    // http at 1000 connections: a ratio against it would be 2.5.
+    ...scen({ proxy, variant: 'http', connections: 1000 }, 'proxy_cpu_us_per_req', (25 * ratio) / 2.5),
+  ])
+  assert.equal(published('s004-https-raises-cpu-2-3x', { measurements: rows(2.5) }).verdict, 'reproduced')
+  assert.equal(published('s004-https-raises-cpu-2-3x', { measurements: rows(1.3) }).verdict, 'not reproduced')
+  // The smoke profile's 50 connections pair with http at 50: no count is written in the claim.
+  assert.equal(published('s004-https-raises-cpu-2-3x', { measurements: rows(2.5, 50) }).verdict, 'reproduced')
+  const r = published('s004-https-raises-cpu-2-3x', { measurements: rows(1.3) })
+  assert.match(r.measured, /haproxy: r = 1\.3 .*\(haproxy pool-added scenarios 32\.5 \/ haproxy http 200 conns 25 µs\/req\)/)
+  // Only HAProxy measured: nginx's unit is missing.
+  assert.equal(published('s004-https-raises-cpu-2-3x', { measurements: rows(2.5).filter((x) => x.proxy === 'haproxy') }).verdict, 'not measured')
+})
+
+test('s004-nginx-access-log-off-gain: off / on between 1.1 and 1.2 on nginx\'s logging variant; no gain fails', () => {
+  const rows = (off: number) => [...scen({ proxy: 'nginx' }, 'rps', off), ...scen({ proxy: 'nginx', variant: 'logging' }, 'rps', 10000), ...scen({ proxy: 'haproxy', variant: 'logging' }, 'rps', 1)]
+  assert.equal(published('s004-nginx-access-log-off-gain', { measurements: rows(11500) }).verdict, 'reproduced')
+  assert.equal(published('s004-nginx-access-log-off-gain', { measurements: rows(10100) }).verdict, 'not reproduced')
+  assert.equal(published('s004-nginx-access-log-off-gain', { measurements: rows(13000) }).verdict, 'not reproduced')
+})
+
+test('s004-l7-dynamic-haproxy-leads: /json?size=10240 cells only; parity fails, the hello-world cells are never read', () => {
+  const rows = (haproxy: number) => [
+    ...scen({ proxy: 'haproxy', path: '/json', body_bytes: 10240 }, 'rps', haproxy), ...scen({ proxy: 'nginx', path: '/json', body_bytes: 10240 }, 'rps', 10000),
+    ...scen({ proxy: 'haproxy' }, 'rps', 1), ...scen({ proxy: 'nginx', path: '/json', body_bytes: 1024 }, 'rps', 1),
+  ]
+  const ok = published('s004-l7-dynamic-haproxy-leads', { measurements: rows(10800) })
+  assert.equal(ok.verdict, 'reproduced')
+  assert.match(ok.measured, /haproxy pool-added scenarios \/json 10240 B/)
+  assert.ok(ok.evidence.every((e) => e.cell.path === '/json' && e.cell.body_bytes === 10240))
+  assert.equal(published('s004-l7-dynamic-haproxy-leads', { measurements: rows(10000) }).verdict, 'not reproduced')
+})
+
+test('s004-nginx-no-tls-session-reuse-by-default: any resumed handshake on nginx\'s default config refutes it; the session-cache claim needs resumption there', () => {
+  const hs = (variant: string, resumption: 'tickets' | 'tickets-tls12', resumed: number) => two(h, { series: 'resumption', proxy: 'nginx', variant, resumption, handshakes: 1000, resumed })
+  const none = [...hs('pool-added', 'tickets', 0), ...hs('pool-added', 'tickets-tls12', 0)]
+  assert.equal(published('s004-nginx-no-tls-session-reuse-by-default', { handshakes: none }).verdict, 'reproduced')
+  const resumes = [...hs('pool-added', 'tickets', 996), ...hs('pool-added', 'tickets-tls12', 0)]
+  const r = published('s004-nginx-no-tls-session-reuse-by-default', { handshakes: resumes })
+  assert.equal(r.verdict, 'not reproduced')
+  assert.match(r.measured, /^tickets: nginx pool-added ec256 tickets: 99\.6% \[99\.6%, 99\.6%\]; wanted == 0/)
+  // quick measures TLS 1.3 tickets only: the TLS 1.2 unit is not measured, a refutation still stands.
+  assert.equal(published('s004-nginx-no-tls-session-reuse-by-default', { handshakes: none.filter((x) => x.resumption === 'tickets') }).verdict, 'not measured')
+  assert.equal(published('s004-nginx-no-tls-session-reuse-by-default', { handshakes: resumes.filter((x) => x.resumption === 'tickets') }).verdict, 'not reproduced')
+  assert.equal(published('s004-nginx-session-cache-resumes', { handshakes: [...hs('session-cache', 'tickets', 996), ...hs('session-cache', 'tickets-tls12', 996)] }).verdict, 'reproduced')
+  assert.equal(published('s004-nginx-session-cache-resumes', { handshakes: [...hs('session-cache', 'tickets', 996), ...hs('session-cache', 'tickets-tls12', 0)] }).verdict, 'not reproduced')
+})
+
+test('s004-l4-haproxy-leads-1-5x: nginx / HAProxy CPU per connection and per MiB on tcp.csv; parity and a nginx lead fail', () => {
+  const rows = (short: number, stream: number) => [
+    ...two(tcpRow, { proxy: 'haproxy' }, 'proxy_cpu_us_per_conn', 80), ...two(tcpRow, { proxy: 'nginx' }, 'proxy_cpu_us_per_conn', 80 * short),
+    ...two(tcpRow, { proxy: 'haproxy', series: 'l4-stream', mode: 'stream', proxy_cpu_us_per_conn: null }, 'proxy_cpu_us_per_mib', 900),
+    ...two(tcpRow, { proxy: 'nginx', series: 'l4-stream', mode: 'stream', proxy_cpu_us_per_conn: null }, 'proxy_cpu_us_per_mib', 900 * stream),
+    // Another variant, the other way round: never read.
+    ...two(tcpRow, { proxy: 'nginx', variant: 'l4-terminate' }, 'proxy_cpu_us_per_conn', 1),
+  ]
+  const ok = published('s004-l4-haproxy-leads-1-5x', { tcp: rows(1.5, 1.4) })
+  assert.equal(ok.verdict, 'reproduced')
+  assert.match(ok.measured, /l4-short: r = 1\.5 .*\(nginx l4-tcp short 120 \/ haproxy l4-tcp short 80 µs\/conn\).*; l4-stream: r = 1\.4 .*µs\/MiB\)/)
+  assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(1.5, 1) }).verdict, 'not reproduced')
+  assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(0.8, 1.5) }).verdict, 'not reproduced')
+  assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(1.5, 1.5).filter((r) => r.series === 'l4-short') }).verdict, 'not measured')
 })
