@@ -57,7 +57,7 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
     `Profile settings: ${repeatsText(m.profile_settings)}, ${m.profile_settings.warmup_s} s warm-up, ${m.profile_settings.duration_s} s window, ${m.profile_settings.connections} connections, ${m.profile_settings.threads} generator thread${m.profile_settings.threads === 1 ? '' : 's'}; repeats interleaved across proxies in an order shuffled with seed ${m.order_seed}.`,
     fingerprintText(m.fingerprint),
     calibrationText(m.calibration),
-    `Every cell is verified before it is measured (status 200, body, HTTP/1.1 over TLS); a cell with ≥ 1% errors, a saturated generator (≥ 90% of its cpuset) or a failed verification is marked invalid with its reason and left out of every median.`,
+    `Every cell is verified before it is measured (status 200, body or its size, HTTP/1.1 over TLS, plain HTTP for the http variants and the direct floor); a cell with ≥ 1% errors, a saturated generator (≥ 90% of its cpuset) or a failed verification is marked invalid with its reason and left out of every median.`,
     `Harness commit ${esc(m.harness_commit)}.`,
   ])
   a.table('components', [
