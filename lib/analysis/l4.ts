@@ -1,4 +1,5 @@
 import { medianInterval, ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
+import { isDisturbed } from '../data/precision.ts'
 import type { TcpRow } from '../data/schema.ts'
 import { SERIES_ROWS } from '../data/series.ts'
 
@@ -20,6 +21,9 @@ export interface L4Cell {
   backendConnsPerConn: number | null
   valid: number
   rows: number
+  /** Windows something else ran in (invalid, re-measured); their figures are in tcp.csv. */
+  disturbed: number
+  /** The other reasons rows are not valid, deduplicated. */
   reasons: string[]
 }
 
@@ -31,10 +35,15 @@ const costRepeats = (rows: readonly TcpRow[], metric: 'proxy_cpu_us_per_conn' | 
 
 const interval = (r: Map<number, number>) => (r.size ? medianInterval(r) : null)
 
-/** Per proxy, version and variant: µs per connection (short) and per MiB (stream), in the order the rows came. */
+/** Variants in the order the section shows them: plain, then TLS passed through, then TLS terminated. */
+const VARIANT_ORDER = ['l4-tcp', 'l4-passthrough', 'l4-terminate']
+const byVariant = (v: string) => (VARIANT_ORDER.includes(v) ? VARIANT_ORDER.indexOf(v) : VARIANT_ORDER.length)
+
+/** Per proxy, version and variant (sorted so): µs per connection (short) and per MiB (stream). */
 export function l4Cells(rows: readonly TcpRow[]): L4Cell[] {
   const groups = new Map<string, TcpRow[]>()
-  for (const r of rows) {
+  const sorted = [...rows].sort((a, b) => a.proxy.localeCompare(b.proxy) || a.version.localeCompare(b.version) || byVariant(a.variant) - byVariant(b.variant))
+  for (const r of sorted) {
     const id = `${r.proxy}|${r.version}|${r.variant}`
     groups.set(id, [...(groups.get(id) ?? []), r])
   }
@@ -51,23 +60,30 @@ export function l4Cells(rows: readonly TcpRow[]): L4Cell[] {
       backendConnsPerConn: med(valid(g).flatMap((r) => (r.backend_conns_per_conn === null ? [] : [r.backend_conns_per_conn]))),
       valid: g.length - notValid.length,
       rows: g.length,
-      reasons: [...new Set(notValid.map((r) => `${r.status}: ${r.reason}`))],
+      disturbed: notValid.filter(isDisturbed).length,
+      reasons: [...new Set(notValid.filter((r) => !isDisturbed(r)).map((r) => `${r.status}: ${r.reason}`))],
     }
   })
 }
 
 /**
- * Seed 004's L4 comparison: HAProxy's proxy CPU per short connection over nginx's, per
- * variant, with its paired bootstrap interval (repeats are interleaved rounds, so round r
- * of one is paired with round r of the other). Below 1: HAProxy costs less per connection.
+ * Seed 004's L4 comparison: HAProxy's proxy CPU over nginx's, per variant, per short
+ * connection and per MiB of stream, each with its paired bootstrap interval (repeats are
+ * interleaved rounds, so round r of one is paired with round r of the other). Below 1:
+ * HAProxy costs less.
  */
-export function haproxyNginxRatios(rows: readonly TcpRow[]): { variant: string; ratio: Interval }[] {
-  const short = rows.filter((r) => r.series === SHORT)
-  const variants = [...new Set(short.map((r) => r.variant))]
-  return variants.flatMap((variant) => {
-    const of = (proxy: string) => costRepeats(short.filter((r) => r.proxy === proxy && r.variant === variant), 'proxy_cpu_us_per_conn')
-    const h = of('haproxy')
-    const n = of('nginx')
-    return h.size && n.size ? [{ variant, ratio: ratioInterval(h, n) }] : []
+export function haproxyNginxRatios(rows: readonly TcpRow[]): { variant: string; per: 'connection' | 'MiB'; ratio: Interval }[] {
+  const kinds = [
+    { per: 'connection', series: SHORT, metric: 'proxy_cpu_us_per_conn' },
+    { per: 'MiB', series: STREAM, metric: 'proxy_cpu_us_per_mib' },
+  ] as const
+  return kinds.flatMap(({ per, series, metric }) => {
+    const own = rows.filter((r) => r.series === series)
+    return [...new Set(own.map((r) => r.variant))].flatMap((variant) => {
+      const of = (proxy: string) => costRepeats(own.filter((r) => r.proxy === proxy && r.variant === variant), metric)
+      const h = of('haproxy')
+      const n = of('nginx')
+      return h.size && n.size ? [{ variant, per, ratio: ratioInterval(h, n) }] : []
+    })
   })
 }

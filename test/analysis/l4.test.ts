@@ -19,18 +19,21 @@ test('l4 cells: per connection from the short rows, per MiB from the stream rows
   assert.equal(h!.perConn!.n, 3)
   assert.equal(h!.perMiB!.value, 1550)
   assert.deepEqual([h!.valid, h!.rows, h!.backendConnsPerConn], [5, 6, 1])
-  assert.deepEqual(h!.reasons, ['invalid: disturbed: foreign CPU 40%'])
+  assert.deepEqual([h!.disturbed, h!.reasons], [1, []])
   assert.deepEqual([n!.proxy, n!.perConn, n!.perMiB, n!.connRate, n!.valid], ['nginx', null, null, null, 0])
 })
 
-test('HAProxy / nginx per short connection: paired over the repeats, per variant; no figure without both', () => {
+test('HAProxy / nginx per short connection and per MiB: paired over the repeats, per variant; no figure without both', () => {
   const rows = [1, 2, 3, 4, 5, 6].flatMap((repeat) => [
     tcpRow({ repeat, proxy_cpu_us_per_conn: 70 + repeat }),
     tcpRow({ repeat, proxy: 'nginx', proxy_cpu_us_per_conn: 100 + repeat }),
     tcpRow({ repeat, variant: 'l4-terminate', proxy_cpu_us_per_conn: 300 }),
+    stream({ repeat, proxy_cpu_us_per_mib: 2000 }),
+    stream({ repeat, proxy: 'nginx', proxy_cpu_us_per_mib: 1000 }),
   ])
   const ratios = haproxyNginxRatios(rows)
-  assert.deepEqual(ratios.map((r) => r.variant), ['l4-tcp'])
+  assert.deepEqual(ratios.map((r) => `${r.variant} ${r.per}`), ['l4-tcp connection', 'l4-tcp MiB'])
+  assert.equal(ratios[1]!.ratio.value, 2)
   const r = ratios[0]!.ratio
   assert.equal(r.method, 'paired bootstrap')
   assert.ok(Math.abs(r.value - 73.5 / 103.5) < 1e-9)

@@ -5,6 +5,10 @@ import { esc, type Article } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
 
 const iv = (x: Interval | null, digits = 1) => (x ? fmtInterval(x, digits) : '—')
+const notes = (c: L4Cell) => {
+  const all = [...(c.disturbed ? [`${c.disturbed} disturbed`] : []), ...c.reasons]
+  return all.length ? ` (${all.join('; ')})` : ''
+}
 
 /** L4 TCP forwarding (series l4): per proxy and variant, CPU per connection and per MiB with intervals, and seed 004's HAProxy/nginx ratio. */
 export function l4Section(a: Article, { run }: ArticleInput): ChartRequest[] {
@@ -30,14 +34,14 @@ export function l4Section(a: Article, { run }: ArticleInput): ChartRequest[] {
     { title: 'conn/s', value: (c) => c.connRate },
     { title: 'MiB/s', value: (c) => c.mibPerS },
     { title: 'backend conns/conn', value: (c) => c.backendConnsPerConn },
-    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(`${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`) },
+    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(`${c.valid}/${c.rows}${notes(c)}`) },
   ], l4Cells(rows))
   const ratios = haproxyNginxRatios(rows)
   if (ratios.length) {
-    a.para('HAProxy / nginx proxy CPU per short connection (seed 004: HAProxy lower, i.e. below 1), paired bootstrap interval over the repeats:')
+    a.para('HAProxy / nginx proxy CPU (seed 004: HAProxy lower, i.e. below 1), paired bootstrap interval over the repeats:')
     // A side is named only when the whole interval is on it (DESIGN "Verdicts carry their uncertainty").
     const side = (x: Interval) => (x.method === 'single repeat' ? 'no side decided: one repeat' : x.hi < 1 ? 'HAProxy lower' : x.lo > 1 ? 'nginx lower' : 'no side decided')
-    a.bullets(ratios.map((r) => `${esc(r.variant)}: ${esc(fmtInterval(r.ratio))} (${side(r.ratio)})`))
+    a.bullets(ratios.map((r) => `${esc(r.variant)}, per ${r.per}: ${esc(fmtInterval(r.ratio))} (${side(r.ratio)})`))
   }
   return []
 }
