@@ -5,6 +5,7 @@ import './_ts.mjs'
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
+const { capacityStepsOf } = await import('../lib/findings/capacity.ts')
 
 const HELP = `Usage: npx zx notebooks/capacity.mjs [--proxies LIST] [--variant NAME] [--slo "p99<10ms,errors<0.1%"] [--budget S] [options]
 
@@ -23,4 +24,4 @@ ${RUN_FLAGS_HELP}`
 
 // --variant is this step's name for the focus flag every series notebook has.
 const argv = notebookArgs('capacity.mjs').map((a) => (a === '--variant' ? '--variants' : a.replace(/^--variant=/, '--variants=')))
-await runNotebook(() => runFromFlags(argv, { notebook: 'notebooks/capacity.mjs', help: HELP, install: false, fixedSeries: ['capacity'] }))
+await runNotebook(() => runFromFlags(argv, { notebook: 'notebooks/capacity.mjs', help: HELP, install: false, fixedSeries: ['capacity'], details: capacityStepsOf }))

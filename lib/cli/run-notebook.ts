@@ -97,7 +97,7 @@ export type RunFlagValues = ReturnType<typeof parseFlags<typeof RUN_FLAGS>>
  * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
  * that did not hold is a result, not a failure of the run.
  */
-export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[]; parse?: (argv: string[]) => RunFlagValues }): Promise<number> {
+export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[]; parse?: (argv: string[]) => RunFlagValues; details?: (runDir: string) => string }): Promise<number> {
   const parsed = o.parse ? o.parse(argv) : parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
   if (o.fixedSeries && parsed.series !== undefined) throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
   const log = consoleLogger()
@@ -123,6 +123,8 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
       formatFindings(result.findings),
       `  ${formatVerdictCounts(result.findings)}`,
       '',
+      // A step's own lines under the findings (capacity.mjs: every step of each search).
+      ...(o.details ? [o.details(result.runDir), ''] : []),
     ].join('\n'),
   )
   const outcome = { runId: m.run_id, runDir: result.runDir, gates, json: !!flags.json, writeSummaryCsvs: true, human }
