@@ -21,7 +21,8 @@ export function h2loadArgv(o: { url: string; threads: number; connections: numbe
   // -c must be a multiple of -t; keep the cell's connection count and lower the threads instead.
   const threads = Math.max(1, Math.min(o.threads, o.connections))
   const t = o.connections % threads === 0 ? threads : 1
-  return ['h2load', '-t', String(t), '-c', String(o.connections), '-m', String(o.streams), '-D', String(Math.ceil(o.seconds)), '-T', '5',
+  // -N 5: a connection silent for 5 s is given up, as wrk's --timeout 5s (-T would close every connection after 5 s, busy or not).
+  return ['h2load', '-t', String(t), '-c', String(o.connections), '-m', String(o.streams), '-D', String(Math.ceil(o.seconds)), '-N', '5',
     ...(o.logFile ? ['--log-file', o.logFile] : []), o.url]
 }
 

@@ -50,7 +50,7 @@ test('h2load durations in µs', () => {
 
 test('h2load argv: connections kept, threads lowered to a divisor, streams and the per-request log', () => {
   assert.deepEqual(h2loadArgv({ url: 'https://127.0.0.1:8443/', threads: 2, connections: 200, streams: 10, seconds: 5.2, logFile: '/tmp/x.log' }),
-    ['h2load', '-t', '2', '-c', '200', '-m', '10', '-D', '6', '-T', '5', '--log-file', '/tmp/x.log', 'https://127.0.0.1:8443/'])
+    ['h2load', '-t', '2', '-c', '200', '-m', '10', '-D', '6', '-N', '5', '--log-file', '/tmp/x.log', 'https://127.0.0.1:8443/'])
   // 3 connections on 2 threads would be refused by h2load (-c must be a multiple of -t).
   assert.deepEqual(h2loadArgv({ url: 'u', threads: 2, connections: 3, streams: 1, seconds: 1 }).slice(0, 5), ['h2load', '-t', '1', '-c', '3'])
 })
