@@ -21,6 +21,9 @@
  * - missing: a needed cell is absent, has no value (e.g. no valid row) or, in a status check
  *   with `reason`, its rows failed for another reason.
  *
+ * A ratio or equal check with `same: [column]` reads side a first and selects side b at a's
+ * value of each column (HTTPS / HTTP at the connection count the profile gave the reference).
+ *
  * A check with for_each (or a status check with several cells) is several units. The claim is
  * not reproduced if any unit fails; else not measured if any unit is missing; else
  * inconclusive if any unit is undecided; else reproduced. A missing cell never makes a claim
