@@ -8,6 +8,8 @@ import { evaluateClaims } from '../../lib/claims/evaluate.ts'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { loadRun } from '../../lib/data/run-data.ts'
+import type { Handshake, Measurement } from '../../lib/data/schema.ts'
+import { appendRow, HANDSHAKES, MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
 import { buildArticle } from '../../lib/report/article.ts'
 import { runFindings } from '../../lib/report/build.ts'
 import { renderMarkdown } from '../../lib/report/render.ts'
@@ -64,4 +66,15 @@ test('hostile strings from the data render as text', async () => {
   assert.ok(!/<img[^>]+src="?x/i.test(html), 'no injected image')
   assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the script text is shown')
   assert.ok(html.includes('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;'), 'the img text is shown')
+})
+
+test('a run whose every window was disturbed renders: no empty chart, one line saying why', async () => {
+  const dir = copyFixtureRun(['manifest.json'])
+  for (const t of [MEASUREMENTS, HANDSHAKES]) {
+    for (const row of readTable<Measurement | Handshake>(fixture, t)) appendRow(dir, t, { ...row, status: 'invalid', reason: 'disturbed: foreign CPU 80% on the proxy\'s cores' })
+  }
+  const { markdown, charts } = await article(dir)
+  assert.ok(charts.every((c) => c.rows.length > 0), 'every chart has rows')
+  assert.ok(!charts.some((c) => c.path === 'charts/pooling.svg' || c.path === 'charts/handshakes.svg'))
+  assert.equal(markdown.match(/No chart: no cell has a valid value/g)?.length, 2)
 })

@@ -1,6 +1,7 @@
 import type { CellSummary } from '../../analysis/cells.ts'
 import type { Aggregates } from '../../analysis/summary.ts'
 import { Article, esc, num, pct, type Column } from '../markdown.ts'
+import type { ChartRequest } from '../chart-requests.ts'
 import type { Finding } from './input.ts'
 
 /** How a finding's verdict reads in the article. */
@@ -10,6 +11,13 @@ export const MARK: Record<Finding['verdict'], string> = { held: '✓ held', 'not
 export function findingList(a: Article, findings: readonly Finding[], ids: readonly string[]) {
   const chosen = findings.filter((f) => ids.includes(f.id))
   if (chosen.length) a.bullets(chosen.map((f) => `**${f.id} ${esc(f.title)}**: ${MARK[f.verdict]}${f.figure ? `, ${esc(f.figure)}` : ''}`))
+}
+
+/** A chart and its image; with nothing to draw (every window of the run invalid or disturbed), one line instead of an empty chart. */
+export function chartOrNote(a: Article, charts: ChartRequest[], chart: ChartRequest, alt: string) {
+  if (chart.rows.length === 0) return a.para('*No chart: no cell has a valid value; the table says why.*')
+  charts.push(chart)
+  a.image(chart.path, alt)
 }
 
 /** The CI of the median; with too few repeats for 95%, the interval's real coverage is shown. */

@@ -3,7 +3,7 @@ import { newestCell } from '../../analysis/derived.ts'
 import { POOLING_ROWS } from '../../data/series.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, num } from '../markdown.ts'
-import { cellColumns, findingList, k, statusText } from './common.ts'
+import { cellColumns, chartOrNote, findingList, k, statusText } from './common.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
@@ -35,13 +35,12 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
     { title: 'same config p99 ms', value: (r) => r.same?.medians.p99_ms ?? null },
   ], main)
   if (main.length) {
-    charts.push({
+    chartOrNote(a, charts, {
       path: 'charts/pooling.svg', title: 'Proxy CPU µs per request, by series', kind: 'bar',
       rows: main.flatMap((r) => ([['same config', r.same], ['pool added', r.added], ['pool removed', r.removed]] as const).flatMap(([s, c]) =>
         c?.summary ? [{ category: r.proxy, group: s, value: c.summary.median, lo: c.summary.min, hi: c.summary.max }] : [])),
       options: { valueTitle: 'proxy CPU µs / request (median, min–max)' },
-    })
-    a.image('charts/pooling.svg', 'Proxy CPU per request by proxy and series')
+    }, 'Proxy CPU per request by proxy and series')
   }
   findingList(a, findings, ['F1', 'F2', 'F3', 'pool', 'cv'])
   const direct = closedPooling.find((c) => c.key.proxy === 'direct')

@@ -1,7 +1,7 @@
 import type { CellSummary } from '../../analysis/cells.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { Article } from '../markdown.ts'
-import { cellColumns, findingList, k } from './common.ts'
+import { cellColumns, chartOrNote, findingList, k } from './common.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
@@ -17,12 +17,11 @@ export function tlsSection(a: Article, { aggregates, findings, run }: ArticleInp
     a.table('handshake-cells', [...withPrecision(cellColumns('CPU', 'µs/handshake')).map((c) => (c.title === 'variant' ? { title: 'key type', value: (x: CellSummary) => k(x, 'key_type') } : c)),
       { title: 'handshakes/s', value: (c) => c.medians.rate }], hs)
     precisionLine(a, run?.manifest, hs)
-    charts.push({
+    chartOrNote(a, charts, {
       path: 'charts/handshakes.svg', title: 'Proxy CPU per full handshake by key type', kind: 'bar',
       rows: hs.flatMap((c) => (c.summary ? [{ category: `${c.key.proxy} ${c.key.version}`, group: String(c.key.key_type), value: c.summary.median, lo: c.summary.min, hi: c.summary.max }] : [])),
       options: { valueTitle: 'proxy CPU µs / handshake (median, min–max)' },
-    })
-    a.image('charts/handshakes.svg', 'Proxy CPU per full handshake by key type')
+    }, 'Proxy CPU per full handshake by key type')
   }
   findingList(a, findings, ['F5'])
   return charts
