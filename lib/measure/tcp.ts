@@ -48,6 +48,18 @@ function tcpRow(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): Ro
 const echoAccepted = (s: BackendStats) => s.tcp_accepted ?? 0
 
 /**
+ * A window where 1% or more of the connects took a second or more (the first SYN
+ * retransmit: a SYN dropped by a full conntrack table or listen queue, as happens on a
+ * machine full of TIME_WAIT connections) measured a trickle of connections, not the load:
+ * invalid, with the count.
+ */
+export function slowConnectReason(r: Pick<TcpResult, 'slow_connects' | 'conns' | 'errors'>): string | null {
+  const attempts = r.conns + r.errors
+  if (!r.slow_connects || attempts === 0 || r.slow_connects / attempts < 0.01) return null
+  return `${r.slow_connects} of ${attempts} connects took ≥ 1 s (SYN retransmits: SYNs dropped, e.g. a full conntrack table)`
+}
+
+/**
  * Verification of an L4 stack: 20 short connections and 2 streams of 1 MiB through the
  * proxy, every byte back as sent, the TLS version where the client speaks TLS, and the
  * backend's echo counting at least those connections (the bytes went through to it).
@@ -100,6 +112,8 @@ export async function measureTcp(cell: Cell, mode: TcpMode, repeat: number, ctx:
     const ok = r?.conns_ok ?? 0
     const reasons = invalidReasons({ generatorRequests: ok, generatorErrors: r?.errors ?? 0, windowRequests: ok, generatorCpuShare: g.generatorShare, exited: g.exit })
     if (r && r.mismatches > 0) reasons.push(`${r.mismatches} echoes differ from what was sent`)
+    const slow = r ? slowConnectReason(r) : null
+    if (slow) reasons.push(slow)
     return row({
       conns: ok, errors: r?.errors ?? 0, mismatches: r?.mismatches ?? 0, bytes_echoed: r?.bytes_echoed ?? 0,
       conn_rate: r ? round(r.conn_rate, 1) : null, mib_per_s: r ? round(r.mib_per_s, 1) : null,

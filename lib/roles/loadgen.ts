@@ -132,6 +132,8 @@ export interface TcpResult extends Latency {
   conns_ok: number
   errors: number
   mismatches: number
+  /** Connects that took a second or more (a SYN retransmitted after a drop). */
+  slow_connects: number
   error_samples: string[]
   bytes_sent: number
   bytes_echoed: number

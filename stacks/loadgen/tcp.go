@@ -26,6 +26,7 @@ type tcpResult struct {
 	ConnsOK      int64    `json:"conns_ok"`
 	Errors       int64    `json:"errors"`
 	Mismatches   int64    `json:"mismatches"`
+	SlowConnects int64    `json:"slow_connects"` // TCP connects that took a second or more: a SYN was retransmitted
 	ErrorSamples []string `json:"error_samples"`
 	BytesSent    int64    `json:"bytes_sent"`
 	BytesEchoed  int64    `json:"bytes_echoed"`
@@ -57,8 +58,14 @@ type tcpClient struct {
 	streamBytes int64
 }
 
+// slowConnect is the shortest initial SYN retransmission timeout (RFC 6298: 1 s): a
+// connect this slow waited for a retransmit, i.e. a SYN was dropped on the way (a full
+// conntrack table or listen queue), and the window measured a trickle, not the load.
+const slowConnect = time.Second
+
 type tcpAttempt struct {
 	connected bool
+	slow      bool
 	ok        bool
 	mismatch  bool
 	err       string
@@ -158,6 +165,7 @@ func (cl *tcpClient) attempt() (r tcpAttempt) {
 	defer cancel()
 	var d net.Dialer
 	raw, err := d.DialContext(ctx, "tcp", cl.addr)
+	r.slow = time.Since(start) >= slowConnect
 	if err != nil {
 		r.err = "dial: " + err.Error()
 		return r
@@ -256,6 +264,9 @@ func (s *tcpStats) record(r tcpAttempt) {
 	s.res.BytesEchoed += r.echoed
 	if r.mismatch {
 		s.res.Mismatches++
+	}
+	if r.slow {
+		s.res.SlowConnects++
 	}
 	if r.ok {
 		s.res.ConnsOK++

@@ -71,7 +71,7 @@ func TestTCPShortConnections(t *testing.T) {
 	if code != 0 || res.Mode != "short" || res.Conns != 30 || res.ConnsOK != 30 || res.Errors != 0 || res.Mismatches != 0 {
 		t.Fatalf("code %d, stderr %q, result %+v", code, stderr, res)
 	}
-	if res.BytesSent != 30*300 || res.BytesEchoed != 30*300 || res.TLSVersion != "" || res.P50 <= 0 || res.ConnRate <= 0 {
+	if res.BytesSent != 30*300 || res.BytesEchoed != 30*300 || res.TLSVersion != "" || res.P50 <= 0 || res.ConnRate <= 0 || res.SlowConnects != 0 {
 		t.Fatalf("result %+v", res)
 	}
 }
