@@ -5,7 +5,8 @@ import './_ts.mjs'
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
-const { bisectRunFlags, tagsPlan } = await import('../lib/cli/bisect-options.ts')
+const { bisectRunFlags, tagsPlan, tagsRuntime } = await import('../lib/cli/bisect-options.ts')
+const { listTags, parseRepoRef } = await import('../lib/setup/registry.ts')
 
 const HELP = `Usage: npx zx notebooks/bisect.mjs --proxy NAME [--variant LIST] [--metric cpu|conns] [options]
        (the same as: npx zx notebooks/run-all.mjs --series bisect --proxies NAME --variants LIST)
@@ -19,8 +20,9 @@ Each version gets at least 5 repeats. Rows: measurements.csv, series bisect; the
 
   --proxy NAME          the proxy to bisect (one)
   --variant LIST        its variants, each bisected on its own (default article)
-  --tags-from REF       list a registry's tags (REGISTRY/REPOSITORY, e.g. 127.0.0.1:5000/nginx) and print the
-                        releases a bisect over them would search and what it leaves out; measures nothing
+  --tags-from REF       a registry's tags (REGISTRY/REPOSITORY, e.g. 127.0.0.1:5000/nginx): alone, print the
+                        releases a bisect over them would search and what it leaves out; with --proxy, bisect
+                        over those releases, each run from its image REF:<tag> on the docker runtime
 Options:
 ${RUN_FLAGS_HELP}`
 
@@ -30,6 +32,9 @@ const argv = notebookArgs('bisect.mjs')
 
 await runNotebook(async () => {
   const { 'tags-from': tagsFrom, ...rest } = parseFlags(argv, SPEC, HELP, 'notebooks/bisect.mjs')
-  if (tagsFrom !== undefined) return void console.log(await tagsPlan(tagsFrom))
-  return runFromFlags(argv, { notebook: 'notebooks/bisect.mjs', help: HELP, install: false, fixedSeries: ['bisect'], parse: () => bisectRunFlags(rest) })
+  if (tagsFrom !== undefined && rest.proxy === undefined) return void console.log(await tagsPlan(tagsFrom))
+  // With --proxy: the bisect runs over the registry's releases, each from its image.
+  const bisectTags = tagsFrom !== undefined ? { ref: tagsFrom, tags: await listTags(parseRepoRef(tagsFrom)) } : undefined
+  if (bisectTags) rest.runtime = tagsRuntime(rest.runtime)
+  return runFromFlags(argv, { notebook: 'notebooks/bisect.mjs', help: HELP, install: false, fixedSeries: ['bisect'], parse: () => bisectRunFlags(rest), ...(bisectTags ? { extra: { bisectTags } } : {}) })
 })

@@ -47,3 +47,9 @@ export async function tagsPlan(ref: string): Promise<string> {
     first.kind === 'measure' ? `a bisect measures ${first.versions.join(' and ')} first, then at most ${steps} more versions` : `no bisect: ${'notes' in first ? first.notes.join('; ') : 'nothing to measure'}`,
   ].join('\n')
 }
+
+/** bisect.mjs --tags-from with --proxy: the registry's images run on the Docker runtime only. */
+export function tagsRuntime(runtime: string | undefined): string {
+  if (runtime !== undefined && runtime !== 'docker') throw userError(`--runtime ${runtime}`, 'a bisect over registry tags runs their images on the docker runtime', 'Use --runtime docker (or leave --runtime out with --tags-from)')
+  return 'docker'
+}

@@ -9,7 +9,7 @@ import { DEFAULT_SERIES, SERIES, type SeriesName } from '../data/series.ts'
 import { SLO_HELP } from '../data/slo.ts'
 import { formatFindings, formatVerdictCounts } from '../findings/format.ts'
 import { buildReport, evaluateRun } from '../report/build.ts'
-import { runBench } from '../run/run.ts'
+import { runBench, type RunOptions } from '../run/run.ts'
 import { CAPACITY_DEFAULT_SLO, CAPACITY_DEFAULTS } from '../series/capacity.ts'
 import { parseFlags } from './flags.ts'
 import { finishOutcome, OUTCOME_FLAGS, OUTCOME_FLAGS_HELP, parseFailOn } from './report-outcome.ts'
@@ -97,12 +97,12 @@ export type RunFlagValues = ReturnType<typeof parseFlags<typeof RUN_FLAGS>>
  * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
  * that did not hold is a result, not a failure of the run.
  */
-export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[]; parse?: (argv: string[]) => RunFlagValues; details?: (runDir: string) => string }): Promise<number> {
+export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[]; parse?: (argv: string[]) => RunFlagValues; details?: (runDir: string) => string; extra?: Pick<RunOptions, 'bisectTags'> }): Promise<number> {
   const parsed = o.parse ? o.parse(argv) : parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
   if (o.fixedSeries && parsed.series !== undefined) throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
   const log = consoleLogger()
   const { flags, like } = withLike(parsed, log, { fixedSeries: !!o.fixedSeries })
-  const options = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })
+  const options = { ...parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries }), ...o.extra }
   if (like?.connections) options.profile = { ...options.profile, connections: like.connections }
   // An unknown baseline, or a malformed gate, is an error before anything is measured.
   const base = flags.baseline ? loadBaseline(flags.baseline) : undefined

@@ -38,6 +38,8 @@ export interface Cell {
   stack?: Stack
   stackVersion?: StackVersion
   template?: string
+  /** A registry image of this version (bisect --tags-from): run on the docker runtime, no host binary (lib/roles/proxy.ts). */
+  image?: string
 }
 
 export interface CellContext {
@@ -105,6 +107,8 @@ export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & 
   const rejected: string[] = []
   for (const c of cells) {
     if (!c.stack || !c.stackVersion || !c.template || ctx.templateChecks.has(templateKey(c))) continue
+    // An image's binary is not on the host: starting the cell is its check (a rejected config is a failed row).
+    if (c.image) continue
     const scratch = mkdtempSync(join(tmpdir(), 'proxybench-check-'))
     try {
       // No backend runs: the checker only parses, an address is all it needs.
@@ -186,6 +190,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
           certs: ctx.certs.files[cell.keyType], backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
           keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
           checked: checked === null,
+          ...(cell.image ? { image: cell.image } : {}),
         })
         const saved = configCopy(ctx.runDir, cell, cell.stack.config_ext)
         mkdirSync(dirname(saved), { recursive: true })

@@ -11,6 +11,9 @@ import { LOOPBACK, reachHost } from '../runtime/network.ts'
 import type { Runtime, RunningRole } from '../runtime/types.ts'
 import { COMMAND_NAMES, renderTemplate, TEMPLATE_NAMES, type TemplateVars } from '../catalog/template.ts'
 import { launchPrefix } from '../setup/suites.ts'
+import { dockerClient } from '../setup/docker-engine.ts'
+import { OFFICIAL_BINARY, pullImage } from '../setup/images.ts'
+import { memoryLogger } from '../core/log.ts'
 
 export interface ProxyPlan {
   stack: Stack
@@ -33,6 +36,12 @@ export interface ProxyPlan {
   keepCopy?: string
   /** The checker already accepted this template for this version and variant (lib/measure/cell.ts checkTemplates): not run again. */
   checked?: boolean
+  /**
+   * A registry image of this version (a bisect over published tags): the Docker runtime runs
+   * it with the binary at the official image's path; there is no host binary to check the
+   * config with, so starting it is the check.
+   */
+  image?: string
 }
 
 export interface PreparedProxy {
@@ -65,16 +74,16 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   writeFileSync(configFile, renderTemplate(readFileSync(plan.template, 'utf8'), vars, displayPath(plan.template)))
 
   const stackYaml = `stacks/${plan.stack.proxy}/stack.yaml`
-  const cmdVars = { ...vars, binary: binaryPath(plan.stack.proxy, plan.version), config: configFile }
+  const cmdVars = { ...vars, binary: plan.image ? OFFICIAL_BINARY[plan.stack.proxy] : binaryPath(plan.stack.proxy, plan.version), config: configFile }
   const names = [...TEMPLATE_NAMES, ...COMMAND_NAMES]
   const argv = [...plan.stack.start, ...(plan.stack.variants[plan.variant]?.args ?? [])].map((a) => renderTemplate(a, cmdVars, stackYaml, names))
-  const env = { ...binaryEnv(plan.stack.proxy, plan.version), ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])) }
+  const env = { ...(plan.image ? {} : binaryEnv(plan.stack.proxy, plan.version)), ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])) }
   // Only the version's own binary goes through a suite's loader (a stack may start or check through another command).
   const suiteLoader = launchPrefix(plan.stack.proxy, plan.version)
   const launch = (cmd: string[]) => (cmd[0] === cmdVars.binary ? [...suiteLoader, ...cmd] : cmd)
   const prepared = { plan, configFile, listenPort, argv, env, launcher: argv[0] === cmdVars.binary ? suiteLoader : [] }
 
-  if (plan.stack.validate && !plan.checked) {
+  if (plan.stack.validate && !plan.checked && !plan.image) {
     const [cmd, ...args] = launch(plan.stack.validate.map((a) => renderTemplate(a, cmdVars, stackYaml, names)))
     const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
     if (r.code !== 0) {
@@ -83,6 +92,13 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     }
   }
   return prepared
+}
+
+/** A registry image (a bisect over published tags) on the Docker runtime, pulled the first time a cell needs it. */
+async function ensureImage(runtime: Runtime, image: string): Promise<void> {
+  if (runtime.kind !== 'docker') throw new Error(`${image}: a registry image runs on the docker runtime only (--runtime docker)`)
+  const present = await dockerClient().getImage(image).inspect().then(() => true, () => false)
+  if (!present) await pullImage(image, memoryLogger())
 }
 
 /** The checker's first error lines (its notices and warnings skipped), or its last line. */
@@ -114,7 +130,8 @@ export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: strin
   const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
   // A container has the suite's own root (its image); only the host needs the suite's loader.
   const argv = runtime.kind === 'native' ? [...p.launcher, ...p.argv] : p.argv
-  const role = await runtime.start({ role: 'proxy', name, argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir })
+  if (p.plan.image) await ensureImage(runtime, p.plan.image)
+  const role = await runtime.start({ role: 'proxy', name, argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir, ...(p.plan.image ? { image: p.plan.image } : {}) })
   try {
     const o = { host: reachHost(runtime, role), timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` }
     // An L4 cell passes its own check (an echo through the proxy); the others answer HTTPS.

@@ -34,6 +34,8 @@ export interface RunOptions {
   capacity?: CapacitySettings
   /** The bisect series' metric (--metric). */
   bisectMetric?: BisectMetric
+  /** The bisect over a registry's published tags (bisect.mjs --tags-from): the repository and its tags, listed before the run. */
+  bisectTags?: { ref: string; tags: string[] }
   /** The run directory; default results/<run-id>. */
   out?: string
   resume: boolean

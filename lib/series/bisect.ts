@@ -1,10 +1,11 @@
-import { loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
+import { loadStack, variantRunsOn, type ProxyName, type StackVersion } from '../catalog/stack.ts'
 import { orderVersions } from '../catalog/version-order.ts'
 import { BISECT_ALPHA, BISECT_MIN_EFFECT, BISECT_REPEATS } from '../core/bisect.ts'
 import { userError } from '../core/errors.ts'
 import { bisectResults, readBisectPlan, writeBisectPlan, BISECT_SERIES, type BisectMetric, type BisectPlan, type BisectSearch } from '../data/bisect.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
+import { OFFICIAL_BINARY } from '../setup/images.ts'
 import { closedTasks } from './tasks.ts'
 import type { Phase, Series, SeriesContext } from './types.ts'
 
@@ -13,14 +14,20 @@ export const BISECT_DEFAULT_VARIANTS = ['article']
 /** Steps a search may take: log2 of 4096 versions, more than any registry lists for one image. */
 const MAX_STEPS = 12
 
-/** One search per proxy and variant over the catalog versions that variant runs on, oldest first. */
-export function catalogPlan(proxies: readonly ProxyName[], variants: readonly string[], metric: BisectMetric): BisectPlan {
+/**
+ * One search per proxy and variant over the catalog versions that variant runs on, oldest
+ * first; with `tags` (bisect.mjs --tags-from) over a registry's published releases instead,
+ * each run from its image.
+ */
+export function catalogPlan(proxies: readonly ProxyName[], variants: readonly string[], metric: BisectMetric, tags?: { ref: string; tags: readonly string[] }): BisectPlan {
   const searches: BisectSearch[] = []
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
     for (const variant of variants.filter((v) => stack.variants[v])) {
-      const { versions, skipped } = orderVersions(stack.versions.filter((v) => variantRunsOn(stack, variant, v.version)).map((v) => v.version))
-      searches.push({ proxy, variant, source: 'catalog', versions, skipped, images: {} })
+      const names = tags ? tags.tags : stack.versions.map((v) => v.version)
+      const { versions, skipped } = orderVersions(names.filter((v) => variantRunsOn(stack, variant, v)))
+      const images = tags ? Object.fromEntries(versions.map((v) => [v, `${tags.ref}:${v}`])) : {}
+      searches.push({ proxy, variant, source: tags ? tags.ref : 'catalog', versions, skipped, images })
     }
   }
   return { metric, alpha: BISECT_ALPHA, min_effect: BISECT_MIN_EFFECT, searches }
@@ -30,11 +37,17 @@ export function catalogPlan(proxies: readonly ProxyName[], variants: readonly st
 function searchCells(search: BisectSearch, versions: readonly string[], connections: number): Cell[] {
   const stack = loadStack(search.proxy as ProxyName)
   return versions.map((version) => {
+    const image = search.images[version]
+    // A registry release: its image holds the binary (at the official image's path); the image, not a sha256, names it.
+    if (image) return { ...catalogCell(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: imageVersion(search.proxy as ProxyName, version) }), image }
     const v = stack.versions.find((x) => x.version === version)
     if (!v) throw new Error(`bisect: ${search.proxy} ${version} is not in stacks/${search.proxy}/stack.yaml`)
     return catalogCell(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: v })
   })
 }
+
+/** A registry release as a catalog entry: the binary at the official image's path, no host file to hash. */
+const imageVersion = (proxy: ProxyName, version: string): StackVersion => ({ version, source: 'pypi', package: 'registry image', binary: OFFICIAL_BINARY[proxy], lib_dir: null, sha256: '', april_2025: false })
 
 /**
  * The bisect series: the first phase measures the oldest and newest version of each
@@ -63,7 +76,7 @@ export function bisectSeries(): Series {
 function planFor(ctx: SeriesContext): BisectPlan {
   const kept = readBisectPlan(ctx.runDir)
   if (kept) return kept
-  const plan = catalogPlan(ctx.proxies, ctx.focus?.variants ?? BISECT_DEFAULT_VARIANTS, ctx.bisectMetric ?? 'cpu')
+  const plan = catalogPlan(ctx.proxies, ctx.focus?.variants ?? BISECT_DEFAULT_VARIANTS, ctx.bisectMetric ?? 'cpu', ctx.bisectTags)
   if (plan.searches.length === 0) throw userError('--variants', `none of ${(ctx.focus?.variants ?? BISECT_DEFAULT_VARIANTS).join(', ')} is a variant of ${ctx.proxies.join(', ')}`, 'Name a variant of the proxy (stacks/<proxy>/stack.yaml)')
   writeBisectPlan(ctx.runDir, plan)
   return plan

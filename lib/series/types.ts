@@ -23,6 +23,8 @@ export interface SeriesContext extends CellContext {
   capacity?: CapacitySettings
   /** The bisect series' metric (--metric; default proxy CPU µs/req). */
   bisectMetric?: BisectMetric
+  /** The bisect over a registry's tags instead of the catalog's versions (--tags-from). */
+  bisectTags?: { ref: string; tags: string[] }
 }
 
 /** One repeat of one cell: produces exactly one row of one table. */
