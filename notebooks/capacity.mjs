@@ -13,8 +13,8 @@ For each proxy (and variant, default pool-added), finds the highest open-model r
 meets the SLO: doubles from --start-rps while a rate passes, then halves the interval
 between the highest pass and the lowest miss until they are within 5% (or 100 rps), or the
 --budget is spent. Each step is one open-model cell with the usual verification and
-validity rules (an invalid step never passes; a disturbed one is measured again, twice at
-most, then the search stops there), appended to <out>/measurements.csv as series
+validity rules (an invalid step never passes; a window only disturbed is measured again,
+twice at most, then the search stops there), appended to <out>/measurements.csv as series
 "capacity". Prints, per proxy, the rate found with the proxy's CPU share and µs/request
 there; the report shows every step.
 

@@ -18,7 +18,11 @@ export interface CapacityStep {
   verdict: StepVerdict
   /** Why it is not a pass: the SLO terms missed, or the row's reason. */
   why: string
-  /** Invalid only because the window was disturbed: the search measures that rate again. */
+  /**
+   * Invalid only because the window was disturbed: the search measures that rate again. A
+   * disturbed window that also dropped, failed or fell short of the rate is a plain invalid
+   * step: the overload is evidence against the rate, disturbed or not.
+   */
   disturbed: boolean
   row: Measurement
 }
@@ -40,7 +44,7 @@ export interface CapacitySearch {
 
 /** A capacity row judged against its SLO (the row's own `slo` column unless one is given). */
 export function capacityStep(r: Measurement, sloText = r.slo ?? ''): CapacityStep {
-  const base = { rate: r.target_rps ?? 0, repeat: r.repeat, row: r, disturbed: isDisturbed(r) }
+  const base = { rate: r.target_rps ?? 0, repeat: r.repeat, row: r, disturbed: isDisturbed(r) && r.reason.split('; ').length === 1 }
   if (r.status === 'failed') return { ...base, verdict: 'failed', why: r.reason }
   if (r.status === 'invalid') return { ...base, verdict: 'invalid', why: r.reason }
   const misses = sloMisses(r, parseSlo(sloText, `${CAPACITY_SERIES} row slo "${sloText}"`))

@@ -13,6 +13,9 @@ test('a step passes only when its row is valid and meets the SLO', () => {
   const inv = capacityStep(step(4000, { p99_ms: 2, status: 'invalid', reason: 'generator saturated: 95% of its cpuset >= 90%' }))
   assert.deepEqual([inv.verdict, inv.why, inv.disturbed], ['invalid', 'generator saturated: 95% of its cpuset >= 90%', false])
   assert.equal(capacityStep(step(4000, { status: 'invalid', reason: 'disturbed: steal 0.0% / foreign CPU 40% on the proxy\'s cores' })).disturbed, true)
+  // Disturbed and overloaded (drops, rate not reached): the overload counts, it is not measured again.
+  const both = capacityStep(step(4000, { status: 'invalid', reason: 'disturbed: steal 0.0% / foreign CPU 52% on the proxy\'s cores; dropped 8.9% >= 1%; achieved 3646 rps < target 4000 rps' }))
+  assert.deepEqual([both.verdict, both.disturbed], ['invalid', false])
   assert.equal(capacityStep(step(4000, { status: 'failed', reason: 'did not start: x' })).verdict, 'failed')
 })
 
