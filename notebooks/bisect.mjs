@@ -34,7 +34,7 @@ await runNotebook(async () => {
   const { 'tags-from': tagsFrom, ...rest } = parseFlags(argv, SPEC, HELP, 'notebooks/bisect.mjs')
   if (tagsFrom !== undefined && rest.proxy === undefined) return void console.log(await tagsPlan(tagsFrom))
   // With --proxy: the bisect runs over the registry's releases, each from its image.
+  if (tagsFrom !== undefined) rest.runtime = tagsRuntime(rest.runtime)
   const bisectTags = tagsFrom !== undefined ? { ref: tagsFrom, tags: await listTags(parseRepoRef(tagsFrom)) } : undefined
-  if (bisectTags) rest.runtime = tagsRuntime(rest.runtime)
   return runFromFlags(argv, { notebook: 'notebooks/bisect.mjs', help: HELP, install: false, fixedSeries: ['bisect'], parse: () => bisectRunFlags(rest), ...(bisectTags ? { extra: { bisectTags } } : {}) })
 })
