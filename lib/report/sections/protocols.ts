@@ -62,7 +62,7 @@ export function resumptionSection(a: Article, { run }: ArticleInput): ChartReque
     { title: 'version', value: (c) => c.version },
     { title: 'variant', value: (c) => c.variant },
     { title: 'client offers', value: (c) => c.resumption },
-    { title: 'resumed', value: (c) => c.resumedShare, show: (c) => esc(pct(c.resumedShare)) },
+    { title: 'resumed', value: (c) => c.resumedShare, show: (c) => esc(pct(c.resumedShare, 2)) },
     { title: 'CPU µs/handshake', value: (c) => c.cpu?.value ?? null, show: (c) => esc(iv(c.cpu)) },
     { title: 'resumed / full', value: (c) => c.vsFull?.value ?? null, show: (c) => esc(c.vsFull ? `${iv(c.vsFull, 2)} ${side(c.vsFull, 'resuming cheaper', 'resuming dearer')}` : '—') },
     { title: 'handshakes/s', value: (c) => c.rate },
