@@ -17,6 +17,8 @@ export const MEASUREMENT_COLUMNS = [
   'scheme', 'path', 'body_bytes',
   // The SLO a capacity step was judged against (lib/data/slo.ts); empty in other series and older files.
   'slo',
+  // h2 rows: streams per connection (h2load -m); empty for HTTP/1.1 rows and older files.
+  'streams',
 ] as const
 
 const num = z.number().finite()
@@ -66,6 +68,8 @@ export const measurementSchema = z.object({
   invocation: z.number().int().positive().nullable().optional(),
   /** Capacity rows: the SLO the step was judged against, as written (lib/data/slo.ts); absent elsewhere. */
   slo: z.string().optional(),
+  /** h2 rows (h2load): concurrent streams per connection; null for HTTP/1.1 (one request at a time per connection). */
+  streams: z.number().int().positive().nullable().optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -178,6 +182,8 @@ export const HANDSHAKE_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'connections', 'duration_s', 'repeat',
   'handshakes', 'resumed', 'errors', 'rate', 'p50_ms', 'p99_ms', 'proxy_cpu_us_per_handshake', 'generator_cpu_share', 'proxy_cpu_share',
   'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
+  // What the client offered to resume with (none, tickets, tickets-tls12); empty: none (the tls series, older files).
+  'resumption',
 ] as const
 
 export const handshakeSchema = z.object({
@@ -207,6 +213,8 @@ export const handshakeSchema = z.object({
   foreign_cpu_share: optNum,
   /** Id of the manifest's invocation that measured the row (null: written before invocations were recorded). */
   invocation: z.number().int().positive().nullable().optional(),
+  /** What the client offered to resume with: none (every handshake full), tickets (TLS 1.3) or tickets-tls12; empty (tls series, older files): none. */
+  resumption: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['none', 'tickets', 'tickets-tls12']).optional()),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>
