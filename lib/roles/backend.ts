@@ -44,9 +44,15 @@ export function nextBackendHost(): string {
  */
 export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string; echo?: { cert: string; key: string } }): Promise<Backend> {
   const loopback = opts.host ?? LOOPBACK
-  const port = await freePort(loopback)
+  const ports = [await freePort(loopback)]
+  // The echo's two ports distinct from it and each other: a port freed a moment ago can be handed out again at once.
+  while (opts.echo && ports.length < 3) {
+    const p = await freePort(loopback)
+    if (!ports.includes(p)) ports.push(p)
+  }
+  const [port, tcpPort, tlsPort] = ports as [number, number?, number?]
   const at = (p: number) => `${listenHost(runtime, loopback)}:${p}`
-  const echo = opts.echo ? { tcpPort: await freePort(loopback), tlsPort: await freePort(loopback) } : undefined
+  const echo = tcpPort && tlsPort ? { tcpPort, tlsPort } : undefined
   const echoArgs = echo && opts.echo ? ['-tcp-listen', at(echo.tcpPort), '-tls-listen', at(echo.tlsPort), '-tls-cert', opts.echo.cert, '-tls-key', opts.echo.key] : []
   const role = await runtime.start({
     role: 'backend',
