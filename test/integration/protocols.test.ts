@@ -52,7 +52,8 @@ test('h2 variants speak h2 to h2load, an h1-only listener is caught, a ticket-of
     assert.doesNotMatch(row.reason, /verification|h2load|not h2/)
     assert.ok(row.requests > 0 && (row.proxy_cpu_us_per_req ?? 0) > 0 && row.p50_ms !== null && row.p99_ms! >= row.p50_ms!, JSON.stringify(row))
 
-    const hs = (resumption: 'none' | 'tickets') => measureHandshakes({ ...catalogCell('haproxy', { series: 'resumption', variant: 'pool-added', connections: 2 }), resumption }, 1, ctx)
+    const hs = (resumption: 'none' | 'tickets' | 'tickets-tls12', proxy: 'haproxy' | 'nginx' = 'haproxy', variant = 'pool-added') =>
+      measureHandshakes({ ...catalogCell(proxy, { series: 'resumption', variant, connections: 2 }), resumption }, 1, ctx)
     const full = await hs('none')
     assert.equal(full.resumption, 'none')
     assert.ok(full.handshakes > 0 && full.resumed === 0, JSON.stringify(full))
@@ -61,6 +62,10 @@ test('h2 variants speak h2 to h2load, an h1-only listener is caught, a ticket-of
     // Each client's first handshake is full; HAProxy resumes the rest by its tickets (on by default).
     assert.ok(resumed.resumed > 0 && resumed.resumed / resumed.handshakes > 0.9, JSON.stringify(resumed))
     assert.doesNotMatch(resumed.reason, /resumed/)
+    // TLS 1.2 tickets on nginx's documented cache settings (the standard profile's extra cells).
+    const tls12 = await hs('tickets-tls12', 'nginx', 'session-cache')
+    assert.equal(tls12.resumption, 'tickets-tls12')
+    assert.ok(tls12.resumed > 0 && tls12.resumed / tls12.handshakes > 0.9, JSON.stringify(tls12))
   } finally {
     await runtime.stopAll()
   }
