@@ -50,6 +50,9 @@ export function baselineSection(a: Article, b: BaselineComparison | undefined): 
   return chart(a, rows, 'This run against the published figure, %')
 }
 
+/** What one unit of each table is, for the sentence naming each table's reference. */
+const UNIT_OF: Record<TableName, string> = { measurements: 'requests', websocket: 'messages', handshakes: 'handshakes', tcp: 'L4 connections and MiB' }
+
 function chart(a: Article, rows: BarRow[], title: string): ChartRequest[] {
   if (rows.length === 0) return []
   a.image(CHART, title)
@@ -80,7 +83,8 @@ function runSection(a: Article, b: RunComparison): ChartRequest[] {
   }
   a.para(JUDGE)
   const used = new Set(Object.values(b.referenceChoice))
-  a.para(`References of each run (the calibrated unit of requests and messages is ${esc(REFERENCE_LABELS[b.referenceChoice.measurements])}, of handshakes ${esc(REFERENCE_LABELS[b.referenceChoice.handshakes])}):`)
+  const units = (Object.entries(UNIT_OF) as [TableName, string][]).map(([t, what]) => `of ${what} ${esc(REFERENCE_LABELS[b.referenceChoice[t]])}`)
+  a.para(`References of each run (the calibrated unit ${units.join(', ')}):`)
   a.bullets(REFERENCES.map((r) => {
     const side = (v: number | null) => (v === null ? (r === 'direct' ? 'no direct row' : 'no calibration recorded') : `${num(v)} µs`)
     const base = b.references.base[r]

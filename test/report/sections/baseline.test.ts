@@ -37,7 +37,8 @@ test('baseline without a fingerprint or calibration: said so; raw and calibrated
   assert.match(md, /not recorded by the baseline/)
   assert.doesNotMatch(md, /the same machine as this run/) // hostname and CPU string alone do not make one machine
   assert.match(md, /never on the raw µs delta/)
-  assert.match(md, /loopback round trip \(CPU µs\): baseline no calibration recorded, this run 24\.4 µs/)
+  assert.match(md, /loopback round trip \(CPU µs\) \(used\): baseline no calibration recorded, this run 24\.4 µs/)
+  assert.match(md, /the calibrated unit of requests direct row \(backend CPU µs\/req\), of messages direct row \(backend CPU µs\/req\), of handshakes direct row \(backend CPU µs\/req\), of L4 connections and MiB loopback round trip \(CPU µs\)\)/)
   assert.match(md, /direct row \(backend CPU µs\/req\) \(used\): baseline \d[\d.]* µs, this run \d[\d.]* µs, ratio /)
   assert.match(md, /\| table \| series \| proxy \| version \| cell \| baseline \(µs\) \| this run \(µs\) \| raw delta \| reference \| baseline \(calibrated\) \| this run \(calibrated\) \| calibrated delta \|/)
   // nginx pool-added: both runs have the direct row, so the cell has calibrated values.
