@@ -16,6 +16,6 @@ export function readJsonFile<T extends z.ZodTypeAny>(file: string, schema: T, fi
     throw userError(file, `not valid JSON (${(e as Error).message})`, fix)
   }
   const r = schema.safeParse(json)
-  if (!r.success) throw userError(file, `${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`, fix)
+  if (!r.success) throw userError(file, `${r.error.issues[0]!.path.join('.') || 'file'}: ${r.error.issues[0]!.message}`, fix)
   return r.data
 }

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { writeFileAtomic } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
+import { readJsonFile } from '../core/json-file.ts'
 import { parseRawName, rawFile, type ParsedRawName } from './raw-files.ts'
 
 /**
@@ -72,18 +73,9 @@ const FIX = 'Delete the file (the run\'s CSV rows do not depend on it) or restor
 
 /** One spectrum file; a malformed one is a one-line error naming it. */
 export function readLatencySpectrum(file: string): LatencySpectrum {
-  let json: unknown
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (e) {
-    throw userError(file, `not valid JSON (${(e as Error).message})`, FIX)
-  }
-  const r = latencySpectrumSchema.safeParse(json)
-  if (!r.success) {
-    const issue = r.error.issues[0]!
-    throw userError(file, `${issue.path.join('.') || 'file'}: ${issue.message}`, FIX)
-  }
-  return r.data
+  const s = readJsonFile(file, latencySpectrumSchema, FIX)
+  if (!s) throw userError(file, 'no such file', FIX)
+  return s
 }
 
 export interface LatencySpectrumEntry {

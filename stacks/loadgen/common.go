@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -177,4 +178,28 @@ func (f *tlsFlags) config(fs *flag.FlagSet, stderr io.Writer) (cfg *tls.Config, 
 		return nil, flagError(stderr, fs, "cacert", "no PEM certificates in %s", *f.caFile), false
 	}
 	return cfg, 0, true
+}
+
+// backToBack runs c workers, each calling attempt again as soon as it returns, until n
+// attempts in all were claimed (n > 0) or the deadline passed (non-zero); it returns the
+// time from the first start to the last return.
+func backToBack(c int, n int64, deadline time.Time, attempt func()) time.Duration {
+	var claimed atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range c {
+		wg.Go(func() {
+			for {
+				if n > 0 && claimed.Add(1) > n {
+					return
+				}
+				if !deadline.IsZero() && !time.Now().Before(deadline) {
+					return
+				}
+				attempt()
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
 }

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -95,25 +94,8 @@ func runHandshake(args []string, stdout, stderr io.Writer) int {
 	if *n == 0 || flagGiven(fs, "d") {
 		deadline = time.Now().Add(*d)
 	}
-	var claimed atomic.Int64
 	st := newHandshakeStats()
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range *c {
-		wg.Go(func() {
-			for {
-				if *n > 0 && claimed.Add(1) > *n {
-					return
-				}
-				if !deadline.IsZero() && !time.Now().Before(deadline) {
-					return
-				}
-				st.record(h.attempt())
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed := backToBack(*c, *n, deadline, func() { st.record(h.attempt()) })
 
 	res := st.result()
 	res.DurationS = seconds(elapsed)

@@ -127,25 +127,8 @@ func runTCP(args []string, stdout, stderr io.Writer) int {
 	if *n == 0 || flagGiven(fs, "d") {
 		deadline = time.Now().Add(*d)
 	}
-	var claimed atomic.Int64
 	st := &tcpStats{hist: newHist(), versions: map[string]bool{}}
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range *c {
-		wg.Go(func() {
-			for {
-				if *n > 0 && claimed.Add(1) > *n {
-					return
-				}
-				if !deadline.IsZero() && !time.Now().Before(deadline) {
-					return
-				}
-				st.record(cl.attempt())
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed := backToBack(*c, *n, deadline, func() { st.record(cl.attempt()) })
 	res := st.result()
 	res.Mode = *mode
 	res.DurationS = seconds(elapsed)
