@@ -11,7 +11,7 @@ import type { NetworkMode } from '../network.ts'
 import { interrupted, trackRuntime, untrackRuntime } from '../shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import { cgroupCpuFile } from './cgroup.ts'
-import { containerName, harnessLabels, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
+import { containerName, harnessLabels, LABEL_HARNESS, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
 import { planMounts, under } from './mounts.ts'
 import { bridgeSysctls, networkNameFor } from './network.ts'
 import { errorLine, EXIT_MARK, exitMarkFilter, signalName } from './stream.ts'
@@ -135,6 +135,8 @@ export class DockerRuntime implements Runtime {
   private readonly entries = new Map<string, Entry>()
   /** Created but not yet running (a signal can land between create and start): removed too. */
   private readonly starting = new Set<string>()
+  /** Create calls in flight: stopAll waits for them, so a container created after it cannot outlive the run. */
+  private readonly creating = new Set<Promise<unknown>>()
   private readonly copies: KeyCopies
   private networkName?: string
   private readonly used = new Map<string, { image: string; record?: ImageRecord }>()
@@ -273,7 +275,7 @@ export class DockerRuntime implements Runtime {
     const nofile = nofileLimits()
     await this.engineBack()
     const network = this.network === 'bridge' ? await this.ensureNetwork() : 'host'
-    const container = await this.docker.createContainer({
+    const creation = this.docker.createContainer({
       name: containerName(this.runId, spec.name, ++this.counter),
       Image: image,
       Entrypoint: entrypoint.slice(0, 1),
@@ -302,6 +304,8 @@ export class DockerRuntime implements Runtime {
         ...this.hostConfig,
       },
     })
+    this.creating.add(creation)
+    const container = await creation.finally(() => this.creating.delete(creation))
     this.starting.add(container.id)
     if (interrupted()) {
       await container.remove({ force: true, v: true }).catch(() => {})
@@ -328,8 +332,8 @@ export class DockerRuntime implements Runtime {
       await container.start()
     } catch (e) {
       log.end()
-      await container.remove({ force: true }).catch(() => {})
-      this.starting.delete(container.id)
+      // Kept in `starting` when the engine cannot remove it now (restarting): stopAll tries again.
+      if (await container.remove({ force: true, v: true }).then(() => true, () => false)) this.starting.delete(container.id)
       throw new Error(`container for ${spec.name} did not start: ${errorLine(e)}`)
     }
     // After start, "not-running" answers at once for a container that already exited.
@@ -428,9 +432,11 @@ export class DockerRuntime implements Runtime {
   }
 
   async stopAll(): Promise<void> {
+    await Promise.race([Promise.allSettled([...this.creating]), sleep(15_000)])
     await Promise.all([...this.entries.values()].map((e) => this.stop(e.role)))
     await Promise.all([...this.starting].map((id) => this.docker.getContainer(id).remove({ force: true, v: true }).catch(() => {})))
     this.starting.clear()
+    await this.removeLabelled()
     if (this.networkName) {
       try {
         await this.docker.getNetwork(this.networkName).remove()
@@ -438,12 +444,28 @@ export class DockerRuntime implements Runtime {
       this.networkName = undefined
     }
     this.copies.release()
-    untrackRuntime(this)
+    // After a signal the process exits next: its exit pass (killAllSync) sweeps once more.
+    if (!interrupted()) untrackRuntime(this)
+  }
+
+  /** This run's label filter: what no tracked id may miss (a create whose answer was lost to an engine restart). */
+  private get ownFilter(): string[] {
+    return [`${LABEL_RUN}=${this.runId}`, `${LABEL_HARNESS}=${process.pid}`]
+  }
+
+  /** Removes every container that carries this run's and this harness's labels. */
+  private async removeLabelled(): Promise<void> {
+    try {
+      const left = await this.docker.listContainers({ all: true, filters: { label: this.ownFilter } })
+      await Promise.all(left.map((c) => this.docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => {})))
+    } catch {} // the engine is away: the next start removes them (cleanupStaleContainers)
   }
 
   /** Last resort at process exit: `docker rm -f` through the CLI, when there is one. */
   killAllSync(): void {
-    const ids = [...this.entries.values()].map((e) => e.role.containerId).concat([...this.starting])
+    const listed = spawnSync('docker', ['ps', '-a', '-q', ...this.ownFilter.flatMap((f) => ['--filter', `label=${f}`])], { encoding: 'utf8', timeout: 10_000 })
+    const labelled = (listed.stdout ?? '').split('\n').filter(Boolean)
+    const ids = [...new Set([...this.entries.values()].map((e) => e.role.containerId).concat([...this.starting], labelled))]
     if (ids.length > 0) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 15_000 })
     if (this.networkName) spawnSync('docker', ['network', 'rm', this.networkName], { stdio: 'ignore', timeout: 5_000 })
     removeOwnCopies() // the process is ending: every runtime's copies go
