@@ -15,6 +15,7 @@ export const EXTRAS: Partial<Record<ProxyName, { series: string; variants: strin
 
 /** What the versions series measures on every catalog version. */
 export const VERSION_VARIANTS = ['article', 'pool-added'] as const
+export type VersionVariant = (typeof VERSION_VARIANTS)[number]
 
 /** Proxies built on Go's crypto/tls, the rest on OpenSSL or BoringSSL. */
 export const GO_PROXIES: readonly string[] = ['traefik', 'caddy']

@@ -1,6 +1,6 @@
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { chooseVersions, type VersionChoice } from '../catalog/version-choice.ts'
-import { VERSION_VARIANTS } from '../catalog/variants.ts'
+import { VERSION_VARIANTS, type VersionVariant } from '../catalog/variants.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
 import { closedTasks } from './tasks.ts'
 import type { Series } from './types.ts'
@@ -10,11 +10,11 @@ import type { Series } from './types.ts'
  * one interleaved phase so versions are compared under the same conditions (seed 000:
  * nginx ≥ 1.29.7 slower on the article config; Traefik and Caddy across releases).
  */
-export function versionCells(proxies: readonly ProxyName[], connections: number, choice: VersionChoice = { kind: 'all' }): Cell[] {
+export function versionCells(proxies: readonly ProxyName[], connections: number, choice: VersionChoice = { kind: 'all' }, variants: readonly VersionVariant[] = VERSION_VARIANTS): Cell[] {
   return proxies.flatMap((proxy) => {
     const stack = loadStack(proxy)
     return chooseVersions(stack, choice).flatMap((version) =>
-      VERSION_VARIANTS.map((variant) => catalogCell(stack, { series: 'versions', variant, connections, version })),
+      variants.map((variant) => catalogCell(stack, { series: 'versions', variant, connections, version })),
     )
   })
 }
@@ -22,6 +22,6 @@ export function versionCells(proxies: readonly ProxyName[], connections: number,
 export function versionsSeries(): Series {
   return {
     name: 'versions',
-    phases: [{ name: 'versions', tasks: (ctx) => closedTasks(versionCells(ctx.proxies, ctx.connections, ctx.versions), ctx) }],
+    phases: [{ name: 'versions', tasks: (ctx) => closedTasks(versionCells(ctx.proxies, ctx.connections, ctx.versions, ctx.profile.versionVariants), ctx) }],
   }
 }
