@@ -33,6 +33,7 @@ export const RUN_FLAGS = {
   cpus: { type: 'string' },
   images: { type: 'string' },
   network: { type: 'string' },
+  hosts: { type: 'string' },
   seed: { type: 'string' },
   site: { type: 'string' },
   'no-pdf': { type: 'boolean' },
@@ -58,6 +59,8 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --images MODE         docker only: offline (build from Debian packages and cached binaries), official, auto
   --network MODE        docker only: host (default; loopback, least overhead) or bridge (each role in its own
                         container network namespace, the generator in its own container); an error with native
+  --hosts SPEC          docker only: each role on its own Docker engine, e.g. "proxy=ssh://u@h1 backend=ssh://u@h2
+                        generator=tcp://h3:2376?certs=DIR", or a topology.yaml; see README "Several hosts"
   --out DIR             run directory (default results/<run-id>)
   --resume              finish the run in --out, skipping repeats already measured; refused when a
                         setting differs from the run's (profile, repeats, duration, proxies, cpus, runtime, network, seed, configs)

@@ -15,6 +15,7 @@ import type { CustomConfig } from '../series/pooling.ts'
 import { IMAGE_MODES, type ImageMode } from '../setup/images.ts'
 import { parseCapacityOptions, type CapacityFlags } from './capacity-options.ts'
 import { parseBisectMetric, type BisectFlags } from './bisect-options.ts'
+import { parseHosts } from './hosts-options.ts'
 
 /** The run flags as parsed from the command line: strings, unchecked. */
 export interface RunFlags extends CapacityFlags, BisectFlags {
@@ -24,6 +25,7 @@ export interface RunFlags extends CapacityFlags, BisectFlags {
   runtime?: string
   images?: string
   network?: string
+  hosts?: string
   cpus?: string
   config?: string[]
   seed?: string
@@ -130,6 +132,13 @@ function checkCustomForBridge(custom: CustomConfig[]): void {
   }
 }
 
+/** --hosts places the roles on Docker engines: only with the docker runtime, host networking, and cpusets in the topology. */
+function checkHostsFlags(f: RunFlags, runtime: string, network: NetworkMode): void {
+  if (runtime === 'native') throw userError('--hosts', 'needs the docker runtime (each role runs on its host\'s engine)', 'Use --runtime docker (or leave --runtime out), or drop --hosts')
+  if (network === 'bridge') throw userError('--hosts', 'a bridge network does not span hosts', 'Drop --network bridge: roles on several hosts use each host\'s network')
+  if (f.cpus) throw userError('--cpus', 'with --hosts each role\'s cpuset is its host\'s', 'Give cpuset=LIST per role in --hosts (or the topology file), or drop --cpus')
+}
+
 /** `--repeats N` / `--duration S` override the profile's minimum repeats and window (recorded in the manifest's profile_settings). */
 export function profileWithOverrides(name: string, f: { repeats?: string; duration?: string }): RunOptions['profile'] {
   const p = getProfile(name)
@@ -148,6 +157,8 @@ export function profileWithOverrides(name: string, f: { repeats?: string; durati
 export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger; fixedSeries?: SeriesName[] }): RunOptions {
   const runtime = parseRuntime(f.runtime)
   const network = parseNetwork(f.network, runtime)
+  const hosts = parseHosts(f.hosts)
+  if (hosts) checkHostsFlags(f, runtime, network)
   const custom = parseCustomConfigs(f.config ?? [])
   if (network === 'bridge') checkCustomForBridge(custom)
   const out = parseOut(f.out)
@@ -163,6 +174,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     runtime,
     images: parseImages(f.images),
     network,
+    ...(hosts ? { hosts } : {}),
     cpus: f.cpus ? parseCpuOverride(f.cpus, defaultCpuLayout()) : defaultCpuLayout(),
     custom,
     focus: parseFocus({ variants: f.variants, keyTypes: f['key-types'] }, proxies, custom.map((c) => c.file)),

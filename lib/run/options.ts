@@ -5,6 +5,7 @@ import type { BisectMetric } from '../data/bisect.ts'
 import type { SeriesName } from '../data/series.ts'
 import type { CpuLayout } from '../roles/cpus.ts'
 import type { NetworkMode } from '../runtime/network.ts'
+import type { Topology } from '../runtime/docker/topology.ts'
 import type { CapacitySettings } from '../series/capacity.ts'
 import type { Focus } from '../series/focus.ts'
 import type { VersionChoice } from '../catalog/version-choice.ts'
@@ -24,6 +25,8 @@ export interface RunOptions {
   images: ImageMode
   /** Docker network: host (default) or bridge (each role in its own namespace). */
   network: NetworkMode
+  /** --hosts: each role on its own Docker engine (lib/runtime/docker/multi-host.ts); absent: one machine. */
+  hosts?: Topology
   cpus: CpuLayout
   custom: CustomConfig[]
   /** --variants / --key-types: only those planned cells run (lib/series/focus.ts). */
