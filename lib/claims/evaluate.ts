@@ -28,7 +28,8 @@
  * not reproduced if any unit fails; else not measured if any unit is missing; else
  * inconclusive if any unit is undecided; else reproduced. A missing cell never makes a claim
  * "not reproduced", noise never makes it "reproduced" or "not reproduced".
- * Not runnable here: runnable_here: false.
+ * Not runnable here: runnable_here: false. A not-measured claim with not_measured_reason (a
+ * profile that does not measure its cells) says that reason after what is missing.
  */
 import { compareVersions } from '../catalog/stack.ts'
 import { bootstrapFigure, medianInterval, overlaps, placeInterval, type Interval, type Placement } from '../core/intervals.ts'
@@ -140,7 +141,7 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
   return {
     ...base,
     verdict,
-    measured: measuredText(units),
+    measured: verdict === 'not measured' && claim.not_measured_reason ? `${measuredText(units)} (${claim.not_measured_reason})` : measuredText(units),
     evidence: used.map((v) => ({ table: v.cell.table, cell: { ...v.cell.key }, value: v.value, n: v.n, status: v.cell.status })),
     warnings: [...new Set(used.flatMap(cellWarnings))],
     value: one?.fig?.value ?? null,

@@ -296,6 +296,8 @@ function claimObjectSchema(figures: FigureValues) {
       condition: z.string().min(1),
       runnable_here: z.boolean(),
       not_runnable_reason: z.string().min(1).optional(),
+      // Why a run may lack the claim's cells (a profile that does not measure them): said beside a "not measured" verdict.
+      not_measured_reason: z.string().min(1).optional(),
       caveat: z.string().min(1).nullable().default(null),
       check: checkSchema(figures),
       comparable_across_machines: z.boolean(),
@@ -322,6 +324,7 @@ function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void
   })
   if (!c.runnable_here && !c.not_runnable_reason) issue(['runnable_here'], 'runnable_here: false needs not_runnable_reason')
   if (c.runnable_here && c.not_runnable_reason) issue(['not_runnable_reason'], 'not_runnable_reason is only for runnable_here: false')
+  if (!c.runnable_here && c.not_measured_reason) issue(['not_measured_reason'], 'not_measured_reason is only for runnable_here: true (a claim not runnable here says why in not_runnable_reason)')
 
   const k = c.check
   const at = (...p: (string | number)[]) => ['check', ...p]

@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import { claimOf, evalCheck, writeLedger } from '../fixtures/ledger.ts'
+import { measurement as m, two } from '../fixtures/rows.ts'
 
 test('the published ledger loads: every claim, figure and expression is well-formed', () => {
   const ledger = loadLedger()
@@ -68,6 +69,18 @@ test('a malformed claims file is a one-line error naming file:line, what and the
     assert.match(err.message, what)
     assert.match(err.message, /Fix the claim as the header of claims\.yaml describes/)
   }
+})
+
+test('not_measured_reason: said beside a not-measured verdict only, and only on a runnable claim', () => {
+  const check = { kind: 'threshold', metric: 'rps', select: { series: 'scenarios', proxy: 'nginx', variant: 'http', connections: 2000 }, op: '>', value: 0 }
+  const reason = { not_measured_reason: 'measured by the standard profile only' }
+  const absent = evalCheck(check, { measurements: [m({ series: 'scenarios', proxy: 'nginx', variant: 'http', connections: 1000 })] }, reason)
+  assert.equal(absent.verdict, 'not measured')
+  assert.match(absent.measured, /^not measured: no cell .*connections: 2000\} \(measured by the standard profile only\)$/)
+  const there = evalCheck(check, { measurements: two(m, { series: 'scenarios', proxy: 'nginx', variant: 'http', connections: 2000 }) }, reason)
+  assert.equal(there.verdict, 'reproduced')
+  assert.doesNotMatch(there.measured, /standard profile/)
+  assert.throws(() => loadLedger(writeLedger([claimOf(check, { ...reason, runnable_here: false, not_runnable_reason: 'x' })])), /not_measured_reason is only for runnable_here: true/)
 })
 
 test('a claim not runnable here may name columns the harness lacks, but needs its reason', () => {

@@ -24,15 +24,44 @@ function published(id: string, data: { measurements?: Measurement[]; handshakes?
 
 // ------------------------------------------------------------------ 1. a lead needs more than parity
 
-test('s004-l7-haproxy-leads-nginx: parity and a 0.5% nginx lead fail; a 1.1x HAProxy lead holds', () => {
-  const rows = (haproxy: number) => [
-    ...two(m, { series: 'pool-added', variant: 'pool-added', proxy: 'haproxy' }, 'rps', haproxy), ...two(m, { series: 'pool-added', variant: 'pool-added', proxy: 'nginx' }, 'rps', 1000),
-  ]
+test('s004-l7-haproxy-leads-nginx: parity and a 0.5% nginx lead fail; a 1.1x HAProxy lead holds (plain HTTP, 2000 connections)', () => {
+  const at2000 = (proxy: string, rps: number) => two(m, { series: 'scenarios', variant: 'http', proxy, connections: 2000, path: '/', body_bytes: null }, 'rps', rps)
+  const rows = (haproxy: number) => [...at2000('haproxy', haproxy), ...at2000('nginx', 1000)]
   assert.equal(published('s004-l7-haproxy-leads-nginx', { measurements: rows(1100) }).verdict, 'reproduced')
   // 0.995 sat inside the old band 0.99..1.21: a nginx lead passed as "HAProxy leads".
   assert.equal(published('s004-l7-haproxy-leads-nginx', { measurements: rows(995) }).verdict, 'not reproduced')
   assert.equal(published('s004-l7-haproxy-leads-nginx', { measurements: rows(950) }).verdict, 'not reproduced')
   assert.match(published('s004-l7-haproxy-leads-nginx', { measurements: rows(1100) }).measured, /wanted 0\.99\.\.1\.21 \(≈ 1\.1 ±10%\) and > 1$/)
+})
+
+test('seed 004 static L7 claims read plain HTTP at 2000 connections only: never the TLS pool-added cells, never http at a nearer count', () => {
+  const cell = (f: Partial<Measurement>) => ({ model: 'closed' as const, key_type: 'ec256' as const, path: '/', body_bytes: null, ...f })
+  const http = (proxy: string, connections: number, f: Partial<Measurement>) => [1, 2].map((repeat) => m({ ...cell({ series: 'scenarios', variant: 'http', proxy, connections }), ...f, repeat }))
+  const tls = (proxy: string, f: Partial<Measurement>) => [1, 2].map((repeat) => m({ ...cell({ series: 'pool-added', variant: 'pool-added', proxy, connections: 200 }), ...f, repeat }))
+  // HAProxy leads by 1.1x in rps, p99 nginx / HAProxy 1.38, CPU/req nginx / HAProxy 1.38: each claim holds at 2000.
+  const good = { haproxy: { rps: 110000, p99_ms: 4.2, proxy_cpu_us_per_req: 10 }, nginx: { rps: 100000, p99_ms: 5.8, proxy_cpu_us_per_req: 13.8 } }
+  // The opposite everywhere else: nginx ahead on every metric, which would refute each claim if read.
+  const decoys = (['haproxy', 'nginx'] as const).flatMap((p) => {
+    const other = good[p === 'haproxy' ? 'nginx' : 'haproxy']
+    return [...tls(p, other), ...http(p, 1000, other), ...http(p, 200, other)]
+  })
+  const at2000 = (h: Partial<Measurement>, n: Partial<Measurement>) => [...http('haproxy', 2000, h), ...http('nginx', 2000, n)]
+  const ids = ['s004-l7-haproxy-leads-nginx', 's004-l7-haproxy-lower-p99', 's004-l7-haproxy-less-cpu-per-request']
+  for (const id of ids) {
+    const r = published(id, { measurements: [...at2000(good.haproxy, good.nginx), ...decoys] })
+    assert.equal(r.verdict, 'reproduced', `${id}: ${r.measured}`)
+    assert.ok(r.evidence.every((e) => e.cell.series === 'scenarios' && e.cell.variant === 'http' && e.cell.connections === 2000), id)
+    // Must fail: parity at 2000 connections is no lead, lower p99 or lower CPU.
+    assert.equal(published(id, { measurements: [...at2000(good.haproxy, good.haproxy), ...decoys] }).verdict, 'not reproduced', id)
+    // quick measures http at 200 and 1000 only: not measured, and the measured text says why.
+    const quick = published(id, { measurements: decoys })
+    assert.equal(quick.verdict, 'not measured', id)
+    assert.match(quick.measured, /^not measured: no cell .*connections: 2000.*\(http at 2000 connections is measured by the standard and full profiles only/, id)
+  }
+  // The p99 and CPU claims fail on their own metric, with rps still favouring HAProxy.
+  const worse = (metric: 'p99_ms' | 'proxy_cpu_us_per_req') => published(metric === 'p99_ms' ? ids[1]! : ids[2]!, { measurements: [...at2000(good.haproxy, { ...good.nginx, [metric]: good.haproxy[metric] * 0.9 }), ...decoys] })
+  assert.equal(worse('p99_ms').verdict, 'not reproduced')
+  assert.equal(worse('proxy_cpu_us_per_req').verdict, 'not reproduced')
 })
 
 test('every lead / lower / faster claim with a ratio band excludes parity', () => {
