@@ -140,6 +140,33 @@ export const invocationSchema = z.object({
 
 export type Invocation = z.infer<typeof invocationSchema>
 
+/** Roles on several Docker hosts (--hosts): where each ran, what each host is, and the network measured between them. */
+export const hostsSchema = z.object({
+  /** `--hosts` or the topology file. */
+  source: z.string(),
+  roles: z.array(z.object({ role: z.string(), engine: z.string(), address: z.string(), cpuset: z.string(), files: z.enum(['bind mounts', 'through the API']) })),
+  hosts: z.array(z.object({
+    engine: z.string(), name: z.string(), os: z.string(), kernel: z.string(), cpus: z.number(), memory_gib: z.number(), engine_version: z.string(),
+    /** How its roles' CPU was read. */
+    cpu_source: z.string(),
+    /** Read in a short container on that host; null when it could not run. */
+    fingerprint: fingerprintSchema.nullable(),
+    /** Images its containers ran from; `sent`: loaded from this machine's engine (docker save → load). */
+    images: z.array(z.object({ image: z.string(), id: z.string(), sent: z.boolean() })).default([]),
+  })),
+  /** A short probe from the generator's host to the proxy's (loadgen tcp against the backend's echo); null: they share a host. */
+  network: z.object({
+    from: z.string(), to: z.string(),
+    /** Median of short connections (connect, 64-byte echo, close): about two round trips. */
+    connect_echo_p50_ms: z.number().nullable(),
+    /** One stream echoed back: the bytes each way per second. */
+    stream_mib_per_s: z.number().nullable(),
+    issue: z.string().nullable(),
+  }).nullable(),
+})
+
+export type HostsRecord = z.infer<typeof hostsSchema>
+
 export const manifestSchema = z.object({
   /** Absent in runs written before it was introduced: those are version 1. */
   schema_version: z.number().int().positive().default(SCHEMA_VERSION),
@@ -173,6 +200,8 @@ export const manifestSchema = z.object({
   calibration: calibrationSchema.nullable().default(null),
   /** Every invocation, first run and each --resume (absent in runs written before them). */
   invocations: z.array(invocationSchema).default([]),
+  /** Runs with --hosts only (absent on one machine). */
+  hosts: hostsSchema.optional(),
 })
 
 export type Manifest = z.infer<typeof manifestSchema>

@@ -7,7 +7,7 @@ import { loadStack, newestVersion, templateFile, variantScheme, type ProxyName, 
 import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
-import { loadgenRequests } from '../roles/loadgen.ts'
+import { loadgenRequests, loadgenRequestsOn } from '../roles/loadgen.ts'
 import { prepareProxy, startProxy } from '../roles/proxy.ts'
 import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
 import { interrupted } from '../runtime/shutdown.ts'
@@ -114,7 +114,7 @@ export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & 
       // No backend runs: the checker only parses, an address is all it needs.
       await prepareProxy({
         stack: c.stack, version: c.stackVersion, variant: c.variant, template: c.template, certs: ctx.certs.files[c.keyType],
-        backend: { host: LOOPBACK, port: 9 }, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: scratch,
+        backend: { host: LOOPBACK, port: 9 }, listenHost: listenHost(ctx.runtime, LOOPBACK, 'proxy'), threads: cpuCount(ctx.cpus.proxy), runDir: scratch,
         // A rejected config is copied under the run's configs/ and the reason names that copy.
         keepCopy: configCopy(ctx.runDir, c, c.stack.config_ext),
       })
@@ -133,10 +133,11 @@ export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & 
 const VERIFY_REQUESTS = 20
 
 /** 20 requests through the stack (hello world, or a body of the cell's size); a problem is a one-line reason, never an exception. */
-async function verify(url: string, cell: Cell, ctx: CellContext): Promise<string | null> {
+async function verify(url: string, cell: Cell, ctx: CellContext, at: { name: string; scratch: string }): Promise<string | null> {
   try {
     const body = cell.bodyBytes ? { expectBytes: cell.bodyBytes } : { expectBody: 'hello world' }
-    const check = await loadgenRequests({ url, n: VERIFY_REQUESTS, c: 2, cacert: ctx.certs.ca, ...body, cpus: ctx.cpus.generator })
+    const o = { url, n: VERIFY_REQUESTS, c: 2, cacert: ctx.certs.ca, ...body, cpus: ctx.cpus.generator }
+    const check = ctx.runtime.generatorElsewhere ? await loadgenRequestsOn(ctx.runtime, { ...o, name: `verify-${at.name}`, logDir: at.scratch }) : await loadgenRequests(o)
     if (check.ok !== check.requests) return `${check.ok}/${check.requests} ok (${check.error_samples[0] ?? JSON.stringify(check.status)})`
     if (check.proto !== 'HTTP/1.1') return `protocol ${check.proto}, expected HTTP/1.1`
     return null
@@ -187,7 +188,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
       if (cell.stack && cell.stackVersion && cell.template) {
         const prepared = await prepareProxy({
           stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
-          certs: ctx.certs.files[cell.keyType], backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
+          certs: ctx.certs.files[cell.keyType], backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend, listenHost: listenHost(ctx.runtime, LOOPBACK, 'proxy'), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
           keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
           checked: checked === null,
           ...(cell.image ? { image: cell.image } : {}),
@@ -203,10 +204,12 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
     } catch (e) {
       return outcome.failed(`did not start: ${(e as Error).message.split('\n')[0]}`)
     }
-    const verification = l4 ? await l4.verify(stack) : await verify(stack.url, cell, ctx)
+    const verification = l4 ? await l4.verify(stack) : await verify(stack.url, cell, ctx, { name, scratch })
     if (verification) return outcome.invalid(`verification failed: ${verification}`)
     try {
       const result = await body(stack)
+      // The proxy's access log is in its container when no file system is shared.
+      if (stack.proxy && cell.stack?.variants[cell.variant]?.access_log) await ctx.runtime.collect?.(stack.proxy)
       const logIssue = accessLogIssue(cell, join(scratch, 'proxy'))
       // Measured figures stay in the row; the row says why they do not count.
       if (logIssue && result && typeof result === 'object' && 'status' in result) {

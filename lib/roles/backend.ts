@@ -51,7 +51,7 @@ export async function startBackend(runtime: Runtime, opts: { cpus: string; logDi
     if (!ports.includes(p)) ports.push(p)
   }
   const [port, tcpPort, tlsPort] = ports as [number, number?, number?]
-  const at = (p: number) => `${listenHost(runtime, loopback)}:${p}`
+  const at = (p: number) => `${listenHost(runtime, loopback, 'backend')}:${p}`
   const echo = tcpPort && tlsPort ? { tcpPort, tlsPort } : undefined
   const echoArgs = echo && opts.echo ? ['-tcp-listen', at(echo.tcpPort), '-tls-listen', at(echo.tlsPort), '-tls-cert', opts.echo.cert, '-tls-key', opts.echo.key] : []
   const role = await runtime.start({

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { exec, lastLine } from '../core/exec.ts'
+import type { Runtime } from '../runtime/types.ts'
 import { goBinaryPath } from '../setup/gobuild.ts'
 
 /** JSON summary of `loadgen requests`. */
@@ -28,13 +31,33 @@ export interface RequestsOptions {
   cpus?: string
 }
 
+const requestsArgv = (o: RequestsOptions) => loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }) })
+
 /** Sends n keep-alive HTTP/1.1 GETs and checks status 200 (and the body or its length when given). */
 export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResult> {
-  const argv = loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }) })
+  const argv = requestsArgv(o)
   const [cmd, ...args] = o.cpus ? ['taskset', '-c', o.cpus, ...argv] : argv
   const r = await exec(cmd!, args, { timeoutMs: 120_000 })
   if (r.code !== 0 && r.code !== 1) throw new Error(`loadgen requests failed (exit ${r.code}): ${lastLine(r.stderr)}`)
   return JSON.parse(r.stdout) as RequestsResult
+}
+
+/**
+ * The same requests from a generator role of the runtime: on the generator's host when
+ * roles run on several hosts, so the path measured is the path checked.
+ */
+export async function loadgenRequestsOn(runtime: Runtime, o: RequestsOptions & { name: string; logDir: string }): Promise<RequestsResult> {
+  const logFile = join(o.logDir, `${o.name}.log`)
+  const role = await runtime.start({ role: 'generator', name: o.name, argv: requestsArgv(o), cpus: o.cpus ?? '0', logFile })
+  try {
+    const exit = await Promise.race([role.exited, new Promise<null>((r) => setTimeout(() => r(null), 120_000).unref())])
+    if (!exit) throw new Error('loadgen requests did not end within 120 s')
+    const r = parseLoadgenOutput<RequestsResult>(readFileSync(logFile, 'utf8'))
+    if ((exit.code !== 0 && exit.code !== 1) || !r) throw new Error(`loadgen requests failed (exit ${exit.code ?? exit.signal}): ${lastLine(readFileSync(logFile, 'utf8'))}`)
+    return r
+  } finally {
+    await runtime.stop(role)
+  }
 }
 
 /** Percentiles every loadgen subcommand reports, in milliseconds. */

@@ -17,6 +17,8 @@ import { findingsFor, type Finding } from '../findings/index.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { cleanupStaleContainers } from '../runtime/docker/cleanup.ts'
 import { DockerRuntime } from '../runtime/docker/runtime.ts'
+import { MultiHostRuntime } from '../runtime/docker/multi-host.ts'
+import { describeTopology } from '../runtime/docker/topology.ts'
 import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
 import { interrupted, untilExit } from '../runtime/shutdown.ts'
 import type { Runtime } from '../runtime/types.ts'
@@ -24,7 +26,7 @@ import { SERIES_PLANS } from '../series/index.ts'
 import type { SeriesContext } from '../series/types.ts'
 import { ensureCerts } from '../setup/certs.ts'
 import { usable } from '../setup/component.ts'
-import { engineInfo, ensureDockerEngine } from '../setup/docker-engine.ts'
+import { dockerClient, engineInfo, ensureDockerEngine } from '../setup/docker-engine.ts'
 import { setup } from '../setup/doctor.ts'
 import { goSourceHash } from '../setup/gobuild.ts'
 import { machineFingerprint } from '../setup/fingerprint.ts'
@@ -33,6 +35,7 @@ import { ensureImages, type ImageRecord } from '../setup/images.ts'
 import { acquireRunLock } from './lock.ts'
 import type { RunOptions, RuntimeChoice } from './options.ts'
 import { adaptiveSettings } from './adaptive.ts'
+import { connectHosts, hostCpusets, hostsRecord, hostsShareCores, withImages, type EngineFacts } from './hosts.ts'
 import { runPhase } from './phase.ts'
 import { nextInvocationId, previousSettings, refusal, resumeDifferences, type ResumeSettings } from './provenance.ts'
 
@@ -46,9 +49,10 @@ export interface RunResult {
 }
 
 /** auto: docker when an engine answers (and its images can be had), else native; said either way. */
-async function resolveRuntime(kind: RuntimeChoice, log: Logger): Promise<'native' | 'docker'> {
+async function resolveRuntime(kind: RuntimeChoice, log: Logger, hosts: boolean): Promise<'native' | 'docker'> {
   if (kind === 'native') return 'native'
-  if (kind === 'docker') {
+  // --hosts: the images are built here and sent to the hosts from this machine's engine.
+  if (kind === 'docker' || hosts) {
     await ensureDockerEngine(log)
     return 'docker'
   }
@@ -58,7 +62,7 @@ async function resolveRuntime(kind: RuntimeChoice, log: Logger): Promise<'native
 }
 
 /** The runtime of a run: native processes, or containers from images ensured now. */
-async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions): Promise<{ runtime: Runtime; images: ImageRecord[] }> {
+async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions): Promise<{ runtime: Runtime; images: ImageRecord[]; facts?: Map<unknown, EngineFacts> }> {
   if (kind === 'native') {
     cleanupStale(o.log)
     return { runtime: new NativeRuntime(id), images: [] }
@@ -67,6 +71,17 @@ async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOption
   const imgs = await ensureImages({ mode: o.images, proxies: o.proxies, log: o.log })
   const bad = imgs.rows.find((r) => r.status === 'failed')
   if (bad) throw userError(`${bad.component} ${bad.version}`, bad.note ?? 'image failed', 'Run: npx zx notebooks/02-stacks.mjs --images offline')
+  if (o.hosts) {
+    const runtime = new MultiHostRuntime(id, o.hosts, { images: imgs.records, local: dockerClient() })
+    try {
+      const facts = await connectHosts(runtime)
+      for (const h of runtime.hosts) await cleanupStaleContainers(o.log, h.docker)
+      return { runtime, images: imgs.records, facts }
+    } catch (e) {
+      await runtime.stopAll()
+      throw e
+    }
+  }
   return { runtime: new DockerRuntime(id, { images: imgs.records, network: o.network }), images: imgs.records }
 }
 
@@ -94,10 +109,12 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
 }
 
 async function runLocked(o: RunOptions): Promise<RunResult> {
-  const { log, profile, cpus, custom, network } = o
+  const { log, profile, custom, network } = o
   const runDir = o.out ?? join(repoRoot, 'results', newRunId())
   const runId = basename(runDir)
   const previous = readManifest(runDir)
+  // --hosts: each role's cpuset comes from its host's cores, known once the engines answer (the run's own until then).
+  let cpus = o.hosts && previous ? previous.cpusets : o.cpus
   if (!o.resume && (previous || readMeasurements(runDir).length > 0)) {
     throw userError(runDir, 'already holds a run', 'Add --resume to finish it, or choose another --out')
   }
@@ -118,20 +135,24 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   if (broken.length > 0) throw userError(broken[0]!.component, broken[0]!.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
   const certs = await ensureCerts(certsDir, { force: false, log })
 
-  let runtimeKind = await resolveRuntime(o.runtime, log)
+  let runtimeKind = await resolveRuntime(o.runtime, log, !!o.hosts)
   if (network === 'bridge' && runtimeKind !== 'docker') {
     throw userError('--network', 'bridge needs the docker runtime, and no Docker engine answers (auto chose native)', 'Start the engine (npx zx notebooks/00-setup.mjs) or use --runtime docker')
   }
   // The pid keeps cgroups, containers and state of two runs with the same directory name apart.
   const runtimeId = `${runId}-${process.pid}`
-  const { runtime, images } = await createRuntime(runtimeKind, runtimeId, o).catch((e: Error) => {
-    if (o.runtime !== 'auto' || network === 'bridge') throw e
+  const { runtime, images, facts } = await createRuntime(runtimeKind, runtimeId, o).catch((e: Error) => {
+    if (o.runtime !== 'auto' || network === 'bridge' || o.hosts) throw e
     log.warn(`runtime: docker images could not be prepared (${e.message.split('\n')[0]}); auto falls back to native`)
     runtimeKind = 'native'
     return createRuntime('native', runtimeId, o)
   })
-  // The runtime auto chose is known only now: the same rule, before anything is measured.
-  if (o.resume && previous && o.runtime === 'auto') {
+  if (o.hosts && runtime instanceof MultiHostRuntime) {
+    cpus = hostCpusets(o.hosts, (h) => facts?.get(h)?.cpus ?? 0)
+    for (const line of describeTopology(o.hosts, cpus)) log.info(`hosts: ${line}`)
+  }
+  // The runtime auto chose (and the hosts' cpusets) are known only now: the same rule, before anything is measured.
+  if (o.resume && previous && (o.runtime === 'auto' || o.hosts)) {
     const late = resumeDifferences(previous, settings(runtimeKind)).filter((d) => !changes.includes(d))
     checkResume(late)
     changes.push(...late)
@@ -140,8 +161,8 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   const seed = o.seed ?? (previous ? previousSettings(previous).seed : Math.floor(Math.random() * 2 ** 31))
   const manifest: Manifest = previous ?? {
     schema_version: SCHEMA_VERSION, run_id: runId, profile: profile.name, series: o.series, proxies: o.proxies, runtime: runtimeKind, cpu_source: runtime.cpuSource,
-    network_mode: runtime instanceof DockerRuntime && runtime.network === 'bridge' ? runtime.networkMode : runtimeKind === 'docker' ? 'docker host network (loopback)' : 'host (loopback)', started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
-    cpusets_shared: new Set([cpus.proxy, cpus.backend, cpus.generator]).size < 3, harness_commit: await harnessCommit(), tools: await toolVersions(),
+    network_mode: runtime instanceof MultiHostRuntime ? runtime.networkMode : runtime instanceof DockerRuntime && runtime.network === 'bridge' ? runtime.networkMode : runtimeKind === 'docker' ? 'docker host network (loopback)' : 'host (loopback)', started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
+    cpusets_shared: o.hosts ? hostsShareCores(o.hosts, cpus) : new Set([cpus.proxy, cpus.backend, cpus.generator]).size < 3, harness_commit: await harnessCommit(), tools: await toolVersions(),
     components: components.filter(usable).map(({ component, version, source, path, sha256 }) => ({ component, version, source, path, sha256 })),
     images: images.map((i) => ({ component: i.component, version: i.version, image: i.image, id: i.id, digest: i.digest ?? null })),
     order_seed: seed,
@@ -165,6 +186,11 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   manifest.invocations.push(invocation)
   const save = () => writeManifest(runDir, manifest)
   save()
+  if (runtime instanceof MultiHostRuntime && facts && !manifest.hosts) {
+    // Each host's facts and the network between the generator's and the proxy's, before any cell.
+    manifest.hosts = await hostsRecord(runtime, facts as Map<never, EngineFacts>, cpus, { scratch: join(runDir, 'hosts'), ca: certs.ca, log })
+    save()
+  }
   // A kill keeps every appended row; the manifest says which step was interrupted.
   let current: string | undefined
   const onExit = () => {
@@ -188,7 +214,10 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   const findings: Finding[] = []
   try {
     // Once per run, before any cell, on the proxy's cpuset; a resumed run keeps its own.
-    if (!manifest.calibration) {
+    // On this machine's cores: with the proxy on another host's engine it would calibrate the wrong machine.
+    const proxyElsewhere = o.hosts && o.hosts.roles.proxy.host.protocol !== 'unix'
+    if (proxyElsewhere && !manifest.calibration) log.info('calibration: not measured (the proxy runs on another host; calibrated units need it measured there)')
+    if (!manifest.calibration && !proxyElsewhere) {
       manifest.calibration = await measureCalibration({ cpuset: cpus.proxy, log })
       save()
     }
@@ -223,6 +252,12 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     throw e
   } finally {
     process.removeListener('exit', onExit)
+    if (runtime instanceof MultiHostRuntime && manifest.hosts) {
+      manifest.hosts = withImages(manifest.hosts, runtime)
+      try {
+        save()
+      } catch {}
+    }
     await runtime.stopAll()
   }
   return { runDir, manifest, rows: readMeasurements(runDir), findings }

@@ -50,6 +50,16 @@ export interface Runtime {
   readonly network?: 'host' | 'bridge'
   /** A started role's address on the run's network (bridge mode only). */
   addressOf?(role: RunningRole): string | undefined
+  /**
+   * Roles on several hosts (lib/runtime/docker/multi-host.ts): where a server role of this
+   * kind listens on its host and where it is reached; undefined: on the loopback address the
+   * harness chose, as on one machine.
+   */
+  hostAddress?(role: Role): { listen: string; reach: string } | undefined
+  /** Reads what a running role wrote in its working directory back to this machine (no shared file system); absent: it is here already. */
+  collect?(role: RunningRole): Promise<void>
+  /** Roles on several hosts: requests that check a stack are sent from the generator's host, not from this machine. */
+  readonly generatorElsewhere?: boolean
   start(spec: RoleSpec): Promise<RunningRole>
   /** Cumulative CPU nanoseconds of the role's whole process tree. */
   cpuNs(role: RunningRole): Promise<number>

@@ -64,6 +64,16 @@ export function readVulnerabilities(dir: string): Record<string, string> {
   return Object.fromEntries(names.map((n) => [n, (readText(join(dir, n)) ?? UNKNOWN).trim()]))
 }
 
+/** The same from `grep -H . DIR/*` output (read in a container on another host): `path:line` per file. */
+export function readVulnerabilitiesText(text: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const line of text.split('\n')) {
+    const m = /^(?:.*\/)?([^/:]+):(.*)$/.exec(line)
+    if (m) out[m[1]!] = m[2]!.trim()
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)))
+}
+
 /**
  * systemd-detect-virt's answer where it is installed ("none" on bare metal); else the
  * cpuinfo hypervisor flag, with the DMI product name when there is one.

@@ -11,6 +11,7 @@ import type { NetworkMode } from '../network.ts'
 import { interrupted, trackRuntime, untrackRuntime } from '../shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import { cgroupCpuFile } from './cgroup.ts'
+import { copyIn, copyOut } from './copy-in.ts'
 import { containerName, harnessLabels, LABEL_HARNESS, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
 import { planMounts, under } from './mounts.ts'
 import { bridgeSysctls, networkNameFor } from './network.ts'
@@ -51,6 +52,13 @@ import { errorLine, EXIT_MARK, exitMarkFilter, signalName } from './stream.ts'
  *   what runs inside must listen on it (or 0.0.0.0), not on 127.0.0.1 (lib/runtime/
  *   network.ts). Bridged containers get the host's port range and loopback-like
  *   TIME_WAIT reuse (bridgeSysctls).
+ * - Several hosts (--hosts, lib/runtime/docker/multi-host.ts): one runtime per engine. Where
+ *   no file system is shared (copyFiles), nothing is bind-mounted: what the mount plan names
+ *   is put into the created container through the API at the same paths, owned by the
+ *   container user (no key copy on any disk; lib/runtime/docker/copy-in.ts), the root file
+ *   system stays writable for that (and /tmp is the container's own), and a role's working
+ *   directory is read back (collect; the generator's when it exits). An image the engine
+ *   lacks is sent from this machine's engine (imageSource: docker save → load, streamed).
  * - Cleanup: containers and networks carry `proxybench.run`, `proxybench.role` and the
  *   harness pid + boot id; cleanupStaleContainers() removes those whose harness is gone.
  *   SIGINT/SIGTERM stop what this process started; on exit a last synchronous pass
@@ -85,6 +93,14 @@ export interface DockerRuntimeOptions {
   cpu?: 'stats' | 'cgroup'
   /** Seconds start() waits for an engine that stopped answering (default 120). */
   engineWaitS?: number
+  /** No shared file system with this engine: files go through the API (see Several hosts above). */
+  copyFiles?: boolean
+  /** The engine this machine's images are sent from when this one lacks them (default: none, they must be there). */
+  imageSource?: Docker
+  /** How messages name this engine (default: docker). */
+  engineName?: string
+  /** The docker CLI's environment for this engine (DOCKER_HOST…), for the exit pass's sweep. */
+  cliEnv?: Record<string, string>
 }
 
 export interface DockerRunningRole extends RunningRole {
@@ -142,6 +158,13 @@ export class DockerRuntime implements Runtime {
   private readonly used = new Map<string, { image: string; record?: ImageRecord }>()
   private counter = 0
   private initAvailable?: boolean
+  private readonly copyFiles: boolean
+  private readonly imageSource?: Docker
+  readonly engineName: string
+  private readonly cliEnv: Record<string, string>
+  /** Images known to be on this engine; those sent here, with their id on it. */
+  private readonly present = new Set<string>()
+  readonly loaded = new Map<string, { image: string; id: string; bytes: number }>()
 
   constructor(
     readonly runId: string,
@@ -158,6 +181,10 @@ export class DockerRuntime implements Runtime {
     this.engineWaitS = opts.engineWaitS ?? 120
     this.hostConfig = opts.hostConfig ?? {}
     this.cpuMode = opts.cpu ?? 'cgroup'
+    this.copyFiles = opts.copyFiles ?? false
+    if (opts.imageSource) this.imageSource = opts.imageSource
+    this.engineName = opts.engineName ?? 'docker'
+    this.cliEnv = opts.cliEnv ?? {}
     trackRuntime(this)
   }
 
@@ -262,12 +289,13 @@ export class DockerRuntime implements Runtime {
     if (interrupted()) throw new Error(`interrupted by ${interrupted()}: ${spec.name} not started`)
     const { image, argv, env } = this.resolveImage(spec)
     const plan = planMounts(spec, this.user, undefined, this.copies.keysDir)
-    const binds = plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
-    for (const c of plan.copies) {
+    const binds = this.copyFiles ? [] : plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
+    for (const c of this.copyFiles ? [] : plan.copies) {
       if (process.getuid?.() !== 0) throw new Error(`${c.source} is not readable by ${this.user.uid}:${this.user.gid} inside the container`)
       binds.push(`${this.copies.copy(c.source)}:${c.target}:ro`)
     }
-    if (spec.cwd && process.getuid?.() === 0 && this.user.uid !== 0) this.chownRunDir(resolve(spec.cwd))
+    if (spec.cwd && !this.copyFiles && process.getuid?.() === 0 && this.user.uid !== 0) this.chownRunDir(resolve(spec.cwd))
+    await this.ensureImage(image)
 
     // The generator's final CPU must be readable after it exits: keep its container alive.
     const wrap = spec.role === 'generator'
@@ -295,8 +323,9 @@ export class DockerRuntime implements Runtime {
         Binds: binds,
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
-        ReadonlyRootfs: true,
-        Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=256m' },
+        // The engine puts no archive into a read-only root, and a tmpfs would hide what was put under /tmp.
+        ReadonlyRootfs: !this.copyFiles,
+        ...(this.copyFiles ? {} : { Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=256m' } }),
         Init: await this.hasInit(),
         Privileged: false,
         ...(nofile ? { Ulimits: [{ Name: 'nofile', Soft: nofile.soft, Hard: nofile.hard }] } : {}),
@@ -320,6 +349,7 @@ export class DockerRuntime implements Runtime {
     let logDone: Promise<void>
     try {
       await new Promise<void>((r, j) => log.once('open', () => r()).once('error', j))
+      if (this.copyFiles) await copyIn(container, plan, this.user)
       const stdout = wrap ? exitMarkFilter(log, (code) => markSeen!(code)) : log
       // Attached before start: not a byte of output is missed.
       const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream
@@ -351,6 +381,7 @@ export class DockerRuntime implements Runtime {
     const settle = async (code: number): Promise<Exit> => {
       if (role.exit) return role.exit
       if (wrap) await this.readCpu(entry) // the container idles on: the final value
+      if (wrap && this.copyFiles && spec.cwd) await copyOut(container, resolve(spec.cwd)).catch(() => 0)
       else await Promise.race([logDone, sleep(2000)])
       await new Promise<void>((r) => (wrap ? r() : log.end(r)))
       role.exit = { code, signal: signalName(code) }
@@ -411,6 +442,54 @@ export class DockerRuntime implements Runtime {
     return this.readCpu(e)
   }
 
+  /** Reads a running role's working directory back from its container (copyFiles only; with bind mounts it is here already). */
+  async collect(role: RunningRole): Promise<void> {
+    const e = this.entries.get(role.spec.name)
+    if (!e || !this.copyFiles || !role.spec.cwd) return
+    await copyOut(e.container, resolve(role.spec.cwd))
+  }
+
+  /**
+   * An image this engine lacks is sent from imageSource's: `docker save` streamed into
+   * `docker load`, progress on stderr. Without an imageSource the create fails as before.
+   */
+  private async ensureImage(ref: string): Promise<void> {
+    if (!this.imageSource || this.present.has(ref)) return
+    const has = await this.docker.getImage(ref).inspect().then(() => true, (e: { statusCode?: number }) => {
+      if (e.statusCode === 404) return false
+      throw e
+    })
+    if (!has) await this.sendImage(ref)
+    this.present.add(ref)
+  }
+
+  private async sendImage(ref: string): Promise<void> {
+    const src = this.imageSource!
+    // Saved by its tag when it has one: the image arrives tagged, with the same id.
+    const info = await src.getImage(ref).inspect()
+    const name = info.RepoTags?.find((t) => t !== '<none>:<none>') ?? ref
+    const say = (s: string) => process.stderr.write(`proxybench: ${this.engineName}: ${s}\n`)
+    say(`lacks ${name} (${(info.Size / 2 ** 20).toFixed(0)} MiB): sending it from this machine's engine (docker save → load)`)
+    const saved = (await src.getImage(name).get()) as NodeJS.ReadableStream
+    let bytes = 0
+    let shown = Date.now()
+    saved.on('data', (c: Buffer) => {
+      bytes += c.length
+      if (Date.now() - shown > 5000) {
+        shown = Date.now()
+        say(`${name}: ${(bytes / 2 ** 20).toFixed(0)} MiB sent`)
+      }
+    })
+    const answer = (await this.docker.loadImage(saved)) as NodeJS.ReadableStream
+    let text = ''
+    for await (const c of answer) text += String(c)
+    const failed = /"error(?:Detail)?":\s*\{?"?(?:message"?:\s*)?"([^"]+)/.exec(text)
+    if (failed) throw new Error(`${this.engineName}: loading ${name} failed: ${failed[1]}`)
+    const id = (await this.docker.getImage(name).inspect()).Id
+    this.loaded.set(ref, { image: name, id, bytes })
+    say(`${name}: loaded (${(bytes / 2 ** 20).toFixed(0)} MiB, id ${id.slice(0, 19)})`)
+  }
+
   async stop(role: RunningRole): Promise<void> {
     const e = this.entries.get(role.spec.name)
     if (!e) return
@@ -463,11 +542,12 @@ export class DockerRuntime implements Runtime {
 
   /** Last resort at process exit: `docker rm -f` through the CLI, when there is one. */
   killAllSync(): void {
-    const listed = spawnSync('docker', ['ps', '-a', '-q', ...this.ownFilter.flatMap((f) => ['--filter', `label=${f}`])], { encoding: 'utf8', timeout: 10_000 })
+    const env = { ...process.env, ...this.cliEnv }
+    const listed = spawnSync('docker', ['ps', '-a', '-q', ...this.ownFilter.flatMap((f) => ['--filter', `label=${f}`])], { encoding: 'utf8', timeout: 10_000, env })
     const labelled = (listed.stdout ?? '').split('\n').filter(Boolean)
     const ids = [...new Set([...this.entries.values()].map((e) => e.role.containerId).concat([...this.starting], labelled))]
-    if (ids.length > 0) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 15_000 })
-    if (this.networkName) spawnSync('docker', ['network', 'rm', this.networkName], { stdio: 'ignore', timeout: 5_000 })
+    if (ids.length > 0) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 15_000, env })
+    if (this.networkName) spawnSync('docker', ['network', 'rm', this.networkName], { stdio: 'ignore', timeout: 5_000, env })
     removeOwnCopies() // the process is ending: every runtime's copies go
   }
 

@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { userError } from '../core/errors.ts'
+import type { Logger } from '../core/log.ts'
+import type { Fingerprint, HostsRecord } from '../data/schema.ts'
+import { cpuCount, defaultCpuLayout, type CpuLayout } from '../roles/cpus.ts'
+import { loadgenTcpArgv, parseLoadgenOutput, type TcpResult } from '../roles/loadgen.ts'
+import { freePort, waitForPort } from '../roles/net.ts'
+import type { MultiHostRuntime, HostRuntime } from '../runtime/docker/multi-host.ts'
+import type { DockerRuntime } from '../runtime/docker/runtime.ts'
+import { ROLES, rolesOn, topologyHosts, type EngineHost, type Topology } from '../runtime/docker/topology.ts'
+import type { Role, RoleSpec } from '../runtime/types.ts'
+import { parseCpuinfo, readVulnerabilitiesText, virtualization } from '../setup/fingerprint.ts'
+import { goBinaryPath } from '../setup/gobuild.ts'
+
+/* A run on several hosts (--hosts): engines checked, cpusets from each host's cores, each host's facts, the network between them. */
+
+export interface EngineFacts {
+  name: string
+  os: string
+  kernel: string
+  cpus: number
+  memory_gib: number
+  engine_version: string
+}
+
+/** Every engine of the topology answers, or a one-line error naming the role and the engine. */
+export async function connectHosts(rt: MultiHostRuntime, timeoutMs = 20_000): Promise<Map<EngineHost, EngineFacts>> {
+  const out = new Map<EngineHost, EngineFacts>()
+  await Promise.all(rt.hosts.map(async (h) => {
+    const abort = new AbortController()
+    const timer = setTimeout(() => abort.abort(), timeoutMs)
+    try {
+      const info = (await (h.docker as unknown as { info(o: object): Promise<Record<string, any>> }).info({ abortSignal: abort.signal }))
+      out.set(h.host, {
+        name: String(info.Name ?? h.host.url), os: String(info.OperatingSystem ?? ''), kernel: String(info.KernelVersion ?? ''), cpus: Number(info.NCPU ?? 0),
+        memory_gib: Math.round((Number(info.MemTotal ?? 0) / 2 ** 30) * 10) / 10, engine_version: String(info.ServerVersion ?? ''),
+      })
+    } catch (e) {
+      const roles = rolesOn(rt.topology, h.host).join(' and ')
+      const why = abort.signal.aborted ? `no answer within ${timeoutMs / 1000} s` : String((e as Error).message ?? e).split('\n')[0]
+      const fix = h.host.protocol === 'ssh' ? 'Check: ssh USER@HOST docker info (a key from ssh-copy-id, the docker CLI on that host)' : h.host.protocol === 'tcp' ? 'Check: DOCKER_HOST=tcp://HOST:2376 DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=DIR docker info' : 'Check that the engine runs and the socket is readable'
+      throw userError(`--hosts ${roles}`, `the engine at ${h.host.url} does not answer (${why})`, fix)
+    } finally {
+      clearTimeout(timer)
+    }
+  }))
+  return out
+}
+
+/**
+ * Each role's cpuset on its host: the topology's, else from that host's cores: all of them
+ * for a role alone on its host, the single-host layout where roles share one.
+ */
+export function hostCpusets(t: Topology, cores: (h: EngineHost) => number): CpuLayout {
+  const out = {} as CpuLayout
+  for (const r of ROLES) {
+    const p = t.roles[r]
+    const n = cores(p.host)
+    if (p.cpuset !== undefined) {
+      const max = Math.max(...p.cpuset.split(/[,-]/).map(Number))
+      if (n > 0 && max >= n) throw userError(`--hosts ${r}`, `cpuset ${p.cpuset} names CPU ${max} but ${p.host.url} has ${n}`, `Use CPUs 0-${n - 1} of that host`)
+      out[r] = p.cpuset
+      continue
+    }
+    const alone = rolesOn(t, p.host).length === 1
+    out[r] = alone ? (n <= 1 ? '0' : `0-${n - 1}`) : defaultCpuLayout(Math.max(1, n))[r]
+  }
+  return out
+}
+
+/** Starts a role, waits for it to end (at most `limitS`), stops it, and returns its output. */
+async function runToEnd(rt: DockerRuntime, spec: RoleSpec, limitS: number): Promise<string> {
+  const role = await rt.start(spec)
+  try {
+    await Promise.race([role.exited, new Promise((r) => setTimeout(r, limitS * 1000).unref())])
+  } finally {
+    await rt.stop(role)
+  }
+  return readFileSync(spec.logFile, 'utf8')
+}
+
+const MARK = '@@proxybench@@'
+
+/** What a host's fingerprint is read from, as one shell script in a container there (/proc and /sys are the host's). */
+const FACTS_SCRIPT = `cat /proc/cpuinfo; echo ${MARK}; cat /proc/version; echo ${MARK}; cat /sys/devices/system/cpu/clocksource/clocksource0/current_clocksource; echo ${MARK}; grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null; echo ${MARK}`
+
+/** A host's fingerprint from FACTS_SCRIPT's output (facts it could not read are "unknown"). */
+export function fingerprintFromFacts(text: string, kernelRelease: string): Fingerprint | null {
+  const parts = text.split(`${MARK}\n`)
+  if (parts.length < 4) return null
+  const [cpuinfo, version, clock, vulns] = parts as [string, string, string, string]
+  const cpu = parseCpuinfo(cpuinfo)
+  const { hypervisor: _, ...facts } = cpu
+  return { ...facts, kernel_release: kernelRelease || 'unknown', kernel_version: version.trim() || 'unknown', vulnerabilities: readVulnerabilitiesText(vulns), clocksource: clock.trim() || 'unknown', virtualization: virtualization(null, cpu, null) }
+}
+
+/** The image the backend runs in on every host: it has a shell, and it is sent there now if missing (with progress). */
+const backendImage = (h: HostRuntime) => h.runtime.resolveImage({ role: 'backend', name: 'facts', argv: [goBinaryPath('backend')], cpus: '0', logFile: '' }).image
+
+/** Each host's fingerprint, read in a short container on it. */
+async function hostFingerprint(h: HostRuntime, role: Role, scratch: string, kernel: string, cpus: string, log: Logger): Promise<Fingerprint | null> {
+  try {
+    const out = await runToEnd(h.runtime, { role, name: 'host-facts', argv: ['/bin/sh', '-c', FACTS_SCRIPT], image: backendImage(h), cpus, logFile: join(scratch, `facts-${h.runtime.engineName.replace(/\W+/g, '_')}.log`) }, 30)
+    return fingerprintFromFacts(out, kernel)
+  } catch (e) {
+    log.warn(`${h.host.url}: fingerprint not read (${(e as Error).message.split('\n')[0]})`)
+    return null
+  }
+}
+
+/**
+ * The network between the generator's host and the proxy's: the backend's TCP echo started
+ * on the proxy's host, then `loadgen tcp` from the generator's host, short connections
+ * (connect, 64-byte echo, close) and one echoed stream, about 4 s in all.
+ */
+export async function networkProbe(rt: MultiHostRuntime, cpus: CpuLayout, scratch: string, ca: string): Promise<NonNullable<HostsRecord['network']>> {
+  const proxyHost = rt.hostOf('proxy')
+  const genHost = rt.hostOf('generator')
+  const base = { from: genHost.host.url, to: proxyHost.host.url, connect_echo_p50_ms: null, stream_mib_per_s: null }
+  const listen = rt.hostAddress('proxy')?.listen ?? '127.0.0.1'
+  const reach = proxyHost.host.address
+  try {
+    const [http, tcp] = [await freePort(), await freePort()]
+    const echo = await proxyHost.runtime.start({ role: 'proxy', name: 'probe-echo', argv: [goBinaryPath('backend'), '-listen', `${listen}:${http}`, '-tcp-listen', `${listen}:${tcp}`], image: backendImage(proxyHost), cpus: cpus.proxy, logFile: join(scratch, 'probe-echo.log') })
+    try {
+      await waitForPort(tcp, { host: reach, timeoutMs: 10_000, exited: echo.exited, what: 'probe echo' })
+      const run = async (name: string, flags: Record<string, string | number>) => {
+        const out = await runToEnd(genHost.runtime, { role: 'generator', name, argv: loadgenTcpArgv(`tcp://${reach}:${tcp}`, ca, flags), cpus: cpus.generator, logFile: join(scratch, `${name}.log`) }, 20)
+        return parseLoadgenOutput<TcpResult>(out)
+      }
+      const short = await run('probe-short', { mode: 'short', n: 200, c: 1, 'msg-bytes': 64, d: '2s' })
+      const stream = await run('probe-stream', { mode: 'stream', n: 1, c: 1, 'stream-bytes': 256 << 20, d: '2s' })
+      const issue = [!short?.conns_ok ? `short connections: ${short?.error_samples[0] ?? 'no report'}` : null, !stream?.bytes_echoed ? `stream: ${stream?.error_samples[0] ?? 'no report'}` : null].filter(Boolean).join('; ')
+      return { ...base, connect_echo_p50_ms: short?.conns_ok ? short.p50_ms : null, stream_mib_per_s: stream?.bytes_echoed ? stream.mib_per_s : null, issue: issue || null }
+    } finally {
+      await proxyHost.runtime.stop(echo)
+    }
+  } catch (e) {
+    return { ...base, issue: (e as Error).message.split('\n')[0]! }
+  }
+}
+
+/** The manifest's record of a run on several hosts. */
+export async function hostsRecord(rt: MultiHostRuntime, facts: Map<EngineHost, EngineFacts>, cpus: CpuLayout, o: { scratch: string; ca: string; log: Logger }): Promise<HostsRecord> {
+  const t = rt.topology
+  const hosts: HostsRecord['hosts'] = []
+  for (const h of rt.hosts) {
+    const f = facts.get(h.host)!
+    const role = rolesOn(t, h.host)[0]!
+    hosts.push({ engine: h.host.url, ...f, cpu_source: h.runtime.cpuSource, fingerprint: await hostFingerprint(h, role, o.scratch, f.kernel, cpus[role], o.log), images: [] })
+  }
+  const shared = rt.hostOf('generator') === rt.hostOf('proxy')
+  if (!shared) o.log.progress(`network probe: ${rt.hostOf('generator').host.url} → ${rt.hostOf('proxy').host.url}`)
+  const network = shared ? null : await networkProbe(rt, cpus, o.scratch, o.ca)
+  if (network) o.log.info(`network ${network.from} → ${network.to}: ${network.connect_echo_p50_ms ?? '?'} ms per short connection (p50), ${network.stream_mib_per_s ?? '?'} MiB/s echoed${network.issue ? ` (${network.issue})` : ''}`)
+  return {
+    source: t.source,
+    roles: ROLES.map((r) => ({ role: r, engine: t.roles[r].host.url, address: t.roles[r].host.address, cpuset: cpus[r], files: t.roles[r].host.copyFiles ? 'through the API' as const : 'bind mounts' as const })),
+    hosts,
+    network,
+  }
+}
+
+/** The images each host's containers ran from, filled in at the end of the run. */
+export function withImages(rec: HostsRecord, rt: MultiHostRuntime): HostsRecord {
+  const used = rt.imagesUsed()
+  return { ...rec, hosts: rec.hosts.map((h) => ({ ...h, images: used.filter((u) => u.host === h.engine && u.component !== '-').map((u) => ({ image: u.image, id: u.id, sent: u.sent })) })) }
+}
+
+/** Whether roles share cores anywhere: two roles on one host with overlapping cpusets. */
+export function hostsShareCores(t: Topology, cpus: CpuLayout): boolean {
+  return topologyHosts(t).some((h) => {
+    const on = rolesOn(t, h).map((r) => cpus[r])
+    return new Set(on).size < on.length || on.reduce((n, c) => n + cpuCount(c), 0) > new Set(on.flatMap(expand)).size
+  })
+}
+
+const expand = (list: string) => list.split(',').flatMap((p) => {
+  const [a, b] = p.split('-').map(Number)
+  return Array.from({ length: (b ?? a!) - a! + 1 }, (_, i) => a! + i)
+})
