@@ -44,6 +44,32 @@ function invocations(a: Article, run: ArticleInput['run']): void {
   if (rows.get(null)) a.para(`${rows.get(null)} rows carry no invocation: written before invocations were recorded.`)
 }
 
+/** Roles on several hosts (--hosts): where each ran, what each host is, and the network the numbers came over. */
+function hostsPart(a: Article, h: NonNullable<Manifest['hosts']>): void {
+  const n = h.network
+  a.para(`**Roles on ${h.hosts.length} Docker host${h.hosts.length === 1 ? '' : 's'}** (topology from ${esc(h.source)}): each role's CPU read on its own host, every window timed by the harness (the hosts' clocks are never compared); the host above is the machine that drove them.` +
+    (n === null ? ' The generator and the proxy share a host: no network between them to measure.'
+      : ` Network from the generator's host to the proxy's (${esc(n.from)} → ${esc(n.to)}), measured before the cells: ${n.connect_echo_p50_ms === null ? 'short connections not measured' : `${num(n.connect_echo_p50_ms)} ms per short connection (connect, 64-byte echo, close; p50)`}, ${n.stream_mib_per_s === null ? 'stream not measured' : `${num(n.stream_mib_per_s)} MiB/s echoed on one stream`}${n.issue ? ` (${esc(n.issue)})` : ''}.`))
+  a.table('topology', [
+    { title: 'role', value: (r) => r.role },
+    { title: 'engine', value: (r) => r.engine },
+    { title: 'reached at', value: (r) => r.address },
+    { title: 'cpuset', value: (r) => r.cpuset },
+    { title: 'files', value: (r) => r.files },
+  ], h.roles)
+  a.table('hosts', [
+    { title: 'engine', value: (x) => x.engine },
+    { title: 'name', value: (x) => x.name },
+    { title: 'CPU', value: (x) => x.fingerprint?.cpu_model ?? 'not read' },
+    { title: 'CPUs', value: (x) => x.cpus },
+    { title: 'memory GiB', value: (x) => x.memory_gib },
+    { title: 'kernel', value: (x) => x.kernel },
+    { title: 'OS', value: (x) => x.os },
+    { title: 'engine version', value: (x) => x.engine_version },
+    { title: 'images sent', value: (x) => x.images.filter((i) => i.sent).length },
+  ], h.hosts)
+}
+
 /** Host, runtime, cpusets, profile, the validity rules, components, images and tools. */
 export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] {
   const m = run.manifest
@@ -60,6 +86,7 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
     `Every cell is verified before it is measured (status 200, body or its size, HTTP/1.1 over TLS, plain HTTP for the http variants and the direct floor); a cell with ≥ 1% errors, a saturated generator (≥ 90% of its cpuset) or a failed verification is marked invalid with its reason and left out of every median.`,
     `Harness commit ${esc(m.harness_commit)}.`,
   ])
+  if (m.hosts) hostsPart(a, m.hosts)
   a.table('components', [
     { title: 'component', value: (c) => c.component },
     { title: 'version', value: (c) => c.version },

@@ -34,3 +34,24 @@ test('a resume with --allow-changes: the setup section lists each invocation, it
   assert.match(md, /\| 2 \| 2026-11-30 10:02:00 \| c0ffee000002 \(dirty\) \| .* \| --seed 1 → 2 \| 5 \|/)
   assert.match(md, /rows carry no invocation: written before invocations were recorded/)
 })
+
+test('a run on several hosts: the topology, each host and the network measured between generator and proxy', () => {
+  const fp = loadRun(FIXTURE_RUN).manifest.fingerprint
+  const md = setupMarkdown((run) => {
+    run.manifest.hosts = {
+      source: '--hosts',
+      roles: [
+        { role: 'proxy', engine: 'ssh://10.77.0.2', address: '10.77.0.2', cpuset: '0-1', files: 'through the API' },
+        { role: 'backend', engine: 'tcp://10.77.0.3:2376', address: '10.77.0.3', cpuset: '0', files: 'through the API' },
+        { role: 'generator', engine: 'unix:///run/pb/docker.sock', address: '10.77.0.4', cpuset: '1', files: 'bind mounts' },
+      ],
+      hosts: [{ engine: 'ssh://10.77.0.2', name: 'pb-ssh', os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0', cpus: 2, memory_gib: 7.8, engine_version: '20.10.24', cpu_source: 'docker API container stats', fingerprint: fp, images: [{ image: 'proxybench/haproxy:3.4.7', id: 'sha256:73b5', sent: true }] }],
+      network: { from: 'unix:///run/pb/docker.sock', to: 'ssh://10.77.0.2', connect_echo_p50_ms: 0.112, stream_mib_per_s: 1234.5, issue: null },
+    }
+  })
+  assert.match(md, /\*\*Roles on 1 Docker host\*\* \(topology from --hosts\)/)
+  assert.match(md, /unix:\/\/\/run\/pb\/docker.sock → ssh:\/\/10.77.0.2\), measured before the cells: 0.112 ms per short connection .*, 1235 MiB\/s echoed on one stream\./)
+  assert.match(md, /\| proxy \| ssh:\/\/10.77.0.2 \| 10.77.0.2 \| 0-1 \| through the API \|/)
+  assert.match(md, /\| ssh:\/\/10.77.0.2 \| pb-ssh \| .* \| 2 \| 7.8 \| 6.1.0 \| Debian GNU\/Linux 12 \(bookworm\) \| 20.10.24 \| 1 \|/)
+  assert.doesNotMatch(setupMarkdown(() => {}), /Docker host/)
+})
