@@ -168,6 +168,13 @@ export function withImages(rec: HostsRecord, rt: MultiHostRuntime): HostsRecord 
   return { ...rec, hosts: rec.hosts.map((h) => ({ ...h, images: used.filter((u) => u.host === h.engine && u.component !== '-').map((u) => ({ image: u.image, id: u.id, sent: u.sent })) })) }
 }
 
+/** A resume must run on the hosts the run started on: the difference as a resume change line, or null. */
+export function hostsChange(previous: { hosts?: HostsRecord }, t: Topology | undefined): string | null {
+  const was = previous.hosts ? previous.hosts.roles.map((r) => `${r.role}=${r.engine}`).join(' ') : 'one machine'
+  const now = t ? ROLES.map((r) => `${r}=${t.roles[r].host.url}`).join(' ') : 'one machine'
+  return was === now ? null : `--hosts ${was} → ${now}`
+}
+
 /** Whether roles share cores anywhere: two roles on one host with overlapping cpusets. */
 export function hostsShareCores(t: Topology, cpus: CpuLayout): boolean {
   return topologyHosts(t).some((h) => {

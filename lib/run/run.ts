@@ -35,7 +35,7 @@ import { ensureImages, type ImageRecord } from '../setup/images.ts'
 import { acquireRunLock } from './lock.ts'
 import type { RunOptions, RuntimeChoice } from './options.ts'
 import { adaptiveSettings } from './adaptive.ts'
-import { connectHosts, hostCpusets, hostsRecord, hostsShareCores, withImages, type EngineFacts } from './hosts.ts'
+import { connectHosts, hostCpusets, hostsChange, hostsRecord, hostsShareCores, withImages, type EngineFacts } from './hosts.ts'
 import { runPhase } from './phase.ts'
 import { nextInvocationId, previousSettings, refusal, resumeDifferences, type ResumeSettings } from './provenance.ts'
 
@@ -122,6 +122,8 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   const settings = (runtime: string): ResumeSettings => ({ profile: profile.name, repeats: profile.repeats, duration_s: profile.durationS, proxies: o.proxies, cpusets: cpus, runtime, network, seed: o.seed, custom_configs: customConfigs, schema_version: SCHEMA_VERSION })
   // Rows of one run directory must come from one set of settings, unless the user says otherwise.
   const changes = o.resume && previous ? resumeDifferences(previous, settings(o.runtime)) : []
+  const movedHosts = o.resume && previous ? hostsChange(previous, o.hosts) : null
+  if (movedHosts) changes.push(movedHosts)
   const checkResume = (diffs: string[]) => {
     if (diffs.length > 0 && !o.allowChanges) throw userError('--resume', `${runDir} ${refusal(diffs)}`, 'Resume with the run\'s settings, or add --allow-changes to measure on with the new ones (the manifest and report then say which rows came from which invocation)')
     for (const d of diffs) log.warn(`resume with --allow-changes: ${d}`)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { parseInlineHosts } from '../../lib/cli/hosts-options.ts'
-import { fingerprintFromFacts, hostCpusets, hostsShareCores } from '../../lib/run/hosts.ts'
+import { fingerprintFromFacts, hostCpusets, hostsChange, hostsShareCores } from '../../lib/run/hosts.ts'
 
 const three = parseInlineHosts('proxy=ssh://h1 backend=ssh://h2 generator=ssh://h3?cpuset=2-3', {})
 const shared = parseInlineHosts('proxy=ssh://h1 backend=ssh://h2 generator=ssh://h2', {})
@@ -29,4 +29,12 @@ test('a host\'s fingerprint from what a container there printed; unreadable fact
   })
   assert.equal(fingerprintFromFacts(`${M}${M}${M}${M}`, '')!.clocksource, 'unknown')
   assert.equal(fingerprintFromFacts('sh: not found', '6.1'), null)
+})
+
+test('a resume on other hosts than the run\'s is a change (refused without --allow-changes)', () => {
+  const rec = { source: '--hosts', roles: (['proxy', 'backend', 'generator'] as const).map((role) => ({ role, engine: three.roles[role].host.url, address: 'x', cpuset: '0', files: 'through the API' as const })), hosts: [], network: null }
+  assert.equal(hostsChange({ hosts: rec }, three), null)
+  assert.equal(hostsChange({}, undefined), null)
+  assert.equal(hostsChange({}, three), '--hosts one machine → proxy=ssh://h1 backend=ssh://h2 generator=ssh://h3')
+  assert.equal(hostsChange({ hosts: rec }, shared), '--hosts proxy=ssh://h1 backend=ssh://h2 generator=ssh://h3 → proxy=ssh://h1 backend=ssh://h2 generator=ssh://h2')
 })
