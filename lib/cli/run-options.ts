@@ -5,7 +5,7 @@ import { parseProxyList, PROXIES } from '../catalog/stack.ts'
 import { placeholders, TEMPLATE_NAMES } from '../catalog/template.ts'
 import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
-import { DEFAULT_SERIES, isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
+import { defaultSeries, isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
 import { defaultCpuLayout, parseCpuOverride } from '../roles/cpus.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
@@ -166,7 +166,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
   if (f['allow-changes'] && !f.resume) throw userError('--allow-changes', 'only means something with --resume', 'Add --resume --out DIR, or drop --allow-changes')
   parseSiteDir(f.site)
   const proxies = f.proxies !== undefined ? parseProxyList(f.proxies) : [...PROXIES]
-  const series = o.fixedSeries ?? parseSeries(f.series ?? DEFAULT_SERIES.join(','))
+  const series = o.fixedSeries ?? parseSeries(f.series ?? defaultSeries(f.profile ?? 'quick').join(','))
   return {
     profile: profileWithOverrides(f.profile ?? 'quick', f),
     series,

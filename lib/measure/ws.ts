@@ -10,7 +10,7 @@ export const ECHO_CONNECTIONS = 200
 /** Held connections and hold time per profile: quick stays above Envoy's 1024 so its cap shows. */
 export const HOLD: Record<string, { conns: number; holdS: number; openRate: number }> = {
   smoke: { conns: 1200, holdS: 5, openRate: 1000 },
-  quick: { conns: 1500, holdS: 10, openRate: 1000 },
+  quick: { conns: 1500, holdS: 5, openRate: 1000 },
   standard: { conns: 5000, holdS: 60, openRate: 1000 },
   full: { conns: 5000, holdS: 300, openRate: 1000 },
 }

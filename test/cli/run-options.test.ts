@@ -24,7 +24,8 @@ const parse = (flags: Parameters<typeof parseRunOptions>[0]) => parseRunOptions(
 test('run flags become typed options with the documented defaults', () => {
   const o = parse({})
   assert.equal(o.profile.name, 'quick')
-  assert.deepEqual(o.series, DEFAULT_SERIES)
+  assert.deepEqual(o.series, DEFAULT_SERIES.filter((s) => s !== 'h2'), 'quick leaves out h2')
+  assert.deepEqual(parse({ profile: 'standard' }).series, DEFAULT_SERIES)
   assert.deepEqual(o.proxies, ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'])
   assert.equal(o.runtime, 'auto')
   assert.equal(o.images, 'offline')
