@@ -83,7 +83,7 @@ async function runToEnd(rt: DockerRuntime, spec: RoleSpec, limitS: number): Prom
 const MARK = '@@proxybench@@'
 
 /** What a host's fingerprint is read from, as one shell script in a container there (/proc and /sys are the host's). */
-const FACTS_SCRIPT = `cat /proc/cpuinfo; echo ${MARK}; cat /proc/version; echo ${MARK}; cat /sys/devices/system/cpu/clocksource/clocksource0/current_clocksource; echo ${MARK}; grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null; echo ${MARK}`
+const FACTS_SCRIPT = `cat /proc/cpuinfo; echo ${MARK}; cat /proc/version; echo ${MARK}; cat /sys/devices/system/cpu/clocksource/clocksource0/current_clocksource 2>/dev/null; echo ${MARK}; grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null; echo ${MARK}`
 
 /** A host's fingerprint from FACTS_SCRIPT's output (facts it could not read are "unknown"). */
 export function fingerprintFromFacts(text: string, kernelRelease: string): Fingerprint | null {

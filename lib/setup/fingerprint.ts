@@ -68,7 +68,7 @@ export function readVulnerabilities(dir: string): Record<string, string> {
 export function readVulnerabilitiesText(text: string): Record<string, string> {
   const out: Record<string, string> = {}
   for (const line of text.split('\n')) {
-    const m = /^(?:.*\/)?([^/:]+):(.*)$/.exec(line)
+    const m = /^(?:.*\/)?vulnerabilities\/([^/:]+):(.*)$/.exec(line)
     if (m) out[m[1]!] = m[2]!.trim()
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)))

@@ -22,7 +22,7 @@ test('roles share cores only where two of them on one host have overlapping cpus
 
 test('a host\'s fingerprint from what a container there printed; unreadable facts are unknown', () => {
   const M = '@@proxybench@@\n'
-  const text = `processor\t: 0\nmodel name\t: AMD EPYC 9654\ncpu family\t: 25\nmodel\t\t: 17\nstepping\t: 1\nmicrocode\t: 0xa101148\nflags\t\t: fpu hypervisor\n\n${M}Linux version 6.1.0-40-amd64\n${M}kvm-clock\n${M}/sys/devices/system/cpu/vulnerabilities/spectre_v2:Mitigation: Retpolines\n/sys/devices/system/cpu/vulnerabilities/meltdown:Not affected\n${M}`
+  const text = `processor\t: 0\nmodel name\t: AMD EPYC 9654\ncpu family\t: 25\nmodel\t\t: 17\nstepping\t: 1\nmicrocode\t: 0xa101148\nflags\t\t: fpu hypervisor\n\n${M}Linux version 6.1.0-40-amd64\n${M}kvm-clock\n${M}/sys/devices/system/cpu/vulnerabilities/spectre_v2:Mitigation: Retpolines\n/sys/devices/system/cpu/vulnerabilities/meltdown:Not affected\ncat: x: No such file or directory\n${M}`
   assert.deepEqual(fingerprintFromFacts(text, '6.1.0-40-amd64'), {
     cpu_model: 'AMD EPYC 9654', cpu_family: '25', cpu_model_number: '17', stepping: '1', microcode: '0xa101148', kernel_release: '6.1.0-40-amd64',
     kernel_version: 'Linux version 6.1.0-40-amd64', vulnerabilities: { meltdown: 'Not affected', spectre_v2: 'Mitigation: Retpolines' }, clocksource: 'kvm-clock', virtualization: 'hypervisor (cpuinfo flag)',
