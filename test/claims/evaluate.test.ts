@@ -497,8 +497,12 @@ test('the fixture: pool-added claims read the pool-added series only, open-model
     assert.notEqual(byId.get(id)!.verdict, 'not measured', id)
   }
   // The article configs in the open model (series same, model open) come from the pooling-open
-  // phase, which the fixture predates: never a pool-added tls-open cell in their place.
-  for (const id of ['april-nginx-last-with-errors', 's001-haproxy-holds-50k']) assert.equal(byId.get(id)!.verdict, 'not measured', id)
+  // phase: never a pool-added tls-open cell in their place.
+  for (const id of ['april-nginx-last-with-errors', 's001-haproxy-holds-50k']) {
+    const r = byId.get(id)!
+    assert.notEqual(r.verdict, 'not measured', id)
+    assert.ok(r.evidence.length > 0 && r.evidence.every((e) => e.cell.series === 'same' && e.cell.variant === 'article' && e.cell.model === 'open'), id)
+  }
   const ws = byId.get('ws-nginx-article-config-fails')!
   assert.equal(ws.verdict, 'reproduced')
   assert.match(ws.measured, /"upgrade failed: HTTP 400 × 200"/)

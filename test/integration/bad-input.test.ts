@@ -35,6 +35,15 @@ const editCsv = (dir: string, file: string, f: (lines: string[]) => void) => {
   f(lines)
   writeFileSync(join(dir, file), lines.join('\n'))
 }
+/** Line i (0 = the header) of a CSV with one column's value replaced: the fixture's own values, whatever they are. */
+const setColumn = (lines: string[], i: number, column: string, value: string) => {
+  const at = lines[0]!.split(',').indexOf(column)
+  const cells = lines[i]!.split(',')
+  // The columns up to this one hold no quoted field (a reason with a comma comes later).
+  assert.ok(at >= 0 && !cells.slice(0, at + 1).some((c) => c.includes('"')), `${column} of line ${i + 1}`)
+  cells[at] = value
+  lines[i] = cells.join(',')
+}
 const file = (name: string, text: string) => {
   writeFileSync(join(T, name), text)
   return join(T, name)
@@ -49,7 +58,7 @@ const dir = (name: string) => {
 const brokenBaselineId = `zz-bad-input-${process.pid}`
 const brokenBaseline = join(repoRoot, 'baselines', 'runs', brokenBaselineId)
 cpSync(fixture, brokenBaseline, { recursive: true })
-editCsv(brokenBaseline, 'measurements.csv', (l) => (l[2] = l[2]!.replace(',valid,', ',splendid,')))
+editCsv(brokenBaseline, 'measurements.csv', (l) => setColumn(l, 2, 'status', 'splendid'))
 after(() => rmSync(brokenBaseline, { recursive: true, force: true }))
 
 const goodRun = run('good-run')
@@ -116,14 +125,14 @@ const CASES: Case[] = [
   { what: 'aggregate --run is a file', argv: ['notebooks/07-aggregate.mjs', '--run', aFile], names: 'a-file.txt' },
   { what: 'aggregate --run empty dir', argv: ['notebooks/07-aggregate.mjs', '--run', dir('empty-run')], names: 'empty-run' },
   { what: 'csv wrong header', argv: ['notebooks/07-aggregate.mjs', '--run', run('wrong-header', (d) => editCsv(d, 'measurements.csv', (l) => (l[0] = l[0]!.replace('proxy_cpu_us_per_req', 'cpu'))))], names: 'measurements.csv' },
-  { what: 'csv not a number', argv: ['notebooks/07-aggregate.mjs', '--run', run('nan', (d) => editCsv(d, 'measurements.csv', (l) => (l[1] = l[1]!.replace(',36337.6,', ',fast,'))))], names: 'measurements.csv:2' },
-  { what: 'csv bad status', argv: ['notebooks/07-aggregate.mjs', '--run', run('status', (d) => editCsv(d, 'measurements.csv', (l) => (l[3] = l[3]!.replace(',valid,', ',splendid,'))))], names: 'measurements.csv:4' },
+  { what: 'csv not a number', argv: ['notebooks/07-aggregate.mjs', '--run', run('nan', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 1, 'rps', 'fast')))], names: 'measurements.csv:2' },
+  { what: 'csv bad status', argv: ['notebooks/07-aggregate.mjs', '--run', run('status', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 3, 'status', 'splendid')))], names: 'measurements.csv:4' },
   { what: 'csv short row', argv: ['notebooks/07-aggregate.mjs', '--run', run('short', (d) => editCsv(d, 'measurements.csv', (l) => (l[2] = l[2]!.split(',').slice(0, 5).join(','))))], names: 'measurements.csv:3' },
   { what: 'handshakes.csv not a number', argv: ['notebooks/07-aggregate.mjs', '--run', run('hs', (d) => editCsv(d, 'handshakes.csv', (l) => (l[1] = l[1]!.replace(/,(\d+),/, ',many,'))))], names: 'handshakes.csv:2' },
   { what: 'manifest bad JSON', argv: ['notebooks/07-aggregate.mjs', '--run', run('badjson', (d) => writeFileSync(join(d, 'manifest.json'), '{"run_id": "q1",'))], names: 'manifest.json' },
   { what: 'manifest schema_version', argv: ['notebooks/07-aggregate.mjs', '--run', run('schema', (d) => writeFileSync(join(d, 'manifest.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')), schema_version: 99 })))], names: 'manifest.json' },
   { what: 'manifest not an object', argv: ['notebooks/07-aggregate.mjs', '--run', run('array', (d) => writeFileSync(join(d, 'manifest.json'), '[]'))], names: 'manifest.json' },
-  { what: 'report csv bad status', argv: ['notebooks/08-report.mjs', '--run', run('rstatus', (d) => editCsv(d, 'measurements.csv', (l) => (l[3] = l[3]!.replace(',valid,', ',splendid,')))), '--site', join(T, 'site'), '--no-pdf'], names: 'measurements.csv:4' },
+  { what: 'report csv bad status', argv: ['notebooks/08-report.mjs', '--run', run('rstatus', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 3, 'status', 'splendid'))), '--site', join(T, 'site'), '--no-pdf'], names: 'measurements.csv:4' },
   { what: 'report manifest bad JSON', argv: ['notebooks/08-report.mjs', '--run', join(T, 'badjson'), '--site', join(T, 'site'), '--no-pdf'], names: 'manifest.json' },
   { what: 'report without --run', argv: ['notebooks/08-report.mjs', '--site', join(T, 'site')], names: '--run' },
   { what: 'report baseline unknown', argv: ['notebooks/08-report.mjs', '--run', goodRun, '--baseline', 'no-such-baseline', '--site', join(T, 'site'), '--no-pdf'], names: 'no-such-baseline' },

@@ -12,6 +12,8 @@ import { localPage, withBrowser } from '../../lib/report/pdf.ts'
 
 const HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>'] as const
 const fixture = join(repoRoot, 'test/fixtures/run-quick')
+/** The fixture run's id: the site publishes it under runs/<id>/. */
+const runId = String(JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')).run_id)
 
 /**
  * The real report pipeline on the committed fixture run (a real quick run's CSVs), with two
@@ -105,7 +107,7 @@ test('the published site works from file:// in headless Chromium, and prints to 
         assert.equal(style.align, 'right')
         assert.notEqual(style.odd, style.even)
       } else if (file !== baseline) {
-        assert.ok(v.links.includes('runs/q1/index.html') && v.links.includes('report.pdf') && v.links.includes('baselines/2026-08-23/index.html'))
+        assert.ok(v.links.includes(`runs/${runId}/index.html`) && v.links.includes('report.pdf') && v.links.includes('baselines/2026-08-23/index.html'))
       }
       await v.page.close()
     }

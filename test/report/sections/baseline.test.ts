@@ -62,8 +62,10 @@ test('fingerprints on both sides: the differences are listed; identical ones are
   const same = render(fixtureWith(FP), { ...baseline, run: fixtureWith(FP) }).md
   assert.match(same, /the same machine as this run/)
   assert.match(same, /the same as the baseline's/)
-  // Same run, same reference: every calibrated delta is 0 and not significant.
-  assert.ok(same.split('\n').filter((l) => l.startsWith('| measurements | pool-added')).every((l) => l.endsWith('| ~ (p=1.000 n=2+2) |') || l.includes('—')))
+  // Same run, same reference: every calibrated delta is 0 and not significant, on as many valid repeats a side.
+  const pooled = same.split('\n').filter((l) => l.startsWith('| measurements | pool-added'))
+  assert.ok(pooled.length > 0)
+  for (const l of pooled) assert.ok(/\| ~ \(p=1\.000 n=(\d+)\+\1\) \|$/.test(l) || l.includes('—'), l)
 })
 
 test('a run made with --like: the comparison says which baseline it repeats, with what, and what it could not repeat as it was', () => {

@@ -28,6 +28,8 @@ test('a resume with --allow-changes: the setup section lists each invocation, it
   const md = setupMarkdown((run) => {
     run.manifest.invocations = [inv(1), inv(2, { changes: ['--seed 1 → 2'] })]
     run.measurements.forEach((r, i) => (r.invocation = i < 10 ? 1 : i < 15 ? 2 : null))
+    // The other tables' rows as if written before invocations were recorded.
+    for (const r of [...run.handshakes, ...run.websocket, ...(run.tcp ?? [])]) r.invocation = null
   })
   assert.match(md, /measured by 2 invocations .*\*\*settings changed between them\*\*/)
   assert.match(md, /\| 1 \| 2026-11-30 10:01:00 \| c0ffee000001 \| native, host \| .* \| 1 \| — \| 10 \|/)
