@@ -9,8 +9,8 @@ Builds the whole report of a run (danfojs aggregation, findings, claims ledger, 
 with baseline 2026-08-23, Markdown, vega-lite SVG charts, site, A4 PDF in the system
 Chromium) into a temp site/ N times (default 3) and prints each stage's seconds, the
 first build's ratio to the 20 s budget (cold: what one npm run report costs) and the
-warm median. Default run: test/fixtures/run-quick (a real quick run of the pooling, tls
-and ws series). Run it on a quiet machine.
+warm median. Default run: test/fixtures/run-quick (a real quick run of run-all's default
+series). Run it on a quiet machine.
 
 Options:
   --run DIR       a run directory (e.g. results/<standard run>)
