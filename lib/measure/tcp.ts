@@ -2,7 +2,7 @@ import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { TcpRow } from '../data/schema.ts'
 import { backendStats, type Backend, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
-import { loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
+import { loadgenOn, loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
 import { waitForEcho } from '../roles/net.ts'
 import { withVerifiedStack, type Cell, type CellContext, type L4Stack } from './cell.ts'
 import { runGenerator } from './generator.ts'
@@ -64,11 +64,15 @@ export function slowConnectReason(r: Pick<TcpResult, 'slow_connects' | 'conns' |
  * proxy, every byte back as sent, the TLS version where the client speaks TLS, and the
  * backend's echo counting at least those connections (the bytes went through to it).
  */
-export async function verifyL4(url: string, backend: Backend, ctx: CellContext): Promise<string | null> {
+export async function verifyL4(url: string, backend: Backend, ctx: CellContext, at?: { scratch: string }): Promise<string | null> {
   try {
     const before = await backendStats(backend)
-    const short = await loadgenTcp(url, ctx.certs.ca, { mode: 'short', n: 20, c: 2, 'msg-bytes': 64 }, ctx.cpus.generator)
-    const stream = await loadgenTcp(url, ctx.certs.ca, { mode: 'stream', n: 2, c: 2, 'stream-bytes': MiB }, ctx.cpus.generator)
+    // From the generator's host when roles run on several hosts (the path measured is the path checked).
+    const tcp = (flags: Record<string, string | number>) => at && ctx.runtime.generatorElsewhere
+      ? loadgenOn<TcpResult>(ctx.runtime, loadgenTcpArgv(url, ctx.certs.ca, flags), { name: `verify-l4-${flags.mode}`, logDir: at.scratch, cpus: ctx.cpus.generator })
+      : loadgenTcp(url, ctx.certs.ca, flags, ctx.cpus.generator)
+    const short = await tcp({ mode: 'short', n: 20, c: 2, 'msg-bytes': 64 })
+    const stream = await tcp({ mode: 'stream', n: 2, c: 2, 'stream-bytes': MiB })
     const after = await backendStats(backend)
     for (const r of [short, stream]) {
       if (r.conns_ok !== r.conns || r.conns === 0) return `${r.mode}: ${r.conns_ok}/${r.conns} connections echoed (${r.error_samples[0] ?? 'none connected'})`
@@ -92,7 +96,7 @@ export function l4Stack(cell: Cell, ctx: CellContext): L4Stack {
     backendPort: (b) => (l4.backend === 'tls' ? b.tlsPort! : b.tcpPort!),
     ready: (port, o) => waitForEcho(port, { ...o, ...(l4.client === 'tls' ? { tls: { ca: ctx.certs.ca } } : {}) }),
     url: (host, port) => `${scheme}://${host}:${port}`,
-    verify: (s) => verifyL4(s.url, s.backend, ctx),
+    verify: (s) => verifyL4(s.url, s.backend, ctx, s),
   }
 }
 

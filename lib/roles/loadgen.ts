@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { exec, lastLine } from '../core/exec.ts'
+import { runToEnd } from '../runtime/run-to-end.ts'
 import type { Runtime } from '../runtime/types.ts'
 import { goBinaryPath } from '../setup/gobuild.ts'
 
@@ -43,22 +43,19 @@ export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResul
 }
 
 /**
- * The same requests from a generator role of the runtime: on the generator's host when
- * roles run on several hosts, so the path measured is the path checked.
+ * A loadgen check from a generator role of the runtime: on the generator's host when roles
+ * run on several hosts, so the path measured is the path checked. Its JSON summary.
  */
-export async function loadgenRequestsOn(runtime: Runtime, o: RequestsOptions & { name: string; logDir: string }): Promise<RequestsResult> {
-  const logFile = join(o.logDir, `${o.name}.log`)
-  const role = await runtime.start({ role: 'generator', name: o.name, argv: requestsArgv(o), cpus: o.cpus ?? '0', logFile })
-  try {
-    const exit = await Promise.race([role.exited, new Promise<null>((r) => setTimeout(() => r(null), 120_000).unref())])
-    if (!exit) throw new Error('loadgen requests did not end within 120 s')
-    const r = parseLoadgenOutput<RequestsResult>(readFileSync(logFile, 'utf8'))
-    if ((exit.code !== 0 && exit.code !== 1) || !r) throw new Error(`loadgen requests failed (exit ${exit.code ?? exit.signal}): ${lastLine(readFileSync(logFile, 'utf8'))}`)
-    return r
-  } finally {
-    await runtime.stop(role)
-  }
+export async function loadgenOn<T>(runtime: Runtime, argv: string[], o: { name: string; logDir: string; cpus?: string }): Promise<T> {
+  const { exit, output } = await runToEnd(runtime, { role: 'generator', name: o.name, argv, cpus: o.cpus ?? '0', logFile: join(o.logDir, `${o.name}.log`) }, 120)
+  const r = parseLoadgenOutput<T>(output)
+  if (!exit) throw new Error(`loadgen ${argv[1]} did not end within 120 s`)
+  if ((exit.code !== 0 && exit.code !== 1) || !r) throw new Error(`loadgen ${argv[1]} failed (exit ${exit.code ?? exit.signal}): ${lastLine(output)}`)
+  return r
 }
+
+/** loadgenRequests from the runtime's generator role (loadgenOn). */
+export const loadgenRequestsOn = (runtime: Runtime, o: RequestsOptions & { name: string; logDir: string }): Promise<RequestsResult> => loadgenOn<RequestsResult>(runtime, requestsArgv(o), o)
 
 /** Percentiles every loadgen subcommand reports, in milliseconds. */
 export interface Latency {

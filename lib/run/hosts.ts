@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
@@ -7,9 +6,9 @@ import { cpuCount, defaultCpuLayout, type CpuLayout } from '../roles/cpus.ts'
 import { loadgenTcpArgv, parseLoadgenOutput, type TcpResult } from '../roles/loadgen.ts'
 import { freePort, waitForPort } from '../roles/net.ts'
 import type { MultiHostRuntime, HostRuntime } from '../runtime/docker/multi-host.ts'
-import type { DockerRuntime } from '../runtime/docker/runtime.ts'
+import { runToEnd } from '../runtime/run-to-end.ts'
 import { ROLES, rolesOn, topologyHosts, type EngineHost, type Topology } from '../runtime/docker/topology.ts'
-import type { Role, RoleSpec } from '../runtime/types.ts'
+import type { Role } from '../runtime/types.ts'
 import { parseCpuinfo, readVulnerabilitiesText, virtualization } from '../setup/fingerprint.ts'
 import { goBinaryPath } from '../setup/gobuild.ts'
 
@@ -69,17 +68,6 @@ export function hostCpusets(t: Topology, cores: (h: EngineHost) => number): CpuL
   return out
 }
 
-/** Starts a role, waits for it to end (at most `limitS`), stops it, and returns its output. */
-async function runToEnd(rt: DockerRuntime, spec: RoleSpec, limitS: number): Promise<string> {
-  const role = await rt.start(spec)
-  try {
-    await Promise.race([role.exited, new Promise((r) => setTimeout(r, limitS * 1000).unref())])
-  } finally {
-    await rt.stop(role)
-  }
-  return readFileSync(spec.logFile, 'utf8')
-}
-
 const MARK = '@@proxybench@@'
 
 /** What a host's fingerprint is read from, as one shell script in a container there (/proc and /sys are the host's). */
@@ -101,8 +89,8 @@ const backendImage = (h: HostRuntime) => h.runtime.resolveImage({ role: 'backend
 /** Each host's fingerprint, read in a short container on it. */
 async function hostFingerprint(h: HostRuntime, role: Role, scratch: string, kernel: string, cpus: string, log: Logger): Promise<Fingerprint | null> {
   try {
-    const out = await runToEnd(h.runtime, { role, name: 'host-facts', argv: ['/bin/sh', '-c', FACTS_SCRIPT], image: backendImage(h), cpus, logFile: join(scratch, `facts-${h.runtime.engineName.replace(/\W+/g, '_')}.log`) }, 30)
-    return fingerprintFromFacts(out, kernel)
+    const { output } = await runToEnd(h.runtime, { role, name: 'host-facts', argv: ['/bin/sh', '-c', FACTS_SCRIPT], image: backendImage(h), cpus, logFile: join(scratch, `facts-${h.runtime.engineName.replace(/\W+/g, '_')}.log`) }, 30)
+    return fingerprintFromFacts(output, kernel)
   } catch (e) {
     log.warn(`${h.host.url}: fingerprint not read (${(e as Error).message.split('\n')[0]})`)
     return null
@@ -126,8 +114,8 @@ export async function networkProbe(rt: MultiHostRuntime, cpus: CpuLayout, scratc
     try {
       await waitForPort(tcp, { host: reach, timeoutMs: 10_000, exited: echo.exited, what: 'probe echo' })
       const run = async (name: string, flags: Record<string, string | number>) => {
-        const out = await runToEnd(genHost.runtime, { role: 'generator', name, argv: loadgenTcpArgv(`tcp://${reach}:${tcp}`, ca, flags), cpus: cpus.generator, logFile: join(scratch, `${name}.log`) }, 20)
-        return parseLoadgenOutput<TcpResult>(out)
+        const { output } = await runToEnd(genHost.runtime, { role: 'generator', name, argv: loadgenTcpArgv(`tcp://${reach}:${tcp}`, ca, flags), cpus: cpus.generator, logFile: join(scratch, `${name}.log`) }, 20)
+        return parseLoadgenOutput<TcpResult>(output)
       }
       const short = await run('probe-short', { mode: 'short', n: 200, c: 1, 'msg-bytes': 64, d: '2s' })
       const stream = await run('probe-stream', { mode: 'stream', n: 1, c: 1, 'stream-bytes': 256 << 20, d: '2s' })
