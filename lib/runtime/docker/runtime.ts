@@ -380,9 +380,10 @@ export class DockerRuntime implements Runtime {
     const entry: Entry = { role, container, lastNs: 0, log, logDone }
     const settle = async (code: number): Promise<Exit> => {
       if (role.exit) return role.exit
-      if (wrap) await this.readCpu(entry) // the container idles on: the final value
-      if (wrap && this.copyFiles && spec.cwd) await copyOut(container, resolve(spec.cwd)).catch(() => 0)
-      else await Promise.race([logDone, sleep(2000)])
+      if (wrap) {
+        await this.readCpu(entry) // the container idles on: the final value
+        if (this.copyFiles && spec.cwd) await copyOut(container, resolve(spec.cwd)).catch(() => 0)
+      } else await Promise.race([logDone, sleep(2000)]) // a wrapped generator's stream never ends: no 2 s wait for it
       await new Promise<void>((r) => (wrap ? r() : log.end(r)))
       role.exit = { code, signal: signalName(code) }
       return role.exit
