@@ -97,7 +97,7 @@ footer.generated { margin-top: 3rem; padding-top: .75rem; border-top: 1px solid 
   pre { white-space: pre-wrap; overflow-wrap: anywhere; }
   .table-wrap { overflow: visible; }
   table { font-size: 7.5pt; width: 100%; }
-  th, td { padding: .2rem .3rem; }
+  th, td { padding: .2rem .25rem; }
   thead { display: table-header-group; }
   tr, td, th { break-inside: avoid; page-break-inside: avoid; }
   figure.chart, figure.chart img, figure.chart svg, svg, img { break-inside: avoid; page-break-inside: avoid; }

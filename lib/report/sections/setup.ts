@@ -71,6 +71,9 @@ function hostsPart(a: Article, h: NonNullable<Manifest['hosts']>): void {
 }
 
 /** Host, runtime, cpusets, profile, the validity rules, components, images and tools. */
+/** A sha256 (with or without its "sha256:" prefix) as 12 hex digits: a whole one is wider than an A4 page's table; the CSV keeps it whole. */
+const shortSha = (sha: string) => `\`${sha.replace(/^sha256:/, '').slice(0, 12).replace(/[^0-9a-f]/g, '')}\``
+
 export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] {
   const m = run.manifest
   a.heading(2, 'Setup and fairness')
@@ -91,14 +94,14 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
     { title: 'component', value: (c) => c.component },
     { title: 'version', value: (c) => c.version },
     { title: 'source', value: (c) => c.source },
-    { title: 'sha256', value: (c) => c.sha256, show: (c) => (c.sha256 ? `\`${c.sha256.slice(0, 12).replace(/[^0-9a-f]/g, '')}\`` : '—') },
+    { title: 'sha256', value: (c) => c.sha256, show: (c) => (c.sha256 ? shortSha(c.sha256) : '—') },
   ], m.components)
   if (m.images.length) {
     a.table('images', [
       { title: 'component', value: (i) => i.component },
       { title: 'version', value: (i) => i.version },
       { title: 'image', value: (i) => i.image },
-      { title: 'id / digest', value: (i) => i.digest ?? i.id },
+      { title: 'id / digest', value: (i) => i.digest ?? i.id, show: (i) => shortSha(i.digest ?? i.id) },
     ], m.images)
   }
   a.table('tools', [{ title: 'tool', value: (t) => t[0] }, { title: 'version', value: (t) => t[1] }], Object.entries(m.tools))
