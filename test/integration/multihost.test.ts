@@ -14,7 +14,8 @@ import { readMeasurements } from '../../lib/data/measurements.ts'
 import { isDisturbed } from '../../lib/data/precision.ts'
 import { HANDSHAKES, readTable } from '../../lib/data/tables.ts'
 import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.ts'
-import { dockerClient } from '../../lib/setup/docker-engine.ts'
+import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
 import { describeSwept, netnsLeftovers, netnsUnavailable, ROOT_ADDRESS, startNetnsEngines, SUBNET, type NetnsEngines, type Transport } from './support/netns-engines.ts'
 
 // Three real Docker hosts on this machine (test/integration/support/netns-engines.ts): each
@@ -29,6 +30,8 @@ let tornDown = false
 
 before(async () => {
   if (skip) return
+  // This machine's engine: where the images are built and sent from (the docker tests may have stopped it).
+  await ensureDockerEngine(memoryLogger())
   engines = await startNetnsEngines()
   const swept = describeSwept(engines.swept)
   if (swept) console.log(`multihost: removed what an earlier run left: ${swept}`)
