@@ -13,7 +13,9 @@ import type { Series } from './types.ts'
  * - logging: the same config with its access log on, to a file (on / off);
  * - json: the reference at GET /json?size=N, a body generated per request (dynamic / static);
  * - conns: the http variant at 500, 1000, 2000 connections (seed 003's plain HTTP with 1000,
- *   seed 004's L7 with 2000), against http at the profile's connections.
+ *   seed 004's L7 with 2000), against http at the profile's connections;
+ * - seed 004's dynamic L7 test (standard, full): the http variant at /json?size=10240 with
+ *   2000 connections, as its static one (plain HTTP, wrk 2000 keep-alive connections).
  * The direct rows (generator straight to the backend) give each request kind its floor.
  */
 export const SCENARIOS_ROW = 'scenarios'
@@ -22,6 +24,8 @@ export const SCENARIOS_ROW = 'scenarios'
 export const JSON_SIZES = { one: [10240], all: [1024, 10240, 102400] } as const
 /** Connection counts beyond the profile's own, from the articles' claims. */
 export const CONNECTION_COUNTS = { one: [1000], all: [500, 1000, 2000] } as const
+/** Seed 004's L7 set-up: plain HTTP, 2000 keep-alive connections; its dynamic endpoint as /json of 10 KiB. */
+export const S004_L7 = { connections: 2000, bodyBytes: 10240 } as const
 
 export interface ScenarioOptions {
   connections: number
@@ -41,12 +45,15 @@ export function scenarioCells(proxies: readonly ProxyName[], o: ScenarioOptions)
   }
   const json = (c: Cell, bodyBytes: number): Cell => ({ ...c, path: '/json', bodyBytes })
   const floor = { ...directCell(o.backendVersion, o.connections), series }
+  const s004 = o.set === 'all' && o.connections !== S004_L7.connections
   const cells: Cell[] = [floor, ...JSON_SIZES[o.set].map((n) => json(floor, n)), ...counts.map((n) => sized({ ...floor, connections: n }))]
+  if (s004) cells.push(sized(json({ ...floor, connections: S004_L7.connections }, S004_L7.bodyBytes)))
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
     const at = (variant: string, connections = o.connections) => catalogCell(stack, { series, variant, connections })
     const reference = at('pool-added')
     cells.push(reference, at('http'), at('logging'), ...JSON_SIZES[o.set].map((n) => json(reference, n)), ...counts.map((n) => sized(at('http', n))))
+    if (s004) cells.push(sized(json(at('http', S004_L7.connections), S004_L7.bodyBytes)))
   }
   return cells
 }

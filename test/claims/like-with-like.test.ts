@@ -342,16 +342,24 @@ test('s004-nginx-access-log-off-gain: off / on between 1.1 and 1.2 on nginx\'s l
   assert.equal(published('s004-nginx-access-log-off-gain', { measurements: rows(13000) }).verdict, 'not reproduced')
 })
 
-test('s004-l7-dynamic-haproxy-leads: /json?size=10240 cells only; parity fails, the hello-world cells are never read', () => {
-  const rows = (haproxy: number) => [
-    ...scen({ proxy: 'haproxy', path: '/json', body_bytes: 10240 }, 'rps', haproxy), ...scen({ proxy: 'nginx', path: '/json', body_bytes: 10240 }, 'rps', 10000),
+test('s004-l7-dynamic-haproxy-leads: plain-HTTP /json?size=10240 cells at 2000 connections only; parity fails, HTTPS, hello-world and 200-connection cells are never read', () => {
+  const dyn = { variant: 'http', path: '/json', body_bytes: 10240, connections: 2000 }
+  const decoys = [
     ...scen({ proxy: 'haproxy' }, 'rps', 1), ...scen({ proxy: 'nginx', path: '/json', body_bytes: 1024 }, 'rps', 1),
+    // The quick cells, the other way round: HTTPS /json at 200, plain HTTP /json at 200.
+    ...scen({ proxy: 'haproxy', path: '/json', body_bytes: 10240 }, 'rps', 1), ...scen({ proxy: 'nginx', path: '/json', body_bytes: 10240 }, 'rps', 10000),
+    ...scen({ proxy: 'haproxy', ...dyn, connections: 200 }, 'rps', 1), ...scen({ proxy: 'nginx', ...dyn, connections: 200 }, 'rps', 10000),
   ]
+  const rows = (haproxy: number) => [...scen({ proxy: 'haproxy', ...dyn }, 'rps', haproxy), ...scen({ proxy: 'nginx', ...dyn }, 'rps', 10000), ...decoys]
   const ok = published('s004-l7-dynamic-haproxy-leads', { measurements: rows(10800) })
   assert.equal(ok.verdict, 'reproduced')
-  assert.match(ok.measured, /haproxy pool-added scenarios \/json 10240 B/)
-  assert.ok(ok.evidence.every((e) => e.cell.path === '/json' && e.cell.body_bytes === 10240))
+  assert.match(ok.measured, /haproxy http \/json 10240 B 2000 conns 10,800 \/ nginx http \/json 10240 B 2000 conns/)
+  assert.ok(ok.evidence.every((e) => e.cell.variant === 'http' && e.cell.path === '/json' && e.cell.body_bytes === 10240 && e.cell.connections === 2000))
   assert.equal(published('s004-l7-dynamic-haproxy-leads', { measurements: rows(10000) }).verdict, 'not reproduced')
+  // quick: no 2000-connection cell, so not measured (saying why), whatever the other cells say.
+  const quick = published('s004-l7-dynamic-haproxy-leads', { measurements: decoys })
+  assert.equal(quick.verdict, 'not measured')
+  assert.match(quick.measured, /standard and full profiles only/)
 })
 
 test('s004-nginx-no-tls-session-reuse-by-default: any resumed handshake on nginx\'s default config refutes it; the session-cache claim needs resumption there', () => {
