@@ -29,6 +29,8 @@ export interface Column<R> {
   value: (row: R) => Value
   /** How the page shows the value (defaults to num / text); the CSV keeps `value`. */
   show?: (row: R) => string
+  /** In the CSV only: the page leaves it out (a table must fit an A4 page; the column's content is said elsewhere). */
+  csvOnly?: boolean
 }
 
 /** A table the article shows and the CSV beside it: the same columns, raw values. */
@@ -65,10 +67,11 @@ export class Article {
   table<R>(name: string, columns: readonly Column<R>[], rows: readonly R[], empty = 'No rows in this run.'): this {
     if (rows.length === 0) return this.para(`*${empty}*`)
     const cell = (c: Column<R>, r: R) => (c.show ? c.show(r) : esc(num(c.value(r))))
+    const shown = columns.filter((c) => !c.csvOnly)
     this.parts.push(
-      `| ${columns.map((c) => esc(c.title)).join(' | ')} |`,
-      `|${columns.map(() => '---').join('|')}|`,
-      ...rows.map((r) => `| ${columns.map((c) => cell(c, r)).join(' | ')} |`),
+      `| ${shown.map((c) => esc(c.title)).join(' | ')} |`,
+      `|${shown.map(() => '---').join('|')}|`,
+      ...rows.map((r) => `| ${shown.map((c) => cell(c, r)).join(' | ')} |`),
       '',
       `[${name}.csv](data/${name}.csv)`,
       '',

@@ -91,18 +91,19 @@ function runSection(a: Article, b: RunComparison): ChartRequest[] {
     const run = b.references.run[r]
     return `${esc(REFERENCE_LABELS[r])}${used.has(r) ? ' (used)' : ''}: baseline ${side(base)}, this run ${side(run)}${base && run ? `, ratio ${num(run / base)}` : ''}`
   }))
-  a.para('Per cell: the raw medians (µs) and their change, then the same cells in the calibrated unit (µs ÷ the run\'s reference) and their change; each with a Mann-Whitney U test over the repeats (α = 0.05), `~` when not significant. Cells are matched without the version: where it changed, the row says `old → new`.')
+  a.para('Per cell: the raw medians (µs) and their change, then the same cells in the calibrated unit (µs ÷ the run\'s reference, per table as above; the CSV names it per row) and their change; each with a Mann-Whitney U test over the repeats (α = 0.05), `~` when not significant. Cells are matched without the version: where it changed, the row says `old → new`.')
   const cal = (d: CalibratedDelta, side: 'base' | 'run') => ratio(d.calibrated?.[side]?.median)
+  // The page leaves out what the series and the references above already say (it must fit A4); the CSV keeps every column.
   a.table('baseline', [
-    { title: 'table', value: (d) => d.raw.table },
+    { title: 'table', value: (d) => d.raw.table, csvOnly: true },
     { title: 'series', value: (d) => d.raw.key.series ?? null },
-    { title: 'proxy', value: (d) => d.raw.key.proxy ?? null },
-    { title: 'version', value: (d) => d.raw.key.version ?? null },
+    { title: 'proxy', value: (d) => d.raw.key.proxy ?? null, show: (d) => esc([d.raw.key.proxy, d.raw.key.version].filter(Boolean).join(' ')) },
+    { title: 'version', value: (d) => d.raw.key.version ?? null, csvOnly: true },
     { title: 'cell', value: (d) => String(d.raw.key.variant ?? '') + (d.raw.key.key_type ? ` ${d.raw.key.key_type}` : '') + (d.raw.key.mode ? ` ${d.raw.key.mode}` : '') + (d.raw.key.target_rps ? ` @${d.raw.key.target_rps} rps` : '') },
     { title: 'baseline (µs)', value: (d) => d.raw.base?.median ?? null },
     { title: 'this run (µs)', value: (d) => d.raw.run?.median ?? null },
     { title: 'raw delta', value: (d) => formatDelta(d.raw), show: (d) => esc(formatDelta(d.raw)) },
-    { title: 'reference', value: (d) => d.reference },
+    { title: 'reference', value: (d) => d.reference, csvOnly: true },
     { title: 'baseline (calibrated)', value: (d) => cal(d, 'base') },
     { title: 'this run (calibrated)', value: (d) => cal(d, 'run') },
     { title: 'calibrated delta', value: (d) => (d.calibrated ? formatDelta(d.calibrated) : 'no calibration recorded'), show: (d) => (!d.calibrated ? 'no calibration recorded' : d.calibrated.significant ? `**${esc(formatDelta(d.calibrated))}**` : esc(formatDelta(d.calibrated))) },
