@@ -114,7 +114,8 @@ export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & 
       // No backend runs: the checker only parses, an address is all it needs.
       await prepareProxy({
         stack: c.stack, version: c.stackVersion, variant: c.variant, template: c.template, certs: ctx.certs.files[c.keyType],
-        backend: { host: LOOPBACK, port: 9 }, listenHost: listenHost(ctx.runtime, LOOPBACK, 'proxy'), threads: cpuCount(ctx.cpus.proxy), runDir: scratch,
+        // Checked here, on this machine: a proxy host's address is not one of its own (nginx -t binds), so loopback stands in.
+        backend: { host: LOOPBACK, port: 9 }, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: scratch,
         // A rejected config is copied under the run's configs/ and the reason names that copy.
         keepCopy: configCopy(ctx.runDir, c, c.stack.config_ext),
       })
