@@ -43,7 +43,7 @@ export class MultiHostRuntime implements Runtime {
     opts: MultiHostOptions = {},
   ) {
     this.hosts = topologyHosts(topology).map((host) => {
-      const docker = opts.clients?.get(host) ?? new Docker(engineOptions(host))
+      const docker = opts.clients?.get(host) ?? new Docker(engineOptions(host, undefined, { persistentSsh: true }))
       const runtime = new DockerRuntime(runId, {
         docker, ...(opts.images ? { images: opts.images } : {}), ...(opts.user ? { user: opts.user } : {}), ...(opts.local ? { imageSource: opts.local } : {}),
         copyFiles: host.copyFiles, cpu: host.protocol === 'unix' ? 'cgroup' : 'stats', engineName: host.url, cliEnv: cliEnv(host),
@@ -97,6 +97,8 @@ export class MultiHostRuntime implements Runtime {
 
   async stopAll(): Promise<void> {
     await Promise.all(this.hosts.map((h) => h.runtime.stopAll()))
+    // A kept-open SSH connection would keep the harness alive after the run.
+    for (const h of this.hosts) (h.docker.modem as unknown as { agent?: { destroy(): void } }).agent?.destroy()
   }
 
   /** Every image a container started from, per host, and those sent there. */

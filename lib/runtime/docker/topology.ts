@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type Docker from 'dockerode'
 import type { Role } from '../types.ts'
+import { sshEngineAgent } from './ssh-agent.ts'
 
 /*
  * Where each role runs when they run on several Docker hosts (--hosts): one engine per
@@ -62,8 +63,12 @@ export const rolesOn = (t: Topology, h: EngineHost): Role[] => ROLES.filter((r) 
 
 export const isLoopback = (address: string) => /^127\.\d+\.\d+\.\d+$/.test(address) || address === 'localhost' || address === '::1'
 
-/** dockerode's options for a host's engine (the TLS files read now). */
-export function engineOptions(h: EngineHost, read: (p: string) => Buffer = readFileSync): Docker.DockerOptions {
+/**
+ * dockerode's options for a host's engine (the TLS files read now). `persistentSsh`: one SSH
+ * connection kept open for every request (lib/runtime/docker/ssh-agent.ts; the caller
+ * destroys the agent when done), instead of docker-modem's connection per request.
+ */
+export function engineOptions(h: EngineHost, read: (p: string) => Buffer = readFileSync, o: { persistentSsh?: boolean } = {}): Docker.DockerOptions {
   if (h.protocol === 'unix') return { socketPath: h.socketPath! }
   if (h.protocol === 'tcp') {
     const dir = h.certDir!
@@ -72,7 +77,8 @@ export function engineOptions(h: EngineHost, read: (p: string) => Buffer = readF
   const sshOptions: Record<string, unknown> = {}
   if (h.identity) sshOptions.privateKey = read(h.identity)
   else if (process.env.SSH_AUTH_SOCK) sshOptions.agent = process.env.SSH_AUTH_SOCK
-  // docker-modem runs `docker system dial-stdio` on the remote side: the docker CLI must be installed there.
+  // `docker system dial-stdio` runs on the remote side: the docker CLI must be installed there.
+  if (o.persistentSsh) return { protocol: 'http', host: h.host!, port: h.port ?? 22, agent: sshEngineAgent({ host: h.host!, port: h.port ?? 22, username: h.user ?? 'root', ...sshOptions }) } as Docker.DockerOptions
   return { protocol: 'ssh', host: h.host!, port: h.port ?? 22, username: h.user ?? 'root', sshOptions } as Docker.DockerOptions
 }
 
