@@ -171,6 +171,30 @@ test('a container killed mid-way has exit set, and its CPU stays readable', { sk
   assert.equal(await labelled(runId), 0)
 })
 
+test('cpu exec (engines on other hosts): the counter read inside the container is the cgroup file\'s value at that moment', { skip }, async () => {
+  const runId = newRunId('exec-cpu')
+  const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, cpu: 'exec' })
+  try {
+    const backend = await startBackend(rt, { cpus: '0', logDir: work, host: '127.0.0.11', name: 'exec-read' })
+    const id = (backend.role as { containerId?: string }).containerId!
+    const { cgroupCpuFile } = await import('../../lib/runtime/docker/cgroup.ts')
+    const file = cgroupCpuFile(backend.role.pid)!
+    const fromFile = () => Number(readFileSync(file.path, 'utf8').trim().replace(/^[\s\S]*usage_usec (\d+)[\s\S]*$/, '$1')) * (file.v2 ? 1000 : 1)
+    const before = fromFile()
+    const read = await rt.cpuNs(backend.role)
+    const after = fromFile()
+    // The exec's sh and cat count in the container's cgroup: the read lies between the file's two values.
+    assert.ok(before <= read && read <= after, `${before} <= ${read} <= ${after}`)
+    assert.match(rt.cpuSource, /read inside the container by an exec$/)
+    await docker().getContainer(id).kill()
+    await backend.role.exited
+    assert.ok((await rt.cpuNs(backend.role)) >= read, 'an exited container keeps its last value')
+  } finally {
+    await rt.stopAll()
+  }
+  assert.equal(await labelled(runId), 0)
+})
+
 test('kill -9 of the harness: the next start removes what the killed run left', { skip }, async () => {
   const runId = newRunId('orphan')
   const script = join(work, 'orphan.mts')

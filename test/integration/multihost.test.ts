@@ -109,6 +109,9 @@ test('a pooling cell and a handshake cell across the three hosts: valid rows, th
     const m = readManifest(out)!
     const hosts = m.hosts!
     assert.equal(hosts.source, '--hosts')
+    // The SSH and TLS engines' CPU: their cgroup file read inside each container, not the stats API's 1 s tick.
+    assert.match(m.cpu_source, /ssh:\/\/[^:]+: container cgroup counter file \([^)]*\), read inside the container by an exec(;|$)/)
+    assert.match(m.cpu_source, /tcp:\/\/[^:]+:2376: container cgroup counter file \([^)]*\), read inside the container by an exec(;|$)/)
     const engineOf = (role: string) => hosts.roles.find((x) => x.role === role)!
     assert.match(engineOf('proxy').engine, /^ssh:\/\/(root@)?10\.203\.77\.11\b/)
     assert.match(engineOf('backend').engine, /^tcp:\/\/10\.203\.77\.12:2376/)

@@ -8,8 +8,8 @@ import { cliEnv, engineOptions, isLoopback, topologyHosts, type EngineHost, type
 /*
  * Roles on several Docker hosts (--hosts): one DockerRuntime, and one dockerode client,
  * per engine of the topology; each role starts on its host's engine, and its CPU is read
- * there (the cgroup file for a unix socket engine, the engine's stats API for ssh:// and
- * tcp://, where the file is not on this machine). Host networking on every host: a role
+ * there (the cgroup file for a unix socket engine; for ssh:// and tcp://, where the file is
+ * not on this machine, the same file read inside the container by an exec). Host networking on every host: a role
  * on a host reached at a non-loopback address listens on that address and is reached
  * there; on a loopback-addressed host it listens and is reached as on one machine. Each
  * counter is read on its own host and every window is timed here: clocks of the hosts
@@ -46,7 +46,7 @@ export class MultiHostRuntime implements Runtime {
       const docker = opts.clients?.get(host) ?? new Docker(engineOptions(host, undefined, { persistentSsh: true }))
       const runtime = new DockerRuntime(runId, {
         docker, ...(opts.images ? { images: opts.images } : {}), ...(opts.user ? { user: opts.user } : {}), ...(opts.local ? { imageSource: opts.local } : {}),
-        copyFiles: host.copyFiles, cpu: host.protocol === 'unix' ? 'cgroup' : 'stats', engineName: host.url, cliEnv: cliEnv(host),
+        copyFiles: host.copyFiles, cpu: host.protocol === 'unix' ? 'cgroup' : 'exec', engineName: host.url, cliEnv: cliEnv(host),
       })
       return { host, docker, runtime }
     })

@@ -10,7 +10,7 @@ import { KeyCopies, removeOwnCopies } from '../key-copies.ts'
 import type { NetworkMode } from '../network.ts'
 import { interrupted, trackRuntime, untrackRuntime } from '../shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from '../types.ts'
-import { cgroupCpuFile } from './cgroup.ts'
+import { cgroupCpuFile, readCpuInContainer } from './cgroup.ts'
 import { copyIn, copyOut } from './copy-in.ts'
 import { containerName, harnessLabels, LABEL_HARNESS, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
 import { planMounts, under } from './mounts.ts'
@@ -88,9 +88,11 @@ export interface DockerRuntimeOptions {
    * reports as cpu_stats.cpu_usage.total_usage, read at once; the stats API where the file
    * is not readable (remote or rootless engine). `stats`: always the engine API, which
    * answers at its next 1 s collection tick, so the readings of one snapshot are up to 1 s
-   * apart (measured: +25% proxy µs/req on a 5 s window; see cpuSource).
+   * apart (measured: +25% proxy µs/req on a 5 s window; see cpuSource). `exec`: the
+   * counter file read inside the container by an exec (engines on other hosts: exact when
+   * asked; the stats API where the exec fails).
    */
-  cpu?: 'stats' | 'cgroup'
+  cpu?: 'stats' | 'cgroup' | 'exec'
   /** Seconds start() waits for an engine that stopped answering (default 120). */
   engineWaitS?: number
   /** No shared file system with this engine: files go through the API (see Several hosts above). */
@@ -140,7 +142,7 @@ interface Entry {
 export class DockerRuntime implements Runtime {
   readonly kind = 'docker' as const
   readonly network: NetworkMode
-  private readonly cpuMode: 'stats' | 'cgroup'
+  private readonly cpuMode: 'stats' | 'cgroup' | 'exec'
   private statsReads = 0
   private readonly docker: Docker
   private readonly records: ImageRecord[]
@@ -193,7 +195,8 @@ export class DockerRuntime implements Runtime {
     const file = 'container cgroup counter file (cpuacct.usage / cpu.stat usage_usec = docker stats cpu_usage.total_usage)'
     const api = 'docker API container stats: cpu_stats.cpu_usage.total_usage'
     if (this.cpuMode === 'stats') return api
-    return this.statsReads > 0 ? `${file}; ${api} for ${this.statsReads} reads where the file was not readable` : file
+    const read = this.cpuMode === 'exec' ? `${file}, read inside the container by an exec` : file
+    return this.statsReads > 0 ? `${read}; ${api} for ${this.statsReads} reads where the file was not readable` : read
   }
 
   /** For the manifest: `host` or `bridge (<network>)`. */
@@ -425,12 +428,16 @@ export class DockerRuntime implements Runtime {
         } catch {}
       }
     }
+    if (this.cpuMode === 'exec' && !e.role.exit) {
+      const ns = await readCpuInContainer(this.docker, e.container).catch(() => null)
+      if (ns !== null) return (e.lastNs = Math.max(e.lastNs, ns))
+    }
     try {
       const s = (await e.container.stats({ stream: false, 'one-shot': true } as { stream: false })) as { cpu_stats?: { cpu_usage?: { total_usage?: number } } }
       const ns = s.cpu_stats?.cpu_usage?.total_usage
       if (typeof ns === 'number' && ns > 0) {
         e.lastNs = Math.max(e.lastNs, ns)
-        if (this.cpuMode === 'cgroup') this.statsReads++
+        if (this.cpuMode !== 'stats') this.statsReads++
       }
     } catch {}
     return e.lastNs
