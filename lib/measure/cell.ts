@@ -7,7 +7,7 @@ import { loadStack, newestVersion, templateFile, variantScheme, type ProxyName, 
 import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
-import { loadgenRequests, loadgenRequestsOn } from '../roles/loadgen.ts'
+import { loadgenOn, loadgenRequests, requestsArgv, type RequestsResult } from '../roles/loadgen.ts'
 import { prepareProxy, startProxy } from '../roles/proxy.ts'
 import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
 import { interrupted } from '../runtime/shutdown.ts'
@@ -133,12 +133,21 @@ export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & 
 
 const VERIFY_REQUESTS = 20
 
+/**
+ * A loadgen check run where the generator runs: on this machine (`here`), or as a role on
+ * the generator's host when roles run on several hosts, so the path checked is the path measured.
+ */
+export function checkFromGenerator<T>(ctx: CellContext, at: { name: string; scratch: string } | undefined, argv: string[], here: () => Promise<T>): Promise<T> {
+  if (!at || !ctx.runtime.generatorElsewhere) return here()
+  return loadgenOn<T>(ctx.runtime, argv, { name: `verify-${at.name}`, logDir: at.scratch, cpus: ctx.cpus.generator })
+}
+
 /** 20 requests through the stack (hello world, or a body of the cell's size); a problem is a one-line reason, never an exception. */
 async function verify(url: string, cell: Cell, ctx: CellContext, at: { name: string; scratch: string }): Promise<string | null> {
   try {
     const body = cell.bodyBytes ? { expectBytes: cell.bodyBytes } : { expectBody: 'hello world' }
     const o = { url, n: VERIFY_REQUESTS, c: 2, cacert: ctx.certs.ca, ...body, cpus: ctx.cpus.generator }
-    const check = ctx.runtime.generatorElsewhere ? await loadgenRequestsOn(ctx.runtime, { ...o, name: `verify-${at.name}`, logDir: at.scratch }) : await loadgenRequests(o)
+    const check = await checkFromGenerator<RequestsResult>(ctx, at, requestsArgv(o), () => loadgenRequests(o))
     if (check.ok !== check.requests) return `${check.ok}/${check.requests} ok (${check.error_samples[0] ?? JSON.stringify(check.status)})`
     if (check.proto !== 'HTTP/1.1') return `protocol ${check.proto}, expected HTTP/1.1`
     return null

@@ -2,9 +2,9 @@ import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { TcpRow } from '../data/schema.ts'
 import { backendStats, type Backend, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
-import { loadgenOn, loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
+import { loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
 import { waitForEcho } from '../roles/net.ts'
-import { withVerifiedStack, type Cell, type CellContext, type L4Stack } from './cell.ts'
+import { checkFromGenerator, withVerifiedStack, type Cell, type CellContext, type L4Stack } from './cell.ts'
 import { runGenerator } from './generator.ts'
 import { outcomes, type RowFill } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -67,10 +67,8 @@ export function slowConnectReason(r: Pick<TcpResult, 'slow_connects' | 'conns' |
 export async function verifyL4(url: string, backend: Backend, ctx: CellContext, at?: { scratch: string }): Promise<string | null> {
   try {
     const before = await backendStats(backend)
-    // From the generator's host when roles run on several hosts (the path measured is the path checked).
-    const tcp = (flags: Record<string, string | number>) => at && ctx.runtime.generatorElsewhere
-      ? loadgenOn<TcpResult>(ctx.runtime, loadgenTcpArgv(url, ctx.certs.ca, flags), { name: `verify-l4-${flags.mode}`, logDir: at.scratch, cpus: ctx.cpus.generator })
-      : loadgenTcp(url, ctx.certs.ca, flags, ctx.cpus.generator)
+    const tcp = (flags: Record<string, string | number>) =>
+      checkFromGenerator<TcpResult>(ctx, at && { name: `l4-${flags.mode}`, scratch: at.scratch }, loadgenTcpArgv(url, ctx.certs.ca, flags), () => loadgenTcp(url, ctx.certs.ca, flags, ctx.cpus.generator))
     const short = await tcp({ mode: 'short', n: 20, c: 2, 'msg-bytes': 64 })
     const stream = await tcp({ mode: 'stream', n: 2, c: 2, 'stream-bytes': MiB })
     const after = await backendStats(backend)

@@ -31,7 +31,7 @@ export interface RequestsOptions {
   cpus?: string
 }
 
-const requestsArgv = (o: RequestsOptions) => loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }) })
+export const requestsArgv = (o: RequestsOptions) => loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }) })
 
 /** Sends n keep-alive HTTP/1.1 GETs and checks status 200 (and the body or its length when given). */
 export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResult> {
@@ -53,9 +53,6 @@ export async function loadgenOn<T>(runtime: Runtime, argv: string[], o: { name: 
   if ((exit.code !== 0 && exit.code !== 1) || !r) throw new Error(`loadgen ${argv[1]} failed (exit ${exit.code ?? exit.signal}): ${lastLine(output)}`)
   return r
 }
-
-/** loadgenRequests from the runtime's generator role (loadgenOn). */
-export const loadgenRequestsOn = (runtime: Runtime, o: RequestsOptions & { name: string; logDir: string }): Promise<RequestsResult> => loadgenOn<RequestsResult>(runtime, requestsArgv(o), o)
 
 /** Percentiles every loadgen subcommand reports, in milliseconds. */
 export interface Latency {

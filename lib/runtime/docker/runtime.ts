@@ -196,7 +196,7 @@ export class DockerRuntime implements Runtime {
     const api = 'docker API container stats: cpu_stats.cpu_usage.total_usage'
     if (this.cpuMode === 'stats') return api
     const read = this.cpuMode === 'exec' ? `${file}, read inside the container by an exec` : file
-    return this.statsReads > 0 ? `${read}; ${api} for ${this.statsReads} reads where the file was not readable` : read
+    return this.statsReads > 0 ? `${read}; ${api} for ${this.statsReads} reads where the ${this.cpuMode === 'exec' ? 'exec failed' : 'file was not readable'}` : read
   }
 
   /** For the manifest: `host` or `bridge (<network>)`. */
