@@ -50,7 +50,7 @@ export const RUN_FLAGS = {
   ...OUTCOME_FLAGS,
 } as const
 
-export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 × 15 s), full (5 × 30 s); default quick
+export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 to 12 × 5 s), full (5 × 30 s); default quick
   --series LIST         any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke and quick leave out h2);
                         versions = every catalog version, article and pool-added (smoke, quick: article);
                         capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);

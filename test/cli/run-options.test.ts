@@ -71,11 +71,11 @@ test('--network bridge with --runtime native, or an unknown mode: one line namin
 })
 
 test('--repeats and --duration override the profile; --variants and --key-types focus the run; bad values are one line', () => {
-  const o = parse({ profile: 'standard', repeats: '12', duration: '5', proxies: 'haproxy,nginx', variants: 'article,pool-added', 'key-types': 'ec256' })
-  assert.equal(o.profile.repeats, 12)
-  assert.equal(o.profile.maxRepeats, 12, 'the adaptive maximum is never below the minimum')
-  assert.equal(o.profile.durationS, 5)
-  assert.equal(o.profile.warmupS, 3, 'the rest of the profile stays')
+  const o = parse({ profile: 'standard', repeats: '14', duration: '8', proxies: 'haproxy,nginx', variants: 'article,pool-added', 'key-types': 'ec256' })
+  assert.equal(o.profile.repeats, 14)
+  assert.equal(o.profile.maxRepeats, 14, 'the adaptive maximum is never below the minimum')
+  assert.equal(o.profile.durationS, 8)
+  assert.equal(o.profile.warmupS, 1, 'the rest of the profile stays')
   assert.deepEqual(o.focus, { variants: ['article', 'pool-added'], keyTypes: ['ec256'] })
   assert.equal(parse({}).focus, undefined)
   assert.equal(parse({ profile: 'quick' }).profile.repeats, 2)
