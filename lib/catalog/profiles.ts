@@ -24,7 +24,7 @@ export interface Profile {
   /** versions series: the variants each version gets (smoke, quick: `article` only, their time budget; default both). */
   versionVariants?: readonly VersionVariant[]
   /** The run's calibration (lib/measure/calibration.ts): ping-pong seconds and openssl speed -seconds; default 5 and 2 (~15 s). */
-  calibration?: { rttS: number; cryptoS: number }
+  calibration?: { rttSeconds: number; cryptoSeconds: number }
 }
 
 /**
@@ -35,10 +35,10 @@ export interface Profile {
  */
 export const PROFILES: Record<string, Profile & { connections: number }> = {
   // One short repeat: for trying a config or for the integration tests, not for findings.
-  smoke: { name: 'smoke', repeats: 1, maxRepeats: 1, precision: 0.03, maxDisturbed: 1, budgetS: 30, warmupS: 1, durationS: 1, tailS: 1, connections: 50, scenarioCells: 'one', versionVariants: ['article'], calibration: { rttS: 2, cryptoS: 1 } },
+  smoke: { name: 'smoke', repeats: 1, maxRepeats: 1, precision: 0.03, maxDisturbed: 1, budgetS: 30, warmupS: 1, durationS: 1, tailS: 1, connections: 50, scenarioCells: 'one', versionVariants: ['article'], calibration: { rttSeconds: 2, cryptoSeconds: 1 } },
   // Within 20 min on 2 cores: 2 s windows, 0.5 s warm-up (200 keep-alive connections are up in
   // milliseconds), 0.5 s tail (wrk takes whole seconds: 3 s in all), article-only versions.
-  quick: { name: 'quick', repeats: 2, maxRepeats: 2, precision: 0.03, maxDisturbed: 2, budgetS: 60, warmupS: 0.5, durationS: 2, tailS: 0.5, connections: 200, fixedRateCells: 'main', scenarioCells: 'one', versionVariants: ['article'], calibration: { rttS: 2, cryptoS: 1 } },
+  quick: { name: 'quick', repeats: 2, maxRepeats: 2, precision: 0.03, maxDisturbed: 2, budgetS: 60, warmupS: 0.5, durationS: 2, tailS: 0.5, connections: 200, fixedRateCells: 'main', scenarioCells: 'one', versionVariants: ['article'], calibration: { rttSeconds: 2, cryptoSeconds: 1 } },
   // 5 s windows: on this 2-core host a window's figure moves ~9% with the machine's state whatever
   // its length (15 s: ±9.4-12.0% at n = 10, 5 s: ±9.5-11.3%), so shorter windows and more of them
   // give more precision per minute (README "Measurement method").

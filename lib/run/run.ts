@@ -220,7 +220,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     const proxyElsewhere = o.hosts && o.hosts.roles.proxy.host.protocol !== 'unix'
     if (proxyElsewhere && !manifest.calibration) log.info('calibration: not measured (the proxy runs on another host; calibrated units need it measured there)')
     if (!manifest.calibration && !proxyElsewhere) {
-      manifest.calibration = await measureCalibration({ cpuset: cpus.proxy, log, ...(o.profile.calibration ? { rttSeconds: o.profile.calibration.rttS, cryptoSeconds: o.profile.calibration.cryptoS } : {}) })
+      manifest.calibration = await measureCalibration({ cpuset: cpus.proxy, log, ...o.profile.calibration })
       save()
     }
     if (manifest.calibration) log.info(formatCalibration(manifest.calibration))
