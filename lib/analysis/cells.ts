@@ -8,7 +8,7 @@ export type { TableName }
 // definitions, so the article and the ledger never disagree.
 import { cellStatus, metricValue } from '../claims/cells.ts'
 import { summarize, type Summary } from '../core/stats.ts'
-import { medianInterval, relativeHalfWidth } from '../core/intervals.ts'
+import { medianInterval, relativeHalfWidth, withPooledNoise } from '../core/intervals.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
 import { POOLING_ROWS } from '../data/series.ts'
 
@@ -83,6 +83,8 @@ export interface CellSummary {
   ciLevel: number | null
   /** Rows invalid because the window was disturbed (re-measured, not repeats). */
   disturbed: number
+  /** Its repeats disagree beyond the pooled noise of the table's cells under its load model (core/intervals). */
+  unstable: boolean
 }
 
 export const cellId = (spec: TableSpec, r: Record<string, unknown>) => spec.keys.map((k) => String(r[k] ?? '')).join('|')
@@ -130,7 +132,10 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
     }
     return 0
   }
-  return [...groups].sort(([, a], [, b]) => byKey(a[0]!, b[0]!)).map(([id, members]) => {
+  const sorted = [...groups].sort(([, a], [, b]) => byKey(a[0]!, b[0]!))
+  const preciseOf = (members: readonly Row[]) => members.flatMap((m) => (m.status === 'valid' && precisionValue(spec.name, m) !== null ? [precisionValue(spec.name, m)!] : []))
+  const unstable = unstableCells(sorted.map(([, members]) => ({ family: String((members[0] as unknown as Record<string, unknown>).model ?? ''), values: preciseOf(members) })))
+  return sorted.map(([id, members], index) => {
     const first = members[0] as unknown as Record<string, string | number | null>
     const key = Object.fromEntries(spec.keys.map((k) => [k, first[k] ?? null]))
     const counts = { valid: 0, invalid: 0, failed: 0 }
@@ -142,7 +147,7 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
     if (stats && grouped && Math.abs(grouped.median - stats.median) > 1e-9 * Math.max(1, Math.abs(stats.median))) {
       throw new Error(`aggregation mismatch for ${id}: danfojs median ${grouped.median}, stats ${stats.median}`)
     }
-    const precise = members.flatMap((m) => (m.status === 'valid' && precisionValue(spec.name, m) !== null ? [precisionValue(spec.name, m)!] : []))
+    const precise = preciseOf(members)
     const iv = precise.length >= 2 ? medianInterval(new Map(precise.map((v, i) => [i + 1, v]))) : null
     const warnings = [...(stats?.warnings ?? [])]
     const excluded = counts.invalid + counts.failed
@@ -160,8 +165,20 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
       ciHalfWidthPct: iv && Number.isFinite(relativeHalfWidth(iv)) ? 100 * relativeHalfWidth(iv) : null,
       ciLevel: iv?.level ?? null,
       disturbed: members.filter((m) => isDisturbed(m)).length,
+      unstable: unstable[index]!,
     }
   })
+}
+
+/** Which cells are unstable within their family (withPooledNoise), in the order given. */
+function unstableCells(cells: readonly { family: string; values: readonly number[] }[]): boolean[] {
+  const out = cells.map(() => false)
+  for (const family of new Set(cells.map((c) => c.family))) {
+    const index = cells.flatMap((c, i) => (c.family === family ? [i] : []))
+    const noisy = withPooledNoise(index.map((i) => new Map(cells[i]!.values.map((v, r) => [r + 1, v]))))
+    index.forEach((i, k) => (out[i] = noisy[k]!.unstable === true))
+  }
+  return out
 }
 
 /**

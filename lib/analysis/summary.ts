@@ -38,6 +38,7 @@ export function cellRows(spec: TableSpec, cells: readonly CellSummary[]) {
     ci_halfwidth_pct: round(c.ciHalfWidthPct, 2),
     ci_halfwidth_level: round(c.ciLevel, 2),
     disturbed: c.disturbed,
+    unstable: c.unstable,
     ...Object.fromEntries(spec.secondary.map((m) => [`${m}_median`, round(c.medians[m])])),
     reasons: c.reasons.join('; '),
     warnings: c.warnings.join('; '),

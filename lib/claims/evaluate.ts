@@ -32,10 +32,10 @@
  * profile that does not measure its cells) says that reason after what is missing.
  */
 import { compareVersions } from '../catalog/stack.ts'
-import { bootstrapFigure, medianInterval, overlaps, placeInterval, type Interval, type Placement } from '../core/intervals.ts'
+import { bootstrapFigure, medianInterval, methodText, overlaps, placeInterval, type Interval, type Placement, type Repeats } from '../core/intervals.ts'
 import type { RunTables } from '../data/run-data.ts'
 import {
-  aggregate, aggregateMedians, buildCellGroups, cellLabel, cellValue, matchSelector, requestWords, shownSeries, statusTie, type CellGroup, type CellValue,
+  aggregate, aggregateMedians, buildCellGroups, cellLabel, cellValue, familyRepeats, matchSelector, requestWords, shownSeries, statusTie, type CellGroup, type CellValue,
 } from './cells.ts'
 import { evalNumber, type FigureValues } from './expr.ts'
 import type { Agg, Check, Claim, ClaimTable, Ledger, Selector, SelectorSpec } from './ledger.ts'
@@ -89,6 +89,7 @@ export function evaluateClaims(ledger: Ledger, data: RunTables): ClaimResult[] {
       websocket: buildCellGroups('websocket', data.websocket),
       tcp: buildCellGroups('tcp', data.tcp ?? []),
     },
+    noisy: new Map(),
   }
   return ledger.claims.map((c) => evaluateClaim(c, ctx))
 }
@@ -98,6 +99,14 @@ export function evaluateClaims(ledger: Ledger, data: RunTables): ClaimResult[] {
 interface Ctx {
   figures: FigureValues
   cells: Record<ClaimTable, CellGroup[]>
+  /** familyRepeats per table, metric and rows, computed once. */
+  noisy: Map<string, Map<CellGroup, Repeats>>
+}
+
+function noisyRepeats(ctx: Ctx, table: ClaimTable, metric: string, rows: 'valid' | 'all'): Map<CellGroup, Repeats> {
+  const key = `${table}|${metric}|${rows}`
+  if (!ctx.noisy.has(key)) ctx.noisy.set(key, familyRepeats(ctx.cells[table], metric, rows))
+  return ctx.noisy.get(key)!
 }
 
 type State = 'holds' | 'fails' | 'undecided' | 'missing'
@@ -145,7 +154,7 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
     evidence: used.map((v) => ({ table: v.cell.table, cell: { ...v.cell.key }, value: v.value, n: v.n, status: v.cell.status })),
     warnings: [...new Set(used.flatMap(cellWarnings))],
     value: one?.fig?.value ?? null,
-    interval: one?.fig ? { lo: one.fig.lo, hi: one.fig.hi, method: one.fig.method } : null,
+    interval: one?.fig ? { lo: one.fig.lo, hi: one.fig.hi, method: methodText(one.fig) } : null,
     reference: one?.fig ? (one.reference ?? null) : null,
   }
 }
@@ -234,7 +243,7 @@ function collect(sel: Selector, src: Source, ctx: Ctx): { values: CellValue[]; m
     for (const c of m.cells) {
       if (seen.has(c)) continue
       seen.add(c)
-      values.push(cellValue(c, metric, src.rows))
+      values.push({ ...cellValue(c, metric, src.rows), repeats: noisyRepeats(ctx, src.table, metric, src.rows).get(c)! })
     }
   }
   for (const v of values) if (v.value === null) missing.push(noValue(v, src.rows))
@@ -297,6 +306,7 @@ interface Fig {
   lo: number
   hi: number
   method: Interval['method'] | 'constant'
+  floor?: Interval['floor']
 }
 
 /**
@@ -323,7 +333,7 @@ function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => number):
   }
   // Rows with a repeat number twice are averaged per repeat: keep the measured point inside.
   const finite = Number.isFinite(iv.lo) && Number.isFinite(iv.hi)
-  return { value, lo: finite ? Math.min(iv.lo, value) : iv.lo, hi: finite ? Math.max(iv.hi, value) : iv.hi, method: iv.method }
+  return { value, lo: finite ? Math.min(iv.lo, value) : iv.lo, hi: finite ? Math.max(iv.hi, value) : iv.hi, method: iv.method, ...(iv.floor && { floor: iv.floor }) }
 }
 
 /** Float noise of resampled medians (6.000000000000001 against a bound of 6) decides nothing. */

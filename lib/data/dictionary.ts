@@ -88,6 +88,7 @@ export const COLUMNS: Record<string, ColumnDoc> = {
   ci_halfwidth_pct: d('%', 'half-width of the 95% interval of the cost metric\'s median, relative to it (the adaptive repeats\' target)'),
   ci_halfwidth_level: d('probability', 'coverage of that interval'),
   disturbed: d('count', 'windows of the cell marked disturbed'),
+  unstable: d('boolean', 'its repeats disagree beyond the pooled noise of the table\'s cells under its load model (p < 0.001): figures on it are widened by its own spread'),
   reasons: d('', 'the distinct reasons of the cell\'s invalid and failed rows'),
   warnings: d('', 'what to keep in mind reading the figure (few repeats, rows excluded, noisy cell)'),
   errors_pct: d('%', 'errors / (requests + errors)'),

@@ -1,6 +1,6 @@
 import { POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../catalog/reuse.ts'
 import { compareVersions } from '../catalog/stack.ts'
-import { bootstrapFigure, medianInterval, ratioInterval, relativeHalfWidth, repeatsOf, type Interval, type Repeats } from '../core/intervals.ts'
+import { bootstrapFigure, medianInterval, ratioInterval, relativeHalfWidth, repeatsOf, withPooledNoise, type Interval, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
 import { combine, decide, fmtIv } from './decide.ts'
@@ -29,9 +29,12 @@ export function poolingCells(rows: readonly Measurement[]): PoolingCell[] {
     const key = `${r.proxy}|${r.version}|${r.variant}`
     groups.set(key, [...(groups.get(key) ?? []), r])
   }
-  return [...groups.values()].map((rs) => ({
+  const cells = [...groups.values()]
+  // CPU cells share the window design, so they share the host's noise (core/intervals); conns is a count, not a cost.
+  const cpu = withPooledNoise(cells.map((rs) => repeatsOf(rs, (r) => r.proxy_cpu_us_per_req)))
+  return cells.map((rs, i) => ({
     proxy: rs[0]!.proxy, version: rs[0]!.version, variant: rs[0]!.variant,
-    cpu: repeatsOf(rs, (r) => r.proxy_cpu_us_per_req), conns: repeatsOf(rs, (r) => r.backend_conns_per_1k_req),
+    cpu: cpu[i]!, conns: repeatsOf(rs, (r) => r.backend_conns_per_1k_req),
   }))
 }
 
@@ -166,7 +169,8 @@ const percent = (iv: Interval): Interval => ({ ...iv, value: iv.value * 100, lo:
 function precision(cells: readonly PoolingCell[]): Finding {
   const title = 'precision: worst CI half-width of the median of proxy CPU/req <= 3%'
   const widths = cells.filter((c) => c.cpu.size >= 2).map((c) => {
-    const iv = medianInterval(c.cpu)
+    // The cell's own precision, as the adaptive rule measures it: without the run's noise floor.
+    const iv = medianInterval(new Map(c.cpu))
     return { c, iv, w: relativeHalfWidth(iv) }
   }).sort((a, b) => b.w - a.w)
   const worst = widths[0]

@@ -1,4 +1,4 @@
-import { ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
+import { noisyCells, ratioInterval, type Interval } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
 import { fmtIv } from './decide.ts'
@@ -52,14 +52,18 @@ export function scenarioRatios(rows: readonly Measurement[]): ScenarioRatio[] {
   if (base === undefined) return []
   const out: ScenarioRatio[] = []
   const proxies = [...new Set(mine.map((r) => r.proxy))].sort((x, y) => (x === 'direct' ? 1 : y === 'direct' ? -1 : x.localeCompare(y)))
+  // Per metric, every scenario cell with the series' pooled noise (core/intervals).
+  const cellKey = (r: Measurement) => `${r.proxy}|${r.variant}|${r.path}|${r.body_bytes}|${r.connections}`
+  const valid = mine.filter((r) => r.status === 'valid')
+  const cells = Object.fromEntries((['proxy_cpu_us_per_req', 'rps', 'backend_cpu_us_per_req'] as const).map((m) => [m, noisyCells(valid, cellKey, (r) => r[m])]))
   for (const proxy of proxies) {
-    const own = mine.filter((r) => r.proxy === proxy)
+    const own = valid.filter((r) => r.proxy === proxy)
     const ratio = (kind: ScenarioKind, metric: ScenarioRatio['metric'], num: Pick, den: Pick) => {
-      const A = own.filter((r) => num(r) && r.status === 'valid')
-      const B = own.filter((r) => den(r) && r.status === 'valid')
-      const ra = repeatsOf(A, (r) => r[metric])
-      const rb = repeatsOf(B, (r) => r[metric])
-      if (ra.size === 0 || rb.size === 0) return
+      const A = own.filter(num)
+      const B = own.filter(den)
+      const ra = A[0] && cells[metric]!.get(cellKey(A[0]))
+      const rb = B[0] && cells[metric]!.get(cellKey(B[0]))
+      if (!ra?.size || !rb?.size) return
       const interval = ratioInterval(ra, rb)
       out.push({ kind, proxy, version: A[0]!.version, numerator: describe(A[0]!), denominator: describe(B[0]!), metric, a: median([...ra.values()]), b: median([...rb.values()]), interval, n: [ra.size, rb.size] })
     }

@@ -1,5 +1,5 @@
 import { GO_PROXIES } from '../catalog/variants.ts'
-import { bootstrapFigure, medianInterval, ratioInterval, repeatsOf, type Repeats } from '../core/intervals.ts'
+import { bootstrapFigure, medianInterval, noisyCells, ratioInterval, type Repeats } from '../core/intervals.ts'
 import { median, summarize } from '../core/stats.ts'
 import type { Handshake, Measurement } from '../data/schema.ts'
 import { byMajority, combine, decide, fmtIv } from './decide.ts'
@@ -21,11 +21,13 @@ export const validButForErrors = (r: Measurement) =>
 /** F5 (handshake cost per key type), F6 (open-model collapse) and the generator calibration. */
 export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Measurement[]): Finding[] {
   const valid = handshakes.filter((h) => h.status === 'valid')
-  const cost = (proxy: string, kt: string) => {
-    const r = repeatsOf(valid.filter((h) => h.proxy === proxy && h.key_type === kt), (h) => h.proxy_cpu_us_per_handshake)
-    return r.size ? r : undefined
-  }
   const proxies = [...new Set(handshakes.map((h) => h.proxy))].sort()
+  // Every handshake cell shares the host's noise (core/intervals).
+  const cells = noisyCells(valid, (h) => `${h.proxy}|${h.key_type}`, (h) => h.proxy_cpu_us_per_handshake)
+  const cost = (proxy: string, kt: string) => {
+    const r = cells.get(`${proxy}|${kt}`)
+    return r?.size ? r : undefined
+  }
   const per = proxies.flatMap((p) => {
     const ec = cost(p, 'ec256')
     const rsa = cost(p, 'rsa4096')

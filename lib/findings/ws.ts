@@ -1,4 +1,4 @@
-import { bootstrapFigure, medianInterval, repeatsOf } from '../core/intervals.ts'
+import { bootstrapFigure, medianInterval, noisyCells, repeatsOf } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import type { WebSocketRow } from '../data/schema.ts'
 import { byMajority, combine, decide, fmtIv } from './decide.ts'
@@ -16,10 +16,8 @@ const validButForUpgrades = (r: WebSocketRow) =>
 export function wsFindings(rows: readonly WebSocketRow[]): Finding[] {
   const echo = rows.filter((r) => r.mode === 'echo')
   const proxies = [...new Set(echo.map((r) => r.proxy))].sort()
-  const cost = proxies.flatMap((p) => {
-    const reps = repeatsOf(echo.filter((r) => r.proxy === p && r.variant === 'ws' && r.status === 'valid'), (r) => r.proxy_cpu_us_per_msg)
-    return reps.size ? [{ p, reps }] : []
-  })
+  const cells = noisyCells(echo.filter((r) => r.variant === 'ws' && r.status === 'valid'), (r) => r.proxy, (r) => r.proxy_cpu_us_per_msg)
+  const cost = proxies.flatMap((p) => (cells.get(p)?.size ? [{ p, reps: cells.get(p)! }] : []))
   // Each proxy over the median of all, every cell resampled together: a spread, not a pair.
   const all = cost.length >= 2 ? median(cost.map((c) => median([...c.reps.values()]))) : undefined
   const rel = all === undefined ? [] : cost.map((c, i) => ({ ...c, iv: bootstrapFigure(cost.map((x) => x.reps), (ms) => ms[i]! / median(ms)) }))

@@ -106,6 +106,7 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
   const same = lines.filter((l) => l.same).length
   const claims = lines.filter((l) => l.kind === 'claim')
   const inconclusive = runs.map((_, i) => claims.filter((l) => l.verdicts[i] === 'inconclusive').length)
+  const measured = runs.map((_, i) => claims.filter((l) => l.verdicts[i] !== null && l.verdicts[i] !== 'not measured').length)
   const withSpread = spreads.filter((s) => s.spread !== null).sort((a, b) => b.spread! - a.spread!)
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   const spreadTable = formatTable(
@@ -116,7 +117,7 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
     table,
     '',
     `verdicts: ${same}/${lines.length} identical in every run (inconclusive counted as a verdict); ${flips} flips between decided verdicts over ${decidedLines.length} checks decided at least once`,
-    `inconclusive claims per run: ${inconclusive.map((n) => `${n}/${claims.length} (${pct(n / Math.max(1, claims.length))})`).join(', ')}`,
+    `inconclusive claims per run: ${inconclusive.map((n, i) => `${n}/${claims.length} runnable (${pct(n / Math.max(1, claims.length))}), of ${measured[i]} measured ${pct(n / Math.max(1, measured[i]!))}`).join('; ')}`,
     '',
     'cell medians (primary metric, µs) and their spread max/min-1 between runs:',
     spreadTable,

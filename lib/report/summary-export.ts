@@ -6,6 +6,7 @@
  */
 import Papa from 'papaparse'
 import { z } from 'zod'
+import { methodText } from '../core/intervals.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
@@ -111,7 +112,7 @@ export function findingsCsv(findings: readonly Finding[]): string {
   return csv(FINDINGS_COLUMNS, findings.flatMap((f) => {
     const base = { id: f.id, title: f.title, verdict: f.verdict, figure: f.figure }
     const ivs = f.intervals ?? []
-    return ivs.length ? ivs.map(({ label, interval: i }) => ({ ...base, label, value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: i.method, n: i.n })) : [base]
+    return ivs.length ? ivs.map(({ label, interval: i }) => ({ ...base, label, value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })) : [base]
   }))
 }
 

@@ -27,3 +27,15 @@ test('a cell with no valid row has no summary and keeps its reasons', async () =
   assert.equal(cells[0]!.status, 'failed')
   assert.deepEqual(cells[0]!.reasons, ['did not start'])
 })
+
+test('a cell whose repeats disagree beyond the others\' pooled noise is unstable; the others are not', async () => {
+  const data = [
+    ...cpuRepeats({ proxy: 'haproxy' }, [20, 21, 20.5]),
+    ...cpuRepeats({ proxy: 'envoy' }, [50, 52]),
+    ...cpuRepeats({ proxy: 'caddy' }, [60, 58, 61]),
+    // One window in another regime: nginx's upstream pool reused its connections.
+    ...cpuRepeats({ proxy: 'nginx' }, [40.2, 18.3]),
+  ]
+  const cells = await summarizeCells(TABLE_SPECS.measurements, data)
+  assert.deepEqual(cells.map((c) => [c.key.proxy, c.unstable]), [['caddy', false], ['envoy', false], ['haproxy', false], ['nginx', true]])
+})

@@ -27,9 +27,9 @@ test('selectors: a list of selectors is the union of their cells', () => {
     ...two(m, { proxy: 'haproxy', variant: 'pool-removed' }, 'proxy_cpu_us_per_req', 110), ...two(m, { proxy: 'envoy', variant: 'pool-removed' }, 'proxy_cpu_us_per_req', 120),
     ...two(m, { proxy: 'nginx', variant: 'article' }, 'proxy_cpu_us_per_req', 130), ...two(m, { proxy: 'nginx', variant: 'pool-removed' }, 'proxy_cpu_us_per_req', 500),
   ]
-  const r = evalCheck({ kind: 'spread', metric: 'proxy_cpu_us_per_req', select: [{ series: 'same', variant: 'pool-removed', proxy: ['haproxy', 'envoy'] }, { series: 'same', variant: 'article', proxy: 'nginx' }], max: 0.2 }, { measurements: rows })
+  const r = evalCheck({ kind: 'spread', metric: 'proxy_cpu_us_per_req', select: [{ series: 'same', variant: 'pool-removed', proxy: ['haproxy', 'envoy'] }, { series: 'same', variant: 'article', proxy: 'nginx' }], max: 0.3 }, { measurements: rows })
   assert.equal(r.verdict, 'reproduced')
-  assert.match(r.measured, /^s = 0\.182 \[0\.182, 0\.182\] \(haproxy 110, envoy 120, nginx 130 µs\/req\); wanted <= 0\.2$/)
+  assert.match(r.measured, /^s = 0\.182 \[[\d.,]+, [\d.,]+\] \(haproxy 110, envoy 120, nginx 130 µs\/req\); wanted <= 0\.3$/)
 })
 
 test('for_each: the check runs per item (select < item < a/b) and holds only if every item holds', () => {
@@ -40,12 +40,12 @@ test('for_each: the check runs per item (select < item < a/b) and holds only if 
   const check = { kind: 'ratio', table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { series: 'tls-handshake' }, a: { proxy: 'traefik' }, b: { proxy: 'nginx' }, for_each: [{ key_type: 'rsa2048' }, { key_type: 'rsa4096' }], approx: 2, tolerance: 0.25 }
   const r = evalCheck(check, { handshakes: rows })
   assert.equal(r.verdict, 'not reproduced')
-  assert.match(r.measured, /^rsa2048: r = 2 \[2, 2\] \(traefik pool-added rsa2048 2,000 \/ nginx pool-added rsa2048 1,000 µs\/handshake\).*; rsa4096: r = 4 \[4, 4\] /)
+  assert.match(r.measured, /^rsa2048: r = 2 \[[\d.,]+, [\d.,]+\] \(traefik pool-added rsa2048 2,000 \/ nginx pool-added rsa2048 1,000 µs\/handshake\).*; rsa4096: r = 4 \[[\d.,]+, [\d.,]+\] /)
   // The side wins over the item: a pinned to rsa2048 in both items.
   const pinned = evalCheck({ ...check, a: { proxy: 'traefik', key_type: 'rsa2048' }, b: { proxy: 'nginx', key_type: 'rsa2048' } }, { handshakes: rows })
   assert.equal(pinned.verdict, 'reproduced')
   // An item overrides select.
-  const sel = evalCheck({ kind: 'threshold', table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { proxy: 'nginx', key_type: 'rsa4096' }, for_each: [{ series: 'tls-handshake', key_type: 'rsa2048' }], op: '<=', value: 1010 }, { handshakes: rows })
+  const sel = evalCheck({ kind: 'threshold', table: 'handshakes', metric: 'proxy_cpu_us_per_handshake', select: { proxy: 'nginx', key_type: 'rsa4096' }, for_each: [{ series: 'tls-handshake', key_type: 'rsa2048' }], op: '<=', value: 1100 }, { handshakes: rows })
   assert.equal(sel.verdict, 'reproduced')
 })
 
@@ -113,7 +113,7 @@ test('rank: positions (1-based, negative from the end) and same_order_as', () =>
   }, { measurements: rows, handshakes: data })
   const same = order(hs)
   assert.equal(same.verdict, 'not reproduced')
-  assert.match(same.measured, /by rps desc: haproxy 500 \[495, 505\] > traefik 400 \[396, 404\] > envoy 300 \[297, 303\] > caddy 200 \[198, 202\] > nginx 100 \[99, 101\]; by proxy_cpu_us_per_handshake asc: haproxy 4,000 \[3,960, 4,040\] < envoy 5,000 \[4,950, 5,050\] < traefik 6,000 /)
+  assert.match(same.measured, /by rps desc: haproxy 500 \[[\d.,]+, [\d.,]+\] > traefik 400 \[[\d.,]+, [\d.,]+\] > envoy 300 \[[\d.,]+, [\d.,]+\] > caddy 200 \[[\d.,]+, [\d.,]+\] > nginx 100 \[[\d.,]+, [\d.,]+\]; by proxy_cpu_us_per_handshake asc: haproxy 4,000 \[[\d.,]+, [\d.,]+\] < envoy 5,000 \[[\d.,]+, [\d.,]+\] < traefik 6,000 /)
   const swapped = hs.map((r) => (r.proxy === 'envoy' ? { ...r, proxy_cpu_us_per_handshake: r.proxy_cpu_us_per_handshake! + 1500 } : r.proxy === 'traefik' ? { ...r, proxy_cpu_us_per_handshake: r.proxy_cpu_us_per_handshake! - 1000 } : r))
   assert.equal(order(swapped).verdict, 'reproduced')
   assert.equal(order(hs.filter((r) => r.proxy !== 'caddy')).verdict, 'not measured')
@@ -238,8 +238,10 @@ test('ratio with an interval: reproduced / not reproduced only when the whole in
   // The same point with noisy repeats straddles the band; a wider band holds it.
   const wide = ratio(noisy, { approx: 6, tolerance: 0.25 })
   assert.equal(wide.verdict, 'inconclusive')
-  assert.match(wide.measured, /^r = 6 \[4, 7\.92\] /)
-  assert.equal(ratio(noisy, { approx: 6, tolerance: 0.5 }).verdict, 'reproduced')
+  // Its repeats spread far beyond the article cell's: unstable, widened by its own spread (t, 4 df).
+  assert.match(wide.measured, /^r = 6 \[4, 9\.03\] /)
+  assert.equal(wide.interval!.method, 'paired bootstrap, widened by unstable cell')
+  assert.equal(ratio(noisy, { approx: 6, tolerance: 0.6 }).verdict, 'reproduced')
 })
 
 test('equal with an interval', () => {
@@ -279,7 +281,7 @@ test('spread with an interval', () => {
   assert.match(spread(0.2, tight).measured, /^s = 0\.1 \[0\.099, 0\.108\] \(haproxy 100, envoy 110 µs\/msg\); wanted <= 0\.2$/)
   assert.equal(spread(0.05, tight).verdict, 'not reproduced')
   assert.equal(spread(0.15, noisy).verdict, 'inconclusive')
-  assert.match(spread(0.15, noisy).measured, /^s = 0\.1 \[0, 0\.275\] /)
+  assert.match(spread(0.15, noisy).measured, /^s = 0\.1 \[0, 0\.29\] /)
 })
 
 test('count with an interval; conns_target per cell', () => {

@@ -309,7 +309,8 @@ test('s003 nginx vs Traefik: read on plain HTTP at 1000 connections, never the T
     ...scen({ proxy: 'nginx', connections: 1000 }, 'rps', 1000), ...scen({ proxy: 'nginx', variant: 'http', connections: 200 }, 'rps', 1000),
   ]
   assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(55000, 40000) }).verdict, 'reproduced')
-  assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(40000, 40000) }).verdict, 'not reproduced')
+  // Behind by 10% (parity itself is inconclusive now: two repeats carry the run's noise).
+  assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(36000, 40000) }).verdict, 'not reproduced')
   assert.equal(published('s003-proxy-tax-vs-bare-whoami', { measurements: rows(55000, 40000) }).verdict, 'reproduced')
   assert.equal(published('s003-proxy-tax-vs-bare-whoami', { measurements: rows(55000, 20000) }).verdict, 'not reproduced')
   const p99 = (nginx: number) => [...scen({ proxy: 'nginx', variant: 'http', connections: 1000 }, 'p99_ms', nginx), ...scen({ proxy: 'traefik', variant: 'http', connections: 1000 }, 'p99_ms', 36)]
@@ -342,7 +343,7 @@ test('s004-nginx-access-log-off-gain: off / on between 1.1 and 1.2 on nginx\'s l
   assert.equal(published('s004-nginx-access-log-off-gain', { measurements: rows(13000) }).verdict, 'not reproduced')
 })
 
-test('s004-l7-dynamic-haproxy-leads: plain-HTTP /json?size=10240 cells at 2000 connections only; parity fails, HTTPS, hello-world and 200-connection cells are never read', () => {
+test('s004-l7-dynamic-haproxy-leads: plain-HTTP /json?size=10240 cells at 2000 connections only; HAProxy behind fails, HTTPS, hello-world and 200-connection cells are never read', () => {
   const dyn = { variant: 'http', path: '/json', body_bytes: 10240, connections: 2000 }
   const decoys = [
     ...scen({ proxy: 'haproxy' }, 'rps', 1), ...scen({ proxy: 'nginx', path: '/json', body_bytes: 1024 }, 'rps', 1),
@@ -355,7 +356,7 @@ test('s004-l7-dynamic-haproxy-leads: plain-HTTP /json?size=10240 cells at 2000 c
   assert.equal(ok.verdict, 'reproduced')
   assert.match(ok.measured, /haproxy http \/json 10240 B 2000 conns 10,800 \/ nginx http \/json 10240 B 2000 conns/)
   assert.ok(ok.evidence.every((e) => e.cell.variant === 'http' && e.cell.path === '/json' && e.cell.body_bytes === 10240 && e.cell.connections === 2000))
-  assert.equal(published('s004-l7-dynamic-haproxy-leads', { measurements: rows(10000) }).verdict, 'not reproduced')
+  assert.equal(published('s004-l7-dynamic-haproxy-leads', { measurements: rows(9000) }).verdict, 'not reproduced')
   // quick: no 2000-connection cell, so not measured (saying why), whatever the other cells say.
   const quick = published('s004-l7-dynamic-haproxy-leads', { measurements: decoys })
   assert.equal(quick.verdict, 'not measured')

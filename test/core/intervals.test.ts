@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
-  bootstrapFigure, fmtInterval, medianInterval, overlaps, placeInterval, ratioInterval, relativeHalfWidth, repeatsOf, threeWay,
+  bootstrapFigure, chiSquareQuantile, fmtInterval, medianInterval, methodText, normalQuantile, overlaps, placeInterval, ratioInterval, relativeHalfWidth, repeatsOf,
+  threeWay, withPooledNoise,
 } from '../../lib/core/intervals.ts'
+import { seededRandom } from '../../lib/core/shuffle.ts'
 
 const reps = (...xs: number[]) => new Map(xs.map((x, i) => [i + 1, x]))
 
@@ -77,4 +79,76 @@ test('helpers: repeats from rows, overlap, relative half-width, formatting', () 
   assert.ok(!overlaps({ lo: 1, hi: 1.9 }, { lo: 2, hi: 3 }))
   assert.equal(relativeHalfWidth({ lo: 97, hi: 103, value: 100 }), 0.03)
   assert.equal(fmtInterval({ value: 1.39, lo: 1.21, hi: 1.62, method: 'paired bootstrap' }), '1.39 [1.21, 1.62]')
+})
+
+test('normal and chi-square quantiles match tables', () => {
+  assert.ok(Math.abs(normalQuantile(0.975) - 1.959964) < 1e-6)
+  assert.ok(Math.abs(normalQuantile(0.999) - 3.090232) < 1e-6)
+  assert.ok(Math.abs(normalQuantile(0.001) + 3.090232) < 1e-6)
+  assert.equal(normalQuantile(0.5), 0)
+  // Exact: chi2(0.999; 1) = 10.828, (0.999; 4) = 18.467, (0.95; 10) = 18.307.
+  for (const [p, df, exact] of [[0.999, 1, 10.828], [0.999, 4, 18.467], [0.95, 10, 18.307]] as const) {
+    assert.ok(Math.abs(chiSquareQuantile(p, df) / exact - 1) < 0.04, `${p} ${df}: ${chiSquareQuantile(p, df)}`)
+  }
+})
+
+const logSd = (...xs: number[]) => {
+  const l = xs.map(Math.log)
+  const m = l.reduce((a, b) => a + b) / l.length
+  return l.reduce((a, x) => a + (x - m) ** 2, 0)
+}
+
+test('pooled noise: the log spread within cells over their degrees of freedom; a bimodal cell is unstable and left out of the pool', () => {
+  const stable = [reps(100, 110), reps(50, 52, 48), reps(20, 21)]
+  const out = withPooledNoise(stable)
+  const ss = logSd(100, 110) + logSd(50, 52, 48) + logSd(20, 21)
+  assert.equal(out[0]!.noise!.df, 4)
+  assert.ok(Math.abs(out[0]!.noise!.sd - Math.sqrt(ss / 4)) < 1e-12)
+  assert.ok(out.every((c) => !c.unstable))
+  // nginx 1.31.3 upstream-default in a quick run: one repeat pooled its backend connections (18.3 against 40.2 µs/req).
+  const withBimodal = withPooledNoise([...stable, reps(40.151, 18.27)])
+  assert.equal(withBimodal[3]!.unstable, true)
+  assert.ok(Math.abs(withBimodal[3]!.noise!.sd - Math.sqrt(ss / 4)) < 1e-12, 'the unstable cell stays out of the pool')
+  // Too few degrees of freedom, or a value <= 0: no noise, the cells as they were.
+  assert.equal(withPooledNoise([reps(1, 2)])[0]!.noise, undefined)
+  assert.equal(withPooledNoise([...stable, reps(0, 1)])[0]!.noise, undefined)
+})
+
+test('noise floor: two repeats that happen to agree no longer decide alone; an unstable cell makes its figure inconclusive', () => {
+  const family = withPooledNoise([reps(100, 120), reps(50, 60), reps(30, 25), reps(80, 70), reps(101, 100), reps(50, 50.5)])
+  const plain = ratioInterval(reps(101, 100), reps(50, 50.5))
+  const floored = ratioInterval(family[4]!, family[5]!)
+  assert.equal(floored.value, plain.value)
+  assert.ok(floored.lo < plain.lo && floored.hi > plain.hi, `${fmtInterval(floored)} against ${fmtInterval(plain)}`)
+  assert.equal(floored.floor, 'run noise')
+  assert.equal(methodText(floored), 'paired bootstrap, widened by run noise')
+  // The quick run's F7 cells: [0.25, 0.56] would hold "<= 0.6"; with the bimodal cell unstable it cannot.
+  const quick = withPooledNoise([reps(40.151, 18.27), reps(71.897, 72.689), reps(72.642, 72.816), reps(43.312, 41.489), reps(41.855, 42.118), reps(71.694, 66.887)])
+  const f7 = ratioInterval(quick[0]!, quick[1]!)
+  assert.equal(placeInterval(ratioInterval(reps(40.151, 18.27), reps(71.897, 72.689)), { max: 0.6 }), 'inside')
+  assert.equal(f7.floor, 'unstable cell')
+  assert.equal(placeInterval(f7, { max: 0.6 }), 'straddles', fmtInterval(f7))
+  // One cell's median gets the floor too; a cell without noise keeps its order statistics.
+  assert.ok(medianInterval(family[4]!).lo < 100)
+  assert.deepEqual([medianInterval(reps(101, 100)).lo, medianInterval(reps(101, 100)).hi], [100, 101])
+})
+
+test('noise floor coverage: two repeats per cell, 20 cells with 8% log noise; the floored ratio covers the true ratio >= 90% of the time, the bare one does not', () => {
+  const random = seededRandom(12345)
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random())
+  const trials = 200
+  let bare = 0
+  let floored = 0
+  for (let t = 0; t < trials; t++) {
+    // True medians 100 and 60: the true ratio is 0.6.
+    const truth = Array.from({ length: 20 }, (_, i) => (i === 1 ? 60 : 100))
+    const cells = truth.map((m) => new Map([1, 2].map((r) => [r, m * Math.exp(0.08 * normal())])))
+    const plain = ratioInterval(cells[1]!, cells[0]!)
+    const noisy = withPooledNoise(cells)
+    const iv = ratioInterval(noisy[1]!, noisy[0]!)
+    if (plain.lo <= 0.6 && plain.hi >= 0.6) bare++
+    if (iv.lo <= 0.6 && iv.hi >= 0.6) floored++
+  }
+  assert.ok(floored / trials >= 0.9, `floored coverage ${floored / trials}`)
+  assert.ok(bare / trials < 0.8, `bare coverage ${bare / trials}`)
 })

@@ -30,5 +30,5 @@ test('a run whose HAProxy costs doubled: its cells spread by 100% and the printo
   assert.ok(spreads.length > 0 && spreads.every((s) => Math.abs(s.spread! - 1) < 1e-9), JSON.stringify(spreads.slice(0, 2)))
   const text = formatStability(runs, verdictLines(runs, loadLedger()), cellSpreads(runs))
   assert.match(text, /worst 100\.0% \(.*haproxy/)
-  assert.match(text, /inconclusive claims per run: /)
+  assert.match(text, /inconclusive claims per run: \d+\/\d+ runnable \([\d.]+%\), of \d+ measured [\d.]+%; /)
 })

@@ -1,5 +1,5 @@
 import type { CellSummary } from '../../analysis/cells.ts'
-import { fmtInterval } from '../../core/intervals.ts'
+import { fmtInterval, methodText } from '../../core/intervals.ts'
 import { SCENARIOS_SERIES, scenarioRatios, type ScenarioKind, type ScenarioRatio } from '../../findings/scenarios.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { esc, type Article } from '../markdown.ts'
@@ -63,7 +63,7 @@ export function scenariosSection(a: Article, { aggregates, run }: ArticleInput):
     ]), mine)
     precisionLine(a, run.manifest, mine.filter((c) => c.key.proxy !== 'direct'))
     const own = ratios.filter((r) => r.kind === s.kind)
-    if (own.length) a.bullets(own.map((r) => `${esc(r.proxy)} ${esc(METRIC[r.metric])}: ${esc(r.numerator)} / ${esc(r.denominator)} = **${esc(fmtInterval(r.interval))}** (${esc(r.interval.method)}, n ${r.n[0]}/${r.n[1]})`))
+    if (own.length) a.bullets(own.map((r) => `${esc(r.proxy)} ${esc(METRIC[r.metric])}: ${esc(r.numerator)} / ${esc(r.denominator)} = **${esc(fmtInterval(r.interval))}** (${esc(methodText(r.interval))}, n ${r.n[0]}/${r.n[1]})`))
     else a.para('*No ratio: a side has no valid row.*')
   }
   return []
