@@ -8,7 +8,7 @@ export type { TableName }
 // definitions, so the article and the ledger never disagree.
 import { cellStatus, metricValue } from '../claims/cells.ts'
 import { summarize, type Summary } from '../core/stats.ts'
-import { medianInterval, relativeHalfWidth, withPooledNoise } from '../core/intervals.ts'
+import { medianInterval, relativeHalfWidth, withFamilyNoise } from '../core/intervals.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
 import { POOLING_ROWS } from '../data/series.ts'
 
@@ -134,7 +134,7 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
   }
   const sorted = [...groups].sort(([, a], [, b]) => byKey(a[0]!, b[0]!))
   const preciseOf = (members: readonly Row[]) => members.flatMap((m) => (m.status === 'valid' && precisionValue(spec.name, m) !== null ? [precisionValue(spec.name, m)!] : []))
-  const unstable = unstableCells(sorted.map(([, members]) => ({ family: String((members[0] as unknown as Record<string, unknown>).model ?? ''), values: preciseOf(members) })))
+  const unstable = withFamilyNoise(sorted, ([, members]) => String((members[0] as unknown as Record<string, unknown>).model ?? ''), ([, members]) => new Map(preciseOf(members).map((v, i) => [i + 1, v])))
   return sorted.map(([id, members], index) => {
     const first = members[0] as unknown as Record<string, string | number | null>
     const key = Object.fromEntries(spec.keys.map((k) => [k, first[k] ?? null]))
@@ -165,20 +165,9 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
       ciHalfWidthPct: iv && Number.isFinite(relativeHalfWidth(iv)) ? 100 * relativeHalfWidth(iv) : null,
       ciLevel: iv?.level ?? null,
       disturbed: members.filter((m) => isDisturbed(m)).length,
-      unstable: unstable[index]!,
+      unstable: unstable[index]!.unstable === true,
     }
   })
-}
-
-/** Which cells are unstable within their family (withPooledNoise), in the order given. */
-function unstableCells(cells: readonly { family: string; values: readonly number[] }[]): boolean[] {
-  const out = cells.map(() => false)
-  for (const family of new Set(cells.map((c) => c.family))) {
-    const index = cells.flatMap((c, i) => (c.family === family ? [i] : []))
-    const noisy = withPooledNoise(index.map((i) => new Map(cells[i]!.values.map((v, r) => [r + 1, v]))))
-    index.forEach((i, k) => (out[i] = noisy[k]!.unstable === true))
-  }
-  return out
 }
 
 /**

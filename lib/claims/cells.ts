@@ -8,7 +8,7 @@
  */
 import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../data/schema.ts'
-import { repeatsOf, withPooledNoise, type Repeats } from '../core/intervals.ts'
+import { repeatsOf, withFamilyNoise, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import { KEY_COLUMNS, NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
 
@@ -119,15 +119,9 @@ const MULTIPLICATIVE = /_us_per_|^rps$|_ms$/
  * the cells of its table under the same load model, whose windows share one design.
  */
 export function familyRepeats(cells: readonly CellGroup[], metric: string, rows: 'valid' | 'all'): Map<CellGroup, Repeats> {
-  if (!MULTIPLICATIVE.test(metric)) return new Map(cells.map((c) => [c, cellValue(c, metric, rows).repeats]))
-  const families = new Map<string, CellGroup[]>()
-  for (const c of cells) families.set(String(c.key.model ?? ''), [...(families.get(String(c.key.model ?? '')) ?? []), c])
-  const out = new Map<CellGroup, Repeats>()
-  for (const family of families.values()) {
-    const noisy = withPooledNoise(family.map((c) => cellValue(c, metric, rows).repeats))
-    family.forEach((c, i) => out.set(c, noisy[i]!))
-  }
-  return out
+  const repeats = (c: CellGroup) => cellValue(c, metric, rows).repeats
+  const noisy = MULTIPLICATIVE.test(metric) ? withFamilyNoise(cells, (c) => String(c.key.model ?? ''), repeats) : cells.map(repeats)
+  return new Map(cells.map((c, i) => [c, noisy[i]!]))
 }
 
 // ------------------------------------------------------------------ selectors

@@ -178,14 +178,28 @@ export function withPooledNoise(cells: readonly Repeats[]): Repeats[] {
   return cells.map((c) => Object.assign(new Map(c), { noise, unstable: unstable.has(c) }))
 }
 
+/** Each item's repeats with the pooled noise of its family (`familyOf`), in the order given. */
+export function withFamilyNoise<T>(items: readonly T[], familyOf: (t: T) => string, repeats: (t: T) => Repeats): Repeats[] {
+  const out: Repeats[] = items.map(repeats)
+  for (const family of new Set(items.map(familyOf))) {
+    const index = items.flatMap((t, i) => (familyOf(t) === family ? [i] : []))
+    const noisy = withPooledNoise(index.map((i) => out[i]!))
+    index.forEach((i, k) => (out[i] = noisy[k]!))
+  }
+  return out
+}
+
 /** Rows grouped into cells by `keyOf`: each cell's repeats of `value`, with the pooled noise of all of them. */
 export function noisyCells<R extends { repeat: number }>(rows: readonly R[], keyOf: (r: R) => string, value: (r: R) => number | null | undefined): Map<string, Repeats> {
   const groups = new Map<string, R[]>()
   for (const r of rows) groups.set(keyOf(r), [...(groups.get(keyOf(r)) ?? []), r])
   const keys = [...groups.keys()]
-  const cells = withPooledNoise(keys.map((k) => repeatsOf(groups.get(k)!, value)))
+  const cells = withFamilyNoise(keys, () => '', (k) => repeatsOf(groups.get(k)!, value))
   return new Map(keys.map((k, i) => [k, cells[i]!]))
 }
+
+/** A cell's own repeats, without its family's noise: its precision as the adaptive rule measures it. */
+export const ownRepeats = (cell: Repeats): Repeats => new Map(cell)
 
 /** A Student t draw with `df` degrees of freedom (a normal one beyond 30, where they differ by < 4% at 97.5%). */
 function studentT(random: () => number, df: number): number {

@@ -1,6 +1,6 @@
 import { POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../catalog/reuse.ts'
 import { compareVersions } from '../catalog/stack.ts'
-import { bootstrapFigure, medianInterval, ratioInterval, relativeHalfWidth, repeatsOf, withPooledNoise, type Interval, type Repeats } from '../core/intervals.ts'
+import { bootstrapFigure, medianInterval, ratioInterval, ownRepeats, relativeHalfWidth, repeatsOf, withPooledNoise, type Interval, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
 import { combine, decide, fmtIv } from './decide.ts'
@@ -169,8 +169,7 @@ const percent = (iv: Interval): Interval => ({ ...iv, value: iv.value * 100, lo:
 function precision(cells: readonly PoolingCell[]): Finding {
   const title = 'precision: worst CI half-width of the median of proxy CPU/req <= 3%'
   const widths = cells.filter((c) => c.cpu.size >= 2).map((c) => {
-    // The cell's own precision, as the adaptive rule measures it: without the run's noise floor.
-    const iv = medianInterval(new Map(c.cpu))
+    const iv = medianInterval(ownRepeats(c.cpu))
     return { c, iv, w: relativeHalfWidth(iv) }
   }).sort((a, b) => b.w - a.w)
   const worst = widths[0]

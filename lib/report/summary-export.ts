@@ -6,13 +6,16 @@
  */
 import Papa from 'papaparse'
 import { z } from 'zod'
-import { methodText } from '../core/intervals.ts'
+import { methodText, type Interval } from '../core/intervals.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
 import type { BaselineComparison } from './sections/baseline.ts'
 
 export const SUMMARY_FORMAT = 'proxybench-summary/1'
+
+/** A finding's interval as exported: its method in words, widening included. */
+const intervalFields = (i: Interval) => ({ value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })
 
 const num = z.number().nullable()
 // Bounds are null where a figure is not finite (a ratio over 0): JSON has no Infinity.
@@ -89,7 +92,10 @@ export function buildSummary(s: SummaryInput): Summary {
     format: SUMMARY_FORMAT,
     run_id: s.runId,
     run_dir: s.runDir,
-    findings: s.findings.map((f) => ({ id: f.id, title: f.title, verdict: f.verdict, figure: f.figure, intervals: f.intervals ?? [] })),
+    findings: s.findings.map((f) => ({
+      id: f.id, title: f.title, verdict: f.verdict, figure: f.figure,
+      intervals: (f.intervals ?? []).map(({ label, interval }) => ({ label, interval: intervalFields(interval) })),
+    })),
     claims: s.claims.map((c) => ({
       id: c.id, source: c.source, finding: c.finding, verdict: c.verdict, expect: c.expect, measured: c.measured,
       value: c.value, interval: c.interval, reference: c.reference, comparable_across_machines: c.comparable_across_machines, warnings: c.warnings,
@@ -112,7 +118,7 @@ export function findingsCsv(findings: readonly Finding[]): string {
   return csv(FINDINGS_COLUMNS, findings.flatMap((f) => {
     const base = { id: f.id, title: f.title, verdict: f.verdict, figure: f.figure }
     const ivs = f.intervals ?? []
-    return ivs.length ? ivs.map(({ label, interval: i }) => ({ ...base, label, value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })) : [base]
+    return ivs.length ? ivs.map(({ label, interval }) => ({ ...base, label, ...intervalFields(interval) })) : [base]
   }))
 }
 

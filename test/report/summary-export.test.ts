@@ -52,3 +52,11 @@ test('a non-finite figure is null in the document, as JSON carries it', () => {
   const doc = buildSummary({ runId: 'x', runDir: '/r', findings: [{ id: 'F3', title: 't', verdict: 'info', figure: 'f', intervals: [{ label: 'a/b', interval: { value: Infinity, lo: 1, hi: Infinity, level: 0.95, method: 'bootstrap', n: 2 } }] }], claims: [], gates: [], report: null })
   assert.deepEqual(doc.findings[0]!.intervals[0]!.interval, { value: null, lo: 1, hi: null, level: 0.95, method: 'bootstrap', n: 2 })
 })
+
+test('a widened interval says so in the document and the CSV: its method names what widened it', () => {
+  const finding = { id: 'F7', title: 't', verdict: 'inconclusive' as const, figure: 'f', intervals: [{ label: 'a/b', interval: { value: 0.4, lo: 0, hi: 26, level: 0.95, method: 'paired bootstrap' as const, n: 2, floor: 'unstable cell' as const } }] }
+  const doc = buildSummary({ runId: 'x', runDir: '/r', findings: [finding], claims: [], gates: [], report: null })
+  assert.deepEqual(doc.findings[0]!.intervals[0]!.interval, { value: 0.4, lo: 0, hi: 26, level: 0.95, method: 'paired bootstrap, widened by unstable cell', n: 2 })
+  const rows = Papa.parse<Record<string, string>>(findingsCsv([finding]), { header: true, skipEmptyLines: true }).data
+  assert.equal(rows[0]!.method, 'paired bootstrap, widened by unstable cell')
+})
