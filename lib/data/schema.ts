@@ -19,6 +19,8 @@ export const MEASUREMENT_COLUMNS = [
   'slo',
   // h2 rows: streams per connection (h2load -m); empty for HTTP/1.1 rows and older files.
   'streams',
+  // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
+  'load_foreign_cpu_share',
 ] as const
 
 const num = z.number().finite()
@@ -70,6 +72,8 @@ export const measurementSchema = z.object({
   slo: z.string().optional(),
   /** h2 rows (h2load): concurrent streams per connection; null for HTTP/1.1 (one request at a time per connection). */
   streams: z.number().int().positive().nullable().optional(),
+  /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
+  load_foreign_cpu_share: optNum.optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -90,6 +94,8 @@ export const fingerprintSchema = z.object({
   vulnerabilities: z.record(z.string()),
   clocksource: z.string(),
   virtualization: z.string(),
+  /** separate, charged or unknown (lib/setup/fingerprint.ts IrqAccounting): how foreign CPU was counted; absent in older manifests. */
+  irq_time_accounting: z.string().optional(),
 })
 
 export type Fingerprint = z.infer<typeof fingerprintSchema>
@@ -213,6 +219,8 @@ export const HANDSHAKE_COLUMNS = [
   'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
   // What the client offered to resume with (none, tickets, tickets-tls12); empty: none (the tls series, older files).
   'resumption',
+  // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
+  'load_foreign_cpu_share',
 ] as const
 
 export const handshakeSchema = z.object({
@@ -244,6 +252,8 @@ export const handshakeSchema = z.object({
   invocation: z.number().int().positive().nullable().optional(),
   /** What the client offered to resume with: none (every handshake full), tickets (TLS 1.3) or tickets-tls12; empty (tls series, older files): none. */
   resumption: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['none', 'tickets', 'tickets-tls12']).optional()),
+  /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
+  load_foreign_cpu_share: optNum.optional(),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>
@@ -253,6 +263,8 @@ export const WEBSOCKET_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'mode', 'conns_target', 'conns_established', 'messages', 'msg_rate',
   'proxy_cpu_us_per_msg', 'p50_ms', 'p99_ms', 'status', 'reason',
   'repeat', 'duration_s', 'survived', 'refused', 'closed_early', 'max_ms', 'generator_cpu_share', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
+  // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
+  'load_foreign_cpu_share',
 ] as const
 
 export const websocketSchema = z.object({
@@ -284,6 +296,8 @@ export const websocketSchema = z.object({
   foreign_cpu_share: optNum,
   /** Id of the manifest's invocation that measured the row (null: written before invocations were recorded). */
   invocation: z.number().int().positive().nullable().optional(),
+  /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
+  load_foreign_cpu_share: optNum.optional(),
 })
 
 export type WebSocketRow = z.infer<typeof websocketSchema>
@@ -298,11 +312,13 @@ export const TCP_COLUMNS = [
   'conns', 'errors', 'mismatches', 'bytes_echoed', 'conn_rate', 'mib_per_s', 'p50_ms', 'p99_ms', 'max_ms',
   'proxy_cpu_us_per_conn', 'proxy_cpu_us_per_mib', 'backend_conns_per_conn', 'generator_cpu_share', 'proxy_cpu_share',
   'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
+  // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
+  'load_foreign_cpu_share',
 ] as const
 
 /** Columns every row table shares, as websocket.csv defines them: the cell's identity and the window's status and disturbance. */
 const rowIdentity = websocketSchema.pick({ run_id: true, series: true, proxy: true, version: true, variant: true }).shape
-const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, invocation: true }).shape
+const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, load_foreign_cpu_share: true, invocation: true }).shape
 
 export const tcpSchema = z.object({
   ...rowIdentity,

@@ -7,7 +7,7 @@ import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type Cell, type CellContext, type RunningStack } from './cell.ts'
-import { disturbance, measuredCores, readProcStat, rolesOnNs, type CpuTimes } from './disturbance.ts'
+import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { measurementRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 
@@ -93,7 +93,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     roles.push(generator)
     const snap = async (): Promise<Snapshot> => {
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
-      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readProcStat(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
+      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
     }
     await sleep(p.warmupS * 1000)
     const a = await snap()
@@ -114,10 +114,8 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       generatorRequests: report?.requests ?? 0, generatorErrors: errors, windowRequests: requests, generatorCpuShare: generatorShare,
       exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
     })
-    const cores = measuredCores(ctx.cpus, !!proxy)
-    const expected = rolesOnNs(cores, [
+    const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
       { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }])
-    const d = disturbance(a.stat, b.stat, cores, expected)
     const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
     return row({
       requests,
@@ -132,8 +130,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       proxy_cpu_share: proxy ? round((b.proxyNs - a.proxyNs) / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
       status: reasons.length ? 'invalid' : 'valid',
       reason: reasons.join('; '),
-      steal_share: d?.stealShare ?? null,
-      foreign_cpu_share: d?.foreignShare ?? null,
+      ...disturbanceColumns(d),
     })
   })
 }

@@ -1,19 +1,28 @@
 import { readFileSync } from 'node:fs'
+import type { CpuLayout } from '../roles/cpus.ts'
+import { kernelIrqAccounting, type IrqAccounting } from '../setup/fingerprint.ts'
 
 /**
- * What else ran on the measured role's cores during a window: the hypervisor's steal and
- * CPU used by anything outside the bench's roles (another tenant's job, a build, a stray
- * process), from the per-CPU lines of /proc/stat read at the window's two ends.
+ * What else ran on the bench's cores during a window: the hypervisor's steal and CPU used
+ * by anything outside the bench's roles (another tenant's job, a build, a stray process),
+ * on the measured role's cores and on the load's, from the per-CPU lines of /proc/stat
+ * read at the window's two ends.
  */
 
 /** Cumulative per-CPU times from /proc/stat, in USER_HZ ticks. */
 export interface CpuTimes {
   /** user+nice+system+irq+softirq+steal */
   busy: number
-  /** user+nice+system: time of processes, the only part a cgroup counter can account for. */
+  /** user+nice+system: time of processes (a cgroup counter may also hold irq time: IrqAccounting). */
   task: number
   steal: number
   total: number
+  /**
+   * Nanoseconds every task ran on this CPU by the scheduler's clock, the one the roles'
+   * cgroup counters use (cgroup v1 root `cpuacct.usage_percpu`); absent where unreadable
+   * (cgroup v2 has no per-CPU total without schedstats).
+   */
+  runNs?: number
 }
 
 /**
@@ -36,7 +45,29 @@ export function parseProcStat(text: string): Map<number, CpuTimes> {
   return out
 }
 
-export const readProcStat = (): Map<number, CpuTimes> => parseProcStat(readFileSync('/proc/stat', 'utf8'))
+/** The root cgroup's per-CPU run time (cgroup v1), in ns by CPU; null where there is none. */
+export function parseUsagePerCpu(text: string): number[] | null {
+  const v = text.trim().split(/\s+/).map(Number)
+  return v.length > 0 && v.every((x) => Number.isFinite(x) && x >= 0) ? v : null
+}
+
+const ROOT_PERCPU = ['/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu', '/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage_percpu']
+
+/** /proc/stat's per-CPU times, with each CPU's run time from the root cgroup where there is one. */
+export function readCpuTimes(): Map<number, CpuTimes> {
+  const times = parseProcStat(readFileSync('/proc/stat', 'utf8'))
+  for (const f of ROOT_PERCPU) {
+    let percpu: number[] | null
+    try {
+      percpu = parseUsagePerCpu(readFileSync(f, 'utf8'))
+    } catch {
+      continue
+    }
+    if (percpu) for (const [c, t] of times) if (percpu[c] !== undefined) t.runNs = percpu[c]
+    break
+  }
+  return times
+}
 
 /** CPUs of a list like `0-3,6`. */
 export function cpuIds(list: string): number[] {
@@ -45,6 +76,9 @@ export function cpuIds(list: string): number[] {
     return b === undefined ? [a!] : Array.from({ length: b - a! + 1 }, (_, i) => a! + i)
   })
 }
+
+/** The cores of `list` that are not in `minus`, each once, as a list (possibly empty). */
+export const coresOutside = (list: string, minus: string) => [...new Set(cpuIds(list))].filter((c) => !cpuIds(minus).includes(c)).join(',')
 
 /** Whether two CPU lists share a core. */
 export const overlap = (a: string, b: string) => cpuIds(a).some((c) => cpuIds(b).includes(c))
@@ -62,6 +96,19 @@ export interface Disturbance {
   foreignShare: number
 }
 
+/** A window's disturbance on the measured role's cores and, apart, on the cores of the roles that make its load. */
+export interface WindowDisturbance extends Disturbance {
+  /**
+   * Foreign CPU on the generator's and backend's cores outside the measured ones (null:
+   * none, or /proc/stat unreadable). A neighbour there slows the load, not the proxy, and
+   * moves the proxy's CPU per request too (it depends on the load level).
+   */
+  loadForeignShare: number | null
+}
+
+/** Role counters above the cores' user+system ticks by more than this share of the window: they include irq time. */
+const TICK_SLACK = 0.03
+
 /**
  * Steal and foreign CPU on `cpus` between two /proc/stat reads. `rolesNs` is the CPU, over
  * the same window, of every bench role pinned on these cores: the measured role itself,
@@ -70,24 +117,60 @@ export interface Disturbance {
  * pinned on more cores than these is subtracted whole, which can only understate the
  * foreign share. The window is the two reads' own ticks (not a wall clock), so a read a
  * few ms late does not distort the shares.
- * irq and softirq are left out of the foreign CPU: with IRQ time accounting the kernel
- * charges the proxy's own loopback packet processing there, never to its cgroup (on this
- * machine cpu1's softirq grew by ~25% of the proxy's CPU while it served), so counting it
- * would call every window disturbed. Steal is its own share.
+ * The foreign CPU is the run time on these cores that the roles' counters do not account
+ * for. Best from the root cgroup's per-CPU run time (`runNs`): the scheduler's clock, the
+ * counters' own, so irq time is in both or in neither. Else from /proc/stat's ticks:
+ * user+system, and irq+softirq too where the kernel charges them to the interrupted task
+ * (`irq`, see IrqAccounting; unknown: charged when the counters exceed user+system beyond
+ * tick sampling). Counting softirq on a `separate` kernel would call every window
+ * disturbed (the proxy's packets, ~25% of its CPU); leaving it out on a `charged` one
+ * hides a neighbour as large as that. Ticks are samples: at partial, periodic load (the
+ * open model) they strayed ±10-19% of a core from the counters here, the run time 0-8%.
+ * Steal is its own share.
  */
-export function disturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, cpus: string, rolesNs: number): Disturbance | null {
+export function disturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, cpus: string, rolesNs: number, irq: IrqAccounting | null): Disturbance | null {
   let task = 0
+  let busy = 0
   let steal = 0
   let total = 0
+  let runNs: number | null = 0
   for (const c of cpuIds(cpus)) {
     const x = a.get(c)
     const y = b.get(c)
     if (!x || !y) return null
     task += y.task - x.task
+    busy += y.busy - x.busy
     steal += y.steal - x.steal
     total += y.total - x.total
+    runNs = runNs !== null && x.runNs !== undefined && y.runNs !== undefined ? runNs + (y.runNs - x.runNs) : null
   }
   if (total <= 0) return null
+  const roles = (rolesNs / 1e9) * USER_HZ
+  const charged = irq === 'charged' || (irq === null && task - roles < -TICK_SLACK * total)
+  const accountable = runNs !== null ? (runNs / 1e9) * USER_HZ : charged ? busy - steal : task
   const round = (v: number) => Number(v.toFixed(4))
-  return { stealShare: round(steal / total), foreignShare: round(Math.max(0, task - (rolesNs / 1e9) * USER_HZ) / total) }
+  return { stealShare: round(steal / total), foreignShare: round(Math.max(0, accountable - roles) / total) }
 }
+
+/**
+ * The window's disturbance on the measured role's cores (the proxy's; the backend's for the
+ * direct row) and on the load cores: the generator's and backend's that are not measured.
+ * `roles` is every bench role's CPU over the window, with its cpuset. Null when the roles
+ * run on several hosts: this machine's /proc/stat says nothing of another host's cores.
+ */
+export function windowDisturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, o: { cpus: CpuLayout; hasProxy: boolean; severalHosts: boolean }, roles: readonly { cpus: string; ns: number }[]): WindowDisturbance | null {
+  const { cpus, hasProxy } = o
+  if (o.severalHosts) return null
+  const measured = measuredCores(cpus, hasProxy)
+  const irq = kernelIrqAccounting()
+  const d = disturbance(a, b, measured, rolesOnNs(measured, roles), irq)
+  if (!d) return null
+  const load = coresOutside(`${cpus.generator},${cpus.backend}`, measured)
+  const l = load ? disturbance(a, b, load, rolesOnNs(load, roles), irq) : null
+  return { ...d, loadForeignShare: l?.foreignShare ?? null }
+}
+
+/** A row's disturbance columns (README "Data"). */
+export const disturbanceColumns = (d: WindowDisturbance | null) => ({
+  steal_share: d?.stealShare ?? null, foreign_cpu_share: d?.foreignShare ?? null, load_foreign_cpu_share: d?.loadForeignShare ?? null,
+})

@@ -5,7 +5,7 @@ import { cpuCount } from '../roles/cpus.ts'
 import { parseLoadgenOutput } from '../roles/loadgen.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
-import { disturbance, measuredCores, readProcStat, rolesOnNs, type Disturbance } from './disturbance.ts'
+import { readCpuTimes, windowDisturbance, type WindowDisturbance } from './disturbance.ts'
 
 export interface GeneratorRun<T> {
   result: T | null
@@ -14,8 +14,8 @@ export interface GeneratorRun<T> {
   generatorShare: number
   wallS: number
   exit: string | null
-  /** Steal and foreign CPU on the measured role's cores over the run (null: /proc/stat unreadable). */
-  disturbance: Disturbance | null
+  /** Steal and foreign CPU on the measured role's cores, and foreign CPU on the load cores, over the run (null: /proc/stat unreadable). */
+  disturbance: WindowDisturbance | null
 }
 
 /**
@@ -30,7 +30,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   // Every role already started (backend, proxy) is read too: the disturbance needs the CPU of all roles on the measured cores.
   const started = [...new Set([...watch, ...roles])]
   const before = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
-  const statBefore = readProcStat()
+  const statBefore = readCpuTimes()
   const t0 = process.hrtime.bigint()
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
@@ -39,12 +39,10 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   const timedOut = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), limitS * 1000).unref())])
   if (timedOut) await ctx.runtime.stop(generator)
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9
-  const statAfter = readProcStat()
+  const statAfter = readCpuTimes()
   const after = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
   const genNs = await ctx.runtime.cpuNs(generator)
   const used = new Map(started.map((r, i) => [r, after[i]! - before[i]!]))
-  const cores = measuredCores(ctx.cpus, started.some((r) => r.spec.role === 'proxy'))
-  const expected = rolesOnNs(cores, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }])
   const died = watch.find((r) => r.exit)
   const result = parseLoadgenOutput<T>(readFileSync(logFile, 'utf8'))
   // open, handshake and ws-echo print their whole latency distribution: kept beside the log.
@@ -55,7 +53,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
     cpuNs: new Map(watch.map((r) => [r, used.get(r)!])),
     generatorShare: Math.round((genNs / 1e9 / (wallS * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
     wallS,
-    disturbance: disturbance(statBefore, statAfter, cores, expected),
+    disturbance: windowDisturbance(statBefore, statAfter, { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }]),
     exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
       : died ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
       : !result ? `loadgen printed no summary (exit ${generator.exit?.code})` : null,

@@ -3,6 +3,7 @@ import type { Handshake } from '../data/schema.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { loadgenArgv, type HandshakeResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
 import { handshakeRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -31,7 +32,7 @@ export async function measureHandshakes(cell: Cell, repeat: number, ctx: CellCon
       proxy_cpu_us_per_handshake: r && r.handshakes > 0 ? round(proxyNs / 1e3 / r.handshakes) : null,
       generator_cpu_share: g.generatorShare, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
       status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
-      steal_share: g.disturbance?.stealShare ?? null, foreign_cpu_share: g.disturbance?.foreignShare ?? null,
+      ...disturbanceColumns(g.disturbance),
     })
   })
 }

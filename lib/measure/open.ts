@@ -3,6 +3,7 @@ import type { Measurement } from '../data/schema.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { loadgenArgv, type OpenResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
 import { measurementRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -31,7 +32,7 @@ export async function measureOpen(cell: Cell, repeat: number, rate: number, ctx:
       proxy_cpu_us_per_req: proxyNs === null ? null : perReq(proxyNs), backend_cpu_us_per_req: perReq(g.cpuNs.get(backend.role)!), generator_cpu_share: g.generatorShare,
       max_vus: r?.max_vus ?? null, dropped: r?.dropped ?? null, proxy_cpu_share: proxyNs === null ? null : round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
       status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
-      steal_share: g.disturbance?.stealShare ?? null, foreign_cpu_share: g.disturbance?.foreignShare ?? null,
+      ...disturbanceColumns(g.disturbance),
     })
   })
 }

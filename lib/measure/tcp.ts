@@ -5,6 +5,7 @@ import { cpuCount } from '../roles/cpus.ts'
 import { loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
 import { waitForEcho } from '../roles/net.ts'
 import { checkFromGenerator, withVerifiedStack, type Cell, type CellContext, type L4Stack } from './cell.ts'
+import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
 import { outcomes, type RowFill } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -127,7 +128,7 @@ export async function measureTcp(cell: Cell, mode: TcpMode, repeat: number, ctx:
       backend_conns_per_conn: r && r.conns > 0 ? round((echoAccepted(after) - echoAccepted(before)) / r.conns, 4) : null,
       generator_cpu_share: g.generatorShare, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
       status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
-      steal_share: g.disturbance?.stealShare ?? null, foreign_cpu_share: g.disturbance?.foreignShare ?? null,
+      ...disturbanceColumns(g.disturbance),
     })
   }, l4Stack(cell, ctx))
 }

@@ -2,6 +2,7 @@ import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { WebSocketRow } from '../data/schema.ts'
 import { loadgenArgv, type WsEchoResult, type WsHoldResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
 import { outcomes, websocketRow } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -43,7 +44,7 @@ export async function measureEcho(c: Cell, repeat: number, ctx: CellContext): Pr
       proxy_cpu_us_per_msg: r && r.messages > 0 ? round(proxyNs / 1e3 / r.messages) : null,
       p50_ms: r?.p50_ms ?? null, p99_ms: r?.p99_ms ?? null, max_ms: r?.max_ms ?? null, generator_cpu_share: g.generatorShare,
       status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
-      steal_share: g.disturbance?.stealShare ?? null, foreign_cpu_share: g.disturbance?.foreignShare ?? null,
+      ...disturbanceColumns(g.disturbance),
     })
   })
 }
@@ -65,7 +66,7 @@ export async function measureHold(c: Cell, repeat: number, ctx: CellContext): Pr
       messages: r?.pings ?? 0, p50_ms: r?.ping_p50_ms ?? null, p99_ms: r?.ping_p99_ms ?? null, max_ms: r?.ping_max_ms ?? null, generator_cpu_share: g.generatorShare,
       proxy_cpu_us_per_msg: r && r.pings > 0 ? round(g.cpuNs.get(proxy!)! / 1e3 / r.pings) : null,
       status: reasons.length ? 'invalid' : 'valid', reason: [...reasons, ...notes].join('; '),
-      steal_share: g.disturbance?.stealShare ?? null, foreign_cpu_share: g.disturbance?.foreignShare ?? null,
+      ...disturbanceColumns(g.disturbance),
     })
   })
 }

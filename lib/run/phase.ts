@@ -23,7 +23,7 @@ export interface PhaseOutput {
   invocation: number | null
 }
 
-type Row = { status: string; reason: string; proxy: string; repeat: number; steal_share?: number | null; foreign_cpu_share?: number | null; invocation?: number | null }
+type Row = { status: string; reason: string; proxy: string; repeat: number; steal_share?: number | null; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null; invocation?: number | null }
 
 /**
  * Runs the tasks not yet in their table, appending one row each, with a live progress line;
@@ -63,7 +63,7 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
     if (interrupted()) return untilExit()
     timing.n++
     timing.s += (Date.now() - started) / 1000
-    const disturbed = row.status === 'failed' ? null : disturbedReason({ steal_share: row.steal_share ?? null, foreign_cpu_share: row.foreign_cpu_share ?? null }, row.proxy === 'direct' ? 'backend' : 'proxy')
+    const disturbed = row.status === 'failed' ? null : disturbedReason({ steal_share: row.steal_share ?? null, foreign_cpu_share: row.foreign_cpu_share ?? null, load_foreign_cpu_share: row.load_foreign_cpu_share ?? null }, row.proxy === 'direct' ? 'backend' : 'proxy')
     if (disturbed && invalidateDisturbed) {
       // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
       row.status = 'invalid'

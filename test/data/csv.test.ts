@@ -23,7 +23,7 @@ const row: Measurement = {
   target_rps: null, duration_s: 3, repeat: 1, requests: 1234, errors: 0, rps: 411.3, p50_ms: 1.5, p90_ms: 2, p99_ms: 3, p999_ms: 4, max_ms: 5,
   proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
   status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z', steal_share: 0.001, foreign_cpu_share: null, invocation: 2,
-  scheme: 'https', path: '/', body_bytes: null, streams: null,
+  scheme: 'https', path: '/', body_bytes: null, streams: null, load_foreign_cpu_share: 0.02,
 }
 
 test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {
@@ -73,7 +73,7 @@ test('a CSV written before steal_share and foreign_cpu_share reads them as null,
   // The same file as an older run wrote it: the three last columns absent.
   writeFileSync(file, before(readFileSync(file, 'utf8'), 'steal_share'))
   const { scheme: _, ...noScheme } = row
-  assert.deepEqual(readMeasurements(dir)[0], { ...noScheme, steal_share: null, foreign_cpu_share: null, invocation: null })
+  assert.deepEqual(readMeasurements(dir)[0], { ...noScheme, steal_share: null, foreign_cpu_share: null, invocation: null, load_foreign_cpu_share: null })
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   const back = readMeasurements(dir)

@@ -12,7 +12,7 @@ function repeatsText(p: Manifest['profile_settings']): string {
 function fingerprintText(f: Fingerprint | null): string {
   if (!f) return 'Machine fingerprint: not recorded (a run written before fingerprints).'
   const vulns = Object.entries(f.vulnerabilities).filter(([, v]) => !/^Not affected$/.test(v))
-  return `Machine fingerprint: ${esc(f.cpu_model)} (family ${esc(f.cpu_family)}, model ${esc(f.cpu_model_number)}, stepping ${esc(f.stepping)}, microcode ${esc(f.microcode)}), kernel ${esc(f.kernel_release)}, clock source ${esc(f.clocksource)}, virtualisation ${esc(f.virtualization)}; mitigations: ${vulns.length ? vulns.map(([k, v]) => `${esc(k)} ${esc(v)}`).join('; ') : 'none reported'}.`
+  return `Machine fingerprint: ${esc(f.cpu_model)} (family ${esc(f.cpu_family)}, model ${esc(f.cpu_model_number)}, stepping ${esc(f.stepping)}, microcode ${esc(f.microcode)}), kernel ${esc(f.kernel_release)}, clock source ${esc(f.clocksource)}, virtualisation ${esc(f.virtualization)}${f.irq_time_accounting ? `, IRQ time accounting ${esc(f.irq_time_accounting)}` : ''}; mitigations: ${vulns.length ? vulns.map(([k, v]) => `${esc(k)} ${esc(v)}`).join('; ') : 'none reported'}.`
 }
 
 function calibrationText(c: Calibration | null): string {
