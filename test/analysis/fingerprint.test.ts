@@ -26,3 +26,9 @@ test('fingerprintDiff: microcode, clock source, another compiler, a vulnerabilit
     "vulnerabilities/tsa: (absent) → 'Not affected'",
   ])
 })
+
+test('fingerprintDiff: the IRQ time accounting where both runs recorded it (a manifest written before has none: no difference)', () => {
+  assert.deepEqual(fingerprintDiff({ ...A, irq_time_accounting: 'charged' }, { ...A, irq_time_accounting: 'separate' }), ['IRQ time accounting charged → separate'])
+  assert.deepEqual(fingerprintDiff(A, { ...A, irq_time_accounting: 'charged' }), [])
+  assert.deepEqual(fingerprintDiff({ ...A, irq_time_accounting: 'charged' }, { ...A, irq_time_accounting: 'charged' }), [])
+})

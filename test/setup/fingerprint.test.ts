@@ -65,4 +65,5 @@ test('fingerprint of this machine: real /proc and /sys', { skip: !existsSync('/p
   }
   if (existsSync(LINUX_SOURCES.clocksourceFile)) assert.match(fp.clocksource, /^[\w-]+$/)
   assert.ok(fp.virtualization.length > 0)
+  assert.match(fp.irq_time_accounting ?? '', /^(separate|charged|unknown)$/)
 })
