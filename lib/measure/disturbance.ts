@@ -51,21 +51,27 @@ export function parseUsagePerCpu(text: string): number[] | null {
   return v.length > 0 && v.every((x) => Number.isFinite(x) && x >= 0) ? v : null
 }
 
-const ROOT_PERCPU = ['/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu', '/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage_percpu']
+/** Where cgroup v1 mounts the root's per-CPU run time (cpuacct alone, or with cpu); null: none (cgroup v2). Looked up once, not at every window's ends. */
+let rootPerCpu: string | null | undefined
+export function rootPerCpuFile(): string | null {
+  if (rootPerCpu === undefined) {
+    rootPerCpu = ['/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu', '/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage_percpu'].find((f) => {
+      try {
+        return parseUsagePerCpu(readFileSync(f, 'utf8')) !== null
+      } catch {
+        return false
+      }
+    }) ?? null
+  }
+  return rootPerCpu
+}
 
 /** /proc/stat's per-CPU times, with each CPU's run time from the root cgroup where there is one. */
 export function readCpuTimes(): Map<number, CpuTimes> {
   const times = parseProcStat(readFileSync('/proc/stat', 'utf8'))
-  for (const f of ROOT_PERCPU) {
-    let percpu: number[] | null
-    try {
-      percpu = parseUsagePerCpu(readFileSync(f, 'utf8'))
-    } catch {
-      continue
-    }
-    if (percpu) for (const [c, t] of times) if (percpu[c] !== undefined) t.runNs = percpu[c]
-    break
-  }
+  const file = rootPerCpuFile()
+  const percpu = file ? parseUsagePerCpu(readFileSync(file, 'utf8')) : null
+  if (percpu) for (const [c, t] of times) if (percpu[c] !== undefined) t.runNs = percpu[c]
   return times
 }
 
@@ -159,9 +165,9 @@ export function disturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, 
  * run on several hosts: this machine's /proc/stat says nothing of another host's cores.
  */
 export function windowDisturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, o: { cpus: CpuLayout; hasProxy: boolean; severalHosts: boolean }, roles: readonly { cpus: string; ns: number }[]): WindowDisturbance | null {
-  const { cpus, hasProxy } = o
   if (o.severalHosts) return null
-  const measured = measuredCores(cpus, hasProxy)
+  const { cpus } = o
+  const measured = measuredCores(cpus, o.hasProxy)
   const irq = kernelIrqAccounting()
   const d = disturbance(a, b, measured, rolesOnNs(measured, roles), irq)
   if (!d) return null

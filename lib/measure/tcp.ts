@@ -41,7 +41,7 @@ function tcpRow(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): Ro
     connections: cell.connections, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes, duration_s: ctx.profile.durationS, repeat,
     conns: 0, errors: 0, mismatches: 0, bytes_echoed: 0, conn_rate: null, mib_per_s: null, p50_ms: null, p99_ms: null, max_ms: null,
     proxy_cpu_us_per_conn: null, proxy_cpu_us_per_mib: null, backend_conns_per_conn: null, generator_cpu_share: null, proxy_cpu_share: null,
-    status: 'valid', reason: '', runtime: ctx.runtime.kind, started_at: started, steal_share: null, foreign_cpu_share: null,
+    status: 'valid', reason: '', runtime: ctx.runtime.kind, started_at: started, ...disturbanceColumns(null),
     ...fields,
   })
 }

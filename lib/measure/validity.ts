@@ -57,7 +57,7 @@ export const MAX_STEAL_SHARE = 0.02
 export const MAX_FOREIGN_SHARE = 0.1
 
 /** The reason a window is disturbed (starts with DISTURBED_PREFIX), or null when it is not. */
-export function disturbedReason(d: { steal_share: number | null; foreign_cpu_share: number | null; load_foreign_cpu_share?: number | null }, cores: 'proxy' | 'backend'): string | null {
+export function disturbedReason(d: { steal_share?: number | null; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null }, cores: 'proxy' | 'backend'): string | null {
   const steal = d.steal_share ?? 0
   const foreign = d.foreign_cpu_share ?? 0
   const load = d.load_foreign_cpu_share ?? 0

@@ -63,7 +63,7 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
     if (interrupted()) return untilExit()
     timing.n++
     timing.s += (Date.now() - started) / 1000
-    const disturbed = row.status === 'failed' ? null : disturbedReason({ steal_share: row.steal_share ?? null, foreign_cpu_share: row.foreign_cpu_share ?? null, load_foreign_cpu_share: row.load_foreign_cpu_share ?? null }, row.proxy === 'direct' ? 'backend' : 'proxy')
+    const disturbed = row.status === 'failed' ? null : disturbedReason(row, row.proxy === 'direct' ? 'backend' : 'proxy')
     if (disturbed && invalidateDisturbed) {
       // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
       row.status = 'invalid'

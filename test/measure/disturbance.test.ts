@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DISTURBED_PREFIX, isDisturbed } from '../../lib/data/precision.ts'
-import { coresOutside, cpuIds, disturbance, disturbanceColumns, measuredCores, parseProcStat, parseUsagePerCpu, readCpuTimes, rolesOnNs, windowDisturbance, type CpuTimes } from '../../lib/measure/disturbance.ts'
+import { coresOutside, cpuIds, disturbance, disturbanceColumns, measuredCores, parseProcStat, parseUsagePerCpu, readCpuTimes, rolesOnNs, rootPerCpuFile, windowDisturbance, type CpuTimes } from '../../lib/measure/disturbance.ts'
 import { irqAccountingFromConfig } from '../../lib/setup/fingerprint.ts'
 import { disturbedReason, MAX_FOREIGN_SHARE, MAX_STEAL_SHARE } from '../../lib/measure/validity.ts'
 
@@ -121,7 +121,7 @@ test('foreign CPU from the root cgroup\'s per-CPU run time where there is one: t
   // This machine: every CPU of /proc/stat, with run time where the root cgroup has it.
   const here = readCpuTimes()
   assert.ok(here.size >= 1)
-  for (const t of here.values()) assert.ok(t.runNs === undefined || t.runNs > 0)
+  for (const t of here.values()) assert.equal(t.runNs !== undefined && t.runNs > 0, rootPerCpuFile() !== null, JSON.stringify(t))
 })
 
 test('windowDisturbance: the measured cores and, apart, the load cores with the roles pinned there', () => {
