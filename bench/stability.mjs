@@ -11,7 +11,10 @@ a finished run is reused, an interrupted one resumed), or reads finished run dir
 then prints per finding and claim the verdict of every run, the flips between decided
 verdicts (held/not held, reproduced/not reproduced; inconclusive and not measured are not
 flips) and whether all runs agree counting inconclusive as a verdict; then per cell the
-median of its cost metric in each run and the spread max/min-1.
+median of its cost metric in each run and the spread max/min-1 between runs, of the raw
+µs and of the calibrated unit (the cost over the run's own reference, README "Calibrated
+unit"); last, per run and series, the cells that reached the profile's precision, the
+median and worst half-width of their medians, and the unstable cells.
 
 Options:
   --runs N          runs to make (default 3)
@@ -29,7 +32,7 @@ const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
 const { readManifest } = await import('../lib/data/manifest.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
-const { cellSpreads, formatStability, verdictLines } = await import('../lib/report/stability.ts')
+const { cellSpreads, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/report/stability.ts')
 const { spawnSync } = await import('node:child_process')
 const { join, basename } = await import('node:path')
 
@@ -67,5 +70,6 @@ await runNotebook(async () => {
     return { name: basename(d), tables: run, series: run.manifest.series }
   })
   const ledger = loadLedger()
-  process.stdout.write(formatStability(runs, verdictLines(runs, ledger), cellSpreads(runs)) + '\n')
+  process.stdout.write(formatStability(runs, verdictLines(runs, ledger), cellSpreads(runs)) + '\n\n')
+  process.stdout.write(formatPrecision(runs, await precisionByRun(runs)) + '\n')
 })

@@ -48,12 +48,15 @@ interface RunLike {
   manifest: Pick<Manifest, 'calibration'>
 }
 
-/** The run's references; null where the run has none (no direct row, no calibration recorded). */
-export function runReferences(run: Pick<RunLike, 'measurements' | 'manifest'>): References {
+/** The rows whose backend cost is the `direct` reference: the bare backend in the closed model. */
+export const isDirectReference = (r: { series: string; model?: string | null }) => r.series === 'direct' && r.model === 'closed'
+
+/** The run's references; null where the run has none (no direct row, no calibration recorded or no manifest read). */
+export function runReferences(run: Pick<RunLike, 'measurements'> & Partial<Pick<RunLike, 'manifest'>>): References {
   const direct = run.measurements
-    .filter((r) => r.series === 'direct' && r.model === 'closed' && r.status === 'valid' && r.backend_cpu_us_per_req !== null && r.backend_cpu_us_per_req > 0)
+    .filter((r) => isDirectReference(r) && r.status === 'valid' && r.backend_cpu_us_per_req !== null && r.backend_cpu_us_per_req > 0)
     .map((r) => r.backend_cpu_us_per_req!)
-  const c: Calibration | null = run.manifest.calibration ?? null
+  const c: Calibration | null = run.manifest?.calibration ?? null
   return {
     direct: direct.length ? median(direct) : null,
     loopback: c?.loopback_rtt_us ?? null,

@@ -1,21 +1,25 @@
 /**
  * Verdict stability across runs of the same selection (bench/stability.mjs): each finding's
  * and claim's verdict side by side, the flips between decided verdicts, and per cell how far
- * its median moved between runs.
+ * its median moved between runs, in raw µs and in the calibrated unit (lib/analysis/calibrated.ts).
  */
-import { TABLE_SPECS, cellId } from '../analysis/cells.ts'
+import { CALIBRATION_REFERENCE, REFERENCE_LABELS, isDirectReference, runReferences } from '../analysis/calibrated.ts'
+import { TABLE_SPECS, cellId, summarizeCells } from '../analysis/cells.ts'
 import { evaluateClaims } from '../claims/evaluate.ts'
 import type { Ledger } from '../claims/ledger.ts'
+import { LEVEL } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
 import { precisionValue } from '../data/precision.ts'
 import type { RunTables } from '../data/run-data.ts'
+import type { Manifest } from '../data/schema.ts'
 import type { TableName } from '../data/tables.ts'
 import { findingsFor } from '../findings/index.ts'
 
 export interface StabilityRun {
   name: string
-  tables: RunTables
+  /** With the manifest where the run has one: its calibration is a reference of the calibrated unit. */
+  tables: RunTables & { manifest?: Pick<Manifest, 'calibration' | 'profile_settings'> }
   series: readonly string[]
 }
 
@@ -66,19 +70,36 @@ export interface CellSpread {
   medians: (number | null)[]
   /** max/min − 1 over the runs that measured the cell; null with fewer than two. */
   spread: number | null
+  /** The medians in the table's calibrated unit (CALIBRATION_REFERENCE), null where a run lacks the reference; the reference's own cell has none. */
+  calibrated: (number | null)[]
+  calibratedSpread: number | null
 }
 
-/** Per cell of each table, the median of its cost (the direct row: the backend's) in each run and the spread between runs. */
+/** max/min − 1 over the positive values; null with fewer than two. */
+function spreadOf(values: readonly (number | null)[]): number | null {
+  const got = values.filter((v): v is number => v !== null && v > 0)
+  return got.length >= 2 ? Math.max(...got) / Math.min(...got) - 1 : null
+}
+
+/**
+ * Per cell of each table, the median of its cost (the direct row: the backend's) in each
+ * run, raw and in the calibrated unit, and the spread of each between runs.
+ */
 export function cellSpreads(runs: readonly StabilityRun[]): CellSpread[] {
   const out: CellSpread[] = []
+  const refs = runs.map((r) => runReferences(r.tables))
   for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
     const spec = TABLE_SPECS[table]
+    const reference = CALIBRATION_REFERENCE[table]
+    // The reference's own cell is 1 in its unit by definition: no calibrated figure.
+    const referenceCells = new Set<string>()
     const perRun = runs.map((r) => {
       const byCell = new Map<string, number[]>()
       for (const row of r.tables[table]) {
         const v = row.status === 'valid' ? precisionValue(table, row) : null
         if (v === null) continue
         const id = cellId(spec, row as never)
+        if (reference === 'direct' && table === 'measurements' && isDirectReference(row as { series: string; model: string })) referenceCells.add(id)
         byCell.set(id, [...(byCell.get(id) ?? []), v])
       }
       return new Map([...byCell].map(([id, vs]) => [id, median(vs)]))
@@ -86,11 +107,68 @@ export function cellSpreads(runs: readonly StabilityRun[]): CellSpread[] {
     const cells = [...new Set(perRun.flatMap((m) => [...m.keys()]))]
     for (const cell of cells) {
       const medians = perRun.map((m) => m.get(cell) ?? null)
-      const got = medians.filter((v): v is number => v !== null && v > 0)
-      out.push({ table, cell, medians, spread: got.length >= 2 ? Math.max(...got) / Math.min(...got) - 1 : null })
+      const calibrated = medians.map((v, i) => (v === null || referenceCells.has(cell) || !refs[i]![reference] ? null : v / refs[i]![reference]!))
+      out.push({ table, cell, medians, spread: spreadOf(medians), calibrated, calibratedSpread: spreadOf(calibrated) })
     }
   }
   return out
+}
+
+/** Precision reached by one group of cells (a series under one load model) in one run. */
+export interface GroupPrecision {
+  group: string
+  cells: number
+  /** Cells whose interval covers 95% and is within ± the run's precision target. */
+  atTarget: number
+  /** Median and largest half-width of the CI of the median, as a fraction. */
+  median: number
+  worst: number
+}
+
+export interface RunPrecision {
+  target: number
+  groups: GroupPrecision[]
+  /** Cells whose repeats ran in two regimes (lib/analysis/cells.ts), by id. */
+  unstable: string[]
+}
+
+/** Per run: how many cells of each series reached the profile's precision target (3% without one), and which were unstable. */
+export async function precisionByRun(runs: readonly StabilityRun[]): Promise<RunPrecision[]> {
+  return Promise.all(runs.map(async (r) => {
+    const target = r.tables.manifest?.profile_settings?.precision ?? 0.03
+    const byGroup = new Map<string, { hw: number; ok: boolean }[]>()
+    const unstable: string[] = []
+    for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
+      for (const c of await summarizeCells(TABLE_SPECS[table], r.tables[table] as never)) {
+        if (c.unstable) unstable.push(cellId(TABLE_SPECS[table], c.key))
+        if (c.ciHalfWidthPct === null) continue
+        const group = `${c.key.series}${c.key.model === 'open' ? ' (open)' : ''}`
+        const hw = c.ciHalfWidthPct / 100
+        byGroup.set(group, [...(byGroup.get(group) ?? []), { hw, ok: hw <= target && (c.ciLevel ?? 0) >= LEVEL }])
+      }
+    }
+    const groups = [...byGroup].map(([group, cs]) => ({ group, cells: cs.length, atTarget: cs.filter((c) => c.ok).length, median: median(cs.map((c) => c.hw)), worst: Math.max(...cs.map((c) => c.hw)) }))
+    return { target, groups, unstable }
+  }))
+}
+
+/** The precision of every run side by side: per series, cells at target / cells, median and worst half-width. */
+export function formatPrecision(runs: readonly StabilityRun[], precision: readonly RunPrecision[]): string {
+  const names = runs.map((r) => r.name)
+  const pm = (x: number) => `±${(x * 100).toFixed(1)}%`
+  const groups = [...new Set(precision.flatMap((p) => p.groups.map((g) => g.group)))]
+  const rows = groups.map((group) => ({
+    series: group,
+    ...Object.fromEntries(names.map((n, i) => {
+      const g = precision[i]!.groups.find((x) => x.group === group)
+      return [n, g ? `${g.atTarget}/${g.cells}, ${pm(g.median)}, worst ${pm(g.worst)}` : '-']
+    })),
+  }))
+  return [
+    `precision per run: cells within ± the profile's target with a 95% interval / cells, median and worst half-width of the median (targets: ${names.map((n, i) => `${n} ${pm(precision[i]!.target)}`).join(', ')})`,
+    formatTable(rows, ['series', ...names]),
+    `unstable cells: ${names.map((n, i) => `${n} ${precision[i]!.unstable.length}`).join(', ')}`,
+  ].join('\n')
 }
 
 /** The benchmark's printout: verdicts side by side, the totals, and the cells' spreads. */
@@ -110,17 +188,26 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
   const withSpread = spreads.filter((s) => s.spread !== null).sort((a, b) => b.spread! - a.spread!)
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   const spreadTable = formatTable(
-    withSpread.map((s) => ({ table: s.table, cell: s.cell, ...Object.fromEntries(names.map((n, i) => [n, s.medians[i] === null ? '-' : s.medians[i]!.toFixed(1)])), spread: pct(s.spread!) })),
-    ['table', 'cell', ...names, 'spread'],
+    withSpread.map((s) => ({
+      table: s.table, cell: s.cell, ...Object.fromEntries(names.map((n, i) => [n, s.medians[i] === null ? '-' : s.medians[i]!.toFixed(1)])),
+      spread: pct(s.spread!), calibrated: s.calibratedSpread === null ? '-' : pct(s.calibratedSpread),
+    })),
+    ['table', 'cell', ...names, 'spread', 'calibrated'],
   )
+  const summary = (label: string, of: (s: CellSpread) => number | null) => {
+    const xs = spreads.flatMap((s) => (of(s) === null ? [] : [{ cell: s.cell, x: of(s)! }])).sort((a, b) => b.x - a.x)
+    return xs.length ? `${label}: median spread ${pct(median(xs.map((c) => c.x)))}, worst ${pct(xs[0]!.x)} (${xs[0]!.cell})` : `${label}: no cell was measured in two runs`
+  }
+  const units = [...new Set(spreads.map((s) => s.table))].map((t) => `${t} ÷ ${REFERENCE_LABELS[CALIBRATION_REFERENCE[t]]}`).join(', ')
   return [
     table,
     '',
     `verdicts: ${same}/${lines.length} identical in every run (inconclusive counted as a verdict); ${flips} flips between decided verdicts over ${decidedLines.length} checks decided at least once`,
     `inconclusive claims per run: ${inconclusive.map((n, i) => `${n}/${claims.length} runnable (${pct(n / Math.max(1, claims.length))}), of ${measured[i]} measured ${pct(n / Math.max(1, measured[i]!))}`).join('; ')}`,
     '',
-    'cell medians (primary metric, µs) and their spread max/min-1 between runs:',
+    `cell medians (primary metric, µs) and their spread max/min-1 between runs, raw and calibrated (${units || 'no table'}):`,
     spreadTable,
-    withSpread.length ? `median spread ${pct(median(withSpread.map((s) => s.spread!)))}, worst ${pct(withSpread[0]!.spread!)} (${withSpread[0]!.cell})` : 'no cell was measured in two runs',
+    summary('raw', (s) => s.spread),
+    summary('calibrated', (s) => s.calibratedSpread),
   ].join('\n')
 }

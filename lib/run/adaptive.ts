@@ -72,12 +72,14 @@ export function decideCell(c: CellRows, s: AdaptiveSettings): CellDecision {
 /**
  * The cells that get another round, and why every other one stopped. A round of the
  * chosen cells must fit in the time left (`costS` per repeat): cells short of their
- * minimum go first, then the least precise.
+ * minimum go first; then cells already within the precision that lack only the interval's
+ * coverage (n < 6), since a round or two finishes them; then the least precise.
  */
 export function nextRound(cells: readonly CellRows[], s: AdaptiveSettings, time: { remainingS: number; costS: number }): CellDecision[] {
   const decisions = cells.map((c) => decideCell(c, s))
   const short = new Set(cells.filter((c) => c.repeats < s.minRepeats).map((c) => c.id))
-  const wanting = decisions.filter((d) => d.more).sort((a, b) => Number(short.has(b.id)) - Number(short.has(a.id)) || (b.halfWidth ?? Infinity) - (a.halfWidth ?? Infinity))
+  const rank = (d: CellDecision) => (short.has(d.id) ? 0 : d.halfWidth !== null && d.halfWidth <= s.precision ? 1 : 2)
+  const wanting = decisions.filter((d) => d.more).sort((a, b) => rank(a) - rank(b) || (b.halfWidth ?? Infinity) - (a.halfWidth ?? Infinity))
   let left = time.remainingS
   for (const d of wanting) {
     if (left >= time.costS) left -= time.costS

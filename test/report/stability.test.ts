@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadLedger } from '../../lib/claims/ledger.ts'
-import { cellSpreads, countFlips, formatStability, verdictLines } from '../../lib/report/stability.ts'
+import { cellSpreads, countFlips, formatPrecision, formatStability, precisionByRun, verdictLines } from '../../lib/report/stability.ts'
 import { fixtureTables } from '../fixtures/run.ts'
 
 test('flips count only changes between decided verdicts', () => {
@@ -31,4 +31,43 @@ test('a run whose HAProxy costs doubled: its cells spread by 100% and the printo
   const text = formatStability(runs, verdictLines(runs, loadLedger()), cellSpreads(runs))
   assert.match(text, /worst 100\.0% \(.*haproxy/)
   assert.match(text, /inconclusive claims per run: \d+\/\d+ runnable \([\d.]+%\), of \d+ measured [\d.]+%; /)
+})
+
+test('a run on a machine twice as slow: every cost doubles, raw cells spread by 100%, calibrated ones not at all', () => {
+  const t = fixtureTables()
+  const x2 = <T extends object>(rows: readonly T[], metrics: readonly string[]) =>
+    rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, metrics.includes(k) && typeof v === 'number' ? v * 2 : v])) as T)
+  const slow = {
+    measurements: x2(t.measurements, ['proxy_cpu_us_per_req', 'backend_cpu_us_per_req']),
+    handshakes: x2(t.handshakes, ['proxy_cpu_us_per_handshake']),
+    websocket: x2(t.websocket, ['proxy_cpu_us_per_msg']),
+  }
+  const runs = [{ name: 'a', tables: t, series: ['pooling'] }, { name: 'b', tables: slow, series: ['pooling'] }]
+  const spreads = cellSpreads(runs).filter((s) => s.spread !== null)
+  const reference = spreads.filter((s) => s.cell.startsWith('direct|') && s.cell.includes('|closed|'))
+  assert.ok(reference.length > 0 && reference.every((s) => s.calibratedSpread === null && s.calibrated.every((v) => v === null)), 'the reference cell has no calibrated figure')
+  const others = spreads.filter((s) => !reference.includes(s))
+  assert.ok(others.length > 10 && others.every((s) => Math.abs(s.spread! - 1) < 1e-9 && Math.abs(s.calibratedSpread!) < 1e-9), JSON.stringify(others.find((s) => s.calibratedSpread === null || s.calibratedSpread > 1e-9)))
+  const text = formatStability(runs, verdictLines(runs, loadLedger()), cellSpreads(runs))
+  assert.match(text, /^raw: median spread 100\.0%/m)
+  assert.match(text, /^calibrated: median spread 0\.0%, worst 0\.0%/m)
+  assert.match(text, /measurements ÷ direct row \(backend CPU µs\/req\)/)
+})
+
+test('precision per run: a cell of six close repeats reaches ±3%, a scattered one does not, and the printout says so', async () => {
+  const t = fixtureTables()
+  const template = t.measurements.find((r) => r.series === 'same' && r.status === 'valid' && r.proxy_cpu_us_per_req !== null)!
+  const cell = (variant: string, values: number[]) => values.map((v, i) => ({ ...template, variant, repeat: i + 1, proxy_cpu_us_per_req: v }))
+  const tables = { measurements: [...cell('close', [20, 20.1, 19.9, 20.2, 19.8, 20]), ...cell('scattered', [20, 26, 14, 30, 18, 22])], handshakes: [], websocket: [] }
+  const runs = [{ name: 'a', tables, series: ['pooling'] }, { name: 'b', tables: { ...tables, manifest: { calibration: null, profile_settings: { repeats: 3, warmup_s: 1, duration_s: 5, connections: 200, threads: 1, precision: 0.5 } } }, series: ['pooling'] }]
+  const [a, b] = await precisionByRun(runs)
+  assert.equal(a!.target, 0.03)
+  assert.deepEqual(a!.groups.map((g) => [g.group, g.cells, g.atTarget]), [['same', 2, 1]])
+  assert.ok(a!.groups[0]!.worst > 0.2 && a!.groups[0]!.median > a!.groups[0]!.worst / 4)
+  // The run's own target decides: ±50% takes both.
+  assert.equal(b!.groups[0]!.atTarget, 2)
+  const text = formatPrecision(runs, [a!, b!])
+  assert.match(text, /targets: a ±3\.0%, b ±50\.0%/)
+  assert.match(text, /same +1\/2, ±[\d.]+%, worst ±[\d.]+% +2\/2/)
+  assert.match(text, /unstable cells: a \d+, b \d+/)
 })

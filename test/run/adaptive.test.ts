@@ -56,7 +56,7 @@ test('invalid or failed repeats are the result: a cell without two valid values 
   assert.equal(decideCell(cell(wide(3), { repeats: 4 }), S).more, true)
 })
 
-test('the time budget: a round must fit; short cells first, then the least precise', () => {
+test('the time budget: a round must fit; short cells first, then those within the precision that lack only coverage, then the least precise', () => {
   const cells = [
     { ...cell(wide(4)), id: 'wide' },
     { ...cell([100, 100.5, 99.5, 100.2]), id: 'almost' },
@@ -66,9 +66,14 @@ test('the time budget: a round must fit; short cells first, then the least preci
   const all = nextRound(cells, S, plenty)
   assert.deepEqual(all.filter((d) => d.more).map((d) => d.id).sort(), ['almost', 'short', 'wide'])
   const two = nextRound(cells, S, { remainingS: 45, costS: 20 })
-  // Room for two: the short cell, then the widest; decisions keep the cells' order.
-  assert.deepEqual(two.filter((d) => d.more).map((d) => d.id), ['wide', 'short'])
-  assert.match(two.find((d) => d.id === 'almost')!.reason, /^time budget \(at ±\d/)
+  // Room for two: the short cell, then the one already at ±0.5% that needs only n >= 6; decisions keep the cells' order.
+  assert.deepEqual(two.filter((d) => d.more).map((d) => d.id), ['almost', 'short'])
+  assert.match(two.find((d) => d.id === 'wide')!.reason, /^time budget \(at ±\d/)
+  // Room for three: the widest comes last.
+  assert.deepEqual(nextRound(cells, S, { remainingS: 65, costS: 20 }).filter((d) => d.more).map((d) => d.id), ['wide', 'almost', 'short'])
+  // Among imprecise cells the least precise still goes first.
+  const imprecise = [{ ...cell([100, 104, 96, 101]), id: 'mid' }, { ...cell(wide(4)), id: 'wide' }]
+  assert.deepEqual(nextRound(imprecise, S, { remainingS: 25, costS: 20 }).filter((d) => d.more).map((d) => d.id), ['wide'])
   assert.match(two.find((d) => d.id === 'done')!.reason, /^reached/)
   const none = nextRound(cells, S, { remainingS: 10, costS: 20 })
   assert.equal(none.filter((d) => d.more).length, 0)
