@@ -96,7 +96,11 @@ function hostKeyOptions(h: EngineHost): Record<string, unknown> {
   const port = h.port ?? 22
   const lines = policy.fingerprint === undefined ? readKnownHosts(policy.knownHosts) : []
   return {
-    hostVerifier: hostKeyVerifier({ url: h.url, host: h.host!, port, policy, onRefuse: (r) => refusals.set(h, r) }),
+    hostVerifier: (() => {
+      const verify = hostKeyVerifier({ url: h.url, host: h.host!, port, policy, onRefuse: (r) => refusals.set(h, r) })
+      // A later accepted key clears an earlier refusal: it must not name a failure of another kind.
+      return (blob: Buffer) => (verify(blob) ? (refusals.delete(h), true) : false)
+    })(),
     algorithms: { serverHostKey: preferredHostKeyAlgorithms(lines, h.host!, port) },
   }
 }
