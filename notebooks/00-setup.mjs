@@ -43,7 +43,7 @@ await runNotebook(async () => {
   const log = consoleLogger(process.stderr, flags.quiet || flags.json)
   const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
   // Installing changes what a run measures with: not under a running measurement (inside one, its lock is re-used).
-  const release = flags.check ? async () => {} : await acquireStepLock('notebooks/00-setup.mjs')
+  const release = flags.check ? async () => {} : await acquireStepLock('notebooks/00-setup.mjs', { hint: 'to look without changing anything: --check' })
   const rows = await setup({ proxies, install: !flags.check, log }).finally(release)
 
   if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')

@@ -95,7 +95,7 @@ export function inheritedLock(env: NodeJS.ProcessEnv = process.env): { pid: numb
  * when this process ends in any way (even kill -9) the pipe closes, the child exits and
  * the kernel frees the lock, so a lock is never stale and never taken over by guesswork.
  */
-async function takeLock(what: string, kind: 'run' | 'step'): Promise<() => Promise<void>> {
+async function takeLock(what: string, kind: 'run' | 'step', hint = ''): Promise<() => Promise<void>> {
   const path = lockPath()
   const holder = spawn('flock', ['--nonblock', '--conflict-exit-code', '75', path, '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
@@ -109,9 +109,9 @@ async function takeLock(what: string, kind: 'run' | 'step'): Promise<() => Promi
     if (got === 75) {
       const h = readHolder(path)
       const step = kind === 'step' ? `${what} changes packages, keys or images: ` : ''
-      if (h?.kind === 'step') throw userError(path, `${step}proxybench's ${h.runDir} (pid ${h.pid}) is changing packages, keys or images on this machine`, 'Wait for it to finish, then run this again')
+      if (h?.kind === 'step') throw userError(path, `${step}proxybench's ${h.runDir} (pid ${h.pid}) is changing packages, keys or images on this machine`, `Wait for it to finish, then run this again${hint}`)
       const who = h ? `another proxybench run (pid ${h.pid}, ${h.runDir})` : 'another proxybench run'
-      throw userError(path, `${step}${who} is measuring on this machine`, kind === 'step' ? 'Wait for it to finish or stop it; changing them under a measurement would spoil it' : 'Wait for it to finish or stop it; two runs at once would disturb each other')
+      throw userError(path, `${step}${who} is measuring on this machine`, kind === 'step' ? `Wait for it to finish or stop it; changing them under a measurement would spoil it${hint}` : 'Wait for it to finish or stop it; two runs at once would disturb each other')
     }
     throw userError(path, `flock exited ${got}${stderr ? `: ${stderr.trim().split('\n')[0]}` : ''}`, `Check that ${path} is writable, or set PROXYBENCH_LOCK to another path`)
   }
@@ -149,10 +149,11 @@ export function acquireRunLock(runDir: string): Promise<() => Promise<void>> {
  * A step that changes shared state (00-setup installing, 01-certs writing, 02-stacks
  * building): refused while a run measures, except inside that run: when this process or
  * one that started it holds the lock, the step runs under it (released by its holder).
+ * `hint`: what the user can do meanwhile, added to the refusal.
  */
-export async function acquireStepLock(step: string): Promise<() => Promise<void>> {
+export async function acquireStepLock(step: string, o: { hint?: string } = {}): Promise<() => Promise<void>> {
   const noop = () => Promise.resolve()
   if (held && held.path === lockPath()) return noop
   if (inheritedLock()) return noop
-  return takeLock(step, 'step')
+  return takeLock(step, 'step', o.hint ? ` (${o.hint})` : '')
 }

@@ -20,7 +20,7 @@ import { MultiHostRuntime } from '../../lib/runtime/docker/multi-host.ts'
 import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.ts'
 import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { describeSwept, netnsLeftovers, netnsUnavailable, ROOT_ADDRESS, startNetnsEngines, SUBNET, type NetnsEngines, type Transport } from './support/netns-engines.ts'
+import { describeSwept, knownHostsFile, netnsLeftovers, netnsUnavailable, ROOT_ADDRESS, startNetnsEngines, SUBNET, type NetnsEngines, type Transport } from './support/netns-engines.ts'
 
 // Three real Docker hosts on this machine (test/integration/support/netns-engines.ts): each
 // its own network namespace and dockerd, reached over SSH, TCP with TLS, and a unix socket.
@@ -139,16 +139,38 @@ test('ssh host keys: the recorded key passes; an unknown key is refused in one l
   }
 })
 
+/** The ed25519 key the SSH host's sshd offers now, as ssh-keyscan reads it (base64), waited for up to 20 s to be `want`. */
+async function offeredKey(want: string): Promise<string> {
+  let got = ''
+  for (let i = 0; i < 80 && got !== want; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 250))
+    const r = await exec('ssh-keyscan', ['-T', '3', '-t', 'ed25519', engines!.hosts.ssh.address])
+    got = r.stdout.trim().split(/\s+/)[2] ?? ''
+  }
+  return got
+}
+
 test('a swapped ssh host key is refused by run-all in one line: nothing copied, no container created, nothing written', { skip }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-swapped-'))
+  // The server's own key is swapped, as a machine in the middle (or a reinstalled host) would
+  // present another; the client keeps the known_hosts it recorded (the engines' own).
+  const sshDir = join(engines!.hosts.ssh.dir, 'ssh')
+  const hostKey = join(sshDir, 'host_ed25519')
+  const original = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(/\s+/)[1]!
+  const sshdPid = Number(readFileSync(join(sshDir, 'sshd.pid'), 'utf8').trim())
+  for (const f of ['', '.pub']) cpSync(hostKey + f, join(work, `original${f}`))
+  // sshd re-reads its host keys when it re-executes itself on SIGHUP.
+  const serve = async (from: string, want: string) => {
+    for (const f of ['', '.pub']) cpSync(from + f, hostKey + f)
+    process.kill(sshdPid, 'SIGHUP')
+    assert.equal(await offeredKey(want), want, 'sshd offers the key it was given')
+  }
   try {
-    // The known_hosts line of the SSH host names another key: what a machine in the middle (or a reinstalled host) looks like.
     const swapped = join(work, 'swapped')
     const keygen = await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', swapped])
     assert.equal(keygen.code, 0, keygen.stderr)
-    const [type, key] = readFileSync(`${swapped}.pub`, 'utf8').trim().split(/\s+/)
-    const known = join(work, 'known_hosts')
-    writeFileSync(known, `# the host's key as recorded\n10.203.77.11 ${type} ${key}\n`)
+    const key = readFileSync(`${swapped}.pub`, 'utf8').trim().split(/\s+/)[1]!
+    await serve(swapped, key)
     // What each host's engine holds before, read over its own unix socket (not over the transport under test).
     const state = async () => Promise.all((['ssh', 'tcp', 'unix'] as const).map(async (t) => {
       const local = new Docker({ socketPath: engines!.hosts[t].socket })
@@ -156,17 +178,20 @@ test('a swapped ssh host key is refused by run-all in one line: nothing copied, 
     }))
     const before = await state()
     const out = join(work, 'run')
-    const r = await runAll(['--profile', 'smoke', '--series', 'pooling', '--proxies', 'haproxy', '--variants', 'pool-added', '--no-report', '--hosts', withSshOption(`known_hosts=${known}`), '--out', out])
+    const r = await runAll(['--profile', 'smoke', '--series', 'pooling', '--proxies', 'haproxy', '--variants', 'pool-added', '--no-report', '--hosts', engines!.hostsFlag(), '--out', out])
     assert.equal(r.code, 2, r.out.slice(-3000))
     const lines = r.out.trim().split('\n').filter((l) => l.startsWith('proxybench: '))
     assert.equal(lines.length, 1, r.out.slice(-3000))
-    const fp = fingerprintOf(hostKeyBlob()).replace(/[+/]/g, '\\$&')
-    const recorded = fingerprintOf(Buffer.from(key!, 'base64')).replace(/[+/]/g, '\\$&')
-    assert.match(lines[0]!, new RegExp(`^proxybench: --hosts proxy: ssh://10\\.203\\.77\\.11 offers host key ${fp} \\(ssh-ed25519\\), but ${known}:2 lists ${recorded} for it: the host's key changed, or another machine answers in its place\\. Nothing was sent\\. .*ssh-keygen -R 10\\.203\\.77\\.11 -f ${known}$`))
+    const known = knownHostsFile(engines!.hosts.ssh)
+    const offered = fingerprintOf(Buffer.from(key, 'base64')).replace(/[+/]/g, '\\$&')
+    const recorded = fingerprintOf(Buffer.from(original, 'base64')).replace(/[+/]/g, '\\$&')
+    assert.match(lines[0]!, new RegExp(`^proxybench: --hosts proxy: ssh://10\\.203\\.77\\.11 offers host key ${offered} \\(ssh-ed25519\\), but ${known}:1 lists ${recorded} for it: the host's key changed, or another machine answers in its place\\. Nothing was sent\\. .*ssh-keygen -R 10\\.203\\.77\\.11 -f ${known}$`))
     assert.deepEqual(await state(), before, 'no container created and no image sent on any host')
     assert.equal(existsSync(join(out, 'manifest.json')), false, 'no manifest')
     assert.equal(existsSync(join(out, 'measurements.csv')), false, 'no rows')
   } finally {
+    // The recorded key again, for the tests after this one.
+    await serve(join(work, 'original'), original)
     rmSync(work, { recursive: true, force: true })
   }
 })

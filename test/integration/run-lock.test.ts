@@ -52,7 +52,7 @@ test('while another process measures, 00-setup, 01-certs --force and 02-stacks a
       assert.equal(r.code, 2, `${args[0]}: ${r.out.slice(-2000)}`)
       const lines = r.out.trim().split('\n')
       assert.equal(lines.length, 1, r.out)
-      assert.match(lines[0]!, new RegExp(`^proxybench: ${lock}: notebooks/${args[0]!.replace('.', '\\.')} changes packages, keys or images: another proxybench run \\(pid \\d+, /results/other\\) is measuring on this machine\\. Wait for it to finish or stop it`))
+      assert.match(lines[0]!, new RegExp(`^proxybench: ${lock}: notebooks/${args[0]!.replace('.', '\\.')} changes packages, keys or images: another proxybench run \\(pid \\d+, /results/other\\) is measuring on this machine\\. Wait for it to finish or stop it; changing them under a measurement would spoil it${args[0] === '00-setup.mjs' ? ' \\(to look without changing anything: --check\\)' : ''}$`))
     }
     assert.equal(existsSync(certs), false, '01-certs wrote nothing')
     const look = await notebook(['00-setup.mjs', '--check', '--quiet', '--proxies', 'haproxy'], cleanEnv())
