@@ -26,6 +26,7 @@ export interface RunFlags extends CapacityFlags, BisectFlags {
   images?: string
   network?: string
   hosts?: string
+  'accept-new-host-keys'?: boolean
   cpus?: string
   config?: string[]
   seed?: string
@@ -157,7 +158,8 @@ export function profileWithOverrides(name: string, f: { repeats?: string; durati
 export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger; fixedSeries?: SeriesName[] }): RunOptions {
   const runtime = parseRuntime(f.runtime)
   const network = parseNetwork(f.network, runtime)
-  const hosts = parseHosts(f.hosts)
+  if (f['accept-new-host-keys'] && f.hosts === undefined) throw userError('--accept-new-host-keys', 'only means something with --hosts (ssh:// engines)', 'Add --hosts, or drop --accept-new-host-keys')
+  const hosts = parseHosts(f.hosts, process.env, { acceptNewHostKeys: !!f['accept-new-host-keys'] })
   if (hosts) checkHostsFlags(f, runtime, network)
   const custom = parseCustomConfigs(f.config ?? [])
   if (network === 'bridge') checkCustomForBridge(custom)
