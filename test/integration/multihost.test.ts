@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, before } from 'node:test'
 import Docker from 'dockerode'
 import { parseHosts } from '../../lib/cli/hosts-options.ts'
 import { exec } from '../../lib/core/exec.ts'
@@ -17,6 +17,7 @@ import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.
 import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { describeSwept, netnsLeftovers, netnsUnavailable, ROOT_ADDRESS, startNetnsEngines, SUBNET, type NetnsEngines, type Transport } from './support/netns-engines.ts'
+import { testNeeding } from '../support/needs.ts'
 
 // Three real Docker hosts on this machine (test/integration/support/netns-engines.ts): each
 // its own network namespace and dockerd, reached over SSH, TCP with TLS, and a unix socket.
@@ -45,7 +46,7 @@ after(async () => {
 
 const transportOf: Record<'proxy' | 'backend' | 'generator', Transport> = { proxy: 'ssh', backend: 'tcp', generator: 'unix' }
 
-test('three engines, one per namespace, answer through dockerode over SSH, TCP with TLS and a unix socket', { skip }, async () => {
+testNeeding('three engines, one per namespace, answer through dockerode over SSH, TCP with TLS and a unix socket', { id: 'integration/multihost', missing: skip }, async () => {
   // dockerd 20.10 derives its ID from /etc/docker/key.json, the same for all four engines:
   // the data root tells them apart.
   const roots = new Set<string>([(await dockerClient().info()).DockerRootDir])
@@ -62,13 +63,13 @@ test('three engines, one per namespace, answer through dockerode over SSH, TCP w
   assert.equal(roots.size, 4, 'four distinct engines: the machine\'s and three hosts')
 })
 
-test('the TLS engine refuses a client without a certificate', { skip }, async () => {
+testNeeding('the TLS engine refuses a client without a certificate', { id: 'integration/multihost', missing: skip }, async () => {
   const h = engines!.hosts.tcp
   const opts = engineOptions(topology.roles.backend.host)
   await assert.rejects(new Docker({ protocol: 'https', host: h.address, port: opts.port, ca: opts.ca }).ping())
 })
 
-test('the hosts reach each other and the root namespace on the test subnet, and nothing else', { skip }, async () => {
+testNeeding('the hosts reach each other and the root namespace on the test subnet, and nothing else', { id: 'integration/multihost', missing: skip }, async () => {
   const { ssh, tcp, unix } = engines!.hosts
   // bash's /dev/tcp: a TCP connect from inside a namespace, with no tool to install.
   const connect = (from: string, to: string, port: number) => exec('nsenter', [`--net=/var/run/netns/${from}`, 'timeout', '5', 'bash', '-c', `exec 3<>/dev/tcp/${to}/${port}`])
@@ -98,7 +99,7 @@ function runAll(args: string[]): Promise<{ code: number; out: string }> {
   })
 }
 
-test('a pooling cell and a handshake cell across the three hosts: valid rows, the hosts and the network in the manifest, no container left', { skip }, async () => {
+testNeeding('a pooling cell and a handshake cell across the three hosts: valid rows, the hosts and the network in the manifest, no container left', { id: 'integration/multihost', missing: skip }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-multihost-run-'))
   const out = join(work, 'run')
   try {
@@ -152,7 +153,7 @@ test('a pooling cell and a handshake cell across the three hosts: valid rows, th
   }
 })
 
-test('teardown leaves no namespace, link, engine, process, mount, rule or key behind', { skip }, async () => {
+testNeeding('teardown leaves no namespace, link, engine, process, mount, rule or key behind', { id: 'integration/multihost', missing: skip }, async () => {
   const forced = await engines!.teardown()
   tornDown = true
   assert.deepEqual(forced, [], 'everything stopped on its own')
