@@ -103,8 +103,9 @@ testNeeding('registry: an unknown repository and a registry that does not answer
 // 1.26.3 and 1.30.6, and the bisect must reach it through a halving probe, not the ends alone.
 const RELEASES = ['1.22.1', '1.26.3', '1.30.6', '1.31.3']
 
-testNeeding('bisect over four registry tags: each release runs from its image, the halving probes name exactly the pair with the step', { id: 'integration/registry', missing: skip, timeout: 900_000 }, async () => {
-  // The offline images of the catalog versions (built once, then cached by their inputs): what CI needs, built here.
+testNeeding('bisect over four registry tags: each release runs from its image, the halving probes name exactly the pair with the step', { id: 'integration/registry', missing: skip, timeout: 1_800_000 }, async () => {
+  // The offline images of the catalog versions (built once, then cached by their inputs): what CI needs, built here
+  // (a fresh machine: the base rootfs and four images, minutes; the bisect itself about four minutes on 2 busy cores).
   const imgs = await ensureImages({ mode: 'offline', proxies: ['nginx'], log: memoryLogger() })
   const bad = imgs.rows.find((r) => r.status === 'failed')
   assert.equal(bad, undefined, bad && `image ${bad.component} ${bad.version}: ${bad.note}`)
