@@ -55,6 +55,9 @@ export class Article {
   /** The text of every heading, in order (what the article can link to). */
   readonly headings: string[] = []
 
+  /** `under`: a folder the page's files go in, relative to the page (e.g. "history/" for site/history.html). */
+  constructor(private readonly under = '') {}
+
   /** Another article's parts, files, headings and left-out sections, after this one's. */
   append(other: Article): this {
     this.parts.push(...other.parts)
@@ -118,10 +121,10 @@ export class Article {
       `|${shown.map(() => '---').join('|')}|`,
       ...rows.map((r) => `| ${shown.map((c) => cell(c, r)).join(' | ')} |`),
       '',
-      ...(o.linkedAbove ? [] : [`[${name}.csv](data/${name}.csv)`, '']),
+      ...(o.linkedAbove ? [] : [`[${name}.csv](${this.under}data/${name}.csv)`, '']),
     )
     const data = rows.map((r) => columns.map((c) => c.value(r) ?? ''))
-    this.files.push({ path: `data/${name}.csv`, content: Papa.unparse({ fields: columns.map((c) => c.title), data }, { newline: '\n' }) + '\n' })
+    this.files.push({ path: `${this.under}data/${name}.csv`, content: Papa.unparse({ fields: columns.map((c) => c.title), data }, { newline: '\n' }) + '\n' })
     return this
   }
 

@@ -158,7 +158,7 @@ export function summaryParagraph(findings: readonly Finding[], claims: readonly 
 function runLine(input: ArticleInput): string {
   const m = input.run.manifest
   const started = m.started.slice(0, 16).replace('T', ' ')
-  return `Profile **${esc(m.profile)}** (${m.profile_settings.repeats} repeat${m.profile_settings.repeats === 1 ? '' : 's'}, ${m.profile_settings.duration_s} s windows) · ${m.proxies.length} proxies · ${esc(m.host.cpu_model)}, ${m.host.cores} cores, ${esc(m.runtime)} · ${esc(started)} UTC${m.finished ? '' : ' · **not finished**'} · cost: the proxy's CPU µs per request`
+  return `Profile **${esc(m.profile)}** (${m.profile_settings.repeats} repeat${m.profile_settings.repeats === 1 ? '' : 's'}, ${m.profile_settings.duration_s} s windows) · ${m.proxies.length} proxies · ${esc(m.host.cpu_model)}, ${m.host.cores} cores, ${esc(m.runtime)} · ${esc(started)} UTC${m.finished ? '' : ' · **not finished**'} · cost: the proxy's CPU µs per request · [history](../../history.html)`
 }
 
 /**

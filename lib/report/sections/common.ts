@@ -45,7 +45,8 @@ export function figure(a: Article, charts: ChartRequest[], chart: ChartRequest, 
     a.para('*No chart: no cell has a valid value; the table says why.*')
     return
   }
-  const csv = `data/${chart.path.replace(/\.svg$/, '.csv')}`
+  // charts/x.svg → data/charts/x.csv; history/charts/x.svg → history/data/charts/x.csv
+  const csv = chart.path.replace(/(^|\/)charts\//, '$1data/charts/').replace(/\.svg$/, '.csv')
   // The SVG names the load model under its title (the axis names the unit), so a printed chart says both.
   charts.push({ ...chart, options: { ...chart.options, subtitle: text.model } } as ChartRequest)
   a.image(chart.path, alt)
