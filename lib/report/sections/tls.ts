@@ -11,12 +11,10 @@ export function tlsSection(a: Article, { aggregates, findings, run }: ArticleInp
   const hs = aggregates.cells.handshakes.filter((c) => c.key.series === 'tls-handshake')
   if (hs.length === 0) return a.skip('TLS handshake cost', 'tls series'), []
   a.heading(2, 'TLS handshake cost')
-  {
-    a.para('Full handshakes only (resumption off; a resumed handshake makes the row invalid), one GET each, classical key exchange. Proxy CPU per handshake by certificate key type.')
-    a.table('handshake-cells', [...withPrecision(cellColumns('CPU', 'µs/handshake')).map((c) => (c.title === 'variant' ? { title: 'key type', value: (x: CellSummary) => k(x, 'key_type') } : c)),
-      { title: 'handshakes/s', value: (c) => c.medians.rate }], hs)
-    precisionLine(a, run?.manifest, hs)
-  }
+  a.para('Full handshakes only (resumption off; a resumed handshake makes the row invalid), one GET each, classical key exchange. Proxy CPU per handshake by certificate key type.')
+  a.table('handshake-cells', [...withPrecision(cellColumns('CPU', 'µs/handshake')).map((c) => (c.title === 'variant' ? { title: 'key type', value: (x: CellSummary) => k(x, 'key_type') } : c)),
+    { title: 'handshakes/s', value: (c) => c.medians.rate }], hs)
+  precisionLine(a, run?.manifest, hs)
   findingList(a, findings, ['F5'])
   return []
 }

@@ -10,10 +10,8 @@ export function versionsSection(a: Article, { aggregates, findings }: ArticleInp
   const versioned = versionCells(closedPoolingCells(aggregates))
   if (versioned.length === 0) return a.skip('Versions', 'versions series: no proxy measured in two versions with one variant'), []
   a.heading(2, 'Versions')
-  {
-    a.para('Every catalog version of each proxy with its article config and with a pool added (series `versions`, interleaved in one phase), and nginx\'s isolation variants on both sides of 1.29.7.')
-    a.table('versions', [...cellColumns('CPU', 'µs/req'), { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req }], versioned)
-  }
+  a.para('Every catalog version of each proxy with its article config and with a pool added (series `versions`, interleaved in one phase), and nginx\'s isolation variants on both sides of 1.29.7.')
+  a.table('versions', [...cellColumns('CPU', 'µs/req'), { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req }], versioned)
   findingList(a, findings, ['versions'])
   return []
 }
