@@ -40,7 +40,7 @@ export function changesFromDeltas(deltas: readonly CalibratedDelta[]): { changes
     // A row of compareRuns may carry an interval and a detectable change once the comparison gives them.
     const extra = x as Delta & { interval?: { lo: number; hi: number } | null; detectable?: number | null; verdict?: string }
     return [{
-      cell: `${changeCellName(d.raw.key)} (${d.raw.key.series})`, change: x.delta, interval: extra.interval ?? null, detectable: extra.detectable ?? null,
+      cell: changeCellName(d.raw.key) + (d.raw.key.series !== d.raw.key.variant ? ` (${d.raw.key.series})` : ''), change: x.delta, interval: extra.interval ?? null, detectable: extra.detectable ?? null,
       verdict: extra.verdict ?? (x.significant ? 'significant (p < 0.05)' : '~ not significant'),
     }]
   })

@@ -305,7 +305,8 @@ export async function labelledLineChart(rows: readonly LabelledPoint[], opts: La
     layers.push({ transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }], mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.7 }, encoding: { x: xEnc, y: { field: 'lo', type: 'quantitative', scale: yScale, title: opts.yTitle ?? null }, y2: { field: 'hi' }, color } })
   }
   layers.push(
-    { mark: { type: 'point', size: 50, strokeWidth: 1.5 }, encoding: { x: xEnc, y: yEnc, color, fill: { condition: { test: 'datum.hollow', value: 'white' }, field: 'series', type: 'nominal', sort: series, scale: { domain: series }, legend: null }, shape: { condition: { test: 'datum.hollow', value: 'diamond' }, value: 'circle' } } },
+    { transform: [{ filter: '!datum.hollow' }], mark: { type: 'point', size: 50, filled: true, opacity: 1 }, encoding: { x: xEnc, y: yEnc, color } },
+    { transform: [{ filter: 'datum.hollow' }], mark: { type: 'point', size: 70, shape: 'diamond', filled: false, fill: 'white', strokeWidth: 1.8, opacity: 1 }, encoding: { x: xEnc, y: yEnc, color } },
     { mark: { type: 'text', align: 'left', dx: 6, dy: -7, fontSize: 9, color: '#333' }, encoding: { x: xEnc, y: yEnc, text: { field: 'label' } } },
   )
   const spec = { ...head(opts, width), height: opts.height ?? 240, data: { values }, layer: layers }

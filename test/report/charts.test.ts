@@ -67,7 +67,9 @@ test('labelled lines: a label per point, intervals as rules, transcribed points 
   ]
   const svg = await labelledLineChart(rows, { xType: 'temporal', yTitle: 'µs', title: 'over time' })
   for (const label of ['2.9.1', '2.11.7', '1.31.3']) assert.ok(svg.includes(`>${label}</text>`), label)
-  assert.ok(svg.includes('fill="white"'), 'the transcribed point is hollow')
+  // The transcribed point: a diamond drawn by its stroke alone; the legend names each line.
+  assert.match(svg, /aria-label="x: Aug 23, 2026; [^"]*: 355; series: caddy"[^>]*fill="white" stroke="#[0-9A-Fa-f]{6}"/, 'the transcribed point is hollow')
+  assert.ok(svg.includes('>caddy</text>') && svg.includes('>nginx</text>'), 'a legend')
   assert.equal(svg, await labelledLineChart(rows, { xType: 'temporal', yTitle: 'µs', title: 'over time' }))
   const ranks = await labelledLineChart([{ x: 1, y: 10, series: 'a', label: 'v1' }, { x: 2, y: 12, series: 'a', label: 'v2' }], { xTicks: [{ value: 1, label: 'oldest' }, { value: 2, label: 'newest' }] })
   assert.ok(ranks.includes('>oldest</text>') && ranks.includes('>newest</text>'))
