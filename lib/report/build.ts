@@ -157,6 +157,8 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   return { runId: id, page: published.page, pdf, pdfPages, claims, findings, aggregates, baseline, timings }
 }
 
+const INDEX_VERDICT_ORDER = ['held', 'reproduced', 'not held', 'not reproduced', 'inconclusive', 'not measured', 'not runnable here', 'info']
+
 /** Verdict counts of a published run, from its copied summary/findings.csv and summary/claims.csv (absent: not said). */
 function verdictLine(dataDir: string): string {
   const count = (file: string, what: string) => {
@@ -167,7 +169,9 @@ function verdictLine(dataDir: string): string {
     for (const r of rows) seen.set(`${r.id}|${r.title ?? ''}`, r.verdict ?? '')
     const by = new Map<string, number>()
     for (const v of seen.values()) by.set(v, (by.get(v) ?? 0) + 1)
-    return `${what}: ${[...by].map(([v, n]) => `${n} ${v}`).join(', ')}`
+    // Decided first, then undecided, then the rest, whatever order the CSV had.
+    const rank = (v: string) => (INDEX_VERDICT_ORDER.includes(v) ? INDEX_VERDICT_ORDER.indexOf(v) : INDEX_VERDICT_ORDER.length)
+    return `${what}: ${[...by].sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b)).map(([v, n]) => `${n} ${v}`).join(', ')}`
   }
   return [count(join(dataDir, 'summary', 'findings.csv'), 'findings'), count(join(dataDir, 'summary', 'claims.csv'), 'claims')].filter(Boolean).join(' · ')
 }
