@@ -13,11 +13,8 @@ const notes = (c: L4Cell) => {
 /** L4 TCP forwarding (series l4): per proxy and variant, CPU per connection and per MiB with intervals, and seed 004's HAProxy/nginx ratio. */
 export function l4Section(a: Article, { run }: ArticleInput): ChartRequest[] {
   const rows = run.tcp ?? []
+  if (rows.length === 0) return a.skip('L4 TCP forwarding', 'l4 series'), []
   a.heading(2, 'L4 TCP forwarding')
-  if (rows.length === 0) {
-    a.para('*Not measured in this run (l4 series).*')
-    return []
-  }
   a.para(
     'Connections through the proxy to the backend\'s TCP echo (tcp.csv). Variants: l4-tcp (plain TCP in and out), l4-passthrough (the client\'s TLS forwarded untouched to a TLS echo), ' +
       'l4-terminate (the proxy terminates TLS, plain TCP to the echo). The mix: **short**, 32 workers each connecting, sending 64 bytes, reading them back and closing, back to back ' +

@@ -36,11 +36,8 @@ const METRIC: Record<ScenarioRatio['metric'], string> = { proxy_cpu_us_per_req: 
 /** Issue #16's scenarios (series scenarios): a subsection per scenario, its cells and its ratios with paired intervals. */
 export function scenariosSection(a: Article, { aggregates, run }: ArticleInput): ChartRequest[] {
   const cells = aggregates.cells.measurements.filter((c) => c.key.series === SCENARIOS_SERIES && c.key.model === 'closed')
+  if (cells.length === 0) return a.skip('Scenarios', 'scenarios series'), []
   a.heading(2, 'Scenarios: plain HTTP, access logs, a dynamic body, connection counts')
-  if (cells.length === 0) {
-    a.para('*Not measured in this run (scenarios series).*')
-    return []
-  }
   a.para('Closed model (wrk) through every proxy, series `scenarios`: each scenario beside its reference, measured in the same interleaved rounds, so each ratio is paired round by round (bootstrap over rounds, 95%). ' +
     'The reference is pool-added over HTTPS at GET / with the profile\'s connections. Cost is proxy CPU per request (direct rows: the backend\'s).')
   const base = Number(cells.find((c) => c.key.variant === 'pool-added' && c.key.path === '/')?.key.connections ?? run.manifest.profile_settings.connections ?? 0)
