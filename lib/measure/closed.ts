@@ -8,7 +8,9 @@ import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type Cell, type CellContext, type RunningStack } from './cell.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
-import { measurementRow, outcomes } from './rows.ts'
+import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
+import { openCounting } from '../runtime/counts.ts'
+import { TWO_PART_UNIT, twoPartCost } from '../data/calibration-unit.ts'
 import { invalidReasons } from './validity.ts'
 
 interface Snapshot {
@@ -25,6 +27,12 @@ interface Snapshot {
 const argv0 = (argv: readonly string[]) => basename(argv[0] ?? 'the generator')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const round = (x: number, digits = 3) => Number(x.toFixed(digits))
+
+/** proxy_cpu_calibrated and calibration_unit of a row from its count columns and the run's calibration. */
+export function calibratedColumns(c: { proxy_user_us_per_req: number | null; proxy_sys_us_per_req: number | null; proxy_syscalls_per_req: number | null }, ctx: Pick<CellContext, 'calibration'>): Pick<Measurement, 'proxy_cpu_calibrated' | 'calibration_unit'> {
+  const v = twoPartCost({ userUs: c.proxy_user_us_per_req, sysUs: c.proxy_sys_us_per_req, syscalls: c.proxy_syscalls_per_req }, ctx.calibration)
+  return { proxy_cpu_calibrated: v === null ? null : round(v, 3), calibration_unit: v === null ? '' : TWO_PART_UNIT }
+}
 
 /** What a closed-model generator reported, in the terms of a row. */
 export interface ClosedReport {
@@ -95,10 +103,14 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
       return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
     }
+    // The proxy's kernel counts over the same window (the direct row: the backend's, for its calibrated figure).
+    const counted = proxy ?? backend.role
+    const counting = await openCounting(ctx.runtime, [counted], { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
     await sleep(p.warmupS * 1000)
-    const a = await snap()
+    const [a] = await Promise.all([snap(), counting.begin()])
     await sleep(p.durationS * 1000)
-    const b = await snap()
+    const [b] = await Promise.all([snap(), counting.end()])
+    const counts = (await counting.read()).get(counted)
     const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
     // The generator stops itself after -d; if it does not, the row says so instead of the run hanging.
     const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
@@ -117,13 +129,19 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
       { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }])
     const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
+    const proxyPerReq = proxy ? perReq(b.proxyNs - a.proxyNs) : null
+    const backendPerReq = perReq(b.backendNs - a.backendNs)
+    const countedCols = countColumns(counts, requests, proxy ? proxyPerReq : backendPerReq)
+    const calibrated = calibratedColumns(countedCols, ctx)
     return row({
+      ...(proxy ? countedCols : noCounts('direct row: no proxy (proxy_cpu_calibrated is the backend\'s)')),
+      ...calibrated,
       requests,
       errors,
       rps: round(requests / windowS, 1),
       p50_ms: ms(report?.latencyUs?.p50), p90_ms: ms(report?.latencyUs?.p90), p99_ms: ms(report?.latencyUs?.p99), p999_ms: ms(report?.latencyUs?.p999), max_ms: ms(report?.latencyUs?.max),
-      proxy_cpu_us_per_req: proxy ? perReq(b.proxyNs - a.proxyNs) : null,
-      backend_cpu_us_per_req: perReq(b.backendNs - a.backendNs),
+      proxy_cpu_us_per_req: proxyPerReq,
+      backend_cpu_us_per_req: backendPerReq,
       generator_cpu_share: generatorShare,
       // The second stats read opens one connection of its own.
       backend_conns_per_1k_req: requests > 0 ? round(((b.stats.accepted - a.stats.accepted - 1) * 1000) / requests, 2) : null,
