@@ -64,23 +64,37 @@ func report(stdout io.Writer, kind string, n int64, per float64, t0, t1 cpuTimes
 	return 0
 }
 
-func runSyscalls(args []string, stdout, stderr io.Writer) int {
-	n, delay, linger, code, ok := loopFlags("syscalls", 1000000, args, stdout, stderr)
+// timedLoop runs body between -delay and -linger, timing it by getrusage, and
+// prints the result: us_per_op = CPU µs / per.
+func timedLoop(kind string, defN int64, perOf func(n int64) float64, body func(n int64) uint64, args []string, stdout, stderr io.Writer) int {
+	n, delay, linger, code, ok := loopFlags(kind, defN, args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	time.Sleep(delay)
 	start, t0 := time.Now(), rusageNow()
+	sum := body(n)
+	t1, wall := rusageNow(), time.Since(start)
+	if sum == 0 {
+		fmt.Fprintf(stderr, "loadgen %s: checksum 0 (the loop did not run)\n", kind)
+	}
+	rc := report(stdout, kind, n, perOf(n), t0, t1, wall, sum)
+	time.Sleep(linger)
+	return rc
+}
+
+func syscallLoop(n int64) uint64 {
 	var sum uint64
 	for i := int64(0); i < n; i++ {
 		// RawSyscall: no scheduler hand-off around the call, only the kernel's entry and exit.
 		ppid, _, _ := syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
 		sum += uint64(ppid)
 	}
-	t1, wall := rusageNow(), time.Since(start)
-	rc := report(stdout, "syscalls", n, float64(n), t0, t1, wall, sum)
-	time.Sleep(linger)
-	return rc
+	return sum
+}
+
+func runSyscalls(args []string, stdout, stderr io.Writer) int {
+	return timedLoop("syscalls", 1000000, func(n int64) float64 { return float64(n) }, syscallLoop, args, stdout, stderr)
 }
 
 // computeLoop: xorshift64* steps, each depending on the last, so the work cannot
@@ -97,18 +111,5 @@ func computeLoop(n int64) uint64 {
 }
 
 func runCompute(args []string, stdout, stderr io.Writer) int {
-	n, delay, linger, code, ok := loopFlags("compute", 200000000, args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	time.Sleep(delay)
-	start, t0 := time.Now(), rusageNow()
-	sum := computeLoop(n)
-	t1, wall := rusageNow(), time.Since(start)
-	if sum == 0 {
-		fmt.Fprintln(stderr, "loadgen compute: checksum 0 (the loop did not run)")
-	}
-	rc := report(stdout, "compute", n, float64(n)/1e6, t0, t1, wall, sum)
-	time.Sleep(linger)
-	return rc
+	return timedLoop("compute", 200000000, func(n int64) float64 { return float64(n) / 1e6 }, computeLoop, args, stdout, stderr)
 }
