@@ -11,8 +11,12 @@ import { summarize } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../data/tables.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
-import { measureClosed } from '../measure/closed.ts'
-import { onlyDisturbed } from '../measure/validity.ts'
+import { countingSubWindow, measureClosed } from '../measure/closed.ts'
+import { parseLoop } from '../measure/calibration.ts'
+import { exec } from '../core/exec.ts'
+import { PERF_EVENTS } from '../runtime/counts.ts'
+import { goBinaryPath } from '../setup/gobuild.ts'
+import { disturbedReason, onlyDisturbed } from '../measure/validity.ts'
 import { defaultCpuLayout } from '../roles/cpus.ts'
 import { cleanupStaleContainers } from '../runtime/docker/cleanup.ts'
 import { DockerRuntime } from '../runtime/docker/runtime.ts'
@@ -92,6 +96,37 @@ export function formatOverhead(lines: readonly OverheadLine[]): string {
   return out.join('\n')
 }
 
+/** What an attached counter adds to one system call, from `loadgen syscalls` plain and under perf stat, alternating. */
+export interface PerCallCost {
+  plainUs: number
+  countedUs: number
+  rounds: number
+}
+
+/** The loop's µs per call, plain and counted, the median of `rounds` alternating runs each on `cpuset`; null where a run failed. */
+export async function measurePerCallCost(cpuset: string, rounds: number): Promise<PerCallCost | null> {
+  const loop = ['taskset', '-c', cpuset, goBinaryPath('loadgen'), 'syscalls', '-n', '2000000']
+  const plain: number[] = []
+  const counted: number[] = []
+  for (let i = 0; i < rounds; i++) {
+    for (const withPerf of i % 2 === 0 ? [false, true] : [true, false]) {
+      const argv = withPerf ? ['perf', 'stat', '-x,', '-o', '/dev/null', '-e', PERF_EVENTS.join(','), '--', ...loop] : loop
+      const r = await exec(argv[0]!, argv.slice(1), { timeoutMs: 120_000 })
+      if (r.code !== 0) return null
+      ;(withPerf ? counted : plain).push(parseLoop(r.stdout, 'syscalls'))
+    }
+  }
+  return { plainUs: summarize(plain).median, countedUs: summarize(counted).median, rounds }
+}
+
+/** The per-call cost as a line, and what it bounds for each cell at the closed model's sub-window share. */
+export function formatPerCallCost(c: PerCallCost, lines: readonly OverheadLine[], subShare: number): string {
+  const extra = c.countedUs - c.plainUs
+  const bound = lines.filter((l) => l.syscallsPerReq !== null && l.uncountedUs).map((l) => `${l.proxy} ${l.variant} ${((100 * l.syscallsPerReq! * extra * subShare) / l.uncountedUs!).toFixed(2)}%`)
+  return `attached counter: ${f(c.plainUs, 3)} → ${f(c.countedUs, 3)} µs per getppid (+${f(extra, 3)} µs, median of ${c.rounds} alternating runs each); `
+    + `at the closed model's ${Math.round(subShare * 100)}% sub-window that is calls/req × ${f(extra * subShare, 3)} µs: ${bound.join(', ') || 'no cell to price'} of proxy CPU`
+}
+
 export interface OverheadOptions {
   proxies: readonly ProxyName[]
   variants: readonly string[]
@@ -130,6 +165,7 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
   const releaseLock = await acquireRunLock(outDir)
   const runId = basename(outDir)
   let runtime: Runtime | undefined
+  let perCall: PerCallCost | null = null
   try {
     cleanupStale(log)
     if (o.runtime === 'docker') {
@@ -144,17 +180,26 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
       // Which arm goes first alternates, so neither always follows the other.
       for (const counts of i % 2 === 0 ? [true, false] : [false, true]) {
         log.progress(`[${i + 1}/${order.length}] ${cell.proxy} ${cell.variant} r${repeat} ${counts ? 'counted' : 'uncounted'} · ${Math.round((Date.now() - t0) / 1000)} s`)
-        const row = await measureClosed(cell, repeat, { runtime, runId, runDir: outDir, cpus, profile, certs, counts })
+        const measured = await measureClosed(cell, repeat, { runtime, runId, runDir: outDir, cpus, profile, certs, counts })
+        // Judged as a run's phase judges it: a disturbed window says so (--include-disturbed pairs it all the same).
+        const disturbed = measured.status === 'valid' ? disturbedReason(measured, 'proxy') : null
+        const row = disturbed ? { ...measured, status: 'invalid' as const, reason: disturbed } : measured
         appendRow(outDir, MEASUREMENTS, row)
         if (row.status !== 'valid') log.warn(`${cell.proxy} ${cell.variant} r${repeat} ${counts ? 'counted' : 'uncounted'}: ${row.status}: ${row.reason}`)
       }
     }
+    // Under the run lock, on the proxy's core, like the cells.
+    log.progress('attached counter: loadgen syscalls plain and counted, 5 rounds each…')
+    perCall = await measurePerCallCost(cpus.proxy, 5)
   } finally {
     await runtime?.stopAll()
     await releaseLock()
   }
   const rows = readTable(outDir, MEASUREMENTS)
-  const table = formatOverhead(overheadLines(rows, o.includeDisturbed)) + (o.includeDisturbed ? `\n(rows invalid only for being disturbed counted as valid: ${rows.filter(onlyDisturbed).length} of ${rows.length})` : '')
+  const lines = overheadLines(rows, o.includeDisturbed)
+  const sub = countingSubWindow(o.durationS)
+  const table = formatOverhead(lines) + (o.includeDisturbed ? `\n(rows invalid only for being disturbed counted as valid: ${rows.filter(onlyDisturbed).length} of ${rows.length})` : '')
+    + `\n${perCall ? formatPerCallCost(perCall, lines, sub.lengthS / o.durationS) : 'attached counter: the loop did not run'}`
   writeFileAtomic(join(outDir, 'overhead.txt'), table + '\n')
   return { outDir, rows, table }
 }

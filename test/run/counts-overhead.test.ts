@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { checkOverheadOptions, formatOverhead, overheadLines, uncounted } from '../../lib/run/counts-overhead.ts'
+import { checkOverheadOptions, formatOverhead, formatPerCallCost, overheadLines, uncounted } from '../../lib/run/counts-overhead.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 const OFF = 'counting switched off (--no-counts)'
@@ -41,4 +41,12 @@ test('overhead options: a bad flag is one line naming it', () => {
   assert.throws(() => checkOverheadOptions({ proxies: ['haproxy'], variants: ['nope'], repeats: 2, durationS: 3 }), /--variants.*haproxy has no variant "nope"/)
   assert.throws(() => checkOverheadOptions({ proxies: ['haproxy'], variants: ['article'], repeats: 0, durationS: 3 }), /--repeats/)
   assert.throws(() => checkOverheadOptions({ proxies: ['haproxy'], variants: ['article'], repeats: 2, durationS: 0.5 }), /--duration/)
+})
+
+test('per-call cost line: the added µs per call and what it bounds per cell at the sub-window share', () => {
+  const lines = overheadLines([...pair(1, 51, 50), ...pair(2, 51, 50)])
+  const text = formatPerCallCost({ plainUs: 0.2, countedUs: 0.36, rounds: 5 }, lines, 0.25)
+  // 7.4 calls/req × 0.16 µs × 0.25 over 50 µs/req = 0.59%.
+  assert.match(text, /0\.200 → 0\.360 µs per getppid \(\+0\.160 µs/)
+  assert.match(text, /haproxy article 0\.59%/)
 })
