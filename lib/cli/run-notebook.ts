@@ -38,6 +38,7 @@ export const RUN_FLAGS = {
   seed: { type: 'string' },
   site: { type: 'string' },
   'no-pdf': { type: 'boolean' },
+  'no-counts': { type: 'boolean' },
   variants: { type: 'string' },
   'key-types': { type: 'string' },
   versions: { type: 'string' },
@@ -74,6 +75,8 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --baseline ID         compare with a baseline in the report: an id under baselines/runs/ (e.g. 2026-08-23)
   --no-report           stop after the measurements and findings (no summary/, ledger, site or PDF)
   --no-pdf              build the site but not the PDF
+  --no-counts           do not count system calls and context switches per window (docs/method/counts.md):
+                        the count columns are then empty and say why (for measuring what counting costs)
   --site DIR            where the report goes (default site/)
   --seed N              order the repeats with this seed (default random, recorded in the manifest)
   --config PROXY=PATH   also measure your own config file (repeatable); see README "Your own config"

@@ -36,6 +36,7 @@ export interface RunFlags extends CapacityFlags, BisectFlags {
   out?: string
   resume?: boolean
   'allow-changes'?: boolean
+  'no-counts'?: boolean
   site?: string
   variants?: string
   'key-types'?: string
@@ -182,6 +183,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     out,
     resume: !!f.resume,
     allowChanges: !!f['allow-changes'],
+    ...(f['no-counts'] ? { counts: false } : {}),
     seed: parseSeed(f.seed),
     install: o.install,
     log: o.log,

@@ -6,6 +6,7 @@ import type { Profile } from '../catalog/profiles.ts'
 import { loadStack, newestVersion, templateFile, variantScheme, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
+import type { Calibration } from '../data/schema.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
 import { loadgenOn, loadgenRequests, requestsArgv, type RequestsResult } from '../roles/loadgen.ts'
 import { prepareProxy, startProxy } from '../roles/proxy.ts'
@@ -55,6 +56,10 @@ export interface CellContext {
   cpus: CpuLayout
   profile: Profile
   certs: CertSet
+  /** Kernel counts of the proxy per window (lib/runtime/counts.ts); false: switched off (--no-counts), the columns say so. Default on. */
+  counts?: boolean
+  /** The run's calibration: rows carry proxy_cpu_calibrated in its two-part unit (null: none measured). */
+  calibration?: Calibration | null
 }
 
 /**

@@ -213,6 +213,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus, versions: o.versions ?? defaultVersionChoice(profile.name), bisectMetric: o.bisectMetric, bisectTags: o.bisectTags,
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks,
     capacity: o.capacity,
+    ...(o.counts === false ? { counts: false } : {}),
   }
   const findings: Finding[] = []
   try {
@@ -225,6 +226,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
       save()
     }
     if (manifest.calibration) log.info(formatCalibration(manifest.calibration))
+    ctx.calibration = manifest.calibration
     for (const name of o.series) {
       const series = SERIES_PLANS[name](custom)
       current = name

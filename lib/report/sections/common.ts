@@ -82,6 +82,13 @@ export const cellColumns = (metric: string, unit: string): Column<CellSummary>[]
   { title: 'status', value: (c) => statusText(c) },
 ]
 
+/** The kernel counts beside a cost (docs/method/counts.md): system calls and context switches per unit, and the system part of the CPU. */
+export const countCellColumns = (unit: string): Column<CellSummary>[] => [
+  { title: `syscalls/${unit}`, value: (c) => c.medians.proxy_syscalls_per_req ?? null },
+  { title: `ctx sw/${unit}`, value: (c) => c.medians.proxy_ctxsw_per_req ?? null },
+  { title: `sys µs/${unit}`, value: (c) => c.medians.proxy_sys_us_per_req ?? null },
+]
+
 /** Closed-model cells of the measurements table outside the TLS, scenarios and h2 series (the direct floor included). */
 export const closedPoolingCells = (aggregates: Aggregates): CellSummary[] =>
   aggregates.cells.measurements.filter((c) => c.key.model === 'closed' && !String(c.key.series).startsWith('tls') && c.key.series !== 'scenarios' && !String(c.key.series).startsWith('h2'))

@@ -3,7 +3,7 @@ import { newestCell } from '../../analysis/derived.ts'
 import { POOLING_ROWS } from '../../data/series.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, num } from '../markdown.ts'
-import { cellColumns, findingList, k, statusText } from './common.ts'
+import { cellColumns, countCellColumns, findingList, k, statusText } from './common.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
@@ -54,7 +54,8 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
   a.table('pooling-cells', [...withPrecision(cellColumns('CPU', 'µs/req')),
     { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req },
     { title: 'rps', value: (c) => c.medians.rps },
-    { title: 'p99 ms', value: (c) => c.medians.p99_ms }], closedPooling)
+    { title: 'p99 ms', value: (c) => c.medians.p99_ms }, ...countCellColumns('req'),
+    { title: 'calibrated', value: (c) => c.medians.proxy_cpu_calibrated ?? null }], closedPooling)
   precisionLine(a, run?.manifest, closedPooling)
   fixedRateTable(a, aggregates.cells.measurements, poolRows)
   return []

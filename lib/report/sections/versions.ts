@@ -2,7 +2,7 @@ import type { CellSummary } from '../../analysis/cells.ts'
 import { compareVersions } from '../../catalog/stack.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { Article } from '../markdown.ts'
-import { cellColumns, closedPoolingCells, findingList } from './common.ts'
+import { cellColumns, closedPoolingCells, countCellColumns, findingList } from './common.ts'
 import type { ArticleInput } from './input.ts'
 
 /** Every proxy measured in more than one version, side by side, and its chart. */
@@ -11,7 +11,7 @@ export function versionsSection(a: Article, { aggregates, findings }: ArticleInp
   if (versioned.length === 0) return a.skip('Versions', 'versions series: no proxy measured in two versions with one variant'), []
   a.heading(2, 'Versions')
   a.para('Every catalog version of each proxy with its article config and with a pool added (series `versions`, interleaved in one phase), and nginx\'s isolation variants on both sides of 1.29.7.')
-  a.table('versions', [...cellColumns('CPU', 'µs/req'), { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req }], versioned)
+  a.table('versions', [...cellColumns('CPU', 'µs/req'), { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req }, ...countCellColumns('req')], versioned)
   findingList(a, findings, ['versions'])
   return []
 }

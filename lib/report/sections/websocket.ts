@@ -1,6 +1,6 @@
 import type { ChartRequest } from '../chart-requests.ts'
 import type { Article } from '../markdown.ts'
-import { findingList, k, statusText } from './common.ts'
+import { countCellColumns, findingList, k, statusText } from './common.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
@@ -19,6 +19,7 @@ export function websocketSection(a: Article, { aggregates, findings, run }: Arti
     { title: 'µs/msg', value: (c) => c.summary?.median ?? null },
     { title: 'msg/s', value: (c) => c.medians.msg_rate },
     { title: 'p99 ms', value: (c) => c.medians.p99_ms },
+    ...countCellColumns('msg'),
     { title: 'status', value: (c) => statusText(c) },
   ]), ws)
   precisionLine(a, run?.manifest, ws.filter((c) => c.key.mode === 'echo'))
