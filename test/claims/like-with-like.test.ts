@@ -4,6 +4,7 @@ import { metricValue } from '../../lib/claims/cells.ts'
 import { evaluateClaims, type ClaimResult } from '../../lib/claims/evaluate.ts'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { UserError } from '../../lib/core/errors.ts'
+import type { BisectPlan } from '../../lib/data/bisect.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../../lib/data/schema.ts'
 import { claimOf, evalCheck, run, writeLedger } from '../fixtures/ledger.ts'
 import { handshake as h, measurement as m, two, websocketRow as w } from '../fixtures/rows.ts'
@@ -190,10 +191,55 @@ test('a named version matches only itself; a side of a change takes the catalog 
   const art = (version: string, rps: number) => two(m, { series: 'versions', proxy: 'nginx', version, variant: 'article' }, 'rps', rps)
   // 1.27.3 does not stand in for 1.27.4.
   assert.equal(published('nginx-version-regression', { measurements: [...art('1.27.3', 24000), ...art('1.31.3', 10000)] }).verdict, 'not measured')
-  const bisect = published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 24000), ...art('1.31.3', 10000)] })
-  assert.equal(bisect.verdict, 'reproduced')
-  assert.match(claim('nginx-bisect-1-29-7').caveat ?? '', /1\.22\.1, 1\.31\.3/)
-  assert.equal(published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 10500), ...art('1.31.3', 10000)] }).verdict, 'not reproduced')
+})
+
+// ------------------------------------------------------------------ 7b. the bisect claim reads the bisect
+
+/** Five repeats a version of the bisect series (nginx article), CPU µs/req per version. */
+const bisectRows = (levels: Record<string, number>, status: Measurement['status'] = 'valid') =>
+  Object.entries(levels).flatMap(([version, cpu]) => [0.98, 1.01, 0.99, 1.02, 1].map((f, i) => m({ series: 'bisect', proxy: 'nginx', version, variant: 'article', repeat: i + 1, status, proxy_cpu_us_per_req: cpu * f, backend_conns_per_1k_req: 1000 })))
+const CATALOG = ['1.22.1', '1.26.3', '1.30.6', '1.31.3']
+const bisectPlan = (versions = CATALOG): BisectPlan => ({ metric: 'cpu', alpha: 0.05, min_effect: 0.1, searches: [{ proxy: 'nginx', variant: 'article', source: 'catalog', versions, skipped: [], images: {} }] })
+const bisected = (levels: Record<string, number>, plan = bisectPlan(), extra: Measurement[] = []) =>
+  evaluateClaims({ claims: [claim('nginx-bisect-1-29-7')], figures: ledger.figures }, run({ measurements: [...bisectRows(levels), ...extra], bisect: plan }))[0]!
+
+test('nginx-bisect-1-29-7: the located pair around 1.29.7, newer costlier, holds; exactly at 1.29.7 when searched', () => {
+  const r = bisected({ '1.22.1': 40, '1.26.3': 41, '1.30.6': 80, '1.31.3': 81 })
+  assert.equal(r.verdict, 'reproduced')
+  assert.deepEqual(r.evidence.map((e) => e.cell.version), ['1.26.3', '1.30.6'], 'the located pair is the evidence')
+  assert.match(r.measured, /^bisect nginx article: the step is between 1\.26\.3 and 1\.30\.6, adjacent in the search \(1\.9\d \[[\d.]+, [\d.]+\]x proxy CPU µs\/req, p=0\.008, \d+ comparisons\): 1\.29\.7 is in it/)
+  const exact = bisected({ '1.22.1': 40, '1.29.6': 41, '1.29.7': 80, '1.31.3': 81 }, bisectPlan(['1.22.1', '1.29.6', '1.29.7', '1.31.3']))
+  assert.equal(exact.verdict, 'reproduced')
+  assert.match(exact.measured, /between 1\.29\.6 and 1\.29\.7.*: exactly at 1\.29\.7$/)
+})
+
+test('nginx-bisect-1-29-7: a step elsewhere, a step the other way, or ends around 1.29.7 that do not differ refute it', () => {
+  assert.equal(bisected({ '1.22.1': 40, '1.26.3': 80, '1.30.6': 81, '1.31.3': 82 }).verdict, 'not reproduced')
+  assert.match(bisected({ '1.22.1': 40, '1.26.3': 80, '1.30.6': 81, '1.31.3': 82 }).measured, /between 1\.22\.1 and 1\.26\.3.*: 1\.29\.7 is not in it/)
+  assert.match(bisected({ '1.22.1': 80, '1.26.3': 81, '1.30.6': 40, '1.31.3': 41 }).measured, /1\.30\.6 is the cheaper, not a drop/)
+  const flat = bisected({ '1.22.1': 40, '1.31.3': 41 })
+  assert.equal(flat.verdict, 'not reproduced')
+  // A no-step result is never printed in the form that names a located step.
+  assert.match(flat.measured, /no significant step from 1\.22\.1 to 1\.31\.3, a span that holds 1\.29\.7/)
+  assert.doesNotMatch(flat.measured, /between/)
+})
+
+test('nginx-bisect-1-29-7: no bisect in the run (quick measured the two ends), or an unfinished one, is not measured and says why', () => {
+  const art = (version: string, rps: number) => two(m, { series: 'versions', proxy: 'nginx', version, variant: 'article' }, 'rps', rps)
+  // The old reading took the versions series' two ends for a step "between" them: now it names what is missing.
+  const quick = published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 24000), ...art('1.31.3', 10000)] })
+  assert.equal(quick.verdict, 'not measured')
+  assert.match(quick.measured, /^not measured: no bisect of nginx article in this run: the versions series measured nginx article at 1\.22\.1, 1\.31\.3 only \(its two ends\), which places no step between adjacent releases; locate it with npx zx notebooks\/bisect\.mjs --proxy nginx --variant article$/)
+  const unfinished = bisected({ '1.22.1': 40, '1.31.3': 80 })
+  assert.equal(unfinished.verdict, 'not measured')
+  assert.match(unfinished.measured, /unfinished: 1\.26\.3 still to measure/)
+  const disturbed = evaluateClaims({ claims: [claim('nginx-bisect-1-29-7')], figures: ledger.figures }, run({ measurements: [...bisectRows({ '1.22.1': 40 }), ...bisectRows({ '1.31.3': 80 }, 'invalid')], bisect: bisectPlan() }))[0]!
+  assert.equal(disturbed.verdict, 'inconclusive')
+})
+
+test('a bisect check takes no selectors: one line naming the key', () => {
+  const bad = { ...claimOf({ kind: 'bisect', proxy: 'nginx', variant: 'article', change: '1.29.7', metric: 'rps' }) }
+  assert.throws(() => loadLedger(writeLedger([bad])), (e: Error) => e instanceof UserError && /check\.metric: a bisect check reads the run's bisect of nginx article, not metric/.test(e.message))
 })
 
 // ------------------------------------------------------------------ 8. seed 002's configs
