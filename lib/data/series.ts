@@ -19,10 +19,11 @@ export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly 
 
 /** The `series` column values each series writes, per table: how rows are told apart. */
 export const SERIES_ROWS = {
-  pooling: { measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom'] },
+  // same-own-rate: each proxy's article config in the open model at half its own closed ceiling.
+  pooling: { measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom', 'same-own-rate'] },
   versions: { measurements: ['versions'] },
   bisect: { measurements: ['bisect'] },
-  tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-calibration'], handshakes: ['tls-handshake'] },
+  tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-open-half', 'tls-calibration'], handshakes: ['tls-handshake'] },
   ws: { websocket: ['ws-echo', 'ws-hold'] },
   scenarios: { measurements: ['scenarios'] },
   l4: { tcp: ['l4-short', 'l4-stream'] },
@@ -31,6 +32,9 @@ export const SERIES_ROWS = {
   resumption: { handshakes: ['resumption'] },
   capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>
+
+/** The pooling series' open-model rows of each article config at a fraction of its own closed ceiling (lib/series/pooling.ts). */
+export const OWN_RATE_SERIES = 'same-own-rate'
 
 /** The `series` values of the pooling rows in measurements.csv. */
 export const POOLING_ROWS: readonly string[] = SERIES_ROWS.pooling.measurements

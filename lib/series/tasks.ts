@@ -52,7 +52,11 @@ export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] 
 
 /** Open-model tasks: each cell at each fixed rate, repeats interleaved and shuffled. */
 export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx: SeriesContext): Task[] {
-  const combos = cells.flatMap((cell) => rates.map((rate) => ({ cell, rate })))
+  return openTasksAt(cells.flatMap((cell) => rates.map((rate) => ({ cell, rate }))), ctx)
+}
+
+/** Open-model tasks of cells each at its own rate (a fraction of its own ceiling), repeats interleaved and shuffled. */
+export function openTasksAt(combos: readonly { cell: Cell; rate: number }[], ctx: SeriesContext): Task[] {
   // Through interleaved() like the other builders, so an adaptive phase can ask for more repeats.
   return interleaved(combos, ctx, (x) => x.cell, ({ cell, rate }, repeat) => ({
     label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} ${cell.keyType} ${rate} rps r${repeat}`,

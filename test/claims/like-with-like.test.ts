@@ -177,9 +177,12 @@ test('failed_pct counts dropped iterations; a closed-model row drops nothing; an
 })
 
 test('s001-haproxy-holds-50k: 0% errors with 5% dropped iterations fails; the article\'s ≈0.5% dropped passes', () => {
-  const open = (dropped: number) => two(m, { series: 'same', proxy: 'haproxy', variant: 'article', model: 'open', target_rps: 5000, requests: 10000 - dropped, errors: 0, dropped })
+  const open = (dropped: number, series = 'same-own-rate') => two(m, { series, proxy: 'haproxy', variant: 'article', model: 'open', target_rps: 5000, requests: 10000 - dropped, errors: 0, dropped })
   assert.equal(published('s001-haproxy-holds-50k', { measurements: open(500) }).verdict, 'not reproduced')
   assert.equal(published('s001-haproxy-holds-50k', { measurements: open(50) }).verdict, 'reproduced')
+  // At pooling-open's one rate for all (series same: the lowest ceiling of every pooling cell), never: that rate says nothing of HAProxy's.
+  assert.equal(published('s001-haproxy-holds-50k', { measurements: open(50, 'same') }).verdict, 'not measured')
+  assert.match(claim('s001-haproxy-holds-50k').check.expect, /50% of its own closed-model rps/)
   for (const id of ['rsa4096-open-model-collapse', 'rsa4096-fails-everyone', 's001-haproxy-holds-50k', 'april-nginx-last-with-errors']) {
     assert.match(`${claim(id).claim} ${claim(id).check.expect}`, /rate/, `${id} states its rate`)
   }
