@@ -34,6 +34,7 @@
 import { compareVersions } from '../catalog/stack.ts'
 import { bootstrapFigure, fmtInterval, medianInterval, methodText, overlaps, placeInterval, type Interval, type Placement, type Repeats } from '../core/intervals.ts'
 import { bisectResults, BISECT_METRICS, type BisectPlan } from '../data/bisect.ts'
+import { DEFAULT_KEY_SERIES, keyTypeWords, type DefaultKeyRow } from '../data/default-keys.ts'
 import type { RunTables } from '../data/run-data.ts'
 import type { Measurement } from '../data/schema.ts'
 import {
@@ -94,6 +95,7 @@ export function evaluateClaims(ledger: Ledger, data: RunTables): ClaimResult[] {
     noisy: new Map(),
     measurements: data.measurements,
     bisect: data.bisect,
+    defaultKeys: data.defaultKeys ?? [],
   }
   return ledger.claims.map((c) => evaluateClaim(c, ctx))
 }
@@ -108,6 +110,8 @@ interface Ctx {
   /** The rows and plan a bisect check replays (lib/data/bisect.ts). */
   measurements: readonly Measurement[]
   bisect: BisectPlan | undefined
+  /** default-keys.csv: what a proxy served when given no certificate. */
+  defaultKeys: readonly DefaultKeyRow[]
 }
 
 function noisyRepeats(ctx: Ctx, table: ClaimTable, metric: string, rows: 'valid' | 'all'): Map<CellGroup, Repeats> {
@@ -612,7 +616,31 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
       return [repeatsUnit(layer(k.select, item), num(k.max), src, ctx)]
     case 'bisect':
       return [bisectUnit(k, ctx)]
+    case 'served_key':
+      return [servedKeyUnit(k, ctx)]
   }
+}
+
+/**
+ * served_key: the key a proxy served when given no certificate (its valid default-keys rows),
+ * against a key type (a figure's value in the harness's words, or the word). Holds when every
+ * valid row served it, fails when every one served another, undecided when the rows disagree;
+ * not measured without a valid row (a run without the tls series' tls-default-key phase).
+ */
+function servedKeyUnit(k: Extract<Check, { kind: 'served_key' }>, ctx: Ctx): Unit {
+  const figure = ctx.figures.get(k.want)
+  const want = keyTypeWords(String(figure ? figure.value : k.want))
+  const rows = ctx.defaultKeys.filter((r) => r.series === DEFAULT_KEY_SERIES && r.proxy === k.proxy)
+  const valid = rows.filter((r) => r.status === 'valid' && r.served_key !== '')
+  if (valid.length === 0) {
+    const why = rows.length ? `${rows.length} default-key row${rows.length === 1 ? '' : 's'} of ${k.proxy}, none valid (${[...new Set(rows.map((r) => r.reason))].join('; ')})` : `no default-key probe of ${k.proxy} in this run (tls series, phase ${DEFAULT_KEY_SERIES})`
+    return missingUnit([why], [])
+  }
+  const served = [...new Set(valid.map((r) => r.served_key))]
+  const r0 = valid[0]!
+  const what = `${k.proxy} ${r0.version} given no certificate served ${served.join(' / ')} (${r0.key_algorithm}${r0.key_bits ? ` ${r0.key_bits} bit` : ''}${r0.curve ? ` ${r0.curve}` : ''}, issuer ${r0.issuer || 'none'}; ${valid.length} handshake${valid.length === 1 ? '' : 's'}, ${r0.tool})`
+  const state: State = served.length > 1 ? 'undecided' : served[0] === want ? 'holds' : 'fails'
+  return { state, text: `${what}; wanted ${want}`, used: [] }
 }
 
 /**

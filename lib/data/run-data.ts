@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { readBisectPlan, type BisectPlan } from './bisect.ts'
+import { DEFAULT_KEYS, type DefaultKeyRow } from './default-keys.ts'
 import { readManifest } from './manifest.ts'
 import { SCHEMA_VERSION, type Handshake, type Manifest, type Measurement, type TcpRow, type WebSocketRow } from './schema.ts'
 import { HANDSHAKES, MEASUREMENTS, readTable, TABLES, TCP, WEBSOCKETS, type Table } from './tables.ts'
@@ -16,6 +17,8 @@ export interface RunTables {
   tcp?: TcpRow[]
   /** The bisect plan (bisect.json) whose search the bisect rows replay; absent: no bisect in the run. */
   bisect?: BisectPlan
+  /** What Traefik and Caddy served when given no certificate (default-keys.csv); absent in older readers. */
+  defaultKeys?: DefaultKeyRow[]
 }
 
 /** A run directory read and validated: what every reader of results works from. */
@@ -27,7 +30,7 @@ export interface RunData extends RunTables {
 /** The tables of a run directory as they are now (absent files: no rows). */
 export const readRunTables = (dir: string): RunTables => {
   const bisect = readBisectPlan(dir)
-  return { measurements: readTable(dir, MEASUREMENTS), handshakes: readTable(dir, HANDSHAKES), websocket: readTable(dir, WEBSOCKETS), tcp: readTable(dir, TCP), ...(bisect ? { bisect } : {}) }
+  return { measurements: readTable(dir, MEASUREMENTS), handshakes: readTable(dir, HANDSHAKES), websocket: readTable(dir, WEBSOCKETS), tcp: readTable(dir, TCP), defaultKeys: readTable(dir, DEFAULT_KEYS), ...(bisect ? { bisect } : {}) }
 }
 
 /** Reads a run (or promoted baseline) directory; any bad file is a one-line error with file:line. */
@@ -39,7 +42,8 @@ export function loadRun(dir: string): RunData {
     throw userError(displayPath(join(dir, 'manifest.json')), `schema version ${manifest.schema_version}, this harness reads ${SCHEMA_VERSION}`, 'Use a harness of the version that wrote it, or re-run and promote a new baseline')
   }
   const tables = readRunTables(dir)
-  for (const t of Object.values(TABLES) as Table<unknown>[]) checkFinishedTable(dir, t, (tables[t.name] ?? []) as readonly unknown[])
+  for (const t of Object.values(TABLES) as Table<unknown>[]) checkFinishedTable(dir, t, (tables[t.name as keyof typeof TABLES] ?? []) as readonly unknown[])
+  checkFinishedTable(dir, DEFAULT_KEYS as Table<unknown>, tables.defaultKeys ?? [])
   return { dir, manifest, ...tables }
 }
 

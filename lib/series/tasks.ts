@@ -3,6 +3,8 @@ import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import type { Cell } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
+import { measureDefaultKey } from '../measure/default-key.ts'
+import { DEFAULT_KEYS, type DefaultKeyRow } from '../data/default-keys.ts'
 import { measureH2 } from '../measure/h2.ts'
 import { measureHandshakes } from '../measure/handshake.ts'
 import { measureOpen } from '../measure/open.ts'
@@ -75,6 +77,17 @@ export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task
     key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, resumption: cell.resumption, repeat } as Handshake),
     run: () => measureHandshakes(cell, repeat, ctx),
     subject: cell,
+  }))
+}
+
+/** Default-key probes (lib/measure/default-key.ts): one handshake a repeat, what the proxy serves when given no certificate. */
+export function defaultKeyTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
+  return interleaved(cells, ctx, (c) => c, (c, repeat) => ({
+    label: `default key ${c.proxy} ${c.version} ${c.variant} r${repeat}`,
+    table: DEFAULT_KEYS as Task['table'],
+    key: DEFAULT_KEYS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, repeat } as DefaultKeyRow),
+    run: () => measureDefaultKey(c, repeat, ctx),
+    subject: c,
   }))
 }
 

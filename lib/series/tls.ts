@@ -5,7 +5,8 @@ import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
-import { closedTasks, handshakeTasks, openTasks } from './tasks.ts'
+import { closedTasks, defaultKeyTasks, handshakeTasks, openTasks } from './tasks.ts'
+import { DEFAULT_KEY_PROXIES, DEFAULT_KEY_SERIES, DEFAULT_KEY_VARIANT } from '../data/default-keys.ts'
 import type { Series, SeriesContext } from './types.ts'
 
 /** Concurrent handshaking clients: enough to keep one proxy core busy, few enough not to saturate the generator. */
@@ -46,6 +47,10 @@ export const ceilingCells = (proxies: readonly ProxyName[], connections: number)
   ...proxies.filter((p) => RSA2048_CEILING_PROXIES.includes(p)).map((p) => tlsCell(p, 'tls-ceiling', 'rsa2048', connections)),
 ]
 
+/** The default-cert cells: Traefik's generated default certificate, Caddy's internal issuer, on the newest version. */
+export const defaultKeyCells = (proxies: readonly ProxyName[]): Cell[] =>
+  proxies.filter((p) => (DEFAULT_KEY_PROXIES as readonly string[]).includes(p)).map((p) => catalogCell(p, { series: DEFAULT_KEY_SERIES, variant: DEFAULT_KEY_VARIANT, connections: 1 }))
+
 /** A fraction of a closed-model ceiling as an open-model rate: whole hundreds, at least 100. */
 export const rateAt = (fraction: number, ceilingRps: number): number => Math.max(100, Math.round((fraction * ceilingRps) / 100) * 100)
 
@@ -72,6 +77,8 @@ export function tlsSeries(): Series {
         tasks: (ctx) => handshakeTasks(ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS))), ctx),
       },
       { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ceilingCells(ctx.proxies, ctx.connections), ctx) },
+      // What Traefik and Caddy serve when given no certificate: a fact read from the handshake, not a cost.
+      { name: DEFAULT_KEY_SERIES, tasks: (ctx) => defaultKeyTasks(defaultKeyCells(ctx.proxies), ctx), adaptive: false },
       ...OPEN_RATES.map(({ series, fraction, what }) => ({
         name: series,
         tasks: (ctx: SeriesContext) => {

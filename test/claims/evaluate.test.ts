@@ -438,7 +438,7 @@ for (const [name, load] of sources) {
       assert.ok(!/NaN|undefined|\[object/.test(r.measured), `${r.id}: ${r.measured}`)
       if (r.verdict === 'reproduced' || r.verdict === 'not reproduced' || r.verdict === 'inconclusive') assert.ok(r.evidence.length > 0, r.id)
       if (r.interval) assert.ok(r.value !== null && !(r.interval.lo > r.value) && !(r.interval.hi < r.value), `${r.id}: ${r.measured}`)
-      if (r.verdict === 'not measured') assert.match(r.measured, /no cell|no valid rows|no \w+ value|no failing target|needs at least 2|give a reason not matching|no bisect of|bisect of .* is unfinished/, r.id)
+      if (r.verdict === 'not measured') assert.match(r.measured, /no cell|no valid rows|no \w+ value|no failing target|needs at least 2|give a reason not matching|no bisect of|bisect of .* is unfinished|no default-key probe of/, r.id)
       for (const e of r.evidence) assert.ok(['valid', 'invalid', 'failed'].includes(e.status), r.id)
     }
     assert.equal(formatLedger(results).split('\n').length, results.length + 1)
@@ -453,8 +453,9 @@ function namedSeries(check: Claim['check']): Set<string> {
   if (check.kind === 'contrast') maps.push(...(check.spread ?? []))
   if (check.kind === 'status') maps.push(...check.cells.flatMap((c) => c.select))
   if (check.kind === 'rank' && check.same_order_as) maps.push(...check.same_order_as.select)
-  // A bisect check reads the bisect series' cells of its search.
+  // A bisect check reads the bisect series' cells of its search; served_key reads default-keys.csv (series tls-default-key).
   if (check.kind === 'bisect') return new Set(['bisect'])
+  if (check.kind === 'served_key') return new Set(['tls-default-key'])
   return new Set(maps.flatMap((m) => {
     const v = m.columns.series
     return v === undefined ? [] : typeof v === 'object' && !Array.isArray(v) ? Object.values(v).flat().map(String) : [v].flat().map(String)

@@ -5,6 +5,7 @@ import { evaluateClaims, type ClaimResult } from '../../lib/claims/evaluate.ts'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import type { BisectPlan } from '../../lib/data/bisect.ts'
+import type { DefaultKeyRow } from '../../lib/data/default-keys.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../../lib/data/schema.ts'
 import { claimOf, evalCheck, run, writeLedger } from '../fixtures/ledger.ts'
 import { handshake as h, measurement as m, two, websocketRow as w } from '../fixtures/rows.ts'
@@ -441,4 +442,30 @@ test('s004-l4-haproxy-leads-1-5x: nginx / HAProxy CPU per connection and per MiB
   assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(1.5, 1) }).verdict, 'not reproduced')
   assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(0.8, 1.5) }).verdict, 'not reproduced')
   assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(1.5, 1.5).filter((r) => r.series === 'l4-short') }).verdict, 'not measured')
+})
+
+// ------------------------------------------------------------------ 7c. default key types, read from the handshake
+
+const keyRow = (proxy: string, served_key: string, f: Partial<DefaultKeyRow> = {}): DefaultKeyRow => ({
+  run_id: 't', series: 'tls-default-key', proxy, version: '1', variant: 'default-cert', repeat: 1, served_key, key_algorithm: served_key.startsWith('rsa') ? 'rsaEncryption' : 'id-ecPublicKey',
+  key_bits: Number(served_key.replace(/\D/g, '')) || null, curve: served_key === 'ec256' ? 'P-256' : '', subject: '', issuer: 'CN = X', tool: 'openssl s_client', status: 'valid', reason: '', runtime: 'native', started_at: 'now', ...f,
+})
+const keys = (id: string, defaultKeys: DefaultKeyRow[]) => evaluateClaims({ claims: [claim(id)], figures: ledger.figures }, run({ defaultKeys }))[0]!
+
+test('caddy-default-keytype / traefik-default-keytype: the key served when given no certificate, against the published default', () => {
+  assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'ec256'), keyRow('caddy', 'ec256', { repeat: 2 })]).verdict, 'reproduced')
+  assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'rsa2048')]).verdict, 'not reproduced')
+  // Traefik's published default (ACME RSA4096) against what it generates for itself when given none.
+  const traefik = keys('traefik-default-keytype', [keyRow('traefik', 'rsa2048', { issuer: 'CN = TRAEFIK DEFAULT CERT' }), keyRow('traefik', 'rsa2048', { repeat: 2 })])
+  assert.equal(traefik.verdict, 'not reproduced')
+  assert.match(traefik.measured, /^traefik 1 given no certificate served rsa2048 \(rsaEncryption 2048 bit, issuer CN = TRAEFIK DEFAULT CERT; 2 handshakes, openssl s_client\); wanted rsa4096$/)
+  assert.equal(keys('traefik-default-keytype', [keyRow('traefik', 'rsa4096')]).verdict, 'reproduced')
+  // Rows that disagree decide nothing; no valid row (or none at all) is not measured, saying why.
+  assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'ec256'), keyRow('caddy', 'rsa2048', { repeat: 2 })]).verdict, 'inconclusive')
+  assert.match(keys('caddy-default-keytype', []).measured, /^not measured: no default-key probe of caddy in this run \(tls series, phase tls-default-key\)$/)
+  const failed = keys('caddy-default-keytype', [keyRow('caddy', '', { status: 'failed', reason: 'no certificate in the handshake: eof' })])
+  assert.equal(failed.verdict, 'not measured')
+  assert.match(failed.measured, /none valid \(no certificate in the handshake: eof\)/)
+  // Another proxy's rows are not this claim's.
+  assert.equal(keys('caddy-default-keytype', [keyRow('traefik', 'ec256')]).verdict, 'not measured')
 })
