@@ -32,8 +32,11 @@
  * profile that does not measure its cells) says that reason after what is missing.
  */
 import { compareVersions } from '../catalog/stack.ts'
-import { bootstrapFigure, medianInterval, methodText, overlaps, placeInterval, type Interval, type Placement, type Repeats } from '../core/intervals.ts'
+import { bootstrapFigure, fmtInterval, medianInterval, methodText, overlaps, placeInterval, type Interval, type Placement, type Repeats } from '../core/intervals.ts'
+import { bisectResults, BISECT_METRICS, type BisectPlan } from '../data/bisect.ts'
+import { DEFAULT_KEY_SERIES, keyTypeWords, type DefaultKeyRow } from '../data/default-keys.ts'
 import type { RunTables } from '../data/run-data.ts'
+import type { Measurement } from '../data/schema.ts'
 import {
   aggregate, aggregateMedians, buildCellGroups, cellLabel, cellValue, familyRepeats, matchSelector, requestWords, shownSeries, statusTie, type CellGroup, type CellValue,
 } from './cells.ts'
@@ -90,6 +93,9 @@ export function evaluateClaims(ledger: Ledger, data: RunTables): ClaimResult[] {
       tcp: buildCellGroups('tcp', data.tcp ?? []),
     },
     noisy: new Map(),
+    measurements: data.measurements,
+    bisect: data.bisect,
+    defaultKeys: data.defaultKeys ?? [],
   }
   return ledger.claims.map((c) => evaluateClaim(c, ctx))
 }
@@ -101,6 +107,11 @@ interface Ctx {
   cells: Record<ClaimTable, CellGroup[]>
   /** familyRepeats per table, metric and rows, computed once. */
   noisy: Map<string, Map<CellGroup, Repeats>>
+  /** The rows and plan a bisect check replays (lib/data/bisect.ts). */
+  measurements: readonly Measurement[]
+  bisect: BisectPlan | undefined
+  /** default-keys.csv: what a proxy served when given no certificate. */
+  defaultKeys: readonly DefaultKeyRow[]
 }
 
 function noisyRepeats(ctx: Ctx, table: ClaimTable, metric: string, rows: 'valid' | 'all'): Map<CellGroup, Repeats> {
@@ -603,6 +614,85 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
       return [contrastUnit(k, item, src, ctx)]
     case 'repeats':
       return [repeatsUnit(layer(k.select, item), num(k.max), src, ctx)]
+    case 'bisect':
+      return [bisectUnit(k, ctx)]
+    case 'served_key':
+      return [servedKeyUnit(k, ctx)]
+  }
+}
+
+/**
+ * served_key: the key a proxy served when given no certificate (its valid default-keys rows),
+ * against a key type (a figure's value in the harness's words, or the word). Holds when every
+ * valid row served it, fails when every one served another, undecided when the rows disagree;
+ * not measured without a valid row (a run without the tls series' tls-default-key phase).
+ */
+function servedKeyUnit(k: Extract<Check, { kind: 'served_key' }>, ctx: Ctx): Unit {
+  const figure = ctx.figures.get(k.want)
+  const want = keyTypeWords(String(figure ? figure.value : k.want))
+  const rows = ctx.defaultKeys.filter((r) => r.series === DEFAULT_KEY_SERIES && r.proxy === k.proxy)
+  const valid = rows.filter((r) => r.status === 'valid' && r.served_key !== '')
+  if (valid.length === 0) {
+    const why = rows.length ? `${rows.length} default-key row${rows.length === 1 ? '' : 's'} of ${k.proxy}, none valid (${[...new Set(rows.map((r) => r.reason))].join('; ')})` : `no default-key probe of ${k.proxy} in this run (tls series, phase ${DEFAULT_KEY_SERIES})`
+    return missingUnit([why], [])
+  }
+  const served = [...new Set(valid.map((r) => r.served_key))]
+  const r0 = valid[0]!
+  const what = `${k.proxy} ${r0.version} given no certificate served ${served.join(' / ')} (${r0.key_algorithm}${r0.key_bits ? ` ${r0.key_bits} bit` : ''}${r0.curve ? ` ${r0.curve}` : ''}, issuer ${r0.issuer || 'none'}; ${valid.length} handshake${valid.length === 1 ? '' : 's'}, ${r0.tool})`
+  const state: State = served.length > 1 ? 'undecided' : served[0] === want ? 'holds' : 'fails'
+  return { state, text: `${what}; wanted ${want}`, used: [] }
+}
+
+/**
+ * bisect: where the run's bisect of one proxy and variant put its step, against a documented
+ * change (nginx 1.29.7). Holds when the located pair of adjacent versions has the change on
+ * its newer side (older < change <= newer) and the newer version is the costlier (the ratio's
+ * whole interval above 1); fails when the step sits elsewhere, goes the other way, or the
+ * search's ends span the change and do not differ. A search with no pair located says why:
+ * unfinished or absent is not measured (the versions series' two ends place no step),
+ * inconclusive or no single step is undecided. A no-step result is "from A to B", never
+ * "between A and B", which names a located step.
+ */
+function bisectUnit(k: Extract<Check, { kind: 'bisect' }>, ctx: Ctx): Unit {
+  const who = `${k.proxy} ${k.variant}`
+  const result = ctx.bisect ? bisectResults(ctx.bisect, ctx.measurements).find((r) => r.search.proxy === k.proxy && r.search.variant === k.variant) : undefined
+  const used: CellValue[] = []
+  if (!result) {
+    const versions = [...new Set(ctx.measurements.filter((r) => r.series === 'versions' && r.proxy === k.proxy && r.variant === k.variant && r.model === 'closed').map((r) => r.version))].sort(compareVersions)
+    const measured = versions.length === 0
+      ? `the run measured no ${who} versions`
+      : `the versions series measured ${who} at ${versions.join(', ')} only${versions.length === 2 ? ' (its two ends)' : ''}, which places no step between adjacent releases`
+    return missingUnit([`no bisect of ${who} in this run: ${measured}; locate it with npx zx notebooks/bisect.mjs --proxy ${k.proxy} --variant ${k.variant}`], used)
+  }
+  const s = result.state
+  const metric = BISECT_METRICS[result.metric].label
+  // Evidence: the bisect cells of the pair the search ended on (the report links their CSV lines).
+  if ('older' in s) {
+    const pair = new Set([s.older, s.newer])
+    for (const c of ctx.cells.measurements) {
+      if (c.key.series === 'bisect' && c.key.proxy === k.proxy && c.key.variant === k.variant && c.key.model === 'closed' && pair.has(String(c.key.version))) used.push(cellValue(c, BISECT_METRICS[result.metric].column, 'valid'))
+    }
+  }
+  const holdsChange = (older: string, newer: string) => compareVersions(older, k.change) < 0 && compareVersions(k.change, newer) <= 0
+  switch (s.kind) {
+    case 'measure':
+      return missingUnit([`the bisect of ${who} is unfinished: ${s.versions.join(', ')} still to measure (--resume continues it)`], used)
+    case 'too few versions':
+      return missingUnit([`no bisect of ${who}: ${s.notes.join('; ')}`], used)
+    case 'inconclusive':
+    case 'no single step':
+      return { state: 'undecided', text: `bisect ${result.line}`, used }
+    case 'no step': {
+      if (!holdsChange(s.older, s.newer)) return missingUnit([`the bisect of ${who} searched ${s.older} to ${s.newer}, a span without ${k.change}`], used)
+      return { state: 'fails', text: `bisect ${who}: no significant step from ${s.older} to ${s.newer}, a span that holds ${k.change}: ${fmtInterval(s.judgement.ratio)}x ${metric} (p=${s.judgement.p.toFixed(3)})`, used }
+    }
+    case 'step': {
+      const at = `the step is between ${s.older} and ${s.newer}, adjacent in the search (${fmtInterval(s.judgement.ratio)}x ${metric}, p=${s.judgement.p.toFixed(3)}, ${s.probes.length} comparison${s.probes.length === 1 ? '' : 's'})`
+      if (!holdsChange(s.older, s.newer)) return { state: 'fails', text: `bisect ${who}: ${at}: ${k.change} is not in it`, used }
+      if (!(s.judgement.ratio.lo > 1)) return { state: 'fails', text: `bisect ${who}: ${at}: ${s.newer} is the cheaper, not a drop`, used }
+      const exact = s.newer === k.change ? `exactly at ${k.change}` : `${k.change} is in it (not narrower: no catalog version between them)`
+      return { state: 'holds', text: `bisect ${who}: ${at}: ${exact}`, used }
+    }
   }
 }
 

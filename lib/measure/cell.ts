@@ -167,6 +167,8 @@ async function verify(url: string, cell: Cell, ctx: CellContext, at: { name: str
  * message comes back through it, and the verification is its own.
  */
 export interface L4Stack {
+  /** Start the backend's echo listeners (default true; false: a cell that only needs the proxy's TLS listener, lib/measure/default-key.ts). */
+  echo?: boolean
   backendPort(b: Backend): number
   ready(port: number, o: ReadyOptions): Promise<void>
   url(host: string, port: number): string
@@ -197,7 +199,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
   try {
     let stack: RunningStack
     try {
-      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 ? { echo: ctx.certs.files[cell.keyType] } : {}) })
+      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}) })
       roles.push(backend.role)
       stack = { backend, url: `http://${backend.host}:${backend.port}${requestTarget(cell)}`, roles, scratch }
       if (cell.stack && cell.stackVersion && cell.template) {

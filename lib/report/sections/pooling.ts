@@ -1,6 +1,6 @@
 import { poolingSeriesCells, type CellSummary } from '../../analysis/cells.ts'
 import { newestCell } from '../../analysis/derived.ts'
-import { POOLING_ROWS } from '../../data/series.ts'
+import { OWN_RATE_SERIES, POOLING_ROWS } from '../../data/series.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, num } from '../markdown.ts'
 import { cellColumns, countCellColumns, findingList, k, statusText } from './common.ts'
@@ -61,12 +61,33 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
   return []
 }
 
+/** Each article config in the open model at half its own closed ceiling (series same-own-rate): does it hold a load relative to itself? */
+function ownRateTable(a: Article, measurements: readonly CellSummary[], closed: readonly CellSummary[]) {
+  const own = measurements.filter((c) => c.key.series === OWN_RATE_SERIES)
+  if (own.length === 0) return
+  const ceiling = (o: CellSummary) => closed.find((c) => c.key.series === 'same' && c.key.proxy === o.key.proxy && c.key.version === o.key.version && c.key.variant === o.key.variant)
+  a.heading(3, 'Each at half its own ceiling (fixed rate)')
+  a.para('The article configs in the open model, each at 50% of its own closed-model rps (series `same-own-rate`): whether a proxy holds a load set by its own capacity, not by the slowest cell\'s (claim s001-haproxy-holds-50k reads HAProxy\'s).')
+  a.table('pooling-own-rate', [
+    { title: 'proxy', value: (c) => k(c, 'proxy') },
+    { title: 'version', value: (c) => k(c, 'version') },
+    { title: 'closed rps', value: (c) => ceiling(c)?.medians.rps ?? null },
+    { title: 'target rps', value: (c) => k(c, 'target_rps') },
+    { title: 'achieved rps', value: (c) => c.medians.rps },
+    { title: 'errors %', value: (c) => c.medians.errors_pct },
+    { title: 'dropped', value: (c) => c.medians.dropped },
+    { title: 'µs/req', value: (c) => c.summary?.median ?? null },
+    { title: 'status', value: (c) => statusText(c) },
+  ], own)
+}
+
 /**
  * The pooling-open phase beside the closed model: every proxy at one arrival rate, so the
  * figure does not depend on how far each proxy could be pushed. Absent in runs without it.
  */
 function fixedRateTable(a: Article, measurements: readonly CellSummary[], closed: readonly CellSummary[]) {
-  const open = measurements.filter((c) => c.key.model === 'open' && POOLING_ROWS.includes(String(c.key.series)) && c.key.proxy !== 'direct')
+  ownRateTable(a, measurements, closed)
+  const open = measurements.filter((c) => c.key.model === 'open' && POOLING_ROWS.includes(String(c.key.series)) && c.key.series !== OWN_RATE_SERIES && c.key.proxy !== 'direct')
   if (open.length === 0) return
   const same = (x: CellSummary, y: CellSummary) => ['series', 'proxy', 'version', 'variant', 'key_type'].every((k) => x.key[k] === y.key[k])
   for (const rate of [...new Set(open.map((c) => Number(c.key.target_rps)))].sort((x, y) => x - y)) {
