@@ -48,6 +48,7 @@ export const COLUMNS: Record<string, ColumnDoc> = {
   steal_share: d('fraction of the window', 'hypervisor steal on the measured role\'s cores in the window; > 0.02 makes the window disturbed'),
   foreign_cpu_share: d('fraction of the window', 'CPU on the measured role\'s cores not accounted to any bench role; > 0.10 makes the window disturbed'),
   load_foreign_cpu_share: d('fraction of the window', 'the same on the generator\'s and backend\'s cores outside the measured ones; > 0.10 makes the window disturbed'),
+  foreign_processes: d('command share-of-a-core, …', 'a disturbed window: the top 3 commands outside the harness\'s process tree by CPU over the window (machine-wide), e.g. python3 63%; command names only, never arguments; empty when not disturbed'),
   invocation: d('', 'the manifest invocation (start or --resume) that measured the row'),
   scheme: d('', 'what the client spoke to the proxy: https, or http for the plain-HTTP variants (direct rows: http to the backend); empty in files written before the column'),
   path: d('', 'the request path: / (the backend\'s 11-byte hello world) or /json (a JSON body of body_bytes generated per request)'),

@@ -21,6 +21,8 @@ export const MEASUREMENT_COLUMNS = [
   'streams',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 const num = z.number().finite()
@@ -74,6 +76,8 @@ export const measurementSchema = z.object({
   streams: z.number().int().positive().nullable().optional(),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -113,6 +117,24 @@ export const calibrationSchema = z.object({
 })
 
 export type Calibration = z.infer<typeof calibrationSchema>
+
+/** What other work on the machine cost a run, over all its invocations (lib/run/quiet.ts). */
+export const quietSchema = z.object({
+  /** Seconds the run may lose to other work: waits for quiet plus disturbed windows (the profile's, or --wait-quiet). */
+  budget_s: z.number().nonnegative(),
+  /** Seconds the foreign load must stay under the threshold before a window is redone. */
+  settle_s: z.number().nonnegative(),
+  /** The preflight's line naming the other work, or null: the bench's cores were quiet. */
+  preflight: z.string().nullable(),
+  waits: z.number().int().nonnegative(),
+  waited_s: z.number().nonnegative(),
+  /** Waits that hit their bound before the machine became quiet. */
+  unquiet_waits: z.number().int().nonnegative(),
+  /** Seconds charged to the budget: waits plus disturbed windows. */
+  spent_s: z.number().nonnegative(),
+})
+
+export type QuietRecord = z.infer<typeof quietSchema>
 
 /**
  * One start of the harness on a run directory (the first run, then each --resume): the
@@ -208,6 +230,8 @@ export const manifestSchema = z.object({
   invocations: z.array(invocationSchema).default([]),
   /** Runs with --hosts only (absent on one machine). */
   hosts: hostsSchema.optional(),
+  /** Other work on the machine (docs/method/disturbance.md): the preflight's line and the waits for quiet; absent in runs written before it. */
+  quiet: quietSchema.optional(),
 })
 
 export type Manifest = z.infer<typeof manifestSchema>
@@ -221,6 +245,8 @@ export const HANDSHAKE_COLUMNS = [
   'resumption',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 export const handshakeSchema = z.object({
@@ -254,6 +280,8 @@ export const handshakeSchema = z.object({
   resumption: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['none', 'tickets', 'tickets-tls12']).optional()),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>
@@ -265,6 +293,8 @@ export const WEBSOCKET_COLUMNS = [
   'repeat', 'duration_s', 'survived', 'refused', 'closed_early', 'max_ms', 'generator_cpu_share', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 export const websocketSchema = z.object({
@@ -298,6 +328,8 @@ export const websocketSchema = z.object({
   invocation: z.number().int().positive().nullable().optional(),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type WebSocketRow = z.infer<typeof websocketSchema>
@@ -314,11 +346,13 @@ export const TCP_COLUMNS = [
   'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 /** Columns every row table shares, as websocket.csv defines them: the cell's identity and the window's status and disturbance. */
 const rowIdentity = websocketSchema.pick({ run_id: true, series: true, proxy: true, version: true, variant: true }).shape
-const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, load_foreign_cpu_share: true, invocation: true }).shape
+const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, load_foreign_cpu_share: true, foreign_processes: true, invocation: true }).shape
 
 export const tcpSchema = z.object({
   ...rowIdentity,

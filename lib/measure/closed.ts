@@ -7,6 +7,7 @@ import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type Cell, type CellContext, type RunningStack } from './cell.ts'
+import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { measurementRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -16,6 +17,7 @@ interface Snapshot {
   /** Wall clock (µs since the epoch): what a generator's per-request log is cut by. */
   epochUs: number
   stat: Map<number, CpuTimes>
+  procs: Map<number, ProcessSample>
   proxyNs: number
   backendNs: number
   generatorNs: number
@@ -93,7 +95,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     roles.push(generator)
     const snap = async (): Promise<Snapshot> => {
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
-      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
+      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), procs: readProcesses(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
     }
     await sleep(p.warmupS * 1000)
     const a = await snap()
@@ -114,8 +116,8 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       generatorRequests: report?.requests ?? 0, generatorErrors: errors, windowRequests: requests, generatorCpuShare: generatorShare,
       exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
     })
-    const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
-      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }])
+    const d = withCulprits(windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
+      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }]), a.procs, b.procs, windowS, roles.map((r) => r.pid))
     const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
     return row({
       requests,

@@ -5,6 +5,7 @@ import { cpuCount } from '../roles/cpus.ts'
 import { parseLoadgenOutput } from '../roles/loadgen.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
+import { readProcesses, withCulprits } from './culprits.ts'
 import { readCpuTimes, windowDisturbance, type WindowDisturbance } from './disturbance.ts'
 
 export interface GeneratorRun<T> {
@@ -31,6 +32,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   const started = [...new Set([...watch, ...roles])]
   const before = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
   const statBefore = readCpuTimes()
+  const procsBefore = readProcesses()
   const t0 = process.hrtime.bigint()
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
@@ -40,6 +42,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   if (timedOut) await ctx.runtime.stop(generator)
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9
   const statAfter = readCpuTimes()
+  const procsAfter = readProcesses()
   const after = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
   const genNs = await ctx.runtime.cpuNs(generator)
   const used = new Map(started.map((r, i) => [r, after[i]! - before[i]!]))
@@ -53,7 +56,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
     cpuNs: new Map(watch.map((r) => [r, used.get(r)!])),
     generatorShare: Math.round((genNs / 1e9 / (wallS * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
     wallS,
-    disturbance: windowDisturbance(statBefore, statAfter, { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }]),
+    disturbance: withCulprits(windowDisturbance(statBefore, statAfter, { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }]), procsBefore, procsAfter, wallS, [...roles, generator].map((r) => r.pid)),
     exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
       : died ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
       : !result ? `loadgen printed no summary (exit ${generator.exit?.code})` : null,
