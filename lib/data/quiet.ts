@@ -12,7 +12,8 @@ export interface QuietSummary {
   disturbed: number
   /** Disturbed windows whose cell got a later window. */
   redone: number
-  waitedS: number
+  /** Null: a run written before waits were recorded. */
+  waitedS: number | null
   waits: number
   /** The commands that took the most CPU from the bench's disturbed windows: core-seconds (share of a core × window), most first. */
   top: { command: string; coreS: number }[]
@@ -34,7 +35,8 @@ export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined):
   let disturbed = 0
   let redone = 0
   const coreS = new Map<string, number>()
-  for (const [name, rows] of Object.entries(tables) as [TableName, Row[] | undefined][]) {
+  for (const name of Object.keys(CELL_COLUMNS) as TableName[]) {
+    const rows = tables[name] as Row[] | undefined
     if (!rows) continue
     const cellOf = (r: Row) => CELL_COLUMNS[name].map((c) => (r as Record<string, unknown>)[c] ?? '').join('|')
     const lastRepeat = new Map<string, number>()
@@ -47,12 +49,13 @@ export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined):
     }
   }
   const top = [...coreS].map(([command, s]) => ({ command, coreS: s })).sort((a, b) => b.coreS - a.coreS || a.command.localeCompare(b.command)).slice(0, 3)
-  return { disturbed, redone, waitedS: quiet?.waited_s ?? 0, waits: quiet?.waits ?? 0, top, preflight: quiet?.preflight ?? null }
+  return { disturbed, redone, waitedS: quiet ? quiet.waited_s : null, waits: quiet?.waits ?? 0, top, preflight: quiet?.preflight ?? null }
 }
 
 /** The end summary's one line: `other work: 12 windows disturbed, 12 redone, waited 48 s (9 waits); most CPU taken from the bench: python3 9.1 core-s, …`. */
 export function quietLine(s: QuietSummary): string {
   if (s.disturbed === 0 && s.waits === 0) return `other work: no window disturbed, nothing waited${s.preflight ? ` (the preflight saw ${s.preflight.replace(/^other work on this machine: /, '').replace(/; results will take longer$/, '')})` : ''}`
   const top = s.top.length ? `; most CPU taken from the bench: ${s.top.map((t) => `${t.command} ${t.coreS.toFixed(1)} core-s`).join(', ')}` : ''
-  return `other work: ${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone, waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})${top}`
+  const waited = s.waitedS === null ? 'waits not recorded (a run written before them)' : `waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})`
+  return `other work: ${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone, ${waited}${top}`
 }

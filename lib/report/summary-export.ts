@@ -6,7 +6,7 @@
  */
 import Papa from 'papaparse'
 import { z } from 'zod'
-import { methodText, type Interval } from '../core/intervals.ts'
+import { methodText, repeatsDisagree, type Interval } from '../core/intervals.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
@@ -15,7 +15,10 @@ import type { BaselineComparison } from './sections/baseline.ts'
 export const SUMMARY_FORMAT = 'proxybench-summary/1'
 
 /** A finding's interval as exported: its method in words, widening included. */
-const intervalFields = (i: Interval) => ({ value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })
+const intervalFields = (i: Interval) => (repeatsDisagree(i) && i.disagree
+  // Repeats that disagree: their range, named as such, not a 100×-wide interval (docs/method/disturbance.md#intervals).
+  ? { value: i.value, lo: i.disagree.lo, hi: i.disagree.hi, level: 0, method: 'repeats disagree', n: i.n }
+  : { value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })
 
 const num = z.number().nullable()
 // Bounds are null where a figure is not finite (a ratio over 0): JSON has no Infinity.
