@@ -19,6 +19,8 @@ export interface ProcessSample {
   ticks: number
   /** The CPU it last ran on. */
   cpu: number
+  /** When it started (ticks after boot): tells a reused pid from the same process (a kernel thread's name changes with its work). */
+  start: number
 }
 
 /** A process outside the harness and what it used over an interval. */
@@ -36,12 +38,12 @@ export function parsePidStat(text: string): ProcessSample | null {
   const close = text.lastIndexOf(')')
   if (open < 0 || close < open) return null
   const pid = Number(text.slice(0, open).trim())
-  // Fields after the command, from field 3 (state): ppid is 4, utime 14, stime 15, processor 39.
+  // Fields after the command, from field 3 (state): ppid is 4, utime 14, stime 15, starttime 22, processor 39.
   const rest = text.slice(close + 1).trim().split(/\s+/)
   const field = (n: number) => Number(rest[n - 3])
-  const [ppid, utime, stime, cpu] = [field(4), field(14), field(15), field(39)]
+  const [ppid, utime, stime, start, cpu] = [field(4), field(14), field(15), field(22), field(39)]
   if (![pid, ppid, utime, stime].every(Number.isFinite)) return null
-  return { pid, ppid, command: text.slice(open + 1, close), ticks: utime + stime, cpu: Number.isFinite(cpu) ? cpu : -1 }
+  return { pid, ppid, command: text.slice(open + 1, close), ticks: utime + stime, cpu: Number.isFinite(cpu) ? cpu : -1, start: Number.isFinite(start) ? start : 0 }
 }
 
 /** Every process readable now (one that exits while read is left out). */
@@ -82,8 +84,8 @@ export function processTree(procs: ReadonlyMap<number, ProcessSample>, roots: re
 
 /**
  * The processes outside `own` that used CPU between `a` and `b` (`seconds` apart), most
- * first. A process that started between the reads counts from zero. A pid reused by
- * another command counts as new.
+ * first. A process that started between the reads counts from zero, and so does a pid
+ * reused by another process (another start time).
  */
 export function foreignProcesses(a: ReadonlyMap<number, ProcessSample>, b: ReadonlyMap<number, ProcessSample>, seconds: number, own: ReadonlySet<number>): ForeignProcess[] {
   if (!(seconds > 0)) return []
@@ -91,7 +93,7 @@ export function foreignProcesses(a: ReadonlyMap<number, ProcessSample>, b: Reado
   for (const p of b.values()) {
     if (own.has(p.pid)) continue
     const before = a.get(p.pid)
-    const ticks = p.ticks - (before && before.command === p.command ? before.ticks : 0)
+    const ticks = p.ticks - (before && before.start === p.start ? before.ticks : 0)
     if (ticks <= 0) continue
     out.push({ pid: p.pid, command: p.command, share: ticks / USER_HZ / seconds, cpu: p.cpu })
   }
@@ -135,7 +137,7 @@ export function foreignLoadByCpu(a: MachineSample, b: MachineSample, own: Readon
   for (const p of b.procs.values()) {
     if (!own.has(p.pid)) continue
     const before = a.procs.get(p.pid)
-    const ticks = p.ticks - (before?.ticks ?? 0)
+    const ticks = p.ticks - (before && before.start === p.start ? before.ticks : 0)
     if (ticks > 0) ownTicks.set(p.cpu, (ownTicks.get(p.cpu) ?? 0) + ticks)
   }
   const out = new Map<number, number>()
@@ -187,7 +189,7 @@ export const processesText = (procs: readonly ForeignProcess[], n = CULPRITS_PER
  * (null: quiet enough, nothing to say): what runs and how much of each core it takes.
  */
 export function preflightLine(look: MachineLook, benchCores: string, threshold: number): string | null {
-  const busy = cpuIds(benchCores).filter((c) => (look.loadByCpu.get(c) ?? 0) > threshold)
+  const busy = [...new Set(cpuIds(benchCores))].sort((a, b) => a - b).filter((c) => (look.loadByCpu.get(c) ?? 0) > threshold)
   if (busy.length === 0) return null
   const cores = busy.map((c) => `cpu${c} ${Math.round(100 * look.loadByCpu.get(c)!)}%`).join(', ')
   const who = processesText(look.processes)
