@@ -87,6 +87,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     rmSync(raw, { force: true })
     // A spectrum left by an interrupted attempt must not pass for this one's.
     rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
+    await ctx.windowGate?.beforeWindow(roles.map((r) => r.pid))
     const generator = await ctx.runtime.start({
       role: 'generator', name: `generator-${name}`,
       argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),

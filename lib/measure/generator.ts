@@ -30,6 +30,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
   // Every role already started (backend, proxy) is read too: the disturbance needs the CPU of all roles on the measured cores.
   const started = [...new Set([...watch, ...roles])]
+  await ctx.windowGate?.beforeWindow(started.map((r) => r.pid))
   const before = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
   const statBefore = readCpuTimes()
   const procsBefore = readProcesses()

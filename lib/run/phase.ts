@@ -57,7 +57,9 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
     const elapsed = (Date.now() - t0) / 1000
     const eta = i === 0 ? '?' : fmtDuration((elapsed / i) * (todo.length - i))
     log.progress(`[${name} ${i + 1}/${todo.length}] ${task.label} · ${fmtDuration(elapsed)} elapsed · ETA ${eta}`)
+    const owed = quiet?.waitOwed ?? false
     const started = Date.now()
+    const waitedBefore = quiet?.record.waited_s ?? 0
     let row: Row
     try {
       row = (await task.run()) as Row
@@ -67,9 +69,12 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
     }
     // A signal killed the roles: this row would blame them for it. Not written, so --resume measures it.
     if (interrupted()) return untilExit()
-    const tookS = (Date.now() - started) / 1000
+    // A wait for quiet inside the task (before its load) is other work's time, not the repeat's.
+    const waitedS = (quiet?.record.waited_s ?? 0) - waitedBefore
+    const tookS = (Date.now() - started) / 1000 - waitedS
     timing.n++
     timing.s += tookS
+    timing.otherWorkS += waitedS
     const disturbed = row.status === 'failed' ? null : disturbedReason(row, row.proxy === 'direct' ? 'backend' : 'proxy')
     if (disturbed && invalidateDisturbed) {
       // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
@@ -79,11 +84,15 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
     if (invocation !== null) row.invocation = invocation
     appendRow(runDir, task.table, row)
     if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}${row.foreign_processes ? ` (${row.foreign_processes})` : ''}`)
-    // Wait for quiet before the next window; the disturbed one is redone in a later round, not at once.
-    if (disturbed && invalidateDisturbed && quiet) {
-      quiet.chargeWindow(tookS)
-      timing.otherWorkS += tookS + (await quiet.afterDisturbed(log))
+    if (owed && quiet?.waitOwed) {
+      // This task never reached its gate (it failed before its load, or its protocol has none): the wait it owed happens here, between tasks.
+      timing.otherWorkS += await quiet.waitForQuiet()
       if (interrupted()) return untilExit()
+    }
+    // The next window waits for quiet just before its load; the disturbed one is redone in a later round, not at once.
+    if (disturbed && invalidateDisturbed && quiet) {
+      quiet.disturbed(tookS)
+      timing.otherWorkS += tookS
     }
   }
 }

@@ -5,6 +5,7 @@ import { byCommand, waitForQuiet, type ForeignProcess } from '../measure/culprit
 import { coresOutside } from '../measure/disturbance.ts'
 import { MAX_FOREIGN_SHARE } from '../measure/validity.ts'
 import type { CpuLayout } from '../roles/cpus.ts'
+import type { WindowGate } from '../measure/cell.ts'
 
 /**
  * The run's budget for other work on the machine (docs/method/disturbance.md#waiting): after
@@ -29,10 +30,12 @@ export function quietSettings(p: Profile, cpus: CpuLayout, budgetS?: number): Qu
   return { budgetS: budgetS ?? p.quietBudgetS ?? 20 * windowS, settleS: p.settleS ?? 1.5, groups: [cpus.proxy, ...(load ? [load] : [])], maxWaitS: Math.max(10, 5 * windowS) }
 }
 
-export class QuietBudget {
+export class QuietBudget implements WindowGate {
   readonly record: QuietRecord
+  /** A window was disturbed: the next one waits for quiet first. */
+  private owed = false
   /** `wait`: how to wait (waitForQuiet on this machine; a unit test's stand-in). */
-  constructor(readonly settings: QuietSettings, previous?: QuietRecord, preflight: string | null = null, private readonly wait: typeof waitForQuiet = waitForQuiet) {
+  constructor(readonly settings: QuietSettings, private readonly log: Logger, previous?: QuietRecord, preflight: string | null = null, private readonly wait: typeof waitForQuiet = waitForQuiet) {
     // A resumed run goes on with what its earlier invocations spent.
     this.record = previous ? { ...previous, budget_s: settings.budgetS, settle_s: settings.settleS, preflight: previous.preflight ?? preflight } : { budget_s: settings.budgetS, settle_s: settings.settleS, preflight, waits: 0, waited_s: 0, unquiet_waits: 0, spent_s: 0 }
   }
@@ -42,17 +45,34 @@ export class QuietBudget {
     return Math.max(0, this.record.budget_s - this.record.spent_s)
   }
 
-  /** A disturbed window's wall time, charged to the budget. */
-  chargeWindow(seconds: number): void {
+  /** A disturbed window: its wall time is charged to the budget, and the next window waits for quiet (beforeWindow). */
+  disturbed(seconds: number): void {
     this.record.spent_s = round(this.record.spent_s + seconds)
+    this.owed = true
   }
 
-  /** Waits for quiet after a disturbed window, within the budget left; returns the seconds waited (0: budget spent). */
-  async afterDisturbed(log: Logger): Promise<number> {
+  /**
+   * Called by the cell protocol with the stack up, just before its load starts: after a
+   * disturbed window, waits for quiet, so the window starts in a quiet stretch (between a
+   * neighbour's bursts) rather than a stack start later.
+   */
+  async beforeWindow(rolePids: readonly number[] = []): Promise<void> {
+    if (this.owed) await this.waitForQuiet(rolePids)
+  }
+
+  /** Whether a disturbed window's wait is still owed (its next task never reached its load): the phase waits itself. */
+  get waitOwed(): boolean {
+    return this.owed
+  }
+
+  /** Waits for quiet within the budget left, the running roles (`rolePids`) not foreign; returns the seconds waited (0: budget spent). */
+  async waitForQuiet(rolePids: readonly number[] = []): Promise<number> {
+    this.owed = false
+    const log = this.log
     const maxS = Math.min(this.leftS(), this.settings.maxWaitS)
     if (maxS <= 0) return 0
     log.progress(`waiting for the machine to be quiet (foreign load ≤ ${Math.round(100 * MAX_FOREIGN_SHARE)}% for ${this.settings.settleS} s, at most ${Math.round(maxS)} s)`)
-    const w = await this.wait({ groups: this.settings.groups, threshold: MAX_FOREIGN_SHARE, settleS: this.settings.settleS, maxS })
+    const w = await this.wait({ groups: this.settings.groups, threshold: MAX_FOREIGN_SHARE, settleS: this.settings.settleS, maxS, roots: [process.pid, ...rolePids] })
     this.record.waits++
     this.record.waited_s = round(this.record.waited_s + w.waitedS)
     this.record.spent_s = round(this.record.spent_s + w.waitedS)

@@ -225,7 +225,8 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     const look = await lookAtMachine(PREFLIGHT_S)
     const busy = preflightLine(look, `${cpus.proxy},${cpus.backend},${cpus.generator}`, MAX_FOREIGN_SHARE)
     if (busy) log.warn(busy)
-    const quiet = new QuietBudget(quietSettings(profile, cpus), manifest.quiet, busy)
+    const quiet = new QuietBudget(quietSettings(profile, cpus), log, manifest.quiet, busy)
+    ctx.windowGate = quiet
     manifest.quiet = quiet.record
     save()
     // Once per run, before any cell, on the proxy's cpuset; a resumed run keeps its own.
