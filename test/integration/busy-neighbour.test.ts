@@ -3,36 +3,19 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { certsDir } from '../../lib/core/paths.ts'
 import { isDisturbed } from '../../lib/data/precision.ts'
 import { MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
 import { catalogCell } from '../../lib/measure/cell.ts'
 import { cpuIds } from '../../lib/measure/disturbance.ts'
 import { waitForQuiet } from '../../lib/measure/culprits.ts'
 import { NEIGHBOUR_NAME, startNeighbour } from '../../lib/measure/neighbour.ts'
-import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { adaptiveSettings } from '../../lib/run/adaptive.ts'
-import { acquireRunLock } from '../../lib/run/lock.ts'
 import { runPhase } from '../../lib/run/phase.ts'
 import { QuietBudget, quietSettings } from '../../lib/run/quiet.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
 import { closedTasks } from '../../lib/series/tasks.ts'
-import type { SeriesContext } from '../../lib/series/types.ts'
-import { ensureCerts } from '../../lib/setup/certs.ts'
-
-/** The machine lock, waited for: another run would disturb this test's windows and the other way round. */
-async function lock(dir: string): Promise<() => void> {
-  for (let i = 0; ; i++) {
-    try {
-      return await acquireRunLock(dir)
-    } catch (e) {
-      if (i >= 120 || !/another proxybench run/.test((e as Error).message)) throw e
-      await new Promise((r) => setTimeout(r, 5000))
-    }
-  }
-}
+import { smokeContext, waitForRunLock } from './support/smoke-cell.ts'
 
 // Real HAProxy windows (smoke profile, native runtime) beside a real neighbour: a process
 // outside the harness's tree spinning on the proxy's core for NEIGHBOUR_S seconds. The
@@ -43,15 +26,11 @@ const NEIGHBOUR_S = 12
 
 test('a disturbed window names the neighbour, the redo waits for quiet before its load, and that load starts only after the neighbour is gone', { timeout: 300_000 }, async () => {
   const out = mkdtempSync(join(tmpdir(), 'pb-busy-'))
-  const release = await lock(out)
+  const release = await waitForRunLock(out)
   const log = memoryLogger()
   const runtime = new NativeRuntime(`busy-${process.pid}`)
-  const profile = PROFILES.smoke!
-  const cpus = defaultCpuLayout()
-  const ctx: SeriesContext = {
-    runtime, runId: 'busy', runDir: out, cpus, profile, certs: await ensureCerts(certsDir, { force: false, log }), log,
-    proxies: ['haproxy'], seed: 1, connections: profile.connections, backendVersion: 'test',
-  }
+  const ctx = await smokeContext(runtime, 'busy', out, log)
+  const { profile, cpus, connections } = ctx
   const settings = quietSettings(profile, cpus, 60)
   assert.ok(settings.maxWaitS > NEIGHBOUR_S, 'a wait that finds no quiet must outlast the neighbour')
   // The real wait, its end noted: the redo's load starts right after it.
@@ -66,7 +45,7 @@ test('a disturbed window names the neighbour, the redo waits for quiet before it
   const n = await startNeighbour({ cpu: cpuIds(cpus.proxy)[0]!, share: 1, burstS: [NEIGHBOUR_S, NEIGHBOUR_S], maxS: NEIGHBOUR_S })
   const neighbourEnd = t0 + NEIGHBOUR_S * 1000
   try {
-    await runPhase('busy', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections: profile.connections })], ctx), { runDir: out, invocation: null, quiet }, log, false, { settings: adaptiveSettings(profile), seed: 1, repeatS: 5 })
+    await runPhase('busy', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections })], ctx), { runDir: out, invocation: null, quiet }, log, false, { settings: adaptiveSettings(profile), seed: 1, repeatS: 5 })
   } finally {
     await n.stop()
     await runtime.stopAll()
