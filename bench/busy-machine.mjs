@@ -29,6 +29,8 @@ Options:
   --cpu N             the neighbour's core (default: the proxy's, from nproc)
   --neighbour-max S   the neighbour ends itself after S seconds (default 3600)
   --out DIR           where the runs go (default results/busy-machine-<profile>)
+  --finished-only     run nothing: print the table over the runs in --out that finished (the neighbour run
+                      and at least one idle run), e.g. when time ran out before the last one
   -h, --help          this help`
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
@@ -63,7 +65,7 @@ async function untilLockFree() {
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('busy-machine.mjs'), {
-    profile: { type: 'string' }, series: { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' }, share: { type: 'string' }, cpu: { type: 'string' }, 'neighbour-max': { type: 'string' }, out: { type: 'string' },
+    profile: { type: 'string' }, series: { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' }, share: { type: 'string' }, cpu: { type: 'string' }, 'neighbour-max': { type: 'string' }, out: { type: 'string' }, 'finished-only': { type: 'boolean' },
   }, HELP, 'bench/busy-machine.mjs')
   const share = Number(flags.share ?? 0.4)
   if (!(share > 0 && share <= 1)) throw userError(`--share ${flags.share}`, 'not a share of a core', 'Use a number in (0, 1], e.g. 0.4')
@@ -75,6 +77,7 @@ await runNotebook(async () => {
   const out = flags.out ?? join(repoRoot, 'results', `busy-machine-${profile}`)
   const plan = [{ name: 'idle-1', neighbour: false }, { name: 'neighbour', neighbour: true }, { name: 'idle-2', neighbour: false }]
   for (const [i, r] of plan.entries()) {
+    if (flags['finished-only']) break
     const dir = join(out, r.name)
     const m = readManifest(dir)
     if (m?.finished) {
@@ -99,15 +102,19 @@ await runNotebook(async () => {
       throw userError(displayPath(dir), `run-all exited ${status}`, 'Fix what it printed, then run this again: finished runs are reused, this one resumes')
     }
   }
-  const runs = plan.map((r) => ({ name: r.name, data: loadRun(join(out, r.name)) }))
+  const done = plan.filter((r) => readManifest(join(out, r.name))?.finished)
+  if (!done.some((r) => r.neighbour) || !done.some((r) => !r.neighbour)) throw userError(displayPath(out), `finished: ${done.map((r) => r.name).join(', ') || 'none'}`, 'The table needs the neighbour run and an idle one: run without --finished-only')
+  const runs = done.map((r) => ({ name: r.name, neighbour: r.neighbour, data: loadRun(join(out, r.name)) }))
+  const busyAt = runs.findIndex((r) => r.neighbour)
+  const idleAt = runs.flatMap((r, i) => (r.neighbour ? [] : [i]))
   const ledger = loadLedger()
   const stability = runs.map((r) => ({ name: r.name, tables: r.data, series: r.data.manifest.series }))
   const lines = verdictLines(stability, ledger)
-  const busy = runs[1].data
+  const busy = runs[busyAt].data
   const { markdown } = await buildArticle({ run: busy, aggregates: await aggregate(busy), findings: runFindings(busy), claims: evaluateClaims(ledger, busy), openSeries: [], documentedReuse })
   const setup = markdown.slice(markdown.indexOf('## Setup and fairness'), markdown.indexOf('\n## ', markdown.indexOf('## Setup and fairness') + 3))
   process.stdout.write(formatStability(stability, lines, []).split('\n\n')[0] + '\n\n')
   process.stdout.write(formatBusyMachine(runs.map((r) => busyRunFacts(r.name, r.data)), {
-    idle: [0, 2], busy: 1, neighbour: NEIGHBOUR_NAME, changes: verdictChanges(lines, [0, 2], 1), effects: disturbanceEffects(busy), neighbourInReport: setup.includes(NEIGHBOUR_NAME.replace(/-/g, '\\-')) || setup.includes(NEIGHBOUR_NAME),
+    idle: idleAt, busy: busyAt, neighbour: NEIGHBOUR_NAME, changes: verdictChanges(lines, idleAt, busyAt), effects: disturbanceEffects(busy), neighbourInReport: setup.includes(NEIGHBOUR_NAME.replace(/-/g, '\\-')) || setup.includes(NEIGHBOUR_NAME),
   }) + '\n')
 })
