@@ -155,7 +155,7 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
     warnings: [...new Set(used.flatMap(cellWarnings))],
     value: one?.fig?.value ?? null,
     // Repeats that disagree: their range, not an interval (docs/method/disturbance.md#intervals).
-    interval: one?.fig ? (repeatsDisagree(one.fig) && one.fig.disagree ? { lo: one.fig.disagree.lo, hi: one.fig.disagree.hi, method: 'repeats disagree' } : { lo: one.fig.lo, hi: one.fig.hi, method: methodText(one.fig) }) : null,
+    interval: one?.fig ? (repeatsDisagree(one.fig) && one.fig.disagree && Number.isFinite(one.fig.disagree.lo) && Number.isFinite(one.fig.disagree.hi) ? { lo: one.fig.disagree.lo, hi: one.fig.disagree.hi, method: 'repeats disagree' } : { lo: one.fig.lo, hi: one.fig.hi, method: methodText(one.fig) }) : null,
     reference: one?.fig ? (one.reference ?? null) : null,
   }
 }

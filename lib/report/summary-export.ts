@@ -15,7 +15,7 @@ import type { BaselineComparison } from './sections/baseline.ts'
 export const SUMMARY_FORMAT = 'proxybench-summary/1'
 
 /** A finding's interval as exported: its method in words, widening included. */
-const intervalFields = (i: Interval) => (repeatsDisagree(i) && i.disagree
+const intervalFields = (i: Interval) => (repeatsDisagree(i) && i.disagree && Number.isFinite(i.disagree.lo) && Number.isFinite(i.disagree.hi)
   // Repeats that disagree: their range, named as such, not a 100×-wide interval (docs/method/disturbance.md#intervals).
   ? { value: i.value, lo: i.disagree.lo, hi: i.disagree.hi, level: 0, method: 'repeats disagree', n: i.n }
   : { value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })
