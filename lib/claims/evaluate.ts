@@ -32,7 +32,7 @@
  * profile that does not measure its cells) says that reason after what is missing.
  */
 import { compareVersions } from '../catalog/stack.ts'
-import { bootstrapFigure, fmtInterval, medianInterval, methodText, overlaps, placeInterval, type Interval, type Placement, type Repeats } from '../core/intervals.ts'
+import { bootstrapFigure, fmtInterval, fmtWith, medianInterval, methodText, overlaps, placeInterval, repeatsDisagree, type Interval, type Placement, type Repeats } from '../core/intervals.ts'
 import { bisectResults, BISECT_METRICS, type BisectPlan } from '../data/bisect.ts'
 import { DEFAULT_KEY_SERIES, keyTypeWords, type DefaultKeyRow } from '../data/default-keys.ts'
 import type { RunTables } from '../data/run-data.ts'
@@ -165,7 +165,8 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
     evidence: used.map((v) => ({ table: v.cell.table, cell: { ...v.cell.key }, value: v.value, n: v.n, status: v.cell.status })),
     warnings: [...new Set(used.flatMap(cellWarnings))],
     value: one?.fig?.value ?? null,
-    interval: one?.fig ? { lo: one.fig.lo, hi: one.fig.hi, method: methodText(one.fig) } : null,
+    // Repeats that disagree: their range, not an interval (docs/method/disturbance.md#intervals).
+    interval: one?.fig ? (repeatsDisagree(one.fig) && one.fig.disagree && Number.isFinite(one.fig.disagree.lo) && Number.isFinite(one.fig.disagree.hi) ? { lo: one.fig.disagree.lo, hi: one.fig.disagree.hi, method: 'repeats disagree' } : { lo: one.fig.lo, hi: one.fig.hi, method: methodText(one.fig) }) : null,
     reference: one?.fig ? (one.reference ?? null) : null,
   }
 }
@@ -318,6 +319,7 @@ interface Fig {
   hi: number
   method: Interval['method'] | 'constant'
   floor?: Interval['floor']
+  disagree?: Interval['disagree']
 }
 
 /**
@@ -335,7 +337,8 @@ function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => number):
     const m = medianInterval(cells[0]!.repeats)
     const at = (x: number) => f(sides.map((s) => (s.values.length ? x : s.value!)))
     const [lo, hi] = [at(m.lo), at(m.hi)].sort((x, y) => x - y)
-    iv = { ...m, lo: lo!, hi: hi! }
+    const d = m.disagree ? [at(m.disagree.lo), at(m.disagree.hi)].sort((x, y) => x - y) : null
+    iv = { ...m, lo: lo!, hi: hi!, ...(d && { disagree: { lo: d[0]!, hi: d[1]! } }) }
   } else {
     iv = bootstrapFigure(cells.map((v) => v.repeats), (medians) => {
       let i = 0
@@ -344,7 +347,7 @@ function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => number):
   }
   // Rows with a repeat number twice are averaged per repeat: keep the measured point inside.
   const finite = Number.isFinite(iv.lo) && Number.isFinite(iv.hi)
-  return { value, lo: finite ? Math.min(iv.lo, value) : iv.lo, hi: finite ? Math.max(iv.hi, value) : iv.hi, method: iv.method, ...(iv.floor && { floor: iv.floor }) }
+  return { value, lo: finite ? Math.min(iv.lo, value) : iv.lo, hi: finite ? Math.max(iv.hi, value) : iv.hi, method: iv.method, ...(iv.floor && { floor: iv.floor }), ...(iv.disagree && { disagree: iv.disagree }) }
 }
 
 /** Float noise of resampled medians (6.000000000000001 against a bound of 6) decides nothing. */
@@ -358,7 +361,7 @@ function placeFig(fig: Fig, band: { min?: number; max?: number }): Placement {
     const v = snap(fig.value)
     return v >= (min ?? -Infinity) && v <= (max ?? Infinity) ? 'inside' : 'outside'
   }
-  return placeInterval({ lo: snap(fig.lo), hi: snap(fig.hi), method: fig.method }, { ...(min !== undefined && { min }), ...(max !== undefined && { max }) })
+  return placeInterval({ lo: snap(fig.lo), hi: snap(fig.hi), method: fig.method, ...(fig.disagree && { disagree: fig.disagree }) }, { ...(min !== undefined && { min }), ...(max !== undefined && { max }) })
 }
 
 /** A threshold's op as a placement; the strict ops are half-lines open at the bound. */
@@ -370,7 +373,7 @@ function placeOp(fig: Fig, op: '<' | '<=' | '>' | '>=' | '==', want: number): Pl
   const ok = (x: number) => (op === '<' ? snap(x) < w : snap(x) > w)
   if (fig.method === 'constant') return ok(fig.value) ? 'inside' : 'outside'
   // The same guards as placeInterval: no spread seen, or no interval, decides nothing.
-  if (fig.method === 'single repeat' || !Number.isFinite(fig.lo) || !Number.isFinite(fig.hi)) return 'straddles'
+  if (fig.method === 'single repeat' || !Number.isFinite(fig.lo) || !Number.isFinite(fig.hi) || repeatsDisagree(fig)) return 'straddles'
   return ok(fig.lo) && ok(fig.hi) ? 'inside' : !ok(fig.lo) && !ok(fig.hi) ? 'outside' : 'straddles'
 }
 
@@ -382,7 +385,7 @@ const combine = (places: readonly Placement[]): Placement =>
 
 /** Whether two proxies' order is decided: both intervals show spread and do not overlap. */
 const apart = (a: Fig, b: Fig) =>
-  a.method !== 'single repeat' && b.method !== 'single repeat' && [a.lo, a.hi, b.lo, b.hi].every(Number.isFinite) && !overlaps(a, b)
+  a.method !== 'single repeat' && b.method !== 'single repeat' && !repeatsDisagree(a) && !repeatsDisagree(b) && [a.lo, a.hi, b.lo, b.hi].every(Number.isFinite) && !overlaps(a, b)
 
 /** A side in words: proxy, version (when selected on), variant and what else sets its cells apart. */
 function sideLabel(values: CellValue[], sel: Selector, agg: Agg): string {
@@ -437,7 +440,7 @@ const pct = (x: number) => `${fmt(x * 100)}%`
 function fmtFig(f: Fig, each: (x: number) => string = fmt): string {
   const n = (x: number) => (Number.isFinite(x) ? each(x) : '?')
   if (f.method === 'constant') return n(f.value)
-  return f.method === 'single repeat' ? `${n(f.value)} [1 repeat]` : `${n(f.value)} [${n(f.lo)}, ${n(f.hi)}]`
+  return fmtWith({ ...f, method: f.method }, n)
 }
 
 /** `50 [49.5, 50.5] rps`, `33% [30%, 36%]`. */

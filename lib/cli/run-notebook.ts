@@ -17,6 +17,9 @@ import { parseRunOptions } from './run-options.ts'
 import { BISECT_METRIC_HELP } from './bisect-options.ts'
 import { withLike } from './like.ts'
 import { writeLike } from '../data/like.ts'
+import { PROFILES } from '../catalog/profiles.ts'
+import { quietLine, quietSummary } from '../data/quiet.ts'
+import { readRunTables } from '../data/run-data.ts'
 
 /** Flags shared by run-all and the series steps (README "run-all flags"). */
 export const RUN_FLAGS = {
@@ -44,6 +47,7 @@ export const RUN_FLAGS = {
   versions: { type: 'string' },
   repeats: { type: 'string' },
   duration: { type: 'string' },
+  'wait-quiet': { type: 'string' },
   slo: { type: 'string' },
   budget: { type: 'string' },
   'start-rps': { type: 'string' },
@@ -89,6 +93,9 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
                         and quick, all for standard and full (npm run doctor lists the catalog)
   --repeats N           minimum repeats per cell instead of the profile's (recorded in the manifest)
   --duration S          measurement window in seconds instead of the profile's (recorded in the manifest)
+  --wait-quiet S        seconds the run may lose to other work on the machine: after a disturbed window it waits
+                        until the bench's cores are quiet, then redoes the window in a later round (default per
+                        profile: ${Object.values(PROFILES).map((p) => `${p.name} ${p.quietBudgetS}`).join(', ')}; 0: never wait); docs/method/disturbance.md
   --slo "TERMS"         capacity: what a rate must meet, default "${CAPACITY_DEFAULT_SLO}" (${SLO_HELP})
   --budget S            capacity: seconds of steps each proxy's search may take (default ${CAPACITY_DEFAULTS.budgetS})
   --start-rps N         capacity: the first rate tried, then doubled while it passes (default ${CAPACITY_DEFAULTS.startRps})
@@ -131,6 +138,7 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
       `run ${m.run_id} (${m.profile}, ${m.runtime}, ${m.cpu_source}) → ${result.runDir}`,
       `cpusets: proxy=${m.cpusets.proxy} backend=${m.cpusets.backend} generator=${m.cpusets.generator}${m.cpusets_shared ? ' (backend and generator share cores on this machine)' : ''}`,
       `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${reasonKinds(invalid)}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+      quietLine(quietSummary(readRunTables(result.runDir), m.quiet)),
       '',
       formatFindings(result.findings),
       `  ${formatVerdictCounts(result.findings)}`,

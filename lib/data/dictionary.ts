@@ -48,6 +48,7 @@ export const COLUMNS: Record<string, ColumnDoc> = {
   steal_share: d('fraction of the window', 'hypervisor steal on the measured role\'s cores in the window; > 0.02 makes the window disturbed'),
   foreign_cpu_share: d('fraction of the window', 'CPU on the measured role\'s cores not accounted to any bench role; > 0.10 makes the window disturbed'),
   load_foreign_cpu_share: d('fraction of the window', 'the same on the generator\'s and backend\'s cores outside the measured ones; > 0.10 makes the window disturbed'),
+  foreign_processes: d('command share-of-a-core, …', 'a disturbed window: the top 3 commands outside the harness\'s process tree by CPU over the window (machine-wide), e.g. python3 63%; command names only, never arguments; empty when not disturbed'),
   invocation: d('', 'the manifest invocation (start or --resume) that measured the row'),
   proxy_syscalls_per_req: d('system calls / unit', 'the proxy\'s system calls (raw_syscalls:sys_enter, every process of its cgroup) in the window per request (handshakes.csv: per handshake; websocket.csv: per message; tcp.csv: per connection, per MiB in stream cells); does not depend on the machine\'s speed (docs/method/counts.md)'),
   proxy_ctxsw_per_req: d('switches / unit', 'the proxy\'s context switches, voluntary and involuntary, per unit as above'),

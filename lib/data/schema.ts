@@ -34,6 +34,8 @@ export const MEASUREMENT_COLUMNS = [
   ...COUNT_COLUMNS,
   // The proxy's cost in the two-part calibrated unit (lib/analysis/calibrated.ts; the backend's for the direct row).
   'proxy_cpu_calibrated', 'calibration_unit',
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 const num = z.number().finite()
@@ -107,6 +109,8 @@ export const measurementSchema = z.object({
   proxy_cpu_calibrated: optNum.optional(),
   /** The unit of proxy_cpu_calibrated (lib/analysis/calibrated.ts TWO_PART_UNIT); '' where none. */
   calibration_unit: z.string().optional(),
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -150,6 +154,24 @@ export const calibrationSchema = z.object({
 })
 
 export type Calibration = z.infer<typeof calibrationSchema>
+
+/** What other work on the machine cost a run, over all its invocations (lib/run/quiet.ts). */
+export const quietSchema = z.object({
+  /** Seconds the run may lose to other work: waits for quiet plus disturbed windows (the profile's, or --wait-quiet). */
+  budget_s: z.number().nonnegative(),
+  /** Seconds the foreign load must stay under the threshold before a window is redone. */
+  settle_s: z.number().nonnegative(),
+  /** The preflight's line naming the other work, or null: the bench's cores were quiet. */
+  preflight: z.string().nullable(),
+  waits: z.number().int().nonnegative(),
+  waited_s: z.number().nonnegative(),
+  /** Waits that hit their bound before the machine became quiet. */
+  unquiet_waits: z.number().int().nonnegative(),
+  /** Seconds charged to the budget: waits plus disturbed windows. */
+  spent_s: z.number().nonnegative(),
+})
+
+export type QuietRecord = z.infer<typeof quietSchema>
 
 /**
  * One start of the harness on a run directory (the first run, then each --resume): the
@@ -245,6 +267,8 @@ export const manifestSchema = z.object({
   invocations: z.array(invocationSchema).default([]),
   /** Runs with --hosts only (absent on one machine). */
   hosts: hostsSchema.optional(),
+  /** Other work on the machine (docs/method/disturbance.md): the preflight's line and the waits for quiet; absent in runs written before it. */
+  quiet: quietSchema.optional(),
 })
 
 export type Manifest = z.infer<typeof manifestSchema>
@@ -260,6 +284,8 @@ export const HANDSHAKE_COLUMNS = [
   'load_foreign_cpu_share',
   // Kernel counts per handshake (lib/runtime/counts.ts).
   ...COUNT_COLUMNS,
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 export const handshakeSchema = z.object({
@@ -294,6 +320,8 @@ export const handshakeSchema = z.object({
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
   ...countFields,
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>
@@ -307,6 +335,8 @@ export const WEBSOCKET_COLUMNS = [
   'load_foreign_cpu_share',
   // Kernel counts per message (lib/runtime/counts.ts).
   ...COUNT_COLUMNS,
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 export const websocketSchema = z.object({
@@ -341,6 +371,8 @@ export const websocketSchema = z.object({
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
   ...countFields,
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type WebSocketRow = z.infer<typeof websocketSchema>
@@ -359,11 +391,13 @@ export const TCP_COLUMNS = [
   'load_foreign_cpu_share',
   // Kernel counts per connection (short) or per MiB (stream) (lib/runtime/counts.ts).
   ...COUNT_COLUMNS,
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 /** Columns every row table shares, as websocket.csv defines them: the cell's identity and the window's status and disturbance. */
 const rowIdentity = websocketSchema.pick({ run_id: true, series: true, proxy: true, version: true, variant: true }).shape
-const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, load_foreign_cpu_share: true, invocation: true }).shape
+const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, load_foreign_cpu_share: true, foreign_processes: true, invocation: true }).shape
 
 export const tcpSchema = z.object({
   ...rowIdentity,

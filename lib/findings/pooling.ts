@@ -177,7 +177,7 @@ export function poolingFindings(rows: readonly Measurement[], expectReuse: Expec
 }
 
 /** A fraction's interval in percent, for the figure text. */
-const percent = (iv: Interval): Interval => ({ ...iv, value: iv.value * 100, lo: iv.lo * 100, hi: iv.hi * 100 })
+const percent = (iv: Interval): Interval => ({ ...iv, value: iv.value * 100, lo: iv.lo * 100, hi: iv.hi * 100, ...(iv.disagree && { disagree: { lo: iv.disagree.lo * 100, hi: iv.disagree.hi * 100 } }) })
 
 /**
  * Precision of the run (not of a proxy): the widest interval of a cell's median proxy

@@ -60,6 +60,14 @@ export interface CellContext {
   counts?: boolean
   /** The run's calibration: rows carry proxy_cpu_calibrated in its two-part unit (null: none measured). */
   calibration?: Calibration | null
+  /** Called with the stack up, just before the load starts (lib/run/quiet.ts): waits for quiet after a disturbed window. */
+  windowGate?: WindowGate
+}
+
+/** What a cell protocol awaits before it starts its load, so that a window fits between a neighbour's bursts. */
+export interface WindowGate {
+  /** `rolePids`: the stack's running roles, whose CPU is the bench's own. */
+  beforeWindow(rolePids?: readonly number[]): Promise<void>
 }
 
 /**

@@ -7,6 +7,7 @@ import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type Cell, type CellContext, type RunningStack } from './cell.ts'
+import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
@@ -18,6 +19,7 @@ interface Snapshot {
   /** Wall clock (µs since the epoch): what a generator's per-request log is cut by. */
   epochUs: number
   stat: Map<number, CpuTimes>
+  procs: Map<number, ProcessSample>
   proxyNs: number
   backendNs: number
   generatorNs: number
@@ -103,6 +105,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     rmSync(raw, { force: true })
     // A spectrum left by an interrupted attempt must not pass for this one's.
     rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
+    await ctx.windowGate?.beforeWindow(roles.map((r) => r.pid))
     const generator = await ctx.runtime.start({
       role: 'generator', name: `generator-${name}`,
       argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
@@ -111,7 +114,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     roles.push(generator)
     const snap = async (): Promise<Snapshot> => {
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
-      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
+      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), procs: readProcesses(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
     }
     const counted = proxy ?? backend.role
     // The user/system split of the whole window (the tick-sampled split needs all its ticks).
@@ -150,8 +153,8 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       generatorRequests: report?.requests ?? 0, generatorErrors: errors, windowRequests: requests, generatorCpuShare: generatorShare,
       exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
     })
-    const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
-      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }])
+    const d = withCulprits(windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
+      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }]), a.procs, b.procs, windowS, roles.map((r) => r.pid))
     const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
     const proxyPerReq = proxy ? perReq(b.proxyNs - a.proxyNs) : null
     const backendPerReq = perReq(b.backendNs - a.backendNs)

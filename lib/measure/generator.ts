@@ -6,6 +6,7 @@ import { parseLoadgenOutput } from '../roles/loadgen.ts'
 import { openCounting, type RoleCounts } from '../runtime/counts.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
+import { readProcesses, withCulprits } from './culprits.ts'
 import { readCpuTimes, windowDisturbance, type WindowDisturbance } from './disturbance.ts'
 
 export interface GeneratorRun<T> {
@@ -32,9 +33,11 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
   // Every role already started (backend, proxy) is read too: the disturbance needs the CPU of all roles on the measured cores.
   const started = [...new Set([...watch, ...roles])]
+  await ctx.windowGate?.beforeWindow(started.map((r) => r.pid))
   const counting = await openCounting(ctx.runtime, count, { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
   const [before] = await Promise.all([Promise.all(started.map((r) => ctx.runtime.cpuNs(r))), counting.begin()])
   const statBefore = readCpuTimes()
+  const procsBefore = readProcesses()
   const t0 = process.hrtime.bigint()
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
@@ -44,6 +47,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   if (timedOut) await ctx.runtime.stop(generator)
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9
   const statAfter = readCpuTimes()
+  const procsAfter = readProcesses()
   const [after] = await Promise.all([Promise.all(started.map((r) => ctx.runtime.cpuNs(r))), counting.end()])
   const counts = await counting.read()
   const genNs = await ctx.runtime.cpuNs(generator)
@@ -59,7 +63,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
     counts,
     generatorShare: Math.round((genNs / 1e9 / (wallS * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
     wallS,
-    disturbance: windowDisturbance(statBefore, statAfter, { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }]),
+    disturbance: withCulprits(windowDisturbance(statBefore, statAfter, { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }]), procsBefore, procsAfter, wallS, [...roles, generator].map((r) => r.pid)),
     exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
       : died ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
       : !result ? `loadgen printed no summary (exit ${generator.exit?.code})` : null,

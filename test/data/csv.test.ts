@@ -37,7 +37,7 @@ test('measurements round-trip through the CSV with the README "Data" columns, qu
   assert.equal(text.trim().split('\n').length, 3)
   const back = readMeasurements(dir)
   // An empty string cell reads as '' (a file without the column: absent).
-  assert.deepEqual(back[0], { ...row, slo: '' })
+  assert.deepEqual(back[0], { ...row, slo: '', foreign_processes: '' })
   assert.equal(back[1]!.proxy_cpu_us_per_req, null)
   assert.equal(back[1]!.reason, 'errors 5.0% >= 1%')
   assert.notEqual(MEASUREMENTS.key(back[0]!), MEASUREMENTS.key(back[1]!))

@@ -5,6 +5,7 @@ import { REFERENCE_UNITS, TWO_PART_UNIT } from '../../data/calibration-unit.ts'
 import { isDirectReference } from '../../analysis/calibrated.ts'
 import { median } from '../../core/stats.ts'
 import type { ArticleInput } from './input.ts'
+import { quietLine, quietSummary } from '../../data/quiet.ts'
 
 function repeatsText(p: Manifest['profile_settings']): string {
   if (p.max_repeats === undefined || p.max_repeats <= p.repeats) return `${p.repeats} repeats`
@@ -82,6 +83,14 @@ function hostsPart(a: Article, h: NonNullable<Manifest['hosts']>): void {
   ], h.hosts)
 }
 
+/** What other work on the machine cost the run, as the end summary says it (docs/method/disturbance.md). */
+function otherWorkText(run: ArticleInput['run']): string {
+  const q = run.manifest.quiet
+  const line = quietLine(quietSummary(run, q))
+  const rule = q ? ` A disturbed window (hypervisor steal or CPU of other processes on the proxy's or the load's cores above the thresholds of the validity rules) is invalid, never used; the run then waited until the foreign load stayed under the threshold for ${num(q.settle_s)} s and redid the window in a later round, within a budget of ${num(q.budget_s)} s lost to other work (${num(q.spent_s)} s spent${q.unquiet_waits ? `; ${q.unquiet_waits} waits ended before the machine was quiet` : ''}).` : ''
+  return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
+}
+
 /** Host, runtime, cpusets, profile, the validity rules, components, images and tools. */
 /** A sha256 (with or without its "sha256:" prefix) as 12 hex digits: a whole one is wider than an A4 page's table; the CSV keeps it whole. */
 const shortSha = (sha: string) => `\`${sha.replace(/^sha256:/, '').slice(0, 12).replace(/[^0-9a-f]/g, '')}\``
@@ -99,6 +108,7 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
     fingerprintText(m.fingerprint),
     calibrationText(m.calibration, run.measurements),
     `Every cell is verified before it is measured (status 200, body or its size, HTTP/1.1 over TLS, plain HTTP for the http variants and the direct floor); a cell with ≥ 1% errors, a saturated generator (≥ 90% of its cpuset) or a failed verification is marked invalid with its reason and left out of every median.`,
+    otherWorkText(run),
     `Harness commit ${esc(m.harness_commit)}.`,
   ])
   if (m.hosts) hostsPart(a, m.hosts)
