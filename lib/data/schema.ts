@@ -1,5 +1,8 @@
 import { z } from 'zod'
 
+/** The reference measured in the row's own window (--reference; lib/measure/reference.ts). */
+const REFERENCE_COLUMNS = ['reference_kind', 'reference_cpu_us_per_op', 'reference_cpu_share', 'proxy_cpu_per_reference'] as const
+
 /** Columns of measurements.csv in README "Data" order; readers rely on these names. */
 export const MEASUREMENT_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'duration_s', 'repeat',
@@ -21,6 +24,8 @@ export const MEASUREMENT_COLUMNS = [
   'streams',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // The reference measured in the same window (lib/measure/reference.ts); empty without --reference and in older files.
+  ...REFERENCE_COLUMNS,
 ] as const
 
 const num = z.number().finite()
@@ -74,6 +79,11 @@ export const measurementSchema = z.object({
   streams: z.number().int().positive().nullable().optional(),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
+  /** The reference of the row's own window (--reference): what ran, its CPU µs per operation and share of the proxy's core, the row's cost in its unit; empty: none. */
+  reference_kind: z.string().optional(),
+  reference_cpu_us_per_op: optNum.optional(),
+  reference_cpu_share: optNum.optional(),
+  proxy_cpu_per_reference: optNum.optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -113,6 +123,23 @@ export const calibrationSchema = z.object({
 })
 
 export type Calibration = z.infer<typeof calibrationSchema>
+
+/** The system-call tax every role and the calibration ran under (run-all --tax-ns; lib/runtime/syscall-tax.ts). */
+export const syscallTaxSchema = z.object({
+  /** ns per system call asked for. */
+  target_ns: num.nonnegative(),
+  /** Filter instructions chosen for it. */
+  insns: z.number().int().positive(),
+  /** ns per system call the filter added, measured on `cpuset` (median of three). */
+  measured_ns: num,
+  /** ns per system call without the filter, measured beside it. */
+  base_ns: num,
+  cpuset: z.string(),
+  measured_at: z.string(),
+  note: z.string().default(''),
+})
+
+export type SyscallTax = z.infer<typeof syscallTaxSchema>
 
 /**
  * One start of the harness on a run directory (the first run, then each --resume): the
@@ -204,6 +231,8 @@ export const manifestSchema = z.object({
   /** Absent in runs written before they were recorded (the committed baselines). */
   fingerprint: fingerprintSchema.nullable().default(null),
   calibration: calibrationSchema.nullable().default(null),
+  /** Runs under a system-call tax only (bench/machine-shift.mjs); absent: none. */
+  syscall_tax: syscallTaxSchema.optional(),
   /** Every invocation, first run and each --resume (absent in runs written before them). */
   invocations: z.array(invocationSchema).default([]),
   /** Runs with --hosts only (absent on one machine). */
@@ -221,6 +250,8 @@ export const HANDSHAKE_COLUMNS = [
   'resumption',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // The reference measured in the same window (lib/measure/reference.ts); empty without --reference and in older files.
+  ...REFERENCE_COLUMNS,
 ] as const
 
 export const handshakeSchema = z.object({
@@ -254,6 +285,11 @@ export const handshakeSchema = z.object({
   resumption: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['none', 'tickets', 'tickets-tls12']).optional()),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
+  /** The reference of the row's own window (--reference): what ran, its CPU µs per operation and share of the proxy's core, the row's cost in its unit; empty: none. */
+  reference_kind: z.string().optional(),
+  reference_cpu_us_per_op: optNum.optional(),
+  reference_cpu_share: optNum.optional(),
+  proxy_cpu_per_reference: optNum.optional(),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>

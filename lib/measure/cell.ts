@@ -13,6 +13,7 @@ import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
 import { interrupted } from '../runtime/shutdown.ts'
 import type { RunningRole, Runtime } from '../runtime/types.ts'
 import type { ReadyOptions } from '../roles/net.ts'
+import type { ReferenceKind } from './reference.ts'
 
 /** One cell of a series: what is measured, independent of the repeat. */
 export interface Cell {
@@ -55,6 +56,10 @@ export interface CellContext {
   cpus: CpuLayout
   profile: Profile
   certs: CertSet
+  /** --reference: the workload measured beside each window (lib/measure/reference.ts); absent: none. */
+  reference?: ReferenceKind
+  /** argv before every process the run starts outside the runtime on the proxy's cores (the system-call tax's launcher). */
+  launcher?: readonly string[]
 }
 
 /**

@@ -8,6 +8,7 @@ import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type Cell, type CellContext, type RunningStack } from './cell.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
+import { referenceColumns, referenceNote, referenceUse, startReference } from './reference.ts'
 import { measurementRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 
@@ -91,6 +92,8 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       cpus: ctx.cpus.generator, logFile: raw, ...(gen.inScratch ? { cwd: scratch } : {}),
     })
     roles.push(generator)
+    // Started with the generator, its window lines up with the cell's (warm-up, then the window).
+    const reference = startReference(ctx, { warmupS: p.warmupS, durationS: p.durationS })
     const snap = async (): Promise<Snapshot> => {
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
       return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
@@ -104,6 +107,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
     if (hung) await ctx.runtime.stop(generator)
     const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
+    const refReading = reference ? await reference.reading() : null
 
     const windowS = Number(b.at - a.at) / 1e9
     const requests = b.stats.requests - a.stats.requests
@@ -115,22 +119,26 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
     })
     const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
-      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }])
+      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }, ...referenceUse(refReading, ctx.cpus)])
+    const proxyCost = proxy ? perReq(b.proxyNs - a.proxyNs) : null
+    const refNote = referenceNote(refReading)
     const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
     return row({
       requests,
       errors,
       rps: round(requests / windowS, 1),
       p50_ms: ms(report?.latencyUs?.p50), p90_ms: ms(report?.latencyUs?.p90), p99_ms: ms(report?.latencyUs?.p99), p999_ms: ms(report?.latencyUs?.p999), max_ms: ms(report?.latencyUs?.max),
-      proxy_cpu_us_per_req: proxy ? perReq(b.proxyNs - a.proxyNs) : null,
+      proxy_cpu_us_per_req: proxyCost,
       backend_cpu_us_per_req: perReq(b.backendNs - a.backendNs),
       generator_cpu_share: generatorShare,
       // The second stats read opens one connection of its own.
       backend_conns_per_1k_req: requests > 0 ? round(((b.stats.accepted - a.stats.accepted - 1) * 1000) / requests, 2) : null,
       proxy_cpu_share: proxy ? round((b.proxyNs - a.proxyNs) / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
       status: reasons.length ? 'invalid' : 'valid',
-      reason: reasons.join('; '),
+      reason: [...reasons, ...(refNote ? [refNote] : [])].join('; '),
       ...disturbanceColumns(d),
+      // The direct row's cost is the backend's.
+      ...referenceColumns(refReading, proxy ? proxyCost : perReq(b.backendNs - a.backendNs)),
     })
   })
 }

@@ -24,6 +24,7 @@ const row: Measurement = {
   proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
   status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z', steal_share: 0.001, foreign_cpu_share: null, invocation: 2,
   scheme: 'https', path: '/', body_bytes: null, streams: null, load_foreign_cpu_share: 0.02,
+  reference_kind: 'rtt@1000/s', reference_cpu_us_per_op: 60.5, reference_cpu_share: 0.0605, proxy_cpu_per_reference: 0.3719,
 }
 
 test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {
@@ -72,8 +73,8 @@ test('a CSV written before steal_share and foreign_cpu_share reads them as null,
   const file = join(dir, 'measurements.csv')
   // The same file as an older run wrote it: the three last columns absent.
   writeFileSync(file, before(readFileSync(file, 'utf8'), 'steal_share'))
-  const { scheme: _, ...noScheme } = row
-  assert.deepEqual(readMeasurements(dir)[0], { ...noScheme, steal_share: null, foreign_cpu_share: null, invocation: null, load_foreign_cpu_share: null })
+  const { scheme: _, reference_kind: _kind, ...noScheme } = row
+  assert.deepEqual(readMeasurements(dir)[0], { ...noScheme, steal_share: null, foreign_cpu_share: null, invocation: null, load_foreign_cpu_share: null, reference_cpu_us_per_op: null, reference_cpu_share: null, proxy_cpu_per_reference: null })
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   const back = readMeasurements(dir)

@@ -103,6 +103,12 @@ export interface DockerRuntimeOptions {
   engineName?: string
   /** The docker CLI's environment for this engine (DOCKER_HOST…), for the exit pass's sweep. */
   cliEnv?: Record<string, string>
+  /**
+   * argv put before every role's inside its container (the system-call tax's launcher,
+   * lib/runtime/syscall-tax.ts): argv[0] is a static binary, bind-mounted read-only at its
+   * host path, so no image changes. Not with copyFiles (engines on other hosts).
+   */
+  launcher?: readonly string[]
 }
 
 export interface DockerRunningRole extends RunningRole {
@@ -164,6 +170,7 @@ export class DockerRuntime implements Runtime {
   private readonly imageSource?: Docker
   readonly engineName: string
   private readonly cliEnv: Record<string, string>
+  private readonly launcher: readonly string[]
   /** Images known to be on this engine; those sent here, with their id on it. */
   private readonly present = new Set<string>()
   readonly loaded = new Map<string, { image: string; id: string; bytes: number }>()
@@ -187,6 +194,8 @@ export class DockerRuntime implements Runtime {
     if (opts.imageSource) this.imageSource = opts.imageSource
     this.engineName = opts.engineName ?? 'docker'
     this.cliEnv = opts.cliEnv ?? {}
+    this.launcher = opts.launcher ?? []
+    if (this.launcher.length > 0 && this.copyFiles) throw new Error(`${this.engineName}: a launcher (the syscall tax) needs a file system shared with the engine`)
     trackRuntime(this)
   }
 
@@ -290,9 +299,12 @@ export class DockerRuntime implements Runtime {
     if (this.entries.has(spec.name)) throw new Error(`role ${spec.name} already running`)
     // After a signal stopAll() has run or is running: a role started now would outlive it.
     if (interrupted()) throw new Error(`interrupted by ${interrupted()}: ${spec.name} not started`)
-    const { image, argv, env } = this.resolveImage(spec)
+    const resolved = this.resolveImage(spec)
+    const { image, env } = resolved
+    const argv = [...this.launcher, ...resolved.argv]
     const plan = planMounts(spec, this.user, undefined, this.copies.keysDir)
     const binds = this.copyFiles ? [] : plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
+    if (this.launcher[0]) binds.push(`${this.launcher[0]}:${this.launcher[0]}:ro`)
     for (const c of this.copyFiles ? [] : plan.copies) {
       if (process.getuid?.() !== 0) throw new Error(`${c.source} is not readable by ${this.user.uid}:${this.user.gid} inside the container`)
       binds.push(`${this.copies.copy(c.source)}:${c.target}:ro`)
