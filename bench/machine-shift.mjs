@@ -43,6 +43,7 @@ const { loadRun } = await import('../lib/data/run-data.ts')
 const { readManifest } = await import('../lib/data/manifest.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
 const { formatMachineShift, machineShift } = await import('../lib/report/machine-shift.ts')
+const { lockPath } = await import('../lib/run/lock.ts')
 const { spawnSync } = await import('node:child_process')
 const { join, basename } = await import('node:path')
 
@@ -81,8 +82,9 @@ await runNotebook(async () => {
           process.stderr.write(r.stderr ?? '')
           if (r.status === 0) break
           if (r.status === 2 && LOCK_TAKEN.test(r.stderr ?? '')) {
-            process.stdout.write(`another run holds the machine's run lock: waiting 60 s (${waited + 1})\n`)
-            await new Promise((res) => setTimeout(res, 60_000))
+            process.stdout.write(`another run holds the machine's run lock: waiting for it (${waited + 1})\n`)
+            // Blocks until the lock is free, then lets it go at once: run-all takes it next.
+            spawnSync('flock', [lockPath(), 'true'], { stdio: 'ignore' })
             continue
           }
           throw userError(displayPath(h.dir), `run-all exited ${r.status ?? r.signal}`, 'Fix what it printed, then run this again: finished halves are reused, this one resumes')

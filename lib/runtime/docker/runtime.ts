@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { createWriteStream, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, type WriteStream } from 'node:fs'
 import { homedir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import type Docker from 'dockerode'
 import { dockerClient } from '../../setup/docker-engine.ts'
 import { imageFor, readImageRecords, type ImageRecord } from '../../setup/images.ts'
@@ -105,8 +105,8 @@ export interface DockerRuntimeOptions {
   cliEnv?: Record<string, string>
   /**
    * argv put before every role's inside its container (the system-call tax's launcher,
-   * lib/runtime/syscall-tax.ts): argv[0] is a static binary, bind-mounted read-only at its
-   * host path, so no image changes. Not with copyFiles (engines on other hosts).
+   * lib/runtime/syscall-tax.ts): argv[0] is a static binary, bind-mounted read-only at
+   * /opt/proxybench/<its name>, so no image changes. Not with copyFiles (engines on other hosts).
    */
   launcher?: readonly string[]
 }
@@ -301,10 +301,12 @@ export class DockerRuntime implements Runtime {
     if (interrupted()) throw new Error(`interrupted by ${interrupted()}: ${spec.name} not started`)
     const resolved = this.resolveImage(spec)
     const { image, env } = resolved
-    const argv = [...this.launcher, ...resolved.argv]
+    // Not at its host path: an image's /root may be closed to the container user.
+    const launcherAt = this.launcher[0] ? `/opt/proxybench/${basename(this.launcher[0])}` : undefined
+    const argv = launcherAt ? [launcherAt, ...this.launcher.slice(1), ...resolved.argv] : resolved.argv
     const plan = planMounts(spec, this.user, undefined, this.copies.keysDir)
     const binds = this.copyFiles ? [] : plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
-    if (this.launcher[0]) binds.push(`${this.launcher[0]}:${this.launcher[0]}:ro`)
+    if (launcherAt) binds.push(`${this.launcher[0]}:${launcherAt}:ro`)
     for (const c of this.copyFiles ? [] : plan.copies) {
       if (process.getuid?.() !== 0) throw new Error(`${c.source} is not readable by ${this.user.uid}:${this.user.gid} inside the container`)
       binds.push(`${this.copies.copy(c.source)}:${c.target}:ro`)
