@@ -93,7 +93,25 @@ function movement(name: string, label: string, pairs: { cell: string; a: number;
   }
 }
 
+/** What each unit divides by, in each run: the direct row, the run's calibration, the median same-instant reading. */
+export interface ReferenceFigures {
+  name: string
+  first: number | null
+  second: number | null
+}
+
+function referenceFigures(run: ShiftRun): Record<string, number | null> {
+  const readings = TABLES.flatMap((t) => (run.tables[t] as unknown as Record<string, unknown>[]).filter((r) => r.status === 'valid').map((r) => r.reference_cpu_us_per_op))
+    .filter((v): v is number => typeof v === 'number' && v > 0)
+  return {
+    'direct row (backend µs/req)': runReferences(run.tables).direct,
+    'run calibration (loopback round trip µs)': run.tables.manifest?.calibration?.loopback_rtt_us ?? null,
+    'same-instant reference (median µs per round trip)': readings.length ? median(readings) : null,
+  }
+}
+
 export interface ShiftReport {
+  references: ReferenceFigures[]
   /** Per unit, over all compared cells (the direct row left out of every unit but raw: it is the direct unit's 1). */
   units: Movement[]
   /** The same per group of cells (series of measurements; handshakes; websocket), raw and in every unit. */
@@ -132,7 +150,10 @@ export function machineShift(first: ShiftRun, second: ShiftRun, ledger: Ledger):
   }), WITHIN.count))
   const lines = verdictLines([first, second], ledger)
   const both = lines.filter((l) => DECIDED.has(l.verdicts[0] ?? '') && DECIDED.has(l.verdicts[1] ?? ''))
+  const ra = referenceFigures(first)
+  const rb = referenceFigures(second)
   return {
+    references: Object.keys(ra).map((name) => ({ name, first: ra[name]!, second: rb[name]! })),
     units, groups, counts, decidedInBoth: both.length,
     differing: both.filter((l) => l.verdicts[0] !== l.verdicts[1]).map((l) => ({ id: l.id, title: l.title, first: l.verdicts[0]!, second: l.verdicts[1]! })),
   }
@@ -157,6 +178,9 @@ export function formatMachineShift(names: [string, string], report: ShiftReport,
   const out = [
     `${names[1]} / ${names[0]}, per cell (the cell's median over valid repeats):`,
     tax ? `tax of ${names[1]}: ${tax.insns} filter instructions, measured +${tax.measured_ns.toFixed(0)} ns per system call on cpuset ${tax.cpuset} (asked ${tax.target_ns}; untaxed ${tax.base_ns.toFixed(0)} ns)` : `${names[1]} ran without a system-call tax`,
+    '',
+    'references:',
+    formatTable(report.references.map((r) => ({ reference: r.name, [names[0]]: r3(r.first), [names[1]]: r3(r.second), ratio: r.first && r.second ? r3(r.second / r.first) : '-' })), ['reference', names[0], names[1], 'ratio']),
     '',
     'costs, every compared cell (the direct row only in raw: it is the direct unit\'s 1):',
     formatTable(movementRows(report.units), costCols),

@@ -49,6 +49,8 @@ test('a machine that moves every HTTP cost alike: raw moves, the direct unit and
   assert.match(text, /calibrated: not recorded \(column proxy_cpu_calibrated\)/)
   assert.match(text, /proxy_syscalls_per_req: not recorded/)
   assert.match(text, /taxed ran without a system-call tax/)
+  const direct = r.references.find((x) => x.name.startsWith('direct row'))!
+  assert.ok(Math.abs(direct.second! / direct.first! - 1.8) < 1e-9, JSON.stringify(direct))
 })
 
 test('the calibrated column and the counts are read where the rows carry them; a run against itself differs in no verdict', () => {
