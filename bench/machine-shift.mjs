@@ -32,6 +32,8 @@ Options:
   --reference KIND  passed to run-all (default rtt; none to measure without it)
   --seed N          the order seed of both halves (default 1)
   --out DIR         where the halves go (default results/machine-shift-<profile>)
+  --include-disturbed  compare the windows made invalid only as disturbed (foreign CPU, steal)
+                    too, and say so: on a busy machine they may be all there is
   -h, --help        this help`
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
@@ -52,7 +54,7 @@ const LOCK_TAKEN = /is measuring on this machine/
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('machine-shift.mjs'), {
     profile: { type: 'string' }, series: { type: 'string' }, 'tax-ns': { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' },
-    reference: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
+    reference: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, 'include-disturbed': { type: 'boolean' },
   }, HELP, 'bench/machine-shift.mjs', { positionals: 2 })
   let dirs = flags._
   if (dirs.length === 1) throw userError('bench/machine-shift.mjs', 'one run directory compares with nothing', 'Pass two, or none to measure both halves')
@@ -97,5 +99,5 @@ await runNotebook(async () => {
     return { name: basename(d), tables: run, series: run.manifest.series }
   })
   const names = /** @type {[string, string]} */ ([runs[0].name, runs[1].name])
-  process.stdout.write(formatMachineShift(names, machineShift(runs[0], runs[1], loadLedger()), runs[1].tables.manifest.syscall_tax) + '\n')
+  process.stdout.write(formatMachineShift(names, machineShift(runs[0], runs[1], loadLedger(), { disturbed: !!flags['include-disturbed'] }), runs[1].tables.manifest.syscall_tax) + '\n')
 })

@@ -9,7 +9,7 @@ import { cellId, TABLE_SPECS } from '../analysis/cells.ts'
 import type { Ledger } from '../claims/ledger.ts'
 import { median, quantile } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
-import { precisionValue } from '../data/precision.ts'
+import { isDisturbed, precisionValue } from '../data/precision.ts'
 import type { Manifest } from '../data/schema.ts'
 import type { TableName } from '../data/tables.ts'
 import { verdictLines, type StabilityRun } from './stability.ts'
@@ -29,12 +29,16 @@ interface Unit {
 
 const TABLES = ['measurements', 'handshakes', 'websocket'] as const
 
-/** The cells compared: closed-model HTTP, handshakes and WebSocket echo, valid rows only. */
-function cellRows(run: ShiftRun): Map<string, { table: TableName; direct: boolean; rows: Record<string, unknown>[] }> {
+/**
+ * The cells compared: closed-model HTTP, handshakes and WebSocket echo; valid rows, and with
+ * `disturbed` also the windows made invalid only because something else ran on the cores
+ * (what the same-instant reference is meant to cancel; the printout says they are in).
+ */
+function cellRows(run: ShiftRun, disturbed: boolean): Map<string, { table: TableName; direct: boolean; rows: Record<string, unknown>[] }> {
   const out = new Map<string, { table: TableName; direct: boolean; rows: Record<string, unknown>[] }>()
   for (const table of TABLES) {
     for (const r of run.tables[table] as unknown as Record<string, unknown>[]) {
-      if (r.status !== 'valid') continue
+      if (r.status !== 'valid' && !(disturbed && isDisturbed(r as { status: string; reason: string }))) continue
       if (table === 'measurements' && r.model !== 'closed') continue
       if (table === 'websocket' && r.mode !== 'echo') continue
       const id = `${table}|${cellId(TABLE_SPECS[table], r)}`
@@ -100,8 +104,8 @@ export interface ReferenceFigures {
   second: number | null
 }
 
-function referenceFigures(run: ShiftRun): Record<string, number | null> {
-  const readings = TABLES.flatMap((t) => (run.tables[t] as unknown as Record<string, unknown>[]).filter((r) => r.status === 'valid').map((r) => r.reference_cpu_us_per_op))
+function referenceFigures(run: ShiftRun, disturbed: boolean): Record<string, number | null> {
+  const readings = TABLES.flatMap((t) => (run.tables[t] as unknown as Record<string, unknown>[]).filter((r) => r.status === 'valid' || (disturbed && isDisturbed(r as { status: string; reason: string }))).map((r) => r.reference_cpu_us_per_op))
     .filter((v): v is number => typeof v === 'number' && v > 0)
   return {
     'direct row (backend µs/req)': runReferences(run.tables).direct,
@@ -111,6 +115,8 @@ function referenceFigures(run: ShiftRun): Record<string, number | null> {
 }
 
 export interface ShiftReport {
+  /** Disturbed windows were compared too (--include-disturbed). */
+  disturbed: boolean
   references: ReferenceFigures[]
   /** Per unit, over all compared cells (the direct row left out of every unit but raw: it is the direct unit's 1). */
   units: Movement[]
@@ -124,9 +130,10 @@ export interface ShiftReport {
 
 const DECIDED = new Set(['held', 'not held', 'reproduced', 'not reproduced'])
 
-export function machineShift(first: ShiftRun, second: ShiftRun, ledger: Ledger): ShiftReport {
-  const ca = cellRows(first)
-  const cb = cellRows(second)
+export function machineShift(first: ShiftRun, second: ShiftRun, ledger: Ledger, o: { disturbed?: boolean } = {}): ShiftReport {
+  const disturbed = !!o.disturbed
+  const ca = cellRows(first, disturbed)
+  const cb = cellRows(second, disturbed)
   const common = [...ca.keys()].filter((k) => cb.has(k))
   const groupOf = (id: string) => (ca.get(id)!.table === 'measurements' ? id.split('|')[1]! : ca.get(id)!.table)
   const rawOf = (c: { table: TableName; rows: Record<string, unknown>[] }) => {
@@ -150,9 +157,10 @@ export function machineShift(first: ShiftRun, second: ShiftRun, ledger: Ledger):
   }), WITHIN.count))
   const lines = verdictLines([first, second], ledger)
   const both = lines.filter((l) => DECIDED.has(l.verdicts[0] ?? '') && DECIDED.has(l.verdicts[1] ?? ''))
-  const ra = referenceFigures(first)
-  const rb = referenceFigures(second)
+  const ra = referenceFigures(first, disturbed)
+  const rb = referenceFigures(second, disturbed)
   return {
+    disturbed,
     references: Object.keys(ra).map((name) => ({ name, first: ra[name]!, second: rb[name]! })),
     units, groups, counts, decidedInBoth: both.length,
     differing: both.filter((l) => l.verdicts[0] !== l.verdicts[1]).map((l) => ({ id: l.id, title: l.title, first: l.verdicts[0]!, second: l.verdicts[1]! })),
@@ -176,7 +184,7 @@ function movementRows(ms: readonly Movement[]) {
 export function formatMachineShift(names: [string, string], report: ShiftReport, tax: Manifest['syscall_tax'] | undefined): string {
   const costCols = ['unit', 'cells', 'median ratio', 'p10-p90', 'within ±15%', 'within ±10%', 'median cell']
   const out = [
-    `${names[1]} / ${names[0]}, per cell (the cell's median over valid repeats):`,
+    `${names[1]} / ${names[0]}, per cell (the cell's median over ${report.disturbed ? 'valid repeats and disturbed windows: --include-disturbed' : 'valid repeats'}):`,
     tax ? `tax of ${names[1]}: ${tax.insns} filter instructions, measured +${tax.measured_ns.toFixed(0)} ns per system call on cpuset ${tax.cpuset} (asked ${tax.target_ns}; untaxed ${tax.base_ns.toFixed(0)} ns)` : `${names[1]} ran without a system-call tax`,
     '',
     'references:',

@@ -64,3 +64,14 @@ test('the calibrated column and the counts are read where the rows carry them; a
   assert.deepEqual(self.differing, [])
   assert.match(formatMachineShift(['a', 'b'], self, { target_ns: 2000, insns: 6873, measured_ns: 2012, base_ns: 181, cpuset: '1', measured_at: '', note: '' }), /6873 filter instructions, measured \+2012 ns per system call on cpuset 1/)
 })
+
+test('disturbed windows are compared only when asked, and the printout says so', () => {
+  const [a, b] = shifted(1.5, 1.5, 1.5)
+  const disturb = (run: ShiftRun): ShiftRun => ({ ...run, tables: { ...run.tables, measurements: run.tables.measurements.map((r) => (r.status === 'valid' ? { ...r, status: 'invalid' as const, reason: 'disturbed: steal 0.0% / foreign CPU 60% on the proxy\'s cores' } : r)) } })
+  const [da, db] = [disturb(a), disturb(b)]
+  const plain = machineShift(da, db, loadLedger())
+  assert.ok(!plain.groups.some((g) => g.group === 'same'), 'no valid HTTP cell left')
+  const withDisturbed = machineShift(da, db, loadLedger(), { disturbed: true })
+  assert.ok(Math.abs(withDisturbed.groups.find((g) => g.group === 'same')!.units[0]!.median! - 1.5) < 1e-9)
+  assert.match(formatMachineShift(['a', 'b'], withDisturbed, undefined), /valid repeats and disturbed windows: --include-disturbed/)
+})
