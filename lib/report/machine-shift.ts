@@ -4,7 +4,7 @@
  * minutes apart: per unit, how far each cell moved between them, how far the counts moved,
  * and whether a decided verdict differs (docs/benchmarks.md#machine-shift).
  */
-import { isDirectReference, runReferences } from '../analysis/calibrated.ts'
+import { isDirectReference } from '../analysis/calibrated.ts'
 import { cellId, TABLE_SPECS } from '../analysis/cells.ts'
 import type { Ledger } from '../claims/ledger.ts'
 import { median, quantile } from '../core/stats.ts'
@@ -24,7 +24,7 @@ interface Unit {
   /** What the unit divides by, for the printout. */
   label: string
   /** Per-cell value of one run: null where the run has no such figure for the cell. */
-  value(run: ShiftRun, table: TableName, rows: readonly Record<string, unknown>[], raw: number | null): number | null
+  value(run: ShiftRun, table: TableName, rows: readonly Record<string, unknown>[], raw: number | null, direct: number | null): number | null
 }
 
 const TABLES = ['measurements', 'handshakes', 'websocket'] as const
@@ -58,7 +58,7 @@ const columnMedian = (rows: readonly Record<string, unknown>[], column: string):
 /** raw µs; the direct row's unit; the per-run calibration's round trip; the counts engineer's calibrated column; the same-instant reference. */
 export const UNITS: readonly Unit[] = [
   { name: 'raw', label: 'µs, as measured', value: (_r, _t, _rows, raw) => raw },
-  { name: 'direct row', label: 'the run\'s direct row (backend µs/req)', value: (run, _t, _rows, raw) => { const d = runReferences(run.tables).direct; return raw !== null && d ? raw / d : null } },
+  { name: 'direct row', label: 'the run\'s direct row (backend µs/req)', value: (_run, _t, _rows, raw, direct) => (raw !== null && direct ? raw / direct : null) },
   { name: 'run calibration', label: 'the run\'s loopback round trip (manifest.calibration)', value: (run, _t, _rows, raw) => { const c = run.tables.manifest?.calibration?.loopback_rtt_us; return raw !== null && c ? raw / c : null } },
   { name: 'calibrated', label: 'column proxy_cpu_calibrated', value: (_r, _t, rows) => columnMedian(rows, 'proxy_cpu_calibrated') },
   { name: 'same-instant reference', label: 'column proxy_cpu_per_reference (each window\'s own reading)', value: (_r, _t, rows) => columnMedian(rows, 'proxy_cpu_per_reference') },
@@ -104,11 +104,11 @@ export interface ReferenceFigures {
   second: number | null
 }
 
-function referenceFigures(run: ShiftRun, disturbed: boolean): Record<string, number | null> {
+function referenceFigures(run: ShiftRun, disturbed: boolean, direct: number | null): Record<string, number | null> {
   const readings = TABLES.flatMap((t) => (run.tables[t] as unknown as Record<string, unknown>[]).filter((r) => r.status === 'valid' || (disturbed && isDisturbed(r as { status: string; reason: string }))).map((r) => r.reference_cpu_us_per_op))
     .filter((v): v is number => typeof v === 'number' && v > 0)
   return {
-    'direct row (backend µs/req)': runReferences(run.tables).direct,
+    'direct row (backend µs/req)': direct,
     'run calibration (loopback round trip µs)': run.tables.manifest?.calibration?.loopback_rtt_us ?? null,
     'same-instant reference (median µs per round trip)': readings.length ? median(readings) : null,
   }
@@ -140,12 +140,18 @@ export function machineShift(first: ShiftRun, second: ShiftRun, ledger: Ledger, 
     const xs = c.rows.map((r) => precisionValue(c.table, r)).filter((v): v is number => v !== null && v > 0)
     return xs.length ? median(xs) : null
   }
+  // The direct row's figure over the same rows as the cells' (disturbed windows too when they are in).
+  const directOf = (cells: typeof ca) => {
+    const xs = [...cells.values()].filter((c) => c.direct).map(rawOf).filter((v): v is number => v !== null)
+    return xs.length ? median(xs) : null
+  }
+  const [da, db] = [directOf(ca), directOf(cb)]
   const pairsFor = (unit: Unit, ids: readonly string[]) => ids.flatMap((id) => {
     const a = ca.get(id)!
     const b = cb.get(id)!
     if (a.direct && unit.name !== 'raw') return []
-    const va = unit.value(first, a.table, a.rows, rawOf(a))
-    const vb = unit.value(second, b.table, b.rows, rawOf(b))
+    const va = unit.value(first, a.table, a.rows, rawOf(a), da)
+    const vb = unit.value(second, b.table, b.rows, rawOf(b), db)
     return va !== null && vb !== null && va > 0 && vb > 0 ? [{ cell: id, a: va, b: vb }] : []
   })
   const units = UNITS.map((u) => movement(u.name, u.label, pairsFor(u, common), WITHIN.cost))
@@ -157,8 +163,8 @@ export function machineShift(first: ShiftRun, second: ShiftRun, ledger: Ledger, 
   }), WITHIN.count))
   const lines = verdictLines([first, second], ledger)
   const both = lines.filter((l) => DECIDED.has(l.verdicts[0] ?? '') && DECIDED.has(l.verdicts[1] ?? ''))
-  const ra = referenceFigures(first, disturbed)
-  const rb = referenceFigures(second, disturbed)
+  const ra = referenceFigures(first, disturbed, da)
+  const rb = referenceFigures(second, disturbed, db)
   return {
     disturbed,
     references: Object.keys(ra).map((name) => ({ name, first: ra[name]!, second: rb[name]! })),
