@@ -17,7 +17,7 @@ import type { CpuLayout } from '../roles/cpus.ts'
 export const REFERENCE_KINDS = ['none', 'rtt'] as const
 export type ReferenceKind = (typeof REFERENCE_KINDS)[number]
 
-/** Round trips per second of the rtt reference: a few % of a core, fixed before any data was seen. */
+/** Round trips per second of the rtt reference: small beside a proxy under load; fixed before any data was seen. */
 export const REFERENCE_RATE = 1000
 
 export interface ReferenceReading {
