@@ -338,31 +338,3 @@ test('official images: pull from a registry on 127.0.0.1 with digest; a missing 
     await sleep(100)
   }
 })
-
-// The system-call tax on docker (bench/machine-shift.mjs): the static launcher bind-mounted
-// read-only into unchanged images, in front of each entrypoint; a real proxy, the backend
-// and wrk keep working in their containers, each under the filter.
-test('under the syscall tax\'s launcher a real proxy, the backend and wrk run in their containers, filtered', { skip }, async () => {
-  const built = await ensureGoBuild('syscall-tax')
-  assert.equal(built.error, undefined)
-  const imgs = records.length > 0 ? records : (await ensureImages({ mode: 'offline', proxies: ['haproxy'], newestOnly: true, log: memoryLogger() })).records
-  const { taxLauncher } = await import('../../lib/runtime/syscall-tax.ts')
-  const rt = new DockerRuntime(newRunId('tax'), { keysDir: join(work, 'certs'), images: imgs, launcher: taxLauncher({ insns: 2000 }, built.path) })
-  const seccomp = (pid: number) => /^Seccomp:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-  try {
-    const backend = await startBackend(rt, { cpus: '0', logDir: work, host: '127.0.0.9' })
-    const stack = loadStack('haproxy')
-    const version = stack.versions.at(-1)!
-    const prepared = await prepareProxy({ stack, version, variant: 'pool-added', template: templateFile(stack, 'pool-added'), certs: certs.files.ec256, backend, threads: 1, runDir: join(work, 'haproxy-tax-run') })
-    const proxy = await startProxy(rt, prepared, '1', certs.ca)
-    const r = await loadgenRequests({ url: `https://127.0.0.1:${prepared.listenPort}/`, n: 200, c: 2, cacert: certs.ca, expectBody: 'hello world' })
-    assert.equal(r.ok, r.requests, r.error_samples[0] ?? JSON.stringify(r.status))
-    assert.deepEqual([seccomp(proxy.pid), seccomp(backend.role.pid)], ['2', '2'])
-    const rawFile = join(work, 'wrk-tax.txt')
-    const gen = await rt.start({ role: 'generator', name: 'wrk-tax', argv: ['wrk', '-t', '1', '-c', '4', '-d', '1s', '-s', join(repoRoot, 'stacks', 'wrk', 'report.lua'), `http://${backend.host}:${backend.port}/`], cpus: '0', logFile: rawFile })
-    assert.equal((await gen.exited).code, 0)
-    assert.match(readFileSync(rawFile, 'utf8'), /^PROXYBENCH_JSON \{/m)
-  } finally {
-    await rt.stopAll()
-  }
-})
