@@ -53,6 +53,8 @@ export const RUN_FLAGS = {
   'start-rps': { type: 'string' },
   metric: { type: 'string' },
   like: { type: 'string' },
+  'tax-ns': { type: 'string' },
+  reference: { type: 'string' },
   ...OUTCOME_FLAGS,
 } as const
 
@@ -103,6 +105,11 @@ ${BISECT_METRIC_HELP}
   --like ID             repeat a promoted baseline (baselines/runs/<id>): its profile, series, proxies, repeats,
                         window, connections, variants, key types, runtime and versions (the newest where its own
                         are no longer in the catalog, said in the report); flags given beside it win; compares with it
+  --tax-ns N            make every system call of every role and of the calibration about N ns dearer (a
+                        seccomp filter, measured on the proxy's core; docs/benchmarks.md#machine-shift)
+  --reference KIND      rtt: a fixed loopback ping-pong on the proxy's core during every closed-model window
+                        and handshake window, each row divided by its own window's reading; none (default)
+                        (docs/method/reference.md)
 ${OUTCOME_FLAGS_HELP}
   -h, --help            this help
 

@@ -7,6 +7,7 @@ import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import { defaultSeries, isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
 import { defaultCpuLayout, parseCpuOverride } from '../roles/cpus.ts'
+import { REFERENCE_KINDS, type ReferenceKind } from '../measure/reference.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
 import { parseFocus } from '../series/focus.ts'
@@ -44,6 +45,8 @@ export interface RunFlags extends CapacityFlags, BisectFlags {
   repeats?: string
   duration?: string
   'wait-quiet'?: string
+  'tax-ns'?: string
+  reference?: string
 }
 
 export function parseSeries(value: string): SeriesName[] {
@@ -106,6 +109,23 @@ function parseImages(value: string | undefined): ImageMode {
   const mode = value ?? 'offline'
   if (!(IMAGE_MODES as readonly string[]).includes(mode)) throw userError('--images', `unknown mode "${mode}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
   return mode as ImageMode
+}
+
+/** `--tax-ns N`: ns per system call; what the launcher's longest filter cannot reach is capped and said (manifest.syscall_tax.note). */
+export function parseTaxNs(value: string | undefined, hosts: boolean): number | undefined {
+  if (value === undefined) return undefined
+  const ns = Number(value)
+  if (!(value.trim() !== '' && Number.isInteger(ns) && ns >= 1 && ns <= 50_000)) throw userError(`--tax-ns ${value}`, 'not a tax in ns per system call', 'Use a whole number from 1 to 50000, e.g. --tax-ns 2000')
+  if (hosts) throw userError('--tax-ns', 'the tax\'s launcher is bind-mounted from this machine: not with --hosts', 'Drop --tax-ns or --hosts')
+  return ns
+}
+
+/** `--reference`: the workload measured beside every window (lib/measure/reference.ts). */
+export function parseReference(value: string | undefined, hosts: boolean): ReferenceKind {
+  const kind = value ?? 'none'
+  if (!(REFERENCE_KINDS as readonly string[]).includes(kind)) throw userError(`--reference ${value}`, 'unknown reference', `Use one of: ${REFERENCE_KINDS.join(', ')}`)
+  if (kind !== 'none' && hosts) throw userError('--reference', 'the reference runs on this machine\'s cores: with --hosts the proxy is elsewhere', 'Drop --reference or --hosts')
+  return kind as ReferenceKind
 }
 
 function parseSeed(value: string | undefined): number | undefined {
@@ -188,6 +208,8 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     allowChanges: !!f['allow-changes'],
     ...(f['no-counts'] ? { counts: false } : {}),
     seed: parseSeed(f.seed),
+    ...(f['tax-ns'] !== undefined ? { syscallTaxNs: parseTaxNs(f['tax-ns'], !!hosts) } : {}),
+    reference: parseReference(f.reference, !!hosts),
     install: o.install,
     log: o.log,
   }

@@ -8,6 +8,8 @@ import { z } from 'zod'
 export const COUNT_COLUMNS = [
   'proxy_syscalls_per_req', 'proxy_ctxsw_per_req', 'proxy_ctxsw_involuntary_per_req', 'proxy_user_us_per_req', 'proxy_sys_us_per_req', 'counts_reason',
 ] as const
+/** The reference measured in the row's own window (--reference; lib/measure/reference.ts). */
+const REFERENCE_COLUMNS = ['reference_kind', 'reference_cpu_us_per_op', 'reference_cpu_share', 'proxy_cpu_per_reference'] as const
 
 /** Columns of measurements.csv in README "Data" order; readers rely on these names. */
 export const MEASUREMENT_COLUMNS = [
@@ -36,6 +38,8 @@ export const MEASUREMENT_COLUMNS = [
   'proxy_cpu_calibrated', 'calibration_unit',
   // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
   'foreign_processes',
+  // The reference measured in the same window (lib/measure/reference.ts); empty without --reference and in older files.
+  ...REFERENCE_COLUMNS,
 ] as const
 
 const num = z.number().finite()
@@ -111,6 +115,11 @@ export const measurementSchema = z.object({
   calibration_unit: z.string().optional(),
   /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
   foreign_processes: z.string().optional(),
+  /** The reference of the row's own window (--reference): what ran, its CPU µs per operation and share of the proxy's core, the row's cost in its unit; empty: none. */
+  reference_kind: z.string().optional(),
+  reference_cpu_us_per_op: optNum.optional(),
+  reference_cpu_share: optNum.optional(),
+  proxy_cpu_per_reference: optNum.optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -172,6 +181,22 @@ export const quietSchema = z.object({
 })
 
 export type QuietRecord = z.infer<typeof quietSchema>
+/** The system-call tax every role and the calibration ran under (run-all --tax-ns; lib/runtime/syscall-tax.ts). */
+export const syscallTaxSchema = z.object({
+  /** ns per system call asked for. */
+  target_ns: num.nonnegative(),
+  /** Filter instructions chosen for it. */
+  insns: z.number().int().positive(),
+  /** ns per system call the filter added, measured on `cpuset` (median of three). */
+  measured_ns: num,
+  /** ns per system call without the filter, measured beside it. */
+  base_ns: num,
+  cpuset: z.string(),
+  measured_at: z.string(),
+  note: z.string().default(''),
+})
+
+export type SyscallTax = z.infer<typeof syscallTaxSchema>
 
 /**
  * One start of the harness on a run directory (the first run, then each --resume): the
@@ -263,6 +288,8 @@ export const manifestSchema = z.object({
   /** Absent in runs written before they were recorded (the committed baselines). */
   fingerprint: fingerprintSchema.nullable().default(null),
   calibration: calibrationSchema.nullable().default(null),
+  /** Runs under a system-call tax only (bench/machine-shift.mjs); absent: none. */
+  syscall_tax: syscallTaxSchema.optional(),
   /** Every invocation, first run and each --resume (absent in runs written before them). */
   invocations: z.array(invocationSchema).default([]),
   /** Runs with --hosts only (absent on one machine). */
@@ -286,6 +313,8 @@ export const HANDSHAKE_COLUMNS = [
   ...COUNT_COLUMNS,
   // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
   'foreign_processes',
+  // The reference measured in the same window (lib/measure/reference.ts); empty without --reference and in older files.
+  ...REFERENCE_COLUMNS,
 ] as const
 
 export const handshakeSchema = z.object({
@@ -322,6 +351,11 @@ export const handshakeSchema = z.object({
   ...countFields,
   /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
   foreign_processes: z.string().optional(),
+  /** The reference of the row's own window (--reference): what ran, its CPU µs per operation and share of the proxy's core, the row's cost in its unit; empty: none. */
+  reference_kind: z.string().optional(),
+  reference_cpu_us_per_op: optNum.optional(),
+  reference_cpu_share: optNum.optional(),
+  proxy_cpu_per_reference: optNum.optional(),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>

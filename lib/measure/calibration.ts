@@ -17,6 +17,8 @@ export interface CalibrationOptions {
   rttSeconds?: number
   /** openssl speed -seconds (per algorithm and operation: sign and verify each). */
   cryptoSeconds?: number
+  /** argv before each reference program (the system-call tax's launcher, as the roles run); empty: none. */
+  launcher?: readonly string[]
 }
 
 export interface RttFigures {
@@ -88,7 +90,7 @@ export function formatCalibration(c: Calibration): string {
 export async function measureCalibration(o: CalibrationOptions): Promise<Calibration | null> {
   const rttS = o.rttSeconds ?? 5
   const cryptoS = o.cryptoSeconds ?? 2
-  const pin = (argv: string[]) => ['-c', o.cpuset, ...argv]
+  const pin = (argv: string[]) => ['-c', o.cpuset, ...(o.launcher ?? []), ...argv]
   o.log.progress(`calibration: loopback TCP ping-pong on cpuset ${o.cpuset} (${rttS + 1} s)…`)
   const rtt = await exec('taskset', pin([goBinaryPath('loadgen'), 'rtt', '-d', `${rttS}s`, '-warmup', '1s', '-size', '1']), { timeoutMs: (rttS + 30) * 1000 })
   let figures: RttFigures

@@ -14,6 +14,7 @@ import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
 import { interrupted } from '../runtime/shutdown.ts'
 import type { RunningRole, Runtime } from '../runtime/types.ts'
 import type { ReadyOptions } from '../roles/net.ts'
+import type { ReferenceKind } from './reference.ts'
 
 /** One cell of a series: what is measured, independent of the repeat. */
 export interface Cell {
@@ -62,6 +63,10 @@ export interface CellContext {
   calibration?: Calibration | null
   /** Called with the stack up, just before the load starts (lib/run/quiet.ts): waits for quiet after a disturbed window. */
   windowGate?: WindowGate
+  /** --reference: the workload measured beside each window (lib/measure/reference.ts); absent: none. */
+  reference?: ReferenceKind
+  /** argv before every process the run starts outside the runtime on the proxy's cores (the system-call tax's launcher). */
+  launcher?: readonly string[]
 }
 
 /** What a cell protocol awaits before it starts its load, so that a window fits between a neighbour's bursts. */

@@ -12,6 +12,7 @@ import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } fr
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
 import { TWO_PART_UNIT, twoPartCost } from '../data/calibration-unit.ts'
+import { referenceColumns, referenceNote, referenceUse, startReference } from './reference.ts'
 import { invalidReasons } from './validity.ts'
 
 interface Snapshot {
@@ -112,6 +113,8 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       cpus: ctx.cpus.generator, logFile: raw, ...(gen.inScratch ? { cwd: scratch } : {}),
     })
     roles.push(generator)
+    // Started with the generator, its window lines up with the cell's (warm-up, then the window).
+    const reference = startReference(ctx, { warmupS: p.warmupS, durationS: p.durationS })
     const snap = async (): Promise<Snapshot> => {
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
       return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), procs: readProcesses(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
@@ -143,6 +146,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
     if (hung) await ctx.runtime.stop(generator)
     const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
+    const refReading = reference ? await reference.reading() : null
 
     const windowS = Number(b.at - a.at) / 1e9
     const requests = b.stats.requests - a.stats.requests
@@ -154,7 +158,8 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
     })
     const d = withCulprits(windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
-      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }]), a.procs, b.procs, windowS, roles.map((r) => r.pid))
+      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }, ...referenceUse(refReading, ctx.cpus)]), a.procs, b.procs, windowS, roles.map((r) => r.pid))
+    const refNote = referenceNote(refReading)
     const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
     const proxyPerReq = proxy ? perReq(b.proxyNs - a.proxyNs) : null
     const backendPerReq = perReq(b.backendNs - a.backendNs)
@@ -174,8 +179,10 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       backend_conns_per_1k_req: requests > 0 ? round(((b.stats.accepted - a.stats.accepted - 3) * 1000) / requests, 2) : null,
       proxy_cpu_share: proxy ? round((b.proxyNs - a.proxyNs) / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
       status: reasons.length ? 'invalid' : 'valid',
-      reason: reasons.join('; '),
+      reason: [...reasons, ...(refNote ? [refNote] : [])].join('; '),
       ...disturbanceColumns(d),
+      // The direct row's cost is the backend's.
+      ...referenceColumns(refReading, proxy ? proxyPerReq : backendPerReq),
     })
   })
 }

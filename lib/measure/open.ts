@@ -22,7 +22,7 @@ export async function measureOpen(cell: Cell, repeat: number, rate: number, ctx:
   return withVerifiedStack(cell, name, ctx, outcomes(row), async ({ proxy, backend, url, roles }) => {
     const argv = loadgenArgv('open', url, ctx.certs.ca, { rate, d: `${seconds}s`, prealloc: OPEN_PREALLOC, 'max-vus': cell.connections, 'expect-body': 'hello world' })
     // The direct row (no proxy) runs the same protocol; only the backend is watched then.
-    const g = await runGenerator<OpenResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'open.json'), proxy ? [proxy, backend.role] : [backend.role], roles, seconds, [proxy ?? backend.role])
+    const g = await runGenerator<OpenResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'open.json'), proxy ? [proxy, backend.role] : [backend.role], roles, seconds, { count: [proxy ?? backend.role] })
     const r = g.result
     const proxyNs = proxy ? g.cpuNs.get(proxy)! : null
     const perReq = (ns: number) => (r && r.ok > 0 ? round(ns / 1e3 / r.ok) : null)

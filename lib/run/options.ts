@@ -1,4 +1,5 @@
 import type { Profile } from '../catalog/profiles.ts'
+import type { ReferenceKind } from '../measure/reference.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import type { Logger } from '../core/log.ts'
 import type { BisectMetric } from '../data/bisect.ts'
@@ -48,6 +49,10 @@ export interface RunOptions {
   counts?: boolean
   /** A fixed seed instead of a random one. */
   seed?: number
+  /** --tax-ns: every role and the calibration under a system-call tax of about this many ns (lib/runtime/syscall-tax.ts). */
+  syscallTaxNs?: number
+  /** --reference: the workload measured beside every window; absent: none. */
+  reference?: ReferenceKind
   /** Install missing components first (run-all) or only check (a single step). */
   install: boolean
   log: Logger

@@ -12,7 +12,7 @@ import { readRunTables } from '../data/run-data.ts'
 import { readBisectPlan } from '../data/bisect.ts'
 import { formatCalibration, measureCalibration } from '../measure/calibration.ts'
 import { checkTemplates } from '../measure/cell.ts'
-import { SCHEMA_VERSION, type Invocation, type Manifest, type Measurement } from '../data/schema.ts'
+import { SCHEMA_VERSION, type Invocation, type Manifest, type Measurement, type SyscallTax } from '../data/schema.ts'
 import { findingsFor, type Finding } from '../findings/index.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { cleanupStaleContainers } from '../runtime/docker/cleanup.ts'
@@ -32,6 +32,7 @@ import { goSourceHash } from '../setup/gobuild.ts'
 import { machineFingerprint } from '../setup/fingerprint.ts'
 import { harnessCommit, harnessState, hostInfo, toolVersions } from '../setup/host.ts'
 import { ensureImages, type ImageRecord } from '../setup/images.ts'
+import { calibrateTax, formatTax, taxLauncher } from '../runtime/syscall-tax.ts'
 import { acquireRunLock } from './lock.ts'
 import type { RunOptions, RuntimeChoice } from './options.ts'
 import { adaptiveSettings } from './adaptive.ts'
@@ -66,10 +67,10 @@ async function resolveRuntime(kind: RuntimeChoice, log: Logger, hosts: boolean):
 }
 
 /** The runtime of a run: native processes, or containers from images ensured now. */
-async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions): Promise<{ runtime: Runtime; images: ImageRecord[]; facts?: Map<unknown, EngineFacts> }> {
+async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions, launcher: readonly string[] = []): Promise<{ runtime: Runtime; images: ImageRecord[]; facts?: Map<unknown, EngineFacts> }> {
   if (kind === 'native') {
     cleanupStale(o.log)
-    return { runtime: new NativeRuntime(id), images: [] }
+    return { runtime: new NativeRuntime(id, { launcher }), images: [] }
   }
   await cleanupStaleContainers(o.log)
   const imgs = await ensureImages({ mode: o.images, proxies: o.proxies, log: o.log })
@@ -86,7 +87,7 @@ async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOption
       throw e
     }
   }
-  return { runtime: new DockerRuntime(id, { images: imgs.records, network: o.network }), images: imgs.records }
+  return { runtime: new DockerRuntime(id, { images: imgs.records, network: o.network, launcher }), images: imgs.records }
 }
 
 /** A phase that needs more repeats than the profile's (a bisect's Mann-Whitney test) gets them, disturbed windows re-measured up to there. */
@@ -95,6 +96,28 @@ const atLeast = <A extends { settings: { minRepeats: number; maxRepeats: number 
 
 /** Seconds the preflight samples the machine before the first window. */
 const PREFLIGHT_S = 2
+/**
+ * --tax-ns: the filter length for the asked tax, measured on the proxy's cores now, or the
+ * run's own on --resume (the same length, so every row pays the same); a resume that asks
+ * for another tax, or none where the run had one, is refused.
+ */
+async function runSyscallTax(o: RunOptions, previous: Manifest | null | undefined, cpuset: string): Promise<SyscallTax | undefined> {
+  const had = previous?.syscall_tax
+  if (o.resume && previous && (had?.target_ns ?? null) !== (o.syscallTaxNs ?? null)) {
+    throw userError('--tax-ns', `${o.out} ran ${had ? `under a tax of ${had.target_ns} ns per system call` : 'without a system-call tax'}`, had ? `Resume with --tax-ns ${had.target_ns}` : 'Resume without --tax-ns')
+  }
+  if (had) {
+    o.log.info(formatTax(had))
+    return had
+  }
+  if (o.syscallTaxNs === undefined) return undefined
+  o.log.progress(`syscall tax: measuring the filter length for ${o.syscallTaxNs} ns per system call on cpuset ${cpuset}…`)
+  const tax = await calibrateTax(o.syscallTaxNs, cpuset).catch((e: Error) => {
+    throw userError('--tax-ns', e.message, 'Run: npx zx notebooks/00-setup.mjs (it builds stacks/syscall-tax), or drop --tax-ns')
+  })
+  o.log.info(formatTax(tax))
+  return tax
+}
 
 const newRunId = () => {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
@@ -140,9 +163,11 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
 
   // Components: installed by run-all, only checked by a single step.
   const components = await setup({ proxies: o.proxies, install: o.install, log, engine: false })
-  const broken = components.filter((c) => !usable(c) && ['backend', 'loadgen', 'wrk', 'openssl', ...o.proxies].includes(c.component))
+  const broken = components.filter((c) => !usable(c) && ['backend', 'loadgen', 'wrk', 'openssl', ...(o.syscallTaxNs ? ['syscall-tax'] : []), ...o.proxies].includes(c.component))
   if (broken.length > 0) throw userError(broken[0]!.component, broken[0]!.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
   const certs = await ensureCerts(certsDir, { force: false, log })
+  const syscallTax = await runSyscallTax(o, previous, cpus.proxy)
+  const launcher = syscallTax ? taxLauncher(syscallTax) : []
 
   let runtimeKind = await resolveRuntime(o.runtime, log, !!o.hosts)
   if (network === 'bridge' && runtimeKind !== 'docker') {
@@ -150,11 +175,11 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   }
   // The pid keeps cgroups, containers and state of two runs with the same directory name apart.
   const runtimeId = `${runId}-${process.pid}`
-  const { runtime, images, facts } = await createRuntime(runtimeKind, runtimeId, o).catch((e: Error) => {
+  const { runtime, images, facts } = await createRuntime(runtimeKind, runtimeId, o, launcher).catch((e: Error) => {
     if (o.runtime !== 'auto' || network === 'bridge' || o.hosts) throw e
     log.warn(`runtime: docker images could not be prepared (${e.message.split('\n')[0]}); auto falls back to native`)
     runtimeKind = 'native'
-    return createRuntime('native', runtimeId, o)
+    return createRuntime('native', runtimeId, o, launcher)
   })
   if (o.hosts && runtime instanceof MultiHostRuntime) {
     cpus = hostCpusets(o.hosts, (h) => facts?.get(h)?.cpus ?? 0)
@@ -182,6 +207,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     custom_configs: customConfigs,
     steps: Object.fromEntries(o.series.map((s) => [s, 'pending'])),
     fingerprint: await machineFingerprint(), calibration: null, invocations: [],
+    ...(syscallTax ? { syscall_tax: syscallTax } : {}),
   }
   // Resuming with more series extends the run: the manifest lists every series it holds.
   for (const s of o.series) if (!manifest.series.includes(s)) manifest.series.push(s)
@@ -220,6 +246,8 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks,
     capacity: o.capacity,
     ...(o.counts === false ? { counts: false } : {}),
+    ...(o.reference && o.reference !== 'none' ? { reference: o.reference } : {}),
+    launcher,
   }
   const findings: Finding[] = []
   try {
@@ -236,7 +264,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     const proxyElsewhere = o.hosts && o.hosts.roles.proxy.host.protocol !== 'unix'
     if (proxyElsewhere && !manifest.calibration) log.info('calibration: not measured (the proxy runs on another host; calibrated units need it measured there)')
     if (!manifest.calibration && !proxyElsewhere) {
-      manifest.calibration = await measureCalibration({ cpuset: cpus.proxy, log, ...o.profile.calibration })
+      manifest.calibration = await measureCalibration({ cpuset: cpus.proxy, log, launcher, ...o.profile.calibration })
       save()
     }
     if (manifest.calibration) log.info(formatCalibration(manifest.calibration))

@@ -110,7 +110,11 @@ export class NativeRuntime implements Runtime {
   private readonly stateFile: string
   private readonly refs = new Map<string, ProcRef>()
 
-  constructor(readonly runId: string) {
+  /** argv put before every role's (the system-call tax's launcher, lib/runtime/syscall-tax.ts); empty: none. */
+  private readonly launcher: readonly string[]
+
+  constructor(readonly runId: string, opts: { launcher?: readonly string[] } = {}) {
+    this.launcher = opts.launcher ?? []
     this.cpu = detectCpuAccounting(runId)
     this.cpuSource = this.cpu.source
     this.stateFile = join(stateDir(), `${runId}.json`)
@@ -133,7 +137,7 @@ export class NativeRuntime implements Runtime {
     // The shell joins the cgroup before exec, so the role and all its children are counted.
     // Open files are raised to the hard limit: 5000 held WebSockets need 10000 in a proxy.
     const script = 'cg=$1; cpus=$2; shift 2; if [ -n "$cg" ]; then echo $$ > "$cg"; fi; ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec taskset -c "$cpus" "$@"'
-    const child = spawn('sh', ['-c', script, 'sh', procs, spec.cpus, ...spec.argv], {
+    const child = spawn('sh', ['-c', script, 'sh', procs, spec.cpus, ...this.launcher, ...spec.argv], {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ['ignore', out, out],

@@ -5,8 +5,11 @@ import { sha256Text } from '../core/hash.ts'
 import { cacheDir, stacksDir } from '../core/paths.ts'
 
 /** Go programs of the harness, each a module in stacks/<name>. */
-export const GO_PROGRAMS = ['backend', 'loadgen'] as const
+export const GO_PROGRAMS = ['backend', 'loadgen', 'syscall-tax'] as const
 export type GoProgram = (typeof GO_PROGRAMS)[number]
+
+/** Programs bind-mounted into any image (the syscall tax's launcher wraps every role): linked statically, no libc needed there. */
+const STATIC: readonly GoProgram[] = ['syscall-tax']
 
 /** Hash of what determines the binary: go.mod, go.sum and non-test .go files. */
 export function goSourceHash(dir: string): string {
@@ -36,7 +39,8 @@ export async function ensureGoBuild(name: GoProgram): Promise<{ path: string; bu
   if (existsSync(path)) return { path, built: false }
   mkdirSync(join(path, '..'), { recursive: true })
   const tmp = `${path}.tmp-${process.pid}`
-  const r = await exec('go', ['build', '-trimpath', '-o', tmp, '.'], { cwd: join(stacksDir, name) })
+  const env = STATIC.includes(name) ? { CGO_ENABLED: '0' } : undefined
+  const r = await exec('go', ['build', '-trimpath', '-o', tmp, '.'], { cwd: join(stacksDir, name), ...(env ? { env } : {}) })
   if (r.code === 127) return { path, built: false, error: 'go not found on PATH' }
   if (r.code !== 0) return { path, built: false, error: `go build in stacks/${name} failed: ${lastLine(r.stderr)}` }
   renameSync(tmp, path)

@@ -26,6 +26,7 @@ const row: Measurement = {
   scheme: 'https', path: '/', body_bytes: null, streams: null, load_foreign_cpu_share: 0.02,
   proxy_syscalls_per_req: 7.415, proxy_ctxsw_per_req: 0.014, proxy_ctxsw_involuntary_per_req: null, proxy_user_us_per_req: 9.5, proxy_sys_us_per_req: 13, counts_reason: '',
   proxy_cpu_calibrated: 21.2, calibration_unit: 'two-part-ref-us-v1',
+  reference_kind: 'rtt@1000/s', reference_cpu_us_per_op: 60.5, reference_cpu_share: 0.0605, proxy_cpu_per_reference: 0.3719,
 }
 
 test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {
@@ -74,12 +75,13 @@ test('a CSV written before steal_share and foreign_cpu_share reads them as null,
   const file = join(dir, 'measurements.csv')
   // The same file as an older run wrote it: the three last columns absent.
   writeFileSync(file, before(readFileSync(file, 'utf8'), 'steal_share'))
-  const { scheme: _, ...noScheme } = row
-  // Columns after it read as not measured: numbers null, the count reason and unit absent.
+  const { scheme: _, reference_kind: _kind, ...noScheme } = row
+  // Columns after it read as not measured: numbers null, the count reason, unit and reference kind absent.
   const { counts_reason: _r, calibration_unit: _u, ...older } = noScheme
   assert.deepEqual(readMeasurements(dir)[0], {
     ...older, steal_share: null, foreign_cpu_share: null, invocation: null, load_foreign_cpu_share: null,
     proxy_syscalls_per_req: null, proxy_ctxsw_per_req: null, proxy_ctxsw_involuntary_per_req: null, proxy_user_us_per_req: null, proxy_sys_us_per_req: null, proxy_cpu_calibrated: null,
+    reference_cpu_us_per_op: null, reference_cpu_share: null, proxy_cpu_per_reference: null,
   })
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { createWriteStream, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, type WriteStream } from 'node:fs'
 import { homedir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import type Docker from 'dockerode'
 import { dockerClient } from '../../setup/docker-engine.ts'
 import { imageFor, readImageRecords, type ImageRecord } from '../../setup/images.ts'
@@ -104,6 +104,12 @@ export interface DockerRuntimeOptions {
   engineName?: string
   /** The docker CLI's environment for this engine (DOCKER_HOST…), for the exit pass's sweep. */
   cliEnv?: Record<string, string>
+  /**
+   * argv put before every role's inside its container (the system-call tax's launcher,
+   * lib/runtime/syscall-tax.ts): argv[0] is a static binary, bind-mounted read-only at
+   * /opt/proxybench/<its name>, so no image changes. Not with copyFiles (engines on other hosts).
+   */
+  launcher?: readonly string[]
 }
 
 export interface DockerRunningRole extends RunningRole {
@@ -165,6 +171,7 @@ export class DockerRuntime implements Runtime {
   private readonly imageSource?: Docker
   readonly engineName: string
   private readonly cliEnv: Record<string, string>
+  private readonly launcher: readonly string[]
   /** Images known to be on this engine; those sent here, with their id on it. */
   private readonly present = new Set<string>()
   readonly loaded = new Map<string, { image: string; id: string; bytes: number }>()
@@ -188,6 +195,8 @@ export class DockerRuntime implements Runtime {
     if (opts.imageSource) this.imageSource = opts.imageSource
     this.engineName = opts.engineName ?? 'docker'
     this.cliEnv = opts.cliEnv ?? {}
+    this.launcher = opts.launcher ?? []
+    if (this.launcher.length > 0 && this.copyFiles) throw new Error(`${this.engineName}: a launcher (the syscall tax) needs a file system shared with the engine`)
     trackRuntime(this)
   }
 
@@ -291,9 +300,14 @@ export class DockerRuntime implements Runtime {
     if (this.entries.has(spec.name)) throw new Error(`role ${spec.name} already running`)
     // After a signal stopAll() has run or is running: a role started now would outlive it.
     if (interrupted()) throw new Error(`interrupted by ${interrupted()}: ${spec.name} not started`)
-    const { image, argv, env } = this.resolveImage(spec)
+    const resolved = this.resolveImage(spec)
+    const { image, env } = resolved
+    // Not at its host path: an image's /root may be closed to the container user.
+    const launcherAt = this.launcher[0] ? `/opt/proxybench/${basename(this.launcher[0])}` : undefined
+    const argv = launcherAt ? [launcherAt, ...this.launcher.slice(1), ...resolved.argv] : resolved.argv
     const plan = planMounts(spec, this.user, undefined, this.copies.keysDir)
     const binds = this.copyFiles ? [] : plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
+    if (launcherAt) binds.push(`${this.launcher[0]}:${launcherAt}:ro`)
     for (const c of this.copyFiles ? [] : plan.copies) {
       if (process.getuid?.() !== 0) throw new Error(`${c.source} is not readable by ${this.user.uid}:${this.user.gid} inside the container`)
       binds.push(`${this.copies.copy(c.source)}:${c.target}:ro`)

@@ -1,0 +1,3 @@
+module proxybench/syscall-tax
+
+go 1.26.0
