@@ -61,4 +61,4 @@ export function disturbedReason(d: { steal_share?: number | null; foreign_cpu_sh
 }
 
 /** A row invalid only for being disturbed (foreign CPU or steal on a shared machine): benches that pair windows back to back may count it. */
-export const onlyDisturbed = (r: { status: string; reason: string }) => r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((x) => x.startsWith('disturbed'))
+export { onlyDisturbed } from '../data/precision.ts'

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { test } from 'node:test'
+import { testNeeding } from '../support/needs.ts'
 import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
@@ -20,7 +20,7 @@ import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
 // row, of a handshake row and of the direct row, with the run's two-part units; then the
 // same cell with counting switched off. Counts and blanks only, no timings.
 const unavailable = await countingUnavailable()
-test('closed, direct and handshake rows carry counts, the calibrated figure and its unit; --no-counts leaves them empty with the reason', { skip: unavailable ?? false, timeout: 300_000 }, async () => {
+testNeeding('closed, direct and handshake rows carry counts, the calibrated figure and its unit; --no-counts leaves them empty with the reason', { id: 'integration/counts', missing: unavailable ?? false, timeout: 300_000 }, async () => {
   assert.equal((await ensureGoBuild('loadgen')).error, undefined)
   const log = memoryLogger()
   const runtime = new NativeRuntime(`counts-${process.pid}`)

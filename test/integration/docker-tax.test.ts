@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { test } from 'node:test'
+import { testNeeding } from '../support/needs.ts'
 import { loadStack, templateFile } from '../../lib/catalog/stack.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
@@ -26,7 +26,7 @@ try {
   skip = `no Docker engine: ${(e as Error).message}`
 }
 
-test('under the syscall tax\'s launcher a real proxy, the backend and wrk run in their containers, filtered', { skip }, async () => {
+testNeeding('under the syscall tax\'s launcher a real proxy, the backend and wrk run in their containers, filtered', { id: 'integration/docker-tax', missing: skip }, async () => {
   const built = await ensureGoBuild('syscall-tax')
   assert.equal(built.error, undefined)
   for (const g of ['backend', 'loadgen'] as const) assert.equal((await ensureGoBuild(g)).error, undefined)

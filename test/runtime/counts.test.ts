@@ -3,6 +3,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { testNeeding } from '../support/needs.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { cgroupOfPid, countingUnavailable, involuntaryBetween, openCounting, parsePerfStat, perfStatArgs, userShareBetween, type RoleCounts } from '../../lib/runtime/counts.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
@@ -93,7 +94,7 @@ async function countKnownLoop(rt: Runtime, n: number, extra: Partial<Parameters<
 }
 
 const unavailable = await countingUnavailable()
-test('native: a loop of N getppid calls counts N ±1% system calls; user/system split and switches read', { skip: unavailable ?? false, timeout: 120_000 }, async () => {
+testNeeding('native: a loop of N getppid calls counts N ±1% system calls; user/system split and switches read', { id: 'runtime/counts', missing: unavailable ?? false, timeout: 120_000 }, async () => {
   assert.equal((await ensureGoBuild('loadgen')).error, undefined)
   const rt = new NativeRuntime(`test-${process.pid}-counts`)
   try {
@@ -124,7 +125,7 @@ if (!dockerSkip) {
   }
 }
 
-test('docker: the same loop in a container counts N ±1% (the container\'s cgroup)', { skip: dockerSkip, timeout: 180_000 }, async () => {
+testNeeding('docker: the same loop in a container counts N ±1% (the container\'s cgroup)', { id: 'runtime/counts-docker', missing: dockerSkip, timeout: 180_000 }, async () => {
   assert.equal((await ensureGoBuild('loadgen')).error, undefined)
   const rt = new docker!.DockerRuntime(`test-${process.pid}-counts`)
   try {
