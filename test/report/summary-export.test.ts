@@ -14,13 +14,13 @@ test('--json: the fixture run against a run baseline is one document that valida
   const doc = buildSummary({ runId: 'run-quick', runDir: FIXTURE_RUN, ...r, gates, report: null })
   // What a reader parses: the text printed on stdout.
   const back = SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify(doc)))
-  assert.equal(back.format, 'proxybench-summary/1')
+  assert.equal(back.format, 'proxybench-summary/2')
   assert.equal(back.findings.length, r.findings.length)
   assert.ok(back.findings.some((f) => f.intervals.length > 0), 'findings carry their intervals')
   assert.equal(back.claims.length, r.claims.length)
   assert.ok(back.claims.some((c) => c.interval !== null), 'claims carry their intervals')
   assert.equal(back.baseline?.kind, 'run')
-  assert.ok(back.baseline?.kind === 'run' && back.baseline.cells.length > 0 && back.baseline.cells.some((c) => c.calibrated !== null))
+  assert.ok(back.baseline?.kind === 'run' && back.baseline.cells.length > 0 && back.baseline.cells.some((c) => c.metric === 'proxy / direct') && back.baseline.cells[0]!.kind === 'count')
   assert.deepEqual(back.gates.map((g) => g.expr), ['regression>10%', 'finding:F2', 'claim:envoy-ws-cap-1024!=reproduced'])
 })
 

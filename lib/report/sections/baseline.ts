@@ -1,6 +1,7 @@
-import { REFERENCE_LABELS, REFERENCES, type CalibratedDelta, type ReferenceName, type References } from '../../analysis/calibrated.ts'
+import { REFERENCE_LABELS, REFERENCES, type ReferenceName, type References } from '../../analysis/calibrated.ts'
 import type { LikeRecord } from '../../data/like.ts'
-import { formatDelta, type Delta } from '../../analysis/compare.ts'
+import { ALPHA, formatChange, formatDetectable, KIND_ORDER, POWER, type ComparisonRow } from '../../analysis/compare.ts'
+import { RATIO_METRICS } from '../../analysis/run-figures.ts'
 import type { TableName } from '../../analysis/cells.ts'
 import type { PublishedDelta } from '../../analysis/published.ts'
 import type { ChartRequest } from '../chart-requests.ts'
@@ -10,7 +11,9 @@ import { Article, esc, num, pct } from '../markdown.ts'
 /** What the article shows of a baseline: deltas per cell (a promoted run) or per figure (published). */
 export type BaselineComparison =
   | {
-    id: string; kind: 'run'; title: string; machine: string; sameMachine: boolean; deltas: CalibratedDelta[]
+    id: string; kind: 'run'; title: string; machine: string; sameMachine: boolean
+    /** Counts, ratios within a run, then costs, each with its across-run test (lib/analysis/compare.ts). */
+    comparison: ComparisonRow[]
     /** fingerprintDiff(baseline, run); null when a side has no fingerprint recorded (named in missingFingerprint). */
     fingerprintDiff: string[] | null
     missingFingerprint: ('the baseline' | 'this run')[]
@@ -26,7 +29,7 @@ const WHY = 'Across machines only CPU microseconds per request (or per handshake
 const CHART = 'charts/baseline.svg'
 const JUDGE = 'Across different machines, a proxy\'s change is judged on the calibrated unit (its CPU µs divided by a reference measured in the same run, on the same kernel) and on ratios between cells of one run, never on the raw µs delta: two machines of one kind (same CPU model, another kernel build and mitigations) measured every proxy about 2.2x apart in raw µs.'
 
-const cellName = (d: Delta) => [d.key.proxy, d.key.variant, d.key.key_type !== 'ec256' ? d.key.key_type : '', d.key.mode, d.key.target_rps ? `@${d.key.target_rps}` : ''].filter(Boolean).join(' ')
+const cellName = (d: Pick<ComparisonRow, 'key'>) => [d.key.proxy, d.key.variant, d.key.key_type !== 'ec256' ? d.key.key_type : '', d.key.mode, d.key.target_rps ? `@${d.key.target_rps}` : ''].filter(Boolean).join(' ')
 
 /** The section, and the chart of its deltas (none when no cell has one). */
 export function baselineSection(a: Article, b: BaselineComparison | undefined): ChartRequest[] {
@@ -70,8 +73,6 @@ function likeNote(a: Article, like: LikeRecord) {
 
 type RunComparison = Extract<BaselineComparison, { kind: 'run' }>
 
-const ratio = (v: number | null | undefined) => (v === null || v === undefined ? null : v)
-
 function runSection(a: Article, b: RunComparison): ChartRequest[] {
   if (b.fingerprintDiff === null) {
     a.para(`**Machine fingerprint**: not recorded by ${b.missingFingerprint.join(' nor ')} (runs written before fingerprints were recorded have none), so whether the machines differ cannot be told from the data: read the raw µs as if they were different machines.`)
@@ -91,28 +92,57 @@ function runSection(a: Article, b: RunComparison): ChartRequest[] {
     const run = b.references.run[r]
     return `${esc(REFERENCE_LABELS[r])}${used.has(r) ? ' (used)' : ''}: baseline ${side(base)}, this run ${side(run)}${base && run ? `, ratio ${num(run / base)}` : ''}`
   }))
-  a.para('Per cell: the raw medians (µs) and their change, then the same cells in the calibrated unit (µs ÷ the run\'s reference, per table as above; the CSV names it per row) and their change; each with a Mann-Whitney U test over the repeats (α = 0.05), `~` when not significant. Cells are matched without the version: where it changed, the row says `old → new`.')
-  const cal = (d: CalibratedDelta, side: 'base' | 'run') => ratio(d.calibrated?.[side]?.median)
-  // The page leaves out what the series and the references above already say (it must fit A4); the CSV keeps every column.
-  a.table('baseline', [
-    { title: 'table', value: (d) => d.raw.table, csvOnly: true },
-    { title: 'series', value: (d) => d.raw.key.series ?? null },
-    { title: 'proxy', value: (d) => d.raw.key.proxy ?? null, show: (d) => esc([d.raw.key.proxy, d.raw.key.version].filter(Boolean).join(' ')) },
-    { title: 'version', value: (d) => d.raw.key.version ?? null, csvOnly: true },
-    { title: 'cell', value: (d) => String(d.raw.key.variant ?? '') + (d.raw.key.key_type ? ` ${d.raw.key.key_type}` : '') + (d.raw.key.mode ? ` ${d.raw.key.mode}` : '') + (d.raw.key.target_rps ? ` @${d.raw.key.target_rps} rps` : '') },
-    { title: 'baseline (µs)', value: (d) => d.raw.base?.median ?? null },
-    { title: 'this run (µs)', value: (d) => d.raw.run?.median ?? null },
-    { title: 'raw delta', value: (d) => formatDelta(d.raw), show: (d) => esc(formatDelta(d.raw)) },
-    { title: 'reference', value: (d) => d.reference, csvOnly: true },
-    { title: 'baseline (calibrated)', value: (d) => cal(d, 'base') },
-    { title: 'this run (calibrated)', value: (d) => cal(d, 'run') },
-    { title: 'calibrated delta', value: (d) => (d.calibrated ? formatDelta(d.calibrated) : 'no calibration recorded'), show: (d) => (!d.calibrated ? 'no calibration recorded' : d.calibrated.significant ? `**${esc(formatDelta(d.calibrated))}**` : esc(formatDelta(d.calibrated))) },
-  ], b.deltas, 'No cell of this run is in the baseline.')
-  // One bar per cell of the main series, in the calibrated unit where both runs have the reference.
-  const main = b.deltas.filter((d) => d.raw.table === 'measurements' && ['same', 'pool-added', 'pool-removed'].includes(String(d.raw.key.series)))
-  const calibrated = main.some((d) => d.calibrated?.delta != null)
-  const rows = main.map((d) => ({ d: calibrated ? d.calibrated : d.raw, name: cellName(d.raw) }))
-    .filter((x): x is { d: Delta; name: string } => x.d !== null && x.d.delta !== null)
-    .map(({ d, name }) => ({ category: name, value: d.delta! * 100, group: d.significant ? 'significant (p < 0.05)' : '~ not significant' }))
-  return chart(a, rows, calibrated ? `Change of proxy CPU per request against the baseline, in the calibrated unit (÷ ${REFERENCE_LABELS[b.referenceChoice.measurements]}), %` : 'Change of proxy CPU per request against the baseline (raw µs), %')
+  comparisonTables(a, b.comparison)
+  // One bar per cell of the main series, in the calibrated unit (proxy / direct).
+  const main = b.comparison.filter((c) => c.metric === RATIO_METRICS.calibrated && c.table === 'measurements' && ['same', 'pool-added', 'pool-removed'].includes(String(c.key.series)))
+  const rows = main.map((c) => ({ category: cellName(c), value: c.change * 100, group: VERDICT_GROUP[c.verdict] }))
+  return chart(a, rows, `Change of proxy CPU per request against the baseline, in the calibrated unit (÷ ${REFERENCE_LABELS[b.referenceChoice.measurements]}), %`)
+}
+
+const VERDICT_GROUP: Record<ComparisonRow['verdict'], string> = {
+  increased: 'changed beyond the between-run noise', decreased: 'changed beyond the between-run noise', 'no change': 'within the between-run noise', 'too few repeats to compare': 'too few repeats to compare',
+}
+
+const KIND_TITLE: Record<ComparisonRow['kind'], string> = {
+  count: 'Counts per request (they do not depend on the machine)',
+  ratio: 'Ratios between cells of one run (the machine cancels; `proxy / direct` is the calibrated unit)',
+  cost: 'Costs (µs; on another machine read them as that machine\'s)',
+}
+
+const UNIT_NOTE: Record<string, string> = { proxy_cpu_us_per_req: 'µs/req', proxy_cpu_us_per_handshake: 'µs/handshake', proxy_cpu_us_per_msg: 'µs/msg', backend_cpu_us_per_req: 'direct row, backend µs/req' }
+
+/** One table per kind of figure, in KIND_ORDER; the CSV keeps every column of every row. */
+function comparisonTables(a: Article, rows: readonly ComparisonRow[]) {
+  if (rows.length === 0) {
+    a.para('*No figure of this run is in the baseline.*')
+    return
+  }
+  const decided = rows.filter((r) => r.verdict !== 'too few repeats to compare')
+  const changed = decided.filter((r) => r.verdict !== 'no change')
+  a.para(`Each figure is compared on the log scale by a random-effects test (docs/method/comparison.md): the two medians' difference against the noise of each run's own rounds **and** the between-run variance of that kind of figure, which more windows of one run cannot show (Kalibera & Jones: a run is a level of its own). A change is named when its ${((1 - ALPHA) * 100).toFixed(0)}% interval excludes 0; \`could detect\` is the smallest change the test finds with probability ${POWER} at these repeats; where no between-run variance can be estimated from what the runs hold (no lab-note figure for that kind, and too few rounds), the row says *too few repeats to compare*: a test that cannot reach its level is not shown. ${decided.length} of ${rows.length} figures could be tested; ${changed.length} changed beyond the noise.`)
+  const sources = new Map<string, number>()
+  for (const r of rows) sources.set(r.between.source, (sources.get(r.between.source) ?? 0) + 1)
+  a.para('Where the between-run variance of each row comes from (the CSV names it per row):')
+  a.bullets([...sources].map(([s, n]) => `${esc(s)}: ${n} figure${n === 1 ? '' : 's'}`))
+  for (const kind of KIND_ORDER) {
+    const of = rows.filter((r) => r.kind === kind)
+    if (of.length === 0) continue
+    a.para(`**${KIND_TITLE[kind]}**`)
+    a.table(`baseline-${kind}`, [
+      { title: 'figure', value: (r) => r.metric, show: (r) => esc(UNIT_NOTE[r.metric] ?? r.metric) },
+      { title: 'table', value: (r) => r.table, csvOnly: true },
+      { title: 'series', value: (r) => r.key.series ?? null },
+      { title: 'proxy', value: (r) => r.key.proxy ?? null, show: (r) => esc([r.key.proxy, r.key.version].filter(Boolean).join(' ')) },
+      { title: 'version', value: (r) => r.key.version ?? null, csvOnly: true },
+      { title: 'cell', value: (r) => String(r.key.variant ?? '') + (r.key.key_type && r.key.key_type !== 'ec256' ? ` ${r.key.key_type}` : '') + (r.key.mode ? ` ${r.key.mode}` : '') + (r.key.target_rps ? ` @${r.key.target_rps} rps` : '') },
+      { title: 'baseline', value: (r) => r.base.median },
+      { title: 'this run', value: (r) => r.run.median },
+      { title: 'n', value: (r) => `${r.base.n}+${r.run.n}` },
+      { title: 'change [95%]', value: (r) => formatChange(r), show: (r) => (r.verdict === 'increased' || r.verdict === 'decreased' ? `**${esc(formatChange(r))}**` : esc(formatChange(r))) },
+      { title: 'could detect', value: (r) => r.detectable, show: (r) => esc(formatDetectable(r)) },
+      { title: 'verdict', value: (r) => r.verdict },
+      { title: 'between-run SD (log)', value: (r) => r.between.sd, csvOnly: true },
+      { title: 'between-run source', value: (r) => r.between.source, csvOnly: true },
+    ], of)
+  }
 }

@@ -40,16 +40,19 @@ test('baseline without a fingerprint or calibration: said so; raw and calibrated
   assert.match(md, /loopback round trip \(CPU µs\) \(used\): baseline no calibration recorded, this run 24\.4 µs/)
   assert.match(md, /the calibrated unit of requests direct row \(backend CPU µs\/req\), of messages direct row \(backend CPU µs\/req\), of handshakes direct row \(backend CPU µs\/req\), of L4 connections and MiB loopback round trip \(CPU µs\)\)/)
   assert.match(md, /direct row \(backend CPU µs\/req\) \(used\): baseline \d[\d.]* µs, this run \d[\d.]* µs, ratio /)
-  // The page: what fits A4 (table, version and reference are in the CSV; the version beside the proxy).
-  assert.match(md, /\| series \| proxy \| cell \| baseline \(µs\) \| this run \(µs\) \| raw delta \| baseline \(calibrated\) \| this run \(calibrated\) \| calibrated delta \|/)
-  // nginx pool-added: both runs have the direct row, so the cell has calibrated values.
-  const row = md.split('\n').find((l) => /^\| pool-added \| nginx \d/.test(l))!
+  // Counts, then ratios within a run, then costs: one table each; the CSV keeps table, version and the between-run source.
+  const [counts, ratios, costs] = ['Counts per request', 'Ratios between cells of one run', 'Costs (µs'].map((t) => md.indexOf(t))
+  assert.ok(counts > 0 && counts < ratios && ratios < costs, 'counts, ratios, costs in that order')
+  assert.match(md, /\| figure \| series \| proxy \| cell \| baseline \| this run \| n \| change \[95%\] \| could detect \| verdict \|/)
+  // nginx pool-added in the calibrated unit: both runs have the direct row.
+  const row = md.split('\n').find((l) => /^\| proxy \/ direct \| pool-added \| nginx \d/.test(l))!
   const cells = row.split(' | ')
-  assert.ok(Number(cells[6]) > 0 && Number(cells[7]) > 0)
-  const csv = files.find((f) => f.path === 'data/baseline.csv')!.content
+  assert.ok(Number(cells[4]) > 0 && Number(cells[5]) > 0, row)
+  const csv = files.find((f) => f.path === 'data/baseline-ratio.csv')!.content
   const [header, ...lines] = csv.trim().split('\n')
-  assert.equal(header, 'table,series,proxy,version,cell,baseline (µs),this run (µs),raw delta,reference,baseline (calibrated),this run (calibrated),calibrated delta')
-  assert.ok(lines.some((l) => /^measurements,pool-added,nginx,[^,]+,pool-added ec256,.*,direct,/.test(l)), 'the CSV keeps each row\'s table, version and reference')
+  assert.equal(header, 'figure,table,series,proxy,version,cell,baseline,this run,n,change [95%],could detect,verdict,between-run SD (log),between-run source')
+  assert.ok(lines.some((l) => /^proxy \/ direct,measurements,pool-added,nginx,[^,]+,pool-added,/.test(l)), 'the CSV keeps each row\'s table and version')
+  assert.match(md, /Where the between-run variance of each row comes from/)
   assert.match(charts[0]!.title, /calibrated unit/)
 })
 
@@ -64,10 +67,10 @@ test('fingerprints on both sides: the differences are listed; identical ones are
   const same = render(fixtureWith(FP), { ...baseline, run: fixtureWith(FP) }).md
   assert.match(same, /the same machine as this run/)
   assert.match(same, /the same as the baseline's/)
-  // Same run, same reference: every calibrated delta is 0 and not significant, on as many valid repeats a side.
-  const pooled = same.split('\n').filter((l) => l.startsWith('| pool-added | '))
-  assert.ok(pooled.length > 0)
-  for (const l of pooled) assert.ok(/\| ~ \(p=1\.000 n=(\d+)\+\1\) \|$/.test(l) || l.includes('—'), l)
+  // Same run: every figure unchanged on as many valid repeats a side, and no change is named.
+  const rows = same.split('\n').filter((l) => /^\| (proxy \/ direct|µs\/req) \| pool-added \| /.test(l))
+  assert.ok(rows.length > 0)
+  for (const l of rows) assert.ok(/\| (\d+)\+\1 \| \+0\.0%( \[[^\]]+\])? \| [^|]+ \| (no change|too few repeats to compare) \|$/.test(l), l)
 })
 
 test('a run made with --like: the comparison says which baseline it repeats, with what, and what it could not repeat as it was', () => {
