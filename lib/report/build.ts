@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CALIBRATION_REFERENCE, runReferences } from '../analysis/calibrated.ts'
 import { compareAcrossRuns } from '../analysis/compare.ts'
+import { likeRepetition } from '../analysis/like-repeat.ts'
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { publishedDeltas } from '../analysis/published.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
@@ -80,7 +81,7 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
     missingFingerprint: [...(fb ? [] : ['the baseline' as const]), ...(fr ? [] : ['this run' as const])],
     references: { base: runReferences(b.run), run: runReferences(run) },
     referenceChoice: CALIBRATION_REFERENCE,
-    ...(like ? { like } : {}),
+    ...(like ? { like, repeated: likeRepetition(b.run, run) } : {}),
   }
 }
 

@@ -1,5 +1,6 @@
 import { REFERENCE_LABELS, REFERENCES, type ReferenceName, type References } from '../../analysis/calibrated.ts'
 import type { LikeRecord } from '../../data/like.ts'
+import type { LikeRepetition } from '../../analysis/like-repeat.ts'
 import { ALPHA, formatChange, formatDetectable, KIND_ORDER, POWER, type ComparisonRow } from '../../analysis/compare.ts'
 import { RATIO_METRICS } from '../../analysis/run-figures.ts'
 import type { TableName } from '../../analysis/cells.ts'
@@ -21,6 +22,8 @@ export type BaselineComparison =
     referenceChoice: Record<TableName, ReferenceName>
     /** The run was started with --like this baseline: the flags taken and what could not be repeated. */
     like?: LikeRecord
+    /** With `like`: what the rows of both runs show was repeated (lib/analysis/like-repeat.ts). */
+    repeated?: LikeRepetition
   }
   | { id: string; kind: 'published'; title: string; machine: string; sameMachine: false; deltas: PublishedDelta[] }
 
@@ -39,7 +42,7 @@ export function baselineSection(a: Article, b: BaselineComparison | undefined): 
     return []
   }
   a.para(`Baseline **${esc(b.id)}**: ${esc(b.title)}. Baseline machine: ${esc(b.machine)}${b.sameMachine ? ' (the same machine as this run)' : ''}. ${WHY}`)
-  if (b.kind === 'run' && b.like) likeNote(a, b.like)
+  if (b.kind === 'run' && b.like) likeNote(a, b.like, b.repeated)
   if (b.kind === 'run') return runSection(a, b)
   a.para('The baseline is a published article whose tables did not survive: each quoted figure it states is matched with the cell of this run that measures the same thing. A published figure has no repeats, so no significance test is possible; the delta is shown as is.')
   a.table('baseline', [
@@ -63,12 +66,22 @@ function chart(a: Article, rows: BarRow[], title: string): ChartRequest[] {
 }
 
 /** A run made with --like: what it took from the baseline and what it could not repeat as it was. */
-function likeNote(a: Article, like: LikeRecord) {
+function likeNote(a: Article, like: LikeRecord, repeated: LikeRepetition | undefined) {
   a.para(`This run repeats baseline **${esc(like.baseline)}** (--like ${esc(like.baseline)}), which means: ${Object.entries(like.flags).map(([k, v]) => `--${esc(k)} ${esc(v)}`).join('; ')}.`)
+  // What ran, from the rows of both runs: the flags say what was asked.
+  if (repeated) {
+    const same = repeated.same.length ? `Series that ran the baseline's versions of every proxy: ${repeated.same.map(esc).join(', ')}.` : 'No series ran the baseline\'s versions of every proxy.'
+    a.para(repeated.differences.length || repeated.missing.length ? same : `${same} Every series of the baseline ran here with the baseline's versions.`)
+    const lines = [...repeated.differences, ...repeated.missing.map((s) => `${s}: in the baseline, not in this run`)]
+    if (lines.length) {
+      a.para('Ran otherwise than in the baseline (from the rows of both runs):')
+      a.bullets(lines.map(esc))
+    }
+  }
   if (like.notes.length) {
-    a.para('Not repeated as the baseline had it:')
+    a.para('What --like said it could not repeat as the baseline had it:')
     a.bullets(like.notes.map(esc))
-  } else a.para('Every version, variant and setting of the baseline is in the catalog and was repeated.')
+  }
 }
 
 type RunComparison = Extract<BaselineComparison, { kind: 'run' }>

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -11,6 +11,7 @@ import { Article } from '../../../lib/report/markdown.ts'
 import { baselineSection } from '../../../lib/report/sections/baseline.ts'
 import { writeLike } from '../../../lib/data/like.ts'
 import { copyFixtureRun } from '../../fixtures/run.ts'
+import { repoRoot } from '../../../lib/core/paths.ts'
 
 const FP: Fingerprint = {
   cpu_model: 'AMD EPYC', cpu_family: '26', cpu_model_number: '2', stepping: '1', microcode: '0x1000065', kernel_release: '6.18.44-fc-v657',
@@ -79,10 +80,24 @@ test('a run made with --like: the comparison says which baseline it repeats, wit
   const { md } = render(run)
   assert.match(md, /This run repeats baseline \*\*2026-11-30-quick-2core\*\* \(--like 2026-11-30-quick-2core\), which means: --profile quick; --versions 1.22.1,1.33.0\./)
   assert.match(md, /- nginx 1.31.3 is no longer in the catalog: the newest, 1.33.0, measured instead/)
+  // What ran, from the rows: the fixture's pooling cells ran another HAProxy than the baseline's.
+  const haproxy = loadRun(run.dir).measurements.find((r) => r.series === 'pool-added' && r.proxy === 'haproxy')!.version
+  assert.notEqual(haproxy, '2.8.25')
+  assert.match(md, new RegExp(`- pool-added: haproxy 2\\.8\\.25 in the baseline, ${haproxy.replace(/\./g, '\\.')} in this run`))
+  assert.doesNotMatch(md, /Every series of the baseline ran here/)
   // Data strings are escaped: the raw Markdown holds no tag.
   const raw = new Article()
   baselineSection(raw, compareWithBaseline(run, loadBaseline('2026-11-30-quick-2core'), []))
   assert.doesNotMatch(raw.toString(), /<b>/)
   // Without like.json: no such paragraph.
   assert.doesNotMatch(render(fixtureWith(FP)).md, /This run repeats baseline/)
+})
+
+test('--like: the sentence about what was repeated comes from the rows, and says every series when all ran the baseline\'s versions', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-like-'))
+  cpSync(join(repoRoot, 'baselines/runs/2026-11-30-quick-2core'), dir, { recursive: true })
+  writeLike(dir, { baseline: '2026-11-30-quick-2core', flags: { profile: 'quick' }, notes: [] })
+  const { md } = render(loadRun(dir))
+  assert.match(md, /Series that ran the baseline's versions of every proxy: .*pool-added.*tls-handshake.*\. Every series of the baseline ran here with the baseline's versions\./)
+  assert.doesNotMatch(md, /Ran otherwise than in the baseline/)
 })
