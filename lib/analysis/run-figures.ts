@@ -109,10 +109,12 @@ export function runFigures(run: FigureRun): Figure[] {
     if (values.size > 0) drafts.push({ kind, metric, table, key: keyOf(table, first), version: first.version, cell: cellWithoutVersion(table, first), values, offset })
   }
   const tables = { measurements: group('measurements', run.measurements as unknown as Row[]), handshakes: group('handshakes', run.handshakes as unknown as Row[]), websocket: group('websocket', run.websocket as unknown as Row[]) }
-  // Counts: per proxied cell (the direct row has no proxy).
-  for (const rows of tables.measurements.values()) {
-    if (rows[0]!.proxy === 'direct') continue
-    for (const c of COUNT_METRICS) add('count', c.metric, 'measurements', rows[0]!, byRepeat(rows, (r) => num(r[c.metric])), c.offset)
+  // Counts: per proxied cell (the direct row has no proxy), in any table whose rows carry the column.
+  for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
+    for (const rows of tables[table].values()) {
+      if (rows[0]!.proxy === 'direct') continue
+      for (const c of COUNT_METRICS) add('count', c.metric, table, rows[0]!, byRepeat(rows, (r) => num(r[c.metric])), c.offset)
+    }
   }
   // Ratios: pool removed / pool added per proxy, version and load model.
   const cells = [...tables.measurements.values()]
