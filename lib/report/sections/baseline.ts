@@ -124,6 +124,14 @@ const KIND_TITLE: Record<ComparisonRow['kind'], string> = {
 
 const UNIT_NOTE: Record<string, string> = { proxy_cpu_us_per_req: 'µs/req', proxy_cpu_us_per_handshake: 'µs/handshake', proxy_cpu_us_per_msg: 'µs/msg', backend_cpu_us_per_req: 'direct row, backend µs/req' }
 
+/** `; the others could have seen ±x% (median) to ±y% (largest)`, over the tested rows without a change. */
+function seen(decided: readonly ComparisonRow[]): string {
+  const d = decided.filter((r) => r.verdict === 'no change' && r.detectable !== null).map((r) => r.detectable!).sort((a, b) => a - b)
+  if (d.length === 0) return ''
+  const p = (x: number) => `±${(x * 100).toFixed(1)}%`
+  return `; the ${d.length} without a change could have seen changes of ${p(d[Math.floor((d.length - 1) / 2)]!)} (median) to ${p(d.at(-1)!)} (largest)`
+}
+
 /** One table per kind of figure, in KIND_ORDER; the CSV keeps every column of every row. */
 function comparisonTables(a: Article, rows: readonly ComparisonRow[]) {
   if (rows.length === 0) {
@@ -132,7 +140,7 @@ function comparisonTables(a: Article, rows: readonly ComparisonRow[]) {
   }
   const decided = rows.filter((r) => r.verdict !== 'too few repeats to compare')
   const changed = decided.filter((r) => r.verdict !== 'no change')
-  a.para(`Each figure is compared on the log scale by a random-effects test (docs/method/comparison.md): the two medians' difference against the noise of each run's own rounds **and** the between-run variance of that kind of figure, which more windows of one run cannot show (Kalibera & Jones: a run is a level of its own). A change is named when its ${((1 - ALPHA) * 100).toFixed(0)}% interval excludes 0; \`could detect\` is the smallest change the test finds with probability ${POWER} at these repeats; where no between-run variance can be estimated from what the runs hold (no lab-note figure for that kind, and too few rounds), the row says *too few repeats to compare*: a test that cannot reach its level is not shown. ${decided.length} of ${rows.length} figures could be tested; ${changed.length} changed beyond the noise.`)
+  a.para(`Each figure is compared on the log scale by a random-effects test (docs/method/comparison.md): the two medians' difference against the noise of each run's own rounds **and** the between-run variance of that kind of figure, which more windows of one run cannot show (Kalibera & Jones: a run is a level of its own). A change is named when its ${((1 - ALPHA) * 100).toFixed(0)}% interval excludes 0; \`could detect\` is the smallest change the test finds with probability ${POWER} at these repeats; where no between-run variance can be estimated from what the runs hold (no lab-note figure for that kind, and too few rounds), the row says *too few repeats to compare*: a test that cannot reach its level is not shown. ${decided.length} of ${rows.length} figures could be tested; ${changed.length} changed beyond the noise${seen(decided)}.`)
   const sources = new Map<string, number>()
   for (const r of rows) sources.set(r.between.source, (sources.get(r.between.source) ?? 0) + 1)
   a.para('Where the between-run variance of each row comes from (the CSV names it per row):')

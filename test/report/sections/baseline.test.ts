@@ -12,6 +12,8 @@ import { baselineSection } from '../../../lib/report/sections/baseline.ts'
 import { writeLike } from '../../../lib/data/like.ts'
 import { copyFixtureRun } from '../../fixtures/run.ts'
 import { repoRoot } from '../../../lib/core/paths.ts'
+import { compareAcrossRuns } from '../../../lib/analysis/compare.ts'
+import { runFigures } from '../../../lib/analysis/run-figures.ts'
 
 const FP: Fingerprint = {
   cpu_model: 'AMD EPYC', cpu_family: '26', cpu_model_number: '2', stepping: '1', microcode: '0x1000065', kernel_release: '6.18.44-fc-v657',
@@ -100,4 +102,18 @@ test('--like: the sentence about what was repeated comes from the rows, and says
   const { md } = render(loadRun(dir))
   assert.match(md, /Series that ran the baseline's versions of every proxy: .*pool-added.*tls-handshake.*\. Every series of the baseline ran here with the baseline's versions\./)
   assert.doesNotMatch(md, /Ran otherwise than in the baseline/)
+})
+
+test('with a between-run prior for every family: the same run twice is "no change" everywhere, each row with what it could have seen', () => {
+  const run = fixtureWith(FP)
+  const prior = Object.fromEntries([...new Set(runFigures(run).map((f) => f.family))].map((f) => [f, { sd: 0.05, df: 40 }]))
+  const b = compareWithBaseline(run, { id: 'b', dir: run.dir, kind: 'run', run: fixtureWith(FP) }, [])
+  assert.ok(b.kind === 'run')
+  const a = new Article()
+  baselineSection(a, { ...b, comparison: compareAcrossRuns(run, run, { prior }) })
+  const md = a.toString().replace(/\\(.)/g, '$1')
+  assert.match(md, /(\d+) of \d+ figures could be tested; 0 changed beyond the noise; the \1 without a change could have seen changes of ±[\d.]+% \(median\) to ±[\d.]+% \(largest\)\./)
+  assert.match(md, /- lab note docs\/lab-notes\/2026-12-01-between-run-noise\.md \(40 df\): \d+ figures/)
+  const row = md.split('\n').find((l) => /^\| proxy \/ direct \| pool-added \| nginx /.test(l))!
+  assert.match(row, /\| \+0\.0% \[-[\d.]+%, \+[\d.]+%\] \| ±[\d.]+% \| no change \|$/)
 })
