@@ -11,9 +11,12 @@ The last row is the running Docker engine (version, cgroup version, storage driv
 root, dockerd is started in the background when its socket does not answer (Debian
 docker.io is installed with the other packages); otherwise the row says how.
 
+Takes the machine's run lock unless --check (docs/reliability.md#the-run-lock): refused
+while a run measures, except when that run started this step.
+
 Options:
   --proxies LIST   only these proxies (default: haproxy,nginx,envoy,traefik,caddy)
-  --check          look only; install, download, build and start nothing
+  --check          look only; install, download, build and start nothing (no lock)
   --doctor         the same as no flag (npm run doctor)
   --json           print the table as a JSON array on stdout
   --quiet          print only problems (used by npm test)
@@ -25,6 +28,7 @@ const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
 const { setup } = await import('../lib/setup/doctor.ts')
+const { acquireStepLock } = await import('../lib/run/lock.ts')
 const { usable } = await import('../lib/setup/component.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
@@ -38,7 +42,9 @@ await runNotebook(async () => {
   )
   const log = consoleLogger(process.stderr, flags.quiet || flags.json)
   const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
-  const rows = await setup({ proxies, install: !flags.check, log })
+  // Installing changes what a run measures with: not under a running measurement (inside one, its lock is re-used).
+  const release = flags.check ? async () => {} : await acquireStepLock('notebooks/00-setup.mjs', { hint: 'to look without changing anything: --check' })
+  const rows = await setup({ proxies, install: !flags.check, log }).finally(release)
 
   if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
   else if (!flags.quiet) {

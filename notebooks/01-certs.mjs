@@ -6,7 +6,8 @@ const HELP = `Usage: npx zx notebooks/01-certs.mjs [options]   (also: npm run ce
 
 Creates certs/ca.crt and, per key type (ec256, rsa2048, rsa4096), <type>.crt, <type>.key
 (mode 0600) and <type>.pem (HAProxy: certificate + key). SANs: localhost, 127.0.0.1.
-Reuses a complete set that is valid for another day unless --force.
+Reuses a complete set that is valid for another day unless --force. Writing takes the
+machine's run lock (docs/reliability.md#the-run-lock): refused while a run measures with them.
 
 Options:
   --force        regenerate everything (a new CA)
@@ -15,14 +16,18 @@ Options:
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { ensureCerts, KEY_TYPES } = await import('../lib/setup/certs.ts')
+const { ensureCerts, KEY_TYPES, reusable } = await import('../lib/setup/certs.ts')
+const { acquireStepLock } = await import('../lib/run/lock.ts')
 const { certsDir } = await import('../lib/core/paths.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('01-certs.mjs'), { force: { type: 'boolean' }, dir: { type: 'string' } }, HELP, 'notebooks/01-certs.mjs')
   const log = consoleLogger()
-  const set = await ensureCerts(flags.dir ?? certsDir, { force: !!flags.force, log })
+  const dir = flags.dir ?? certsDir
+  // New keys under a running proxy would spoil its run: only a set that is reused needs no lock.
+  const release = !flags.force && (await reusable(dir)) ? async () => {} : await acquireStepLock('notebooks/01-certs.mjs')
+  const set = await ensureCerts(dir, { force: !!flags.force, log }).finally(release)
   log.info(`${set.reused ? 'reused' : 'created'} certificates in ${set.dir} (CA sha256 ${set.caSha256.slice(0, 12)}, ${set.created})`)
   for (const kt of KEY_TYPES) log.info(`  ${kt}: ${set.files[kt].cert}`)
 })

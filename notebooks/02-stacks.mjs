@@ -10,7 +10,8 @@ Prepares the Docker images the docker runtime (--runtime docker) starts: one per
 catalog version, plus the Go backend and the generator (wrk + loadgen). Starts dockerd
 when /var/run/docker.sock does not answer (root only; log in ~/.cache/proxybench/dockerd.log).
 Prints component, version, image, id and status, and records the ids in
-~/.cache/proxybench/images/images.json, where the runtime looks them up.
+~/.cache/proxybench/images/images.json, where the runtime looks them up. Takes the machine's
+run lock (docs/reliability.md#the-run-lock): refused while a run measures.
 
 Options:
   --images MODE    offline: build everything here: a Debian bookworm base from
@@ -33,6 +34,7 @@ const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
 const { ensureDockerEngine } = await import('../lib/setup/docker-engine.ts')
 const { ensureImages, IMAGE_MODES } = await import('../lib/setup/images.ts')
+const { acquireStepLock } = await import('../lib/run/lock.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
@@ -48,17 +50,23 @@ await runNotebook(async () => {
   if (!IMAGE_MODES.includes(mode)) throw userError('--images', `unknown mode "${mode}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
   const log = consoleLogger()
   const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
-  const engine = await ensureDockerEngine(log)
-  log.info(`docker ${engine.version} (API ${engine.apiVersion}), storage ${engine.storageDriver}, cgroup v${engine.cgroupVersion}${engine.started ? ', started now' : ''}`)
-  const t0 = Date.now()
-  const result = await ensureImages({ mode, proxies, newestOnly: flags.newest, force: flags.force, log })
-  const rows = result.rows.map((r) => ({ ...r, id: r.id.replace(/^sha256:/, '').slice(0, 12), seconds: r.seconds.toFixed(1), digest: r.digest ?? '', note: r.note ?? '' }))
-  if (flags.json) process.stdout.write(JSON.stringify(result.rows, null, 2) + '\n')
-  else {
-    log.info(`images: ${result.mode} (${result.reason}), ${((Date.now() - t0) / 1000).toFixed(0)} s`)
-    const columns = ['component', 'version', 'image', 'id', 'status', 'seconds', ...(result.mode === 'official' ? ['digest'] : []), 'note']
-    process.stdout.write(formatTable(rows, columns) + '\n')
+  // Rebuilt images and a restarted engine under a running measurement would spoil it (inside one, its lock is re-used).
+  const release = await acquireStepLock('notebooks/02-stacks.mjs')
+  try {
+    const engine = await ensureDockerEngine(log)
+    log.info(`docker ${engine.version} (API ${engine.apiVersion}), storage ${engine.storageDriver}, cgroup v${engine.cgroupVersion}${engine.started ? ', started now' : ''}`)
+    const t0 = Date.now()
+    const result = await ensureImages({ mode, proxies, newestOnly: flags.newest, force: flags.force, log })
+    const rows = result.rows.map((r) => ({ ...r, id: r.id.replace(/^sha256:/, '').slice(0, 12), seconds: r.seconds.toFixed(1), digest: r.digest ?? '', note: r.note ?? '' }))
+    if (flags.json) process.stdout.write(JSON.stringify(result.rows, null, 2) + '\n')
+    else {
+      log.info(`images: ${result.mode} (${result.reason}), ${((Date.now() - t0) / 1000).toFixed(0)} s`)
+      const columns = ['component', 'version', 'image', 'id', 'status', 'seconds', ...(result.mode === 'official' ? ['digest'] : []), 'note']
+      process.stdout.write(formatTable(rows, columns) + '\n')
+    }
+    for (const r of result.rows.filter((r) => r.status === 'failed')) log.warn(`${r.component} ${r.version}: ${r.note}`)
+    return result.rows.every((r) => r.status !== 'failed') ? 0 : 1
+  } finally {
+    await release()
   }
-  for (const r of result.rows.filter((r) => r.status === 'failed')) log.warn(`${r.component} ${r.version}: ${r.note}`)
-  return result.rows.every((r) => r.status !== 'failed') ? 0 : 1
 })

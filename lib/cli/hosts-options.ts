@@ -5,26 +5,33 @@ import { z } from 'zod'
 import { userError } from '../core/errors.ts'
 import { readYamlFile } from '../core/yaml-file.ts'
 import type { Role } from '../runtime/types.ts'
+import { FINGERPRINT, GLOBAL_KNOWN_HOSTS } from '../runtime/docker/host-keys.ts'
 import { ROLES, type EngineHost, type RolePlacement, type Topology } from '../runtime/docker/topology.ts'
 
 /*
  * --hosts: each role's Docker engine, inline or as a YAML file (README "Several hosts").
  *   --hosts "proxy=ssh://bench@h1 backend=ssh://bench@h2 generator=tcp://h3:2376?certs=./h3"
  *   --hosts topology.yaml
- * Inline options go in the URL's query: address, cpuset, certs, identity, copy.
+ * Inline options go in the URL's query: address, cpuset, certs, identity, copy, known_hosts, fingerprint.
+ * ssh host keys are checked against known_hosts or a pinned fingerprint (docs/hosts.md#host-keys-and-tls-engines).
  */
 
 const CPU_LIST = /^\d+(-\d+)?(,\d+(-\d+)?)*$/
-const OPTION_KEYS = ['address', 'cpuset', 'certs', 'identity', 'copy'] as const
+const OPTION_KEYS = ['address', 'cpuset', 'certs', 'identity', 'copy', 'known_hosts', 'fingerprint'] as const
 type PlacementOptions = Partial<Record<(typeof OPTION_KEYS)[number], string>>
 
 const FIX_INLINE = 'Write --hosts "proxy=ssh://user@h1 backend=ssh://user@h2 generator=tcp://h3:2376?certs=DIR" (unix:///path for a local engine), or give a topology.yaml (README "Several hosts")'
-const FIX_YAML = 'Name proxy, backend and generator, each with engine: ssh://…, tcp://… or unix://… and optionally address, cpuset, certs, identity, copy (README "Several hosts")'
+const FIX_YAML = 'Name proxy, backend and generator, each with engine: ssh://…, tcp://… or unix://… and optionally address, cpuset, certs, identity, copy, known_hosts, fingerprint (docs/hosts.md)'
 
-const expandHome = (p: string) => (p === '~' || p.startsWith('~/') ? join(homedir(), p.slice(1)) : p)
+const expandHome = (p: string, env: NodeJS.ProcessEnv = process.env) => (p === '~' || p.startsWith('~/') ? join(env.HOME ?? homedir(), p.slice(1)) : p)
+
+export interface HostKeyFlags {
+  /** --accept-new-host-keys: record a key no known_hosts file lists (StrictHostKeyChecking=accept-new). */
+  acceptNewHostKeys?: boolean
+}
 
 /** One role's engine URL and options → its placement; `where` names the flag or file:line in errors. */
-export function parsePlacement(role: string, engine: string, opts: PlacementOptions, where: string, env: NodeJS.ProcessEnv = process.env): RolePlacement {
+export function parsePlacement(role: string, engine: string, opts: PlacementOptions, where: string, env: NodeJS.ProcessEnv = process.env, keys: HostKeyFlags = {}): RolePlacement {
   const fix = where.startsWith('--hosts') ? FIX_INLINE : FIX_YAML
   let url: URL
   try {
@@ -57,7 +64,9 @@ export function parsePlacement(role: string, engine: string, opts: PlacementOpti
     host.copyFiles = copy
   }
   if (opts.certs !== undefined && protocol !== 'tcp') throw userError(where, `${role}: certs is for tcp:// engines`, 'Drop certs, or use a tcp://host:2376 engine URL')
-  if (opts.identity !== undefined && protocol !== 'ssh') throw userError(where, `${role}: identity is for ssh:// engines`, 'Drop identity, or use an ssh://user@host engine URL')
+  for (const k of ['identity', 'known_hosts', 'fingerprint'] as const) {
+    if (opts[k] !== undefined && protocol !== 'ssh') throw userError(where, `${role}: ${k} is for ssh:// engines`, `Drop ${k}, or use an ssh://user@host engine URL`)
+  }
   if (protocol === 'tcp') {
     const dir = opts.certs ?? env.DOCKER_CERT_PATH ?? (existsSync(join(homedir(), '.docker', 'ca.pem')) ? join(homedir(), '.docker') : undefined)
     if (!dir) throw userError(where, `${role}: ${engine} needs TLS client certificates`, 'Add certs=DIR (ca.pem, cert.pem, key.pem as for DOCKER_CERT_PATH), or set DOCKER_CERT_PATH')
@@ -71,9 +80,24 @@ export function parsePlacement(role: string, engine: string, opts: PlacementOpti
     if (!existsSync(file) || !statSync(file).isFile()) throw userError(where, `${role}: identity ${opts.identity} is not a file`, 'Give the private key that ssh-copy-id installed on the host')
     host.identity = file
   }
+  if (protocol === 'ssh') {
+    // A query decodes `+` as a space; a fingerprint has `+` and no spaces.
+    const fingerprint = opts.fingerprint?.replace(/ /g, '+')
+    if (fingerprint !== undefined && !FINGERPRINT.test(fingerprint)) throw userError(where, `${role}: fingerprint "${opts.fingerprint}" is not a SHA256 fingerprint`, 'Give it as ssh-keygen -lf prints it on the host, e.g. SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8')
+    if (fingerprint !== undefined && opts.known_hosts !== undefined) throw userError(where, `${role}: both fingerprint and known_hosts`, 'Give one: a pinned fingerprint is the only key accepted, known_hosts is then not read')
+    let knownHosts = [join(env.HOME ?? homedir(), '.ssh', 'known_hosts'), GLOBAL_KNOWN_HOSTS]
+    if (opts.known_hosts !== undefined) {
+      const file = resolve(expandHome(opts.known_hosts, env))
+      if (existsSync(file) ? !statSync(file).isFile() : !keys.acceptNewHostKeys) throw userError(where, `${role}: known_hosts ${opts.known_hosts} is not a file`, 'Give a known_hosts file (ssh-keyscan HOST > FILE), or add --accept-new-host-keys to start one')
+      knownHosts = [file]
+    }
+    host.hostKeys = { knownHosts, acceptNew: !!keys.acceptNewHostKeys, ...(fingerprint !== undefined ? { fingerprint } : {}) }
+  }
   if (opts.cpuset !== undefined && !CPU_LIST.test(opts.cpuset)) throw userError(where, `${role}: cpuset "${opts.cpuset}" is not a CPU list`, 'Write e.g. cpuset=0-3 or cpuset=0,2 (the CPUs of that host)')
   return { host: host as EngineHost, ...(opts.cpuset !== undefined ? { cpuset: opts.cpuset } : {}) }
 }
+
+const show = (v: unknown) => (v === undefined ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v))
 
 /**
  * Roles naming the same engine share one host (and client): its TLS files, key and address
@@ -86,8 +110,8 @@ function joinHosts(placements: Record<Role, RolePlacement>, where: (r: Role) => 
     const p = placements[r]
     const seen = byUrl.get(p.host.url)
     if (seen) {
-      for (const k of ['address', 'certDir', 'identity', 'copyFiles'] as const) {
-        if (seen[k] !== p.host[k]) throw userError(where(r), `${r} names ${p.host.url} like another role but with another ${k} (${String(p.host[k] ?? 'none')} vs ${String(seen[k] ?? 'none')})`, 'Roles on one host share its engine, address and credentials: give them once, the same for each')
+      for (const k of ['address', 'certDir', 'identity', 'copyFiles', 'hostKeys'] as const) {
+        if (JSON.stringify(seen[k]) !== JSON.stringify(p.host[k])) throw userError(where(r), `${r} names ${p.host.url} like another role but with another ${k} (${show(p.host[k])} vs ${show(seen[k])})`, 'Roles on one host share its engine, address and credentials: give them once, the same for each')
       }
       out[r] = { ...p, host: seen }
     } else {
@@ -99,7 +123,7 @@ function joinHosts(placements: Record<Role, RolePlacement>, where: (r: Role) => 
 }
 
 /** `proxy=URL backend=URL generator=URL`, options in each URL's query. */
-export function parseInlineHosts(value: string, env: NodeJS.ProcessEnv = process.env): Topology {
+export function parseInlineHosts(value: string, env: NodeJS.ProcessEnv = process.env, keys: HostKeyFlags = {}): Topology {
   const placements: Partial<Record<Role, RolePlacement>> = {}
   const items = value.split(/\s+/).filter(Boolean)
   if (items.length === 0) throw userError('--hosts', 'names no host', FIX_INLINE)
@@ -118,7 +142,7 @@ export function parseInlineHosts(value: string, env: NodeJS.ProcessEnv = process
         opts[k as keyof PlacementOptions] = v
       }
     }
-    placements[role as Role] = parsePlacement(role, q === -1 ? raw : raw.slice(0, q), opts, '--hosts', env)
+    placements[role as Role] = parsePlacement(role, q === -1 ? raw : raw.slice(0, q), opts, '--hosts', env, keys)
   }
   const missing = ROLES.filter((r) => !placements[r])
   if (missing.length) throw userError('--hosts', `names no engine for ${missing.join(', ')}`, `Give all three roles (${ROLES.join(', ')}); several may name the same engine`)
@@ -132,12 +156,14 @@ const placementSchema = z.object({
   certs: z.string().optional(),
   identity: z.string().optional(),
   copy: z.union([z.boolean(), z.number()]).transform((v) => (v ? '1' : '0')).optional(),
+  known_hosts: z.string().optional(),
+  fingerprint: z.string().optional(),
 }).strict()
 
 const topologySchema = z.object({ proxy: placementSchema, backend: placementSchema, generator: placementSchema }).strict()
 
-/** A topology.yaml; relative certs and identity paths are relative to the file. */
-export function readTopologyFile(file: string, env: NodeJS.ProcessEnv = process.env): Topology {
+/** A topology.yaml; relative certs, identity and known_hosts paths are relative to the file. */
+export function readTopologyFile(file: string, env: NodeJS.ProcessEnv = process.env, keys: HostKeyFlags = {}): Topology {
   const doc = readYamlFile(file, topologySchema, FIX_YAML)
   const dir = resolve(file, '..')
   const lines = readFileSync(file, 'utf8').split('\n')
@@ -146,19 +172,19 @@ export function readTopologyFile(file: string, env: NodeJS.ProcessEnv = process.
   const placements = {} as Record<Role, RolePlacement>
   for (const r of ROLES) {
     const { engine, ...opts } = doc[r]
-    const rel = (p: string | undefined) => (p === undefined ? undefined : resolve(dir, expandHome(p)))
-    placements[r] = parsePlacement(r, engine, { ...opts, certs: rel(opts.certs), identity: rel(opts.identity) } as PlacementOptions, where(r), env)
+    const rel = (p: string | undefined) => (p === undefined ? undefined : resolve(dir, expandHome(p, env)))
+    placements[r] = parsePlacement(r, engine, { ...opts, certs: rel(opts.certs), identity: rel(opts.identity), known_hosts: rel(opts.known_hosts) } as PlacementOptions, where(r), env, keys)
   }
   return { source: file, roles: joinHosts(placements, where) }
 }
 
 /** `--hosts`: a YAML file (a path ending in .yaml/.yml, or an existing file) or the inline form; absent: one machine. */
-export function parseHosts(value: string | undefined, env: NodeJS.ProcessEnv = process.env): Topology | undefined {
+export function parseHosts(value: string | undefined, env: NodeJS.ProcessEnv = process.env, keys: HostKeyFlags = {}): Topology | undefined {
   if (value === undefined) return undefined
   const v = value.trim()
   if (/\.ya?ml$/i.test(v) || (!v.includes('=') && existsSync(v))) {
     if (!existsSync(v)) throw userError('--hosts', `${v} does not exist`, 'Give the path of your topology.yaml, or the inline form proxy=URL backend=URL generator=URL')
-    return readTopologyFile(v, env)
+    return readTopologyFile(v, env, keys)
   }
-  return parseInlineHosts(v, env)
+  return parseInlineHosts(v, env, keys)
 }

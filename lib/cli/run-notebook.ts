@@ -34,6 +34,7 @@ export const RUN_FLAGS = {
   images: { type: 'string' },
   network: { type: 'string' },
   hosts: { type: 'string' },
+  'accept-new-host-keys': { type: 'boolean' },
   seed: { type: 'string' },
   site: { type: 'string' },
   'no-pdf': { type: 'boolean' },
@@ -62,7 +63,11 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --network MODE        docker only: host (default; loopback, least overhead) or bridge (each role in its own
                         container network namespace, the generator in its own container); an error with native
   --hosts SPEC          docker only: each role on its own Docker engine, e.g. "proxy=ssh://u@h1 backend=ssh://u@h2
-                        generator=tcp://h3:2376?certs=DIR", or a topology.yaml; see README "Several hosts"
+                        generator=tcp://h3:2376?certs=DIR", or a topology.yaml; see README "Several hosts".
+                        ssh host keys must be in ~/.ssh/known_hosts (or known_hosts=FILE, fingerprint=SHA256:…
+                        per host): an unknown or changed key is refused (docs/hosts.md)
+  --accept-new-host-keys  with --hosts: record an ssh host key no known_hosts lists yet (as ssh's
+                        StrictHostKeyChecking=accept-new); a changed key is still refused
   --out DIR             run directory (default results/<run-id>)
   --resume              finish the run in --out, skipping repeats already measured; refused when a
                         setting differs from the run's (profile, repeats, duration, proxies, cpus, runtime, network, seed, configs)

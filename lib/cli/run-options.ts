@@ -16,6 +16,9 @@ import { IMAGE_MODES, type ImageMode } from '../setup/images.ts'
 import { parseCapacityOptions, type CapacityFlags } from './capacity-options.ts'
 import { parseBisectMetric, type BisectFlags } from './bisect-options.ts'
 import { parseHosts } from './hosts-options.ts'
+import { parseSiteDir } from './site-dir.ts'
+
+export { parseSiteDir }
 
 /** The run flags as parsed from the command line: strings, unchecked. */
 export interface RunFlags extends CapacityFlags, BisectFlags {
@@ -26,6 +29,7 @@ export interface RunFlags extends CapacityFlags, BisectFlags {
   images?: string
   network?: string
   hosts?: string
+  'accept-new-host-keys'?: boolean
   cpus?: string
   config?: string[]
   seed?: string
@@ -71,13 +75,6 @@ function checkPlaceholders(file: string): void {
     const bad = placeholders(line).find((n) => !(TEMPLATE_NAMES as readonly string[]).includes(n))
     if (bad !== undefined) throw userError(`${file}:${i + 1}`, `unknown template variable {{${bad}}}`, `Use one of: ${TEMPLATE_NAMES.join(', ')}`)
   })
-}
-
-/** `--site`: a directory (created when absent), never an existing file. */
-export function parseSiteDir(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined
-  if (existsSync(value) && !statSync(value).isDirectory()) throw userError('--site', `${value} is a file`, 'Give a directory for the site (it is created when absent)')
-  return resolve(value)
 }
 
 /** `--resume` finishes the run in --out: there must be one. */
@@ -158,7 +155,8 @@ export function profileWithOverrides(name: string, f: { repeats?: string; durati
 export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger; fixedSeries?: SeriesName[] }): RunOptions {
   const runtime = parseRuntime(f.runtime)
   const network = parseNetwork(f.network, runtime)
-  const hosts = parseHosts(f.hosts)
+  if (f['accept-new-host-keys'] && f.hosts === undefined) throw userError('--accept-new-host-keys', 'only means something with --hosts (ssh:// engines)', 'Add --hosts, or drop --accept-new-host-keys')
+  const hosts = parseHosts(f.hosts, process.env, { acceptNewHostKeys: !!f['accept-new-host-keys'] })
   if (hosts) checkHostsFlags(f, runtime, network)
   const custom = parseCustomConfigs(f.config ?? [])
   if (network === 'bridge') checkCustomForBridge(custom)

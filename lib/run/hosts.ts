@@ -7,7 +7,7 @@ import { loadgenTcpArgv, parseLoadgenOutput, type TcpResult } from '../roles/loa
 import { freePort, waitForPort } from '../roles/net.ts'
 import type { MultiHostRuntime, HostRuntime } from '../runtime/docker/multi-host.ts'
 import { runToEnd } from '../runtime/run-to-end.ts'
-import { ROLES, rolesOn, topologyHosts, type EngineHost, type Topology } from '../runtime/docker/topology.ts'
+import { hostKeyRefusal, ROLES, rolesOn, topologyHosts, type EngineHost, type Topology } from '../runtime/docker/topology.ts'
 import type { Role } from '../runtime/types.ts'
 import { parseCpuinfo, readVulnerabilitiesText, virtualization } from '../setup/fingerprint.ts'
 import { goBinaryPath } from '../setup/gobuild.ts'
@@ -37,6 +37,11 @@ export async function connectHosts(rt: MultiHostRuntime, timeoutMs = 20_000): Pr
       })
     } catch (e) {
       const roles = rolesOn(rt.topology, h.host).join(' and ')
+      // A refused host key is not an engine that does not answer: the check's own line.
+      const refused = hostKeyRefusal(h.host)
+      if (refused) throw userError(`--hosts ${roles}`, refused.what, refused.fix)
+      const tls = h.host.protocol === 'tcp' ? tlsRefusal(e as Error & { code?: string }, h.host) : null
+      if (tls) throw userError(`--hosts ${roles}`, tls.what, tls.fix)
       const why = abort.signal.aborted ? `no answer within ${timeoutMs / 1000} s` : String((e as Error).message ?? e).split('\n')[0]
       const fix = h.host.protocol === 'ssh' ? 'Check: ssh USER@HOST docker info (a key from ssh-copy-id, the docker CLI on that host)' : h.host.protocol === 'tcp' ? 'Check: DOCKER_HOST=tcp://HOST:2376 DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=DIR docker info' : 'Check that the engine runs and the socket is readable'
       throw userError(`--hosts ${roles}`, `the engine at ${h.host.url} does not answer (${why})`, fix)
@@ -45,6 +50,22 @@ export async function connectHosts(rt: MultiHostRuntime, timeoutMs = 20_000): Pr
     }
   }))
   return out
+}
+
+const UNTRUSTED = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_SIGNATURE_FAILURE|CERT_UNTRUSTED)$/
+const CLIENT_REFUSED = /alert (bad certificate|unknown ca|certificate required|certificate unknown|handshake failure|access denied)/i
+
+/** A tcp:// engine's TLS failure as what went wrong and the fix, or null for any other error (docs/hosts.md#host-keys-and-tls-engines). */
+export function tlsRefusal(e: Error & { code?: string }, h: EngineHost): { what: string; fix: string } | null {
+  const code = e.code ?? ''
+  const msg = String(e.message ?? '')
+  const ca = `${h.certDir}/ca.pem`
+  if (UNTRUSTED.test(code)) return { what: `the TLS engine at ${h.url} presents a server certificate that ${ca} did not sign (${code})`, fix: 'Nothing was sent. Give certs=DIR whose ca.pem is the CA that signed the engine\'s --tlscert, or check that this address reaches that engine' }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return { what: `the TLS engine at ${h.url} presents a server certificate for other names (${msg.split('\n')[0]})`, fix: 'Nothing was sent. Reach the engine at a name or address in its certificate\'s subjectAltName, or reissue the certificate for this one' }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return { what: `the TLS engine at ${h.url} presents a server certificate that is not valid now (${code})`, fix: 'Nothing was sent. Renew the engine\'s --tlscert, or check this machine\'s clock' }
+  if (CLIENT_REFUSED.test(msg) || /ALERT_(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_REQUIRED|CERTIFICATE_UNKNOWN)/.test(code)) return { what: `the TLS engine at ${h.url} refused this client's certificate ${h.certDir}/cert.pem (${msg.split('\n')[0]})`, fix: 'Give certs=DIR with a cert.pem and key.pem signed by the CA the engine\'s --tlscacert names' }
+  if (/wrong version number|packet length too long|http request/i.test(msg)) return { what: `${h.url} does not answer with TLS (${msg.split('\n')[0]})`, fix: 'A tcp:// engine must listen with --tlsverify; plain TCP engines are not used (anyone on the network could drive them)' }
+  return null
 }
 
 /**

@@ -147,20 +147,21 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
   checkRatioOptions(o)
   const outDir = resolve(o.out)
   if (existsSync(join(outDir, MEASUREMENTS.file))) throw userError(outDir, 'already holds measurements', 'Choose another --out')
-  const components = await setup({ proxies: o.proxies, install: false, log, engine: false })
-  const broken = components.find((c) => !usable(c) && ['backend', 'loadgen', 'wrk', 'openssl', ...o.proxies].includes(c.component))
-  if (broken) throw userError(broken.component, broken.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
-  const certs = await ensureCerts(certsDir, { force: false, log })
-  const cpus = o.cpus ?? defaultCpuLayout()
-  const base = PROFILES.quick!
-  const profile: Profile = { name: 'runtime-ratio', repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
-  const cells: Cell[] = o.proxies.flatMap((proxy) => o.variants.map((variant) => catalogCell(proxy, { series: RATIO_SERIES, variant, connections: base.connections })))
-
+  // Before setup and certificates: nothing may change them under another run, nor this one's under it.
   const releaseLock = await acquireRunLock(outDir)
-  const runId = basename(outDir)
-  const id = `${runId}-${process.pid}`
   const runtimes: { label: RatioRuntime; runtime: Runtime }[] = []
   try {
+    const components = await setup({ proxies: o.proxies, install: false, log, engine: false })
+    const broken = components.find((c) => !usable(c) && ['backend', 'loadgen', 'wrk', 'openssl', ...o.proxies].includes(c.component))
+    if (broken) throw userError(broken.component, broken.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
+    const certs = await ensureCerts(certsDir, { force: false, log })
+    const cpus = o.cpus ?? defaultCpuLayout()
+    const base = PROFILES.quick!
+    const profile: Profile = { name: 'runtime-ratio', repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
+    const cells: Cell[] = o.proxies.flatMap((proxy) => o.variants.map((variant) => catalogCell(proxy, { series: RATIO_SERIES, variant, connections: base.connections })))
+
+    const runId = basename(outDir)
+    const id = `${runId}-${process.pid}`
     await ensureDockerEngine(log)
     cleanupStale(log)
     await cleanupStaleContainers(log)

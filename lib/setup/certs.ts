@@ -44,8 +44,8 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   if (r.code !== 0) throw new Error(`openssl ${args[0]} failed: ${lastLine(r.stderr)}`)
 }
 
-/** Reuses the certificate set in `dir` when complete and valid for another day. */
-async function reusable(dir: string): Promise<CertSet | undefined> {
+/** The certificate set in `dir` when complete and valid for another day (ensureCerts then writes nothing). */
+export async function reusable(dir: string): Promise<CertSet | undefined> {
   const manifest = join(dir, 'certs.json')
   if (!existsSync(manifest)) return undefined
   let set: CertSet

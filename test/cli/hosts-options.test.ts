@@ -97,3 +97,42 @@ test('--hosts with native, bridge or --cpus is refused before anything runs; wit
   assert.equal(parse({ hosts }).hosts?.roles.proxy.host.socketPath, '/var/run/docker.sock')
   assert.equal('hosts' in parse({}), false)
 })
+
+test('--hosts ssh host keys: ~/.ssh/known_hosts by default, known_hosts= or a pinned fingerprint= per host, --accept-new-host-keys', () => {
+  const fp = 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8'
+  const known = join(dir, 'known_hosts')
+  writeFileSync(known, '')
+  const t = parseInlineHosts(`proxy=ssh://h1 backend=ssh://h2?known_hosts=${known} generator=ssh://h3:2222?fingerprint=${fp.replace('+', '%2B')}`, noEnv)
+  assert.deepEqual(t.roles.proxy.host.hostKeys, { knownHosts: [join(dir, '.ssh', 'known_hosts'), '/etc/ssh/ssh_known_hosts'], acceptNew: false })
+  assert.deepEqual(t.roles.backend.host.hostKeys, { knownHosts: [known], acceptNew: false })
+  assert.equal(t.roles.generator.host.hostKeys?.fingerprint, fp)
+  // A query turns an unescaped + into a space: a fingerprint has none, so it is read back.
+  const plus = 'SHA256:ab+cdefghijklmnopqrstuvwxyz0123456789ABCDEF'
+  assert.equal(parseInlineHosts(`proxy=ssh://h1?fingerprint=${plus} backend=ssh://h2 generator=ssh://h3`, noEnv).roles.proxy.host.hostKeys?.fingerprint, plus)
+  // accept-new: a known_hosts that does not exist yet is started there.
+  const later = join(dir, 'later', 'known_hosts')
+  const a = parseInlineHosts(`proxy=ssh://h1?known_hosts=${later} backend=ssh://h2 generator=ssh://h3`, noEnv, { acceptNewHostKeys: true })
+  assert.deepEqual(a.roles.proxy.host.hostKeys, { knownHosts: [later], acceptNew: true })
+  assert.equal(a.roles.backend.host.hostKeys?.acceptNew, true)
+  // The ssh2 options carry the check: no connection without it.
+  const o = engineOptions(t.roles.proxy.host, () => Buffer.from('KEY')) as { sshOptions: { hostVerifier: unknown; algorithms: { serverHostKey: string[] } } }
+  assert.equal(typeof o.sshOptions.hostVerifier, 'function')
+  assert.equal(o.sshOptions.algorithms.serverHostKey.length, 7)
+  rejects(`proxy=ssh://h1?known_hosts=${later} backend=ssh://h2 generator=ssh://h3`, /proxy: known_hosts .*later\/known_hosts is not a file\. Give a known_hosts file \(ssh-keyscan HOST > FILE\), or add --accept-new-host-keys/)
+  rejects('proxy=ssh://h1?fingerprint=MD5:aa:bb backend=ssh://h2 generator=ssh://h3', /proxy: fingerprint "MD5:aa:bb" is not a SHA256 fingerprint\. Give it as ssh-keygen -lf prints it/)
+  rejects(`proxy=ssh://h1?fingerprint=${fp}&known_hosts=${known} backend=ssh://h2 generator=ssh://h3`, /proxy: both fingerprint and known_hosts\. Give one/)
+  rejects(`proxy=ssh://h1 backend=tcp://h2:2376?certs=${certs}&known_hosts=${known} generator=ssh://h3`, /backend: known_hosts is for ssh:\/\/ engines/)
+  rejects(`proxy=unix:///var/run/docker.sock?fingerprint=${fp} backend=ssh://h2 generator=ssh://h3`, /proxy: fingerprint is for ssh:\/\/ engines/)
+  rejects(`proxy=ssh://h1?fingerprint=${fp} backend=ssh://h1 generator=ssh://h3`, /backend names ssh:\/\/h1 like another role but with another hostKeys/)
+  // topology.yaml: known_hosts relative to the file, a fingerprint as a plain scalar.
+  const file = join(dir, 'keys.yaml')
+  writeFileSync(file, `proxy:\n  engine: ssh://bench@h1\n  known_hosts: known_hosts\nbackend:\n  engine: ssh://h2\n  fingerprint: ${fp}\ngenerator:\n  engine: unix:///var/run/docker.sock\n`)
+  const y = parseHosts(file, noEnv)!
+  assert.deepEqual(y.roles.proxy.host.hostKeys?.knownHosts, [known])
+  assert.equal(y.roles.backend.host.hostKeys?.fingerprint, fp)
+  assert.equal(y.roles.generator.host.hostKeys, undefined)
+})
+
+test('--accept-new-host-keys without --hosts is refused: it would mean nothing', () => {
+  assert.throws(() => parseRunOptions({ 'accept-new-host-keys': true }, { install: false, log: memoryLogger() }), /^UserError: --accept-new-host-keys: only means something with --hosts/)
+})

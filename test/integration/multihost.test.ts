@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, before } from 'node:test'
 import Docker from 'dockerode'
 import { parseHosts } from '../../lib/cli/hosts-options.ts'
 import { exec } from '../../lib/core/exec.ts'
@@ -13,10 +13,15 @@ import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { readMeasurements } from '../../lib/data/measurements.ts'
 import { isDisturbed } from '../../lib/data/precision.ts'
 import { HANDSHAKES, readTable } from '../../lib/data/tables.ts'
+import { UserError } from '../../lib/core/errors.ts'
+import { connectHosts } from '../../lib/run/hosts.ts'
+import { fingerprintOf } from '../../lib/runtime/docker/host-keys.ts'
+import { MultiHostRuntime } from '../../lib/runtime/docker/multi-host.ts'
 import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.ts'
 import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { describeSwept, netnsLeftovers, netnsUnavailable, ROOT_ADDRESS, startNetnsEngines, SUBNET, type NetnsEngines, type Transport } from './support/netns-engines.ts'
+import { describeSwept, knownHostsFile, netnsLeftovers, netnsUnavailable, ROOT_ADDRESS, startNetnsEngines, SUBNET, type NetnsEngines, type Transport } from './support/netns-engines.ts'
+import { testNeeding } from '../support/needs.ts'
 
 // Three real Docker hosts on this machine (test/integration/support/netns-engines.ts): each
 // its own network namespace and dockerd, reached over SSH, TCP with TLS, and a unix socket.
@@ -45,7 +50,7 @@ after(async () => {
 
 const transportOf: Record<'proxy' | 'backend' | 'generator', Transport> = { proxy: 'ssh', backend: 'tcp', generator: 'unix' }
 
-test('three engines, one per namespace, answer through dockerode over SSH, TCP with TLS and a unix socket', { skip }, async () => {
+testNeeding('three engines, one per namespace, answer through dockerode over SSH, TCP with TLS and a unix socket', { id: 'integration/multihost', missing: skip }, async () => {
   // dockerd 20.10 derives its ID from /etc/docker/key.json, the same for all four engines:
   // the data root tells them apart.
   const roots = new Set<string>([(await dockerClient().info()).DockerRootDir])
@@ -62,13 +67,13 @@ test('three engines, one per namespace, answer through dockerode over SSH, TCP w
   assert.equal(roots.size, 4, 'four distinct engines: the machine\'s and three hosts')
 })
 
-test('the TLS engine refuses a client without a certificate', { skip }, async () => {
+testNeeding('the TLS engine refuses a client without a certificate', { id: 'integration/multihost', missing: skip }, async () => {
   const h = engines!.hosts.tcp
   const opts = engineOptions(topology.roles.backend.host)
   await assert.rejects(new Docker({ protocol: 'https', host: h.address, port: opts.port, ca: opts.ca }).ping())
 })
 
-test('the hosts reach each other and the root namespace on the test subnet, and nothing else', { skip }, async () => {
+testNeeding('the hosts reach each other and the root namespace on the test subnet, and nothing else', { id: 'integration/multihost', missing: skip }, async () => {
   const { ssh, tcp, unix } = engines!.hosts
   // bash's /dev/tcp: a TCP connect from inside a namespace, with no tool to install.
   const connect = (from: string, to: string, port: number) => exec('nsenter', [`--net=/var/run/netns/${from}`, 'timeout', '5', 'bash', '-c', `exec 3<>/dev/tcp/${to}/${port}`])
@@ -85,6 +90,142 @@ test('the hosts reach each other and the root namespace on the test subnet, and 
   assert.equal((await connect(ssh.netns, ROOT_ADDRESS, 9)).stderr.includes('unreachable'), false, 'the root namespace is on the subnet')
 })
 
+/** The SSH host's public host key as sshd offers it (the blob of its .pub file). */
+const hostKeyBlob = () => Buffer.from(readFileSync(join(engines!.hosts.ssh.dir, 'ssh', 'host_ed25519.pub'), 'utf8').trim().split(/\s+/)[1]!, 'base64')
+
+/** connectHosts over a topology: the UserError's one line, or 'answered'. */
+async function connectLine(hosts: string, o: { acceptNew?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  const rt = new MultiHostRuntime(`keys-${process.pid}`, parseHosts(hosts, o.env ?? process.env, { acceptNewHostKeys: !!o.acceptNew })!, { images: [] })
+  try {
+    await connectHosts(rt, 20_000)
+    return 'answered'
+  } catch (e) {
+    assert.ok(e instanceof UserError, String((e as Error).stack))
+    assert.ok(!e.message.includes('\n'), e.message)
+    return e.message
+  } finally {
+    await rt.stopAll()
+  }
+}
+
+/** The --hosts value with the SSH host's `known_hosts=` (or a pinned `fingerprint=`) replaced. */
+const withSshOption = (option: string) => engines!.hostsFlag().replace(/known_hosts=[^&\s]+/, option)
+/** The --hosts value with the TLS host's certs= directory replaced. */
+const withCerts = (dir: string) => engines!.hostsFlag().replace(/certs=[^&\s]+/, `certs=${dir}`)
+
+testNeeding('ssh host keys: the recorded key passes; an unknown key is refused in one line, recorded by --accept-new-host-keys; a pin decides alone', { id: 'integration/multihost', missing: skip }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'pb-hostkeys-'))
+  try {
+    const fp = fingerprintOf(hostKeyBlob())
+    const empty = join(work, 'empty_known_hosts')
+    writeFileSync(empty, '# nothing known\n')
+    const unknown = await connectLine(withSshOption(`known_hosts=${empty}`))
+    assert.match(unknown, new RegExp(`^--hosts proxy: ssh://10\\.203\\.77\\.11 offers host key ${fp.replace(/[+/]/g, '\\$&')} \\(ssh-ed25519\\), which ${empty} does not list\\. Check it .* --accept-new-host-keys`))
+    // accept-new: a file that does not exist yet is started, with the key under the host's address.
+    const fresh = join(work, 'new', 'known_hosts')
+    assert.equal(await connectLine(withSshOption(`known_hosts=${fresh}`), { acceptNew: true }), 'answered')
+    assert.equal(readFileSync(fresh, 'utf8'), `10.203.77.11 ssh-ed25519 ${hostKeyBlob().toString('base64')}\n`)
+    assert.equal(await connectLine(withSshOption(`known_hosts=${fresh}`)), 'answered', 'the recorded key is known from then on')
+    // Without known_hosts=: ~/.ssh/known_hosts of $HOME (empty here) is where it is looked up.
+    const home = join(work, 'home')
+    const noFile = await connectLine(withSshOption('x=1').replace(/&x=1/, ''), { env: { ...process.env, HOME: home } })
+    assert.match(noFile, new RegExp(`which ${home}/\\.ssh/known_hosts or /etc/ssh/ssh_known_hosts does not list`))
+    assert.equal(existsSync(join(home, '.ssh', 'known_hosts')), false, 'nothing recorded without --accept-new-host-keys')
+    // A pinned fingerprint: the right one passes, another is refused; known_hosts is not read.
+    assert.equal(await connectLine(withSshOption(`fingerprint=${fp}`)), 'answered')
+    const other = 'SHA256:' + 'A'.repeat(43)
+    assert.match(await connectLine(withSshOption(`fingerprint=${other}`)), new RegExp(`offers host key ${fp.replace(/[+/]/g, '\\$&')} \\(ssh-ed25519\\), not the pinned ${other}\\. Nothing was sent`))
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+})
+
+/** The ed25519 key the SSH host's sshd offers now, as ssh-keyscan reads it (base64), waited for up to 20 s to be `want`. */
+async function offeredKey(want: string): Promise<string> {
+  let got = ''
+  for (let i = 0; i < 80 && got !== want; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 250))
+    const r = await exec('ssh-keyscan', ['-T', '3', '-t', 'ed25519', engines!.hosts.ssh.address])
+    got = r.stdout.trim().split(/\s+/)[2] ?? ''
+  }
+  return got
+}
+
+testNeeding('a swapped ssh host key is refused by run-all in one line: nothing copied, no container created, nothing written', { id: 'integration/multihost', missing: skip }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'pb-swapped-'))
+  // The server's own key is swapped, as a machine in the middle (or a reinstalled host) would
+  // present another; the client keeps the known_hosts it recorded (the engines' own).
+  const sshDir = join(engines!.hosts.ssh.dir, 'ssh')
+  const hostKey = join(sshDir, 'host_ed25519')
+  const original = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(/\s+/)[1]!
+  const sshdPid = Number(readFileSync(join(sshDir, 'sshd.pid'), 'utf8').trim())
+  for (const f of ['', '.pub']) cpSync(hostKey + f, join(work, `original${f}`))
+  // sshd re-reads its host keys when it re-executes itself on SIGHUP.
+  const serve = async (from: string, want: string) => {
+    for (const f of ['', '.pub']) cpSync(from + f, hostKey + f)
+    process.kill(sshdPid, 'SIGHUP')
+    assert.equal(await offeredKey(want), want, 'sshd offers the key it was given')
+  }
+  try {
+    const swapped = join(work, 'swapped')
+    const keygen = await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', swapped])
+    assert.equal(keygen.code, 0, keygen.stderr)
+    const key = readFileSync(`${swapped}.pub`, 'utf8').trim().split(/\s+/)[1]!
+    await serve(swapped, key)
+    // What each host's engine holds before, read over its own unix socket (not over the transport under test).
+    const state = async () => Promise.all((['ssh', 'tcp', 'unix'] as const).map(async (t) => {
+      const local = new Docker({ socketPath: engines!.hosts[t].socket })
+      return { t, containers: (await local.listContainers({ all: true })).length, images: (await local.listImages()).map((i) => i.Id).sort().join(',') }
+    }))
+    const before = await state()
+    const out = join(work, 'run')
+    const r = await runAll(['--profile', 'smoke', '--series', 'pooling', '--proxies', 'haproxy', '--variants', 'pool-added', '--no-report', '--hosts', engines!.hostsFlag(), '--out', out])
+    assert.equal(r.code, 2, r.out.slice(-3000))
+    const lines = r.out.trim().split('\n').filter((l) => l.startsWith('proxybench: '))
+    assert.equal(lines.length, 1, r.out.slice(-3000))
+    const known = knownHostsFile(engines!.hosts.ssh)
+    const offered = fingerprintOf(Buffer.from(key, 'base64')).replace(/[+/]/g, '\\$&')
+    const recorded = fingerprintOf(Buffer.from(original, 'base64')).replace(/[+/]/g, '\\$&')
+    assert.match(lines[0]!, new RegExp(`^proxybench: --hosts proxy: ssh://10\\.203\\.77\\.11 offers host key ${offered} \\(ssh-ed25519\\), but ${known}:1 lists ${recorded} for it: the host's key changed, or another machine answers in its place\\. Nothing was sent\\. .*ssh-keygen -R 10\\.203\\.77\\.11 -f ${known}$`))
+    assert.deepEqual(await state(), before, 'no container created and no image sent on any host')
+    assert.equal(existsSync(join(out, 'manifest.json')), false, 'no manifest')
+    assert.equal(existsSync(join(out, 'measurements.csv')), false, 'no rows')
+  } finally {
+    // The recorded key again, for the tests after this one.
+    await serve(join(work, 'original'), original)
+    rmSync(work, { recursive: true, force: true })
+  }
+})
+
+testNeeding('tcp:// engines: no client certificates, a client certificate the engine does not trust, a server certificate the CA did not sign: each refused in one line', { id: 'integration/multihost', missing: skip }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'pb-tls-'))
+  try {
+    // No certs= and none in DOCKER_CERT_PATH or ~/.docker: refused while parsing, before any connection.
+    const bare = engines!.hostsFlag().replace(/\?certs=[^&\s]+&/, '?')
+    assert.throws(() => parseHosts(bare, { HOME: work }), /^UserError: --hosts: backend: tcp:\/\/10\.203\.77\.12:2376 needs TLS client certificates\. Add certs=DIR/)
+    // Another CA and a client certificate from it.
+    const foreign = join(work, 'foreign')
+    mkdirSync(foreign)
+    const ossl = async (...args: string[]) => assert.equal((await exec('openssl', args)).code, 0, `openssl ${args.join(' ')}`)
+    await ossl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(foreign, 'ca-key.pem'), '-out', join(foreign, 'ca.pem'), '-days', '1', '-subj', '/CN=not the engine CA')
+    await ossl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(foreign, 'key.pem'), '-out', join(foreign, 'client.csr'), '-subj', '/CN=stranger')
+    writeFileSync(join(foreign, 'client.ext'), 'extendedKeyUsage=clientAuth\n')
+    await ossl('x509', '-req', '-in', join(foreign, 'client.csr'), '-CA', join(foreign, 'ca.pem'), '-CAkey', join(foreign, 'ca-key.pem'), '-CAcreateserial', '-days', '1', '-extfile', join(foreign, 'client.ext'), '-out', join(foreign, 'cert.pem'))
+    // The engine's CA, but a client certificate it did not issue: the engine refuses the client.
+    const strangerClient = join(work, 'stranger-client')
+    cpSync(engines!.clientCerts, strangerClient, { recursive: true })
+    for (const f of ['cert.pem', 'key.pem']) cpSync(join(foreign, f), join(strangerClient, f))
+    assert.match(await connectLine(withCerts(strangerClient)), /^--hosts backend: the TLS engine at tcp:\/\/10\.203\.77\.12:2376 refused this client's certificate .*stranger-client\/cert\.pem \(.*\)\. Give certs=DIR with a cert\.pem and key\.pem signed by the CA/)
+    // The engine's client certificate, but a ca.pem that did not sign the server's certificate.
+    const strangerCa = join(work, 'stranger-ca')
+    cpSync(engines!.clientCerts, strangerCa, { recursive: true })
+    cpSync(join(foreign, 'ca.pem'), join(strangerCa, 'ca.pem'))
+    assert.match(await connectLine(withCerts(strangerCa)), /^--hosts backend: the TLS engine at tcp:\/\/10\.203\.77\.12:2376 presents a server certificate that .*stranger-ca\/ca\.pem did not sign \([A-Z_]+\)\. Nothing was sent/)
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+})
+
 const ZX = join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js')
 
 /** run-all as a user runs it; resolves to its exit code and output. */
@@ -98,7 +239,7 @@ function runAll(args: string[]): Promise<{ code: number; out: string }> {
   })
 }
 
-test('a pooling cell and a handshake cell across the three hosts: valid rows, the hosts and the network in the manifest, no container left', { skip }, async () => {
+testNeeding('a pooling cell and a handshake cell across the three hosts: valid rows, the hosts and the network in the manifest, no container left', { id: 'integration/multihost', missing: skip }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-multihost-run-'))
   const out = join(work, 'run')
   try {
@@ -152,7 +293,7 @@ test('a pooling cell and a handshake cell across the three hosts: valid rows, th
   }
 })
 
-test('teardown leaves no namespace, link, engine, process, mount, rule or key behind', { skip }, async () => {
+testNeeding('teardown leaves no namespace, link, engine, process, mount, rule or key behind', { id: 'integration/multihost', missing: skip }, async () => {
   const forced = await engines!.teardown()
   tornDown = true
   assert.deepEqual(forced, [], 'everything stopped on its own')

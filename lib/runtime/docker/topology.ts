@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type Docker from 'dockerode'
 import type { Role } from '../types.ts'
+import { defaultKnownHosts, hostKeyVerifier, preferredHostKeyAlgorithms, readKnownHosts, type HostKeyPolicy, type HostKeyRefusal } from './host-keys.ts'
 import { sshEngineAgent } from './ssh-agent.ts'
 
 /*
@@ -25,6 +26,8 @@ export interface EngineHost {
   certDir?: string
   /** ssh: the private key to log in with (default: the ssh agent, else ~/.ssh/id_ed25519 or id_rsa). */
   identity?: string
+  /** ssh: how the server's host key is checked (default: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts, nothing new accepted). */
+  hostKeys?: HostKeyPolicy
   /**
    * Where the harness and the other roles reach roles on this host. A loopback address
    * (the default for unix sockets): the roles listen on per-cell loopback addresses as on
@@ -74,12 +77,32 @@ export function engineOptions(h: EngineHost, read: (p: string) => Buffer = readF
     const dir = h.certDir!
     return { protocol: 'https', host: h.host!, port: h.port ?? 2376, ca: read(join(dir, 'ca.pem')), cert: read(join(dir, 'cert.pem')), key: read(join(dir, 'key.pem')) }
   }
-  const sshOptions: Record<string, unknown> = {}
+  const sshOptions: Record<string, unknown> = hostKeyOptions(h)
   if (h.identity) sshOptions.privateKey = read(h.identity)
   else if (process.env.SSH_AUTH_SOCK) sshOptions.agent = process.env.SSH_AUTH_SOCK
   // `docker system dial-stdio` runs on the remote side: the docker CLI must be installed there.
   if (o.persistentSsh) return { protocol: 'http', host: h.host!, port: h.port ?? 22, agent: sshEngineAgent({ host: h.host!, port: h.port ?? 22, username: h.user ?? 'root', ...sshOptions }) } as Docker.DockerOptions
   return { protocol: 'ssh', host: h.host!, port: h.port ?? 22, username: h.user ?? 'root', sshOptions } as Docker.DockerOptions
+}
+
+const refusals = new WeakMap<EngineHost, HostKeyRefusal>()
+
+/** Why the last connection to this ssh host was refused for its host key, if it was. */
+export const hostKeyRefusal = (h: EngineHost): HostKeyRefusal | undefined => refusals.get(h)
+
+/** ssh2's host key check for an ssh host (docs/hosts.md#host-keys-and-tls-engines): without it any machine in the middle is accepted. */
+function hostKeyOptions(h: EngineHost): Record<string, unknown> {
+  const policy = h.hostKeys ?? { knownHosts: defaultKnownHosts(), acceptNew: false }
+  const port = h.port ?? 22
+  const lines = policy.fingerprint === undefined ? readKnownHosts(policy.knownHosts) : []
+  return {
+    hostVerifier: (() => {
+      const verify = hostKeyVerifier({ url: h.url, host: h.host!, port, policy, onRefuse: (r) => refusals.set(h, r) })
+      // A later accepted key clears an earlier refusal: it must not name a failure of another kind.
+      return (blob: Buffer) => (verify(blob) ? (refusals.delete(h), true) : false)
+    })(),
+    algorithms: { serverHostKey: preferredHostKeyAlgorithms(lines, h.host!, port) },
+  }
 }
 
 /** The environment the docker CLI needs to reach a host (the exit pass's last sweep). */

@@ -105,12 +105,16 @@ export interface NetnsEngines {
 export function hostsFlag(dir: string, cpus: CpuLayout = defaultCpuLayout()): string {
   const [ssh, tcp, unix] = TRANSPORTS.map((t) => hostPlan(dir, t))
   return [
-    `proxy=ssh://root@${ssh!.address}?identity=${join(ssh!.dir, 'ssh', 'id_ed25519')}&cpuset=${cpus.proxy}`,
+    // The host key as a user records it (ssh-keyscan into a known_hosts file): checked, never taken on trust.
+    `proxy=ssh://root@${ssh!.address}?identity=${join(ssh!.dir, 'ssh', 'id_ed25519')}&known_hosts=${knownHostsFile(ssh!)}&cpuset=${cpus.proxy}`,
     `backend=tcp://${tcp!.address}:${TLS_PORT}?certs=${join(tcp!.dir, 'client')}&cpuset=${cpus.backend}`,
     // A unix socket defaults to loopback; this engine's containers are in its namespace.
     `generator=unix://${unix!.socket}?address=${unix!.address}&cpuset=${cpus.generator}`,
   ].join(' ')
 }
+
+/** The SSH host's known_hosts: its host key under its address, as ssh-keyscan writes it. */
+export const knownHostsFile = (ssh: HostPlan) => join(ssh.dir, 'ssh', 'known_hosts')
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -373,6 +377,8 @@ export async function startNetnsEngines(): Promise<NetnsEngines & { swept: Swept
     await must('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'pb-netns-engines', '-f', identity])
     await must('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshDir, 'host_ed25519')])
     writeFileSync(join(sshDir, 'authorized_keys'), readFileSync(identity + '.pub'), { mode: 0o600 })
+    const [type, key] = readFileSync(join(sshDir, 'host_ed25519.pub'), 'utf8').trim().split(/\s+/)
+    writeFileSync(knownHostsFile(ssh), `${ssh.address} ${type} ${key}\n`, { mode: 0o600 })
     writeFileSync(join(sshDir, 'sshd_config'), sshdConfig(ssh))
     chmodSync(identity, 0o600)
 
