@@ -27,7 +27,7 @@ const intervalSchema = z.object({ value: num, lo: num, hi: num, level: z.number(
 const cellKey = z.record(z.union([z.string(), z.number(), z.null()]))
 const figureSchema = z.object({
   kind: z.enum(['count', 'ratio', 'cost']), metric: z.string(), table: z.string(), key: cellKey,
-  base_median: num, run_median: num, base_n: z.number().int(), run_n: z.number().int(), change: num, interval: z.tuple([num, num]).nullable(), detectable: num,
+  base_median: num, run_median: num, base_n: z.number().int(), run_n: z.number().int(), change: num, interval: z.object({ lo: num, hi: num }).strict().nullable(), detectable: num,
   verdict: z.enum(['increased', 'decreased', 'no change', 'too few repeats to compare']), between_sd: num, between_source: z.string(),
 }).strict()
 
@@ -101,7 +101,7 @@ function baselineOut(b: BaselineComparison | undefined): Summary['baseline'] {
     id: b.id, kind: 'run', same_machine: b.sameMachine,
     cells: b.comparison.map((c) => ({
       kind: c.kind, metric: c.metric, table: c.table, key: c.key, base_median: c.base.median, run_median: c.run.median, base_n: c.base.n, run_n: c.run.n,
-      change: c.change, interval: c.interval, detectable: c.detectable, verdict: c.verdict, between_sd: c.between.sd, between_source: c.between.source,
+      change: c.change, interval: c.interval ? { lo: c.interval[0], hi: c.interval[1] } : null, detectable: c.detectable, verdict: c.verdict, between_sd: c.between.sd, between_source: c.between.source,
     })),
   }
 }

@@ -88,7 +88,7 @@ test('ajv validates the --json documents of the fixture run (run baseline, publi
     ['an unknown top-level key', (d) => (d.extra = 1)],
     ['a verdict outside the list', (d) => (d.findings[0].verdict = 'maybe')],
     ['a missing key', (d) => delete d.claims[0].measured],
-    ['another format', (d) => (d.format = 'proxybench-summary/2')],
+    ['another format', (d) => (d.format = 'proxybench-summary/1')],
     ['a fractional n', (d) => (d.findings.find((f: any) => f.intervals.length).intervals[0].interval.n = 1.5)],
     ['a string where a number or null goes', (d) => (d.claims[0].value = '1')],
     ['an unknown key in a baseline cell', (d) => (d.baseline.cells[0].extra = true)],
