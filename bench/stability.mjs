@@ -14,7 +14,9 @@ flips) and whether all runs agree counting inconclusive as a verdict; then per c
 median of its cost metric in each run and the spread max/min-1 between runs, of the raw
 µs and of the calibrated unit (the cost over the run's own reference, README "Calibrated
 unit"); last, per run and series, the cells that reached the profile's precision, the
-median and worst half-width of their medians, and the unstable cells.
+median and worst half-width of their medians, and the unstable cells; and the between-run
+variance of each family of figures (counts, ratios within a run, costs), which the
+comparison across runs takes as its prior (docs/method/comparison.md).
 
 Options:
   --runs N          runs to make (default 3)
@@ -32,7 +34,7 @@ const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
 const { readManifest } = await import('../lib/data/manifest.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
-const { cellSpreads, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/report/stability.ts')
+const { cellSpreads, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/report/stability.ts')
 const { spawnSync } = await import('node:child_process')
 const { join, basename } = await import('node:path')
 
@@ -71,5 +73,6 @@ await runNotebook(async () => {
   })
   const ledger = loadLedger()
   process.stdout.write(formatStability(runs, verdictLines(runs, ledger), cellSpreads(runs)) + '\n\n')
-  process.stdout.write(formatPrecision(runs, await precisionByRun(runs)) + '\n')
+  process.stdout.write(formatPrecision(runs, await precisionByRun(runs)) + '\n\n')
+  process.stdout.write(formatBetweenRun(runs) + '\n')
 })

@@ -1,7 +1,7 @@
 import { median } from '../core/stats.ts'
 import type { Calibration, Handshake, Manifest, Measurement, WebSocketRow } from '../data/schema.ts'
 import { cellId, TABLE_SPECS, type TableName } from './cells.ts'
-import { compareRuns, type Delta } from './compare.ts'
+import type { Delta } from './compare.ts'
 
 /**
  * Calibrated units: a proxy figure divided by a reference measured in the same run, on the
@@ -142,39 +142,6 @@ export function referenceAgreement(deltas: readonly Delta[], base: References, r
 
 /** Largest distance from 1 of a spread, as a fraction (0.12 = within ±12%). */
 export const worstDeviation = (s: Spread) => Math.max(Math.abs(s.min - 1), Math.abs(s.max - 1))
-
-/** A cell of a run-vs-baseline comparison, raw and in the table's calibrated unit. */
-export interface CalibratedDelta {
-  raw: Delta
-  reference: ReferenceName
-  /** The comparison of values divided by each run's reference (Mann-Whitney over the scaled repeats); null when a side lacks it. */
-  calibrated: Delta | null
-}
-
-const deltaKey = (d: Delta) => `${d.table}|${JSON.stringify(d.key)}`
-
-/** Rows of a table with the primary metric divided by `ref`. */
-function scaled<T extends object>(rows: readonly T[], table: TableName, ref: number | null): T[] {
-  if (!ref) return []
-  const metric = TABLE_SPECS[table].primary
-  return rows.map((r) => {
-    const v = (r as Record<string, unknown>)[metric]
-    return { ...r, [metric]: typeof v === 'number' ? v / ref : v }
-  })
-}
-
-/** compareRuns on raw µs, and again on each table's calibrated unit (CALIBRATION_REFERENCE). */
-export function compareRunsCalibrated(base: RunLike, run: RunLike, choice: Record<TableName, ReferenceName> = CALIBRATION_REFERENCE): CalibratedDelta[] {
-  const rb = runReferences(base)
-  const rr = runReferences(run)
-  const scaledTables = (r: RunLike, refs: References) => ({
-    measurements: scaled(r.measurements, 'measurements', refs[choice.measurements]),
-    handshakes: scaled(r.handshakes, 'handshakes', refs[choice.handshakes]),
-    websocket: scaled(r.websocket, 'websocket', refs[choice.websocket]),
-  })
-  const cal = new Map(compareRuns(scaledTables(base, rb), scaledTables(run, rr)).map((d) => [deltaKey(d), d]))
-  return compareRuns(base, run).map((raw) => ({ raw, reference: choice[raw.table], calibrated: cal.get(deltaKey(raw)) ?? null }))
-}
 
 const r3 = (x: number) => Number(x.toPrecision(3)).toString()
 const showSpread = (s: Spread | null) => (s ? `${r3(s.median)} [${r3(s.min)}..${r3(s.max)}]` : 'no calibration recorded')

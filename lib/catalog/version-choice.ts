@@ -1,5 +1,5 @@
 import { userError } from '../core/errors.ts'
-import { compareVersions, loadStack, type ProxyName, type Stack, type StackVersion } from './stack.ts'
+import { compareVersions, loadStack, PROXIES, type ProxyName, type Stack, type StackVersion } from './stack.ts'
 
 /**
  * `--versions`: which catalog versions a run measures where a series takes several (the
@@ -33,6 +33,33 @@ export function chooseVersions(stack: Pick<Stack, 'versions'>, choice: VersionCh
     case 'list':
       return sorted.filter((v) => choice.versions.includes(v.version))
   }
+}
+
+/**
+ * `--pin-versions haproxy=2.8.25,nginx=1.31.3`: the version each series that measures one
+ * version per proxy runs (pooling's main series, TLS, WebSocket, the scenarios…) instead of
+ * the newest; --like sets it to the baseline's. Proxies not named keep the newest.
+ */
+export type PinnedVersions = Partial<Record<ProxyName, string>>
+
+/** The stack version a cell of a one-version series runs: the pinned one, else the newest. */
+export function pinnedVersion(stack: Pick<Stack, 'proxy' | 'versions'>, pinned: PinnedVersions | undefined): StackVersion | undefined {
+  const v = pinned?.[stack.proxy]
+  return v === undefined ? undefined : stack.versions.find((x) => x.version === v)
+}
+
+export function parsePinnedVersions(value: string, stacks: (p: ProxyName) => Pick<Stack, 'versions'> = loadStack): PinnedVersions {
+  const out: PinnedVersions = {}
+  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [proxy, version] = part.split('=').map((s) => s.trim())
+    if (!proxy || !version) throw userError('--pin-versions', `cannot read "${part}"`, 'Write proxy=version pairs, e.g. --pin-versions haproxy=2.8.25,nginx=1.31.3')
+    if (!(PROXIES as readonly string[]).includes(proxy)) throw userError('--pin-versions', `unknown proxy "${proxy}"`, `Use one of: ${PROXIES.join(', ')}`)
+    const known = stacks(proxy as ProxyName).versions.map((x) => x.version)
+    if (!known.includes(version)) throw userError('--pin-versions', `${proxy} has no catalog version "${version}"`, `Use one of: ${known.join(', ')}`)
+    out[proxy as ProxyName] = version
+  }
+  if (Object.keys(out).length === 0) throw userError('--pin-versions', `"${value}" names no version`, 'Write proxy=version pairs, e.g. --pin-versions haproxy=2.8.25')
+  return out
 }
 
 /** `--versions all|newest|ends|LIST`; a version no selected proxy has is a one-line error listing theirs. */

@@ -5,7 +5,8 @@ import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import { BASELINES_DIR, listBaselines, loadBaseline } from '../data/baselines.ts'
 import type { RunData } from '../data/run-data.ts'
-import { isSeriesName } from '../data/series.ts'
+import { isSeriesName, SERIES_ROWS } from '../data/series.ts'
+import { EXTRAS } from '../catalog/variants.ts'
 import { knownVariants } from '../series/focus.ts'
 
 /**
@@ -29,6 +30,9 @@ const argOf = (argv: readonly string[], flag: string): string | undefined => {
   if (i >= 0) return argv[i + 1]
   return argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1)
 }
+
+/** Row series that measure several versions of a proxy (the versions series, the bisect, nginx's all-version extras): --versions covers them. */
+const MULTI_VERSION_SERIES = new Set<string>([...SERIES_ROWS.versions.measurements, ...SERIES_ROWS.bisect.measurements, ...Object.values(EXTRAS).filter((e) => e.allVersions).map((e) => e.series)])
 
 const byVersion = (a: string, b: string) => {
   const [pa, pb] = [parseVersion(a), parseVersion(b)]
@@ -90,6 +94,16 @@ export function likeFlags(base: RunData, stacks: (p: ProxyName) => Stack = loadS
     notes.push(`${proxy} ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} no longer in the catalog: ${inCatalog.includes(newest) ? 'not measured' : `the newest, ${newest}, measured instead`}`)
   }
   if (versions.size) flags.versions = [...versions].sort(byVersion).join(',')
+  // The one-version series (pooling's main series, TLS, WebSocket…): the version they ran in the baseline, not today's newest.
+  const pins: string[] = []
+  for (const proxy of proxies) {
+    const stack = stacks(proxy)
+    const ran = [...new Set([...base.measurements, ...base.handshakes, ...base.websocket].filter((r) => r.proxy === proxy && !MULTI_VERSION_SERIES.has(r.series)).map((r) => r.version))].sort(byVersion)
+    const pin = ran.filter((v) => stack.versions.some((x) => x.version === v)).at(-1)
+    if (pin) pins.push(`${proxy}=${pin}`)
+    if (ran.length > 1) notes.push(`${proxy}: the baseline's one-version series ran ${ran.join(', ')}; ${pin ? `${pin} repeated in all of them` : 'none of them is in the catalog'}`)
+  }
+  if (pins.length) flags['pin-versions'] = pins.join(',')
   return { flags, versionsByProxy, ...(connections !== undefined ? { connections } : {}), notes }
 }
 
@@ -108,6 +122,12 @@ export function withLike<F extends { like?: string; baseline?: string; series?: 
     const kept = new Set(given.proxies.split(',').flatMap((p) => like.versionsByProxy[p.trim()] ?? []))
     if (kept.size) taken.versions = taken.versions.split(',').filter((v) => kept.has(v)).join(',')
     else delete taken.versions
+  }
+  if (typeof given.proxies === 'string' && taken['pin-versions'] !== undefined) {
+    const asked = new Set(given.proxies.split(',').map((p) => p.trim()))
+    const kept = taken['pin-versions'].split(',').filter((pv) => asked.has(pv.split('=')[0]!))
+    if (kept.length) taken['pin-versions'] = kept.join(',')
+    else delete taken['pin-versions']
   }
   // A flag given beside --like is a difference from the baseline: said, like a version that left the catalog.
   const overridden = Object.keys(taken).filter((k) => given[k] !== undefined && given[k] !== taken[k]).map((k) => `--${k} ${String(given[k])} given beside --like (the baseline's: ${taken[k]})`)

@@ -45,6 +45,7 @@ export const RUN_FLAGS = {
   variants: { type: 'string' },
   'key-types': { type: 'string' },
   versions: { type: 'string' },
+  'pin-versions': { type: 'string' },
   repeats: { type: 'string' },
   duration: { type: 'string' },
   'wait-quiet': { type: 'string' },
@@ -93,6 +94,8 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --versions WHICH      catalog versions of the versions series and nginx's all-version extras: all, newest,
                         ends (oldest, newest, April 2025) or a list (1.26.3,3.0.11); default ends for smoke
                         and quick, all for standard and full (npm run doctor lists the catalog)
+  --pin-versions LIST   proxy=version pairs (haproxy=2.8.25,nginx=1.31.3): the version each series that measures
+                        one version per proxy runs instead of the newest (pooling, tls, ws, scenarios, l4, h2…)
   --repeats N           minimum repeats per cell instead of the profile's (recorded in the manifest)
   --duration S          measurement window in seconds instead of the profile's (recorded in the manifest)
   --wait-quiet S        seconds the run may lose to other work on the machine: after a disturbed window it waits
@@ -103,8 +106,8 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --start-rps N         capacity: the first rate tried, then doubled while it passes (default ${CAPACITY_DEFAULTS.startRps})
 ${BISECT_METRIC_HELP}
   --like ID             repeat a promoted baseline (baselines/runs/<id>): its profile, series, proxies, repeats,
-                        window, connections, variants, key types, runtime and versions (the newest where its own
-                        are no longer in the catalog, said in the report); flags given beside it win; compares with it
+                        window, connections, variants, key types, runtime and versions, in every series (the newest
+                        where its own are no longer in the catalog, said in the report); flags given beside it win; compares with it
   --tax-ns N            make every system call of every role and of the calibration about N ns dearer (a
                         seccomp filter, measured on the proxy's core; docs/benchmarks.md#machine-shift)
   --reference KIND      rtt: a fixed loopback ping-pong on the proxy's core during every closed-model window

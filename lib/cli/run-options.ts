@@ -11,7 +11,7 @@ import { REFERENCE_KINDS, type ReferenceKind } from '../measure/reference.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
 import { parseFocus } from '../series/focus.ts'
-import { parseVersionChoice } from '../catalog/version-choice.ts'
+import { parsePinnedVersions, parseVersionChoice } from '../catalog/version-choice.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import { IMAGE_MODES, type ImageMode } from '../setup/images.ts'
 import { parseCapacityOptions, type CapacityFlags } from './capacity-options.ts'
@@ -42,6 +42,7 @@ export interface RunFlags extends CapacityFlags, BisectFlags {
   variants?: string
   'key-types'?: string
   versions?: string
+  'pin-versions'?: string
   repeats?: string
   duration?: string
   'wait-quiet'?: string
@@ -201,6 +202,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     custom,
     focus: parseFocus({ variants: f.variants, keyTypes: f['key-types'] }, proxies, custom.map((c) => c.file)),
     ...(f.versions !== undefined ? { versions: parseVersionChoice(f.versions, proxies) } : {}),
+    ...(f['pin-versions'] !== undefined ? { pinned: parsePinnedVersions(f['pin-versions']) } : {}),
     capacity: parseCapacityOptions(f, series),
     bisectMetric: parseBisectMetric(f, series),
     out,

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { nextBackendHost, startBackend, type Backend } from '../roles/backend.ts'
 import type { Profile } from '../catalog/profiles.ts'
 import { loadStack, newestVersion, templateFile, variantScheme, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { pinnedVersion, type PinnedVersions } from '../catalog/version-choice.ts'
 import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
 import type { Calibration } from '../data/schema.ts'
@@ -79,9 +80,10 @@ export interface WindowGate {
  * A cell of a proxy's catalog: one version (default the newest), one variant (its
  * template unless a user config is given), one key type and connection count.
  */
-export function catalogCell(proxy: ProxyName | Stack, o: { series: string; variant: string; keyType?: KeyType; connections: number; version?: StackVersion; template?: string }): Cell {
+export function catalogCell(proxy: ProxyName | Stack, o: { series: string; variant: string; keyType?: KeyType; connections: number; version?: StackVersion; template?: string; pinned?: PinnedVersions }): Cell {
   const stack = typeof proxy === 'string' ? loadStack(proxy) : proxy
-  const v = o.version ?? newestVersion(stack)
+  // A one-version series runs the pinned version (--pin-versions, --like), else the newest.
+  const v = o.version ?? pinnedVersion(stack, o.pinned) ?? newestVersion(stack)
   return {
     series: o.series, proxy: stack.proxy, version: v.version, variant: o.variant, keyType: o.keyType ?? 'ec256', connections: o.connections,
     stack, stackVersion: v, template: o.template ?? templateFile(stack, o.variant), scheme: variantScheme(stack, o.variant),

@@ -18,7 +18,7 @@ import { setupSection } from './sections/setup.ts'
 import { detailsSection } from './sections/title.ts'
 import { answerSection } from './sections/answer.ts'
 import { picturesSection } from './sections/pictures.ts'
-import { changesFromDeltas, changesFromPublished } from './baseline-changes.ts'
+import { changesFromComparison, changesFromPublished } from './baseline-changes.ts'
 import { tlsSection } from './sections/tls.ts'
 import { versionsSection } from './sections/versions.ts'
 import { bisectSection } from './sections/bisect.ts'
@@ -75,7 +75,7 @@ export function buildArticle(input: ArticleInput): BuiltArticle {
   const details = new Article()
   const detailCharts = DETAILS.flatMap((section) => section(details, input))
   const b = input.baseline
-  const changes = !b ? null : b.kind === 'run' ? changesFromDeltas(b.deltas).changes : changesFromPublished(b.deltas)
+  const changes = !b ? null : b.kind === 'run' ? changesFromComparison(b.comparison).changes : changesFromPublished(b.deltas)
   const a = new Article()
   answerSection(a, input, [...pictures.headings, ...details.headings], changes)
   a.append(pictures).append(details)

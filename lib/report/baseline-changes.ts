@@ -1,5 +1,5 @@
-import type { CalibratedDelta } from '../analysis/calibrated.ts'
-import type { Delta } from '../analysis/compare.ts'
+import type { ComparisonRow } from '../analysis/compare.ts'
+import { RATIO_METRICS } from '../analysis/run-figures.ts'
 import type { PublishedDelta } from '../analysis/published.ts'
 
 /**
@@ -20,30 +20,33 @@ export interface CellChange {
 }
 
 /** A cell's name as the dot plot labels it. */
-export const changeCellName = (key: Delta['key']) =>
+export const changeCellName = (key: ComparisonRow['key']) =>
   [key.proxy, key.variant, key.key_type && key.key_type !== 'ec256' ? key.key_type : '', key.mode, key.target_rps ? `@${key.target_rps}` : ''].filter(Boolean).join(' ')
 
 /** The main series' cells of the measurements table: the ones the dot plot shows. */
 const MAIN_SERIES = ['same', 'pool-added', 'pool-removed']
 
+/** The verdict of a comparison row in the dot plot's words (its colour). */
+const VERDICT_WORDS: Record<ComparisonRow['verdict'], string> = {
+  increased: 'changed beyond the between-run noise', decreased: 'changed beyond the between-run noise', 'no change': 'within the between-run noise', 'too few repeats to compare': 'too few repeats to compare',
+}
+
 /**
- * Changes from the comparison main has (a Mann-Whitney U per cell, calibrated unit where both
- * runs have the reference): it gives no interval and no between-run noise, so both stay null
- * and the plot says so.
+ * The main series' cells of a comparison across runs (lib/analysis/compare.ts), in the
+ * calibrated unit (proxy / direct) where both runs have the direct row, else in raw µs.
  */
-export function changesFromDeltas(deltas: readonly CalibratedDelta[]): { changes: CellChange[]; calibrated: boolean } {
-  const main = deltas.filter((d) => d.raw.table === 'measurements' && MAIN_SERIES.includes(String(d.raw.key.series)))
-  const calibrated = main.some((d) => d.calibrated?.delta != null)
-  const changes = main.flatMap((d) => {
-    const x = calibrated ? d.calibrated : d.raw
-    if (!x || x.delta === null) return []
-    // A row of compareRuns may carry an interval and a detectable change once the comparison gives them.
-    const extra = x as Delta & { interval?: { lo: number; hi: number } | null; detectable?: number | null; verdict?: string }
-    return [{
-      cell: changeCellName(d.raw.key) + (d.raw.key.series !== d.raw.key.variant ? ` (${d.raw.key.series})` : ''), change: x.delta, interval: extra.interval ?? null, detectable: extra.detectable ?? null,
-      verdict: extra.verdict ?? (x.significant ? 'significant (p < 0.05)' : '~ not significant'),
-    }]
-  })
+export function changesFromComparison(rows: readonly ComparisonRow[]): { changes: CellChange[]; calibrated: boolean } {
+  const main = rows.filter((r) => r.table === 'measurements' && MAIN_SERIES.includes(String(r.key.series)))
+  const calibratedRows = main.filter((r) => r.metric === RATIO_METRICS.calibrated)
+  const calibrated = calibratedRows.length > 0
+  const chosen = calibrated ? calibratedRows : main.filter((r) => r.metric === 'proxy_cpu_us_per_req')
+  const changes = chosen.map((r) => ({
+    cell: changeCellName(r.key) + (r.key.series !== r.key.variant ? ` (${r.key.series})` : ''),
+    change: r.change,
+    interval: r.interval ? { lo: r.interval[0], hi: r.interval[1] } : null,
+    detectable: r.detectable,
+    verdict: VERDICT_WORDS[r.verdict],
+  }))
   return { changes, calibrated }
 }
 

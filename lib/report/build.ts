@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CALIBRATION_REFERENCE, compareRunsCalibrated, runReferences } from '../analysis/calibrated.ts'
+import { CALIBRATION_REFERENCE, runReferences } from '../analysis/calibrated.ts'
+import { compareAcrossRuns } from '../analysis/compare.ts'
+import { likeRepetition } from '../analysis/like-repeat.ts'
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { publishedDeltas, readPublished } from '../analysis/published.ts'
 import Papa from 'papaparse'
@@ -78,12 +80,12 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
       (b.run.manifest.runtime !== run.manifest.runtime ? ` (this run: ${run.manifest.runtime}; the Docker/native ratio is measured by bench/runtime-ratio.mjs)` : ''),
     // A hostname and a CPU model string do not make a machine: the fingerprint must match too.
     sameMachine: host.hostname === run.manifest.host.hostname && host.cpu_model === run.manifest.host.cpu_model && diff !== null && diff.length === 0,
-    deltas: compareRunsCalibrated(b.run, run),
+    comparison: compareAcrossRuns(b.run, run),
     fingerprintDiff: diff,
     missingFingerprint: [...(fb ? [] : ['the baseline' as const]), ...(fr ? [] : ['this run' as const])],
     references: { base: runReferences(b.run), run: runReferences(run) },
     referenceChoice: CALIBRATION_REFERENCE,
-    ...(like ? { like } : {}),
+    ...(like ? { like, repeated: likeRepetition(b.run, run) } : {}),
   }
 }
 

@@ -14,7 +14,8 @@
  *   verdict (held, not held, inconclusive, not measured, info).
  * Parsing is pure and runs before anything is measured; evaluation reads the report's results.
  */
-import { formatDelta, type Delta } from '../analysis/compare.ts'
+import { formatChange, formatDetectable, type ComparisonRow } from '../analysis/compare.ts'
+import { RATIO_METRICS } from '../analysis/run-figures.ts'
 import type { ClaimResult, Verdict as ClaimVerdict } from '../claims/evaluate.ts'
 import { VERDICT_ORDER as CLAIM_VERDICTS } from '../claims/format.ts'
 import { userError } from '../core/errors.ts'
@@ -86,24 +87,22 @@ export interface GateInputs {
   baseline?: BaselineComparison
 }
 
-const cellName = (d: Delta) => [d.key.proxy, d.key.version, d.key.variant, d.key.key_type && d.key.key_type !== 'ec256' ? d.key.key_type : '', d.key.mode, d.key.model === 'open' ? `@${d.key.target_rps} rps` : '', d.key.conns_target ? `${d.key.conns_target} conns` : ''].filter(Boolean).join(' ')
+const cellName = (d: Pick<ComparisonRow, 'key'>) => [d.key.proxy, d.key.version, d.key.variant, d.key.key_type && d.key.key_type !== 'ec256' ? d.key.key_type : '', d.key.mode, d.key.model === 'open' ? `@${d.key.target_rps} rps` : '', d.key.conns_target ? `${d.key.conns_target} conns` : ''].filter(Boolean).join(' ')
+
+/** The proxies' costs: raw µs on one machine, the calibrated unit (proxy / direct) across machines. */
+const judgedFigure = (c: ComparisonRow, sameMachine: boolean) => (sameMachine ? c.kind === 'cost' && c.metric !== 'backend_cpu_us_per_req' : c.metric === RATIO_METRICS.calibrated)
 
 function regression(g: Extract<Gate, { kind: 'regression' }>, b: BaselineComparison | undefined): GateResult {
   if (!b || b.kind !== 'run') return { expr: g.expr, failed: true, detail: 'no run baseline to compare with' }
-  const judged: { d: Delta; unit: string }[] = []
-  let unjudged = 0
-  for (const cd of b.deltas) {
-    const d = b.sameMachine ? cd.raw : cd.calibrated
-    if (!d || d.delta === null) {
-      if (cd.raw.delta !== null) unjudged++
-      continue
-    }
-    judged.push({ d, unit: b.sameMachine ? 'raw µs' : `calibrated (${cd.reference})` })
-  }
-  const worse = judged.filter(({ d }) => d.significant && d.delta! > g.threshold)
-  const tail = `${judged.length} cell${judged.length === 1 ? '' : 's'} compared with ${b.id} on ${b.sameMachine ? 'raw µs (same machine)' : 'the calibrated unit (another machine)'}${unjudged ? `, ${unjudged} without a calibrated unit not judged` : ''}`
-  if (worse.length === 0) return { expr: g.expr, failed: false, detail: `no cell worse by more than ${pctText(g.threshold)} with significance; ${tail}` }
-  return { expr: g.expr, failed: true, detail: `${worse.map(({ d }) => `${cellName(d)} ${formatDelta(d)}`).join('; ')}; ${tail}` }
+  const rows = b.comparison.filter((c) => judgedFigure(c, b.sameMachine))
+  const judged = rows.filter((c) => c.verdict !== 'too few repeats to compare')
+  const unjudged = rows.length - judged.length
+  const worse = judged.filter((c) => c.verdict === 'increased' && c.change > g.threshold)
+  // A gate that could not have seen its threshold says so: passing it says nothing about those cells.
+  const blind = judged.filter((c) => c.detectable !== null && c.detectable > g.threshold).length
+  const tail = `${judged.length} cell${judged.length === 1 ? '' : 's'} compared with ${b.id} on ${b.sameMachine ? 'raw µs (same machine)' : 'the calibrated unit (another machine)'}${blind ? `, ${blind} of them could not detect ${pctText(g.threshold)}` : ''}${unjudged ? `, ${unjudged} with too few repeats to compare not judged` : ''}`
+  if (worse.length === 0) return { expr: g.expr, failed: false, detail: `no cell worse by more than ${pctText(g.threshold)} beyond the between-run noise; ${tail}` }
+  return { expr: g.expr, failed: true, detail: `${worse.map((c) => `${cellName(c)} ${formatChange(c)} (could detect ${formatDetectable(c)})`).join('; ')}; ${tail}` }
 }
 
 const pctText = (x: number) => `${Number((x * 100).toPrecision(6))}%`

@@ -15,6 +15,8 @@ import type { RunTables } from '../data/run-data.ts'
 import type { Manifest } from '../data/schema.ts'
 import type { TableName } from '../data/tables.ts'
 import { findingsFor } from '../findings/index.ts'
+import { estimateBetweenRun } from '../analysis/between-run.ts'
+import { runFigures } from '../analysis/run-figures.ts'
 
 export interface StabilityRun {
   name: string
@@ -209,5 +211,26 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
     spreadTable,
     summary('raw', (s) => s.spread),
     summary('calibrated', (s) => s.calibratedSpread),
+  ].join('\n')
+}
+
+/**
+ * The between-run variance per family of figures (lib/analysis/between-run.ts) from these
+ * runs: the common shift, each cell's own, and both together, with their degrees of
+ * freedom; the last line is BETWEEN_RUN_NOISE as it would be written from these runs.
+ */
+export function formatBetweenRun(runs: readonly StabilityRun[]): string {
+  const estimates = estimateBetweenRun(runs.map((r) => runFigures(r.tables)))
+  if (estimates.length === 0) return 'between-run variance: no family of figures was measured in every run'
+  const sd = (x: number) => x.toFixed(4)
+  const df = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'inf')
+  const table = formatTable(estimates.map((e) => ({
+    family: e.family, runs: e.runs, cells: e.cells, common: `${sd(e.common.sd)} (${df(e.common.df)})`, own: `${sd(e.own.sd)} (${df(e.own.df)})`, total: `${sd(e.total.sd)} (${df(e.total.df)})`,
+  })), ['family', 'runs', 'cells', 'common', 'own', 'total'])
+  const constant = Object.fromEntries(estimates.map((e) => [e.family, { sd: Number(e.total.sd.toPrecision(3)), df: Number(e.total.df.toPrecision(3)) }]))
+  return [
+    `between-run variance per family (SD of log, df): the shift common to the family's cells between runs, each cell's own beyond it (the within-run part taken off), and both (Satterthwaite df)`,
+    table,
+    `as BETWEEN_RUN_NOISE: ${JSON.stringify(constant)}`,
   ].join('\n')
 }

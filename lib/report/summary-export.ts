@@ -15,7 +15,8 @@ import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
 import type { BaselineComparison } from './sections/baseline.ts'
 
-export const SUMMARY_FORMAT = 'proxybench-summary/1'
+// 2: the run baseline's cells are the across-run comparison's figures (counts, ratios, costs) with interval, detectable change and verdict.
+export const SUMMARY_FORMAT = 'proxybench-summary/2'
 
 /** A finding's interval as exported: its method in words, widening included. */
 const intervalFields = (i: Interval) => (repeatsDisagree(i) && i.disagree && Number.isFinite(i.disagree.lo) && Number.isFinite(i.disagree.hi)
@@ -27,7 +28,11 @@ const num = z.number().nullable()
 // Bounds are null where a figure is not finite (a ratio over 0): JSON has no Infinity.
 const intervalSchema = z.object({ value: num, lo: num, hi: num, level: z.number(), method: z.string(), n: z.number().int() })
 const cellKey = z.record(z.union([z.string(), z.number(), z.null()]))
-const deltaSchema = z.object({ metric: z.string(), base_median: num, run_median: num, base_n: z.number().int(), run_n: z.number().int(), delta: num, p: num, significant: z.boolean() })
+const figureSchema = z.object({
+  kind: z.enum(['count', 'ratio', 'cost']), metric: z.string(), table: z.string(), key: cellKey,
+  base_median: num, run_median: num, base_n: z.number().int(), run_n: z.number().int(), change: num, interval: z.object({ lo: num, hi: num }).strict().nullable(), detectable: num,
+  verdict: z.enum(['increased', 'decreased', 'no change', 'too few repeats to compare']), between_sd: num, between_source: z.string(),
+}).strict()
 
 export const SUMMARY_SCHEMA = z.object({
   format: z.literal(SUMMARY_FORMAT),
@@ -57,7 +62,7 @@ export const SUMMARY_SCHEMA = z.object({
     z.null(),
     z.object({
       id: z.string(), kind: z.literal('run'), same_machine: z.boolean(),
-      cells: z.array(z.object({ table: z.string(), key: cellKey, raw: deltaSchema, reference: z.string(), calibrated: deltaSchema.nullable() }).strict()),
+      cells: z.array(figureSchema),
     }).strict(),
     z.object({
       id: z.string(), kind: z.literal('published'),
@@ -92,13 +97,16 @@ export interface SummaryInput {
   report: { page: string; pdf: string | null } | null
 }
 
-type AnyDelta = { metric: string; base: { median: number; n: number } | null; run: { median: number; n: number } | null; delta: number | null; p: number | null; significant: boolean }
-const deltaOut = (d: AnyDelta) => ({ metric: d.metric, base_median: d.base?.median ?? null, run_median: d.run?.median ?? null, base_n: d.base?.n ?? 0, run_n: d.run?.n ?? 0, delta: d.delta, p: d.p, significant: d.significant })
-
 function baselineOut(b: BaselineComparison | undefined): Summary['baseline'] {
   if (!b) return null
   if (b.kind === 'published') return { id: b.id, kind: 'published', figures: b.deltas.map((d) => ({ label: d.label, published: d.published, ours: d.ours, delta: d.delta, note: d.note })) }
-  return { id: b.id, kind: 'run', same_machine: b.sameMachine, cells: b.deltas.map((d) => ({ table: d.raw.table, key: d.raw.key, raw: deltaOut(d.raw), reference: d.reference, calibrated: d.calibrated ? deltaOut(d.calibrated) : null })) }
+  return {
+    id: b.id, kind: 'run', same_machine: b.sameMachine,
+    cells: b.comparison.map((c) => ({
+      kind: c.kind, metric: c.metric, table: c.table, key: c.key, base_median: c.base.median, run_median: c.run.median, base_n: c.base.n, run_n: c.run.n,
+      change: c.change, interval: c.interval ? { lo: c.interval[0], hi: c.interval[1] } : null, detectable: c.detectable, verdict: c.verdict, between_sd: c.between.sd, between_source: c.between.source,
+    })),
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import type { NetworkMode } from '../runtime/network.ts'
 import type { Topology } from '../runtime/docker/topology.ts'
 import type { CapacitySettings } from '../series/capacity.ts'
 import type { Focus } from '../series/focus.ts'
-import type { VersionChoice } from '../catalog/version-choice.ts'
+import type { PinnedVersions, VersionChoice } from '../catalog/version-choice.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import type { ImageMode } from '../setup/images.ts'
 
@@ -34,6 +34,8 @@ export interface RunOptions {
   focus?: Focus
   /** --versions; absent: the profile's default (lib/catalog/version-choice.ts). */
   versions?: VersionChoice
+  /** --pin-versions (or --like): the version of each proxy the one-version series run; absent: the newest. */
+  pinned?: PinnedVersions
   /** The capacity series' SLO, budget and start rate (--slo, --budget, --start-rps). */
   capacity?: CapacitySettings
   /** The bisect series' metric (--metric). */

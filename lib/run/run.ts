@@ -242,7 +242,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
 
   const templateChecks = new Map<string, string | null>()
   const ctx: SeriesContext = {
-    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus, versions: o.versions ?? defaultVersionChoice(profile.name), bisectMetric: o.bisectMetric, bisectTags: o.bisectTags,
+    runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus, versions: o.versions ?? defaultVersionChoice(profile.name), pinned: o.pinned, bisectMetric: o.bisectMetric, bisectTags: o.bisectTags,
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks,
     capacity: o.capacity,
     ...(o.counts === false ? { counts: false } : {}),

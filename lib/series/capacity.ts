@@ -92,15 +92,15 @@ export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacityS
  * --config files by their custom: names when --variants names them, on the newest version,
  * EC-256 unless --key-types says otherwise. The VU cap is the open model's (tls-open).
  */
-export function capacityCells(ctx: Pick<SeriesContext, 'proxies' | 'focus'>, custom: readonly CustomConfig[]): Cell[] {
+export function capacityCells(ctx: Pick<SeriesContext, 'proxies' | 'focus' | 'pinned'>, custom: readonly CustomConfig[]): Cell[] {
   const variants = ctx.focus?.variants ?? CAPACITY_DEFAULT_VARIANTS
   const keyTypes = ctx.focus?.keyTypes ?? ['ec256']
   return ctx.proxies.flatMap((proxy) => {
     const stack = loadStack(proxy)
     const own = [...customVariants(custom.filter((c) => c.proxy === proxy))]
     return keyTypes.flatMap((keyType) => [
-      ...variants.filter((v) => stack.variants[v]).map((variant) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS })),
-      ...own.filter(([, v]) => variants.includes(v)).map(([id, variant]) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, template: id.slice(id.indexOf('=') + 1) })),
+      ...variants.filter((v) => stack.variants[v]).map((variant) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, pinned: ctx.pinned })),
+      ...own.filter(([, v]) => variants.includes(v)).map(([id, variant]) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, template: id.slice(id.indexOf('=') + 1), pinned: ctx.pinned })),
     ])
   })
 }

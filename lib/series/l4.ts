@@ -1,3 +1,4 @@
+import type { PinnedVersions } from '../catalog/version-choice.ts'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
 import { L4_MIX, L4_SERIES, type TcpMode } from '../measure/tcp.ts'
@@ -18,11 +19,11 @@ export const QUICK_L4: Record<TcpMode, readonly string[]> = { short: L4_VARIANTS
 export const l4Proxies = (proxies: readonly ProxyName[]): ProxyName[] => proxies.filter((p) => Object.values(loadStack(p).variants).some((v) => v.l4))
 
 /** The cells of one mode for a profile, on each proxy's newest version. */
-export function l4Cells(proxies: readonly ProxyName[], mode: TcpMode, profile: string): Cell[] {
+export function l4Cells(proxies: readonly ProxyName[], mode: TcpMode, profile: string, pinned?: PinnedVersions): Cell[] {
   const variants = profile === 'smoke' || profile === 'quick' ? QUICK_L4[mode] : L4_VARIANTS
   return l4Proxies(proxies).flatMap((p) => {
     const stack = loadStack(p)
-    return variants.filter((v) => stack.variants[v]?.l4).map((variant) => catalogCell(stack, { series: L4_SERIES[mode], variant, connections: L4_MIX[mode].connections }))
+    return variants.filter((v) => stack.variants[v]?.l4).map((variant) => catalogCell(stack, { series: L4_SERIES[mode], variant, connections: L4_MIX[mode].connections, pinned }))
   })
 }
 
@@ -34,7 +35,7 @@ export function l4Series(): Series {
       tasks: (ctx) => {
         const skipped = ctx.proxies.filter((p) => !l4Proxies([p]).length)
         if (skipped.length) ctx.log.info(`${L4_SERIES[mode]}: no L4 variant for ${skipped.join(', ')} (README "L4 forwarding")`)
-        return tcpTasks(l4Cells(ctx.proxies, mode, ctx.profile.name), mode, ctx)
+        return tcpTasks(l4Cells(ctx.proxies, mode, ctx.profile.name, ctx.pinned), mode, ctx)
       },
     })),
   }

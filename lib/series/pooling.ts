@@ -2,7 +2,7 @@ import { basename, resolve } from 'node:path'
 import { sha256Text } from '../core/hash.ts'
 import { loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
 import { EXTRAS, MAIN_SERIES } from '../catalog/variants.ts'
-import { chooseVersions, type VersionChoice } from '../catalog/version-choice.ts'
+import { chooseVersions, type PinnedVersions, type VersionChoice } from '../catalog/version-choice.ts'
 import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
 import { summarize } from '../core/stats.ts'
@@ -40,23 +40,23 @@ export function customVariants(custom: readonly CustomConfig[]): Map<string, str
  * Cells of the pooling series: for each proxy the three main series on its newest
  * version, the extras, users' own configs, and one `direct` row (the floor).
  */
-export function poolingCells(proxies: readonly ProxyName[], opts: { connections: number; backendVersion: string; custom?: CustomConfig[]; versions?: VersionChoice }): Cell[] {
+export function poolingCells(proxies: readonly ProxyName[], opts: { connections: number; backendVersion: string; custom?: CustomConfig[]; versions?: VersionChoice; pinned?: PinnedVersions }): Cell[] {
   const cells: Cell[] = [directCell(opts.backendVersion, opts.connections)]
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
     const connections = opts.connections
-    for (const [series, variant] of Object.entries(MAIN_SERIES)) cells.push(catalogCell(stack, { series, variant, connections }))
+    for (const [series, variant] of Object.entries(MAIN_SERIES)) cells.push(catalogCell(stack, { series, variant, connections, pinned: opts.pinned }))
     const extra = EXTRAS[proxy]
     if (extra) {
       for (const version of extra.allVersions ? chooseVersions(stack, opts.versions ?? { kind: 'all' }) : [undefined]) {
         for (const variant of extra.variants) {
           if (version && !variantRunsOn(stack, variant, version.version)) continue
-          cells.push(catalogCell(stack, { series: extra.series, variant, connections, version }))
+          cells.push(catalogCell(stack, { series: extra.series, variant, connections, version, pinned: opts.pinned }))
         }
       }
     }
     const own = opts.custom?.filter((c) => c.proxy === proxy) ?? []
-    for (const [id, variant] of customVariants(own)) cells.push(catalogCell(stack, { series: 'custom', variant, connections, template: id.slice(id.indexOf('=') + 1) }))
+    for (const [id, variant] of customVariants(own)) cells.push(catalogCell(stack, { series: 'custom', variant, connections, template: id.slice(id.indexOf('=') + 1), pinned: opts.pinned }))
   }
   return cells
 }
@@ -115,7 +115,7 @@ export function ownOpenRates(rows: readonly Measurement[], fraction = POOLING_OP
 }
 
 export function poolingSeries(custom: CustomConfig[]): Series {
-  const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom, versions: ctx.versions })
+  const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom, versions: ctx.versions, pinned: ctx.pinned })
   return {
     name: 'pooling',
     phases: [

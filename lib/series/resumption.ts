@@ -1,3 +1,4 @@
+import type { PinnedVersions } from '../catalog/version-choice.ts'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
 import { handshakeTasks } from './tasks.ts'
@@ -18,16 +19,16 @@ export const QUICK_RESUMPTIONS: readonly Resumption[] = ['none', 'tickets']
  * The proxy's default config (pool-added, as the tls series) and, where a proxy has one,
  * its `session-cache` variant with the documented cache settings (shared/reference/proxy-defaults.md).
  */
-export function resumptionCells(proxies: readonly ProxyName[], profile: string): Cell[] {
+export function resumptionCells(proxies: readonly ProxyName[], profile: string, pinned?: PinnedVersions): Cell[] {
   const quick = profile === 'smoke' || profile === 'quick'
   return proxies.flatMap((p) => {
     const variants = ['pool-added', ...(!quick && loadStack(p).variants['session-cache'] ? ['session-cache'] : [])]
     return variants.flatMap((variant) => (quick ? QUICK_RESUMPTIONS : RESUMPTIONS).map((resumption) => ({
-      ...catalogCell(p, { series: 'resumption', variant, keyType: 'ec256', connections: HANDSHAKE_WORKERS }), resumption,
+      ...catalogCell(p, { series: 'resumption', variant, keyType: 'ec256', connections: HANDSHAKE_WORKERS, pinned }), resumption,
     })))
   })
 }
 
 export function resumptionSeries(): Series {
-  return { name: 'resumption', phases: [{ name: 'resumption', tasks: (ctx) => handshakeTasks(resumptionCells(ctx.proxies, ctx.profile.name), ctx) }] }
+  return { name: 'resumption', phases: [{ name: 'resumption', tasks: (ctx) => handshakeTasks(resumptionCells(ctx.proxies, ctx.profile.name, ctx.pinned), ctx) }] }
 }

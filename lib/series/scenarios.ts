@@ -1,3 +1,4 @@
+import type { PinnedVersions } from '../catalog/version-choice.ts'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
 import { overConnectionLimit, connectionLimit, type ConnectionLimit } from '../roles/limits.ts'
@@ -33,6 +34,8 @@ export interface ScenarioOptions {
   set: 'one' | 'all'
   /** This machine's connection limit (lib/roles/limits.ts); a count above it is a failed row with the reason. */
   limit?: ConnectionLimit
+  /** --pin-versions / --like: the version of each proxy instead of the newest. */
+  pinned?: PinnedVersions
 }
 
 export function scenarioCells(proxies: readonly ProxyName[], o: ScenarioOptions): Cell[] {
@@ -50,7 +53,7 @@ export function scenarioCells(proxies: readonly ProxyName[], o: ScenarioOptions)
   if (s004) cells.push(sized(json({ ...floor, connections: S004_L7.connections }, S004_L7.bodyBytes)))
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
-    const at = (variant: string, connections = o.connections) => catalogCell(stack, { series, variant, connections })
+    const at = (variant: string, connections = o.connections) => catalogCell(stack, { series, variant, connections, pinned: o.pinned })
     const reference = at('pool-added')
     cells.push(reference, at('http'), at('logging'), ...JSON_SIZES[o.set].map((n) => json(reference, n)), ...counts.map((n) => sized(at('http', n))))
     if (s004) cells.push(sized(json(at('http', S004_L7.connections), S004_L7.bodyBytes)))
@@ -63,7 +66,7 @@ export function scenariosSeries(): Series {
     name: 'scenarios',
     phases: [{
       name: 'scenarios',
-      tasks: (ctx) => closedTasks(scenarioCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, set: ctx.profile.scenarioCells ?? 'all' }), ctx),
+      tasks: (ctx) => closedTasks(scenarioCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, set: ctx.profile.scenarioCells ?? 'all', pinned: ctx.pinned }), ctx),
     }],
   }
 }

@@ -1,3 +1,4 @@
+import type { PinnedVersions } from '../catalog/version-choice.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import { summarize } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
@@ -29,7 +30,7 @@ export const OPEN_MAX_VUS = 1000
 /** Calibration steps, as fractions of HAProxy's closed-model ceiling. */
 export const CALIBRATION_STEPS = [0.05, 0.1, 0.2, 0.4, 0.7, 1]
 
-const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections: number): Cell => catalogCell(proxy, { series, variant: 'pool-added', keyType, connections })
+const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections: number, pinned?: PinnedVersions): Cell => catalogCell(proxy, { series, variant: 'pool-added', keyType, connections, pinned })
 
 /** Median closed-model rps of each proxy's EC-256 ceiling cell (valid rows only). */
 export function ceilings(rows: readonly Measurement[]): Map<string, number> {
@@ -42,9 +43,9 @@ export function ceilings(rows: readonly Measurement[]): Map<string, number> {
 export const RSA2048_CEILING_PROXIES: readonly ProxyName[] = ['haproxy', 'nginx']
 
 /** Closed-model TLS ceilings: EC-256 for every proxy (the open-model rate comes from them), RSA-2048 for seed 004's pair. */
-export const ceilingCells = (proxies: readonly ProxyName[], connections: number): Cell[] => [
-  ...proxies.map((p) => tlsCell(p, 'tls-ceiling', 'ec256', connections)),
-  ...proxies.filter((p) => RSA2048_CEILING_PROXIES.includes(p)).map((p) => tlsCell(p, 'tls-ceiling', 'rsa2048', connections)),
+export const ceilingCells = (proxies: readonly ProxyName[], connections: number, pinned?: PinnedVersions): Cell[] => [
+  ...proxies.map((p) => tlsCell(p, 'tls-ceiling', 'ec256', connections, pinned)),
+  ...proxies.filter((p) => RSA2048_CEILING_PROXIES.includes(p)).map((p) => tlsCell(p, 'tls-ceiling', 'rsa2048', connections, pinned)),
 ]
 
 /** The default-cert cells: Traefik's generated default certificate, Caddy's internal issuer, on the newest version. */
@@ -74,9 +75,9 @@ export function tlsSeries(): Series {
     phases: [
       {
         name: 'tls-handshake',
-        tasks: (ctx) => handshakeTasks(ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS))), ctx),
+        tasks: (ctx) => handshakeTasks(ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS, ctx.pinned))), ctx),
       },
-      { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ceilingCells(ctx.proxies, ctx.connections), ctx) },
+      { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ceilingCells(ctx.proxies, ctx.connections, ctx.pinned), ctx) },
       // What Traefik and Caddy serve when given no certificate: a fact read from the handshake, not a cost.
       { name: DEFAULT_KEY_SERIES, tasks: (ctx) => defaultKeyTasks(defaultKeyCells(ctx.proxies), ctx), adaptive: false },
       ...OPEN_RATES.map(({ series, fraction, what }) => ({
@@ -91,7 +92,7 @@ export function tlsSeries(): Series {
           const rate = rateAt(fraction, ref.ceiling)
           const whose = ref.proxy === 'haproxy' ? "HAProxy's" : `the slowest proxy's (${ref.proxy}: no HAProxy ceiling in this run)`
           ctx.log.info(`${series}: ${rate} rps = ${what} ${(fraction * 100).toFixed(1)}% of ${whose} EC-256 closed ceiling, ${Math.round(ref.ceiling)} rps; VUs ${OPEN_PREALLOC}..${OPEN_MAX_VUS}`)
-          return openTasks(ctx.proxies.flatMap((p) => (['ec256', 'rsa4096'] as const).map((kt) => tlsCell(p, series, kt, OPEN_MAX_VUS))), [rate], ctx)
+          return openTasks(ctx.proxies.flatMap((p) => (['ec256', 'rsa4096'] as const).map((kt) => tlsCell(p, series, kt, OPEN_MAX_VUS, ctx.pinned))), [rate], ctx)
         },
       })),
       {
@@ -102,7 +103,7 @@ export function tlsSeries(): Series {
           const ceiling = c.get(proxy)
           if (!ceiling) return []
           const rates = CALIBRATION_STEPS.map((f) => rateAt(f, ceiling))
-          return openTasks([tlsCell(proxy, 'tls-calibration', 'ec256', OPEN_MAX_VUS)], rates, ctx)
+          return openTasks([tlsCell(proxy, 'tls-calibration', 'ec256', OPEN_MAX_VUS, ctx.pinned)], rates, ctx)
         },
         // Steps of a curve (how the proxy's cost moves with the rate), not a cost to pin down: exactly the profile's rounds.
         adaptive: false,

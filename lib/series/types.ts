@@ -4,7 +4,7 @@ import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
 import type { CapacitySettings } from './capacity.ts'
 import type { Focus } from './focus.ts'
-import type { VersionChoice } from '../catalog/version-choice.ts'
+import type { PinnedVersions, VersionChoice } from '../catalog/version-choice.ts'
 import type { Cell, CellContext } from '../measure/cell.ts'
 
 /** What a series gets: the cell context plus the run's choices. */
@@ -19,6 +19,8 @@ export interface SeriesContext extends CellContext {
   focus?: Focus
   /** --versions: the catalog versions of the series that take several (lib/catalog/version-choice.ts); absent: all. */
   versions?: VersionChoice
+  /** --pin-versions / --like: the version of each proxy the one-version series run (absent: the newest). */
+  pinned?: PinnedVersions
   /** The capacity series' SLO, budget and start rate (--slo, --budget, --start-rps). */
   capacity?: CapacitySettings
   /** The bisect series' metric (--metric; default proxy CPU µs/req). */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { agreementTable, calibratedCells, CALIBRATION_REFERENCE, compareRunsCalibrated, referenceAgreement, runReferences, type References } from '../../lib/analysis/calibrated.ts'
-import { compareRuns } from '../../lib/analysis/compare.ts'
+import { agreementTable, calibratedCells, referenceAgreement, runReferences, type References } from '../../lib/analysis/calibrated.ts'
+import { compareAcrossRuns, compareRuns } from '../../lib/analysis/compare.ts'
+import { familyOf } from '../../lib/analysis/run-figures.ts'
 import { loadRun } from '../../lib/data/run-data.ts'
 import type { Calibration, Manifest } from '../../lib/data/schema.ts'
 import { cpuRepeats, handshake, measurement } from '../fixtures/rows.ts'
@@ -37,15 +38,18 @@ test('calibrated cells: raw median and the value in each reference\'s unit, per 
 test('run vs baseline: a machine 2x slower in everything is no change in the calibrated unit', () => {
   const base = { measurements: [...direct([10, 10.2, 9.8]), ...cpuRepeats({}, [50, 51, 49, 50.5, 49.5])], handshakes: [], websocket: [], manifest: manifest(null) }
   const slow = { measurements: [...direct([20, 20.4, 19.6]), ...cpuRepeats({}, [100, 102, 98, 101, 99])], handshakes: [], websocket: [], manifest: manifest(CAL) }
-  const [d] = compareRunsCalibrated(base, slow).filter((x) => x.raw.key.proxy === 'haproxy')
-  assert.equal(d!.reference, CALIBRATION_REFERENCE.measurements)
-  assert.ok(d!.raw.significant && Math.abs(d!.raw.delta! - 1) < 1e-9)
-  assert.equal(d!.calibrated!.base!.median, 5)
-  assert.equal(d!.calibrated!.run!.median, 5)
-  assert.equal(d!.calibrated!.significant, false)
-  // Without the chosen reference on one side, no calibrated comparison.
-  const none = compareRunsCalibrated(base, slow, { measurements: 'loopback', handshakes: 'loopback', websocket: 'loopback', tcp: 'loopback' })
-  assert.ok(none.every((x) => x.calibrated === null))
+  const prior = Object.fromEntries([familyOf('cost', 'proxy_cpu_us_per_req', 'measurements', { model: 'closed' }), familyOf('ratio', 'proxy / direct', 'measurements', { model: 'closed' })].map((f) => [f, { sd: 0.05, df: 50 }]))
+  const rows = compareAcrossRuns(base, slow, { prior }).filter((x) => x.key.proxy === 'haproxy')
+  const raw = rows.find((x) => x.kind === 'cost')!
+  assert.equal(raw.verdict, 'increased')
+  assert.ok(Math.abs(raw.change - 1) < 1e-9)
+  const calibrated = rows.find((x) => x.metric === 'proxy / direct')!
+  assert.equal(calibrated.base.median, 5)
+  assert.equal(calibrated.run.median, 5)
+  assert.equal(calibrated.verdict, 'no change')
+  // Without the direct row on one side, no calibrated figure.
+  const noDirect = { ...slow, measurements: slow.measurements.filter((r) => r.proxy !== 'direct') }
+  assert.ok(!compareAcrossRuns(base, noDirect).some((x) => x.metric === 'proxy / direct'))
 })
 
 test('reference agreement: ratios of raw and calibrated medians per reference, and the table', () => {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { likeBaseline, likeFlags, withLike } from '../../lib/cli/like.ts'
-import { loadStack, type ProxyName, type Stack } from '../../lib/catalog/stack.ts'
+import { loadStack, newestVersion, type ProxyName, type Stack } from '../../lib/catalog/stack.ts'
+import { defaultVersionChoice, parsePinnedVersions } from '../../lib/catalog/version-choice.ts'
+import { parseRunOptions, type RunFlags } from '../../lib/cli/run-options.ts'
+import { SERIES_PLANS } from '../../lib/series/index.ts'
+import type { SeriesContext } from '../../lib/series/types.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 
@@ -56,4 +60,50 @@ test('--like: flags given beside it win, and the report compares with the baseli
   assert.deepEqual(withLike<F>({ profile: 'quick' }, log), { flags: { profile: 'quick' } })
   // Fewer proxies: only their versions travel.
   assert.equal((withLike<F>({ like: ID, proxies: 'nginx' }, log).flags as { versions?: string }).versions, '1.22.1,1.31.3')
+})
+
+test('--like: the plan of every series runs the baseline\'s versions (the one-version series too), and without it the newest', () => {
+  const log = memoryLogger()
+  const base = likeBaseline(ID)
+  const { flags } = withLike<RunFlags & { like?: string; baseline?: string }>({ like: ID }, log)
+  assert.equal(flags['pin-versions'], 'haproxy=2.8.25,nginx=1.31.3,envoy=1.40.0,traefik=3.7.15,caddy=2.11.7')
+  const planned = (f: RunFlags) => {
+    const o = parseRunOptions(f, { install: false, log })
+    // The baseline's own directory: the open-model phases take their rates from its closed rows.
+    const ctx = { log, proxies: o.proxies, seed: 1, connections: o.profile.connections, backendVersion: 'b', profile: o.profile, runDir: base.dir, versions: o.versions ?? defaultVersionChoice(o.profile.name), pinned: o.pinned, templateChecks: new Map() } as unknown as SeriesContext
+    const out = new Map<string, Set<string>>()
+    for (const s of o.series) {
+      for (const phase of SERIES_PLANS[s]([]).phases) {
+        for (const t of phase.tasks(ctx)) {
+          const c = t.subject
+          if (!c || c.proxy === 'direct') continue
+          const k = `${c.series} ${c.proxy}`
+          out.set(k, (out.get(k) ?? new Set()).add(c.version))
+        }
+      }
+    }
+    return out
+  }
+  const plan = planned(flags)
+  const had = new Map<string, Set<string>>()
+  for (const r of [...base.measurements, ...base.handshakes, ...base.websocket]) {
+    if (r.proxy === 'direct') continue
+    const k = `${r.series} ${r.proxy}`
+    had.set(k, (had.get(k) ?? new Set()).add(r.version))
+  }
+  assert.ok(had.size > 30)
+  for (const [k, versions] of had) assert.deepEqual([...(plan.get(k) ?? [])].sort(), [...versions].sort(), k)
+  // HAProxy 2.8.25 in the pooling and TLS cells, where today's newest is another version.
+  assert.deepEqual([...plan.get('pool-added haproxy')!], ['2.8.25'])
+  assert.deepEqual([...plan.get('tls-handshake haproxy')!], ['2.8.25'])
+  const newest = newestVersion(loadStack('haproxy')).version
+  assert.notEqual(newest, '2.8.25', 'the catalog has moved on since the baseline')
+  assert.deepEqual([...planned({ profile: 'quick', series: 'pooling,tls' }).get('pool-added haproxy')!], [newest])
+})
+
+test('--pin-versions: a proxy or version not in the catalog is one line naming the known ones', () => {
+  assert.deepEqual(parsePinnedVersions('haproxy=2.8.25, nginx=1.31.3'), { haproxy: '2.8.25', nginx: '1.31.3' })
+  assert.throws(() => parsePinnedVersions('haproxy=9.9'), (e: Error) => e instanceof UserError && /^--pin-versions: haproxy has no catalog version "9\.9"\. Use one of: .*2\.8\.25/.test(e.message) && !e.message.includes('\n'))
+  assert.throws(() => parsePinnedVersions('squid=1'), /unknown proxy "squid"\. Use one of: haproxy/)
+  assert.throws(() => parsePinnedVersions('haproxy'), /cannot read "haproxy"\. Write proxy=version pairs/)
 })

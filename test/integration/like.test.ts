@@ -12,7 +12,7 @@ import { loadRun } from '../../lib/data/run-data.ts'
 import { SUMMARY_SCHEMA_FILE, type Summary } from '../../lib/report/summary-export.ts'
 
 // A real smoke run, promoted to a baselines folder of this test's own, then repeated with
-// --like: the comparison pairs every cell of the baseline with the same cell of the new run
+// --like: the comparison pairs every cell of the baseline measured in both with the same cell of the new run
 // (issue 29 item 8). The --json document is the one a CI reads, checked by ajv against the
 // published schema. Real proxies, native runtime; each run a minute or two on 2 cores.
 const work = mkdtempSync(join(tmpdir(), 'pb-like-'))
@@ -58,12 +58,20 @@ test('--like a promoted smoke run: the same flags, and the comparison pairs ever
   assert.ok([...baseCells].some((c) => c.startsWith('handshakes ')) && [...baseCells].some((c) => c.startsWith('measurements ')))
   assert.ok(new Set(base.measurements.map((r) => r.version)).size >= 4, 'several versions of each proxy')
   assert.deepEqual(cellsOf(run), baseCells, 'the run measured the baseline\'s cells')
-  const pairs = compared.map((c) => `${c.table} ${cellId(TABLE_SPECS[c.table as keyof typeof TABLE_SPECS], c.key)}`)
+  // Counts and ratios within a run come first; the costs are one figure per cell (the direct row's: its backend µs).
+  assert.ok(compared.length === 0 || compared[0]!.kind !== 'cost')
+  const costs = compared.filter((c) => c.kind === 'cost')
+  const pairs = costs.map((c) => `${c.table} ${cellId(TABLE_SPECS[c.table as keyof typeof TABLE_SPECS], c.key)}`)
   assert.equal(new Set(pairs).size, pairs.length, 'no cell compared twice')
-  assert.deepEqual(new Set(pairs), baseCells, 'every cell of the baseline is paired with the run\'s')
-  // Where both sides have valid rows, the pair carries both sides' repeats.
-  const valid = (rows: typeof base, c: (typeof compared)[number]) => (rows.measurements as unknown as Record<string, unknown>[]).filter((r) => r.status === 'valid' && cellId(TABLE_SPECS.measurements, r) === cellId(TABLE_SPECS.measurements, c.key)).length
-  for (const c of compared.filter((c) => c.table === 'measurements')) {
-    assert.deepEqual([c.raw.base_n, c.raw.run_n], [valid(base, c), valid(run, c)], `${pairs[compared.indexOf(c)]}`)
+  // Every cell with valid rows on both sides is paired with the run's, carrying both sides' valid repeats.
+  const validRows = (rows: typeof base, t: 'measurements' | 'handshakes' | 'websocket', id: string) => (rows[t] as unknown as Record<string, unknown>[]).filter((r) => r.status === 'valid' && cellId(TABLE_SPECS[t], r) === id && typeof r[r.proxy === 'direct' ? 'backend_cpu_us_per_req' : TABLE_SPECS[t].primary] === 'number').length
+  const measuredInBoth = [...baseCells].filter((c) => {
+    const [t, ...id] = c.split(' ')
+    return validRows(base, t as 'measurements', id.join(' ')) > 0 && validRows(run, t as 'measurements', id.join(' ')) > 0
+  })
+  assert.deepEqual(new Set(pairs), new Set(measuredInBoth), 'every cell of the baseline measured in both is paired with the run\'s')
+  for (const c of costs) {
+    const id = cellId(TABLE_SPECS[c.table as keyof typeof TABLE_SPECS], c.key)
+    assert.deepEqual([c.base_n, c.run_n], [validRows(base, c.table as 'measurements', id), validRows(run, c.table as 'measurements', id)], `${c.table} ${id}`)
   }
 })

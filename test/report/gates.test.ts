@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { CalibratedDelta } from '../../lib/analysis/calibrated.ts'
-import type { Delta } from '../../lib/analysis/compare.ts'
+import type { ComparisonRow } from '../../lib/analysis/compare.ts'
 import type { ClaimResult } from '../../lib/claims/evaluate.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import type { Finding } from '../../lib/findings/index.ts'
@@ -13,12 +12,18 @@ const claim = (id: string, verdict: ClaimResult['verdict']): ClaimResult => ({
   id, source: 's', claim: 'c', published: 'p', finding: null, verdict, expect: 'e', measured: `${id} measured`, evidence: [],
   comparable_across_machines: true, caveat: null, notes: null, warnings: [], value: null, interval: null, reference: null,
 })
-const delta = (proxy: string, d: number | null, significant: boolean): Delta => ({
-  table: 'measurements', key: { series: 'same', proxy, version: '2.8.25', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200, target_rps: null },
-  metric: 'proxy_cpu_us_per_req', base: { median: 30, n: 5 }, run: { median: 30 * (1 + (d ?? 0)), n: 5 }, delta: d, p: significant ? 0.008 : 0.4, significant, warnings: [],
+/** A compared figure: a raw cost (`cost`) or the calibrated unit (`ratio`), increased when `decided` and the change is positive. */
+const figure = (kind: 'cost' | 'ratio', proxy: string, change: number, decided: boolean | 'too few', detectable = 0.05): ComparisonRow => ({
+  kind, metric: kind === 'cost' ? 'proxy_cpu_us_per_req' : 'proxy / direct', table: 'measurements',
+  key: { series: 'same', proxy, version: '2.8.25', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200, target_rps: null },
+  base: { median: 30, n: 5 }, run: { median: 30 * (1 + change), n: 5 }, change,
+  interval: decided === 'too few' ? null : decided ? [change / 2, change * 1.5] : [-0.1, change + 0.1],
+  detectable: decided === 'too few' ? null : detectable,
+  verdict: decided === 'too few' ? 'too few repeats to compare' : decided ? (change > 0 ? 'increased' : 'decreased') : 'no change',
+  between: { sd: 0.05, df: 40, source: 'test' }, df: 30,
 })
-const comparison = (deltas: CalibratedDelta[], sameMachine: boolean): BaselineComparison => ({
-  id: 'main', kind: 'run', title: 't', machine: 'm', sameMachine, deltas, fingerprintDiff: [], missingFingerprint: [],
+const comparison = (rows: ComparisonRow[], sameMachine: boolean): BaselineComparison => ({
+  id: 'main', kind: 'run', title: 't', machine: 'm', sameMachine, comparison: rows, fingerprintDiff: [], missingFingerprint: [],
   references: { base: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null }, run: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null } },
   referenceChoice: { measurements: 'direct', handshakes: 'direct', websocket: 'direct', tcp: 'loopback' },
 })
@@ -58,19 +63,18 @@ test('a regression gate needs a run baseline, checked before the run', () => {
   checkGateBaseline(parseGates(['finding:F1']), undefined)
 })
 
-test('regression: significant and beyond the threshold fails; raw on one machine, calibrated across machines', () => {
+test('regression: beyond the threshold and the between-run noise fails; raw on one machine, calibrated across machines', () => {
   const [g] = parseGates(['regression>10%'])
-  const cd = (raw: Delta, calibrated: Delta | null): CalibratedDelta => ({ raw, reference: 'direct', calibrated })
-  const same = comparison([cd(delta('haproxy', 0.15, true), null), cd(delta('nginx', 0.3, false), null), cd(delta('envoy', 0.05, true), null)], true)
+  const same = comparison([figure('cost', 'haproxy', 0.15, true), figure('cost', 'nginx', 0.3, false, 0.4), figure('cost', 'envoy', 0.05, true), figure('cost', 'caddy', 0.5, 'too few')], true)
   const [r] = evaluateGates([g!], { findings: [], claims: [], baseline: same })
   assert.equal(r!.failed, true)
-  assert.match(r!.detail, /^haproxy 2\.8\.25 article \+15\.0% \(p=0\.008 n=5\+5\); 3 cells compared with main on raw µs/)
-  assert.doesNotMatch(r!.detail, /nginx|envoy 2/)
+  assert.match(r!.detail, /^haproxy 2\.8\.25 article \+15\.0% \[\+7\.5%, \+22\.5%\] \(could detect ±5\.0%\); 3 cells compared with main on raw µs \(same machine\), 1 of them could not detect 10%, 1 with too few repeats to compare not judged$/)
+  assert.doesNotMatch(r!.detail, /nginx|envoy 2|caddy/)
   // Another machine: the raw +50% is the machine; the calibrated +2% decides.
-  const other = comparison([cd(delta('haproxy', 0.5, true), delta('haproxy', 0.02, false)), cd(delta('nginx', 0.5, true), null)], false)
+  const other = comparison([figure('cost', 'haproxy', 0.5, true), figure('ratio', 'haproxy', 0.02, false), figure('cost', 'nginx', 0.5, true)], false)
   const [o] = evaluateGates([g!], { findings: [], claims: [], baseline: other })
   assert.equal(o!.failed, false)
-  assert.match(o!.detail, /1 cell compared with main on the calibrated unit \(another machine\), 1 without a calibrated unit not judged/)
+  assert.match(o!.detail, /^no cell worse by more than 10% beyond the between-run noise; 1 cell compared with main on the calibrated unit \(another machine\)$/)
   assert.equal(evaluateGates([g!], { findings: [], claims: [] })[0]!.failed, true)
 })
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadLedger } from '../../lib/claims/ledger.ts'
-import { cellSpreads, countFlips, formatPrecision, formatStability, precisionByRun, verdictLines } from '../../lib/report/stability.ts'
+import { cellSpreads, countFlips, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } from '../../lib/report/stability.ts'
 import { fixtureTables } from '../fixtures/run.ts'
 
 test('flips count only changes between decided verdicts', () => {
@@ -70,4 +70,21 @@ test('precision per run: a cell of six close repeats reaches ±3%, a scattered o
   assert.match(text, /targets: a ±3\.0%, b ±50\.0%/)
   assert.match(text, /same +1\/2, ±[\d.]+%, worst ±[\d.]+% +2\/2/)
   assert.match(text, /unstable cells: a \d+, b \d+/)
+})
+
+test('between-run variance: runs whose machine was 0.9x, 1x and 1.2x: a common shift in the raw costs, none in the calibrated unit; the constant line', () => {
+  const t = fixtureTables()
+  const scaled = (k: number) => ({
+    ...t,
+    measurements: t.measurements.map((r) => ({ ...r, proxy_cpu_us_per_req: r.proxy_cpu_us_per_req === null ? null : r.proxy_cpu_us_per_req * k, backend_cpu_us_per_req: r.backend_cpu_us_per_req === null ? null : r.backend_cpu_us_per_req * k })),
+  })
+  const runs = [0.9, 1, 1.2].map((k, i) => ({ name: `r${i}`, tables: scaled(k), series: ['pooling'] }))
+  const text = formatBetweenRun(runs)
+  const closed = text.split('\n').find((l) => l.startsWith('cost|proxy_cpu_us_per_req|measurements|closed '))!
+  assert.ok(closed, text)
+  // The log shifts of 0.9, 1, 1.2 have an SD of 0.144: all of it common, none the cells' own.
+  assert.match(closed, /\s3\s+\d+\s+0\.14\d\d \(2\.0\)\s+0\.0000 \(\d+\.0\)/)
+  const constant = JSON.parse(text.split('\n').at(-1)!.replace(/^as BETWEEN_RUN_NOISE: /, ''))
+  assert.ok(constant['ratio|proxy / direct|measurements|closed'].sd < 1e-9, 'the direct row moved with the machine: the calibrated unit did not move')
+  assert.equal(formatBetweenRun(runs.slice(0, 1)), 'between-run variance: no family of figures was measured in every run')
 })

@@ -16,13 +16,13 @@ test('--json: the fixture run against a run baseline is one document that valida
   const doc = buildSummary({ runId: 'run-quick', runDir: FIXTURE_RUN, ...r, gates, report: null })
   // What a reader parses: the text printed on stdout.
   const back = SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify(doc)))
-  assert.equal(back.format, 'proxybench-summary/1')
+  assert.equal(back.format, 'proxybench-summary/2')
   assert.equal(back.findings.length, r.findings.length)
   assert.ok(back.findings.some((f) => f.intervals.length > 0), 'findings carry their intervals')
   assert.equal(back.claims.length, r.claims.length)
   assert.ok(back.claims.some((c) => c.interval !== null), 'claims carry their intervals')
   assert.equal(back.baseline?.kind, 'run')
-  assert.ok(back.baseline?.kind === 'run' && back.baseline.cells.length > 0 && back.baseline.cells.some((c) => c.calibrated !== null))
+  assert.ok(back.baseline?.kind === 'run' && back.baseline.cells.length > 0 && back.baseline.cells.some((c) => c.metric === 'proxy / direct') && back.baseline.cells[0]!.kind === 'count')
   assert.deepEqual(back.gates.map((g) => g.expr), ['regression>10%', 'finding:F2', 'claim:envoy-ws-cap-1024!=reproduced'])
 })
 
@@ -88,7 +88,7 @@ test('ajv validates the --json documents of the fixture run (run baseline, publi
     ['an unknown top-level key', (d) => (d.extra = 1)],
     ['a verdict outside the list', (d) => (d.findings[0].verdict = 'maybe')],
     ['a missing key', (d) => delete d.claims[0].measured],
-    ['another format', (d) => (d.format = 'proxybench-summary/2')],
+    ['another format', (d) => (d.format = 'proxybench-summary/1')],
     ['a fractional n', (d) => (d.findings.find((f: any) => f.intervals.length).intervals[0].interval.n = 1.5)],
     ['a string where a number or null goes', (d) => (d.claims[0].value = '1')],
     ['an unknown key in a baseline cell', (d) => (d.baseline.cells[0].extra = true)],

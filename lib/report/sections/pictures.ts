@@ -1,7 +1,7 @@
 import { poolingSeriesCells, type CellSummary } from '../../analysis/cells.ts'
 import { REFERENCE_LABELS } from '../../analysis/calibrated.ts'
 import { compareVersions } from '../../catalog/stack.ts'
-import { changesFromDeltas, changesFromPublished, type CellChange } from '../baseline-changes.ts'
+import { changesFromComparison, changesFromPublished, type CellChange } from '../baseline-changes.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { ChangeRow } from '../charts.ts'
 import { Article, esc, num } from '../markdown.ts'
@@ -131,7 +131,7 @@ export function picturesSection(a: Article, input: ArticleInput): ChartRequest[]
   if (baseline) {
     const { changes, unit } = baseline.kind === 'run'
       ? (() => {
-        const c = changesFromDeltas(baseline.deltas)
+        const c = changesFromComparison(baseline.comparison)
         return { changes: c.changes, unit: c.calibrated ? `change of proxy CPU per request in the calibrated unit (÷ ${REFERENCE_LABELS[baseline.referenceChoice.measurements]}), %` : 'change of proxy CPU per request, raw µs, %' }
       })()
       : { changes: changesFromPublished(baseline.deltas), unit: 'this run against the published figure, %' }
