@@ -4,7 +4,7 @@ import { join } from 'node:path'
  * Names of the generators' raw outputs in a run's raw/ folder, built and parsed here only:
  * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-json<bytes>][-<rate>rps|-echo|-hold]-r<repeat>.<kind>
  */
-export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json' | 'tcp.json' | 'latency.json' | 'h2load.txt'
+export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json' | 'tcp.json' | 'latency.json' | 'h2load.txt' | 'h3.json'
 
 export interface RawCell {
   series: string

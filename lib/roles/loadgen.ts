@@ -174,3 +174,55 @@ export async function loadgenTcp(url: string, cacert: string, flags: Record<stri
   if (!res) throw new Error(`loadgen tcp failed (exit ${r.code}): ${lastLine(r.stderr)}`)
   return res
 }
+
+/** JSON summary of `loadgen h3` (docs/series/h3.md): the closed model over QUIC. */
+export interface H3Result extends Latency {
+  requests: number
+  ok: number
+  errors: number
+  error_samples: string[]
+  status: Record<string, number>
+  body_mismatch: number
+  conns_opened: number
+  streams: number
+  proto: string
+  tls_version: string
+  alpn: string
+  quic_version: string
+  duration_s: number
+  rate: number
+  /** ok requests inside [-warmup, -warmup + -window]: what the percentiles describe. */
+  window_ok: number
+  latency_spectrum: { total_count: number; max_us: number; points: { percentile: number; value_us: number; count: number }[]; hdr: string }
+}
+
+export interface H3Options {
+  url: string
+  connections: number
+  streams: number
+  /** Whole run, warm-up and window: -d. */
+  seconds: number
+  /** Latencies recorded from warmupS for windowS (the cell's window). */
+  warmupS?: number
+  windowS?: number
+  /** -n: a fixed number of requests instead (verification). */
+  requests?: number
+  cacert?: string
+  expectBody?: string
+  expectBytes?: number
+}
+
+/** argv of `loadgen h3`: -c connections, -m streams each, answers checked for h3 and the body. */
+export const h3Argv = (o: H3Options) => loadgenArgv('h3', o.url, o.cacert, {
+  c: o.connections, m: o.streams, d: `${o.seconds}s`,
+  ...(o.requests ? { n: o.requests } : {}),
+  ...(o.warmupS !== undefined ? { warmup: `${o.warmupS}s` } : {}), ...(o.windowS !== undefined ? { window: `${o.windowS}s` } : {}),
+  ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
+})
+
+/** The problem with an h3 summary as the protocol goes (ALPN h3, HTTP/3.0 answers), or null. */
+export function h3ProtocolIssue(r: Pick<H3Result, 'alpn' | 'proto' | 'ok'>): string | null {
+  if (r.alpn !== 'h3') return `ALPN ${r.alpn || 'none'}, expected h3`
+  if (r.ok > 0 && r.proto !== 'HTTP/3.0') return `protocol ${r.proto}, expected HTTP/3.0`
+  return null
+}

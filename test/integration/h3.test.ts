@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { PROFILES } from '../../lib/catalog/profiles.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { certsDir } from '../../lib/core/paths.ts'
+import { catalogCell, type Cell, type CellContext } from '../../lib/measure/cell.ts'
+import { measureH3 } from '../../lib/measure/h3.ts'
+import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
+import { NativeRuntime } from '../../lib/runtime/native.ts'
+import { ensureCerts } from '../../lib/setup/certs.ts'
+import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
+
+// The real binaries, on loopback UDP: Caddy's h3 variant carries an h3 cell through the
+// closed-model protocol; Caddy's h2 variant (protocols h1 h2, no UDP listener) is caught by
+// the h3 verification; the direct row runs against the backend's own HTTP/3 listener.
+// Counts and protocols only, no timings.
+test('an h3 cell on Caddy is valid over h3, a Caddy without h3 is caught, the direct row speaks h3', async () => {
+  for (const p of ['loadgen', 'backend'] as const) assert.equal((await ensureGoBuild(p)).error, undefined)
+  const log = memoryLogger()
+  const runtime = new NativeRuntime(`h3-${process.pid}`)
+  const out = mkdtempSync(join(tmpdir(), 'pb-h3-'))
+  // A longer warm-up than smoke's: on a busy machine the generator's QUIC handshakes may outlast 1 s.
+  const ctx: CellContext = { runtime, runId: 'h3', runDir: out, cpus: defaultCpuLayout(), profile: { ...PROFILES.smoke!, warmupS: 2, durationS: 2 }, certs: await ensureCerts(certsDir, { force: false, log }) }
+  const h3 = (c: Cell): Cell => ({ ...c, protocol: 'h3', streams: 2 })
+  try {
+    const row = await measureH3(h3(catalogCell('caddy', { series: 'h3', variant: 'h3', connections: 4 })), 1, ctx)
+    assert.equal(row.streams, 2)
+    assert.equal(row.series, 'h3')
+    // The machine may be busy (disturbed, generator share): anything but a failed cell or a protocol problem.
+    assert.notEqual(row.status, 'failed', row.reason)
+    assert.doesNotMatch(row.reason, /verification|ALPN|HTTP\/3|no request/)
+    assert.ok(row.requests > 0 && (row.proxy_cpu_us_per_req ?? 0) > 0 && row.p50_ms !== null && row.p99_ms! >= row.p50_ms!, JSON.stringify(row))
+    // Caddy's backend side stays pooled HTTP/1.1.
+    assert.ok((row.backend_conns_per_1k_req ?? 1000) < 100, JSON.stringify(row))
+
+    const noH3 = await measureH3(h3(catalogCell('caddy', { series: 'h3', variant: 'h2', connections: 4 })), 1, ctx)
+    assert.equal(noH3.status, 'invalid')
+    assert.match(noH3.reason, /^verification failed: no QUIC connection with ALPN h3/)
+
+    const direct = await measureH3(h3({ series: 'h3', proxy: 'direct', version: 'test', variant: 'direct', keyType: 'ec256', connections: 4 }), 1, ctx)
+    assert.notEqual(direct.status, 'failed', direct.reason)
+    assert.doesNotMatch(direct.reason, /verification|ALPN|HTTP\/3|no request/)
+    assert.equal(direct.proxy_cpu_us_per_req, null)
+    // Over the backend's QUIC listener: the connections opened stay the generator's 4 (plus none per request).
+    assert.ok(direct.requests > 0 && (direct.backend_conns_per_1k_req ?? 1000) < 100, JSON.stringify(direct))
+  } finally {
+    await runtime.stopAll()
+  }
+})
