@@ -185,6 +185,8 @@ export interface H3Result extends Latency {
   body_mismatch: number
   conns_opened: number
   streams: number
+  /** Requests sent again on a new connection after the server closed theirs unprocessed (GOAWAY). */
+  retried: number
   proto: string
   tls_version: string
   alpn: string

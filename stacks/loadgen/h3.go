@@ -41,12 +41,15 @@ type h3Result struct {
 	BodyMismatch int64          `json:"body_mismatch"`
 	ConnsOpened  int64          `json:"conns_opened"`
 	Streams      int            `json:"streams"`
-	Proto        string         `json:"proto"`
-	TLSVersion   string         `json:"tls_version"`
-	ALPN         string         `json:"alpn"`
-	QUICVersion  string         `json:"quic_version"`
-	DurationS    float64        `json:"duration_s"`
-	Rate         float64        `json:"rate"`
+	// Requests sent again on a new connection because the server had closed or was closing
+	// theirs before processing them (GOAWAY after its per-connection request limit).
+	Retried     int64   `json:"retried"`
+	Proto       string  `json:"proto"`
+	TLSVersion  string  `json:"tls_version"`
+	ALPN        string  `json:"alpn"`
+	QUICVersion string  `json:"quic_version"`
+	DurationS   float64 `json:"duration_s"`
+	Rate        float64 `json:"rate"`
 	// Requests whose latency falls inside [-warmup, -warmup + -window]: what the percentiles describe.
 	WindowOK  int64           `json:"window_ok"`
 	latencies                 // of ok requests inside the window
@@ -220,26 +223,26 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	st.res.Streams = *m
 
 	// Connections first, so the load never pays for a handshake (h3-handshake measures those).
-	type h3Conn struct {
-		qc *quic.Conn
-		cc *http3.ClientConn
-	}
-	conns := make([]h3Conn, 0, *c)
-	tr := &http3.Transport{DisableCompression: true}
-	for range *c {
+	dial := func() (*h3Link, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		defer cancel()
 		qc, err := quic.DialAddr(ctx, h3Addr(u), tlsConf, quicConfig(*timeout))
-		cancel()
 		if err != nil {
 			st.samples.add("dial: " + err.Error())
-			continue
+			return nil, err
 		}
 		st.conn(qc.ConnectionState())
-		conns = append(conns, h3Conn{qc, tr.NewClientConn(qc)})
+		return &h3Link{qc: qc, cc: (&http3.Transport{DisableCompression: true}).NewClientConn(qc)}, nil
+	}
+	conns := make([]*h3Conn, 0, *c)
+	for range *c {
+		if l, err := dial(); err == nil {
+			conns = append(conns, &h3Conn{link: l})
+		}
 	}
 	defer func() {
 		for _, hc := range conns {
-			hc.qc.CloseWithError(0, "")
+			hc.close()
 		}
 	}()
 	if len(conns) < *c {
@@ -272,7 +275,7 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 						return
 					}
 					t0 := time.Now()
-					resp, body, err := h3Get(hc.cc, u, *timeout)
+					resp, body, err := hc.get(u, *timeout, dial, &st.res.Retried)
 					t1 := time.Now()
 					problem := ""
 					if err == nil {
@@ -296,11 +299,74 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// h3Link is one QUIC connection with its HTTP/3 client.
+type h3Link struct {
+	qc *quic.Conn
+	cc *http3.ClientConn
+}
+
+// h3Conn is one of the -c connections: replaced by a new one when the server closes it, as
+// a keep-alive client reconnects (nginx closes after keepalive_requests, like over TCP).
+type h3Conn struct {
+	mu   sync.Mutex
+	link *h3Link
+}
+
+func (c *h3Conn) current() *h3Link {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.link
+}
+
+// replace dials a new connection unless another stream already replaced old.
+func (c *h3Conn) replace(old *h3Link, dial func() (*h3Link, error)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.link != old {
+		return
+	}
+	if l, err := dial(); err == nil {
+		old.qc.CloseWithError(0, "")
+		c.link = l
+	}
+}
+
+func (c *h3Conn) close() { c.current().qc.CloseWithError(0, "") }
+
+// get is one GET; a request the server refused unprocessed because its connection went away
+// is sent once more on a new connection (counted in retried), as RFC 9114 allows.
+func (c *h3Conn) get(u *url.URL, timeout time.Duration, dial func() (*h3Link, error), retried *int64) (*http.Response, []byte, error) {
+	l := c.current()
+	resp, body, err := h3Get(l.cc, u, timeout, http.MethodGet)
+	if err == nil || !connGone(l, err) {
+		return resp, body, err
+	}
+	c.replace(l, dial)
+	atomic.AddInt64(retried, 1)
+	return h3Get(c.current().cc, u, timeout, http.MethodGet)
+}
+
+// connGone: the connection is closed (by the server, or found closed) or in graceful
+// shutdown, or the request was rejected unprocessed (H3_REQUEST_REJECTED, or H3_NO_ERROR
+// after a GOAWAY).
+func connGone(l *h3Link, err error) bool {
+	var appErr *quic.ApplicationError
+	if l.qc.Context().Err() != nil || (errors.As(err, &appErr) && appErr.Remote) {
+		return true
+	}
+	var h3err *http3.Error
+	if errors.As(err, &h3err) && (h3err.ErrorCode == http3.ErrCodeNoError || h3err.ErrorCode == http3.ErrCodeRequestRejected) {
+		return true
+	}
+	// quic-go's error for a connection after GOAWAY is unexported; its text is stable.
+	return strings.Contains(err.Error(), "conn unusable") || strings.Contains(err.Error(), "graceful shutdown")
+}
+
 // h3Get is one GET on an existing HTTP/3 connection, body read to the end.
-func h3Get(cc *http3.ClientConn, u *url.URL, timeout time.Duration) (*http.Response, []byte, error) {
+func h3Get(cc *http3.ClientConn, u *url.URL, timeout time.Duration, method string) (*http.Response, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, _ := http.NewRequestWithContext(ctx, method, u.String(), nil)
 	req.Header.Set("User-Agent", "proxybench-loadgen")
 	resp, err := cc.RoundTrip(req)
 	if err != nil {
@@ -420,7 +486,11 @@ func h3Attempt(tr *quic.Transport, addr *net.UDPAddr, u *url.URL, tlsConf *tls.C
 	}
 	defer qc.CloseWithError(0, "")
 	cc := (&http3.Transport{DisableCompression: true}).NewClientConn(qc)
-	resp, body, err := h3Get(cc, u, timeout)
+	method := http.MethodGet
+	if early {
+		method = http3.MethodGet0RTT // sent before the handshake completes, in 0-RTT packets
+	}
+	resp, body, err := h3Get(cc, u, timeout, method)
 	if early {
 		// The handshake completes while (or after) the early request is answered.
 		select {

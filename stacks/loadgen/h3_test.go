@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -15,6 +16,8 @@ import (
 
 // h3Server is a quic-go HTTP/3 server on a loopback UDP port with httptest's
 // certificate (valid for 127.0.0.1); it returns the https URL and the CA file.
+type connKey struct{}
+
 func h3Server(t *testing.T, h http.HandlerFunc, allow0RTT bool, alpn ...string) (string, string, *atomic.Int64) {
 	t.Helper()
 	tcp, ca := tlsServer(t, h) // only for its certificate and CA file
@@ -32,7 +35,7 @@ func h3Server(t *testing.T, h http.HandlerFunc, allow0RTT bool, alpn ...string) 
 		QUICConfig: &quic.Config{Allow0RTT: allow0RTT},
 		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
 			accepted.Add(1)
-			return ctx
+			return context.WithValue(ctx, connKey{}, c)
 		},
 	}
 	ln, err := (&quic.Transport{Conn: conn}).ListenEarly(tlsConf, srv.QUICConfig)
@@ -73,6 +76,26 @@ func TestH3StreamsRunConcurrently(t *testing.T) {
 	}, false)
 	code, res, stderr := runCmd[h3Result](t, "h3", "-url", url, "-c", "1", "-m", "5", "-n", "5", "-cacert", ca, "-timeout", "3s")
 	if code != 0 || res.OK != m || res.ConnsOpened != 1 {
+		t.Fatalf("code %d, stderr %q, result %+v", code, stderr, res)
+	}
+}
+
+func TestH3ReconnectsWhenTheServerClosesAConnection(t *testing.T) {
+	// The server serves 10 requests per connection and closes it at the 11th unanswered
+	// (as a proxy does past its per-connection request limit): the generator dials a new
+	// connection and sends that request again.
+	var served sync.Map
+	url, ca, accepted := h3Server(t, func(w http.ResponseWriter, r *http.Request) {
+		c := r.Context().Value(connKey{}).(*quic.Conn)
+		n, _ := served.LoadOrStore(c, new(atomic.Int64))
+		if n.(*atomic.Int64).Add(1) > 10 {
+			c.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "enough")
+			return
+		}
+		hello(w, r)
+	}, false)
+	code, res, stderr := runCmd[h3Result](t, "h3", "-url", url, "-c", "1", "-m", "1", "-n", "35", "-cacert", ca, "-expect-body", "hello world")
+	if code != 0 || res.OK != 35 || res.Errors != 0 || res.ConnsOpened != 4 || accepted.Load() != 4 || res.Retried != 3 {
 		t.Fatalf("code %d, stderr %q, result %+v", code, stderr, res)
 	}
 }
