@@ -21,6 +21,7 @@ import { bisectSection } from './sections/bisect.ts'
 import { websocketSection } from './sections/websocket.ts'
 import { l4Section } from './sections/l4.ts'
 import { h2Section, resumptionSection } from './sections/protocols.ts'
+import { h3Section } from './sections/h3.ts'
 
 export interface BuiltArticle {
   markdown: string
@@ -50,6 +51,7 @@ const SECTIONS: readonly Section[] = [
   websocketSection,
   scenariosSection,
   h2Section,
+  h3Section,
   l4Section,
   claimsSection,
   (a, input) => baselineSection(a, input.baseline),

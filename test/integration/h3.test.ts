@@ -8,16 +8,17 @@ import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
 import { catalogCell, type Cell, type CellContext } from '../../lib/measure/cell.ts'
 import { measureH3 } from '../../lib/measure/h3.ts'
+import { h3Cells } from '../../lib/series/h3.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
 
-// The real binaries, on loopback UDP: Caddy's h3 variant carries an h3 cell through the
+// The real binaries, on loopback UDP: each proxy's h3 variant carries an h3 cell through the
 // closed-model protocol; Caddy's h2 variant (protocols h1 h2, no UDP listener) is caught by
 // the h3 verification; the direct row runs against the backend's own HTTP/3 listener.
 // Counts and protocols only, no timings.
-test('an h3 cell on Caddy is valid over h3, a Caddy without h3 is caught, the direct row speaks h3', async () => {
+test('an h3 cell per capable proxy is valid over h3, a Caddy without h3 is caught, the direct row speaks h3', async () => {
   for (const p of ['loadgen', 'backend'] as const) assert.equal((await ensureGoBuild(p)).error, undefined)
   const log = memoryLogger()
   const runtime = new NativeRuntime(`h3-${process.pid}`)
@@ -35,6 +36,14 @@ test('an h3 cell on Caddy is valid over h3, a Caddy without h3 is caught, the di
     assert.ok(row.requests > 0 && (row.proxy_cpu_us_per_req ?? 0) > 0 && row.p50_ms !== null && row.p99_ms! >= row.p50_ms!, JSON.stringify(row))
     // Caddy's backend side stays pooled HTTP/1.1.
     assert.ok((row.backend_conns_per_1k_req ?? 1000) < 100, JSON.stringify(row))
+
+    // Every other proxy's h3 cell on the version the series picks (its newest build that speaks HTTP/3).
+    for (const c of h3Cells(['haproxy', 'nginx', 'envoy', 'traefik'], 4, 'smoke', 'test').filter((x) => x.series === 'h3' && x.proxy !== 'direct' && !x.unrunnable)) {
+      const r = await measureH3({ ...c, streams: 2 }, 1, ctx)
+      assert.notEqual(r.status, 'failed', `${c.proxy} ${c.version}: ${r.reason}`)
+      assert.doesNotMatch(r.reason, /verification|ALPN|HTTP\/3|no request/, `${c.proxy} ${c.version}`)
+      assert.ok(r.requests > 0 && (r.proxy_cpu_us_per_req ?? 0) > 0, `${c.proxy}: ${JSON.stringify(r)}`)
+    }
 
     const noH3 = await measureH3(h3(catalogCell('caddy', { series: 'h3', variant: 'h2', connections: 4 })), 1, ctx)
     assert.equal(noH3.status, 'invalid')

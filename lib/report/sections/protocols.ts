@@ -35,10 +35,7 @@ export function h2Section(a: Article, { run }: ArticleInput): ChartRequest[] {
       { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
     ], cells)
   }
-  a.para(
-    'HTTP/3 is not measured: no client here speaks it. Debian\'s h2load 1.52 is built without QUIC (it has no --alpn-list h3 and links no ngtcp2 or nghttp3), ' +
-      'curl 7.88.1 lists no HTTP3 feature, and the Go loadgen carries no QUIC library; the catalog\'s HTTP/3 listeners (Caddy, Traefik, Envoy) stay unmeasured (README "HTTP/2").',
-  )
+  a.para('HTTP/3: see the section of its own (series h3).')
   return []
 }
 
