@@ -188,8 +188,8 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	c := fs.Int("c", 1, "QUIC connections, opened before the load starts")
 	m := fs.Int("m", 1, "concurrent streams (requests in flight) on each connection")
 	n := fs.Int64("n", 0, "stop after this many requests in all (0: run for -d)")
-	d := fs.Duration("d", 10*time.Second, "how long to run (requests in flight at the end complete)")
-	warmup := fs.Duration("warmup", 0, "latencies of requests that start before this offset are not recorded")
+	d := fs.Duration("d", 10*time.Second, "how long to run from the launch, connecting included (requests in flight at the end complete)")
+	warmup := fs.Duration("warmup", 0, "latencies of requests that start before this offset from the launch are not recorded")
 	window := fs.Duration("window", 0, "record latencies of requests that end within this long after -warmup (0: until the end)")
 	timeout := fs.Duration("timeout", 5*time.Second, "limit for one request, and for the QUIC handshake")
 	expectStatus, expectBytes, expectBody := addH3CheckFlags(fs)
@@ -222,7 +222,10 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	st := newH3Stats()
 	st.res.Streams = *m
 
-	// Connections first, so the load never pays for a handshake (h3-handshake measures those).
+	// The run's clock starts now, as wrk's does: -d, -warmup and -window count from the
+	// launch, so the connections' handshakes fall in the harness's warm-up, not its window.
+	start := time.Now()
+	// Connections first, all at once, so no request waits for a handshake (h3-handshake measures those).
 	dial := func() (*h3Link, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		defer cancel()
@@ -234,9 +237,15 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 		st.conn(qc.ConnectionState())
 		return &h3Link{qc: qc, cc: (&http3.Transport{DisableCompression: true}).NewClientConn(qc)}, nil
 	}
+	dialed := make([]*h3Link, *c)
+	var dials sync.WaitGroup
+	for i := range dialed {
+		dials.Go(func() { dialed[i], _ = dial() })
+	}
+	dials.Wait()
 	conns := make([]*h3Conn, 0, *c)
-	for range *c {
-		if l, err := dial(); err == nil {
+	for _, l := range dialed {
+		if l != nil {
 			conns = append(conns, &h3Conn{link: l})
 		}
 	}
@@ -252,7 +261,6 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 		return unreachable(stderr, "h3", res.ErrorSamples)
 	}
 
-	start := time.Now()
 	recordFrom := start.Add(*warmup)
 	var recordTo time.Time // zero: until the end
 	if *window > 0 {
