@@ -3,6 +3,7 @@ import { exec, lastLine } from '../core/exec.ts'
 import { runToEnd } from '../runtime/run-to-end.ts'
 import type { Runtime } from '../runtime/types.ts'
 import { goBinaryPath } from '../setup/gobuild.ts'
+import type { LoadgenSpectrum } from '../data/latency.ts'
 
 /** JSON summary of `loadgen requests`. */
 export interface RequestsResult {
@@ -175,27 +176,16 @@ export async function loadgenTcp(url: string, cacert: string, flags: Record<stri
   return res
 }
 
-/** JSON summary of `loadgen h3` (docs/series/h3.md): the closed model over QUIC. */
-export interface H3Result extends Latency {
-  requests: number
-  ok: number
-  errors: number
-  error_samples: string[]
-  status: Record<string, number>
-  body_mismatch: number
-  conns_opened: number
+/** JSON summary of `loadgen h3` (docs/series/h3.md): the closed model over QUIC, the fields of `requests` and more. */
+export interface H3Result extends RequestsResult, Latency {
   streams: number
   /** Requests sent again on a new connection after the server closed theirs unprocessed (GOAWAY). */
   retried: number
-  proto: string
-  tls_version: string
-  alpn: string
   quic_version: string
-  duration_s: number
   rate: number
   /** ok requests inside [-warmup, -warmup + -window]: what the percentiles describe. */
   window_ok: number
-  latency_spectrum: { total_count: number; max_us: number; points: { percentile: number; value_us: number; count: number }[]; hdr: string }
+  latency_spectrum: LoadgenSpectrum
 }
 
 export interface H3Options {
