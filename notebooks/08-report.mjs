@@ -43,7 +43,7 @@ await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('08-report.mjs'), { run: { type: 'string' }, baseline: { type: 'string' }, site: { type: 'string' }, 'no-pdf': { type: 'boolean' }, ...OUTCOME_FLAGS }, HELP, 'notebooks/08-report.mjs')
   if (!flags.run) throw userError('notebooks/08-report.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
   const t0 = performance.now()
-  const { parseSiteDir } = await import('../lib/cli/run-options.ts')
+  const { parseSiteDir } = await import('../lib/cli/site-dir.ts')
   // A malformed gate or an unknown baseline stops here, before anything is written.
   const gates = parseFailOn(flags['fail-on'], flags.baseline ? loadBaseline(flags.baseline) : undefined)
   const siteDir = parseSiteDir(flags.site) ?? join(repoRoot, 'site')

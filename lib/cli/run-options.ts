@@ -16,6 +16,9 @@ import { IMAGE_MODES, type ImageMode } from '../setup/images.ts'
 import { parseCapacityOptions, type CapacityFlags } from './capacity-options.ts'
 import { parseBisectMetric, type BisectFlags } from './bisect-options.ts'
 import { parseHosts } from './hosts-options.ts'
+import { parseSiteDir } from './site-dir.ts'
+
+export { parseSiteDir }
 
 /** The run flags as parsed from the command line: strings, unchecked. */
 export interface RunFlags extends CapacityFlags, BisectFlags {
@@ -71,13 +74,6 @@ function checkPlaceholders(file: string): void {
     const bad = placeholders(line).find((n) => !(TEMPLATE_NAMES as readonly string[]).includes(n))
     if (bad !== undefined) throw userError(`${file}:${i + 1}`, `unknown template variable {{${bad}}}`, `Use one of: ${TEMPLATE_NAMES.join(', ')}`)
   })
-}
-
-/** `--site`: a directory (created when absent), never an existing file. */
-export function parseSiteDir(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined
-  if (existsSync(value) && !statSync(value).isDirectory()) throw userError('--site', `${value} is a file`, 'Give a directory for the site (it is created when absent)')
-  return resolve(value)
 }
 
 /** `--resume` finishes the run in --out: there must be one. */

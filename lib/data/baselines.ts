@@ -1,5 +1,5 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { loadRun, type RunData } from './run-data.ts'
 import { MANIFEST_FILE } from './manifest.ts'
 import { BISECT_FILE } from './bisect.ts'
@@ -15,7 +15,8 @@ import { displayPath, repoRoot } from '../core/paths.ts'
  * nothing else) and the published one of the seed article (`2026-08-23`: its tables did
  * not survive, so it is a list of quoted figures mapped onto cells, `published.yaml`).
  */
-export const BASELINES_DIR = join(repoRoot, 'baselines', 'runs')
+/** PROXYBENCH_BASELINES_DIR: another folder of baselines (a test's promoted runs, a team's shared ones) instead of baselines/runs. */
+export const BASELINES_DIR = process.env.PROXYBENCH_BASELINES_DIR ? resolve(process.env.PROXYBENCH_BASELINES_DIR) : join(repoRoot, 'baselines', 'runs')
 export const PUBLISHED_FILE = 'published.yaml'
 
 /** What a promoted baseline keeps: data only, never raw tool output, configs or keys. */

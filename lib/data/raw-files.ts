@@ -1,10 +1,13 @@
 import { join } from 'node:path'
+import { PROXIES } from '../catalog/stack.ts'
 
 /**
- * Names of the generators' raw outputs in a run's raw/ folder, built and parsed here only:
- * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-json<bytes>][-<rate>rps|-echo|-hold]-r<repeat>.<kind>
+ * Names of the generators' raw outputs in a run's raw/ folder, built and parsed here only
+ * (docs/data.md#raw-file-names):
+ * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-json<bytes>][-m<streams>][-resume-<offer>][-<rate>rps|-echo|-hold]-r<repeat>.<kind>
  */
-export type RawKind = 'wrk.txt' | 'open.json' | 'handshake.json' | 'ws-echo.json' | 'ws-hold.json' | 'tcp.json' | 'latency.json' | 'h2load.txt' | 'h3.json'
+export const RAW_KINDS = ['wrk.txt', 'open.json', 'handshake.json', 'ws-echo.json', 'ws-hold.json', 'tcp.json', 'latency.json', 'h2load.txt', 'h3.json'] as const
+export type RawKind = (typeof RAW_KINDS)[number]
 
 export interface RawCell {
   series: string
@@ -44,15 +47,27 @@ export interface ParsedRawName extends RawCell {
   kind: RawKind
 }
 
-const NAME = /^([a-z]+(?:-[a-z]+)*?)-(haproxy|nginx|envoy|traefik|caddy|direct)-([^-]+)-(.+)-(ec256|rsa2048|rsa4096)-c(\d+)(?:-json(\d+))?(?:-(\d+)rps|-(echo|hold))?-r(\d+)\.(wrk\.txt|open\.json|handshake\.json|ws-echo\.json|ws-hold\.json|latency\.json)$/
+const PROXY_NAMES = [...PROXIES, 'direct']
+const KEY_TYPE_NAMES = ['ec256', 'rsa2048', 'rsa4096']
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+/**
+ * The inverse of repeatStem: series (lower-case words and digits: h2-h1, nginx-keepalive),
+ * the proxy, a version without dashes, the variant (anything, dashes included), then the
+ * optional parts in the order cellStem writes them, and every kind of RAW_KINDS.
+ */
+const NAME = new RegExp(
+  `^([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)-(${PROXY_NAMES.join('|')})-([^-]+)-(.+)-(${KEY_TYPE_NAMES.join('|')})-c(\\d+)` +
+    `(?:-json(\\d+))?(?:-m(\\d+))?(?:-resume-([a-z0-9]+(?:-[a-z0-9]+)*?))?(?:-(\\d+)rps|-(echo|hold))?-r(\\d+)\\.(${RAW_KINDS.map(escape).join('|')})$`,
+)
 
 /** The cell and repeat a raw file belongs to; null for any other file. */
 export function parseRawName(file: string): ParsedRawName | null {
   const m = NAME.exec(file)
   if (!m) return null
   return {
-    series: m[1]!, proxy: m[2]!, version: m[3]!, variant: m[4]!, keyType: m[5]!, connections: Number(m[6]), ...(m[7] ? { bodyBytes: Number(m[7]) } : {}),
-    rate: m[8] ? Number(m[8]) : null, mode: (m[9] as 'echo' | 'hold' | undefined) ?? null, repeat: Number(m[10]), kind: m[11] as RawKind,
+    series: m[1]!, proxy: m[2]!, version: m[3]!, variant: m[4]!, keyType: m[5]!, connections: Number(m[6]),
+    ...(m[7] ? { bodyBytes: Number(m[7]) } : {}), ...(m[8] ? { streams: Number(m[8]) } : {}), ...(m[9] ? { resumption: m[9] } : {}),
+    rate: m[10] ? Number(m[10]) : null, mode: (m[11] as 'echo' | 'hold' | undefined) ?? null, repeat: Number(m[12]), kind: m[13] as RawKind,
   }
 }
 

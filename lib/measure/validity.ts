@@ -1,10 +1,8 @@
 import { DISTURBED_PREFIX } from '../data/precision.ts'
 
-/** Limits beyond which a row measures the bench, not the proxy (README "Measurement method"). */
-export const MAX_ERROR_RATE = 0.01
-export const MAX_GENERATOR_SHARE = 0.9
-/** Open model: the achieved rate may fall this far below the target (the same 1% as errors). */
-export const MAX_RATE_SHORTFALL = 0.01
+import { MAX_ERROR_RATE, MAX_FOREIGN_SHARE, MAX_GENERATOR_SHARE, MAX_RATE_SHORTFALL, MAX_STEAL_SHARE } from '../catalog/limits.ts'
+
+export { MAX_ERROR_RATE, MAX_FOREIGN_SHARE, MAX_GENERATOR_SHARE, MAX_RATE_SHORTFALL, MAX_STEAL_SHARE }
 
 export interface WindowFacts {
   /** Requests the generator completed and errors it saw over its whole run. */
@@ -47,14 +45,10 @@ export function invalidReasons(f: WindowFacts): string[] {
 /**
  * A window is disturbed when the hypervisor stole time from the measured cores or
  * something outside the bench's roles used the measured cores or the load's (generator,
- * backend): the row then measures the neighbour as much as the proxy. Thresholds from
- * windows on this 2-core VM (README "Measurement method", disturbed windows): quiet, 0-4.5%
- * foreign in the closed model and 0-7.6% in the open one; a busy loop on either core,
- * 42-49%; other sessions' test suites, 20-55%. 10% foreign sits above the quiet level and
- * below any real competitor; 2% steal is a visible bite.
+ * backend): the row then measures the neighbour as much as the proxy. The thresholds sit
+ * above the quiet level and below any real competitor
+ * (docs/lab-notes/2026-12-01-disturbance-thresholds.md).
  */
-export const MAX_STEAL_SHARE = 0.02
-export const MAX_FOREIGN_SHARE = 0.1
 
 /** The reason a window is disturbed (starts with DISTURBED_PREFIX), or null when it is not. */
 export function disturbedReason(d: { steal_share?: number | null; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null }, cores: 'proxy' | 'backend'): string | null {

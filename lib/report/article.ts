@@ -1,3 +1,4 @@
+import { methodSection, readingGuideSection } from './sections/method.ts'
 import type { ChartRequest } from './chart-requests.ts'
 import { Article, type TableFile } from './markdown.ts'
 import { baselineSection } from './sections/baseline.ts'
@@ -36,6 +37,7 @@ export interface BuiltArticle {
  */
 const SECTIONS: readonly Section[] = [
   titleSection,
+  readingGuideSection,
   glanceSection,
   setupSection,
   poolDefaultsSection,
@@ -55,6 +57,7 @@ const SECTIONS: readonly Section[] = [
   l4Section,
   claimsSection,
   (a, input) => baselineSection(a, input.baseline),
+  methodSection,
   reproduceSection,
   dataSection,
 ]

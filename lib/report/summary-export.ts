@@ -5,7 +5,10 @@
  * same findings and claims as tidy CSV (columns described in lib/data/dictionary.ts).
  */
 import Papa from 'papaparse'
+import { join } from 'node:path'
 import { z } from 'zod'
+import { zodToJsonSchema, type JsonSchema } from '../core/json-schema.ts'
+import { repoRoot } from '../core/paths.ts'
 import { methodText, type Interval } from '../core/intervals.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import type { Finding } from '../findings/index.ts'
@@ -63,6 +66,18 @@ export const SUMMARY_SCHEMA = z.object({
 }).strict()
 
 export type Summary = z.infer<typeof SUMMARY_SCHEMA>
+
+/** The published JSON Schema of the `--json` document, generated from SUMMARY_SCHEMA (docs/ci.md#the-json-summary-schema). */
+export const SUMMARY_SCHEMA_FILE = join(repoRoot, 'docs', 'summary.schema.json')
+
+export const summaryJsonSchema = (): JsonSchema => zodToJsonSchema(SUMMARY_SCHEMA, {
+  id: 'urn:proxybench:summary:1',
+  title: SUMMARY_FORMAT,
+  description: 'The document --json prints (run-all, the series steps, 08-report): findings and claims with their intervals, the baseline comparison, the gates. Generated from lib/report/summary-export.ts SUMMARY_SCHEMA.',
+})
+
+/** The file's text: what docs/summary.schema.json must hold. */
+export const summaryJsonSchemaText = (): string => JSON.stringify(summaryJsonSchema(), null, 2) + '\n'
 
 export interface SummaryInput {
   runId: string

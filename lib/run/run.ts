@@ -35,6 +35,7 @@ import { ensureImages, type ImageRecord } from '../setup/images.ts'
 import { acquireRunLock } from './lock.ts'
 import type { RunOptions, RuntimeChoice } from './options.ts'
 import { adaptiveSettings } from './adaptive.ts'
+import { adaptiveHere } from '../series/tasks.ts'
 import { connectHosts, hostCpusets, hostsChange, hostsRecord, hostsShareCores, withImages, type EngineFacts } from './hosts.ts'
 import { runPhase } from './phase.ts'
 import { nextInvocationId, previousSettings, refusal, resumeDifferences, type ResumeSettings } from './provenance.ts'
@@ -234,7 +235,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
         const tasks = phase.tasks(ctx)
         // Each template once, before its first cell: a broken one fails now, and its cells fail without starting anything.
         for (const reason of await checkTemplates(tasks.flatMap((t) => t.subject ?? []), { ...ctx, templateChecks })) log.warn(reason)
-        await runPhase(phase.name, tasks, { runDir, invocation: invocation.id }, log, o.resume, phase.adaptive === false ? null : atLeast(adaptive, phase.minRepeats))
+        await runPhase(phase.name, tasks, { runDir, invocation: invocation.id }, log, o.resume, adaptiveHere(phase, ctx) ? atLeast(adaptive, phase.minRepeats) : null)
       }
       manifest.steps[name] = 'done'
       current = undefined

@@ -59,6 +59,10 @@ export function bisectSeries(): Series {
   const step = (i: number): Phase => ({
     name: i === 0 ? 'bisect-ends' : `bisect-step-${i}`,
     minRepeats: BISECT_REPEATS,
+    // Judged on a count (backend connections per request: a property of proxy, config and
+    // load, not of the machine's state), a disturbed window still counts right: it is kept,
+    // its disturbance recorded, as the ws-hold counts are. On proxy CPU it is invalid and re-measured.
+    adaptive: (ctx) => (ctx.bisectMetric ?? 'cpu') !== 'conns',
     tasks: (ctx: SeriesContext) => {
       const plan = planFor(ctx)
       const results = bisectResults(plan, readTable(ctx.runDir, MEASUREMENTS))

@@ -10,7 +10,10 @@ import { measureOpen } from '../measure/open.ts'
 import { measureEcho, measureHold } from '../measure/ws.ts'
 import { measureTcp, L4_MIX, type TcpMode } from '../measure/tcp.ts'
 import { focusCells } from './focus.ts'
-import type { SeriesContext, Task } from './types.ts'
+import type { Phase, SeriesContext, Task } from './types.ts'
+
+/** Whether a phase's rows get adaptive rounds in this run (its own rule, else yes). */
+export const adaptiveHere = (phase: Pick<Phase, 'adaptive'>, ctx: SeriesContext): boolean => (typeof phase.adaptive === 'function' ? phase.adaptive(ctx) : phase.adaptive !== false)
 
 /** A task's cell from its row key (table keys end with `|repeat`). */
 export const cellOfKey = (key: string) => key.slice(0, key.lastIndexOf('|'))

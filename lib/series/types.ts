@@ -53,7 +53,7 @@ export interface Phase {
    * false: rows that are steps of a curve or counts (tls-calibration, ws-hold) run exactly
    * the profile's rounds and keep their status (their disturbance is still recorded).
    */
-  adaptive?: boolean
+  adaptive?: boolean | ((ctx: SeriesContext) => boolean)
   /** Valid repeats each cell needs at least, above the profile's (the bisect's test needs 4 a side). */
   minRepeats?: number
 }

@@ -18,7 +18,7 @@ import { cacheDir, stacksDir } from '../core/paths.ts'
  * Images of the Docker runtime.
  *
  * offline: a Debian bookworm base from `debootstrap --variant=minbase` + `docker import`,
- * then one image per catalog version from stacks/<component>/Dockerfile that installs the
+ * then one image per catalog version from stacks/proxy.Dockerfile (proxies) or stacks/<program>/Dockerfile that installs the
  * Debian package or copies the cached binary. Every binary sits at the SAME absolute path
  * as on the host, so the command line the harness builds (lib/roles/proxy.ts) runs unchanged.
  *
@@ -102,6 +102,10 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesUnder(join(dir, d.name)) : d.isFile() ? [join(dir, d.name)] : []))
 }
 
+/** One Dockerfile for every proxy: they differ only in the arguments that print the version. */
+export const PROXY_DOCKERFILE = join(stacksDir, 'proxy.Dockerfile')
+const VERSION_ARGS: Record<ProxyName, string> = { haproxy: '-v', nginx: '-v', envoy: '--version', traefik: 'version', caddy: 'version' }
+
 /**
  * The offline image of one catalog version. `debianVersion` is the host's installed
  * version of the package, so the image gets the very same build (`apt-get install
@@ -114,11 +118,12 @@ export function proxyImagePlan(stack: Stack, v: StackVersion, debianVersion?: st
     component: stack.proxy,
     version: v.version,
     tag: imageTag(stack.proxy, v.version),
-    dockerfile: join(stacksDir, stack.proxy, 'Dockerfile'),
+    dockerfile: PROXY_DOCKERFILE,
     buildArgs: {
       BASE: BASE_IMAGE,
       PACKAGES: v.source === 'debian' ? (debianVersion ? `${v.package}=${debianVersion}` : v.package) : '',
       BINARY: bin,
+      VERSION_ARGS: VERSION_ARGS[stack.proxy],
     },
     files: [...new Set(files)],
     binaries: [bin],

@@ -93,6 +93,39 @@ func (s *samples) get() []string {
 	return append([]string{}, s.list...)
 }
 
+// accumulator is what the concurrent workers of a subcommand add to: the latencies of the
+// successes, the first distinct error messages, and the distinct values each negotiated
+// property took (protocol, TLS version, cipher, curve). One mutex: cheap next to a round
+// trip, and the HDR histogram is not safe for concurrent use.
+type accumulator struct {
+	mu      sync.Mutex
+	hist    histogram
+	samples samples
+	seen    map[string]map[string]bool
+}
+
+func newAccumulator() accumulator {
+	return accumulator{hist: newHist(), seen: map[string]map[string]bool{}}
+}
+
+// do runs f under the accumulator's lock.
+func (t *accumulator) do(f func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f()
+}
+
+// saw records one value of a negotiated property; call it inside do.
+func (t *accumulator) saw(property, value string) {
+	if t.seen[property] == nil {
+		t.seen[property] = map[string]bool{}
+	}
+	t.seen[property][value] = true
+}
+
+// distinct lists the values a property took (normally exactly one); call it inside do.
+func (t *accumulator) distinct(property string) string { return joinKeys(t.seen[property]) }
+
 // emit writes the one JSON line a subcommand prints on stdout.
 func emit(stdout io.Writer, v any) {
 	out, _ := json.Marshal(v)

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -196,40 +195,35 @@ func (h *handshaker) attempt() (r attemptResult) {
 }
 
 type handshakeStats struct {
-	mu                      sync.Mutex
-	res                     handshakeResult
-	hist                    histogram
-	versions, ciphers, kexs map[string]bool
-	samples                 samples
+	accumulator
+	res handshakeResult
 }
 
-func newHandshakeStats() *handshakeStats {
-	return &handshakeStats{hist: newHist(), versions: map[string]bool{}, ciphers: map[string]bool{}, kexs: map[string]bool{}}
-}
+func newHandshakeStats() *handshakeStats { return &handshakeStats{accumulator: newAccumulator()} }
 
 func (s *handshakeStats) record(r attemptResult) {
 	if r.err != "" {
 		s.samples.add(r.err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r.handshook {
-		s.res.Handshakes++
-	}
-	if st := r.state; st != nil {
-		if st.DidResume {
-			s.res.Resumed++
+	s.do(func() {
+		if r.handshook {
+			s.res.Handshakes++
 		}
-		s.versions[strings.ReplaceAll(tls.VersionName(st.Version), " ", "")] = true
-		s.ciphers[tls.CipherSuiteName(st.CipherSuite)] = true
-		s.kexs[st.CurveID.String()] = true
-	}
-	if r.ok {
-		s.res.RequestsOK++
-		recordDur(s.hist, r.took)
-	} else {
-		s.res.Errors++
-	}
+		if st := r.state; st != nil {
+			if st.DidResume {
+				s.res.Resumed++
+			}
+			s.saw("version", strings.ReplaceAll(tls.VersionName(st.Version), " ", ""))
+			s.saw("cipher", tls.CipherSuiteName(st.CipherSuite))
+			s.saw("curve", st.CurveID.String())
+		}
+		if r.ok {
+			s.res.RequestsOK++
+			recordDur(s.hist, r.took)
+		} else {
+			s.res.Errors++
+		}
+	})
 }
 
 func (s *handshakeStats) result() handshakeResult {
@@ -237,7 +231,7 @@ func (s *handshakeStats) result() handshakeResult {
 	defer s.mu.Unlock()
 	res := s.res
 	res.ErrorSamples = s.samples.get()
-	res.TLSVersion, res.Cipher, res.Curve = joinKeys(s.versions), joinKeys(s.ciphers), joinKeys(s.kexs)
+	res.TLSVersion, res.Cipher, res.Curve = s.distinct("version"), s.distinct("cipher"), s.distinct("curve")
 	res.latencies = summarize(s.hist)
 	res.Spectrum = newSpectrum(s.hist)
 	return res

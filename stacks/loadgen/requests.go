@@ -113,34 +113,31 @@ func runRequests(args []string, stdout, stderr io.Writer) int {
 		}}
 	}
 
-	res := requestsResult{Requests: *n, ErrorSamples: []string{}, Status: map[string]int{}}
-	protos, tlsVersions, alpns := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	var mu sync.Mutex
+	res := requestsResult{Requests: *n, Status: map[string]int{}}
+	acc := newAccumulator()
 	record := func(resp *http.Response, body []byte, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if resp != nil {
-			res.Status[strconv.Itoa(resp.StatusCode)]++
-			protos[resp.Proto] = true
-			if resp.TLS != nil {
-				tlsVersions[strings.ReplaceAll(tls.VersionName(resp.TLS.Version), " ", "")] = true
-				alpns[resp.TLS.NegotiatedProtocol] = true
+		acc.do(func() {
+			if resp != nil {
+				res.Status[strconv.Itoa(resp.StatusCode)]++
+				acc.saw("proto", resp.Proto)
+				if resp.TLS != nil {
+					acc.saw("version", strings.ReplaceAll(tls.VersionName(resp.TLS.Version), " ", ""))
+					acc.saw("alpn", resp.TLS.NegotiatedProtocol)
+				}
 			}
-		}
-		if err != nil {
-			res.Errors++
-			if msg := err.Error(); len(res.ErrorSamples) < 3 && !slices.Contains(res.ErrorSamples, msg) {
-				res.ErrorSamples = append(res.ErrorSamples, msg)
+			if err != nil {
+				res.Errors++
+				acc.samples.add(err.Error())
+				return
 			}
-			return
-		}
-		bodyOK := (!checkBody || string(body) == *expectBody) && (*expectBytes < 0 || len(body) == *expectBytes)
-		if !bodyOK {
-			res.BodyMismatch++
-		}
-		if bodyOK && (*expectStatus == 0 || resp.StatusCode == *expectStatus) {
-			res.OK++
-		}
+			bodyOK := (!checkBody || string(body) == *expectBody) && (*expectBytes < 0 || len(body) == *expectBytes)
+			if !bodyOK {
+				res.BodyMismatch++
+			}
+			if bodyOK && (*expectStatus == 0 || resp.StatusCode == *expectStatus) {
+				res.OK++
+			}
+		})
 	}
 
 	var wg sync.WaitGroup
@@ -172,7 +169,8 @@ func runRequests(args []string, stdout, stderr io.Writer) int {
 	wg.Wait()
 	res.DurationS = math.Round(time.Since(start).Seconds()*1e6) / 1e6
 	res.ConnsOpened = opened.Load()
-	res.Proto, res.TLSVersion, res.ALPN = joinKeys(protos), joinKeys(tlsVersions), joinKeys(alpns)
+	res.ErrorSamples = acc.samples.get()
+	res.Proto, res.TLSVersion, res.ALPN = acc.distinct("proto"), acc.distinct("version"), acc.distinct("alpn")
 
 	out, _ := json.Marshal(res)
 	stdout.Write(append(out, '\n'))

@@ -11,7 +11,6 @@ import (
 	"math"
 	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -127,7 +126,7 @@ func runTCP(args []string, stdout, stderr io.Writer) int {
 	if *n == 0 || flagGiven(fs, "d") {
 		deadline = time.Now().Add(*d)
 	}
-	st := &tcpStats{hist: newHist(), versions: map[string]bool{}}
+	st := &tcpStats{accumulator: newAccumulator()}
 	elapsed := backToBack(*c, *n, deadline, func() { st.record(cl.attempt()) })
 	res := st.result()
 	res.Mode = *mode
@@ -224,39 +223,36 @@ func (cl *tcpClient) attempt() (r tcpAttempt) {
 }
 
 type tcpStats struct {
-	mu       sync.Mutex
-	res      tcpResult
-	hist     histogram
-	versions map[string]bool
-	samples  samples
+	accumulator
+	res tcpResult
 }
 
 func (s *tcpStats) record(r tcpAttempt) {
 	if r.err != "" {
 		s.samples.add(r.err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r.connected {
-		s.res.Conns++
-	}
-	if r.tlsVer != "" {
-		s.versions[r.tlsVer] = true
-	}
-	s.res.BytesSent += r.sent
-	s.res.BytesEchoed += r.echoed
-	if r.mismatch {
-		s.res.Mismatches++
-	}
-	if r.slow {
-		s.res.SlowConnects++
-	}
-	if r.ok {
-		s.res.ConnsOK++
-		recordDur(s.hist, r.took)
-	} else {
-		s.res.Errors++
-	}
+	s.do(func() {
+		if r.connected {
+			s.res.Conns++
+		}
+		if r.tlsVer != "" {
+			s.saw("version", r.tlsVer)
+		}
+		s.res.BytesSent += r.sent
+		s.res.BytesEchoed += r.echoed
+		if r.mismatch {
+			s.res.Mismatches++
+		}
+		if r.slow {
+			s.res.SlowConnects++
+		}
+		if r.ok {
+			s.res.ConnsOK++
+			recordDur(s.hist, r.took)
+		} else {
+			s.res.Errors++
+		}
+	})
 }
 
 func (s *tcpStats) result() tcpResult {
@@ -264,7 +260,7 @@ func (s *tcpStats) result() tcpResult {
 	defer s.mu.Unlock()
 	res := s.res
 	res.ErrorSamples = s.samples.get()
-	res.TLSVersion = joinKeys(s.versions)
+	res.TLSVersion = s.distinct("version")
 	res.latencies = summarize(s.hist)
 	return res
 }

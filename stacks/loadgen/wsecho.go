@@ -61,9 +61,7 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 	payload := bytes.Repeat([]byte("x"), *size)
 
 	res := wsEchoResult{ConnsTarget: *c, UpgradeStatus: map[string]int{}}
-	var errs samples
-	var mu sync.Mutex
-	hist := newHist()
+	acc := newAccumulator()
 	answered := false // any HTTP answer to an upgrade, 101 or not
 
 	// Connect everything first, so the echo phase measures steady state.
@@ -72,19 +70,19 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 	for i := range conns {
 		wg.Go(func() {
 			conn, resp, err := dialer.DialContext(context.Background(), u.String(), nil)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				status, label := upgradeFailure(resp, err)
-				res.FailedUpgrades++
-				res.UpgradeStatus[strconv.Itoa(status)]++
-				answered = answered || status != 0
-				errs.add(label)
-				return
-			}
-			res.ConnsEstablished++
-			answered = true
-			conns[i] = conn
+			acc.do(func() {
+				if err != nil {
+					status, label := upgradeFailure(resp, err)
+					res.FailedUpgrades++
+					res.UpgradeStatus[strconv.Itoa(status)]++
+					answered = answered || status != 0
+					acc.samples.add(label)
+					return
+				}
+				res.ConnsEstablished++
+				answered = true
+				conns[i] = conn
+			})
 		})
 	}
 	wg.Wait()
@@ -99,24 +97,24 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 			defer conn.Close()
 			local := newHist() // merged once at the end: no lock per message
 			n, err := echoLoop(conn, payload, deadline, *timeout, local)
-			mu.Lock()
-			defer mu.Unlock()
-			hist.Merge(local)
-			res.Messages += n
-			if err != nil {
-				res.Errors++
-				errs.add("echo: " + reason(err))
-			}
+			acc.do(func() {
+				acc.hist.Merge(local)
+				res.Messages += n
+				if err != nil {
+					res.Errors++
+					acc.samples.add("echo: " + reason(err))
+				}
+			})
 		})
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	res.ErrorSamples = errs.get()
+	res.ErrorSamples = acc.samples.get()
 	res.DurationS = seconds(elapsed)
 	res.MsgRate = perSecond(res.Messages, elapsed)
-	res.latencies = summarize(hist)
-	res.Spectrum = newSpectrum(hist)
+	res.latencies = summarize(acc.hist)
+	res.Spectrum = newSpectrum(acc.hist)
 	emit(stdout, res)
 	if !answered {
 		return unreachable(stderr, "ws-echo", res.ErrorSamples)

@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
-import { cellStem, configCopy, parseRawName, rawFile, repeatStem } from '../../lib/data/raw-files.ts'
+import { PROXIES } from '../../lib/catalog/stack.ts'
+import { PROFILES } from '../../lib/catalog/profiles.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { repoRoot } from '../../lib/core/paths.ts'
+import { cellStem, configCopy, parseRawName, rawFile, repeatStem, safeVariant, RAW_KINDS, type RawCell, type RawPart } from '../../lib/data/raw-files.ts'
+import { appendRow, MEASUREMENTS } from '../../lib/data/tables.ts'
+import { SERIES_PLANS } from '../../lib/series/index.ts'
+import type { SeriesContext } from '../../lib/series/types.ts'
+import { KEY_TYPES } from '../../lib/setup/certs.ts'
+import { measurement } from '../fixtures/rows.ts'
 
 const cell = { series: 'tls-open', proxy: 'haproxy', version: '2.8.25', variant: 'pool-added', keyType: 'rsa4096', connections: 1000 }
 
@@ -23,4 +35,58 @@ test("a user config's file name is made safe in raw and config names", () => {
 
 test('other files are not raw outputs', () => {
   for (const f of ['notes.txt', 'tls-open-haproxy-2.8.25-pool-added-rsa4096-c1000-r1.json', 'x-apache-1-article-ec256-c1-r1.wrk.txt']) assert.equal(parseRawName(f), null, f)
+})
+
+// Every cell the series plan, under every profile: its raw files must parse back to it, or the
+// latency spectra and open-model pages silently lose it (issue 29 item 7).
+test('every planned cell of every series and profile: its raw file name of every kind parses back to the cell', () => {
+  const seen = new Set<string>()
+  const checked = new Set<string>()
+  for (const profile of Object.values(PROFILES)) {
+    for (const [name, plan] of Object.entries(SERIES_PLANS)) {
+      const runDir = mkdtempSync(join(tmpdir(), 'pb-raw-names-'))
+      try {
+        const ctx = { log: memoryLogger(), proxies: PROXIES, seed: 1, connections: profile.connections, backendVersion: 'ce391f9ff9ea99eb', profile, runDir, runId: 't' } as unknown as SeriesContext
+        for (const phase of plan([]).phases) {
+          const tasks = phase.tasks(ctx)
+          for (const t of tasks) {
+            const c = t.subject
+            if (!c) continue
+            seen.add(phase.name)
+            seen.add(`${c.series}${c.streams ? ' m' : ''}${c.resumption ? ' resume' : ''}${c.bodyBytes ? ' json' : ''}`)
+            if (checked.has(repeatStem(c, t.repeat))) continue
+            checked.add(repeatStem(c, t.repeat))
+            const want: RawCell = { series: c.series, proxy: c.proxy, version: c.version, variant: safeVariant(c.variant), keyType: c.keyType, connections: c.connections, ...(c.bodyBytes ? { bodyBytes: c.bodyBytes } : {}), ...(c.streams ? { streams: c.streams } : {}), ...(c.resumption ? { resumption: c.resumption } : {}) }
+            for (const part of [{}, { rate: 700 }, { mode: 'echo' }, { mode: 'hold' }] as RawPart[]) {
+              for (const kind of RAW_KINDS) {
+                const file: string = `${repeatStem(c, t.repeat, part)}.${kind}`
+                const rate = 'rate' in part ? part.rate : null
+                const mode = 'mode' in part ? part.mode : null
+                assert.deepEqual(parseRawName(file), { ...want, rate, mode, repeat: t.repeat, kind }, `${profile.name} ${name} ${phase.name}: ${file}`)
+              }
+            }
+          }
+          // Rows for the phases that read earlier ones (open-model rates from closed ceilings).
+          for (const t of tasks) if (t.subject && t.table === MEASUREMENTS && t.repeat === 1) appendRow(runDir, MEASUREMENTS, measurement({ series: t.subject.series, proxy: t.subject.proxy, version: t.subject.version, variant: t.subject.variant, key_type: t.subject.keyType, connections: t.subject.connections, repeat: t.repeat, rps: 20_000, streams: t.subject.streams ?? null }))
+        }
+      } finally {
+        rmSync(runDir, { recursive: true, force: true })
+      }
+    }
+  }
+  // The plans did reach the cells whose stems carry streams, resumption offers and body sizes, and the open phases.
+  for (const s of ['h2 m', 'h2-h1', 'resumption resume', 'scenarios json', 'tls-open', 'tls-calibration', 'pooling-open', 'ws-hold', 'bisect', 'capacity']) assert.ok([...seen].some((x) => x.startsWith(s)), `${s} among ${[...seen].sort().join(', ')}`)
+})
+
+test('the raw name rule knows every proxy and key type, and every raw kind the measuring code writes', () => {
+  for (const p of [...PROXIES, 'direct']) assert.ok(parseRawName(`${repeatStem({ ...cell, proxy: p }, 1)}.wrk.txt`), p)
+  for (const k of KEY_TYPES) assert.ok(parseRawName(`${repeatStem({ ...cell, keyType: k }, 1)}.wrk.txt`), k)
+  // Each kind named anywhere in lib/ (rawFile(…, '<kind>') and the generators' raw: fields) is in RAW_KINDS.
+  const written = new Set<string>()
+  for (const f of readdirSync(join(repoRoot, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+    const text = readFileSync(join(repoRoot, 'lib', f), 'utf8')
+    for (const m of text.matchAll(/rawFile\([^)]*'([a-z0-9.-]+)'\)|raw: '([a-z0-9.-]+)'/g)) written.add(m[1] ?? m[2]!)
+  }
+  assert.ok(written.size >= 6, [...written].join(', '))
+  for (const k of written) assert.ok((RAW_KINDS as readonly string[]).includes(k), `${k} is written but not in RAW_KINDS`)
 })

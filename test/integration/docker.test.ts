@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { get } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, before } from 'node:test'
 import { aptInstall, isRoot } from '../../lib/setup/apt.ts'
 import { backendStats, startBackend } from '../../lib/roles/backend.ts'
 import { loadStack, PROXIES, templateFile, type ProxyName } from '../../lib/catalog/stack.ts'
@@ -27,6 +27,7 @@ import { cleanupStaleContainers } from '../../lib/runtime/docker/cleanup.ts'
 import { LABEL_RUN } from '../../lib/runtime/docker/labels.ts'
 import { containerAddress } from '../../lib/runtime/docker/network.ts'
 import { DockerRuntime } from '../../lib/runtime/docker/runtime.ts'
+import { skipNeeding, testNeeding } from '../support/needs.ts'
 
 // Real engine, real images, real proxies. Skipped (with the reason) only when no engine
 // answers and none can be started (not root, or dockerd missing).
@@ -68,14 +69,14 @@ after(async () => {
   if (engine?.started) await stopStartedEngine()
 })
 
-test('engine: version, cgroup version and storage driver are reported', { skip }, () => {
+testNeeding('engine: version, cgroup version and storage driver are reported', { id: 'integration/docker', missing: skip }, () => {
   assert.match(engine!.version, /^\d+\.\d+/)
   assert.match(engine!.cgroupVersion, /^[12]$/)
   assert.ok(engine!.storageDriver.length > 0)
   console.log(`docker ${engine!.version}, API ${engine!.apiVersion}, cgroup v${engine!.cgroupVersion} (${engine!.cgroupDriver}), storage ${engine!.storageDriver}, security: ${engine!.securityOptions.join(',') || 'none'}`)
 })
 
-test('offline images: base, backend, generator and the newest version of all five proxies', { skip }, async () => {
+testNeeding('offline images: base, backend, generator and the newest version of all five proxies', { id: 'integration/docker', missing: skip }, async () => {
   const t0 = Date.now()
   const r = await ensureImages({ mode: 'offline', proxies: PROXIES, newestOnly: true, log: memoryLogger() })
   console.log(`images in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${r.rows.map((x) => `${x.component} ${x.version} ${x.status} ${x.seconds.toFixed(1)}s`).join(', ')}`)
@@ -85,7 +86,7 @@ test('offline images: base, backend, generator and the newest version of all fiv
   assert.equal(records.length, PROXIES.length + 2)
 })
 
-test('every proxy answers through TLS from its container; CPU is counted; nothing is left', { skip }, async () => {
+testNeeding('every proxy answers through TLS from its container; CPU is counted; nothing is left', { id: 'integration/docker', missing: skip }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('proxies')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
@@ -126,7 +127,7 @@ test('every proxy answers through TLS from its container; CPU is counted; nothin
   assert.equal(await labelled(runId), 0, 'no container of the run remains after stopAll')
 })
 
-test('one short pooling cell per proxy on docker, through the unchanged cell protocol', { skip }, async () => {
+testNeeding('one short pooling cell per proxy on docker, through the unchanged cell protocol', { id: 'integration/docker', missing: skip }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('cells')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
@@ -148,7 +149,7 @@ test('one short pooling cell per proxy on docker, through the unchanged cell pro
   assert.equal(await labelled(runId), 0)
 })
 
-test('a container killed mid-way has exit set, and its CPU stays readable', { skip }, async () => {
+testNeeding('a container killed mid-way has exit set, and its CPU stays readable', { id: 'integration/docker', missing: skip }, async () => {
   const runId = newRunId('killed')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
   try {
@@ -171,7 +172,7 @@ test('a container killed mid-way has exit set, and its CPU stays readable', { sk
   assert.equal(await labelled(runId), 0)
 })
 
-test('cpu exec (engines on other hosts): the counter read inside the container is the cgroup file\'s value at that moment', { skip }, async () => {
+testNeeding('cpu exec (engines on other hosts): the counter read inside the container is the cgroup file\'s value at that moment', { id: 'integration/docker', missing: skip }, async () => {
   const runId = newRunId('exec-cpu')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, cpu: 'exec' })
   try {
@@ -195,7 +196,7 @@ test('cpu exec (engines on other hosts): the counter read inside the container i
   assert.equal(await labelled(runId), 0)
 })
 
-test('kill -9 of the harness: the next start removes what the killed run left', { skip }, async () => {
+testNeeding('kill -9 of the harness: the next start removes what the killed run left', { id: 'integration/docker', missing: skip }, async () => {
   const runId = newRunId('orphan')
   const script = join(work, 'orphan.mts')
   writeFileSync(
@@ -222,7 +223,7 @@ setInterval(() => {}, 1000)
   assert.equal(await labelled(runId), 0, 'zero containers of the killed run remain')
 })
 
-test('bridge mode: a per-run network, the role reachable at its container address', { skip }, async () => {
+testNeeding('bridge mode: a per-run network, the role reachable at its container address', { id: 'integration/docker', missing: skip }, async () => {
   const runId = newRunId('bridge')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, network: 'bridge' })
   try {
@@ -247,7 +248,7 @@ test('bridge mode: a per-run network, the role reachable at its container addres
   assert.equal((await docker().listNetworks({ filters: { label: [`${LABEL_RUN}=${runId}`] } })).length, 0, 'the run network is removed')
 })
 
-test('bridge mode: pooling cells (direct, pooled, unpooled), a handshake and a WebSocket cell through the unchanged cell code', { skip }, async () => {
+testNeeding('bridge mode: pooling cells (direct, pooled, unpooled), a handshake and a WebSocket cell through the unchanged cell code', { id: 'integration/docker', missing: skip }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('bridge-cells')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, network: 'bridge' })
@@ -286,11 +287,11 @@ test('bridge mode: pooling cells (direct, pooled, unpooled), a handshake and a W
   assert.equal(await labelled(runId), 0)
 })
 
-test('official images: pull from a registry on 127.0.0.1 with digest; a missing tag is one line, not a hang', { skip }, async (t) => {
+testNeeding('official images: pull from a registry on 127.0.0.1 with digest; a missing tag is one line, not a hang', { id: 'integration/docker', missing: skip }, async (t) => {
   if (!existsSync('/usr/bin/docker-registry')) {
-    if (!isRoot()) return t.skip('Debian docker-registry is not installed (apt-get install docker-registry)')
+    if (!isRoot()) return skipNeeding(t, 'integration/docker', 'Debian docker-registry is not installed (apt-get install docker-registry)')
     const r = await aptInstall(['docker-registry'], memoryLogger())
-    if (!r.ok) return t.skip(`cannot install docker-registry: ${r.error}`)
+    if (!r.ok) return skipNeeding(t, 'integration/docker', `cannot install docker-registry: ${r.error}`)
   }
   const dir = join(work, 'registry')
   mkdirSync(join(dir, 'data'), { recursive: true })

@@ -10,6 +10,7 @@ import { readManifest } from '../../lib/data/manifest.ts'
 import { readRunTables } from '../../lib/data/run-data.ts'
 import { isAlive } from '../../lib/runtime/native.ts'
 import { engineInfo, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
+import { skipNeeding } from '../support/needs.ts'
 
 // Faults on real short runs (smoke profile, HAProxy): each must cost at most the cell it hit.
 const ZX = join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js')
@@ -111,7 +112,7 @@ test('kill -9 of the proxy, then of the backend, mid-window: each cell is an inv
 })
 
 test('a full disk while a CSV is written: one clear error line, no trace, every row already written kept', async (t) => {
-  if (process.getuid?.() !== 0) return t.skip('needs root to mount a tmpfs')
+  if (process.getuid?.() !== 0) return skipNeeding(t, 'integration/faults', 'needs root to mount a tmpfs')
   const mnt = mkdtempSync(join(tmpdir(), 'pb-full-'))
   assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt]).status, 0, 'mount a 64 KiB tmpfs')
   try {
@@ -187,7 +188,7 @@ test('a resume with other settings is refused in one line; --allow-changes recor
 
 // Last: it stops the machine's Docker engine and starts it again.
 test('dockerd stopped and restarted mid-run (docker runtime): the run says so, fails only the cell in flight, goes on; no orphan container', async (t) => {
-  if (process.getuid?.() !== 0 || !(await engineInfo())) return t.skip('needs root and a running Docker engine')
+  if (process.getuid?.() !== 0 || !(await engineInfo())) return skipNeeding(t, 'integration/faults', 'needs root and a running Docker engine')
   const dir = join(mkdtempSync(join(tmpdir(), 'pb-dockerd-')), 'run')
   const run = startRun('pooling', dir, [], 'docker')
   await until('a first row', () => rows(dir).length > 0, 240_000)

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { test } from 'node:test'
 import { loadStack, templateFile } from '../../lib/catalog/stack.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir, repoRoot } from '../../lib/core/paths.ts'
@@ -14,6 +13,7 @@ import { procStartTime } from '../../lib/runtime/proc.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { dockerClient, engineInfo } from '../../lib/setup/docker-engine.ts'
 import { ensureImages } from '../../lib/setup/images.ts'
+import { testNeeding } from '../support/needs.ts'
 
 // One container of each role, started through the runtime as a run starts it, then read
 // back through the engine API: what the README promises about containers, asserted.
@@ -39,7 +39,7 @@ function exposedKeys(): string[] {
   return out
 }
 
-test('containers of every role: non-root, no capabilities, read-only root, no-new-privileges, no Docker socket; no key left readable', { skip }, async () => {
+testNeeding('containers of every role: non-root, no capabilities, read-only root, no-new-privileges, no Docker socket; no key left readable', { id: 'integration/hardening', missing: skip }, async () => {
   const imgs = await ensureImages({ mode: 'offline', proxies: ['haproxy'], newestOnly: true, log: memoryLogger() })
   const bad = imgs.rows.find((r) => r.status === 'failed')
   if (bad) return void assert.fail(`image ${bad.component} ${bad.version}: ${bad.note}`)

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, before } from 'node:test'
 import Docker from 'dockerode'
 import { parseHosts } from '../../lib/cli/hosts-options.ts'
 import { exec } from '../../lib/core/exec.ts'
@@ -21,6 +21,7 @@ import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.
 import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { describeSwept, knownHostsFile, netnsLeftovers, netnsUnavailable, ROOT_ADDRESS, startNetnsEngines, SUBNET, type NetnsEngines, type Transport } from './support/netns-engines.ts'
+import { testNeeding } from '../support/needs.ts'
 
 // Three real Docker hosts on this machine (test/integration/support/netns-engines.ts): each
 // its own network namespace and dockerd, reached over SSH, TCP with TLS, and a unix socket.
@@ -49,7 +50,7 @@ after(async () => {
 
 const transportOf: Record<'proxy' | 'backend' | 'generator', Transport> = { proxy: 'ssh', backend: 'tcp', generator: 'unix' }
 
-test('three engines, one per namespace, answer through dockerode over SSH, TCP with TLS and a unix socket', { skip }, async () => {
+testNeeding('three engines, one per namespace, answer through dockerode over SSH, TCP with TLS and a unix socket', { id: 'integration/multihost', missing: skip }, async () => {
   // dockerd 20.10 derives its ID from /etc/docker/key.json, the same for all four engines:
   // the data root tells them apart.
   const roots = new Set<string>([(await dockerClient().info()).DockerRootDir])
@@ -66,13 +67,13 @@ test('three engines, one per namespace, answer through dockerode over SSH, TCP w
   assert.equal(roots.size, 4, 'four distinct engines: the machine\'s and three hosts')
 })
 
-test('the TLS engine refuses a client without a certificate', { skip }, async () => {
+testNeeding('the TLS engine refuses a client without a certificate', { id: 'integration/multihost', missing: skip }, async () => {
   const h = engines!.hosts.tcp
   const opts = engineOptions(topology.roles.backend.host)
   await assert.rejects(new Docker({ protocol: 'https', host: h.address, port: opts.port, ca: opts.ca }).ping())
 })
 
-test('the hosts reach each other and the root namespace on the test subnet, and nothing else', { skip }, async () => {
+testNeeding('the hosts reach each other and the root namespace on the test subnet, and nothing else', { id: 'integration/multihost', missing: skip }, async () => {
   const { ssh, tcp, unix } = engines!.hosts
   // bash's /dev/tcp: a TCP connect from inside a namespace, with no tool to install.
   const connect = (from: string, to: string, port: number) => exec('nsenter', [`--net=/var/run/netns/${from}`, 'timeout', '5', 'bash', '-c', `exec 3<>/dev/tcp/${to}/${port}`])
@@ -112,7 +113,7 @@ const withSshOption = (option: string) => engines!.hostsFlag().replace(/known_ho
 /** The --hosts value with the TLS host's certs= directory replaced. */
 const withCerts = (dir: string) => engines!.hostsFlag().replace(/certs=[^&\s]+/, `certs=${dir}`)
 
-test('ssh host keys: the recorded key passes; an unknown key is refused in one line, recorded by --accept-new-host-keys; a pin decides alone', { skip }, async () => {
+testNeeding('ssh host keys: the recorded key passes; an unknown key is refused in one line, recorded by --accept-new-host-keys; a pin decides alone', { id: 'integration/multihost', missing: skip }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-hostkeys-'))
   try {
     const fp = fingerprintOf(hostKeyBlob())
@@ -150,7 +151,7 @@ async function offeredKey(want: string): Promise<string> {
   return got
 }
 
-test('a swapped ssh host key is refused by run-all in one line: nothing copied, no container created, nothing written', { skip }, async () => {
+testNeeding('a swapped ssh host key is refused by run-all in one line: nothing copied, no container created, nothing written', { id: 'integration/multihost', missing: skip }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-swapped-'))
   // The server's own key is swapped, as a machine in the middle (or a reinstalled host) would
   // present another; the client keeps the known_hosts it recorded (the engines' own).
@@ -196,7 +197,7 @@ test('a swapped ssh host key is refused by run-all in one line: nothing copied, 
   }
 })
 
-test('tcp:// engines: no client certificates, a client certificate the engine does not trust, a server certificate the CA did not sign: each refused in one line', { skip }, async () => {
+testNeeding('tcp:// engines: no client certificates, a client certificate the engine does not trust, a server certificate the CA did not sign: each refused in one line', { id: 'integration/multihost', missing: skip }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-tls-'))
   try {
     // No certs= and none in DOCKER_CERT_PATH or ~/.docker: refused while parsing, before any connection.
@@ -238,7 +239,7 @@ function runAll(args: string[]): Promise<{ code: number; out: string }> {
   })
 }
 
-test('a pooling cell and a handshake cell across the three hosts: valid rows, the hosts and the network in the manifest, no container left', { skip }, async () => {
+testNeeding('a pooling cell and a handshake cell across the three hosts: valid rows, the hosts and the network in the manifest, no container left', { id: 'integration/multihost', missing: skip }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-multihost-run-'))
   const out = join(work, 'run')
   try {
@@ -292,7 +293,7 @@ test('a pooling cell and a handshake cell across the three hosts: valid rows, th
   }
 })
 
-test('teardown leaves no namespace, link, engine, process, mount, rule or key behind', { skip }, async () => {
+testNeeding('teardown leaves no namespace, link, engine, process, mount, rule or key behind', { id: 'integration/multihost', missing: skip }, async () => {
   const forced = await engines!.teardown()
   tornDown = true
   assert.deepEqual(forced, [], 'everything stopped on its own')

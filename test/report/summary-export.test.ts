@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { test } from 'node:test'
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import Papa from 'papaparse'
 import { evaluateRun } from '../../lib/report/build.ts'
 import { evaluateGates, parseGates } from '../../lib/report/gates.ts'
-import { buildSummary, claimsCsv, CLAIMS_COLUMNS, findingsCsv, FINDINGS_COLUMNS, SUMMARY_SCHEMA } from '../../lib/report/summary-export.ts'
+import { buildSummary, claimsCsv, CLAIMS_COLUMNS, findingsCsv, FINDINGS_COLUMNS, SUMMARY_SCHEMA, SUMMARY_SCHEMA_FILE, summaryJsonSchemaText } from '../../lib/report/summary-export.ts'
 import { FIXTURE_RUN } from '../fixtures/run.ts'
 
 const BASELINE = '2026-11-30-quick-2core'
@@ -60,3 +62,43 @@ test('a widened interval says so in the document and the CSV: its method names w
   const rows = Papa.parse<Record<string, string>>(findingsCsv([finding]), { header: true, skipEmptyLines: true }).data
   assert.equal(rows[0]!.method, 'paired bootstrap, widened by unstable cell')
 })
+
+// The published schema, read by a validator that shares nothing with zod (issue 29 item 6).
+const ajv = () => new Ajv2020({ strict: true, allErrors: true })
+const published = () => JSON.parse(readFileSync(SUMMARY_SCHEMA_FILE, 'utf8'))
+
+test('docs/summary.schema.json is the JSON Schema generated from the zod schema (UPDATE_SCHEMA=1 rewrites it)', () => {
+  if (process.env.UPDATE_SCHEMA === '1') writeFileSync(SUMMARY_SCHEMA_FILE, summaryJsonSchemaText())
+  assert.equal(readFileSync(SUMMARY_SCHEMA_FILE, 'utf8'), summaryJsonSchemaText(), 'docs/summary.schema.json is behind SUMMARY_SCHEMA: run UPDATE_SCHEMA=1 node --import tsx --test test/report/summary-export.test.ts')
+  assert.doesNotThrow(() => ajv().compile(published()))
+})
+
+test('ajv validates the --json documents of the fixture run (run baseline, published baseline, none) against the published file', () => {
+  const validate = ajv().compile(published())
+  const docs = [
+    buildSummary({ runId: 'run-quick', runDir: FIXTURE_RUN, ...evaluateRun(FIXTURE_RUN, BASELINE), gates: evaluateGates(parseGates(['regression>10%', 'finding:F2']), evaluateRun(FIXTURE_RUN, BASELINE)), report: null }),
+    buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...evaluateRun(FIXTURE_RUN, '2026-08-23'), gates: [], report: { page: 'p', pdf: null } }),
+    buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...evaluateRun(FIXTURE_RUN), gates: [], report: null }),
+  ]
+  for (const doc of docs) assert.ok(validate(JSON.parse(JSON.stringify(doc))), ajvErrors(validate.errors))
+  assert.deepEqual(docs.map((d) => d.baseline?.kind ?? null), ['run', 'published', null])
+  // The file constrains what the zod schema does: each of these breaks the document for both.
+  const doc = JSON.parse(JSON.stringify(docs[0]))
+  const broken: [string, (d: any) => void][] = [
+    ['an unknown top-level key', (d) => (d.extra = 1)],
+    ['a verdict outside the list', (d) => (d.findings[0].verdict = 'maybe')],
+    ['a missing key', (d) => delete d.claims[0].measured],
+    ['another format', (d) => (d.format = 'proxybench-summary/2')],
+    ['a fractional n', (d) => (d.findings.find((f: any) => f.intervals.length).intervals[0].interval.n = 1.5)],
+    ['a string where a number or null goes', (d) => (d.claims[0].value = '1')],
+    ['an unknown key in a baseline cell', (d) => (d.baseline.cells[0].extra = true)],
+  ]
+  for (const [what, breakIt] of broken) {
+    const d = structuredClone(doc)
+    breakIt(d)
+    assert.equal(validate(d), false, `ajv accepted ${what}`)
+    assert.equal(SUMMARY_SCHEMA.safeParse(d).success, false, `zod accepted ${what}`)
+  }
+})
+
+const ajvErrors = (errors: ErrorObject[] | null | undefined) => (errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; ')

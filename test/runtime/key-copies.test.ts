@@ -7,6 +7,7 @@ import { test } from 'node:test'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { cleanupStaleCopies, copiesStateDir, KeyCopies } from '../../lib/runtime/key-copies.ts'
 import { bootId, procStartTime } from '../../lib/runtime/proc.ts'
+import { testNeeding } from '../support/needs.ts'
 
 const root = process.getuid?.() === 0
 const keys = mkdtempSync(join(tmpdir(), 'pb-keys-'))
@@ -20,7 +21,7 @@ async function deadPid(): Promise<number> {
   return p.pid!
 }
 
-test('key copies: only under the keys dir, owned by the container user, 0400, gone at release', { skip: root ? false : 'chown needs root' }, () => {
+testNeeding('key copies: only under the keys dir, owned by the container user, 0400, gone at release', { id: 'runtime/key-copies', missing: root ? false : 'chown needs root' }, () => {
   const copies = new KeyCopies({ uid: 65534, gid: 65534 }, keys)
   const dest = copies.copy(join(keys, 'ec256.key'))
   const st = statSync(dest)

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadStack } from '../../lib/catalog/stack.ts'
-import { catalogPlan } from '../../lib/series/bisect.ts'
+import { bisectSeries, catalogPlan } from '../../lib/series/bisect.ts'
+import { adaptiveHere } from '../../lib/series/tasks.ts'
+import type { SeriesContext } from '../../lib/series/types.ts'
 
 test('bisect plan: one search per variant over the catalog versions it runs on, oldest first', () => {
   const plan = catalogPlan(['nginx'], ['article', 'upstream-keepalive-local', 'no-such-variant'], 'cpu')
@@ -23,4 +25,14 @@ test('bisect plan over registry tags: the releases in semver order, each with it
   assert.equal(def!.source, ref)
   assert.deepEqual(def!.skipped.map((s) => s.tag).sort(), ['1.29', '1.29.7-alpine', 'latest'])
   assert.deepEqual(local!.versions, ['1.29.7', '1.29.10', '1.31.3'])
+})
+
+test('a bisect judged on backend connections keeps its disturbed windows (a count); on proxy CPU they are re-measured', () => {
+  const [ends, step] = bisectSeries().phases
+  const ctx = (bisectMetric?: 'cpu' | 'conns') => ({ bisectMetric }) as SeriesContext
+  assert.deepEqual([ends, step].map((p) => adaptiveHere(p!, ctx('conns'))), [false, false])
+  assert.deepEqual([ends, step].map((p) => adaptiveHere(p!, ctx('cpu'))), [true, true])
+  assert.equal(adaptiveHere(ends!, ctx()), true, 'cpu is the default metric')
+  assert.equal(adaptiveHere({}, ctx()), true)
+  assert.equal(adaptiveHere({ adaptive: false }, ctx()), false)
 })

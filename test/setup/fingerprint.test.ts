@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { fingerprintSchema } from '../../lib/data/schema.ts'
 import { LINUX_SOURCES, machineFingerprint, parseCpuinfo, readVulnerabilities, virtualization } from '../../lib/setup/fingerprint.ts'
+import { testNeeding } from '../support/needs.ts'
 
 const CPUINFO = `processor\t: 0
 vendor_id\t: GenuineIntel
@@ -53,7 +54,7 @@ test('fingerprint from fixed sources: every vulnerabilities line by name, clock 
   assert.deepEqual(readVulnerabilities(join(dir, 'nowhere')), {})
 })
 
-test('fingerprint of this machine: real /proc and /sys', { skip: !existsSync('/proc/cpuinfo') && 'not Linux' }, async () => {
+testNeeding('fingerprint of this machine: real /proc and /sys', { id: 'setup/fingerprint', missing: !existsSync('/proc/cpuinfo') && 'not Linux (no /proc/cpuinfo)' }, async () => {
   const fp = fingerprintSchema.parse(await machineFingerprint())
   assert.notEqual(fp.cpu_model, 'unknown')
   assert.match(fp.cpu_family, /^\d+$/)

@@ -6,7 +6,7 @@ import { binaryPath, loadStack, PROXIES, wheelDir } from '../../lib/catalog/stac
 import { stacksDir } from '../../lib/core/paths.ts'
 import { goBinaryPath } from '../../lib/setup/gobuild.ts'
 import {
-  BASE_IMAGE, debianSources, goImagePlan, imageFor, imageTag, mergeRecords, mirrorOf, OFFICIAL_BINARY, officialRef, proxyImagePlan, type ImageRecord,
+  BASE_IMAGE, debianSources, goImagePlan, imageFor, imageTag, mergeRecords, mirrorOf, OFFICIAL_BINARY, officialRef, PROXY_DOCKERFILE, proxyImagePlan, type ImageRecord,
 } from '../../lib/setup/images.ts'
 
 test('image tags: proxybench/<component>:<version>, only characters Docker accepts', () => {
@@ -22,8 +22,8 @@ test('a Debian version installs the host-pinned package; a wheel version copies 
   const deb = haproxy.versions.find((v) => v.source === 'debian')!
   const p = proxyImagePlan(haproxy, deb, '2.6.12-1+deb12u4')
   assert.equal(p.tag, `proxybench/haproxy:${deb.version}`)
-  assert.equal(p.dockerfile, join(stacksDir, 'haproxy', 'Dockerfile'))
-  assert.deepEqual(p.buildArgs, { BASE: BASE_IMAGE, PACKAGES: 'haproxy=2.6.12-1+deb12u4', BINARY: '/usr/sbin/haproxy' })
+  assert.equal(p.dockerfile, PROXY_DOCKERFILE)
+  assert.deepEqual(p.buildArgs, { BASE: BASE_IMAGE, PACKAGES: 'haproxy=2.6.12-1+deb12u4', BINARY: '/usr/sbin/haproxy', VERSION_ARGS: '-v' })
   assert.deepEqual(p.files, [])
   assert.equal(p.imageBinary, '/usr/sbin/haproxy')
   assert.equal(proxyImagePlan(haproxy, deb, null).buildArgs.PACKAGES, 'haproxy', 'unknown host version: the candidate')
@@ -38,12 +38,15 @@ test('a Debian version installs the host-pinned package; a wheel version copies 
   assert.equal(w.imageBinary, w.binaries[0], 'same absolute path inside the image')
 })
 
-test('every proxy and Go program has a Dockerfile that takes BASE, PACKAGES and BINARY', () => {
-  for (const c of [...PROXIES, 'backend', 'loadgen']) {
-    const f = join(stacksDir, c, 'Dockerfile')
+test('every proxy shares one Dockerfile, every Go program has its own; each takes BASE, PACKAGES and BINARY', () => {
+  for (const proxy of PROXIES) {
+    assert.equal(proxyImagePlan(loadStack(proxy), loadStack(proxy).versions[0]!).dockerfile, PROXY_DOCKERFILE)
+    assert.ok(!existsSync(join(stacksDir, proxy, 'Dockerfile')), `${proxy}: no Dockerfile of its own`)
+  }
+  for (const f of [PROXY_DOCKERFILE, ...['backend', 'loadgen'].map((c) => join(stacksDir, c, 'Dockerfile'))]) {
     assert.ok(existsSync(f), f)
     const text = readFileSync(f, 'utf8')
-    for (const arg of ['ARG BASE=proxybench/base:bookworm', 'ARG PACKAGES', 'ARG BINARY', 'COPY rootfs/ /']) assert.ok(text.includes(arg), `${c}: ${arg}`)
+    for (const arg of ['ARG BASE=proxybench/base:bookworm', 'ARG PACKAGES', 'ARG BINARY', 'COPY rootfs/ /']) assert.ok(text.includes(arg), `${f}: ${arg}`)
   }
 })
 

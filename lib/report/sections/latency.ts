@@ -20,7 +20,9 @@ const p99 = (e: LatencySpectrumEntry) => valueAtPercentile(e.spectrum, 99) ?? In
 function cellLabel(e: LatencySpectrumEntry, withVersion: boolean): string {
   const c = e.cell
   const load = c.rate !== null ? `${c.rate} rps` : c.mode ?? `c${c.connections}`
-  return [withVersion ? c.version : null, c.variant, c.keyType, load].filter(Boolean).join(' ')
+  // What else the raw name tells apart (docs/data.md#raw-file-names): cells that differ only there are separate lines.
+  const request = [c.bodyBytes ? `/json ${c.bodyBytes} B` : null, c.streams ? `m${c.streams}` : null, c.resumption ? `resume ${c.resumption}` : null]
+  return [withVersion ? c.version : null, c.variant, c.keyType, load, ...request].filter(Boolean).join(' ')
 }
 
 export interface ShownSpectrum {
@@ -41,9 +43,10 @@ export function rowStatus(tables: Partial<Pick<RunTables, 'measurements' | 'hand
   if (c.mode !== null) return undefined
   const same = (r: { series: string; proxy: string; version: string; variant: string; key_type: string; connections: number; repeat: number }) =>
     r.series === c.series && r.proxy === c.proxy && r.version === c.version && safeVariant(r.variant) === c.variant && r.key_type === c.keyType && r.connections === c.connections && r.repeat === c.repeat
-  if (e.spectrum.generator === 'loadgen handshake') return (tables.handshakes ?? []).find(same)
-  // A /json cell's file names its body size; the / cell of the same config has none.
-  return (tables.measurements ?? []).find((r) => same(r) && (r.body_bytes ?? undefined) === c.bodyBytes && (c.rate === null ? r.model === 'closed' : r.model === 'open' && r.target_rps === c.rate))
+  // A resumption cell's file names what the client offered; a full-handshake cell has none.
+  if (e.spectrum.generator === 'loadgen handshake') return (tables.handshakes ?? []).find((r) => same(r) && (r.resumption ?? undefined) === c.resumption)
+  // A /json cell's file names its body size, an h2 cell its streams; the / HTTP/1.1 cell of the same config neither.
+  return (tables.measurements ?? []).find((r) => same(r) && (r.body_bytes ?? undefined) === c.bodyBytes && (r.streams ?? undefined) === c.streams && (c.rate === null ? r.model === 'closed' : r.model === 'open' && r.target_rps === c.rate))
 }
 
 /**

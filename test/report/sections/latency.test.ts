@@ -88,3 +88,33 @@ test('a chart per series and a table; without spectra a note, no chart', async (
     assert.match(b.toString(), /No latency spectrum was recorded for this run/)
   }
 })
+
+// h2 cells of three stream counts, resumption offers and /json sizes are cells of their own (issue 29 item 7).
+test('cells that differ only in streams, resumption offer or body size are separate lines, each with its own row', () => {
+  const hs = (p99: number) => ({ ...spectrum(p99, 'scheduled'), generator: 'loadgen handshake' as const })
+  const entries = [
+    entry('h2-haproxy-2.6.12-h2-ec256-c200-m1-r1.latency.json', spectrum(500)),
+    entry('h2-haproxy-2.6.12-h2-ec256-c200-m10-r1.latency.json', spectrum(900)),
+    entry('h2-haproxy-2.6.12-h2-ec256-c200-m100-r1.latency.json', spectrum(1900)),
+    entry('resumption-haproxy-2.6.12-pool-added-ec256-c4-resume-none-r1.latency.json', hs(700)),
+    entry('resumption-haproxy-2.6.12-pool-added-ec256-c4-resume-tickets-r1.latency.json', hs(300)),
+    entry('scenarios-haproxy-2.6.12-pool-added-ec256-c200-r1.latency.json', spectrum(400)),
+    entry('scenarios-haproxy-2.6.12-pool-added-ec256-c200-json10240-r1.latency.json', spectrum(800)),
+  ]
+  const m = (streams: number | null, status: string) => ({ ...row('h2', 'h2', 1, status), streams, body_bytes: null })
+  const h = (resumption: string, status: string) => ({ ...row('resumption', 'pool-added', 1, status), connections: 4, resumption })
+  const tables = {
+    measurements: [m(1, 'valid'), m(10, 'invalid'), m(100, 'failed'), { ...row('scenarios', 'pool-added', 1, 'valid'), body_bytes: null }, { ...row('scenarios', 'pool-added', 1, 'invalid'), body_bytes: 10240 }],
+    handshakes: [h('none', 'valid'), h('tickets', 'invalid')],
+  } as unknown as Parameters<typeof rowStatus>[0]
+  const chosen = chooseSpectra(entries, (e) => rowStatus(tables, e))!
+  assert.deepEqual(chosen.shown.map((s) => [s.series, s.label, s.status?.split(':')[0]]), [
+    ['h2', 'h2 ec256 c200 m1', 'valid'],
+    ['h2', 'h2 ec256 c200 m10', 'invalid'],
+    ['h2', 'h2 ec256 c200 m100', 'failed'],
+    ['resumption', 'pool-added ec256 c4 resume none', 'valid'],
+    ['resumption', 'pool-added ec256 c4 resume tickets', 'invalid'],
+    ['scenarios', 'pool-added ec256 c200', 'valid'],
+    ['scenarios', 'pool-added ec256 c200 /json 10240 B', 'invalid'],
+  ])
+})

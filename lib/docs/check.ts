@@ -1,0 +1,155 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { anchors, codeLines, commandFlags, links, repoPaths } from './markdown.ts'
+
+/**
+ * Documentation that cannot go stale silently: every link, anchor, path, npm script and
+ * notebook flag that README.md, CONTRIBUTING.md, docs/ and the code's comments name must
+ * exist. Each problem is one line: `file:line: what is wrong`.
+ */
+
+export interface DocsInputs {
+  root: string
+  /** npm script names from package.json. */
+  scripts: readonly string[]
+  /** Each notebook and bench script (`notebooks/run-all.mjs`) and its `--help` text. */
+  help: ReadonlyMap<string, string>
+}
+
+/** The Markdown pages a reader is pointed at. */
+export function docPages(root: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir)).flatMap((f) => {
+      const p = join(dir, f)
+      return statSync(join(root, p)).isDirectory() ? walk(p) : p.endsWith('.md') ? [p] : []
+    })
+  return ['README.md', 'CONTRIBUTING.md', 'certs/README.md', 'baselines/published/README.md', ...(existsSync(join(root, 'docs')) ? walk('docs') : [])].filter((p) => existsSync(join(root, p)))
+}
+
+/** Source files whose comments may point at documentation. */
+export function codeFiles(root: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir)).flatMap((f) => {
+      const p = join(dir, f)
+      return statSync(join(root, p)).isDirectory() ? walk(p) : /\.(ts|mjs|go|sh)$/.test(p) ? [p] : []
+    })
+  // test/docs/ holds the checker's own examples of drift.
+  return ['lib', 'notebooks', 'bench', 'test', 'stacks']
+    .filter((d) => existsSync(join(root, d)))
+    .flatMap(walk)
+    .filter((f) => !f.startsWith('test/docs/'))
+}
+
+/** Flags of a help text: every `--name` it lists. */
+export const helpFlags = (help: string) => new Set([...help.matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*)/g)].map((m) => m[1]!))
+
+/** Whether a path with placeholders (`<proxy>`, `*`, `…`) names something in the tree. */
+export function pathExists(root: string, path: string): boolean {
+  const parts = path.replace(/\/$/, '').split('/')
+  const match = (dir: string, i: number): boolean => {
+    if (i === parts.length) return true
+    const part = parts[i]!
+    if (!/[<>*{}…]/.test(part)) return existsSync(join(dir, part)) && (i === parts.length - 1 || statSync(join(dir, part)).isDirectory()) && match(join(dir, part), i + 1)
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return false
+    const re = new RegExp(`^${part.replace(/[.+?^$()[\]\\|]/g, '\\$&').replace(/<[^>]*>|\*|\{[^}]*\}|…/g, '.*')}$`)
+    return readdirSync(dir).some((f) => re.test(f) && match(join(dir, f), i + 1))
+  }
+  return match(root, 0)
+}
+
+/**
+ * Paths named in prose that are produced by a run, not kept in the tree; and the published
+ * site's `baselines/<id>/` pages, which share a name with the repository's folder.
+ */
+const GENERATED = /^(results|site|certs\/[\w.-]+\.(key|crt|pem))\b|\.cache\/|^baselines\/<id>\/index\.html$/
+
+function checkPage(page: string, inputs: DocsInputs, anchorsOf: (file: string) => Set<string> | null): string[] {
+  const { root } = inputs
+  const md = readFileSync(join(root, page), 'utf8')
+  const out: string[] = []
+  for (const { line, target } of links(md)) {
+    const [path, frag] = target.split('#') as [string, string | undefined]
+    const file = path ? relative(root, resolve(dirname(join(root, page)), decodeURI(path))) : page
+    if (file.startsWith('..')) continue // outside the repository (../shared/): not ours to check
+    if (!existsSync(join(root, file))) {
+      out.push(`${page}:${line}: link to ${target}: ${file} does not exist`)
+      continue
+    }
+    if (frag && file.endsWith('.md') && !anchorsOf(file)?.has(frag)) out.push(`${page}:${line}: link to ${target}: ${file} has no heading #${frag}`)
+  }
+  const flagsOf = (script: string) => {
+    if (script.startsWith('npm run ')) {
+      const name = script.slice(8)
+      if (!inputs.scripts.includes(name)) return null
+      const body = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[name]!
+      const nb = /((?:notebooks|bench)\/[\w-]+\.mjs)/.exec(body)?.[1]
+      return nb ? inputs.help.get(nb) : undefined
+    }
+    return inputs.help.get(script)
+  }
+  for (const { line, text } of codeLines(md)) {
+    for (const p of repoPaths(text)) if (!GENERATED.test(p) && !pathExists(root, p)) out.push(`${page}:${line}: ${p} does not exist`)
+    for (const { script, flags } of commandFlags(text)) {
+      if (script.startsWith('npm run ') && !inputs.scripts.includes(script.slice(8))) {
+        out.push(`${page}:${line}: ${script}: package.json has no such script`)
+        continue
+      }
+      // A script that does not exist is already reported as a missing path.
+      if (!script.startsWith('npm run ') && !existsSync(join(root, script))) continue
+      const help = flagsOf(script)
+      if (help === undefined) continue
+      const known = helpFlags(help ?? '')
+      for (const f of flags) if (f !== '--help' && !known.has(f)) out.push(`${page}:${line}: ${script} has no flag ${f} (not in its --help)`)
+    }
+  }
+  return out
+}
+
+/** Pointers from code comments to the docs: a docs page and its anchor must resolve; README section names are gone. */
+function checkCode(file: string, root: string, anchorsOf: (file: string) => Set<string> | null): string[] {
+  const out: string[] = []
+  readFileSync(join(root, file), 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (/README "[^"]+"/.test(text)) out.push(`${file}:${i + 1}: README "…" section reference: point at a docs/ page and anchor instead`)
+      for (const m of text.matchAll(/(?<![\w/.-])((?:docs\/[\w./-]+\.md|CONTRIBUTING\.md|README\.md))(?:#([\w-]+))?/g)) {
+        const target = m[1]!
+        if (!existsSync(join(root, target))) out.push(`${file}:${i + 1}: ${target} does not exist`)
+        else if (m[2] && !anchorsOf(target)?.has(m[2])) out.push(`${file}:${i + 1}: ${target} has no heading #${m[2]}`)
+      }
+    })
+  return out
+}
+
+/** Every notebook and bench script is named on a written page (docs/cli.md is generated, so it does not count). */
+function unnamedScripts(inputs: DocsInputs): string[] {
+  const written = docPages(inputs.root)
+    .filter((p) => p !== 'docs/cli.md')
+    .map((p) => readFileSync(join(inputs.root, p), 'utf8'))
+    .join('\n')
+  return [...inputs.help.keys()].filter((s) => !written.includes(s)).map((s) => `${s}: named on no page of README.md, CONTRIBUTING.md or docs/ (say what it is for)`)
+}
+
+/** CONTRIBUTING.md's layout names every folder of lib/. */
+function unlistedFolders(root: string): string[] {
+  const file = join(root, 'CONTRIBUTING.md')
+  if (!existsSync(file)) return ['CONTRIBUTING.md: missing (the layout and where a change goes)']
+  const text = readFileSync(file, 'utf8')
+  return readdirSync(join(root, 'lib'))
+    .filter((f) => statSync(join(root, 'lib', f)).isDirectory() && !new RegExp(`^\\s+${f}/\\s`, 'm').test(text))
+    .map((f) => `CONTRIBUTING.md: the layout does not list lib/${f}/`)
+}
+
+export function checkDocs(inputs: DocsInputs): string[] {
+  const cache = new Map<string, Set<string> | null>()
+  const anchorsOf = (file: string) => {
+    if (!cache.has(file)) cache.set(file, existsSync(join(inputs.root, file)) ? anchors(readFileSync(join(inputs.root, file), 'utf8')) : null)
+    return cache.get(file)!
+  }
+  return [
+    ...docPages(inputs.root).flatMap((p) => checkPage(p, inputs, anchorsOf)),
+    ...codeFiles(inputs.root).flatMap((f) => checkCode(f, inputs.root, anchorsOf)),
+    ...unnamedScripts(inputs),
+    ...unlistedFolders(inputs.root),
+  ]
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { evaluateClaims } from '../claims/evaluate.ts'
+import { formatLedger } from '../claims/format.ts'
+import { loadLedger } from '../claims/ledger.ts'
+import { dataDictionary } from '../data/dictionary.ts'
+import { loadRun } from '../data/run-data.ts'
+import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
+import { formatFindings } from '../findings/format.ts'
+import { runFindings } from '../report/build.ts'
+
+/**
+ * Blocks of the documentation that are output of the code, not typed: between
+ * `<!-- generated: NAME -->` and `<!-- /generated -->`. `npm run docs` rewrites them; the
+ * docs test fails when one differs from what the code produces now.
+ */
+
+const BLOCK = /(<!-- generated: ([\w-]+) -->\n)([\s\S]*?)(<!-- \/generated -->)/g
+
+/** The names of the blocks a page holds. */
+export const blockNames = (md: string) => [...md.matchAll(BLOCK)].map((m) => m[2]!)
+
+/** The page with every block it holds replaced by its producer's text; an unknown name is an error. */
+export function fillBlocks(md: string, page: string, produce: (name: string) => string | undefined): string {
+  return md.replace(BLOCK, (_all, open: string, name: string, _old: string, close: string) => {
+    const text = produce(name)
+    if (text === undefined) throw new Error(`${page}: unknown generated block "${name}" (known: ${Object.keys(PRODUCERS).join(', ')}, cli)`)
+    return `${open}${text.endsWith('\n') ? text : `${text}\n`}${close}`
+  })
+}
+
+const fence = (text: string) => `\`\`\`\n${text.replace(/\s+$/, '')}\n\`\`\``
+
+/** The fixture run's summary lines, as `npm run bench` prints them. */
+function fixtureSummary(root: string, findingIds?: RegExp, ledgerLines = Infinity): string {
+  const run = loadRun(join(root, 'test/fixtures/run-quick'))
+  const findings = runFindings(run).filter((f) => !findingIds || findingIds.test(f.id))
+  const ledger = formatLedger(evaluateClaims(loadLedger(), run)).split('\n')
+  const shown = ledgerLines >= ledger.length - 1 ? ledger : [...ledger.slice(0, ledgerLines), '  …', ledger.at(-1)!]
+  return fence(`${formatFindings(findings)}\n${shown.join('\n')}`)
+}
+
+/** Every column of every CSV a run writes, from the one column dictionary. */
+function columnsTable(): string {
+  const files = [MEASUREMENTS, HANDSHAKES, WEBSOCKETS, TCP].map((t) => ({ path: t.file, columns: t.columns }))
+  return dataDictionary(files)
+    .split('\n')
+    .slice(4)
+    .map((l) => l.replace(/^## /, '### '))
+    .join('\n')
+}
+
+const PRODUCERS: Record<string, (root: string) => string> = {
+  'fixture-summary': (root) => fixtureSummary(root, /^F[1-8]$/, 4),
+  'fixture-summary-full': (root) => fixtureSummary(root),
+  columns: () => columnsTable(),
+}
+
+/** docs/cli.md's body: every notebook's and bench script's `--help`, in file order. */
+export function cliReference(help: ReadonlyMap<string, string>): string {
+  return [...help]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([script, text]) => `## ${script}\n\n${fence(text)}\n`)
+    .join('\n')
+}
+
+/** A page as `npm run docs` would write it. */
+export function regenerate(root: string, page: string, help: ReadonlyMap<string, string>): string {
+  const md = readFileSync(join(root, page), 'utf8')
+  return fillBlocks(md, page, (name) => (name === 'cli' ? cliReference(help) : PRODUCERS[name]?.(root)))
+}
