@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { PROFILES } from '../../lib/catalog/profiles.ts'
+import { exec } from '../../lib/core/exec.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
-import { catalogCell, type Cell, type CellContext } from '../../lib/measure/cell.ts'
+import { catalogCell, withVerifiedStack, type Cell, type CellContext } from '../../lib/measure/cell.ts'
 import { measureH3 } from '../../lib/measure/h3.ts'
 import { h3Cells } from '../../lib/series/h3.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
+import { loadgenArgv, type HandshakeResult } from '../../lib/roles/loadgen.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
@@ -55,6 +57,42 @@ test('an h3 cell per capable proxy is valid over h3, a Caddy without h3 is caugh
     assert.equal(direct.proxy_cpu_us_per_req, null)
     // Over the backend's QUIC listener: the connections opened stay the generator's 4 (plus none per request).
     assert.ok(direct.requests > 0 && (direct.backend_conns_per_1k_req ?? 1000) < 100, JSON.stringify(direct))
+  } finally {
+    await runtime.stopAll()
+  }
+})
+
+type H3HandshakeResult = HandshakeResult & { early_data: number; alpn: string }
+
+// The generator's handshake modes on the real binaries: full, resumed by ticket, and 0-RTT
+// (Caddy accepts early data by default; HAProxy's h3 bind has no allow-0rtt, so it resumes without it).
+test('h3-handshake: full, ticket-resumed and 0-RTT QUIC handshakes through Caddy and HAProxy', async () => {
+  for (const p of ['loadgen', 'backend'] as const) assert.equal((await ensureGoBuild(p)).error, undefined)
+  const runtime = new NativeRuntime(`h3hs-${process.pid}`)
+  const ctx: CellContext = { runtime, runId: 'h3hs', runDir: mkdtempSync(join(tmpdir(), 'pb-h3hs-')), cpus: defaultCpuLayout(), profile: PROFILES.smoke!, certs: await ensureCerts(certsDir, { force: false, log: memoryLogger() }) }
+  type Seen = { reason: string; modes?: Record<string, H3HandshakeResult> }
+  const outcome = { failed: (reason: string): Seen => ({ reason }), invalid: (reason: string): Seen => ({ reason }) }
+  try {
+    for (const [proxy, acceptsEarly] of [['caddy', true], ['haproxy', false]] as const) {
+      const seen = await withVerifiedStack(catalogCell(proxy, { series: 'h3', variant: 'h3', connections: 1 }), `hs-${proxy}`, ctx, outcome, async ({ url }): Promise<Seen> => {
+        const modes: Record<string, H3HandshakeResult> = {}
+        for (const resume of ['none', 'tickets', '0rtt']) {
+          const argv = loadgenArgv('h3-handshake', url, ctx.certs.ca, { c: 1, n: 10, resume, 'expect-body': 'hello world' })
+          const r = await exec(argv[0]!, argv.slice(1), { timeoutMs: 60_000 })
+          modes[resume] = JSON.parse(r.stdout) as H3HandshakeResult
+        }
+        return { reason: '', modes }
+      })
+      assert.ok(seen.modes, `${proxy}: ${seen.reason}`)
+      const { none, tickets, '0rtt': early } = seen.modes
+      for (const m of [none!, tickets!, early!]) assert.equal(m.requests_ok, 10, `${proxy}: ${JSON.stringify(m)}`)
+      assert.equal(none!.resumed, 0, proxy)
+      // Each run's first handshake finds no ticket; the other nine resume.
+      assert.equal(tickets!.resumed, 9, proxy)
+      assert.equal(tickets!.early_data, 0, proxy)
+      assert.equal(early!.resumed, 9, proxy)
+      assert.equal(early!.early_data, acceptsEarly ? 9 : 0, proxy)
+    }
   } finally {
     await runtime.stopAll()
   }
