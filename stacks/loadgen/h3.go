@@ -399,10 +399,7 @@ type h3HandshakeResult struct {
 func runH3Handshake(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("h3-handshake", flag.ContinueOnError)
 	rawURL := fs.String("url", "", "URL to GET (https://, over UDP)")
-	c := fs.Int("c", 8, "concurrent workers, each handshaking back to back")
-	d := fs.Duration("d", 10*time.Second, "how long to run (attempts in flight at the end complete)")
-	n := fs.Int64("n", 0, "stop after this many attempts in all (0: no cap; with -n, -d only limits when given)")
-	timeout := fs.Duration("timeout", 5*time.Second, "limit for one attempt: handshake and GET")
+	af := addAttemptFlags(fs, "handshake and GET")
 	expectStatus, expectBytes, expectBody := addH3CheckFlags(fs)
 	resume := fs.String("resume", "none", "none: every handshake full (1-RTT); tickets: keep and offer session tickets (TLS 1.3 PSK resumption, request after the handshake); 0rtt: tickets, and the request sent as 0-RTT early data where the server accepts it")
 	tf := addTLSFlags(fs)
@@ -410,15 +407,10 @@ func runH3Handshake(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if code, ok := af.check(fs, stderr); !ok {
+		return code
+	}
 	switch {
-	case *c < 1:
-		return flagError(stderr, fs, "c", "must be at least 1")
-	case *d <= 0:
-		return flagError(stderr, fs, "d", "must be positive")
-	case *n < 0:
-		return flagError(stderr, fs, "n", "must not be negative")
-	case *timeout <= 0:
-		return flagError(stderr, fs, "timeout", "must be positive")
 	case *resume != "none" && *resume != "tickets" && *resume != "0rtt":
 		return flagError(stderr, fs, "resume", "must be none, tickets or 0rtt, got %q", *resume)
 	}
@@ -449,12 +441,8 @@ func runH3Handshake(args []string, stdout, stderr io.Writer) int {
 	var earlyData atomic.Int64
 	var mu sync.Mutex
 	alpns, quics := map[string]bool{}, map[string]bool{}
-	var deadline time.Time
-	if *n == 0 || flagGiven(fs, "d") {
-		deadline = time.Now().Add(*d)
-	}
-	elapsed := backToBack(*c, *n, deadline, func() {
-		r, qs := h3Attempt(udp, addr, u, tlsConf, early, *timeout, check)
+	elapsed := backToBack(*af.c, *af.n, af.deadline(fs), func() {
+		r, qs := h3Attempt(udp, addr, u, tlsConf, early, *af.timeout, check)
 		if qs != nil {
 			mu.Lock()
 			alpns[qs.TLS.NegotiatedProtocol], quics[qs.Version.String()] = true, true
