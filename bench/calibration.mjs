@@ -33,7 +33,7 @@ await runNotebook(async () => {
   if (!flags.run) throw userError('--run', 'missing', 'Pass a run directory: --run results/<id>')
   const run = loadRun(flags.run)
   if (flags['include-disturbed']) {
-    const onlyDisturbed = (r) => r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((x) => x.startsWith('disturbed'))
+    const { onlyDisturbed } = await import('../lib/measure/validity.ts')
     for (const t of ['measurements', 'handshakes', 'websocket']) run[t] = run[t].map((r) => (onlyDisturbed(r) ? { ...r, status: 'valid' } : r))
   }
   const id = flags.baseline ?? '2026-11-30-quick-2core'

@@ -8,12 +8,16 @@ const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.t
 
 const HELP = `Usage: npx zx notebooks/04-tls.mjs [options]
 
-Four phases, each proxy on its newest catalog version with its pool-added config:
+Six phases, each proxy on its newest catalog version with its pool-added config:
   tls-handshake    full TLS handshakes (no resumption) + one GET each, per key type
                    (ec256, rsa2048, rsa4096) → handshakes.csv, proxy_cpu_us_per_handshake
   tls-ceiling      closed-model (wrk) ceiling with ec256 → measurements.csv
-  tls-open         open model (loadgen open, k6 constant-arrival-rate) at 50% of the slowest
-                   proxy's ceiling, only the certificate changes (ec256 vs rsa4096)
+  tls-default-key  Traefik and Caddy given no certificate (variant default-cert): the key of
+                   the one they serve, from an openssl s_client handshake → default-keys.csv
+  tls-open         open model (loadgen open, k6 constant-arrival-rate) at the seed's fraction,
+                   15,000 / 223,000 of HAProxy's ec256 ceiling, only the certificate changes
+                   (ec256 vs rsa4096)
+  tls-open-half    the same at 50% of that ceiling (recorded; ec256 may collapse there too)
   tls-calibration  HAProxy (or the first proxy) with ec256 at 25..125% of its ceiling
 Components must be set up (npx zx notebooks/00-setup.mjs).
 

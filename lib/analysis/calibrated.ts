@@ -188,3 +188,4 @@ export function agreementTable(rows: readonly Agreement[]): string {
   ]
   return lines.join('\n') + '\n'
 }
+

@@ -33,31 +33,34 @@ export interface TableSpec {
   secondary: readonly string[]
 }
 
+/** Kernel counts per unit (lib/data/schema.ts COUNT_COLUMNS): medians over valid rows beside every cost. */
+export const COUNT_METRICS = ['proxy_syscalls_per_req', 'proxy_ctxsw_per_req', 'proxy_user_us_per_req', 'proxy_sys_us_per_req'] as const
+
 export const TABLE_SPECS: Record<TableName, TableSpec> = {
   measurements: {
     name: 'measurements',
     keys: CELL_COLUMNS.measurements,
     primary: 'proxy_cpu_us_per_req',
-    secondary: ['backend_cpu_us_per_req', 'rps', 'p50_ms', 'p99_ms', 'backend_conns_per_1k_req', 'errors_pct', 'generator_cpu_share', 'proxy_cpu_share', 'max_vus', 'dropped'],
+    secondary: ['backend_cpu_us_per_req', 'rps', 'p50_ms', 'p99_ms', 'backend_conns_per_1k_req', 'errors_pct', 'generator_cpu_share', 'proxy_cpu_share', 'max_vus', 'dropped', ...COUNT_METRICS, 'proxy_cpu_calibrated'],
   },
   handshakes: {
     name: 'handshakes',
     keys: CELL_COLUMNS.handshakes,
     primary: 'proxy_cpu_us_per_handshake',
-    secondary: ['rate', 'p50_ms', 'p99_ms', 'generator_cpu_share', 'proxy_cpu_share'],
+    secondary: ['rate', 'p50_ms', 'p99_ms', 'generator_cpu_share', 'proxy_cpu_share', ...COUNT_METRICS],
   },
   websocket: {
     name: 'websocket',
     keys: CELL_COLUMNS.websocket,
     primary: 'proxy_cpu_us_per_msg',
-    secondary: ['conns_established', 'refused', 'msg_rate', 'p50_ms', 'p99_ms', 'generator_cpu_share'],
+    secondary: ['conns_established', 'refused', 'msg_rate', 'p50_ms', 'p99_ms', 'generator_cpu_share', ...COUNT_METRICS],
   },
   tcp: {
     name: 'tcp',
     keys: CELL_COLUMNS.tcp,
     // Short cells cost per connection, stream cells per MiB (data/precision.ts judges each on its own).
     primary: 'proxy_cpu_us_per_conn',
-    secondary: ['proxy_cpu_us_per_mib', 'conn_rate', 'mib_per_s', 'p50_ms', 'p99_ms', 'backend_conns_per_conn', 'generator_cpu_share', 'proxy_cpu_share'],
+    secondary: ['proxy_cpu_us_per_mib', 'conn_rate', 'mib_per_s', 'p50_ms', 'p99_ms', 'backend_conns_per_conn', 'generator_cpu_share', 'proxy_cpu_share', ...COUNT_METRICS],
   },
 }
 

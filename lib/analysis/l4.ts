@@ -19,6 +19,8 @@ export interface L4Cell {
   mibPerS: number | null
   /** Backend echo connections per client connection (1: each went through to the backend). */
   backendConnsPerConn: number | null
+  /** System calls per connection (short cells), median of the valid repeats; null where not counted. */
+  syscallsPerConn: number | null
   valid: number
   rows: number
   /** Windows something else ran in (invalid, re-measured); their figures are in tcp.csv. */
@@ -58,6 +60,7 @@ export function l4Cells(rows: readonly TcpRow[]): L4Cell[] {
       connRate: med(valid(short).flatMap((r) => (r.conn_rate === null ? [] : [r.conn_rate]))),
       mibPerS: med(valid(stream).flatMap((r) => (r.mib_per_s === null ? [] : [r.mib_per_s]))),
       backendConnsPerConn: med(valid(g).flatMap((r) => (r.backend_conns_per_conn === null ? [] : [r.backend_conns_per_conn]))),
+      syscallsPerConn: med(valid(short).flatMap((r) => (r.proxy_syscalls_per_req == null ? [] : [r.proxy_syscalls_per_req]))),
       valid: g.length - notValid.length,
       rows: g.length,
       disturbed: notValid.filter(isDisturbed).length,

@@ -30,6 +30,8 @@ export interface H2Cell {
   p99_ms: number | null
   /** Proxy CPU per request over the same proxy's HTTP/1.1 cell: paired bootstrap over the interleaved rounds. */
   vsH1: Interval | null
+  /** System calls per request, median of the valid repeats (docs/method/counts.md); null where not counted. */
+  syscalls: number | null
   valid: number
   rows: number
   reasons: string[]
@@ -49,6 +51,7 @@ export function h2Summary(measurements: readonly Measurement[]): H2Cell[] {
         proxy: c[0]!.proxy, version: c[0]!.version, protocol: isH1 ? 'HTTP/1.1' : 'h2', streams: isH1 ? null : (c[0]!.streams ?? null),
         cpu: interval(own), rps: med(valid(c).map((r) => r.rps)), p50_ms: med(valid(c).map((r) => r.p50_ms)), p99_ms: med(valid(c).map((r) => r.p99_ms)),
         vsH1: !isH1 && own.size && h1.size ? ratioInterval(own, h1) : null,
+        syscalls: med(valid(c).map((r) => r.proxy_syscalls_per_req ?? null)),
         valid: valid(c).length, rows: c.length, reasons: notValid(c),
       }
     })
@@ -66,6 +69,8 @@ export interface ResumptionCell {
   rate: number | null
   /** CPU per handshake over the same proxy and variant's full handshakes (resumption none): paired bootstrap. */
   vsFull: Interval | null
+  /** System calls per handshake, median of the valid repeats; null where not counted. */
+  syscalls: number | null
   valid: number
   rows: number
   reasons: string[]
@@ -83,7 +88,7 @@ export function resumptionSummary(handshakes: readonly Handshake[]): ResumptionC
       const own = cpu(c)
       return {
         proxy: c[0]!.proxy, version: c[0]!.version, variant: c[0]!.variant, resumption: mode, cpu: interval(own),
-        resumedShare: med(valid(c).map((r) => (r.handshakes > 0 ? r.resumed / r.handshakes : null))), rate: med(valid(c).map((r) => r.rate)),
+        resumedShare: med(valid(c).map((r) => (r.handshakes > 0 ? r.resumed / r.handshakes : null))), rate: med(valid(c).map((r) => r.rate)), syscalls: med(valid(c).map((r) => r.proxy_syscalls_per_req ?? null)),
         vsFull: mode !== 'none' && own.size && full.size ? ratioInterval(own, full) : null,
         valid: valid(c).length, rows: c.length, reasons: notValid(c),
       }

@@ -32,8 +32,11 @@
  * profile that does not measure its cells) says that reason after what is missing.
  */
 import { compareVersions } from '../catalog/stack.ts'
-import { bootstrapFigure, medianInterval, methodText, overlaps, placeInterval, type Interval, type Placement, type Repeats } from '../core/intervals.ts'
+import { bootstrapFigure, fmtInterval, fmtWith, medianInterval, methodText, overlaps, placeInterval, repeatsDisagree, type Interval, type Placement, type Repeats } from '../core/intervals.ts'
+import { bisectResults, BISECT_METRICS, type BisectPlan } from '../data/bisect.ts'
+import { DEFAULT_KEY_SERIES, keyTypeWords, type DefaultKeyRow } from '../data/default-keys.ts'
 import type { RunTables } from '../data/run-data.ts'
+import type { Measurement } from '../data/schema.ts'
 import {
   aggregate, aggregateMedians, buildCellGroups, cellLabel, cellValue, familyRepeats, matchSelector, requestWords, shownSeries, statusTie, type CellGroup, type CellValue,
 } from './cells.ts'
@@ -90,6 +93,9 @@ export function evaluateClaims(ledger: Ledger, data: RunTables): ClaimResult[] {
       tcp: buildCellGroups('tcp', data.tcp ?? []),
     },
     noisy: new Map(),
+    measurements: data.measurements,
+    bisect: data.bisect,
+    defaultKeys: data.defaultKeys ?? [],
   }
   return ledger.claims.map((c) => evaluateClaim(c, ctx))
 }
@@ -101,6 +107,11 @@ interface Ctx {
   cells: Record<ClaimTable, CellGroup[]>
   /** familyRepeats per table, metric and rows, computed once. */
   noisy: Map<string, Map<CellGroup, Repeats>>
+  /** The rows and plan a bisect check replays (lib/data/bisect.ts). */
+  measurements: readonly Measurement[]
+  bisect: BisectPlan | undefined
+  /** default-keys.csv: what a proxy served when given no certificate. */
+  defaultKeys: readonly DefaultKeyRow[]
 }
 
 function noisyRepeats(ctx: Ctx, table: ClaimTable, metric: string, rows: 'valid' | 'all'): Map<CellGroup, Repeats> {
@@ -154,7 +165,8 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
     evidence: used.map((v) => ({ table: v.cell.table, cell: { ...v.cell.key }, value: v.value, n: v.n, status: v.cell.status })),
     warnings: [...new Set(used.flatMap(cellWarnings))],
     value: one?.fig?.value ?? null,
-    interval: one?.fig ? { lo: one.fig.lo, hi: one.fig.hi, method: methodText(one.fig) } : null,
+    // Repeats that disagree: their range, not an interval (docs/method/disturbance.md#intervals).
+    interval: one?.fig ? (repeatsDisagree(one.fig) && one.fig.disagree && Number.isFinite(one.fig.disagree.lo) && Number.isFinite(one.fig.disagree.hi) ? { lo: one.fig.disagree.lo, hi: one.fig.disagree.hi, method: 'repeats disagree' } : { lo: one.fig.lo, hi: one.fig.hi, method: methodText(one.fig) }) : null,
     reference: one?.fig ? (one.reference ?? null) : null,
   }
 }
@@ -307,6 +319,7 @@ interface Fig {
   hi: number
   method: Interval['method'] | 'constant'
   floor?: Interval['floor']
+  disagree?: Interval['disagree']
 }
 
 /**
@@ -324,7 +337,8 @@ function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => number):
     const m = medianInterval(cells[0]!.repeats)
     const at = (x: number) => f(sides.map((s) => (s.values.length ? x : s.value!)))
     const [lo, hi] = [at(m.lo), at(m.hi)].sort((x, y) => x - y)
-    iv = { ...m, lo: lo!, hi: hi! }
+    const d = m.disagree ? [at(m.disagree.lo), at(m.disagree.hi)].sort((x, y) => x - y) : null
+    iv = { ...m, lo: lo!, hi: hi!, ...(d && { disagree: { lo: d[0]!, hi: d[1]! } }) }
   } else {
     iv = bootstrapFigure(cells.map((v) => v.repeats), (medians) => {
       let i = 0
@@ -333,7 +347,7 @@ function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => number):
   }
   // Rows with a repeat number twice are averaged per repeat: keep the measured point inside.
   const finite = Number.isFinite(iv.lo) && Number.isFinite(iv.hi)
-  return { value, lo: finite ? Math.min(iv.lo, value) : iv.lo, hi: finite ? Math.max(iv.hi, value) : iv.hi, method: iv.method, ...(iv.floor && { floor: iv.floor }) }
+  return { value, lo: finite ? Math.min(iv.lo, value) : iv.lo, hi: finite ? Math.max(iv.hi, value) : iv.hi, method: iv.method, ...(iv.floor && { floor: iv.floor }), ...(iv.disagree && { disagree: iv.disagree }) }
 }
 
 /** Float noise of resampled medians (6.000000000000001 against a bound of 6) decides nothing. */
@@ -347,7 +361,7 @@ function placeFig(fig: Fig, band: { min?: number; max?: number }): Placement {
     const v = snap(fig.value)
     return v >= (min ?? -Infinity) && v <= (max ?? Infinity) ? 'inside' : 'outside'
   }
-  return placeInterval({ lo: snap(fig.lo), hi: snap(fig.hi), method: fig.method }, { ...(min !== undefined && { min }), ...(max !== undefined && { max }) })
+  return placeInterval({ lo: snap(fig.lo), hi: snap(fig.hi), method: fig.method, ...(fig.disagree && { disagree: fig.disagree }) }, { ...(min !== undefined && { min }), ...(max !== undefined && { max }) })
 }
 
 /** A threshold's op as a placement; the strict ops are half-lines open at the bound. */
@@ -359,7 +373,7 @@ function placeOp(fig: Fig, op: '<' | '<=' | '>' | '>=' | '==', want: number): Pl
   const ok = (x: number) => (op === '<' ? snap(x) < w : snap(x) > w)
   if (fig.method === 'constant') return ok(fig.value) ? 'inside' : 'outside'
   // The same guards as placeInterval: no spread seen, or no interval, decides nothing.
-  if (fig.method === 'single repeat' || !Number.isFinite(fig.lo) || !Number.isFinite(fig.hi)) return 'straddles'
+  if (fig.method === 'single repeat' || !Number.isFinite(fig.lo) || !Number.isFinite(fig.hi) || repeatsDisagree(fig)) return 'straddles'
   return ok(fig.lo) && ok(fig.hi) ? 'inside' : !ok(fig.lo) && !ok(fig.hi) ? 'outside' : 'straddles'
 }
 
@@ -371,7 +385,7 @@ const combine = (places: readonly Placement[]): Placement =>
 
 /** Whether two proxies' order is decided: both intervals show spread and do not overlap. */
 const apart = (a: Fig, b: Fig) =>
-  a.method !== 'single repeat' && b.method !== 'single repeat' && [a.lo, a.hi, b.lo, b.hi].every(Number.isFinite) && !overlaps(a, b)
+  a.method !== 'single repeat' && b.method !== 'single repeat' && !repeatsDisagree(a) && !repeatsDisagree(b) && [a.lo, a.hi, b.lo, b.hi].every(Number.isFinite) && !overlaps(a, b)
 
 /** A side in words: proxy, version (when selected on), variant and what else sets its cells apart. */
 function sideLabel(values: CellValue[], sel: Selector, agg: Agg): string {
@@ -426,7 +440,7 @@ const pct = (x: number) => `${fmt(x * 100)}%`
 function fmtFig(f: Fig, each: (x: number) => string = fmt): string {
   const n = (x: number) => (Number.isFinite(x) ? each(x) : '?')
   if (f.method === 'constant') return n(f.value)
-  return f.method === 'single repeat' ? `${n(f.value)} [1 repeat]` : `${n(f.value)} [${n(f.lo)}, ${n(f.hi)}]`
+  return fmtWith({ ...f, method: f.method }, n)
 }
 
 /** `50 [49.5, 50.5] rps`, `33% [30%, 36%]`. */
@@ -603,6 +617,85 @@ function checkUnits(k: Check, item: SelectorSpec | undefined, ctx: Ctx): Unit[] 
       return [contrastUnit(k, item, src, ctx)]
     case 'repeats':
       return [repeatsUnit(layer(k.select, item), num(k.max), src, ctx)]
+    case 'bisect':
+      return [bisectUnit(k, ctx)]
+    case 'served_key':
+      return [servedKeyUnit(k, ctx)]
+  }
+}
+
+/**
+ * served_key: the key a proxy served when given no certificate (its valid default-keys rows),
+ * against a key type (a figure's value in the harness's words, or the word). Holds when every
+ * valid row served it, fails when every one served another, undecided when the rows disagree;
+ * not measured without a valid row (a run without the tls series' tls-default-key phase).
+ */
+function servedKeyUnit(k: Extract<Check, { kind: 'served_key' }>, ctx: Ctx): Unit {
+  const figure = ctx.figures.get(k.want)
+  const want = keyTypeWords(String(figure ? figure.value : k.want))
+  const rows = ctx.defaultKeys.filter((r) => r.series === DEFAULT_KEY_SERIES && r.proxy === k.proxy)
+  const valid = rows.filter((r) => r.status === 'valid' && r.served_key !== '')
+  if (valid.length === 0) {
+    const why = rows.length ? `${rows.length} default-key row${rows.length === 1 ? '' : 's'} of ${k.proxy}, none valid (${[...new Set(rows.map((r) => r.reason))].join('; ')})` : `no default-key probe of ${k.proxy} in this run (tls series, phase ${DEFAULT_KEY_SERIES})`
+    return missingUnit([why], [])
+  }
+  const served = [...new Set(valid.map((r) => r.served_key))]
+  const r0 = valid[0]!
+  const what = `${k.proxy} ${r0.version} given no certificate served ${served.join(' / ')} (${r0.key_algorithm}${r0.key_bits ? ` ${r0.key_bits} bit` : ''}${r0.curve ? ` ${r0.curve}` : ''}, issuer ${r0.issuer || 'none'}; ${valid.length} handshake${valid.length === 1 ? '' : 's'}, ${r0.tool})`
+  const state: State = served.length > 1 ? 'undecided' : served[0] === want ? 'holds' : 'fails'
+  return { state, text: `${what}; wanted ${want}`, used: [] }
+}
+
+/**
+ * bisect: where the run's bisect of one proxy and variant put its step, against a documented
+ * change (nginx 1.29.7). Holds when the located pair of adjacent versions has the change on
+ * its newer side (older < change <= newer) and the newer version is the costlier (the ratio's
+ * whole interval above 1); fails when the step sits elsewhere, goes the other way, or the
+ * search's ends span the change and do not differ. A search with no pair located says why:
+ * unfinished or absent is not measured (the versions series' two ends place no step),
+ * inconclusive or no single step is undecided. A no-step result is "from A to B", never
+ * "between A and B", which names a located step.
+ */
+function bisectUnit(k: Extract<Check, { kind: 'bisect' }>, ctx: Ctx): Unit {
+  const who = `${k.proxy} ${k.variant}`
+  const result = ctx.bisect ? bisectResults(ctx.bisect, ctx.measurements).find((r) => r.search.proxy === k.proxy && r.search.variant === k.variant) : undefined
+  const used: CellValue[] = []
+  if (!result) {
+    const versions = [...new Set(ctx.measurements.filter((r) => r.series === 'versions' && r.proxy === k.proxy && r.variant === k.variant && r.model === 'closed').map((r) => r.version))].sort(compareVersions)
+    const measured = versions.length === 0
+      ? `the run measured no ${who} versions`
+      : `the versions series measured ${who} at ${versions.join(', ')} only${versions.length === 2 ? ' (its two ends)' : ''}, which places no step between adjacent releases`
+    return missingUnit([`no bisect of ${who} in this run: ${measured}; locate it with npx zx notebooks/bisect.mjs --proxy ${k.proxy} --variant ${k.variant}`], used)
+  }
+  const s = result.state
+  const metric = BISECT_METRICS[result.metric].label
+  // Evidence: the bisect cells of the pair the search ended on (the report links their CSV lines).
+  if ('older' in s) {
+    const pair = new Set([s.older, s.newer])
+    for (const c of ctx.cells.measurements) {
+      if (c.key.series === 'bisect' && c.key.proxy === k.proxy && c.key.variant === k.variant && c.key.model === 'closed' && pair.has(String(c.key.version))) used.push(cellValue(c, BISECT_METRICS[result.metric].column, 'valid'))
+    }
+  }
+  const holdsChange = (older: string, newer: string) => compareVersions(older, k.change) < 0 && compareVersions(k.change, newer) <= 0
+  switch (s.kind) {
+    case 'measure':
+      return missingUnit([`the bisect of ${who} is unfinished: ${s.versions.join(', ')} still to measure (--resume continues it)`], used)
+    case 'too few versions':
+      return missingUnit([`no bisect of ${who}: ${s.notes.join('; ')}`], used)
+    case 'inconclusive':
+    case 'no single step':
+      return { state: 'undecided', text: `bisect ${result.line}`, used }
+    case 'no step': {
+      if (!holdsChange(s.older, s.newer)) return missingUnit([`the bisect of ${who} searched ${s.older} to ${s.newer}, a span without ${k.change}`], used)
+      return { state: 'fails', text: `bisect ${who}: no significant step from ${s.older} to ${s.newer}, a span that holds ${k.change}: ${fmtInterval(s.judgement.ratio)}x ${metric} (p=${s.judgement.p.toFixed(3)})`, used }
+    }
+    case 'step': {
+      const at = `the step is between ${s.older} and ${s.newer}, adjacent in the search (${fmtInterval(s.judgement.ratio)}x ${metric}, p=${s.judgement.p.toFixed(3)}, ${s.probes.length} comparison${s.probes.length === 1 ? '' : 's'})`
+      if (!holdsChange(s.older, s.newer)) return { state: 'fails', text: `bisect ${who}: ${at}: ${k.change} is not in it`, used }
+      if (!(s.judgement.ratio.lo > 1)) return { state: 'fails', text: `bisect ${who}: ${at}: ${s.newer} is the cheaper, not a drop`, used }
+      const exact = s.newer === k.change ? `exactly at ${k.change}` : `${k.change} is in it (not narrower: no catalog version between them)`
+      return { state: 'holds', text: `bisect ${who}: ${at}: ${exact}`, used }
+    }
   }
 }
 

@@ -274,6 +274,10 @@ function checkSchema(figures: FigureValues) {
     z.object({ kind: z.literal('threshold'), ...common, select: sel, op: z.enum(['<', '<=', '>', '>=', '==']), value: num }).strict(),
     z.object({ kind: z.literal('status'), ...common, cells: z.array(z.object({ select: sel, status: z.array(z.enum(STATUSES)).min(1), reason: reasonSchema.optional() }).strict()).min(1) }).strict(),
     z.object({ kind: z.literal('count'), ...common, select: sel, value: z.union([z.literal('conns_target'), num]), tolerance: num.optional() }).strict(),
+    // The run's bisect of one proxy and variant (bisect.json + the bisect rows): where its step is, against a documented change.
+    // What a proxy served when given no certificate (default-keys.csv), against a key type: a figure id whose value names one, or the word itself.
+    z.object({ kind: z.literal('served_key'), ...common, proxy: z.enum(PROXIES), want: z.string().min(1) }).strict(),
+    z.object({ kind: z.literal('bisect'), ...common, proxy: z.enum(PROXIES), variant: z.string().min(1), change: z.string().regex(/^\d+(\.\d+)*$/, 'expected a version such as "1.29.7"') }).strict(),
   ])
 }
 
@@ -328,6 +332,16 @@ function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void
 
   const k = c.check
   const at = (...p: (string | number)[]) => ['check', ...p]
+  if (k.kind === 'bisect') {
+    // Reads the bisect's own result, not cells: selectors and metrics do not apply.
+    for (const key of ['select', 'for_each', 'metric'] as const) if (k[key] !== undefined) issue(at(key), `a bisect check reads the run's bisect of ${k.proxy} ${k.variant}, not ${key}`)
+    return
+  }
+  if (k.kind === 'served_key') {
+    for (const key of ['select', 'for_each', 'metric'] as const) if (k[key] !== undefined) issue(at(key), `a served_key check reads ${k.proxy}'s rows of default-keys.csv, not ${key}`)
+    if (FIGURE_ID.test(k.want) && !figures.has(k.want)) issue(at('want'), `unknown figure id "${k.want}" (figure ids are the ids in figures.yaml)`)
+    return
+  }
   if (k.kind === 'ratio') {
     if (k.min === undefined && k.max === undefined && k.above === undefined && k.below === undefined && k.approx === undefined) issue(at('kind'), 'a ratio check needs min, max, above, below or approx')
     if (k.approx !== undefined && k.tolerance === undefined) issue(at('approx'), 'approx needs a tolerance')
@@ -403,7 +417,7 @@ const hasSeries = (s: SelectorSpec) => s.columns.series !== undefined
  * map of select, or in every for_each item), and every value named is one the harness
  * writes to that table. Without it a selector pools cells of different series.
  */
-function checkSeries(k: Check, issue: Issue): void {
+function checkSeries(k: Exclude<Check, { kind: 'bisect' | 'served_key' }>, issue: Issue): void {
   type Named = { path: (string | number)[]; spec: SelectorSpec; table: ClaimTable }
   const list = (path: (string | number)[], sel: Selector, table: ClaimTable): Named[] =>
     sel.map((spec, i) => ({ path: ['check', ...path, ...(sel.length > 1 ? [i] : [])], spec, table }))

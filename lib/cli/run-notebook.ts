@@ -17,6 +17,9 @@ import { parseRunOptions } from './run-options.ts'
 import { BISECT_METRIC_HELP } from './bisect-options.ts'
 import { withLike } from './like.ts'
 import { writeLike } from '../data/like.ts'
+import { PROFILES } from '../catalog/profiles.ts'
+import { quietLine, quietSummary } from '../data/quiet.ts'
+import { readRunTables } from '../data/run-data.ts'
 
 /** Flags shared by run-all and the series steps (README "run-all flags"). */
 export const RUN_FLAGS = {
@@ -38,11 +41,13 @@ export const RUN_FLAGS = {
   seed: { type: 'string' },
   site: { type: 'string' },
   'no-pdf': { type: 'boolean' },
+  'no-counts': { type: 'boolean' },
   variants: { type: 'string' },
   'key-types': { type: 'string' },
   versions: { type: 'string' },
   repeats: { type: 'string' },
   duration: { type: 'string' },
+  'wait-quiet': { type: 'string' },
   slo: { type: 'string' },
   budget: { type: 'string' },
   'start-rps': { type: 'string' },
@@ -52,7 +57,7 @@ export const RUN_FLAGS = {
 } as const
 
 export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 to 12 × 5 s), full (5 × 30 s); default quick
-  --series LIST         any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke and quick leave out h2);
+  --series LIST         any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2, quick runs one h2 cell a proxy);
                         versions = every catalog version, article and pool-added (smoke, quick: article);
                         capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);
                         bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)
@@ -74,6 +79,8 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --baseline ID         compare with a baseline in the report: an id under baselines/runs/ (e.g. 2026-08-23)
   --no-report           stop after the measurements and findings (no summary/, ledger, site or PDF)
   --no-pdf              build the site but not the PDF
+  --no-counts           do not count system calls and context switches per window (docs/method/counts.md):
+                        the count columns are then empty and say why (for measuring what counting costs)
   --site DIR            where the report goes (default site/)
   --seed N              order the repeats with this seed (default random, recorded in the manifest)
   --config PROXY=PATH   also measure your own config file (repeatable); see README "Your own config"
@@ -86,6 +93,9 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
                         and quick, all for standard and full (npm run doctor lists the catalog)
   --repeats N           minimum repeats per cell instead of the profile's (recorded in the manifest)
   --duration S          measurement window in seconds instead of the profile's (recorded in the manifest)
+  --wait-quiet S        seconds the run may lose to other work on the machine: after a disturbed window it waits
+                        until the bench's cores are quiet, then redoes the window in a later round (default per
+                        profile: ${Object.values(PROFILES).map((p) => `${p.name} ${p.quietBudgetS}`).join(', ')}; 0: never wait); docs/method/disturbance.md
   --slo "TERMS"         capacity: what a rate must meet, default "${CAPACITY_DEFAULT_SLO}" (${SLO_HELP})
   --budget S            capacity: seconds of steps each proxy's search may take (default ${CAPACITY_DEFAULTS.budgetS})
   --start-rps N         capacity: the first rate tried, then doubled while it passes (default ${CAPACITY_DEFAULTS.startRps})
@@ -128,6 +138,7 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
       `run ${m.run_id} (${m.profile}, ${m.runtime}, ${m.cpu_source}) → ${result.runDir}`,
       `cpusets: proxy=${m.cpusets.proxy} backend=${m.cpusets.backend} generator=${m.cpusets.generator}${m.cpusets_shared ? ' (backend and generator share cores on this machine)' : ''}`,
       `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${reasonKinds(invalid)}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+      quietLine(quietSummary(readRunTables(result.runDir), m.quiet)),
       '',
       formatFindings(result.findings),
       `  ${formatVerdictCounts(result.findings)}`,

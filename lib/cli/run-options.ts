@@ -36,12 +36,14 @@ export interface RunFlags extends CapacityFlags, BisectFlags {
   out?: string
   resume?: boolean
   'allow-changes'?: boolean
+  'no-counts'?: boolean
   site?: string
   variants?: string
   'key-types'?: string
   versions?: string
   repeats?: string
   duration?: string
+  'wait-quiet'?: string
 }
 
 export function parseSeries(value: string): SeriesName[] {
@@ -136,8 +138,8 @@ function checkHostsFlags(f: RunFlags, runtime: string, network: NetworkMode): vo
   if (f.cpus) throw userError('--cpus', 'with --hosts each role\'s cpuset is its host\'s', 'Give cpuset=LIST per role in --hosts (or the topology file), or drop --cpus')
 }
 
-/** `--repeats N` / `--duration S` override the profile's minimum repeats and window (recorded in the manifest's profile_settings). */
-export function profileWithOverrides(name: string, f: { repeats?: string; duration?: string }): RunOptions['profile'] {
+/** `--repeats N` / `--duration S` override the profile's minimum repeats and window (recorded in the manifest's profile_settings); `--wait-quiet S` its quiet budget. */
+export function profileWithOverrides(name: string, f: { repeats?: string; duration?: string; 'wait-quiet'?: string }): RunOptions['profile'] {
   const p = getProfile(name)
   const whole = (flag: string, v: string, max: number, what: string) => {
     const n = Number(v)
@@ -146,8 +148,10 @@ export function profileWithOverrides(name: string, f: { repeats?: string; durati
   }
   const repeats = f.repeats === undefined ? p.repeats : whole('--repeats', f.repeats, 100, 'a number of repeats')
   const durationS = f.duration === undefined ? p.durationS : whole('--duration', f.duration, 3600, 'a window in seconds')
+  const waitQuiet = f['wait-quiet']
+  if (waitQuiet !== undefined && !(waitQuiet.trim() !== '' && Number(waitQuiet) >= 0 && Number(waitQuiet) <= 86400)) throw userError(`--wait-quiet ${waitQuiet}`, 'not a number of seconds', 'Use seconds from 0 (never wait: redo disturbed windows at once) to 86400')
   // More minimum repeats than the profile's maximum: the maximum follows (adaptive rounds never go below the minimum).
-  return { ...p, repeats, durationS, ...(p.maxRepeats !== undefined ? { maxRepeats: Math.max(p.maxRepeats, repeats) } : {}) }
+  return { ...p, repeats, durationS, ...(p.maxRepeats !== undefined ? { maxRepeats: Math.max(p.maxRepeats, repeats) } : {}), ...(waitQuiet !== undefined ? { quietBudgetS: Number(waitQuiet) } : {}) }
 }
 
 /** Every run flag into typed options, checked before anything is installed, written or measured. */
@@ -182,6 +186,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     out,
     resume: !!f.resume,
     allowChanges: !!f['allow-changes'],
+    ...(f['no-counts'] ? { counts: false } : {}),
     seed: parseSeed(f.seed),
     install: o.install,
     log: o.log,

@@ -50,6 +50,13 @@ export interface Interval {
   n: number
   /** What widened the interval beyond `method`'s: the run's pooled noise, or an unstable cell's own spread. */
   floor?: 'run noise' | 'unstable cell'
+  /**
+   * Set when the repeats disagree (an unstable cell of fewer than FLOOR_BELOW_N repeats, or
+   * an interval wider than MAX_SPAN×):
+   * the figure at its repeats' extremes. Such a figure is printed as `16.2 (repeats
+   * disagree: 7.6 vs 34.5)`, never as its interval, and decides nothing.
+   */
+  disagree?: { lo: number; hi: number }
 }
 
 export const LEVEL = 0.95
@@ -72,7 +79,7 @@ export function medianInterval(cell: Repeats): Interval {
   const m = median(xs)
   if (xs.length < 2) return { value: m, lo: m, hi: m, level: 0, method: 'single repeat', n: xs.length }
   const { ci, level } = medianCI(xs, LEVEL)
-  return withFloor({ value: m, lo: ci[0], hi: ci[1], level, method: 'order statistics', n: xs.length }, [cell], ([x]) => x!)
+  return withDisagreement(withFloor({ value: m, lo: ci[0], hi: ci[1], level, method: 'order statistics', n: xs.length }, [cell], ([x]) => x!), [cell], ([x]) => x!)
 }
 
 /** A seed from the cells' values: the same rows always give the same interval. */
@@ -109,7 +116,7 @@ export function bootstrapFigure(cells: readonly Repeats[], figure: (medians: rea
   const q = (p: number) => quantile(draws, p)
   const alpha = (1 - LEVEL) / 2
   // The point figure is always inside its interval, even when few distinct resamples exist.
-  return withFloor({ value, lo: Math.min(q(alpha), value), hi: Math.max(q(1 - alpha), value), level: LEVEL, method: paired ? 'paired bootstrap' : 'bootstrap', n }, cells, figure)
+  return withDisagreement(withFloor({ value, lo: Math.min(q(alpha), value), hi: Math.max(q(1 - alpha), value), level: LEVEL, method: paired ? 'paired bootstrap' : 'bootstrap', n }, cells, figure), cells, figure)
 }
 
 // ------------------------------------------------------------------ the run's noise as a floor
@@ -235,8 +242,46 @@ function withFloor(iv: Interval, cells: readonly Repeats[], figure: (medians: re
   const alpha = (1 - LEVEL) / 2
   const [lo, hi] = [quantile(draws, alpha), quantile(draws, 1 - alpha)]
   if (lo >= iv.lo && hi <= iv.hi) return iv
-  return { ...iv, lo: Math.min(iv.lo, lo), hi: Math.max(iv.hi, hi), level: LEVEL, floor: cells.some((c) => c.unstable) ? 'unstable cell' : 'run noise' }
+  const widened: Interval = { ...iv, lo: Math.min(iv.lo, lo), hi: Math.max(iv.hi, hi), level: LEVEL, floor: cells.some((c) => c.unstable) ? 'unstable cell' : 'run noise' }
+  // An unstable cell of few repeats widens by a Student t of under FLOOR_BELOW_N - 1 degrees of freedom: a bound no reader can use, so its repeats are shown instead.
+  const fewDisagreeing = cells.some((c) => c.unstable && c.size < FLOOR_BELOW_N)
+  return fewDisagreeing || spansTooWide(widened) ? { ...widened, disagree: repeatsRange(cells, figure) } : widened
 }
+
+/**
+ * The figure at its repeats' extremes: per interleaved round where every cell has each
+ * round (the figure of round 1, of round 2, …), else with the unstable cells (all cells
+ * when none is) at their lowest and then at their highest repeat, the others at their
+ * medians. Sorted, so `lo <= hi`.
+ */
+export function repeatsRange(cells: readonly Repeats[], figure: (medians: readonly number[]) => number): { lo: number; hi: number } {
+  const rounds = [...new Set(cells.flatMap((c) => [...c.keys()]))]
+  const paired = rounds.length >= 2 && cells.every((c) => rounds.every((r) => c.has(r)))
+  const values = paired
+    ? rounds.map((r) => figure(cells.map((c) => c.get(r)!)))
+    : (['min', 'max'] as const).map((end) => {
+      const moved = cells.some((c) => c.unstable) ? (c: Repeats) => !!c.unstable : () => true
+      return figure(cells.map((c) => {
+        const xs = [...c.values()]
+        return moved(c) ? (end === 'min' ? Math.min(...xs) : Math.max(...xs)) : median(xs)
+      }))
+    })
+  const finite = values.filter(Number.isFinite)
+  return finite.length ? { lo: Math.min(...finite), hi: Math.max(...finite) } : { lo: NaN, hi: NaN }
+}
+
+/** An interval wider than MAX_SPAN× gets its repeats' range, whatever widened it. */
+const withDisagreement = (iv: Interval, cells: readonly Repeats[], figure: (medians: readonly number[]) => number): Interval =>
+  iv.disagree || !spansTooWide(iv) ? iv : { ...iv, disagree: repeatsRange(cells, figure) }
+
+/** No interval wider than this ratio hi/lo is printed (docs/method/disturbance.md#intervals): such a figure's repeats disagree. */
+export const MAX_SPAN = 100
+
+/** Whether an interval of positive bounds spans more than MAX_SPAN× (an interval reaching 0 or below is judged by its other rules). */
+export const spansTooWide = (iv: Pick<Interval, 'lo' | 'hi'>) => iv.lo > 0 && Number.isFinite(iv.hi) && iv.hi / iv.lo > MAX_SPAN
+
+/** Whether a figure's repeats disagree: printed as such and inconclusive (docs/method/disturbance.md#intervals). */
+export const repeatsDisagree = (iv: Pick<Interval, 'lo' | 'hi'> & { disagree?: Interval['disagree'] }) => iv.disagree !== undefined || spansTooWide(iv)
 
 /** A ratio of two cells' medians, a / b, with its interval. */
 export const ratioInterval = (a: Repeats, b: Repeats): Interval => bootstrapFigure([a, b], ([x, y]) => x! / y!)
@@ -247,11 +292,11 @@ export const methodText = (iv: { method: string; floor?: Interval['floor'] }) =>
 /** Where an interval lies against a band [min, max] (either end may be open). */
 export type Placement = 'inside' | 'outside' | 'straddles'
 
-export function placeInterval(iv: Pick<Interval, 'lo' | 'hi' | 'method'>, band: { min?: number; max?: number }): Placement {
+export function placeInterval(iv: Pick<Interval, 'lo' | 'hi' | 'method' | 'disagree'>, band: { min?: number; max?: number }): Placement {
   const { min = -Infinity, max = Infinity } = band
   if (!Number.isFinite(iv.lo) || !Number.isFinite(iv.hi)) return 'straddles'
-  // A single repeat shows no noise, so nothing measured can be called certain.
-  if (iv.method === 'single repeat') return 'straddles'
+  // A single repeat shows no noise, so nothing measured can be called certain; repeats that disagree neither.
+  if (iv.method === 'single repeat' || repeatsDisagree(iv)) return 'straddles'
   if (iv.lo >= min && iv.hi <= max) return 'inside'
   if (iv.hi < min || iv.lo > max) return 'outside'
   return 'straddles'
@@ -268,8 +313,15 @@ export const overlaps = (a: Pick<Interval, 'lo' | 'hi'>, b: Pick<Interval, 'lo' 
 /** Half-width of an interval relative to its value (0.03 = ±3%). */
 export const relativeHalfWidth = (iv: Pick<Interval, 'lo' | 'hi' | 'value'>) => (iv.value === 0 ? Infinity : (iv.hi - iv.lo) / 2 / Math.abs(iv.value))
 
-/** `1.39 [1.21, 1.62]` with the given decimals. */
-export function fmtInterval(iv: Pick<Interval, 'value' | 'lo' | 'hi' | 'method'>, digits = 2): string {
+/** `1.39 [1.21, 1.62]` with the given decimals; `16.20 (repeats disagree: 7.60 vs 34.50)` where they do. */
+export function fmtInterval(iv: Pick<Interval, 'value' | 'lo' | 'hi' | 'method' | 'disagree'>, digits = 2): string {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(digits) : '?')
-  return iv.method === 'single repeat' ? `${f(iv.value)} [1 repeat]` : `${f(iv.value)} [${f(iv.lo)}, ${f(iv.hi)}]`
+  return fmtWith(iv, f)
+}
+
+/** An interval in words with `f` formatting each number: the one rule every printed interval follows. */
+export function fmtWith(iv: Pick<Interval, 'value' | 'lo' | 'hi' | 'method' | 'disagree'>, f: (x: number) => string): string {
+  if (iv.method === 'single repeat') return `${f(iv.value)} [1 repeat]`
+  if (repeatsDisagree(iv)) return iv.disagree && Number.isFinite(iv.disagree.lo) ? `${f(iv.value)} (repeats disagree: ${f(iv.disagree.lo)} vs ${f(iv.disagree.hi)})` : `${f(iv.value)} (repeats disagree)`
+  return `${f(iv.value)} [${f(iv.lo)}, ${f(iv.hi)}]`
 }

@@ -104,7 +104,8 @@ export function formatBisect(search: BisectSearch, plan: Pick<BisectPlan, 'metri
   const effect = `${fmtInterval(s.judgement.ratio)}x ${medians(metric)} (p=${s.judgement.p.toFixed(3)}, ${n(s.older)}+${n(s.newer)} repeats), ${medians(other)}`
   const head = {
     step: `the step is between ${s.older} and ${s.newer}`,
-    'no step': `no significant step between ${s.older} and ${s.newer} (±${Math.round(100 * plan.min_effect)}% or less, or not significant)`,
+    // Not "between A and B": that form names a located step (docs/ledger.md "How the bisect claim reads").
+    'no step': `no significant step from ${s.older} to ${s.newer} (±${Math.round(100 * plan.min_effect)}% or less, or not significant)`,
     'no single step': `no single step: the interval ends at ${s.older} and ${s.newer}, which do not differ significantly`,
   }[s.kind]
   return `${who}: ${head}: ${effect}${s.notes.length ? `; ${s.notes.join('; ')}` : ''}`

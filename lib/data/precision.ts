@@ -18,7 +18,9 @@ export function precisionMetric(table: TableName, row: { proxy: string }): strin
 }
 
 /** The value a row contributes to its cell's precision (null: none). */
-export function precisionValue(table: TableName, row: object): number | null {
+export function precisionValue(table: TableName | 'default-keys', row: object): number | null {
+  // A fact, not a cost: nothing to make precise.
+  if (table === 'default-keys') return null
   const v = (row as Record<string, unknown>)[precisionMetric(table, row as { proxy: string })]
   return typeof v === 'number' && Number.isFinite(v) ? v : null
 }

@@ -1,5 +1,14 @@
 import { z } from 'zod'
 
+/**
+ * Kernel counts of the proxy per unit of the table's primary metric (request, handshake,
+ * message, connection), in every row table; docs/method/counts.md. The same names in
+ * every file, so that comparisons and benches read them alike.
+ */
+export const COUNT_COLUMNS = [
+  'proxy_syscalls_per_req', 'proxy_ctxsw_per_req', 'proxy_ctxsw_involuntary_per_req', 'proxy_user_us_per_req', 'proxy_sys_us_per_req', 'counts_reason',
+] as const
+
 /** Columns of measurements.csv in README "Data" order; readers rely on these names. */
 export const MEASUREMENT_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'duration_s', 'repeat',
@@ -21,11 +30,32 @@ export const MEASUREMENT_COLUMNS = [
   'streams',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // Kernel counts of the proxy per request (lib/runtime/counts.ts); empty, with counts_reason, where not counted.
+  ...COUNT_COLUMNS,
+  // The proxy's cost in the two-part calibrated unit (lib/analysis/calibrated.ts; the backend's for the direct row).
+  'proxy_cpu_calibrated', 'calibration_unit',
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 const num = z.number().finite()
 /** Empty in the CSV: not applicable or not measured (e.g. proxy CPU of the direct row). */
 const optNum = num.nullable()
+
+/** The count columns; absent in files written before them (read as null / ''). */
+const countFields = {
+  /** System calls (raw_syscalls:sys_enter) of the proxy's processes per unit. */
+  proxy_syscalls_per_req: optNum.optional(),
+  /** Context switches (voluntary and involuntary) per unit. */
+  proxy_ctxsw_per_req: optNum.optional(),
+  /** Involuntary (preempted) context switches per unit, of the threads alive at both ends of the window. */
+  proxy_ctxsw_involuntary_per_req: optNum.optional(),
+  /** The proxy's CPU per unit split by the cgroup's user/system share: user + sys = the primary metric. */
+  proxy_user_us_per_req: optNum.optional(),
+  proxy_sys_us_per_req: optNum.optional(),
+  /** Why the counts are empty (kernel, permissions, another host, no proxy); '' when counted. */
+  counts_reason: z.string().optional(),
+}
 
 export const measurementSchema = z.object({
   run_id: z.string().min(1),
@@ -74,6 +104,13 @@ export const measurementSchema = z.object({
   streams: z.number().int().positive().nullable().optional(),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
+  ...countFields,
+  /** The proxy's CPU per request in calibration_unit (the backend's for the direct row); null where the run's calibration or the split lacks. */
+  proxy_cpu_calibrated: optNum.optional(),
+  /** The unit of proxy_cpu_calibrated (lib/analysis/calibrated.ts TWO_PART_UNIT); '' where none. */
+  calibration_unit: z.string().optional(),
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -108,11 +145,33 @@ export const calibrationSchema = z.object({
   /** openssl speed, µs per sign (CPU time); null when that algorithm did not run. */
   ecdsa_p256_sign_us: num.positive().nullable(),
   rsa4096_sign_us: num.positive().nullable(),
+  /** The two-part calibration (docs/method/calibration.md): CPU µs per getppid system call; null where it did not run (older manifests too). */
+  syscall_us: num.positive().nullable().default(null),
+  /** CPU µs per million iterations of loadgen compute's fixed integer loop; null where it did not run. */
+  compute_us: num.positive().nullable().default(null),
   measured_at: z.string(),
   cpuset: z.string(),
 })
 
 export type Calibration = z.infer<typeof calibrationSchema>
+
+/** What other work on the machine cost a run, over all its invocations (lib/run/quiet.ts). */
+export const quietSchema = z.object({
+  /** Seconds the run may lose to other work: waits for quiet plus disturbed windows (the profile's, or --wait-quiet). */
+  budget_s: z.number().nonnegative(),
+  /** Seconds the foreign load must stay under the threshold before a window is redone. */
+  settle_s: z.number().nonnegative(),
+  /** The preflight's line naming the other work, or null: the bench's cores were quiet. */
+  preflight: z.string().nullable(),
+  waits: z.number().int().nonnegative(),
+  waited_s: z.number().nonnegative(),
+  /** Waits that hit their bound before the machine became quiet. */
+  unquiet_waits: z.number().int().nonnegative(),
+  /** Seconds charged to the budget: waits plus disturbed windows. */
+  spent_s: z.number().nonnegative(),
+})
+
+export type QuietRecord = z.infer<typeof quietSchema>
 
 /**
  * One start of the harness on a run directory (the first run, then each --resume): the
@@ -208,6 +267,8 @@ export const manifestSchema = z.object({
   invocations: z.array(invocationSchema).default([]),
   /** Runs with --hosts only (absent on one machine). */
   hosts: hostsSchema.optional(),
+  /** Other work on the machine (docs/method/disturbance.md): the preflight's line and the waits for quiet; absent in runs written before it. */
+  quiet: quietSchema.optional(),
 })
 
 export type Manifest = z.infer<typeof manifestSchema>
@@ -221,6 +282,10 @@ export const HANDSHAKE_COLUMNS = [
   'resumption',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // Kernel counts per handshake (lib/runtime/counts.ts).
+  ...COUNT_COLUMNS,
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 export const handshakeSchema = z.object({
@@ -254,6 +319,9 @@ export const handshakeSchema = z.object({
   resumption: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['none', 'tickets', 'tickets-tls12']).optional()),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
+  ...countFields,
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>
@@ -265,6 +333,10 @@ export const WEBSOCKET_COLUMNS = [
   'repeat', 'duration_s', 'survived', 'refused', 'closed_early', 'max_ms', 'generator_cpu_share', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // Kernel counts per message (lib/runtime/counts.ts).
+  ...COUNT_COLUMNS,
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 export const websocketSchema = z.object({
@@ -298,6 +370,9 @@ export const websocketSchema = z.object({
   invocation: z.number().int().positive().nullable().optional(),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
+  ...countFields,
+  /** A disturbed window's top foreign commands (`python3 63%, cc1 21%`: command name and share of a core, never arguments); empty: not disturbed, or a file written before it. */
+  foreign_processes: z.string().optional(),
 })
 
 export type WebSocketRow = z.infer<typeof websocketSchema>
@@ -314,11 +389,15 @@ export const TCP_COLUMNS = [
   'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
+  // Kernel counts per connection (short) or per MiB (stream) (lib/runtime/counts.ts).
+  ...COUNT_COLUMNS,
+  // A disturbed window's top foreign commands and their share of a core (docs/method/disturbance.md); empty otherwise.
+  'foreign_processes',
 ] as const
 
 /** Columns every row table shares, as websocket.csv defines them: the cell's identity and the window's status and disturbance. */
 const rowIdentity = websocketSchema.pick({ run_id: true, series: true, proxy: true, version: true, variant: true }).shape
-const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, load_foreign_cpu_share: true, invocation: true }).shape
+const rowOutcome = websocketSchema.pick({ status: true, reason: true, runtime: true, started_at: true, steal_share: true, foreign_cpu_share: true, load_foreign_cpu_share: true, foreign_processes: true, invocation: true }).shape
 
 export const tcpSchema = z.object({
   ...rowIdentity,
@@ -344,6 +423,7 @@ export const tcpSchema = z.object({
   generator_cpu_share: optNum,
   proxy_cpu_share: optNum,
   ...rowOutcome,
+  ...countFields,
 })
 
 export type TcpRow = z.infer<typeof tcpSchema>

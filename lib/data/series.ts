@@ -7,22 +7,27 @@ export type SeriesName = (typeof SERIES)[number]
 /** What run-all runs without --series: a search (capacity, bisect) runs only when asked for, so quick keeps its time. */
 export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'resumption']
 
-/** Left out of smoke's and quick's default (no claim reads it), so quick stays within 20 min on 2 cores. */
-const QUICK_LEAVES_OUT: readonly SeriesName[] = ['h2']
+/**
+ * Left out of smoke's default (no claim reads it; smoke is the integration tests' profile).
+ * quick keeps h2 with one h2 cell per proxy beside its HTTP/1.1 reference (lib/series/h2.ts
+ * QUICK_H2_STREAMS): docs/lab-notes/2026-12-01-h2-quick.md measured what it adds to npm run bench.
+ */
+const SMOKE_LEAVES_OUT: readonly SeriesName[] = ['h2']
 
 /** The series a profile runs without --series. */
 export function defaultSeries(profile: string): readonly SeriesName[] {
-  return profile === 'smoke' || profile === 'quick' ? DEFAULT_SERIES.filter((s) => !QUICK_LEAVES_OUT.includes(s)) : DEFAULT_SERIES
+  return profile === 'smoke' ? DEFAULT_SERIES.filter((s) => !SMOKE_LEAVES_OUT.includes(s)) : DEFAULT_SERIES
 }
 
 export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly string[]).includes(s)
 
 /** The `series` column values each series writes, per table: how rows are told apart. */
 export const SERIES_ROWS = {
-  pooling: { measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom'] },
+  // same-own-rate: each proxy's article config in the open model at half its own closed ceiling.
+  pooling: { measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom', 'same-own-rate'] },
   versions: { measurements: ['versions'] },
   bisect: { measurements: ['bisect'] },
-  tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-calibration'], handshakes: ['tls-handshake'] },
+  tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-open-half', 'tls-calibration'], handshakes: ['tls-handshake'] },
   ws: { websocket: ['ws-echo', 'ws-hold'] },
   scenarios: { measurements: ['scenarios'] },
   l4: { tcp: ['l4-short', 'l4-stream'] },
@@ -33,6 +38,9 @@ export const SERIES_ROWS = {
   resumption: { handshakes: ['resumption'] },
   capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>
+
+/** The pooling series' open-model rows of each article config at a fraction of its own closed ceiling (lib/series/pooling.ts). */
+export const OWN_RATE_SERIES = 'same-own-rate'
 
 /** The `series` values of the pooling rows in measurements.csv. */
 export const POOLING_ROWS: readonly string[] = SERIES_ROWS.pooling.measurements

@@ -25,7 +25,8 @@ export const CELL_COLUMNS = {
 
 /** One CSV of a run directory: its file, columns, schema and what identifies a repeat. */
 export interface Table<T> {
-  name: TableName
+  /** A table of TABLES, or a run file of one phase that no cell summary reads (default-keys: lib/data/default-keys.ts). */
+  name: TableName | 'default-keys'
   file: string
   columns: readonly string[]
   schema: z.ZodType<T>

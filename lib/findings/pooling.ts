@@ -19,6 +19,8 @@ export interface PoolingCell {
   variant: string
   cpu: Repeats
   conns: Repeats
+  /** System calls per request (kernel counts, docs/method/counts.md); empty where not counted. */
+  calls: Repeats
 }
 
 /** The cells of the findings' load model (FINDINGS_MODEL), valid rows only. */
@@ -34,16 +36,25 @@ export function poolingCells(rows: readonly Measurement[]): PoolingCell[] {
   const cpu = withPooledNoise(cells.map((rs) => repeatsOf(rs, (r) => r.proxy_cpu_us_per_req)))
   return cells.map((rs, i) => ({
     proxy: rs[0]!.proxy, version: rs[0]!.version, variant: rs[0]!.variant,
-    cpu: cpu[i]!, conns: repeatsOf(rs, (r) => r.backend_conns_per_1k_req),
+    cpu: cpu[i]!, conns: repeatsOf(rs, (r) => r.backend_conns_per_1k_req), calls: repeatsOf(rs, (r) => r.proxy_syscalls_per_req),
   }))
 }
 
-type Metric = 'cpu' | 'conns'
+type Metric = 'cpu' | 'conns' | 'calls'
 
 function get(cells: readonly PoolingCell[], proxy: string, variant: string, metric: Metric = 'cpu', version?: string): Repeats | undefined {
   const hits = cells.filter((c) => c.proxy === proxy && c.variant === variant && (!version || c.version === version) && c[metric].size > 0)
   // Without a version: the newest measured one.
   return hits.sort((a, b) => compareVersions(a.version, b.version)).at(-1)?.[metric]
+}
+
+/** The counts behind a time: median system calls per request of each (label, cell), '' when none was counted. */
+function callsText(cells: readonly PoolingCell[], what: string, parts: readonly { label: string; proxy: string; variant: string }[]): string {
+  const got = parts.flatMap((x) => {
+    const c = get(cells, x.proxy, x.variant, 'calls')
+    return c ? [`${x.label} ${fmt(med(c), 2)}`] : []
+  })
+  return got.length ? `; ${what}: ${got.join(', ')}` : ''
 }
 
 const proxiesIn = (cells: readonly PoolingCell[]) => [...new Set(cells.map((c) => c.proxy).filter((p) => p !== 'direct'))].sort()
@@ -90,7 +101,12 @@ export function poolingFindings(rows: readonly Measurement[], expectReuse: Expec
   findings.push({
     id: 'F2', title: 'pool-removed / pool-added >= 1.7 for every proxy; nginx article ≈ pool-removed',
     verdict: ratios.length === 0 ? 'not measured' : combine([...ratios.map((x) => x.verdict), ...(nginxClose ? [decide(nginxClose, { min: 0.8, max: 1.2 })] : [])]),
-    figure: ratios.map((x) => `${x.p} ${fmtIv(x.iv, 'x')}`).join(', ') + (nginxClose ? `; nginx article/pool-removed ${fmtIv(nginxClose)}` : ''),
+    figure: ratios.map((x) => `${x.p} ${fmtIv(x.iv, 'x')}`).join(', ') + (nginxClose ? `; nginx article/pool-removed ${fmtIv(nginxClose)}` : '')
+      + callsText(cells, 'syscalls/req pool-added → pool-removed', ratios.flatMap((x) => {
+        const a = get(cells, x.p, 'pool-added', 'calls')
+        const b = get(cells, x.p, 'pool-removed', 'calls')
+        return a && b ? [{ label: `${x.p} ${fmt(med(a), 2)} →`, proxy: x.p, variant: 'pool-removed' }] : []
+      })),
     intervals: [...ratios.map((x) => ({ label: `${x.p} pool-removed/pool-added`, interval: x.iv })), ...(nginxClose ? [{ label: 'nginx article/pool-removed', interval: nginxClose }] : [])],
   })
 
@@ -119,7 +135,8 @@ export function poolingFindings(rows: readonly Measurement[], expectReuse: Expec
     findings.push({
       id: 'F4', title: 'HAProxy reuse-never ≈ article (±20%); server-close >= 1.7x article',
       verdict: combine([decide(never, { min: 0.8, max: 1.2 }), decide(close, { min: 1.7 })]),
-      figure: `reuse-never/article ${fmtIv(never)}, server-close/article ${fmtIv(close)}`,
+      figure: `reuse-never/article ${fmtIv(never)}, server-close/article ${fmtIv(close)}`
+        + callsText(cells, 'syscalls/req', ['article', 'reuse-never', 'server-close'].map((v) => ({ label: v, proxy: 'haproxy', variant: v }))),
       intervals: [{ label: 'haproxy reuse-never/article', interval: never }, { label: 'haproxy server-close/article', interval: close }],
     })
   } else findings.push({ id: 'F4', title: 'HAProxy reuse-never vs server-close', verdict: 'not measured', figure: '' })
@@ -160,7 +177,7 @@ export function poolingFindings(rows: readonly Measurement[], expectReuse: Expec
 }
 
 /** A fraction's interval in percent, for the figure text. */
-const percent = (iv: Interval): Interval => ({ ...iv, value: iv.value * 100, lo: iv.lo * 100, hi: iv.hi * 100 })
+const percent = (iv: Interval): Interval => ({ ...iv, value: iv.value * 100, lo: iv.lo * 100, hi: iv.hi * 100, ...(iv.disagree && { disagree: { lo: iv.disagree.lo * 100, hi: iv.disagree.hi * 100 } }) })
 
 /**
  * Precision of the run (not of a proxy): the widest interval of a cell's median proxy

@@ -6,6 +6,7 @@ import type { Profile } from '../catalog/profiles.ts'
 import { loadStack, newestVersion, templateFile, variantScheme, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
+import type { Calibration } from '../data/schema.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
 import { loadgenOn, loadgenRequests, requestsArgv, type RequestsResult } from '../roles/loadgen.ts'
 import { prepareProxy, startProxy } from '../roles/proxy.ts'
@@ -57,6 +58,18 @@ export interface CellContext {
   cpus: CpuLayout
   profile: Profile
   certs: CertSet
+  /** Kernel counts of the proxy per window (lib/runtime/counts.ts); false: switched off (--no-counts), the columns say so. Default on. */
+  counts?: boolean
+  /** The run's calibration: rows carry proxy_cpu_calibrated in its two-part unit (null: none measured). */
+  calibration?: Calibration | null
+  /** Called with the stack up, just before the load starts (lib/run/quiet.ts): waits for quiet after a disturbed window. */
+  windowGate?: WindowGate
+}
+
+/** What a cell protocol awaits before it starts its load, so that a window fits between a neighbour's bursts. */
+export interface WindowGate {
+  /** `rolePids`: the stack's running roles, whose CPU is the bench's own. */
+  beforeWindow(rolePids?: readonly number[]): Promise<void>
 }
 
 /**
@@ -164,6 +177,8 @@ async function verify(url: string, cell: Cell, ctx: CellContext, at: { name: str
  * message comes back through it, and the verification is its own.
  */
 export interface L4Stack {
+  /** Start the backend's echo listeners (default true; false: a cell that only needs the proxy's TLS listener, lib/measure/default-key.ts). */
+  echo?: boolean
   backendPort(b: Backend): number
   ready(port: number, o: ReadyOptions): Promise<void>
   url(host: string, port: number): string
@@ -194,7 +209,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
   try {
     let stack: RunningStack
     try {
-      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 ? { echo: ctx.certs.files[cell.keyType] } : {}), ...(cell.protocol === 'h3' && !cell.stack ? { h3: ctx.certs.files[cell.keyType] } : {}) })
+      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}), ...(cell.protocol === 'h3' && !cell.stack ? { h3: ctx.certs.files[cell.keyType] } : {}) })
       roles.push(backend.role)
       stack = { backend, url: `http://${backend.host}:${backend.port}${requestTarget(cell)}`, roles, scratch }
       if (cell.stack && cell.stackVersion && cell.template) {

@@ -7,8 +7,11 @@ import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type Cell, type CellContext, type RunningStack } from './cell.ts'
+import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
-import { measurementRow, outcomes } from './rows.ts'
+import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
+import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
+import { TWO_PART_UNIT, twoPartCost } from '../data/calibration-unit.ts'
 import { invalidReasons } from './validity.ts'
 
 interface Snapshot {
@@ -16,6 +19,7 @@ interface Snapshot {
   /** Wall clock (µs since the epoch): what a generator's per-request log is cut by. */
   epochUs: number
   stat: Map<number, CpuTimes>
+  procs: Map<number, ProcessSample>
   proxyNs: number
   backendNs: number
   generatorNs: number
@@ -25,6 +29,22 @@ interface Snapshot {
 const argv0 = (argv: readonly string[]) => basename(argv[0] ?? 'the generator')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const round = (x: number, digits = 3) => Number(x.toFixed(digits))
+
+/**
+ * Where in a closed window the counters are attached: its middle quarter (at least 0.5 s),
+ * starting a third in. Counts per request hold still within a window, so a part of it
+ * counts them; the CPU figures are the whole window's.
+ */
+export function countingSubWindow(durationS: number): { startS: number; lengthS: number } {
+  const lengthS = Math.min(durationS / 2, Math.max(0.5, durationS / 4))
+  return { startS: Math.min(durationS / 3, durationS - lengthS), lengthS }
+}
+
+/** proxy_cpu_calibrated and calibration_unit of a row from its count columns and the run's calibration. */
+export function calibratedColumns(c: { proxy_user_us_per_req: number | null; proxy_sys_us_per_req: number | null; proxy_syscalls_per_req: number | null }, ctx: Pick<CellContext, 'calibration'>): Pick<Measurement, 'proxy_cpu_calibrated' | 'calibration_unit'> {
+  const v = twoPartCost({ userUs: c.proxy_user_us_per_req, sysUs: c.proxy_sys_us_per_req, syscalls: c.proxy_syscalls_per_req }, ctx.calibration)
+  return { proxy_cpu_calibrated: v === null ? null : round(v, 3), calibration_unit: v === null ? '' : TWO_PART_UNIT }
+}
 
 /** What a closed-model generator reported, in the terms of a row. */
 export interface ClosedReport {
@@ -85,6 +105,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     rmSync(raw, { force: true })
     // A spectrum left by an interrupted attempt must not pass for this one's.
     rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
+    await ctx.windowGate?.beforeWindow(roles.map((r) => r.pid))
     const generator = await ctx.runtime.start({
       role: 'generator', name: `generator-${name}`,
       argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
@@ -93,12 +114,30 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     roles.push(generator)
     const snap = async (): Promise<Snapshot> => {
       const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
-      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
+      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), procs: readProcesses(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
     }
+    const counted = proxy ?? backend.role
+    // The user/system split of the whole window (the tick-sampled split needs all its ticks).
+    const group = ctx.counts === false ? undefined : ctx.runtime.countingGroup?.(counted)
+    const userSys = () => (group && typeof group !== 'string' ? readUserSys(group) : null)
     await sleep(p.warmupS * 1000)
-    const a = await snap()
-    await sleep(p.durationS * 1000)
-    const b = await snap()
+    const [a, usA] = await Promise.all([snap(), userSys()])
+    // The proxy's kernel counts (the direct row: the backend's, for its calibrated figure) over
+    // a sub-window in the middle of the window: counters attached cost every system call of
+    // the counted role, so they are attached for a part only (docs/method/counts.md#overhead).
+    const sub = countingSubWindow(p.durationS)
+    await sleep(sub.startS * 1000)
+    const counting = await openCounting(ctx.runtime, [counted], { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
+    const [s1] = await Promise.all([backendStats(backend), counting.begin()])
+    const leftS = () => p.durationS - Number(process.hrtime.bigint() - a.at) / 1e9
+    await sleep(Math.max(0, Math.min(sub.lengthS, leftS() - 0.05)) * 1000)
+    const [s2] = await Promise.all([backendStats(backend), counting.end()])
+    const countsRead = counting.read()
+    await sleep(Math.max(0, leftS()) * 1000)
+    const [b, usB] = await Promise.all([snap(), userSys()])
+    const sampled = (await countsRead).get(counted)
+    const counts = sampled?.ok ? { ...sampled, userShare: userShareBetween(usA, usB) ?? sampled.userShare } : sampled
+    const subRequests = s2.requests - s1.requests
     const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
     // The generator stops itself after -d; if it does not, the row says so instead of the run hanging.
     const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
@@ -114,19 +153,25 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
       generatorRequests: report?.requests ?? 0, generatorErrors: errors, windowRequests: requests, generatorCpuShare: generatorShare,
       exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
     })
-    const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
-      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }])
+    const d = withCulprits(windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
+      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }]), a.procs, b.procs, windowS, roles.map((r) => r.pid))
     const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
+    const proxyPerReq = proxy ? perReq(b.proxyNs - a.proxyNs) : null
+    const backendPerReq = perReq(b.backendNs - a.backendNs)
+    const countedCols = countColumns(counts, subRequests, proxy ? proxyPerReq : backendPerReq)
+    const calibrated = calibratedColumns(countedCols, ctx)
     return row({
+      ...(proxy ? countedCols : noCounts('direct row: no proxy (proxy_cpu_calibrated is the backend\'s)')),
+      ...calibrated,
       requests,
       errors,
       rps: round(requests / windowS, 1),
       p50_ms: ms(report?.latencyUs?.p50), p90_ms: ms(report?.latencyUs?.p90), p99_ms: ms(report?.latencyUs?.p99), p999_ms: ms(report?.latencyUs?.p999), max_ms: ms(report?.latencyUs?.max),
-      proxy_cpu_us_per_req: proxy ? perReq(b.proxyNs - a.proxyNs) : null,
-      backend_cpu_us_per_req: perReq(b.backendNs - a.backendNs),
+      proxy_cpu_us_per_req: proxyPerReq,
+      backend_cpu_us_per_req: backendPerReq,
       generator_cpu_share: generatorShare,
-      // The second stats read opens one connection of its own.
-      backend_conns_per_1k_req: requests > 0 ? round(((b.stats.accepted - a.stats.accepted - 1) * 1000) / requests, 2) : null,
+      // The stats reads after the first (the sub-window's two, the window's end) open one connection each.
+      backend_conns_per_1k_req: requests > 0 ? round(((b.stats.accepted - a.stats.accepted - 3) * 1000) / requests, 2) : null,
       proxy_cpu_share: proxy ? round((b.proxyNs - a.proxyNs) / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
       status: reasons.length ? 'invalid' : 'valid',
       reason: reasons.join('; '),

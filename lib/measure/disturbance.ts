@@ -110,6 +110,8 @@ export interface WindowDisturbance extends Disturbance {
    * moves the proxy's CPU per request too (it depends on the load level).
    */
   loadForeignShare: number | null
+  /** A disturbed window's top foreign commands with their share of a core (lib/measure/culprits.ts culpritsText); absent: not disturbed, or not sampled. */
+  culprits?: string
 }
 
 /** Role counters above the cores' user+system ticks by more than this share of the window: they include irq time. */
@@ -176,7 +178,8 @@ export function windowDisturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTi
   return { ...d, loadForeignShare: l?.foreignShare ?? null }
 }
 
-/** A row's disturbance columns (README "Data"). */
+/** A row's disturbance columns (docs/method/disturbance.md). */
 export const disturbanceColumns = (d: WindowDisturbance | null) => ({
   steal_share: d?.stealShare ?? null, foreign_cpu_share: d?.foreignShare ?? null, load_foreign_cpu_share: d?.loadForeignShare ?? null,
+  foreign_processes: d?.culprits ?? '',
 })

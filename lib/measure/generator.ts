@@ -3,14 +3,18 @@ import { loadgenSpectrum, writeLatencySpectrum, type LoadgenSpectrum } from '../
 import { rawFile } from '../data/raw-files.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseLoadgenOutput } from '../roles/loadgen.ts'
+import { openCounting, type RoleCounts } from '../runtime/counts.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
+import { readProcesses, withCulprits } from './culprits.ts'
 import { readCpuTimes, windowDisturbance, type WindowDisturbance } from './disturbance.ts'
 
 export interface GeneratorRun<T> {
   result: T | null
   /** CPU of each watched role over the generator's whole run. */
   cpuNs: Map<RunningRole, number>
+  /** Kernel counts of the watched roles over the same span (counted: `count`, default the proxy; lib/runtime/counts.ts). */
+  counts: Map<RunningRole, RoleCounts>
   generatorShare: number
   wallS: number
   exit: string | null
@@ -23,14 +27,17 @@ export interface GeneratorRun<T> {
  * before it starts and just after it exits: for loads that are all "window" (handshakes,
  * open model), with no ramp to cut off.
  */
-export async function runGenerator<T>(ctx: CellContext, name: string, argv: string[], logFile: string, watch: RunningRole[], roles: RunningRole[], expectedS: number): Promise<GeneratorRun<T>> {
+export async function runGenerator<T>(ctx: CellContext, name: string, argv: string[], logFile: string, watch: RunningRole[], roles: RunningRole[], expectedS: number, count: RunningRole[] = watch.filter((r) => r.spec.role === 'proxy')): Promise<GeneratorRun<T>> {
   rmSync(logFile, { force: true })
   // A spectrum left by an interrupted attempt must not pass for this one's.
   rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
   // Every role already started (backend, proxy) is read too: the disturbance needs the CPU of all roles on the measured cores.
   const started = [...new Set([...watch, ...roles])]
-  const before = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
+  await ctx.windowGate?.beforeWindow(started.map((r) => r.pid))
+  const counting = await openCounting(ctx.runtime, count, { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
+  const [before] = await Promise.all([Promise.all(started.map((r) => ctx.runtime.cpuNs(r))), counting.begin()])
   const statBefore = readCpuTimes()
+  const procsBefore = readProcesses()
   const t0 = process.hrtime.bigint()
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
@@ -40,7 +47,9 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   if (timedOut) await ctx.runtime.stop(generator)
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9
   const statAfter = readCpuTimes()
-  const after = await Promise.all(started.map((r) => ctx.runtime.cpuNs(r)))
+  const procsAfter = readProcesses()
+  const [after] = await Promise.all([Promise.all(started.map((r) => ctx.runtime.cpuNs(r))), counting.end()])
+  const counts = await counting.read()
   const genNs = await ctx.runtime.cpuNs(generator)
   const used = new Map(started.map((r, i) => [r, after[i]! - before[i]!]))
   const died = watch.find((r) => r.exit)
@@ -51,9 +60,10 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   return {
     result,
     cpuNs: new Map(watch.map((r) => [r, used.get(r)!])),
+    counts,
     generatorShare: Math.round((genNs / 1e9 / (wallS * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
     wallS,
-    disturbance: windowDisturbance(statBefore, statAfter, { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }]),
+    disturbance: withCulprits(windowDisturbance(statBefore, statAfter, { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }]), procsBefore, procsAfter, wallS, [...roles, generator].map((r) => r.pid)),
     exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
       : died ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
       : !result ? `loadgen printed no summary (exit ${generator.exit?.code})` : null,

@@ -5,7 +5,7 @@ import { loadgenArgv, type HandshakeResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
-import { handshakeRow, outcomes } from './rows.ts'
+import { countColumns, handshakeRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 
 const round = (x: number, d = 3) => Number(x.toFixed(d))
@@ -27,9 +27,11 @@ export async function measureHandshakes(cell: Cell, repeat: number, ctx: CellCon
     const proxyNs = g.cpuNs.get(proxy!)!
     const reasons = invalidReasons({ generatorRequests: r?.handshakes ?? 0, generatorErrors: r?.errors ?? 0, windowRequests: r?.handshakes ?? 0, generatorCpuShare: g.generatorShare, exited: g.exit })
     if (r && r.resumed > 0 && resumption === 'none') reasons.unshift(`${r.resumed} handshakes were resumed, not full`)
+    const perHandshake = r && r.handshakes > 0 ? round(proxyNs / 1e3 / r.handshakes) : null
     return row({
+      ...countColumns(g.counts.get(proxy!), r?.handshakes ?? 0, perHandshake),
       handshakes: r?.handshakes ?? 0, resumed: r?.resumed ?? 0, errors: r?.errors ?? 0, rate: r ? round(r.rate, 1) : null, p50_ms: r?.p50_ms ?? null, p99_ms: r?.p99_ms ?? null,
-      proxy_cpu_us_per_handshake: r && r.handshakes > 0 ? round(proxyNs / 1e3 / r.handshakes) : null,
+      proxy_cpu_us_per_handshake: perHandshake,
       generator_cpu_share: g.generatorShare, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
       status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
       ...disturbanceColumns(g.disturbance),

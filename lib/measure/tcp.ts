@@ -7,7 +7,7 @@ import { waitForEcho } from '../roles/net.ts'
 import { checkFromGenerator, withVerifiedStack, type Cell, type CellContext, type L4Stack } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
-import { outcomes, type RowFill } from './rows.ts'
+import { countColumns, noCounts, outcomes, type RowFill } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 
 export type TcpMode = 'short' | 'stream'
@@ -41,7 +41,7 @@ function tcpRow(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): Ro
     connections: cell.connections, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes, duration_s: ctx.profile.durationS, repeat,
     conns: 0, errors: 0, mismatches: 0, bytes_echoed: 0, conn_rate: null, mib_per_s: null, p50_ms: null, p99_ms: null, max_ms: null,
     proxy_cpu_us_per_conn: null, proxy_cpu_us_per_mib: null, backend_conns_per_conn: null, generator_cpu_share: null, proxy_cpu_share: null,
-    status: 'valid', reason: '', runtime: ctx.runtime.kind, started_at: started, ...disturbanceColumns(null),
+    status: 'valid', reason: '', runtime: ctx.runtime.kind, started_at: started, ...disturbanceColumns(null), ...noCounts(),
     ...fields,
   })
 }
@@ -117,13 +117,18 @@ export async function measureTcp(cell: Cell, mode: TcpMode, repeat: number, ctx:
     if (r && r.mismatches > 0) reasons.push(`${r.mismatches} echoes differ from what was sent`)
     const slow = r ? slowConnectReason(r) : null
     if (slow) reasons.push(slow)
+    const perConn = ok > 0 ? round(proxyNs / 1e3 / ok) : null
+    const mib = r ? r.bytes_echoed / MiB : 0
+    const perMib = mode === 'stream' && r && r.bytes_echoed > 0 ? round(proxyNs / 1e3 / mib) : null
     return row({
+      // Counted per connection in short cells, per MiB in stream cells (the cell's metric).
+      ...(mode === 'stream' ? countColumns(g.counts.get(proxy!), mib, perMib) : countColumns(g.counts.get(proxy!), ok, perConn)),
       conns: ok, errors: r?.errors ?? 0, mismatches: r?.mismatches ?? 0, bytes_echoed: r?.bytes_echoed ?? 0,
       conn_rate: r ? round(r.conn_rate, 1) : null, mib_per_s: r ? round(r.mib_per_s, 1) : null,
       p50_ms: r?.p50_ms ?? null, p99_ms: r?.p99_ms ?? null, max_ms: r?.max_ms ?? null,
-      proxy_cpu_us_per_conn: ok > 0 ? round(proxyNs / 1e3 / ok) : null,
+      proxy_cpu_us_per_conn: perConn,
       // Per MiB only where MiB are the load: a short cell's 64 bytes would make it the cost of connections.
-      proxy_cpu_us_per_mib: mode === 'stream' && r && r.bytes_echoed > 0 ? round(proxyNs / 1e3 / (r.bytes_echoed / MiB)) : null,
+      proxy_cpu_us_per_mib: perMib,
       // The backend's own stats read opens no echo connection: every one counted came through the proxy.
       backend_conns_per_conn: r && r.conns > 0 ? round((echoAccepted(after) - echoAccepted(before)) / r.conns, 4) : null,
       generator_cpu_share: g.generatorShare, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),

@@ -59,3 +59,6 @@ export function disturbedReason(d: { steal_share?: number | null; foreign_cpu_sh
   const onLoad = load > MAX_FOREIGN_SHARE ? `, ${(100 * load).toFixed(0)}% on the generator's and backend's` : ''
   return `${DISTURBED_PREFIX} steal ${(100 * steal).toFixed(1)}% / foreign CPU ${(100 * foreign).toFixed(0)}% on the ${cores}'s cores${onLoad}`
 }
+
+/** A row invalid only for being disturbed (foreign CPU or steal on a shared machine): benches that pair windows back to back may count it. */
+export const onlyDisturbed = (r: { status: string; reason: string }) => r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((x) => x.startsWith('disturbed'))

@@ -4,7 +4,7 @@ import { loadgenArgv, type WsEchoResult, type WsHoldResult } from '../roles/load
 import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
-import { outcomes, websocketRow } from './rows.ts'
+import { countColumns, outcomes, websocketRow } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 
 export const ECHO_CONNECTIONS = 200
@@ -39,9 +39,11 @@ export async function measureEcho(c: Cell, repeat: number, ctx: CellContext): Pr
     if (r && r.failed_upgrades > 0) reasons.push(`${r.failed_upgrades} of ${r.conns_target} upgrades failed (${counts(r.upgrade_status)})`)
     if (r && r.errors > 0) reasons.push(`${r.errors} connections failed mid-run (${r.error_samples[0] ?? ''})`)
     const proxyNs = g.cpuNs.get(proxy!)!
+    const perMsg = r && r.messages > 0 ? round(proxyNs / 1e3 / r.messages) : null
     return row({
+      ...countColumns(g.counts.get(proxy!), r?.messages ?? 0, perMsg),
       conns_established: r?.conns_established ?? 0, messages: r?.messages ?? 0, msg_rate: r ? round(r.msg_rate, 1) : null,
-      proxy_cpu_us_per_msg: r && r.messages > 0 ? round(proxyNs / 1e3 / r.messages) : null,
+      proxy_cpu_us_per_msg: perMsg,
       p50_ms: r?.p50_ms ?? null, p99_ms: r?.p99_ms ?? null, max_ms: r?.max_ms ?? null, generator_cpu_share: g.generatorShare,
       status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
       ...disturbanceColumns(g.disturbance),
@@ -61,10 +63,12 @@ export async function measureHold(c: Cell, repeat: number, ctx: CellContext): Pr
     // Fewer established or surviving connections are the result (Envoy's 1024), said in reason; only the bench itself invalidates.
     const reasons = invalidReasons({ generatorRequests: 1, generatorErrors: 0, windowRequests: 1, generatorCpuShare: g.generatorShare, exited: g.exit })
     const notes = r ? [r.refused ? `refused ${r.refused}: ${counts(r.refusal_reasons)}` : '', r.closed_early ? `closed early ${r.closed_early}: ${counts(r.close_reasons)}` : ''].filter(Boolean) : []
+    const perPing = r && r.pings > 0 ? round(g.cpuNs.get(proxy!)! / 1e3 / r.pings) : null
     return row({
+      ...countColumns(g.counts.get(proxy!), r?.pings ?? 0, perPing),
       conns_established: r?.conns_established ?? 0, survived: r?.survived ?? null, refused: r?.refused ?? null, closed_early: r?.closed_early ?? null,
       messages: r?.pings ?? 0, p50_ms: r?.ping_p50_ms ?? null, p99_ms: r?.ping_p99_ms ?? null, max_ms: r?.ping_max_ms ?? null, generator_cpu_share: g.generatorShare,
-      proxy_cpu_us_per_msg: r && r.pings > 0 ? round(g.cpuNs.get(proxy!)! / 1e3 / r.pings) : null,
+      proxy_cpu_us_per_msg: perPing,
       status: reasons.length ? 'invalid' : 'valid', reason: [...reasons, ...notes].join('; '),
       ...disturbanceColumns(g.disturbance),
     })

@@ -15,7 +15,10 @@ import { poolingSection } from './sections/pooling.ts'
 import { reproduceSection } from './sections/reproduce.ts'
 import { scenariosSection } from './sections/scenarios.ts'
 import { setupSection } from './sections/setup.ts'
-import { titleSection } from './sections/title.ts'
+import { detailsSection } from './sections/title.ts'
+import { answerSection } from './sections/answer.ts'
+import { picturesSection } from './sections/pictures.ts'
+import { changesFromDeltas, changesFromPublished } from './baseline-changes.ts'
 import { tlsSection } from './sections/tls.ts'
 import { versionsSection } from './sections/versions.ts'
 import { bisectSection } from './sections/bisect.ts'
@@ -31,12 +34,12 @@ export interface BuiltArticle {
 }
 
 /**
- * The run's article in the seed article's order (README "The report: site and PDF"): setup and fairness,
- * defaults, the three pooling series, isolation, TLS, open model, versions, WebSocket,
- * claims ledger, baseline, how to reproduce. One file per section in sections/.
+ * The details, in the seed article's order (docs/report.md): findings in full, setup and
+ * fairness, defaults, the three pooling series, isolation, TLS, open model, versions,
+ * WebSocket, claims ledger, baseline, how to reproduce, data. One file per section in sections/.
  */
-const SECTIONS: readonly Section[] = [
-  titleSection,
+const DETAILS: readonly Section[] = [
+  detailsSection,
   readingGuideSection,
   glanceSection,
   setupSection,
@@ -62,9 +65,21 @@ const SECTIONS: readonly Section[] = [
   dataSection,
 ]
 
-/** Pure: data in, Markdown + the tables' CSVs + chart requests out. */
+/**
+ * Pure: data in, Markdown + the tables' CSVs + chart requests out. The answer first (title,
+ * what the run found, the verdict table), then a picture per claim, then the details after a
+ * page break (docs/report.md#answer-first). The pictures and details are built first so the
+ * verdict table links only to headings that are there.
+ */
 export function buildArticle(input: ArticleInput): BuiltArticle {
+  const pictures = new Article()
+  const pictureCharts = picturesSection(pictures, input)
+  const details = new Article()
+  const detailCharts = DETAILS.flatMap((section) => section(details, input))
+  const b = input.baseline
+  const changes = !b ? null : b.kind === 'run' ? changesFromDeltas(b.deltas).changes : changesFromPublished(b.deltas)
   const a = new Article()
-  const charts = SECTIONS.flatMap((section) => section(a, input))
-  return { markdown: a.toString(), files: a.files, charts }
+  answerSection(a, input, [...pictures.headings, ...details.headings], changes)
+  a.append(pictures).append(details)
+  return { markdown: a.toString(), files: a.files, charts: [...pictureCharts, ...detailCharts] }
 }

@@ -2,12 +2,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CALIBRATION_REFERENCE, compareRunsCalibrated, runReferences } from '../analysis/calibrated.ts'
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
-import { publishedDeltas } from '../analysis/published.ts'
+import { publishedDeltas, readPublished } from '../analysis/published.ts'
+import Papa from 'papaparse'
+import { HISTORY_PAGE, publishHistory, shortFingerprint } from './history.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
 import { readBisectPlan } from '../data/bisect.ts'
 import { readLike } from '../data/like.ts'
 import { aggregate, summaryCsvs, type Aggregates } from '../analysis/summary.ts'
-import { listBaselines, loadBaseline, type Baseline } from '../data/baselines.ts'
+import { BASELINES_DIR, listBaselines, loadBaseline, PUBLISHED_FILE, type Baseline } from '../data/baselines.ts'
 import { evaluateClaims, type ClaimResult } from '../claims/evaluate.ts'
 import { loadLedger } from '../claims/ledger.ts'
 import { readLatencySpectra } from '../data/latency.ts'
@@ -50,6 +52,8 @@ export interface ReportResult {
   claims: ClaimResult[]
   findings: Finding[]
   aggregates: Aggregates
+  /** Pages of the PDF and of its main part (before the appendix); null without a PDF. */
+  pdfPages: { pages: number; main: number } | null
   /** The comparison with the baseline, when one was given (gates and --json read it). */
   baseline?: BaselineComparison
   timings: Record<string, number>
@@ -132,41 +136,81 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   lap('publish')
 
   let pdf: string | null = null
+  let pdfPages: ReportResult['pdfPages'] = null
   if (o.pdf) {
     pdf = join(published.dir, 'report.pdf')
-    await withBrowser((browser) => renderPdf(published.page, pdf!, { browser, footerText: `proxybench run ${id}` }))
+    const printed = await withBrowser((browser) => renderPdf(published.page, pdf!, { browser, footerText: `proxybench run ${id}` }))
+    pdfPages = { pages: printed.pages, main: printed.mainPages }
     // site/report.pdf: the latest report, where readers look first.
     writeFileAtomic(join(o.siteDir, 'report.pdf'), readFileSync(pdf))
-    o.log.info(`wrote ${displayPath(pdf)} and ${displayPath(join(o.siteDir, 'report.pdf'))}`)
+    o.log.info(`wrote ${displayPath(pdf)} and ${displayPath(join(o.siteDir, 'report.pdf'))}: ${printed.pages} pages, the answer and pictures on the first ${printed.mainPages}`)
     lap('pdf')
   }
+  await publishHistory(o.siteDir, o.log, o.generated ?? new Date().toISOString())
+  lap('history')
   writeSiteIndex(o.siteDir, siteEntries(o.siteDir), o.log, {
     intro: 'Reverse-proxy benchmarks that measure what a proxy costs: CPU microseconds per request. Each run has its article, its CSVs and a PDF.',
-    links: existsSync(join(o.siteDir, 'report.pdf')) ? [{ href: 'report.pdf', text: 'Latest report (PDF)' }] : [],
+    links: [{ href: HISTORY_PAGE, text: 'History: every run and baseline per proxy' }, ...(existsSync(join(o.siteDir, 'report.pdf')) ? [{ href: 'report.pdf', text: 'Latest report (PDF)' }] : [])],
     generated: o.generated,
   })
   lap('index')
-  return { runId: id, page: published.page, pdf, claims, findings, aggregates, baseline, timings }
+  return { runId: id, page: published.page, pdf, pdfPages, claims, findings, aggregates, baseline, timings }
 }
 
-/** Every published run (newest first, from its copied manifest) and every baseline. */
+const INDEX_VERDICT_ORDER = ['held', 'reproduced', 'not held', 'not reproduced', 'inconclusive', 'not measured', 'not runnable here', 'info']
+
+/** Verdict counts of a published run, from its copied summary/findings.csv and summary/claims.csv (absent: not said). */
+function verdictLine(dataDir: string): string {
+  const count = (file: string, what: string) => {
+    if (!existsSync(file)) return ''
+    const rows = Papa.parse<Record<string, string>>(readFileSync(file, 'utf8'), { header: true, skipEmptyLines: true }).data
+    // findings.csv has a row per interval: one finding is one id and title.
+    const seen = new Map<string, string>()
+    for (const r of rows) seen.set(`${r.id}|${r.title ?? ''}`, r.verdict ?? '')
+    const by = new Map<string, number>()
+    for (const v of seen.values()) by.set(v, (by.get(v) ?? 0) + 1)
+    // Decided first, then undecided, then the rest, whatever order the CSV had.
+    const rank = (v: string) => (INDEX_VERDICT_ORDER.includes(v) ? INDEX_VERDICT_ORDER.indexOf(v) : INDEX_VERDICT_ORDER.length)
+    return `${what}: ${[...by].sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b)).map(([v, n]) => `${n} ${v}`).join(', ')}`
+  }
+  return [count(join(dataDir, 'summary', 'findings.csv'), 'findings'), count(join(dataDir, 'summary', 'claims.csv'), 'claims')].filter(Boolean).join(' · ')
+}
+
+type ManifestBits = { started?: string; profile?: string; series?: string[]; runtime?: string; host?: { cpu_model?: string; cores?: number }; fingerprint?: unknown }
+const readManifestBits = (file: string): ManifestBits => {
+  try {
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ManifestBits) : {}
+  } catch {
+    return {}
+  }
+}
+const machineText = (m: ManifestBits) => (m.host ? `${m.host.cpu_model ?? '?'}, ${m.host.cores ?? '?'} cores, fingerprint ${m.fingerprint ? shortFingerprint(m as never) : 'not recorded'}` : 'machine not recorded')
+
+/** Every published run (newest first, from its copied manifest, with its verdict counts) and every baseline (id, date, profile, machine, series). */
 function siteEntries(siteDir: string): SiteEntry[] {
   const runsDir = join(siteDir, 'runs')
   const runs = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => !d.startsWith('.') && existsSync(join(runsDir, d, 'index.html'))) : []
   const entries = runs.map((d) => {
-    const file = join(runsDir, d, 'data', MANIFEST_FILE)
-    const m = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { started?: string; profile?: string; series?: string[]; runtime?: string }) : {}
+    const m = readManifestBits(join(runsDir, d, 'data', MANIFEST_FILE))
     return {
       href: `runs/${d}/index.html`, title: `run ${d}`, kind: 'run' as const, date: m.started?.slice(0, 10),
-      subtitle: [m.profile && `profile ${m.profile}`, m.series && `series ${m.series.join(', ')}`, m.runtime && `runtime ${m.runtime}`].filter(Boolean).join(' · '),
+      subtitle: [m.profile && `profile ${m.profile}`, m.series && `series ${m.series.join(', ')}`, m.runtime && `runtime ${m.runtime}`, verdictLine(join(runsDir, d, 'data'))].filter(Boolean).join(' · '),
       started: m.started ?? '',
     }
   }).sort((a, b) => b.started.localeCompare(a.started)).map(({ started: _, ...e }) => e)
   const baselinesDir = join(siteDir, 'baselines')
-  const baselines = listBaselines().filter((b) => existsSync(join(baselinesDir, b.id, 'index.html'))).map((b) => ({
-    href: `baselines/${b.id}/index.html`, title: `baseline ${b.id}`, kind: 'baseline' as const,
-    subtitle: b.kind === 'published' ? 'figures quoted by the seed article (baselines/published)' : 'a promoted run (baselines/runs)',
-  }))
+  const baselines = listBaselines().map((b): SiteEntry => {
+    const page = existsSync(join(baselinesDir, b.id, 'index.html')) ? `baselines/${b.id}/index.html` : undefined
+    if (b.kind === 'published') {
+      const p = readPublished(join(BASELINES_DIR, b.id, PUBLISHED_FILE))
+      return { href: page, title: `baseline ${b.id}`, kind: 'baseline', date: /^\d{4}-\d\d-\d\d/.test(b.id) ? b.id.slice(0, 10) : undefined, subtitle: `figures transcribed from ${p.source} (baselines/published) · machine: ${p.machine}` }
+    }
+    const m = readManifestBits(join(BASELINES_DIR, b.id, MANIFEST_FILE))
+    return {
+      href: page, title: `baseline ${b.id}`, kind: 'baseline', date: m.started?.slice(0, 10),
+      subtitle: [`a promoted run (baselines/runs)`, m.profile && `profile ${m.profile}`, machineText(m), m.series && `series ${m.series.join(', ')}`].filter(Boolean).join(' · '),
+    }
+  })
   return [...entries, ...baselines]
 }
 

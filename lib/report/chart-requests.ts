@@ -1,4 +1,7 @@
-import { barChart, lineChart, percentileChart, type BarChartOptions, type BarRow, type LineChartOptions, type LinePoint, type PercentileChartOptions, type PercentileRow } from './charts.ts'
+import {
+  barChart, changeChart, labelledLineChart, lineChart, percentileChart, type BarChartOptions, type BarRow, type ChangeRow, type DotChartOptions, type LabelledLineOptions, type LabelledPoint,
+  type LineChartOptions, type LinePoint, type PercentileChartOptions, type PercentileRow,
+} from './charts.ts'
 
 /**
  * What the article asks to be drawn, as plain data; `renderChart` turns it into a static
@@ -8,6 +11,8 @@ export type ChartRequest = { path: string; title: string } & (
   | { kind: 'bar'; rows: BarRow[]; options: BarChartOptions }
   | { kind: 'line'; rows: LinePoint[]; options: LineChartOptions }
   | { kind: 'percentile'; rows: PercentileRow[]; options: PercentileChartOptions }
+  | { kind: 'labelled-line'; rows: LabelledPoint[]; options: LabelledLineOptions }
+  | { kind: 'change'; rows: ChangeRow[]; options: DotChartOptions }
 )
 
 export function renderChart(c: ChartRequest): Promise<string> {
@@ -16,5 +21,7 @@ export function renderChart(c: ChartRequest): Promise<string> {
     case 'bar': return barChart(c.rows, options)
     case 'line': return lineChart(c.rows, options)
     case 'percentile': return percentileChart(c.rows, options)
+    case 'labelled-line': return labelledLineChart(c.rows, options)
+    case 'change': return changeChart(c.rows, options)
   }
 }

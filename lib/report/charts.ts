@@ -178,6 +178,11 @@ export interface BarChartOptions extends CommonOptions {
   horizontal?: boolean
   /** Log scale for the value axis (then bars start at the smallest value). */
   log?: boolean
+  /**
+   * A second, narrow panel beside the bars, same categories and groups, its own axis (e.g. the
+   * pool detector's backend connections per 1k requests next to the CPU per request).
+   */
+  side?: { rows: readonly BarRow[]; valueTitle: string; width?: number }
 }
 
 /**
@@ -229,6 +234,121 @@ export async function barChart(rows: readonly BarRow[], opts: BarChartOptions = 
       })
     }
   }
+  if (!opts.side || opts.side.rows.length === 0) {
+    const spec = { ...head(opts, width), height, data: { values }, layer: layers }
+    return renderSpec(spec as unknown as VegaLiteSpec)
+  }
+  // Two panels side by side: fixed widths (fit-x does not apply to a concatenation).
+  const sideWidth = opts.side.width ?? 150
+  const sideValues = opts.side.rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group) }))
+  const sideVal = { field: 'value', type: 'quantitative', title: opts.side.valueTitle, scale: { zero: true }, axis: { grid: true, tickCount: 3 } }
+  const sideLayer = {
+    width: sideWidth, height, data: { values: sideValues },
+    mark: { type: 'bar', ...(hasGroup ? {} : { color: '#0072B2' }) },
+    encoding: { [cat]: { ...catEnc, ...(h ? { axis: null } : {}) }, [val]: sideVal, ...(groupEnc ? { color: groupEnc, [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}) },
+  }
+  const { width: _w, autosize: _a, ...top } = head(opts, width)
+  const mainWidth = Math.max(160, width - sideWidth - (h ? 170 : 110))
+  const spec = { ...top, autosize: { type: 'pad' }, spacing: 24, hconcat: [{ width: mainWidth, height, data: { values }, layer: layers }, sideLayer], resolve: { scale: { color: 'shared' } } }
+  return renderSpec(spec as unknown as VegaLiteSpec)
+}
+
+/** One point of a labelled line: x a number or a time, its label (e.g. a version), an optional interval. */
+export interface LabelledPoint {
+  x: number | string | Date
+  y: number
+  series: string
+  label?: string
+  lo?: number
+  hi?: number
+  /** Drawn hollow (e.g. a figure transcribed from an article, not measured here). */
+  hollow?: boolean
+}
+
+export interface LabelledLineOptions extends CommonOptions {
+  xType?: 'quantitative' | 'temporal'
+  xTitle?: string
+  yTitle?: string
+  seriesTitle?: string
+  xFormat?: string
+  /** Quantitative x only: the tick values and their labels (e.g. release order 1, 2, 3 → "oldest" … "newest"). */
+  xTicks?: { value: number; label: string }[]
+  logY?: boolean
+}
+
+/**
+ * Lines per series with a dot per point, its label beside it and an interval where lo/hi
+ * are given; hollow points stand apart (transcribed figures). Versions over release order,
+ * a proxy's cost over time.
+ */
+export async function labelledLineChart(rows: readonly LabelledPoint[], opts: LabelledLineOptions = {}): Promise<string> {
+  checkRows('labelledLineChart', rows)
+  const temporal = opts.xType === 'temporal'
+  const values = rows.map((r) => ({
+    x: temporal ? timeValue(r.x) : Number(r.x), y: r.y, series: String(r.series), label: r.label ?? '',
+    lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined, hollow: !!r.hollow,
+  }))
+  const series = uniq(values.map((r) => r.series))
+  const width = opts.width ?? CHART_WIDTH
+  const ticks = opts.xTicks
+  const labelOf = ticks ? `{${ticks.map((t) => `${JSON.stringify(String(t.value))}: ${JSON.stringify(t.label)}`).join(', ')}}[format(datum.value, 'd')] || ''` : undefined
+  const xEnc = temporal
+    ? { field: 'x', type: 'temporal', title: opts.xTitle ?? null, scale: { type: 'utc', padding: 24 }, axis: { format: opts.xFormat, labelAngle: 0, tickCount: 6 } }
+    : { field: 'x', type: 'quantitative', title: opts.xTitle ?? null, scale: { zero: false, padding: 24 }, axis: { ...(ticks ? { values: ticks.map((t) => t.value), labelExpr: labelOf } : { tickCount: 8 }), format: opts.xFormat, grid: false } }
+  const yScale = opts.logY ? { type: 'log' } : { zero: true }
+  const yEnc = { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: yScale, axis: { format: opts.valueFormat, grid: true } }
+  const color = { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null }
+  const layers: object[] = [
+    { transform: [{ filter: '!datum.hollow' }], mark: { type: 'line', strokeWidth: 2 }, encoding: { x: xEnc, y: yEnc, color, detail: { field: 'series', type: 'nominal' } } },
+  ]
+  if (values.some((r) => r.lo !== undefined && r.hi !== undefined)) {
+    layers.push({ transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }], mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.7 }, encoding: { x: xEnc, y: { field: 'lo', type: 'quantitative', scale: yScale, title: opts.yTitle ?? null }, y2: { field: 'hi' }, color } })
+  }
+  layers.push(
+    { transform: [{ filter: '!datum.hollow' }], mark: { type: 'point', size: 50, filled: true, opacity: 1 }, encoding: { x: xEnc, y: yEnc, color } },
+    { transform: [{ filter: 'datum.hollow' }], mark: { type: 'point', size: 70, shape: 'diamond', filled: false, fill: 'white', strokeWidth: 1.8, opacity: 1 }, encoding: { x: xEnc, y: yEnc, color } },
+    { mark: { type: 'text', align: 'left', dx: 6, dy: -7, fontSize: 9, color: '#333' }, encoding: { x: xEnc, y: yEnc, text: { field: 'label' } } },
+  )
+  const spec = { ...head(opts, width), height: opts.height ?? 240, data: { values }, layer: layers }
+  return renderSpec(spec as unknown as VegaLiteSpec)
+}
+
+/** One cell of a comparison: its change with an interval, and the change the between-run noise allows. */
+export interface ChangeRow {
+  category: string
+  /** Change in %, e.g. +12.5. */
+  value: number
+  lo?: number
+  hi?: number
+  /** Half-width in % of the band the between-run noise covers around 0 (shaded); absent when not estimated. */
+  noise?: number
+  /** The verdict's words, the colour of the dot (e.g. "changed", "within noise"). */
+  group: string
+}
+
+/**
+ * A dot plot of changes per cell: a shaded band where a change is within the between-run
+ * noise, a rule at 0, each dot with its interval, coloured by verdict.
+ */
+export async function changeChart(rows: readonly ChangeRow[], opts: DotChartOptions = {}): Promise<string> {
+  checkRows('changeChart', rows)
+  const values = rows.map((r) => ({
+    category: String(r.category), value: r.value, lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined,
+    nlo: finite(r.noise) ? -Math.abs(r.noise) : undefined, nhi: finite(r.noise) ? Math.abs(r.noise) : undefined, group: String(r.group),
+  }))
+  const categories = uniq(values.map((r) => r.category))
+  const groups = uniq(values.map((r) => r.group))
+  const width = opts.width ?? CHART_WIDTH
+  const height = opts.height ?? Math.max(80, categories.length * 16)
+  const catEnc = { field: 'category', type: 'nominal', sort: categories, scale: { domain: categories }, title: opts.categoryTitle ?? null, axis: { labelLimit: 220, grid: false, labelFontSize: 10 } }
+  const x = (field: string) => ({ field, type: 'quantitative', title: opts.valueTitle ?? null, axis: { format: opts.valueFormat, grid: true } })
+  const color = { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups }, title: opts.groupTitle ?? null }
+  const layers: object[] = [
+    { transform: [{ filter: 'isValid(datum.nlo)' }], mark: { type: 'bar', color: '#cfd8e3', opacity: 0.6, height: { band: 1 } }, encoding: { y: catEnc, x: x('nlo'), x2: { field: 'nhi' } } },
+    { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#555', strokeDash: [3, 3] }, encoding: { x: { field: 'zero', type: 'quantitative' } } },
+    { transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }], mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y: catEnc, x: x('lo'), x2: { field: 'hi' }, color } },
+    { mark: { type: 'point', filled: true, size: 40 }, encoding: { y: catEnc, x: x('value'), color } },
+  ]
   const spec = { ...head(opts, width), height, data: { values }, layer: layers }
   return renderSpec(spec as unknown as VegaLiteSpec)
 }

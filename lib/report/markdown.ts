@@ -39,9 +39,53 @@ export interface TableFile {
   content: string
 }
 
+/** A section left out because its series did not run, with the reason (listed in one line). */
+export interface NotRun {
+  title: string
+  reason: string
+}
+
+/** Where the line naming the sections left out goes (filled in by toString). */
+const NOT_RUN_SLOT = '\u0000not-run\u0000'
+
 export class Article {
   private readonly parts: string[] = []
   readonly files: TableFile[] = []
+  readonly notRun: NotRun[] = []
+  /** The text of every heading, in order (what the article can link to). */
+  readonly headings: string[] = []
+
+  /** `under`: a folder the page's files go in, relative to the page (e.g. "history/" for site/history.html). */
+  constructor(private readonly under = '') {}
+
+  /** Another article's parts, files, headings and left-out sections, after this one's. */
+  append(other: Article): this {
+    this.parts.push(...other.parts)
+    this.files.push(...other.files)
+    this.notRun.push(...other.notRun)
+    this.headings.push(...other.headings)
+    return this
+  }
+
+  /** Leaves a section out (no heading, so not in the contents): the not-run line names it. */
+  skip(title: string, reason: string): this {
+    this.notRun.push({ title, reason })
+    return this
+  }
+
+  /** The place of the one line that lists the sections left out (nothing when none was). */
+  notRunLine(): this {
+    this.parts.push(NOT_RUN_SLOT, '')
+    return this
+  }
+
+  /** A CSV file with the given columns (a chart's data, say), linked by the caller. */
+  csv(path: string, rows: readonly Record<string, Value | boolean>[]): this {
+    const fields = [...new Set(rows.flatMap((r) => Object.keys(r)))]
+    const data = rows.map((r) => fields.map((f) => r[f] ?? ''))
+    this.files.push({ path, content: Papa.unparse({ fields, data }, { newline: '\n' }) + '\n' })
+    return this
+  }
 
   line(...text: string[]): this {
     this.parts.push(text.join(''))
@@ -54,6 +98,7 @@ export class Article {
   }
 
   heading(level: 1 | 2 | 3, text: string): this {
+    this.headings.push(text)
     this.parts.push(`${'#'.repeat(level)} ${text}`, '')
     return this
   }
@@ -63,8 +108,11 @@ export class Article {
     return this
   }
 
-  /** A table with a link to its CSV (`data/<name>.csv`); an empty table says so. */
-  table<R>(name: string, columns: readonly Column<R>[], rows: readonly R[], empty = 'No rows in this run.'): this {
+  /**
+   * A table with a link to its CSV (`data/<name>.csv`) below it, or none with `linkedAbove`
+   * (the caller links it in the paragraph right above); an empty table says so.
+   */
+  table<R>(name: string, columns: readonly Column<R>[], rows: readonly R[], empty = 'No rows in this run.', o: { linkedAbove?: boolean } = {}): this {
     if (rows.length === 0) return this.para(`*${empty}*`)
     const cell = (c: Column<R>, r: R) => (c.show ? c.show(r) : esc(num(c.value(r))))
     const shown = columns.filter((c) => !c.csvOnly)
@@ -73,11 +121,10 @@ export class Article {
       `|${shown.map(() => '---').join('|')}|`,
       ...rows.map((r) => `| ${shown.map((c) => cell(c, r)).join(' | ')} |`),
       '',
-      `[${name}.csv](data/${name}.csv)`,
-      '',
+      ...(o.linkedAbove ? [] : [`[${name}.csv](${this.under}data/${name}.csv)`, '']),
     )
     const data = rows.map((r) => columns.map((c) => c.value(r) ?? ''))
-    this.files.push({ path: `data/${name}.csv`, content: Papa.unparse({ fields: columns.map((c) => c.title), data }, { newline: '\n' }) + '\n' })
+    this.files.push({ path: `${this.under}data/${name}.csv`, content: Papa.unparse({ fields: columns.map((c) => c.title), data }, { newline: '\n' }) + '\n' })
     return this
   }
 
@@ -87,6 +134,7 @@ export class Article {
   }
 
   toString(): string {
-    return this.parts.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'
+    const skipped = this.notRun.length ? `*Not in this run, so not below:* ${this.notRun.map((n) => `${n.title} (${n.reason})`).join('; ')}.` : ''
+    return this.parts.map((p) => (p === NOT_RUN_SLOT ? skipped : p)).join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'
   }
 }

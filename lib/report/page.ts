@@ -45,11 +45,11 @@ body {
   line-height: 1.6;
 }
 .wrap { max-width: 52rem; margin: 0 auto; padding: 1.25rem 1.25rem 3rem; }
-nav.breadcrumbs { font-size: .85rem; color: var(--muted); margin-bottom: 1.5rem; }
+nav.breadcrumbs { font-size: .85rem; color: var(--muted); margin-bottom: .5rem; }
 nav.breadcrumbs a { color: var(--muted); }
 nav.breadcrumbs .sep { margin: 0 .4em; }
 h1, h2, h3, h4 { line-height: 1.25; margin: 2rem 0 .75rem; font-weight: 650; }
-h1 { font-size: 2rem; margin-top: .5rem; }
+h1 { font-size: 1.6rem; margin-top: .25rem; margin-bottom: .5rem; }
 h2 { font-size: 1.45rem; padding-bottom: .25rem; border-bottom: 1px solid var(--rule); }
 h3 { font-size: 1.15rem; }
 h4 { font-size: 1rem; }
@@ -83,6 +83,35 @@ ul.entries { list-style: none; padding: 0; }
 ul.entries li { padding: .6rem 0; border-bottom: 1px solid var(--rule); }
 ul.entries .subtitle, ul.entries .date { color: var(--muted); font-size: .88rem; }
 ul.entries .date { font-variant-numeric: tabular-nums; margin-left: .5rem; }
+/* verdict badges (render.ts BADGES): colour and words, so print in grey still reads */
+.badge { display: inline-block; padding: 0 .45em; border-radius: .7em; font-size: .78em; font-weight: 650; line-height: 1.55; white-space: nowrap; border: 1px solid transparent; }
+.badge-held, .badge-reproduced { background: #dafbe1; color: #116329; border-color: #8fd6a0; }
+.badge-not-held, .badge-not-reproduced { background: #ffebe9; color: #a40e26; border-color: #f5a3a9; }
+.badge-inconclusive { background: #fff4d6; color: #7d4e00; border-color: #e8c36a; }
+.badge-not-measured, .badge-not-runnable { background: #eef1f4; color: #4b535d; border-color: #c8d1da; }
+.badge-info { background: #ddf4ff; color: #0a4d8c; border-color: #9ccdf0; }
+/* the verdict table: one line per row on a wide screen, so the answer fits the first screen */
+table.verdicts { font-size: .72rem; line-height: 1.2; width: 100%; }
+table.verdicts th, table.verdicts td { padding: .06rem .35rem; }
+table.verdicts .badge { line-height: 1.35; }
+p.runline { font-size: .85rem; color: var(--muted); margin-bottom: .5rem; }
+p.answer { font-size: .9rem; line-height: 1.45; margin-bottom: .6rem; }
+table.verdicts td:first-child { white-space: nowrap; }
+table.verdicts td:first-child .badge + .badge { margin-left: .15em; }
+.table-wrap:has(table.verdicts) + h2 { margin-top: 1.25rem; }
+/* a wide screen gets a wider column: the answer and the charts need the room more than the prose loses */
+@media (min-width: 1200px) { .wrap { max-width: 72rem; } }
+@media (min-width: 760px) {
+  table.verdicts { table-layout: fixed; }
+  table.verdicts th:nth-child(1) { width: 17%; }
+  table.verdicts th:nth-child(2) { width: 33%; }
+  table.verdicts th:nth-child(3) { width: 28%; }
+  table.verdicts th:nth-child(4) { width: 8%; }
+  table.verdicts th:nth-child(5) { width: 14%; }
+  table.verdicts td { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+}
+
+section.appendix { margin-top: 3rem; border-top: 3px double var(--rule); }
 footer.generated { margin-top: 3rem; padding-top: .75rem; border-top: 1px solid var(--rule); font-size: .8rem; color: var(--muted); }
 @page { size: A4; margin: 16mm 15mm 18mm; }
 @media print {
@@ -102,6 +131,9 @@ footer.generated { margin-top: 3rem; padding-top: .75rem; border-top: 1px solid 
   tr, td, th { break-inside: avoid; page-break-inside: avoid; }
   figure.chart, figure.chart img, figure.chart svg, svg, img { break-inside: avoid; page-break-inside: avoid; }
   footer.generated { margin-top: 1.5rem; }
+  section.appendix { break-before: page; page-break-before: always; border-top: 0; margin-top: 0; }
+  table.verdicts { font-size: 7.5pt; table-layout: auto; }
+  table.verdicts td { white-space: normal; overflow: visible; }
 }
 `
 

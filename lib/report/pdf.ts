@@ -75,7 +75,17 @@ export interface PdfResult {
   file: string
   bytes: number
   ms: number
+  /** Pages of the PDF. */
+  pages: number
+  /** Pages before the appendix (the answer and the pictures); equal to pages when the page has no appendix. */
+  mainPages: number
 }
+
+/** Page objects of a PDF as Chromium writes it (one `/Type /Page` each; `/Pages` is the tree). */
+export const pdfPageCount = (pdf: Uint8Array): number => (Buffer.from(pdf).toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length
+
+/** Hides the details (render.ts APPENDIX_MARKER) so a second print counts the main part's pages. */
+const MAIN_ONLY_CSS = 'section.appendix { display: none !important; }'
 
 /** Margins matching the page CSS (@page in page.ts), so screen print and PDF agree. */
 export const PDF_MARGIN = { top: '16mm', right: '15mm', bottom: '18mm', left: '15mm' }
@@ -103,7 +113,7 @@ export async function renderPdf(htmlFile: string, pdfFile: string, opts: PdfOpti
       const timeout = opts.timeoutMs ?? 60_000
       page.setDefaultTimeout(timeout)
       await page.goto(pathToFileURL(src).href, { waitUntil: 'load', timeout })
-      return await page.pdf({
+      const print = () => page.pdf({
         format: 'A4',
         printBackground: true,
         displayHeaderFooter: true,
@@ -112,13 +122,19 @@ export async function renderPdf(htmlFile: string, pdfFile: string, opts: PdfOpti
         margin: { ...PDF_MARGIN, ...opts.margin },
         timeout,
       })
+      const whole = await print()
+      // The details start on a page of their own: the main part is what prints without them.
+      const hasAppendix = await page.$('section.appendix')
+      if (!hasAppendix) return { whole, mainPages: pdfPageCount(whole) }
+      await page.addStyleTag({ content: MAIN_ONLY_CSS })
+      return { whole, mainPages: pdfPageCount(await print()) }
     } finally {
       await page.close().catch(() => undefined)
     }
   }
-  const pdf = opts.browser ? await print(opts.browser) : await withBrowser(print)
+  const { whole, mainPages } = opts.browser ? await print(opts.browser) : await withBrowser(print)
   const out = resolve(pdfFile)
   mkdirSync(dirname(out), { recursive: true })
-  writeFileAtomic(out, Buffer.from(pdf))
-  return { file: out, bytes: pdf.length, ms: Math.round(performance.now() - t0) }
+  writeFileAtomic(out, Buffer.from(whole))
+  return { file: out, bytes: whole.length, ms: Math.round(performance.now() - t0), pages: pdfPageCount(whole), mainPages }
 }

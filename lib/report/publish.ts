@@ -95,6 +95,29 @@ async function commitTo(repoDir: string, branch: string, folder: string, message
   }
 }
 
+/**
+ * `--to DIR` checked before anything is written: outside the site, new, empty or an earlier
+ * publish's, and its folder writable. The write is tried for real (a scratch entry made and
+ * removed in the nearest existing folder): permission bits say nothing for root, nor for a
+ * read-only or virtual file system.
+ */
+function checkTarget(given: string, site: string): string {
+  const to = resolve(given)
+  if (to === site || to.startsWith(site + '/') || site.startsWith(to + '/')) throw userError(`--to ${given}`, 'is the site itself, inside it, or around it', 'Choose a folder outside the site')
+  if (existsSync(to) && (!statSync(to).isDirectory() || (readdirSync(to).length > 0 && !existsSync(join(to, PUBLISHED_MARK))))) {
+    throw userError(`--to ${given}`, 'exists and was not written by publish', 'Choose an empty or new folder (publish replaces only folders it wrote)')
+  }
+  let parent = dirname(to)
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent)
+  if (!statSync(parent).isDirectory()) throw userError(`--to ${given}`, `${displayPath(parent)} is a file, not a folder`, 'Choose a folder path whose parents are folders')
+  try {
+    rmSync(mkdtempSync(join(parent, '.pb-write-check-')), { recursive: true, force: true })
+  } catch (e) {
+    throw userError(`--to ${given}`, `cannot be written: ${displayPath(parent)} refuses new entries (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'Choose a folder you can write to, e.g. --to ./public')
+  }
+  return to
+}
+
 export async function publishSite(o: PublishOptions): Promise<PublishResult> {
   const site = resolve(o.siteDir)
   if (!existsSync(join(site, 'index.html'))) throw userError(displayPath(site), 'holds no built site (no index.html)', 'Build it first: npm run report (or npx zx notebooks/run-all.mjs)')
@@ -102,17 +125,13 @@ export async function publishSite(o: PublishOptions): Promise<PublishResult> {
   assertNoKeyMaterial(site)
   const links = absoluteLinks(site)
   if (links.length) throw userError(`${displayPath(site)}/${links[0]}`, `is an absolute link (${links.length} in all)`, 'Rebuild the site with this version of proxybench: its links are relative')
+  // Every check on --to before anything is written: a place that cannot be written is one line, not a stack trace.
+  const to = o.to ? checkTarget(o.to, site) : null
   const staging = mkdtempSync(join(tmpdir(), 'pb-publish-'))
   const copy = join(staging, 'site')
   try {
     const files = stage(site, copy)
-    let to: string | null = null
-    if (o.to) {
-      to = resolve(o.to)
-      if (to === site || to.startsWith(site + '/') || site.startsWith(to + '/')) throw userError(`--to ${o.to}`, 'is the site itself, inside it, or around it', 'Choose a folder outside the site')
-      if (existsSync(to) && (!statSync(to).isDirectory() || (readdirSync(to).length > 0 && !existsSync(join(to, PUBLISHED_MARK))))) {
-        throw userError(`--to ${o.to}`, 'exists and was not written by publish', 'Choose an empty or new folder (publish replaces only folders it wrote)')
-      }
+    if (to) {
       // Built beside the target, swapped in by rename: a reader never sees half a site.
       const tmp = join(dirname(to), `.tmp-${basename(to)}.${process.pid}`)
       const old = join(dirname(to), `.old-${basename(to)}.${process.pid}`)

@@ -1,4 +1,4 @@
-import MarkdownIt, { type StateCore, type Token } from 'markdown-it'
+import MarkdownIt, { type StateCore, type StateInline, type Token } from 'markdown-it'
 import { userError } from '../core/errors.ts'
 import { escapeHtml } from '../core/html.ts'
 
@@ -28,6 +28,33 @@ interface Env {
 /** The line that asks for a table of contents. */
 export const TOC_MARKER = '[[toc]]'
 
+/**
+ * The line after which the details begin: the rest of the article goes into
+ * `<section class="appendix">` (a page break before it in print: docs/report.md#answer-first).
+ */
+export const APPENDIX_MARKER = '[[appendix]]'
+
+/** A line `[[class:NAME]]` right before a paragraph or a table gives it the class NAME (the verdict table, the answer). */
+const BLOCK_CLASS = /^\[\[class:([a-z][a-z0-9-]{0,31})\]\]$/
+
+/**
+ * Verdict badges, `[[badge:KIND]]` or `[[badge:KIND:COUNT]]` in a line of the article. The
+ * label comes from this table, never from data: escapeMarkdown escapes `[`, so no string
+ * from a CSV can make one.
+ */
+export const BADGES = {
+  held: 'held', 'not-held': 'not held', inconclusive: 'inconclusive', 'not-measured': 'not measured', info: 'figure',
+  reproduced: 'reproduced', 'not-reproduced': 'not reproduced', 'not-runnable': 'not runnable here',
+} as const
+export type BadgeKind = keyof typeof BADGES
+/** Compact marks of the badges (`[[badge:KIND:COUNT:short]]`: the count and this mark, the words in its title). */
+const BADGE_MARKS: Record<BadgeKind, string> = { held: '✓', 'not-held': '✗', inconclusive: '?', 'not-measured': '·', info: '•', reproduced: '✓', 'not-reproduced': '✗', 'not-runnable': '–' }
+/** A count as a compact badge: `11 ✓` with "11 reproduced" as its title. */
+export const shortBadge = (kind: BadgeKind, count: number) => `[[badge:${kind}:${count}:short]]`
+/** The Markdown of a badge (optionally with a count before the label). */
+export const badge = (kind: BadgeKind, count?: number) => `[[badge:${kind}${count === undefined ? '' : `:${count}`}]]`
+const BADGE = /^\[\[badge:([a-z-]+)(?::(\d{1,6})(:short)?)?\]\]/
+
 /** Plain text of an inline token, as a reader sees it (no markup). */
 function inlineText(token: Token): string {
   let s = ''
@@ -56,7 +83,7 @@ export function slugify(text: string): string {
 }
 
 /** Ids the page template uses itself; a heading never takes them. */
-const RESERVED_IDS = ['contents', 'main']
+const RESERVED_IDS = ['contents', 'main', 'appendix']
 
 /** Core rule: every heading gets a unique id; h1-h3 are remembered for the title and TOC. */
 function headingIds(state: StateCore): void {
@@ -96,6 +123,61 @@ function tocMarker(state: StateCore): void {
     out.push(t)
   }
   state.tokens = out
+}
+
+/** The paragraph holding exactly `text` at tokens[i], if it is one. */
+const markerAt = (tokens: Token[], i: number, test: (text: string) => boolean) => {
+  const t = tokens[i]!
+  const inline = tokens[i + 1]
+  return t.type === 'paragraph_open' && !t.hidden && inline?.type === 'inline' && test(inline.content.trim()) && tokens[i + 2]?.type === 'paragraph_close'
+}
+
+/** Core rule: `[[appendix]]` opens a section that runs to the end; `[[class:NAME]]` classes the next paragraph or table. */
+function blockMarkers(state: StateCore): void {
+  const out: Token[] = []
+  const tokens = state.tokens
+  let appendix = false
+  let blockClass: string | null = null
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!
+    if (!appendix && markerAt(tokens, i, (x) => x === APPENDIX_MARKER)) {
+      const open = new state.Token('appendix_open', 'section', 1)
+      open.block = true
+      out.push(open)
+      appendix = true
+      i += 2
+      continue
+    }
+    if (markerAt(tokens, i, (x) => BLOCK_CLASS.test(x))) {
+      blockClass = BLOCK_CLASS.exec(tokens[i + 1]!.content.trim())![1]!
+      i += 2
+      continue
+    }
+    if ((t.type === 'table_open' || t.type === 'paragraph_open') && blockClass) {
+      addClass(t, blockClass)
+      blockClass = null
+    }
+    out.push(t)
+  }
+  if (appendix) {
+    const close = new state.Token('appendix_close', 'section', -1)
+    close.block = true
+    out.push(close)
+  }
+  state.tokens = out
+}
+
+/** Inline rule: a badge (see BADGES). */
+function badgeRule(state: StateInline, silent: boolean): boolean {
+  if (state.src.charCodeAt(state.pos) !== 0x5b /* [ */) return false
+  const m = BADGE.exec(state.src.slice(state.pos))
+  if (!m || !(m[1]! in BADGES)) return false
+  if (!silent) {
+    const t = state.push('badge', 'span', 0)
+    t.meta = { kind: m[1], count: m[2] === undefined ? null : Number(m[2]), short: !!m[3] }
+  }
+  state.pos += m[0].length
+  return true
 }
 
 // one number: 12, 12.5, 1,024, 1 024, 1.2e3 (not a version like 1.31.3)
@@ -209,11 +291,23 @@ function createMd(): MarkdownIt {
   const md = new MarkdownIt('default', { html: false, linkify: false, typographer: false })
   md.core.ruler.push('proxybench_heading_ids', headingIds)
   md.core.ruler.push('proxybench_toc', tocMarker)
+  md.core.ruler.push('proxybench_block_markers', blockMarkers)
+  md.inline.ruler.before('link', 'proxybench_badge', badgeRule)
   md.core.ruler.push('proxybench_numeric_cells', numericCells)
   md.core.ruler.push('proxybench_images', images)
 
   md.renderer.rules.toc = (_tokens, _idx, _opts, env: Env) => renderToc(env.headings.filter((h) => h.level === 2 || h.level === 3))
-  md.renderer.rules.table_open = () => '<div class="table-wrap">\n<table>\n'
+  md.renderer.rules.table_open = (tokens, idx) => {
+    const cls = tokens[idx]!.attrGet('class')
+    return `<div class="table-wrap">\n<table${cls ? ` class="${escapeHtml(cls)}"` : ''}>\n`
+  }
+  md.renderer.rules.appendix_open = () => '<section class="appendix" id="appendix">\n'
+  md.renderer.rules.appendix_close = () => '</section>\n'
+  md.renderer.rules.badge = (tokens, idx) => {
+    const { kind, count, short } = tokens[idx]!.meta as { kind: BadgeKind; count: number | null; short: boolean }
+    if (short) return `<span class="badge badge-${kind}" title="${count} ${escapeHtml(BADGES[kind])}">${count} ${BADGE_MARKS[kind]}</span>`
+    return `<span class="badge badge-${kind}">${count === null ? '' : `${count} `}${escapeHtml(BADGES[kind])}</span>`
+  }
   md.renderer.rules.table_close = () => '</table>\n</div>\n'
   const image = md.renderer.rules.image!
   md.renderer.rules.image = (tokens, idx, opts, env, self) => {

@@ -179,8 +179,8 @@ export function publishRun(siteDir: string, run: RunPage, log: Logger): Publishe
 }
 
 export interface SiteEntry {
-  /** Relative to site/, e.g. runs/<id>/index.html. */
-  href: string
+  /** Relative to site/, e.g. runs/<id>/index.html; absent: listed without a page (a baseline no run was compared with yet). */
+  href?: string
   title: string
   subtitle?: string
   date?: string
@@ -201,7 +201,8 @@ function entriesHtml(entries: readonly SiteEntry[], empty: string): string {
   const items = entries.map((e) => {
     const date = e.date ? ` <span class="date">${escapeHtml(e.date)}</span>` : ''
     const sub = e.subtitle ? `<br><span class="subtitle">${escapeHtml(e.subtitle)}</span>` : ''
-    return `<li><a href="${relativeHref(e.href)}">${escapeHtml(e.title)}</a>${date}${sub}</li>`
+    const name = e.href ? `<a href="${relativeHref(e.href)}">${escapeHtml(e.title)}</a>` : `<span class="title">${escapeHtml(e.title)}</span>`
+    return `<li>${name}${date}${sub}</li>`
   })
   return `<ul class="entries">\n${items.join('\n')}\n</ul>\n`
 }
@@ -211,7 +212,7 @@ export function writeSiteIndex(siteDir: string, entries: readonly SiteEntry[], l
   for (const e of entries) {
     if (e.kind !== 'run' && e.kind !== 'baseline') throw userError('site index', `entry ${JSON.stringify(e.title)} has kind ${JSON.stringify(e.kind)}`, 'Use "run" or "baseline"')
     try {
-      relativeHref(e.href)
+      if (e.href !== undefined) relativeHref(e.href)
     } catch {
       throw userError('site index', `entry ${JSON.stringify(e.title)} links to ${JSON.stringify(e.href)}, not a relative path`, 'Link site pages relatively, e.g. runs/<id>/index.html')
     }

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { zodToJsonSchema, type JsonSchema } from '../core/json-schema.ts'
 import { repoRoot } from '../core/paths.ts'
-import { methodText, type Interval } from '../core/intervals.ts'
+import { methodText, repeatsDisagree, type Interval } from '../core/intervals.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
@@ -18,7 +18,10 @@ import type { BaselineComparison } from './sections/baseline.ts'
 export const SUMMARY_FORMAT = 'proxybench-summary/1'
 
 /** A finding's interval as exported: its method in words, widening included. */
-const intervalFields = (i: Interval) => ({ value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })
+const intervalFields = (i: Interval) => (repeatsDisagree(i) && i.disagree && Number.isFinite(i.disagree.lo) && Number.isFinite(i.disagree.hi)
+  // Repeats that disagree: their range, named as such, not a 100×-wide interval (docs/method/disturbance.md#intervals).
+  ? { value: i.value, lo: i.disagree.lo, hi: i.disagree.hi, level: 0, method: 'repeats disagree', n: i.n }
+  : { value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })
 
 const num = z.number().nullable()
 // Bounds are null where a figure is not finite (a ratio over 0): JSON has no Infinity.

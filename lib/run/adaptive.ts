@@ -48,8 +48,13 @@ export interface CellDecision {
 
 const pct = (x: number) => `±${(100 * x).toFixed(1)}%`
 
-/** One cell on its own; the time budget is applied across cells by nextRound. */
-export function decideCell(c: CellRows, s: AdaptiveSettings): CellDecision {
+/**
+ * One cell on its own; the time budget is applied across cells by nextRound. While the
+ * run's quiet budget lasts (`quietLeftS` > 0, lib/run/quiet.ts), disturbed windows never end
+ * a cell: each was followed by a wait for quiet, and the budget bounds them all.
+ */
+export function decideCell(c: CellRows, s: AdaptiveSettings, quietLeftS = 0): CellDecision {
+  const tooDisturbed = c.disturbed > s.maxDisturbed && quietLeftS <= 0
   const iv = c.values.length > 0 ? medianInterval(new Map(c.values.map((v, i) => [i + 1, v]))) : null
   const halfWidth = iv && iv.method === 'order statistics' ? relativeHalfWidth(iv) : null
   const level = iv?.level ?? 0
@@ -57,7 +62,7 @@ export function decideCell(c: CellRows, s: AdaptiveSettings): CellDecision {
   const out = (more: boolean, reason: string): CellDecision => ({ id: c.id, more, reason, halfWidth, level })
   // Disturbed windows left a cell short of its minimum: re-measure them, within their own budget.
   if (c.repeats < s.minRepeats) {
-    return c.disturbed > s.maxDisturbed ? out(false, `disturbed budget: ${c.disturbed} windows disturbed`) : out(true, `${c.repeats} of ${s.minRepeats} repeats (${c.disturbed} disturbed)`)
+    return tooDisturbed ? out(false, `disturbed budget: ${c.disturbed} windows disturbed`) : out(true, `${c.repeats} of ${s.minRepeats} repeats (${c.disturbed} disturbed)`)
   }
   // Invalid or failed repeats are the cell's result, not noise: more of them would not help.
   if (c.values.length < 2) return out(false, `${c.values.length} valid of ${c.repeats} repeats`)
@@ -65,7 +70,7 @@ export function decideCell(c: CellRows, s: AdaptiveSettings): CellDecision {
   if (level >= LEVEL && halfWidth !== null && halfWidth <= s.precision) return out(false, `reached ${pct(halfWidth)}`)
   if (c.repeats >= s.maxRepeats) return out(false, `budget: ${c.repeats} repeats${at}`)
   // A machine that keeps disturbing this cell's windows ends its rounds too.
-  if (c.disturbed > s.maxDisturbed) return out(false, `disturbed budget: ${c.disturbed} windows disturbed${at}`)
+  if (tooDisturbed) return out(false, `disturbed budget: ${c.disturbed} windows disturbed${at}`)
   return out(true, `not yet ${pct(s.precision)}${at}`)
 }
 
@@ -75,8 +80,8 @@ export function decideCell(c: CellRows, s: AdaptiveSettings): CellDecision {
  * minimum go first; then cells already within the precision that lack only the interval's
  * coverage (n < 6), since a round or two finishes them; then the least precise.
  */
-export function nextRound(cells: readonly CellRows[], s: AdaptiveSettings, time: { remainingS: number; costS: number }): CellDecision[] {
-  const decisions = cells.map((c) => decideCell(c, s))
+export function nextRound(cells: readonly CellRows[], s: AdaptiveSettings, time: { remainingS: number; costS: number; quietLeftS?: number }): CellDecision[] {
+  const decisions = cells.map((c) => decideCell(c, s, time.quietLeftS))
   const short = new Set(cells.filter((c) => c.repeats < s.minRepeats).map((c) => c.id))
   const rank = (d: CellDecision) => (short.has(d.id) ? 0 : d.halfWidth !== null && d.halfWidth <= s.precision ? 1 : 2)
   const wanting = decisions.filter((d) => d.more).sort((a, b) => rank(a) - rank(b) || (b.halfWidth ?? Infinity) - (a.halfWidth ?? Infinity))

@@ -44,6 +44,8 @@ export interface RunOptions {
   resume: boolean
   /** With resume: accept settings that differ from the run's (each recorded in the manifest's invocations). */
   allowChanges?: boolean
+  /** Kernel counts per window (default on); false: --no-counts. */
+  counts?: boolean
   /** A fixed seed instead of a random one. */
   seed?: number
   /** Install missing components first (run-all) or only check (a single step). */

@@ -7,6 +7,7 @@ import { interrupted, untilExit } from '../runtime/shutdown.ts'
 import { cellOfKey } from '../series/tasks.ts'
 import type { Task } from '../series/types.ts'
 import { nextRound, type AdaptiveSettings, type CellRows } from './adaptive.ts'
+import type { QuietBudget } from './quiet.ts'
 
 /** How a phase whose rows are costs goes past its minimum rounds (absent: exactly the tasks given). */
 export interface PhaseAdaptive {
@@ -21,9 +22,11 @@ export interface PhaseOutput {
   runDir: string
   /** The manifest invocation measuring now (the `invocation` column); null: untagged. */
   invocation: number | null
+  /** The run's budget for other work (lib/run/quiet.ts); absent: disturbed windows are redone at once. */
+  quiet?: QuietBudget
 }
 
-type Row = { status: string; reason: string; proxy: string; repeat: number; steal_share?: number | null; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null; invocation?: number | null }
+type Row = { status: string; reason: string; proxy: string; repeat: number; steal_share?: number | null; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null; foreign_processes?: string; invocation?: number | null }
 
 /**
  * Runs the tasks not yet in their table, appending one row each, with a live progress line;
@@ -31,7 +34,7 @@ type Row = { status: string; reason: string; proxy: string; repeat: number; stea
  * precise (lib/run/adaptive.ts). Rows already on disk count, so --resume continues the rounds.
  */
 export async function runPhase(name: string, tasks: Task[], out: string | PhaseOutput, log: Logger, resume: boolean, adaptive: PhaseAdaptive | null = null): Promise<void> {
-  const { runDir, invocation } = typeof out === 'string' ? { runDir: out, invocation: null } : out
+  const { runDir, invocation, quiet } = typeof out === 'string' ? { runDir: out, invocation: null, quiet: undefined } : out
   const doneKeys = new Map<Table<unknown>, Set<string>>()
   const isDone = (t: Task) => {
     if (!doneKeys.has(t.table)) doneKeys.set(t.table, new Set(readTable(runDir, t.table).map((r) => t.table.key(r))))
@@ -39,19 +42,24 @@ export async function runPhase(name: string, tasks: Task[], out: string | PhaseO
   }
   const todo = tasks.filter((t) => !isDone(t))
   if (resume && todo.length < tasks.length) log.info(`resume ${name}: ${tasks.length - todo.length} repeats already measured, ${todo.length} to go`)
-  const timing = { n: 0, s: 0 }
-  await runTasks(name, todo, { runDir, invocation }, log, adaptive !== null, timing)
-  if (adaptive) await adaptiveRounds(name, tasks, { runDir, invocation }, log, adaptive, timing)
+  const timing: Timing = { n: 0, s: 0, otherWorkS: 0 }
+  await runTasks(name, todo, { runDir, invocation, quiet }, log, adaptive !== null, timing)
+  if (adaptive) await adaptiveRounds(name, tasks, { runDir, invocation, quiet }, log, adaptive, timing)
 }
 
-async function runTasks(name: string, todo: readonly Task[], { runDir, invocation }: PhaseOutput, log: Logger, invalidateDisturbed: boolean, timing: { n: number; s: number }) {
+/** Repeats timed so far and their seconds; `otherWorkS`: seconds lost to other work (disturbed windows, waits), which no phase budget pays. */
+type Timing = { n: number; s: number; otherWorkS: number }
+
+async function runTasks(name: string, todo: readonly Task[], { runDir, invocation, quiet }: PhaseOutput, log: Logger, invalidateDisturbed: boolean, timing: Timing) {
   const t0 = Date.now()
   for (const [i, task] of todo.entries()) {
     if (interrupted()) return untilExit()
     const elapsed = (Date.now() - t0) / 1000
     const eta = i === 0 ? '?' : fmtDuration((elapsed / i) * (todo.length - i))
     log.progress(`[${name} ${i + 1}/${todo.length}] ${task.label} · ${fmtDuration(elapsed)} elapsed · ETA ${eta}`)
+    const owed = quiet?.waitOwed ?? false
     const started = Date.now()
+    const waitedBefore = quiet?.record.waited_s ?? 0
     let row: Row
     try {
       row = (await task.run()) as Row
@@ -61,8 +69,12 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
     }
     // A signal killed the roles: this row would blame them for it. Not written, so --resume measures it.
     if (interrupted()) return untilExit()
+    // A wait for quiet inside the task (before its load) is other work's time, not the repeat's.
+    const waitedS = (quiet?.record.waited_s ?? 0) - waitedBefore
+    const tookS = (Date.now() - started) / 1000 - waitedS
     timing.n++
-    timing.s += (Date.now() - started) / 1000
+    timing.s += tookS
+    timing.otherWorkS += waitedS
     const disturbed = row.status === 'failed' ? null : disturbedReason(row, row.proxy === 'direct' ? 'backend' : 'proxy')
     if (disturbed && invalidateDisturbed) {
       // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
@@ -71,7 +83,17 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
     } else if (disturbed && !isDisturbed(row)) log.warn(`${task.label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
     if (invocation !== null) row.invocation = invocation
     appendRow(runDir, task.table, row)
-    if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}`)
+    if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}${row.foreign_processes ? ` (${row.foreign_processes})` : ''}`)
+    if (owed && quiet?.waitOwed) {
+      // This task never reached its gate (it failed before its load, or its protocol has none): the wait it owed happens here, between tasks.
+      timing.otherWorkS += await quiet.waitForQuiet()
+      if (interrupted()) return untilExit()
+    }
+    // The next window waits for quiet just before its load; the disturbed one is redone in a later round, not at once.
+    if (disturbed && invalidateDisturbed && quiet) {
+      quiet.disturbed(tookS)
+      timing.otherWorkS += tookS
+    }
   }
 }
 
@@ -96,15 +118,18 @@ function cellRows(tasks: readonly Task[], runDir: string): { rows: CellRows[]; l
   return { rows, lastRepeat }
 }
 
-async function adaptiveRounds(name: string, tasks: readonly Task[], out: PhaseOutput, log: Logger, a: PhaseAdaptive, timing: { n: number; s: number }) {
+async function adaptiveRounds(name: string, tasks: readonly Task[], out: PhaseOutput, log: Logger, a: PhaseAdaptive, timing: Timing) {
   const { runDir } = out
   if (tasks.length === 0) return
   const template = new Map(tasks.map((t) => [t.cell, t]))
   const t0 = Date.now()
+  const otherWorkAtStart = timing.otherWorkS
   for (let round = 1; ; round++) {
     const { rows, lastRepeat } = cellRows(tasks, runDir)
     const costS = timing.n > 0 ? timing.s / timing.n : a.repeatS
-    const decisions = nextRound(rows, a.settings, { remainingS: a.settings.budgetS - (Date.now() - t0) / 1000, costS })
+    // Time lost to other work is the quiet budget's, not the phase's: disturbed windows do not consume a cell's budget.
+    const spentS = (Date.now() - t0) / 1000 - (timing.otherWorkS - otherWorkAtStart)
+    const decisions = nextRound(rows, a.settings, { remainingS: a.settings.budgetS - spentS, costS, quietLeftS: out.quiet?.leftS() ?? 0 })
     const more = decisions.filter((d) => d.more)
     if (more.length === 0) {
       const reached = decisions.filter((d) => d.reason.startsWith('reached')).length

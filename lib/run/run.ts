@@ -38,6 +38,9 @@ import { adaptiveSettings } from './adaptive.ts'
 import { adaptiveHere } from '../series/tasks.ts'
 import { connectHosts, hostCpusets, hostsChange, hostsRecord, hostsShareCores, withImages, type EngineFacts } from './hosts.ts'
 import { runPhase } from './phase.ts'
+import { QuietBudget, quietSettings } from './quiet.ts'
+import { lookAtMachine, preflightLine } from '../measure/culprits.ts'
+import { MAX_FOREIGN_SHARE } from '../measure/validity.ts'
 import { nextInvocationId, previousSettings, refusal, resumeDifferences, type ResumeSettings } from './provenance.ts'
 
 export type { RunOptions } from './options.ts'
@@ -89,6 +92,9 @@ async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOption
 /** A phase that needs more repeats than the profile's (a bisect's Mann-Whitney test) gets them, disturbed windows re-measured up to there. */
 const atLeast = <A extends { settings: { minRepeats: number; maxRepeats: number } }>(a: A, min: number | undefined): A =>
   min === undefined ? a : { ...a, settings: { ...a.settings, minRepeats: Math.max(a.settings.minRepeats, min), maxRepeats: Math.max(a.settings.maxRepeats, min) } }
+
+/** Seconds the preflight samples the machine before the first window. */
+const PREFLIGHT_S = 2
 
 const newRunId = () => {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
@@ -213,9 +219,18 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     runtime, runId, runDir, cpus, profile, certs, log, proxies: o.proxies, seed, connections: profile.connections, focus: o.focus, versions: o.versions ?? defaultVersionChoice(profile.name), bisectMetric: o.bisectMetric, bisectTags: o.bisectTags,
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks,
     capacity: o.capacity,
+    ...(o.counts === false ? { counts: false } : {}),
   }
   const findings: Finding[] = []
   try {
+    // Other work on the machine, named before the first window; the run goes on either way and waits for quiet after a disturbed window.
+    const look = await lookAtMachine(PREFLIGHT_S)
+    const busy = preflightLine(look, `${cpus.proxy},${cpus.backend},${cpus.generator}`, MAX_FOREIGN_SHARE)
+    if (busy) log.warn(busy)
+    const quiet = new QuietBudget(quietSettings(profile, cpus), log, manifest.quiet, busy)
+    ctx.windowGate = quiet
+    manifest.quiet = quiet.record
+    save()
     // Once per run, before any cell, on the proxy's cpuset; a resumed run keeps its own.
     // On this machine's cores: with the proxy on another host's engine it would calibrate the wrong machine.
     const proxyElsewhere = o.hosts && o.hosts.roles.proxy.host.protocol !== 'unix'
@@ -225,6 +240,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
       save()
     }
     if (manifest.calibration) log.info(formatCalibration(manifest.calibration))
+    ctx.calibration = manifest.calibration
     for (const name of o.series) {
       const series = SERIES_PLANS[name](custom)
       current = name
@@ -235,9 +251,10 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
         const tasks = phase.tasks(ctx)
         // Each template once, before its first cell: a broken one fails now, and its cells fail without starting anything.
         for (const reason of await checkTemplates(tasks.flatMap((t) => t.subject ?? []), { ...ctx, templateChecks })) log.warn(reason)
-        await runPhase(phase.name, tasks, { runDir, invocation: invocation.id }, log, o.resume, adaptiveHere(phase, ctx) ? atLeast(adaptive, phase.minRepeats) : null)
+        await runPhase(phase.name, tasks, { runDir, invocation: invocation.id, quiet }, log, o.resume, adaptiveHere(phase, ctx) ? atLeast(adaptive, phase.minRepeats) : null)
       }
       manifest.steps[name] = 'done'
+      manifest.quiet = quiet.record
       current = undefined
       save()
       findings.push(...findingsFor(readRunTables(runDir), [name], { bisect: readBisectPlan(runDir) }))

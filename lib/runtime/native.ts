@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../core/atomic.ts'
 import { cacheDir } from '../core/paths.ts'
 import { consoleLogger, type Logger } from '../core/log.ts'
 import { CGROUP_PARENTS, detectCpuAccounting, removeCgroup, type CpuAccounting } from './cgroup.ts'
+import { localCountingGroup, type CountingGroup } from './counts.ts'
 import { cleanupStaleCopies } from './key-copies.ts'
 import { procRef, sameProcess, type ProcRef } from './proc.ts'
 import { keepAside } from './state-file.ts'
@@ -161,6 +162,11 @@ export class NativeRuntime implements Runtime {
 
   async cpuNs(role: RunningRole): Promise<number> {
     return this.cpu.read(role.spec.name, role.pid)
+  }
+
+  countingGroup(role: RunningRole): CountingGroup | string {
+    if (this.cpu.source.startsWith('/proc')) return 'no cgroup for the role (no cgroup file system the harness may write): counts need one'
+    return localCountingGroup(role.pid, role.spec.name)
   }
 
   async stop(role: RunningRole): Promise<void> {

@@ -1,3 +1,5 @@
+import type { CountingGroup } from './counts.ts'
+
 /** What each process of a cell does; each gets its own cpuset and CPU counter. */
 export type Role = 'backend' | 'proxy' | 'generator'
 
@@ -60,6 +62,12 @@ export interface Runtime {
   collect?(role: RunningRole): Promise<void>
   /** Roles on several hosts: requests that check a stack are sent from the generator's host, not from this machine. */
   readonly generatorElsewhere?: boolean
+  /**
+   * The cgroup on this machine that holds all of a role's processes, where the kernel's
+   * counts of it are read (lib/runtime/counts.ts), or why there is none (a role on another
+   * host, no cgroup). Absent: this runtime cannot say.
+   */
+  countingGroup?(role: RunningRole): CountingGroup | string
   start(spec: RoleSpec): Promise<RunningRole>
   /** Cumulative CPU nanoseconds of the role's whole process tree. */
   cpuNs(role: RunningRole): Promise<number>

@@ -6,11 +6,11 @@ import { chooseVersions, type VersionChoice } from '../catalog/version-choice.ts
 import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
 import { summarize } from '../core/stats.ts'
-import { POOLING_ROWS } from '../data/series.ts'
+import { OWN_RATE_SERIES, POOLING_ROWS } from '../data/series.ts'
 import type { Measurement } from '../data/schema.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { rateAt } from './tls.ts'
-import { closedTasks, openTasks } from './tasks.ts'
+import { closedTasks, openTasks, openTasksAt } from './tasks.ts'
 import type { Series, SeriesContext } from './types.ts'
 
 export interface CustomConfig {
@@ -96,6 +96,24 @@ export function poolingOpenRate(rows: readonly Measurement[], fraction = POOLING
   return lowest ? { rate: rateAt(fraction, lowest[1]), fraction, ceiling: lowest[1], cell: lowest[0] } : null
 }
 
+/**
+ * same-own-rate: each proxy's article config (series same) again in the open model, each at
+ * this fraction of its OWN closed ceiling, so that "does it hold the open model" is asked
+ * at a load relative to the proxy's capacity (seed 001 ran HAProxy at a rate its hosts
+ * held: claim s001-haproxy-holds-50k), where pooling-open's one rate is relative to the
+ * slowest cell. The fraction is pooling-open's (the project's choice, docs/ledger.md).
+ */
+export { OWN_RATE_SERIES }
+/** Each proxy's rate for its article cell: the fraction of that cell's median closed rps (valid rows), in hundreds. */
+export function ownOpenRates(rows: readonly Measurement[], fraction = POOLING_OPEN_FRACTION): Map<string, { rate: number; ceiling: number }> {
+  const out = new Map<string, { rate: number; ceiling: number }>()
+  for (const [key, ceiling] of poolingCeilings(rows)) {
+    const [series, proxy, version, variant] = key.split(' ')
+    if (series === 'same' && variant === 'article') out.set(`${proxy} ${version}`, { rate: rateAt(fraction, ceiling), ceiling })
+  }
+  return out
+}
+
 export function poolingSeries(custom: CustomConfig[]): Series {
   const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom, versions: ctx.versions })
   return {
@@ -115,6 +133,16 @@ export function poolingSeries(custom: CustomConfig[]): Series {
           const main = new Set<string>([...Object.keys(MAIN_SERIES), 'direct'])
           const chosen = ctx.profile.fixedRateCells === 'main' ? cells(ctx).filter((c) => main.has(c.series)) : cells(ctx)
           return openTasks(chosen, [choice.rate], ctx)
+        },
+      },
+      {
+        name: OWN_RATE_SERIES,
+        tasks: (ctx) => {
+          const rates = ownOpenRates(readTable(ctx.runDir, MEASUREMENTS))
+          const combos = cells(ctx).filter((c) => c.series === 'same' && rates.has(`${c.proxy} ${c.version}`)).map((c) => ({ cell: { ...c, series: OWN_RATE_SERIES }, rate: rates.get(`${c.proxy} ${c.version}`)!.rate }))
+          if (combos.length === 0) ctx.log.warn(`${OWN_RATE_SERIES}: no article cell has a valid closed-model ceiling: phase skipped`)
+          else ctx.log.info(`${OWN_RATE_SERIES}: each article config at ${POOLING_OPEN_FRACTION * 100}% of its own closed ceiling: ${combos.map((x) => `${x.cell.proxy} ${x.rate} rps`).join(', ')}; VUs ${OPEN_PREALLOC}..${ctx.connections}`)
+          return openTasksAt(combos, ctx)
         },
       },
     ],

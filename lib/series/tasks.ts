@@ -3,6 +3,8 @@ import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import type { Cell } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
+import { measureDefaultKey } from '../measure/default-key.ts'
+import { DEFAULT_KEYS, type DefaultKeyRow } from '../data/default-keys.ts'
 import { measureH2 } from '../measure/h2.ts'
 import { measureH3 } from '../measure/h3.ts'
 import { measureHandshakes } from '../measure/handshake.ts'
@@ -56,7 +58,11 @@ export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] 
 
 /** Open-model tasks: each cell at each fixed rate, repeats interleaved and shuffled. */
 export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx: SeriesContext): Task[] {
-  const combos = cells.flatMap((cell) => rates.map((rate) => ({ cell, rate })))
+  return openTasksAt(cells.flatMap((cell) => rates.map((rate) => ({ cell, rate }))), ctx)
+}
+
+/** Open-model tasks of cells each at its own rate (a fraction of its own ceiling), repeats interleaved and shuffled. */
+export function openTasksAt(combos: readonly { cell: Cell; rate: number }[], ctx: SeriesContext): Task[] {
   // Through interleaved() like the other builders, so an adaptive phase can ask for more repeats.
   return interleaved(combos, ctx, (x) => x.cell, ({ cell, rate }, repeat) => ({
     label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} ${cell.keyType} ${rate} rps r${repeat}`,
@@ -75,6 +81,17 @@ export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task
     key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, resumption: cell.resumption, repeat } as Handshake),
     run: () => measureHandshakes(cell, repeat, ctx),
     subject: cell,
+  }))
+}
+
+/** Default-key probes (lib/measure/default-key.ts): one handshake a repeat, what the proxy serves when given no certificate. */
+export function defaultKeyTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
+  return interleaved(cells, ctx, (c) => c, (c, repeat) => ({
+    label: `default key ${c.proxy} ${c.version} ${c.variant} r${repeat}`,
+    table: DEFAULT_KEYS as Task['table'],
+    key: DEFAULT_KEYS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, repeat } as DefaultKeyRow),
+    run: () => measureDefaultKey(c, repeat, ctx),
+    subject: c,
   }))
 }
 

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -41,12 +40,8 @@ const (
 )
 
 func cpuNowUs() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec)*1e6 + float64(t.Usec) }
-	return tv(ru.Utime) + tv(ru.Stime)
+	t := rusageNow()
+	return t.userUs + t.sysUs
 }
 
 func runRTT(args []string, stdout, stderr io.Writer) int {

@@ -7,7 +7,7 @@ import type { Calibration, Manifest } from '../../lib/data/schema.ts'
 import { cpuRepeats, handshake, measurement } from '../fixtures/rows.ts'
 import { OLD_FORMAT_RUN } from '../fixtures/run.ts'
 
-const CAL: Calibration = { loopback_rtt_us: 25, loopback_rtt_wall_us: 26, ecdsa_p256_sign_us: 15, rsa4096_sign_us: 3000, measured_at: '2026-11-30T12:00:00Z', cpuset: '1' }
+const CAL: Calibration = { loopback_rtt_us: 25, loopback_rtt_wall_us: 26, ecdsa_p256_sign_us: 15, rsa4096_sign_us: 3000, syscall_us: null, compute_us: null, measured_at: '2026-11-30T12:00:00Z', cpuset: '1' }
 const direct = (us: number[]) => us.map((u, i) => measurement({ series: 'direct', proxy: 'direct', variant: 'direct', repeat: i + 1, proxy_cpu_us_per_req: null, backend_cpu_us_per_req: u }))
 const manifest = (calibration: Calibration | null) => ({ calibration }) as Pick<Manifest, 'calibration'> as Manifest
 

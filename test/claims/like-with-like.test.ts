@@ -4,6 +4,8 @@ import { metricValue } from '../../lib/claims/cells.ts'
 import { evaluateClaims, type ClaimResult } from '../../lib/claims/evaluate.ts'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { UserError } from '../../lib/core/errors.ts'
+import type { BisectPlan } from '../../lib/data/bisect.ts'
+import type { DefaultKeyRow } from '../../lib/data/default-keys.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../../lib/data/schema.ts'
 import { claimOf, evalCheck, run, writeLedger } from '../fixtures/ledger.ts'
 import { handshake as h, measurement as m, two, websocketRow as w } from '../fixtures/rows.ts'
@@ -176,9 +178,12 @@ test('failed_pct counts dropped iterations; a closed-model row drops nothing; an
 })
 
 test('s001-haproxy-holds-50k: 0% errors with 5% dropped iterations fails; the article\'s ≈0.5% dropped passes', () => {
-  const open = (dropped: number) => two(m, { series: 'same', proxy: 'haproxy', variant: 'article', model: 'open', target_rps: 5000, requests: 10000 - dropped, errors: 0, dropped })
+  const open = (dropped: number, series = 'same-own-rate') => two(m, { series, proxy: 'haproxy', variant: 'article', model: 'open', target_rps: 5000, requests: 10000 - dropped, errors: 0, dropped })
   assert.equal(published('s001-haproxy-holds-50k', { measurements: open(500) }).verdict, 'not reproduced')
   assert.equal(published('s001-haproxy-holds-50k', { measurements: open(50) }).verdict, 'reproduced')
+  // At pooling-open's one rate for all (series same: the lowest ceiling of every pooling cell), never: that rate says nothing of HAProxy's.
+  assert.equal(published('s001-haproxy-holds-50k', { measurements: open(50, 'same') }).verdict, 'not measured')
+  assert.match(claim('s001-haproxy-holds-50k').check.expect, /50% of its own closed-model rps/)
   for (const id of ['rsa4096-open-model-collapse', 'rsa4096-fails-everyone', 's001-haproxy-holds-50k', 'april-nginx-last-with-errors']) {
     assert.match(`${claim(id).claim} ${claim(id).check.expect}`, /rate/, `${id} states its rate`)
   }
@@ -190,10 +195,55 @@ test('a named version matches only itself; a side of a change takes the catalog 
   const art = (version: string, rps: number) => two(m, { series: 'versions', proxy: 'nginx', version, variant: 'article' }, 'rps', rps)
   // 1.27.3 does not stand in for 1.27.4.
   assert.equal(published('nginx-version-regression', { measurements: [...art('1.27.3', 24000), ...art('1.31.3', 10000)] }).verdict, 'not measured')
-  const bisect = published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 24000), ...art('1.31.3', 10000)] })
-  assert.equal(bisect.verdict, 'reproduced')
-  assert.match(claim('nginx-bisect-1-29-7').caveat ?? '', /1\.22\.1, 1\.31\.3/)
-  assert.equal(published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 10500), ...art('1.31.3', 10000)] }).verdict, 'not reproduced')
+})
+
+// ------------------------------------------------------------------ 7b. the bisect claim reads the bisect
+
+/** Five repeats a version of the bisect series (nginx article), CPU µs/req per version. */
+const bisectRows = (levels: Record<string, number>, status: Measurement['status'] = 'valid') =>
+  Object.entries(levels).flatMap(([version, cpu]) => [0.98, 1.01, 0.99, 1.02, 1].map((f, i) => m({ series: 'bisect', proxy: 'nginx', version, variant: 'article', repeat: i + 1, status, proxy_cpu_us_per_req: cpu * f, backend_conns_per_1k_req: 1000 })))
+const CATALOG = ['1.22.1', '1.26.3', '1.30.6', '1.31.3']
+const bisectPlan = (versions = CATALOG): BisectPlan => ({ metric: 'cpu', alpha: 0.05, min_effect: 0.1, searches: [{ proxy: 'nginx', variant: 'article', source: 'catalog', versions, skipped: [], images: {} }] })
+const bisected = (levels: Record<string, number>, plan = bisectPlan(), extra: Measurement[] = []) =>
+  evaluateClaims({ claims: [claim('nginx-bisect-1-29-7')], figures: ledger.figures }, run({ measurements: [...bisectRows(levels), ...extra], bisect: plan }))[0]!
+
+test('nginx-bisect-1-29-7: the located pair around 1.29.7, newer costlier, holds; exactly at 1.29.7 when searched', () => {
+  const r = bisected({ '1.22.1': 40, '1.26.3': 41, '1.30.6': 80, '1.31.3': 81 })
+  assert.equal(r.verdict, 'reproduced')
+  assert.deepEqual(r.evidence.map((e) => e.cell.version), ['1.26.3', '1.30.6'], 'the located pair is the evidence')
+  assert.match(r.measured, /^bisect nginx article: the step is between 1\.26\.3 and 1\.30\.6, adjacent in the search \(1\.9\d \[[\d.]+, [\d.]+\]x proxy CPU µs\/req, p=0\.008, \d+ comparisons\): 1\.29\.7 is in it/)
+  const exact = bisected({ '1.22.1': 40, '1.29.6': 41, '1.29.7': 80, '1.31.3': 81 }, bisectPlan(['1.22.1', '1.29.6', '1.29.7', '1.31.3']))
+  assert.equal(exact.verdict, 'reproduced')
+  assert.match(exact.measured, /between 1\.29\.6 and 1\.29\.7.*: exactly at 1\.29\.7$/)
+})
+
+test('nginx-bisect-1-29-7: a step elsewhere, a step the other way, or ends around 1.29.7 that do not differ refute it', () => {
+  assert.equal(bisected({ '1.22.1': 40, '1.26.3': 80, '1.30.6': 81, '1.31.3': 82 }).verdict, 'not reproduced')
+  assert.match(bisected({ '1.22.1': 40, '1.26.3': 80, '1.30.6': 81, '1.31.3': 82 }).measured, /between 1\.22\.1 and 1\.26\.3.*: 1\.29\.7 is not in it/)
+  assert.match(bisected({ '1.22.1': 80, '1.26.3': 81, '1.30.6': 40, '1.31.3': 41 }).measured, /1\.30\.6 is the cheaper, not a drop/)
+  const flat = bisected({ '1.22.1': 40, '1.31.3': 41 })
+  assert.equal(flat.verdict, 'not reproduced')
+  // A no-step result is never printed in the form that names a located step.
+  assert.match(flat.measured, /no significant step from 1\.22\.1 to 1\.31\.3, a span that holds 1\.29\.7/)
+  assert.doesNotMatch(flat.measured, /between/)
+})
+
+test('nginx-bisect-1-29-7: no bisect in the run (quick measured the two ends), or an unfinished one, is not measured and says why', () => {
+  const art = (version: string, rps: number) => two(m, { series: 'versions', proxy: 'nginx', version, variant: 'article' }, 'rps', rps)
+  // The old reading took the versions series' two ends for a step "between" them: now it names what is missing.
+  const quick = published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 24000), ...art('1.31.3', 10000)] })
+  assert.equal(quick.verdict, 'not measured')
+  assert.match(quick.measured, /^not measured: no bisect of nginx article in this run: the versions series measured nginx article at 1\.22\.1, 1\.31\.3 only \(its two ends\), which places no step between adjacent releases; locate it with npx zx notebooks\/bisect\.mjs --proxy nginx --variant article$/)
+  const unfinished = bisected({ '1.22.1': 40, '1.31.3': 80 })
+  assert.equal(unfinished.verdict, 'not measured')
+  assert.match(unfinished.measured, /unfinished: 1\.26\.3 still to measure/)
+  const disturbed = evaluateClaims({ claims: [claim('nginx-bisect-1-29-7')], figures: ledger.figures }, run({ measurements: [...bisectRows({ '1.22.1': 40 }), ...bisectRows({ '1.31.3': 80 }, 'invalid')], bisect: bisectPlan() }))[0]!
+  assert.equal(disturbed.verdict, 'inconclusive')
+})
+
+test('a bisect check takes no selectors: one line naming the key', () => {
+  const bad = { ...claimOf({ kind: 'bisect', proxy: 'nginx', variant: 'article', change: '1.29.7', metric: 'rps' }) }
+  assert.throws(() => loadLedger(writeLedger([bad])), (e: Error) => e instanceof UserError && /check\.metric: a bisect check reads the run's bisect of nginx article, not metric/.test(e.message))
 })
 
 // ------------------------------------------------------------------ 8. seed 002's configs
@@ -392,4 +442,30 @@ test('s004-l4-haproxy-leads-1-5x: nginx / HAProxy CPU per connection and per MiB
   assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(1.5, 1) }).verdict, 'not reproduced')
   assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(0.8, 1.5) }).verdict, 'not reproduced')
   assert.equal(published('s004-l4-haproxy-leads-1-5x', { tcp: rows(1.5, 1.5).filter((r) => r.series === 'l4-short') }).verdict, 'not measured')
+})
+
+// ------------------------------------------------------------------ 7c. default key types, read from the handshake
+
+const keyRow = (proxy: string, served_key: string, f: Partial<DefaultKeyRow> = {}): DefaultKeyRow => ({
+  run_id: 't', series: 'tls-default-key', proxy, version: '1', variant: 'default-cert', repeat: 1, served_key, key_algorithm: served_key.startsWith('rsa') ? 'rsaEncryption' : 'id-ecPublicKey',
+  key_bits: Number(served_key.replace(/\D/g, '')) || null, curve: served_key === 'ec256' ? 'P-256' : '', subject: '', issuer: 'CN = X', tool: 'openssl s_client', status: 'valid', reason: '', runtime: 'native', started_at: 'now', ...f,
+})
+const keys = (id: string, defaultKeys: DefaultKeyRow[]) => evaluateClaims({ claims: [claim(id)], figures: ledger.figures }, run({ defaultKeys }))[0]!
+
+test('caddy-default-keytype / traefik-default-keytype: the key served when given no certificate, against the published default', () => {
+  assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'ec256'), keyRow('caddy', 'ec256', { repeat: 2 })]).verdict, 'reproduced')
+  assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'rsa2048')]).verdict, 'not reproduced')
+  // Traefik's published default (ACME RSA4096) against what it generates for itself when given none.
+  const traefik = keys('traefik-default-keytype', [keyRow('traefik', 'rsa2048', { issuer: 'CN = TRAEFIK DEFAULT CERT' }), keyRow('traefik', 'rsa2048', { repeat: 2 })])
+  assert.equal(traefik.verdict, 'not reproduced')
+  assert.match(traefik.measured, /^traefik 1 given no certificate served rsa2048 \(rsaEncryption 2048 bit, issuer CN = TRAEFIK DEFAULT CERT; 2 handshakes, openssl s_client\); wanted rsa4096$/)
+  assert.equal(keys('traefik-default-keytype', [keyRow('traefik', 'rsa4096')]).verdict, 'reproduced')
+  // Rows that disagree decide nothing; no valid row (or none at all) is not measured, saying why.
+  assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'ec256'), keyRow('caddy', 'rsa2048', { repeat: 2 })]).verdict, 'inconclusive')
+  assert.match(keys('caddy-default-keytype', []).measured, /^not measured: no default-key probe of caddy in this run \(tls series, phase tls-default-key\)$/)
+  const failed = keys('caddy-default-keytype', [keyRow('caddy', '', { status: 'failed', reason: 'no certificate in the handshake: eof' })])
+  assert.equal(failed.verdict, 'not measured')
+  assert.match(failed.measured, /none valid \(no certificate in the handshake: eof\)/)
+  // Another proxy's rows are not this claim's.
+  assert.equal(keys('caddy-default-keytype', [keyRow('traefik', 'ec256')]).verdict, 'not measured')
 })

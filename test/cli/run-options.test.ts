@@ -24,8 +24,9 @@ const parse = (flags: Parameters<typeof parseRunOptions>[0]) => parseRunOptions(
 test('run flags become typed options with the documented defaults', () => {
   const o = parse({})
   assert.equal(o.profile.name, 'quick')
-  assert.deepEqual(o.series, DEFAULT_SERIES.filter((s) => s !== 'h2'), 'quick leaves out h2')
+  assert.deepEqual(o.series, DEFAULT_SERIES, 'quick runs every default series, h2 included (one cell a proxy)')
   assert.deepEqual(parse({ profile: 'standard' }).series, DEFAULT_SERIES)
+  assert.deepEqual(parse({ profile: 'smoke' }).series, DEFAULT_SERIES.filter((s) => s !== 'h2'), 'smoke (the integration tests\' profile) leaves out h2')
   assert.deepEqual(o.proxies, ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'])
   assert.equal(o.runtime, 'auto')
   assert.equal(o.images, 'offline')

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   bootstrapFigure, chiSquareQuantile, fmtInterval, medianInterval, methodText, normalQuantile, overlaps, placeInterval, ratioInterval, relativeHalfWidth, repeatsOf,
-  threeWay, withPooledNoise,
+  MAX_SPAN, spansTooWide, threeWay, withPooledNoise,
 } from '../../lib/core/intervals.ts'
 import { seededRandom } from '../../lib/core/shuffle.ts'
 
@@ -151,4 +151,35 @@ test('noise floor coverage: two repeats per cell, 20 cells with 8% log noise; th
   }
   assert.ok(floored / trials >= 0.9, `floored coverage ${floored / trials}`)
   assert.ok(bare / trials < 0.8, `bare coverage ${bare / trials}`)
+})
+
+test('repeats that disagree: an unstable cell of two repeats prints "value (repeats disagree: a vs b)", never its interval, and decides nothing', () => {
+  // The quick run's F7 cells again: the first cell's two repeats are 40.2 and 18.3, far beyond the others' noise.
+  const quick = withPooledNoise([reps(40.151, 18.27), reps(71.897, 72.689), reps(72.642, 72.816), reps(43.312, 41.489), reps(41.855, 42.118), reps(71.694, 66.887)])
+  const cell = medianInterval(quick[0]!)
+  assert.deepEqual(cell.disagree, { lo: 18.27, hi: 40.151 })
+  assert.equal(fmtInterval(cell, 1), '29.2 (repeats disagree: 18.3 vs 40.2)')
+  assert.equal(placeInterval(cell, { min: 0 }), 'straddles', 'a band that holds the whole interval still decides nothing')
+  // A ratio on it: the figure of each interleaved round.
+  const f7 = ratioInterval(quick[0]!, quick[1]!)
+  assert.deepEqual([f7.disagree!.lo, f7.disagree!.hi].map((x) => Number(x.toFixed(4))), [Number((18.27 / 72.689).toFixed(4)), Number((40.151 / 71.897).toFixed(4))])
+  assert.match(fmtInterval(f7), /^0\.40 \(repeats disagree: 0\.25 vs 0\.56\)$/)
+  // A stable cell keeps its interval.
+  assert.equal(medianInterval(quick[1]!).disagree, undefined)
+  assert.match(fmtInterval(medianInterval(quick[1]!)), /^72\.29 \[/)
+})
+
+test(`no printed interval spans more than ${MAX_SPAN}×: a wider one, whatever made it, is shown as its repeats`, () => {
+  const wide = { value: 16.2, lo: 7.57e-7, hi: 2284919196, level: 0.95, method: 'paired bootstrap' as const, n: 2 }
+  assert.equal(spansTooWide(wide), true)
+  assert.equal(fmtInterval(wide, 1), '16.2 (repeats disagree)')
+  assert.equal(placeInterval(wide, { min: 1e-9 }), 'straddles')
+  assert.equal(fmtInterval({ ...wide, disagree: { lo: 7.6, hi: 34.5 } }, 1), '16.2 (repeats disagree: 7.6 vs 34.5)')
+  // 100× exactly is still an interval; intervals reaching 0 are judged by their own rules.
+  assert.equal(spansTooWide({ lo: 1, hi: 100 }), false)
+  assert.equal(spansTooWide({ lo: -1, hi: 1e6 }), false)
+  // A bootstrap over cells whose repeats differ 1000-fold gets their range attached.
+  const huge = bootstrapFigure([reps(1, 1000), reps(1000, 1)], ([a, b]) => a! / b!)
+  assert.ok(huge.disagree, fmtInterval(huge))
+  assert.match(fmtInterval(huge), /repeats disagree: /)
 })

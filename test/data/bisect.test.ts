@@ -33,7 +33,7 @@ test('the step line: the pair, the effect with its interval on the chosen metric
 test('unfinished and no-step lines; invalid rows count as measured, never as values', () => {
   assert.equal(bisectResults(plan('cpu'), [])[0]!.line, 'nginx upstream-default: unfinished, 1.22.1, 1.31.3 still to measure')
   const flat = bisectResults(plan('cpu'), rows('upstream-default', { '1.22.1': [80, 1000], '1.31.3': [81, 1000] }))[0]!
-  assert.match(flat.line, /^nginx upstream-default: no significant step between 1\.22\.1 and 1\.31\.3 \(±10% or less, or not significant\): 1\.01/)
+  assert.match(flat.line, /^nginx upstream-default: no significant step from 1\.22\.1 to 1\.31\.3 \(±10% or less, or not significant\): 1\.01/)
   const disturbed = bisectResults(plan('cpu'), [...rows('upstream-default', { '1.22.1': [80, 1000] }), ...rows('upstream-default', { '1.31.3': [50, 200] }, 'invalid')])[0]!
   assert.equal(disturbed.state.kind, 'inconclusive')
   assert.match(disturbed.line, /inconclusive, the step \(if any\) lies between 1\.22\.1 and 1\.31\.3: 1\.31\.3 has 0 valid repeats/)

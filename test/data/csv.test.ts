@@ -24,6 +24,8 @@ const row: Measurement = {
   proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
   status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z', steal_share: 0.001, foreign_cpu_share: null, invocation: 2,
   scheme: 'https', path: '/', body_bytes: null, streams: null, load_foreign_cpu_share: 0.02,
+  proxy_syscalls_per_req: 7.415, proxy_ctxsw_per_req: 0.014, proxy_ctxsw_involuntary_per_req: null, proxy_user_us_per_req: 9.5, proxy_sys_us_per_req: 13, counts_reason: '',
+  proxy_cpu_calibrated: 21.2, calibration_unit: 'two-part-ref-us-v1',
 }
 
 test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {
@@ -35,7 +37,7 @@ test('measurements round-trip through the CSV with the README "Data" columns, qu
   assert.equal(text.trim().split('\n').length, 3)
   const back = readMeasurements(dir)
   // An empty string cell reads as '' (a file without the column: absent).
-  assert.deepEqual(back[0], { ...row, slo: '' })
+  assert.deepEqual(back[0], { ...row, slo: '', foreign_processes: '' })
   assert.equal(back[1]!.proxy_cpu_us_per_req, null)
   assert.equal(back[1]!.reason, 'errors 5.0% >= 1%')
   assert.notEqual(MEASUREMENTS.key(back[0]!), MEASUREMENTS.key(back[1]!))
@@ -73,7 +75,12 @@ test('a CSV written before steal_share and foreign_cpu_share reads them as null,
   // The same file as an older run wrote it: the three last columns absent.
   writeFileSync(file, before(readFileSync(file, 'utf8'), 'steal_share'))
   const { scheme: _, ...noScheme } = row
-  assert.deepEqual(readMeasurements(dir)[0], { ...noScheme, steal_share: null, foreign_cpu_share: null, invocation: null, load_foreign_cpu_share: null })
+  // Columns after it read as not measured: numbers null, the count reason and unit absent.
+  const { counts_reason: _r, calibration_unit: _u, ...older } = noScheme
+  assert.deepEqual(readMeasurements(dir)[0], {
+    ...older, steal_share: null, foreign_cpu_share: null, invocation: null, load_foreign_cpu_share: null,
+    proxy_syscalls_per_req: null, proxy_ctxsw_per_req: null, proxy_ctxsw_involuntary_per_req: null, proxy_user_us_per_req: null, proxy_sys_us_per_req: null, proxy_cpu_calibrated: null,
+  })
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   const back = readMeasurements(dir)

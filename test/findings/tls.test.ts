@@ -71,3 +71,22 @@ test('F6: dropped iterations and a missed rate are the collapse itself; a distur
   const disturbed = { ...droppedOnly, reason: `disturbed: steal 0.0% / foreign CPU 40% on the proxy's cores; ${droppedOnly.reason}` }
   assert.equal(tlsFindings([], [open('traefik', 'ec256'), open('traefik', 'rsa4096', disturbed)])[2]!.verdict, 'inconclusive', 'the collapse was not measured')
 })
+
+test('F6 judges the seed-fraction rate (tls-open); the half-ceiling rows (tls-open-half) are an info line of their own', async () => {
+  const { tlsFindings } = await import('../../lib/findings/tls.ts')
+  const { measurement } = await import('../fixtures/rows.ts')
+  const row = (series: string, proxy: string, key_type: 'ec256' | 'rsa4096', target_rps: number, failed: boolean, repeat: number) =>
+    measurement({ series, model: 'open', variant: 'pool-added', proxy, key_type, target_rps, connections: 1000, requests: failed ? 2_000 : 10_000, errors: failed ? 8_000 : 0, dropped: 0, max_vus: failed ? 1000 : 20, repeat, status: failed ? 'invalid' : 'valid', reason: failed ? 'errors 80.0% >= 1%' : '' })
+  const rows = [1, 2].flatMap((r) => [
+    row('tls-open', 'traefik', 'ec256', 600, false, r), row('tls-open', 'traefik', 'rsa4096', 600, true, r),
+    // At half the ceiling even EC-256 collapses: recorded, never turning the seed-rate verdict.
+    row('tls-open-half', 'traefik', 'ec256', 4500, true, r), row('tls-open-half', 'traefik', 'rsa4096', 4500, true, r),
+  ])
+  const f6 = tlsFindings([], rows).filter((f) => f.id === 'F6')
+  assert.equal(f6[0]!.verdict, 'held')
+  assert.match(f6[0]!.title, /at 600 rps/)
+  assert.equal(f6[1]!.verdict, 'info')
+  assert.match(f6[1]!.title, /half HAProxy's ceiling, 4500 rps/)
+  assert.match(f6[1]!.figure, /traefik ec256 80\.0% failed, 1,?000 VUs/)
+  assert.equal(tlsFindings([], rows.filter((r) => r.series === 'tls-open')).filter((f) => f.id === 'F6').length, 2, 'no half-rate line without its rows (the calibration line stays)')
+})

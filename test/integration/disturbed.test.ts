@@ -4,33 +4,16 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { certsDir } from '../../lib/core/paths.ts'
 import { MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
 import { catalogCell } from '../../lib/measure/cell.ts'
 import { coresOutside, cpuIds } from '../../lib/measure/disturbance.ts'
 import { MAX_FOREIGN_SHARE } from '../../lib/measure/validity.ts'
-import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { adaptiveSettings } from '../../lib/run/adaptive.ts'
-import { acquireRunLock } from '../../lib/run/lock.ts'
 import { runPhase } from '../../lib/run/phase.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
 import { closedTasks } from '../../lib/series/tasks.ts'
-import type { SeriesContext } from '../../lib/series/types.ts'
-import { ensureCerts } from '../../lib/setup/certs.ts'
-
-/** The machine lock, waited for: another run would disturb this test's windows and the other way round. */
-async function lock(dir: string): Promise<() => void> {
-  for (let i = 0; ; i++) {
-    try {
-      return await acquireRunLock(dir)
-    } catch (e) {
-      if (i >= 120 || !/another proxybench run/.test((e as Error).message)) throw e
-      await new Promise((r) => setTimeout(r, 5000))
-    }
-  }
-}
+import { smokeContext, waitForRunLock } from './support/smoke-cell.ts'
 
 // Real HAProxy windows (smoke profile, native runtime): the disturbance columns are filled,
 // and a busy loop pinned on the proxy's core, then on the generator's and backend's, makes
@@ -38,15 +21,11 @@ async function lock(dir: string): Promise<() => void> {
 // disturbed budget), then stopped.
 test('disturbance columns are filled, and a busy loop on the proxy core or the load cores marks the window disturbed and re-measures it', async () => {
   const out = mkdtempSync(join(tmpdir(), 'pb-disturbed-'))
-  const release = await lock(out)
+  const release = await waitForRunLock(out)
   const log = memoryLogger()
   const runtime = new NativeRuntime(`disturbed-${process.pid}`)
-  const profile = PROFILES.smoke!
-  const cpus = defaultCpuLayout()
-  const ctx: SeriesContext = {
-    runtime, runId: 'disturbed', runDir: out, cpus, profile, certs: await ensureCerts(certsDir, { force: false, log }), log,
-    proxies: ['haproxy'], seed: 1, connections: profile.connections, backendVersion: 'test',
-  }
+  const ctx = await smokeContext(runtime, 'disturbed', out, log)
+  const { profile, cpus, connections } = ctx
   const adaptive = { settings: adaptiveSettings(profile), seed: 1, repeatS: 5 }
   const loops: ReturnType<typeof spawn>[] = []
   // 100% of each core given: the roles there get about half, the rest is foreign, far above any threshold.
@@ -58,7 +37,7 @@ test('disturbance columns are filled, and a busy loop on the proxy core or the l
   }
   const load = coresOutside(`${cpus.generator},${cpus.backend}`, cpus.proxy)
   try {
-    await runPhase('quiet', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections: profile.connections })], ctx), out, log, false, adaptive)
+    await runPhase('quiet', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections })], ctx), out, log, false, adaptive)
     const quiet = readTable(out, MEASUREMENTS)
     for (const r of quiet) console.log(`no deliberate load: steal ${r.steal_share} foreign ${r.foreign_cpu_share} load foreign ${r.load_foreign_cpu_share} proxy ${r.proxy_cpu_share} ${r.status} ${r.reason}`)
     assert.ok(quiet.length >= 1)
@@ -66,7 +45,7 @@ test('disturbance columns are filled, and a busy loop on the proxy core or the l
     for (const r of quiet) assert.equal(r.load_foreign_cpu_share === null, load === '', JSON.stringify(r))
 
     busyOn(cpus.proxy)
-    await runPhase('busy', closedTasks([catalogCell('haproxy', { series: 'pool-added', variant: 'pool-added', connections: profile.connections })], ctx), out, log, false, adaptive)
+    await runPhase('busy', closedTasks([catalogCell('haproxy', { series: 'pool-added', variant: 'pool-added', connections })], ctx), out, log, false, adaptive)
     const rows = readTable(out, MEASUREMENTS).filter((r) => r.series === 'pool-added')
     for (const r of rows) console.log(`busy loop on the proxy core: steal ${r.steal_share} foreign ${r.foreign_cpu_share} proxy ${r.proxy_cpu_share}`)
     assert.equal(rows.length, 1 + profile.maxDisturbed!, 'the disturbed window is re-measured within its budget, then the cell stops')
@@ -82,7 +61,7 @@ test('disturbance columns are filled, and a busy loop on the proxy core or the l
     // The generator's and backend's cores (on 2 cores: core 0, which they share), where a machine has them apart from the proxy's.
     if (load === '') return
     busyOn(load)
-    await runPhase('load-busy', closedTasks([catalogCell('haproxy', { series: 'pool-removed', variant: 'pool-removed', connections: profile.connections })], ctx), out, log, false, adaptive)
+    await runPhase('load-busy', closedTasks([catalogCell('haproxy', { series: 'pool-removed', variant: 'pool-removed', connections })], ctx), out, log, false, adaptive)
     const slowed = readTable(out, MEASUREMENTS).filter((r) => r.series === 'pool-removed')
     for (const r of slowed) console.log(`busy loop on the load cores: steal ${r.steal_share} foreign ${r.foreign_cpu_share} load foreign ${r.load_foreign_cpu_share} proxy ${r.proxy_cpu_share}`)
     assert.equal(slowed.length, 1 + profile.maxDisturbed!)

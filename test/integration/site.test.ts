@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import type { Browser } from 'puppeteer'
+import type { Browser, Page } from 'puppeteer'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { buildReport } from '../../lib/report/build.ts'
-import { localPage, withBrowser } from '../../lib/report/pdf.ts'
+import { localPage, pdfPageCount, withBrowser } from '../../lib/report/pdf.ts'
 
 const HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>'] as const
 const fixture = join(repoRoot, 'test/fixtures/run-quick')
@@ -58,6 +58,27 @@ async function visit(browser: Browser, file: string) {
   return { page, problems, ...facts }
 }
 
+/**
+ * Elements wider than the viewport: the page must not scroll sideways, and no element may
+ * stick out past its right edge unless a scrolling box (a wide table's wrapper) holds it.
+ */
+async function overflows(page: Page, width: number): Promise<string[]> {
+  await page.setViewport({ width, height: 800 })
+  // A string, not a function: tsx would wrap the helper in a __name() call the page does not have.
+  return page.evaluate(`(() => {
+    const vw = document.documentElement.clientWidth
+    const out = []
+    if (document.documentElement.scrollWidth > vw + 1) out.push('page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + vw)
+    for (const e of document.querySelectorAll('body *')) {
+      const r = e.getBoundingClientRect()
+      let clipped = false
+      for (let p = e.parentElement; p && !clipped; p = p.parentElement) clipped = /(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)
+      if (r.width > 0 && r.right > vw + 1 && !clipped) out.push(e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ends at ' + Math.round(r.right) + ' > ' + vw)
+    }
+    return out.slice(0, 5)
+  })()`) as Promise<string[]>
+}
+
 /** A relative href must name an existing file (its #fragment an existing id of that page). */
 function checkLinks(file: string, hrefs: string[], ids: string[]) {
   for (const href of hrefs) {
@@ -78,22 +99,37 @@ test('the published site works from file:// in headless Chromium, and prints to 
   const { r, seconds } = await buildSite(site)
   const bytes = readFileSync(r.pdf!)
   assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-')
-  const pages = (bytes.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length
+  const pages = pdfPageCount(bytes)
   assert.ok(pages > 1, `${pages} page(s)`)
+  // The answer and the pictures before the appendix's page break: a quick run's main part fits 12 pages.
+  assert.equal(r.pdfPages!.pages, pages)
+  assert.ok(r.pdfPages!.main >= 2 && r.pdfPages!.main <= 12 && r.pdfPages!.main < pages, JSON.stringify(r.pdfPages))
+  // Charts are vector in the PDF: no raster image at all.
+  assert.equal((bytes.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? []).length, 0)
   assert.deepEqual(readFileSync(join(site, 'report.pdf')), bytes, 'site/report.pdf is the latest report')
   console.log(`report (aggregate, claims, site, ${pages}-page PDF) in ${seconds.toFixed(2)} s: ${JSON.stringify(r.timings)}`)
   await withBrowser(async (browser) => {
     const baseline = join(site, 'baselines', '2026-08-23', 'index.html')
-    for (const file of [join(site, 'index.html'), r.page, baseline]) {
+    const history = join(site, 'history.html')
+    for (const file of [join(site, 'index.html'), r.page, baseline, history]) {
       const v = await visit(browser, file)
       assert.deepEqual(v.problems, [], file)
       assert.equal(v.scripts, 0, `${file}: script elements`)
       assert.equal(v.injected, 0, `${file}: injected elements`)
       checkLinks(file, [...v.links, ...v.images.map((i) => i.src)], v.ids)
       for (const img of v.images) assert.ok(img.ok, `${file}: image ${img.src} did not render`)
-      const shot = join(shots, `${file === r.page ? 'run' : file === baseline ? 'baseline' : 'index'}.png`)
+      const name = file === r.page ? 'run' : file === baseline ? 'baseline' : file === history ? 'history' : 'index'
+      const shot = join(shots, `${name}.png`)
       await v.page.screenshot({ path: shot, fullPage: true })
       assert.ok(statSync(shot).size > 10_000)
+      // Every chart has its CSV in the line right below it.
+      const csvless = await v.page.evaluate(() => [...document.querySelectorAll('figure.chart')].filter((f) => !f.nextElementSibling?.querySelector('a[href$=".csv"]')).map((f) => f.querySelector('img')?.getAttribute('src')))
+      assert.deepEqual(csvless, [], `${file}: charts without their CSV`)
+      for (const width of [1280, 390]) {
+        assert.deepEqual(await overflows(v.page, width), [], `${file} at ${width} px`)
+        await v.page.screenshot({ path: join(shots, `${name}-${width}.png`) })
+      }
+      await v.page.setViewport({ width: 1100, height: 900 })
       if (file === r.page) {
         for (const h of HOSTILE) assert.ok(v.text.includes(h), `${file}: ${h} shown as text`)
         assert.ok(v.images.length >= 3, `${v.images.length} charts`)
@@ -106,8 +142,23 @@ test('the published site works from file:// in headless Chromium, and prints to 
         })
         assert.equal(style.align, 'right')
         assert.notEqual(style.odd, style.even)
+        // The first screen at 1280x800 holds the summary and the whole verdict table; the first chart starts on it.
+        await v.page.setViewport({ width: 1280, height: 800 })
+        const first = await v.page.evaluate(() => ({
+          summary: document.querySelector('p.answer')?.getBoundingClientRect().bottom ?? Infinity,
+          table: document.querySelector('table.verdicts')?.getBoundingClientRect().bottom ?? Infinity,
+          badges: document.querySelectorAll('table.verdicts .badge').length,
+          chart: document.querySelector('figure.chart')?.getBoundingClientRect().top ?? Infinity,
+          history: [...document.querySelectorAll('a')].some((a) => a.getAttribute('href') === '../../history.html'),
+        }))
+        console.log(`run page at 1280x800: summary ends at ${first.summary} px, verdict table at ${first.table} px, first chart starts at ${first.chart} px`)
+        assert.ok(first.summary < first.table && first.table <= 800 && first.chart <= 800 && first.badges >= r.findings.length && first.history, JSON.stringify(first))
+      } else if (file === history) {
+        assert.ok(v.images.length >= 3 && v.text.includes('transcribed') && v.text.includes(runId) && v.text.includes('2026-11-30-quick-2core'), `${file}: every source`)
       } else if (file !== baseline) {
-        assert.ok(v.links.includes(`runs/${runId}/index.html`) && v.links.includes('report.pdf') && v.links.includes('baselines/2026-08-23/index.html'))
+        assert.ok(v.links.includes(`runs/${runId}/index.html`) && v.links.includes('report.pdf') && v.links.includes('baselines/2026-08-23/index.html') && v.links.includes('history.html'))
+        // Every baseline is listed, with a page or without one; runs with their verdict counts.
+        assert.ok(v.text.includes('baseline 2026-11-30-quick-2core') && /findings: \d+ \w/.test(v.text), v.text)
       }
       await v.page.close()
     }

@@ -133,12 +133,12 @@ test('windowDisturbance: the measured cores and, apart, the load cores with the 
   const d = windowDisturbance(a, b, { cpus, hasProxy: true, severalHosts: false }, roles)!
   assert.equal(d.foreignShare, 0)
   assert.equal(d.loadForeignShare, 0.3)
-  assert.deepEqual(disturbanceColumns(d), { steal_share: 0, foreign_cpu_share: 0, load_foreign_cpu_share: 0.3 })
+  assert.deepEqual(disturbanceColumns(d), { steal_share: 0, foreign_cpu_share: 0, load_foreign_cpu_share: 0.3, foreign_processes: '' })
   // The direct row measures the backend's core 0; the generator has no other core: no load cores apart.
   assert.equal(windowDisturbance(a, b, { cpus, hasProxy: false, severalHosts: false }, roles)!.loadForeignShare, null)
   // 1 core: everything on it.
   assert.equal(windowDisturbance(a, b, { cpus: { proxy: '0', backend: '0', generator: '0' }, hasProxy: true, severalHosts: false }, roles)!.loadForeignShare, null)
   // Roles on several hosts: their cores are other machines'; nothing is judged from this one's.
   assert.equal(windowDisturbance(a, b, { cpus, hasProxy: true, severalHosts: true }, roles), null)
-  assert.deepEqual(disturbanceColumns(null), { steal_share: null, foreign_cpu_share: null, load_foreign_cpu_share: null })
+  assert.deepEqual(disturbanceColumns(null), { steal_share: null, foreign_cpu_share: null, load_foreign_cpu_share: null, foreign_processes: '' })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { barChart, dotChart, inlineSvg, lineChart, renderSpec, type VegaLiteSpec } from '../../lib/report/charts.ts'
+import { barChart, changeChart, dotChart, inlineSvg, labelledLineChart, lineChart, renderSpec, type VegaLiteSpec } from '../../lib/report/charts.ts'
 import { HOSTILE } from '../fixtures/hostile.ts'
 
 const BARS = [
@@ -57,4 +57,38 @@ test('charts: hostile labels from data come out escaped, and data is never fetch
   const local = { data: { url: '/etc/passwd', format: { type: 'csv' } }, mark: 'bar', encoding: { x: { field: 'a', type: 'nominal' } } } as VegaLiteSpec
   await assert.rejects(renderSpec(local), /url|disabled/)
   await assert.rejects(barChart([]), /at least one row/)
+})
+
+test('labelled lines: a label per point, intervals as rules, transcribed points hollow; same rows, same bytes', async () => {
+  const rows = [
+    { x: '2026-08-23T00:00:00', y: 355, series: 'caddy', label: '2.9.1', hollow: true },
+    { x: '2026-11-30T18:00:00', y: 338, lo: 332, hi: 344, series: 'caddy', label: '2.11.7' },
+    { x: '2026-12-01T09:00:00', y: 300, lo: 290, hi: 310, series: 'nginx', label: '1.31.3' },
+  ]
+  const svg = await labelledLineChart(rows, { xType: 'temporal', yTitle: 'µs', title: 'over time' })
+  for (const label of ['2.9.1', '2.11.7', '1.31.3']) assert.ok(svg.includes(`>${label}</text>`), label)
+  // The transcribed point: a diamond drawn by its stroke alone; the legend names each line.
+  assert.match(svg, /aria-label="x: Aug 23, 2026; [^"]*: 355; series: caddy"[^>]*fill="white" stroke="#[0-9A-Fa-f]{6}"/, 'the transcribed point is hollow')
+  assert.ok(svg.includes('>caddy</text>') && svg.includes('>nginx</text>'), 'a legend')
+  assert.equal(svg, await labelledLineChart(rows, { xType: 'temporal', yTitle: 'µs', title: 'over time' }))
+  const ranks = await labelledLineChart([{ x: 1, y: 10, series: 'a', label: 'v1' }, { x: 2, y: 12, series: 'a', label: 'v2' }], { xTicks: [{ value: 1, label: 'oldest' }, { value: 2, label: 'newest' }] })
+  assert.ok(ranks.includes('>oldest</text>') && ranks.includes('>newest</text>'))
+})
+
+test('change dot plot: the noise band is drawn only where the comparison gives it', async () => {
+  const rows = [
+    { category: 'nginx pool-added', value: 12, lo: 4, hi: 20, noise: 6, group: 'changed' },
+    { category: 'haproxy pool-added', value: -2, lo: -9, hi: 5, noise: 6, group: 'within noise' },
+  ]
+  const band = (svg: string) => (svg.match(/fill="#cfd8e3"/g) ?? []).length
+  const withNoise = await changeChart(rows, { valueTitle: 'change %' })
+  assert.equal(band(withNoise), 2)
+  assert.ok(withNoise.includes('>within noise</text>') && withNoise.includes('>change %</text>'))
+  assert.equal(band(await changeChart(rows.map(({ noise: _, lo: __, hi: ___, ...r }) => r))), 0)
+})
+
+test('bars with a side panel: both axes titled, the same categories', async () => {
+  const svg = await barChart(BARS, { horizontal: true, valueTitle: 'µs / request', side: { rows: BARS.map((b) => ({ category: b.category, group: b.group, value: b.group === 'pool-added' ? 0 : 1000 })), valueTitle: 'conns / 1k' } })
+  assert.ok(svg.includes('>µs / request</text>') && svg.includes('>conns / 1k</text>'))
+  assert.equal(svg.match(/>haproxy<\/text>/g)?.length, 1, 'the side panel shares the category axis')
 })

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { UserError } from '../../lib/core/errors.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { absoluteLinks, PUBLISHED_MARK, publishSite } from '../../lib/report/publish.ts'
 import { publishRun, siteHref, writeSiteIndex } from '../../lib/report/site.ts'
@@ -39,6 +40,16 @@ test('--to refuses a folder publish did not write, and the site itself', async (
   await assert.rejects(publishSite({ siteDir: s, to: mine, log: memoryLogger() }), /exists and was not written by publish/)
   assert.equal(readFileSync(join(mine, 'thesis.tex'), 'utf8'), 'precious')
   await assert.rejects(publishSite({ siteDir: s, to: join(s, 'runs'), log: memoryLogger() }), /is the site itself, inside it/)
+})
+
+test('--to a place that cannot be written: one line naming the flag, nothing written', async () => {
+  const s = site()
+  const scratch = mkdtempSync(join(tmpdir(), 'pb-pub-file-'))
+  writeFileSync(join(scratch, 'a-file'), 'x')
+  // Inside a file, and on a file system that takes no new entries even for root (permission bits would not stop root).
+  await assert.rejects(publishSite({ siteDir: s, to: join(scratch, 'a-file', 'pages'), log: memoryLogger() }), (e: Error) => e instanceof UserError && /^--to .*a-file\/pages: .*a-file is a file, not a folder\. Choose/.test(e.message))
+  await assert.rejects(publishSite({ siteDir: s, to: `/proc/pb-pages-${process.pid}`, log: memoryLogger() }), (e: Error) => e instanceof UserError && /^--to \/proc\/pb-pages-\d+: cannot be written: \/proc refuses new entries \(\w+\)\. Choose a folder you can write to/.test(e.message))
+  assert.deepEqual(readdirSync(scratch), ['a-file'])
 })
 
 test('a key in the site, or an absolute link, stops the publish before anything is written', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { UserError } from '../../lib/core/errors.ts'
-import { escapeMarkdown, isNumericCell, renderMarkdown, slugify } from '../../lib/report/render.ts'
+import { badge, shortBadge, escapeMarkdown, isNumericCell, renderMarkdown, slugify } from '../../lib/report/render.ts'
 import { HOSTILE } from '../fixtures/hostile.ts'
 
 test('heading anchors are slugs, unique in document order, and the same on every render', () => {
@@ -71,4 +71,23 @@ test('numeric columns are right-aligned as a whole; versions and mixed columns a
   assert.match(html, /<td class="num">n\/a<\/td>/)
   for (const s of ['12', '-4 %', '1,024', '~2.1×', '45 µs (±3%)', '100–200 ms']) assert.ok(isNumericCell(s), s)
   for (const s of ['1.31.3', 'v1.2', 'nginx', '']) assert.ok(!isNumericCell(s), s)
+})
+
+test('badges: a fixed word per kind, never from data; an escaped or unknown marker stays text', () => {
+  const { html } = renderMarkdown(`a ${badge('held')} b ${badge('not-held', 3)} c ${shortBadge('reproduced', 11)} d [[badge:nonsense]] e ${escapeMarkdown('[[badge:held]]')}\n`)
+  assert.match(html, /<span class="badge badge-held">held<\/span>/)
+  assert.match(html, /<span class="badge badge-not-held">3 not held<\/span>/)
+  assert.match(html, /<span class="badge badge-reproduced" title="11 reproduced">11 ✓<\/span>/)
+  assert.equal(html.match(/class="badge/g)?.length, 3)
+  assert.ok(html.includes('[[badge:nonsense]]') && html.includes('e [[badge:held]]'))
+})
+
+test('[[appendix]] puts the rest in a section of its own; [[class:x]] classes the next paragraph or table', () => {
+  const { html } = renderMarkdown('# T\n\n[[class:answer]]\n\nfound it\n\n[[class:verdicts]]\n\n| a |\n|---|\n| 1 |\n\nafter\n\n[[appendix]]\n\n## Details\n\nmore\n')
+  assert.match(html, /<p class="answer">found it<\/p>/)
+  assert.match(html, /<table class="verdicts">/)
+  assert.match(html, /<p>after<\/p>\n<section class="appendix" id="appendix">\n<h2 id="details">Details<\/h2>\n<p>more<\/p>\n<\/section>\n$/)
+  assert.ok(!html.includes('[[class') && !html.includes('[[appendix'))
+  // A heading called Appendix does not take the section's id.
+  assert.match(renderMarkdown('## Appendix\n\n[[appendix]]\n').html, /<h2 id="appendix-2">/)
 })

@@ -118,4 +118,7 @@ test('the site index lists runs then baselines with relative, escaped links', ()
   assert.match(html, /<a href="report.pdf">Report \(PDF\)<\/a>/)
   assert.throws(() => writeSiteIndex(site, [{ href: 'https://example.com', title: 'x', kind: 'run' }], memoryLogger()), UserError)
   assert.throws(() => writeSiteIndex(site, [{ href: '/runs/x/index.html', title: 'x', kind: 'run' }], memoryLogger()), UserError)
+  // A baseline without a page yet is listed, as text.
+  const listed = readFileSync(writeSiteIndex(site, [{ title: 'baseline b <1>', subtitle: 'a promoted run', kind: 'baseline' }], memoryLogger(), { generated: 'g' }), 'utf8')
+  assert.match(listed, /<li><span class="title">baseline b &lt;1&gt;<\/span><br><span class="subtitle">a promoted run<\/span><\/li>/)
 })

@@ -7,6 +7,7 @@ import { memoryLogger } from '../../lib/core/log.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
 import { runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
+import { QuietBudget } from '../../lib/run/quiet.ts'
 import { markInterrupted } from '../../lib/runtime/shutdown.ts'
 import { cellOfKey } from '../../lib/series/tasks.ts'
 import type { Task } from '../../lib/series/types.ts'
@@ -98,4 +99,64 @@ test('after a signal no row is written (the one in flight neither: its roles wer
   }
   assert.deepEqual(readTable(dir, MEASUREMENTS).map((r) => r.variant), ['a'])
   assert.deepEqual(ran, ['a1', 'b1'], 'c never started')
+})
+
+test('with a quiet budget: each disturbed window is followed by a wait, redone in a later round beyond maxDisturbed, and the waits are not the phase\'s time', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  const log = memoryLogger()
+  const waits: number[] = []
+  // A stand-in for waitForQuiet: each wait takes 0.3 s, together far beyond the phase's time budget of 0.5 s.
+  const quiet = new QuietBudget({ budgetS: 100, settleS: 1, groups: ['1'], maxWaitS: 30 }, log, undefined, null, async (o) => {
+    waits.push(o.maxS)
+    await new Promise((r) => setTimeout(r, 300))
+    return { waitedS: 0.3, quiet: true, processes: [] }
+  })
+  // Cell a is disturbed in its first four windows (more than maxDisturbed = 2), b never.
+  const value = (v: string, r: number) => ({ ...steady(r), foreign_cpu_share: v === 'a' && r <= 4 ? 0.4 : 0.01 })
+  await runPhase('p', fakeTasks(['a', 'b'], 2, value, ran), { runDir: dir, invocation: null, quiet }, log, false, adaptive({ minRepeats: 2, maxRepeats: 2, budgetS: 0.5 }))
+  const a = readTable(dir, MEASUREMENTS).filter((r) => r.variant === 'a')
+  assert.deepEqual(a.map((r) => [r.repeat, r.status]), [[1, 'invalid'], [2, 'invalid'], [3, 'invalid'], [4, 'invalid'], [5, 'valid'], [6, 'valid']])
+  assert.equal(waits.length, 4, 'one wait after each disturbed window')
+  assert.deepEqual([quiet.record.waits, quiet.record.waited_s], [4, 1.2])
+  // Interleaving kept: the redo of a's first window comes after b's rounds, never back to back with the disturbed one.
+  assert.deepEqual(ran.slice(0, 4).sort(), ['a1', 'a2', 'b1', 'b2'])
+})
+
+test('once the quiet budget is spent, waits stop and the disturbed budget ends a cell as before', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const waits: number[] = []
+  const log = memoryLogger()
+  const quiet = new QuietBudget({ budgetS: 12, settleS: 1, groups: ['1'], maxWaitS: 30 }, log, undefined, null, async (o) => (waits.push(o.maxS), { waitedS: o.maxS, quiet: false, processes: [] }))
+  await runPhase('p', fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), steal_share: 0.3 }), []), { runDir: dir, invocation: null, quiet }, log, false, adaptive({ minRepeats: 2, maxRepeats: 2 }))
+  // The first wait gets the whole budget left (12 s less the disturbed window's own few ms) and spends it; none after.
+  assert.equal(waits.length, 1)
+  assert.ok(waits[0]! > 11 && waits[0]! <= 12, String(waits[0]))
+  assert.equal(quiet.leftS(), 0)
+  assert.equal(quiet.record.unquiet_waits, 1)
+  assert.equal(readTable(dir, MEASUREMENTS).length, 3)
+  assert.ok(log.lines.some((l) => /no quiet 1 s within 12 s/.test(l)), log.lines.join('\n'))
+})
+
+test('a cell protocol that calls the gate waits inside the next task, with its stack up, just before its load', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  const steps: string[] = []
+  const log = memoryLogger()
+  const quiet = new QuietBudget({ budgetS: 100, settleS: 1, groups: ['1'], maxWaitS: 30 }, log, undefined, null, async () => (steps.push('wait'), { waitedS: 0.5, quiet: true, processes: [] }))
+  // a's first window is disturbed, its redo is not.
+  const gated = (t: Task): Task => ({
+    ...t,
+    // As closed.ts does: stack up, then the gate, then the load.
+    run: async () => (steps.push(`${t.label} stack`), await quiet.beforeWindow([]), steps.push(`${t.label} load`), t.run()),
+    again: (r) => gated(t.again(r)),
+  })
+  const tasks = fakeTasks(['a', 'b'], 1, (v, r) => ({ ...steady(1), foreign_cpu_share: v === 'a' && r === 1 ? 0.4 : 0.01 }), ran).map(gated)
+  await runPhase('p', tasks, { runDir: dir, invocation: null, quiet }, log, false, null)
+  assert.deepEqual(steps, ['a r1 stack', 'a r1 load', 'b r1 stack', 'b r1 load'], 'a phase that does not adapt neither invalidates nor waits')
+  steps.length = 0
+  const dir2 = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  await runPhase('p', tasks, { runDir: dir2, invocation: null, quiet }, log, false, adaptive({ minRepeats: 1, maxRepeats: 1 }))
+  assert.deepEqual(steps, ['a r1 stack', 'a r1 load', 'b r1 stack', 'wait', 'b r1 load', 'a r2 stack', 'a r2 load'])
+  assert.equal(quiet.record.waits, 1)
 })

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { appendRow, MEASUREMENTS } from '../../lib/data/tables.ts'
-import { customVariants, poolingCells, poolingOpenRate, poolingSeries, POOLING_OPEN_FRACTION } from '../../lib/series/pooling.ts'
+import { customVariants, ownOpenRates, poolingCells, poolingOpenRate, poolingSeries, POOLING_OPEN_FRACTION } from '../../lib/series/pooling.ts'
 import { rateAt } from '../../lib/series/tls.ts'
 import type { SeriesContext } from '../../lib/series/types.ts'
 import { measurement } from '../fixtures/rows.ts'
@@ -77,4 +77,29 @@ test('pooling-open: no valid closed ceiling → phase skipped with a warning', (
   for (const r of rows) appendRow(runDir, MEASUREMENTS, r)
   assert.deepEqual(phase.tasks({ runDir, log, proxies: ['haproxy'], seed: 1, connections: 200, backendVersion: 'b' } as unknown as SeriesContext), [])
   assert.match(log.lines.join('\n'), /pooling-open: no valid closed-model ceiling.*phase skipped/)
+})
+
+test('same-own-rate: each article config at half its OWN closed ceiling, not the lowest of all cells', () => {
+  // The catalog's newest versions: the versions the pooling cells are planned on.
+  const newest = (p: 'haproxy' | 'nginx') => newestVersion(loadStack(p)).version
+  const rows = [
+    measurement({ series: 'same', proxy: 'haproxy', version: newest('haproxy'), variant: 'article', rps: 12_000 }),
+    measurement({ series: 'same', proxy: 'haproxy', version: newest('haproxy'), variant: 'article', rps: 12_400, repeat: 2 }),
+    measurement({ series: 'same', proxy: 'nginx', version: newest('nginx'), variant: 'article', rps: 3_000 }),
+    // The lowest ceiling of all pooling cells (what pooling-open's one rate follows): no bearing on the own rates.
+    measurement({ series: 'pool-removed', proxy: 'caddy', version: '2.11.7', variant: 'pool-removed', rps: 900 }),
+  ]
+  assert.deepEqual([...ownOpenRates(rows)], [[`haproxy ${newest('haproxy')}`, { rate: 6_100, ceiling: 12_200 }], [`nginx ${newest('nginx')}`, { rate: 1_500, ceiling: 3_000 }]])
+  assert.equal(poolingOpenRate(rows)!.rate, 500)
+  const runDir = mkdtempSync(join(tmpdir(), 'pb-own-'))
+  for (const r of rows) appendRow(runDir, MEASUREMENTS, r)
+  const log = memoryLogger()
+  const phase = poolingSeries([]).phases.find((p) => p.name === 'same-own-rate')!
+  const tasks = phase.tasks({ runDir, log, proxies: ['haproxy', 'nginx', 'caddy'], seed: 1, connections: 200, backendVersion: 'b', profile: { repeats: 1 } } as unknown as SeriesContext)
+  // Only the proxies whose article cell has a ceiling here (caddy's is absent), each at its own rate, in its own series.
+  const planned = tasks.map((t) => t.key.split('|'))
+  const versions = new Map(planned.map((k) => [k[1], k]))
+  assert.deepEqual([...versions.keys()].sort(), ['haproxy', 'nginx'])
+  for (const k of planned) assert.equal(k[0], 'same-own-rate')
+  assert.match(log.lines.join('\n'), /same-own-rate: each article config at 50% of its own closed ceiling/)
 })

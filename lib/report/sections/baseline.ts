@@ -1,10 +1,9 @@
 import { REFERENCE_LABELS, REFERENCES, type CalibratedDelta, type ReferenceName, type References } from '../../analysis/calibrated.ts'
 import type { LikeRecord } from '../../data/like.ts'
-import { formatDelta, type Delta } from '../../analysis/compare.ts'
+import { formatDelta } from '../../analysis/compare.ts'
 import type { TableName } from '../../analysis/cells.ts'
 import type { PublishedDelta } from '../../analysis/published.ts'
 import type { ChartRequest } from '../chart-requests.ts'
-import type { BarRow } from '../charts.ts'
 import { Article, esc, num, pct } from '../markdown.ts'
 
 /** What the article shows of a baseline: deltas per cell (a promoted run) or per figure (published). */
@@ -23,18 +22,12 @@ export type BaselineComparison =
 
 const WHY = 'Across machines only CPU microseconds per request (or per handshake, per message) and ratios between cells of one run are compared, never requests per second: a rate says what that bench allowed, the CPU a request costs says what the proxy costs.'
 
-const CHART = 'charts/baseline.svg'
 const JUDGE = 'Across different machines, a proxy\'s change is judged on the calibrated unit (its CPU µs divided by a reference measured in the same run, on the same kernel) and on ratios between cells of one run, never on the raw µs delta: two machines of one kind (same CPU model, another kernel build and mitigations) measured every proxy about 2.2x apart in raw µs.'
-
-const cellName = (d: Delta) => [d.key.proxy, d.key.variant, d.key.key_type !== 'ec256' ? d.key.key_type : '', d.key.mode, d.key.target_rps ? `@${d.key.target_rps}` : ''].filter(Boolean).join(' ')
 
 /** The section, and the chart of its deltas (none when no cell has one). */
 export function baselineSection(a: Article, b: BaselineComparison | undefined): ChartRequest[] {
+  if (!b) return a.skip('Comparison with the baseline', 'no `--baseline <id>` given'), []
   a.heading(2, 'Comparison with the baseline')
-  if (!b) {
-    a.para('*No baseline given (`--baseline <id>`).* ' + WHY)
-    return []
-  }
   a.para(`Baseline **${esc(b.id)}**: ${esc(b.title)}. Baseline machine: ${esc(b.machine)}${b.sameMachine ? ' (the same machine as this run)' : ''}. ${WHY}`)
   if (b.kind === 'run' && b.like) likeNote(a, b.like)
   if (b.kind === 'run') return runSection(a, b)
@@ -46,18 +39,11 @@ export function baselineSection(a: Article, b: BaselineComparison | undefined): 
     { title: 'delta', value: (d) => (d.delta === null ? null : pct(d.delta)) },
     { title: 'note', value: (d) => d.note },
   ], b.deltas, 'No figure of the baseline has a matching cell in this run.')
-  const rows = b.deltas.filter((d) => d.delta !== null).map((d) => ({ category: d.label, value: d.delta! * 100 }))
-  return chart(a, rows, 'This run against the published figure, %')
+  return []
 }
 
 /** What one unit of each table is, for the sentence naming each table's reference. */
 const UNIT_OF: Record<TableName, string> = { measurements: 'requests', websocket: 'messages', handshakes: 'handshakes', tcp: 'L4 connections and MiB' }
-
-function chart(a: Article, rows: BarRow[], title: string): ChartRequest[] {
-  if (rows.length === 0) return []
-  a.image(CHART, title)
-  return [{ path: CHART, title, kind: 'bar', rows, options: { horizontal: true, valueTitle: 'delta %' } }]
-}
 
 /** A run made with --like: what it took from the baseline and what it could not repeat as it was. */
 function likeNote(a: Article, like: LikeRecord) {
@@ -108,11 +94,5 @@ function runSection(a: Article, b: RunComparison): ChartRequest[] {
     { title: 'this run (calibrated)', value: (d) => cal(d, 'run') },
     { title: 'calibrated delta', value: (d) => (d.calibrated ? formatDelta(d.calibrated) : 'no calibration recorded'), show: (d) => (!d.calibrated ? 'no calibration recorded' : d.calibrated.significant ? `**${esc(formatDelta(d.calibrated))}**` : esc(formatDelta(d.calibrated))) },
   ], b.deltas, 'No cell of this run is in the baseline.')
-  // One bar per cell of the main series, in the calibrated unit where both runs have the reference.
-  const main = b.deltas.filter((d) => d.raw.table === 'measurements' && ['same', 'pool-added', 'pool-removed'].includes(String(d.raw.key.series)))
-  const calibrated = main.some((d) => d.calibrated?.delta != null)
-  const rows = main.map((d) => ({ d: calibrated ? d.calibrated : d.raw, name: cellName(d.raw) }))
-    .filter((x): x is { d: Delta; name: string } => x.d !== null && x.d.delta !== null)
-    .map(({ d, name }) => ({ category: name, value: d.delta! * 100, group: d.significant ? 'significant (p < 0.05)' : '~ not significant' }))
-  return chart(a, rows, calibrated ? `Change of proxy CPU per request against the baseline, in the calibrated unit (÷ ${REFERENCE_LABELS[b.referenceChoice.measurements]}), %` : 'Change of proxy CPU per request against the baseline (raw µs), %')
+  return []
 }

@@ -10,12 +10,9 @@ const share = <R>(title: string, get: (r: R) => number | null | undefined) => ({
 
 /** Per proxy the highest open-model rate that met the SLO, and every step of the search that found it. */
 export function capacitySection(a: Article, { run }: ArticleInput): ChartRequest[] {
-  a.heading(2, 'Capacity')
   const searches = capacitySearches(run.measurements)
-  if (searches.length === 0) {
-    a.para('*Not measured in this run (capacity series: `npx zx notebooks/capacity.mjs`, or run-all `--series capacity`).*')
-    return []
-  }
+  if (searches.length === 0) return a.skip('Capacity', 'capacity series: `npx zx notebooks/capacity.mjs`, or run-all `--series capacity`'), []
+  a.heading(2, 'Capacity')
   a.para('The highest open-model rate at which each proxy met the SLO: the rate doubles from the start while it passes, then the interval between the highest pass and the lowest miss is halved until they are 5% (or 100 rps) apart, or the time budget is spent. Each step is one open-model cell (verification first, fixed arrival rate, one keep-alive connection per virtual user, VUs capped), and a step passes only when its row is valid and meets every term: an invalid step (errors, drops, rate not reached, generator saturated) never passes; a window that was only disturbed is measured again, twice at most, and disturbed every time it stops the search there. Errors count dropped requests. One repeat per step: the rate is bracketed by its steps, with no interval, and like every rate it belongs to this machine.')
   a.table('capacity', [
     { title: 'proxy', value: (s) => s.proxy },

@@ -26,9 +26,9 @@ function ranges(lines: readonly number[]): string {
  * CSVs in data/: every row of every cell the check read, invalid ones included.
  */
 export function rowsUsed(c: ClaimResult, run: RunTables): string {
-  const byTable = new Map<keyof RunTables, Set<number>>()
+  const byTable = new Map<keyof typeof TABLES, Set<number>>()
   for (const e of c.evidence) {
-    const table = e.table as keyof RunTables
+    const table = e.table as keyof typeof TABLES
     const rows = run[table] as unknown as Record<string, unknown>[]
     const keys = Object.entries(e.cell)
     rows.forEach((r, i) => {

@@ -2,10 +2,15 @@ import type { CellSummary } from '../../analysis/cells.ts'
 import type { Aggregates } from '../../analysis/summary.ts'
 import { Article, esc, num, pct, type Column } from '../markdown.ts'
 import type { ChartRequest } from '../chart-requests.ts'
+import { badge, type BadgeKind } from '../render.ts'
 import type { Finding } from './input.ts'
 
 /** How a finding's verdict reads in the article. */
 export const MARK: Record<Finding['verdict'], string> = { held: '✓ held', 'not held': '✗ not held', inconclusive: '? inconclusive', 'not measured': '· not measured', info: '• figure' }
+
+const FINDING_BADGE: Record<Finding['verdict'], BadgeKind> = { held: 'held', 'not held': 'not-held', inconclusive: 'inconclusive', 'not measured': 'not-measured', info: 'info' }
+/** A finding's verdict as a coloured badge. */
+export const findingBadge = (f: Pick<Finding, 'verdict'>) => badge(FINDING_BADGE[f.verdict])
 
 /** Findings whose id is in `ids`, as a list with their verdict and figure. */
 export function findingList(a: Article, findings: readonly Finding[], ids: readonly string[]) {
@@ -19,6 +24,39 @@ export function chartOrNote(a: Article, charts: ChartRequest[], chart: ChartRequ
   charts.push(chart)
   a.image(chart.path, alt)
 }
+
+/** What a figure of the article says beside its chart: its unit, its load model, the verdicts it shows. */
+export interface FigureText {
+  /** The metric and what the marks are, e.g. "proxy CPU µs per request (median; bars: 95% CI of the median)". */
+  unit: string
+  /** How the load was made, e.g. "closed model: wrk, 200 keep-alive connections, 2 s windows". */
+  model: string
+  /** Extra words after the unit and model (Markdown, already escaped). */
+  note?: string
+}
+
+/**
+ * A chart with its caption line: unit and load model (in the SVG's subtitle too, so the PDF
+ * says them) and a link to the CSV of exactly what is drawn (data/charts/<name>.csv).
+ * With no rows, one line instead of an empty chart.
+ */
+export function figure(a: Article, charts: ChartRequest[], chart: ChartRequest, alt: string, text: FigureText, csvRows?: readonly Record<string, string | number | boolean | null | undefined>[]): void {
+  if (chart.rows.length === 0) {
+    a.para('*No chart: no cell has a valid value; the table says why.*')
+    return
+  }
+  // charts/x.svg → data/charts/x.csv; history/charts/x.svg → history/data/charts/x.csv
+  const csv = chart.path.replace(/(^|\/)charts\//, '$1data/charts/').replace(/\.svg$/, '.csv')
+  // The SVG names the load model under its title (the axis names the unit), so a printed chart says both.
+  charts.push({ ...chart, options: { ...chart.options, subtitle: text.model } } as ChartRequest)
+  a.image(chart.path, alt)
+  a.csv(csv, (csvRows ?? chart.rows) as Record<string, string | number | boolean | null | undefined>[])
+  a.para(`*Unit:* ${esc(text.unit)}. *Load:* ${esc(text.model)}.${text.note ? ` ${text.note}` : ''} [${csv.split('/').pop()}](${csv})`)
+}
+
+/** The closed model as the profile ran it (the pooling, versions and scenarios series). */
+export const closedModelText = (p: { connections: number; threads: number; duration_s: number; warmup_s: number }) =>
+  `closed model, wrk, ${p.connections} keep-alive connections, ${p.threads} thread${p.threads === 1 ? '' : 's'}, ${p.duration_s} s windows after ${p.warmup_s} s warm-up`
 
 /** The CI of the median; with too few repeats for 95%, the interval's real coverage is shown. */
 const ci = (c: CellSummary) => {
@@ -42,6 +80,13 @@ export const cellColumns = (metric: string, unit: string): Column<CellSummary>[]
   { title: 'CV', value: (c) => (c.summary ? pct(c.summary.cv) : null) },
   { title: 'valid/n', value: (c) => `${c.counts.valid}/${c.rows}` },
   { title: 'status', value: (c) => statusText(c) },
+]
+
+/** The kernel counts beside a cost (docs/method/counts.md): system calls and context switches per unit, and the system part of the CPU. */
+export const countCellColumns = (unit: string): Column<CellSummary>[] => [
+  { title: `syscalls/${unit}`, value: (c) => c.medians.proxy_syscalls_per_req ?? null },
+  { title: `ctx sw/${unit}`, value: (c) => c.medians.proxy_ctxsw_per_req ?? null },
+  { title: `sys µs/${unit}`, value: (c) => c.medians.proxy_sys_us_per_req ?? null },
 ]
 
 /** Closed-model cells of the measurements table outside the TLS, scenarios and h2 series (the direct floor included). */

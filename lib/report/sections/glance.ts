@@ -6,9 +6,9 @@ import { claimCounts } from './claims.ts'
 import { MARK } from './common.ts'
 import type { ArticleInput } from './input.ts'
 
-/** Every finding of the run with its verdict, and the claims' verdict counts. */
+/** Every finding of the run with its verdict and its whole figure, and the claims' verdict counts (the verdict table shows one figure each). */
 export function glanceSection(a: Article, { findings, claims }: ArticleInput): ChartRequest[] {
-  a.heading(2, 'Findings at a glance')
+  a.heading(2, 'Findings in full')
   if (findings.length) {
     a.para(`${formatVerdictCounts(findings)}.`)
     a.bullets(findings.map((f) => `**${f.id}** ${esc(f.title)}: ${MARK[f.verdict]}${f.figure ? `, ${esc(f.figure)}` : ''}`))

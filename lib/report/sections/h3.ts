@@ -12,11 +12,8 @@ const ratio = (x: Interval | null, who: string) => (x ? `${iv(x, 2)} ${side(x, `
 /** HTTP/3 from the client (series h3): per proxy, h3 against HTTP/2 and HTTP/1.1 (docs/series/h3.md). */
 export function h3Section(a: Article, { run }: ArticleInput): ChartRequest[] {
   const { costs, direct, notMeasured } = h3Summary(run.measurements)
+  if (costs.length === 0 && notMeasured.length === 0) return a.skip('HTTP/3', 'h3 series'), []
   a.heading(2, 'HTTP/3')
-  if (costs.length === 0 && notMeasured.length === 0) {
-    a.para('*Not measured in this run (h3 series).*')
-    return []
-  }
   a.para(
     'Each proxy\'s `h3` variant: its h2 config plus QUIC on the same port over loopback UDP; the backend side stays HTTP/1.1 with the same pool. ' +
       '**h3**: loadgen h3 (quic-go), the same connections with `streams` requests in flight on each, every answer checked for ALPN h3 and HTTP/3.0 (20 before the window too). ' +

@@ -13,11 +13,8 @@ const notes = (c: L4Cell) => {
 /** L4 TCP forwarding (series l4): per proxy and variant, CPU per connection and per MiB with intervals, and seed 004's HAProxy/nginx ratio. */
 export function l4Section(a: Article, { run }: ArticleInput): ChartRequest[] {
   const rows = run.tcp ?? []
+  if (rows.length === 0) return a.skip('L4 TCP forwarding', 'l4 series'), []
   a.heading(2, 'L4 TCP forwarding')
-  if (rows.length === 0) {
-    a.para('*Not measured in this run (l4 series).*')
-    return []
-  }
   a.para(
     'Connections through the proxy to the backend\'s TCP echo (tcp.csv). Variants: l4-tcp (plain TCP in and out), l4-passthrough (the client\'s TLS forwarded untouched to a TLS echo), ' +
       'l4-terminate (the proxy terminates TLS, plain TCP to the echo). The mix: **short**, 32 workers each connecting, sending 64 bytes, reading them back and closing, back to back ' +
@@ -34,6 +31,7 @@ export function l4Section(a: Article, { run }: ArticleInput): ChartRequest[] {
     { title: 'conn/s', value: (c) => c.connRate },
     { title: 'MiB/s', value: (c) => c.mibPerS },
     { title: 'backend conns/conn', value: (c) => c.backendConnsPerConn },
+    { title: 'syscalls/conn', value: (c) => c.syscallsPerConn },
     { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(`${c.valid}/${c.rows}${notes(c)}`) },
   ], l4Cells(rows))
   const ratios = haproxyNginxRatios(rows)

@@ -3,6 +3,7 @@ import { safeVariant } from '../../data/raw-files.ts'
 import type { RunTables } from '../../data/run-data.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, esc } from '../markdown.ts'
+import { figure } from './common.ts'
 import type { ArticleInput } from './input.ts'
 
 /** The percentiles the table reads off each spectrum. */
@@ -85,12 +86,9 @@ const FROM: Record<LatencySpectrum['measured_from'], string> = { sent: 'request 
 
 /** HdrHistogram-style percentile plots per series for the cells of one proxy, from raw/*.latency.json. */
 export function latencySection(a: Article, { latency, run }: ArticleInput): ChartRequest[] {
-  a.heading(2, 'Latency spectrum')
   const chosen = chooseSpectra(latency ?? [], (e) => rowStatus(run ?? {}, e))
-  if (!chosen) {
-    a.para('*No latency spectrum was recorded for this run (a run from before spectra were kept, or raw/ is not here: promoted baselines keep CSVs only).*')
-    return []
-  }
+  if (!chosen) return a.skip('Latency spectrum', 'no spectrum recorded: a run from before spectra were kept, or raw/ is not here'), []
+  a.heading(2, 'Latency spectrum')
   a.para(
     `The whole latency distribution of each cell of **${esc(chosen.proxy)}** (the proxy with the most spectra in this run; every proxy's are in raw/ as \`*.latency.json\`), ` +
       'HdrHistogram style: x is 1/(1-p) on a log scale, so 99.9% to 99.999% get as much room as the body. ' +
@@ -104,8 +102,7 @@ export function latencySection(a: Article, { latency, run }: ArticleInput): Char
     const rows = lines.flatMap((s) => s.entry.spectrum.points.map((p) => ({ percentile: p.percentile, value: p.value_us / 1000, series: s.label })))
     if (!rows.some((r) => r.percentile <= 99.999 && r.value > 0)) continue
     const chart: ChartRequest = { path: `charts/latency-${series}.svg`, title: `Latency spectrum: ${series}, ${chosen.proxy}`, kind: 'percentile', rows, options: { yTitle: 'latency ms', seriesTitle: 'cell' } }
-    charts.push(chart)
-    a.image(chart.path, chart.title)
+    figure(a, charts, chart, chart.title, { unit: 'latency ms at each percentile (log scales)', model: `series ${series}: ${lines[0]?.entry.spectrum.measured_from === 'scheduled' ? 'open model, from the scheduled send' : 'closed model, from the request written'}` })
   }
   a.table('latency-spectrum', [
     { title: 'series', value: (s) => s.series },

@@ -5,11 +5,9 @@ import type { ArticleInput, OpenSeries } from './input.ts'
 
 /** Closed ceilings, the open model at a fraction of them and the calibration steps; per-second charts when raw/ is there. */
 export function openModelSection(a: Article, { aggregates, findings, openSeries }: ArticleInput): ChartRequest[] {
-  const charts: ChartRequest[] = []
-  a.heading(2, 'Open model and generator calibration')
   const openCells = aggregates.cells.measurements.filter((c) => String(c.key.series).startsWith('tls-'))
-  if (openCells.length === 0) a.para('*Not measured in this run (tls series).*')
-  else {
+  if (openCells.length === 0) return a.skip('Open model and generator calibration', 'tls series'), []
+  a.heading(2, 'Open model and generator calibration')
     a.para('Closed ceilings with EC-256 first; then the open model (constant arrival rate, one keep-alive connection per virtual user, a new user is a new handshake, capped) at a stated fraction of the slowest ceiling, where only the certificate changes; then HAProxy at steps of its own ceiling to see where the open model "fails" and how busy the proxy is then.')
     a.table('open-model', [
       { title: 'series', value: (c) => k(c, 'series') },
@@ -25,18 +23,13 @@ export function openModelSection(a: Article, { aggregates, findings, openSeries 
       { title: 'proxy CPU share', value: (c) => (c.medians.proxy_cpu_share === null ? null : pct(c.medians.proxy_cpu_share, 0)) },
       { title: 'status', value: (c) => statusText(c) },
     ], openCells)
-    const seriesCharts = openChart(openSeries)
-    if (seriesCharts) {
-      charts.push(...seriesCharts.charts)
-      for (const c of seriesCharts.charts) a.image(c.path, c.title)
-    } else a.para('*Per-second series: not in this directory (raw/ absent; promoted baselines keep CSVs only).*')
-  }
+  if (!openChart(openSeries)) a.para('*Per-second series: not in this directory (raw/ absent; promoted baselines keep CSVs only).*')
   findingList(a, findings, ['F6'])
-  return charts
+  return []
 }
 
 /** Open-model rate and VUs over time, one line per proxy and key type (repeat 1). */
-function openChart(series: readonly OpenSeries[]): { charts: ChartRequest[] } | null {
+export function openChart(series: readonly OpenSeries[]): { charts: ChartRequest[] } | null {
   const open = series.filter((s) => s.series === 'tls-open' && s.repeat === 1)
   if (open.length === 0) return null
   // A second without a response has no latency (the generator writes 0): no point, not a zero.

@@ -1,28 +1,32 @@
 import { poolingSeriesCells, type CellSummary } from '../../analysis/cells.ts'
 import { newestCell } from '../../analysis/derived.ts'
-import { POOLING_ROWS } from '../../data/series.ts'
+import { OWN_RATE_SERIES, POOLING_ROWS } from '../../data/series.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, num } from '../markdown.ts'
-import { cellColumns, chartOrNote, findingList, k, statusText } from './common.ts'
+import { cellColumns, countCellColumns, findingList, k, statusText } from './common.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
 
-/** Same configs, pool added, pool removed: the newest version of each proxy, its chart, the ratios and every cell. */
-export function poolingSection(a: Article, { aggregates, findings, run }: ArticleInput): ChartRequest[] {
-  const charts: ChartRequest[] = []
-  // Every figure of this section, like F1-F4, from the pooling series' own rows: never the versions series' re-measurement of the same cell.
-  const closedPooling = poolingSeriesCells(aggregates.cells.measurements)
-  const poolRows = closedPooling.filter((c) => c.key.proxy !== 'direct')
-  a.heading(2, 'The three pooling series')
-  a.para(`Same configs (each proxy as the article configured it), a backend pool added to everyone, the pool removed from everyone. Newest measured version of each proxy; every cell is in the detail table. Drawn from the pooling series' rows (series ${POOLING_ROWS.map((s) => `\`${s}\``).join(', ')}), the rows the findings read; the versions series measures article and pool-added again on every version, in its own phase, and its figures are in the versions section.`)
+/** Per proxy its newest version's cell in each of the three series (the headline chart and table). */
+export function poolingMain(poolRows: readonly CellSummary[]) {
   const proxies = [...new Set(poolRows.map((c) => String(c.key.proxy)))].sort()
-  const main = proxies.map((p) => ({
+  return proxies.map((p) => ({
     proxy: p,
     version: String(newestCell(poolRows, { proxy: p, variant: 'article' })?.key.version ?? newestCell(poolRows, { proxy: p })?.key.version ?? ''),
     same: newestCell(poolRows, { proxy: p, variant: 'article' }),
     added: newestCell(poolRows, { proxy: p, variant: 'pool-added' }),
     removed: newestCell(poolRows, { proxy: p, variant: 'pool-removed' }),
   }))
+}
+
+/** Same configs, pool removed: the newest version of each proxy, its chart, the ratios and every cell. */
+export function poolingSection(a: Article, { aggregates, findings, run }: ArticleInput): ChartRequest[] {
+  // Every figure of this section, like F1-F4, from the pooling series' own rows: never the versions series' re-measurement of the same cell.
+  const closedPooling = poolingSeriesCells(aggregates.cells.measurements)
+  const poolRows = closedPooling.filter((c) => c.key.proxy !== 'direct')
+  a.heading(2, 'The three pooling series')
+  a.para(`Same configs (each proxy as the article configured it), a backend pool added to everyone, the pool removed from everyone. Newest measured version of each proxy; every cell is in the detail table. Drawn from the pooling series' rows (series ${POOLING_ROWS.map((s) => `\`${s}\``).join(', ')}), the rows the findings read; the versions series measures article and pool-added again on every version, in its own phase, and its figures are in the versions section.`)
+  const main = poolingMain(poolRows)
   a.table('pooling-series', [
     { title: 'proxy', value: (r) => r.proxy },
     { title: 'version', value: (r) => r.version },
@@ -34,14 +38,6 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
     { title: 'same config rps', value: (r) => r.same?.medians.rps ?? null },
     { title: 'same config p99 ms', value: (r) => r.same?.medians.p99_ms ?? null },
   ], main)
-  if (main.length) {
-    chartOrNote(a, charts, {
-      path: 'charts/pooling.svg', title: 'Proxy CPU µs per request, by series', kind: 'bar',
-      rows: main.flatMap((r) => ([['same config', r.same], ['pool added', r.added], ['pool removed', r.removed]] as const).flatMap(([s, c]) =>
-        c?.summary ? [{ category: r.proxy, group: s, value: c.summary.median, lo: c.summary.min, hi: c.summary.max }] : [])),
-      options: { valueTitle: 'proxy CPU µs / request (median, min–max)' },
-    }, 'Proxy CPU per request by proxy and series')
-  }
   findingList(a, findings, ['F1', 'F2', 'F3', 'pool', 'cv'])
   const direct = closedPooling.find((c) => c.key.proxy === 'direct')
   if (direct) a.para(`Floor without a proxy (generator → backend): ${num(direct.medians.rps)} rps, backend ${num(direct.medians.backend_cpu_us_per_req)} µs/req.`)
@@ -58,10 +54,31 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
   a.table('pooling-cells', [...withPrecision(cellColumns('CPU', 'µs/req')),
     { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req },
     { title: 'rps', value: (c) => c.medians.rps },
-    { title: 'p99 ms', value: (c) => c.medians.p99_ms }], closedPooling)
+    { title: 'p99 ms', value: (c) => c.medians.p99_ms }, ...countCellColumns('req'),
+    { title: 'calibrated', value: (c) => c.medians.proxy_cpu_calibrated ?? null }], closedPooling)
   precisionLine(a, run?.manifest, closedPooling)
   fixedRateTable(a, aggregates.cells.measurements, poolRows)
-  return charts
+  return []
+}
+
+/** Each article config in the open model at half its own closed ceiling (series same-own-rate): does it hold a load relative to itself? */
+function ownRateTable(a: Article, measurements: readonly CellSummary[], closed: readonly CellSummary[]) {
+  const own = measurements.filter((c) => c.key.series === OWN_RATE_SERIES)
+  if (own.length === 0) return
+  const ceiling = (o: CellSummary) => closed.find((c) => c.key.series === 'same' && c.key.proxy === o.key.proxy && c.key.version === o.key.version && c.key.variant === o.key.variant)
+  a.heading(3, 'Each at half its own ceiling (fixed rate)')
+  a.para('The article configs in the open model, each at 50% of its own closed-model rps (series `same-own-rate`): whether a proxy holds a load set by its own capacity, not by the slowest cell\'s (claim s001-haproxy-holds-50k reads HAProxy\'s).')
+  a.table('pooling-own-rate', [
+    { title: 'proxy', value: (c) => k(c, 'proxy') },
+    { title: 'version', value: (c) => k(c, 'version') },
+    { title: 'closed rps', value: (c) => ceiling(c)?.medians.rps ?? null },
+    { title: 'target rps', value: (c) => k(c, 'target_rps') },
+    { title: 'achieved rps', value: (c) => c.medians.rps },
+    { title: 'errors %', value: (c) => c.medians.errors_pct },
+    { title: 'dropped', value: (c) => c.medians.dropped },
+    { title: 'µs/req', value: (c) => c.summary?.median ?? null },
+    { title: 'status', value: (c) => statusText(c) },
+  ], own)
 }
 
 /**
@@ -69,7 +86,8 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
  * figure does not depend on how far each proxy could be pushed. Absent in runs without it.
  */
 function fixedRateTable(a: Article, measurements: readonly CellSummary[], closed: readonly CellSummary[]) {
-  const open = measurements.filter((c) => c.key.model === 'open' && POOLING_ROWS.includes(String(c.key.series)) && c.key.proxy !== 'direct')
+  ownRateTable(a, measurements, closed)
+  const open = measurements.filter((c) => c.key.model === 'open' && POOLING_ROWS.includes(String(c.key.series)) && c.key.series !== OWN_RATE_SERIES && c.key.proxy !== 'direct')
   if (open.length === 0) return
   const same = (x: CellSummary, y: CellSummary) => ['series', 'proxy', 'version', 'variant', 'key_type'].every((k) => x.key[k] === y.key[k])
   for (const rate of [...new Set(open.map((c) => Number(c.key.target_rps)))].sort((x, y) => x - y)) {

@@ -4,7 +4,7 @@ import { SCENARIOS_SERIES, scenarioRatios, type ScenarioKind, type ScenarioRatio
 import type { ChartRequest } from '../chart-requests.ts'
 import { esc, type Article } from '../markdown.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
-import { k, statusText } from './common.ts'
+import { countCellColumns, k, statusText } from './common.ts'
 import type { ArticleInput } from './input.ts'
 
 /** What each scenario compares and which cells belong to it (the reference cell is shown in each). */
@@ -31,16 +31,13 @@ const SCENARIOS: { kind: ScenarioKind; id: string; title: string; text: string; 
   },
 ]
 
-const METRIC: Record<ScenarioRatio['metric'], string> = { proxy_cpu_us_per_req: 'proxy CPU µs/req', backend_cpu_us_per_req: 'backend CPU µs/req', rps: 'rps' }
+const METRIC: Record<ScenarioRatio['metric'], string> = { proxy_cpu_us_per_req: 'proxy CPU µs/req', backend_cpu_us_per_req: 'backend CPU µs/req', rps: 'rps', proxy_syscalls_per_req: 'system calls/req' }
 
 /** Issue #16's scenarios (series scenarios): a subsection per scenario, its cells and its ratios with paired intervals. */
 export function scenariosSection(a: Article, { aggregates, run }: ArticleInput): ChartRequest[] {
   const cells = aggregates.cells.measurements.filter((c) => c.key.series === SCENARIOS_SERIES && c.key.model === 'closed')
+  if (cells.length === 0) return a.skip('Scenarios', 'scenarios series'), []
   a.heading(2, 'Scenarios: plain HTTP, access logs, a dynamic body, connection counts')
-  if (cells.length === 0) {
-    a.para('*Not measured in this run (scenarios series).*')
-    return []
-  }
   a.para('Closed model (wrk) through every proxy, series `scenarios`: each scenario beside its reference, measured in the same interleaved rounds, so each ratio is paired round by round (bootstrap over rounds, 95%). ' +
     'The reference is pool-added over HTTPS at GET / with the profile\'s connections. Cost is proxy CPU per request (direct rows: the backend\'s).')
   const base = Number(cells.find((c) => c.key.variant === 'pool-added' && c.key.path === '/')?.key.connections ?? run.manifest.profile_settings.connections ?? 0)
@@ -58,6 +55,7 @@ export function scenariosSection(a: Article, { aggregates, run }: ArticleInput):
       { title: 'CPU µs/req, median', value: (c) => (c.key.proxy === 'direct' ? c.medians.backend_cpu_us_per_req : c.summary?.median ?? null) },
       { title: 'rps', value: (c) => c.medians.rps },
       { title: 'p99 ms', value: (c) => c.medians.p99_ms },
+      ...countCellColumns('req'),
       { title: 'valid/n', value: (c) => `${c.counts.valid}/${c.rows}` },
       { title: 'status', value: (c) => statusText(c) },
     ]), mine)

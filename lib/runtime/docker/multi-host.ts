@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import Docker from 'dockerode'
 import type { ImageRecord } from '../../setup/images.ts'
 import type { Role, RoleSpec, RunningRole, Runtime } from '../types.ts'
+import type { CountingGroup } from '../counts.ts'
 import { DockerRuntime } from './runtime.ts'
 import { cliEnv, engineOptions, isLoopback, topologyHosts, type EngineHost, type Topology } from './topology.ts'
 
@@ -85,6 +86,10 @@ export class MultiHostRuntime implements Runtime {
 
   cpuNs(role: RunningRole): Promise<number> {
     return this.of(role).cpuNs(role)
+  }
+
+  countingGroup(role: RunningRole): CountingGroup | string {
+    return this.of(role).countingGroup(role)
   }
 
   stop(role: RunningRole): Promise<void> {

@@ -11,6 +11,7 @@ import type { NetworkMode } from '../network.ts'
 import { interrupted, trackRuntime, untrackRuntime } from '../shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import { cgroupCpuFile, readCpuInContainer } from './cgroup.ts'
+import { groupOfCounterFile, type CountingGroup } from '../counts.ts'
 import { copyIn, copyOut } from './copy-in.ts'
 import { containerName, harnessLabels, LABEL_HARNESS, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
 import { planMounts, under } from './mounts.ts'
@@ -441,6 +442,15 @@ export class DockerRuntime implements Runtime {
       }
     } catch {}
     return e.lastNs
+  }
+
+  /** The container's cgroup, where its kernel counts are read: here only when the engine's kernel is this machine's. */
+  countingGroup(role: RunningRole): CountingGroup | string {
+    if (this.cpuMode === 'exec') return `${role.spec.role} runs on ${this.engineName}, another host's kernel: counts need perf there`
+    const e = this.entries.get(role.spec.name)
+    if (!e) return `${role.spec.role} is not running`
+    e.cgroupFile ??= cgroupCpuFile(e.role.pid)
+    return e.cgroupFile ? groupOfCounterFile(e.cgroupFile) : `${role.spec.role}'s container cgroup (pid ${e.role.pid}) is not readable on this machine`
   }
 
   async cpuNs(role: RunningRole): Promise<number> {

@@ -9,6 +9,7 @@ import type { Fingerprint } from '../../../lib/data/schema.ts'
 import { compareWithBaseline } from '../../../lib/report/build.ts'
 import { Article } from '../../../lib/report/markdown.ts'
 import { baselineSection } from '../../../lib/report/sections/baseline.ts'
+import { changesFromDeltas } from '../../../lib/report/baseline-changes.ts'
 import { writeLike } from '../../../lib/data/like.ts'
 import { copyFixtureRun } from '../../fixtures/run.ts'
 
@@ -50,7 +51,13 @@ test('baseline without a fingerprint or calibration: said so; raw and calibrated
   const [header, ...lines] = csv.trim().split('\n')
   assert.equal(header, 'table,series,proxy,version,cell,baseline (µs),this run (µs),raw delta,reference,baseline (calibrated),this run (calibrated),calibrated delta')
   assert.ok(lines.some((l) => /^measurements,pool-added,nginx,[^,]+,pool-added ec256,.*,direct,/.test(l)), 'the CSV keeps each row\'s table, version and reference')
-  assert.match(charts[0]!.title, /calibrated unit/)
+  // The section draws no chart: the dot plot of the changes is among the pictures, in the calibrated unit where both runs have the reference.
+  assert.deepEqual(charts, [])
+  const cmp = compareWithBaseline(fixtureWith(FP), loadBaseline('2026-11-30-quick-2core'), [])
+  assert.equal(cmp.kind, 'run')
+  const { changes, calibrated } = changesFromDeltas(cmp.kind === 'run' ? cmp.deltas : [])
+  assert.ok(calibrated)
+  assert.ok(changes.length > 0 && changes.every((c) => Number.isFinite(c.change) && c.cell.length > 0))
 })
 
 test('fingerprints on both sides: the differences are listed; identical ones are the same machine', () => {

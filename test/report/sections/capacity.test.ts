@@ -33,7 +33,12 @@ test('capacity: the rate found per proxy with its CPU share and cost there, and 
 })
 
 test('capacity: not measured says how to measure it; data strings are escaped', () => {
-  assert.match(render([measurement()]).md, /Not measured in this run \(capacity series: `npx zx notebooks\/capacity\.mjs`/)
+  // Not run: no heading (so not in the contents), and the not-run line names it with how to measure it.
+  const none = new Article()
+  capacitySection(none, { run: { measurements: [measurement()] } } as unknown as ArticleInput)
+  none.notRunLine()
+  assert.doesNotMatch(none.toString(), /## Capacity/)
+  assert.match(none.toString(), /Not in this run, so not below:\* Capacity \(capacity series: `npx zx notebooks\/capacity\.mjs`/)
   const a = new Article()
   capacitySection(a, { run: { measurements: [step(1000, { variant: 'custom:x|<b>.cfg', reason: '', p99_ms: 1 })] } } as unknown as ArticleInput)
   // Every punctuation character of a data string is escaped: a | never splits a cell, a < never opens a tag.

@@ -27,5 +27,7 @@ test('L4 section: a row per proxy and variant with intervals, the HAProxy/nginx 
 })
 
 test('L4 section without tcp rows says so', () => {
-  assert.match(render(undefined).toString(), /Not measured in this run \(l4 series\)/)
+  const a = render(undefined).notRunLine()
+  assert.doesNotMatch(a.toString(), /## L4/)
+  assert.match(a.toString(), /Not in this run, so not below:\* L4 TCP forwarding \(l4 series\)/)
 })

@@ -1,0 +1,120 @@
+#!/usr/bin/env zx
+// Benchmark: does a busy machine still give the quiet machine's verdicts? Idle, with a
+// neighbour in bursts, idle again: wall time, windows disturbed / redone, cells at their
+// minimum valid repeats, verdicts side by side (docs/method/disturbance.md#bench).
+import '../notebooks/_ts.mjs'
+
+const HELP = `Usage: npx zx bench/busy-machine.mjs [options]
+
+Runs notebooks/run-all.mjs three times (no report): idle, with a neighbour this script
+starts (a python3 process named pb-neighbour, outside the harness's process tree, that
+keeps one core about --share busy in bursts of 1-3 s for the whole run, stopped at the
+end and bounded by --neighbour-max S whatever happens), then idle again. A finished run
+is reused, an interrupted one resumed (its neighbour restarted). Prints per run the wall
+time, windows disturbed / redone, time waited, the cells that reached the profile's
+minimum valid repeats, then the verdicts side by side, the criteria of issue 28 checked
+(>= 95% of cells at their minimum with the neighbour, no decided verdict changed where
+the idle runs agree, wall time <= 2x the idle run's, the neighbour named in the end
+summary and the report's setup section), and how far disturbed windows moved their
+cell's figure, by series.
+
+"Idle" means no neighbour of this script's: say in a lab note what else ran.
+
+Options:
+  --profile NAME      passed to run-all (default quick)
+  --series LIST       passed to run-all (default pooling,tls)
+  --proxies LIST      passed to run-all (default haproxy,nginx,caddy)
+  --runtime KIND      passed to run-all (default auto)
+  --share X           the neighbour's average busy share of its core (default 0.4)
+  --cpu N             the neighbour's core (default: the proxy's, from nproc)
+  --neighbour-max S   the neighbour ends itself after S seconds (default 3600)
+  --out DIR           where the runs go (default results/busy-machine-<profile>)
+  --finished-only     run nothing: print the table over the runs in --out that finished (the neighbour run
+                      and at least one idle run), e.g. when time ran out before the last one
+  -h, --help          this help`
+
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
+const { loadRun } = await import('../lib/data/run-data.ts')
+const { readManifest } = await import('../lib/data/manifest.ts')
+const { loadLedger } = await import('../lib/claims/ledger.ts')
+const { verdictLines, formatStability } = await import('../lib/report/stability.ts')
+const { busyRunFacts, disturbanceEffects, formatBusyMachine, verdictChanges } = await import('../lib/report/busy-machine.ts')
+const { aggregate } = await import('../lib/analysis/summary.ts')
+const { documentedReuse } = await import('../lib/catalog/reuse.ts')
+const { evaluateClaims } = await import('../lib/claims/evaluate.ts')
+const { buildArticle } = await import('../lib/report/article.ts')
+const { runFindings } = await import('../lib/report/build.ts')
+const { startNeighbour, NEIGHBOUR_NAME } = await import('../lib/measure/neighbour.ts')
+const { defaultCpuLayout } = await import('../lib/roles/cpus.ts')
+const { cpuIds } = await import('../lib/measure/disturbance.ts')
+const { spawn, spawnSync } = await import('node:child_process')
+const { lockPath } = await import('../lib/run/lock.ts')
+const { join } = await import('node:path')
+const { availableParallelism } = await import('node:os')
+
+const lockFree = () => spawnSync('flock', ['--nonblock', lockPath(), 'true']).status === 0
+async function untilLockFree() {
+  for (let said = false; !lockFree(); said = true) {
+    if (!said) process.stdout.write(`another run holds ${lockPath()}: waiting for it\n`)
+    await new Promise((r) => setTimeout(r, 10_000))
+  }
+}
+
+await runNotebook(async () => {
+  const flags = parseFlags(notebookArgs('busy-machine.mjs'), {
+    profile: { type: 'string' }, series: { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' }, share: { type: 'string' }, cpu: { type: 'string' }, 'neighbour-max': { type: 'string' }, out: { type: 'string' }, 'finished-only': { type: 'boolean' },
+  }, HELP, 'bench/busy-machine.mjs')
+  const share = Number(flags.share ?? 0.4)
+  if (!(share > 0 && share <= 1)) throw userError(`--share ${flags.share}`, 'not a share of a core', 'Use a number in (0, 1], e.g. 0.4')
+  const cpu = flags.cpu === undefined ? cpuIds(defaultCpuLayout().proxy)[0] : Number(flags.cpu)
+  if (!Number.isInteger(cpu) || cpu < 0 || cpu >= availableParallelism()) throw userError(`--cpu ${flags.cpu}`, 'not a core of this machine', `Use 0 to ${availableParallelism() - 1}`)
+  const maxS = Number(flags['neighbour-max'] ?? 3600)
+  if (!(maxS > 0)) throw userError(`--neighbour-max ${flags['neighbour-max']}`, 'not a number of seconds', 'Use e.g. 3600')
+  const profile = flags.profile ?? 'quick'
+  const out = flags.out ?? join(repoRoot, 'results', `busy-machine-${profile}`)
+  const plan = [{ name: 'idle-1', neighbour: false }, { name: 'neighbour', neighbour: true }, { name: 'idle-2', neighbour: false }]
+  for (const [i, r] of plan.entries()) {
+    if (flags['finished-only']) break
+    const dir = join(out, r.name)
+    const m = readManifest(dir)
+    if (m?.finished) {
+      process.stdout.write(`run ${i + 1}/3 (${r.name}): ${displayPath(dir)} finished earlier, reused\n`)
+      continue
+    }
+    for (let attempt = 1; ; attempt++) {
+      // Another run holds the machine's run lock: wait for it rather than fail (run-all would refuse).
+      await untilLockFree()
+      const started = readManifest(dir)
+      const n = r.neighbour ? await startNeighbour({ cpu, share, burstS: [1, 3], maxS }) : null
+      process.stdout.write(`run ${i + 1}/3 (${r.name}): ${displayPath(dir)}${started ? ' (resumed)' : ''}${n ? `; neighbour ${n.name} (pid ${n.pid}) on cpu${cpu}, ${Math.round(share * 100)}% in bursts of 1-3 s` : ''}\n`)
+      const argv = ['zx', join(repoRoot, 'notebooks/run-all.mjs'), '--profile', profile, '--series', flags.series ?? 'pooling,tls', '--proxies', flags.proxies ?? 'haproxy,nginx,caddy', '--seed', String(i + 1), '--out', dir, '--no-report']
+      if (flags.runtime) argv.push('--runtime', flags.runtime)
+      if (started) argv.push('--resume')
+      // Asynchronous, so that the neighbour's stop also runs when this script is interrupted.
+      const status = await new Promise((resolve) => spawn('npx', argv, { stdio: 'inherit', cwd: repoRoot }).on('exit', (code, signal) => resolve(code ?? signal)))
+      if (n) await n.stop()
+      if (status === 0) break
+      // Refused for the lock (exit 2, nothing measured): another run took it first.
+      if (status === 2 && !lockFree() && attempt < 100) continue
+      throw userError(displayPath(dir), `run-all exited ${status}`, 'Fix what it printed, then run this again: finished runs are reused, this one resumes')
+    }
+  }
+  const done = plan.filter((r) => readManifest(join(out, r.name))?.finished)
+  if (!done.some((r) => r.neighbour) || !done.some((r) => !r.neighbour)) throw userError(displayPath(out), `finished: ${done.map((r) => r.name).join(', ') || 'none'}`, 'The table needs the neighbour run and an idle one: run without --finished-only')
+  const runs = done.map((r) => ({ name: r.name, neighbour: r.neighbour, data: loadRun(join(out, r.name)) }))
+  const busyAt = runs.findIndex((r) => r.neighbour)
+  const idleAt = runs.flatMap((r, i) => (r.neighbour ? [] : [i]))
+  const ledger = loadLedger()
+  const stability = runs.map((r) => ({ name: r.name, tables: r.data, series: r.data.manifest.series }))
+  const lines = verdictLines(stability, ledger)
+  const busy = runs[busyAt].data
+  const { markdown } = await buildArticle({ run: busy, aggregates: await aggregate(busy), findings: runFindings(busy), claims: evaluateClaims(ledger, busy), openSeries: [], documentedReuse })
+  const setup = markdown.slice(markdown.indexOf('## Setup and fairness'), markdown.indexOf('\n## ', markdown.indexOf('## Setup and fairness') + 3))
+  process.stdout.write(formatStability(stability, lines, []).split('\n\n')[0] + '\n\n')
+  process.stdout.write(formatBusyMachine(runs.map((r) => busyRunFacts(r.name, r.data)), {
+    idle: idleAt, busy: busyAt, neighbour: NEIGHBOUR_NAME, changes: verdictChanges(lines, idleAt, busyAt), effects: disturbanceEffects(busy), neighbourInReport: setup.includes(NEIGHBOUR_NAME.replace(/-/g, '\\-')) || setup.includes(NEIGHBOUR_NAME),
+  }) + '\n')
+})

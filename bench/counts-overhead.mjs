@@ -1,0 +1,59 @@
+#!/usr/bin/env zx
+// Benchmark: what counting system calls and context switches costs the proxy. The same
+// closed cells with the kernel counters attached and without, back to back, repeat by
+// repeat; prints the paired ratio counted/uncounted. Logic in lib/run/counts-overhead.ts.
+import '../notebooks/_ts.mjs'
+
+const HELP = `Usage: npx zx bench/counts-overhead.mjs [options]
+
+For each proxy (its newest catalog version) and variant, measures the same closed-model
+cell (200 keep-alive clients, ec256) twice per repeat, once with the kernel counters
+attached (perf stat on the proxy's cgroup, docs/method/counts.md) and once without
+(--no-counts), the two back to back in alternating order, in one process holding the run
+lock. Prints per cell the median proxy CPU µs/req of each arm, the median of the paired
+ratios counted/uncounted and the counted system calls per request, then the median ratio
+over all pairs with its 95% interval against the 1.02 target (counting costs <= 2%).
+Writes <out>/measurements.csv (counts_reason names the uncounted rows) and <out>/overhead.txt.
+
+Options:
+  --proxies LIST       default: haproxy,nginx
+  --variants LIST      default: article,pool-removed
+  --repeats N          default 6
+  --duration S         measurement window in seconds (default 3)
+  --runtime KIND       native (default) or docker
+  --include-disturbed  count rows invalid only for being disturbed (foreign CPU on a shared
+                       machine) as valid: both arms of a pair run back to back
+  --out DIR            default results/counts-overhead-<time>
+  -h, --help           this help`
+
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { parseProxyList } = await import('../lib/catalog/stack.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { repoRoot } = await import('../lib/core/paths.ts')
+const { OVERHEAD_VARIANTS, runCountsOverhead } = await import('../lib/run/counts-overhead.ts')
+
+await runNotebook(async () => {
+  const flags = parseFlags(
+    notebookArgs('counts-overhead.mjs'),
+    { proxies: { type: 'string' }, variants: { type: 'string' }, repeats: { type: 'string' }, duration: { type: 'string' }, runtime: { type: 'string' }, 'include-disturbed': { type: 'boolean' }, out: { type: 'string' } },
+    HELP,
+    'bench/counts-overhead.mjs',
+  )
+  const runtime = flags.runtime ?? 'native'
+  if (runtime !== 'native' && runtime !== 'docker') throw userError('--runtime', `"${runtime}" is not native or docker`, 'Use --runtime native or --runtime docker')
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13)
+  const r = await runCountsOverhead({
+    proxies: parseProxyList(flags.proxies ?? 'haproxy,nginx'),
+    variants: flags.variants ? flags.variants.split(',').map((s) => s.trim()).filter(Boolean) : OVERHEAD_VARIANTS,
+    repeats: Number(flags.repeats ?? 6),
+    durationS: Number(flags.duration ?? 3),
+    runtime,
+    includeDisturbed: !!flags['include-disturbed'],
+    out: flags.out ?? `${repoRoot}/results/counts-overhead-${stamp}`,
+    log: consoleLogger(),
+  })
+  process.stdout.write(`\n${r.table}\n\nrows: ${r.outDir}/measurements.csv\n`)
+  return 0
+})

@@ -1,0 +1,93 @@
+import { z } from 'zod'
+import type { Table } from './tables.ts'
+
+/**
+ * What a proxy serves when given no certificate of its own (tls series, phase tls-default-key):
+ * Traefik's generated default certificate, Caddy's internal issuer. One row per repeat in
+ * `default-keys.csv`, read from the certificate the real TLS handshake presented
+ * (lib/measure/default-key.ts), so the ledger compares a measured fact with the documented
+ * default (docs/ledger.md "Default key types").
+ */
+export const DEFAULT_KEY_SERIES = 'tls-default-key'
+export const DEFAULT_KEY_VARIANT = 'default-cert'
+/** The proxies with a certificate of their own to serve when given none (the others refuse to start without one). */
+export const DEFAULT_KEY_PROXIES = ['traefik', 'caddy'] as const
+
+export const DEFAULT_KEY_COLUMNS = [
+  'run_id', 'series', 'proxy', 'version', 'variant', 'repeat',
+  // served_key in the harness's key-type words (rsa2048, ec256, …); the rest as the certificate says it.
+  'served_key', 'key_algorithm', 'key_bits', 'curve', 'subject', 'issuer', 'tool', 'status', 'reason', 'runtime', 'started_at',
+  // The manifest invocation that wrote the row (lib/run/phase.ts), as in the other tables.
+  'invocation',
+] as const
+
+export const defaultKeySchema = z.object({
+  run_id: z.string().min(1),
+  series: z.string().min(1),
+  proxy: z.string().min(1),
+  version: z.string().min(1),
+  variant: z.string().min(1),
+  repeat: z.number().int().positive(),
+  served_key: z.string(),
+  key_algorithm: z.string(),
+  key_bits: z.number().int().positive().nullable(),
+  curve: z.string(),
+  subject: z.string(),
+  issuer: z.string(),
+  tool: z.string(),
+  status: z.enum(['valid', 'invalid', 'failed']),
+  reason: z.string(),
+  runtime: z.string(),
+  started_at: z.string(),
+  invocation: z.number().int().nonnegative().nullable().optional(),
+}).strict()
+
+export type DefaultKeyRow = z.infer<typeof defaultKeySchema>
+
+const CELL = ['series', 'proxy', 'version', 'variant'] as const
+
+export const DEFAULT_KEYS: Table<DefaultKeyRow> = {
+  name: 'default-keys',
+  file: 'default-keys.csv',
+  columns: DEFAULT_KEY_COLUMNS,
+  schema: defaultKeySchema,
+  cellColumns: CELL,
+  key: (r) => [...CELL, 'repeat'].map((c) => r[c as keyof DefaultKeyRow] ?? '').join('|'),
+}
+
+export interface ServedKey {
+  algorithm: string
+  bits: number | null
+  curve: string
+  subject: string
+  issuer: string
+}
+
+/** `openssl x509 -noout -text` of the served certificate → its public key and names; null when it is not a certificate. */
+export function parseCertificateText(text: string): ServedKey | null {
+  const algorithm = /Public Key Algorithm:\s*(\S+)/.exec(text)?.[1]
+  if (!algorithm) return null
+  const bits = /Public-Key:\s*\((\d+) bit\)/.exec(text)?.[1] ?? /(?:RSA|ED25519|ED448) Public-Key:\s*\((\d+) bit\)/i.exec(text)?.[1]
+  const curve = /NIST CURVE:\s*(\S+)/.exec(text)?.[1] ?? /ASN1 OID:\s*(\S+)/.exec(text)?.[1] ?? ''
+  const name = (field: string) => (new RegExp(`^[ \\t]*${field}:[ \\t]*(.*)$`, 'm').exec(text)?.[1] ?? '').trim()
+  return { algorithm, bits: bits ? Number(bits) : null, curve, subject: name('Subject'), issuer: name('Issuer') }
+}
+
+/** A served key in the harness's key-type words: rsa2048, rsa4096, ec256 (P-256), ec384, ed25519; '' when unknown. */
+export function servedKeyName(k: Pick<ServedKey, 'algorithm' | 'bits' | 'curve'>): string {
+  if (/rsa/i.test(k.algorithm) && k.bits) return `rsa${k.bits}`
+  if (/ecPublicKey/i.test(k.algorithm)) {
+    const bits = { 'P-256': 256, prime256v1: 256, 'P-384': 384, secp384r1: 384, 'P-521': 521, secp521r1: 521 }[k.curve] ?? k.bits
+    return bits ? `ec${bits}` : ''
+  }
+  if (/ed25519/i.test(k.algorithm)) return 'ed25519'
+  return ''
+}
+
+/** A published default key type ("RSA4096", "ec256", "ECDSA P-256") in the same words. */
+export function keyTypeWords(published: string): string {
+  const s = published.toLowerCase().replace(/[^a-z0-9]/g, '')
+  if (/^ecdsap256$|^p256$/.test(s)) return 'ec256'
+  if (/^ecdsap384$|^p384$/.test(s)) return 'ec384'
+  return s
+}

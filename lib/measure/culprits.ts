@@ -1,0 +1,245 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { cpuIds, readCpuTimes, USER_HZ, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
+import { disturbedReason } from './validity.ts'
+
+/**
+ * Who else runs on this machine (docs/method/disturbance.md): the processes outside the
+ * harness's own process tree, by the CPU they used between two reads of /proc, and the
+ * foreign load on each CPU. Only a process's command name (`comm`) is kept, never its
+ * arguments, which can hold secrets.
+ */
+
+/** One process as /proc/<pid>/stat tells it. */
+export interface ProcessSample {
+  pid: number
+  ppid: number
+  /** The kernel's command name (at most 15 characters), not the command line. */
+  command: string
+  /** utime + stime, in USER_HZ ticks. */
+  ticks: number
+  /** The CPU it last ran on. */
+  cpu: number
+  /** When it started (ticks after boot): tells a reused pid from the same process (a kernel thread's name changes with its work). */
+  start: number
+}
+
+/** A process outside the harness and what it used over an interval. */
+export interface ForeignProcess {
+  pid: number
+  command: string
+  /** CPU over the interval as a share of one core (0.63 = 63% of a core). */
+  share: number
+  cpu: number
+}
+
+/** /proc/<pid>/stat: the command sits in parentheses and may itself hold spaces and parentheses. */
+export function parsePidStat(text: string): ProcessSample | null {
+  const open = text.indexOf('(')
+  const close = text.lastIndexOf(')')
+  if (open < 0 || close < open) return null
+  const pid = Number(text.slice(0, open).trim())
+  // Fields after the command, from field 3 (state): ppid is 4, utime 14, stime 15, starttime 22, processor 39.
+  const rest = text.slice(close + 1).trim().split(/\s+/)
+  const field = (n: number) => Number(rest[n - 3])
+  const [ppid, utime, stime, start, cpu] = [field(4), field(14), field(15), field(22), field(39)]
+  if (![pid, ppid, utime, stime].every(Number.isFinite)) return null
+  return { pid, ppid, command: text.slice(open + 1, close), ticks: utime + stime, cpu: Number.isFinite(cpu) ? cpu : -1, start: Number.isFinite(start) ? start : 0 }
+}
+
+/** Every process readable now (one that exits while read is left out). */
+export function readProcesses(): Map<number, ProcessSample> {
+  const out = new Map<number, ProcessSample>()
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return out
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const p = parsePidStat(readFileSync(`/proc/${name}/stat`, 'utf8'))
+      if (p) out.set(p.pid, p)
+    } catch {
+      // Gone between readdir and read.
+    }
+  }
+  return out
+}
+
+/** The pids of `roots` and of all their descendants in `procs`: the harness's own tree (its roles' containers included when their pids are roots). */
+export function processTree(procs: ReadonlyMap<number, ProcessSample>, roots: readonly number[]): Set<number> {
+  const children = new Map<number, number[]>()
+  for (const p of procs.values()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid])
+  const out = new Set<number>()
+  const todo = roots.filter((r) => r > 0)
+  while (todo.length) {
+    const pid = todo.pop()!
+    if (out.has(pid)) continue
+    out.add(pid)
+    todo.push(...(children.get(pid) ?? []))
+  }
+  return out
+}
+
+/**
+ * The processes outside `own` that used CPU between `a` and `b` (`seconds` apart), most
+ * first. A process that started between the reads counts from zero, and so does a pid
+ * reused by another process (another start time).
+ */
+export function foreignProcesses(a: ReadonlyMap<number, ProcessSample>, b: ReadonlyMap<number, ProcessSample>, seconds: number, own: ReadonlySet<number>): ForeignProcess[] {
+  if (!(seconds > 0)) return []
+  const out: ForeignProcess[] = []
+  for (const p of b.values()) {
+    if (own.has(p.pid)) continue
+    const before = a.get(p.pid)
+    const ticks = p.ticks - (before && before.start === p.start ? before.ticks : 0)
+    if (ticks <= 0) continue
+    out.push({ pid: p.pid, command: p.command, share: ticks / USER_HZ / seconds, cpu: p.cpu })
+  }
+  return out.sort((x, y) => y.share - x.share || x.pid - y.pid)
+}
+
+/** Per command (several processes of one name are one culprit, e.g. the compiler's jobs), most first. */
+export function byCommand(procs: readonly ForeignProcess[]): { command: string; share: number }[] {
+  const sum = new Map<string, number>()
+  for (const p of procs) sum.set(p.command, (sum.get(p.command) ?? 0) + p.share)
+  return [...sum].map(([command, share]) => ({ command, share })).sort((x, y) => y.share - x.share || x.command.localeCompare(y.command))
+}
+
+/** Culprits below this share of a core are not named: the harness's own reads, a shell's wake-up. */
+export const MIN_CULPRIT_SHARE = 0.02
+/** Culprits named per window. */
+export const CULPRITS_PER_WINDOW = 3
+
+/** `python3 63%, cc1 21%`: the top commands of a window, as its `foreign_processes` column holds them (empty: none above MIN_CULPRIT_SHARE). */
+export function culpritsText(procs: readonly ForeignProcess[], n = CULPRITS_PER_WINDOW): string {
+  return byCommand(procs).filter((c) => c.share >= MIN_CULPRIT_SHARE).slice(0, n).map((c) => `${c.command.replace(/[,;%\n\r]/g, '_')} ${Math.round(100 * c.share)}%`).join(', ')
+}
+
+/** A moment of the machine: per-CPU times and every process. */
+export interface MachineSample {
+  at: bigint
+  stat: Map<number, CpuTimes>
+  procs: Map<number, ProcessSample>
+}
+
+export const sampleNow = (): MachineSample => ({ at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses() })
+
+/**
+ * Foreign load on each CPU between two samples, as a share of that CPU's time: its run
+ * time (the root cgroup's per-CPU counter where there is one, else user+system ticks) less
+ * the CPU of the harness's own processes that last ran there. The per-process CPU is
+ * placed on its last CPU: exact for a process that stayed, an estimate for one that moved.
+ */
+export function foreignLoadByCpu(a: MachineSample, b: MachineSample, own: ReadonlySet<number>): Map<number, number> {
+  const ownTicks = new Map<number, number>()
+  for (const p of b.procs.values()) {
+    if (!own.has(p.pid)) continue
+    const before = a.procs.get(p.pid)
+    const ticks = p.ticks - (before && before.start === p.start ? before.ticks : 0)
+    if (ticks > 0) ownTicks.set(p.cpu, (ownTicks.get(p.cpu) ?? 0) + ticks)
+  }
+  const out = new Map<number, number>()
+  for (const [cpu, y] of b.stat) {
+    const x = a.stat.get(cpu)
+    if (!x) continue
+    const total = y.total - x.total
+    if (total <= 0) continue
+    const run = x.runNs !== undefined && y.runNs !== undefined ? ((y.runNs - x.runNs) / 1e9) * USER_HZ : y.task - x.task
+    out.set(cpu, Math.min(1, Math.max(0, run - (ownTicks.get(cpu) ?? 0)) / total))
+  }
+  return out
+}
+
+/** The mean foreign load over a list of CPUs (0 when none of them was read). */
+export function coresLoad(load: ReadonlyMap<number, number>, cores: string): number {
+  const xs = cpuIds(cores).flatMap((c) => (load.has(c) ? [load.get(c)!] : []))
+  return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0
+}
+
+/** What a stretch of sampling saw: per-CPU foreign load and the foreign processes, most first. */
+export interface MachineLook {
+  seconds: number
+  loadByCpu: Map<number, number>
+  processes: ForeignProcess[]
+}
+
+export function lookBetween(a: MachineSample, b: MachineSample, roots: readonly number[]): MachineLook {
+  const own = processTree(b.procs, roots)
+  const seconds = Number(b.at - a.at) / 1e9
+  return { seconds, loadByCpu: foreignLoadByCpu(a, b, own), processes: foreignProcesses(a.procs, b.procs, seconds, own) }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Samples the machine for `seconds` (the preflight's look before the first window). */
+export async function lookAtMachine(seconds: number, roots: readonly number[] = [process.pid]): Promise<MachineLook> {
+  const a = sampleNow()
+  await sleep(seconds * 1000)
+  return lookBetween(a, sampleNow(), roots)
+}
+
+/** `python3 (pid 3175) 63% of a core, cc1 (pid 88) 21% of a core`. */
+export const processesText = (procs: readonly ForeignProcess[], n = CULPRITS_PER_WINDOW) =>
+  procs.filter((p) => p.share >= MIN_CULPRIT_SHARE).slice(0, n).map((p) => `${p.command} (pid ${p.pid}) ${Math.round(100 * p.share)}% of a core`).join(', ')
+
+/**
+ * The preflight's one line when the bench's cores carry foreign load above `threshold`
+ * (null: quiet enough, nothing to say): what runs and how much of each core it takes.
+ */
+export function preflightLine(look: MachineLook, benchCores: string, threshold: number): string | null {
+  const busy = [...new Set(cpuIds(benchCores))].sort((a, b) => a - b).filter((c) => (look.loadByCpu.get(c) ?? 0) > threshold)
+  if (busy.length === 0) return null
+  const cores = busy.map((c) => `cpu${c} ${Math.round(100 * look.loadByCpu.get(c)!)}%`).join(', ')
+  const who = processesText(look.processes)
+  return `other work on this machine: ${who || 'no single process (many short ones)'}; foreign load ${cores}; results will take longer`
+}
+
+export interface QuietWait {
+  /** Seconds spent waiting. */
+  waitedS: number
+  /** Whether the load stayed under the threshold for the settle time (false: the wait hit its bound). */
+  quiet: boolean
+  /** What ran meanwhile, most first. */
+  processes: ForeignProcess[]
+}
+
+/**
+ * Waits until the foreign load on each group of cores (the measured role's; the load's) has
+ * stayed at or under `threshold` for `settleS`, polling /proc every `pollS`, or `maxS` has
+ * passed. `roots` are the harness's own processes (its tree is never foreign).
+ */
+export async function waitForQuiet(o: { groups: readonly string[]; threshold: number; settleS: number; maxS: number; pollS?: number; roots?: readonly number[]; sample?: () => MachineSample }): Promise<QuietWait> {
+  const pollS = o.pollS ?? 0.25
+  const roots = o.roots ?? [process.pid]
+  const sampleMachine = o.sample ?? sampleNow
+  const start = sampleMachine()
+  let prev = start
+  let quietS = 0
+  let last = start
+  const elapsed = () => Number(last.at - start.at) / 1e9
+  // Summed poll by poll: a process that ended during the wait is still named.
+  const used = new Map<number, ForeignProcess>()
+  const meanwhile = () => [...used.values()].map((p) => ({ ...p, share: elapsed() > 0 ? p.share / elapsed() : 0 })).sort((x, y) => y.share - x.share || x.pid - y.pid)
+  while (elapsed() < o.maxS) {
+    await sleep(Math.min(pollS, Math.max(0.01, o.maxS - elapsed())) * 1000)
+    const now = (last = sampleMachine())
+    const look = lookBetween(prev, now, roots)
+    for (const p of look.processes) used.set(p.pid, { ...p, share: (used.get(p.pid)?.share ?? 0) + p.share * look.seconds })
+    const loud = o.groups.some((g) => g !== '' && coresLoad(look.loadByCpu, g) > o.threshold)
+    quietS = loud ? 0 : quietS + look.seconds
+    prev = now
+    if (quietS >= o.settleS) return { waitedS: elapsed(), quiet: true, processes: meanwhile() }
+  }
+  return { waitedS: elapsed(), quiet: false, processes: meanwhile() }
+}
+
+/**
+ * A window's disturbance with its culprits named (the top foreign commands between the
+ * window's ends) when it is disturbed; unchanged when it is not, or unknown.
+ */
+export function withCulprits(d: WindowDisturbance | null, a: ReadonlyMap<number, ProcessSample>, b: ReadonlyMap<number, ProcessSample>, seconds: number, roots: readonly number[]): WindowDisturbance | null {
+  if (!d || !disturbedReason({ steal_share: d.stealShare, foreign_cpu_share: d.foreignShare, load_foreign_cpu_share: d.loadForeignShare }, 'proxy')) return d
+  return { ...d, culprits: culpritsText(foreignProcesses(a, b, seconds, processTree(b, [process.pid, ...roots]))) }
+}

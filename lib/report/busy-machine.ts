@@ -1,0 +1,131 @@
+import { median } from '../core/stats.ts'
+import { formatTable } from '../core/text-table.ts'
+import { isDisturbed, precisionValue } from '../data/precision.ts'
+import { quietLine, quietSummary, type QuietSummary } from '../data/quiet.ts'
+import type { RunData } from '../data/run-data.ts'
+import { CELL_COLUMNS, type TableName } from '../data/tables.ts'
+import type { VerdictLine } from './stability.ts'
+
+/**
+ * bench/busy-machine.mjs's table (docs/method/disturbance.md#bench): per run its wall time,
+ * windows disturbed and redone, the cells that reached the profile's minimum valid repeats,
+ * and whether the busy run's verdicts match the idle runs'.
+ */
+
+export interface BusyRunFacts {
+  name: string
+  wallS: number | null
+  quiet: QuietSummary
+  cellsPlanned: number
+  cellsAtMinimum: number
+  /** Seconds charged to the quiet budget, and the budget. */
+  spentS: number | null
+  budgetS: number | null
+}
+
+type AnyRow = { status: string; reason: string; repeat: number; proxy: string; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null }
+
+const tables = Object.keys(CELL_COLUMNS) as TableName[]
+const cellOf = (name: TableName, r: object) => `${name}|${CELL_COLUMNS[name].map((c) => (r as Record<string, unknown>)[c] ?? '').join('|')}`
+
+export function busyRunFacts(name: string, run: RunData): BusyRunFacts {
+  const m = run.manifest
+  const valid = new Map<string, number>()
+  for (const t of tables) {
+    for (const r of (run[t] ?? []) as AnyRow[]) {
+      const cell = cellOf(t, r)
+      valid.set(cell, (valid.get(cell) ?? 0) + (r.status === 'valid' ? 1 : 0))
+    }
+  }
+  const min = m.profile_settings.repeats
+  return {
+    name,
+    wallS: m.finished ? (Date.parse(m.finished) - Date.parse(m.started)) / 1000 : null,
+    quiet: quietSummary(run, m.quiet),
+    cellsPlanned: valid.size,
+    cellsAtMinimum: [...valid.values()].filter((n) => n >= min).length,
+    spentS: m.quiet?.spent_s ?? null,
+    budgetS: m.quiet?.budget_s ?? null,
+  }
+}
+
+const DECIDED = new Set(['held', 'not held', 'reproduced', 'not reproduced'])
+
+/** Verdicts of the busy run that differ, decided, from a decided verdict of the idle runs while those agree with each other. */
+export function verdictChanges(lines: readonly VerdictLine[], idle: readonly number[], busy: number): VerdictLine[] {
+  return lines.filter((l) => {
+    const b = l.verdicts[busy]
+    if (b === null || b === undefined || !DECIDED.has(b)) return false
+    const idleVerdicts = idle.map((i) => l.verdicts[i])
+    if (!idleVerdicts.every((v) => v === idleVerdicts[0])) return false
+    return DECIDED.has(idleVerdicts[0] ?? '') && idleVerdicts[0] !== b
+  })
+}
+
+/** How much a disturbed window's figure moved from its cell's clean median, by series: what tolerating such windows would have to bound. */
+export interface DisturbanceEffect {
+  series: string
+  windows: number
+  /** Median foreign share (the larger of the proxy's and the load's cores) of those windows. */
+  foreignShare: number
+  /** Median and largest |figure / clean median - 1|. */
+  medianShift: number
+  worstShift: number
+}
+
+export function disturbanceEffects(run: RunData): DisturbanceEffect[] {
+  const bySeries = new Map<string, { share: number; shift: number }[]>()
+  for (const t of tables) {
+    const rows = (run[t] ?? []) as (AnyRow & { series: string })[]
+    const clean = new Map<string, number[]>()
+    for (const r of rows) {
+      const v = precisionValue(t, r)
+      if (r.status === 'valid' && v !== null) clean.set(cellOf(t, r), [...(clean.get(cellOf(t, r)) ?? []), v])
+    }
+    for (const r of rows) {
+      const v = precisionValue(t, r)
+      const base = clean.get(cellOf(t, r))
+      // Only a window invalid for its disturbance alone has a figure to compare.
+      if (!isDisturbed(r) || r.reason.includes(';') || v === null || !base?.length) continue
+      const share = Math.max(r.foreign_cpu_share ?? 0, r.load_foreign_cpu_share ?? 0)
+      bySeries.set(r.series, [...(bySeries.get(r.series) ?? []), { share, shift: Math.abs(v / median(base) - 1) }])
+    }
+  }
+  return [...bySeries].map(([series, xs]) => ({
+    series, windows: xs.length, foreignShare: median(xs.map((x) => x.share)), medianShift: median(xs.map((x) => x.shift)), worstShift: Math.max(...xs.map((x) => x.shift)),
+  })).sort((a, b) => a.series.localeCompare(b.series))
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`
+const duration = (s: number | null) => (s === null ? 'unfinished' : `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`)
+
+/** The per-run table, the other-work line of each run, and the criteria of issue 28 checked. */
+export function formatBusyMachine(facts: readonly BusyRunFacts[], o: { idle: readonly number[]; busy: number; neighbour: string; changes: readonly VerdictLine[]; effects: readonly DisturbanceEffect[]; neighbourInReport: boolean }): string {
+  const table = formatTable(facts.map((f) => ({
+    run: f.name, wall: duration(f.wallS), disturbed: f.quiet.disturbed, redone: f.quiet.redone, waited: f.quiet.waitedS === null ? '-' : `${Math.round(f.quiet.waitedS)} s`,
+    'quiet budget': f.budgetS === null ? '-' : `${Math.round(f.spentS ?? 0)} of ${Math.round(f.budgetS)} s`,
+    'cells at minimum': `${f.cellsAtMinimum} of ${f.cellsPlanned} (${f.cellsPlanned ? pct(f.cellsAtMinimum / f.cellsPlanned) : '-'})`,
+  })), ['run', 'wall', 'disturbed', 'redone', 'waited', 'quiet budget', 'cells at minimum'])
+  const busy = facts[o.busy]!
+  const idleWall = o.idle.map((i) => facts[i]!.wallS).filter((s): s is number => s !== null)
+  const ratio = busy.wallS !== null && idleWall.length ? busy.wallS / Math.max(...idleWall) : null
+  const share = busy.cellsPlanned ? busy.cellsAtMinimum / busy.cellsPlanned : 0
+  const named = busy.quiet.top.some((t) => t.command === o.neighbour)
+  const check = (ok: boolean) => (ok ? 'yes' : 'NO')
+  const effects = o.effects.length
+    ? formatTable(o.effects.map((e) => ({ series: e.series, 'disturbed windows': e.windows, 'median foreign share': pct(e.foreignShare), 'median shift': pct(e.medianShift), 'worst shift': pct(e.worstShift) })), ['series', 'disturbed windows', 'median foreign share', 'median shift', 'worst shift'])
+    : 'no disturbed window with a figure to compare'
+  return [
+    table,
+    '',
+    ...facts.map((f) => `${f.name}: ${quietLine(f.quiet)}`),
+    '',
+    `with the neighbour: ${pct(share)} of planned cells reached their minimum valid repeats (wanted >= 95%): ${check(share >= 0.95)}`,
+    `with the neighbour: ${o.changes.length} decided verdicts differ from the idle runs' where those agree (wanted 0): ${check(o.changes.length === 0)}${o.changes.length ? ` (${o.changes.map((c) => c.id).join(', ')})` : ''}`,
+    `with the neighbour: wall time ${ratio === null ? '?' : `${ratio.toFixed(2)}x`} the slower idle run's (wanted <= 2x): ${check(ratio !== null && ratio <= 2)}`,
+    `the neighbour's command (${o.neighbour}) in the end summary's top 3: ${check(named)}; in the report's setup section: ${check(o.neighbourInReport)}`,
+    '',
+    'How far the disturbed windows of the neighbour run moved their cell\'s figure (|figure / clean median - 1|), by series:',
+    effects,
+  ].join('\n')
+}

@@ -1,0 +1,328 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { replaceDir, writeFileAtomic, writeFileDurable } from '../core/atomic.ts'
+import type { Logger } from '../core/log.ts'
+import { displayPath } from '../core/paths.ts'
+import { renderChart } from './chart-requests.ts'
+import { htmlPage } from './page.ts'
+import { renderMarkdown } from './render.ts'
+import { assertNoKeyMaterial } from './site.ts'
+import { runReferences } from '../analysis/calibrated.ts'
+import { fingerprintDiff } from '../analysis/fingerprint.ts'
+import { readPublished } from '../analysis/published.ts'
+import { loadLedger } from '../claims/ledger.ts'
+import { medianInterval, repeatsOf, type Interval } from '../core/intervals.ts'
+import { listBaselines, loadBaseline } from '../data/baselines.ts'
+import { loadRun, type RunData } from '../data/run-data.ts'
+import type { Fingerprint, Manifest } from '../data/schema.ts'
+import { POOLING_ROWS } from '../data/series.ts'
+import { compareVersions } from '../catalog/stack.ts'
+import type { ChartRequest } from './chart-requests.ts'
+import { Article, esc, num } from './markdown.ts'
+import { figure } from './sections/common.ts'
+
+/**
+ * The history (docs/report.md#history): per proxy and variant, every promoted baseline, every
+ * run in the site and the published article figures (transcribed), in time order, with the cost
+ * raw and in the calibrated unit, counts where recorded, and between consecutive points one
+ * line saying what changed, read from the data.
+ */
+
+/** The page (site/history.html) and the folder of its charts and CSVs (site/history/). */
+export const HISTORY_PAGE = 'history.html'
+export const HISTORY_DIR = 'history'
+
+/** Where a point comes from. */
+export type SourceKind = 'run' | 'baseline' | 'transcribed'
+
+/** One source of the history: a run's data (site run or promoted baseline) or a published article's figures. */
+export type HistorySource =
+  | { kind: 'run' | 'baseline'; id: string; run: RunData; also?: SourceKind[] }
+  | { kind: 'transcribed'; id: string; date: string | null; machine: string; figures: { proxy: string; version: string | null; group: string; value: number; figure: string }[] }
+
+/** A line of the history: one proxy in one group (a variant of the pooling series, or a handshake key type) from one source. */
+export interface HistoryPoint {
+  group: string
+  proxy: string
+  source: string
+  kind: SourceKind
+  /** Also a baseline (a site run promoted), or also in the site. */
+  also: SourceKind[]
+  date: string | null
+  version: string
+  profile: string | null
+  /** 8 hex digits of the machine fingerprint's facts; the host's words where the run recorded none. */
+  machine: string
+  fingerprint: Fingerprint | null
+  raw: Interval | null
+  /** Cost ÷ the run's direct reference (backend CPU µs per request of the bare backend), its interval likewise. */
+  calibrated: Interval | null
+  reference: number | null
+  /** Median counts per request the rows record (columns read only where present). */
+  counts: Record<string, number>
+  connsPer1k: number | null
+  configHash: string | null
+  binarySha: string | null
+  /** What a transcribed figure is (its id). */
+  figure?: string
+}
+
+/** Count columns other engineers add to the rows; read where present, never required. */
+const COUNT_COLUMNS = ['proxy_syscalls_per_req', 'proxy_ctx_switches_per_req', 'proxy_voluntary_ctx_switches_per_req', 'proxy_involuntary_ctx_switches_per_req']
+/** A calibrated cost column, when the rows carry one: preferred over dividing by the direct row here. */
+const CALIBRATED_COLUMN = 'proxy_cpu_calibrated'
+
+/** Short fingerprint: the machine facts that move a proxy's µs (fingerprintDiff's), hashed. */
+export function shortFingerprint(m: Pick<Manifest, 'fingerprint' | 'host'>): string {
+  const f = m.fingerprint
+  const facts = f
+    ? [f.cpu_model, f.cpu_family, f.cpu_model_number, f.stepping, f.microcode, f.kernel_release, f.clocksource, f.virtualization, JSON.stringify(Object.entries(f.vulnerabilities).sort())]
+    : ['host', m.host.cpu_model, m.host.cores, m.host.kernel]
+  const hash = createHash('sha256').update(facts.join('\n')).digest('hex').slice(0, 8)
+  return f ? hash : `${hash} (host only)`
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length === 0 ? null : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+type Row = Record<string, unknown> & { repeat: number; status: string; proxy: string; version: string }
+
+/** The groups a run's rows fall in: closed-model pooling variants at the default request, full handshakes per key type. */
+function groupsOf(run: RunData): { group: string; metric: string; rows: Row[] }[] {
+  const out = new Map<string, { group: string; metric: string; rows: Row[] }>()
+  const add = (group: string, metric: string, r: Row) => {
+    const g = out.get(group) ?? { group, metric, rows: [] }
+    g.rows.push(r)
+    out.set(group, g)
+  }
+  for (const r of run.measurements) {
+    if (r.model !== 'closed' || r.proxy === 'direct' || !POOLING_ROWS.includes(r.series) || r.series === 'custom' || (r.key_type && r.key_type !== 'ec256')) continue
+    if ((r as { path?: string | null }).path && (r as { path?: string | null }).path !== '/') continue
+    add(`variant ${r.variant}`, 'proxy_cpu_us_per_req', r as unknown as Row)
+  }
+  for (const h of run.handshakes) if (h.series === 'tls-handshake') add(`handshake ${h.key_type}`, 'proxy_cpu_us_per_handshake', h as unknown as Row)
+  return [...out.values()]
+}
+
+const num0 = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+
+function intervalOf(rows: readonly Row[], value: (r: Row) => number | null): Interval | null {
+  const reps = repeatsOf(rows.filter((r) => r.status === 'valid'), value)
+  return reps.size ? medianInterval(reps) : null
+}
+
+const scale = (iv: Interval | null, by: number | null): Interval | null => (iv && by ? { ...iv, value: iv.value / by, lo: iv.lo / by, hi: iv.hi / by } : null)
+
+/** Every point of one measured source: per group, per proxy, its newest version (the one a re-run compares). */
+function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): HistoryPoint[] {
+  const m = s.run.manifest
+  const refs = runReferences(s.run)
+  const out: HistoryPoint[] = []
+  for (const g of groupsOf(s.run)) {
+    const byCell = new Map<string, Row[]>()
+    for (const r of g.rows) byCell.set(`${r.proxy}|${r.version}`, [...(byCell.get(`${r.proxy}|${r.version}`) ?? []), r])
+    // One point per proxy and source: its newest version (older ones are the versions series' business).
+    const newest = new Map<string, string>()
+    for (const key of byCell.keys()) {
+      const [proxy, version] = key.split('|') as [string, string]
+      const seen = newest.get(proxy)
+      if (seen === undefined || compareVersions(version, seen) > 0) newest.set(proxy, version)
+    }
+    for (const [key, rows] of byCell) {
+      const [proxy, version] = key.split('|') as [string, string]
+      if (newest.get(proxy) !== version) continue
+      const valid = rows.filter((r) => r.status === 'valid')
+      const raw = intervalOf(rows, (r) => num0(r[g.metric]))
+      const own = rows.some((r) => num0(r[CALIBRATED_COLUMN]) !== null) ? intervalOf(rows, (r) => num0(r[CALIBRATED_COLUMN])) : null
+      const counts: Record<string, number> = {}
+      for (const c of COUNT_COLUMNS) {
+        const v = median(valid.map((r) => num0(r[c])).filter((x): x is number => x !== null))
+        if (v !== null) counts[c] = v
+      }
+      out.push({
+        group: g.group, proxy, source: s.id, kind: s.kind, also: s.also ?? [], date: m.started, version, profile: m.profile,
+        machine: shortFingerprint(m), fingerprint: m.fingerprint, raw, calibrated: own ?? scale(raw, refs.direct), reference: refs.direct,
+        counts, connsPer1k: median(valid.map((r) => num0(r.backend_conns_per_1k_req)).filter((x): x is number => x !== null)),
+        configHash: m.custom_configs.find((c) => c.proxy === proxy)?.sha256.slice(0, 12) ?? null,
+        binarySha: m.components.find((c) => c.component === proxy && c.version === version)?.sha256.replace(/^sha256:/, '').slice(0, 12) ?? null,
+      })
+    }
+  }
+  return out
+}
+
+function transcribedPoints(s: Extract<HistorySource, { kind: 'transcribed' }>): HistoryPoint[] {
+  return s.figures.map((f) => ({
+    group: f.group, proxy: f.proxy, source: s.id, kind: 'transcribed' as const, also: [], date: s.date, version: f.version ?? '—', profile: null,
+    machine: s.machine, fingerprint: null, raw: { value: f.value, lo: f.value, hi: f.value, level: 1, method: 'single repeat' as const, n: 1 }, calibrated: null, reference: null,
+    counts: {}, connsPer1k: null, configHash: null, binarySha: null, figure: f.figure,
+  }))
+}
+
+/** Every point, in time order within each group and proxy (undated last). */
+export function historyPoints(sources: readonly HistorySource[]): HistoryPoint[] {
+  const points = sources.flatMap((s) => (s.kind === 'transcribed' ? transcribedPoints(s) : runPoints(s)))
+  const t = (p: HistoryPoint) => (p.date ? Date.parse(p.date.length === 10 ? `${p.date}T00:00:00Z` : p.date) : Infinity)
+  return points.sort((a, b) => a.group.localeCompare(b.group) || a.proxy.localeCompare(b.proxy) || t(a) - t(b) || a.source.localeCompare(b.source))
+}
+
+const ratioText = (b: number | null | undefined, a: number | null | undefined) => (a && b ? `×${num(b / a)}` : '—')
+
+/** What changed from one point to the next of the same proxy and group, in one line from the data. */
+export function causeLine(a: HistoryPoint, b: HistoryPoint): string {
+  const parts: string[] = []
+  const v = (x: HistoryPoint) => (x.version === '—' ? '(not stated)' : x.version)
+  parts.push(a.version === b.version ? `version ${v(b)} kept` : `version ${v(a)} → ${v(b)}`)
+  if (a.version === b.version && a.binarySha && b.binarySha && a.binarySha !== b.binarySha) parts.push(`binary ${a.binarySha} → ${b.binarySha}`)
+  if (a.kind === 'transcribed' || b.kind === 'transcribed') parts.push('machine: the article\'s, not this harness\'s (a transcribed figure)')
+  else {
+    if (a.configHash !== b.configHash) parts.push(`config ${a.configHash ?? 'catalog template'} → ${b.configHash ?? 'catalog template'}`)
+    else parts.push(a.configHash ? `config ${a.configHash} kept` : 'config: catalog template (no custom config hash)')
+    if (a.machine === b.machine) parts.push(`machine ${b.machine} kept`)
+    else {
+      const diff = a.fingerprint && b.fingerprint ? fingerprintDiff(a.fingerprint, b.fingerprint) : null
+      parts.push(`machine ${a.machine} → ${b.machine}${diff ? ` (${diff.slice(0, 2).join('; ')}${diff.length > 2 ? `; +${diff.length - 2} more` : ''})` : ' (a side has no fingerprint)'}`)
+    }
+    parts.push(`direct reference ${ratioText(b.reference, a.reference)}`)
+  }
+  if (a.connsPer1k !== null && b.connsPer1k !== null) parts.push(Math.abs(b.connsPer1k - a.connsPer1k) < 50 ? `conns/1k held (${num(a.connsPer1k)} → ${num(b.connsPer1k)})` : `conns/1k moved ${num(a.connsPer1k)} → ${num(b.connsPer1k)}`)
+  const shared = Object.keys(a.counts).filter((c) => c in b.counts)
+  for (const c of shared) parts.push(`${c.replace(/^proxy_|_per_req$/g, '')}/req ${ratioText(b.counts[c], a.counts[c])}`)
+  if (!shared.length && b.kind !== 'transcribed' && a.kind !== 'transcribed') parts.push('no other counts recorded on both')
+  parts.push(`cost ${ratioText(b.raw?.value, a.raw?.value)} raw, ${ratioText(b.calibrated?.value, a.calibrated?.value)} calibrated`)
+  return parts.join('; ')
+}
+
+const iv = (x: Interval | null, digits = 1) => (!x ? '—' : x.method === 'single repeat' ? `${x.value.toFixed(digits)} [1 value]` : `${x.value.toFixed(digits)} [${x.lo.toFixed(digits)}, ${x.hi.toFixed(digits)}]`)
+const KIND_WORDS: Record<SourceKind, string> = { run: 'run', baseline: 'baseline', transcribed: 'transcribed' }
+
+/** The history page's Markdown, its CSVs and its charts (one per group). */
+export function historyArticle(points: readonly HistoryPoint[], sources: readonly HistorySource[], skipped: readonly string[]): { markdown: string; files: Article['files']; charts: ChartRequest[] } {
+  const a = new Article(`${HISTORY_DIR}/`)
+  const charts: ChartRequest[] = []
+  a.heading(1, 'History: every run and baseline')
+  a.para(`Per proxy and variant, every run in this site, every promoted baseline (\`baselines/runs/\`) and the published article figures (\`baselines/published/\`, marked **transcribed**: one number each, no interval, another machine), in time order. ` +
+    'Cost raw is the proxy\'s CPU µs per request (per handshake for the handshake groups), the median of the valid repeats with its interval by order statistics; calibrated is the same divided by the run\'s direct reference (the bare backend\'s CPU µs per request on the same machine, a run\'s own `proxy_cpu_calibrated` column where it has one). ' +
+    'Raw µs across machines differ by the machine: compare runs of one machine (same short fingerprint) raw, others calibrated. Between consecutive points of a proxy, one line says what changed, from the data.')
+  a.para('[[toc]]')
+  a.para(`Sources: ${sources.map((s) => `${esc(s.id)} (${KIND_WORDS[s.kind]}${s.kind !== 'transcribed' && s.also?.length ? ` + ${s.also.join(', ')}` : ''})`).join(', ') || 'none'}.${skipped.length ? ` Not read: ${skipped.map(esc).join('; ')}.` : ''}`)
+  const groups = [...new Set(points.map((p) => p.group))]
+  if (groups.length === 0) a.para('*No run, baseline or published figure has a cell of the groups shown here.*')
+  for (const group of groups) {
+    const mine = points.filter((p) => p.group === group)
+    const slug = group.replace(/[^a-z0-9]+/gi, '-').toLowerCase()
+    a.heading(2, esc(group))
+    const unit = group.startsWith('handshake') ? 'µs per full handshake' : 'µs per request'
+    figure(a, charts, {
+      path: `${HISTORY_DIR}/charts/history-${slug}.svg`, title: `Proxy CPU ${unit}, ${group}, over time`, kind: 'labelled-line',
+      rows: mine.filter((p) => p.raw && p.date).map((p) => ({ x: p.date!.length === 10 ? `${p.date}T00:00:00` : p.date!.replace(/Z$/, ''), y: p.raw!.value, series: p.proxy, label: p.version, lo: p.raw!.method === 'single repeat' ? undefined : p.raw!.lo, hi: p.raw!.method === 'single repeat' ? undefined : p.raw!.hi, hollow: p.kind === 'transcribed' })),
+      options: { xType: 'temporal', xTitle: 'started', yTitle: `proxy CPU ${unit} (raw)`, seriesTitle: 'proxy', xFormat: '%Y-%m-%d' },
+    }, `${group}: cost over time`, {
+      unit: `proxy CPU ${unit}, raw, median with its interval; hollow diamonds: transcribed figures; each point labelled by its version`,
+      model: group.startsWith('handshake') ? 'a new TLS connection per request, resumption off' : 'closed model, each run\'s profile (the table names it)',
+    }, mine.map((p) => ({ proxy: p.proxy, source: p.source, kind: p.kind, date: p.date, version: p.version, profile: p.profile, machine: p.machine, raw: p.raw?.value ?? null, raw_lo: p.raw?.lo ?? null, raw_hi: p.raw?.hi ?? null, calibrated: p.calibrated?.value ?? null, calibrated_lo: p.calibrated?.lo ?? null, calibrated_hi: p.calibrated?.hi ?? null, conns_per_1k: p.connsPer1k, ...p.counts })))
+    const rows: { p: HistoryPoint; cause: string }[] = []
+    for (let i = 0; i < mine.length; i++) {
+      const prev = i > 0 && mine[i - 1]!.proxy === mine[i]!.proxy ? mine[i - 1]! : null
+      rows.push({ p: mine[i]!, cause: prev ? causeLine(prev, mine[i]!) : 'first point' })
+    }
+    const countCols = [...new Set(mine.flatMap((p) => Object.keys(p.counts)))]
+    a.table(`history-${slug}`, [
+      { title: 'proxy', value: (r) => r.p.proxy },
+      { title: 'date', value: (r) => r.p.date?.slice(0, 10) ?? 'undated' },
+      { title: 'source', value: (r) => `${r.p.source} (${[r.p.kind, ...r.p.also].join(' + ')})`, show: (r) => (r.p.kind === 'transcribed' ? `${esc(r.p.source)} **transcribed**` : `${esc(r.p.source)} (${esc([r.p.kind, ...r.p.also].join(' + '))})`) },
+      { title: 'version', value: (r) => r.p.version },
+      { title: 'profile', value: (r) => r.p.profile ?? '—' },
+      { title: 'machine', value: (r) => r.p.machine },
+      { title: 'cost raw', value: (r) => r.p.raw?.value ?? null, show: (r) => esc(iv(r.p.raw)) },
+      { title: 'calibrated', value: (r) => r.p.calibrated?.value ?? null, show: (r) => esc(iv(r.p.calibrated, 2)) },
+      ...countCols.map((c) => ({ title: c.replace(/^proxy_|_per_req$/g, '') + '/req', value: (r: { p: HistoryPoint }) => r.p.counts[c] ?? null })),
+      { title: 'conns/1k', value: (r) => r.p.connsPer1k },
+      { title: 'what changed since the point before', value: (r) => r.cause },
+    ], rows)
+  }
+  return { markdown: a.toString(), files: a.files, charts }
+}
+
+/** Published baselines' cost figures per proxy (figures.yaml through the ledger), transcribed. */
+function publishedSource(id: string, file: string): HistorySource {
+  const p = readPublished(file)
+  const date = /^\d{4}-\d\d-\d\d/.test(p.id) ? p.id.slice(0, 10) : null
+  const figures = [...loadLedger().figures.values()].flatMap((f) => {
+    if (f.source !== p.source || typeof f.value !== 'number' || !f.proxy) return []
+    const c = f.conditions as Record<string, unknown>
+    if (f.metric === 'proxy_cpu_us_per_req' && typeof c.variant === 'string') return [{ proxy: f.proxy, version: f.version, group: `variant ${c.variant}`, value: f.value, figure: f.id }]
+    if (f.metric === 'proxy_cpu_us_per_handshake' && typeof c.key_type === 'string') return [{ proxy: f.proxy, version: f.version, group: `handshake ${c.key_type}`, value: f.value, figure: f.id }]
+    return []
+  })
+  return { kind: 'transcribed', id, date, machine: 'article', figures }
+}
+
+/**
+ * Reads every source the history shows: the runs published in the site (their copied CSVs and
+ * manifest), the promoted baselines and the published ones. A source that cannot be read is
+ * named with its reason, never dropped silently.
+ */
+export function historySources(siteDir: string): { sources: HistorySource[]; skipped: string[] } {
+  const sources: HistorySource[] = []
+  const skipped: string[] = []
+  const runsDir = join(siteDir, 'runs')
+  const siteRuns = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => !d.startsWith('.') && existsSync(join(runsDir, d, 'data', 'manifest.json'))).sort() : []
+  const baselines = listBaselines()
+  const baselineRunIds = new Map<string, string>()
+  for (const b of baselines) {
+    try {
+      const base = loadBaseline(b.id)
+      if (base.kind === 'published') sources.push(publishedSource(b.id, base.file))
+      else {
+        baselineRunIds.set(base.run.manifest.run_id, b.id)
+        sources.push({ kind: 'baseline', id: b.id, run: base.run, also: siteRuns.includes(base.run.manifest.run_id) ? ['run'] : [] })
+      }
+    } catch (e) {
+      skipped.push(`baseline ${b.id}: ${String((e as Error).message).split('\n')[0]}`)
+    }
+  }
+  for (const id of siteRuns) {
+    if (baselineRunIds.has(id)) continue
+    try {
+      sources.push({ kind: 'run', id, run: loadRun(join(runsDir, id, 'data')) })
+    } catch (e) {
+      skipped.push(`run ${id}: ${String((e as Error).message).split('\n')[0]}`)
+    }
+  }
+  return { sources, skipped }
+}
+
+/**
+ * Writes site/history.html and site/history/ (charts, CSVs): the folder built aside and swapped
+ * in by rename, then the page written atomically. Returns the page's path.
+ */
+export async function publishHistory(siteDir: string, log: Logger, generated: string): Promise<string> {
+  const { sources, skipped } = historySources(siteDir)
+  const h = historyArticle(historyPoints(sources), sources, skipped)
+  const charts = await Promise.all(h.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
+  const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`
+  const tmp = join(siteDir, `.tmp-${HISTORY_DIR}.${suffix}`)
+  const target = join(siteDir, HISTORY_DIR)
+  try {
+    for (const f of [...h.files, ...charts]) {
+      const dest = join(tmp, f.path.slice(HISTORY_DIR.length + 1))
+      mkdirSync(dirname(dest), { recursive: true })
+      writeFileDurable(dest, f.content)
+    }
+    mkdirSync(tmp, { recursive: true })
+    assertNoKeyMaterial(tmp, displayPath(target))
+    replaceDir(tmp, target, join(siteDir, `.old-${HISTORY_DIR}.${suffix}`))
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true })
+    throw e
+  }
+  const rendered = renderMarkdown(h.markdown)
+  const file = join(siteDir, HISTORY_PAGE)
+  writeFileAtomic(file, htmlPage({ title: rendered.title, body: rendered.html, breadcrumbs: [{ href: 'index.html', text: 'proxybench' }], generated }))
+  log.info(`wrote ${displayPath(file)} (${sources.length} source${sources.length === 1 ? '' : 's'}, ${h.charts.length} chart${h.charts.length === 1 ? '' : 's'})`)
+  return file
+}
