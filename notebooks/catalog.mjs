@@ -5,7 +5,8 @@ import './_ts.mjs'
 
 const HELP = `Usage: npm run catalog -- [--check] [options]   (also: npx zx notebooks/catalog.mjs)
 
-Without --check: every catalog version (stacks/<proxy>/stack.yaml) with its source and sha256.
+Without --check: every catalog version (stacks/<proxy>/stack.yaml) with its source, sha256 and
+whether its binary speaks HTTP/3 (h3: yes, or no with the reason; docs/series/h3.md).
 --check asks every source the catalog uses, now: PyPI through pip's configured index, the
 host's Debian suite (apt-cache madison), each debian:<suite> through apt in a copy of its
 cached base (built once by debootstrap, as root), official image tags through the Docker
@@ -25,15 +26,18 @@ const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
 const { upkeepRows, shortList } = await import('../lib/catalog/upkeep.ts')
 const { gatherOffers } = await import('../lib/setup/offers.ts')
+const { h3Support } = await import('../lib/setup/h3-support.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
+
+const h3Column = (s) => (s.capable ? 'yes' : `no: ${s.reason}`)
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('catalog.mjs'), { check: { type: 'boolean' }, proxies: { type: 'string' }, json: { type: 'boolean' } }, HELP, 'notebooks/catalog.mjs')
   const stacks = (flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES).map((p) => loadStack(p))
   if (!flags.check) {
-    const rows = stacks.flatMap((s) => s.versions.map((v) => ({ proxy: s.proxy, version: v.version, source: v.source, package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package, sha256: v.sha256.slice(0, 16) })))
-    process.stdout.write(flags.json ? JSON.stringify(rows, null, 2) + '\n' : formatTable(rows, ['proxy', 'version', 'source', 'package', 'sha256']) + '\n')
+    const rows = stacks.flatMap((s) => s.versions.map((v) => ({ proxy: s.proxy, version: v.version, source: v.source, package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package, sha256: v.sha256.slice(0, 16), h3: h3Column(h3Support(s.proxy, v)) })))
+    process.stdout.write(flags.json ? JSON.stringify(rows, null, 2) + '\n' : formatTable(rows, ['proxy', 'version', 'source', 'package', 'sha256', 'h3']) + '\n')
     return 0
   }
   const offers = await gatherOffers(stacks, consoleLogger())

@@ -49,6 +49,8 @@ export const stackSchema = z
       scheme: z.enum(['http', 'https']).optional(),
       /** File (in the proxy's run_dir) its access log goes to: checked to hold a line per request after the window. */
       access_log: z.string().optional(),
+      /** The variant listens for HTTP/3 too (QUIC on UDP): it runs only on builds that speak it (lib/setup/h3-support.ts). */
+      http3: z.boolean().optional(),
       /** Arguments appended to `start` for this variant (settings a proxy only takes on its command line). */
       args: z.array(z.string()).optional(),
       /** An L4 variant (lib/measure/tcp.ts): what the client speaks to the proxy and the proxy to the backend's echo. */

@@ -1,7 +1,7 @@
 import type { TableName } from './tables.ts'
 
 /** The series run-all can run, in this order. */
-export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'resumption', 'capacity', 'bisect'] as const
+export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'h3', 'resumption', 'capacity', 'bisect'] as const
 export type SeriesName = (typeof SERIES)[number]
 
 /** What run-all runs without --series: a search (capacity, bisect) runs only when asked for, so quick keeps its time. */
@@ -33,6 +33,8 @@ export const SERIES_ROWS = {
   l4: { tcp: ['l4-short', 'l4-stream'] },
   // h2: h2load rows; h2-h1: wrk (HTTP/1.1) through the same h2-capable config, the ratio's reference.
   h2: { measurements: ['h2', 'h2-h1'] },
+  // h3: loadgen h3 rows (and the direct row over the backend's HTTP/3); h3-h1: wrk through the same h3 config.
+  h3: { measurements: ['h3', 'h3-h1'] },
   resumption: { handshakes: ['resumption'] },
   capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>

@@ -30,6 +30,8 @@ const BY_SERIES: Record<SeriesName, (t: RunTables, x: FindingInputs) => Finding[
   l4: () => [],
   // h2 and resumption neither: their report sections state the h2/h1 and resumed/full ratios with intervals.
   h2: () => [],
+  // h3 likewise: the report's HTTP/3 section states h3/h2/h1 with intervals.
+  h3: () => [],
   resumption: () => [],
   capacity: (t) => capacityFindings(t.measurements),
   bisect: (t, x) => bisectFindings(t.measurements, x.bisect),

@@ -35,6 +35,8 @@ export interface Cell {
   unrunnable?: string
   /** h2 cells (lib/measure/h2.ts): streams per connection, h2load -m. */
   streams?: number
+  /** h3 cells (lib/measure/h3.ts): HTTP/3 over QUIC from the client; the direct row's backend also serves it. */
+  protocol?: 'h3'
   /** Handshake cells of the resumption series: what the client offers to resume with (loadgen handshake -resume). */
   resumption?: 'none' | 'tickets' | 'tickets-tls12'
   /** For proxies: the stack, catalog entry and template to render. */
@@ -214,7 +216,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
   try {
     let stack: RunningStack
     try {
-      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}) })
+      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}), ...(cell.protocol === 'h3' && !cell.stack ? { h3: ctx.certs.files[cell.keyType] } : {}) })
       roles.push(backend.role)
       stack = { backend, url: `http://${backend.host}:${backend.port}${requestTarget(cell)}`, roles, scratch }
       if (cell.stack && cell.stackVersion && cell.template) {

@@ -25,6 +25,7 @@ import { bisectSection } from './sections/bisect.ts'
 import { websocketSection } from './sections/websocket.ts'
 import { l4Section } from './sections/l4.ts'
 import { h2Section, resumptionSection } from './sections/protocols.ts'
+import { h3Section } from './sections/h3.ts'
 
 export interface BuiltArticle {
   markdown: string
@@ -55,6 +56,7 @@ const DETAILS: readonly Section[] = [
   websocketSection,
   scenariosSection,
   h2Section,
+  h3Section,
   l4Section,
   claimsSection,
   (a, input) => baselineSection(a, input.baseline),

@@ -15,6 +15,8 @@ export interface BackendStats {
   /** Connections and bytes of the L4 echo listeners (absent from a backend built before them). */
   tcp_accepted?: number
   tcp_bytes?: number
+  /** QUIC connections of the HTTP/3 listener (also counted in accepted). */
+  h3_accepted?: number
 }
 
 export interface Backend {
@@ -24,6 +26,8 @@ export interface Backend {
   /** The L4 echo listeners (started with `echo`): plain TCP, and TLS with the cell's certificate. */
   tcpPort?: number
   tlsPort?: number
+  /** The HTTP/3 listener (started with `h3`): UDP, the cell's certificate (docs/series/h3.md). */
+  h3Port?: number
 }
 
 let nextHost = 0
@@ -42,7 +46,7 @@ export function nextBackendHost(): string {
  * Starts the backend on a free port of `host` (a loopback address), or, on a bridged
  * runtime, on 0.0.0.0 in its container; `host` of the result is where it is reached.
  */
-export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string; echo?: { cert: string; key: string } }): Promise<Backend> {
+export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string; echo?: { cert: string; key: string }; h3?: { cert: string; key: string } }): Promise<Backend> {
   const loopback = opts.host ?? LOOPBACK
   const ports = [await freePort(loopback)]
   // The echo's two ports distinct from it and each other: a port freed a moment ago can be handed out again at once.
@@ -53,18 +57,21 @@ export async function startBackend(runtime: Runtime, opts: { cpus: string; logDi
   const [port, tcpPort, tlsPort] = ports as [number, number?, number?]
   const at = (p: number) => `${listenHost(runtime, loopback, 'backend')}:${p}`
   const echo = tcpPort && tlsPort ? { tcpPort, tlsPort } : undefined
+  // HTTP/3 on UDP: the TCP port number picked free is the one it takes (a UDP port of that number is free all but always).
+  const h3Port = opts.h3 ? await freePort(loopback) : undefined
+  const h3Args = opts.h3 && h3Port ? ['-h3-listen', at(h3Port), '-tls-cert', opts.h3.cert, '-tls-key', opts.h3.key] : []
   const echoArgs = echo && opts.echo ? ['-tcp-listen', at(echo.tcpPort), '-tls-listen', at(echo.tlsPort), '-tls-cert', opts.echo.cert, '-tls-key', opts.echo.key] : []
   const role = await runtime.start({
     role: 'backend',
     name: opts.name ?? 'backend',
-    argv: [goBinaryPath('backend'), '-listen', at(port), ...echoArgs],
+    argv: [goBinaryPath('backend'), '-listen', at(port), ...echoArgs, ...h3Args],
     cpus: opts.cpus,
     logFile: join(opts.logDir, 'backend.log'),
   })
   const host = reachHost(runtime, role, loopback)
   await waitForPort(port, { host, timeoutMs: 10_000, exited: role.exited, what: 'backend' })
   for (const p of echo ? [echo.tcpPort, echo.tlsPort] : []) await waitForPort(p, { host, timeoutMs: 10_000, exited: role.exited, what: 'backend echo' })
-  return { role, host, port, ...echo }
+  return { role, host, port, ...echo, ...(h3Port ? { h3Port } : {}) }
 }
 
 /**

@@ -3,6 +3,7 @@ import { exec, lastLine } from '../core/exec.ts'
 import { runToEnd } from '../runtime/run-to-end.ts'
 import type { Runtime } from '../runtime/types.ts'
 import { goBinaryPath } from '../setup/gobuild.ts'
+import type { LoadgenSpectrum } from '../data/latency.ts'
 
 /** JSON summary of `loadgen requests`. */
 export interface RequestsResult {
@@ -173,4 +174,47 @@ export async function loadgenTcp(url: string, cacert: string, flags: Record<stri
   const res = parseLoadgenOutput<TcpResult>(r.stdout)
   if (!res) throw new Error(`loadgen tcp failed (exit ${r.code}): ${lastLine(r.stderr)}`)
   return res
+}
+
+/** JSON summary of `loadgen h3` (docs/series/h3.md): the closed model over QUIC, the fields of `requests` and more. */
+export interface H3Result extends RequestsResult, Latency {
+  streams: number
+  /** Requests sent again on a new connection after the server closed theirs unprocessed (GOAWAY). */
+  retried: number
+  quic_version: string
+  rate: number
+  /** ok requests inside [-warmup, -warmup + -window]: what the percentiles describe. */
+  window_ok: number
+  latency_spectrum: LoadgenSpectrum
+}
+
+export interface H3Options {
+  url: string
+  connections: number
+  streams: number
+  /** Whole run, warm-up and window: -d. */
+  seconds: number
+  /** Latencies recorded from warmupS for windowS (the cell's window). */
+  warmupS?: number
+  windowS?: number
+  /** -n: a fixed number of requests instead (verification). */
+  requests?: number
+  cacert?: string
+  expectBody?: string
+  expectBytes?: number
+}
+
+/** argv of `loadgen h3`: -c connections, -m streams each, answers checked for h3 and the body. */
+export const h3Argv = (o: H3Options) => loadgenArgv('h3', o.url, o.cacert, {
+  c: o.connections, m: o.streams, d: `${o.seconds}s`,
+  ...(o.requests ? { n: o.requests } : {}),
+  ...(o.warmupS !== undefined ? { warmup: `${o.warmupS}s` } : {}), ...(o.windowS !== undefined ? { window: `${o.windowS}s` } : {}),
+  ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
+})
+
+/** The problem with an h3 summary as the protocol goes (ALPN h3, HTTP/3.0 answers), or null. */
+export function h3ProtocolIssue(r: Pick<H3Result, 'alpn' | 'proto' | 'ok'>): string | null {
+  if (r.alpn !== 'h3') return `ALPN ${r.alpn || 'none'}, expected h3`
+  if (r.ok > 0 && r.proto !== 'HTTP/3.0') return `protocol ${r.proto}, expected HTTP/3.0`
+  return null
 }

@@ -2,6 +2,7 @@ import type { SeriesName } from '../data/series.ts'
 import { bisectSeries } from './bisect.ts'
 import { capacitySeries } from './capacity.ts'
 import { h2Series } from './h2.ts'
+import { h3Series } from './h3.ts'
 import { l4Series } from './l4.ts'
 import { poolingSeries, type CustomConfig } from './pooling.ts'
 import { resumptionSeries } from './resumption.ts'
@@ -21,6 +22,7 @@ export const SERIES_PLANS: Record<SeriesName, (custom: CustomConfig[]) => Series
   capacity: capacitySeries,
   l4: () => l4Series(),
   h2: () => h2Series(),
+  h3: () => h3Series(),
   resumption: () => resumptionSeries(),
   bisect: () => bisectSeries(),
 }

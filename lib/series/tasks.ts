@@ -6,6 +6,7 @@ import { measureClosed } from '../measure/closed.ts'
 import { measureDefaultKey } from '../measure/default-key.ts'
 import { DEFAULT_KEYS, type DefaultKeyRow } from '../data/default-keys.ts'
 import { measureH2 } from '../measure/h2.ts'
+import { measureH3 } from '../measure/h3.ts'
 import { measureHandshakes } from '../measure/handshake.ts'
 import { measureOpen } from '../measure/open.ts'
 import { measureEcho, measureHold } from '../measure/ws.ts'
@@ -46,11 +47,11 @@ const requestLabel = (c: Cell, connections: number) => `${c.bodyBytes ? ` ${c.pa
 /** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
 export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
   return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
-    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${cell.streams ? ` h2 m${cell.streams}` : ''}${requestLabel(cell, ctx.connections)} r${repeat}`,
+    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${cell.streams ? ` ${cell.protocol ?? 'h2'} m${cell.streams}` : ''}${requestLabel(cell, ctx.connections)} r${repeat}`,
     table: MEASUREMENTS as Task['table'],
     key: cellRowKey(cell, repeat),
-    // h2 cells (streams per connection set) run h2load instead of wrk.
-    run: () => (cell.streams ? measureH2({ ...cell, streams: cell.streams }, repeat, ctx) : measureClosed(cell, repeat, ctx)),
+    // h3 cells run loadgen h3, h2 cells (streams per connection set) h2load, the others wrk.
+    run: () => (cell.protocol === 'h3' ? measureH3(cell, repeat, ctx) : cell.streams ? measureH2({ ...cell, streams: cell.streams }, repeat, ctx) : measureClosed(cell, repeat, ctx)),
     subject: cell,
   }))
 }

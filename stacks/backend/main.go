@@ -18,11 +18,12 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+	"github.com/quic-go/quic-go/http3"
 	"github.com/valyala/fasthttp"
 )
 
 type stats struct {
-	accepted, active, requests, wsActive, wsMessages atomic.Int64
+	accepted, active, requests, wsActive, wsMessages, h3Accepted atomic.Int64
 }
 
 type backend struct {
@@ -30,6 +31,7 @@ type backend struct {
 	tcp      tcpStats
 	srv      *fasthttp.Server
 	upgrader websocket.FastHTTPUpgrader
+	h3       *http3.Server // with -h3-listen
 }
 
 func newBackend() *backend {
@@ -61,8 +63,8 @@ func (b *backend) handle(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	if path == "/__stats" {
 		ctx.SetContentType("application/json")
-		fmt.Fprintf(ctx, `{"accepted": %d, "active": %d, "requests": %d, "ws_active": %d, "ws_messages": %d, "tcp_accepted": %d, "tcp_bytes": %d}`,
-			b.st.accepted.Load(), b.st.active.Load(), b.st.requests.Load(), b.st.wsActive.Load(), b.st.wsMessages.Load(), b.tcp.accepted.Load(), b.tcp.bytes.Load())
+		fmt.Fprintf(ctx, `{"accepted": %d, "active": %d, "requests": %d, "ws_active": %d, "ws_messages": %d, "tcp_accepted": %d, "tcp_bytes": %d, "h3_accepted": %d}`,
+			b.st.accepted.Load(), b.st.active.Load(), b.st.requests.Load(), b.st.wsActive.Load(), b.st.wsMessages.Load(), b.tcp.accepted.Load(), b.tcp.bytes.Load(), b.st.h3Accepted.Load())
 		return
 	}
 	b.st.requests.Add(1)
@@ -178,8 +180,9 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:8080", "TCP host:port to listen on")
 	tcpListen := flag.String("tcp-listen", "", "also a raw TCP echo on this host:port (L4 cells)")
 	tlsListen := flag.String("tls-listen", "", "also a TLS echo on this host:port (L4 passthrough; needs -tls-cert and -tls-key)")
-	tlsCert := flag.String("tls-cert", "", "PEM certificate of the TLS echo")
-	tlsKey := flag.String("tls-key", "", "PEM private key of the TLS echo")
+	h3Listen := flag.String("h3-listen", "", "also HTTP/3 (QUIC) on this UDP host:port, answering / and /json (needs -tls-cert and -tls-key)")
+	tlsCert := flag.String("tls-cert", "", "PEM certificate of the TLS echo and the HTTP/3 listener")
+	tlsKey := flag.String("tls-key", "", "PEM private key of the TLS echo and the HTTP/3 listener")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -190,11 +193,17 @@ func main() {
 	b := newBackend()
 	fmt.Fprintln(os.Stderr, "backend listening on", ln.Addr())
 
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	go func() { errc <- b.serve(ln) }()
 	if err := b.listenEcho(*tcpListen, *tlsListen, *tlsCert, *tlsKey, errc); err != nil {
 		fmt.Fprintln(os.Stderr, "backend:", err)
 		os.Exit(1)
+	}
+	if *h3Listen != "" {
+		if _, err := b.listenH3(*h3Listen, *tlsCert, *tlsKey, errc); err != nil {
+			fmt.Fprintln(os.Stderr, "backend:", err)
+			os.Exit(1)
+		}
 	}
 
 	sig := make(chan os.Signal, 1)
@@ -209,4 +218,7 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = b.srv.ShutdownWithContext(ctx)
+	if b.h3 != nil {
+		_ = b.h3.Close()
+	}
 }

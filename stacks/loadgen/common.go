@@ -236,3 +236,43 @@ func backToBack(c int, n int64, deadline time.Time, attempt func()) time.Duratio
 	wg.Wait()
 	return time.Since(start)
 }
+
+// attemptFlags are the -c, -d, -n and -timeout of the subcommands that make one new
+// connection per attempt (handshake, h3-handshake).
+type attemptFlags struct {
+	c          *int
+	d, timeout *time.Duration
+	n          *int64
+}
+
+func addAttemptFlags(fs *flag.FlagSet, timeoutWhat string) *attemptFlags {
+	return &attemptFlags{
+		c:       fs.Int("c", 8, "concurrent workers, each handshaking back to back"),
+		d:       fs.Duration("d", 10*time.Second, "how long to run (attempts in flight at the end complete)"),
+		n:       fs.Int64("n", 0, "stop after this many attempts in all (0: no cap; with -n, -d only limits when given)"),
+		timeout: fs.Duration("timeout", 5*time.Second, "limit for one attempt: "+timeoutWhat),
+	}
+}
+
+// check prints the one-line error of a bad value and returns its exit code and false.
+func (f *attemptFlags) check(fs *flag.FlagSet, stderr io.Writer) (int, bool) {
+	switch {
+	case *f.c < 1:
+		return flagError(stderr, fs, "c", "must be at least 1"), false
+	case *f.d <= 0:
+		return flagError(stderr, fs, "d", "must be positive"), false
+	case *f.n < 0:
+		return flagError(stderr, fs, "n", "must not be negative"), false
+	case *f.timeout <= 0:
+		return flagError(stderr, fs, "timeout", "must be positive"), false
+	}
+	return 0, true
+}
+
+// deadline is zero (no time limit) with -n alone, else -d from now.
+func (f *attemptFlags) deadline(fs *flag.FlagSet) time.Time {
+	if *f.n == 0 || flagGiven(fs, "d") {
+		return time.Now().Add(*f.d)
+	}
+	return time.Time{}
+}

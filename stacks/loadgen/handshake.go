@@ -37,10 +37,7 @@ type handshakeResult struct {
 func runHandshake(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("handshake", flag.ContinueOnError)
 	rawURL := fs.String("url", "", "URL to GET (https://; http:// measures plain connects)")
-	c := fs.Int("c", 8, "concurrent workers, each handshaking back to back")
-	d := fs.Duration("d", 10*time.Second, "how long to run (attempts in flight at the end complete)")
-	n := fs.Int64("n", 0, "stop after this many attempts in all (0: no cap; with -n, -d only limits when given)")
-	timeout := fs.Duration("timeout", 5*time.Second, "limit for one attempt: connect, handshake and GET")
+	af := addAttemptFlags(fs, "connect, handshake and GET")
 	expectBody := fs.String("expect-body", "", "exact body an answer needs to count as ok (unchecked when not given)")
 	resume := fs.String("resume", "none", "none: every handshake full; tickets: keep and offer session tickets (TLS 1.3 PSK, still with a key exchange); tickets-tls12: tickets with TLS 1.2 as the highest version (an abbreviated handshake, no key exchange). Go's client never resumes by session ID")
 	tf := addTLSFlags(fs)
@@ -48,15 +45,10 @@ func runHandshake(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if code, ok := af.check(fs, stderr); !ok {
+		return code
+	}
 	switch {
-	case *c < 1:
-		return flagError(stderr, fs, "c", "must be at least 1")
-	case *d <= 0:
-		return flagError(stderr, fs, "d", "must be positive")
-	case *n < 0:
-		return flagError(stderr, fs, "n", "must not be negative")
-	case *timeout <= 0:
-		return flagError(stderr, fs, "timeout", "must be positive")
 	case *resume != "none" && *resume != "tickets" && *resume != "tickets-tls12":
 		return flagError(stderr, fs, "resume", "must be none, tickets or tickets-tls12, got %q", *resume)
 	}
@@ -83,18 +75,14 @@ func runHandshake(args []string, stdout, stderr io.Writer) int {
 		addr:       hostPort(u),
 		useTLS:     u.Scheme == "https",
 		tlsConf:    tlsConf,
-		timeout:    *timeout,
+		timeout:    *af.timeout,
 		checkBody:  flagGiven(fs, "expect-body"),
 		expectBody: *expectBody,
 		request:    closeRequest(u),
 	}
 
-	var deadline time.Time // zero: no time limit (-n alone)
-	if *n == 0 || flagGiven(fs, "d") {
-		deadline = time.Now().Add(*d)
-	}
 	st := newHandshakeStats()
-	elapsed := backToBack(*c, *n, deadline, func() { st.record(h.attempt()) })
+	elapsed := backToBack(*af.c, *af.n, af.deadline(fs), func() { st.record(h.attempt()) })
 
 	res := st.result()
 	res.DurationS = seconds(elapsed)

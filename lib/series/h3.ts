@@ -1,0 +1,55 @@
+import { compareVersions, loadStack, newestVersion, type ProxyName, type StackVersion } from '../catalog/stack.ts'
+import { catalogCell, type Cell } from '../measure/cell.ts'
+import { h3Support, type H3Support } from '../setup/h3-support.ts'
+import { closedTasks } from './tasks.ts'
+import type { Series } from './types.ts'
+
+/** Streams per QUIC connection (loadgen h3 -m), as the h2 series: 1 like HTTP/1.1, 10 and 100 multiplexed. */
+export const H3_STREAMS = [1, 10, 100] as const
+/** quick and smoke: the like-for-like m=1 only. */
+export const QUICK_H3_STREAMS = [1] as const
+
+/** The catalog version an h3 cell of a proxy measures: the newest whose build speaks HTTP/3. */
+export function h3Version(versions: readonly StackVersion[], support: (v: StackVersion) => H3Support): StackVersion | null {
+  return [...versions].sort((a, b) => compareVersions(b.version, a.version)).find((v) => support(v).capable) ?? null
+}
+
+/** A cell that becomes a failed row saying why it is not measured, nothing started. */
+const notMeasured = (proxy: ProxyName, version: string, connections: number, reason: string): Cell => ({
+  series: 'h3', proxy, version, variant: 'h3', keyType: 'ec256', connections, protocol: 'h3', streams: 1, unrunnable: `not measured: ${reason}`,
+})
+
+/**
+ * HTTP/3 from the client (docs/series/h3.md): per proxy, its `h3` variant (TLS over TCP and
+ * QUIC on the same port; the backend side stays HTTP/1.1) on the newest version whose build
+ * speaks HTTP/3, measured with loadgen h3 at each stream count (series `h3`) and with wrk over
+ * HTTP/1.1 through the very same config (series `h3-h1`); the direct row runs loadgen h3
+ * against the backend's own HTTP/3 listener. A newest version that cannot, or a proxy without
+ * a capable build, is a `not measured` row with the probe's reason.
+ */
+export function h3Cells(proxies: readonly ProxyName[], connections: number, profile: string, backendVersion: string, support: (p: ProxyName, v: StackVersion) => H3Support = h3Support): Cell[] {
+  const streams = profile === 'smoke' || profile === 'quick' ? QUICK_H3_STREAMS : H3_STREAMS
+  const h3 = (c: Cell, m: number): Cell => ({ ...c, protocol: 'h3', streams: m })
+  const direct: Cell = { series: 'h3', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections }
+  return [
+    ...streams.map((m) => h3(direct, m)),
+    ...proxies.flatMap((p) => {
+      const stack = loadStack(p)
+      const newest = newestVersion(stack)
+      if (!stack.variants.h3) return [notMeasured(p, newest.version, connections, `no h3 template for ${p} (stacks/${p}/templates/h3.${stack.config_ext})`)]
+      const v = h3Version(stack.versions, (x) => support(p, x))
+      const newestSupport = support(p, newest)
+      const refused = newestSupport.capable ? [] : [notMeasured(p, newest.version, connections, `${p} ${newest.version}: ${newestSupport.reason}`)]
+      if (!v) return refused
+      return [
+        ...refused,
+        catalogCell(stack, { series: 'h3-h1', variant: 'h3', connections, version: v }),
+        ...streams.map((m) => h3(catalogCell(stack, { series: 'h3', variant: 'h3', connections, version: v }), m)),
+      ]
+    }),
+  ]
+}
+
+export function h3Series(): Series {
+  return { name: 'h3', phases: [{ name: 'h3', tasks: (ctx) => closedTasks(h3Cells(ctx.proxies, ctx.connections, ctx.profile.name, ctx.backendVersion), ctx) }] }
+}

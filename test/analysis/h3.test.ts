@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { h3Summary } from '../../lib/analysis/h3.ts'
+import type { Measurement } from '../../lib/data/schema.ts'
+import { measurement } from '../fixtures/rows.ts'
+
+const rows = (f: Partial<Measurement>, cpus: number[]) => cpus.map((c, i) => measurement({ ...f, repeat: i + 1, proxy_cpu_us_per_req: c }))
+
+test('h3 costs: h3 beside the same config over HTTP/1.1 and the h2 cell of the same version and streams', () => {
+  const caddy = { proxy: 'caddy', version: '2.11.7', variant: 'h3' }
+  const s = h3Summary([
+    ...rows({ ...caddy, series: 'h3', streams: 1 }, [90, 100, 110]),
+    ...rows({ ...caddy, series: 'h3-h1', streams: null }, [45, 50, 55]),
+    ...rows({ ...caddy, series: 'h2', variant: 'h2', streams: 1 }, [60, 60, 60]),
+    // Another version's h2 cell is not this one's reference.
+    ...rows({ ...caddy, version: '2.6.2', series: 'h2', variant: 'h2', streams: 1 }, [1, 1, 1]),
+    ...rows({ proxy: 'direct', version: 'b1', variant: 'direct', series: 'h3', streams: 1, p50_ms: 0.5 }, [0, 0]).map((r) => ({ ...r, proxy_cpu_us_per_req: null })),
+    measurement({ series: 'h3', proxy: 'nginx', version: '1.31.3', variant: 'h3', streams: 1, status: 'failed', reason: 'not measured: nginx 1.31.3: built without --with-http_v3_module (nginx -V)' }),
+  ])
+  assert.equal(s.costs.length, 1)
+  const c = s.costs[0]!
+  assert.deepEqual([c.proxy, c.streams, c.h3?.value, c.h1?.value, c.h2?.value], ['caddy', 1, 100, 50, 60])
+  assert.ok(c.h3VsH1 && c.h3VsH1.lo > 1, JSON.stringify(c.h3VsH1))
+  assert.equal(c.h3VsH2?.value, 100 / 60)
+  assert.deepEqual(s.direct.map((d) => [d.streams, d.p50_ms, d.valid]), [[1, 0.5, 2]])
+  assert.deepEqual(s.notMeasured, [{ proxy: 'nginx', version: '1.31.3', reason: 'nginx 1.31.3: built without --with-http_v3_module (nginx -V)' }])
+})
+
+test('an invalid h3 row is counted with its reason, not used', () => {
+  const s = h3Summary([
+    ...rows({ proxy: 'envoy', version: '1.40.0', variant: 'h3', series: 'h3', streams: 1 }, [80]),
+    measurement({ proxy: 'envoy', version: '1.40.0', variant: 'h3', series: 'h3', streams: 1, repeat: 2, proxy_cpu_us_per_req: 900, status: 'invalid', reason: 'verification failed: no QUIC connection with ALPN h3 (dial: timeout)' }),
+  ])
+  assert.equal(s.costs[0]!.h3?.value, 80)
+  assert.deepEqual([s.costs[0]!.valid, s.costs[0]!.rows], [1, 2])
+  assert.deepEqual(s.costs[0]!.reasons, ['invalid: verification failed: no QUIC connection with ALPN h3 (dial: timeout)'])
+  assert.equal(s.costs[0]!.h3VsH1, null)
+})

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { PROFILES } from '../../lib/catalog/profiles.ts'
+import { exec } from '../../lib/core/exec.ts'
+import { memoryLogger } from '../../lib/core/log.ts'
+import { certsDir } from '../../lib/core/paths.ts'
+import { catalogCell, withVerifiedStack, type Cell, type CellContext } from '../../lib/measure/cell.ts'
+import { measureH3 } from '../../lib/measure/h3.ts'
+import { h3Cells } from '../../lib/series/h3.ts'
+import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
+import { loadgenArgv, type HandshakeResult } from '../../lib/roles/loadgen.ts'
+import { NativeRuntime } from '../../lib/runtime/native.ts'
+import { ensureCerts } from '../../lib/setup/certs.ts'
+import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
+
+// The real binaries, on loopback UDP: each proxy's h3 variant carries an h3 cell through the
+// closed-model protocol; Caddy's h2 variant (protocols h1 h2, no UDP listener) is caught by
+// the h3 verification; the direct row runs against the backend's own HTTP/3 listener.
+// Counts and protocols only, no timings.
+test('an h3 cell per capable proxy is valid over h3, a Caddy without h3 is caught, the direct row speaks h3', async () => {
+  for (const p of ['loadgen', 'backend'] as const) assert.equal((await ensureGoBuild(p)).error, undefined)
+  const log = memoryLogger()
+  const runtime = new NativeRuntime(`h3-${process.pid}`)
+  const out = mkdtempSync(join(tmpdir(), 'pb-h3-'))
+  // A longer warm-up than smoke's: on a busy machine the generator's QUIC handshakes may outlast 1 s.
+  const ctx: CellContext = { runtime, runId: 'h3', runDir: out, cpus: defaultCpuLayout(), profile: { ...PROFILES.smoke!, warmupS: 2, durationS: 2 }, certs: await ensureCerts(certsDir, { force: false, log }) }
+  const h3 = (c: Cell): Cell => ({ ...c, protocol: 'h3', streams: 2 })
+  try {
+    const row = await measureH3(h3(catalogCell('caddy', { series: 'h3', variant: 'h3', connections: 4 })), 1, ctx)
+    assert.equal(row.streams, 2)
+    assert.equal(row.series, 'h3')
+    // The machine may be busy (disturbed, generator share): anything but a failed cell or a protocol problem.
+    assert.notEqual(row.status, 'failed', row.reason)
+    assert.doesNotMatch(row.reason, /verification|ALPN|HTTP\/3|no request/)
+    assert.ok(row.requests > 0 && (row.proxy_cpu_us_per_req ?? 0) > 0 && row.p50_ms !== null && row.p99_ms! >= row.p50_ms!, JSON.stringify(row))
+    // Caddy's backend side stays pooled HTTP/1.1.
+    assert.ok((row.backend_conns_per_1k_req ?? 1000) < 100, JSON.stringify(row))
+
+    // Every other proxy's h3 cell on the version the series picks (its newest build that speaks HTTP/3).
+    for (const c of h3Cells(['haproxy', 'nginx', 'envoy', 'traefik'], 4, 'smoke', 'test').filter((x) => x.series === 'h3' && x.proxy !== 'direct' && !x.unrunnable)) {
+      const r = await measureH3({ ...c, streams: 2 }, 1, ctx)
+      assert.notEqual(r.status, 'failed', `${c.proxy} ${c.version}: ${r.reason}`)
+      assert.doesNotMatch(r.reason, /verification|ALPN|HTTP\/3|no request/, `${c.proxy} ${c.version}`)
+      assert.ok(r.requests > 0 && (r.proxy_cpu_us_per_req ?? 0) > 0, `${c.proxy}: ${JSON.stringify(r)}`)
+    }
+
+    const noH3 = await measureH3(h3(catalogCell('caddy', { series: 'h3', variant: 'h2', connections: 4 })), 1, ctx)
+    assert.equal(noH3.status, 'invalid')
+    assert.match(noH3.reason, /^verification failed: no QUIC connection with ALPN h3/)
+
+    const direct = await measureH3(h3({ series: 'h3', proxy: 'direct', version: 'test', variant: 'direct', keyType: 'ec256', connections: 4 }), 1, ctx)
+    assert.notEqual(direct.status, 'failed', direct.reason)
+    assert.doesNotMatch(direct.reason, /verification|ALPN|HTTP\/3|no request/)
+    assert.equal(direct.proxy_cpu_us_per_req, null)
+    // Over the backend's QUIC listener: the connections opened stay the generator's 4 (plus none per request).
+    assert.ok(direct.requests > 0 && (direct.backend_conns_per_1k_req ?? 1000) < 100, JSON.stringify(direct))
+  } finally {
+    await runtime.stopAll()
+  }
+})
+
+type H3HandshakeResult = HandshakeResult & { early_data: number; alpn: string }
+
+// The generator's handshake modes on the real binaries: full, resumed by ticket, and 0-RTT
+// (Caddy accepts early data by default; HAProxy's h3 bind has no allow-0rtt, so it resumes without it).
+test('h3-handshake: full, ticket-resumed and 0-RTT QUIC handshakes through Caddy and HAProxy', async () => {
+  for (const p of ['loadgen', 'backend'] as const) assert.equal((await ensureGoBuild(p)).error, undefined)
+  const runtime = new NativeRuntime(`h3hs-${process.pid}`)
+  const ctx: CellContext = { runtime, runId: 'h3hs', runDir: mkdtempSync(join(tmpdir(), 'pb-h3hs-')), cpus: defaultCpuLayout(), profile: PROFILES.smoke!, certs: await ensureCerts(certsDir, { force: false, log: memoryLogger() }) }
+  type Seen = { reason: string; modes?: Record<string, H3HandshakeResult> }
+  const outcome = { failed: (reason: string): Seen => ({ reason }), invalid: (reason: string): Seen => ({ reason }) }
+  try {
+    for (const [proxy, acceptsEarly] of [['caddy', true], ['haproxy', false]] as const) {
+      const seen = await withVerifiedStack(catalogCell(proxy, { series: 'h3', variant: 'h3', connections: 1 }), `hs-${proxy}`, ctx, outcome, async ({ url }): Promise<Seen> => {
+        const modes: Record<string, H3HandshakeResult> = {}
+        for (const resume of ['none', 'tickets', '0rtt']) {
+          const argv = loadgenArgv('h3-handshake', url, ctx.certs.ca, { c: 1, n: 10, resume, 'expect-body': 'hello world' })
+          const r = await exec(argv[0]!, argv.slice(1), { timeoutMs: 60_000 })
+          modes[resume] = JSON.parse(r.stdout) as H3HandshakeResult
+        }
+        return { reason: '', modes }
+      })
+      assert.ok(seen.modes, `${proxy}: ${seen.reason}`)
+      const { none, tickets, '0rtt': early } = seen.modes
+      for (const m of [none!, tickets!, early!]) assert.equal(m.requests_ok, 10, `${proxy}: ${JSON.stringify(m)}`)
+      assert.equal(none!.resumed, 0, proxy)
+      // Each run's first handshake finds no ticket; the other nine resume.
+      assert.equal(tickets!.resumed, 9, proxy)
+      assert.equal(tickets!.early_data, 0, proxy)
+      assert.equal(early!.resumed, 9, proxy)
+      assert.equal(early!.early_data, acceptsEarly ? 9 : 0, proxy)
+    }
+  } finally {
+    await runtime.stopAll()
+  }
+})

@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { h3CheckIssue } from '../../lib/measure/h3.ts'
+import { h3Argv, h3ProtocolIssue, type H3Result } from '../../lib/roles/loadgen.ts'
+
+const ok = { requests: 20, ok: 20, errors: 0, error_samples: [], status: { '200': 20 }, conns_opened: 2, alpn: 'h3', proto: 'HTTP/3.0' } as unknown as H3Result
+
+test('the h3 check passes only when every answer came over h3', () => {
+  assert.equal(h3CheckIssue(ok, 0), null)
+  assert.equal(h3CheckIssue(null, 2), 'loadgen h3 printed no summary (exit 2)')
+  assert.equal(h3CheckIssue({ ...ok, ok: 0, requests: 0, errors: 2, conns_opened: 0, alpn: '', error_samples: ['dial: timeout: no recent network activity'] }, 1), 'no QUIC connection with ALPN h3 (dial: timeout: no recent network activity)')
+  assert.equal(h3CheckIssue({ ...ok, ok: 18, errors: 2, error_samples: ['status 502'] }, 0), '18/20 ok over h3 (status 502)')
+  assert.equal(h3ProtocolIssue({ alpn: 'h3', proto: 'HTTP/1.1', ok: 3 }), 'protocol HTTP/1.1, expected HTTP/3.0')
+  assert.equal(h3ProtocolIssue({ alpn: '', proto: '', ok: 0 }), 'ALPN none, expected h3')
+})
+
+test('loadgen h3 argv: connections, streams, the run and the window, the body check', () => {
+  const argv = h3Argv({ url: 'https://127.0.0.1:8443/', connections: 200, streams: 10, seconds: 3, warmupS: 0.5, windowS: 2, cacert: '/c/ca.crt', expectBody: 'hello world' })
+  assert.deepEqual(argv.slice(1), ['h3', '-url', 'https://127.0.0.1:8443/', '-cacert', '/c/ca.crt', '-server-name', 'localhost', '-c', '200', '-m', '10', '-d', '3s', '-warmup', '0.5s', '-window', '2s', '-expect-body', 'hello world'])
+})

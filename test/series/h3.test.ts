@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { ProxyName, StackVersion } from '../../lib/catalog/stack.ts'
+import { h3Cells } from '../../lib/series/h3.ts'
+import type { H3Support } from '../../lib/setup/h3-support.ts'
+
+// A stand-in probe (the real one runs the binaries): nginx's newest build cannot, its 1.30.6 can; HAProxy none.
+const support = (p: ProxyName, v: StackVersion): H3Support =>
+  p === 'haproxy' ? { capable: false, reason: 'built without QUIC (haproxy -vv: -QUIC)' }
+    : p === 'nginx' && v.version !== '1.30.6' && v.version !== '1.26.3' ? { capable: false, reason: 'built without --with-http_v3_module (nginx -V)' }
+    : { capable: true, reason: 'yes' }
+const names = (cells: ReturnType<typeof h3Cells>) => cells.map((c) => `${c.series} ${c.proxy} ${c.version} ${c.variant} ${c.protocol ?? 'h1'} m${c.streams ?? '-'}${c.unrunnable ? ` (${c.unrunnable})` : ''}`)
+
+test('h3 quick: the direct row, then per capable proxy an h3-h1 and an h3 m1 cell on its newest capable version', () => {
+  assert.deepEqual(names(h3Cells(['caddy', 'nginx'], 200, 'quick', 'b1', support)), [
+    'h3 direct b1 direct h3 m1',
+    'h3-h1 caddy 2.11.7 h3 h1 m-',
+    'h3 caddy 2.11.7 h3 h3 m1',
+    // The newest nginx cannot: a row that says so, and the newest that can is measured instead.
+    'h3 nginx 1.31.3 h3 h3 m1 (not measured: nginx 1.31.3: built without --with-http_v3_module (nginx -V))',
+    'h3-h1 nginx 1.30.6 h3 h1 m-',
+    'h3 nginx 1.30.6 h3 h3 m1',
+  ])
+})
+
+test('h3: a proxy with no capable build is one not-measured row; standard adds 10 and 100 streams', () => {
+  const cells = h3Cells(['haproxy', 'traefik'], 200, 'standard', 'b1', support)
+  assert.deepEqual(names(cells).filter((n) => n.includes('haproxy')), ['h3 haproxy 3.4.7 h3 h3 m1 (not measured: haproxy 3.4.7: built without QUIC (haproxy -vv: -QUIC))'])
+  assert.deepEqual(cells.filter((c) => c.proxy === 'traefik' && c.series === 'h3').map((c) => c.streams), [1, 10, 100])
+  assert.deepEqual(cells.filter((c) => c.proxy === 'direct').map((c) => c.streams), [1, 10, 100])
+  assert.ok(cells.every((c) => c.connections === 200 && c.keyType === 'ec256'))
+})
