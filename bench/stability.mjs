@@ -12,8 +12,7 @@ then prints per finding and claim the verdict of every run, the flips between de
 verdicts (held/not held, reproduced/not reproduced; inconclusive and not measured are not
 flips) and whether all runs agree counting inconclusive as a verdict; then per cell the
 median of its cost metric in each run and the spread max/min-1 between runs, of the raw
-µs and of the calibrated unit (the cost over the run's own reference, README "Calibrated
-unit"); last, per run and series, the cells that reached the profile's precision, the
+µs and of the calibrated unit (the cost over the run's own reference, docs/method/calibration.md); last, per run and series, the cells that reached the profile's precision, the
 median and worst half-width of their medians, and the unstable cells; and the between-run
 variance of each family of figures (counts, ratios within a run, costs), which the
 comparison across runs takes as its prior (docs/method/comparison.md).

@@ -21,7 +21,7 @@ Options:
   --fail-on EXPR   a gate (repeatable); exit 3 after writing everything when one fails:
                    regression>N% (needs --baseline, a promoted run), claim:<id>==<verdict>,
                    claim:<id>!=<verdict>, finding:<id> (fails unless it held),
-                   finding:<id>==<verdict>, finding:<id>!=<verdict> (README "Gates")
+                   finding:<id>==<verdict>, finding:<id>!=<verdict> (docs/ci.md#gates---fail-on)
   --json           print the summary (findings, claims, baseline comparison, gates) as one
                    JSON document on stdout; everything else goes to stderr
   -h, --help       this help

@@ -12,7 +12,7 @@ const HELP = `Usage: npx zx notebooks/11-h2.mjs [options]
          chosen by ALPN (checked with nghttp before the window and in h2load's own output)
          → measurements.csv (series h2, column streams); quick: -m 1, standard and full: 1, 10, 100
   h2-h1  wrk (HTTP/1.1) through the same h2 variant: the reference of the h2/h1 ratio
-The backend side stays HTTP/1.1 on every proxy. HTTP/3 is not measured (README "HTTP/2").
+The backend side stays HTTP/1.1 on every proxy. HTTP/3 is not measured (docs/series/h2-resumption.md).
 Components must be set up (npx zx notebooks/00-setup.mjs).
 
 Options:

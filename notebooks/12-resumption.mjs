@@ -12,7 +12,7 @@ const HELP = `Usage: npx zx notebooks/12-resumption.mjs [options]
               workers, a new connection and one GET each → handshakes.csv (series resumption,
               columns resumption and resumed); quick: none and tickets on each proxy's
               pool-added; standard and full: also tickets-tls12 and nginx's session-cache variant
-Go's TLS client resumes by tickets only, never by session ID (README "Session resumption").
+Go's TLS client resumes by tickets only, never by session ID (docs/series/h2-resumption.md).
 Components must be set up (npx zx notebooks/00-setup.mjs).
 
 Options:

@@ -1,7 +1,7 @@
 /**
  * Closed model vs fixed-rate open model: which one pins a cell's proxy µs/req down more
  * tightly for the same measuring time, and which one moves less from run to run
- * (bench/load-model.mjs; README "Fixed-rate pooling").
+ * (bench/load-model.mjs; docs/method/load-models.md#fixed-rate-pooling-pooling-open-and-benchload-modelmjs).
  */
 import { medianInterval, relativeHalfWidth, repeatsOf } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'

@@ -39,7 +39,7 @@ export interface Profile {
  * Window lengths and repeats; connections are the closed model's keep-alive clients.
  * smoke and quick keep their length: no rounds beyond the minimum, only disturbed windows
  * re-measured. standard and full adapt: a cell needs n >= 6 for a 95% interval, so they
- * may go well past their minimum, within a time budget per phase (README "Measurement method").
+ * may go well past their minimum, within a time budget per phase (docs/method/overview.md).
  */
 export const PROFILES: Record<string, Profile & { connections: number }> = {
   // One short repeat: for trying a config or for the integration tests, not for findings.
@@ -49,7 +49,7 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
   quick: { name: 'quick', repeats: 2, maxRepeats: 2, precision: 0.03, maxDisturbed: 2, budgetS: 60, quietBudgetS: 240, settleS: 1.5, warmupS: 0.5, durationS: 2, tailS: 0.5, connections: 200, fixedRateCells: 'main', scenarioCells: 'one', versionVariants: ['article'], calibration: { rttSeconds: 2, cryptoSeconds: 1 } },
   // 5 s windows: on this 2-core host a window's figure moves ~9% with the machine's state whatever
   // its length (15 s: ±9.4-12.0% at n = 10, 5 s: ±9.5-11.3%), so shorter windows and more of them
-  // give more precision per minute (README "Measurement method").
+  // give more precision per minute (docs/method/overview.md).
   standard: { name: 'standard', repeats: 3, maxRepeats: 12, precision: 0.03, maxDisturbed: 3, budgetS: 600, quietBudgetS: 900, settleS: 2, warmupS: 1, durationS: 5, tailS: 1, connections: 200 },
   full: { name: 'full', repeats: 5, maxRepeats: 15, precision: 0.02, maxDisturbed: 5, budgetS: 3600, quietBudgetS: 3600, settleS: 3, warmupS: 5, durationS: 30, tailS: 1, connections: 200 },
 }

@@ -45,7 +45,7 @@ export const stackSchema = z
       reuse: reuseSchema,
       /** The first version whose checker accepts the variant (a directive added then); older versions never run it. */
       since: z.string().optional(),
-      /** The listener's scheme: http for the plain-HTTP variants (README "Scenarios"); default https. */
+      /** The listener's scheme: http for the plain-HTTP variants (docs/series/scenarios.md); default https. */
       scheme: z.enum(['http', 'https']).optional(),
       /** File (in the proxy's run_dir) its access log goes to: checked to hold a line per request after the window. */
       access_log: z.string().optional(),
@@ -70,7 +70,7 @@ export function stackFile(proxy: string): string {
 }
 
 export function loadStack(proxy: ProxyName): Stack {
-  const stack = readYamlFile(stackFile(proxy), stackSchema, 'Fix the entry as README "Catalog" describes')
+  const stack = readYamlFile(stackFile(proxy), stackSchema, 'Fix the entry as docs/catalog.md describes')
   for (const variant of Object.keys(stack.variants)) {
     if (!existsSync(templateFile(stack, variant))) {
       throw userError(stackFile(proxy), `variant ${variant} has no template ${templateFile(stack, variant)}`, 'Add the template or remove the variant')

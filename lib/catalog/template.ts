@@ -1,6 +1,6 @@
 import { userError } from '../core/errors.ts'
 
-/** The names a config template may use; see README "Config templates". */
+/** The names a config template may use; see docs/catalog.md#config-templates. */
 export const TEMPLATE_NAMES = [
   'listen_port',
   'listen_host',
@@ -35,7 +35,7 @@ export function renderTemplate(text: string, vars: TemplateVars, file: string, a
         }
         const value = vars[name]
         if (value === undefined) {
-          throw userError(`${file}:${i + 1}`, `template variable {{${name}}} has no value here`, 'Use it only where the harness provides it (see README "Config templates")')
+          throw userError(`${file}:${i + 1}`, `template variable {{${name}}} has no value here`, 'Use it only where the harness provides it (see docs/catalog.md#config-templates)')
         }
         return String(value)
       }),

@@ -9,7 +9,7 @@ import { FINGERPRINT, GLOBAL_KNOWN_HOSTS } from '../runtime/docker/host-keys.ts'
 import { ROLES, type EngineHost, type RolePlacement, type Topology } from '../runtime/docker/topology.ts'
 
 /*
- * --hosts: each role's Docker engine, inline or as a YAML file (README "Several hosts").
+ * --hosts: each role's Docker engine, inline or as a YAML file (docs/hosts.md).
  *   --hosts "proxy=ssh://bench@h1 backend=ssh://bench@h2 generator=tcp://h3:2376?certs=./h3"
  *   --hosts topology.yaml
  * Inline options go in the URL's query: address, cpuset, certs, identity, copy, known_hosts, fingerprint.
@@ -20,7 +20,7 @@ const CPU_LIST = /^\d+(-\d+)?(,\d+(-\d+)?)*$/
 const OPTION_KEYS = ['address', 'cpuset', 'certs', 'identity', 'copy', 'known_hosts', 'fingerprint'] as const
 type PlacementOptions = Partial<Record<(typeof OPTION_KEYS)[number], string>>
 
-const FIX_INLINE = 'Write --hosts "proxy=ssh://user@h1 backend=ssh://user@h2 generator=tcp://h3:2376?certs=DIR" (unix:///path for a local engine), or give a topology.yaml (README "Several hosts")'
+const FIX_INLINE = 'Write --hosts "proxy=ssh://user@h1 backend=ssh://user@h2 generator=tcp://h3:2376?certs=DIR" (unix:///path for a local engine), or give a topology.yaml (docs/hosts.md)'
 const FIX_YAML = 'Name proxy, backend and generator, each with engine: ssh://…, tcp://… or unix://… and optionally address, cpuset, certs, identity, copy, known_hosts, fingerprint (docs/hosts.md)'
 
 const expandHome = (p: string, env: NodeJS.ProcessEnv = process.env) => (p === '~' || p.startsWith('~/') ? join(env.HOME ?? homedir(), p.slice(1)) : p)
@@ -72,7 +72,7 @@ export function parsePlacement(role: string, engine: string, opts: PlacementOpti
     if (!dir) throw userError(where, `${role}: ${engine} needs TLS client certificates`, 'Add certs=DIR (ca.pem, cert.pem, key.pem as for DOCKER_CERT_PATH), or set DOCKER_CERT_PATH')
     const full = resolve(expandHome(dir))
     const missing = ['ca.pem', 'cert.pem', 'key.pem'].filter((f) => !existsSync(join(full, f)))
-    if (missing.length) throw userError(where, `${role}: ${dir} lacks ${missing.join(', ')}`, 'Give the directory holding the client\'s ca.pem, cert.pem and key.pem (README "Several hosts")')
+    if (missing.length) throw userError(where, `${role}: ${dir} lacks ${missing.join(', ')}`, 'Give the directory holding the client\'s ca.pem, cert.pem and key.pem (docs/hosts.md)')
     host.certDir = full
   }
   if (opts.identity !== undefined) {

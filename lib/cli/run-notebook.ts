@@ -21,7 +21,7 @@ import { PROFILES } from '../catalog/profiles.ts'
 import { quietLine, quietSummary } from '../data/quiet.ts'
 import { readRunTables } from '../data/run-data.ts'
 
-/** Flags shared by run-all and the series steps (README "run-all flags"). */
+/** Flags shared by run-all and the series steps (docs/running.md#run-all-flags). */
 export const RUN_FLAGS = {
   profile: { type: 'string' },
   series: { type: 'string' },
@@ -70,7 +70,7 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
   --network MODE        docker only: host (default; loopback, least overhead) or bridge (each role in its own
                         container network namespace, the generator in its own container); an error with native
   --hosts SPEC          docker only: each role on its own Docker engine, e.g. "proxy=ssh://u@h1 backend=ssh://u@h2
-                        generator=tcp://h3:2376?certs=DIR", or a topology.yaml; see README "Several hosts".
+                        generator=tcp://h3:2376?certs=DIR", or a topology.yaml; see docs/hosts.md.
                         ssh host keys must be in ~/.ssh/known_hosts (or known_hosts=FILE, fingerprint=SHA256:…
                         per host): an unknown or changed key is refused (docs/hosts.md)
   --accept-new-host-keys  with --hosts: record an ssh host key no known_hosts lists yet (as ssh's
@@ -86,7 +86,7 @@ export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short
                         the count columns are then empty and say why (for measuring what counting costs)
   --site DIR            where the report goes (default site/)
   --seed N              order the repeats with this seed (default random, recorded in the manifest)
-  --config PROXY=PATH   also measure your own config file (repeatable); see README "Your own config"
+  --config PROXY=PATH   also measure your own config file (repeatable); see docs/catalog.md#your-own-config
   --cpus "ROLE=LIST …"  cpusets, e.g. "proxy=1 backend=0 generator=0" (default from nproc)
   --variants LIST       only the planned cells with these variants, in every series (e.g. article,custom:my.conf);
                         the direct row always runs (the floor and the calibrated unit's reference)

@@ -147,7 +147,7 @@ function parseOut(value: string | undefined): string | undefined {
 function checkCustomForBridge(custom: CustomConfig[]): void {
   for (const c of custom) {
     if (!placeholders(readFileSync(c.file, 'utf8')).includes('listen_host')) {
-      throw userError(c.file, 'does not use {{listen_host}}; with --network bridge the proxy must listen on its container address, not on loopback', 'Listen on {{listen_host}}:{{listen_port}} (see README "Config templates"), or use --network host')
+      throw userError(c.file, 'does not use {{listen_host}}; with --network bridge the proxy must listen on its container address, not on loopback', 'Listen on {{listen_host}}:{{listen_port}} (see docs/catalog.md#config-templates), or use --network host')
     }
   }
 }

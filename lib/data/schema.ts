@@ -11,19 +11,19 @@ export const COUNT_COLUMNS = [
 /** The reference measured in the row's own window (--reference; lib/measure/reference.ts). */
 const REFERENCE_COLUMNS = ['reference_kind', 'reference_cpu_us_per_op', 'reference_cpu_share', 'proxy_cpu_per_reference'] as const
 
-/** Columns of measurements.csv in README "Data" order; readers rely on these names. */
+/** Columns of measurements.csv in docs/data.md order; readers rely on these names. */
 export const MEASUREMENT_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'duration_s', 'repeat',
   'requests', 'errors', 'rps', 'p50_ms', 'p90_ms', 'p99_ms', 'p999_ms', 'max_ms',
   'proxy_cpu_us_per_req', 'backend_cpu_us_per_req', 'generator_cpu_share', 'backend_conns_per_1k_req',
   'max_vus', 'dropped', 'status', 'reason',
-  // Added columns (listed last in README "Data"): where the row ran and how.
+  // Added columns (listed last in docs/data.md): where the row ran and how.
   'proxy_cpu_share', 'runtime', 'started_at',
   // Disturbance of the window (lib/measure/disturbance.ts); empty in files written before them.
   'steal_share', 'foreign_cpu_share',
   // The manifest invocation that wrote the row; empty in files written before it.
   'invocation',
-  // What the cell asked for (README "Scenarios"): the listener's scheme, the request path and,
+  // What the cell asked for (docs/series/scenarios.md): the listener's scheme, the request path and,
   // for /json, the body size; files written before them read '', / and empty.
   'scheme', 'path', 'body_bytes',
   // The SLO a capacity step was judged against (lib/data/slo.ts); empty in other series and older files.
@@ -280,7 +280,7 @@ export const manifestSchema = z.object({
   order_seed: z.number().int(),
   profile_settings: z.object({
     repeats: z.number(), warmup_s: z.number(), duration_s: z.number(), connections: z.number(), threads: z.number(),
-    /** Adaptive repeats (README "Measurement method"); absent in runs written before them, which ran `repeats` rounds. */
+    /** Adaptive repeats (docs/method/overview.md); absent in runs written before them, which ran `repeats` rounds. */
     max_repeats: z.number().optional(), precision: z.number().optional(), budget_s: z.number().optional(), max_disturbed: z.number().optional(),
   }),
   custom_configs: z.array(z.object({ proxy: z.string(), file: z.string(), sha256: z.string() })).default([]),

@@ -78,7 +78,7 @@ function checkHeader(file: string, t: Table<unknown>): void {
   const twice = header.filter((h, i) => header.indexOf(h) !== i)
   if (unknown.length + twice.length > 0) {
     const what = unknown.length ? `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}` : `column "${twice[0]}" twice`
-    throw userError(`${file}:1`, `${what} in the header`, `Restore the header this harness writes (${t.file} columns: ${t.columns.slice(0, 4).join(', ')}, …; see README "Data")`)
+    throw userError(`${file}:1`, `${what} in the header`, `Restore the header this harness writes (${t.file} columns: ${t.columns.slice(0, 4).join(', ')}, …; see docs/data.md)`)
   }
 }
 

@@ -33,11 +33,11 @@ export function codeFiles(root: string): string[] {
       const p = join(dir, f)
       return statSync(join(root, p)).isDirectory() ? walk(p) : /\.(ts|mjs|go|sh)$/.test(p) ? [p] : []
     })
-  // test/docs/ holds the checker's own examples of drift.
+  // test/docs/ holds the checker's own examples of drift, lib/docs/ the patterns it looks for.
   return ['lib', 'notebooks', 'bench', 'test', 'stacks']
     .filter((d) => existsSync(join(root, d)))
     .flatMap(walk)
-    .filter((f) => !f.startsWith('test/docs/'))
+    .filter((f) => !f.startsWith('test/docs/') && !f.startsWith('lib/docs/'))
 }
 
 /** Flags of a help text: every `--name` it lists. */

@@ -59,7 +59,7 @@ function callsText(cells: readonly PoolingCell[], what: string, parts: readonly 
 
 const proxiesIn = (cells: readonly PoolingCell[]) => [...new Set(cells.map((c) => c.proxy).filter((p) => p !== 'direct'))].sort()
 
-/** F1-F4, F7, the pool detector and the precision of the run over the pooling series (README "Series"). */
+/** F1-F4, F7, the pool detector and the precision of the run over the pooling series (docs/series/README.md). */
 export function poolingFindings(rows: readonly Measurement[], expectReuse: Expect): Finding[] {
   const cells = poolingCells(rows)
   const findings: Finding[] = []

@@ -13,7 +13,7 @@ import { invalidReasons } from './validity.ts'
 export type TcpMode = 'short' | 'stream'
 
 /**
- * The stated mix (README "L4 forwarding"). short: each worker connects, sends one 64-byte
+ * The stated mix (docs/series/l4.md). short: each worker connects, sends one 64-byte
  * message, reads it back and closes, back to back (the cost per connection: accept, backend
  * connect, two closes, and a full TLS handshake where TLS is on). stream: each worker sends
  * `streamBytes` on one connection while reading them back, then closes (the cost per MiB:

@@ -41,7 +41,7 @@ export interface GateResult {
 /** Exit status of a run or report whose gates failed (after everything was written). */
 export const GATE_EXIT_CODE = 3
 
-const FIX = 'Write regression>N%, claim:<id>==<verdict>, claim:<id>!=<verdict>, finding:<id>, finding:<id>==<verdict> or finding:<id>!=<verdict> (README "Gates")'
+const FIX = 'Write regression>N%, claim:<id>==<verdict>, claim:<id>!=<verdict>, finding:<id>, finding:<id>==<verdict> or finding:<id>!=<verdict> (docs/ci.md#gates---fail-on)'
 
 /** One `--fail-on` expression; `claimIds`, when given, are the ledger's ids (an unknown one is an error). */
 export function parseGate(raw: string, claimIds?: readonly string[]): Gate {

@@ -3,7 +3,7 @@ import type { Manifest } from '../data/schema.ts'
 import { esc, num, type Article, type Column } from './markdown.ts'
 
 /**
- * The precision each cell reached beside its median (README "Measurement method",
+ * The precision each cell reached beside its median (docs/method/overview.md,
  * adaptive repeats): `12.3 ±2.1%`, the coverage shown where it is below 95%.
  */
 export function plusMinus(c: CellSummary): string {

@@ -103,7 +103,7 @@ export function orphansOf(runId: string, harnessPids: readonly number[], rolePid
 /**
  * Starts a run, kill -9s it at random moments `kills` times, each time resuming it, then
  * lets a last resume finish; checks that no completed row is lost, none is redone or
- * blames a killed role, and nothing is left behind (README "Reliability and security").
+ * blames a killed role, and nothing is left behind (docs/reliability.md).
  */
 export async function runKillResume(o: KillResumeOptions): Promise<KillResumeResult> {
   const rand = seededRandom(o.seed)

@@ -10,7 +10,7 @@ export const H2_STREAMS = [1, 10, 100] as const
 export const QUICK_H2_STREAMS = [1] as const
 
 /**
- * HTTP/2 from the client (README "HTTP/2"): every proxy's `h2` variant (an h2-capable TLS
+ * HTTP/2 from the client (docs/series/h2-resumption.md): every proxy's `h2` variant (an h2-capable TLS
  * listener; the backend side stays HTTP/1.1 with the pool of pool-added), measured with
  * h2load at each stream count (series `h2`) and with wrk over HTTP/1.1 through the very
  * same config (series `h2-h1`), so the h2/h1 ratio changes only the client's protocol.

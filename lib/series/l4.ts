@@ -15,7 +15,7 @@ export const L4_VARIANTS = ['l4-tcp', 'l4-passthrough', 'l4-terminate'] as const
  */
 export const QUICK_L4: Record<TcpMode, readonly string[]> = { short: L4_VARIANTS, stream: ['l4-tcp'] }
 
-/** Proxies with L4 variants: Caddy has none (no catalog build carries the layer4 app: README "L4 forwarding"). */
+/** Proxies with L4 variants: Caddy has none (no catalog build carries the layer4 app: docs/series/l4.md). */
 export const l4Proxies = (proxies: readonly ProxyName[]): ProxyName[] => proxies.filter((p) => Object.values(loadStack(p).variants).some((v) => v.l4))
 
 /** The cells of one mode for a profile, on each proxy's newest version. */
@@ -34,7 +34,7 @@ export function l4Series(): Series {
       name: L4_SERIES[mode],
       tasks: (ctx) => {
         const skipped = ctx.proxies.filter((p) => !l4Proxies([p]).length)
-        if (skipped.length) ctx.log.info(`${L4_SERIES[mode]}: no L4 variant for ${skipped.join(', ')} (README "L4 forwarding")`)
+        if (skipped.length) ctx.log.info(`${L4_SERIES[mode]}: no L4 variant for ${skipped.join(', ')} (docs/series/l4.md)`)
         return tcpTasks(l4Cells(ctx.proxies, mode, ctx.profile.name, ctx.pinned), mode, ctx)
       },
     })),

@@ -67,7 +67,7 @@ export function poolingCells(proxies: readonly ProxyName[], opts: { connections:
  * The rate is this fraction of the lowest closed-model ceiling among the proxied pooling
  * cells. HAProxy's dpbench measures at 50-80% of capacity; here the capacity is set by
  * the generator core, which the backend shares, and the Go open-model generator costs more
- * per request than wrk, so the low end: README "Fixed-rate pooling" has the measurements.
+ * per request than wrk, so the low end: docs/method/load-models.md#fixed-rate-pooling-pooling-open-and-benchload-modelmjs has the measurements.
  */
 export const POOLING_OPEN_FRACTION = 0.5
 

@@ -10,7 +10,7 @@ type Resumption = NonNullable<Cell['resumption']>
 /**
  * What the client offers: nothing (every handshake full, the reference), TLS 1.3 tickets
  * (a PSK handshake that still runs a key exchange) and TLS 1.2 tickets (abbreviated: no
- * key exchange, no signature). Go's client has no session-ID resumption (README "Session resumption").
+ * key exchange, no signature). Go's client has no session-ID resumption (docs/series/h2-resumption.md).
  */
 export const RESUMPTIONS: readonly Resumption[] = ['none', 'tickets', 'tickets-tls12']
 export const QUICK_RESUMPTIONS: readonly Resumption[] = ['none', 'tickets']

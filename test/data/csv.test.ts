@@ -29,7 +29,7 @@ const row: Measurement = {
   reference_kind: 'rtt@1000/s', reference_cpu_us_per_op: 60.5, reference_cpu_share: 0.0605, proxy_cpu_per_reference: 0.3719,
 }
 
-test('measurements round-trip through the CSV with the README "Data" columns, quoting and nulls', () => {
+test('measurements round-trip through the CSV with the docs/data.md columns, quoting and nulls', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
   appendMeasurement(dir, row)
   appendMeasurement(dir, { ...row, repeat: 2, status: 'invalid', reason: 'errors 5.0% >= 1%', proxy_cpu_us_per_req: null })

@@ -16,7 +16,7 @@ import { certsDir, repoRoot } from '../../lib/core/paths.ts'
  * stacks/ dir; test/catalog/ covers their errors), claims.yaml / figures.yaml (likewise;
  * test/claims/ledger-files.test.ts loads broken copies through loadLedger(dir)), and a
  * custom config the proxy's checker rejects (by design a `failed` row and the run goes
- * on, README "Your own config").
+ * on, docs/catalog.md#your-own-config).
  */
 
 const T = mkdtempSync(join(tmpdir(), 'pb-bad-input-'))

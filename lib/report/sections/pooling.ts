@@ -92,7 +92,7 @@ function fixedRateTable(a: Article, measurements: readonly CellSummary[], closed
   const same = (x: CellSummary, y: CellSummary) => ['series', 'proxy', 'version', 'variant', 'key_type'].every((k) => x.key[k] === y.key[k])
   for (const rate of [...new Set(open.map((c) => Number(c.key.target_rps)))].sort((x, y) => x - y)) {
     a.heading(3, `At ${num(rate)} rps (fixed rate)`)
-    a.para(`The same cells in the open model at one rate for every proxy (a fraction of the lowest closed-model ceiling; README "Fixed-rate pooling"). A proxy far from its own ceiling pays more per request: fewer requests share each wake-up.`)
+    a.para(`The same cells in the open model at one rate for every proxy (a fraction of the lowest closed-model ceiling; docs/method/load-models.md#fixed-rate-pooling-pooling-open-and-benchload-modelmjs). A proxy far from its own ceiling pays more per request: fewer requests share each wake-up.`)
     a.table('pooling-fixed-rate', [
       { title: 'series', value: (r) => k(r.open, 'series') },
       { title: 'proxy', value: (r) => k(r.open, 'proxy') },

@@ -47,7 +47,7 @@ export function resumptionSection(a: Article, { run }: ArticleInput): ChartReque
       '**tickets** in TLS 1.3 (a PSK handshake that still runs an X25519 key exchange, no certificate signature), **tickets-tls12** with TLS 1.2 as the highest version (an abbreviated handshake: no key exchange, no signature); **none** is the full handshake. ' +
       'Resumed share: resumed over all handshakes (each client\'s first is full); it is the proxy\'s answer to a client that offers a ticket. ' +
       'Resumed / full: CPU per handshake over the same config\'s full handshakes, paired bootstrap; below 1, resuming saves the proxy CPU. ' +
-      'Session IDs (stateful resumption, what nginx\'s ssl_session_cache serves) are not offered: Go\'s TLS client resumes by tickets only (README "Session resumption").',
+      'Session IDs (stateful resumption, what nginx\'s ssl_session_cache serves) are not offered: Go\'s TLS client resumes by tickets only (docs/series/h2-resumption.md).',
   )
   a.table<ResumptionCell>('resumption-cells', [
     { title: 'proxy', value: (c) => c.proxy },

@@ -31,7 +31,7 @@ function calibrationText(c: Calibration | null, measurements: readonly Measureme
   const twoPart = c.syscall_us !== null || c.compute_us !== null
     ? ` Two-part units: system call ${c.syscall_us === null ? 'not measured' : `${num(c.syscall_us)} µs`}, compute loop ${c.compute_us === null ? 'not measured' : `${num(c.compute_us)} µs per million iterations`} (reference ${REFERENCE_UNITS.syscall_us} µs and ${REFERENCE_UNITS.compute_us} µs); the \`direct\` row: backend ${us(med(direct.map((r) => r.backend_cpu_us_per_req)))}/req raw, ${direct.some((r) => r.proxy_cpu_calibrated != null) ? `${num(med(direct.map((r) => r.proxy_cpu_calibrated))!)} in \`${TWO_PART_UNIT}\`` : 'no calibrated figure'} (docs/method/calibration.md).`
     : ''
-  return `Calibration on the proxy's cpuset ${esc(c.cpuset)}: loopback round trip ${us(c.loopback_rtt_us)} CPU, ECDSA P-256 sign ${us(c.ecdsa_p256_sign_us)}, RSA-4096 sign ${us(c.rsa4096_sign_us)} (the \`direct\` row is the reference of the calibrated unit: README "Calibrated unit").${twoPart}`
+  return `Calibration on the proxy's cpuset ${esc(c.cpuset)}: loopback round trip ${us(c.loopback_rtt_us)} CPU, ECDSA P-256 sign ${us(c.ecdsa_p256_sign_us)}, RSA-4096 sign ${us(c.rsa4096_sign_us)} (the \`direct\` row is the reference of the calibrated unit: docs/method/calibration.md).${twoPart}`
 }
 
 /**
