@@ -111,7 +111,7 @@ function checkCode(file: string, root: string, anchorsOf: (file: string) => Set<
   readFileSync(join(root, file), 'utf8')
     .split('\n')
     .forEach((text, i) => {
-      if (/README "[^"]+"/.test(text)) out.push(`${file}:${i + 1}: README "…" section reference: point at a docs/ page and anchor instead`)
+      if (/README\s"[^"]+"/.test(text)) out.push(`${file}:${i + 1}: a README section named in quotes: point at a docs/ page and anchor instead`)
       for (const m of text.matchAll(/(?<![\w/.-])((?:docs\/[\w./-]+\.md|CONTRIBUTING\.md|README\.md))(?:#([\w-]+))?/g)) {
         const target = m[1]!
         if (!existsSync(join(root, target))) out.push(`${file}:${i + 1}: ${target} does not exist`)

@@ -40,7 +40,7 @@ test('each kind of drift is one line naming the file and line', () => {
       '`npx zx notebooks/run-all.mjs --no-such-flag`',
       '`npx zx notebooks/absent.mjs`',
     ].join('\n'),
-    'lib/core/y.ts': '// README "Old section" and docs/a.md#stale\n',
+    'lib/core/y.ts': '// README\u0020"Old section" and docs/a.md#stale\n',
     'lib/extra/z.ts': '',
     'notebooks/other.mjs': '',
   })
@@ -52,7 +52,7 @@ test('each kind of drift is one line naming the file and line', () => {
     'README.md:4: npm run nope: package.json has no such script',
     'README.md:5: notebooks/run-all.mjs has no flag --no-such-flag (not in its --help)',
     'README.md:6: notebooks/absent.mjs does not exist',
-    'lib/core/y.ts:1: README "…" section reference: point at a docs/ page and anchor instead',
+    'lib/core/y.ts:1: a README section named in quotes: point at a docs/ page and anchor instead',
     'lib/core/y.ts:1: docs/a.md has no heading #stale',
     'notebooks/other.mjs: named on no page of README.md, CONTRIBUTING.md or docs/ (say what it is for)',
     'CONTRIBUTING.md: the layout does not list lib/extra/',
