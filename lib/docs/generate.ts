@@ -50,7 +50,15 @@ function columnsTable(): string {
     .join('\n')
 }
 
+/** The ledger's size in words: how many claims, how many of them belong to a finding. */
+function ledgerSize(): string {
+  const claims = loadLedger().claims
+  const withFinding = claims.filter((c) => c.finding).length
+  return `The **claims ledger** (\`baselines/published/claims.yaml\`, ${claims.length} claims) holds every claim of\nthe five seed articles with its source, the figure as published and a check; ${withFinding} of them\nbelong to a finding.`
+}
+
 const PRODUCERS: Record<string, (root: string) => string> = {
+  'ledger-size': () => ledgerSize(),
   'fixture-summary': (root) => fixtureSummary(root, /^F[1-8]$/, 4),
   'fixture-summary-full': (root) => fixtureSummary(root),
   columns: () => columnsTable(),
