@@ -182,6 +182,11 @@ const CASES: Case[] = [
   { what: 'fail-on unknown claim', argv: RUN('--fail-on', 'claim:no-such-claim!=reproduced'), names: 'no-such-claim' },
   { what: 'fail-on regression without baseline', argv: RUN('--fail-on', 'regression>10%'), names: '--fail-on' },
   { what: 'report fail-on unknown finding', argv: ['notebooks/08-report.mjs', '--run', goodRun, '--site', join(T, 'site'), '--no-pdf', '--fail-on', 'finding:F9'], names: 'F9' },
+  { what: 'pin-versions without a version', argv: ['notebooks/run-all.mjs', '--pin-versions', 'nginx', ...out('pv1')], names: '--pin-versions' },
+  { what: 'pin-versions not in the catalog', argv: ['notebooks/run-all.mjs', '--pin-versions', 'nginx=9.9.9', ...out('pv2')], names: '9.9.9' },
+  { what: 'wait-quiet not a number', argv: ['notebooks/run-all.mjs', '--wait-quiet', 'abc', ...out('wq')], names: '--wait-quiet abc' },
+  { what: 'tax-ns not a number', argv: ['notebooks/run-all.mjs', '--tax-ns', 'abc', ...out('tx')], names: '--tax-ns abc' },
+  { what: 'reference unknown', argv: ['notebooks/run-all.mjs', '--reference', 'bogus', ...out('rf')], names: '--reference bogus' },
   { what: 'bisect without --proxy', argv: ['notebooks/bisect.mjs', ...out('b1')], names: '--proxy' },
   { what: 'bisect two proxies', argv: ['notebooks/bisect.mjs', '--proxy', 'nginx,haproxy', ...out('b2')], names: '--proxy nginx,haproxy' },
   { what: 'bisect tags-from with native', argv: ['notebooks/bisect.mjs', '--proxy', 'nginx', '--tags-from', '127.0.0.1:1/nginx', '--runtime', 'native', ...out('b3')], names: '--runtime native' },
@@ -192,6 +197,8 @@ const FLAGS_WITHOUT_A_CASE: Record<string, string> = {
   'no-report': 'a boolean: any value given to it is parseArgs\' one-line error, as for every notebook\'s unknown flag',
   'no-pdf': 'a boolean (as no-report)',
   json: 'a boolean (as no-report)',
+  'no-counts': 'a boolean (as no-report)',
+  'accept-new-host-keys': 'a boolean (as no-report); the host keys it accepts are tested with real hosts in test/integration/multihost.test.ts',
 }
 
 test('the corpus names every run flag (lib/cli/run-notebook.ts RUN_FLAGS), or says why not', async () => {
