@@ -39,6 +39,8 @@ export function h3SupportFrom(proxy: ProxyName, version: string, output: string)
         : { capable: false, reason: 'built without --with-http_v3_module (nginx -V)' }
     case 'haproxy': {
       const feature = /(?:^|\s)([+-])QUIC(?=\s|$)/m.exec(output)?.[1]
+      // Built against OpenSSL's QUIC compatibility layer, QUIC starts only with `limited-quic` in the global section, which the h3 template does not set.
+      if (feature === '+' && output.includes('USE_QUIC_OPENSSL_COMPAT=1')) return { capable: false, reason: 'QUIC only through the OpenSSL compatibility layer (USE_QUIC_OPENSSL_COMPAT=1): needs limited-quic, which the h3 template does not set' }
       if (feature === '+') return { capable: true, reason: 'haproxy -vv: +QUIC' }
       return { capable: false, reason: feature === '-' ? 'built without QUIC (haproxy -vv: -QUIC)' : 'haproxy -vv lists no QUIC feature' }
     }

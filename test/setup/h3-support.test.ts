@@ -17,6 +17,10 @@ test('HAProxy speaks HTTP/3 when haproxy -vv lists +QUIC; -QUIC or no mention sa
   assert.equal(h3SupportFrom('haproxy', '2.4.0', features('')).reason, 'haproxy -vv lists no QUIC feature')
   // A neighbouring feature name does not count (QUIC_OPENSSL_COMPAT is not QUIC itself).
   assert.equal(h3SupportFrom('haproxy', '3.0.0', features('+QUIC_OPENSSL_COMPAT')).capable, false)
+  // Debian trixie's 3.0.11: +QUIC, but only through OpenSSL's compatibility layer, which refuses a QUIC bind without limited-quic.
+  const compat = h3SupportFrom('haproxy', '3.0.11', `  OPTIONS = USE_OPENSSL=1 USE_QUIC=1 USE_QUIC_OPENSSL_COMPAT=1\n${features('+QUIC')}`)
+  assert.equal(compat.capable, false)
+  assert.match(compat.reason, /limited-quic/)
 })
 
 test('Envoy: the QUIC extension compiled in; Caddy and Traefik by their documented first version', () => {
