@@ -83,10 +83,15 @@ export const cellColumns = (metric: string, unit: string): Column<CellSummary>[]
 ]
 
 /** The kernel counts beside a cost (docs/method/counts.md): system calls and context switches per unit, and the system part of the CPU. */
-export const countCellColumns = (unit: string): Column<CellSummary>[] => [
-  { title: `syscalls/${unit}`, value: (c) => c.medians.proxy_syscalls_per_req ?? null },
-  { title: `ctx sw/${unit}`, value: (c) => c.medians.proxy_ctxsw_per_req ?? null },
-  { title: `sys µs/${unit}`, value: (c) => c.medians.proxy_sys_us_per_req ?? null },
+/**
+ * The proxy's kernel counts per unit. System calls are shown on the page where it has room
+ * (`onPage`); context switches and system time, and everything of a table already as wide as
+ * an A4 page, go to the table's CSV only.
+ */
+export const countCellColumns = (unit: string, onPage = true): Column<CellSummary>[] => [
+  { title: `syscalls/${unit}`, value: (c) => c.medians.proxy_syscalls_per_req ?? null, csvOnly: !onPage },
+  { title: `ctx sw/${unit}`, value: (c) => c.medians.proxy_ctxsw_per_req ?? null, csvOnly: true },
+  { title: `sys µs/${unit}`, value: (c) => c.medians.proxy_sys_us_per_req ?? null, csvOnly: true },
 ]
 
 /** Closed-model cells of the measurements table outside the TLS, scenarios and h2 series (the direct floor included). */

@@ -31,7 +31,7 @@ export function l4Section(a: Article, { run }: ArticleInput): ChartRequest[] {
     { title: 'conn/s', value: (c) => c.connRate },
     { title: 'MiB/s', value: (c) => c.mibPerS },
     { title: 'backend conns/conn', value: (c) => c.backendConnsPerConn },
-    { title: 'syscalls/conn', value: (c) => c.syscallsPerConn },
+    { title: 'syscalls/conn', value: (c) => c.syscallsPerConn, csvOnly: true },
     { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(`${c.valid}/${c.rows}${notes(c)}`) },
   ], l4Cells(rows))
   const ratios = haproxyNginxRatios(rows)

@@ -54,8 +54,8 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
   a.table('pooling-cells', [...withPrecision(cellColumns('CPU', 'µs/req')),
     { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req },
     { title: 'rps', value: (c) => c.medians.rps },
-    { title: 'p99 ms', value: (c) => c.medians.p99_ms }, ...countCellColumns('req'),
-    { title: 'calibrated', value: (c) => c.medians.proxy_cpu_calibrated ?? null }], closedPooling)
+    { title: 'p99 ms', value: (c) => c.medians.p99_ms }, ...countCellColumns('req', false),
+    { title: 'calibrated', value: (c) => c.medians.proxy_cpu_calibrated ?? null, csvOnly: true }], closedPooling)
   precisionLine(a, run?.manifest, closedPooling)
   fixedRateTable(a, aggregates.cells.measurements, poolRows)
   return []

@@ -30,7 +30,7 @@ export function h2Section(a: Article, { run }: ArticleInput): ChartRequest[] {
     { title: 'rps', value: (c) => c.rps },
     { title: 'p50 ms', value: (c) => c.p50_ms },
     { title: 'p99 ms', value: (c) => c.p99_ms },
-    { title: 'syscalls/req', value: (c) => c.syscalls },
+    { title: 'syscalls/req', value: (c) => c.syscalls, csvOnly: true },
     { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
   ], cells)
   a.para('HTTP/3: see the section of its own (series h3).')
@@ -58,7 +58,7 @@ export function resumptionSection(a: Article, { run }: ArticleInput): ChartReque
     { title: 'CPU µs/handshake', value: (c) => c.cpu?.value ?? null, show: (c) => esc(iv(c.cpu)) },
     { title: 'resumed / full', value: (c) => c.vsFull?.value ?? null, show: (c) => esc(c.vsFull ? `${iv(c.vsFull, 2)} ${side(c.vsFull, 'resuming cheaper', 'resuming dearer')}` : '—') },
     { title: 'handshakes/s', value: (c) => c.rate },
-    { title: 'syscalls/handshake', value: (c) => c.syscalls },
+    { title: 'syscalls/handshake', value: (c) => c.syscalls, csvOnly: true },
     { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
   ], cells)
   return []
