@@ -4,6 +4,8 @@ import { backendStats, connsBetween } from '../roles/backend.ts'
 import { expectsReuse, loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
 import type { CertSet } from '../setup/certs.ts'
 import { h3Support } from '../setup/h3-support.ts'
+
+import { DEFAULT_KEY_VARIANT } from '../data/default-keys.ts'
 import { defaultCpuLayout } from '../roles/cpus.ts'
 import { loadgenRequests } from '../roles/loadgen.ts'
 import type { Logger } from '../core/log.ts'
@@ -64,7 +66,8 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
     const cells: Cell[] = o.proxies.flatMap((proxy) => {
       const stack = loadStack(proxy)
       // L4 variants forward bytes, not HTTP: nothing for the pool detector's HTTPS requests.
-      const variants = Object.keys(stack.variants).filter((v) => !stack.variants[v]!.l4 && (!o.variants || o.variants.includes(v)))
+      // default-cert serves a certificate of the proxy's own making, which the detector's client does not trust (the tls series reads it).
+      const variants = Object.keys(stack.variants).filter((v) => !stack.variants[v]!.l4 && v !== DEFAULT_KEY_VARIANT && (!o.variants || o.variants.includes(v)))
       return chooseVersions(stack, o.versions ?? { kind: 'all' }).flatMap((version) => variants.filter((variant) => variantRunsOn(stack, variant, version.version) && (!stack.variants[variant]!.http3 || h3Support(proxy, version).capable)).map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })))
     })
     for (const [i, cell] of cells.entries()) {
