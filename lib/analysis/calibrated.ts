@@ -1,6 +1,7 @@
 import { median } from '../core/stats.ts'
 import type { Calibration, Handshake, Manifest, Measurement, WebSocketRow } from '../data/schema.ts'
-import { cellId, TABLE_SPECS, type TableName } from './cells.ts'
+import { projectId, projectKey } from '../data/grouping.ts'
+import { TABLE_SPECS, type TableName } from './cells.ts'
 import type { Delta } from './compare.ts'
 
 /**
@@ -86,8 +87,8 @@ export function calibratedCells(run: RunLike): CalibratedCell[] {
     const spec = TABLE_SPECS[table]
     const cells = new Map<string, { key: CalibratedCell['key']; xs: number[] }>()
     for (const r of run[table] as readonly Record<string, unknown>[]) {
-      const id = cellId(spec, r)
-      const cell = cells.get(id) ?? { key: Object.fromEntries(spec.keys.map((k) => [k, (r[k] ?? null) as string | number | null])), xs: [] }
+      const id = projectId(r, spec.keys)
+      const cell = cells.get(id) ?? { key: projectKey(r, spec.keys), xs: [] }
       const v = r[spec.primary]
       if (r.status === 'valid' && typeof v === 'number') cell.xs.push(v)
       cells.set(id, cell)
