@@ -2,7 +2,7 @@ import { median } from '../core/stats.ts'
 import { withFamilyNoise, type Repeats } from '../core/intervals.ts'
 import type { Handshake, Manifest, Measurement, WebSocketRow } from '../data/schema.ts'
 import { CALIBRATION_REFERENCE, runReferences } from './calibrated.ts'
-import { groupBy, projectId, projectKey } from '../data/grouping.ts'
+import { groupBy, projectId, projectKey, type CellKey } from '../data/grouping.ts'
 import { TABLE_SPECS, type TableName } from './cells.ts'
 
 /**
@@ -36,7 +36,7 @@ export interface Figure {
   metric: string
   table: TableName
   /** The key columns of the cell (of the numerator, for a ratio), version included. */
-  key: Record<string, string | number | null>
+  key: CellKey
   version: string
   /** Matches the same figure of another run: kind, metric, table and the key without the version. */
   match: string
