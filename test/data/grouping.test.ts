@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { summarizeCells, TABLE_SPECS } from '../../lib/analysis/cells.ts'
-import { buildCellGroups } from '../../lib/claims/cells.ts'
+import { buildCellGroups, type Row } from '../../lib/claims/cells.ts'
 import {
   CELL_COLUMNS, cellIdOf, cellOfRepeatId, groupBy, groupCells, groupRows, keyId, noisyCells, projectId, projectKey, repeatIdOf, type TableName,
 } from '../../lib/data/grouping.ts'
@@ -62,7 +62,7 @@ test('noisy cells: each group of a projection with the pooled noise of all of th
 test('resume, aggregation and the claims ledger see the same cells of the fixture run', async () => {
   const tables = fixtureTables()
   for (const name of Object.keys(CELL_COLUMNS) as TableName[]) {
-    const rows = tables[name] ?? []
+    const rows: readonly Row[] = tables[name] ?? []
     const grouped = groupCells(name, rows).map((c) => c.id).sort()
     assert.ok(grouped.length > 0, name)
     assert.deepEqual([...new Set(rows.map((r) => TABLES[name].cellId(r as never)))].sort(), grouped, `${name}: resume`)
