@@ -1,5 +1,6 @@
 import { medianVariance, MIN_NOISE_DF, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
+import { keyId } from '../data/grouping.ts'
 import type { Figure } from './run-figures.ts'
 
 /**
@@ -57,7 +58,7 @@ export function estimateBetweenRun(runs: readonly (readonly Figure[])[]): Betwee
   const families = [...new Set(runs.flatMap((r) => r.map((f) => f.family)))].sort()
   const out: BetweenRunEstimate[] = []
   for (const family of families) {
-    const perRun = runs.map((r) => new Map(r.filter((f) => f.family === family).map((f) => [`${f.match}|${f.version}`, f])))
+    const perRun = runs.map((r) => new Map(r.filter((f) => f.family === family).map((f) => [keyId([f.match, f.version]), f])))
     const cells = [...perRun[0]!.keys()].filter((k) => perRun.every((m) => m.has(k)))
     const J = runs.length
     if (J < 2 || cells.length < 2) continue
