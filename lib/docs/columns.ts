@@ -26,7 +26,7 @@ export function columnReference(files: readonly RowFile[]): string {
 /** What each schema version added to each file: a new file (its column count), or the columns appended to it. */
 export function schemaVersions(files: readonly RowFile[]): string {
   const rows = versionHistory(files).map((h) => {
-    const added = h.newFile ? `the file, ${h.columns.length} columns (\`${h.columns[0]}\` … \`${h.columns.at(-1)}\`)` : h.columns.map((c) => `\`${c}\``).join(', ')
+    const added = h.newFile ? `the file, ${h.columns.length} column${h.columns.length === 1 ? '' : 's'} (\`${h.columns[0]}\` … \`${h.columns.at(-1)}\`)` : h.columns.map((c) => `\`${c}\``).join(', ')
     return `| ${h.version} | ${h.file} | ${added} |`
   })
   return ['| version | file | added |', '|---|---|---|', ...rows, ''].join('\n')

@@ -9,7 +9,7 @@ import { NO_EMPTY, type NoEmpty } from './kinds.ts'
  */
 
 type ShapeOf<C extends Column> = Extract<{ [X in C as X['name']]: X['kind']['zod'] }, z.ZodRawShape>
-export type RowSchema<C extends Column> = z.ZodObject<ShapeOf<C>>
+export type RowSchema<C extends Column> = z.ZodObject<ShapeOf<C>, 'strip'>
 /** The row type of a file: one field per column, of its kind's type. */
 export type RowOf<F extends RowFile> = z.infer<RowSchema<F['columns'][number]>>
 

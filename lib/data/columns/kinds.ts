@@ -33,6 +33,8 @@ export const KINDS = {
   seconds: kind(finite.nonnegative(), true, NO_EMPTY),
   /** A measured figure; empty: not applicable or not measured. */
   measured: kind(finite.nullable(), true, null),
+  /** A count where it applies (a column of some rows of a file); empty elsewhere. */
+  countOrNone: kind(z.number().int().nonnegative().nullable(), true, null),
   /** A whole number from 1 where it applies (a body size, streams, an invocation id); empty elsewhere. */
   positiveOrNone: kind(z.number().int().positive().nullable(), true, null),
   /** A request path; empty: `/`, the path of every row before paths were chosen. */
