@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { UserError } from '../../../lib/core/errors.ts'
 import { repoRoot } from '../../../lib/core/paths.ts'
+import type { RowFile } from '../../../lib/data/columns/column.ts'
 import { columnNames, requiredColumns } from '../../../lib/data/columns/derive.ts'
 import { ROW_FILES } from '../../../lib/data/columns/table.ts'
 import { describeColumn } from '../../../lib/data/dictionary.ts'
@@ -16,12 +17,13 @@ const FIXTURE = join(repoRoot, 'test/fixtures/run-quick')
 const header = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8').split('\n')[0]!.split(',')
 
 test('version 1 is the columns of the first harness: exactly the committed baseline\'s headers; tcp.csv and default-keys.csv came later', () => {
-  for (const f of [ROW_FILES.measurements, ROW_FILES.handshakes, ROW_FILES.websocket]) assert.deepEqual(requiredColumns(f, 1), header(BASELINE, f.file))
+  const first: RowFile[] = [ROW_FILES.measurements, ROW_FILES.handshakes, ROW_FILES.websocket]
+  for (const f of first) assert.deepEqual(requiredColumns(f, 1), header(BASELINE, f.file))
   assert.deepEqual([requiredColumns(ROW_FILES.tcp, 1), requiredColumns(ROW_FILES['default-keys'], 1)], [[], []])
 })
 
 test('every file of the version this harness writes has every column of its table', () => {
-  for (const f of Object.values(ROW_FILES)) assert.deepEqual(requiredColumns(f, SCHEMA_VERSION), columnNames(f))
+  for (const f of Object.values(ROW_FILES) as RowFile[]) assert.deepEqual(requiredColumns(f, SCHEMA_VERSION), columnNames(f))
 })
 
 test('the committed baseline (version 1, its first columns) reads: every later column as its empty value', () => {
