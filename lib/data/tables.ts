@@ -2,12 +2,13 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { z } from 'zod'
 import { userError } from '../core/errors.ts'
+import type { RowFile } from './columns/column.ts'
+import { cellValue, columnNames, requiredColumns } from './columns/derive.ts'
+import { ROW_FILES } from './columns/table.ts'
 import { appendCsvRows, readCsv } from './csv.ts'
 import { CELL_COLUMNS, cellIdentity, type CellId, type TableName } from './grouping.ts'
-import {
-  HANDSHAKE_COLUMNS, handshakeSchema, MEASUREMENT_COLUMNS, measurementSchema, TCP_COLUMNS, tcpSchema, WEBSOCKET_COLUMNS, websocketSchema,
-  type Handshake, type Measurement, type TcpRow, type WebSocketRow,
-} from './schema.ts'
+import { readManifest } from './manifest.ts'
+import { handshakeSchema, measurementSchema, tcpSchema, websocketSchema, type Handshake, type Measurement, type TcpRow, type WebSocketRow } from './schema.ts'
 
 export type { TableName }
 
@@ -23,46 +24,55 @@ export interface Table<T> {
   cellId(row: T): CellId
   /** What --resume compares: the same key means the same cell and repeat. */
   key(row: T): string
+  /** Its entries in the column table (lib/data/columns/table.ts): how each cell reads, which columns a file of each version has. */
+  rowFile: RowFile
 }
 
-const numericColumns = (t: Table<unknown>) => {
-  const shape = (t.schema as unknown as z.AnyZodObject).shape as Record<string, z.ZodTypeAny>
-  return t.columns.filter((c) => {
-    // Through nullable and optional wrappers (the invocation column is both).
-    let inner = shape[c]
-    while (inner && ['ZodNullable', 'ZodOptional'].includes(inner._def.typeName)) inner = inner._def.innerType
-    return inner?._def.typeName === 'ZodNumber'
-  })
+/** A table from its entries in the column table and the schema derived from them (lib/data/schema.ts). */
+export function table<T>(name: Table<T>['name'], rowFile: RowFile, schema: z.ZodType<T>, cellColumns: readonly string[]): Table<T> {
+  return { name, file: rowFile.file, columns: columnNames(rowFile), schema, ...cellIdentity(cellColumns), rowFile }
 }
 
-function table<T>(name: TableName, file: string, columns: readonly string[], schema: z.ZodType<T>): Table<T> {
-  return { name, file, columns, schema, ...cellIdentity(CELL_COLUMNS[name]) }
-}
-
-// Cast: the path column reads '' (files written before it) as / (its preprocess), so its input type is wider than the row's.
-export const MEASUREMENTS = table<Measurement>('measurements', 'measurements.csv', MEASUREMENT_COLUMNS, measurementSchema as unknown as z.ZodType<Measurement>)
-// Cast: the resumption column reads '' (files written before it) as absent, so its input type is wider than the row's.
-export const HANDSHAKES = table<Handshake>('handshakes', 'handshakes.csv', HANDSHAKE_COLUMNS, handshakeSchema as unknown as z.ZodType<Handshake>)
-export const WEBSOCKETS = table<WebSocketRow>('websocket', 'websocket.csv', WEBSOCKET_COLUMNS, websocketSchema)
-export const TCP = table<TcpRow>('tcp', 'tcp.csv', TCP_COLUMNS, tcpSchema)
+export const MEASUREMENTS = table<Measurement>('measurements', ROW_FILES.measurements, measurementSchema, CELL_COLUMNS.measurements)
+export const HANDSHAKES = table<Handshake>('handshakes', ROW_FILES.handshakes, handshakeSchema, CELL_COLUMNS.handshakes)
+export const WEBSOCKETS = table<WebSocketRow>('websocket', ROW_FILES.websocket, websocketSchema, CELL_COLUMNS.websocket)
+export const TCP = table<TcpRow>('tcp', ROW_FILES.tcp, tcpSchema, CELL_COLUMNS.tcp)
 export const TABLES = { measurements: MEASUREMENTS, handshakes: HANDSHAKES, websocket: WEBSOCKETS, tcp: TCP } as const
 
-export function readTable<T>(runDir: string, t: Table<T>): T[] {
+/** The schema version a run directory's files were written under: its manifest's; 1 without one (as a manifest without the field). */
+export const runSchemaVersion = (runDir: string): number => readManifest(runDir)?.schema_version ?? 1
+
+/**
+ * The rows of a table, read by the one rule for older files (docs/data.md#schema-versions):
+ * a file of schema version v has every column that appeared by v; the columns that
+ * appeared after v may be absent, and read as their empty value.
+ */
+export function readTable<T>(runDir: string, t: Table<T>, version = runSchemaVersion(runDir)): T[] {
   const file = join(runDir, t.file)
   if (!existsSync(file)) return []
-  checkHeader(file, t as Table<unknown>)
-  return readCsv(file, t.schema as z.ZodTypeAny, numericColumns(t as Table<unknown>))
+  checkHeader(file, t as Table<unknown>, version)
+  const columns = new Map(t.rowFile.columns.map((c) => [c.name, c]))
+  return readCsv(file, t.schema as z.ZodTypeAny, t.columns, (name, raw) => cellValue(columns.get(name)!, raw))
 }
 
-/** A header column this harness does not write (a renamed or foreign column) is an error, never ignored: its values would be lost or read under another name. */
-function checkHeader(file: string, t: Table<unknown>): void {
+/**
+ * A header column this harness does not write (a renamed or foreign column) is an error, never ignored: its values would be
+ * lost or read under another name. So is a column every file of the run's version has: a damaged file, not an older one.
+ */
+function checkHeader(file: string, t: Table<unknown>, version: number): void {
   const text = readFileSync(file, 'utf8')
   const header = text.slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n')).replace(/\r$/, '').split(',').map((h) => h.trim().replace(/^"(.*)"$/, '$1'))
   const unknown = header.filter((h) => !t.columns.includes(h))
   const twice = header.filter((h, i) => header.indexOf(h) !== i)
+  const restore = `Restore the header this harness writes (${t.file} columns: ${t.columns.slice(0, 4).join(', ')}, …; see docs/data.md`
   if (unknown.length + twice.length > 0) {
     const what = unknown.length ? `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}` : `column "${twice[0]}" twice`
-    throw userError(`${file}:1`, `${what} in the header`, `Restore the header this harness writes (${t.file} columns: ${t.columns.slice(0, 4).join(', ')}, …; see docs/data.md)`)
+    throw userError(`${file}:1`, `${what} in the header`, `${restore})`)
+  }
+  const missing = requiredColumns(t.rowFile, version).filter((c) => !header.includes(c))
+  if (missing.length > 0) {
+    const what = `column${missing.length > 1 ? 's' : ''} ${missing.map((c) => `"${c}"`).join(', ')} missing from the header`
+    throw userError(`${file}:1`, `${what}: every file of schema version ${version} has ${missing.length > 1 ? 'them' : 'it'}`, `${restore}#schema-versions)`)
   }
 }
 
