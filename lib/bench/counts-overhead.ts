@@ -27,7 +27,7 @@ import { usable } from '../setup/component.ts'
 import { ensureDockerEngine } from '../setup/docker-engine.ts'
 import { setup } from '../setup/doctor.ts'
 import { ensureImages } from '../setup/images.ts'
-import { acquireRunLock } from './lock.ts'
+import { acquireRunLock } from '../run/lock.ts'
 
 /*
  * What counting costs the proxy (docs/method/counts.md#overhead): the same closed cell

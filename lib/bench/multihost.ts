@@ -2,7 +2,7 @@ import { fmtInterval, ratioInterval, type Interval } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
 import type { Measurement } from '../data/schema.ts'
-import { poolingCells, poolingFindings } from './pooling.ts'
+import { poolingCells, poolingFindings } from '../findings/pooling.ts'
 
 /*
  * One host against several (issue #18's figures): the same pooling cells measured by a

@@ -17,7 +17,7 @@ import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
 import { ensureCerts } from '../setup/certs.ts'
 import { goSourceHash } from '../setup/gobuild.ts'
 import { calibrateTax, formatTax, taxLauncher } from '../runtime/syscall-tax.ts'
-import { acquireRunLock, lockPath } from './lock.ts'
+import { acquireRunLock, lockPath } from '../run/lock.ts'
 
 /*
  * Two conditions of the same closed-model cells, back to back in an order that alternates

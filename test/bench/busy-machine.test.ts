@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadRun } from '../../lib/data/run-data.ts'
-import { busyRunFacts, disturbanceEffects, formatBusyMachine, verdictChanges } from '../../lib/report/busy-machine.ts'
-import type { VerdictLine } from '../../lib/report/stability.ts'
+import { busyRunFacts, disturbanceEffects, formatBusyMachine, verdictChanges } from '../../lib/bench/busy-machine.ts'
+import type { VerdictLine } from '../../lib/bench/stability.ts'
 import { FIXTURE_RUN } from '../fixtures/run.ts'
 
 const line = (id: string, verdicts: (string | null)[]): VerdictLine => ({ kind: 'claim', id, title: id, verdicts, flips: 0, same: false })

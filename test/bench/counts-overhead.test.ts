@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { checkOverheadOptions, formatOverhead, formatPerCallCost, overheadLines, uncounted } from '../../lib/run/counts-overhead.ts'
+import { checkOverheadOptions, formatOverhead, formatPerCallCost, overheadLines, uncounted } from '../../lib/bench/counts-overhead.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 const OFF = 'counting switched off (--no-counts)'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { loadModelReport, modelCells, modelSummaries, rowSeconds, runMoves, typicalMove } from '../../lib/analysis/load-model.ts'
+import { loadModelReport, modelCells, modelSummaries, rowSeconds, runMoves, typicalMove } from '../../lib/bench/load-model.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { measurement } from '../fixtures/rows.ts'
 

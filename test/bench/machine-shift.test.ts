@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { loadRun } from '../../lib/data/run-data.ts'
-import { formatMachineShift, machineShift, type ShiftRun } from '../../lib/report/machine-shift.ts'
+import { formatMachineShift, machineShift, type ShiftRun } from '../../lib/bench/machine-shift.ts'
 import { FIXTURE_RUN } from '../fixtures/run.ts'
 
 const first = (): ShiftRun => {

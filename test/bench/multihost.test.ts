@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Measurement } from '../../lib/data/schema.ts'
-import { f3Figure, formatHostsComparison, hostsLines } from '../../lib/findings/hosts.ts'
+import { f3Figure, formatHostsComparison, hostsLines } from '../../lib/bench/multihost.ts'
 import { measurement, two } from '../fixtures/rows.ts'
 
 const cell = (proxy: string, variant: string, cpu: number, extra: Partial<Measurement> = {}): Measurement[] =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Measurement } from '../../lib/data/schema.ts'
-import { costLines, formatCostLines } from '../../lib/run/reference-cost.ts'
+import { costLines, formatCostLines } from '../../lib/bench/reference-cost.ts'
 
 const row = (proxy: string, cost: number, ref: boolean, status: Measurement['status'] = 'valid') => ({
   proxy, variant: proxy === 'direct' ? 'direct' : 'article', status, proxy_cpu_us_per_req: proxy === 'direct' ? null : cost, backend_cpu_us_per_req: proxy === 'direct' ? cost : 5,

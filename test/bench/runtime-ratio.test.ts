@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Measurement } from '../../lib/data/schema.ts'
-import { checkRatioOptions, formatRatioTable, inTarget, ratioLines, spreads } from '../../lib/run/runtime-ratio.ts'
+import { checkRatioOptions, formatRatioTable, inTarget, ratioLines, spreads } from '../../lib/bench/runtime-ratio.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 const row = (proxy: string, variant: string, runtime: string, us: number | null, status: Measurement['status'] = 'valid'): Measurement =>

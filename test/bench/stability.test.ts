@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadLedger } from '../../lib/claims/ledger.ts'
-import { cellSpreads, countFlips, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } from '../../lib/report/stability.ts'
+import { cellSpreads, countFlips, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } from '../../lib/bench/stability.ts'
 import { fixtureTables } from '../fixtures/run.ts'
 
 test('flips count only changes between decided verdicts', () => {
