@@ -6,7 +6,7 @@ const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 
-const HELP = `Usage: npx zx notebooks/09-l4.mjs [options]
+const HELP = `Usage: npx zx notebooks/07-l4.mjs [options]
 
   l4-short   32 workers each connecting, sending 64 bytes, reading them back and closing, back
              to back, through variants l4-tcp, l4-passthrough, l4-terminate → tcp.csv
@@ -19,4 +19,4 @@ HAProxy mode tcp, nginx stream, Envoy tcp_proxy, Traefik TCP routers; Caddy has 
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('09-l4.mjs'), { notebook: 'notebooks/09-l4.mjs', help: HELP, install: false, fixedSeries: ['l4'] }))
+await runNotebook(() => runFromFlags(notebookArgs('07-l4.mjs'), { notebook: 'notebooks/07-l4.mjs', help: HELP, install: false, fixedSeries: ['l4'] }))

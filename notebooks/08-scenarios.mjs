@@ -6,7 +6,7 @@ const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 
-const HELP = `Usage: npx zx notebooks/10-scenarios.mjs [options]
+const HELP = `Usage: npx zx notebooks/08-scenarios.mjs [options]
 
   scenarios  closed model (wrk) through every proxy, series scenarios in measurements.csv:
              pool-added (the reference: HTTPS, GET /, the profile's connections), http (the
@@ -22,4 +22,4 @@ S4 connections). Components must be set up (npx zx notebooks/00-setup.mjs).
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('10-scenarios.mjs'), { notebook: 'notebooks/10-scenarios.mjs', help: HELP, install: false, fixedSeries: ['scenarios'] }))
+await runNotebook(() => runFromFlags(notebookArgs('08-scenarios.mjs'), { notebook: 'notebooks/08-scenarios.mjs', help: HELP, install: false, fixedSeries: ['scenarios'] }))

@@ -6,7 +6,7 @@ const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 
-const HELP = `Usage: npx zx notebooks/11-h2.mjs [options]
+const HELP = `Usage: npx zx notebooks/09-h2.mjs [options]
 
   h2     h2load (Debian nghttp2-client), -c connections with -m streams each over TLS, h2
          chosen by ALPN (checked with nghttp before the window and in h2load's own output)
@@ -18,4 +18,4 @@ Components must be set up (npx zx notebooks/00-setup.mjs).
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('11-h2.mjs'), { notebook: 'notebooks/11-h2.mjs', help: HELP, install: false, fixedSeries: ['h2'] }))
+await runNotebook(() => runFromFlags(notebookArgs('09-h2.mjs'), { notebook: 'notebooks/09-h2.mjs', help: HELP, install: false, fixedSeries: ['h2'] }))

@@ -6,7 +6,7 @@ const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 
-const HELP = `Usage: npx zx notebooks/12-resumption.mjs [options]
+const HELP = `Usage: npx zx notebooks/10-resumption.mjs [options]
 
   resumption  loadgen handshake -resume none | tickets (TLS 1.3) | tickets-tls12, EC-256, 4
               workers, a new connection and one GET each → handshakes.csv (series resumption,
@@ -18,4 +18,4 @@ Components must be set up (npx zx notebooks/00-setup.mjs).
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('12-resumption.mjs'), { notebook: 'notebooks/12-resumption.mjs', help: HELP, install: false, fixedSeries: ['resumption'] }))
+await runNotebook(() => runFromFlags(notebookArgs('10-resumption.mjs'), { notebook: 'notebooks/10-resumption.mjs', help: HELP, install: false, fixedSeries: ['resumption'] }))

@@ -6,7 +6,7 @@ const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 
-const HELP = `Usage: npx zx notebooks/13-h3.mjs [options]
+const HELP = `Usage: npx zx notebooks/11-h3.mjs [options]
 
   h3     loadgen h3 (quic-go), -c connections with -m streams each over QUIC on loopback UDP,
          every answer checked for ALPN h3 and HTTP/3.0 (20 checked requests before the window
@@ -21,4 +21,4 @@ Components must be set up (npx zx notebooks/00-setup.mjs).
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('13-h3.mjs'), { notebook: 'notebooks/13-h3.mjs', help: HELP, install: false, fixedSeries: ['h3'] }))
+await runNotebook(() => runFromFlags(notebookArgs('11-h3.mjs'), { notebook: 'notebooks/11-h3.mjs', help: HELP, install: false, fixedSeries: ['h3'] }))

@@ -2,14 +2,14 @@
 // A run's CSVs → per-cell aggregates and derived ratios in <run>/summary/*.csv.
 import './_ts.mjs'
 
-const HELP = `Usage: npx zx notebooks/07-aggregate.mjs --run DIR
+const HELP = `Usage: npx zx notebooks/12-aggregate.mjs --run DIR
 
 Reads DIR/measurements.csv, handshakes.csv and websocket.csv (every row checked against
 its schema), groups the repeats of each cell with danfojs and writes DIR/summary/:
 measurements.csv, handshakes.csv, websocket.csv (per cell: rows, valid/invalid/failed,
 status, median, min, max, 95% CI of the median, CV, medians of the other metrics,
 reasons, warnings) and ratios.csv (pool effect, pool-removed spread, key-type cost,
-isolation variants, proxy vs direct). run-all and 08-report do this too.
+isolation variants, proxy vs direct). run-all and 13-report do this too.
 
 Options:
   --run DIR     a run directory (results/<run-id>) or a promoted baseline
@@ -23,8 +23,8 @@ const { aggregate, writeSummary } = await import('../lib/analysis/summary.ts')
 const { displayPath } = await import('../lib/core/paths.ts')
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('07-aggregate.mjs'), { run: { type: 'string' } }, HELP, 'notebooks/07-aggregate.mjs')
-  if (!flags.run) throw userError('notebooks/07-aggregate.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
+  const flags = parseFlags(notebookArgs('12-aggregate.mjs'), { run: { type: 'string' } }, HELP, 'notebooks/12-aggregate.mjs')
+  if (!flags.run) throw userError('notebooks/12-aggregate.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
   const run = loadRun(flags.run)
   const a = await aggregate(run)
   const files = writeSummary(flags.run, a)

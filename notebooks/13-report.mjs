@@ -2,7 +2,7 @@
 // A run (+ a baseline) → the article: site/runs/<id>/index.html, its CSVs and charts, the PDF.
 import './_ts.mjs'
 
-const HELP = `Usage: npx zx notebooks/08-report.mjs --run DIR [--baseline ID]   (also: npm run report -- …)
+const HELP = `Usage: npx zx notebooks/13-report.mjs --run DIR [--baseline ID]   (also: npm run report -- …)
 
 Builds the run's article from its CSVs alone: aggregates (danfojs), findings, the claims
 ledger (baselines/published/claims.yaml), the comparison with a baseline, SVG charts
@@ -40,8 +40,8 @@ const { loadBaseline } = await import('../lib/data/baselines.ts')
 const { finishOutcome, OUTCOME_FLAGS, parseFailOn } = await import('../lib/cli/report-outcome.ts')
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('08-report.mjs'), { run: { type: 'string' }, baseline: { type: 'string' }, site: { type: 'string' }, 'no-pdf': { type: 'boolean' }, ...OUTCOME_FLAGS }, HELP, 'notebooks/08-report.mjs')
-  if (!flags.run) throw userError('notebooks/08-report.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
+  const flags = parseFlags(notebookArgs('13-report.mjs'), { run: { type: 'string' }, baseline: { type: 'string' }, site: { type: 'string' }, 'no-pdf': { type: 'boolean' }, ...OUTCOME_FLAGS }, HELP, 'notebooks/13-report.mjs')
+  if (!flags.run) throw userError('notebooks/13-report.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
   const t0 = performance.now()
   const { parseSiteDir } = await import('../lib/cli/site-dir.ts')
   // A malformed gate or an unknown baseline stops here, before anything is written.

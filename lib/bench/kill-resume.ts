@@ -11,7 +11,7 @@ import { readTable, TABLES } from '../data/tables.ts'
 import type { SeriesName } from '../data/series.ts'
 import { isAlive } from '../runtime/native.ts'
 
-const NOTEBOOK: Record<SeriesName, string> = { pooling: '03-pooling', tls: '04-tls', ws: '05-websocket', versions: '06-versions', scenarios: '10-scenarios', l4: '09-l4', h2: '11-h2', h3: '13-h3', resumption: '12-resumption', bisect: 'bisect', capacity: 'capacity' }
+const NOTEBOOK: Record<SeriesName, string> = { pooling: '03-pooling', tls: '04-tls', ws: '05-websocket', versions: '06-versions', scenarios: '08-scenarios', l4: '07-l4', h2: '09-h2', h3: '11-h3', resumption: '10-resumption', bisect: 'bisect', capacity: 'capacity' }
 
 export interface KillResumeOptions {
   profile: string

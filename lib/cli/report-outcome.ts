@@ -6,7 +6,7 @@ import { checkGateBaseline, evaluateGates, formatGates, GATE_EXIT_CODE, parseGat
 import type { ReportResult } from '../report/build.ts'
 import { buildSummary, findingsClaimsCsvs } from '../report/summary-export.ts'
 
-/** Flags of the gates and the JSON summary, on run-all, the series steps and 08-report. */
+/** Flags of the gates and the JSON summary, on run-all, the series steps and 13-report. */
 export const OUTCOME_FLAGS = {
   'fail-on': { type: 'string', multiple: true },
   json: { type: 'boolean' },
