@@ -26,7 +26,7 @@ import { ensureCerts } from '../setup/certs.ts'
 import { usable } from '../setup/component.ts'
 import { ensureDockerEngine } from '../setup/docker-engine.ts'
 import { setup } from '../setup/doctor.ts'
-import { ensureImages } from '../setup/images.ts'
+import { ensureImages } from '../setup/images/ensure.ts'
 import { acquireRunLock } from '../run/lock.ts'
 
 /*

