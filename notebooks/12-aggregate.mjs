@@ -19,7 +19,8 @@ const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
-const { aggregate, writeSummary } = await import('../lib/analysis/summary.ts')
+const { aggregate, summaryOutputs } = await import('../lib/analysis/summary.ts')
+const { writeOutputs } = await import('../lib/core/atomic.ts')
 const { displayPath } = await import('../lib/core/paths.ts')
 
 await runNotebook(async () => {
@@ -27,7 +28,7 @@ await runNotebook(async () => {
   if (!flags.run) throw userError('notebooks/12-aggregate.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
   const run = loadRun(flags.run)
   const a = await aggregate(run)
-  const files = writeSummary(flags.run, a)
+  const files = writeOutputs(flags.run, summaryOutputs(a))
   const warned = Object.values(a.cells).flat().filter((c) => c.warnings.length).length
   process.stdout.write(`${files.map((f) => displayPath(`${flags.run}/${f}`)).join('\n')}\n${Object.values(a.cells).flat().length} cells (${warned} with warnings), ${a.ratios.length} ratios\n`)
 })
