@@ -75,6 +75,32 @@ test('every file of lib/ sits in a stage folder, none loose at the root', () => 
   assert.deepEqual(readdirSync(LIB).filter((f) => !STAGE_FOLDERS.includes(f)), [])
 })
 
+/** Files only bench scripts load that stay in their stage folder, and why. */
+const BENCH_ONLY_ELSEWHERE: Record<string, string> = {
+  'lib/cli/load-model-options.ts': 'flags into typed options live in cli/',
+  'lib/measure/neighbour.ts': 'the disturbance tests start the same neighbour',
+}
+
+/** lib/ files (outside bench/) whose every importer in lib/, notebooks/ and bench/ is a bench script or lib/bench/. */
+export function benchOnly(files: readonly string[], root = repoRoot): string[] {
+  const importers = new Map<string, Set<string>>()
+  for (const file of files) for (const target of importsOf(file, root)) importers.set(target, (importers.get(target) ?? new Set()).add(relative(root, file)))
+  return [...importers]
+    .filter(([target, from]) => target.startsWith('lib/') && folderOf(target) !== 'bench' && [...from].every((f) => f.startsWith('bench/') || f.startsWith('lib/bench/')))
+    .map(([target]) => target)
+    .sort()
+}
+
+const scripts = (dir: string) => readdirSync(join(repoRoot, dir)).filter((f) => f.endsWith('.mjs')).map((f) => join(repoRoot, dir, f))
+
+test('lib/bench/ mirrors bench/: each file is the logic of the bench script of its name, and what only bench scripts load is there', () => {
+  const names = new Set(scripts('bench').map((f) => f.replace(/^.*\/|\.mjs$/g, '')))
+  assert.deepEqual(readdirSync(join(LIB, 'bench')).filter((f) => !names.has(f.replace(/\.ts$/, ''))), [])
+  const loaders = [...sources(LIB), ...scripts('notebooks'), ...scripts('bench')]
+  assert.deepEqual(benchOnly(loaders).filter((f) => !BENCH_ONLY_ELSEWHERE[f]), [])
+  for (const f of Object.keys(BENCH_ONLY_ELSEWHERE)) assert.ok(benchOnly(loaders).includes(f), `${f} is no longer loaded by bench scripts only: take it out of BENCH_ONLY_ELSEWHERE`)
+})
+
 test('the rule check catches a report file that imports the run, findings that import a runtime, any use of cli/, and bench/ used from lib/', () => {
   const root = mkdtempSync(join(tmpdir(), 'pb-rules-'))
   const write = (path: string, text: string) => {
