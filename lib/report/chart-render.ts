@@ -40,7 +40,8 @@ type TextItem = { text?: unknown; fontSize?: number; limit?: number }
 function fontSizeOf(item: TextItem): number {
   return item.fontSize != null ? +item.fontSize || 0 : 11
 }
-function estimateWidth(item: TextItem, text?: unknown): number {
+/** Text width in px by the fixed table; charts.ts also tilts bar labels by it. */
+export function estimateWidth(item: TextItem, text?: unknown): number {
   const raw = text !== undefined ? text : item.text
   const s = raw == null ? '' : Array.isArray(raw) ? raw.map(String).join(' ') : String(raw)
   let em = 0

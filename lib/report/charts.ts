@@ -1,4 +1,4 @@
-import { CHART_FONT, CHART_WIDTH, renderSpec, type VegaLiteSpec } from './chart-render.ts'
+import { CHART_FONT, CHART_WIDTH, estimateWidth, renderSpec, type VegaLiteSpec } from './chart-render.ts'
 
 /* The article's chart kinds: each builds a vega-lite spec from plain rows and renders it (lib/report/chart-render.ts). */
 
