@@ -100,6 +100,17 @@ export function orphansOf(runId: string, harnessPids: readonly number[], rolePid
   return left
 }
 
+/** One invocation of the series' notebook on `o.out` (a resume when `resume`), its output kept. */
+function startInvocation(o: KillResumeOptions, resume: boolean) {
+  const args = [join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js'), `notebooks/${NOTEBOOK[o.series]}.mjs`, '--profile', o.profile, '--proxies', o.proxies, '--runtime', o.runtime, '--no-report', '--out', o.out, '--seed', String(o.seed), ...(resume ? ['--resume'] : [])]
+  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  let text = ''
+  child.stdout!.on('data', (d: Buffer) => (text += d))
+  child.stderr!.on('data', (d: Buffer) => (text += d))
+  const exit = new Promise<number | null>((r) => child.once('exit', (c, s) => r(c ?? (s ? 137 : null))))
+  return { child, exit, output: () => text }
+}
+
 /**
  * Starts a run, kill -9s it at random moments `kills` times, each time resuming it, then
  * lets a last resume finish; checks that no completed row is lost, none is redone or
@@ -107,15 +118,7 @@ export function orphansOf(runId: string, harnessPids: readonly number[], rolePid
  */
 export async function runKillResume(o: KillResumeOptions): Promise<KillResumeResult> {
   const rand = seededRandom(o.seed)
-  const args = (resume: boolean) => [join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js'), `notebooks/${NOTEBOOK[o.series]}.mjs`, '--profile', o.profile, '--proxies', o.proxies, '--runtime', o.runtime, '--no-report', '--out', o.out, '--seed', String(o.seed), ...(resume ? ['--resume'] : [])]
-  const start = (resume: boolean) => {
-    const child = spawn(process.execPath, args(resume), { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
-    let text = ''
-    child.stdout!.on('data', (d: Buffer) => (text += d))
-    child.stderr!.on('data', (d: Buffer) => (text += d))
-    const exit = new Promise<number | null>((r) => child.once('exit', (c, s) => r(c ?? (s ? 137 : null))))
-    return { child, exit, output: () => text }
-  }
+  const start = (resume: boolean) => startInvocation(o, resume)
   const everSeen: Seen = new Map()
   const harnessPids: number[] = []
   const rolePids = new Set<number>()
