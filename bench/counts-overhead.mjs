@@ -1,7 +1,7 @@
 #!/usr/bin/env zx
 // Benchmark: what counting system calls and context switches costs the proxy. The same
 // closed cells with the kernel counters attached and without, back to back, repeat by
-// repeat; prints the paired ratio counted/uncounted. Logic in lib/run/counts-overhead.ts.
+// repeat; prints the paired ratio counted/uncounted. Logic in lib/bench/counts-overhead.ts.
 import '../notebooks/_ts.mjs'
 
 const HELP = `Usage: npx zx bench/counts-overhead.mjs [options]
@@ -32,7 +32,7 @@ const { parseProxyList } = await import('../lib/catalog/stack.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
-const { OVERHEAD_VARIANTS, runCountsOverhead } = await import('../lib/run/counts-overhead.ts')
+const { OVERHEAD_VARIANTS, runCountsOverhead } = await import('../lib/bench/counts-overhead.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(

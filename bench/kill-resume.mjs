@@ -1,6 +1,6 @@
 #!/usr/bin/env zx
 // Benchmark of reliability: kill -9 a run at random moments, --resume it each time, and
-// check that nothing was lost, redone, mislabelled or left behind. Logic in lib/run/kill-resume.ts.
+// check that nothing was lost, redone, mislabelled or left behind. Logic in lib/bench/kill-resume.ts.
 import '../notebooks/_ts.mjs'
 
 const HELP = `Usage: npx zx bench/kill-resume.mjs [options]
@@ -32,7 +32,7 @@ const { consoleLogger } = await import('../lib/core/log.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
 const { parseSeries } = await import('../lib/cli/run-options.ts')
 const { getProfile } = await import('../lib/catalog/profiles.ts')
-const { runKillResume } = await import('../lib/run/kill-resume.ts')
+const { runKillResume } = await import('../lib/bench/kill-resume.ts')
 
 const int = (name, v, d, min) => {
   if (v === undefined) return d

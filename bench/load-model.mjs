@@ -2,7 +2,7 @@
 // Benchmark: closed model vs fixed-rate open model on the pooling cells. Reads finished
 // run directories (or makes one first) and prints per cell and model the precision for the
 // time spent, and how far each model's figures move between runs. Logic in
-// lib/analysis/load-model.ts.
+// lib/bench/load-model.ts.
 import '../notebooks/_ts.mjs'
 
 const HELP = `Usage: npx zx bench/load-model.mjs [options] [RUN_DIR...]
@@ -33,7 +33,7 @@ const { parseLoadModelOptions } = await import('../lib/cli/load-model-options.ts
 const { parseRunOptions } = await import('../lib/cli/run-options.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
-const { loadModelReport } = await import('../lib/analysis/load-model.ts')
+const { loadModelReport } = await import('../lib/bench/load-model.ts')
 const { runBench } = await import('../lib/run/run.ts')
 
 await runNotebook(async () => {

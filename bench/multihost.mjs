@@ -1,7 +1,7 @@
 #!/usr/bin/env zx
 // Benchmark: the same series on one host and on three Docker hosts (network namespaces
 // of this machine, test/integration/support/netns-engines.ts), as run-all runs them.
-// Prints ratios, not a test. The comparison is lib/findings/hosts.ts.
+// Prints ratios, not a test. The comparison is lib/bench/multihost.ts.
 import '../notebooks/_ts.mjs'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
@@ -30,7 +30,7 @@ const { userError } = await import('../lib/core/errors.ts')
 const { writeFileAtomic } = await import('../lib/core/atomic.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
 const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
-const { formatHostsComparison } = await import('../lib/findings/hosts.ts')
+const { formatHostsComparison } = await import('../lib/bench/multihost.ts')
 const { netnsUnavailable, startNetnsEngines } = await import('../test/integration/support/netns-engines.ts')
 
 /** run-all with its output on this terminal; resolves to the seconds it took. */

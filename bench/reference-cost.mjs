@@ -1,5 +1,5 @@
 #!/usr/bin/env zx
-// Benchmark: what the same-instant reference costs the cell beside it. Logic in lib/run/reference-cost.ts.
+// Benchmark: what the same-instant reference costs the cell beside it. Logic in lib/bench/reference-cost.ts.
 import '../notebooks/_ts.mjs'
 
 const HELP = `Usage: npx zx bench/reference-cost.mjs [--proxies LIST] [--variants LIST] [--repeats N] [--tax-ns N] [--out DIR]
@@ -27,7 +27,7 @@ const { parseProxyList } = await import('../lib/catalog/stack.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
-const { formatCostLines, runReferenceCost } = await import('../lib/run/reference-cost.ts')
+const { formatCostLines, runReferenceCost } = await import('../lib/bench/reference-cost.ts')
 const { parseTaxNs } = await import('../lib/cli/run-options.ts')
 const { join } = await import('node:path')
 

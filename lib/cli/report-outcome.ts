@@ -1,12 +1,12 @@
-import { join } from 'node:path'
 import { loadLedger } from '../claims/ledger.ts'
-import { writeFileAtomic } from '../core/atomic.ts'
+import { writeOutputs } from '../core/atomic.ts'
+import { textOutputs } from '../core/output.ts'
 import type { Baseline } from '../data/baselines.ts'
 import { checkGateBaseline, evaluateGates, formatGates, GATE_EXIT_CODE, parseGates, type Gate } from '../report/gates.ts'
 import type { ReportResult } from '../report/build.ts'
 import { buildSummary, findingsClaimsCsvs } from '../report/summary-export.ts'
 
-/** Flags of the gates and the JSON summary, on run-all, the series steps and 08-report. */
+/** Flags of the gates and the JSON summary, on run-all, the series steps and 13-report. */
 export const OUTCOME_FLAGS = {
   'fail-on': { type: 'string', multiple: true },
   json: { type: 'boolean' },
@@ -41,7 +41,7 @@ export function finishOutcome(o: {
   human: (text: string) => void
 }): number {
   const { result } = o
-  if (o.writeSummaryCsvs) for (const [name, text] of findingsClaimsCsvs(result.findings, result.claims)) writeFileAtomic(join(o.runDir, name), text)
+  if (o.writeSummaryCsvs) writeOutputs(o.runDir, textOutputs(findingsClaimsCsvs(result.findings, result.claims)))
   const gates = evaluateGates(o.gates, result)
   if (gates.length) o.human(['', formatGates(gates), ''].join('\n'))
   if (o.json) {

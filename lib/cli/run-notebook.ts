@@ -1,6 +1,7 @@
 import { join } from 'node:path'
-import { writeSummary } from '../analysis/summary.ts'
+import { summaryOutputs } from '../analysis/summary.ts'
 import { formatLedger } from '../claims/format.ts'
+import { writeOutputs } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import { consoleLogger } from '../core/log.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
@@ -160,7 +161,7 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
   const outcome = { runId: m.run_id, runDir: result.runDir, gates, json: !!flags.json, writeSummaryCsvs: true, human }
   if (flags['no-report']) return gates.length || flags.json ? finishOutcome({ ...outcome, result: { ...evaluateRun(result.runDir, flags.baseline), findings: result.findings } }) : 0
   const report = await buildReport({ runDir: result.runDir, baseline: flags.baseline, siteDir: flags.site ?? join(repoRoot, 'site'), pdf: !flags['no-pdf'], log })
-  writeSummary(result.runDir, report.aggregates)
+  writeOutputs(result.runDir, summaryOutputs(report.aggregates))
   human(['', formatLedger(report.claims), '', `report: ${displayPath(report.page)}${report.pdf ? `, ${displayPath(report.pdf)}` : ''}`, ''].join('\n'))
   return finishOutcome({ ...outcome, result: report })
 }

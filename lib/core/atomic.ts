@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
 import { userError } from './errors.ts'
+import type { Output } from './output.ts'
 
 let counter = 0
 
@@ -54,6 +55,33 @@ export function writeFileAtomic(file: string, content: string | Buffer): void {
     // The old file is untouched (the rename never happened): say so in one line, not a trace.
     const code = (e as NodeJS.ErrnoException).code
     if (code === 'ENOSPC' || code === 'EDQUOT') throw userError(file, `no space left on the device (${code}); the file as it was before this write is kept`, `Free space on ${dirname(file)}, then run again with --resume`)
+    throw e
+  }
+}
+
+/**
+ * The one writer of a step's outputs: each under `root`, in order, atomically
+ * (writeFileAtomic). Returns the paths written, as given.
+ */
+export function writeOutputs(root: string, outputs: readonly Output[]): string[] {
+  for (const o of outputs) writeFileAtomic(join(root, o.path), o.render())
+  return outputs.map((o) => o.path)
+}
+
+/**
+ * A folder of outputs put in place of `target` whole: each written (fsynced) into `tmp`
+ * beside it, the folder checked (`check`: e.g. for key material), then swapped in by
+ * replaceDir (the old one aside at `old`). On any error the old folder stays as it was and
+ * `tmp` is removed.
+ */
+export function writeOutputFolder(target: string, outputs: readonly Output[], o: { tmp: string; old: string; check?: (dir: string) => void }): void {
+  try {
+    mkdirSync(o.tmp, { recursive: true })
+    for (const out of outputs) writeFileDurable(join(o.tmp, out.path), out.render())
+    o.check?.(o.tmp)
+    replaceDir(o.tmp, target, o.old)
+  } catch (e) {
+    rmSync(o.tmp, { recursive: true, force: true })
     throw e
   }
 }

@@ -21,7 +21,7 @@ import { findingsFor, type Finding } from '../findings/index.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
 import { documentedReuse } from '../catalog/reuse.ts'
-import { writeFileAtomic } from '../core/atomic.ts'
+import { writeOutputs } from '../core/atomic.ts'
 import { buildArticle } from './article.ts'
 import { csvHeader, dataDictionary } from '../data/dictionary.ts'
 import { findingsClaimsCsvs } from './summary-export.ts'
@@ -144,7 +144,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     const printed = await withBrowser((browser) => renderPdf(published.page, pdf!, { browser, footerText: `proxybench run ${id}` }))
     pdfPages = { pages: printed.pages, main: printed.mainPages }
     // site/report.pdf: the latest report, where readers look first.
-    writeFileAtomic(join(o.siteDir, 'report.pdf'), readFileSync(pdf))
+    writeOutputs(o.siteDir, [{ path: 'report.pdf', render: () => readFileSync(pdf!) }])
     o.log.info(`wrote ${displayPath(pdf)} and ${displayPath(join(o.siteDir, 'report.pdf'))}: ${printed.pages} pages, the answer and pictures on the first ${printed.mainPages}`)
     lap('pdf')
   }

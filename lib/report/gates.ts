@@ -1,5 +1,5 @@
 /**
- * Gates (k6 thresholds): `--fail-on EXPR` on run-all and 08-report. Each expression names
+ * Gates (k6 thresholds): `--fail-on EXPR` on run-all and 13-report. Each expression names
  * when the run fails; the run still writes everything, then exits 3 naming each failed gate.
  *
  * - `regression>10%`: a cell's proxy CPU cost (µs per request, handshake or message) is

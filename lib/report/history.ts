@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { replaceDir, writeFileAtomic, writeFileDurable } from '../core/atomic.ts'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeOutputFolder, writeOutputs } from '../core/atomic.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
 import { renderChart } from './chart-requests.ts'
@@ -305,22 +305,11 @@ export async function publishHistory(siteDir: string, log: Logger, generated: st
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`
   const tmp = join(siteDir, `.tmp-${HISTORY_DIR}.${suffix}`)
   const target = join(siteDir, HISTORY_DIR)
-  try {
-    for (const f of [...h.files, ...charts]) {
-      const dest = join(tmp, f.path.slice(HISTORY_DIR.length + 1))
-      mkdirSync(dirname(dest), { recursive: true })
-      writeFileDurable(dest, f.content)
-    }
-    mkdirSync(tmp, { recursive: true })
-    assertNoKeyMaterial(tmp, displayPath(target))
-    replaceDir(tmp, target, join(siteDir, `.old-${HISTORY_DIR}.${suffix}`))
-  } catch (e) {
-    rmSync(tmp, { recursive: true, force: true })
-    throw e
-  }
+  const outputs = [...h.files, ...charts].map((f) => ({ path: f.path.slice(HISTORY_DIR.length + 1), render: () => f.content }))
+  writeOutputFolder(target, outputs, { tmp, old: join(siteDir, `.old-${HISTORY_DIR}.${suffix}`), check: (dir) => assertNoKeyMaterial(dir, displayPath(target)) })
   const rendered = renderMarkdown(h.markdown)
   const file = join(siteDir, HISTORY_PAGE)
-  writeFileAtomic(file, htmlPage({ title: rendered.title, body: rendered.html, breadcrumbs: [{ href: 'index.html', text: 'proxybench' }], generated }))
+  writeOutputs(siteDir, [{ path: HISTORY_PAGE, render: () => htmlPage({ title: rendered.title, body: rendered.html, breadcrumbs: [{ href: 'index.html', text: 'proxybench' }], generated }) }])
   log.info(`wrote ${displayPath(file)} (${sources.length} source${sources.length === 1 ? '' : 's'}, ${h.charts.length} chart${h.charts.length === 1 ? '' : 's'})`)
   return file
 }

@@ -1,8 +1,8 @@
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { accessSync, constants, statSync } from 'node:fs'
+import { basename, dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import puppeteer, { type Browser, type Page } from 'puppeteer'
-import { writeFileAtomic } from '../core/atomic.ts'
+import { writeOutputs } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import { escapeHtml } from '../core/html.ts'
 
@@ -134,7 +134,6 @@ export async function renderPdf(htmlFile: string, pdfFile: string, opts: PdfOpti
   }
   const { whole, mainPages } = opts.browser ? await print(opts.browser) : await withBrowser(print)
   const out = resolve(pdfFile)
-  mkdirSync(dirname(out), { recursive: true })
-  writeFileAtomic(out, Buffer.from(whole))
+  writeOutputs(dirname(out), [{ path: basename(out), render: () => Buffer.from(whole) }])
   return { file: out, bytes: whole.length, ms: Math.round(performance.now() - t0), pages: pdfPageCount(whole), mainPages }
 }

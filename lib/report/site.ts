@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { copyFileSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { userError } from '../core/errors.ts'
-import { replaceDir, writeFileAtomic, writeFileDurable } from '../core/atomic.ts'
+import { writeOutputFolder, writeOutputs } from '../core/atomic.ts'
 import { escapeHtml } from '../core/html.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
@@ -154,25 +154,13 @@ export function publishRun(siteDir: string, run: RunPage, log: Logger): Publishe
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`
   const tmp = join(parent, `.tmp-${run.runId}.${suffix}`)
   const old = join(parent, `.old-${run.runId}.${suffix}`)
-  try {
-    mkdirSync(tmp)
-    for (const f of run.files) {
-      const dest = join(tmp, f.path)
-      mkdirSync(dirname(dest), { recursive: true })
-      if (f.content !== undefined) writeFileDurable(dest, f.content)
-      else {
-        const src = f.source!
-        if (!existsSync(src) || !statSync(src).isFile()) throw userError(`publish ${run.runId}: ${f.path}`, `source ${displayPath(src)} is missing or not a file`, 'Run the step that writes it first, or leave it out of the published files')
-        copyFileSync(src, dest)
-      }
-    }
-    writeFileDurable(join(tmp, 'index.html'), html)
-    assertNoKeyMaterial(tmp, displayPath(target))
-    replaceDir(tmp, target, old)
-  } catch (e) {
-    rmSync(tmp, { recursive: true, force: true })
-    throw e
+  const copied = (f: SiteFile) => () => {
+    const src = f.source!
+    if (!existsSync(src) || !statSync(src).isFile()) throw userError(`publish ${run.runId}: ${f.path}`, `source ${displayPath(src)} is missing or not a file`, 'Run the step that writes it first, or leave it out of the published files')
+    return readFileSync(src)
   }
+  const outputs = [...run.files.map((f) => ({ path: f.path, render: f.content !== undefined ? () => f.content! : copied(f) })), { path: 'index.html', render: () => html }]
+  writeOutputFolder(target, outputs, { tmp, old, check: (dir) => assertNoKeyMaterial(dir, displayPath(target)) })
   const href = `${section}/${run.runId}/index.html`
   log.info(`published ${displayPath(join(target, 'index.html'))} (${run.files.length} file${run.files.length === 1 ? '' : 's'})`)
   return { dir: target, page: join(target, 'index.html'), href, title }
@@ -229,8 +217,7 @@ export function writeSiteIndex(siteDir: string, entries: readonly SiteEntry[], l
     entriesHtml(entries.filter((e) => e.kind === 'baseline'), 'No baselines.'),
   ].join('')
   const file = join(siteDir, 'index.html')
-  mkdirSync(siteDir, { recursive: true })
-  writeFileAtomic(file, htmlPage({ title, body, generated: opts.generated ?? new Date().toISOString() }))
+  writeOutputs(siteDir, [{ path: 'index.html', render: () => htmlPage({ title, body, generated: opts.generated ?? new Date().toISOString() }) }])
   log.info(`wrote ${displayPath(file)} (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'})`)
   return file
 }

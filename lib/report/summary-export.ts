@@ -81,7 +81,7 @@ export const SUMMARY_SCHEMA_FILE = join(repoRoot, 'docs', 'summary.schema.json')
 export const summaryJsonSchema = (): JsonSchema => zodToJsonSchema(SUMMARY_SCHEMA, {
   id: 'urn:proxybench:summary:1',
   title: SUMMARY_FORMAT,
-  description: 'The document --json prints (run-all, the series steps, 08-report): findings and claims with their intervals, the baseline comparison, the gates. Generated from lib/report/summary-export.ts SUMMARY_SCHEMA.',
+  description: 'The document --json prints (run-all, the series steps, 13-report): findings and claims with their intervals, the baseline comparison, the gates. Generated from lib/report/summary-export.ts SUMMARY_SCHEMA.',
 })
 
 /** The file's text: what docs/summary.schema.json must hold. */

@@ -12,7 +12,8 @@ import type { Runtime, RunningRole } from '../runtime/types.ts'
 import { COMMAND_NAMES, renderTemplate, TEMPLATE_NAMES, type TemplateVars } from '../catalog/template.ts'
 import { launchPrefix } from '../setup/suites.ts'
 import { dockerClient } from '../setup/docker-engine.ts'
-import { OFFICIAL_BINARY, pullImage } from '../setup/images.ts'
+import { OFFICIAL_BINARY } from '../setup/images/names.ts'
+import { pullImage } from '../setup/images/pull.ts'
 import { memoryLogger } from '../core/log.ts'
 
 export interface ProxyPlan {

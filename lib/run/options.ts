@@ -11,7 +11,7 @@ import type { CapacitySettings } from '../series/capacity.ts'
 import type { Focus } from '../series/focus.ts'
 import type { PinnedVersions, VersionChoice } from '../catalog/version-choice.ts'
 import type { CustomConfig } from '../series/pooling.ts'
-import type { ImageMode } from '../setup/images.ts'
+import type { ImageMode } from '../setup/images/names.ts'
 
 export const RUNTIME_KINDS = ['auto', 'docker', 'native'] as const
 export type RuntimeChoice = (typeof RUNTIME_KINDS)[number]

@@ -5,7 +5,7 @@ import { userError } from '../core/errors.ts'
 import { bisectResults, readBisectPlan, writeBisectPlan, BISECT_SERIES, type BisectMetric, type BisectPlan, type BisectSearch } from '../data/bisect.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
-import { OFFICIAL_BINARY } from '../setup/images.ts'
+import { OFFICIAL_BINARY } from '../setup/images/names.ts'
 import { closedTasks } from './tasks.ts'
 import type { Phase, Series, SeriesContext } from './types.ts'
 

@@ -4,7 +4,7 @@ import type { Offer } from '../catalog/upkeep.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import type { Logger } from '../core/log.ts'
 import { engineInfo } from './docker-engine.ts'
-import { registryAnswers } from './images.ts'
+import { registryAnswers } from './images/pull.ts'
 import { parseMadison, suiteOffers } from './suites.ts'
 
 /**

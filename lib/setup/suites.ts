@@ -3,7 +3,7 @@ import { dirname, join, posix } from 'node:path'
 import { binaryPath, suiteOf, suiteRoot, type ProxyName, type StackVersion } from '../catalog/stack.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import type { Logger } from '../core/log.ts'
-import { ensureBaseTarball } from './images.ts'
+import { ensureBaseTarball } from './images/base.ts'
 
 /**
  * Versions from other Debian suites (`source: debian:<suite>`): a debootstrap minbase root
@@ -15,7 +15,7 @@ import { ensureBaseTarball } from './images.ts'
  * every byte of code is the suite's, yet config, certificates and run_dir keep their host
  * paths and the process is the proxy itself, in the same cgroup and under the same taskset
  * (a chroot would need every one of those bind-mounted in, and root).
- * Docker runtime: the same root, packed and `docker import`ed (lib/setup/images.ts).
+ * Docker runtime: the same root, packed and `docker import`ed (lib/setup/images/build.ts).
  */
 
 /* ---------------------------------------------------------------- the suite's loader */

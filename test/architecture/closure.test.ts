@@ -43,7 +43,7 @@ const MEASURING = ['setup', 'runtime', 'roles', 'measure', 'series', 'run']
 const MEASURING_PACKAGES = ['dockerode', 'ssh2']
 
 /** The steps that read a run and write reports or baselines. */
-const REPORT_STEPS = ['notebooks/07-aggregate.mjs', 'notebooks/08-report.mjs', 'notebooks/promote.mjs', 'notebooks/publish.mjs', 'bench/report.mjs', 'bench/calibration.mjs']
+const REPORT_STEPS = ['notebooks/12-aggregate.mjs', 'notebooks/13-report.mjs', 'notebooks/promote.mjs', 'notebooks/publish.mjs', 'bench/report.mjs', 'bench/calibration.mjs']
 
 function measuringLoads(entry: string, root = repoRoot): string[] {
   const { files, packages } = closure(entry, root)

@@ -28,7 +28,11 @@ function importsOf(file: string, root: string): string[] {
 
 const folderOf = (path: string) => path.split('/')[1]!
 
-/** Which lib/ folders each folder may import; a folder absent here may import anything but cli/. */
+/**
+ * Which lib/ folders each folder may import; a folder absent here (setup, roles, runtime,
+ * run, bench) may import anything but cli/. bench/ holds the harness benchmarks' logic, which
+ * measures and reports alike, so it may import both sides; nothing else in lib/ imports it.
+ */
 const ALLOWED: Record<string, readonly string[]> = {
   core: ['core'],
   data: ['data', 'core', 'catalog'],
@@ -51,6 +55,7 @@ function violations(files: readonly string[], root = repoRoot): string[] {
       if (!target.startsWith('lib/')) continue
       const to = folderOf(target)
       if (to === 'cli' && folder !== 'cli') out.push(`${from} imports ${target}: only notebooks use cli/`)
+      if (to === 'bench' && folder !== 'bench') out.push(`${from} imports ${target}: only bench scripts use bench/`)
       const allowed = ALLOWED[folder]
       if (allowed && !allowed.includes(to)) out.push(`${from} imports ${target}: ${folder}/ may import only ${allowed.join(', ')}`)
     }
@@ -58,17 +63,46 @@ function violations(files: readonly string[], root = repoRoot): string[] {
   return out
 }
 
-test('lib/ follows the layout: the report side never imports the measuring side, nothing but notebooks imports cli/', () => {
+test('lib/ follows the layout: the report side never imports the measuring side, nothing but notebooks imports cli/ or bench/', () => {
   assert.deepEqual(violations(sources(LIB)), [])
 })
+
+/** lib/'s folders; CONTRIBUTING.md's layout lists each (the docs check holds it to this tree). */
+const STAGE_FOLDERS = ['analysis', 'bench', 'catalog', 'claims', 'cli', 'core', 'data', 'docs', 'findings', 'measure', 'report', 'roles', 'run', 'runtime', 'series', 'setup']
 
 test('every file of lib/ sits in a stage folder, none loose at the root', () => {
   const loose = readdirSync(LIB).filter((f) => !statSync(join(LIB, f)).isDirectory())
   assert.deepEqual(loose, [])
-  assert.deepEqual(readdirSync(LIB).filter((f) => !['analysis', 'catalog', 'claims', 'cli', 'core', 'data', 'docs', 'findings', 'measure', 'report', 'roles', 'run', 'runtime', 'series', 'setup'].includes(f)), [])
+  assert.deepEqual(readdirSync(LIB).filter((f) => !STAGE_FOLDERS.includes(f)), [])
 })
 
-test('the rule check catches a report file that imports the run, findings that import a runtime, and any use of cli/', () => {
+/** Files only bench scripts load that stay in their stage folder, and why. */
+const BENCH_ONLY_ELSEWHERE: Record<string, string> = {
+  'lib/cli/load-model-options.ts': 'flags into typed options live in cli/',
+  'lib/measure/neighbour.ts': 'the disturbance tests start the same neighbour',
+}
+
+/** lib/ files (outside bench/) whose every importer in lib/, notebooks/ and bench/ is a bench script or lib/bench/. */
+export function benchOnly(files: readonly string[], root = repoRoot): string[] {
+  const importers = new Map<string, Set<string>>()
+  for (const file of files) for (const target of importsOf(file, root)) importers.set(target, (importers.get(target) ?? new Set()).add(relative(root, file)))
+  return [...importers]
+    .filter(([target, from]) => target.startsWith('lib/') && folderOf(target) !== 'bench' && [...from].every((f) => f.startsWith('bench/') || f.startsWith('lib/bench/')))
+    .map(([target]) => target)
+    .sort()
+}
+
+const scripts = (dir: string) => readdirSync(join(repoRoot, dir)).filter((f) => f.endsWith('.mjs')).map((f) => join(repoRoot, dir, f))
+
+test('lib/bench/ mirrors bench/: each file is the logic of the bench script of its name, and what only bench scripts load is there', () => {
+  const names = new Set(scripts('bench').map((f) => f.replace(/^.*\/|\.mjs$/g, '')))
+  assert.deepEqual(readdirSync(join(LIB, 'bench')).filter((f) => !names.has(f.replace(/\.ts$/, ''))), [])
+  const loaders = [...sources(LIB), ...scripts('notebooks'), ...scripts('bench')]
+  assert.deepEqual(benchOnly(loaders).filter((f) => !BENCH_ONLY_ELSEWHERE[f]), [])
+  for (const f of Object.keys(BENCH_ONLY_ELSEWHERE)) assert.ok(benchOnly(loaders).includes(f), `${f} is no longer loaded by bench scripts only: take it out of BENCH_ONLY_ELSEWHERE`)
+})
+
+test('the rule check catches a report file that imports the run, findings that import a runtime, any use of cli/, and bench/ used from lib/', () => {
   const root = mkdtempSync(join(tmpdir(), 'pb-rules-'))
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(root, path)), { recursive: true })
@@ -78,9 +112,12 @@ test('the rule check catches a report file that imports the run, findings that i
   write('lib/findings/f.ts', "import type { Runtime } from '../runtime/types.ts'\n")
   write('lib/setup/s.ts', "const m = await import('../cli/flags.ts')\n")
   write('lib/run/ok.ts', "import { measureClosed } from '../measure/closed.ts'\n")
+  write('lib/bench/ok.ts', "import { runBench } from '../run/run.ts'\nimport { buildReport } from '../report/build.ts'\n")
+  write('lib/run/r.ts', "import { runKillResume } from '../bench/kill-resume.ts'\n")
   assert.deepEqual(violations(sources(join(root, 'lib')), root).sort(), [
     'lib/findings/f.ts imports lib/runtime/types.ts: findings/ may import only findings, data, catalog, core',
     'lib/report/page.ts imports lib/run/run.ts: report/ may import only report, data, analysis, findings, claims, catalog, core',
+    'lib/run/r.ts imports lib/bench/kill-resume.ts: only bench scripts use bench/',
     'lib/setup/s.ts imports lib/cli/flags.ts: only notebooks use cli/',
   ])
 })

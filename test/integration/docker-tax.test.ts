@@ -14,7 +14,7 @@ import { taxLauncher } from '../../lib/runtime/syscall-tax.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
-import { ensureImages } from '../../lib/setup/images.ts'
+import { ensureImages } from '../../lib/setup/images/ensure.ts'
 
 // The system-call tax on docker (bench/machine-shift.mjs): the static launcher bind-mounted
 // read-only into unchanged images, in front of each entrypoint. Skipped (with the reason)

@@ -12,7 +12,7 @@ import { COPY_PREFIX } from '../../lib/runtime/key-copies.ts'
 import { procStartTime } from '../../lib/runtime/proc.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { dockerClient, engineInfo } from '../../lib/setup/docker-engine.ts'
-import { ensureImages } from '../../lib/setup/images.ts'
+import { ensureImages } from '../../lib/setup/images/ensure.ts'
 import { testNeeding } from '../support/needs.ts'
 
 // One container of each role, started through the runtime as a run starts it, then read

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { barChart, changeChart, dotChart, inlineSvg, labelledLineChart, lineChart, renderSpec, type VegaLiteSpec } from '../../lib/report/charts.ts'
+import { inlineSvg, renderSpec, type VegaLiteSpec } from '../../lib/report/chart-render.ts'
+import { barChart, changeChart, dotChart, labelledLineChart, lineChart } from '../../lib/report/charts.ts'
 import { HOSTILE } from '../fixtures/hostile.ts'
 
 const BARS = [

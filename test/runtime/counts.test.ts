@@ -9,7 +9,7 @@ import { cgroupOfPid, countingUnavailable, involuntaryBetween, openCounting, par
 import { NativeRuntime } from '../../lib/runtime/native.ts'
 import type { RunningRole, Runtime } from '../../lib/runtime/types.ts'
 import { ensureGoBuild, goBinaryPath } from '../../lib/setup/gobuild.ts'
-import { BASE_IMAGE } from '../../lib/setup/images.ts'
+import { BASE_IMAGE } from '../../lib/setup/images/names.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'pb-counts-'))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { suiteSources } from '../../lib/setup/images.ts'
+import { suiteSources } from '../../lib/setup/images/apt-sources.ts'
 import { parsePipVersions } from '../../lib/setup/offers.ts'
 import { baseSuite, elfInterpreter, parseMadison, resolveInRoot } from '../../lib/setup/suites.ts'
 

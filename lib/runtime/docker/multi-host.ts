@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import Docker from 'dockerode'
-import type { ImageRecord } from '../../setup/images.ts'
+import type { ImageRecord } from '../../setup/images/records.ts'
 import type { Role, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import type { CountingGroup } from '../counts.ts'
 import { DockerRuntime } from './runtime.ts'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DockerRuntime } from '../../../lib/runtime/docker/runtime.ts'
-import type { ImageRecord } from '../../../lib/setup/images.ts'
+import type { ImageRecord } from '../../../lib/setup/images/records.ts'
 
 const rec = (r: Partial<ImageRecord>): ImageRecord => ({ component: 'x', version: '1', mode: 'offline', image: 'i', id: '', digest: null, binaries: [], image_binary: '', drop_env: [], input: '', seconds: null, ...r })
 const records = [

@@ -1,0 +1,124 @@
+import type Docker from 'dockerode'
+import { binaryPath, loadStack, suiteOf, type ProxyName, type Stack, type StackVersion } from '../../catalog/stack.ts'
+import type { Logger } from '../../core/log.ts'
+import { debianVersions } from '../apt.ts'
+import { dockerClient } from '../docker-engine.ts'
+import { ensureGoBuild } from '../gobuild.ts'
+import { ensureBaseImage } from './base.ts'
+import { buildPlan, importSuiteImage } from './build.ts'
+import { HOST_ONLY_ENV, OFFICIAL_BINARY, type ImageMode } from './names.ts'
+import { goImagePlan, officialRef, proxyImagePlan, type ImagePlan } from './plans.ts'
+import { pullImage, registryAnswers } from './pull.ts'
+import { writeImageRecords, type ImageRecord, type ImageRow } from './records.ts'
+
+/**
+ * Images of the Docker runtime.
+ *
+ * offline: a Debian bookworm base from `debootstrap --variant=minbase` + `docker import`,
+ * then one image per catalog version from stacks/proxy.Dockerfile (proxies) or stacks/<program>/Dockerfile that installs the
+ * Debian package or copies the cached binary. Every binary sits at the SAME absolute path
+ * as on the host, so the command line the harness builds (lib/roles/proxy.ts) runs unchanged.
+ *
+ * official: the tags under `images:` of stacks/<proxy>/stack.yaml, pulled through the
+ * engine; the binary is where that image keeps it (OFFICIAL_BINARY) and the runtime
+ * rewrites argv[0]. backend and loadgen (our Go programs, with wrk) are always built.
+ */
+
+export interface EnsureImagesOptions {
+  mode: ImageMode
+  proxies: readonly ProxyName[]
+  /** Only the newest catalog version of each proxy (tests). */
+  newestOnly?: boolean
+  log: Logger
+  force?: boolean
+  docker?: Docker
+  /** For tests: where records go. */
+  recordsFile?: string
+}
+
+export interface EnsureImagesResult {
+  mode: 'offline' | 'official'
+  /** Why auto chose what it chose. */
+  reason: string
+  rows: ImageRow[]
+  records: ImageRecord[]
+}
+
+/**
+ * Builds (offline) or pulls (official) one image per catalog version of each proxy, and
+ * builds the backend and generator images; records the ids in
+ * ~/.cache/proxybench/images/images.json for the Docker runtime.
+ */
+export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImagesResult> {
+  const docker = o.docker ?? dockerClient()
+  const stacks = o.proxies.map((p) => loadStack(p))
+  const versions = stacks.flatMap((s) => (o.newestOnly ? [s.versions.at(-1)!] : s.versions).map((v) => ({ stack: s, v })))
+  let mode: 'offline' | 'official' = o.mode === 'official' ? 'official' : 'offline'
+  let reason = o.mode === 'auto' ? '' : `--images ${o.mode}`
+  if (o.mode === 'auto') {
+    const probe = versions.map(({ stack, v }) => officialRef(stack, v.version)).find(Boolean)
+    const r = probe ? await registryAnswers(probe, 5000, docker) : { answers: false, reason: 'no official tag in the catalog' }
+    mode = r.answers ? 'official' : 'offline'
+    reason = r.answers ? `auto: the registry answers (${probe})` : `auto: offline, the registry of ${probe ?? 'the official tags'} does not answer (${r.reason})`
+    o.log.info(`images: ${reason}`)
+  }
+  const rows: ImageRow[] = []
+  const records: ImageRecord[] = []
+  const base = await ensureBaseImage(o.log, docker)
+  rows.push(base)
+
+  const debian = await debianVersions([...new Set([...stacks.flatMap((s) => s.versions.filter((v) => v.source === 'debian').map((v) => v.package)), 'wrk', 'nghttp2-client'])])
+  const plans: ImagePlan[] = []
+  for (const name of ['backend', 'loadgen'] as const) {
+    const g = await ensureGoBuild(name)
+    if (g.error) {
+      rows.push({ component: name, version: '-', image: '', id: '', status: 'failed', seconds: 0, note: `${name}: ${g.error}` })
+      continue
+    }
+    plans.push(goImagePlan(name, debian.get('wrk'), debian.get('nghttp2-client')))
+  }
+  const official: { stack: Stack; v: StackVersion }[] = []
+  const suites: { stack: Stack; v: StackVersion }[] = []
+  for (const { stack, v } of versions) {
+    if (mode === 'official' && officialRef(stack, v.version)) official.push({ stack, v })
+    else if (suiteOf(v)) suites.push({ stack, v })
+    else plans.push(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined))
+  }
+  const total = plans.length + suites.length + official.length
+  let i = 0
+  for (const plan of plans) {
+    const { row, record } = await buildPlan(plan, base.id, o.log, { force: o.force, docker, prefix: `[${++i}/${total}] ` })
+    rows.push(row)
+    if (record) records.push(record)
+  }
+  for (const { stack, v } of suites) {
+    const { row, record } = await importSuiteImage(stack, v, o.log, { force: o.force, docker, prefix: `[${++i}/${total}] ` })
+    rows.push(row)
+    if (record) records.push(record)
+  }
+  for (const { stack, v } of official) {
+    const ref = officialRef(stack, v.version)!
+    const t0 = Date.now()
+    o.log.progress(`[${++i}/${total}] pulling ${ref}`)
+    try {
+      const { id, digest } = await pullImage(ref, o.log, { docker })
+      rows.push({ component: stack.proxy, version: v.version, image: ref, id, digest, status: 'pulled', seconds: (Date.now() - t0) / 1000 })
+      records.push({
+        component: stack.proxy, version: v.version, mode: 'official', image: ref, id, digest, binaries: [binaryPath(stack.proxy, v)],
+        image_binary: OFFICIAL_BINARY[stack.proxy], drop_env: HOST_ONLY_ENV, input: digest ?? id, seconds: (Date.now() - t0) / 1000,
+      })
+    } catch (e) {
+      const note = (e as Error).message
+      if (o.mode === 'auto') {
+        // auto falls back to the offline image of that version.
+        const { row, record } = suiteOf(v)
+          ? await importSuiteImage(stack, v, o.log, { force: o.force, docker })
+          : await buildPlan(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined), base.id, o.log, { force: o.force, docker })
+        rows.push({ ...row, note: `${note}; built offline instead` })
+        if (record) records.push(record)
+      } else rows.push({ component: stack.proxy, version: v.version, image: ref, id: '', status: 'failed', seconds: (Date.now() - t0) / 1000, note })
+    }
+  }
+  writeImageRecords(records, o.recordsFile)
+  return { mode, reason, rows, records }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env zx
+// Step 13: HTTP/3 from the client: loadgen h3 (QUIC) through every proxy's h3 variant, beside wrk (HTTP/1.1) through the same config.
+import './_ts.mjs'
+
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { notebookArgs } = await import('../lib/cli/flags.ts')
+const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
+
+const HELP = `Usage: npx zx notebooks/11-h3.mjs [options]
+
+  h3     loadgen h3 (quic-go), -c connections with -m streams each over QUIC on loopback UDP,
+         every answer checked for ALPN h3 and HTTP/3.0 (20 checked requests before the window
+         too) → measurements.csv (series h3, column streams); quick: -m 1, standard and full:
+         1, 10, 100. The direct row: loadgen h3 against the backend's own HTTP/3 listener.
+  h3-h1  wrk (HTTP/1.1 over TLS) through the same h3 variant: the reference of the h3/h1 ratio
+Each proxy runs its newest version whose build speaks HTTP/3 (npm run catalog shows which);
+a newest version that cannot is a failed row "not measured: <reason>". The backend side
+stays HTTP/1.1 on every proxy. See docs/series/h3.md.
+Components must be set up (npx zx notebooks/00-setup.mjs).
+
+Options:
+${RUN_FLAGS_HELP}`
+
+await runNotebook(() => runFromFlags(notebookArgs('11-h3.mjs'), { notebook: 'notebooks/11-h3.mjs', help: HELP, install: false, fixedSeries: ['h3'] }))

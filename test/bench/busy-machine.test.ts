@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { loadRun } from '../../lib/data/run-data.ts'
+import { busyRunFacts, disturbanceEffects, formatBusyMachine, verdictChanges } from '../../lib/bench/busy-machine.ts'
+import type { VerdictLine } from '../../lib/bench/stability.ts'
+import { FIXTURE_RUN } from '../fixtures/run.ts'
+
+const line = (id: string, verdicts: (string | null)[]): VerdictLine => ({ kind: 'claim', id, title: id, verdicts, flips: 0, same: false })
+
+test('verdictChanges: a decided busy verdict against agreeing decided idle ones; inconclusive and idle disagreement are allowed', () => {
+  const lines = [
+    line('flipped', ['held', 'not held', 'held']),
+    line('inconclusive-busy', ['held', 'inconclusive', 'held']),
+    line('idle-disagree', ['held', 'not held', 'not held']),
+    line('idle-undecided', ['inconclusive', 'held', 'inconclusive']),
+    line('same', ['reproduced', 'reproduced', 'reproduced']),
+  ]
+  assert.deepEqual(verdictChanges(lines, [0, 2], 1).map((l) => l.id), ['flipped'])
+})
+
+test('busyRunFacts and the disturbance effects on the fixture run: its disturbed windows counted, cells at the minimum of 2 valid repeats', () => {
+  const run = loadRun(FIXTURE_RUN)
+  const f = busyRunFacts('fixture', run)
+  assert.equal(f.quiet.disturbed, 57)
+  assert.ok(f.cellsAtMinimum > 0 && f.cellsAtMinimum < f.cellsPlanned, `${f.cellsAtMinimum} of ${f.cellsPlanned}`)
+  const effects = disturbanceEffects(run)
+  assert.ok(effects.length > 0)
+  for (const e of effects) assert.ok(e.windows > 0 && e.foreignShare > 0.1 && e.worstShift >= e.medianShift, JSON.stringify(e))
+  const text = formatBusyMachine([f, { ...f, name: 'busy' }], { idle: [0], busy: 1, neighbour: 'pb-neighbour', changes: [], effects, neighbourInReport: false })
+  assert.match(text, /with the neighbour: \d+% of planned cells reached their minimum valid repeats \(wanted >= 95%\): NO/)
+  assert.match(text, /wall time 1\.00x the slower idle run's \(wanted <= 2x\): yes/)
+  assert.match(text, /the neighbour's command \(pb-neighbour\) in the end summary's top 3: NO; in the report's setup section: NO/)
+})
