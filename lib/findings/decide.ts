@@ -1,5 +1,5 @@
 import { fmtInterval, placeInterval, threeWay, type Interval } from '../core/intervals.ts'
-import type { Verdict } from './types.ts'
+import type { FindingVerdict } from '../core/verdict.ts'
 
 type Decided = 'held' | 'not held' | 'inconclusive'
 
@@ -11,7 +11,7 @@ export const decide = (iv: Interval, band: { min?: number; max?: number }): Deci
  * not held; otherwise any undecided or unmeasured part leaves it inconclusive; nothing
  * measured at all is not measured, never a vacuous held.
  */
-export function combine(parts: readonly Verdict[]): Verdict {
+export function combine(parts: readonly FindingVerdict[]): FindingVerdict {
   const measured = parts.filter((p) => p !== 'not measured')
   if (measured.length === 0) return 'not measured'
   if (parts.includes('not held')) return 'not held'
@@ -23,7 +23,7 @@ export function combine(parts: readonly Verdict[]): Verdict {
  * A yes/no outcome per repeat decided by its median repeat (the majority); a tie between
  * repeats is inconclusive rather than resolved toward either side.
  */
-export function byMajority(outcomes: readonly boolean[]): Verdict {
+export function byMajority(outcomes: readonly boolean[]): FindingVerdict {
   if (outcomes.length === 0) return 'not measured'
   const yes = outcomes.filter(Boolean).length
   const no = outcomes.length - yes
