@@ -4,7 +4,6 @@
  */
 import { bootstrapFigure, medianInterval, overlaps, placeInterval, repeatsDisagree, type Interval, type Placement } from '../core/intervals.ts'
 import { aggregateMedians } from './cells.ts'
-import type { State } from './checks/check.ts'
 import type { Side } from './sides.ts'
 
 /** A unit's figure: its value as measured and its interval; `constant` when no measured cell is behind it. */
@@ -72,7 +71,8 @@ export function placeOp(fig: Fig, op: '<' | '<=' | '>' | '>=' | '==', want: numb
   return ok(fig.lo) && ok(fig.hi) ? 'inside' : !ok(fig.lo) && !ok(fig.hi) ? 'outside' : 'straddles'
 }
 
-export const STATE: Record<Placement, Exclude<State, 'missing'>> = { inside: 'holds', outside: 'fails', straddles: 'undecided' }
+/** A placement as a unit's state (lib/core/verdict.ts PLACED). */
+export { PLACED as STATE } from '../core/verdict.ts'
 
 /** Several conditions on one figure: outside when one is, inside when all are. */
 export const combinePlaces = (places: readonly Placement[]): Placement =>

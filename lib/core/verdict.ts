@@ -7,9 +7,13 @@
  * holds, fails, is undecided, or its cells are missing); they keep their own words for the two
  * decided ends (a published claim is reproduced, a finding held), as the article always wrote.
  */
+import type { Placement } from './intervals.ts'
 
 /** What a check decided, whatever it checked. */
 export type Decision = 'holds' | 'fails' | 'undecided' | 'missing' | 'not runnable' | 'info'
+
+/** The three-way rule: a figure whose whole interval is inside its band holds, wholly outside fails, else undecided. */
+export const PLACED: Record<Placement, Extract<Decision, 'holds' | 'fails' | 'undecided'>> = { inside: 'holds', outside: 'fails', straddles: 'undecided' }
 
 interface VerdictWords {
   decision: Decision

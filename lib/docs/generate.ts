@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { evaluateClaims } from '../claims/evaluate.ts'
 import { formatLedger } from '../claims/format.ts'
 import { loadLedger } from '../claims/ledger.ts'
+import { CLAIM_VERDICTS, FINDING_VERDICTS, VERDICTS, type Verdict } from '../core/verdict.ts'
 import { dataDictionary } from '../data/dictionary.ts'
 import { loadRun } from '../data/run-data.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
@@ -57,8 +58,18 @@ function ledgerSize(): string {
   return `The **claims ledger** (\`baselines/published/claims.yaml\`, ${claims.length} claims) holds every claim of\nthe five seed articles with its source, the figure as published and a check; ${withFinding} of them\nbelong to a finding.`
 }
 
+/** The one verdict table (lib/core/verdict.ts) as Markdown: every word, what it decided, its mark and its label. */
+function verdictTable(): string {
+  const rows = (Object.keys(VERDICTS) as Verdict[]).map((v) => {
+    const used = [(CLAIM_VERDICTS as readonly string[]).includes(v) ? 'claim' : '', (FINDING_VERDICTS as readonly string[]).includes(v) ? 'finding' : ''].filter(Boolean).join(', ')
+    return `| ${v} | ${VERDICTS[v].decision} | ${used} | ${VERDICTS[v].mark} | ${VERDICTS[v].label} |`
+  })
+  return ['| verdict | decision | of a | mark | article label |', '|---|---|---|---|---|', ...rows].join('\n')
+}
+
 const PRODUCERS: Record<string, (root: string) => string> = {
   'ledger-size': () => ledgerSize(),
+  verdicts: () => verdictTable(),
   'fixture-summary': (root) => fixtureSummary(root, /^F[1-8]$/, 4),
   'fixture-summary-full': (root) => fixtureSummary(root),
   columns: () => columnsTable(),

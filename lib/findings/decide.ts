@@ -1,10 +1,8 @@
-import { fmtInterval, placeInterval, threeWay, type Interval } from '../core/intervals.ts'
-import type { FindingVerdict } from '../core/verdict.ts'
-
-type Decided = 'held' | 'not held' | 'inconclusive'
+import { fmtInterval, placeInterval, type Interval } from '../core/intervals.ts'
+import { findingVerdict, PLACED, type FindingVerdict } from '../core/verdict.ts'
 
 /** held when the whole interval is inside the band, not held when wholly outside, else inconclusive. */
-export const decide = (iv: Interval, band: { min?: number; max?: number }): Decided => threeWay(placeInterval(iv, band), 'held', 'not held')
+export const decide = (iv: Interval, band: { min?: number; max?: number }): FindingVerdict => findingVerdict(PLACED[placeInterval(iv, band)])
 
 /**
  * One verdict from several parts (one per proxy, or per condition): any decided wrong is

@@ -24,7 +24,9 @@ const KINDS = [ratio, equal, spread, rank, contrast, repeats, threshold, status,
 /** The registered kinds' names, in that order. */
 export const CHECK_KINDS: readonly string[] = KINDS.map((k) => k.kind)
 
-type Schemas = { -readonly [I in keyof typeof KINDS]: ReturnType<(typeof KINDS)[I]['schema']> }
+/** The kinds' zod objects as a tuple (what discriminatedUnion takes). */
+type SchemasOf<T extends readonly unknown[]> = { -readonly [I in keyof T]: T[I] extends { schema(p: SchemaParts): infer S } ? S : never }
+type Schemas = SchemasOf<typeof KINDS>
 
 /** A check of claims.yaml: one of the kinds' zod objects, told apart by `kind`. */
 export const checkSchema = (p: SchemaParts) => z.discriminatedUnion('kind', KINDS.map((k) => k.schema(p)) as unknown as Schemas)
