@@ -61,7 +61,8 @@ function ledgerSize(): string {
 /** The one verdict table (lib/core/verdict.ts) as Markdown: every word, what it decided, its mark and its label. */
 function verdictTable(): string {
   const rows = (Object.keys(VERDICTS) as Verdict[]).map((v) => {
-    const used = [(CLAIM_VERDICTS as readonly string[]).includes(v) ? 'claim' : '', (FINDING_VERDICTS as readonly string[]).includes(v) ? 'finding' : ''].filter(Boolean).join(', ')
+    const of = (list: readonly string[], what: string) => (list.includes(v) ? [what] : [])
+    const used = [...of(CLAIM_VERDICTS, 'claim'), ...of(FINDING_VERDICTS, 'finding')].join(', ')
     return `| ${v} | ${VERDICTS[v].decision} | ${used} | ${VERDICTS[v].mark} | ${VERDICTS[v].label} |`
   })
   return ['| verdict | decision | of a | mark | article label |', '|---|---|---|---|---|', ...rows].join('\n')

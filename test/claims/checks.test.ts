@@ -10,6 +10,8 @@ import { claimOf, writeLedger } from '../fixtures/ledger.ts'
 const CHECKS_DIR = join(repoRoot, 'lib/claims/checks')
 /** The interface and the registry; every other file is one kind. */
 const NOT_KINDS = ['check.ts', 'index.ts']
+/** Loading a ledger of one claim with this check. */
+const load = (check: Record<string, unknown>) => () => loadLedger(writeLedger([claimOf(check)]))
 
 test('every file of lib/claims/checks/ is one registered kind, and every registered kind has its file', () => {
   const files = readdirSync(CHECKS_DIR).filter((f) => f.endsWith('.ts') && !NOT_KINDS.includes(f)).sort()
@@ -31,30 +33,25 @@ test('the published ledger uses only registered kinds', () => {
 })
 
 test('an unknown kind names every registered one in the error', () => {
-  assert.throws(() => loadLedger(writeLedger([claimOf({ kind: 'ratios', metric: 'rps' })])), (e: Error) => CHECK_KINDS.every((k) => e.message.includes(`'${k}'`)))
+  assert.throws(load({ kind: 'ratios', metric: 'rps' }), (e: Error) => CHECK_KINDS.every((k) => e.message.includes(`'${k}'`)))
 })
 
 test('a kind that reads its own input refuses select, for_each and metric, in its own words', () => {
   const bisect = { kind: 'bisect', proxy: 'nginx', variant: 'literal', change: '1.29.7' }
-  assert.throws(() => loadLedger(writeLedger([claimOf({ ...bisect, metric: 'rps' })])), /check\.metric: a bisect check reads the run's bisect of nginx literal, not metric/)
+  assert.throws(load({ ...bisect, metric: 'rps' }), /check\.metric: a bisect check reads the run's bisect of nginx literal, not metric/)
   const served = { kind: 'served_key', proxy: 'nginx', want: 'ec256' }
-  assert.throws(() => loadLedger(writeLedger([claimOf({ ...served, select: { series: 'same' } })])), /check\.select: a served_key check reads nginx's rows of default-keys\.csv, not select/)
-  assert.throws(() => loadLedger(writeLedger([claimOf({ ...served, want: 's000-no-such-figure' })])), /check\.want: unknown figure id "s000-no-such-figure"/)
+  assert.throws(load({ ...served, select: { series: 'same' } }), /check\.select: a served_key check reads nginx's rows of default-keys\.csv, not select/)
+  assert.throws(load({ ...served, want: 's000-no-such-figure' }), /check\.want: unknown figure id "s000-no-such-figure"/)
 })
 
 test('a and b inside a for_each item only for the kinds that pair sides; a constant side only for ratio and equal', () => {
   const item = [{ series: 'same', a: { proxy: 'nginx' } }]
-  assert.throws(() => loadLedger(writeLedger([claimOf({ kind: 'spread', metric: 'rps', select: { series: 'same' }, for_each: item, max: 1 })])), /check\.for_each\.0: a and b inside a for_each item are for ratio, equal and contrast checks/)
-  assert.doesNotThrow(() => loadLedger(writeLedger([claimOf({ kind: 'ratio', metric: 'rps', select: { series: 'same' }, for_each: item, a: { variant: 'article' }, b: { value: 2 }, min: 1 })])))
-  assert.throws(
-    () => loadLedger(writeLedger([claimOf({ kind: 'contrast', metric: 'rps', select: { series: 'same' }, a: { proxy: 'nginx' }, b: { value: 2 }, max: 1 })])),
-    /check\.b\.value: a constant side \(value\) is for a or b of ratio and equal checks/,
-  )
+  const same = { metric: 'rps', select: { series: 'same' } }
+  assert.throws(load({ kind: 'spread', ...same, for_each: item, max: 1 }), /check\.for_each\.0: a and b inside a for_each item are for ratio, equal and contrast checks/)
+  assert.doesNotThrow(load({ kind: 'ratio', ...same, for_each: item, a: { variant: 'article' }, b: { value: 2 }, min: 1 }))
+  assert.throws(load({ kind: 'contrast', ...same, a: { proxy: 'nginx' }, b: { value: 2 }, max: 1 }), /check\.b\.value: a constant side \(value\) is for a or b of ratio and equal checks/)
 })
 
 test('contrast without its own spread needs the series from select or every item', () => {
-  assert.throws(
-    () => loadLedger(writeLedger([claimOf({ kind: 'contrast', metric: 'rps', a: { series: 'pool-removed' }, b: { series: 'pool-added' }, max: 0.1 })])),
-    /check\.spread: no series for the spread/,
-  )
+  assert.throws(load({ kind: 'contrast', metric: 'rps', a: { series: 'pool-removed' }, b: { series: 'pool-added' }, max: 0.1 }), /check\.spread: no series for the spread/)
 })

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CLAIM_VERDICTS, claimVerdict, FINDING_VERDICTS, findingVerdict, isDecided, markedLabel, verdictRank, VERDICTS, type Decision } from '../../lib/core/verdict.ts'
+import {
+  CLAIM_VERDICTS, claimVerdict, FINDING_VERDICTS, findingVerdict, isDecided, markedLabel, PLACED, verdictRank, VERDICTS, type Decision,
+} from '../../lib/core/verdict.ts'
 
 test('one table: every verdict word has a badge of its own, and one decision is shown with one mark', () => {
   const words = Object.keys(VERDICTS) as (keyof typeof VERDICTS)[]
@@ -30,4 +32,9 @@ test('decided means held, not held, reproduced or not reproduced; ranks put deci
   assert.ok(verdictRank('info') < verdictRank('maybe'))
   assert.equal(markedLabel('info'), '• figure')
   assert.equal(markedLabel('not measured'), '· not measured')
+})
+
+test('the three-way rule: inside holds, outside fails, across the bound undecided', () => {
+  assert.deepEqual([PLACED.inside, PLACED.outside, PLACED.straddles].map(findingVerdict), ['held', 'not held', 'inconclusive'])
+  assert.deepEqual([PLACED.inside, PLACED.outside, PLACED.straddles].map(claimVerdict), ['reproduced', 'not reproduced', 'inconclusive'])
 })
