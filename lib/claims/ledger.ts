@@ -81,7 +81,6 @@ function claimObjectSchema(figures: FigureValues) {
     .strict()
 }
 
-
 export type Claim = z.infer<ReturnType<typeof claimObjectSchema>>
 
 const claimSchema = (figures: FigureValues) => claimObjectSchema(figures).superRefine((c, ctx) => checkClaim(c, figures, ctx))

@@ -59,7 +59,7 @@ export function tableMetrics(table: ClaimTable): string[] {
 /** Proxies a selector may name: the catalog's five plus `direct` (no proxy). */
 export const SELECTOR_PROXIES: readonly string[] = [...PROXIES, 'direct']
 
-// ------------------------------------------------------------------ claims
+// ------------------------------------------------------------------ selectors and numbers
 
 export type Scalar = string | number | boolean
 /** A wanted column value: a scalar, any of a list, or per proxy ({haproxy: x, nginx: y}). */
@@ -196,6 +196,7 @@ const reasonSchema = z.string().min(1).superRefine((v, ctx) => {
   }
 })
 
+// ------------------------------------------------------------------ the parts of a check's schema
 
 /** The zod parts every check kind's schema is built from, for one ledger's figures. */
 export function schemaParts(figures: FigureValues) {

@@ -24,7 +24,6 @@ export const repeats: CheckDef<RepeatsCheck, ReturnType<typeof schema>> = {
   },
 }
 
-
 /**
  * repeats: the run's own repeat agreement. Per cell, d = max/min - 1 over its repeats' values
  * (the largest disagreement between two repeats of one cell). Holds when every cell's d <= max,
