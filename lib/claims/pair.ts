@@ -45,7 +45,14 @@ function pairWords(a: Side, b: Side): string {
   return `(${a.label} ${show(a)} / ${b.label} ${show(b)}${unitTail})`
 }
 
-export const pairSides = (k: PairFields): NamedSelector[] => [{ path: ['a'], sel: k.a }, { path: ['b'], sel: k.b }]
+/** A kind that reads sides a and b under select (ratio, equal): pairs in for_each items, a constant side allowed. */
+export const PAIR_KIND = {
+  sides: (k: PairFields): NamedSelector[] => [{ path: ['a'], sel: k.a }, { path: ['b'], sel: k.b }],
+  layered: true,
+  pairs: true,
+  constants: true,
+  needsMetric: true,
+} as const
 
 /** `same` names selector columns of the check's table. */
 export function sameColumnsRule(k: PairFields, issue: Issue): void {

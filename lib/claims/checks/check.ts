@@ -101,5 +101,5 @@ export const missingUnit = (missing: string[], used: CellValue[]): Unit => ({ st
 /** The source of a check's sides: its table, metric and rows. */
 export const sourceOf = (k: CommonFields): Source => ({ table: k.table, metric: k.metric, rows: k.rows })
 
-/** The one side of a kind that reads its select alone (spread, rank, threshold, count, repeats). */
-export const selectSide = (k: { select: Selector }): NamedSelector[] => [{ path: ['select'], sel: k.select }]
+/** A kind that reads its select alone (spread, rank, threshold, count, repeats): its one side, and a metric on it. */
+export const SELECT_KIND = { sides: (k: { select: Selector }): NamedSelector[] => [{ path: ['select'], sel: k.select }], needsMetric: true } as const

@@ -9,7 +9,7 @@ import { figureOf, placeFig, STATE } from '../figure.ts'
 import type { SchemaParts } from '../selectors.ts'
 import { layer, side, type Side } from '../sides.ts'
 import { figWithUnit, fmt, fmtFig, unitOf } from '../words.ts'
-import { missingUnit, selectSide, sourceOf, type CheckDef, type State, type Unit } from './check.ts'
+import { missingUnit, SELECT_KIND, sourceOf, type CheckDef, type State, type Unit } from './check.ts'
 
 const schema = (p: SchemaParts) => z.object({ kind: z.literal('count'), ...p.common, select: p.sel, value: z.union([z.literal('conns_target'), p.num]), tolerance: p.num.optional() }).strict()
 
@@ -31,8 +31,7 @@ function againstTargets(s: Side, tol: number): Unit {
 export const count: CheckDef<CountCheck, ReturnType<typeof schema>> = {
   kind: 'count',
   schema,
-  sides: selectSide,
-  needsMetric: true,
+  ...SELECT_KIND,
   validate(k, issue) {
     if (k.value === 'conns_target' && k.table !== 'websocket') issue(['value'], 'conns_target is a column of the websocket table only')
   },

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { evalNumber } from '../expr.ts'
 import { placeFig, STATE } from '../figure.ts'
-import { pairSides, readPair, sameColumnsRule } from '../pair.ts'
+import { PAIR_KIND, readPair, sameColumnsRule } from '../pair.ts'
 import type { SchemaParts } from '../selectors.ts'
 import { fmt, fmtFig, pct } from '../words.ts'
 import type { CheckDef } from './check.ts'
@@ -14,11 +14,7 @@ export type EqualCheck = z.infer<ReturnType<typeof schema>>
 export const equal: CheckDef<EqualCheck, ReturnType<typeof schema>> = {
   kind: 'equal',
   schema,
-  sides: pairSides,
-  layered: true,
-  pairs: true,
-  constants: true,
-  needsMetric: true,
+  ...PAIR_KIND,
   validate(k, issue) {
     sameColumnsRule(k, issue)
   },

@@ -10,7 +10,7 @@ import { apart, figureOf, placeFig, STATE } from '../figure.ts'
 import { CLAIM_SERIES, hasSeries, KEY_COLUMNS, SELECTOR_PROXIES, seriesValuesRule, tableMetrics, type SchemaParts } from '../selectors.ts'
 import { layer, perProxy, type ProxyGroup, type Side } from '../sides.ts'
 import { fmt, fmtFig } from '../words.ts'
-import { missingUnit, selectSide, sourceOf, type CheckDef, type Ctx, type Issue, type State, type Unit } from './check.ts'
+import { missingUnit, SELECT_KIND, sourceOf, type CheckDef, type Ctx, type Issue, type State, type Unit } from './check.ts'
 
 const schema = (p: SchemaParts) =>
   z
@@ -31,8 +31,7 @@ type By = RankCheck['by']
 export const rank: CheckDef<RankCheck, ReturnType<typeof schema>> = {
   kind: 'rank',
   schema,
-  sides: selectSide,
-  needsMetric: true,
+  ...SELECT_KIND,
   validate: validateRank,
   units(k, item, ctx) {
     const sel = layer(k.select, item)

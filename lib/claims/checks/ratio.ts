@@ -7,7 +7,7 @@ import { z } from 'zod'
 import type { Placement } from '../../core/intervals.ts'
 import { evalNumber } from '../expr.ts'
 import { combinePlaces, placeFig, placeOp, STATE, type Fig } from '../figure.ts'
-import { pairSides, readPair, sameColumnsRule } from '../pair.ts'
+import { PAIR_KIND, readPair, sameColumnsRule } from '../pair.ts'
 import type { SchemaParts } from '../selectors.ts'
 import { fmt, fmtFig, pct } from '../words.ts'
 import type { CheckDef } from './check.ts'
@@ -62,11 +62,7 @@ function placeRatio(k: RatioCheck, fig: Fig, num: (v: number | string) => number
 export const ratio: CheckDef<RatioCheck, ReturnType<typeof schema>> = {
   kind: 'ratio',
   schema,
-  sides: pairSides,
-  layered: true,
-  pairs: true,
-  constants: true,
-  needsMetric: true,
+  ...PAIR_KIND,
   validate(k, issue) {
     if (k.min === undefined && k.max === undefined && k.above === undefined && k.below === undefined && k.approx === undefined) issue(['kind'], 'a ratio check needs min, max, above, below or approx')
     if (k.approx !== undefined && k.tolerance === undefined) issue(['approx'], 'approx needs a tolerance')

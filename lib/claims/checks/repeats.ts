@@ -8,7 +8,7 @@ import { evalNumber } from '../expr.ts'
 import type { Selector, SchemaParts } from '../selectors.ts'
 import { collect, layer } from '../sides.ts'
 import { pct } from '../words.ts'
-import { missingUnit, selectSide, sourceOf, type CheckDef, type Ctx, type Source, type State, type Unit } from './check.ts'
+import { missingUnit, SELECT_KIND, sourceOf, type CheckDef, type Ctx, type Source, type State, type Unit } from './check.ts'
 
 const schema = (p: SchemaParts) => z.object({ kind: z.literal('repeats'), ...p.common, select: p.sel, max: p.num }).strict()
 
@@ -17,8 +17,7 @@ export type RepeatsCheck = z.infer<ReturnType<typeof schema>>
 export const repeats: CheckDef<RepeatsCheck, ReturnType<typeof schema>> = {
   kind: 'repeats',
   schema,
-  sides: selectSide,
-  needsMetric: true,
+  ...SELECT_KIND,
   units(k, item, ctx) {
     return [repeatsUnit(layer(k.select, item), evalNumber(k.max, ctx.figures), sourceOf(k), ctx)]
   },

@@ -5,7 +5,7 @@ import { figureOf, placeFig, STATE } from '../figure.ts'
 import type { SchemaParts } from '../selectors.ts'
 import { layer, perProxy } from '../sides.ts'
 import { fmt, fmtFig, unitOf } from '../words.ts'
-import { missingUnit, selectSide, sourceOf, type CheckDef } from './check.ts'
+import { missingUnit, SELECT_KIND, sourceOf, type CheckDef } from './check.ts'
 
 const schema = (p: SchemaParts) => z.object({ kind: z.literal('spread'), ...p.common, select: p.sel, max: p.num }).strict()
 
@@ -14,8 +14,7 @@ export type SpreadCheck = z.infer<ReturnType<typeof schema>>
 export const spread: CheckDef<SpreadCheck, ReturnType<typeof schema>> = {
   kind: 'spread',
   schema,
-  sides: selectSide,
-  needsMetric: true,
+  ...SELECT_KIND,
   units(k, item, ctx) {
     const sel = layer(k.select, item)
     const g = perProxy(sel, sourceOf(k), ctx)

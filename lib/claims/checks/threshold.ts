@@ -5,7 +5,7 @@ import { figureOf, placeOp, STATE } from '../figure.ts'
 import type { SchemaParts } from '../selectors.ts'
 import { layer, side } from '../sides.ts'
 import { figWithUnit, fmt } from '../words.ts'
-import { missingUnit, selectSide, sourceOf, type CheckDef } from './check.ts'
+import { missingUnit, SELECT_KIND, sourceOf, type CheckDef } from './check.ts'
 
 const schema = (p: SchemaParts) => z.object({ kind: z.literal('threshold'), ...p.common, select: p.sel, op: z.enum(['<', '<=', '>', '>=', '==']), value: p.num }).strict()
 
@@ -14,8 +14,7 @@ export type ThresholdCheck = z.infer<ReturnType<typeof schema>>
 export const threshold: CheckDef<ThresholdCheck, ReturnType<typeof schema>> = {
   kind: 'threshold',
   schema,
-  sides: selectSide,
-  needsMetric: true,
+  ...SELECT_KIND,
   units(k, item, ctx) {
     const s = side(layer(k.select, item), sourceOf(k), ctx)
     if (s.missing.length) return [missingUnit(s.missing, s.values)]
