@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { cellIdentity } from './grouping.ts'
 import type { Table } from './tables.ts'
 
 /**
@@ -51,8 +52,7 @@ export const DEFAULT_KEYS: Table<DefaultKeyRow> = {
   file: 'default-keys.csv',
   columns: DEFAULT_KEY_COLUMNS,
   schema: defaultKeySchema,
-  cellColumns: CELL,
-  key: (r) => [...CELL, 'repeat'].map((c) => r[c as keyof DefaultKeyRow] ?? '').join('|'),
+  ...cellIdentity(CELL),
 }
 
 export interface ServedKey {

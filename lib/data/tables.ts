@@ -3,25 +3,13 @@ import { join } from 'node:path'
 import type { z } from 'zod'
 import { userError } from '../core/errors.ts'
 import { appendCsvRows, readCsv } from './csv.ts'
+import { CELL_COLUMNS, cellIdentity, type CellId, type TableName } from './grouping.ts'
 import {
   HANDSHAKE_COLUMNS, handshakeSchema, MEASUREMENT_COLUMNS, measurementSchema, TCP_COLUMNS, tcpSchema, WEBSOCKET_COLUMNS, websocketSchema,
   type Handshake, type Measurement, type TcpRow, type WebSocketRow,
 } from './schema.ts'
 
-export type TableName = 'measurements' | 'handshakes' | 'websocket' | 'tcp'
-
-/**
- * The columns that identify a cell (one measured configuration) in each table: the one
- * definition that resume, aggregation, the claims ledger and the report group by.
- */
-export const CELL_COLUMNS = {
-  // path and body_bytes last: files written before them read / and empty, so their cells keep their identity.
-  measurements: ['series', 'proxy', 'version', 'variant', 'key_type', 'model', 'connections', 'target_rps', 'path', 'body_bytes', 'streams'],
-  // resumption last: files written before it read none, so their cells keep their identity.
-  handshakes: ['series', 'proxy', 'version', 'variant', 'key_type', 'connections', 'resumption'],
-  websocket: ['series', 'proxy', 'version', 'variant', 'mode', 'conns_target'],
-  tcp: ['series', 'proxy', 'version', 'variant', 'key_type', 'mode', 'connections', 'msg_bytes', 'stream_bytes'],
-} as const satisfies Record<TableName, readonly string[]>
+export type { TableName }
 
 /** One CSV of a run directory: its file, columns, schema and what identifies a repeat. */
 export interface Table<T> {
@@ -31,14 +19,10 @@ export interface Table<T> {
   columns: readonly string[]
   schema: z.ZodType<T>
   cellColumns: readonly string[]
+  /** A row's cell (lib/data/grouping.ts). */
+  cellId(row: T): CellId
   /** What --resume compares: the same key means the same cell and repeat. */
   key(row: T): string
-}
-
-/** A row's cell identity and repeat as one string (nulls as empty). */
-const repeatKey = (cols: readonly string[]) => (row: unknown): string => {
-  const r = row as Record<string, unknown>
-  return [...cols, 'repeat'].map((c) => r[c] ?? '').join('|')
 }
 
 const numericColumns = (t: Table<unknown>) => {
@@ -52,7 +36,7 @@ const numericColumns = (t: Table<unknown>) => {
 }
 
 function table<T>(name: TableName, file: string, columns: readonly string[], schema: z.ZodType<T>): Table<T> {
-  return { name, file, columns, schema, cellColumns: CELL_COLUMNS[name], key: repeatKey(CELL_COLUMNS[name]) }
+  return { name, file, columns, schema, ...cellIdentity(CELL_COLUMNS[name]) }
 }
 
 // Cast: the path column reads '' (files written before it) as / (its preprocess), so its input type is wider than the row's.
