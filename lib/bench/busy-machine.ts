@@ -5,6 +5,7 @@ import { quietLine, quietSummary, type QuietSummary } from '../data/quiet.ts'
 import type { RunData } from '../data/run-data.ts'
 import { CELL_COLUMNS, cellIdOf, keyId, type TableName } from '../data/grouping.ts'
 import type { VerdictLine } from './stability.ts'
+import { isDecided } from '../core/verdict.ts'
 
 /**
  * bench/busy-machine.mjs's table (docs/method/disturbance.md#bench): per run its wall time,
@@ -49,16 +50,14 @@ export function busyRunFacts(name: string, run: RunData): BusyRunFacts {
   }
 }
 
-const DECIDED = new Set(['held', 'not held', 'reproduced', 'not reproduced'])
-
 /** Verdicts of the busy run that differ, decided, from a decided verdict of the idle runs while those agree with each other. */
 export function verdictChanges(lines: readonly VerdictLine[], idle: readonly number[], busy: number): VerdictLine[] {
   return lines.filter((l) => {
     const b = l.verdicts[busy]
-    if (b === null || b === undefined || !DECIDED.has(b)) return false
+    if (b === null || b === undefined || !isDecided(b)) return false
     const idleVerdicts = idle.map((i) => l.verdicts[i])
     if (!idleVerdicts.every((v) => v === idleVerdicts[0])) return false
-    return DECIDED.has(idleVerdicts[0] ?? '') && idleVerdicts[0] !== b
+    return isDecided(idleVerdicts[0] ?? '') && idleVerdicts[0] !== b
   })
 }
 

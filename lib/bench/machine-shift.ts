@@ -13,6 +13,7 @@ import { isDisturbed, precisionValue } from '../data/precision.ts'
 import type { Manifest } from '../data/schema.ts'
 import type { TableName } from '../data/tables.ts'
 import { verdictLines, type StabilityRun } from './stability.ts'
+import { isDecided } from '../core/verdict.ts'
 
 export interface ShiftRun extends StabilityRun {
   tables: StabilityRun['tables'] & { manifest?: Pick<Manifest, 'calibration' | 'profile_settings' | 'syscall_tax'> }
@@ -128,8 +129,6 @@ export interface ShiftReport {
   decidedInBoth: number
 }
 
-const DECIDED = new Set(['held', 'not held', 'reproduced', 'not reproduced'])
-
 export function machineShift(first: ShiftRun, second: ShiftRun, ledger: Ledger, o: { disturbed?: boolean } = {}): ShiftReport {
   const disturbed = !!o.disturbed
   const ca = cellRows(first, disturbed)
@@ -162,7 +161,7 @@ export function machineShift(first: ShiftRun, second: ShiftRun, ledger: Ledger, 
     return a !== null && b !== null ? [{ cell: id, a, b }] : []
   }), WITHIN.count))
   const lines = verdictLines([first, second], ledger)
-  const both = lines.filter((l) => DECIDED.has(l.verdicts[0] ?? '') && DECIDED.has(l.verdicts[1] ?? ''))
+  const both = lines.filter((l) => isDecided(l.verdicts[0] ?? '') && isDecided(l.verdicts[1] ?? ''))
   const ra = referenceFigures(first, disturbed, da)
   const rb = referenceFigures(second, disturbed, db)
   return {

@@ -18,6 +18,7 @@ import type { TableName } from '../data/tables.ts'
 import { findingsFor } from '../findings/index.ts'
 import { estimateBetweenRun } from '../analysis/between-run.ts'
 import { runFigures } from '../analysis/run-figures.ts'
+import { isDecided } from '../core/verdict.ts'
 
 export interface StabilityRun {
   name: string
@@ -38,11 +39,9 @@ export interface VerdictLine {
   same: boolean
 }
 
-/** Verdicts a noise-free rerun must repeat; the others say nothing either way. */
-const DECIDED = new Set(['held', 'not held', 'reproduced', 'not reproduced'])
-
+/** Changes between decided verdicts, which a noise-free rerun must repeat (the others say nothing either way). */
 export function countFlips(verdicts: readonly (string | null)[]): number {
-  const decided = verdicts.filter((v): v is string => v !== null && DECIDED.has(v))
+  const decided = verdicts.filter((v): v is string => v !== null && isDecided(v))
   return decided.slice(1).filter((v, i) => v !== decided[i]).length
 }
 
@@ -182,7 +181,7 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
     lines.map((l) => ({ kind: l.kind, id: l.id, ...Object.fromEntries(names.map((n, i) => [n, short(l.verdicts[i]!)])), flips: l.flips, same: l.same ? 'yes' : 'NO' })),
     ['kind', 'id', ...names, 'flips', 'same'],
   )
-  const decidedLines = lines.filter((l) => l.verdicts.some((v) => v !== null && DECIDED.has(v)))
+  const decidedLines = lines.filter((l) => l.verdicts.some((v) => v !== null && isDecided(v)))
   const flips = lines.reduce((s, l) => s + l.flips, 0)
   const same = lines.filter((l) => l.same).length
   const claims = lines.filter((l) => l.kind === 'claim')

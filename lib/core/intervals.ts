@@ -306,11 +306,6 @@ export function placeInterval(iv: Pick<Interval, 'lo' | 'hi' | 'method' | 'disag
   return 'straddles'
 }
 
-/** Placement of an interval as a verdict: `yes` inside the band, `no` outside, else inconclusive. */
-export function threeWay<Y extends string, N extends string>(p: Placement, yes: Y, no: N): Y | N | 'inconclusive' {
-  return p === 'inside' ? yes : p === 'outside' ? no : 'inconclusive'
-}
-
 /** Whether two intervals overlap (a rank between them cannot be decided). */
 export const overlaps = (a: Pick<Interval, 'lo' | 'hi'>, b: Pick<Interval, 'lo' | 'hi'>) => a.lo <= b.hi && b.lo <= a.hi
 

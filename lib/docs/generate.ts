@@ -4,6 +4,7 @@ import { evaluateClaims } from '../claims/evaluate.ts'
 import { formatLedger } from '../claims/format.ts'
 import { loadLedger } from '../claims/ledger.ts'
 import { ROW_FILES } from '../data/columns/table.ts'
+import { CLAIM_VERDICTS, FINDING_VERDICTS, VERDICTS, type Verdict } from '../core/verdict.ts'
 import { loadRun } from '../data/run-data.ts'
 import { formatFindings } from '../findings/format.ts'
 import { runFindings } from '../report/build.ts'
@@ -50,8 +51,19 @@ function ledgerSize(): string {
   return `The **claims ledger** (\`baselines/published/claims.yaml\`, ${claims.length} claims) holds every claim of\nthe five seed articles with its source, the figure as published and a check; ${withFinding} of them\nbelong to a finding.`
 }
 
+/** The one verdict table (lib/core/verdict.ts) as Markdown: every word, what it decided, its mark and its label. */
+function verdictTable(): string {
+  const rows = (Object.keys(VERDICTS) as Verdict[]).map((v) => {
+    const of = (list: readonly string[], what: string) => (list.includes(v) ? [what] : [])
+    const used = [...of(CLAIM_VERDICTS, 'claim'), ...of(FINDING_VERDICTS, 'finding')].join(', ')
+    return `| ${v} | ${VERDICTS[v].decision} | ${used} | ${VERDICTS[v].mark} | ${VERDICTS[v].label} |`
+  })
+  return ['| verdict | decision | of a | mark | article label |', '|---|---|---|---|---|', ...rows].join('\n')
+}
+
 const PRODUCERS: Record<string, (root: string) => string> = {
   'ledger-size': () => ledgerSize(),
+  verdicts: () => verdictTable(),
   'fixture-summary': (root) => fixtureSummary(root, /^F[1-8]$/, 4),
   'fixture-summary-full': (root) => fixtureSummary(root),
   columns: () => columnReference(rowFiles()),

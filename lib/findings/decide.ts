@@ -1,17 +1,15 @@
-import { fmtInterval, placeInterval, threeWay, type Interval } from '../core/intervals.ts'
-import type { Verdict } from './types.ts'
-
-type Decided = 'held' | 'not held' | 'inconclusive'
+import { fmtInterval, placeInterval, type Interval } from '../core/intervals.ts'
+import { findingVerdict, PLACED, type FindingVerdict } from '../core/verdict.ts'
 
 /** held when the whole interval is inside the band, not held when wholly outside, else inconclusive. */
-export const decide = (iv: Interval, band: { min?: number; max?: number }): Decided => threeWay(placeInterval(iv, band), 'held', 'not held')
+export const decide = (iv: Interval, band: { min?: number; max?: number }): FindingVerdict => findingVerdict(PLACED[placeInterval(iv, band)])
 
 /**
  * One verdict from several parts (one per proxy, or per condition): any decided wrong is
  * not held; otherwise any undecided or unmeasured part leaves it inconclusive; nothing
  * measured at all is not measured, never a vacuous held.
  */
-export function combine(parts: readonly Verdict[]): Verdict {
+export function combine(parts: readonly FindingVerdict[]): FindingVerdict {
   const measured = parts.filter((p) => p !== 'not measured')
   if (measured.length === 0) return 'not measured'
   if (parts.includes('not held')) return 'not held'
@@ -23,7 +21,7 @@ export function combine(parts: readonly Verdict[]): Verdict {
  * A yes/no outcome per repeat decided by its median repeat (the majority); a tie between
  * repeats is inconclusive rather than resolved toward either side.
  */
-export function byMajority(outcomes: readonly boolean[]): Verdict {
+export function byMajority(outcomes: readonly boolean[]): FindingVerdict {
   if (outcomes.length === 0) return 'not measured'
   const yes = outcomes.filter(Boolean).length
   const no = outcomes.length - yes

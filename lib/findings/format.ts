@@ -1,11 +1,10 @@
-import type { Finding, Verdict } from './types.ts'
-
-const MARK: Record<Verdict, string> = { held: '✓', 'not held': '✗', inconclusive: '?', 'not measured': '-', info: '•' }
+import { FINDING_VERDICTS, VERDICTS, type FindingVerdict } from '../core/verdict.ts'
+import type { Finding } from './types.ts'
 
 /** k6-style summary lines. */
 export function formatFindings(findings: readonly Finding[]): string {
   const width = Math.max(...findings.map((f) => f.id.length + f.title.length)) + 4
-  return findings.map((f) => `  ${MARK[f.verdict]} ${`${f.id} ${f.title} `.padEnd(width, '.')} ${f.verdict === 'info' ? '' : `${f.verdict}: `}${f.figure}`).join('\n')
+  return findings.map((f) => `  ${VERDICTS[f.verdict].mark} ${`${f.id} ${f.title} `.padEnd(width, '.')} ${f.verdict === 'info' ? '' : `${f.verdict}: `}${f.figure}`).join('\n')
 }
 
 export interface VerdictCounts {
@@ -18,12 +17,11 @@ export interface VerdictCounts {
 
 /** How many findings got each verdict. */
 export function countVerdicts(findings: readonly Finding[]): VerdictCounts {
-  const n = (v: Verdict) => findings.filter((f) => f.verdict === v).length
+  const n = (v: FindingVerdict) => findings.filter((f) => f.verdict === v).length
   return { held: n('held'), notHeld: n('not held'), inconclusive: n('inconclusive'), notMeasured: n('not measured'), info: n('info') }
 }
 
 /** `12 findings: 5 held, 2 not held, 3 inconclusive, 1 not measured, 1 info` (inconclusive apart from not held). */
 export function formatVerdictCounts(findings: readonly Finding[]): string {
-  const c = countVerdicts(findings)
-  return `${findings.length} findings: ${c.held} held, ${c.notHeld} not held, ${c.inconclusive} inconclusive, ${c.notMeasured} not measured, ${c.info} info`
+  return `${findings.length} findings: ${FINDING_VERDICTS.map((v) => `${findings.filter((f) => f.verdict === v).length} ${v}`).join(', ')}`
 }

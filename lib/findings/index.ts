@@ -11,7 +11,7 @@ import { bisectFindings } from './bisect.ts'
 import type { BisectPlan } from '../data/bisect.ts'
 import { wsFindings } from './ws.ts'
 
-export type { Finding, Verdict } from './types.ts'
+export type { Finding } from './types.ts'
 
 /** Each series' findings from a run's rows: what run-all prints and the article shows. */
 /** What a series' findings read beside the tables: the bisect's plan (bisect.json). */

@@ -6,7 +6,8 @@ import { groupRows } from '../data/grouping.ts'
 import type { Measurement } from '../data/schema.ts'
 import { combine, decide, fmtIv } from './decide.ts'
 import { FINDINGS_MODEL } from './load.ts'
-import type { Finding, Verdict } from './types.ts'
+import type { FindingVerdict } from '../core/verdict.ts'
+import type { Finding } from './types.ts'
 
 type Expect = (proxy: string, variant: string, version: string) => boolean | undefined
 
@@ -186,7 +187,7 @@ function precision(cells: readonly PoolingCell[]): Finding {
   }).sort((a, b) => b.w - a.w)
   const worst = widths[0]
   if (!worst) return { id: 'cv', title, verdict: 'not measured', figure: '' }
-  const verdict: Verdict = worst.w <= 0.03 ? 'held' : 'not held'
+  const verdict: FindingVerdict = worst.w <= 0.03 ? 'held' : 'not held'
   return {
     id: 'cv', title, verdict,
     figure: `worst ${worst.c.proxy} ${worst.c.version} ${worst.c.variant} ±${fmt(worst.w * 100)}%: ${fmtIv(worst.iv, '', 1)} µs/req (n=${worst.iv.n}, ${fmt(worst.iv.level * 100, 0)}% coverage)`,

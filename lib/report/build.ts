@@ -20,6 +20,7 @@ import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import { findingsFor, type Finding } from '../findings/index.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
+import { verdictRank } from '../core/verdict.ts'
 import { documentedReuse } from '../catalog/reuse.ts'
 import { writeOutputs } from '../core/atomic.ts'
 import { buildArticle } from './article.ts'
@@ -159,8 +160,6 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   return { runId: id, page: published.page, pdf, pdfPages, claims, findings, aggregates, baseline, timings }
 }
 
-const INDEX_VERDICT_ORDER = ['held', 'reproduced', 'not held', 'not reproduced', 'inconclusive', 'not measured', 'not runnable here', 'info']
-
 /** Verdict counts of a published run, from its copied summary/findings.csv and summary/claims.csv (absent: not said). */
 function verdictLine(dataDir: string): string {
   const count = (file: string, what: string) => {
@@ -172,8 +171,7 @@ function verdictLine(dataDir: string): string {
     const by = new Map<string, number>()
     for (const v of seen.values()) by.set(v, (by.get(v) ?? 0) + 1)
     // Decided first, then undecided, then the rest, whatever order the CSV had.
-    const rank = (v: string) => (INDEX_VERDICT_ORDER.includes(v) ? INDEX_VERDICT_ORDER.indexOf(v) : INDEX_VERDICT_ORDER.length)
-    return `${what}: ${[...by].sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b)).map(([v, n]) => `${n} ${v}`).join(', ')}`
+    return `${what}: ${[...by].sort(([a], [b]) => verdictRank(a) - verdictRank(b) || a.localeCompare(b)).map(([v, n]) => `${n} ${v}`).join(', ')}`
   }
   return [count(join(dataDir, 'summary', 'findings.csv'), 'findings'), count(join(dataDir, 'summary', 'claims.csv'), 'claims')].filter(Boolean).join(' · ')
 }

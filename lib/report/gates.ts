@@ -16,13 +16,12 @@
  */
 import { formatChange, formatDetectable, type ComparisonRow } from '../analysis/compare.ts'
 import { RATIO_METRICS } from '../analysis/run-figures.ts'
-import type { ClaimResult, Verdict as ClaimVerdict } from '../claims/evaluate.ts'
-import { VERDICT_ORDER as CLAIM_VERDICTS } from '../claims/format.ts'
+import type { ClaimResult } from '../claims/evaluate.ts'
 import { userError } from '../core/errors.ts'
-import type { Finding, Verdict as FindingVerdict } from '../findings/index.ts'
+import { CLAIM_VERDICTS, FINDING_VERDICTS, type ClaimVerdict, type FindingVerdict } from '../core/verdict.ts'
+import type { Finding } from '../findings/index.ts'
 import type { BaselineComparison } from './sections/baseline.ts'
 
-export const FINDING_VERDICTS: readonly FindingVerdict[] = ['held', 'not held', 'inconclusive', 'not measured', 'info']
 /** The findings a gate may name (lib/findings/*.ts). */
 export const FINDING_IDS = ['F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7', 'F8'] as const
 

@@ -1,6 +1,7 @@
 import MarkdownIt, { type StateCore, type StateInline, type Token } from 'markdown-it'
 import { userError } from '../core/errors.ts'
 import { escapeHtml } from '../core/html.ts'
+import { VERDICTS, type BadgeKind } from '../core/verdict.ts'
 
 /** One heading of the table of contents. */
 export interface TocEntry {
@@ -39,16 +40,13 @@ const BLOCK_CLASS = /^\[\[class:([a-z][a-z0-9-]{0,31})\]\]$/
 
 /**
  * Verdict badges, `[[badge:KIND]]` or `[[badge:KIND:COUNT]]` in a line of the article. The
- * label comes from this table, never from data: escapeMarkdown escapes `[`, so no string
+ * label comes from the verdict table (lib/core/verdict.ts), never from data: escapeMarkdown escapes `[`, so no string
  * from a CSV can make one.
  */
-export const BADGES = {
-  held: 'held', 'not-held': 'not held', inconclusive: 'inconclusive', 'not-measured': 'not measured', info: 'figure',
-  reproduced: 'reproduced', 'not-reproduced': 'not reproduced', 'not-runnable': 'not runnable here',
-} as const
-export type BadgeKind = keyof typeof BADGES
+export const BADGES = Object.fromEntries(Object.values(VERDICTS).map((v) => [v.badge, v.label])) as Record<BadgeKind, string>
+export type { BadgeKind }
 /** Compact marks of the badges (`[[badge:KIND:COUNT:short]]`: the count and this mark, the words in its title). */
-const BADGE_MARKS: Record<BadgeKind, string> = { held: '✓', 'not-held': '✗', inconclusive: '?', 'not-measured': '·', info: '•', reproduced: '✓', 'not-reproduced': '✗', 'not-runnable': '–' }
+const BADGE_MARKS = Object.fromEntries(Object.values(VERDICTS).map((v) => [v.badge, v.mark])) as Record<BadgeKind, string>
 /** A count as a compact badge: `11 ✓` with "11 reproduced" as its title. */
 export const shortBadge = (kind: BadgeKind, count: number) => `[[badge:${kind}:${count}:short]]`
 /** The Markdown of a badge (optionally with a count before the label). */

@@ -10,6 +10,7 @@ import { z } from 'zod'
 import { zodToJsonSchema, type JsonSchema } from '../core/json-schema.ts'
 import { repoRoot } from '../core/paths.ts'
 import { methodText, repeatsDisagree, type Interval } from '../core/intervals.ts'
+import { CLAIM_VERDICTS, FINDING_VERDICTS } from '../core/verdict.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
@@ -41,7 +42,7 @@ export const SUMMARY_SCHEMA = z.object({
   findings: z.array(z.object({
     id: z.string(),
     title: z.string(),
-    verdict: z.enum(['held', 'not held', 'inconclusive', 'not measured', 'info']),
+    verdict: z.enum(FINDING_VERDICTS),
     figure: z.string(),
     intervals: z.array(z.object({ label: z.string(), interval: intervalSchema })),
   }).strict()),
@@ -49,7 +50,7 @@ export const SUMMARY_SCHEMA = z.object({
     id: z.string(),
     source: z.string(),
     finding: z.string().nullable(),
-    verdict: z.enum(['reproduced', 'not reproduced', 'inconclusive', 'not measured', 'not runnable here']),
+    verdict: z.enum(CLAIM_VERDICTS),
     expect: z.string(),
     measured: z.string(),
     value: num,

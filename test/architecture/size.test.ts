@@ -15,15 +15,10 @@ export const MAX_FILE_LINES = 400
 export const MAX_FUNCTION_LINES = 80
 
 /** Files over MAX_FILE_LINES today, with their lines today (the most they may have). */
-const FILES_OVER: Record<string, number> = {
-  'lib/claims/evaluate.ts': 846,
-  'lib/claims/ledger.ts': 484,
-}
+const FILES_OVER: Record<string, number> = {}
 
 /** Functions over MAX_FUNCTION_LINES today (`file name`, as sizes() names them), with their lines today. */
 const FUNCTIONS_OVER: Record<string, number> = {
-  'lib/claims/evaluate.ts checkUnits': 168,
-  'lib/claims/ledger.ts checkClaim': 92,
   'lib/findings/pooling.ts poolingFindings': 115,
   'lib/measure/closed.ts measureClosed': 94,
   'lib/measure/closed.ts measureClosed.(anonymous)': 89,

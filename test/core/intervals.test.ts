@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   bootstrapFigure, chiSquareQuantile, fmtInterval, medianInterval, methodText, normalQuantile, overlaps, placeInterval, ratioInterval, relativeHalfWidth, repeatsOf,
-  MAX_SPAN, spansTooWide, threeWay, withPooledNoise,
+  MAX_SPAN, spansTooWide, withPooledNoise,
 } from '../../lib/core/intervals.ts'
 import { seededRandom } from '../../lib/core/shuffle.ts'
 
@@ -67,9 +67,6 @@ test('three-way rule: inside, outside, straddling a band', () => {
   assert.equal(placeInterval(iv(0.99, 1.1), { min: 0.9, max: 1.2 }), 'inside')
   assert.equal(placeInterval(iv(1.25, 1.4), { min: 0.9, max: 1.2 }), 'outside')
   assert.equal(placeInterval(iv(NaN, 2), { min: 1 }), 'straddles')
-  assert.equal(threeWay('inside', 'held', 'not held'), 'held')
-  assert.equal(threeWay('outside', 'held', 'not held'), 'not held')
-  assert.equal(threeWay('straddles', 'held', 'not held'), 'inconclusive')
 })
 
 test('helpers: repeats from rows, overlap, relative half-width, formatting', () => {

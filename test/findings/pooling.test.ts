@@ -52,7 +52,8 @@ test('a finding that does not hold says so with its figure; invalid rows are ign
 test('nothing measured: every finding says not measured, none claims to hold', () => {
   const f = poolingFindings([], reuse)
   assert.ok(f.every((x) => x.verdict === 'not measured'), JSON.stringify(f))
-  assert.match(formatFindings(f), /- F1 same configs/)
+  // Not measured has one mark, the claims ledger's (lib/core/verdict.ts).
+  assert.match(formatFindings(f), /· F1 same configs/)
 })
 
 test('the pool detector finding names cells that contradict the documentation', () => {

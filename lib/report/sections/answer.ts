@@ -1,9 +1,9 @@
-import type { ClaimResult, Verdict as ClaimVerdict } from '../../claims/evaluate.ts'
-import { VERDICT_ORDER } from '../../claims/format.ts'
+import type { ClaimResult } from '../../claims/evaluate.ts'
+import { CLAIM_VERDICTS, VERDICTS, type ClaimVerdict } from '../../core/verdict.ts'
 import { fmtInterval, placeInterval, type Interval } from '../../core/intervals.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { Article, esc } from '../markdown.ts'
-import { shortBadge, slugify, type BadgeKind } from '../render.ts'
+import { shortBadge, slugify } from '../render.ts'
 import { findingBadge } from './common.ts'
 import type { ArticleInput, Finding } from './input.ts'
 import { PICTURES } from './pictures.ts'
@@ -95,8 +95,6 @@ function figureText(f: Finding): string {
   return `${fmtInterval(d.interval, digitsFor(d.interval))} ${d.label}${more > 0 ? ` (+${more} more)` : ''}`
 }
 
-const CLAIM_BADGE: Record<ClaimVerdict, BadgeKind> = { reproduced: 'reproduced', 'not reproduced': 'not-reproduced', inconclusive: 'inconclusive', 'not measured': 'not-measured', 'not runnable here': 'not-runnable' }
-
 /** `seed 000` from `000_ad6047c3dfc67502.txt`. */
 const sourceName = (source: string) => `seed ${source.replace(/_.*$/, '')}`
 
@@ -183,11 +181,11 @@ export function answerSection(a: Article, input: ArticleInput, headings: readonl
   const sources = [...new Set(claims.map((c) => c.source))]
   for (const source of sources) {
     const mine = claims.filter((c) => c.source === source)
-    const counts = VERDICT_ORDER.map((v) => [v, mine.filter((c) => c.verdict === v).length] as const).filter(([, n]) => n > 0)
+    const counts = CLAIM_VERDICTS.map((v) => [v, mine.filter((c) => c.verdict === v).length] as const).filter(([, n]) => n > 0)
     const reproduced = mine.filter((c) => c.verdict === 'reproduced').length
     rows.push({
       id: sourceName(source), what: `claims of ${source.replace(/_.*$/, '')} (${mine.length})`, verdict: counts.map(([v, n]) => `${n} ${v}`).join(', '),
-      badges: counts.map(([v, n]) => shortBadge(CLAIM_BADGE[v], n)).join(' '),
+      badges: counts.map(([v, n]) => shortBadge(VERDICTS[v].badge, n)).join(' '),
       figure: `${reproduced} of ${mine.length} reproduced`, bound: 'per claim',
       links: [ledger && `[ledger](${ledger})`, '[rows](data/claims.csv)'].filter(Boolean).join(' · '),
     })

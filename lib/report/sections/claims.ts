@@ -1,5 +1,6 @@
 import type { ClaimResult } from '../../claims/evaluate.ts'
-import { VERDICT_MARK, verdictCounts } from '../../claims/format.ts'
+import { verdictCounts } from '../../claims/format.ts'
+import { VERDICTS } from '../../core/verdict.ts'
 import type { RunTables } from '../../data/run-data.ts'
 import { TABLES } from '../../data/tables.ts'
 import type { ChartRequest } from '../chart-requests.ts'
@@ -53,7 +54,7 @@ export function claimsSection(a: Article, { claims, run }: ArticleInput): ChartR
     // (a column of their own would make the table wider than an A4 page).
     { title: 'this run', value: (c) => c.measured, show: (c) => (c.evidence.length ? `${esc(c.measured)} (rows: ${rowsUsed(c, run)})` : esc(c.measured)) },
     // The mark tells inconclusive (?) apart from the decided verdicts at a glance.
-    { title: 'verdict', value: (c) => c.verdict, show: (c) => `${esc(VERDICT_MARK[c.verdict])} **${esc(c.verdict)}**` },
+    { title: 'verdict', value: (c) => c.verdict, show: (c) => `${esc(VERDICTS[c.verdict].mark)} **${esc(c.verdict)}**` },
   ], claims, 'The claims ledger was not evaluated.')
   return []
 }

@@ -2,20 +2,20 @@ import type { CellSummary } from '../../analysis/cells.ts'
 import type { Aggregates } from '../../analysis/summary.ts'
 import { Article, esc, num, pct, type Column } from '../markdown.ts'
 import type { ChartRequest } from '../chart-requests.ts'
-import { badge, type BadgeKind } from '../render.ts'
+import { markedLabel, VERDICTS } from '../../core/verdict.ts'
+import { badge } from '../render.ts'
 import type { Finding } from './input.ts'
 
-/** How a finding's verdict reads in the article. */
-export const MARK: Record<Finding['verdict'], string> = { held: '✓ held', 'not held': '✗ not held', inconclusive: '? inconclusive', 'not measured': '· not measured', info: '• figure' }
+/** How a finding's verdict reads in the article: `✓ held`, `• figure`. */
+export const MARK = (v: Finding['verdict']): string => markedLabel(v)
 
-const FINDING_BADGE: Record<Finding['verdict'], BadgeKind> = { held: 'held', 'not held': 'not-held', inconclusive: 'inconclusive', 'not measured': 'not-measured', info: 'info' }
 /** A finding's verdict as a coloured badge. */
-export const findingBadge = (f: Pick<Finding, 'verdict'>) => badge(FINDING_BADGE[f.verdict])
+export const findingBadge = (f: Pick<Finding, 'verdict'>) => badge(VERDICTS[f.verdict].badge)
 
 /** Findings whose id is in `ids`, as a list with their verdict and figure. */
 export function findingList(a: Article, findings: readonly Finding[], ids: readonly string[]) {
   const chosen = findings.filter((f) => ids.includes(f.id))
-  if (chosen.length) a.bullets(chosen.map((f) => `**${f.id} ${esc(f.title)}**: ${MARK[f.verdict]}${f.figure ? `, ${esc(f.figure)}` : ''}`))
+  if (chosen.length) a.bullets(chosen.map((f) => `**${f.id} ${esc(f.title)}**: ${MARK(f.verdict)}${f.figure ? `, ${esc(f.figure)}` : ''}`))
 }
 
 /** A chart and its image; with nothing to draw (every window of the run invalid or disturbed), one line instead of an empty chart. */

@@ -2,6 +2,7 @@ import { CALIBRATION_REFERENCE, REFERENCE_LABELS } from '../../analysis/calibrat
 import { MAX_ERROR_RATE, MAX_FOREIGN_SHARE, MAX_GENERATOR_SHARE, MAX_RATE_SHORTFALL, MAX_STEAL_SHARE } from '../../catalog/limits.ts'
 import { POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../../catalog/reuse.ts'
 import { BOOTSTRAP_RESAMPLES, FLOOR_BELOW_N, LEVEL, UNSTABLE_P } from '../../core/intervals.ts'
+import { markedLabel } from '../../core/verdict.ts'
 import { FINDINGS_MODEL } from '../../findings/load.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc } from '../markdown.ts'
@@ -28,9 +29,9 @@ const pct = (x: number) => `${+(x * 100).toFixed(1)}%`
 export function readingGuideSection(a: Article): ChartRequest[] {
   a.para(
     `> **How to read this report.** The figure that matters is the proxy's CPU time per request (µs). ` +
-      `Each finding and claim has a verdict: ✓ held (its whole ${pct(LEVEL)} interval is on the right side of its bound), ` +
-      `✗ not held (wholly on the wrong side), ? inconclusive (the interval straddles the bound: the repeats' noise could flip it), ` +
-      `· not measured (nothing valid to judge, with the reason). Bounds come from the articles' words. ` +
+      `Each finding and claim has a verdict: ${markedLabel('held')} (its whole ${pct(LEVEL)} interval is on the right side of its bound), ` +
+      `${markedLabel('not held')} (wholly on the wrong side), ${markedLabel('inconclusive')} (the interval straddles the bound: the repeats' noise could flip it), ` +
+      `${markedLabel('not measured')} (nothing valid to judge, with the reason). Bounds come from the articles' words. ` +
       `[Method](#method) gives every rule and constant this run used.`,
   )
   return []
