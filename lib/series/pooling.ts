@@ -114,8 +114,9 @@ export function ownOpenRates(rows: readonly Measurement[], fraction = POOLING_OP
   return out
 }
 
-export function poolingSeries(custom: CustomConfig[]): Series {
-  const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom, versions: ctx.versions, pinned: ctx.pinned })
+/** The pooling series; users' own configs (ctx.plan.custom) join it as custom cells. */
+export function poolingSeries(): Series {
+  const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom: ctx.plan.custom, versions: ctx.plan.versions, pinned: ctx.plan.pinned })
   return {
     name: 'pooling',
     phases: [
