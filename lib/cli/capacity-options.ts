@@ -21,7 +21,7 @@ const whole = (flag: string, v: string, min: number, max: number, what: string) 
 
 /** `--slo`, `--budget`, `--start-rps` into the capacity search's settings; they mean nothing without the capacity series. */
 export function parseCapacityOptions(f: CapacityFlags, series: readonly SeriesName[]): CapacitySettings | undefined {
-  const given = (['slo', 'budget', 'start-rps'] as const).filter((k) => f[k] !== undefined)
+  const given = (Object.keys(CAPACITY_FLAGS) as (keyof CapacityFlags)[]).filter((k) => f[k] !== undefined)
   if (!series.includes('capacity')) {
     if (given.length) throw userError(`--${given[0]}`, 'only means something with the capacity series', 'Add --series capacity (or use notebooks/capacity.mjs), or drop the flag')
     return undefined
