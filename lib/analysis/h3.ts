@@ -1,5 +1,6 @@
 import { medianInterval, ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
+import { groupBy, keyId } from '../data/grouping.ts'
 import type { Measurement } from '../data/schema.ts'
 
 /* HTTP/3 against HTTP/2 and HTTP/1.1 per proxy (series h3, beside h2): docs/series/h3.md. */
@@ -47,11 +48,9 @@ export interface H3Summary {
 export function h3Summary(measurements: readonly Measurement[]): H3Summary {
   const h3 = measurements.filter((r) => r.series === 'h3')
   const missing = h3.filter((r) => r.status === 'failed' && r.reason.startsWith(NOT_MEASURED_PREFIX))
-  const notMeasured = [...new Map(missing.map((r) => [`${r.proxy}|${r.version}`, { proxy: r.proxy, version: r.version, reason: r.reason.slice(NOT_MEASURED_PREFIX.length) }])).values()]
+  const notMeasured = [...new Map(missing.map((r) => [keyId([r.proxy, r.version]), { proxy: r.proxy, version: r.version, reason: r.reason.slice(NOT_MEASURED_PREFIX.length) }])).values()]
   const measured = h3.filter((r) => !missing.includes(r))
-  const key = (r: Measurement) => `${r.proxy}|${r.version}|${r.streams ?? 1}`
-  const byKey = new Map<string, Measurement[]>()
-  for (const r of measured) byKey.set(key(r), [...(byKey.get(key(r)) ?? []), r])
+  const byKey = groupBy(measured, (r) => [r.proxy, r.version, r.streams ?? 1])
   const direct = [...byKey.values()].filter((g) => g[0]!.proxy === 'direct').map((g) => ({
     streams: g[0]!.streams ?? 1, p50_ms: med(valid(g).map((r) => r.p50_ms)), p99_ms: med(valid(g).map((r) => r.p99_ms)), rps: med(valid(g).map((r) => r.rps)), valid: valid(g).length, rows: g.length,
   })).sort((a, b) => a.streams - b.streams)

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
@@ -7,6 +7,7 @@ import { parseRunOptions, type RunFlags } from '../../lib/cli/run-options.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
+import { SCHEMA_VERSION } from '../../lib/data/schema.ts'
 import { checkLateChanges, openRun } from '../../lib/run/resume.ts'
 
 const T = mkdtempSync(join(tmpdir(), 'pb-resume-'))
@@ -14,6 +15,11 @@ after(() => rmSync(T, { recursive: true, force: true }))
 /** A copy of the fixture run: profile quick, all five proxies, docker, cpusets proxy=1 backend=0 generator=0. */
 const finished = join(T, 'finished')
 cpSync(join(repoRoot, 'test/fixtures/run-quick'), finished, { recursive: true })
+// As if this harness wrote it: a schema version apart is a difference of its own (test/run/provenance.test.ts).
+const manifest = JSON.parse(readFileSync(join(finished, 'manifest.json'), 'utf8'))
+manifest.schema_version = SCHEMA_VERSION
+for (const i of manifest.invocations) i.schema_version = SCHEMA_VERSION
+writeFileSync(join(finished, 'manifest.json'), JSON.stringify(manifest))
 const asRun: RunFlags = { runtime: 'docker', cpus: 'proxy=1 backend=0 generator=0' }
 const options = (f: RunFlags) => {
   const log = memoryLogger()
