@@ -4,37 +4,8 @@
 // minimum valid repeats, verdicts side by side (docs/method/disturbance.md#bench).
 import '../notebooks/_ts.mjs'
 
-const HELP = `Usage: npx zx bench/busy-machine.mjs [options]
-
-Runs notebooks/run-all.mjs three times (no report): idle, with a neighbour this script
-starts (a python3 process named pb-neighbour, outside the harness's process tree, that
-keeps one core about --share busy in bursts of 1-3 s for the whole run, stopped at the
-end and bounded by --neighbour-max S whatever happens), then idle again. A finished run
-is reused, an interrupted one resumed (its neighbour restarted). Prints per run the wall
-time, windows disturbed / redone, time waited, the cells that reached the profile's
-minimum valid repeats, then the verdicts side by side, the criteria of issue 28 checked
-(>= 95% of cells at their minimum with the neighbour, no decided verdict changed where
-the idle runs agree, wall time <= 2x the idle run's, the neighbour named in the end
-summary and the report's setup section), and how far disturbed windows moved their
-cell's figure, by series.
-
-"Idle" means no neighbour of this script's: say in a lab note what else ran.
-
-Options:
-  --profile NAME      passed to run-all (default quick)
-  --series LIST       passed to run-all (default pooling,tls)
-  --proxies LIST      passed to run-all (default haproxy,nginx,caddy)
-  --runtime KIND      passed to run-all (default auto)
-  --share X           the neighbour's average busy share of its core (default 0.4)
-  --cpu N             the neighbour's core (default: the proxy's, from nproc)
-  --neighbour-max S   the neighbour ends itself after S seconds (default 3600)
-  --out DIR           where the runs go (default results/busy-machine-<profile>)
-  --finished-only     run nothing: print the table over the runs in --out that finished (the neighbour run
-                      and at least one idle run), e.g. when time ran out before the last one
-  -h, --help          this help`
-
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
@@ -55,6 +26,43 @@ const { lockPath } = await import('../lib/run/lock.ts')
 const { join } = await import('node:path')
 const { availableParallelism } = await import('node:os')
 
+const FLAGS = {
+  profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
+  series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls)'] },
+  proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default haproxy,nginx,caddy)'] },
+  runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
+  share: { type: 'string', arg: 'X', help: ["the neighbour's average busy share of its core (default 0.4)"] },
+  cpu: { type: 'string', arg: 'N', help: ["the neighbour's core (default: the proxy's, from nproc)"] },
+  'neighbour-max': { type: 'string', arg: 'S', help: ['the neighbour ends itself after S seconds (default 3600)'] },
+  out: { type: 'string', arg: 'DIR', help: ['where the runs go (default results/busy-machine-<profile>)'] },
+  'finished-only': {
+    type: 'boolean',
+    help: [
+      'run nothing: print the table over the runs in --out that finished (the neighbour run',
+      'and at least one idle run), e.g. when time ran out before the last one',
+    ],
+  },
+}
+
+const HELP = `Usage: npx zx bench/busy-machine.mjs [options]
+
+Runs notebooks/run-all.mjs three times (no report): idle, with a neighbour this script
+starts (a python3 process named pb-neighbour, outside the harness's process tree, that
+keeps one core about --share busy in bursts of 1-3 s for the whole run, stopped at the
+end and bounded by --neighbour-max S whatever happens), then idle again. A finished run
+is reused, an interrupted one resumed (its neighbour restarted). Prints per run the wall
+time, windows disturbed / redone, time waited, the cells that reached the profile's
+minimum valid repeats, then the verdicts side by side, the criteria of issue 28 checked
+(>= 95% of cells at their minimum with the neighbour, no decided verdict changed where
+the idle runs agree, wall time <= 2x the idle run's, the neighbour named in the end
+summary and the report's setup section), and how far disturbed windows moved their
+cell's figure, by series.
+
+"Idle" means no neighbour of this script's: say in a lab note what else ran.
+
+Options:
+${flagHelp(FLAGS, { column: 22 })}`
+
 const lockFree = () => spawnSync('flock', ['--nonblock', lockPath(), 'true']).status === 0
 async function untilLockFree() {
   for (let said = false; !lockFree(); said = true) {
@@ -64,9 +72,7 @@ async function untilLockFree() {
 }
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('busy-machine.mjs'), {
-    profile: { type: 'string' }, series: { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' }, share: { type: 'string' }, cpu: { type: 'string' }, 'neighbour-max': { type: 'string' }, out: { type: 'string' }, 'finished-only': { type: 'boolean' },
-  }, HELP, 'bench/busy-machine.mjs')
+  const flags = parseFlags(notebookArgs('busy-machine.mjs'), FLAGS, HELP, 'bench/busy-machine.mjs')
   const share = Number(flags.share ?? 0.4)
   if (!(share > 0 && share <= 1)) throw userError(`--share ${flags.share}`, 'not a share of a core', 'Use a number in (0, 1], e.g. 0.4')
   const cpu = flags.cpu === undefined ? cpuIds(defaultCpuLayout().proxy)[0] : Number(flags.cpu)

@@ -3,6 +3,28 @@
 // reference, the per-cell ratio run/baseline of raw and of calibrated medians.
 import '../notebooks/_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { displayPath } = await import('../lib/core/paths.ts')
+const { loadRun } = await import('../lib/data/run-data.ts')
+const { loadBaseline } = await import('../lib/data/baselines.ts')
+const { compareRuns } = await import('../lib/analysis/compare.ts')
+const { agreementTable, referenceAgreement, runReferences, REFERENCES } = await import('../lib/analysis/calibrated.ts')
+const { fingerprintDiff } = await import('../lib/analysis/fingerprint.ts')
+
+const FLAGS = {
+  run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<id>)'] },
+  baseline: { type: 'string', arg: 'ID', help: ['a run baseline under baselines/runs/ (default 2026-11-30-quick-2core)'] },
+  'include-disturbed': {
+    type: 'boolean',
+    help: [
+      "count this run's rows that are invalid only for being disturbed",
+      "(foreign CPU on the proxy's cores, on a shared machine) as valid",
+    ],
+  },
+}
+
 const HELP = `Usage: npx zx bench/calibration.mjs --run DIR [--baseline ID]
 
 Prints the machine fingerprint differences, each run's references (the direct row, the
@@ -12,24 +34,10 @@ cells). The reference whose calibrated ratios sit closest to 1 cancels the machi
 (docs/method/calibration.md). Reads CSVs and manifests only; measures nothing.
 
 Options:
-  --run DIR        a run directory (results/<id>)
-  --baseline ID    a run baseline under baselines/runs/ (default 2026-11-30-quick-2core)
-  --include-disturbed  count this run's rows that are invalid only for being disturbed
-                   (foreign CPU on the proxy's cores, on a shared machine) as valid
-  -h, --help       this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { displayPath } = await import('../lib/core/paths.ts')
-const { loadRun } = await import('../lib/data/run-data.ts')
-const { loadBaseline } = await import('../lib/data/baselines.ts')
-const { compareRuns } = await import('../lib/analysis/compare.ts')
-const { agreementTable, referenceAgreement, runReferences, REFERENCES } = await import('../lib/analysis/calibrated.ts')
-const { fingerprintDiff } = await import('../lib/analysis/fingerprint.ts')
+${flagHelp(FLAGS, { column: 19 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('calibration.mjs'), { run: { type: 'string' }, baseline: { type: 'string' }, 'include-disturbed': { type: 'boolean' } }, HELP, 'bench/calibration.mjs')
+  const flags = parseFlags(notebookArgs('calibration.mjs'), FLAGS, HELP, 'bench/calibration.mjs')
   if (!flags.run) throw userError('--run', 'missing', 'Pass a run directory: --run results/<id>')
   const run = loadRun(flags.run)
   if (flags['include-disturbed']) {

@@ -4,6 +4,30 @@
 // repeat; prints the paired ratio counted/uncounted. Logic in lib/bench/counts-overhead.ts.
 import '../notebooks/_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { parseProxyList } = await import('../lib/catalog/stack.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { repoRoot } = await import('../lib/core/paths.ts')
+const { OVERHEAD_VARIANTS, runCountsOverhead } = await import('../lib/bench/counts-overhead.ts')
+
+const FLAGS = {
+  proxies: { type: 'string', arg: 'LIST', help: ['default: haproxy,nginx'] },
+  variants: { type: 'string', arg: 'LIST', help: ['default: article,pool-removed'] },
+  repeats: { type: 'string', arg: 'N', help: ['default 6'] },
+  duration: { type: 'string', arg: 'S', help: ['measurement window in seconds (default 3)'] },
+  runtime: { type: 'string', arg: 'KIND', help: ['native (default) or docker'] },
+  'include-disturbed': {
+    type: 'boolean',
+    help: [
+      'count rows invalid only for being disturbed (foreign CPU on a shared',
+      'machine) as valid: both arms of a pair run back to back',
+    ],
+  },
+  out: { type: 'string', arg: 'DIR', help: ['default results/counts-overhead-<time>'] },
+}
+
 const HELP = `Usage: npx zx bench/counts-overhead.mjs [options]
 
 For each proxy (its newest catalog version) and variant, measures the same closed-model
@@ -16,28 +40,12 @@ over all pairs with its 95% interval against the 1.02 target (counting costs <= 
 Writes <out>/measurements.csv (counts_reason names the uncounted rows) and <out>/overhead.txt.
 
 Options:
-  --proxies LIST       default: haproxy,nginx
-  --variants LIST      default: article,pool-removed
-  --repeats N          default 6
-  --duration S         measurement window in seconds (default 3)
-  --runtime KIND       native (default) or docker
-  --include-disturbed  count rows invalid only for being disturbed (foreign CPU on a shared
-                       machine) as valid: both arms of a pair run back to back
-  --out DIR            default results/counts-overhead-<time>
-  -h, --help           this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { parseProxyList } = await import('../lib/catalog/stack.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { repoRoot } = await import('../lib/core/paths.ts')
-const { OVERHEAD_VARIANTS, runCountsOverhead } = await import('../lib/bench/counts-overhead.ts')
+${flagHelp(FLAGS, { column: 23 })}`
 
 await runNotebook(async () => {
   const flags = parseFlags(
     notebookArgs('counts-overhead.mjs'),
-    { proxies: { type: 'string' }, variants: { type: 'string' }, repeats: { type: 'string' }, duration: { type: 'string' }, runtime: { type: 'string' }, 'include-disturbed': { type: 'boolean' }, out: { type: 'string' } },
+    FLAGS,
     HELP,
     'bench/counts-overhead.mjs',
   )

@@ -3,6 +3,27 @@
 // check that nothing was lost, redone, mislabelled or left behind. Logic in lib/bench/kill-resume.ts.
 import '../notebooks/_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { repoRoot } = await import('../lib/core/paths.ts')
+const { parseSeries } = await import('../lib/cli/run-options.ts')
+const { getProfile } = await import('../lib/catalog/profiles.ts')
+const { runKillResume } = await import('../lib/bench/kill-resume.ts')
+
+const FLAGS = {
+  kills: { type: 'string', arg: 'N', help: ['default 10'] },
+  profile: { type: 'string', arg: 'NAME', help: ['default quick (smoke: 14 rows, over before 10 kills)'] },
+  series: { type: 'string', arg: 'NAME', help: ['pooling (default), tls, ws or versions'] },
+  proxies: { type: 'string', arg: 'LIST', help: ['default haproxy'] },
+  runtime: { type: 'string', arg: 'KIND', help: ['native (default) or docker'] },
+  min: { type: 'string', arg: 'S', help: ['default 4'] },
+  max: { type: 'string', arg: 'S', help: ['default 20'] },
+  seed: { type: 'string', arg: 'N', help: ['default 1'] },
+  out: { type: 'string', arg: 'DIR', help: ['default results/kill-resume-<time>'] },
+}
+
 const HELP = `Usage: npx zx bench/kill-resume.mjs [options]
 
 Starts a run (one series notebook, --no-report), kill -9s the harness at a random moment
@@ -14,25 +35,7 @@ orphan processes, cgroups, state files, containers or key copies. Prints the tab
 exits 1 when a check fails. Holds the machine's run lock through each invocation.
 
 Options:
-  --kills N          default 10
-  --profile NAME     default quick (smoke: 14 rows, over before 10 kills)
-  --series NAME      pooling (default), tls, ws or versions
-  --proxies LIST     default haproxy
-  --runtime KIND     native (default) or docker
-  --min S            default 4
-  --max S            default 20
-  --seed N           default 1
-  --out DIR          default results/kill-resume-<time>
-  -h, --help         this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { repoRoot } = await import('../lib/core/paths.ts')
-const { parseSeries } = await import('../lib/cli/run-options.ts')
-const { getProfile } = await import('../lib/catalog/profiles.ts')
-const { runKillResume } = await import('../lib/bench/kill-resume.ts')
+${flagHelp(FLAGS, { column: 21 })}`
 
 const int = (name, v, d, min) => {
   if (v === undefined) return d
@@ -44,7 +47,7 @@ const int = (name, v, d, min) => {
 await runNotebook(async () => {
   const flags = parseFlags(
     notebookArgs('kill-resume.mjs'),
-    { kills: { type: 'string' }, profile: { type: 'string' }, series: { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' }, min: { type: 'string' }, max: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
+    FLAGS,
     HELP,
     'bench/kill-resume.mjs',
   )

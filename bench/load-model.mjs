@@ -5,6 +5,23 @@
 // lib/bench/load-model.ts.
 import '../notebooks/_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { parseLoadModelOptions } = await import('../lib/cli/load-model-options.ts')
+const { parseRunOptions } = await import('../lib/cli/run-options.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
+const { loadModelReport } = await import('../lib/bench/load-model.ts')
+const { runBench } = await import('../lib/run/run.ts')
+
+const FLAGS = {
+  run: { type: 'boolean', help: ['make a run first (series pooling) and add it to the directories'] },
+  profile: { type: 'string', arg: 'P', help: ['with --run: smoke|quick|standard|full (default quick)'] },
+  proxies: { type: 'string', arg: 'LIST', help: ['with --run: default haproxy,nginx,caddy'] },
+  seed: { type: 'string', arg: 'N', help: ["with --run: the order's seed"] },
+  out: { type: 'string', arg: 'DIR', help: ['with --run: default results/<run-id>'] },
+}
+
 const HELP = `Usage: npx zx bench/load-model.mjs [options] [RUN_DIR...]
 
 For every cell measured in both the closed model (pooling) and at the fixed rate
@@ -17,29 +34,15 @@ in both models. With two or more runs: per cell the ratio of each later run's me
 the first run's, per model, and the typical move.
 
 Options:
-  --run              make a run first (series pooling) and add it to the directories
-  --profile P        with --run: smoke|quick|standard|full (default quick)
-  --proxies LIST     with --run: default haproxy,nginx,caddy
-  --seed N           with --run: the order's seed
-  --out DIR          with --run: default results/<run-id>
-  -h, --help         this help
+${flagHelp(FLAGS, { column: 21 })}
 
 Example:
   npx zx bench/load-model.mjs /tmp/h5/run1 /tmp/h5/run2`
 
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { parseLoadModelOptions } = await import('../lib/cli/load-model-options.ts')
-const { parseRunOptions } = await import('../lib/cli/run-options.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
-const { loadModelReport } = await import('../lib/bench/load-model.ts')
-const { runBench } = await import('../lib/run/run.ts')
-
 await runNotebook(async () => {
   const flags = parseFlags(
     notebookArgs('load-model.mjs'),
-    { run: { type: 'boolean' }, profile: { type: 'string' }, proxies: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
+    FLAGS,
     HELP,
     'bench/load-model.mjs',
     { positionals: 100 },

@@ -4,6 +4,37 @@
 // role and on the calibration; then how far each unit and count moved (docs/benchmarks.md#machine-shift).
 import '../notebooks/_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { parseSeries, parseTaxNs } = await import('../lib/cli/run-options.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
+const { loadRun } = await import('../lib/data/run-data.ts')
+const { readManifest } = await import('../lib/data/manifest.ts')
+const { loadLedger } = await import('../lib/claims/ledger.ts')
+const { formatMachineShift, machineShift } = await import('../lib/bench/machine-shift.ts')
+const { lockPath } = await import('../lib/run/lock.ts')
+const { spawnSync } = await import('node:child_process')
+const { join, basename } = await import('node:path')
+
+const FLAGS = {
+  profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
+  series: { type: 'string', arg: 'LIST', help: ['passed to run-all one series at a time (default pooling,tls)'] },
+  'tax-ns': { type: 'string', arg: 'N', help: ['the tax per system call (default 2000)'] },
+  proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default all five)'] },
+  runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
+  reference: { type: 'string', arg: 'KIND', help: ['passed to run-all (default rtt; none to measure without it)'] },
+  seed: { type: 'string', arg: 'N', help: ['the order seed of both halves (default 1)'] },
+  out: { type: 'string', arg: 'DIR', help: ['where the halves go (default results/machine-shift-<profile>)'] },
+  'include-disturbed': {
+    type: 'boolean',
+    help: [
+      'compare the windows made invalid only as disturbed (foreign CPU, steal)',
+      'too, and say so: on a busy machine they may be all there is',
+    ],
+  },
+}
+
 const HELP = `Usage: npx zx bench/machine-shift.mjs [--profile P] [--series LIST] [--tax-ns N] [--proxies LIST] [--out DIR]
        npx zx bench/machine-shift.mjs DIR DIR
 
@@ -24,38 +55,12 @@ and ±10%; the counts' movement (backend connections, and system calls and conte
 switches per request where recorded); and whether any verdict decided in both halves differs.
 
 Options:
-  --profile NAME    passed to run-all (default quick)
-  --series LIST     passed to run-all one series at a time (default pooling,tls)
-  --tax-ns N        the tax per system call (default 2000)
-  --proxies LIST    passed to run-all (default all five)
-  --runtime KIND    passed to run-all (default auto)
-  --reference KIND  passed to run-all (default rtt; none to measure without it)
-  --seed N          the order seed of both halves (default 1)
-  --out DIR         where the halves go (default results/machine-shift-<profile>)
-  --include-disturbed  compare the windows made invalid only as disturbed (foreign CPU, steal)
-                    too, and say so: on a busy machine they may be all there is
-  -h, --help        this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { parseSeries, parseTaxNs } = await import('../lib/cli/run-options.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
-const { loadRun } = await import('../lib/data/run-data.ts')
-const { readManifest } = await import('../lib/data/manifest.ts')
-const { loadLedger } = await import('../lib/claims/ledger.ts')
-const { formatMachineShift, machineShift } = await import('../lib/bench/machine-shift.ts')
-const { lockPath } = await import('../lib/run/lock.ts')
-const { spawnSync } = await import('node:child_process')
-const { join, basename } = await import('node:path')
+${flagHelp(FLAGS, { column: 20 })}`
 
 const LOCK_TAKEN = /is measuring on this machine/
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('machine-shift.mjs'), {
-    profile: { type: 'string' }, series: { type: 'string' }, 'tax-ns': { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' },
-    reference: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, 'include-disturbed': { type: 'boolean' },
-  }, HELP, 'bench/machine-shift.mjs', { positionals: 2 })
+  const flags = parseFlags(notebookArgs('machine-shift.mjs'), FLAGS, HELP, 'bench/machine-shift.mjs', { positionals: 2 })
   let dirs = flags._
   if (dirs.length === 1) throw userError('bench/machine-shift.mjs', 'one run directory compares with nothing', 'Pass two, or none to measure both halves')
   if (dirs.length === 0) {

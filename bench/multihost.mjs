@@ -6,6 +6,23 @@ import '../notebooks/_ts.mjs'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { writeFileAtomic } = await import('../lib/core/atomic.ts')
+const { repoRoot } = await import('../lib/core/paths.ts')
+const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
+const { formatHostsComparison } = await import('../lib/bench/multihost.ts')
+const { netnsUnavailable, startNetnsEngines } = await import('../test/integration/support/netns-engines.ts')
+
+const FLAGS = {
+  profile: { type: 'string', arg: 'NAME', help: ['default quick'] },
+  series: { type: 'string', arg: 'NAME', help: ['default pooling'] },
+  proxies: { type: 'string', arg: 'LIST', help: ['default haproxy,nginx (F3 needs two)'] },
+  variants: { type: 'string', arg: 'LIST', help: ["only these variants (default: the series' own)"] },
+  out: { type: 'string', arg: 'DIR', help: ['default results/multihost-<time>'] },
+}
+
 const HELP = `Usage: npx zx bench/multihost.mjs [options]   (root)
 
 Builds three Docker hosts on this machine (each a network namespace with its own dockerd:
@@ -17,21 +34,7 @@ generator's CPU share, the wall time of each run and F3's pool-removed spread of
 writes <out>/comparison.txt. Tears the hosts down, also on failure.
 
 Options:
-  --profile NAME     default quick
-  --series NAME      default pooling
-  --proxies LIST     default haproxy,nginx (F3 needs two)
-  --variants LIST    only these variants (default: the series' own)
-  --out DIR          default results/multihost-<time>
-  -h, --help         this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { writeFileAtomic } = await import('../lib/core/atomic.ts')
-const { repoRoot } = await import('../lib/core/paths.ts')
-const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
-const { formatHostsComparison } = await import('../lib/bench/multihost.ts')
-const { netnsUnavailable, startNetnsEngines } = await import('../test/integration/support/netns-engines.ts')
+${flagHelp(FLAGS, { column: 21 })}`
 
 /** run-all with its output on this terminal; resolves to the seconds it took. */
 function runAll(args) {
@@ -46,7 +49,7 @@ function runAll(args) {
 await runNotebook(async () => {
   const flags = parseFlags(
     notebookArgs('multihost.mjs'),
-    { profile: { type: 'string' }, series: { type: 'string' }, proxies: { type: 'string' }, variants: { type: 'string' }, out: { type: 'string' } },
+    FLAGS,
     HELP,
     'bench/multihost.mjs',
   )

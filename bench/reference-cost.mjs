@@ -2,6 +2,24 @@
 // Benchmark: what the same-instant reference costs the cell beside it. Logic in lib/bench/reference-cost.ts.
 import '../notebooks/_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { parseProxyList } = await import('../lib/catalog/stack.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { repoRoot } = await import('../lib/core/paths.ts')
+const { formatCostLines, runReferenceCost } = await import('../lib/bench/reference-cost.ts')
+const { parseTaxNs } = await import('../lib/cli/run-options.ts')
+const { join } = await import('node:path')
+
+const FLAGS = {
+  proxies: { type: 'string', arg: 'LIST', help: ['default haproxy,nginx'] },
+  variants: { type: 'string', arg: 'LIST', help: ['default article,pool-removed'] },
+  repeats: { type: 'string', arg: 'N', help: ['default 4'] },
+  'tax-ns': { type: 'string', arg: 'N', help: ['compare as is with this system-call tax instead'] },
+  out: { type: 'string', arg: 'DIR', help: ['default results/reference-cost-<time>'] },
+}
+
 const HELP = `Usage: npx zx bench/reference-cost.mjs [--proxies LIST] [--variants LIST] [--repeats N] [--tax-ns N] [--out DIR]
 
 Measures the same closed-model cells (quick windows, 200 clients, ec256, native runtime,
@@ -14,25 +32,10 @@ reference took; then the median ratios raw, in the direct row's unit and in the
 reference's, with the cells within ±15% (docs/method/reference.md).
 
 Options:
-  --proxies LIST     default haproxy,nginx
-  --variants LIST    default article,pool-removed
-  --repeats N        default 4
-  --tax-ns N         compare as is with this system-call tax instead
-  --out DIR          default results/reference-cost-<time>
-  -h, --help         this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { parseProxyList } = await import('../lib/catalog/stack.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { repoRoot } = await import('../lib/core/paths.ts')
-const { formatCostLines, runReferenceCost } = await import('../lib/bench/reference-cost.ts')
-const { parseTaxNs } = await import('../lib/cli/run-options.ts')
-const { join } = await import('node:path')
+${flagHelp(FLAGS, { column: 21 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('reference-cost.mjs'), { proxies: { type: 'string' }, variants: { type: 'string' }, repeats: { type: 'string' }, out: { type: 'string' }, 'tax-ns': { type: 'string' } }, HELP, 'bench/reference-cost.mjs')
+  const flags = parseFlags(notebookArgs('reference-cost.mjs'), FLAGS, HELP, 'bench/reference-cost.mjs')
   const repeats = Number(flags.repeats ?? 4)
   if (!Number.isInteger(repeats) || repeats < 1) throw userError(`--repeats ${flags.repeats}`, 'not a positive whole number', 'E.g. --repeats 4')
   const out = flags.out ?? join(repoRoot, 'results', `reference-cost-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}`)

@@ -3,22 +3,8 @@
 // 20 s budget; prints the seconds per stage and the ratio to the budget.
 import '../notebooks/_ts.mjs'
 
-const HELP = `Usage: npx zx bench/report.mjs [--run DIR] [--repeats N]
-
-Builds the whole report of a run (danfojs aggregation, findings, claims ledger, comparison
-with baseline 2026-08-23, Markdown, vega-lite SVG charts, site, A4 PDF in the system
-Chromium) into a temp site/ N times (default 3) and prints each stage's seconds, the
-first build's ratio to the 20 s budget (cold: what one npm run report costs) and the
-warm median. Default run: test/fixtures/run-quick (a real quick run of run-all's default
-series). Run it on a quiet machine.
-
-Options:
-  --run DIR       a run directory (e.g. results/<standard run>)
-  --repeats N     builds to time (default 3)
-  -h, --help      this help`
-
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { memoryLogger } = await import('../lib/core/log.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
@@ -29,10 +15,27 @@ const { mkdtempSync } = await import('node:fs')
 const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')
 
+const FLAGS = {
+  run: { type: 'string', arg: 'DIR', help: ['a run directory (e.g. results/<standard run>)'] },
+  repeats: { type: 'string', arg: 'N', help: ['builds to time (default 3)'] },
+}
+
+const HELP = `Usage: npx zx bench/report.mjs [--run DIR] [--repeats N]
+
+Builds the whole report of a run (danfojs aggregation, findings, claims ledger, comparison
+with baseline 2026-08-23, Markdown, vega-lite SVG charts, site, A4 PDF in the system
+Chromium) into a temp site/ N times (default 3) and prints each stage's seconds, the
+first build's ratio to the 20 s budget (cold: what one npm run report costs) and the
+warm median. Default run: test/fixtures/run-quick (a real quick run of run-all's default
+series). Run it on a quiet machine.
+
+Options:
+${flagHelp(FLAGS, { column: 18 })}`
+
 const BUDGET_S = 20
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('report.mjs'), { run: { type: 'string' }, repeats: { type: 'string' } }, HELP, 'bench/report.mjs')
+  const flags = parseFlags(notebookArgs('report.mjs'), FLAGS, HELP, 'bench/report.mjs')
   const runDir = flags.run ?? join(repoRoot, 'test/fixtures/run-quick')
   const repeats = Number(flags.repeats ?? 3)
   if (!Number.isInteger(repeats) || repeats < 1) throw userError(`--repeats ${flags.repeats}`, 'not a positive integer', 'Use e.g. --repeats 3')

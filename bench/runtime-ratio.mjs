@@ -4,6 +4,21 @@
 // the F3 spread per mode. Logic in lib/bench/runtime-ratio.ts.
 import '../notebooks/_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { repoRoot } = await import('../lib/core/paths.ts')
+const { RATIO_VARIANTS, runRuntimeRatio } = await import('../lib/bench/runtime-ratio.ts')
+
+const FLAGS = {
+  proxies: { type: 'string', arg: 'LIST', help: ['default: haproxy,nginx,envoy,traefik,caddy'] },
+  variants: { type: 'string', arg: 'LIST', help: ['default: article,pool-added,pool-removed'] },
+  repeats: { type: 'string', arg: 'N', help: ['default 3'] },
+  duration: { type: 'string', arg: 'S', help: ['measurement window in seconds (default 3, as the quick profile)'] },
+  out: { type: 'string', arg: 'DIR', help: ['default results/runtime-ratio-<time>'] },
+}
+
 const HELP = `Usage: npx zx bench/runtime-ratio.mjs [options]
 
 For each proxy (its newest catalog version) and variant, measures the same closed-model
@@ -17,24 +32,12 @@ docker-host | docker-bridge), <out>/ratio.txt (the printed table) and raw/ per r
 Needs root or a running Docker engine, and the offline images (built when missing).
 
 Options:
-  --proxies LIST     default: haproxy,nginx,envoy,traefik,caddy
-  --variants LIST    default: article,pool-added,pool-removed
-  --repeats N        default 3
-  --duration S       measurement window in seconds (default 3, as the quick profile)
-  --out DIR          default results/runtime-ratio-<time>
-  -h, --help         this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { repoRoot } = await import('../lib/core/paths.ts')
-const { RATIO_VARIANTS, runRuntimeRatio } = await import('../lib/bench/runtime-ratio.ts')
+${flagHelp(FLAGS, { column: 21 })}`
 
 await runNotebook(async () => {
   const flags = parseFlags(
     notebookArgs('runtime-ratio.mjs'),
-    { proxies: { type: 'string' }, variants: { type: 'string' }, repeats: { type: 'string' }, duration: { type: 'string' }, out: { type: 'string' } },
+    FLAGS,
     HELP,
     'bench/runtime-ratio.mjs',
   )

@@ -3,6 +3,26 @@
 // every finding's and claim's verdict side by side, the flips, and each cell's spread.
 import '../notebooks/_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
+const { loadRun } = await import('../lib/data/run-data.ts')
+const { readManifest } = await import('../lib/data/manifest.ts')
+const { loadLedger } = await import('../lib/claims/ledger.ts')
+const { cellSpreads, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/bench/stability.ts')
+const { spawnSync } = await import('node:child_process')
+const { join, basename } = await import('node:path')
+
+const FLAGS = {
+  runs: { type: 'string', arg: 'N', help: ['runs to make (default 3)'] },
+  profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
+  series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls,ws)'] },
+  proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default all five)'] },
+  runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
+  out: { type: 'string', arg: 'DIR', help: ['where the runs go (default results/stability-<profile>)'] },
+}
+
 const HELP = `Usage: npx zx bench/stability.mjs --runs N [--profile P] [--series LIST] [--proxies LIST] [--out DIR]
        npx zx bench/stability.mjs DIR DIR [DIR …]
 
@@ -18,29 +38,10 @@ variance of each family of figures (counts, ratios within a run, costs), which t
 comparison across runs takes as its prior (docs/method/comparison.md).
 
 Options:
-  --runs N          runs to make (default 3)
-  --profile NAME    passed to run-all (default quick)
-  --series LIST     passed to run-all (default pooling,tls,ws)
-  --proxies LIST    passed to run-all (default all five)
-  --runtime KIND    passed to run-all (default auto)
-  --out DIR         where the runs go (default results/stability-<profile>)
-  -h, --help        this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
-const { loadRun } = await import('../lib/data/run-data.ts')
-const { readManifest } = await import('../lib/data/manifest.ts')
-const { loadLedger } = await import('../lib/claims/ledger.ts')
-const { cellSpreads, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/bench/stability.ts')
-const { spawnSync } = await import('node:child_process')
-const { join, basename } = await import('node:path')
+${flagHelp(FLAGS, { column: 20 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('stability.mjs'), {
-    runs: { type: 'string' }, profile: { type: 'string' }, series: { type: 'string' }, proxies: { type: 'string' }, runtime: { type: 'string' }, out: { type: 'string' },
-  }, HELP, 'bench/stability.mjs', { positionals: 100 })
+  const flags = parseFlags(notebookArgs('stability.mjs'), FLAGS, HELP, 'bench/stability.mjs', { positionals: 100 })
   let dirs = flags._
   if (dirs.length === 1) throw userError('bench/stability.mjs', 'one run directory compares with nothing', 'Pass two or more, or --runs N to make them')
   if (dirs.length === 0) {

@@ -3,6 +3,23 @@
 // make sure the Docker engine answers, and print the doctor table. Also `npm run doctor`.
 import './_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
+const { setup } = await import('../lib/setup/doctor.ts')
+const { acquireStepLock } = await import('../lib/run/lock.ts')
+const { usable } = await import('../lib/setup/component.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { formatTable } = await import('../lib/core/text-table.ts')
+
+const FLAGS = {
+  proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: haproxy,nginx,envoy,traefik,caddy)'] },
+  check: { type: 'boolean', help: ['look only; install, download, build and start nothing (no lock)'] },
+  doctor: { type: 'boolean', help: ['the same as no flag (npm run doctor)'] },
+  json: { type: 'boolean', help: ['print the table as a JSON array on stdout'] },
+  quiet: { type: 'boolean', help: ['print only problems (used by npm test)'] },
+}
+
 const HELP = `Usage: npx zx notebooks/00-setup.mjs [options]   (also: npm run doctor -- [options])
 
 Finds or installs every component proxybench uses and prints one row per component:
@@ -15,28 +32,14 @@ Takes the machine's run lock unless --check (docs/reliability.md#the-run-lock): 
 while a run measures, except when that run started this step.
 
 Options:
-  --proxies LIST   only these proxies (default: haproxy,nginx,envoy,traefik,caddy)
-  --check          look only; install, download, build and start nothing (no lock)
-  --doctor         the same as no flag (npm run doctor)
-  --json           print the table as a JSON array on stdout
-  --quiet          print only problems (used by npm test)
-  -h, --help       this help
+${flagHelp(FLAGS, { column: 19 })}
 
 Exit status: 0 when every component is usable, 1 when one is missing or failed, 2 on bad flags.`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
-const { setup } = await import('../lib/setup/doctor.ts')
-const { acquireStepLock } = await import('../lib/run/lock.ts')
-const { usable } = await import('../lib/setup/component.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { formatTable } = await import('../lib/core/text-table.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(
     notebookArgs('00-setup.mjs'),
-    { proxies: { type: 'string' }, check: { type: 'boolean' }, doctor: { type: 'boolean' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } },
+    FLAGS,
     HELP,
     'notebooks/00-setup.mjs',
   )

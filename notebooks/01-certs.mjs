@@ -2,6 +2,18 @@
 // Step 01: a fresh CA and one leaf per key type, shared by every proxy.
 import './_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { ensureCerts, KEY_TYPES, reusable } = await import('../lib/setup/certs.ts')
+const { acquireStepLock } = await import('../lib/run/lock.ts')
+const { certsDir } = await import('../lib/core/paths.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+
+const FLAGS = {
+  force: { type: 'boolean', help: ['regenerate everything (a new CA)'] },
+  dir: { type: 'string', arg: 'DIR', help: ['where to write (default: certs/)'] },
+}
+
 const HELP = `Usage: npx zx notebooks/01-certs.mjs [options]   (also: npm run certs -- [options])
 
 Creates certs/ca.crt and, per key type (ec256, rsa2048, rsa4096), <type>.crt, <type>.key
@@ -10,19 +22,10 @@ Reuses a complete set that is valid for another day unless --force. Writing take
 machine's run lock (docs/reliability.md#the-run-lock): refused while a run measures with them.
 
 Options:
-  --force        regenerate everything (a new CA)
-  --dir DIR      where to write (default: certs/)
-  -h, --help     this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { ensureCerts, KEY_TYPES, reusable } = await import('../lib/setup/certs.ts')
-const { acquireStepLock } = await import('../lib/run/lock.ts')
-const { certsDir } = await import('../lib/core/paths.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
+${flagHelp(FLAGS, { column: 17 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('01-certs.mjs'), { force: { type: 'boolean' }, dir: { type: 'string' } }, HELP, 'notebooks/01-certs.mjs')
+  const flags = parseFlags(notebookArgs('01-certs.mjs'), FLAGS, HELP, 'notebooks/01-certs.mjs')
   const log = consoleLogger()
   const dir = flags.dir ?? certsDir
   // New keys under a running proxy would spoil its run: only a set that is reused needs no lock.

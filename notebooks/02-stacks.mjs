@@ -4,6 +4,37 @@
 // pulled. Starts the engine first when it does not answer (as root).
 import './_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
+const { ensureDockerEngine } = await import('../lib/setup/docker-engine.ts')
+const { ensureImages } = await import('../lib/setup/images/ensure.ts')
+const { IMAGE_MODES } = await import('../lib/setup/images/names.ts')
+const { acquireStepLock } = await import('../lib/run/lock.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { formatTable } = await import('../lib/core/text-table.ts')
+
+const FLAGS = {
+  images: {
+    type: 'string',
+    arg: 'MODE',
+    help: [
+      'offline: build everything here: a Debian bookworm base from',
+      'debootstrap (about 30 s once, cached) and one image per version that',
+      'installs the Debian package or copies the cached binary to the same',
+      'path as on the host;',
+      'official: pull the tags listed under images: in stacks/<proxy>/stack.yaml',
+      '(digests recorded); backend and generator are still built;',
+      'auto (default): official when the registry answers within 5 s, else offline',
+    ],
+  },
+  proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: haproxy,nginx,envoy,traefik,caddy)'] },
+  newest: { type: 'boolean', help: ['only the newest catalog version of each proxy'] },
+  force: { type: 'boolean', help: ['rebuild offline images even when their inputs did not change'] },
+  json: { type: 'boolean', help: ['print the rows as a JSON array on stdout'] },
+}
+
 const HELP = `Usage: npx zx notebooks/02-stacks.mjs [options]
 
 Prepares the Docker images the docker runtime (--runtime docker) starts: one per proxy
@@ -14,36 +45,14 @@ Prints component, version, image, id and status, and records the ids in
 run lock (docs/reliability.md#the-run-lock): refused while a run measures.
 
 Options:
-  --images MODE    offline: build everything here: a Debian bookworm base from
-                   debootstrap (about 30 s once, cached) and one image per version that
-                   installs the Debian package or copies the cached binary to the same
-                   path as on the host;
-                   official: pull the tags listed under images: in stacks/<proxy>/stack.yaml
-                   (digests recorded); backend and generator are still built;
-                   auto (default): official when the registry answers within 5 s, else offline
-  --proxies LIST   only these proxies (default: haproxy,nginx,envoy,traefik,caddy)
-  --newest         only the newest catalog version of each proxy
-  --force          rebuild offline images even when their inputs did not change
-  --json           print the rows as a JSON array on stdout
-  -h, --help       this help
+${flagHelp(FLAGS, { column: 19 })}
 
 Exit status: 0 when every image is usable, 1 when one failed, 2 on bad flags or no engine.`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
-const { ensureDockerEngine } = await import('../lib/setup/docker-engine.ts')
-const { ensureImages } = await import('../lib/setup/images/ensure.ts')
-const { IMAGE_MODES } = await import('../lib/setup/images/names.ts')
-const { acquireStepLock } = await import('../lib/run/lock.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { formatTable } = await import('../lib/core/text-table.ts')
 
 await runNotebook(async () => {
   const flags = parseFlags(
     notebookArgs('02-stacks.mjs'),
-    { images: { type: 'string' }, proxies: { type: 'string' }, newest: { type: 'boolean' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
+    FLAGS,
     HELP,
     'notebooks/02-stacks.mjs',
   )

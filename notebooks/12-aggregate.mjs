@@ -2,6 +2,17 @@
 // A run's CSVs → per-cell aggregates and derived ratios in <run>/summary/*.csv.
 import './_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { loadRun } = await import('../lib/data/run-data.ts')
+const { aggregate, writeSummary } = await import('../lib/analysis/summary.ts')
+const { displayPath } = await import('../lib/core/paths.ts')
+
+const FLAGS = {
+  run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<run-id>) or a promoted baseline'] },
+}
+
 const HELP = `Usage: npx zx notebooks/12-aggregate.mjs --run DIR
 
 Reads DIR/measurements.csv, handshakes.csv and websocket.csv (every row checked against
@@ -12,19 +23,10 @@ reasons, warnings) and ratios.csv (pool effect, pool-removed spread, key-type co
 isolation variants, proxy vs direct). run-all and 13-report do this too.
 
 Options:
-  --run DIR     a run directory (results/<run-id>) or a promoted baseline
-  -h, --help    this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { loadRun } = await import('../lib/data/run-data.ts')
-const { aggregate, summaryOutputs } = await import('../lib/analysis/summary.ts')
-const { writeOutputs } = await import('../lib/core/atomic.ts')
-const { displayPath } = await import('../lib/core/paths.ts')
+${flagHelp(FLAGS, { column: 16 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('12-aggregate.mjs'), { run: { type: 'string' } }, HELP, 'notebooks/12-aggregate.mjs')
+  const flags = parseFlags(notebookArgs('12-aggregate.mjs'), FLAGS, HELP, 'notebooks/12-aggregate.mjs')
   if (!flags.run) throw userError('notebooks/12-aggregate.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
   const run = loadRun(flags.run)
   const a = await aggregate(run)

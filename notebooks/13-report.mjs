@@ -2,6 +2,31 @@
 // A run (+ a baseline) → the article: site/runs/<id>/index.html, its CSVs and charts, the PDF.
 import './_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagChecker, flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { buildReport } = await import('../lib/report/build.ts')
+const { formatLedger } = await import('../lib/claims/format.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
+const { join, resolve } = await import('node:path')
+const { loadBaseline } = await import('../lib/data/baselines.ts')
+const { finishOutcome, OUTCOME_FLAGS } = await import('../lib/cli/report-outcome.ts')
+const { parseSiteDir } = await import('../lib/cli/site-dir.ts')
+
+const FLAGS = {
+  run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<run-id>)'] },
+  baseline: {
+    type: 'string',
+    arg: 'ID',
+    help: ['compare with baselines/runs/<ID> (a promoted run, or 2026-08-23: the', "seed article's quoted figures); CPU µs and ratios only, never RPS"],
+    check: (id) => (id ? loadBaseline(id) : undefined),
+  },
+  site: { type: 'string', arg: 'DIR', help: ['output folder (default site/)'], check: (dir) => parseSiteDir(dir) ?? join(repoRoot, 'site') },
+  'no-pdf': { type: 'boolean', help: ['skip the PDF'] },
+  ...OUTCOME_FLAGS,
+}
+
 const HELP = `Usage: npx zx notebooks/13-report.mjs --run DIR [--baseline ID]   (also: npm run report -- …)
 
 Builds the run's article from its CSVs alone: aggregates (danfojs), findings, the claims
@@ -13,40 +38,18 @@ in: a failure leaves the previous site as it was. Open site/index.html from disk
 publish site/ on any static server (relative links only, nothing fetched at view time).
 
 Options:
-  --run DIR        a run directory (results/<run-id>)
-  --baseline ID    compare with baselines/runs/<ID> (a promoted run, or 2026-08-23: the
-                   seed article's quoted figures); CPU µs and ratios only, never RPS
-  --site DIR       output folder (default site/)
-  --no-pdf         skip the PDF
-  --fail-on EXPR   a gate (repeatable); exit 3 after writing everything when one fails:
-                   regression>N% (needs --baseline, a promoted run), claim:<id>==<verdict>,
-                   claim:<id>!=<verdict>, finding:<id> (fails unless it held),
-                   finding:<id>==<verdict>, finding:<id>!=<verdict> (docs/ci.md#gates---fail-on)
-  --json           print the summary (findings, claims, baseline comparison, gates) as one
-                   JSON document on stdout; everything else goes to stderr
-  -h, --help       this help
+${flagHelp(FLAGS, { column: 19 })}
 
 Exit status: 0, 2 for bad input (one line, nothing written), 3 when a gate failed.`
 
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { buildReport } = await import('../lib/report/build.ts')
-const { formatLedger } = await import('../lib/claims/format.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
-const { join, resolve } = await import('node:path')
-const { loadBaseline } = await import('../lib/data/baselines.ts')
-const { finishOutcome, OUTCOME_FLAGS, parseFailOn } = await import('../lib/cli/report-outcome.ts')
-
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('13-report.mjs'), { run: { type: 'string' }, baseline: { type: 'string' }, site: { type: 'string' }, 'no-pdf': { type: 'boolean' }, ...OUTCOME_FLAGS }, HELP, 'notebooks/13-report.mjs')
+  const flags = parseFlags(notebookArgs('13-report.mjs'), FLAGS, HELP, 'notebooks/13-report.mjs')
   if (!flags.run) throw userError('notebooks/13-report.mjs', '--run DIR is required', 'Pass a run directory, e.g. --run results/<run-id>')
   const t0 = performance.now()
-  const { parseSiteDir } = await import('../lib/cli/site-dir.ts')
+  const check = flagChecker(FLAGS, flags)
   // A malformed gate or an unknown baseline stops here, before anything is written.
-  const gates = parseFailOn(flags['fail-on'], flags.baseline ? loadBaseline(flags.baseline) : undefined)
-  const siteDir = parseSiteDir(flags.site) ?? join(repoRoot, 'site')
+  const gates = check('fail-on', check('baseline'))
+  const siteDir = check('site')
   // --json: stdout carries the one JSON document; every human line goes to stderr.
   const human = (text) => void (flags.json ? process.stderr : process.stdout).write(text)
   const r = await buildReport({ runDir: flags.run, baseline: flags.baseline, siteDir, pdf: !flags['no-pdf'], log: consoleLogger() })

@@ -3,9 +3,9 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { runFromFlags, RUN_FLAGS, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
-const { bisectRunFlags, tagsPlan, tagsRuntime } = await import('../lib/cli/bisect-options.ts')
+const { BISECT_NOTEBOOK_FLAGS, bisectRunFlags, tagsPlan, tagsRuntime } = await import('../lib/cli/bisect-options.ts')
 const { listTags, parseRepoRef } = await import('../lib/setup/registry.ts')
 
 const HELP = `Usage: npx zx notebooks/bisect.mjs --proxy NAME [--variant LIST] [--metric cpu|conns] [options]
@@ -18,16 +18,12 @@ the ratio's interval outside ±10%), and prints the step:
   nginx upstream-default: the step is between A and B: R [lo, hi]x proxy CPU µs/req a → b (p=…, n+n repeats), backend conns/1k a → b
 Each version gets at least 5 repeats. Rows: measurements.csv, series bisect; the plan: bisect.json.
 
-  --proxy NAME          the proxy to bisect (one)
-  --variant LIST        its variants, each bisected on its own (default article)
-  --tags-from REF       a registry's tags (REGISTRY/REPOSITORY, e.g. 127.0.0.1:5000/nginx): alone, print the
-                        releases a bisect over them would search and what it leaves out; with --proxy, bisect
-                        over those releases, each run from its image REF:<tag> on the docker runtime
+${flagHelp(BISECT_NOTEBOOK_FLAGS, { helpFlag: false })}
 Options:
 ${RUN_FLAGS_HELP}`
 
 const { series, proxies, variants, ...flags } = RUN_FLAGS
-const SPEC = { ...flags, proxy: { type: 'string' }, variant: { type: 'string' }, 'tags-from': { type: 'string' } }
+const SPEC = { ...flags, ...BISECT_NOTEBOOK_FLAGS }
 const argv = notebookArgs('bisect.mjs')
 
 await runNotebook(async () => {

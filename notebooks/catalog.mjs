@@ -3,6 +3,21 @@
 // offers now that the catalog lacks and what it pins that is no longer offered.
 import './_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
+const { upkeepRows, shortList } = await import('../lib/catalog/upkeep.ts')
+const { gatherOffers } = await import('../lib/setup/offers.ts')
+const { h3Support } = await import('../lib/setup/h3-support.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { formatTable } = await import('../lib/core/text-table.ts')
+
+const FLAGS = {
+  check: { type: 'boolean', help: ['ask the sources (a minute or two)'] },
+  proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: all five)'] },
+  json: { type: 'boolean', help: ['print the rows as JSON on stdout'] },
+}
+
 const HELP = `Usage: npm run catalog -- [--check] [options]   (also: npx zx notebooks/catalog.mjs)
 
 Without --check: every catalog version (stacks/<proxy>/stack.yaml) with its source, sha256 and
@@ -14,26 +29,14 @@ engine when a registry answers. It prints what to add and what to re-pin; it nev
 the catalog.
 
 Options:
-  --check           ask the sources (a minute or two)
-  --proxies LIST    only these proxies (default: all five)
-  --json            print the rows as JSON on stdout
-  -h, --help        this help
+${flagHelp(FLAGS, { column: 20 })}
 
 Exit status: 0; 1 when --check finds a pinned version no longer offered; 2 on bad flags.`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
-const { upkeepRows, shortList } = await import('../lib/catalog/upkeep.ts')
-const { gatherOffers } = await import('../lib/setup/offers.ts')
-const { h3Support } = await import('../lib/setup/h3-support.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { formatTable } = await import('../lib/core/text-table.ts')
 
 const h3Column = (s) => (s.capable ? 'yes' : `no: ${s.reason}`)
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('catalog.mjs'), { check: { type: 'boolean' }, proxies: { type: 'string' }, json: { type: 'boolean' } }, HELP, 'notebooks/catalog.mjs')
+  const flags = parseFlags(notebookArgs('catalog.mjs'), FLAGS, HELP, 'notebooks/catalog.mjs')
   const stacks = (flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES).map((p) => loadStack(p))
   if (!flags.check) {
     const rows = stacks.flatMap((s) => s.versions.map((v) => ({ proxy: s.proxy, version: v.version, source: v.source, package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package, sha256: v.sha256.slice(0, 16), h3: h3Column(h3Support(s.proxy, v)) })))

@@ -3,6 +3,16 @@
 // --help) rewritten from the code, then every link, anchor, path, script and flag checked.
 import './_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { repoRoot } = await import('../lib/core/paths.ts')
+const { docsStatus } = await import('../lib/docs/status.ts')
+const { writeFileAtomic } = await import('../lib/core/atomic.ts')
+
+const FLAGS = {
+  check: { type: 'boolean', help: ['write nothing; exit 1 when a generated block is out of date or a check fails'] },
+}
+
 const HELP = `Usage: npm run docs -- [--check]   (also: npx zx notebooks/docs.mjs)
 
 Rewrites the blocks between the "generated: NAME" comment markers in README.md,
@@ -12,17 +22,10 @@ every link, anchor, repository path, npm script and notebook flag the pages and 
 comments name exists. Prints one line per problem, file:line first.
 
 Options:
-  --check      write nothing; exit 1 when a generated block is out of date or a check fails
-  -h, --help   this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { repoRoot } = await import('../lib/core/paths.ts')
-const { docsStatus } = await import('../lib/docs/status.ts')
-const { writeFileAtomic } = await import('../lib/core/atomic.ts')
+${flagHelp(FLAGS, { column: 15 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('docs.mjs'), { check: { type: 'boolean' } }, HELP, 'notebooks/docs.mjs')
+  const flags = parseFlags(notebookArgs('docs.mjs'), FLAGS, HELP, 'notebooks/docs.mjs')
   const { stale, problems } = await docsStatus(repoRoot)
   for (const s of stale) {
     if (flags.check) console.log(`${s.page}: generated block out of date (run npm run docs)`)

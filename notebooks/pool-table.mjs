@@ -3,24 +3,8 @@
 // proxy, catalog version and variant, beside what the documentation predicts.
 import './_ts.mjs'
 
-const HELP = `Usage: npx zx notebooks/pool-table.mjs [options]   (also: npm run pool-table -- [options])
-
-Starts each proxy natively (every catalog version, every variant) in front of the Go
-backend, sends 100 keep-alive HTTPS requests over 2 client connections, and counts the TCP
-connections the backend accepted. Predictions come from stacks/<proxy>/stack.yaml
-(reuse: always | never | "from X.Y.Z"): reuse means <= 10 per 100, no reuse >= 90 per 100.
-
-Options:
-  --proxies LIST    only these proxies (default: all five)
-  --variants LIST   only these variants (default: all of each proxy)
-  --versions WHICH  all (default), newest, ends, or catalog versions: 1.26.3,3.0.11
-  --json            print an array of {proxy, version, variant, conns_per_100, ...} on stdout
-  -h, --help        this help
-
-Exit status: 0 when every row answered and matched its prediction, 1 otherwise.`
-
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
 const { parseVersionChoice } = await import('../lib/catalog/version-choice.ts')
 const { userError } = await import('../lib/core/errors.ts')
@@ -33,8 +17,27 @@ const { mkdtempSync } = await import('node:fs')
 const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')
 
+const FLAGS = {
+  proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: all five)'] },
+  variants: { type: 'string', arg: 'LIST', help: ['only these variants (default: all of each proxy)'] },
+  versions: { type: 'string', arg: 'WHICH', help: ['all (default), newest, ends, or catalog versions: 1.26.3,3.0.11'] },
+  json: { type: 'boolean', help: ['print an array of {proxy, version, variant, conns_per_100, ...} on stdout'] },
+}
+
+const HELP = `Usage: npx zx notebooks/pool-table.mjs [options]   (also: npm run pool-table -- [options])
+
+Starts each proxy natively (every catalog version, every variant) in front of the Go
+backend, sends 100 keep-alive HTTPS requests over 2 client connections, and counts the TCP
+connections the backend accepted. Predictions come from stacks/<proxy>/stack.yaml
+(reuse: always | never | "from X.Y.Z"): reuse means <= 10 per 100, no reuse >= 90 per 100.
+
+Options:
+${flagHelp(FLAGS, { column: 20 })}
+
+Exit status: 0 when every row answered and matched its prediction, 1 otherwise.`
+
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('pool-table.mjs'), { proxies: { type: 'string' }, variants: { type: 'string' }, versions: { type: 'string' }, json: { type: 'boolean' } }, HELP, 'notebooks/pool-table.mjs')
+  const flags = parseFlags(notebookArgs('pool-table.mjs'), FLAGS, HELP, 'notebooks/pool-table.mjs')
   const log = consoleLogger()
   const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
   // Every variant named must exist for one of the proxies, before certificates or a lock.

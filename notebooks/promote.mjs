@@ -2,6 +2,18 @@
 // A run → baselines/runs/<id>/ (its CSVs and manifest, validated; never keys or raw output).
 import './_ts.mjs'
 
+const { runNotebook } = await import('../lib/cli/notebook.ts')
+const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { userError } = await import('../lib/core/errors.ts')
+const { promote } = await import('../lib/data/baselines.ts')
+const { consoleLogger } = await import('../lib/core/log.ts')
+const { displayPath } = await import('../lib/core/paths.ts')
+
+const FLAGS = {
+  id: { type: 'string', arg: 'ID', help: ['baseline id (default: the run id)'] },
+  force: { type: 'boolean', help: ['replace an existing baseline with that id'] },
+}
+
 const HELP = `Usage: npm run promote -- RUN_DIR [--id ID] [--force]
 
 Copies RUN_DIR's manifest.json, measurements.csv, handshakes.csv and websocket.csv into
@@ -9,19 +21,10 @@ baselines/runs/<ID>/ after checking every row against the schema; commit that fo
 next year: npm run report -- --run results/<new run> --baseline <ID>.
 
 Options:
-  --id ID       baseline id (default: the run id)
-  --force       replace an existing baseline with that id
-  -h, --help    this help`
-
-const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
-const { userError } = await import('../lib/core/errors.ts')
-const { promote } = await import('../lib/data/baselines.ts')
-const { consoleLogger } = await import('../lib/core/log.ts')
-const { displayPath } = await import('../lib/core/paths.ts')
+${flagHelp(FLAGS, { column: 16 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(notebookArgs('promote.mjs'), { id: { type: 'string' }, force: { type: 'boolean' } }, HELP, 'notebooks/promote.mjs', { positionals: 1 })
+  const flags = parseFlags(notebookArgs('promote.mjs'), FLAGS, HELP, 'notebooks/promote.mjs', { positionals: 1 })
   const runDir = flags._[0]
   if (!runDir) throw userError('notebooks/promote.mjs', 'RUN_DIR is required', 'Pass a run directory: npm run promote -- results/<run-id>')
   const target = promote(runDir, { id: flags.id, force: flags.force, log: consoleLogger() })

@@ -4,12 +4,29 @@ import { userError } from '../core/errors.ts'
 import { BISECT_METRICS, type BisectMetric } from '../data/bisect.ts'
 import type { SeriesName } from '../data/series.ts'
 import { listTags, parseRepoRef } from '../setup/registry.ts'
+import type { FlagValues } from './flags.ts'
 
-export interface BisectFlags {
-  metric?: string
-}
+/** The bisect series' flag of the run (notebooks/bisect.mjs adds its own, BISECT_NOTEBOOK_FLAGS). */
+export const BISECT_FLAGS = {
+  metric: { type: 'string', arg: 'NAME', help: [`bisect: what the step is judged on: ${Object.entries(BISECT_METRICS).map(([k, m]) => `${k} (${m.label})`).join(' or ')}; default cpu`] },
+} as const
 
-export const BISECT_METRIC_HELP = `  --metric NAME         bisect: what the step is judged on: ${Object.entries(BISECT_METRICS).map(([k, m]) => `${k} (${m.label})`).join(' or ')}; default cpu`
+export type BisectFlags = FlagValues<typeof BISECT_FLAGS>
+
+/** notebooks/bisect.mjs's own flags, before the run's (it takes --proxy and --variant for --proxies and --variants). */
+export const BISECT_NOTEBOOK_FLAGS = {
+  proxy: { type: 'string', arg: 'NAME', help: ['the proxy to bisect (one)'] },
+  variant: { type: 'string', arg: 'LIST', help: ['its variants, each bisected on its own (default article)'] },
+  'tags-from': {
+    type: 'string',
+    arg: 'REF',
+    help: [
+      "a registry's tags (REGISTRY/REPOSITORY, e.g. 127.0.0.1:5000/nginx): alone, print the",
+      'releases a bisect over them would search and what it leaves out; with --proxy, bisect',
+      'over those releases, each run from its image REF:<tag> on the docker runtime',
+    ],
+  },
+} as const
 
 /** `--metric` for the bisect series; with no bisect to judge it is an error, not ignored. */
 export function parseBisectMetric(f: BisectFlags, series: readonly SeriesName[]): BisectMetric | undefined {

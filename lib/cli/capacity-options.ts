@@ -1,13 +1,17 @@
 import { userError } from '../core/errors.ts'
 import type { SeriesName } from '../data/series.ts'
-import { parseSlo } from '../data/slo.ts'
+import { parseSlo, SLO_HELP } from '../data/slo.ts'
 import { CAPACITY_DEFAULT_SLO, CAPACITY_DEFAULTS, type CapacitySettings } from '../series/capacity.ts'
+import type { FlagValues } from './flags.ts'
 
-export interface CapacityFlags {
-  slo?: string
-  budget?: string
-  'start-rps'?: string
-}
+/** The capacity search's flags (checked together by parseCapacityOptions: they mean nothing without the series). */
+export const CAPACITY_FLAGS = {
+  slo: { type: 'string', arg: '"TERMS"', help: [`capacity: what a rate must meet, default "${CAPACITY_DEFAULT_SLO}" (${SLO_HELP})`] },
+  budget: { type: 'string', arg: 'S', help: [`capacity: seconds of steps each proxy's search may take (default ${CAPACITY_DEFAULTS.budgetS})`] },
+  'start-rps': { type: 'string', arg: 'N', help: [`capacity: the first rate tried, then doubled while it passes (default ${CAPACITY_DEFAULTS.startRps})`] },
+} as const
+
+export type CapacityFlags = FlagValues<typeof CAPACITY_FLAGS>
 
 const whole = (flag: string, v: string, min: number, max: number, what: string) => {
   const n = Number(v)
@@ -17,7 +21,7 @@ const whole = (flag: string, v: string, min: number, max: number, what: string) 
 
 /** `--slo`, `--budget`, `--start-rps` into the capacity search's settings; they mean nothing without the capacity series. */
 export function parseCapacityOptions(f: CapacityFlags, series: readonly SeriesName[]): CapacitySettings | undefined {
-  const given = (['slo', 'budget', 'start-rps'] as const).filter((k) => f[k] !== undefined)
+  const given = (Object.keys(CAPACITY_FLAGS) as (keyof CapacityFlags)[]).filter((k) => f[k] !== undefined)
   if (!series.includes('capacity')) {
     if (given.length) throw userError(`--${given[0]}`, 'only means something with the capacity series', 'Add --series capacity (or use notebooks/capacity.mjs), or drop the flag')
     return undefined

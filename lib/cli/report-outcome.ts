@@ -8,16 +8,23 @@ import { buildSummary, findingsClaimsCsvs } from '../report/summary-export.ts'
 
 /** Flags of the gates and the JSON summary, on run-all, the series steps and 13-report. */
 export const OUTCOME_FLAGS = {
-  'fail-on': { type: 'string', multiple: true },
-  json: { type: 'boolean' },
+  'fail-on': {
+    type: 'string',
+    multiple: true,
+    arg: 'EXPR',
+    help: [
+      `a gate (repeatable): exit ${GATE_EXIT_CODE} after writing everything when it fails, naming it:`,
+      "regression>N% (a cell's proxy CPU cost significantly worse than --baseline's by more",
+      'than N%; calibrated unit on another machine), claim:<id>==<verdict>, claim:<id>!=<verdict>,',
+      'finding:<id> (fails unless it held), finding:<id>==<verdict>, finding:<id>!=<verdict>',
+    ],
+    check: (values: string[] | undefined, baseline: Baseline | undefined) => parseFailOn(values, baseline),
+  },
+  json: {
+    type: 'boolean',
+    help: ['print the summary (findings, claims, baseline comparison, gates) as one JSON document', 'on stdout; every other line goes to stderr'],
+  },
 } as const
-
-export const OUTCOME_FLAGS_HELP = `  --fail-on EXPR        a gate (repeatable): exit ${GATE_EXIT_CODE} after writing everything when it fails, naming it:
-                        regression>N% (a cell's proxy CPU cost significantly worse than --baseline's by more
-                        than N%; calibrated unit on another machine), claim:<id>==<verdict>, claim:<id>!=<verdict>,
-                        finding:<id> (fails unless it held), finding:<id>==<verdict>, finding:<id>!=<verdict>
-  --json                print the summary (findings, claims, baseline comparison, gates) as one JSON document
-                        on stdout; every other line goes to stderr`
 
 /** `--fail-on` values checked before anything is measured: syntax, claim ids, and a run baseline for a regression. */
 export function parseFailOn(values: readonly string[] | undefined, baseline: Baseline | undefined): Gate[] {

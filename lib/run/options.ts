@@ -2,15 +2,11 @@ import type { Profile } from '../catalog/profiles.ts'
 import type { ReferenceKind } from '../measure/reference.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import type { Logger } from '../core/log.ts'
-import type { BisectMetric } from '../data/bisect.ts'
 import type { SeriesName } from '../data/series.ts'
 import type { CpuLayout } from '../roles/cpus.ts'
 import type { NetworkMode } from '../runtime/network.ts'
 import type { Topology } from '../runtime/docker/topology.ts'
-import type { CapacitySettings } from '../series/capacity.ts'
-import type { Focus } from '../series/focus.ts'
-import type { PinnedVersions, VersionChoice } from '../catalog/version-choice.ts'
-import type { CustomConfig } from '../series/pooling.ts'
+import type { SeriesPlan } from '../series/plan.ts'
 import type { ImageMode } from '../setup/images/names.ts'
 
 export const RUNTIME_KINDS = ['auto', 'docker', 'native'] as const
@@ -29,19 +25,8 @@ export interface RunOptions {
   /** --hosts: each role on its own Docker engine (lib/runtime/docker/multi-host.ts); absent: one machine. */
   hosts?: Topology
   cpus: CpuLayout
-  custom: CustomConfig[]
-  /** --variants / --key-types: only those planned cells run (lib/series/focus.ts). */
-  focus?: Focus
-  /** --versions; absent: the profile's default (lib/catalog/version-choice.ts). */
-  versions?: VersionChoice
-  /** --pin-versions (or --like): the version of each proxy the one-version series run; absent: the newest. */
-  pinned?: PinnedVersions
-  /** The capacity series' SLO, budget and start rate (--slo, --budget, --start-rps). */
-  capacity?: CapacitySettings
-  /** The bisect series' metric (--metric). */
-  bisectMetric?: BisectMetric
-  /** The bisect over a registry's published tags (bisect.mjs --tags-from): the repository and its tags, listed before the run. */
-  bisectTags?: { ref: string; tags: string[] }
+  /** The series options (focus, versions, configs, capacity, bisect), handed to every series as it is. */
+  plan: SeriesPlan
   /** The run directory; default results/<run-id>. */
   out?: string
   resume: boolean

@@ -62,7 +62,7 @@ export function bisectSeries(): Series {
     // Judged on a count (backend connections per request: a property of proxy, config and
     // load, not of the machine's state), a disturbed window still counts right: it is kept,
     // its disturbance recorded, as the ws-hold counts are. On proxy CPU it is invalid and re-measured.
-    adaptive: (ctx) => (ctx.bisectMetric ?? 'cpu') !== 'conns',
+    adaptive: (ctx) => (ctx.plan.bisectMetric ?? 'cpu') !== 'conns',
     tasks: (ctx: SeriesContext) => {
       const plan = planFor(ctx)
       const results = bisectResults(plan, readTable(ctx.runDir, MEASUREMENTS))
@@ -76,12 +76,13 @@ export function bisectSeries(): Series {
   return { name: 'bisect', phases: Array.from({ length: MAX_STEPS + 1 }, (_, i) => step(i)) }
 }
 
-/** The run's plan: the one in bisect.json (a resumed run keeps its own), else planned now and written. */
+/** The run's bisect plan: the one in bisect.json (a resumed run keeps its own), else planned now from the user's (ctx.plan) and written. */
 function planFor(ctx: SeriesContext): BisectPlan {
   const kept = readBisectPlan(ctx.runDir)
   if (kept) return kept
-  const plan = catalogPlan(ctx.proxies, ctx.focus?.variants ?? BISECT_DEFAULT_VARIANTS, ctx.bisectMetric ?? 'cpu', ctx.bisectTags)
-  if (plan.searches.length === 0) throw userError('--variants', `none of ${(ctx.focus?.variants ?? BISECT_DEFAULT_VARIANTS).join(', ')} is a variant of ${ctx.proxies.join(', ')}`, 'Name a variant of the proxy (stacks/<proxy>/stack.yaml)')
-  writeBisectPlan(ctx.runDir, plan)
-  return plan
+  const { focus, bisectMetric, bisectTags } = ctx.plan
+  const made = catalogPlan(ctx.proxies, focus?.variants ?? BISECT_DEFAULT_VARIANTS, bisectMetric ?? 'cpu', bisectTags)
+  if (made.searches.length === 0) throw userError('--variants', `none of ${(focus?.variants ?? BISECT_DEFAULT_VARIANTS).join(', ')} is a variant of ${ctx.proxies.join(', ')}`, 'Name a variant of the proxy (stacks/<proxy>/stack.yaml)')
+  writeBisectPlan(ctx.runDir, made)
+  return made
 }

@@ -6,7 +6,8 @@ import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
 import { measureOpen, OPEN_PREALLOC } from '../measure/open.ts'
 import { disturbedReason } from '../measure/validity.ts'
-import { customVariants, type CustomConfig } from './pooling.ts'
+import { customVariants } from './pooling.ts'
+import type { SeriesPlan } from './plan.ts'
 import { cellOfRepeatId } from '../data/grouping.ts'
 import { cellRowKey } from './tasks.ts'
 import { OPEN_MAX_VUS } from './tls.ts'
@@ -93,15 +94,16 @@ export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacityS
  * --config files by their custom: names when --variants names them, on the newest version,
  * EC-256 unless --key-types says otherwise. The VU cap is the open model's (tls-open).
  */
-export function capacityCells(ctx: Pick<SeriesContext, 'proxies' | 'focus' | 'pinned'>, custom: readonly CustomConfig[]): Cell[] {
-  const variants = ctx.focus?.variants ?? CAPACITY_DEFAULT_VARIANTS
-  const keyTypes = ctx.focus?.keyTypes ?? ['ec256']
+export function capacityCells(ctx: Pick<SeriesContext, 'proxies'> & { plan: Pick<SeriesPlan, 'focus' | 'pinned' | 'custom'> }): Cell[] {
+  const { focus, pinned, custom } = ctx.plan
+  const variants = focus?.variants ?? CAPACITY_DEFAULT_VARIANTS
+  const keyTypes = focus?.keyTypes ?? ['ec256']
   return ctx.proxies.flatMap((proxy) => {
     const stack = loadStack(proxy)
     const own = [...customVariants(custom.filter((c) => c.proxy === proxy))]
     return keyTypes.flatMap((keyType) => [
-      ...variants.filter((v) => stack.variants[v]).map((variant) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, pinned: ctx.pinned })),
-      ...own.filter(([, v]) => variants.includes(v)).map(([id, variant]) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, template: id.slice(id.indexOf('=') + 1), pinned: ctx.pinned })),
+      ...variants.filter((v) => stack.variants[v]).map((variant) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, pinned })),
+      ...own.filter(([, v]) => variants.includes(v)).map(([id, variant]) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, template: id.slice(id.indexOf('=') + 1), pinned })),
     ])
   })
 }
@@ -120,7 +122,7 @@ function withDisturbance(row: Measurement): Measurement {
  * The capacity series: phase i asks each cell's search for its next step (replayed from
  * the rows on disk, so --resume goes on where it stopped) until every search is done.
  */
-export function capacitySeries(custom: CustomConfig[] = []): Series {
+export function capacitySeries(): Series {
   /** Wall seconds of each step measured by this invocation, by row key. */
   const took = new Map<string, number>()
   const said = new Set<string>()
@@ -129,13 +131,13 @@ export function capacitySeries(custom: CustomConfig[] = []): Series {
     // Steps of a search, not a cost to pin down: no extra rounds; disturbed windows handled above.
     adaptive: false,
     tasks: (ctx) => {
-      const s = ctx.capacity ?? CAPACITY_DEFAULTS
+      const s = ctx.plan.capacity ?? CAPACITY_DEFAULTS
       const rows = readTable(ctx.runDir, MEASUREMENTS).filter((r) => r.series === CAPACITY_SERIES && r.model === 'open')
       const searches = capacitySearches(rows.filter((r) => (r.slo ?? '') === s.slo.text))
       const measured = [...took.values()]
       const estimate = measured.length ? Math.max(...measured) : ctx.profile.warmupS + ctx.profile.durationS + ctx.profile.tailS + STEP_OVERHEAD_S
       const average = measured.length ? measured.reduce((a, b) => a + b, 0) / measured.length : estimate
-      return capacityCells(ctx, custom).flatMap((cell): Task[] => {
+      return capacityCells(ctx).flatMap((cell): Task[] => {
         const own = searches.find(sameCell(cell))?.steps ?? []
         const spentS = own.reduce((sum, x) => sum + (took.get(MEASUREMENTS.key(x.row)) ?? average), 0)
         const next = nextCapacityStep(own, s, { spentS, stepS: estimate })

@@ -24,5 +24,5 @@ export function h2Cells(proxies: readonly ProxyName[], connections: number, prof
 }
 
 export function h2Series(): Series {
-  return { name: 'h2', phases: [{ name: 'h2', tasks: (ctx) => closedTasks(h2Cells(ctx.proxies, ctx.connections, ctx.profile.name, ctx.pinned), ctx) }] }
+  return { name: 'h2', phases: [{ name: 'h2', tasks: (ctx) => closedTasks(h2Cells(ctx.proxies, ctx.connections, ctx.profile.name, ctx.plan.pinned), ctx) }] }
 }

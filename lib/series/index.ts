@@ -4,7 +4,7 @@ import { capacitySeries } from './capacity.ts'
 import { h2Series } from './h2.ts'
 import { h3Series } from './h3.ts'
 import { l4Series } from './l4.ts'
-import { poolingSeries, type CustomConfig } from './pooling.ts'
+import { poolingSeries } from './pooling.ts'
 import { resumptionSeries } from './resumption.ts'
 import { scenariosSeries } from './scenarios.ts'
 import { tlsSeries } from './tls.ts'
@@ -12,14 +12,14 @@ import type { Series } from './types.ts'
 import { versionsSeries } from './versions.ts'
 import { wsSeries } from './ws.ts'
 
-/** The plan of each series; users' own configs join the pooling series (and the capacity search, when --variants names them). */
-export const SERIES_PLANS: Record<SeriesName, (custom: CustomConfig[]) => Series> = {
-  pooling: poolingSeries,
+/** Each series' phases, built when the series starts; what the user chose for them comes in as ctx.plan (lib/series/plan.ts). */
+export const SERIES_BUILDERS: Record<SeriesName, () => Series> = {
+  pooling: () => poolingSeries(),
   tls: () => tlsSeries(),
   ws: () => wsSeries(),
   versions: () => versionsSeries(),
   scenarios: () => scenariosSeries(),
-  capacity: capacitySeries,
+  capacity: () => capacitySeries(),
   l4: () => l4Series(),
   h2: () => h2Series(),
   h3: () => h3Series(),

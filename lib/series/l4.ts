@@ -35,7 +35,7 @@ export function l4Series(): Series {
       tasks: (ctx) => {
         const skipped = ctx.proxies.filter((p) => !l4Proxies([p]).length)
         if (skipped.length) ctx.log.info(`${L4_SERIES[mode]}: no L4 variant for ${skipped.join(', ')} (docs/series/l4.md)`)
-        return tcpTasks(l4Cells(ctx.proxies, mode, ctx.profile.name, ctx.pinned), mode, ctx)
+        return tcpTasks(l4Cells(ctx.proxies, mode, ctx.profile.name, ctx.plan.pinned), mode, ctx)
       },
     })),
   }

@@ -68,8 +68,9 @@ export function poolingCells(proxies: readonly ProxyName[], opts: { connections:
  */
 export { OWN_RATE_SERIES }
 
-export function poolingSeries(custom: CustomConfig[]): Series {
-  const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom, versions: ctx.versions, pinned: ctx.pinned })
+/** The pooling series; users' own configs (ctx.plan.custom) join it as custom cells. */
+export function poolingSeries(): Series {
+  const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom: ctx.plan.custom, versions: ctx.plan.versions, pinned: ctx.plan.pinned })
   return {
     name: 'pooling',
     phases: [

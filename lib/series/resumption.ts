@@ -30,5 +30,5 @@ export function resumptionCells(proxies: readonly ProxyName[], profile: string, 
 }
 
 export function resumptionSeries(): Series {
-  return { name: 'resumption', phases: [{ name: 'resumption', tasks: (ctx) => handshakeTasks(resumptionCells(ctx.proxies, ctx.profile.name, ctx.pinned), ctx) }] }
+  return { name: 'resumption', phases: [{ name: 'resumption', tasks: (ctx) => handshakeTasks(resumptionCells(ctx.proxies, ctx.profile.name, ctx.plan.pinned), ctx) }] }
 }

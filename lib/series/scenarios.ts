@@ -66,7 +66,7 @@ export function scenariosSeries(): Series {
     name: 'scenarios',
     phases: [{
       name: 'scenarios',
-      tasks: (ctx) => closedTasks(scenarioCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, set: ctx.profile.scenarioCells ?? 'all', pinned: ctx.pinned }), ctx),
+      tasks: (ctx) => closedTasks(scenarioCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, set: ctx.profile.scenarioCells ?? 'all', pinned: ctx.plan.pinned }), ctx),
     }],
   }
 }

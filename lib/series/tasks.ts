@@ -25,7 +25,7 @@ type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run' | 'subject'>
  * next repeat. The run's focus (--variants, --key-types) filters the cells here, for every phase.
  */
 function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C) => Cell, make: (item: C, repeat: number) => TaskBody): Task[] {
-  const keep = new Set(focusCells(all.map(cellOf), ctx.focus))
+  const keep = new Set(focusCells(all.map(cellOf), ctx.plan.focus))
   const items = all.filter((i) => keep.has(cellOf(i)))
   const task = (item: C, repeat: number): Task => {
     const body = make(item, repeat)

@@ -34,9 +34,9 @@ export function tlsSeries(): Series {
     phases: [
       {
         name: 'tls-handshake',
-        tasks: (ctx) => handshakeTasks(ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS, ctx.pinned))), ctx),
+        tasks: (ctx) => handshakeTasks(ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS, ctx.plan.pinned))), ctx),
       },
-      { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ceilingCells(ctx.proxies, ctx.connections, ctx.pinned), ctx) },
+      { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ceilingCells(ctx.proxies, ctx.connections, ctx.plan.pinned), ctx) },
       // What Traefik and Caddy serve when given no certificate: a fact read from the handshake, not a cost.
       { name: DEFAULT_KEY_SERIES, tasks: (ctx) => defaultKeyTasks(defaultKeyCells(ctx.proxies), ctx), adaptive: false },
       ...OPEN_RATES.map(({ series, fraction, what }) => ({
@@ -51,7 +51,7 @@ export function tlsSeries(): Series {
           const rate = rateAt(fraction, ref.ceiling)
           const whose = ref.proxy === 'haproxy' ? "HAProxy's" : `the slowest proxy's (${ref.proxy}: no HAProxy ceiling in this run)`
           ctx.log.info(`${series}: ${rate} rps = ${what} ${(fraction * 100).toFixed(1)}% of ${whose} EC-256 closed ceiling, ${Math.round(ref.ceiling)} rps; VUs ${OPEN_PREALLOC}..${OPEN_MAX_VUS}`)
-          return openTasks(ctx.proxies.flatMap((p) => (['ec256', 'rsa4096'] as const).map((kt) => tlsCell(p, series, kt, OPEN_MAX_VUS, ctx.pinned))), [rate], ctx)
+          return openTasks(ctx.proxies.flatMap((p) => (['ec256', 'rsa4096'] as const).map((kt) => tlsCell(p, series, kt, OPEN_MAX_VUS, ctx.plan.pinned))), [rate], ctx)
         },
       })),
       {
@@ -62,7 +62,7 @@ export function tlsSeries(): Series {
           const ceiling = c.get(proxy)
           if (!ceiling) return []
           const rates = CALIBRATION_STEPS.map((f) => rateAt(f, ceiling))
-          return openTasks([tlsCell(proxy, 'tls-calibration', 'ec256', OPEN_MAX_VUS, ctx.pinned)], rates, ctx)
+          return openTasks([tlsCell(proxy, 'tls-calibration', 'ec256', OPEN_MAX_VUS, ctx.plan.pinned)], rates, ctx)
         },
         // Steps of a curve (how the proxy's cost moves with the rate), not a cost to pin down: exactly the profile's rounds.
         adaptive: false,

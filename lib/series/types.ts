@@ -1,14 +1,11 @@
 import type { ProxyName } from '../catalog/stack.ts'
-import type { BisectMetric } from '../data/bisect.ts'
 import type { CellId } from '../data/grouping.ts'
 import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
-import type { CapacitySettings } from './capacity.ts'
-import type { Focus } from './focus.ts'
-import type { PinnedVersions, VersionChoice } from '../catalog/version-choice.ts'
 import type { Cell, CellContext } from '../measure/cell.ts'
+import type { SeriesPlan } from './plan.ts'
 
-/** What a series gets: the cell context plus the run's choices. */
+/** What a series gets: the cell context, the run's settings and the user's plan for the series. */
 export interface SeriesContext extends CellContext {
   log: Logger
   proxies: readonly ProxyName[]
@@ -16,18 +13,8 @@ export interface SeriesContext extends CellContext {
   connections: number
   /** Version string of the direct row: the backend's source hash. */
   backendVersion: string
-  /** --variants / --key-types: only these cells are measured (lib/series/focus.ts). */
-  focus?: Focus
-  /** --versions: the catalog versions of the series that take several (lib/catalog/version-choice.ts); absent: all. */
-  versions?: VersionChoice
-  /** --pin-versions / --like: the version of each proxy the one-version series run (absent: the newest). */
-  pinned?: PinnedVersions
-  /** The capacity series' SLO, budget and start rate (--slo, --budget, --start-rps). */
-  capacity?: CapacitySettings
-  /** The bisect series' metric (--metric; default proxy CPU µs/req). */
-  bisectMetric?: BisectMetric
-  /** The bisect over a registry's tags instead of the catalog's versions (--tags-from). */
-  bisectTags?: { ref: string; tags: string[] }
+  /** The series options, as parsed from the flags (lib/series/plan.ts). */
+  plan: SeriesPlan
 }
 
 /** One repeat of one cell: produces exactly one row of one table. */

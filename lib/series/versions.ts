@@ -22,6 +22,6 @@ export function versionCells(proxies: readonly ProxyName[], connections: number,
 export function versionsSeries(): Series {
   return {
     name: 'versions',
-    phases: [{ name: 'versions', tasks: (ctx) => closedTasks(versionCells(ctx.proxies, ctx.connections, ctx.versions, ctx.profile.versionVariants), ctx) }],
+    phases: [{ name: 'versions', tasks: (ctx) => closedTasks(versionCells(ctx.proxies, ctx.connections, ctx.plan.versions, ctx.profile.versionVariants), ctx) }],
   }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { test } from 'node:test'
 import { repoRoot } from '../../lib/core/paths.ts'
+import { scripts } from '../../lib/docs/help.ts'
 
 /**
  * What a step loads when it runs, followed through every import (static and dynamic, not
@@ -21,13 +22,15 @@ export function runtimeImports(text: string): string[] {
   return out
 }
 
-/** Every repository file and npm package a file loads, transitively. */
-export function closure(entry: string, root = repoRoot): { files: Set<string>; packages: Set<string> } {
+/** Every repository file and npm package a file loads, transitively; `missing`: relative imports that name no file. */
+export function closure(entry: string, root = repoRoot): { files: Set<string>; packages: Set<string>; missing: Set<string> } {
   const files = new Set<string>()
   const packages = new Set<string>()
+  const missing = new Set<string>()
   const visit = (file: string) => {
     const rel = relative(root, file)
-    if (files.has(rel) || !existsSync(file)) return
+    if (files.has(rel)) return
+    if (!existsSync(file)) return void missing.add(rel)
     files.add(rel)
     for (const spec of runtimeImports(readFileSync(file, 'utf8'))) {
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
@@ -35,20 +38,33 @@ export function closure(entry: string, root = repoRoot): { files: Set<string>; p
     }
   }
   visit(resolve(root, entry))
-  return { files, packages }
+  return { files, packages, missing }
 }
 
 const MEASURING = ['setup', 'runtime', 'roles', 'measure', 'series', 'run']
 /** Packages only the measuring side uses: loading one is loading the measuring side. */
 const MEASURING_PACKAGES = ['dockerode', 'ssh2']
 
-/** The steps that read a run and write reports or baselines. */
-const REPORT_STEPS = ['notebooks/12-aggregate.mjs', 'notebooks/13-report.mjs', 'notebooks/promote.mjs', 'notebooks/publish.mjs', 'bench/report.mjs', 'bench/calibration.mjs']
+/** The steps that read runs and write reports, baselines or docs (a bench script that starts runs does so as a child process). */
+const REPORT_STEPS = ['notebooks/12-aggregate.mjs', 'notebooks/13-report.mjs', 'notebooks/promote.mjs', 'notebooks/publish.mjs', 'notebooks/docs.mjs', 'bench/report.mjs', 'bench/calibration.mjs', 'bench/stability.mjs']
+/** The steps that set up, measure or probe: they load the measuring side by design. */
+const MEASURING_STEPS = [
+  ...['00-setup', '01-certs', '02-stacks', '03-pooling', '04-tls', '05-websocket', '06-versions', '07-l4', '08-scenarios', '09-h2', '10-resumption', '11-h3'].map((n) => `notebooks/${n}.mjs`),
+  ...['bisect', 'capacity', 'catalog', 'pool-table', 'run-all'].map((n) => `notebooks/${n}.mjs`),
+  ...['busy-machine', 'counts-overhead', 'kill-resume', 'load-model', 'machine-shift', 'multihost', 'reference-cost', 'runtime-ratio'].map((n) => `bench/${n}.mjs`),
+]
 
 function measuringLoads(entry: string, root = repoRoot): string[] {
   const { files, packages } = closure(entry, root)
   return [...[...files].filter((f) => f.startsWith('lib/') && MEASURING.includes(f.split('/')[1]!)), ...[...packages].filter((p) => MEASURING_PACKAGES.includes(p))].sort()
 }
+
+test('every notebook and bench script is a report step or a measuring step, and every import it makes resolves', () => {
+  const all = scripts(repoRoot)
+  assert.deepEqual(all.filter((s) => !REPORT_STEPS.includes(s) && !MEASURING_STEPS.includes(s)), [], 'scripts in neither list: add each to REPORT_STEPS or MEASURING_STEPS')
+  assert.deepEqual([...REPORT_STEPS, ...MEASURING_STEPS].filter((s) => !all.includes(s)), [], 'listed scripts that do not exist')
+  for (const s of all) assert.deepEqual([...closure(s).missing], [], `${s} imports a file that does not exist`)
+})
 
 test('the report steps load nothing of the measuring side, through any chain of imports', () => {
   for (const step of REPORT_STEPS) assert.deepEqual(measuringLoads(step), [], `${step} loads the measuring side`)

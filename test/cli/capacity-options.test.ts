@@ -13,10 +13,10 @@ test('capacity flags: defaults, and the values given', () => {
   assert.deepEqual([d.slo.text, d.budgetS, d.startRps], ['p99<10ms,errors<0.1%', CAPACITY_DEFAULTS.budgetS, 1000])
   const flags = parseFlags(['--series', 'capacity', '--slo', 'p99<5ms', '--budget', '60', '--start-rps', '2000', '--variants', 'article'], RUN_FLAGS, '', 'notebooks/run-all.mjs')
   const o = parseRunOptions(flags, { install: false, log: memoryLogger() })
-  assert.deepEqual([o.series, o.capacity?.slo.text, o.capacity?.budgetS, o.capacity?.startRps, o.focus?.variants], [['capacity'], 'p99<5ms', 60, 2000, ['article']])
+  assert.deepEqual([o.series, o.plan.capacity?.slo.text, o.plan.capacity?.budgetS, o.plan.capacity?.startRps, o.plan.focus?.variants], [['capacity'], 'p99<5ms', 60, 2000, ['article']])
   // run-all without --series leaves the search out (quick keeps its time), and needs no capacity settings.
   assert.equal(parseRunOptions({}, { install: false, log: memoryLogger() }).series.includes('capacity'), false)
-  assert.equal(parseRunOptions({}, { install: false, log: memoryLogger() }).capacity, undefined)
+  assert.equal(parseRunOptions({}, { install: false, log: memoryLogger() }).plan.capacity, undefined)
 })
 
 test('a bad capacity flag is one line naming the flag and the fix', () => {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { likeBaseline, likeFlags, withLike } from '../../lib/cli/like.ts'
 import { loadStack, newestVersion, type ProxyName, type Stack } from '../../lib/catalog/stack.ts'
-import { defaultVersionChoice, parsePinnedVersions } from '../../lib/catalog/version-choice.ts'
+import { parsePinnedVersions } from '../../lib/catalog/version-choice.ts'
 import { parseRunOptions, type RunFlags } from '../../lib/cli/run-options.ts'
-import { SERIES_PLANS } from '../../lib/series/index.ts'
+import { SERIES_BUILDERS } from '../../lib/series/index.ts'
 import type { SeriesContext } from '../../lib/series/types.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
@@ -70,10 +70,10 @@ test('--like: the plan of every series runs the baseline\'s versions (the one-ve
   const planned = (f: RunFlags) => {
     const o = parseRunOptions(f, { install: false, log })
     // The baseline's own directory: the open-model phases take their rates from its closed rows.
-    const ctx = { log, proxies: o.proxies, seed: 1, connections: o.profile.connections, backendVersion: 'b', profile: o.profile, runDir: base.dir, versions: o.versions ?? defaultVersionChoice(o.profile.name), pinned: o.pinned, templateChecks: new Map() } as unknown as SeriesContext
+    const ctx = { log, proxies: o.proxies, seed: 1, connections: o.profile.connections, backendVersion: 'b', profile: o.profile, runDir: base.dir, plan: o.plan, templateChecks: new Map() } as unknown as SeriesContext
     const out = new Map<string, Set<string>>()
     for (const s of o.series) {
-      for (const phase of SERIES_PLANS[s]([]).phases) {
+      for (const phase of SERIES_BUILDERS[s]().phases) {
         for (const t of phase.tasks(ctx)) {
           const c = t.subject
           if (!c || c.proxy === 'direct') continue

@@ -67,7 +67,7 @@ test('every bad run flag is one line naming the flag and the fix, before anythin
 
 test('--network parses host and bridge; default host', () => {
   assert.equal(parseFlags(['--network', 'bridge'], RUN_FLAGS, 'help', 'x').network, 'bridge')
-  assert.equal(parseNetwork(undefined, 'auto'), 'host')
+  assert.equal(parse({}).network, 'host', 'the table\'s default')
   assert.equal(parseNetwork('host', 'native'), 'host')
   assert.equal(parseNetwork('bridge', 'docker'), 'bridge')
   assert.equal(parseNetwork('bridge', 'auto'), 'bridge')
@@ -84,8 +84,8 @@ test('--repeats and --duration override the profile; --variants and --key-types 
   assert.equal(o.profile.maxRepeats, 14, 'the adaptive maximum is never below the minimum')
   assert.equal(o.profile.durationS, 8)
   assert.equal(o.profile.warmupS, 1, 'the rest of the profile stays')
-  assert.deepEqual(o.focus, { variants: ['article', 'pool-added'], keyTypes: ['ec256'] })
-  assert.equal(parse({}).focus, undefined)
+  assert.deepEqual(o.plan.focus, { variants: ['article', 'pool-added'], keyTypes: ['ec256'] })
+  assert.equal(parse({}).plan.focus, undefined)
   assert.equal(parse({ profile: 'quick' }).profile.repeats, 2)
   const one = (e: Error) => e instanceof UserError && !e.message.includes('\n')
   assert.throws(() => parse({ repeats: '0' }), (e: Error) => one(e) && e.message === '--repeats 0: not a number of repeats. Use a whole number from 1 to 100')

@@ -9,7 +9,7 @@ import { memoryLogger } from '../../lib/core/log.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { cellStem, configCopy, parseRawName, rawFile, repeatStem, safeVariant, RAW_KINDS, type RawCell, type RawPart } from '../../lib/data/raw-files.ts'
 import { appendRow, MEASUREMENTS } from '../../lib/data/tables.ts'
-import { SERIES_PLANS } from '../../lib/series/index.ts'
+import { SERIES_BUILDERS } from '../../lib/series/index.ts'
 import type { SeriesContext } from '../../lib/series/types.ts'
 import { KEY_TYPES } from '../../lib/setup/certs.ts'
 import { measurement } from '../fixtures/rows.ts'
@@ -43,11 +43,11 @@ test('every planned cell of every series and profile: its raw file name of every
   const seen = new Set<string>()
   const checked = new Set<string>()
   for (const profile of Object.values(PROFILES)) {
-    for (const [name, plan] of Object.entries(SERIES_PLANS)) {
+    for (const [name, build] of Object.entries(SERIES_BUILDERS)) {
       const runDir = mkdtempSync(join(tmpdir(), 'pb-raw-names-'))
       try {
-        const ctx = { log: memoryLogger(), proxies: PROXIES, seed: 1, connections: profile.connections, backendVersion: 'ce391f9ff9ea99eb', profile, runDir, runId: 't' } as unknown as SeriesContext
-        for (const phase of plan([]).phases) {
+        const ctx = { log: memoryLogger(), proxies: PROXIES, seed: 1, connections: profile.connections, backendVersion: 'ce391f9ff9ea99eb', profile, runDir, runId: 't', plan: { custom: [] } } as unknown as SeriesContext
+        for (const phase of build().phases) {
           const tasks = phase.tasks(ctx)
           for (const t of tasks) {
             const c = t.subject

@@ -17,7 +17,7 @@ import { wsSeries } from '../../lib/series/ws.ts'
 
 test('ROW_SERIES lists exactly the series the harness writes (lib/series)', () => {
   const pooling = poolingCells(PROXIES, { connections: 10, backendVersion: 'x', custom: [{ proxy: 'nginx', file: '/tmp/my.conf' }] }).map((c) => c.series)
-  const capacity = capacityCells({ proxies: PROXIES, focus: undefined }, []).map((c) => c.series)
+  const capacity = capacityCells({ proxies: PROXIES, plan: { custom: [] } }).map((c) => c.series)
   const scenarios = scenarioCells(PROXIES, { connections: 10, backendVersion: 'x', set: 'all', limit: { max: 100000, why: '' } }).map((c) => c.series)
   const capable = () => ({ capable: true, reason: 'test' })
   const protocols = [...h2Cells(PROXIES, 10, 'standard'), ...h3Cells(PROXIES, 10, 'standard', 'x', capable), ...resumptionCells(PROXIES, 'standard')].map((c) => c.series)

@@ -161,7 +161,7 @@ const CASES: Case[] = [
   { what: 'publish --to not writable', argv: ['notebooks/publish.mjs', '--site', builtSite, '--to', `/proc/pb-pages-${process.pid}`], names: `/proc/pb-pages-${process.pid}` },
   { what: 'publish --site without a site', argv: ['notebooks/publish.mjs', '--site', dir('no-site'), '--to', join(T, 'pages')], names: 'no-site' },
   { what: 'publish nothing to do', argv: ['notebooks/publish.mjs', '--site', builtSite], names: '--to' },
-  // Every run flag added since this corpus was written (lib/cli/run-notebook.ts RUN_FLAGS; the test below checks the list).
+  // Every run flag added since this corpus was written (lib/cli/run-flags.ts RUN_FLAGS; the test below checks the list).
   { what: 'allow-changes without resume', argv: RUN('--allow-changes'), names: '--allow-changes' },
   { what: 'hosts unknown scheme', argv: RUN('--hosts', 'proxy=ftp://h1 backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'), names: 'ftp://' },
   { what: 'hosts with native', argv: RUN('--runtime', 'native', '--hosts', 'proxy=unix:///var/run/docker.sock backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'), names: '--hosts' },
@@ -201,8 +201,8 @@ const FLAGS_WITHOUT_A_CASE: Record<string, string> = {
   'accept-new-host-keys': 'a boolean (as no-report); the host keys it accepts are tested with real hosts in test/integration/multihost.test.ts',
 }
 
-test('the corpus names every run flag (lib/cli/run-notebook.ts RUN_FLAGS), or says why not', async () => {
-  const { RUN_FLAGS } = await import('../../lib/cli/run-notebook.ts')
+test('the corpus names every run flag (lib/cli/run-flags.ts RUN_FLAGS), or says why not', async () => {
+  const { RUN_FLAGS } = await import('../../lib/cli/run-flags.ts')
   const named = new Set(CASES.flatMap((c) => c.argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]!)))
   const missing = Object.keys(RUN_FLAGS).filter((f) => !named.has(f) && !(f in FLAGS_WITHOUT_A_CASE))
   assert.deepEqual(missing, [], 'run flags without a bad-input case')

@@ -29,7 +29,7 @@ test('bisect plan over registry tags: the releases in semver order, each with it
 
 test('a bisect judged on backend connections keeps its disturbed windows (a count); on proxy CPU they are re-measured', () => {
   const [ends, step] = bisectSeries().phases
-  const ctx = (bisectMetric?: 'cpu' | 'conns') => ({ bisectMetric }) as SeriesContext
+  const ctx = (bisectMetric?: 'cpu' | 'conns') => ({ plan: { custom: [], bisectMetric } }) as unknown as SeriesContext
   assert.deepEqual([ends, step].map((p) => adaptiveHere(p!, ctx('conns'))), [false, false])
   assert.deepEqual([ends, step].map((p) => adaptiveHere(p!, ctx('cpu'))), [true, true])
   assert.equal(adaptiveHere(ends!, ctx()), true, 'cpu is the default metric')

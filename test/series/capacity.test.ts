@@ -74,8 +74,8 @@ test('stops at the upper bound and after MAX_CAPACITY_STEPS', () => {
 })
 
 test('cells: each proxy with the variants it has (default pool-added), EC-256, the open model\'s VU cap; a custom config by its custom: name', () => {
-  const cells = capacityCells({ proxies: ['haproxy', 'nginx'], focus: undefined }, [])
+  const cells = capacityCells({ proxies: ['haproxy', 'nginx'], plan: { custom: [] } })
   assert.deepEqual(cells.map((c) => [c.series, c.proxy, c.variant, c.keyType, c.connections]), [['capacity', 'haproxy', 'pool-added', 'ec256', 1000], ['capacity', 'nginx', 'pool-added', 'ec256', 1000]])
-  const focused = capacityCells({ proxies: ['haproxy', 'nginx'], focus: { variants: ['reuse-never', 'custom:my.cfg'], keyTypes: ['rsa2048'] } }, [{ proxy: 'haproxy', file: '/tmp/my.cfg' }])
+  const focused = capacityCells({ proxies: ['haproxy', 'nginx'], plan: { focus: { variants: ['reuse-never', 'custom:my.cfg'], keyTypes: ['rsa2048'] }, custom: [{ proxy: 'haproxy', file: '/tmp/my.cfg' }] } })
   assert.deepEqual(focused.map((c) => [c.proxy, c.variant, c.keyType, c.template]), [['haproxy', 'reuse-never', 'rsa2048', focused[0]!.template], ['haproxy', 'custom:my.cfg', 'rsa2048', '/tmp/my.cfg']])
 })

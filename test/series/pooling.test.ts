@@ -55,10 +55,10 @@ test('pooling-open: no valid closed ceiling → phase skipped with a warning', (
   const rows = [measurement({ series: 'same', status: 'invalid', reason: 'x' }), measurement({ series: 'direct', proxy: 'direct', variant: 'direct' })]
   assert.equal(poolingOpenRate(rows), null)
   const log = memoryLogger()
-  const phase = poolingSeries([]).phases.find((p) => p.name === 'pooling-open')!
+  const phase = poolingSeries().phases.find((p) => p.name === 'pooling-open')!
   const runDir = mkdtempSync(join(tmpdir(), 'pb-open-'))
   for (const r of rows) appendRow(runDir, MEASUREMENTS, r)
-  assert.deepEqual(phase.tasks({ runDir, log, proxies: ['haproxy'], seed: 1, connections: 200, backendVersion: 'b' } as unknown as SeriesContext), [])
+  assert.deepEqual(phase.tasks({ runDir, log, proxies: ['haproxy'], seed: 1, connections: 200, backendVersion: 'b', plan: { custom: [] } } as unknown as SeriesContext), [])
   assert.match(log.lines.join('\n'), /pooling-open: no valid closed-model ceiling.*phase skipped/)
 })
 
@@ -75,8 +75,8 @@ test('same-own-rate: each article config at half its OWN closed ceiling, not the
   const runDir = mkdtempSync(join(tmpdir(), 'pb-own-'))
   for (const r of rows) appendRow(runDir, MEASUREMENTS, r)
   const log = memoryLogger()
-  const phase = poolingSeries([]).phases.find((p) => p.name === 'same-own-rate')!
-  const tasks = phase.tasks({ runDir, log, proxies: ['haproxy', 'nginx', 'caddy'], seed: 1, connections: 200, backendVersion: 'b', profile: { repeats: 1 } } as unknown as SeriesContext)
+  const phase = poolingSeries().phases.find((p) => p.name === 'same-own-rate')!
+  const tasks = phase.tasks({ runDir, log, proxies: ['haproxy', 'nginx', 'caddy'], seed: 1, connections: 200, backendVersion: 'b', profile: { repeats: 1 }, plan: { custom: [] } } as unknown as SeriesContext)
   // Only the proxies whose article cell has a ceiling here (caddy's is absent), each at its own rate, in its own series.
   const planned = tasks.map((t) => t.key.split('|'))
   const versions = new Map(planned.map((k) => [k[1], k]))

@@ -16,7 +16,7 @@ test('tls-open and tls-open-half: both phases plan every proxy at their own rate
   const runDir = mkdtempSync(join(tmpdir(), 'pb-tls-open-'))
   for (const [proxy, rps] of [['haproxy', 9_000], ['caddy', 3_000]] as const) appendRow(runDir, MEASUREMENTS, m({ proxy, rps }))
   const log = memoryLogger()
-  const ctx = { runDir, log, proxies: ['haproxy', 'caddy'], seed: 1, connections: 200, profile: { repeats: 1 } } as unknown as SeriesContext
+  const ctx = { runDir, log, proxies: ['haproxy', 'caddy'], seed: 1, connections: 200, profile: { repeats: 1 }, plan: { custom: [] } } as unknown as SeriesContext
   const phases = tlsSeries().phases
   const planned = (name: string) => phases.find((p) => p.name === name)!.tasks(ctx).map((t) => t.label.replace(/ \d+\.[\d.]+ pool-added/, ''))
   assert.deepEqual(planned('tls-open').sort(), ['tls-open caddy ec256 600 rps r1', 'tls-open caddy rsa4096 600 rps r1', 'tls-open haproxy ec256 600 rps r1', 'tls-open haproxy rsa4096 600 rps r1'])

@@ -1,6 +1,7 @@
 import { PROFILES } from '../../../lib/catalog/profiles.ts'
 import type { Logger } from '../../../lib/core/log.ts'
 import { certsDir } from '../../../lib/core/paths.ts'
+import { defaultVersionChoice } from '../../../lib/catalog/version-choice.ts'
 import { defaultCpuLayout } from '../../../lib/roles/cpus.ts'
 import { acquireRunLock } from '../../../lib/run/lock.ts'
 import type { Runtime } from '../../../lib/runtime/types.ts'
@@ -24,6 +25,6 @@ export async function smokeContext(runtime: Runtime, runId: string, runDir: stri
   const profile = PROFILES.smoke!
   return {
     runtime, runId, runDir, cpus: defaultCpuLayout(), profile, certs: await ensureCerts(certsDir, { force: false, log }), log,
-    proxies: ['haproxy'], seed: 1, connections: profile.connections, backendVersion: 'test',
+    proxies: ['haproxy'], seed: 1, connections: profile.connections, backendVersion: 'test', plan: { custom: [], versions: defaultVersionChoice(profile.name) },
   }
 }

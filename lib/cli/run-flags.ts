@@ -1,0 +1,184 @@
+import { PROFILES } from '../catalog/profiles.ts'
+import { parseProxyList, PROXIES, type ProxyName } from '../catalog/stack.ts'
+import { defaultVersionChoice, parsePinnedVersions, parseVersionChoice } from '../catalog/version-choice.ts'
+import { loadBaseline } from '../data/baselines.ts'
+import { DEFAULT_SERIES, defaultSeries, SERIES } from '../data/series.ts'
+import { defaultCpuLayout, parseCpuOverride } from '../roles/cpus.ts'
+import type { RuntimeChoice } from '../run/options.ts'
+import { userError } from '../core/errors.ts'
+import { BISECT_FLAGS } from './bisect-options.ts'
+import { CAPACITY_FLAGS } from './capacity-options.ts'
+import { flagHelp, type FlagValues } from './flags.ts'
+import { parseHosts } from './hosts-options.ts'
+import { OUTCOME_FLAGS } from './report-outcome.ts'
+import { checkResume, parseCustomConfigs, parseImages, parseNetwork, parseOut, parseReference, parseRuntime, parseSeed, parseSeries, parseTaxNs, profileWithOverrides } from './run-checks.ts'
+import { parseSiteDir } from './site-dir.ts'
+
+/**
+ * Every flag of run-all and the series steps, once (docs/running.md#run-all-flags): the parser,
+ * the RunFlags type and the --help text come from this table; lib/cli/run-options.ts checks
+ * the flags in their order and turns them into the run's options and its series plan.
+ * A check's extra arguments are the other flags it depends on, passed by parseRunOptions.
+ */
+export const RUN_FLAGS = {
+  profile: {
+    type: 'string',
+    arg: 'NAME',
+    default: 'quick',
+    help: ['quick (2 repeats of short windows), standard (3 to 12 × 5 s), full (5 × 30 s); default quick'],
+    check: (name: string, overrides: { repeats?: string; duration?: string; 'wait-quiet'?: string }) => profileWithOverrides(name, overrides),
+  },
+  series: {
+    type: 'string',
+    arg: 'LIST',
+    help: [
+      `any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2, quick runs one h2 cell a proxy);`,
+      'versions = every catalog version, article and pool-added (smoke, quick: article);',
+      'capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);',
+      'bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)',
+    ],
+    // The default depends on the profile (smoke leaves out h2).
+    check: (value: string | undefined, profile: string) => parseSeries(value ?? defaultSeries(profile).join(',')),
+  },
+  proxies: { type: 'string', arg: 'LIST', default: PROXIES.join(','), help: ['haproxy,nginx,envoy,traefik,caddy (default: all five)'], check: (value: string) => parseProxyList(value) },
+  runtime: { type: 'string', arg: 'KIND', default: 'auto', help: ['auto | docker | native (default auto: docker when an engine answers, else native)'], check: (value: string) => parseRuntime(value) },
+  images: { type: 'string', arg: 'MODE', default: 'offline', help: ['docker only: offline (build from Debian packages and cached binaries), official, auto'], check: (value: string) => parseImages(value) },
+  network: {
+    type: 'string',
+    arg: 'MODE',
+    default: 'host',
+    help: ['docker only: host (default; loopback, least overhead) or bridge (each role in its own', 'container network namespace, the generator in its own container); an error with native'],
+    check: (value: string, runtime: RuntimeChoice) => parseNetwork(value, runtime),
+  },
+  hosts: {
+    type: 'string',
+    arg: 'SPEC',
+    help: [
+      'docker only: each role on its own Docker engine, e.g. "proxy=ssh://u@h1 backend=ssh://u@h2',
+      'generator=tcp://h3:2376?certs=DIR", or a topology.yaml; see docs/hosts.md.',
+      'ssh host keys must be in ~/.ssh/known_hosts (or known_hosts=FILE, fingerprint=SHA256:…',
+      'per host): an unknown or changed key is refused (docs/hosts.md)',
+    ],
+    check: (value: string | undefined, acceptNewHostKeys: boolean) => parseHosts(value, process.env, { acceptNewHostKeys }),
+  },
+  'accept-new-host-keys': {
+    type: 'boolean',
+    help: ["with --hosts: record an ssh host key no known_hosts lists yet (as ssh's", 'StrictHostKeyChecking=accept-new); a changed key is still refused'],
+    check: (value: boolean | undefined, hosts: string | undefined) => {
+      if (value && hosts === undefined) throw userError('--accept-new-host-keys', 'only means something with --hosts (ssh:// engines)', 'Add --hosts, or drop --accept-new-host-keys')
+      return !!value
+    },
+  },
+  out: { type: 'string', arg: 'DIR', help: ['run directory (default results/<run-id>)'], check: (value: string | undefined) => parseOut(value) },
+  resume: {
+    type: 'boolean',
+    help: ['finish the run in --out, skipping repeats already measured; refused when a', "setting differs from the run's (profile, repeats, duration, proxies, cpus, runtime, network, seed, configs)"],
+    check: (value: boolean | undefined, out: string | undefined) => checkResume(value, out),
+  },
+  'allow-changes': {
+    type: 'boolean',
+    help: ['with --resume: accept those differences (the manifest and report tell which rows came from which)'],
+    check: (value: boolean | undefined, resume: boolean) => {
+      if (value && !resume) throw userError('--allow-changes', 'only means something with --resume', 'Add --resume --out DIR, or drop --allow-changes')
+      return !!value
+    },
+  },
+  baseline: {
+    type: 'string',
+    arg: 'ID',
+    help: ['compare with a baseline in the report: an id under baselines/runs/ (e.g. 2026-08-23)'],
+    check: (id: string | undefined) => (id ? loadBaseline(id) : undefined),
+  },
+  'no-report': { type: 'boolean', help: ['stop after the measurements and findings (no summary/, ledger, site or PDF)'] },
+  'no-pdf': { type: 'boolean', help: ['build the site but not the PDF'] },
+  'no-counts': {
+    type: 'boolean',
+    help: ['do not count system calls and context switches per window (docs/method/counts.md):', 'the count columns are then empty and say why (for measuring what counting costs)'],
+  },
+  site: { type: 'string', arg: 'DIR', help: ['where the report goes (default site/)'], check: (value: string | undefined) => parseSiteDir(value) },
+  seed: { type: 'string', arg: 'N', help: ['order the repeats with this seed (default random, recorded in the manifest)'], check: (value: string | undefined) => parseSeed(value) },
+  config: {
+    type: 'string',
+    multiple: true,
+    arg: 'PROXY=PATH',
+    help: ['also measure your own config file (repeatable); see docs/catalog.md#your-own-config'],
+    check: (values: string[] | undefined) => parseCustomConfigs(values ?? []),
+  },
+  cpus: {
+    type: 'string',
+    arg: '"ROLE=LIST …"',
+    help: ['cpusets, e.g. "proxy=1 backend=0 generator=0" (default from nproc)'],
+    check: (value: string | undefined) => (value ? parseCpuOverride(value, defaultCpuLayout()) : defaultCpuLayout()),
+  },
+  // --variants and --key-types are checked together, against the proxies and configs (lib/series/focus.ts parseFocus).
+  variants: {
+    type: 'string',
+    arg: 'LIST',
+    help: ['only the planned cells with these variants, in every series (e.g. article,custom:my.conf);', "the direct row always runs (the floor and the calibrated unit's reference)"],
+  },
+  'key-types': { type: 'string', arg: 'LIST', help: ['only the planned cells with these key types: ec256,rsa2048,rsa4096'] },
+  versions: {
+    type: 'string',
+    arg: 'WHICH',
+    help: [
+      "catalog versions of the versions series and nginx's all-version extras: all, newest,",
+      'ends (oldest, newest, April 2025) or a list (1.26.3,3.0.11); default ends for smoke',
+      'and quick, all for standard and full (npm run doctor lists the catalog)',
+    ],
+    check: (value: string | undefined, proxies: readonly ProxyName[], profile: string) => (value !== undefined ? parseVersionChoice(value, proxies) : defaultVersionChoice(profile)),
+  },
+  'pin-versions': {
+    type: 'string',
+    arg: 'LIST',
+    help: ['proxy=version pairs (haproxy=2.8.25,nginx=1.31.3): the version each series that measures', 'one version per proxy runs instead of the newest (pooling, tls, ws, scenarios, l4, h2…)'],
+    check: (value: string | undefined) => (value !== undefined ? parsePinnedVersions(value) : undefined),
+  },
+  // --repeats, --duration and --wait-quiet are checked with the profile they override (--profile's check).
+  repeats: { type: 'string', arg: 'N', help: ["minimum repeats per cell instead of the profile's (recorded in the manifest)"] },
+  duration: { type: 'string', arg: 'S', help: ["measurement window in seconds instead of the profile's (recorded in the manifest)"] },
+  'wait-quiet': {
+    type: 'string',
+    arg: 'S',
+    help: [
+      'seconds the run may lose to other work on the machine: after a disturbed window it waits',
+      "until the bench's cores are quiet, then redoes the window in a later round (default per",
+      `profile: ${Object.values(PROFILES).map((p) => `${p.name} ${p.quietBudgetS}`).join(', ')}; 0: never wait); docs/method/disturbance.md`,
+    ],
+  },
+  ...CAPACITY_FLAGS,
+  ...BISECT_FLAGS,
+  like: {
+    type: 'string',
+    arg: 'ID',
+    help: [
+      'repeat a promoted baseline (baselines/runs/<id>): its profile, series, proxies, repeats,',
+      'window, connections, variants, key types, runtime and versions, in every series (the newest',
+      'where its own are no longer in the catalog, said in the report); flags given beside it win; compares with it',
+    ],
+  },
+  'tax-ns': {
+    type: 'string',
+    arg: 'N',
+    help: ['make every system call of every role and of the calibration about N ns dearer (a', "seccomp filter, measured on the proxy's core; docs/benchmarks.md#machine-shift)"],
+    check: (value: string | undefined, hosts: boolean) => parseTaxNs(value, hosts),
+  },
+  reference: {
+    type: 'string',
+    arg: 'KIND',
+    default: 'none',
+    help: ["rtt: a fixed loopback ping-pong on the proxy's core during every closed-model window", "and handshake window, each row divided by its own window's reading; none (default)", '(docs/method/reference.md)'],
+    check: (value: string, hosts: boolean) => parseReference(value, hosts),
+  },
+  ...OUTCOME_FLAGS,
+} as const
+
+/** The run flags as parsed from the command line: strings, unchecked (the table's type). */
+export type RunFlags = FlagValues<typeof RUN_FLAGS>
+
+/** The run flags as parseFlags returns them. */
+export type RunFlagValues = RunFlags & { _: string[] }
+
+export const RUN_FLAGS_HELP = `${flagHelp(RUN_FLAGS)}
+
+Exit status: 0 once the run completed (a finding that did not hold is a result), 2 for a bad flag
+or input (one line, before anything runs), 3 when a --fail-on gate failed (everything is written first).`

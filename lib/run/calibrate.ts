@@ -1,0 +1,42 @@
+import type { Calibration } from '../data/schema.ts'
+import { formatCalibration, measureCalibration } from '../measure/calibration.ts'
+import { lookAtMachine, preflightLine } from '../measure/culprits.ts'
+import { MAX_FOREIGN_SHARE } from '../measure/validity.ts'
+import type { CpuLayout } from '../roles/cpus.ts'
+import type { RunRecord } from './manifest.ts'
+import type { RunOptions } from './options.ts'
+import { QuietBudget, quietSettings } from './quiet.ts'
+
+/** Seconds the preflight samples the machine before the first window. */
+const PREFLIGHT_S = 2
+
+/**
+ * Before the first window: other work on the machine, named; the run goes on either way
+ * and, after a disturbed window, waits for quiet within this budget (a resumed run goes on with its own).
+ */
+export async function preflight(o: RunOptions, record: RunRecord, cpus: CpuLayout): Promise<QuietBudget> {
+  const look = await lookAtMachine(PREFLIGHT_S)
+  const busy = preflightLine(look, `${cpus.proxy},${cpus.backend},${cpus.generator}`, MAX_FOREIGN_SHARE)
+  if (busy) o.log.warn(busy)
+  const quiet = new QuietBudget(quietSettings(o.profile, cpus), o.log, record.manifest.quiet, busy)
+  record.manifest.quiet = quiet.record
+  record.save()
+  return quiet
+}
+
+/**
+ * Stage 5 of a run: the calibration, once per run, before any cell, on the proxy's cpuset;
+ * a resumed run keeps its own. On this machine's cores only: with the proxy on another
+ * host's engine it would calibrate the wrong machine.
+ */
+export async function calibrate(o: RunOptions, record: RunRecord, cpus: CpuLayout, launcher: readonly string[]): Promise<Calibration | null> {
+  const { manifest } = record
+  const proxyElsewhere = o.hosts && o.hosts.roles.proxy.host.protocol !== 'unix'
+  if (proxyElsewhere && !manifest.calibration) o.log.info('calibration: not measured (the proxy runs on another host; calibrated units need it measured there)')
+  if (!manifest.calibration && !proxyElsewhere) {
+    manifest.calibration = await measureCalibration({ cpuset: cpus.proxy, log: o.log, launcher, ...o.profile.calibration })
+    record.save()
+  }
+  if (manifest.calibration) o.log.info(formatCalibration(manifest.calibration))
+  return manifest.calibration
+}

@@ -1,0 +1,26 @@
+import type { PinnedVersions, VersionChoice } from '../catalog/version-choice.ts'
+import type { BisectMetric } from '../data/bisect.ts'
+import type { CapacitySettings } from './capacity.ts'
+import type { Focus } from './focus.ts'
+import type { CustomConfig } from './pooling.ts'
+
+/**
+ * What the user chose for the series, checked once from the flags (lib/cli/run-options.ts)
+ * and read by every series as `ctx.plan`: a series option is a field here, nowhere else.
+ */
+export interface SeriesPlan {
+  /** --config: users' own configs; they join the pooling series (and the capacity search, when --variants names them). */
+  custom: CustomConfig[]
+  /** --variants / --key-types: only those planned cells run (lib/series/focus.ts). */
+  focus?: Focus
+  /** --versions, else the profile's default: the catalog versions of the series that take several (lib/catalog/version-choice.ts). */
+  versions: VersionChoice
+  /** --pin-versions (or --like): the version of each proxy the one-version series run; absent: the newest. */
+  pinned?: PinnedVersions
+  /** The capacity series' SLO, budget and start rate (--slo, --budget, --start-rps). */
+  capacity?: CapacitySettings
+  /** The bisect series' metric (--metric; default proxy CPU µs/req). */
+  bisectMetric?: BisectMetric
+  /** The bisect over a registry's published tags (bisect.mjs --tags-from): the repository and its tags, listed before the run. */
+  bisectTags?: { ref: string; tags: string[] }
+}
