@@ -16,7 +16,7 @@ const d = (unit: string, meaning: string): ColumnDoc => ({ unit, meaning })
 /** Columns by name, the same meaning in every file that has them. */
 export const COLUMNS: Record<string, ColumnDoc> = {
   run_id: d('', 'the run (results/<run-id>)'),
-  series: d('', 'the series row: same (article config), pool-added, pool-removed, haproxy-reuse, nginx-keepalive, direct, custom, versions, bisect, capacity (a step of the capacity search), tls-*, ws-*'),
+  series: d('', 'the series row: same (article config), pool-added, pool-removed, haproxy-reuse, nginx-keepalive, direct, custom, versions, bisect, capacity (a step of the capacity search), tls-*, ws-*, h2, h3, h3-handshake (QUIC handshakes), h3-handshake-tcp (TCP+TLS handshakes through the same h3 config)'),
   proxy: d('', 'haproxy, nginx, envoy, traefik, caddy, or direct (the backend without a proxy)'),
   version: d('', 'the proxy version measured (direct: the backend\'s source hash)'),
   variant: d('', 'the config variant (stacks/<proxy>/templates/<variant>.*), custom:<file> for --config'),
@@ -65,11 +65,13 @@ export const COLUMNS: Record<string, ColumnDoc> = {
   scheme: d('', 'what the client spoke to the proxy: https, or http for the plain-HTTP variants (direct rows: http to the backend); empty in files written before the column'),
   path: d('', 'the request path: / (the backend\'s 11-byte hello world) or /json (a JSON body of body_bytes generated per request)'),
   body_bytes: d('bytes', '/json: the body size asked for, verified on every verification response; empty for /'),
-  streams: d('streams', 'h2 rows: requests in flight on each connection (h2load -m); empty for HTTP/1.1 rows'),
+  streams: d('streams', 'h2 and h3 rows: requests in flight on each connection (h2load -m, loadgen h3 -m); empty for HTTP/1.1 rows'),
+  udp_datagrams_per_req: d('datagrams / request', 'h3 rows: UDP datagrams the generator sent and received (both ways, ACKs included) per request in its window, counted on its sockets; empty for TCP rows (docs/series/h3.md#udp-datagrams)'),
+  early_data: d('count', 'QUIC handshake rows (series h3-handshake): connections whose request the proxy accepted as 0-RTT early data; 0 unless resumption is 0rtt; empty for TCP rows'),
   slo: d('', 'capacity rows: the SLO the step was judged against, e.g. p99<10ms,errors<0.1% (errors count dropped requests too); empty in other series'),
   handshakes: d('count', 'TLS handshakes completed in the window (full ones unless resumption says otherwise)'),
   resumed: d('count', 'resumed handshakes: must be 0 where resumption is none (a row with one is invalid); the proxy\'s answer where the client offers tickets'),
-  resumption: d('', 'what the client offered to resume with: none, tickets (TLS 1.3) or tickets-tls12; empty (tls series, older files): none'),
+  resumption: d('', 'what the client offered to resume with: none, tickets (TLS 1.3), tickets-tls12, or over QUIC 0rtt (tickets, the request sent as early data); empty (tls series, older files): none'),
   rate: d('handshakes/s', 'handshakes per second (machine-specific)'),
   proxy_cpu_us_per_handshake: d('µs CPU / handshake', 'the proxy\'s CPU time per full handshake and its one GET'),
   mode: d('', 'echo (messages back to back) or hold (idle connections pinged)'),
@@ -134,7 +136,7 @@ export const COLUMNS: Record<string, ColumnDoc> = {
 
 /** Where a column means something else in one file. */
 export const FILE_COLUMNS: Record<string, Record<string, ColumnDoc>> = {
-  'handshakes.csv': { errors: d('count', 'failed handshakes or requests'), connections: d('count', 'concurrent handshaking clients') },
+  'handshakes.csv': { errors: d('count', 'failed handshakes or requests'), connections: d('count', 'concurrent handshaking clients'), udp_datagrams_per_req: d('datagrams / handshake', 'QUIC rows (series h3-handshake): UDP datagrams the generator sent and received per handshake, its one GET and the close included; empty for TCP rows') },
   'tcp.csv': { mode: d('', 'short (one message per connection) or stream (stream_bytes per connection)'), connections: d('count', 'concurrent workers, each opening connections back to back'), errors: d('count', 'connections that failed (connect, handshake, short or differing echo)') },
   'summary/tcp.csv': { mode: d('', 'short or stream'), connections: d('count', 'concurrent workers') },
   'websocket.csv': { p50_ms: d('ms', 'median message round trip (hold: ping round trip)'), p99_ms: d('ms', '99th percentile message round trip (hold: ping round trip)') },

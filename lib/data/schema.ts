@@ -40,6 +40,8 @@ export const MEASUREMENT_COLUMNS = [
   'foreign_processes',
   // The reference measured in the same window (lib/measure/reference.ts); empty without --reference and in older files.
   ...REFERENCE_COLUMNS,
+  // h3 rows: UDP datagrams both ways per request (docs/series/h3.md#udp-datagrams); empty elsewhere.
+  'udp_datagrams_per_req',
 ] as const
 
 const num = z.number().finite()
@@ -120,6 +122,8 @@ export const measurementSchema = z.object({
   reference_cpu_us_per_op: optNum.optional(),
   reference_cpu_share: optNum.optional(),
   proxy_cpu_per_reference: optNum.optional(),
+  /** h3 rows: UDP datagrams the generator sent and received per request in its window; null for TCP rows and older files. */
+  udp_datagrams_per_req: optNum.optional(),
 })
 
 export type Measurement = z.infer<typeof measurementSchema>
@@ -305,7 +309,7 @@ export const HANDSHAKE_COLUMNS = [
   'run_id', 'series', 'proxy', 'version', 'variant', 'key_type', 'connections', 'duration_s', 'repeat',
   'handshakes', 'resumed', 'errors', 'rate', 'p50_ms', 'p99_ms', 'proxy_cpu_us_per_handshake', 'generator_cpu_share', 'proxy_cpu_share',
   'status', 'reason', 'runtime', 'started_at', 'steal_share', 'foreign_cpu_share', 'invocation',
-  // What the client offered to resume with (none, tickets, tickets-tls12); empty: none (the tls series, older files).
+  // What the client offered to resume with (none, tickets, tickets-tls12, 0rtt); empty: none (the tls series, older files).
   'resumption',
   // Foreign CPU on the load cores (lib/measure/disturbance.ts); empty in files written before it.
   'load_foreign_cpu_share',
@@ -315,6 +319,8 @@ export const HANDSHAKE_COLUMNS = [
   'foreign_processes',
   // The reference measured in the same window (lib/measure/reference.ts); empty without --reference and in older files.
   ...REFERENCE_COLUMNS,
+  // QUIC rows (series h3-handshake): UDP datagrams both ways per handshake, and 0-RTT requests accepted; empty elsewhere.
+  'udp_datagrams_per_req', 'early_data',
 ] as const
 
 export const handshakeSchema = z.object({
@@ -344,8 +350,8 @@ export const handshakeSchema = z.object({
   foreign_cpu_share: optNum,
   /** Id of the manifest's invocation that measured the row (null: written before invocations were recorded). */
   invocation: z.number().int().positive().nullable().optional(),
-  /** What the client offered to resume with: none (every handshake full), tickets (TLS 1.3) or tickets-tls12; empty (tls series, older files): none. */
-  resumption: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['none', 'tickets', 'tickets-tls12']).optional()),
+  /** What the client offered to resume with: none (every handshake full), tickets (TLS 1.3), tickets-tls12, or over QUIC 0rtt (tickets and the request as early data); empty (tls series, older files): none. */
+  resumption: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['none', 'tickets', 'tickets-tls12', '0rtt']).optional()),
   /** Foreign CPU on the load cores (the generator's and backend's, outside the measured ones); null: none apart, or a file written before it. */
   load_foreign_cpu_share: optNum.optional(),
   ...countFields,
@@ -356,6 +362,10 @@ export const handshakeSchema = z.object({
   reference_cpu_us_per_op: optNum.optional(),
   reference_cpu_share: optNum.optional(),
   proxy_cpu_per_reference: optNum.optional(),
+  /** QUIC rows: UDP datagrams the generator sent and received per handshake (its GET and close included); null for TCP rows. */
+  udp_datagrams_per_req: optNum.optional(),
+  /** QUIC rows: connections whose request the proxy accepted as 0-RTT early data; null for TCP rows. */
+  early_data: z.number().int().nonnegative().nullable().optional(),
 })
 
 export type Handshake = z.infer<typeof handshakeSchema>

@@ -20,7 +20,7 @@ export function measurementRow(cell: Cell, repeat: number, ctx: CellContext, o: 
     proxy_cpu_us_per_req: null, backend_cpu_us_per_req: null, generator_cpu_share: null, backend_conns_per_1k_req: null,
     max_vus: null, dropped: null, status: 'valid', reason: '', proxy_cpu_share: null, runtime: ctx.runtime.kind, started_at: started, ...disturbanceColumns(null), slo: '',
     ...noCounts(), proxy_cpu_calibrated: null, calibration_unit: '',
-    ...referenceColumns(null, null),
+    ...referenceColumns(null, null), udp_datagrams_per_req: null,
     ...fields,
   })
 }
@@ -31,7 +31,7 @@ export function handshakeRow(cell: Cell, repeat: number, ctx: CellContext): RowF
     run_id: ctx.runId, series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType,
     connections: cell.connections, duration_s: ctx.profile.durationS, repeat, handshakes: 0, resumed: 0, errors: 0, rate: null, p50_ms: null, p99_ms: null,
     proxy_cpu_us_per_handshake: null, generator_cpu_share: null, proxy_cpu_share: null, status: 'valid', reason: '', runtime: ctx.runtime.kind, started_at: started,
-    ...disturbanceColumns(null), ...noCounts(), ...referenceColumns(null, null),
+    ...disturbanceColumns(null), ...noCounts(), ...referenceColumns(null, null), udp_datagrams_per_req: null, early_data: null,
     ...fields,
   })
 }

@@ -1,8 +1,11 @@
 import { compareVersions, loadStack, newestVersion, type ProxyName, type StackVersion } from '../catalog/stack.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
+import { KEY_TYPES } from '../setup/certs.ts'
 import { h3Support, type H3Support } from '../setup/h3-support.ts'
-import { closedTasks } from './tasks.ts'
+import { closedTasks, handshakeTasks } from './tasks.ts'
+import { HANDSHAKE_WORKERS } from './tls.ts'
 import type { Series } from './types.ts'
+import { SERIES_ROWS } from '../data/series.ts'
 
 /** Streams per QUIC connection (loadgen h3 -m), as the h2 series: 1 like HTTP/1.1, 10 and 100 multiplexed. */
 export const H3_STREAMS = [1, 10, 100] as const
@@ -50,6 +53,49 @@ export function h3Cells(proxies: readonly ProxyName[], connections: number, prof
   ]
 }
 
+/** QUIC handshakes (loadgen h3-handshake) and, through the same h3 config, TCP+TLS ones (loadgen handshake): the rows of the handshake table. */
+export const [H3_HANDSHAKE_SERIES, H3_HANDSHAKE_TCP_SERIES] = SERIES_ROWS.h3.handshakes
+
+type Resumption = NonNullable<Cell['resumption']>
+
+/**
+ * The h3 handshake cells (docs/series/h3.md#handshakes): per proxy with a capable build (the
+ * version its h3 cells run), per key type of the TLS series, a new connection per request over
+ * QUIC (series h3-handshake) and over TCP+TLS through the very same config (h3-handshake-tcp),
+ * each full (`none`) and resumed by a TLS 1.3 ticket (`tickets`); over QUIC also `0rtt` where
+ * the template accepts early data (stack.yaml `early_data`). quick and smoke resume on EC P-256
+ * only: a resumed handshake signs nothing, so the key type is the full handshake's question.
+ * A proxy without a capable build has no cell here: the h3 phase's not-measured row says why.
+ */
+export function h3HandshakeCells(proxies: readonly ProxyName[], profile: string, support: (p: ProxyName, v: StackVersion) => H3Support = h3Support): Cell[] {
+  const quick = profile === 'smoke' || profile === 'quick'
+  return proxies.flatMap((p) => {
+    const stack = loadStack(p)
+    const h3 = stack.variants.h3
+    const v = h3 ? h3Version(stack.versions, (x) => support(p, x)) : null
+    if (!h3 || !v) return []
+    return KEY_TYPES.flatMap((keyType) => {
+      const cell = (series: string, resumption: Resumption): Cell => ({
+        ...catalogCell(stack, { series, variant: 'h3', keyType, connections: HANDSHAKE_WORKERS, version: v }), resumption,
+        ...(series === H3_HANDSHAKE_SERIES ? { protocol: 'h3' as const } : {}),
+      })
+      const resumed = !quick || keyType === 'ec256'
+      return [
+        cell(H3_HANDSHAKE_SERIES, 'none'), cell(H3_HANDSHAKE_TCP_SERIES, 'none'),
+        ...(resumed ? [cell(H3_HANDSHAKE_SERIES, 'tickets'), cell(H3_HANDSHAKE_TCP_SERIES, 'tickets')] : []),
+        ...(resumed && h3.early_data ? [cell(H3_HANDSHAKE_SERIES, '0rtt')] : []),
+      ]
+    })
+  })
+}
+
 export function h3Series(): Series {
-  return { name: 'h3', phases: [{ name: 'h3', tasks: (ctx) => closedTasks(h3Cells(ctx.proxies, ctx.connections, ctx.profile.name, ctx.backendVersion), ctx) }] }
+  return {
+    name: 'h3',
+    phases: [
+      { name: 'h3', tasks: (ctx) => closedTasks(h3Cells(ctx.proxies, ctx.connections, ctx.profile.name, ctx.backendVersion), ctx) },
+      // QUIC and TCP+TLS cells in one phase: their repeats interleave, so the QUIC/TCP ratio pairs rounds.
+      { name: H3_HANDSHAKE_SERIES, tasks: (ctx) => handshakeTasks(h3HandshakeCells(ctx.proxies, ctx.profile.name), ctx) },
+    ],
+  }
 }

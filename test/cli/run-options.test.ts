@@ -100,3 +100,9 @@ test('--fail-on and --json are run flags', () => {
   assert.equal(f.json, true)
   assert.equal(f['key-types'], 'ec256')
 })
+
+test('--hosts with the h3 series is refused before anything runs: UDP across hosts is not measured yet', () => {
+  const hosts = 'proxy=unix:///var/run/docker.sock backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'
+  assert.throws(() => parse({ hosts, series: 'pooling,h3' }), (e: Error) => e instanceof UserError && e.message === '--hosts: the h3 series (QUIC over UDP) does not run across hosts yet. Run h3 on one machine: drop --hosts, or leave h3 out of --series')
+  assert.deepEqual(parse({ hosts, series: 'pooling' }).series, ['pooling'])
+})
