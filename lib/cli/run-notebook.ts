@@ -60,7 +60,8 @@ export const RUN_FLAGS = {
 } as const
 
 export const RUN_FLAGS_HELP = `  --profile NAME        quick (2 repeats of short windows), standard (3 to 12 × 5 s), full (5 × 30 s); default quick
-  --series LIST         any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2, quick runs one h2 cell a proxy);
+  --series LIST         any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2, quick runs one h2 cell a proxy,
+                        standard and full add h3);
                         versions = every catalog version, article and pool-added (smoke, quick: article);
                         capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);
                         bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)

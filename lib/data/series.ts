@@ -14,9 +14,17 @@ export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'v
  */
 const SMOKE_LEAVES_OUT: readonly SeriesName[] = ['h2']
 
-/** The series a profile runs without --series. */
+/**
+ * Added to the default of standard and full only: quick's default already takes its ~20
+ * minutes on 2 cores, and h3 alone would add several (docs/series/h3.md#quick-or-standard).
+ */
+const STANDARD_ADDS: readonly SeriesName[] = ['h3']
+
+/** The series a profile runs without --series, in SERIES order. */
 export function defaultSeries(profile: string): readonly SeriesName[] {
-  return profile === 'smoke' ? DEFAULT_SERIES.filter((s) => !SMOKE_LEAVES_OUT.includes(s)) : DEFAULT_SERIES
+  if (profile === 'smoke') return DEFAULT_SERIES.filter((s) => !SMOKE_LEAVES_OUT.includes(s))
+  if (profile === 'standard' || profile === 'full') return SERIES.filter((s) => DEFAULT_SERIES.includes(s) || STANDARD_ADDS.includes(s))
+  return DEFAULT_SERIES
 }
 
 export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly string[]).includes(s)

@@ -25,7 +25,11 @@ test('run flags become typed options with the documented defaults', () => {
   const o = parse({})
   assert.equal(o.profile.name, 'quick')
   assert.deepEqual(o.series, DEFAULT_SERIES, 'quick runs every default series, h2 included (one cell a proxy)')
-  assert.deepEqual(parse({ profile: 'standard' }).series, DEFAULT_SERIES)
+  // h3 joins standard and full only (docs/series/h3.md#quick-or-standard).
+  const withH3 = [...DEFAULT_SERIES.slice(0, DEFAULT_SERIES.indexOf('h2') + 1), 'h3', ...DEFAULT_SERIES.slice(DEFAULT_SERIES.indexOf('h2') + 1)]
+  assert.deepEqual(parse({ profile: 'standard' }).series, withH3)
+  assert.deepEqual(parse({ profile: 'full' }).series, withH3)
+  assert.ok(!o.series.includes('h3'), 'quick leaves h3 out')
   assert.deepEqual(parse({ profile: 'smoke' }).series, DEFAULT_SERIES.filter((s) => s !== 'h2'), 'smoke (the integration tests\' profile) leaves out h2')
   assert.deepEqual(o.proxies, ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'])
   assert.equal(o.runtime, 'auto')
