@@ -285,7 +285,7 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	if *n == 0 || flagGiven(fs, "d") {
 		deadline = start.Add(*d)
 	}
-	window := newUDPWindow(&udp, recordFrom, recordTo)
+	inWindowUDP := newUDPWindow(&udp, recordFrom, recordTo)
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	for _, hc := range conns {
@@ -314,7 +314,7 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	wg.Wait()
 	elapsed := time.Since(start)
 	res := st.result()
-	res.WindowUDP = window.datagrams()
+	res.WindowUDP = inWindowUDP.datagrams()
 	res.UDPSent, res.UDPReceived = udp.sent.Load(), udp.received.Load()
 	res.DurationS = seconds(elapsed)
 	res.Rate = perSecond(res.Requests, elapsed)
