@@ -13,6 +13,9 @@ const HELP = `Usage: npx zx notebooks/13-h3.mjs [options]
          too) → measurements.csv (series h3, column streams); quick: -m 1, standard and full:
          1, 10, 100. The direct row: loadgen h3 against the backend's own HTTP/3 listener.
   h3-h1  wrk (HTTP/1.1 over TLS) through the same h3 variant: the reference of the h3/h1 ratio
+  h3-open, h3-open-h1  standard and full: loadgen h3 -rate (a virtual user per QUIC connection)
+         and loadgen open (HTTP/1.1) through the same config, each proxy at half its own h3
+         closed rate (1 stream/conn)
   h3-handshake      loadgen h3-handshake: a new QUIC connection per request, 4 clients, per
                     key type (ec256, rsa2048, rsa4096) → handshakes.csv, column resumption:
                     none (full), tickets (resumed) and 0rtt where the template accepts early

@@ -136,3 +136,48 @@ export function h3HandshakeSummary(handshakes: readonly Handshake[]): H3Handshak
     return out
   })
 }
+
+/** The open-model rows of the h3 series: over h3 (loadgen h3 -rate) and over HTTP/1.1 (loadgen open), same config, same rate. */
+const [, , OPEN_ROWS, OPEN_H1_ROWS] = SERIES_ROWS.h3.measurements
+
+/** One proxy version at its open-model rate: proxy CPU per request over h3 and over HTTP/1.1. */
+export interface H3OpenCell {
+  proxy: string
+  version: string
+  target_rps: number
+  h3: Interval | null
+  h1: Interval | null
+  /** h3 over HTTP/1.1 per request at the same rate, paired by round. */
+  h3VsH1: Interval | null
+  h3_p99_ms: number | null
+  h1_p99_ms: number | null
+  /** Most virtual users (connections) in use, median of the valid repeats. */
+  h3_max_vus: number | null
+  h1_max_vus: number | null
+  datagrams_per_req: number | null
+  valid: number
+  rows: number
+  reasons: string[]
+}
+
+/** Per proxy, version and rate: the h3 open-model cell beside the HTTP/1.1 one. */
+export function h3OpenSummary(measurements: readonly Measurement[]): H3OpenCell[] {
+  const rows = measurements.filter((r) => r.model === 'open' && (r.series === OPEN_ROWS || r.series === OPEN_H1_ROWS))
+  const groups = new Map<string, Measurement[]>()
+  for (const r of rows) {
+    const k = `${r.proxy}|${r.version}|${r.target_rps}`
+    groups.set(k, [...(groups.get(k) ?? []), r])
+  }
+  return [...groups.values()].map((g): H3OpenCell => {
+    const h3 = g.filter((r) => r.series === OPEN_ROWS)
+    const h1 = g.filter((r) => r.series === OPEN_H1_ROWS)
+    const [a, b] = [cpuRepeats(h3), cpuRepeats(h1)]
+    return {
+      proxy: g[0]!.proxy, version: g[0]!.version, target_rps: g[0]!.target_rps ?? 0, h3: interval(a), h1: interval(b), h3VsH1: a.size && b.size ? ratioInterval(a, b) : null,
+      h3_p99_ms: med(valid(h3).map((r) => r.p99_ms)), h1_p99_ms: med(valid(h1).map((r) => r.p99_ms)),
+      h3_max_vus: med(valid(h3).map((r) => r.max_vus)), h1_max_vus: med(valid(h1).map((r) => r.max_vus)),
+      datagrams_per_req: med(valid(h3).map((r) => r.udp_datagrams_per_req ?? null)),
+      valid: valid(g).length, rows: g.length, reasons: notValid(g),
+    }
+  }).sort((x, y) => x.proxy.localeCompare(y.proxy) || x.target_rps - y.target_rps)
+}

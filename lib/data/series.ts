@@ -42,8 +42,9 @@ export const SERIES_ROWS = {
   // h2: h2load rows; h2-h1: wrk (HTTP/1.1) through the same h2-capable config, the ratio's reference.
   h2: { measurements: ['h2', 'h2-h1'] },
   // h3: loadgen h3 rows (and the direct row over the backend's HTTP/3); h3-h1: wrk through the same h3 config;
+  // h3-open, h3-open-h1: the open model over h3 (loadgen h3 -rate) and over HTTP/1.1 (loadgen open) at one rate;
   // h3-handshake: loadgen h3-handshake (QUIC); h3-handshake-tcp: loadgen handshake (TCP+TLS) through the same h3 config.
-  h3: { measurements: ['h3', 'h3-h1'], handshakes: ['h3-handshake', 'h3-handshake-tcp'] },
+  h3: { measurements: ['h3', 'h3-h1', 'h3-open', 'h3-open-h1'], handshakes: ['h3-handshake', 'h3-handshake-tcp'] },
   resumption: { handshakes: ['resumption'] },
   capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>

@@ -2,10 +2,14 @@ import { compareVersions, loadStack, newestVersion, type ProxyName, type StackVe
 import { catalogCell, type Cell } from '../measure/cell.ts'
 import { KEY_TYPES } from '../setup/certs.ts'
 import { h3Support, type H3Support } from '../setup/h3-support.ts'
-import { closedTasks, handshakeTasks } from './tasks.ts'
-import { HANDSHAKE_WORKERS } from './tls.ts'
-import type { Series } from './types.ts'
+import { median } from '../core/stats.ts'
+import type { Measurement } from '../data/schema.ts'
 import { SERIES_ROWS } from '../data/series.ts'
+import { MEASUREMENTS, readTable } from '../data/tables.ts'
+import { closedTasks, handshakeTasks, openTasksAt } from './tasks.ts'
+import { HANDSHAKE_WORKERS, rateAt } from './tls.ts'
+import { POOLING_OPEN_FRACTION } from './pooling.ts'
+import type { Series, SeriesContext } from './types.ts'
 
 /** Streams per QUIC connection (loadgen h3 -m), as the h2 series: 1 like HTTP/1.1, 10 and 100 multiplexed. */
 export const H3_STREAMS = [1, 10, 100] as const
@@ -89,11 +93,45 @@ export function h3HandshakeCells(proxies: readonly ProxyName[], profile: string,
   })
 }
 
+/** The open model over h3 (loadgen h3 -rate) and over HTTP/1.1 (loadgen open) through the same h3 config, at one rate per proxy. */
+export const [, , H3_OPEN_SERIES, H3_OPEN_H1_SERIES] = SERIES_ROWS.h3.measurements
+/** Each proxy's open-model rate: this fraction of its own h3 closed-model rate at one stream per connection (pooling's same-own-rate fraction). */
+export const H3_OPEN_FRACTION = POOLING_OPEN_FRACTION
+
+/**
+ * The open-model cells (docs/series/h3.md#open-model): per proxy whose h3 cell at one stream
+ * per connection has valid closed-model rows, its h3 config at H3_OPEN_FRACTION of their
+ * median rps (in hundreds) over h3 (series h3-open, a virtual user per QUIC connection) and
+ * over HTTP/1.1 through the same config (h3-open-h1), both capped at the cells' connections.
+ */
+export function h3OpenCombos(closedCells: readonly Cell[], rows: readonly Measurement[], fraction = H3_OPEN_FRACTION): { cell: Cell; rate: number }[] {
+  return closedCells.filter((c) => c.series === 'h3' && c.proxy !== 'direct' && !c.unrunnable && c.streams === 1).flatMap((c) => {
+    const rps = rows.filter((r) => r.series === 'h3' && r.model === 'closed' && r.proxy === c.proxy && r.version === c.version && r.streams === 1 && r.status === 'valid' && r.rps).map((r) => r.rps!)
+    if (rps.length === 0) return []
+    const rate = rateAt(fraction, median(rps))
+    // One request in flight per virtual user: no streams count in an open-model cell.
+    const open: Cell = { ...c, streams: undefined }
+    return [{ cell: { ...open, series: H3_OPEN_SERIES, protocol: 'h3' }, rate }, { cell: { ...open, series: H3_OPEN_H1_SERIES, protocol: undefined }, rate }]
+  })
+}
+
 export function h3Series(): Series {
+  const closed = (ctx: SeriesContext) => h3Cells(ctx.proxies, ctx.connections, ctx.profile.name, ctx.backendVersion)
   return {
     name: 'h3',
     phases: [
-      { name: 'h3', tasks: (ctx) => closedTasks(h3Cells(ctx.proxies, ctx.connections, ctx.profile.name, ctx.backendVersion), ctx) },
+      { name: 'h3', tasks: (ctx) => closedTasks(closed(ctx), ctx) },
+      {
+        name: H3_OPEN_SERIES,
+        tasks: (ctx) => {
+          // quick and smoke keep their time: the open model over h3 runs in standard and full.
+          if (ctx.profile.name === 'quick' || ctx.profile.name === 'smoke') return []
+          const combos = h3OpenCombos(closed(ctx), readTable(ctx.runDir, MEASUREMENTS))
+          if (combos.length === 0) ctx.log.warn(`${H3_OPEN_SERIES}: no h3 cell has valid closed-model rows to take a rate from: phase skipped`)
+          else ctx.log.info(`${H3_OPEN_SERIES}: each proxy at ${H3_OPEN_FRACTION * 100}% of its own h3 closed rate (1 stream/conn): ${combos.filter((x) => x.cell.series === H3_OPEN_SERIES).map((x) => `${x.cell.proxy} ${x.rate} rps`).join(', ')}; VUs up to ${ctx.connections}`)
+          return openTasksAt(combos, ctx)
+        },
+      },
       // QUIC and TCP+TLS cells in one phase: their repeats interleave, so the QUIC/TCP ratio pairs rounds.
       { name: H3_HANDSHAKE_SERIES, tasks: (ctx) => handshakeTasks(h3HandshakeCells(ctx.proxies, ctx.profile.name), ctx) },
     ],

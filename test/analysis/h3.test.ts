@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { h3HandshakeSummary, h3Summary } from '../../lib/analysis/h3.ts'
+import { h3HandshakeSummary, h3OpenSummary, h3Summary } from '../../lib/analysis/h3.ts'
 import type { Handshake, Measurement } from '../../lib/data/schema.ts'
 import { handshake, measurement } from '../fixtures/rows.ts'
 
@@ -70,4 +70,18 @@ test('h3 costs carry the UDP datagrams per request of the valid repeats', () => 
     measurement({ proxy: 'envoy', version: '1.40.0', variant: 'h3', series: 'h3', streams: 1, repeat: 3, udp_datagrams_per_req: 40, status: 'invalid', reason: 'x' }),
   ])
   assert.equal(s.costs[0]!.datagrams_per_req, 3.5)
+})
+
+test('h3 open model: the h3 cell beside the HTTP/1.1 cell of the same proxy and rate, paired', () => {
+  const open = { proxy: 'traefik', version: '3.7.15', variant: 'h3', model: 'open' as const, target_rps: 2100 }
+  const cells = h3OpenSummary([
+    ...rows({ ...open, series: 'h3-open', udp_datagrams_per_req: 4, max_vus: 30 }, [300, 320, 340]),
+    ...rows({ ...open, series: 'h3-open-h1', max_vus: 12 }, [100, 100, 100]),
+    // A closed h3 row is not the open table's.
+    ...rows({ proxy: 'traefik', version: '3.7.15', variant: 'h3', series: 'h3', streams: 1 }, [1, 1]),
+  ])
+  assert.equal(cells.length, 1)
+  const c = cells[0]!
+  assert.deepEqual([c.target_rps, c.h3?.value, c.h1?.value, c.h3VsH1?.value, c.datagrams_per_req, c.h3_max_vus, c.h1_max_vus, c.valid, c.rows], [2100, 320, 100, 3.2, 4, 30, 12, 6, 6])
+  assert.ok(c.h3VsH1!.lo > 1)
 })

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { ProxyName, StackVersion } from '../../lib/catalog/stack.ts'
-import { h3Cells, h3HandshakeCells } from '../../lib/series/h3.ts'
+import { h3Cells, h3HandshakeCells, h3OpenCombos } from '../../lib/series/h3.ts'
 import type { H3Support } from '../../lib/setup/h3-support.ts'
+import { measurement } from '../fixtures/rows.ts'
 
 // A stand-in probe (the real one runs the binaries): nginx's newest build cannot, its 1.30.6 can; HAProxy none.
 const support = (p: ProxyName, v: StackVersion): H3Support =>
@@ -57,4 +58,19 @@ test('h3 handshakes, standard: every key type full, resumed and (Envoy, Caddy) 0
   assert.deepEqual(count('traefik', 'h3-handshake', '0rtt'), [])
   assert.deepEqual(count('traefik', 'h3-handshake-tcp', 'tickets'), ['ec256', 'rsa2048', 'rsa4096'])
   assert.ok(cells.every((c) => (c.series === 'h3-handshake') === (c.protocol === 'h3')))
+})
+
+test('h3 open model: each proxy at half its own valid h3 m1 closed rate, over h3 and over HTTP/1.1 through the same config', () => {
+  const closed = h3Cells(['caddy', 'nginx', 'haproxy'], 200, 'standard', 'b1', support)
+  const rows = [
+    ...[4000, 4400, 9999].map((rps, i) => measurement({ series: 'h3', proxy: 'caddy', version: '2.11.7', variant: 'h3', streams: 1, repeat: i + 1, rps, status: i === 2 ? 'invalid' : 'valid' })),
+    // Another stream count, and the direct row, give no rate.
+    measurement({ series: 'h3', proxy: 'nginx', version: '1.30.6', variant: 'h3', streams: 10, rps: 8000 }),
+    measurement({ series: 'h3', proxy: 'direct', version: 'b1', variant: 'direct', streams: 1, rps: 8000 }),
+  ]
+  const combos = h3OpenCombos(closed, rows)
+  assert.deepEqual(combos.map((x) => `${x.cell.series} ${x.cell.proxy} ${x.cell.version} ${x.cell.variant} ${x.cell.protocol ?? 'h1'} ${x.cell.streams ?? '-'} c${x.cell.connections} ${x.rate}`), [
+    'h3-open caddy 2.11.7 h3 h3 - c200 2100',
+    'h3-open-h1 caddy 2.11.7 h3 h1 - c200 2100',
+  ])
 })

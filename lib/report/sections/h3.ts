@@ -1,4 +1,4 @@
-import { h3HandshakeSummary, h3Summary, type H3Cost, type H3HandshakeRow } from '../../analysis/h3.ts'
+import { h3HandshakeSummary, h3OpenSummary, h3Summary, type H3Cost, type H3HandshakeRow, type H3OpenCell } from '../../analysis/h3.ts'
 import { fmtInterval, type Interval } from '../../core/intervals.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { BarRow } from '../charts.ts'
@@ -20,7 +20,8 @@ const OWN_MEASUREMENT = 'This harness\'s own measurement on this machine (no pub
 export function h3Section(a: Article, { run }: ArticleInput): ChartRequest[] {
   const { costs, direct, notMeasured } = h3Summary(run.measurements)
   const handshakes = h3HandshakeSummary(run.handshakes ?? [])
-  if (costs.length === 0 && notMeasured.length === 0 && handshakes.length === 0) return a.skip('HTTP/3', 'h3 series'), []
+  const open = h3OpenSummary(run.measurements)
+  if (costs.length === 0 && notMeasured.length === 0 && handshakes.length === 0 && open.length === 0) return a.skip('HTTP/3', 'h3 series'), []
   const charts: ChartRequest[] = []
   a.heading(2, 'HTTP/3')
   a.para(
@@ -67,8 +68,32 @@ export function h3Section(a: Article, { run }: ArticleInput): ChartRequest[] {
       note: esc(OWN_MEASUREMENT),
     })
   }
+  if (open.length) h3OpenTable(a, open)
   if (handshakes.length) h3HandshakeTable(a, charts, handshakes)
   return charts
+}
+
+/** The open model over h3 and over HTTP/1.1 through the same config, at one rate per proxy. */
+function h3OpenTable(a: Article, cells: readonly H3OpenCell[]): void {
+  a.heading(3, 'HTTP/3 in the open model')
+  a.para(
+    'Each proxy at half its own h3 closed-model rate (1 stream per connection), requests at a constant arrival rate: **h3** with loadgen h3 -rate (a virtual user is a QUIC connection with one request in flight, a new one a new handshake), **HTTP/1.1** with loadgen open through the very same config. ' +
+      'Both capped at the profile's connections; a request due while every user is busy is dropped (over 1% makes the row invalid). h3 / HTTP/1.1: paired bootstrap over the rounds; below 1, h3 costs the proxy less at this load. standard and full only.',
+  )
+  a.table<H3OpenCell>('h3-open', [
+    { title: 'proxy', value: (c) => c.proxy },
+    { title: 'version', value: (c) => c.version },
+    { title: 'rate req/s', value: (c) => c.target_rps },
+    { title: 'h3 CPU µs/req', value: (c) => c.h3?.value ?? null, show: (c) => esc(iv(c.h3)) },
+    { title: 'HTTP/1.1 CPU µs/req', value: (c) => c.h1?.value ?? null, show: (c) => esc(iv(c.h1)) },
+    { title: 'h3 / HTTP/1.1', value: (c) => c.h3VsH1?.value ?? null, show: (c) => esc(ratio(c.h3VsH1, 'h3')) },
+    { title: 'h3 p99 ms', value: (c) => c.h3_p99_ms },
+    { title: 'HTTP/1.1 p99 ms', value: (c) => c.h1_p99_ms },
+    { title: 'h3 max VUs', value: (c) => c.h3_max_vus, csvOnly: true },
+    { title: 'HTTP/1.1 max VUs', value: (c) => c.h1_max_vus, csvOnly: true },
+    { title: 'UDP datagrams/req', value: (c) => c.datagrams_per_req },
+    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(`${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`) },
+  ], cells)
 }
 
 /** QUIC handshakes against TCP+TLS ones through the same h3 config, per key type: full, resumed, 0-RTT. */

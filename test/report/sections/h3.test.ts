@@ -38,6 +38,17 @@ test('h3 section: the cost table with datagrams per request, the handshake table
   assert.deepEqual(a.files.map((f) => f.path), ['data/h3-costs.csv', 'data/charts/h3-costs.csv', 'data/h3-handshakes.csv', 'data/charts/h3-handshakes.csv'])
 })
 
+test('h3 section: the open-model table, h3 beside HTTP/1.1 at one rate', () => {
+  const open = { ...caddy, model: 'open' as const, target_rps: 2100 }
+  const { md, a } = render([
+    ...two(({ repeat }) => measurement({ ...open, series: 'h3-open', repeat, proxy_cpu_us_per_req: 300 + repeat })),
+    ...two(({ repeat }) => measurement({ ...open, series: 'h3-open-h1', repeat, proxy_cpu_us_per_req: 100 + repeat })),
+  ], [])
+  assert.match(md, /### HTTP\/3 in the open model/)
+  assert.match(md, /\| caddy \| 2\\\.11\\\.7 \| 2100 \| 301\\\.5 /)
+  assert.ok(a.files.some((f) => f.path === 'data/h3-open.csv'))
+})
+
 test('h3 section: handshake rows alone still make the section; no h3 rows at all leave it out', () => {
   const alone = render([], two(({ repeat }) => handshake({ ...caddy, series: 'h3-handshake-tcp', resumption: 'none', repeat })))
   assert.match(alone.md, /### HTTP\/3 handshakes/)
