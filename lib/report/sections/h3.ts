@@ -1,14 +1,12 @@
 import { h3HandshakeSummary, h3OpenSummary, h3Summary, type H3Cost, type H3HandshakeRow, type H3OpenCell } from '../../analysis/h3.ts'
-import { fmtInterval, type Interval } from '../../core/intervals.ts'
+import type { Interval } from '../../core/intervals.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { BarRow } from '../charts.ts'
 import { esc, type Article } from '../markdown.ts'
 import { figure } from './common.ts'
 import type { ArticleInput } from './input.ts'
+import { iv, rowsText, side } from './protocols.ts'
 
-const iv = (x: Interval | null, digits = 1) => (x ? fmtInterval(x, digits) : '—')
-/** A side is named only when the whole interval is on it (DESIGN "Verdicts carry their uncertainty"). */
-const side = (x: Interval | null, below: string, above: string) => (!x ? '' : x.method === 'single repeat' ? 'one repeat: no side decided' : x.hi < 1 ? below : x.lo > 1 ? above : 'no side decided')
 const ratio = (x: Interval | null, who: string) => (x ? `${iv(x, 2)} ${side(x, `${who} cheaper`, `${who} dearer`)}` : '—')
 
 /** A bar with its interval (error bars only from two repeats on: one repeat has none). */
@@ -45,7 +43,7 @@ export function h3Section(a: Article, { run }: ArticleInput): ChartRequest[] {
     // The page keeps to A4: p50 goes to the CSV, p99 stays.
     { title: 'p50 ms', value: (c) => c.p50_ms, csvOnly: true },
     { title: 'p99 ms', value: (c) => c.p99_ms },
-    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(`${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`) },
+    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
   ], costs)
   if (direct.length) {
     a.para(`Direct (loadgen h3 to the backend's own HTTP/3 listener, no proxy): ${direct.map((d) => `${d.streams} stream${d.streams === 1 ? '' : 's'}/conn p50 ${d.p50_ms ?? '—'} ms, p99 ${d.p99_ms ?? '—'} ms, ${d.rps ?? '—'} rps, ${d.datagrams_per_req ?? '—'} UDP datagrams/req (${d.valid}/${d.rows} valid)`).join('; ')}.`)
@@ -92,7 +90,7 @@ function h3OpenTable(a: Article, cells: readonly H3OpenCell[]): void {
     { title: 'h3 max VUs', value: (c) => c.h3_max_vus, csvOnly: true },
     { title: 'HTTP/1.1 max VUs', value: (c) => c.h1_max_vus, csvOnly: true },
     { title: 'UDP datagrams/req', value: (c) => c.datagrams_per_req },
-    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(`${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`) },
+    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
   ], cells)
 }
 
@@ -116,7 +114,7 @@ function h3HandshakeTable(a: Article, charts: ChartRequest[], rows: readonly H3H
     { title: 'QUIC / TCP+TLS resumed', value: (r) => r.resumedVsTcp?.value ?? null, show: (r) => esc(r.transport === 'QUIC' ? ratio(r.resumedVsTcp, 'QUIC') : '') },
     { title: '0-RTT CPU µs/handshake', value: (r) => r.early?.value ?? null, show: (r) => esc(r.transport === 'QUIC' ? iv(r.early) : '') },
     { title: 'UDP datagrams/handshake', value: (r) => r.datagrams },
-    { title: 'valid rows', value: (r) => `${r.valid}/${r.rows}`, show: (r) => esc(`${r.valid}/${r.rows}${r.reasons.length ? ` (${r.reasons.join('; ')})` : ''}`) },
+    { title: 'valid rows', value: (r) => `${r.valid}/${r.rows}`, show: (r) => esc(rowsText(r)) },
   ], rows)
   const full = rows.flatMap((r) => bar(`${r.proxy} ${r.key_type}`, r.transport, r.full))
   if (full.length) {
