@@ -53,7 +53,7 @@ test('an h3 cell per capable proxy is valid over h3, a Caddy without h3 is caugh
     }
 
     // The open model over QUIC through Caddy: a virtual user is a QUIC connection.
-    const open = await measureOpen(h3(catalogCell('caddy', { series: 'h3-open', variant: 'h3', connections: 50 })), 1, 200, ctx)
+    const open = await measureOpen({ ...catalogCell('caddy', { series: 'h3-open', variant: 'h3', connections: 50 }), protocol: 'h3' }, 1, 200, ctx)
     assert.notEqual(open.status, 'failed', open.reason)
     assert.doesNotMatch(open.reason, /verification|ALPN|HTTP\/3/)
     assert.ok(open.model === 'open' && open.requests > 0 && (open.udp_datagrams_per_req ?? 0) >= 1 && (open.max_vus ?? 0) >= 1, JSON.stringify(open))
