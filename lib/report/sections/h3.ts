@@ -76,7 +76,7 @@ function h3OpenTable(a: Article, cells: readonly H3OpenCell[]): void {
   a.heading(3, 'HTTP/3 in the open model')
   a.para(
     'Each proxy at half its own h3 closed-model rate (1 stream per connection), requests at a constant arrival rate: **h3** with loadgen h3 -rate (a virtual user is a QUIC connection with one request in flight, a new one a new handshake), **HTTP/1.1** with loadgen open through the very same config. ' +
-      'Both capped at the profile's connections; a request due while every user is busy is dropped (over 1% makes the row invalid). h3 / HTTP/1.1: paired bootstrap over the rounds; below 1, h3 costs the proxy less at this load. standard and full only.',
+      'Both capped at the profile\'s connections; a request due while every user is busy is dropped (over 1% makes the row invalid). h3 / HTTP/1.1: paired bootstrap over the rounds; below 1, h3 costs the proxy less at this load. standard and full only.',
   )
   a.table<H3OpenCell>('h3-open', [
     { title: 'proxy', value: (c) => c.proxy },
