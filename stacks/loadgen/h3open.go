@@ -4,7 +4,6 @@ import (
 	"flag"
 	"io"
 	"net/url"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -135,35 +134,7 @@ func runH3Open(fs *flag.FlagSet, u *url.URL, tf *tlsFlags, of h3OpenFlags, o h3O
 		st.succeed(i, end.Sub(scheduled), end.Sub(began))
 	}
 
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	sampled := make(chan struct{})
-	go func() { // VUs in use at the end of each second
-		defer close(sampled)
-		for k := range st.series {
-			time.Sleep(time.Until(t0.Add(min(time.Duration(k+1)*time.Second, d))))
-			inUse, _, _ := pool.stats()
-			st.setVUs(k, inUse)
-		}
-	}()
-	for {
-		next, more := sched.nextAt()
-		if !more {
-			break
-		}
-		sleepUntil(t0.Add(next))
-		from, to := sched.due(time.Since(t0))
-		for i := from; i < to; i++ {
-			v, ok := pool.acquire()
-			if !ok {
-				st.drop(i)
-				continue
-			}
-			wg.Go(func() { iterate(v, i, t0.Add(arrivalTime(i, rate))) })
-		}
-	}
-	<-sampled
-	wg.Wait()
+	driveOpen(rate, d, sched, pool, st, iterate)
 	for _, v := range pool.all() {
 		if v.conn != nil {
 			v.conn.close()

@@ -50,8 +50,8 @@ func (c *countedUDP) WriteTo(p []byte, addr net.Addr) (int, error) {
 	return n, err
 }
 
-func (c *countedUDP) SetReadBuffer(bytes int) error          { return c.udp.SetReadBuffer(bytes) }
-func (c *countedUDP) SetWriteBuffer(bytes int) error         { return c.udp.SetWriteBuffer(bytes) }
+func (c *countedUDP) SetReadBuffer(bytes int) error         { return c.udp.SetReadBuffer(bytes) }
+func (c *countedUDP) SetWriteBuffer(bytes int) error        { return c.udp.SetWriteBuffer(bytes) }
 func (c *countedUDP) SyscallConn() (syscall.RawConn, error) { return c.udp.SyscallConn() }
 
 // udpWindow counts the datagrams between two moments: from `from` to `to` (zero: until read).
