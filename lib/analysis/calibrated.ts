@@ -1,6 +1,7 @@
 import { median } from '../core/stats.ts'
 import type { Calibration, Handshake, Manifest, Measurement, WebSocketRow } from '../data/schema.ts'
-import { cellId, TABLE_SPECS, type TableName } from './cells.ts'
+import { groupRows, type CellKey } from '../data/grouping.ts'
+import { TABLE_SPECS, type TableName } from './cells.ts'
 import type { Delta } from './compare.ts'
 
 /**
@@ -72,7 +73,7 @@ export function calibrate(value: number | null, refs: References): References {
 
 export interface CalibratedCell {
   table: TableName
-  key: Record<string, string | number | null>
+  key: CellKey
   /** Median of the primary metric over valid rows (µs); null when none. */
   raw: number | null
   calibrated: References
@@ -84,15 +85,11 @@ export function calibratedCells(run: RunLike): CalibratedCell[] {
   const out: CalibratedCell[] = []
   for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
     const spec = TABLE_SPECS[table]
-    const cells = new Map<string, { key: CalibratedCell['key']; xs: number[] }>()
-    for (const r of run[table] as readonly Record<string, unknown>[]) {
-      const id = cellId(spec, r)
-      const cell = cells.get(id) ?? { key: Object.fromEntries(spec.keys.map((k) => [k, (r[k] ?? null) as string | number | null])), xs: [] }
-      const v = r[spec.primary]
-      if (r.status === 'valid' && typeof v === 'number') cell.xs.push(v)
-      cells.set(id, cell)
-    }
-    for (const { key, xs } of cells.values()) {
+    for (const { key, rows } of groupRows(run[table] as readonly Record<string, unknown>[], spec.keys)) {
+      const xs = rows.flatMap((r) => {
+        const v = r[spec.primary]
+        return r.status === 'valid' && typeof v === 'number' ? [v] : []
+      })
       const raw = xs.length ? median(xs) : null
       out.push({ table, key, raw, calibrated: calibrate(raw, refs) })
     }

@@ -1,7 +1,7 @@
 import type { DataFrame } from 'danfojs-node'
 import { compareVersions } from '../catalog/stack.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../data/schema.ts'
-import { CELL_COLUMNS, type TableName } from '../data/tables.ts'
+import { CELL_COLUMNS, groupRows, projectId, type CellKey, type CellRows, type TableName } from '../data/grouping.ts'
 
 export type { TableName }
 // A cell's status and a row's metric (errors_pct included) come from the claims ledger's
@@ -13,9 +13,10 @@ import { isDisturbed, precisionValue } from '../data/precision.ts'
 import { POOLING_ROWS } from '../data/series.ts'
 
 /**
- * Per-cell aggregates of a run's CSVs: one cell = the rows that differ only by repeat.
- * danfojs does the grouping (median, min, max, count of every metric); lib/stats adds
- * what danfojs cannot (CI of the median, CV, warnings) for the primary metric.
+ * Per-cell aggregates of a run's CSVs: one cell = the rows that differ only by repeat,
+ * grouped by lib/data/grouping.ts. danfojs computes the medians of the secondary metrics;
+ * lib/stats the primary metric's summary and what danfojs cannot (CI of the median, CV,
+ * warnings). That the two agree on a median is checked in test/analysis/cells.test.ts.
  */
 
 type Row = Measurement | Handshake | WebSocketRow | TcpRow
@@ -25,7 +26,7 @@ type Status = 'valid' | 'invalid' | 'failed'
 
 export interface TableSpec {
   name: TableName
-  /** Columns that identify a cell. */
+  /** Columns that identify a cell (CELL_COLUMNS). */
   keys: readonly string[]
   /** The cost metric the article is about. */
   primary: string
@@ -66,7 +67,7 @@ export const TABLE_SPECS: Record<TableName, TableSpec> = {
 
 export interface CellSummary {
   table: TableName
-  key: Record<string, string | number | null>
+  key: CellKey
   rows: number
   counts: Record<Status, number>
   status: Status
@@ -90,8 +91,6 @@ export interface CellSummary {
   unstable: boolean
 }
 
-export const cellId = (spec: TableSpec, r: Record<string, unknown>) => spec.keys.map((k) => String(r[k] ?? '')).join('|')
-
 let danfo: typeof import('danfojs-node') | undefined
 /** danfojs takes seconds to load (TensorFlow.js): only when something is aggregated. */
 async function loadDanfo() {
@@ -99,11 +98,11 @@ async function loadDanfo() {
   return danfo
 }
 
-/** Median, min, max and count of `metric` per cell id, over valid rows with a value. */
-async function groupStats(spec: TableSpec, rows: readonly Row[], metric: string) {
+/** Median, min, max and count of `metric` per cell id (lib/data/grouping.ts), over valid rows with a value, by danfojs. */
+export async function groupStats(spec: TableSpec, rows: readonly Row[], metric: string) {
   const values = rows.flatMap((r) => {
     const v = valueOf(r, metric)
-    return r.status === 'valid' && v !== null ? [{ cell: cellId(spec, r as never), v }] : []
+    return r.status === 'valid' && v !== null ? [{ cell: projectId(r, spec.keys), v }] : []
   })
   const out = new Map<string, { median: number; min: number; max: number; count: number }>()
   if (values.length === 0) return out
@@ -118,12 +117,7 @@ async function groupStats(spec: TableSpec, rows: readonly Row[], metric: string)
 
 /** One summary per cell, sorted by proxy, then the other key columns (numbers as numbers). */
 export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Promise<CellSummary[]> {
-  const groups = new Map<string, Row[]>()
-  for (const r of rows) {
-    const id = cellId(spec, r as never)
-    groups.set(id, [...(groups.get(id) ?? []), r])
-  }
-  const primary = await groupStats(spec, rows, spec.primary)
+  const groups = groupRows(rows, spec.keys)
   const secondary = new Map(await Promise.all(spec.secondary.map(async (m) => [m, await groupStats(spec, rows, m)] as const)))
   const order = ['proxy', ...spec.keys.filter((k) => k !== 'proxy')]
   const byKey = (a: Row, b: Row) => {
@@ -135,21 +129,14 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
     }
     return 0
   }
-  const sorted = [...groups].sort(([, a], [, b]) => byKey(a[0]!, b[0]!))
+  const sorted = groups.sort((a, b) => byKey(a.rows[0]!, b.rows[0]!))
   const preciseOf = (members: readonly Row[]) => members.flatMap((m) => (m.status === 'valid' && precisionValue(spec.name, m) !== null ? [precisionValue(spec.name, m)!] : []))
-  const unstable = withFamilyNoise(sorted, ([, members]) => String((members[0] as unknown as Record<string, unknown>).model ?? ''), ([, members]) => new Map(preciseOf(members).map((v, i) => [i + 1, v])))
-  return sorted.map(([id, members], index) => {
-    const first = members[0] as unknown as Record<string, string | number | null>
-    const key = Object.fromEntries(spec.keys.map((k) => [k, first[k] ?? null]))
+  const unstable = withFamilyNoise(sorted, (g: CellRows<Row>) => String((g.rows[0] as unknown as Record<string, unknown>).model ?? ''), (g) => new Map(preciseOf(g.rows).map((v, i) => [i + 1, v])))
+  return sorted.map(({ id, key, rows: members }, index) => {
     const counts = { valid: 0, invalid: 0, failed: 0 }
     for (const m of members) counts[m.status]++
     const values = members.flatMap((m) => (m.status === 'valid' && valueOf(m, spec.primary) !== null ? [valueOf(m, spec.primary)!] : []))
     const stats = values.length ? summarize(values) : null
-    const grouped = primary.get(id)
-    // danfojs and lib/stats must agree on the median; a disagreement is a bug, not noise.
-    if (stats && grouped && Math.abs(grouped.median - stats.median) > 1e-9 * Math.max(1, Math.abs(stats.median))) {
-      throw new Error(`aggregation mismatch for ${id}: danfojs median ${grouped.median}, stats ${stats.median}`)
-    }
     const precise = preciseOf(members)
     const iv = precise.length >= 2 ? medianInterval(new Map(precise.map((v, i) => [i + 1, v]))) : null
     const warnings = [...(stats?.warnings ?? [])]

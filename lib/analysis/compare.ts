@@ -1,7 +1,8 @@
 import { median } from '../core/stats.ts'
 import { studentQuantile } from '../core/intervals.ts'
 import { compareVersions } from '../catalog/stack.ts'
-import { cellId, TABLE_SPECS, type TableName, type TableSpec } from './cells.ts'
+import { projectId, projectKey, type CellKey } from '../data/grouping.ts'
+import { TABLE_SPECS, type TableName, type TableSpec } from './cells.ts'
 import { priorNoise, roundsNoise, satterthwaite, withinVariance, type BetweenRunNoise } from './between-run.ts'
 import { figureMedian, runFigures, type Figure, type FigureKind, type FigureRun } from './run-figures.ts'
 
@@ -29,7 +30,7 @@ export interface ComparisonRow {
   metric: string
   table: TableName
   /** The key columns; `version` reads `old → new` where it changed. */
-  key: Record<string, string | number | null>
+  key: CellKey
   base: { median: number; n: number }
   run: { median: number; n: number }
   /** run / base − 1 of (median + offset): the change as a fraction. */
@@ -120,7 +121,7 @@ export const formatDetectable = (c: Pick<ComparisonRow, 'detectable'>) => (c.det
 /** A cell's medians in both runs, for bench/calibration.mjs's agreement of references. */
 export interface Delta {
   table: TableName
-  key: Record<string, string | number | null>
+  key: CellKey
   metric: string
   base: { median: number; n: number } | null
   run: { median: number; n: number } | null
@@ -128,7 +129,7 @@ export interface Delta {
   delta: number | null
 }
 
-type CellSamples = { key: Record<string, string | number | null>; xs: number[] }
+type CellSamples = { key: CellKey; xs: number[] }
 
 /** Cells matched without the version (pairVersions), with the medians of the primary metric. */
 export function compareRuns(base: Pick<Rows, 'measurements' | 'handshakes' | 'websocket'>, run: Pick<Rows, 'measurements' | 'handshakes' | 'websocket'>): Delta[] {
@@ -152,16 +153,16 @@ export function compareRuns(base: Pick<Rows, 'measurements' | 'handshakes' | 'we
 
 /** cell id without the version → version → valid values of the primary metric. */
 function cellValues(spec: TableSpec, rows: readonly Record<string, unknown>[]) {
-  const keys = { ...spec, keys: spec.keys.filter((k) => k !== 'version') }
+  const withoutVersion = spec.keys.filter((k) => k !== 'version')
   const m = new Map<string, Map<string, CellSamples>>()
   for (const r of rows) {
-    const byVersion = m.get(cellId(keys, r)) ?? new Map<string, CellSamples>()
+    const byVersion = m.get(projectId(r, withoutVersion)) ?? new Map<string, CellSamples>()
     const version = String(r.version)
-    const cell = byVersion.get(version) ?? { key: Object.fromEntries(spec.keys.map((k) => [k, (r[k] ?? null) as string | number | null])), xs: [] }
+    const cell = byVersion.get(version) ?? { key: projectKey(r, spec.keys), xs: [] }
     const v = r[spec.primary]
     if (r.status === 'valid' && typeof v === 'number') cell.xs.push(v)
     byVersion.set(version, cell)
-    m.set(cellId(keys, r), byVersion)
+    m.set(projectId(r, withoutVersion), byVersion)
   }
   return m
 }

@@ -1,5 +1,6 @@
 import { medianInterval, ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
+import { groupBy, keyId } from '../data/grouping.ts'
 import type { Handshake, Measurement } from '../data/schema.ts'
 import { SERIES_ROWS } from '../data/series.ts'
 
@@ -50,11 +51,9 @@ export interface H3Summary {
 export function h3Summary(measurements: readonly Measurement[]): H3Summary {
   const h3 = measurements.filter((r) => r.series === 'h3')
   const missing = h3.filter((r) => r.status === 'failed' && r.reason.startsWith(NOT_MEASURED_PREFIX))
-  const notMeasured = [...new Map(missing.map((r) => [`${r.proxy}|${r.version}`, { proxy: r.proxy, version: r.version, reason: r.reason.slice(NOT_MEASURED_PREFIX.length) }])).values()]
+  const notMeasured = [...new Map(missing.map((r) => [keyId([r.proxy, r.version]), { proxy: r.proxy, version: r.version, reason: r.reason.slice(NOT_MEASURED_PREFIX.length) }])).values()]
   const measured = h3.filter((r) => !missing.includes(r))
-  const key = (r: Measurement) => `${r.proxy}|${r.version}|${r.streams ?? 1}`
-  const byKey = new Map<string, Measurement[]>()
-  for (const r of measured) byKey.set(key(r), [...(byKey.get(key(r)) ?? []), r])
+  const byKey = groupBy(measured, (r) => [r.proxy, r.version, r.streams ?? 1])
   const direct = [...byKey.values()].filter((g) => g[0]!.proxy === 'direct').map((g) => ({
     streams: g[0]!.streams ?? 1, p50_ms: med(valid(g).map((r) => r.p50_ms)), p99_ms: med(valid(g).map((r) => r.p99_ms)), rps: med(valid(g).map((r) => r.rps)),
     datagrams_per_req: med(valid(g).map((r) => r.udp_datagrams_per_req ?? null)), valid: valid(g).length, rows: g.length,
@@ -107,11 +106,7 @@ const KEY_ORDER = ['ec256', 'rsa2048', 'rsa4096']
 /** Per proxy, version and key type: the QUIC row, then the TCP+TLS row it is compared with. */
 export function h3HandshakeSummary(handshakes: readonly Handshake[]): H3HandshakeRow[] {
   const rows = handshakes.filter((r) => r.series === H3_HANDSHAKE_ROWS.quic || r.series === H3_HANDSHAKE_ROWS.tcp)
-  const groups = new Map<string, Handshake[]>()
-  for (const r of rows) {
-    const k = `${r.proxy}|${r.version}|${r.key_type}`
-    groups.set(k, [...(groups.get(k) ?? []), r])
-  }
+  const groups = groupBy(rows, (r) => [r.proxy, r.version, r.key_type])
   const cpu = (g: readonly Handshake[], series: string, mode: string) => repeatsOf(valid(g.filter((r) => r.series === series && (r.resumption ?? 'none') === mode)), (r) => r.proxy_cpu_us_per_handshake)
   const sorted = [...groups.values()].sort((a, b) => a[0]!.proxy.localeCompare(b[0]!.proxy) || a[0]!.version.localeCompare(b[0]!.version) || KEY_ORDER.indexOf(a[0]!.key_type) - KEY_ORDER.indexOf(b[0]!.key_type))
   return sorted.flatMap((g) => {
@@ -163,11 +158,7 @@ export interface H3OpenCell {
 /** Per proxy, version and rate: the h3 open-model cell beside the HTTP/1.1 one. */
 export function h3OpenSummary(measurements: readonly Measurement[]): H3OpenCell[] {
   const rows = measurements.filter((r) => r.model === 'open' && (r.series === OPEN_ROWS || r.series === OPEN_H1_ROWS))
-  const groups = new Map<string, Measurement[]>()
-  for (const r of rows) {
-    const k = `${r.proxy}|${r.version}|${r.target_rps}`
-    groups.set(k, [...(groups.get(k) ?? []), r])
-  }
+  const groups = groupBy(rows, (r) => [r.proxy, r.version, r.target_rps])
   return [...groups.values()].map((g): H3OpenCell => {
     const h3 = g.filter((r) => r.series === OPEN_ROWS)
     const h1 = g.filter((r) => r.series === OPEN_H1_ROWS)

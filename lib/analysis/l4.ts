@@ -1,4 +1,5 @@
 import { medianInterval, ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
+import { groupRows } from '../data/grouping.ts'
 import { isDisturbed } from '../data/precision.ts'
 import type { TcpRow } from '../data/schema.ts'
 import { SERIES_ROWS } from '../data/series.ts'
@@ -43,13 +44,8 @@ const byVariant = (v: string) => (VARIANT_ORDER.includes(v) ? VARIANT_ORDER.inde
 
 /** Per proxy, version and variant (sorted so): µs per connection (short) and per MiB (stream). */
 export function l4Cells(rows: readonly TcpRow[]): L4Cell[] {
-  const groups = new Map<string, TcpRow[]>()
   const sorted = [...rows].sort((a, b) => a.proxy.localeCompare(b.proxy) || a.version.localeCompare(b.version) || byVariant(a.variant) - byVariant(b.variant))
-  for (const r of sorted) {
-    const id = `${r.proxy}|${r.version}|${r.variant}`
-    groups.set(id, [...(groups.get(id) ?? []), r])
-  }
-  return [...groups.values()].map((g) => {
+  return groupRows(sorted, ['proxy', 'version', 'variant']).map(({ rows: g }) => {
     const short = g.filter((r) => r.series === SHORT)
     const stream = g.filter((r) => r.series === STREAM)
     const notValid = g.filter((r) => r.status !== 'valid')

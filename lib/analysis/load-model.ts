@@ -6,6 +6,7 @@
 import { medianInterval, relativeHalfWidth, repeatsOf } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
+import { groupBy, keyId } from '../data/grouping.ts'
 import type { Measurement } from '../data/schema.ts'
 
 export type Model = 'closed' | 'open'
@@ -58,11 +59,7 @@ export function rowSeconds(rows: readonly Measurement[]): Map<Measurement, numbe
 /** One line per cell and model of a run's measurements (cells without a proxy figure left out). */
 export function modelCells(run: string, rows: readonly Measurement[]): ModelCell[] {
   const secs = rowSeconds(rows)
-  const groups = new Map<string, Measurement[]>()
-  for (const r of rows) {
-    const key = `${cellName(r)}|${r.model}|${r.target_rps ?? ''}`
-    groups.set(key, [...(groups.get(key) ?? []), r])
-  }
+  const groups = groupBy(rows, (r) => [cellName(r), r.model, r.target_rps])
   const out: ModelCell[] = []
   for (const g of groups.values()) {
     const first = g[0]!
@@ -82,8 +79,9 @@ export function modelCells(run: string, rows: readonly Measurement[]): ModelCell
 /** Cells that have `has` in both models in their run: each comparison is made on these only. */
 function paired(cells: readonly ModelCell[], has: (c: ModelCell) => boolean = (c) => c.median !== null): ModelCell[] {
   const models = new Map<string, Set<Model>>()
-  for (const c of cells) if (has(c)) models.set(`${c.run}|${c.cell}`, (models.get(`${c.run}|${c.cell}`) ?? new Set()).add(c.model))
-  return cells.filter((c) => has(c) && models.get(`${c.run}|${c.cell}`)!.size === 2)
+  const id = (c: ModelCell) => keyId([c.run, c.cell])
+  for (const c of cells) if (has(c)) models.set(id(c), (models.get(id(c)) ?? new Set()).add(c.model))
+  return cells.filter((c) => has(c) && models.get(id(c))!.size === 2)
 }
 
 export interface ModelSummary {

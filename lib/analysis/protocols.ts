@@ -1,5 +1,6 @@
 import { medianInterval, ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
+import { groupBy } from '../data/grouping.ts'
 import type { Handshake, Measurement } from '../data/schema.ts'
 
 /* HTTP/2 against HTTP/1.1 (series h2) and resumed against full handshakes (series resumption), per proxy. */
@@ -12,11 +13,8 @@ const med = (xs: (number | null)[]) => {
 }
 const notValid = <R extends { status: string; reason: string }>(rows: readonly R[]) => [...new Set(rows.filter((r) => r.status !== 'valid').map((r) => `${r.status}: ${r.reason}`))]
 
-function groups<R>(rows: readonly R[], id: (r: R) => string): R[][] {
-  const m = new Map<string, R[]>()
-  for (const r of rows) m.set(id(r), [...(m.get(id(r)) ?? []), r])
-  return [...m.values()]
-}
+/** Rows grouped by a derived key (lib/data/grouping.ts), groups in the order they first appear. */
+const groups = <R>(rows: readonly R[], keyOf: (r: R) => readonly unknown[]): R[][] => [...groupBy(rows, keyOf).values()]
 
 export interface H2Cell {
   proxy: string
@@ -40,10 +38,10 @@ export interface H2Cell {
 /** Per proxy and version: the HTTP/1.1 reference first, then each stream count. */
 export function h2Summary(measurements: readonly Measurement[]): H2Cell[] {
   const rows = measurements.filter((r) => r.series === 'h2' || r.series === 'h2-h1')
-  return groups(rows, (r) => `${r.proxy}|${r.version}`).flatMap((g) => {
+  return groups(rows, (r) => [r.proxy, r.version]).flatMap((g) => {
     const cpu = (rs: readonly Measurement[]) => repeatsOf(valid(rs), (r) => r.proxy_cpu_us_per_req)
     const h1 = cpu(g.filter((r) => r.series === 'h2-h1'))
-    const cells = groups(g, (r) => (r.series === 'h2-h1' ? 'h1' : `h2 ${r.streams}`)).sort((a, b) => (a[0]!.series === 'h2-h1' ? -1 : b[0]!.series === 'h2-h1' ? 1 : (a[0]!.streams ?? 0) - (b[0]!.streams ?? 0)))
+    const cells = groups(g, (r) => [r.series === 'h2-h1' ? 'h1' : `h2 ${r.streams}`]).sort((a, b) => (a[0]!.series === 'h2-h1' ? -1 : b[0]!.series === 'h2-h1' ? 1 : (a[0]!.streams ?? 0) - (b[0]!.streams ?? 0)))
     return cells.map((c): H2Cell => {
       const isH1 = c[0]!.series === 'h2-h1'
       const own = cpu(c)
@@ -80,10 +78,10 @@ export interface ResumptionCell {
 export function resumptionSummary(handshakes: readonly Handshake[]): ResumptionCell[] {
   const ORDER = ['none', 'tickets', 'tickets-tls12']
   const rows = handshakes.filter((r) => r.series === 'resumption')
-  return groups(rows, (r) => `${r.proxy}|${r.version}|${r.variant}`).flatMap((g) => {
+  return groups(rows, (r) => [r.proxy, r.version, r.variant]).flatMap((g) => {
     const cpu = (rs: readonly Handshake[]) => repeatsOf(valid(rs), (r) => r.proxy_cpu_us_per_handshake)
     const full = cpu(g.filter((r) => (r.resumption ?? 'none') === 'none'))
-    return groups(g, (r) => r.resumption ?? 'none').sort((a, b) => ORDER.indexOf(a[0]!.resumption ?? 'none') - ORDER.indexOf(b[0]!.resumption ?? 'none')).map((c): ResumptionCell => {
+    return groups(g, (r) => [r.resumption ?? 'none']).sort((a, b) => ORDER.indexOf(a[0]!.resumption ?? 'none') - ORDER.indexOf(b[0]!.resumption ?? 'none')).map((c): ResumptionCell => {
       const mode = c[0]!.resumption ?? 'none'
       const own = cpu(c)
       return {

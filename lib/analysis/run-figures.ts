@@ -2,7 +2,8 @@ import { median } from '../core/stats.ts'
 import { withFamilyNoise, type Repeats } from '../core/intervals.ts'
 import type { Handshake, Manifest, Measurement, WebSocketRow } from '../data/schema.ts'
 import { CALIBRATION_REFERENCE, runReferences } from './calibrated.ts'
-import { cellId, TABLE_SPECS, type TableName } from './cells.ts'
+import { groupBy, projectId, projectKey, type CellKey } from '../data/grouping.ts'
+import { TABLE_SPECS, type TableName } from './cells.ts'
 
 /**
  * The figures of one run that a comparison across runs judges (docs/method/comparison.md):
@@ -35,7 +36,7 @@ export interface Figure {
   metric: string
   table: TableName
   /** The key columns of the cell (of the numerator, for a ratio), version included. */
-  key: Record<string, string | number | null>
+  key: CellKey
   version: string
   /** Matches the same figure of another run: kind, metric, table and the key without the version. */
   match: string
@@ -59,8 +60,8 @@ type Row = Record<string, unknown> & { repeat: number; status: string; version: 
 /** Rows whose figures are steps of a curve, not costs of a cell (lib/series/types.ts: not adaptive). */
 const CURVE_SERIES = new Set(['tls-calibration', 'ws-hold'])
 
-const keyOf = (table: TableName, r: Row) => Object.fromEntries(TABLE_SPECS[table].keys.map((k) => [k, (r[k] ?? null) as string | number | null]))
-const cellWithoutVersion = (table: TableName, r: Row) => cellId({ ...TABLE_SPECS[table], keys: TABLE_SPECS[table].keys.filter((k) => k !== 'version') }, r)
+const keyOf = (table: TableName, r: Row) => projectKey(r, TABLE_SPECS[table].keys)
+const cellWithoutVersion = (table: TableName, r: Row) => projectId(r, TABLE_SPECS[table].keys.filter((k) => k !== 'version'))
 
 /** Noise family: one window design (table, load model) and one kind of figure. */
 export const familyOf = (kind: FigureKind, metric: string, table: TableName, key: Figure['key']) =>
@@ -82,13 +83,8 @@ function byRepeat(rows: readonly Row[], value: (r: Row) => number | null): Map<n
 const num = (v: unknown) => (typeof v === 'number' ? v : null)
 
 function group(table: TableName, rows: readonly Row[]): Map<string, Row[]> {
-  const m = new Map<string, Row[]>()
-  for (const r of rows) {
-    if (CURVE_SERIES.has(String(r.series))) continue
-    const id = cellId(TABLE_SPECS[table], r)
-    m.set(id, [...(m.get(id) ?? []), r])
-  }
-  return m
+  const keys = TABLE_SPECS[table].keys
+  return groupBy(rows.filter((r) => !CURVE_SERIES.has(String(r.series))), (r) => keys.map((k) => r[k]))
 }
 
 /** Numerator / denominator round by round, over the rounds both have. */

@@ -1,25 +1,24 @@
 /**
  * Cell groups of a run and the selectors of claims.yaml over them. A cell group is the
  * group of rows of one table with equal key columns (every repeat of one measured
- * configuration, i.e. of one planned Cell of lib/measure/cell.ts); its value for a
+ * configuration, i.e. of one planned Cell of lib/measure/cell.ts; grouped by
+ * lib/data/grouping.ts, as the aggregation and resume group them); its value for a
  * metric is the median over its rows (valid rows only unless rows: all), with the rows'
  * values by repeat for its interval; its status the most common status of its rows (a tie
  * is shown as the worse one, and `statusTie` says so: a status check does not decide on it).
  */
 import { compareVersions } from '../catalog/stack.ts'
+import { groupCells, type CellKey, type CellRows } from '../data/grouping.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { repeatsOf, withFamilyNoise, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
-import { KEY_COLUMNS, NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
+import { NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
 
 export type Row = Measurement | Handshake | WebSocketRow | TcpRow
-export type CellKey = Record<string, string | number | null>
 
 /** The rows of one table with equal key columns, and their combined status. */
-export interface CellGroup {
+export interface CellGroup extends CellRows<Row> {
   table: ClaimTable
-  key: CellKey
-  rows: Row[]
   status: CellStatus
 }
 
@@ -47,18 +46,7 @@ export function statusTie(rows: readonly { status: CellStatus }[]): CellStatus[]
 }
 
 export function buildCellGroups(table: ClaimTable, rows: readonly Row[]): CellGroup[] {
-  const cols = KEY_COLUMNS[table]
-  const groups = new Map<string, CellGroup>()
-  for (const r of rows) {
-    const rec = r as unknown as Record<string, string | number | null>
-    const key: CellKey = Object.fromEntries(cols.map((c) => [c, rec[c] ?? null]))
-    const id = JSON.stringify(cols.map((c) => key[c]))
-    const cell = groups.get(id) ?? { table, key, rows: [], status: 'valid' as CellStatus }
-    cell.rows.push(r)
-    groups.set(id, cell)
-  }
-  for (const c of groups.values()) c.status = cellStatus(c.rows)
-  return [...groups.values()]
+  return groupCells(table, rows).map((g) => ({ ...g, table, status: cellStatus(g.rows) }))
 }
 
 /**

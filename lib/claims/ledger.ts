@@ -6,7 +6,7 @@
  * files and nothing else.
  */
 import { ROW_SERIES } from '../data/series.ts'
-import { CELL_COLUMNS } from '../data/tables.ts'
+import { CELL_COLUMNS } from '../data/grouping.ts'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { PROXIES } from '../catalog/stack.ts'
@@ -22,7 +22,7 @@ export type ClaimTable = (typeof CLAIM_TABLES)[number]
 
 /**
  * The key columns of each table: rows with equal values here (any repeat) form one cell.
- * The same columns the harness uses to identify a repeat (lib/data/tables.ts), less `repeat`.
+ * The cell identity of lib/data/grouping.ts: the columns that, with `repeat`, identify a repeat.
  */
 export const KEY_COLUMNS: Record<ClaimTable, readonly string[]> = CELL_COLUMNS
 

@@ -209,15 +209,6 @@ export function withFamilyNoise<T>(items: readonly T[], familyOf: (t: T) => stri
   return out
 }
 
-/** Rows grouped into cells by `keyOf`: each cell's repeats of `value`, with the pooled noise of all of them. */
-export function noisyCells<R extends { repeat: number }>(rows: readonly R[], keyOf: (r: R) => string, value: (r: R) => number | null | undefined): Map<string, Repeats> {
-  const groups = new Map<string, R[]>()
-  for (const r of rows) groups.set(keyOf(r), [...(groups.get(keyOf(r)) ?? []), r])
-  const keys = [...groups.keys()]
-  const cells = withFamilyNoise(keys, () => '', (k) => repeatsOf(groups.get(k)!, value))
-  return new Map(keys.map((k, i) => [k, cells[i]!]))
-}
-
 /** A cell's own repeats, without its family's noise: its precision as the adaptive rule measures it. */
 export const ownRepeats = (cell: Repeats): Repeats => new Map(cell)
 

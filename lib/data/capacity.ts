@@ -1,3 +1,4 @@
+import { groupBy } from './grouping.ts'
 import { isDisturbed } from './precision.ts'
 import type { Measurement } from './schema.ts'
 import { parseSlo, sloMisses } from './slo.ts'
@@ -53,16 +54,12 @@ export function capacityStep(r: Measurement, sloText = r.slo ?? ''): CapacitySte
 
 /** The searches in a run's rows (capacity rows only), grouped by cell and SLO, in the order first measured. */
 export function capacitySearches(rows: readonly Measurement[]): CapacitySearch[] {
-  const by = new Map<string, CapacitySearch>()
-  for (const r of rows) {
-    if (r.series !== CAPACITY_SERIES || r.model !== 'open' || r.target_rps === null) continue
-    const slo = r.slo ?? ''
-    const id = [r.proxy, r.version, r.variant, r.key_type, r.connections, slo].join('|')
-    const s: CapacitySearch = by.get(id) ?? { proxy: r.proxy, version: r.version, variant: r.variant, key_type: r.key_type, connections: r.connections, slo, steps: [], found: null, limit: '' }
-    s.steps.push(capacityStep(r))
-    by.set(id, s)
-  }
-  return [...by.values()].map((s) => {
+  const own = rows.filter((r) => r.series === CAPACITY_SERIES && r.model === 'open' && r.target_rps !== null)
+  const searches = [...groupBy(own, (r) => [r.proxy, r.version, r.variant, r.key_type, r.connections, r.slo ?? '']).values()].map((g) => {
+    const r = g[0]!
+    return { proxy: r.proxy, version: r.version, variant: r.variant, key_type: r.key_type, connections: r.connections, slo: r.slo ?? '', steps: g.map((x) => capacityStep(x)) }
+  })
+  return searches.map((s) => {
     const found = s.steps.filter((x) => x.verdict === 'pass').sort((a, b) => a.rate - b.rate).at(-1) ?? null
     const above = s.steps.filter((x) => x.verdict !== 'pass' && x.rate > (found?.rate ?? 0)).sort((a, b) => a.rate - b.rate || Number(a.disturbed) - Number(b.disturbed))[0]
     return { ...s, found, limit: above ? `${above.rate} rps: ${above.why}` : '' }

@@ -34,10 +34,11 @@ function withHeader(text: string, columns: readonly string[]): string {
 }
 
 /**
- * Reads a CSV into rows checked by a zod schema. Numeric columns become numbers, or
- * null when empty or absent (a column added since the file was written). The first bad row is a one-line error with its line number.
+ * Reads a CSV into rows checked by a zod schema: each of `columns` is what `cell` makes of
+ * its text (undefined: the file has no such column; a value undefined is left out). The first bad row is a one-line error
+ * with its line number.
  */
-export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, numeric: readonly string[]): z.infer<S>[] {
+export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, columns: readonly string[], cell: (column: string, text: string | undefined) => unknown): z.infer<S>[] {
   const text = readFileSync(file, 'utf8')
   const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true })
   if (parsed.errors.length > 0) {
@@ -46,9 +47,11 @@ export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, numeric
   }
   return parsed.data.map((raw, i) => {
     const row: Row = {}
-    for (const [k, v] of Object.entries(raw)) row[k] = !numeric.includes(k) ? v : v === '' ? null : Number(v)
-    // Numeric columns added after a file was written read as not measured.
-    for (const k of numeric) if (!(k in row)) row[k] = null
+    for (const c of columns) {
+      const value = cell(c, raw[c])
+      // Undefined (an optional field's empty value) stays out of the row, as in one built without it.
+      if (value !== undefined) row[c] = value
+    }
     const r = schema.safeParse(row)
     if (!r.success) {
       const issue = r.error.issues[0]!

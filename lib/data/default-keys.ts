@@ -1,5 +1,7 @@
-import { z } from 'zod'
-import type { Table } from './tables.ts'
+import type { z } from 'zod'
+import { columnNames, rowSchema } from './columns/derive.ts'
+import { ROW_FILES } from './columns/table.ts'
+import { table } from './tables.ts'
 
 /**
  * What a proxy serves when given no certificate of its own (tls series, phase tls-default-key):
@@ -13,47 +15,12 @@ export const DEFAULT_KEY_VARIANT = 'default-cert'
 /** The proxies with a certificate of their own to serve when given none (the others refuse to start without one). */
 export const DEFAULT_KEY_PROXIES = ['traefik', 'caddy'] as const
 
-export const DEFAULT_KEY_COLUMNS = [
-  'run_id', 'series', 'proxy', 'version', 'variant', 'repeat',
-  // served_key in the harness's key-type words (rsa2048, ec256, …); the rest as the certificate says it.
-  'served_key', 'key_algorithm', 'key_bits', 'curve', 'subject', 'issuer', 'tool', 'status', 'reason', 'runtime', 'started_at',
-  // The manifest invocation that wrote the row (lib/run/phase.ts), as in the other tables.
-  'invocation',
-] as const
-
-export const defaultKeySchema = z.object({
-  run_id: z.string().min(1),
-  series: z.string().min(1),
-  proxy: z.string().min(1),
-  version: z.string().min(1),
-  variant: z.string().min(1),
-  repeat: z.number().int().positive(),
-  served_key: z.string(),
-  key_algorithm: z.string(),
-  key_bits: z.number().int().positive().nullable(),
-  curve: z.string(),
-  subject: z.string(),
-  issuer: z.string(),
-  tool: z.string(),
-  status: z.enum(['valid', 'invalid', 'failed']),
-  reason: z.string(),
-  runtime: z.string(),
-  started_at: z.string(),
-  invocation: z.number().int().nonnegative().nullable().optional(),
-}).strict()
-
+export const defaultKeySchema = rowSchema(ROW_FILES['default-keys'])
 export type DefaultKeyRow = z.infer<typeof defaultKeySchema>
+/** Columns of default-keys.csv in file order (lib/data/columns/table.ts). */
+export const DEFAULT_KEY_COLUMNS = columnNames(ROW_FILES['default-keys'])
 
-const CELL = ['series', 'proxy', 'version', 'variant'] as const
-
-export const DEFAULT_KEYS: Table<DefaultKeyRow> = {
-  name: 'default-keys',
-  file: 'default-keys.csv',
-  columns: DEFAULT_KEY_COLUMNS,
-  schema: defaultKeySchema,
-  cellColumns: CELL,
-  key: (r) => [...CELL, 'repeat'].map((c) => r[c as keyof DefaultKeyRow] ?? '').join('|'),
-}
+export const DEFAULT_KEYS = table<DefaultKeyRow>('default-keys', ROW_FILES['default-keys'], defaultKeySchema, ['series', 'proxy', 'version', 'variant'])
 
 export interface ServedKey {
   algorithm: string

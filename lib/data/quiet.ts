@@ -1,7 +1,7 @@
 import { isDisturbed } from './precision.ts'
 import type { RunTables } from './run-data.ts'
 import type { QuietRecord } from './schema.ts'
-import { CELL_COLUMNS, type TableName } from './tables.ts'
+import { CELL_COLUMNS, cellIdOf, type TableName } from './grouping.ts'
 
 /**
  * What other work on the machine cost a run, from its rows and manifest: the end summary's
@@ -38,7 +38,7 @@ export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined):
   for (const name of Object.keys(CELL_COLUMNS) as TableName[]) {
     const rows = tables[name] as Row[] | undefined
     if (!rows) continue
-    const cellOf = (r: Row) => CELL_COLUMNS[name].map((c) => (r as Record<string, unknown>)[c] ?? '').join('|')
+    const cellOf = (r: Row) => cellIdOf(name, r)
     const lastRepeat = new Map<string, number>()
     for (const r of rows) lastRepeat.set(cellOf(r), Math.max(lastRepeat.get(cellOf(r)) ?? 0, r.repeat))
     for (const r of rows) {

@@ -4,7 +4,7 @@ import { readBisectPlan, type BisectPlan } from './bisect.ts'
 import { DEFAULT_KEYS, type DefaultKeyRow } from './default-keys.ts'
 import { readManifest } from './manifest.ts'
 import { SCHEMA_VERSION, type Handshake, type Manifest, type Measurement, type TcpRow, type WebSocketRow } from './schema.ts'
-import { HANDSHAKES, MEASUREMENTS, readTable, TABLES, TCP, WEBSOCKETS, type Table } from './tables.ts'
+import { HANDSHAKES, MEASUREMENTS, readTable, runSchemaVersion, TABLES, TCP, WEBSOCKETS, type Table } from './tables.ts'
 import { userError } from '../core/errors.ts'
 import { displayPath } from '../core/paths.ts'
 
@@ -27,10 +27,11 @@ export interface RunData extends RunTables {
   manifest: Manifest
 }
 
-/** The tables of a run directory as they are now (absent files: no rows). */
-export const readRunTables = (dir: string): RunTables => {
+/** The tables of a run directory as they are now (absent files: no rows), read as files of its schema version. */
+export const readRunTables = (dir: string, version = runSchemaVersion(dir)): RunTables => {
   const bisect = readBisectPlan(dir)
-  return { measurements: readTable(dir, MEASUREMENTS), handshakes: readTable(dir, HANDSHAKES), websocket: readTable(dir, WEBSOCKETS), tcp: readTable(dir, TCP), defaultKeys: readTable(dir, DEFAULT_KEYS), ...(bisect ? { bisect } : {}) }
+  const read = <T>(t: Table<T>) => readTable(dir, t, version)
+  return { measurements: read(MEASUREMENTS), handshakes: read(HANDSHAKES), websocket: read(WEBSOCKETS), tcp: read(TCP), defaultKeys: read(DEFAULT_KEYS), ...(bisect ? { bisect } : {}) }
 }
 
 /** Reads a run (or promoted baseline) directory; any bad file is a one-line error with file:line. */
@@ -38,10 +39,11 @@ export function loadRun(dir: string): RunData {
   if (!existsSync(dir)) throw userError(displayPath(dir), 'no such run directory', 'Pass a directory written by run-all (results/<run-id>)')
   const manifest = readManifest(dir)
   if (!manifest) throw userError(displayPath(join(dir, 'manifest.json')), 'missing: not a run directory', 'Pass a directory written by run-all (results/<run-id>)')
-  if (manifest.schema_version !== SCHEMA_VERSION) {
-    throw userError(displayPath(join(dir, 'manifest.json')), `schema version ${manifest.schema_version}, this harness reads ${SCHEMA_VERSION}`, 'Use a harness of the version that wrote it, or re-run and promote a new baseline')
+  // Older versions read by the column table's rule (docs/data.md#schema-versions); a newer one has columns this harness does not know.
+  if (manifest.schema_version > SCHEMA_VERSION) {
+    throw userError(displayPath(join(dir, 'manifest.json')), `schema version ${manifest.schema_version}, this harness reads 1 to ${SCHEMA_VERSION}`, 'Use a harness of the version that wrote it (or newer), or re-run and promote a new baseline')
   }
-  const tables = readRunTables(dir)
+  const tables = readRunTables(dir, manifest.schema_version)
   for (const t of Object.values(TABLES) as Table<unknown>[]) checkFinishedTable(dir, t, (tables[t.name as keyof typeof TABLES] ?? []) as readonly unknown[])
   checkFinishedTable(dir, DEFAULT_KEYS as Table<unknown>, tables.defaultKeys ?? [])
   return { dir, manifest, ...tables }

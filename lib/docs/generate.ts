@@ -3,11 +3,11 @@ import { join } from 'node:path'
 import { evaluateClaims } from '../claims/evaluate.ts'
 import { formatLedger } from '../claims/format.ts'
 import { loadLedger } from '../claims/ledger.ts'
-import { dataDictionary } from '../data/dictionary.ts'
+import { ROW_FILES } from '../data/columns/table.ts'
 import { loadRun } from '../data/run-data.ts'
-import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import { formatFindings } from '../findings/format.ts'
 import { runFindings } from '../report/build.ts'
+import { columnReference, schemaVersions } from './columns.ts'
 
 /**
  * Blocks of the documentation that are output of the code, not typed: between
@@ -40,15 +40,8 @@ function fixtureSummary(root: string, findingIds?: RegExp, ledgerLines = Infinit
   return fence(`${formatFindings(findings)}\n${shown.join('\n')}`)
 }
 
-/** Every column of every CSV a run writes, from the one column dictionary. */
-function columnsTable(): string {
-  const files = [MEASUREMENTS, HANDSHAKES, WEBSOCKETS, TCP].map((t) => ({ path: t.file, columns: t.columns }))
-  return dataDictionary(files)
-    .split('\n')
-    .slice(4)
-    .map((l) => l.replace(/^## /, '### '))
-    .join('\n')
-}
+/** Every column of every row CSV a run writes, and what each schema version added, from the one column table. */
+const rowFiles = () => Object.values(ROW_FILES)
 
 /** The ledger's size in words: how many claims, how many of them belong to a finding. */
 function ledgerSize(): string {
@@ -61,7 +54,8 @@ const PRODUCERS: Record<string, (root: string) => string> = {
   'ledger-size': () => ledgerSize(),
   'fixture-summary': (root) => fixtureSummary(root, /^F[1-8]$/, 4),
   'fixture-summary-full': (root) => fixtureSummary(root),
-  columns: () => columnsTable(),
+  columns: () => columnReference(rowFiles()),
+  'schema-versions': () => schemaVersions(rowFiles()),
 }
 
 /** docs/cli.md's body: every notebook's and bench script's `--help`, in file order. */

@@ -3,6 +3,7 @@ import { median } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
 import type { Measurement } from '../data/schema.ts'
 import { poolingCells, poolingFindings } from './pooling.ts'
+import { projectId } from '../data/grouping.ts'
 
 /*
  * One host against several (issue #18's figures): the same pooling cells measured by a
@@ -27,7 +28,7 @@ export interface HostsLine {
   n: [number, number]
 }
 
-const key = (r: { proxy: string; version: string; variant: string }) => `${r.proxy}|${r.version}|${r.variant}`
+const key = (r: { proxy: string; version: string; variant: string }) => projectId(r, ['proxy', 'version', 'variant'])
 
 function generatorShare(rows: readonly Measurement[], k: string): number | undefined {
   const xs = rows.filter((r) => r.status === 'valid' && key(r) === k && r.generator_cpu_share !== null).map((r) => r.generator_cpu_share!)

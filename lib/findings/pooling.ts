@@ -2,6 +2,7 @@ import { POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../catalog/reuse.ts'
 import { compareVersions } from '../catalog/stack.ts'
 import { bootstrapFigure, medianInterval, ratioInterval, ownRepeats, relativeHalfWidth, repeatsOf, withPooledNoise, type Interval, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
+import { groupRows } from '../data/grouping.ts'
 import type { Measurement } from '../data/schema.ts'
 import { combine, decide, fmtIv } from './decide.ts'
 import { FINDINGS_MODEL } from './load.ts'
@@ -25,13 +26,7 @@ export interface PoolingCell {
 
 /** The cells of the findings' load model (FINDINGS_MODEL), valid rows only. */
 export function poolingCells(rows: readonly Measurement[]): PoolingCell[] {
-  const groups = new Map<string, Measurement[]>()
-  for (const r of rows) {
-    if (r.status !== 'valid' || r.model !== FINDINGS_MODEL) continue
-    const key = `${r.proxy}|${r.version}|${r.variant}`
-    groups.set(key, [...(groups.get(key) ?? []), r])
-  }
-  const cells = [...groups.values()]
+  const cells = groupRows(rows.filter((r) => r.status === 'valid' && r.model === FINDINGS_MODEL), ['proxy', 'version', 'variant']).map((g) => g.rows)
   // CPU cells share the window design, so they share the host's noise (core/intervals); conns is a count, not a cost.
   const cpu = withPooledNoise(cells.map((rs) => repeatsOf(rs, (r) => r.proxy_cpu_us_per_req)))
   return cells.map((rs, i) => ({

@@ -1,4 +1,5 @@
-import { noisyCells, ratioInterval, type Interval } from '../core/intervals.ts'
+import { ratioInterval, type Interval } from '../core/intervals.ts'
+import { noisyCells, projectId } from '../data/grouping.ts'
 import { median } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
 import { fmtIv } from './decide.ts'
@@ -53,9 +54,10 @@ export function scenarioRatios(rows: readonly Measurement[]): ScenarioRatio[] {
   const out: ScenarioRatio[] = []
   const proxies = [...new Set(mine.map((r) => r.proxy))].sort((x, y) => (x === 'direct' ? 1 : y === 'direct' ? -1 : x.localeCompare(y)))
   // Per metric, every scenario cell with the series' pooled noise (core/intervals).
-  const cellKey = (r: Measurement) => `${r.proxy}|${r.variant}|${r.path}|${r.body_bytes}|${r.connections}`
+  const scenarioCell = ['proxy', 'variant', 'path', 'body_bytes', 'connections']
+  const cellKey = (r: Measurement) => projectId(r, scenarioCell)
   const valid = mine.filter((r) => r.status === 'valid')
-  const cells = Object.fromEntries((['proxy_cpu_us_per_req', 'rps', 'backend_cpu_us_per_req', 'proxy_syscalls_per_req'] as const).map((m) => [m, noisyCells(valid, cellKey, (r) => r[m])]))
+  const cells = Object.fromEntries((['proxy_cpu_us_per_req', 'rps', 'backend_cpu_us_per_req', 'proxy_syscalls_per_req'] as const).map((m) => [m, noisyCells(valid, scenarioCell, (r) => r[m])]))
   for (const proxy of proxies) {
     const own = valid.filter((r) => r.proxy === proxy)
     const ratio = (kind: ScenarioKind, metric: ScenarioRatio['metric'], num: Pick, den: Pick) => {

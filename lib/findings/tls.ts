@@ -1,5 +1,6 @@
 import { GO_PROXIES } from '../catalog/variants.ts'
-import { bootstrapFigure, medianInterval, noisyCells, ratioInterval, type Repeats } from '../core/intervals.ts'
+import { bootstrapFigure, medianInterval, ratioInterval, type Repeats } from '../core/intervals.ts'
+import { keyId, noisyCells } from '../data/grouping.ts'
 import { median, summarize } from '../core/stats.ts'
 import type { Handshake, Measurement } from '../data/schema.ts'
 import { byMajority, combine, decide, fmtIv } from './decide.ts'
@@ -23,9 +24,9 @@ export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Mea
   const valid = handshakes.filter((h) => h.status === 'valid')
   const proxies = [...new Set(handshakes.map((h) => h.proxy))].sort()
   // Every handshake cell shares the host's noise (core/intervals).
-  const cells = noisyCells(valid, (h) => `${h.proxy}|${h.key_type}`, (h) => h.proxy_cpu_us_per_handshake)
+  const cells = noisyCells(valid, ['proxy', 'key_type'], (h) => h.proxy_cpu_us_per_handshake)
   const cost = (proxy: string, kt: string) => {
-    const r = cells.get(`${proxy}|${kt}`)
+    const r = cells.get(keyId([proxy, kt]))
     return r?.size ? r : undefined
   }
   const per = proxies.flatMap((p) => {

@@ -1,6 +1,7 @@
 import { compareVersions } from '../catalog/stack.ts'
 import { VERSION_VARIANTS } from '../catalog/variants.ts'
-import { noisyCells, ratioInterval } from '../core/intervals.ts'
+import { ratioInterval } from '../core/intervals.ts'
+import { keyId, noisyCells } from '../data/grouping.ts'
 import { median } from '../core/stats.ts'
 import { fmtIv } from './decide.ts'
 import { FINDINGS_MODEL } from './load.ts'
@@ -13,12 +14,12 @@ export function versionFindings(rows: readonly Row[]): Finding[] {
   const v = rows.filter((r) => r.series === 'versions' && r.model === FINDINGS_MODEL && r.status === 'valid' && r.proxy_cpu_us_per_req !== null)
   const figures: string[] = []
   const intervals: NonNullable<Finding['intervals']> = []
-  const byCell = noisyCells(v, (r) => `${r.proxy}|${r.variant}|${r.version}`, (r) => r.proxy_cpu_us_per_req)
+  const byCell = noisyCells(v, ['proxy', 'variant', 'version'], (r) => r.proxy_cpu_us_per_req)
   for (const proxy of [...new Set(v.map((r) => r.proxy))].sort()) {
     for (const variant of VERSION_VARIANTS) {
       const versions = [...new Set(v.filter((r) => r.proxy === proxy && r.variant === variant).map((r) => r.version))].sort(compareVersions)
       if (versions.length < 2) continue
-      const cells = versions.map((ver) => byCell.get(`${proxy}|${variant}|${ver}`)!)
+      const cells = versions.map((ver) => byCell.get(keyId([proxy, variant, ver]))!)
       const cost = cells.map((c) => median([...c.values()]))
       const ratio = ratioInterval(cells.at(-1)!, cells[0]!)
       intervals.push({ label: `${proxy} ${variant} ${versions.at(-1)}/${versions[0]}`, interval: ratio })

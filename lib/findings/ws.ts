@@ -1,4 +1,5 @@
-import { bootstrapFigure, medianInterval, noisyCells, repeatsOf } from '../core/intervals.ts'
+import { bootstrapFigure, medianInterval, repeatsOf } from '../core/intervals.ts'
+import { groupRows, keyId, noisyCells } from '../data/grouping.ts'
 import { median } from '../core/stats.ts'
 import type { WebSocketRow } from '../data/schema.ts'
 import { byMajority, combine, decide, fmtIv } from './decide.ts'
@@ -16,8 +17,8 @@ const validButForUpgrades = (r: WebSocketRow) =>
 export function wsFindings(rows: readonly WebSocketRow[]): Finding[] {
   const echo = rows.filter((r) => r.mode === 'echo')
   const proxies = [...new Set(echo.map((r) => r.proxy))].sort()
-  const cells = noisyCells(echo.filter((r) => r.variant === 'ws' && r.status === 'valid'), (r) => r.proxy, (r) => r.proxy_cpu_us_per_msg)
-  const cost = proxies.flatMap((p) => (cells.get(p)?.size ? [{ p, reps: cells.get(p)! }] : []))
+  const cells = noisyCells(echo.filter((r) => r.variant === 'ws' && r.status === 'valid'), ['proxy'], (r) => r.proxy_cpu_us_per_msg)
+  const cost = proxies.flatMap((p) => (cells.get(keyId([p]))?.size ? [{ p, reps: cells.get(keyId([p]))! }] : []))
   // Each proxy over the median of all, every cell resampled together: a spread, not a pair.
   const all = cost.length >= 2 ? median(cost.map((c) => median([...c.reps.values()]))) : undefined
   const rel = all === undefined ? [] : cost.map((c, i) => ({ ...c, iv: bootstrapFigure(cost.map((x) => x.reps), (ms) => ms[i]! / median(ms)) }))
@@ -40,8 +41,7 @@ export function wsFindings(rows: readonly WebSocketRow[]): Finding[] {
   ]
   // Hold: valid rows only; each repeat keeps its connections or not, and the median repeat decides.
   const hold = rows.filter((r) => r.mode === 'hold' && r.status === 'valid')
-  const groups = [...new Set(hold.map((r) => `${r.proxy}|${r.variant}`))].map((k) => {
-    const rs = hold.filter((r) => `${r.proxy}|${r.variant}` === k)
+  const groups = groupRows(hold, ['proxy', 'variant']).map(({ rows: rs }) => {
     const p99s = rs.flatMap((r) => (r.p99_ms === null ? [] : [r.p99_ms]))
     return {
       proxy: rs[0]!.proxy, variant: rs[0]!.variant, target: rs[0]!.conns_target, rows: rs,

@@ -60,10 +60,14 @@ export function parseLoop(stdout: string, kind: 'syscalls' | 'compute'): number 
   return j.us_per_op
 }
 
-/** The two-part calibration's units on `cpuset`: µs per cheap system call, µs per million compute iterations; null each where its loop failed (said as a warning). */
-export async function measureTwoPartUnits(cpuset: string, log: Logger): Promise<{ syscall_us: number | null; compute_us: number | null }> {
+/**
+ * The two-part calibration's units on `cpuset`: µs per cheap system call, µs per million
+ * compute iterations; null each where its loop failed (said as a warning). Under the
+ * launcher the roles run with (the system-call tax), so a taxed kernel reads as one.
+ */
+export async function measureTwoPartUnits(cpuset: string, log: Logger, launcher: readonly string[] = []): Promise<{ syscall_us: number | null; compute_us: number | null }> {
   const one = async (kind: 'syscalls' | 'compute', n: number) => {
-    const r = await exec('taskset', ['-c', cpuset, goBinaryPath('loadgen'), kind, '-n', String(n)], { timeoutMs: 120_000 })
+    const r = await exec('taskset', ['-c', cpuset, ...launcher, goBinaryPath('loadgen'), kind, '-n', String(n)], { timeoutMs: 120_000 })
     try {
       if (r.code !== 0) throw new Error(`loadgen ${kind} exited ${r.code}: ${lastLine(r.stderr)}`)
       return parseLoop(r.stdout, kind)
@@ -107,7 +111,7 @@ export async function measureCalibration(o: CalibrationOptions): Promise<Calibra
   if (speed.code !== 0 || signs.ecdsa_p256_sign_us === null || signs.rsa4096_sign_us === null) {
     o.log.warn(`calibration: openssl speed gave no figure for ${[signs.ecdsa_p256_sign_us === null ? 'ECDSA P-256' : '', signs.rsa4096_sign_us === null ? 'RSA-4096' : ''].filter(Boolean).join(', ') || 'a sign'} (exit ${speed.code}: ${lastLine(speed.stderr)})`)
   }
-  const units = await measureTwoPartUnits(o.cpuset, o.log)
+  const units = await measureTwoPartUnits(o.cpuset, o.log, o.launcher)
   return {
     loopback_rtt_us: figures.cpu_us_per_rt, loopback_rtt_wall_us: figures.wall_us_per_rt,
     ...signs, ...units, measured_at: new Date().toISOString(), cpuset: o.cpuset,

@@ -2,10 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { exec, lastLine } from '../core/exec.ts'
+import { blankRow } from '../data/columns/derive.ts'
+import { ROW_FILES } from '../data/columns/table.ts'
 import { parseCertificateText, servedKeyName, type DefaultKeyRow } from '../data/default-keys.ts'
 import { rawFile, repeatStem } from '../data/raw-files.ts'
 import { waitForPort } from '../roles/net.ts'
 import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { rowWindow } from './rows.ts'
 
 const PEM = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/
 /** Handshakes tried (0.5 s apart) before "no certificate": 10 s, as long as a proxy start may take on a busy machine. */
@@ -19,11 +22,8 @@ const HANDSHAKE_TRIES = 20
  * have). The raw s_client output is kept in raw/ (<stem>.s_client.txt).
  */
 export async function measureDefaultKey(cell: Cell, repeat: number, ctx: CellContext): Promise<DefaultKeyRow> {
-  const started = new Date().toISOString()
-  const row = (f: Partial<DefaultKeyRow>): DefaultKeyRow => ({
-    run_id: ctx.runId, series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, repeat,
-    served_key: '', key_algorithm: '', key_bits: null, curve: '', subject: '', issuer: '', tool: 'openssl s_client', status: 'valid', reason: '', runtime: ctx.runtime.kind, started_at: started, ...f,
-  })
+  const start = { ...blankRow(ROW_FILES['default-keys']), ...rowWindow(cell, repeat, ctx), tool: 'openssl s_client' }
+  const row = (f: Partial<DefaultKeyRow>): DefaultKeyRow => ({ ...start, ...f })
   const name = repeatStem(cell, repeat)
   const probe = { backendPort: (b: { port: number }) => b.port, ready: waitForPort, url: (host: string, port: number) => `${host}:${port}`, verify: async () => null, echo: false }
   return withVerifiedStack(cell, name, ctx, { failed: (reason) => row({ status: 'failed', reason }), invalid: (reason) => row({ status: 'invalid', reason }) }, async ({ url }) => {

@@ -1,3 +1,5 @@
+import { blankRow } from '../data/columns/derive.ts'
+import { ROW_FILES } from '../data/columns/table.ts'
 import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { TcpRow } from '../data/schema.ts'
 import { backendStats, type Backend, type BackendStats } from '../roles/backend.ts'
@@ -7,7 +9,7 @@ import { waitForEcho } from '../roles/net.ts'
 import { checkFromGenerator, withVerifiedStack, type Cell, type CellContext, type L4Stack } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
-import { countColumns, noCounts, outcomes, type RowFill } from './rows.ts'
+import { countColumns, outcomes, rowWindow, type RowFill } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 
 export type TcpMode = 'short' | 'stream'
@@ -34,16 +36,12 @@ const round = (x: number, d = 3) => Number(x.toFixed(d))
 const MiB = 1 << 20
 
 function tcpRow(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): RowFill<TcpRow> {
-  const started = new Date().toISOString()
   const mix = L4_MIX[mode]
-  return (fields) => ({
-    run_id: ctx.runId, series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, mode,
-    connections: cell.connections, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes, duration_s: ctx.profile.durationS, repeat,
-    conns: 0, errors: 0, mismatches: 0, bytes_echoed: 0, conn_rate: null, mib_per_s: null, p50_ms: null, p99_ms: null, max_ms: null,
-    proxy_cpu_us_per_conn: null, proxy_cpu_us_per_mib: null, backend_conns_per_conn: null, generator_cpu_share: null, proxy_cpu_share: null,
-    status: 'valid', reason: '', runtime: ctx.runtime.kind, started_at: started, ...disturbanceColumns(null), ...noCounts(),
-    ...fields,
-  })
+  const start = {
+    ...blankRow(ROW_FILES.tcp), ...rowWindow(cell, repeat, ctx), key_type: cell.keyType, mode, connections: cell.connections, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes,
+    duration_s: ctx.profile.durationS, conns: 0, errors: 0, mismatches: 0, bytes_echoed: 0,
+  }
+  return (fields) => ({ ...start, ...fields })
 }
 
 const echoAccepted = (s: BackendStats) => s.tcp_accepted ?? 0

@@ -3,7 +3,7 @@ import { formatTable } from '../core/text-table.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
 import { quietLine, quietSummary, type QuietSummary } from '../data/quiet.ts'
 import type { RunData } from '../data/run-data.ts'
-import { CELL_COLUMNS, type TableName } from '../data/tables.ts'
+import { CELL_COLUMNS, cellIdOf, keyId, type TableName } from '../data/grouping.ts'
 import type { VerdictLine } from './stability.ts'
 
 /**
@@ -26,7 +26,7 @@ export interface BusyRunFacts {
 type AnyRow = { status: string; reason: string; repeat: number; proxy: string; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null }
 
 const tables = Object.keys(CELL_COLUMNS) as TableName[]
-const cellOf = (name: TableName, r: object) => `${name}|${CELL_COLUMNS[name].map((c) => (r as Record<string, unknown>)[c] ?? '').join('|')}`
+const cellOf = (name: TableName, r: object) => keyId([name, cellIdOf(name, r)])
 
 export function busyRunFacts(name: string, run: RunData): BusyRunFacts {
   const m = run.manifest

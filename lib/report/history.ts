@@ -14,6 +14,7 @@ import { readPublished } from '../analysis/published.ts'
 import { loadLedger } from '../claims/ledger.ts'
 import { medianInterval, repeatsOf, type Interval } from '../core/intervals.ts'
 import { listBaselines, loadBaseline } from '../data/baselines.ts'
+import { groupRows } from '../data/grouping.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
 import type { Fingerprint, Manifest } from '../data/schema.ts'
 import { POOLING_ROWS } from '../data/series.ts'
@@ -122,17 +123,14 @@ function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): His
   const refs = runReferences(s.run)
   const out: HistoryPoint[] = []
   for (const g of groupsOf(s.run)) {
-    const byCell = new Map<string, Row[]>()
-    for (const r of g.rows) byCell.set(`${r.proxy}|${r.version}`, [...(byCell.get(`${r.proxy}|${r.version}`) ?? []), r])
+    const byCell = groupRows(g.rows, ['proxy', 'version']).map((c) => ({ proxy: String(c.key.proxy), version: String(c.key.version), rows: c.rows }))
     // One point per proxy and source: its newest version (older ones are the versions series' business).
     const newest = new Map<string, string>()
-    for (const key of byCell.keys()) {
-      const [proxy, version] = key.split('|') as [string, string]
+    for (const { proxy, version } of byCell) {
       const seen = newest.get(proxy)
       if (seen === undefined || compareVersions(version, seen) > 0) newest.set(proxy, version)
     }
-    for (const [key, rows] of byCell) {
-      const [proxy, version] = key.split('|') as [string, string]
+    for (const { proxy, version, rows } of byCell) {
       if (newest.get(proxy) !== version) continue
       const valid = rows.filter((r) => r.status === 'valid')
       const raw = intervalOf(rows, (r) => num0(r[g.metric]))

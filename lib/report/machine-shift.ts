@@ -5,7 +5,7 @@
  * and whether a decided verdict differs (docs/benchmarks.md#machine-shift).
  */
 import { isDirectReference } from '../analysis/calibrated.ts'
-import { cellId, TABLE_SPECS } from '../analysis/cells.ts'
+import { cellIdOf, keyId } from '../data/grouping.ts'
 import type { Ledger } from '../claims/ledger.ts'
 import { median, quantile } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
@@ -41,7 +41,7 @@ function cellRows(run: ShiftRun, disturbed: boolean): Map<string, { table: Table
       if (r.status !== 'valid' && !(disturbed && isDisturbed(r as { status: string; reason: string }))) continue
       if (table === 'measurements' && r.model !== 'closed') continue
       if (table === 'websocket' && r.mode !== 'echo') continue
-      const id = `${table}|${cellId(TABLE_SPECS[table], r)}`
+      const id = keyId([table, cellIdOf(table, r)])
       const cell = out.get(id) ?? { table, direct: table === 'measurements' && isDirectReference(r as { series: string; model: string }), rows: [] }
       cell.rows.push(r)
       out.set(id, cell)

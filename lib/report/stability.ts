@@ -4,7 +4,8 @@
  * its median moved between runs, in raw µs and in the calibrated unit (lib/analysis/calibrated.ts).
  */
 import { CALIBRATION_REFERENCE, REFERENCE_LABELS, isDirectReference, runReferences } from '../analysis/calibrated.ts'
-import { TABLE_SPECS, cellId, summarizeCells } from '../analysis/cells.ts'
+import { TABLE_SPECS, summarizeCells } from '../analysis/cells.ts'
+import { projectId } from '../data/grouping.ts'
 import { evaluateClaims } from '../claims/evaluate.ts'
 import type { Ledger } from '../claims/ledger.ts'
 import { LEVEL } from '../core/intervals.ts'
@@ -100,7 +101,7 @@ export function cellSpreads(runs: readonly StabilityRun[]): CellSpread[] {
       for (const row of r.tables[table]) {
         const v = row.status === 'valid' ? precisionValue(table, row) : null
         if (v === null) continue
-        const id = cellId(spec, row as never)
+        const id = projectId(row, spec.keys)
         if (reference === 'direct' && table === 'measurements' && isDirectReference(row as { series: string; model: string })) referenceCells.add(id)
         byCell.set(id, [...(byCell.get(id) ?? []), v])
       }
@@ -142,7 +143,7 @@ export async function precisionByRun(runs: readonly StabilityRun[]): Promise<Run
     const unstable: string[] = []
     for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
       for (const c of await summarizeCells(TABLE_SPECS[table], r.tables[table] as never)) {
-        if (c.unstable) unstable.push(cellId(TABLE_SPECS[table], c.key))
+        if (c.unstable) unstable.push(projectId(c.key, TABLE_SPECS[table].keys))
         if (c.ciHalfWidthPct === null) continue
         const group = `${c.key.series}${c.key.model === 'open' ? ' (open)' : ''}`
         const hw = c.ciHalfWidthPct / 100

@@ -26,8 +26,8 @@ export function adaptiveSettings(p: Profile): AdaptiveSettings {
   return { minRepeats: p.repeats, maxRepeats: Math.max(p.repeats, p.maxRepeats ?? p.repeats), precision: p.precision ?? 0.03, maxDisturbed: p.maxDisturbed ?? 0, budgetS: p.budgetS ?? 0 }
 }
 
-/** A cell's rows so far. */
-export interface CellRows {
+/** A cell's rows so far, as the stop rule reads them. */
+export interface CellProgress {
   id: string
   /** The precision metric of its valid rows. */
   values: readonly number[]
@@ -53,7 +53,7 @@ const pct = (x: number) => `±${(100 * x).toFixed(1)}%`
  * run's quiet budget lasts (`quietLeftS` > 0, lib/run/quiet.ts), disturbed windows never end
  * a cell: each was followed by a wait for quiet, and the budget bounds them all.
  */
-export function decideCell(c: CellRows, s: AdaptiveSettings, quietLeftS = 0): CellDecision {
+export function decideCell(c: CellProgress, s: AdaptiveSettings, quietLeftS = 0): CellDecision {
   const tooDisturbed = c.disturbed > s.maxDisturbed && quietLeftS <= 0
   const iv = c.values.length > 0 ? medianInterval(new Map(c.values.map((v, i) => [i + 1, v]))) : null
   const halfWidth = iv && iv.method === 'order statistics' ? relativeHalfWidth(iv) : null
@@ -80,7 +80,7 @@ export function decideCell(c: CellRows, s: AdaptiveSettings, quietLeftS = 0): Ce
  * minimum go first; then cells already within the precision that lack only the interval's
  * coverage (n < 6), since a round or two finishes them; then the least precise.
  */
-export function nextRound(cells: readonly CellRows[], s: AdaptiveSettings, time: { remainingS: number; costS: number; quietLeftS?: number }): CellDecision[] {
+export function nextRound(cells: readonly CellProgress[], s: AdaptiveSettings, time: { remainingS: number; costS: number; quietLeftS?: number }): CellDecision[] {
   const decisions = cells.map((c) => decideCell(c, s, time.quietLeftS))
   const short = new Set(cells.filter((c) => c.repeats < s.minRepeats).map((c) => c.id))
   const rank = (d: CellDecision) => (short.has(d.id) ? 0 : d.halfWidth !== null && d.halfWidth <= s.precision ? 1 : 2)

@@ -9,6 +9,7 @@ import { certsDir } from '../core/paths.ts'
 import { interleavedOrder } from '../core/shuffle.ts'
 import { summarize } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
+import { projectId } from '../data/grouping.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../data/tables.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
 import { countingSubWindow, measureClosed } from '../measure/closed.ts'
@@ -53,7 +54,7 @@ export interface OverheadLine {
   syscallsPerReq: number | null
 }
 
-const cellKey = (r: Pick<Measurement, 'proxy' | 'version' | 'variant'>) => `${r.proxy}|${r.version}|${r.variant}`
+const cellKey = (r: Pick<Measurement, 'proxy' | 'version' | 'variant'>) => projectId(r, ['proxy', 'version', 'variant'])
 
 /**
  * Per cell: the paired ratios (same repeat, both valid) and the medians of each arm.

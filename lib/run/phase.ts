@@ -1,12 +1,12 @@
 import type { Logger } from '../core/log.ts'
 import { seededRandom, shuffled } from '../core/shuffle.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
+import { groupBy } from '../data/grouping.ts'
 import { appendRow, readTable, type Table } from '../data/tables.ts'
 import { disturbedReason } from '../measure/validity.ts'
 import { interrupted, untilExit } from '../runtime/shutdown.ts'
-import { cellOfKey } from '../series/tasks.ts'
 import type { Task } from '../series/types.ts'
-import { nextRound, type AdaptiveSettings, type CellRows } from './adaptive.ts'
+import { nextRound, type AdaptiveSettings, type CellProgress } from './adaptive.ts'
 import type { QuietBudget } from './quiet.ts'
 
 /** How a phase whose rows are costs goes past its minimum rounds (absent: exactly the tasks given). */
@@ -97,20 +97,15 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
   }
 }
 
-/** The rows of each task's cell, as the stop rule reads them. */
-function cellRows(tasks: readonly Task[], runDir: string): { rows: CellRows[]; lastRepeat: Map<string, number> } {
-  const cells = new Map(tasks.map((t) => [t.cell, t]))
-  const byCell = new Map<string, Row[]>()
-  for (const table of new Set(tasks.map((t) => t.table))) {
-    for (const r of readTable(runDir, table) as Row[]) {
-      const id = cellOfKey(table.key(r))
-      if (cells.has(id)) byCell.set(id, [...(byCell.get(id) ?? []), r])
-    }
-  }
+/** The rows of each task's cell (lib/data/grouping.ts), as the stop rule reads them. */
+function cellProgress(tasks: readonly Task[], runDir: string): { rows: CellProgress[]; lastRepeat: Map<string, number> } {
+  const cells = new Map(tasks.map((t) => [t.cellId, t]))
+  const onDisk = [...new Set(tasks.map((t) => t.table))].flatMap((table) => (readTable(runDir, table) as Row[]).map((row) => ({ cellId: table.cellId(row), row })))
+  const byCell = groupBy(onDisk, (x) => [x.cellId])
   const lastRepeat = new Map<string, number>()
-  const rows = [...cells].map(([id, t]): CellRows => {
-    const own = byCell.get(id) ?? []
-    lastRepeat.set(id, Math.max(0, ...own.map((r) => r.repeat), ...tasks.filter((x) => x.cell === id).map((x) => x.repeat)))
+  const rows = [...cells].map(([id, t]): CellProgress => {
+    const own = (byCell.get(id) ?? []).map((x) => x.row)
+    lastRepeat.set(id, Math.max(0, ...own.map((r) => r.repeat), ...tasks.filter((x) => x.cellId === id).map((x) => x.repeat)))
     const disturbed = own.filter((r) => isDisturbed(r)).length
     const values = own.flatMap((r) => (r.status === 'valid' && precisionValue(t.table.name, r) !== null ? [precisionValue(t.table.name, r)!] : []))
     return { id, values, repeats: own.length - disturbed, disturbed }
@@ -121,11 +116,11 @@ function cellRows(tasks: readonly Task[], runDir: string): { rows: CellRows[]; l
 async function adaptiveRounds(name: string, tasks: readonly Task[], out: PhaseOutput, log: Logger, a: PhaseAdaptive, timing: Timing) {
   const { runDir } = out
   if (tasks.length === 0) return
-  const template = new Map(tasks.map((t) => [t.cell, t]))
+  const template = new Map(tasks.map((t) => [t.cellId, t]))
   const t0 = Date.now()
   const otherWorkAtStart = timing.otherWorkS
   for (let round = 1; ; round++) {
-    const { rows, lastRepeat } = cellRows(tasks, runDir)
+    const { rows, lastRepeat } = cellProgress(tasks, runDir)
     const costS = timing.n > 0 ? timing.s / timing.n : a.repeatS
     // Time lost to other work is the quiet budget's, not the phase's: disturbed windows do not consume a cell's budget.
     const spentS = (Date.now() - t0) / 1000 - (timing.otherWorkS - otherWorkAtStart)

@@ -6,6 +6,7 @@ import { usable } from '../setup/component.ts'
 import { defaultCpuLayout, type CpuLayout } from '../roles/cpus.ts'
 import { writeFileAtomic } from '../core/atomic.ts'
 import type { Measurement } from '../data/schema.ts'
+import { projectId } from '../data/grouping.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../data/tables.ts'
 import { ensureDockerEngine } from '../setup/docker-engine.ts'
 import { setup } from '../setup/doctor.ts'
@@ -51,12 +52,13 @@ export interface RatioLine {
 
 /** Per proxy and variant (sorted): medians per runtime and the ratios to native. */
 export function ratioLines(rows: readonly Measurement[]): RatioLine[] {
-  const keys = [...new Set(rows.map((r) => `${r.proxy}|${r.version}|${r.variant}`))].sort()
+  const cellKey = (r: Measurement) => projectId(r, ['proxy', 'version', 'variant'])
+  const keys = [...new Set(rows.map(cellKey))].sort()
   return keys.map((k) => {
     const [proxy, version, variant] = k.split('|') as [string, string, string]
     const line: RatioLine = { proxy, version, variant, us: {}, n: { native: 0, 'docker-host': 0, 'docker-bridge': 0 } }
     for (const rt of RATIO_RUNTIMES) {
-      const v = rows.filter((r) => `${r.proxy}|${r.version}|${r.variant}` === k && r.runtime === rt && r.status === 'valid' && r.proxy_cpu_us_per_req !== null).map((r) => r.proxy_cpu_us_per_req!)
+      const v = rows.filter((r) => cellKey(r) === k && r.runtime === rt && r.status === 'valid' && r.proxy_cpu_us_per_req !== null).map((r) => r.proxy_cpu_us_per_req!)
       line.n[rt] = v.length
       if (v.length) line.us[rt] = summarize(v).median
     }

@@ -7,7 +7,8 @@ import { catalogCell, type Cell } from '../measure/cell.ts'
 import { measureOpen, OPEN_PREALLOC } from '../measure/open.ts'
 import { disturbedReason } from '../measure/validity.ts'
 import { customVariants, type CustomConfig } from './pooling.ts'
-import { cellOfKey, cellRowKey } from './tasks.ts'
+import { cellOfRepeatId } from '../data/grouping.ts'
+import { cellRowKey } from './tasks.ts'
 import { OPEN_MAX_VUS } from './tls.ts'
 import type { Phase, Series, SeriesContext, Task } from './types.ts'
 
@@ -151,7 +152,7 @@ export function capacitySeries(custom: CustomConfig[] = []): Series {
           label: `capacity ${label} ${next.rate} rps (${next.why}; VUs ${OPEN_PREALLOC}..${cell.connections})`,
           table: MEASUREMENTS as Task['table'],
           key,
-          cell: cellOfKey(key),
+          cellId: cellOfRepeatId(key),
           repeat,
           again: () => task,
           subject: cell,

@@ -7,8 +7,8 @@ import type { Measurement } from '../data/schema.ts'
 import { SERIES_ROWS } from '../data/series.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { closedTasks, handshakeTasks, openTasksAt } from './tasks.ts'
-import { HANDSHAKE_WORKERS, rateAt } from './tls.ts'
-import { POOLING_OPEN_FRACTION } from './pooling.ts'
+import { POOLING_OPEN_FRACTION, rateAt } from './open-rate.ts'
+import { HANDSHAKE_WORKERS } from './tls.ts'
 import type { Series, SeriesContext } from './types.ts'
 
 /** Streams per QUIC connection (loadgen h3 -m), as the h2 series: 1 like HTTP/1.1, 10 and 100 multiplexed. */

@@ -1,5 +1,6 @@
 import { interleavedOrder } from '../core/shuffle.ts'
 import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
+import { cellOfRepeatId } from '../data/grouping.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import type { Cell } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
@@ -17,9 +18,6 @@ import type { Phase, SeriesContext, Task } from './types.ts'
 /** Whether a phase's rows get adaptive rounds in this run (its own rule, else yes). */
 export const adaptiveHere = (phase: Pick<Phase, 'adaptive'>, ctx: SeriesContext): boolean => (typeof phase.adaptive === 'function' ? phase.adaptive(ctx) : phase.adaptive !== false)
 
-/** A task's cell from its row key (table keys end with `|repeat`). */
-export const cellOfKey = (key: string) => key.slice(0, key.lastIndexOf('|'))
-
 type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run' | 'subject'>
 
 /**
@@ -31,7 +29,7 @@ function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C)
   const items = all.filter((i) => keep.has(cellOf(i)))
   const task = (item: C, repeat: number): Task => {
     const body = make(item, repeat)
-    return { ...body, cell: cellOfKey(body.key), repeat, again: (r) => task(item, r) }
+    return { ...body, cellId: cellOfRepeatId(body.key), repeat, again: (r) => task(item, r) }
   }
   return interleavedOrder(items, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => task(cell, repeat))
 }

@@ -1,43 +1,19 @@
 import type { PinnedVersions } from '../catalog/version-choice.ts'
 import type { ProxyName } from '../catalog/stack.ts'
-import { summarize } from '../core/stats.ts'
-import type { Measurement } from '../data/schema.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 import { catalogCell, type Cell } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
 import { closedTasks, defaultKeyTasks, handshakeTasks, openTasks } from './tasks.ts'
 import { DEFAULT_KEY_PROXIES, DEFAULT_KEY_SERIES, DEFAULT_KEY_VARIANT } from '../data/default-keys.ts'
+import { CALIBRATION_STEPS, OPEN_RATES, openReference, rateAt, tlsCeilings } from './open-rate.ts'
 import type { Series, SeriesContext } from './types.ts'
 
 /** Concurrent handshaking clients: enough to keep one proxy core busy, few enough not to saturate the generator. */
 export const HANDSHAKE_WORKERS = 4
-/**
- * The open-model rates, as fractions of HAProxy's EC-256 closed-model ceiling (the one
- * ceiling seed 000 states): the seed's own, 15,000 rps against HAProxy's 223,000 (figures
- * s000-open-model-rate, s000-calibration-closed-rps; test/series/tls.test.ts checks them),
- * series tls-open, which the claims read; and half the ceiling, series tls-open-half, where
- * on 2 cores even EC-256 may snowball to the VU cap (each new VU pays a handshake): recorded
- * as a result, not a fault (docs/ledger.md "Open model at two rates").
- */
-export const SEED_OPEN_FRACTION = 15_000 / 223_000
-export const HALF_OPEN_FRACTION = 0.5
-export const OPEN_RATES = [
-  { series: 'tls-open', fraction: SEED_OPEN_FRACTION, what: "the seed's fraction (15,000 of 223,000 rps)" },
-  { series: 'tls-open-half', fraction: HALF_OPEN_FRACTION, what: 'half' },
-] as const
 export const OPEN_MAX_VUS = 1000
-/** Calibration steps, as fractions of HAProxy's closed-model ceiling. */
-export const CALIBRATION_STEPS = [0.05, 0.1, 0.2, 0.4, 0.7, 1]
 
 const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections: number, pinned?: PinnedVersions): Cell => catalogCell(proxy, { series, variant: 'pool-added', keyType, connections, pinned })
-
-/** Median closed-model rps of each proxy's EC-256 ceiling cell (valid rows only). */
-export function ceilings(rows: readonly Measurement[]): Map<string, number> {
-  const by = new Map<string, number[]>()
-  for (const r of rows) if (r.series === 'tls-ceiling' && r.key_type === 'ec256' && r.status === 'valid' && r.rps) by.set(r.proxy, [...(by.get(r.proxy) ?? []), r.rps])
-  return new Map([...by].map(([p, v]) => [p, summarize(v).median]))
-}
 
 /** Seed 004's TLS scenario (RSA-2048, HAProxy vs nginx): those two also get an RSA-2048 ceiling. */
 export const RSA2048_CEILING_PROXIES: readonly ProxyName[] = ['haproxy', 'nginx']
@@ -51,23 +27,6 @@ export const ceilingCells = (proxies: readonly ProxyName[], connections: number,
 /** The default-cert cells: Traefik's generated default certificate, Caddy's internal issuer, on the newest version. */
 export const defaultKeyCells = (proxies: readonly ProxyName[]): Cell[] =>
   proxies.filter((p) => (DEFAULT_KEY_PROXIES as readonly string[]).includes(p)).map((p) => catalogCell(p, { series: DEFAULT_KEY_SERIES, variant: DEFAULT_KEY_VARIANT, connections: 1 }))
-
-/** A fraction of a closed-model ceiling as an open-model rate: whole hundreds, at least 100. */
-export const rateAt = (fraction: number, ceilingRps: number): number => Math.max(100, Math.round((fraction * ceilingRps) / 100) * 100)
-
-/** The ceiling the open-model rates are fractions of: HAProxy's, as in the seed; without it in the run, the slowest proxy's. */
-export function openReference(c: ReadonlyMap<string, number>): { proxy: string; ceiling: number } | null {
-  const haproxy = c.get('haproxy')
-  if (haproxy !== undefined) return { proxy: 'haproxy', ceiling: haproxy }
-  const slowest = [...c].sort((a, b) => a[1] - b[1])[0]
-  return slowest ? { proxy: slowest[0], ceiling: slowest[1] } : null
-}
-
-/** An open-model rate: a stated fraction of the reference ceiling, in hundreds. */
-export function openRate(c: ReadonlyMap<string, number>, fraction: number = SEED_OPEN_FRACTION): number | null {
-  const ref = openReference(c)
-  return ref ? rateAt(fraction, ref.ceiling) : null
-}
 
 export function tlsSeries(): Series {
   return {
@@ -83,7 +42,7 @@ export function tlsSeries(): Series {
       ...OPEN_RATES.map(({ series, fraction, what }) => ({
         name: series,
         tasks: (ctx: SeriesContext) => {
-          const c = ceilings(readTable(ctx.runDir, MEASUREMENTS))
+          const c = tlsCeilings(readTable(ctx.runDir, MEASUREMENTS))
           const ref = openReference(c)
           if (!ref) {
             ctx.log.warn(`${series}: no valid closed-model ceiling, so no open-model rate: phase skipped`)
@@ -98,7 +57,7 @@ export function tlsSeries(): Series {
       {
         name: 'tls-calibration',
         tasks: (ctx) => {
-          const c = ceilings(readTable(ctx.runDir, MEASUREMENTS))
+          const c = tlsCeilings(readTable(ctx.runDir, MEASUREMENTS))
           const proxy = ctx.proxies.includes('haproxy') ? 'haproxy' : ctx.proxies[0]!
           const ceiling = c.get(proxy)
           if (!ceiling) return []

@@ -1,5 +1,6 @@
 import type { ProxyName } from '../catalog/stack.ts'
 import type { BisectMetric } from '../data/bisect.ts'
+import type { CellId } from '../data/grouping.ts'
 import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
 import type { CapacitySettings } from './capacity.ts'
@@ -35,8 +36,8 @@ export interface Task<T = unknown> {
   table: Table<T>
   /** table.key() of the row this task will produce; done keys are skipped on --resume. */
   key: string
-  /** The cell: `key` without its repeat (what the adaptive rounds group rows by). */
-  cell: string
+  /** Its cell: `key` without its repeat (lib/data/grouping.ts; what the adaptive rounds group rows by). */
+  cellId: CellId
   repeat: number
   /** The same cell's task for another repeat: how an adaptive round re-measures a cell. */
   again(repeat: number): Task<T>

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { test } from 'node:test'
 import { repoRoot } from '../../lib/core/paths.ts'
+import { CELL_COLUMNS } from '../../lib/data/grouping.ts'
 
 /**
  * The layout's import rules (CONTRIBUTING.md#layout), read from the sources: the report side
@@ -87,4 +88,42 @@ test('the rule check catches a report file that imports the run, findings that i
 test('raw file names are built and parsed in data/raw-files.ts only', () => {
   const offenders = sources(LIB).filter((f) => !f.endsWith('data/raw-files.ts') && /\.(open|handshake|ws-echo|ws-hold)\.json|\.wrk\.txt/.test(readFileSync(f, 'utf8')))
   assert.deepEqual(offenders.map((f) => relative(repoRoot, f)), [])
+})
+
+/** Every column that identifies a cell in some table (lib/data/grouping.ts CELL_COLUMNS). */
+const CELL_WORDS = [...new Set(Object.values(CELL_COLUMNS).flat())]
+
+/** Template literals that join interpolations of cell columns with `|`: a cell key made by hand. */
+function handMadeKeys(text: string): string[] {
+  return [...text.matchAll(/`[^`]*`/g)].map((m) => m[0]).filter((literal) =>
+    literal.includes('}|${') && [...literal.matchAll(/\$\{([^}]*)\}/g)].some((x) => CELL_WORDS.some((w) => new RegExp(`\\b${w}\\b`).test(x[1]!))))
+}
+
+/** A map of arrays filled by hand (`m.set(k, [...(m.get(k) ?? []), r])`): a grouping that lib/data/grouping.ts does. */
+const handMadeGroups = (text: string) => [...text.matchAll(/\.set\(([^,]+), \[\.\.\.\(\w+\.get\(\1\)/g)].map((m) => m[0])
+
+/** The stages that group rows into cells (CONTRIBUTING.md#grouping); by file name within lib/, wherever their folder moves. */
+const GROUPING_CONSUMERS = ['analysis/cells.ts', 'claims/cells.ts', 'findings/pooling.ts', 'analysis/l4.ts', 'load-model.ts', 'run/phase.ts', 'series/open-rate.ts', 'data/tables.ts', 'data/quiet.ts', 'analysis/h3.ts', 'analysis/protocols.ts', 'analysis/run-figures.ts']
+
+test('cell keys are made in lib/data/grouping.ts only: no template literal joins cell columns with |', () => {
+  const offenders = sources(LIB).filter((f) => !f.endsWith('data/grouping.ts')).flatMap((f) => handMadeKeys(readFileSync(f, 'utf8')).map((k) => `${relative(repoRoot, f)}: ${k}`))
+  assert.deepEqual(offenders, [])
+})
+
+test('the stages that group rows into cells group through lib/data/grouping.ts, none by hand', () => {
+  const files = sources(LIB).filter((f) => GROUPING_CONSUMERS.some((c) => f.endsWith(`/${c}`)))
+  assert.equal(files.length, GROUPING_CONSUMERS.length, `found ${files.map((f) => relative(repoRoot, f)).join(', ')}`)
+  const notThrough = files.filter((f) => !importsOf(f, repoRoot).includes('lib/data/grouping.ts')).map((f) => relative(repoRoot, f))
+  assert.deepEqual(notThrough, [])
+  const byHand = files.flatMap((f) => handMadeGroups(readFileSync(f, 'utf8')).map((g) => `${relative(repoRoot, f)}: ${g}`))
+  assert.deepEqual(byHand, [])
+  // The series' open-model rates come from one module.
+  for (const series of ['pooling.ts', 'tls.ts']) assert.ok(importsOf(join(LIB, 'series', series), repoRoot).includes('lib/series/open-rate.ts'), series)
+})
+
+test('the key rules catch a hand-made cell key and a hand-filled group, not a label or another key', () => {
+  assert.deepEqual(handMadeKeys('const k = `${r.proxy}|${r.version}|${r.variant}`'), ['`${r.proxy}|${r.version}|${r.variant}`'])
+  assert.deepEqual(handMadeKeys('const k = `${table}|${metric}`; const label = `${r.proxy} ${r.version}`'), [])
+  assert.equal(handMadeGroups('for (const r of rows) groups.set(id, [...(groups.get(id) ?? []), r])').length, 1)
+  assert.equal(handMadeGroups('counts.set(id, (counts.get(id) ?? 0) + 1)').length, 0)
 })

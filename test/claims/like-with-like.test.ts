@@ -5,6 +5,8 @@ import { evaluateClaims, type ClaimResult } from '../../lib/claims/evaluate.ts'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import type { BisectPlan } from '../../lib/data/bisect.ts'
+import { blankRow } from '../../lib/data/columns/derive.ts'
+import { ROW_FILES } from '../../lib/data/columns/table.ts'
 import type { DefaultKeyRow } from '../../lib/data/default-keys.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../../lib/data/schema.ts'
 import { claimOf, evalCheck, run, writeLedger } from '../fixtures/ledger.ts'
@@ -447,6 +449,7 @@ test('s004-l4-haproxy-leads-1-5x: nginx / HAProxy CPU per connection and per MiB
 // ------------------------------------------------------------------ 7c. default key types, read from the handshake
 
 const keyRow = (proxy: string, served_key: string, f: Partial<DefaultKeyRow> = {}): DefaultKeyRow => ({
+  ...blankRow(ROW_FILES['default-keys']),
   run_id: 't', series: 'tls-default-key', proxy, version: '1', variant: 'default-cert', repeat: 1, served_key, key_algorithm: served_key.startsWith('rsa') ? 'rsaEncryption' : 'id-ecPublicKey',
   key_bits: Number(served_key.replace(/\D/g, '')) || null, curve: served_key === 'ec256' ? 'P-256' : '', subject: '', issuer: 'CN = X', tool: 'openssl s_client', status: 'valid', reason: '', runtime: 'native', started_at: 'now', ...f,
 })

@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { blankRow } from '../../lib/data/columns/derive.ts'
+import { ROW_FILES } from '../../lib/data/columns/table.ts'
 import { appendMeasurement, readMeasurements } from '../../lib/data/measurements.ts'
 import { MEASUREMENT_COLUMNS, type Measurement } from '../../lib/data/schema.ts'
 import { MEASUREMENTS } from '../../lib/data/tables.ts'
@@ -19,6 +21,7 @@ const before = (text: string, first: string) => {
 
 /** A row whose strings need CSV quoting. */
 const row: Measurement = {
+  ...blankRow(ROW_FILES.measurements),
   run_id: 'r1', series: 'same', proxy: 'nginx', version: '1.31.3', variant: 'custom:my, "odd".conf', key_type: 'ec256', model: 'closed', connections: 200,
   target_rps: null, duration_s: 3, repeat: 1, requests: 1234, errors: 0, rps: 411.3, p50_ms: 1.5, p90_ms: 2, p99_ms: 3, p999_ms: 4, max_ms: 5,
   proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
@@ -38,8 +41,7 @@ test('measurements round-trip through the CSV with the docs/data.md columns, quo
   assert.equal(text.split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   assert.equal(text.trim().split('\n').length, 3)
   const back = readMeasurements(dir)
-  // An empty string cell reads as '' (a file without the column: absent).
-  assert.deepEqual(back[0], { ...row, slo: '', foreign_processes: '' })
+  assert.deepEqual(back[0], row)
   assert.equal(back[1]!.proxy_cpu_us_per_req, null)
   assert.equal(back[1]!.reason, 'errors 5.0% >= 1%')
   assert.notEqual(MEASUREMENTS.key(back[0]!), MEASUREMENTS.key(back[1]!))
@@ -70,20 +72,18 @@ test('a malformed CSV line is one error naming file and line', () => {
   assert.throws(() => readMeasurements(dir), (e: Error) => e.message.startsWith(`${file}:3: column model: Invalid enum value`) && e.message.endsWith('Fix or remove that line; other rows are kept'))
 })
 
-test('a CSV written before steal_share and foreign_cpu_share reads them as null, and a resumed append rewrites its header', () => {
+test('a CSV written before steal_share reads it and every later column as its empty value, and a resumed append rewrites its header', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
   appendMeasurement(dir, row)
   const file = join(dir, 'measurements.csv')
-  // The same file as an older run wrote it: the three last columns absent.
+  // The same file as an older run wrote it: the columns from steal_share on absent (a directory without a manifest reads as version 1).
   writeFileSync(file, before(readFileSync(file, 'utf8'), 'steal_share'))
-  const { scheme: _, reference_kind: _kind, ...noScheme } = row
-  // Columns after it read as not measured: numbers null, the count reason, unit and reference kind absent.
-  const { counts_reason: _r, calibration_unit: _u, ...older } = noScheme
-  assert.deepEqual(readMeasurements(dir)[0], {
-    ...older, steal_share: null, foreign_cpu_share: null, invocation: null, load_foreign_cpu_share: null,
-    proxy_syscalls_per_req: null, proxy_ctxsw_per_req: null, proxy_ctxsw_involuntary_per_req: null, proxy_user_us_per_req: null, proxy_sys_us_per_req: null, proxy_cpu_calibrated: null,
-    reference_cpu_us_per_op: null, reference_cpu_share: null, proxy_cpu_per_reference: null, udp_datagrams_per_req: null,
-  })
+  const at = MEASUREMENT_COLUMNS.indexOf('steal_share')
+  const kept = Object.fromEntries(Object.entries(row).filter(([c]) => MEASUREMENT_COLUMNS.indexOf(c as never) < at))
+  const empty = Object.fromEntries(Object.entries(blankRow(ROW_FILES.measurements)).filter(([c]) => MEASUREMENT_COLUMNS.indexOf(c as never) >= at))
+  // Numbers null, text '', path /, scheme absent (its empty value is undefined).
+  assert.deepEqual(readMeasurements(dir)[0], { ...kept, ...empty })
+  assert.deepEqual([empty.steal_share, empty.slo, empty.path, 'scheme' in empty], [null, '', '/', false])
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   const back = readMeasurements(dir)

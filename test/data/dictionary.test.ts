@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { aggregate, summaryCsvs } from '../../lib/analysis/summary.ts'
+import { DEFAULT_KEY_COLUMNS, defaultKeySchema } from '../../lib/data/default-keys.ts'
 import { csvHeader, dataDictionary, describeColumn } from '../../lib/data/dictionary.ts'
 import { handshakeSchema, HANDSHAKE_COLUMNS, MEASUREMENT_COLUMNS, measurementSchema, TCP_COLUMNS, tcpSchema, WEBSOCKET_COLUMNS, websocketSchema } from '../../lib/data/schema.ts'
 import { CLAIMS_COLUMNS, FINDINGS_COLUMNS } from '../../lib/report/summary-export.ts'
@@ -14,6 +15,7 @@ test('every column of every row schema is described', () => {
     ['handshakes.csv', HANDSHAKE_COLUMNS, handshakeSchema],
     ['websocket.csv', WEBSOCKET_COLUMNS, websocketSchema],
     ['tcp.csv', TCP_COLUMNS, tcpSchema],
+    ['default-keys.csv', DEFAULT_KEY_COLUMNS, defaultKeySchema],
   ]
   assert.deepEqual(files.flatMap(([f, cols, schema]) => [...undescribed(f, cols), ...undescribed(f, Object.keys(schema.shape))]), [])
 })

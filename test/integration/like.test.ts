@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { cellId, TABLE_SPECS } from '../../lib/analysis/cells.ts'
+import { TABLE_SPECS } from '../../lib/analysis/cells.ts'
+import { projectId } from '../../lib/data/grouping.ts'
+
+const cellId = (spec: { keys: readonly string[] }, r: object) => projectId(r, spec.keys)
 import { exec } from '../../lib/core/exec.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { readLike } from '../../lib/data/like.ts'

@@ -8,8 +8,7 @@ import { HANDSHAKES, MEASUREMENTS, readTable, WEBSOCKETS } from '../../lib/data/
 import { memoryLogger } from '../../lib/core/log.ts'
 import { parseRunOptions } from '../../lib/cli/run-options.ts'
 import { runBench } from '../../lib/run/run.ts'
-import { CALIBRATION_STEPS } from '../../lib/series/tls.ts'
-import { poolingOpenRate } from '../../lib/series/pooling.ts'
+import { CALIBRATION_STEPS, poolingOpenRate } from '../../lib/series/open-rate.ts'
 import { isDisturbed } from '../../lib/data/precision.ts'
 
 const smoke = (series: string, proxies: ('haproxy' | 'nginx')[]) => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PROFILES } from '../../lib/catalog/profiles.ts'
-import { adaptiveSettings, decideCell, nextRound, type AdaptiveSettings, type CellRows } from '../../lib/run/adaptive.ts'
+import { adaptiveSettings, decideCell, nextRound, type AdaptiveSettings, type CellProgress } from '../../lib/run/adaptive.ts'
 
 const S: AdaptiveSettings = { minRepeats: 3, maxRepeats: 10, precision: 0.03, maxDisturbed: 3, budgetS: 600 }
-const cell = (values: number[], o: Partial<CellRows> = {}): CellRows => ({ id: 'c', values, repeats: values.length, disturbed: 0, ...o })
+const cell = (values: number[], o: Partial<CellProgress> = {}): CellProgress => ({ id: 'c', values, repeats: values.length, disturbed: 0, ...o })
 const plenty = { remainingS: 1e6, costS: 20 }
 /** n values within ±0.5% of 100: precise once n >= 6. */
 const tight = (n: number) => Array.from({ length: n }, (_, i) => 100 + (i % 3) - 1)

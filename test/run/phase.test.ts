@@ -9,7 +9,7 @@ import { appendRow, MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
 import { runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
 import { QuietBudget } from '../../lib/run/quiet.ts'
 import { markInterrupted } from '../../lib/runtime/shutdown.ts'
-import { cellOfKey } from '../../lib/series/tasks.ts'
+import { cellOfRepeatId } from '../../lib/data/grouping.ts'
 import type { Task } from '../../lib/series/types.ts'
 import { measurement } from '../fixtures/rows.ts'
 
@@ -18,7 +18,7 @@ function fakeTasks(variants: string[], repeats: number, value: (variant: string,
   const task = (variant: string, repeat: number): Task => {
     const row = () => measurement({ variant, repeat, ...value(variant, repeat) })
     const key = MEASUREMENTS.key(row())
-    return { label: `${variant} r${repeat}`, table: MEASUREMENTS as Task['table'], key, cell: cellOfKey(key), repeat, again: (r) => task(variant, r), run: async () => (ran.push(`${variant}${repeat}`), row()) }
+    return { label: `${variant} r${repeat}`, table: MEASUREMENTS as Task['table'], key, cellId: cellOfRepeatId(key), repeat, again: (r) => task(variant, r), run: async () => (ran.push(`${variant}${repeat}`), row()) }
   }
   return Array.from({ length: repeats }, (_, i) => variants.map((v) => task(v, i + 1))).flat()
 }

@@ -9,7 +9,7 @@ import { nextInvocationId, previousSettings, refusal, resumeDifferences, type Re
 const old = readManifest(OLD_FORMAT_RUN)!
 const same: ResumeSettings = {
   profile: 'quick', repeats: 2, duration_s: 3, proxies: ['caddy', 'traefik', 'envoy', 'nginx', 'haproxy'], cpusets: { proxy: '1', backend: '0', generator: '0' }, runtime: 'native',
-  network: 'host', seed: undefined, custom_configs: [], schema_version: SCHEMA_VERSION,
+  network: 'host', seed: undefined, custom_configs: [], schema_version: old.schema_version,
 }
 
 test('an older manifest parses with no invocations; its settings are the manifest itself', () => {
@@ -37,7 +37,7 @@ test('each setting that differs is one line naming it, the run\'s value and the 
     [{ network: 'bridge' }, '--network host → bridge'],
     [{ seed: 7 }, '--seed 905154383 → 7'],
     [{ custom_configs: [{ proxy: 'nginx', file: '/a/my.conf', sha256: 'ab'.repeat(32) }] }, `--config nginx=my.conf@${'ab'.repeat(6)} (now)`],
-    [{ schema_version: SCHEMA_VERSION + 1 }, `schema version 1 → ${SCHEMA_VERSION + 1} (this harness writes ${SCHEMA_VERSION})`],
+    [{ schema_version: SCHEMA_VERSION }, `schema version 1 → ${SCHEMA_VERSION} (this harness writes ${SCHEMA_VERSION})`],
   ]
   for (const [change, line] of cases) assert.deepEqual(resumeDifferences(old, { ...same, ...change }), [line])
   const two = resumeDifferences(old, { ...same, profile: 'smoke', seed: 7 })
@@ -50,7 +50,7 @@ test('a changed custom config (same name, other content) is a difference; the la
     components: [], custom_configs: [], schema_version: SCHEMA_VERSION, fingerprint: null, started: 't', finished: null, changes: [], ...o,
   })
   const m: Manifest = manifestSchema.parse({ ...old, invocations: [inv(1, {}), inv(2, { seed: 2, custom_configs: [{ proxy: 'haproxy', file: '/a/x.cfg', sha256: '11'.repeat(32) }] })] })
-  const now = { ...same, proxies: ['haproxy'], custom_configs: [{ proxy: 'haproxy', file: '/a/x.cfg', sha256: '22'.repeat(32) }] }
+  const now = { ...same, schema_version: SCHEMA_VERSION, proxies: ['haproxy'], custom_configs: [{ proxy: 'haproxy', file: '/a/x.cfg', sha256: '22'.repeat(32) }] }
   assert.deepEqual(resumeDifferences(m, now), [`--config haproxy=x.cfg@${'11'.repeat(6)} (was) → haproxy=x.cfg@${'22'.repeat(6)} (now)`])
   assert.deepEqual(resumeDifferences(m, { ...now, seed: 2, custom_configs: m.invocations[1]!.custom_configs }), [])
   assert.equal(nextInvocationId(m), 3)

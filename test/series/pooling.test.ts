@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { appendRow, MEASUREMENTS } from '../../lib/data/tables.ts'
-import { customVariants, ownOpenRates, poolingCells, poolingOpenRate, poolingSeries, POOLING_OPEN_FRACTION } from '../../lib/series/pooling.ts'
-import { rateAt } from '../../lib/series/tls.ts'
+import { poolingOpenRate } from '../../lib/series/open-rate.ts'
+import { customVariants, poolingCells, poolingSeries } from '../../lib/series/pooling.ts'
 import type { SeriesContext } from '../../lib/series/types.ts'
 import { measurement } from '../fixtures/rows.ts'
 
@@ -51,23 +51,6 @@ test('two custom configs with one file name get distinct variants, the same on e
   assert.deepEqual(cells.map((c) => [c.variant, c.template]), [[names[0], '/a/x.cfg'], [names[1], '/b/x.cfg']])
 })
 
-test('pooling-open rate: a fraction of the lowest valid closed ceiling of the proxied cells, in hundreds', () => {
-  const rows = [
-    measurement({ series: 'same', proxy: 'haproxy', variant: 'article', rps: 30_000, repeat: 1 }),
-    measurement({ series: 'pool-removed', proxy: 'caddy', variant: 'pool-removed', rps: 4_000, repeat: 1 }),
-    measurement({ series: 'pool-removed', proxy: 'caddy', variant: 'pool-removed', rps: 5_000, repeat: 2 }),
-    measurement({ series: 'pool-removed', proxy: 'caddy', variant: 'pool-removed', rps: 9_000, repeat: 3 }),
-    // Left out: the direct floor, an invalid row, an open row, another series.
-    measurement({ series: 'direct', proxy: 'direct', variant: 'direct', rps: 1_000, proxy_cpu_us_per_req: null }),
-    measurement({ series: 'nginx-keepalive', proxy: 'nginx', variant: 'literal', rps: 500, status: 'invalid', reason: 'errors 5.0% >= 1%' }),
-    measurement({ series: 'same', proxy: 'nginx', variant: 'article', rps: 300, model: 'open', target_rps: 300 }),
-    measurement({ series: 'tls-ceiling', proxy: 'nginx', variant: 'pool-added', rps: 200 }),
-  ]
-  assert.deepEqual(poolingOpenRate(rows), { rate: rateAt(POOLING_OPEN_FRACTION, 5_000), fraction: POOLING_OPEN_FRACTION, ceiling: 5_000, cell: 'pool-removed caddy 2.11.7 pool-removed' })
-  assert.equal(poolingOpenRate(rows, 0.5)!.rate, 2_500)
-  assert.equal(poolingOpenRate(rows, 0.01)!.rate, 100, 'never below 100 rps')
-})
-
 test('pooling-open: no valid closed ceiling → phase skipped with a warning', () => {
   const rows = [measurement({ series: 'same', status: 'invalid', reason: 'x' }), measurement({ series: 'direct', proxy: 'direct', variant: 'direct' })]
   assert.equal(poolingOpenRate(rows), null)
@@ -89,8 +72,6 @@ test('same-own-rate: each article config at half its OWN closed ceiling, not the
     // The lowest ceiling of all pooling cells (what pooling-open's one rate follows): no bearing on the own rates.
     measurement({ series: 'pool-removed', proxy: 'caddy', version: '2.11.7', variant: 'pool-removed', rps: 900 }),
   ]
-  assert.deepEqual([...ownOpenRates(rows)], [[`haproxy ${newest('haproxy')}`, { rate: 6_100, ceiling: 12_200 }], [`nginx ${newest('nginx')}`, { rate: 1_500, ceiling: 3_000 }]])
-  assert.equal(poolingOpenRate(rows)!.rate, 500)
   const runDir = mkdtempSync(join(tmpdir(), 'pb-own-'))
   for (const r of rows) appendRow(runDir, MEASUREMENTS, r)
   const log = memoryLogger()

@@ -4,6 +4,7 @@ import type { ChartRequest } from '../chart-requests.ts'
 import type { Article } from '../markdown.ts'
 import { cellColumns, closedPoolingCells, countCellColumns, findingList } from './common.ts'
 import type { ArticleInput } from './input.ts'
+import { projectId } from '../../data/grouping.ts'
 
 /** Every proxy measured in more than one version, side by side, and its chart. */
 export function versionsSection(a: Article, { aggregates, findings }: ArticleInput): ChartRequest[] {
@@ -18,7 +19,7 @@ export function versionsSection(a: Article, { aggregates, findings }: ArticleInp
 
 /** Cells of proxies measured in more than one version with the same variant. */
 export function versionCells(cells: readonly CellSummary[]): CellSummary[] {
-  const group = (c: CellSummary) => `${c.key.series}|${c.key.proxy}|${c.key.variant}`
+  const group = (c: CellSummary) => projectId(c.key, ['series', 'proxy', 'variant'])
   const versions = new Map<string, Set<string>>()
   for (const c of cells) versions.set(group(c), (versions.get(group(c)) ?? new Set()).add(String(c.key.version)))
   return cells.filter((c) => (versions.get(group(c))?.size ?? 0) > 1)

@@ -120,7 +120,7 @@ test('with a between-run prior for every family: the same run twice is "no chang
   baselineSection(a, { ...b, comparison: compareAcrossRuns(run, run, { prior }) })
   const md = a.toString().replace(/\\(.)/g, '$1')
   assert.match(md, /(\d+) of \d+ figures could be tested; 0 changed beyond the noise; the \1 without a change could have seen changes of ±[\d.]+% \(median\) to ±[\d.]+% \(largest\)\./)
-  assert.match(md, /- lab note docs\/lab-notes\/2026-12-01-between-run-noise\.md \(40 df\): \d+ figures/)
+  assert.match(md, /- lab note docs\/lab-notes\/2026-12-02-between-run-noise\.md \(40 df\): \d+ figures/)
   const row = md.split('\n').find((l) => /^\| proxy \/ direct \| pool-added \| nginx /.test(l))!
   assert.match(row, /\| \+0\.0% \[-[\d.]+%, \+[\d.]+%\] \| ±[\d.]+% \| no change \|$/)
 })
