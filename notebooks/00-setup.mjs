@@ -23,7 +23,9 @@ const FLAGS = {
 const HELP = `Usage: npx zx notebooks/00-setup.mjs [options]   (also: npm run doctor -- [options])
 
 Finds or installs every component proxybench uses and prints one row per component:
-component, version, source, path, sha256, status. Idempotent; fast when all is present.
+component, version, source, path, sha256, status, and for each proxy version h3: whether
+its binary speaks HTTP/3 (yes, or no with the reason; docs/series/h3.md#which-builds-can).
+Idempotent; fast when all is present.
 The last row is the running Docker engine (version, cgroup version, storage driver): as
 root, dockerd is started in the background when its socket does not answer (Debian
 docker.io is installed with the other packages); otherwise the row says how.
@@ -52,7 +54,7 @@ await runNotebook(async () => {
   if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
   else if (!flags.quiet) {
     const shown = rows.map((r) => ({ ...r, sha256: r.sha256.slice(0, 12) }))
-    process.stdout.write(formatTable(shown, ['component', 'version', 'source', 'status', 'sha256', 'path']) + '\n')
+    process.stdout.write(formatTable(shown, ['component', 'version', 'source', 'status', 'sha256', 'path', 'h3']) + '\n')
   }
   for (const r of rows.filter((r) => r.note)) log.warn(r.note)
   return rows.every(usable) ? 0 : 1

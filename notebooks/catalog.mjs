@@ -8,7 +8,7 @@ const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts
 const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
 const { upkeepRows, shortList } = await import('../lib/catalog/upkeep.ts')
 const { gatherOffers } = await import('../lib/setup/offers.ts')
-const { h3Support } = await import('../lib/setup/h3-support.ts')
+const { h3Label, h3Support } = await import('../lib/setup/h3-support.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
 
@@ -33,13 +33,12 @@ ${flagHelp(FLAGS, { column: 20 })}
 
 Exit status: 0; 1 when --check finds a pinned version no longer offered; 2 on bad flags.`
 
-const h3Column = (s) => (s.capable ? 'yes' : `no: ${s.reason}`)
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('catalog.mjs'), FLAGS, HELP, 'notebooks/catalog.mjs')
   const stacks = (flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES).map((p) => loadStack(p))
   if (!flags.check) {
-    const rows = stacks.flatMap((s) => s.versions.map((v) => ({ proxy: s.proxy, version: v.version, source: v.source, package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package, sha256: v.sha256.slice(0, 16), h3: h3Column(h3Support(s.proxy, v)) })))
+    const rows = stacks.flatMap((s) => s.versions.map((v) => ({ proxy: s.proxy, version: v.version, source: v.source, package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package, sha256: v.sha256.slice(0, 16), h3: h3Label(h3Support(s.proxy, v)) })))
     process.stdout.write(flags.json ? JSON.stringify(rows, null, 2) + '\n' : formatTable(rows, ['proxy', 'version', 'source', 'package', 'sha256', 'h3']) + '\n')
     return 0
   }

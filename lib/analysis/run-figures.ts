@@ -124,7 +124,8 @@ export function runFigures(run: FigureRun): Figure[] {
   for (const [keyType, metric] of [['rsa2048', RATIO_METRICS.rsa2048], ['rsa4096', RATIO_METRICS.rsa4096]] as const) {
     for (const rsa of hs.filter((rows) => rows[0]!.key_type === keyType)) {
       const r0 = rsa[0]!
-      const ec = hs.find((rows) => rows[0]!.key_type === 'ec256' && ['series', 'proxy', 'version', 'variant', 'connections'].every((k) => rows[0]![k] === r0[k]))
+      // The same resumption too: the h3 series has full and resumed cells of every key type.
+      const ec = hs.find((rows) => rows[0]!.key_type === 'ec256' && ['series', 'proxy', 'version', 'variant', 'connections', 'resumption'].every((k) => rows[0]![k] === r0[k]))
       if (ec) add('ratio', metric, 'handshakes', r0, pairedRatio(byRepeat(rsa, (r) => num(r.proxy_cpu_us_per_handshake)), byRepeat(ec, (r) => num(r.proxy_cpu_us_per_handshake))))
     }
   }

@@ -51,6 +51,8 @@ export const stackSchema = z
       access_log: z.string().optional(),
       /** The variant listens for HTTP/3 too (QUIC on UDP): it runs only on builds that speak it (lib/setup/h3-support.ts). */
       http3: z.boolean().optional(),
+      /** An http3 variant that accepts 0-RTT early data as configured: the h3 series measures 0-RTT handshakes on it (docs/series/h3.md#handshakes). */
+      early_data: z.boolean().optional(),
       /** Arguments appended to `start` for this variant (settings a proxy only takes on its command line). */
       args: z.array(z.string()).optional(),
       /** An L4 variant (lib/measure/tcp.ts): what the client speaks to the proxy and the proxy to the backend's echo. */

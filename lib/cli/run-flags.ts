@@ -32,7 +32,8 @@ export const RUN_FLAGS = {
     type: 'string',
     arg: 'LIST',
     help: [
-      `any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2, quick runs one h2 cell a proxy);`,
+      `any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2, quick runs one h2 cell a proxy,`,
+      'standard and full add h3);',
       'versions = every catalog version, article and pool-added (smoke, quick: article);',
       'capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);',
       'bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)',

@@ -59,7 +59,8 @@ export interface LoadgenSpectrum {
 
 /** The Go generator's spectrum as a file: the open model measures from the scheduled send time. */
 export function loadgenSpectrum(subcommand: string, s: LoadgenSpectrum): LatencySpectrum {
-  return { format: LATENCY_FORMAT, generator: `loadgen ${subcommand}`, measured_from: subcommand === 'open' ? 'scheduled' : 'sent', exact: true, total_count: s.total_count, max_us: s.max_us, points: s.points, hdr: s.hdr }
+  // The open models (open, h3 -rate) time each request from when it was due.
+  return { format: LATENCY_FORMAT, generator: `loadgen ${subcommand}`, measured_from: subcommand === 'open' || subcommand.endsWith(' -rate') ? 'scheduled' : 'sent', exact: true, total_count: s.total_count, max_us: s.max_us, points: s.points, hdr: s.hdr }
 }
 
 /** Writes one repeat's spectrum next to its raw output (validated first: a bad one is a bug, not data). */

@@ -6,7 +6,7 @@ import { PROXIES } from '../catalog/stack.ts'
  * (docs/data.md#raw-file-names):
  * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-json<bytes>][-m<streams>][-resume-<offer>][-<rate>rps|-echo|-hold]-r<repeat>.<kind>
  */
-export const RAW_KINDS = ['wrk.txt', 'open.json', 'handshake.json', 'ws-echo.json', 'ws-hold.json', 'tcp.json', 'latency.json', 'h2load.txt', 's_client.txt', 'h3.json'] as const
+export const RAW_KINDS = ['wrk.txt', 'open.json', 'handshake.json', 'ws-echo.json', 'ws-hold.json', 'tcp.json', 'latency.json', 'h2load.txt', 's_client.txt', 'h3.json', 'h3-handshake.json'] as const
 export type RawKind = (typeof RAW_KINDS)[number]
 
 export interface RawCell {

@@ -14,9 +14,17 @@ export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'v
  */
 const SMOKE_LEAVES_OUT: readonly SeriesName[] = ['h2']
 
-/** The series a profile runs without --series. */
+/**
+ * Added to the default of standard and full only: quick's default already takes its ~20
+ * minutes on 2 cores, and h3 alone would add several (docs/series/h3.md#quick-or-standard).
+ */
+const STANDARD_ADDS: readonly SeriesName[] = ['h3']
+
+/** The series a profile runs without --series, in SERIES order. */
 export function defaultSeries(profile: string): readonly SeriesName[] {
-  return profile === 'smoke' ? DEFAULT_SERIES.filter((s) => !SMOKE_LEAVES_OUT.includes(s)) : DEFAULT_SERIES
+  if (profile === 'smoke') return DEFAULT_SERIES.filter((s) => !SMOKE_LEAVES_OUT.includes(s))
+  if (profile === 'standard' || profile === 'full') return SERIES.filter((s) => DEFAULT_SERIES.includes(s) || STANDARD_ADDS.includes(s))
+  return DEFAULT_SERIES
 }
 
 export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly string[]).includes(s)
@@ -33,8 +41,10 @@ export const SERIES_ROWS = {
   l4: { tcp: ['l4-short', 'l4-stream'] },
   // h2: h2load rows; h2-h1: wrk (HTTP/1.1) through the same h2-capable config, the ratio's reference.
   h2: { measurements: ['h2', 'h2-h1'] },
-  // h3: loadgen h3 rows (and the direct row over the backend's HTTP/3); h3-h1: wrk through the same h3 config.
-  h3: { measurements: ['h3', 'h3-h1'] },
+  // h3: loadgen h3 rows (and the direct row over the backend's HTTP/3); h3-h1: wrk through the same h3 config;
+  // h3-open, h3-open-h1: the open model over h3 (loadgen h3 -rate) and over HTTP/1.1 (loadgen open) at one rate;
+  // h3-handshake: loadgen h3-handshake (QUIC); h3-handshake-tcp: loadgen handshake (TCP+TLS) through the same h3 config.
+  h3: { measurements: ['h3', 'h3-h1', 'h3-open', 'h3-open-h1'], handshakes: ['h3-handshake', 'h3-handshake-tcp'] },
   resumption: { handshakes: ['resumption'] },
   capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>

@@ -37,8 +37,8 @@ export interface Cell {
   streams?: number
   /** h3 cells (lib/measure/h3.ts): HTTP/3 over QUIC from the client; the direct row's backend also serves it. */
   protocol?: 'h3'
-  /** Handshake cells of the resumption series: what the client offers to resume with (loadgen handshake -resume). */
-  resumption?: 'none' | 'tickets' | 'tickets-tls12'
+  /** Handshake cells: what the client offers to resume with (loadgen handshake -resume; over QUIC, loadgen h3-handshake -resume, 0rtt too). */
+  resumption?: 'none' | 'tickets' | 'tickets-tls12' | '0rtt'
   /** For proxies: the stack, catalog entry and template to render. */
   stack?: Stack
   stackVersion?: StackVersion

@@ -54,6 +54,8 @@ export interface ClosedReport {
   latencyUs: { p50: number; p90: number; p99: number; p999: number; max: number } | null
   /** Why the report cannot be used (e.g. another protocol than the cell's); null when it can. */
   issue: string | null
+  /** Columns only this generator measures (loadgen h3: UDP datagrams per request). */
+  fields?: Partial<Measurement>
 }
 
 /**
@@ -166,11 +168,10 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
     const countedCols = countColumns(counts, subRequests, proxy ? proxyPerReq : backendPerReq)
     const calibrated = calibratedColumns(countedCols, ctx)
     return row({
+      ...report?.fields,
       ...(proxy ? countedCols : noCounts('direct row: no proxy (proxy_cpu_calibrated is the backend\'s)')),
       ...calibrated,
-      requests,
-      errors,
-      rps: round(requests / windowS, 1),
+      requests, errors, rps: round(requests / windowS, 1),
       p50_ms: ms(report?.latencyUs?.p50), p90_ms: ms(report?.latencyUs?.p90), p99_ms: ms(report?.latencyUs?.p99), p999_ms: ms(report?.latencyUs?.p999), max_ms: ms(report?.latencyUs?.max),
       proxy_cpu_us_per_req: proxyPerReq,
       backend_cpu_us_per_req: backendPerReq,

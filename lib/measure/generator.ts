@@ -70,7 +70,7 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
   const result = parseLoadgenOutput<T>(readFileSync(logFile, 'utf8'))
   // open, handshake and ws-echo print their whole latency distribution: kept beside the log.
   const spectrum = (result as { latency_spectrum?: LoadgenSpectrum } | null)?.latency_spectrum
-  if (spectrum) writeLatencySpectrum(ctx.runDir, name, loadgenSpectrum(argv[1]!, spectrum))
+  if (spectrum) writeLatencySpectrum(ctx.runDir, name, loadgenSpectrum(argv[1] === 'h3' && argv.includes('-rate') ? 'h3 -rate' : argv[1]!, spectrum))
   return {
     result,
     cpuNs: new Map(watch.map((r) => [r, used.get(r)!])),

@@ -1,6 +1,6 @@
 import { loadgenSpectrum, writeLatencySpectrum } from '../data/latency.ts'
 import type { Measurement } from '../data/schema.ts'
-import { h3Argv, h3ProtocolIssue, parseLoadgenOutput, type H3Result } from '../roles/loadgen.ts'
+import { datagramsPer, h3Argv, h3ProtocolIssue, parseLoadgenOutput, type H3Result } from '../roles/loadgen.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import { checkFromGenerator, requestTarget, type Cell, type CellContext, type RunningStack } from './cell.ts'
 import { measureClosed, type ClosedGenerator } from './closed.ts'
@@ -74,6 +74,8 @@ export function h3Generator(cell: Cell, streams: number, ctx: CellContext): Clos
         requests: r.ok, errors: r.errors,
         latencyUs: r.window_ok > 0 ? { p50: us(r.p50_ms), p90: us(r.p90_ms), p99: us(r.p99_ms), p999: us(r.p999_ms), max: us(r.max_ms) } : null,
         issue: h3ProtocolIssue(r) ?? (r.window_ok > 0 ? null : 'loadgen h3 recorded no request inside the window'),
+        // Both ways, in the generator's own window over the requests it completed in it (docs/series/h3.md#udp-datagrams).
+        fields: { udp_datagrams_per_req: datagramsPer(r.window_udp_datagrams, r.window_ok) },
       }
     },
   }

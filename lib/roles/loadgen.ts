@@ -179,6 +179,10 @@ export async function loadgenTcp(url: string, cacert: string, flags: Record<stri
 /** JSON summary of `loadgen h3` (docs/series/h3.md): the closed model over QUIC, the fields of `requests` and more. */
 export interface H3Result extends RequestsResult, Latency {
   streams: number
+  /** UDP datagrams of all its connections over the whole run, each way, and both ways inside the window. */
+  udp_datagrams_sent: number
+  udp_datagrams_received: number
+  window_udp_datagrams: number
   /** Requests sent again on a new connection after the server closed theirs unprocessed (GOAWAY). */
   retried: number
   quic_version: string
@@ -211,6 +215,32 @@ export const h3Argv = (o: H3Options) => loadgenArgv('h3', o.url, o.cacert, {
   ...(o.warmupS !== undefined ? { warmup: `${o.warmupS}s` } : {}), ...(o.windowS !== undefined ? { window: `${o.windowS}s` } : {}),
   ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
 })
+
+/** JSON summary of `loadgen h3-handshake`: the fields of `loadgen handshake` and the QUIC ones. */
+export interface H3HandshakeResult extends HandshakeResult {
+  /** Connections whose request the server accepted as 0-RTT early data. */
+  early_data: number
+  alpn: string
+  quic_version: string
+  /** UDP datagrams of all attempts on its one socket, each way. */
+  udp_datagrams_sent: number
+  udp_datagrams_received: number
+}
+
+/** JSON summary of `loadgen h3 -rate` (the open model over QUIC): the fields of `loadgen open` and the QUIC ones. */
+export interface H3OpenResult extends OpenResult {
+  proto: string
+  tls_version: string
+  alpn: string
+  quic_version: string
+  retried: number
+  udp_datagrams_sent: number
+  udp_datagrams_received: number
+}
+
+/** UDP datagrams both ways per unit (request, handshake), or null with no unit to count per. */
+export const datagramsPer = (datagrams: number | undefined, units: number): number | null =>
+  datagrams !== undefined && units > 0 ? Number((datagrams / units).toFixed(2)) : null
 
 /** The problem with an h3 summary as the protocol goes (ALPN h3, HTTP/3.0 answers), or null. */
 export function h3ProtocolIssue(r: Pick<H3Result, 'alpn' | 'proto' | 'ok'>): string | null {

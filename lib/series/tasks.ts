@@ -74,7 +74,7 @@ export function openTasksAt(combos: readonly { cell: Cell; rate: number }[], ctx
 /** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */
 export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
   return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
-    label: `handshakes ${cell.proxy} ${cell.keyType}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
+    label: `handshakes ${cell.proxy} ${cell.keyType}${cell.protocol === 'h3' ? ' over QUIC' : ''}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
     table: HANDSHAKES as Task['table'],
     key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, resumption: cell.resumption, repeat } as Handshake),
     run: () => measureHandshakes(cell, repeat, ctx),

@@ -9,6 +9,8 @@ export interface ComponentRow {
   status: 'ok' | 'installed' | 'built' | 'changed' | 'missing' | 'failed'
   /** One line naming what is wrong and the fix, when status is not ok. */
   note?: string
+  /** Proxy versions: whether the binary speaks HTTP/3, yes or no with the reason (lib/setup/h3-support.ts). */
+  h3?: string
 }
 
 export function usable(row: ComponentRow): boolean {

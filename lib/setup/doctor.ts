@@ -6,6 +6,7 @@ import type { ComponentRow } from './component.ts'
 import { DOCKER_SOCKET, engineInfo, ensureDockerEngine } from './docker-engine.ts'
 import { exec } from '../core/exec.ts'
 import { ensureGoBuild, GO_PROGRAMS, goBinaryPath, type GoProgram } from './gobuild.ts'
+import { h3Label, h3Support } from './h3-support.ts'
 import { sha256FileCached } from '../core/hash.ts'
 import type { Logger } from '../core/log.ts'
 import { ensureSuiteRoot } from './suites.ts'
@@ -46,11 +47,11 @@ export async function setup(opts: SetupOptions): Promise<ComponentRow[]> {
   for (const stack of stacks) {
     for (const v of stack.versions) {
       log.progress(`checking ${stack.proxy} ${v.version} (${v.source})`)
-      rows.push(
-        v.source === 'debian' ? await debianProxyRow(stack, v, debian, aptError ?? `run: ${aptFix}`)
-          : suiteOf(v) ? await suiteRow(stack, v, opts.install, log)
-          : await wheelRow(stack, v, opts.install),
-      )
+      const row = v.source === 'debian' ? await debianProxyRow(stack, v, debian, aptError ?? `run: ${aptFix}`)
+        : suiteOf(v) ? await suiteRow(stack, v, opts.install, log)
+        : await wheelRow(stack, v, opts.install)
+      // Asked after the install: the probe runs the binary (docs/series/h3.md#which-builds-can).
+      rows.push({ ...row, h3: h3Label(h3Support(stack.proxy, v)) })
     }
   }
   for (const name of GO_PROGRAMS) {

@@ -71,6 +71,9 @@ export function probeH3Support(proxy: ProxyName, v: StackVersion): H3Support {
   return h3SupportFrom(proxy, v.version, r.stdout + r.stderr)
 }
 
+/** The catalog's and the doctor's h3 column: yes, or no with the reason. */
+export const h3Label = (s: H3Support): string => (s.capable ? 'yes' : `no: ${s.reason}`)
+
 const cache = new Map<string, H3Support>()
 
 /** probeH3Support once per (proxy, version) in this process. */

@@ -54,6 +54,11 @@ type h3Result struct {
 	WindowOK  int64           `json:"window_ok"`
 	latencies                 // of ok requests inside the window
 	Spectrum  latencySpectrum `json:"latency_spectrum"`
+	// UDP datagrams of all connections, sent and received over the whole run, and both ways
+	// inside the window (what window_ok's requests cost in datagrams, edges included).
+	UDPSent     int64 `json:"udp_datagrams_sent"`
+	UDPReceived int64 `json:"udp_datagrams_received"`
+	WindowUDP   int64 `json:"window_udp_datagrams"`
 }
 
 // h3Check is the verification every answer goes through.
@@ -166,9 +171,9 @@ func (s *h3Stats) result() h3Result {
 
 func tlsVersionName(v uint16) string { return strings.ReplaceAll(tls.VersionName(v), " ", "") }
 
-// quicTransport is one UDP socket on an ephemeral port for many QUIC connections.
-func quicTransport() (*quic.Transport, error) {
-	conn, err := net.ListenUDP("udp", nil)
+// quicTransport is one counted UDP socket on an ephemeral port for many QUIC connections.
+func quicTransport(n *udpCounter) (*quic.Transport, error) {
+	conn, err := listenCountedUDP(n)
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +197,18 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	warmup := fs.Duration("warmup", 0, "latencies of requests that start before this offset from the launch are not recorded")
 	window := fs.Duration("window", 0, "record latencies of requests that end within this long after -warmup (0: until the end)")
 	timeout := fs.Duration("timeout", 5*time.Second, "limit for one request, and for the QUIC handshake")
+	of := addH3OpenFlags(fs)
 	expectStatus, expectBytes, expectBody := addH3CheckFlags(fs)
 	tf := addTLSFlags(fs)
 	u, code, ok := parseCommand(fs, args, stdout, stderr, rawURL, "https")
 	if !ok {
 		return code
+	}
+	if flagGiven(fs, "rate") {
+		return runH3Open(fs, u, tf, of, h3OpenCommon{d: *d, timeout: *timeout, expectStatus: *expectStatus, expectBytes: *expectBytes, expectBody: *expectBody}, stdout, stderr)
+	}
+	if name := of.onlyOpen(fs); name != "" {
+		return flagError(stderr, fs, name, "belongs to the open model: give -rate too")
 	}
 	switch {
 	case *c < 1:
@@ -221,21 +233,24 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	check := h3Check{expectStatus: *expectStatus, expectBytes: *expectBytes, checkBody: flagGiven(fs, "expect-body"), expectBody: *expectBody}
 	st := newH3Stats()
 	st.res.Streams = *m
+	addr, err := resolveUDP(h3Addr(u))
+	if err != nil {
+		return flagError(stderr, fs, "url", "%v", err)
+	}
+	var udp udpCounter
 
 	// The run's clock starts now, as wrk's does: -d, -warmup and -window count from the
 	// launch, so the connections' handshakes fall in the harness's warm-up, not its window.
 	start := time.Now()
 	// Connections first, all at once, so no request waits for a handshake (h3-handshake measures those).
 	dial := func() (*h3Link, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-		defer cancel()
-		qc, err := quic.DialAddr(ctx, h3Addr(u), tlsConf, quicConfig(*timeout))
+		l, err := dialH3(addr, tlsConf, *timeout, &udp)
 		if err != nil {
 			st.samples.add("dial: " + err.Error())
 			return nil, err
 		}
-		st.conn(qc.ConnectionState())
-		return &h3Link{qc: qc, cc: (&http3.Transport{DisableCompression: true}).NewClientConn(qc)}, nil
+		st.conn(l.qc.ConnectionState())
+		return l, nil
 	}
 	dialed := make([]*h3Link, *c)
 	var dials sync.WaitGroup
@@ -270,6 +285,7 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	if *n == 0 || flagGiven(fs, "d") {
 		deadline = start.Add(*d)
 	}
+	inWindowUDP := newUDPWindow(&udp, recordFrom, recordTo)
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	for _, hc := range conns {
@@ -298,6 +314,8 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	wg.Wait()
 	elapsed := time.Since(start)
 	res := st.result()
+	res.WindowUDP = inWindowUDP.datagrams()
+	res.UDPSent, res.UDPReceived = udp.sent.Load(), udp.received.Load()
 	res.DurationS = seconds(elapsed)
 	res.Rate = perSecond(res.Requests, elapsed)
 	emit(stdout, res)
@@ -307,10 +325,33 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// h3Link is one QUIC connection with its HTTP/3 client.
+// h3Link is one QUIC connection on its own socket, with its HTTP/3 client.
 type h3Link struct {
-	qc *quic.Conn
-	cc *http3.ClientConn
+	qc   *quic.Conn
+	sock *countedUDP
+	cc   *http3.ClientConn
+}
+
+// dialH3 opens a QUIC connection with ALPN h3 on a counted socket of its own, as quic.DialAddr would open one.
+func dialH3(addr *net.UDPAddr, tlsConf *tls.Config, timeout time.Duration, udp *udpCounter) (*h3Link, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	sock, err := listenCountedUDP(udp)
+	if err != nil {
+		return nil, err
+	}
+	qc, err := quic.Dial(ctx, sock, addr, tlsConf, quicConfig(timeout))
+	if err != nil {
+		sock.Close()
+		return nil, err
+	}
+	return &h3Link{qc: qc, sock: sock, cc: (&http3.Transport{DisableCompression: true}).NewClientConn(qc)}, nil
+}
+
+// close ends the connection (its CONNECTION_CLOSE is sent before CloseWithError returns), then its socket.
+func (l *h3Link) close() {
+	l.qc.CloseWithError(0, "")
+	l.sock.Close()
 }
 
 // h3Conn is one of the -c connections: replaced by a new one when the server closes it, as
@@ -334,12 +375,12 @@ func (c *h3Conn) replace(old *h3Link, dial func() (*h3Link, error)) {
 		return
 	}
 	if l, err := dial(); err == nil {
-		old.qc.CloseWithError(0, "")
+		old.close()
 		c.link = l
 	}
 }
 
-func (c *h3Conn) close() { c.current().qc.CloseWithError(0, "") }
+func (c *h3Conn) close() { c.current().close() }
 
 // get is one GET; a request the server refused unprocessed because its connection went away
 // is sent once more on a new connection (counted in retried), as RFC 9114 allows.
@@ -394,6 +435,9 @@ type h3HandshakeResult struct {
 	EarlyData   int64  `json:"early_data"`
 	ALPN        string `json:"alpn"`
 	QUICVersion string `json:"quic_version"`
+	// UDP datagrams of all attempts on the shared socket.
+	UDPSent     int64 `json:"udp_datagrams_sent"`
+	UDPReceived int64 `json:"udp_datagrams_received"`
 }
 
 func runH3Handshake(args []string, stdout, stderr io.Writer) int {
@@ -425,7 +469,8 @@ func runH3Handshake(args []string, stdout, stderr io.Writer) int {
 	}
 	check := h3Check{expectStatus: *expectStatus, expectBytes: *expectBytes, checkBody: flagGiven(fs, "expect-body"), expectBody: *expectBody}
 	// One UDP socket for all attempts: a socket per connection would measure the kernel, not QUIC.
-	udp, err := quicTransport()
+	var counted udpCounter
+	udp, err := quicTransport(&counted)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen h3-handshake: UDP socket: %v\n", err)
 		return 1
@@ -453,7 +498,7 @@ func runH3Handshake(args []string, stdout, stderr io.Writer) int {
 		}
 		st.record(r)
 	})
-	res := h3HandshakeResult{handshakeResult: st.result(), EarlyData: earlyData.Load(), ALPN: joinKeys(alpns), QUICVersion: joinKeys(quics)}
+	res := h3HandshakeResult{handshakeResult: st.result(), EarlyData: earlyData.Load(), ALPN: joinKeys(alpns), QUICVersion: joinKeys(quics), UDPSent: counted.sent.Load(), UDPReceived: counted.received.Load()}
 	res.DurationS = seconds(elapsed)
 	res.Rate = perSecond(res.Handshakes, elapsed)
 	emit(stdout, res)

@@ -100,6 +100,42 @@ func TestH3ReconnectsWhenTheServerClosesAConnection(t *testing.T) {
 	}
 }
 
+func TestH3CountsUDPDatagrams(t *testing.T) {
+	url, ca, _ := h3Server(t, hello, false)
+	code, res, stderr := runCmd[h3Result](t, "h3", "-url", url, "-c", "2", "-m", "1", "-n", "60", "-cacert", ca, "-expect-body", "hello world")
+	if code != 0 || res.OK != 60 {
+		t.Fatalf("code %d, stderr %q, result %+v", code, stderr, res)
+	}
+	// Each request goes out in a datagram of its own and its answer comes back in one at least
+	// (m=1: nothing to coalesce with); the handshakes add a few more each way per connection.
+	if res.UDPSent < 60 || res.UDPReceived < 60 || res.UDPSent > 60*4 || res.UDPReceived > 60*4 {
+		t.Fatalf("datagrams: %+v", res)
+	}
+	// No -warmup and no -window: the window is the whole run, handshakes and all.
+	if res.WindowUDP <= 0 || res.WindowUDP > res.UDPSent+res.UDPReceived {
+		t.Fatalf("window datagrams %d of %d+%d", res.WindowUDP, res.UDPSent, res.UDPReceived)
+	}
+	_, late, _ := runCmd[h3Result](t, "h3", "-url", url, "-d", "300ms", "-warmup", "1h", "-cacert", ca)
+	if late.WindowUDP != 0 || late.UDPSent == 0 {
+		t.Fatalf("a window after the run counts none: %+v", late)
+	}
+}
+
+func TestH3OpenModel(t *testing.T) {
+	url, ca, accepted := h3Server(t, hello, false)
+	code, res, stderr := runCmd[h3OpenResult](t, "h3", "-url", url, "-rate", "100", "-d", "1s", "-prealloc", "2", "-max-vus", "20", "-cacert", ca, "-expect-body", "hello world")
+	if code != 0 || res.Iterations != 100 || res.OK == 0 || res.Errors != 0 || res.OK+res.Dropped != 100 {
+		t.Fatalf("code %d, stderr %q, result %+v", code, stderr, res)
+	}
+	// A user's connection opens on its first request and is kept: at most the cap, and what the server accepted.
+	if res.NewConnections < 1 || res.NewConnections > 20 || accepted.Load() != res.NewConnections || res.VUsStarted < 2 || res.MaxVUs > 20 {
+		t.Fatalf("users: %+v (server accepted %d)", res, accepted.Load())
+	}
+	if res.ALPN != "h3" || res.Proto != "HTTP/3.0" || res.TLSVersion != "TLS1.3" || res.UDPSent < res.OK || res.UDPReceived < res.OK || len(res.Series) != 1 || res.Spectrum.TotalCount != res.OK {
+		t.Fatalf("protocol and counts: %+v", res)
+	}
+}
+
 func TestH3Window(t *testing.T) {
 	url, ca, _ := h3Server(t, hello, false)
 	// A warm-up as long as the run leaves every request outside the window.
@@ -157,6 +193,10 @@ func TestH3HandshakeModes(t *testing.T) {
 		if res.Resumed != tc.wantResumed || res.EarlyData != tc.wantEarly || res.ALPN != "h3" || res.TLSVersion != "TLS1.3" || res.Spectrum.TotalCount != 10 {
 			t.Fatalf("%s: result %+v", tc.resume, res)
 		}
+		// Each attempt sends its Initial, its Finished (the request coalesced or after) and its close; the server's flights come back in one at least.
+		if res.UDPSent < 3*10 || res.UDPReceived < 10 {
+			t.Fatalf("%s: datagrams %d sent, %d received", tc.resume, res.UDPSent, res.UDPReceived)
+		}
 	}
 }
 
@@ -176,6 +216,12 @@ func TestH3BadFlags(t *testing.T) {
 		[]string{"-url", "https://127.0.0.1:1/", "-m", "0"},
 		[]string{"-url", "https://127.0.0.1:1/", "-warmup", "-1s"},
 		[]string{"-url", "https://127.0.0.1:1/", "-cacert", "/nonexistent"},
+		// The models' flags do not mix.
+		[]string{"-url", "https://127.0.0.1:1/", "-rate", "10", "-c", "2"},
+		[]string{"-url", "https://127.0.0.1:1/", "-rate", "10", "-warmup", "1s"},
+		[]string{"-url", "https://127.0.0.1:1/", "-prealloc", "5"},
+		[]string{"-url", "https://127.0.0.1:1/", "-rate", "0"},
+		[]string{"-url", "https://127.0.0.1:1/", "-rate", "10", "-prealloc", "9", "-max-vus", "3"},
 	)
 	badFlags(t, "h3-handshake",
 		[]string{"-url", "https://127.0.0.1:1/", "-resume", "ids"},

@@ -136,13 +136,33 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	driveOpen(*rate, *d, sched, pool, st, iterate)
+	for _, v := range pool.all() {
+		v.client.CloseIdleConnections()
+	}
+
+	res := st.result(*rate, *d)
+	_, res.MaxVUs, res.VUsStarted = pool.stats()
+	res.Iterations = sched.total
+	res.NewConnections = dials.Load()
+	emit(stdout, res)
+	if st.responses == 0 {
+		return unreachable(stderr, "open", res.ErrorSamples)
+	}
+	return 0
+}
+
+// driveOpen hands out the iterations of sched as they fall due, each to a VU of pool (one
+// due while every VU is busy at the cap is dropped), records the VUs in use at the end of
+// each second, and returns when every iteration has finished.
+func driveOpen[V any](rate float64, d time.Duration, sched *schedule, pool *vuPool[V], st *openStats, iterate func(v V, i int64, scheduled time.Time)) {
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	sampled := make(chan struct{})
 	go func() { // VUs in use at the end of each second
 		defer close(sampled)
 		for k := range st.series {
-			time.Sleep(time.Until(t0.Add(min(time.Duration(k+1)*time.Second, *d))))
+			time.Sleep(time.Until(t0.Add(min(time.Duration(k+1)*time.Second, d))))
 			inUse, _, _ := pool.stats()
 			st.setVUs(k, inUse)
 		}
@@ -160,24 +180,11 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 				st.drop(i)
 				continue
 			}
-			wg.Go(func() { iterate(v, i, t0.Add(arrivalTime(i, *rate))) })
+			wg.Go(func() { iterate(v, i, t0.Add(arrivalTime(i, rate))) })
 		}
 	}
 	<-sampled
 	wg.Wait()
-	for _, v := range pool.all() {
-		v.client.CloseIdleConnections()
-	}
-
-	res := st.result(*rate, *d)
-	_, res.MaxVUs, res.VUsStarted = pool.stats()
-	res.Iterations = sched.total
-	res.NewConnections = dials.Load()
-	emit(stdout, res)
-	if st.responses == 0 {
-		return unreachable(stderr, "open", res.ErrorSamples)
-	}
-	return 0
 }
 
 // openStats is shared by all iterations; a mutex is cheap next to an HTTP

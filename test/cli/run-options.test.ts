@@ -25,7 +25,11 @@ test('run flags become typed options with the documented defaults', () => {
   const o = parse({})
   assert.equal(o.profile.name, 'quick')
   assert.deepEqual(o.series, DEFAULT_SERIES, 'quick runs every default series, h2 included (one cell a proxy)')
-  assert.deepEqual(parse({ profile: 'standard' }).series, DEFAULT_SERIES)
+  // h3 joins standard and full only (docs/series/h3.md#quick-or-standard).
+  const withH3 = [...DEFAULT_SERIES.slice(0, DEFAULT_SERIES.indexOf('h2') + 1), 'h3', ...DEFAULT_SERIES.slice(DEFAULT_SERIES.indexOf('h2') + 1)]
+  assert.deepEqual(parse({ profile: 'standard' }).series, withH3)
+  assert.deepEqual(parse({ profile: 'full' }).series, withH3)
+  assert.ok(!o.series.includes('h3'), 'quick leaves h3 out')
   assert.deepEqual(parse({ profile: 'smoke' }).series, DEFAULT_SERIES.filter((s) => s !== 'h2'), 'smoke (the integration tests\' profile) leaves out h2')
   assert.deepEqual(o.proxies, ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'])
   assert.equal(o.runtime, 'auto')
@@ -99,4 +103,10 @@ test('--fail-on and --json are run flags', () => {
   assert.deepEqual(f['fail-on'], ['regression>10%', 'finding:F2'])
   assert.equal(f.json, true)
   assert.equal(f['key-types'], 'ec256')
+})
+
+test('--hosts with the h3 series is refused before anything runs: UDP across hosts is not measured yet', () => {
+  const hosts = 'proxy=unix:///var/run/docker.sock backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'
+  assert.throws(() => parse({ hosts, series: 'pooling,h3' }), (e: Error) => e instanceof UserError && e.message === '--hosts: the h3 series (QUIC over UDP) does not run across hosts yet. Run h3 on one machine: drop --hosts, or leave h3 out of --series')
+  assert.deepEqual(parse({ hosts, series: 'pooling' }).series, ['pooling'])
 })

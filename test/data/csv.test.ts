@@ -30,6 +30,7 @@ const row: Measurement = {
   proxy_syscalls_per_req: 7.415, proxy_ctxsw_per_req: 0.014, proxy_ctxsw_involuntary_per_req: null, proxy_user_us_per_req: 9.5, proxy_sys_us_per_req: 13, counts_reason: '',
   proxy_cpu_calibrated: 21.2, calibration_unit: 'two-part-ref-us-v1',
   reference_kind: 'rtt@1000/s', reference_cpu_us_per_op: 60.5, reference_cpu_share: 0.0605, proxy_cpu_per_reference: 0.3719,
+  udp_datagrams_per_req: 3.25,
 }
 
 test('measurements round-trip through the CSV with the docs/data.md columns, quoting and nulls', () => {

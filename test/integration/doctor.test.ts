@@ -16,6 +16,13 @@ test('doctor --check --json: an array of rows, every proxy with at least two usa
     assert.ok(usable.length >= 2, `${proxy}: ${JSON.stringify(rows.filter((x) => x.component === proxy))}`)
   }
   for (const name of ['backend', 'loadgen', 'wrk', 'openssl']) assert.equal(rows.find((x) => x.component === name)?.status, 'ok', name)
+  // Each proxy version says whether its binary speaks HTTP/3, and each proxy has a build that does (docs/series/h3.md#which-builds-can).
+  for (const proxy of PROXIES) {
+    const versions = rows.filter((x) => x.component === proxy)
+    for (const v of versions) assert.match(v.h3 ?? '', /^(yes|no: \S.*)$/, `${proxy} ${v.version}`)
+    assert.ok(versions.some((v) => v.h3 === 'yes'), `${proxy}: ${versions.map((v) => `${v.version} ${v.h3}`).join('; ')}`)
+  }
+  assert.equal(rows.find((x) => x.component === 'haproxy' && x.version === '2.6.12')?.h3, 'no: built without QUIC (haproxy -vv: -QUIC)')
   // Exit 0 exactly when every row is usable (the engine row included).
   assert.equal(r.code, rows.every((x) => usable(x as unknown as ComponentRow)) ? 0 : 1, r.stderr)
 })

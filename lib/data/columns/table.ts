@@ -13,13 +13,13 @@ import { KINDS, oneOf, oneOfOrNone } from './kinds.ts'
  * or rename: files written before keep their order and readers rely on names.
  */
 
-const { id, text, count, positive, seconds, measured, positiveOrNone, path } = KINDS
+const { id, text, count, positive, seconds, measured, countOrNone, positiveOrNone, path } = KINDS
 
 /** Columns several files have, the same in each unless a list says `inFile`. */
 const SHARED = byName([
   column('run_id', id, 1, '', 'the run (results/<run-id>)'),
   column('series', id, 1, '',
-    'the series row: same (article config), pool-added, pool-removed, haproxy-reuse, nginx-keepalive, direct, custom, versions, bisect, capacity (a step of the capacity search), tls-*, ws-*'),
+    'the series row: same (article config), pool-added, pool-removed, haproxy-reuse, nginx-keepalive, direct, custom, versions, bisect, capacity (a step of the capacity search), tls-*, ws-*, h2, h3 (h3-open: its open model), h3-handshake (QUIC handshakes), h3-handshake-tcp (TCP+TLS handshakes through the same h3 config)'),
   column('proxy', id, 1, '', 'haproxy, nginx, envoy, traefik, caddy, or direct (the backend without a proxy)'),
   column('version', id, 1, '', 'the proxy version measured (direct: the backend\'s source hash)'),
   column('variant', id, 1, '', 'the config variant (stacks/<proxy>/templates/<variant>.*), custom:<file> for --config'),
@@ -63,6 +63,9 @@ const SHARED = byName([
   column('reference_cpu_share', measured, 2, 'fraction of one core', 'the reference\'s CPU in the window: what it took from the proxy\'s core'),
   column('proxy_cpu_per_reference', measured, 2, 'reference round trips / request',
     'the row\'s primary metric divided by reference_cpu_us_per_op of its own window (docs/method/reference.md)'),
+  // h3 rows (docs/series/h3.md#udp-datagrams).
+  column('udp_datagrams_per_req', measured, 3, 'datagrams / request',
+    'h3 rows: UDP datagrams the generator sent and received (both ways, ACKs included) per request in its window, counted on its sockets; empty for TCP rows'),
 ])
 
 const S = SHARED
@@ -102,7 +105,7 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
   column('body_bytes', positiveOrNone, 2, 'bytes', '/json: the body size asked for, verified on every verification response; empty for /'),
   column('slo', text, 2, '',
     'capacity rows: the SLO the step was judged against, e.g. p99<10ms,errors<0.1% (errors count dropped requests too); empty in other series'),
-  column('streams', positiveOrNone, 2, 'streams', 'h2 rows: requests in flight on each connection (h2load -m); empty for HTTP/1.1 rows'),
+  column('streams', positiveOrNone, 2, 'streams', 'h2 and h3 rows: requests in flight on each connection (h2load -m, loadgen h3 -m); empty for HTTP/1.1 rows'),
   S.load_foreign_cpu_share,
   ...COUNTS,
   column('proxy_cpu_calibrated', measured, 2, 'reference µs / request',
@@ -111,6 +114,7 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
     'the unit of proxy_cpu_calibrated: two-part-ref-us-v1 (counted system calls at the reference syscall cost, the rest scaled by the compute loop); empty where the run has no two-part calibration or the row no counts'),
   S.foreign_processes,
   ...REFERENCE,
+  S.udp_datagrams_per_req,
 ])
 
 /** handshakes.csv: full TLS handshakes (+ one GET each) per key type. */
@@ -128,12 +132,15 @@ const HANDSHAKES = rowFile('handshakes.csv', 1, [
   column('proxy_cpu_us_per_handshake', measured, 1, 'µs CPU / handshake', 'the proxy\'s CPU time per full handshake and its one GET'),
   S.generator_cpu_share, S.proxy_cpu_share, S.status, S.reason, S.runtime, S.started_at,
   ...DISTURBANCE,
-  column('resumption', oneOfOrNone(['none', 'tickets', 'tickets-tls12']), 2, '',
-    'what the client offered to resume with: none, tickets (TLS 1.3) or tickets-tls12; empty (tls series, older files): none'),
+  column('resumption', oneOfOrNone(['none', 'tickets', 'tickets-tls12', '0rtt']), 2, '',
+    'what the client offered to resume with: none, tickets (TLS 1.3), tickets-tls12, or over QUIC 0rtt (tickets, the request sent as early data); empty (tls series, older files): none'),
   S.load_foreign_cpu_share,
   ...COUNTS,
   S.foreign_processes,
   ...REFERENCE,
+  // QUIC rows (series h3-handshake; docs/series/h3.md#handshakes).
+  inFile(S.udp_datagrams_per_req, { unit: 'datagrams / handshake', meaning: 'QUIC rows (series h3-handshake): UDP datagrams the generator sent and received per handshake, its one GET and the close included; empty for TCP rows' }),
+  column('early_data', countOrNone, 3, 'count', 'QUIC rows: connections whose request the proxy accepted as 0-RTT early data; 0 unless resumption is 0rtt; empty for TCP rows'),
 ])
 
 /** websocket.csv: echo (messages over N connections) and hold (N idle connections). */

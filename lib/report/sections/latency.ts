@@ -45,7 +45,7 @@ export function rowStatus(tables: Partial<Pick<RunTables, 'measurements' | 'hand
   const same = (r: { series: string; proxy: string; version: string; variant: string; key_type: string; connections: number; repeat: number }) =>
     r.series === c.series && r.proxy === c.proxy && r.version === c.version && safeVariant(r.variant) === c.variant && r.key_type === c.keyType && r.connections === c.connections && r.repeat === c.repeat
   // A resumption cell's file names what the client offered; a full-handshake cell has none.
-  if (e.spectrum.generator === 'loadgen handshake') return (tables.handshakes ?? []).find((r) => same(r) && (r.resumption ?? undefined) === c.resumption)
+  if (e.spectrum.generator === 'loadgen handshake' || e.spectrum.generator === 'loadgen h3-handshake') return (tables.handshakes ?? []).find((r) => same(r) && (r.resumption ?? undefined) === c.resumption)
   // A /json cell's file names its body size, an h2 cell its streams; the / HTTP/1.1 cell of the same config neither.
   return (tables.measurements ?? []).find((r) => same(r) && (r.body_bytes ?? undefined) === c.bodyBytes && (r.streams ?? undefined) === c.streams && (c.rate === null ? r.model === 'closed' : r.model === 'open' && r.target_rps === c.rate))
 }

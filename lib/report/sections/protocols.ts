@@ -4,10 +4,12 @@ import type { ChartRequest } from '../chart-requests.ts'
 import { esc, pct, type Article } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
 
-const iv = (x: Interval | null, digits = 1) => (x ? fmtInterval(x, digits) : '—')
-const rowsText = (c: { valid: number; rows: number; reasons: string[] }) => `${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`
+/** An interval as text, or — (the h3 section's tables too). */
+export const iv = (x: Interval | null, digits = 1) => (x ? fmtInterval(x, digits) : '—')
+/** valid/all rows, with the reasons of the others. */
+export const rowsText = (c: { valid: number; rows: number; reasons: string[] }) => `${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`
 /** A side is named only when the whole interval is on it (DESIGN "Verdicts carry their uncertainty"). */
-const side = (x: Interval | null, below: string, above: string) => (!x ? '' : x.method === 'single repeat' ? 'one repeat: no side decided' : x.hi < 1 ? below : x.lo > 1 ? above : 'no side decided')
+export const side = (x: Interval | null, below: string, above: string) => (!x ? '' : x.method === 'single repeat' ? 'one repeat: no side decided' : x.hi < 1 ? below : x.lo > 1 ? above : 'no side decided')
 
 /** HTTP/2 from the client (series h2): per proxy, HTTP/1.1 and h2 through the same h2 config. */
 export function h2Section(a: Article, { run }: ArticleInput): ChartRequest[] {

@@ -20,21 +20,21 @@ import { measurement } from '../../fixtures/rows.ts'
 const NEXT = SCHEMA_VERSION + 1
 const grown = rowFile(ROW_FILES.measurements.file, ROW_FILES.measurements.since, [
   ...ROW_FILES.measurements.columns,
-  column('udp_datagrams_per_req', KINDS.measured, NEXT, 'datagrams / request', 'UDP datagrams the proxy sent per request'),
+  column('example_appended_per_req', KINDS.measured, NEXT, 'datagrams / request', 'UDP datagrams the proxy sent per request'),
 ])
 const files = [grown, ...Object.values(ROW_FILES).filter((f) => f.file !== grown.file)]
 
 test('one appended entry is a column everywhere: header, schema, row type, blank row, version, docs and dictionary', () => {
-  const name = 'udp_datagrams_per_req'
+  const name = 'example_appended_per_req'
   assert.deepEqual(columnNames(grown), [...columnNames(ROW_FILES.measurements), name])
   // The row type has the field: a row with it compiles, one without it does not.
-  const row: RowOf<typeof grown> = { ...measurement(), udp_datagrams_per_req: 3.5 }
+  const row: RowOf<typeof grown> = { ...measurement(), example_appended_per_req: 3.5 }
   // @ts-expect-error the appended column is a field of the row type
   const without: RowOf<typeof grown> = measurement()
-  assert.equal(rowSchema(grown).parse(row).udp_datagrams_per_req, 3.5)
+  assert.equal(rowSchema(grown).parse(row).example_appended_per_req, 3.5)
   assert.equal(rowSchema(grown).safeParse(without).success, false)
-  assert.equal(rowSchema(grown).safeParse({ ...row, udp_datagrams_per_req: 'many' }).success, false)
-  assert.equal(blankRow(grown).udp_datagrams_per_req, null)
+  assert.equal(rowSchema(grown).safeParse({ ...row, example_appended_per_req: 'many' }).success, false)
+  assert.equal(blankRow(grown).example_appended_per_req, null)
   assert.equal(latestVersion(files), NEXT)
   assert.deepEqual(versionHistory(files).filter((h) => h.version === NEXT), [{ version: NEXT, file: 'measurements.csv', newFile: false, columns: [name] }])
   assert.ok(!requiredColumns(grown, SCHEMA_VERSION).includes(name) && requiredColumns(grown, NEXT).includes(name))
@@ -49,10 +49,10 @@ test('a file of the current version reads the appended column as its empty value
   const dir = mkdtempSync(join(tmpdir(), 'pb-columns-'))
   appendMeasurement(dir, measurement())
   const t = table<RowOf<typeof grown>>('measurements', grown, rowSchema(grown), CELL_COLUMNS.measurements)
-  assert.equal(readTable(dir, t, SCHEMA_VERSION)[0]!.udp_datagrams_per_req, null)
+  assert.equal(readTable(dir, t, SCHEMA_VERSION)[0]!.example_appended_per_req, null)
   assert.throws(
     () => readTable(dir, t, NEXT),
-    (e: Error) => e instanceof UserError && e.message.includes(`measurements.csv:1: column "udp_datagrams_per_req" missing from the header: every file of schema version ${NEXT} has it.`) && !e.message.includes('\n'),
+    (e: Error) => e instanceof UserError && e.message.includes(`measurements.csv:1: column "example_appended_per_req" missing from the header: every file of schema version ${NEXT} has it.`) && !e.message.includes('\n'),
   )
 })
 
