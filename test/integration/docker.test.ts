@@ -9,7 +9,7 @@ import { aptInstall, isRoot } from '../../lib/setup/apt.ts'
 import { backendStats, startBackend } from '../../lib/roles/backend.ts'
 import { loadStack, PROXIES, templateFile, type ProxyName } from '../../lib/catalog/stack.ts'
 import { ensureCerts, type CertSet } from '../../lib/setup/certs.ts'
-import { dockerClient, ensureDockerEngine, stopStartedEngine, type EngineInfo } from '../../lib/setup/docker-engine.ts'
+import { dockerClient, stopStartedEngine } from '../../lib/setup/docker-engine.ts'
 import { exec } from '../../lib/core/exec.ts'
 import { ensureGoBuild, goBinaryPath } from '../../lib/setup/gobuild.ts'
 import { ensureImages } from '../../lib/setup/images/ensure.ts'
@@ -30,17 +30,12 @@ import { LABEL_RUN } from '../../lib/runtime/docker/labels.ts'
 import { containerAddress } from '../../lib/runtime/docker/network.ts'
 import { DockerRuntime } from '../../lib/runtime/docker/runtime.ts'
 import { skipNeeding, testNeeding } from '../support/needs.ts'
+import { dockerEngineOrReason } from '../support/docker-engine.ts'
 
 // Real engine, real images, real proxies. Skipped (with the reason) only when no engine
 // answers and none can be started (not root, or dockerd missing).
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-let engine: EngineInfo | null = null
-let skip: string | false = false
-try {
-  engine = await ensureDockerEngine(memoryLogger())
-} catch (e) {
-  skip = `no Docker engine: ${(e as Error).message}`
-}
+const { engine, skip } = await dockerEngineOrReason()
 if (skip) console.log(`docker tests skipped: ${skip}`)
 
 const work = mkdtempSync(join(tmpdir(), 'pb-docker-'))

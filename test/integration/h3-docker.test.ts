@@ -13,21 +13,16 @@ import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { LABEL_RUN } from '../../lib/runtime/docker/labels.ts'
 import { DockerRuntime } from '../../lib/runtime/docker/runtime.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
-import { dockerClient, ensureDockerEngine, stopStartedEngine, type EngineInfo } from '../../lib/setup/docker-engine.ts'
+import { dockerClient, stopStartedEngine } from '../../lib/setup/docker-engine.ts'
 import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
 import { ensureImages } from '../../lib/setup/images/ensure.ts'
 import { testNeeding } from '../support/needs.ts'
+import { dockerEngineOrReason } from '../support/docker-engine.ts'
 
 // The h3 series on the docker runtime (docs/series/h3.md#runtimes): host networking, so the
 // proxy container's UDP port is on the host's loopback like its TCP port. Caddy's newest
 // build speaks HTTP/3 and is its catalog's last entry (the image the tests build).
-let engine: EngineInfo | null = null
-let skip: string | false = false
-try {
-  engine = await ensureDockerEngine(memoryLogger())
-} catch (e) {
-  skip = `no Docker engine: ${(e as Error).message}`
-}
+const { engine, skip } = await dockerEngineOrReason()
 const runId = `test-${process.pid}-h3`
 
 after(async () => {
