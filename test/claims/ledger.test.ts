@@ -35,7 +35,7 @@ test('a malformed claims file is a one-line error naming file:line, what and the
     [{ kind: 'ratio', metric: 'rps', a: { series: 'pool-added', proxy: 'nginx' }, b: { proxy: 'nginx' }, min: 1 }, /check\.b: no series/],
     [{ kind: 'ratio', metric: 'rps', select: [{ series: 'same' }, { proxy: 'haproxy' }], a: { proxy: 'nginx' }, b: { proxy: 'nginx' }, min: 1 }, /check\.a: no series/],
     [{ kind: 'threshold', metric: 'rps', select: { series: 'pool_added', proxy: 'nginx' }, op: '<', value: 1 }, /check\.select\.series: "pool_added" is not a series of measurements/],
-    [{ kind: 'threshold', table: 'handshakes', metric: 'rate', select: { series: 'tls-open', proxy: 'nginx' }, op: '<', value: 1 }, /"tls-open" is not a series of handshakes \(one of tls-handshake, resumption\)/],
+    [{ kind: 'threshold', table: 'handshakes', metric: 'rate', select: { series: 'tls-open', proxy: 'nginx' }, op: '<', value: 1 }, /"tls-open" is not a series of handshakes \(one of tls-handshake, h3-handshake, h3-handshake-tcp, resumption\)/],
     [{ kind: 'threshold', table: 'tcp', metric: 'proxy_cpu_us_per_conn', select: { series: 'scenarios', proxy: 'nginx' }, op: '<', value: 1 }, /"scenarios" is not a series of tcp \(one of l4-short, l4-stream\)/],
     [{ kind: 'threshold', table: 'tcp', metric: 'proxy_cpu_us_per_req', select: { series: 'l4-short', proxy: 'nginx' }, op: '<', value: 1 }, /"proxy_cpu_us_per_req" is not a metric of tcp/],
     // same: a column side b takes from side a's cells, one of the table's selector columns.
