@@ -20,10 +20,12 @@ const FLAGS = {
   series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls,ws)'] },
   proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default all five)'] },
   runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
+  reference: { type: 'string', arg: 'KIND', help: ['passed to run-all: rtt measures a reference during every window (default none)'] },
+  apart: { type: 'string', arg: 'MIN', help: ['start each run at least MIN minutes after the one before started (default 0),', 'e.g. 60 for runs an hour apart; the manifests\' start times say when each began'] },
   out: { type: 'string', arg: 'DIR', help: ['where the runs go (default results/stability-<profile>)'] },
 }
 
-const HELP = `Usage: npx zx bench/stability.mjs --runs N [--profile P] [--series LIST] [--proxies LIST] [--out DIR]
+const HELP = `Usage: npx zx bench/stability.mjs --runs N [--profile P] [--series LIST] [--proxies LIST] [--reference rtt] [--apart MIN] [--out DIR]
        npx zx bench/stability.mjs DIR DIR [DIR …]
 
 Runs notebooks/run-all.mjs N times with seeds 1..N (each run in <out>/run-<i>, no report;
@@ -47,6 +49,8 @@ await runNotebook(async () => {
   if (dirs.length === 0) {
     const n = Number(flags.runs ?? 3)
     if (!Number.isInteger(n) || n < 2) throw userError(`--runs ${flags.runs}`, 'needs an integer >= 2', 'Use e.g. --runs 3')
+    const apartMin = flags.apart === undefined ? 0 : Number(flags.apart)
+    if (!(Number.isFinite(apartMin) && apartMin >= 0 && apartMin <= 24 * 60)) throw userError(`--apart ${flags.apart}`, 'not a number of minutes', 'Use minutes from 0 to 1440, e.g. --apart 60')
     const profile = flags.profile ?? 'quick'
     const out = flags.out ?? join(repoRoot, 'results', `stability-${profile}`)
     dirs = []
@@ -58,10 +62,18 @@ await runNotebook(async () => {
         process.stdout.write(`run ${i}/${n}: ${displayPath(dir)} finished earlier, reused\n`)
         continue
       }
+      // Runs an hour apart see the machine's slow drift, which runs back to back cannot.
+      const before = i > 1 ? readManifest(dirs[i - 2])?.started : undefined
+      const waitMs = before && !m ? Date.parse(before) + apartMin * 60_000 - Date.now() : 0
+      if (waitMs > 0) {
+        process.stdout.write(`run ${i}/${n}: waiting ${Math.ceil(waitMs / 60_000)} min (--apart ${apartMin}: run ${i - 1} started ${before})\n`)
+        await new Promise((r) => setTimeout(r, waitMs))
+      }
       process.stdout.write(`run ${i}/${n}: ${displayPath(dir)}${m ? ' (resumed)' : ''}\n`)
       const argv = ['zx', join(repoRoot, 'notebooks/run-all.mjs'), '--profile', profile, '--series', flags.series ?? 'pooling,tls,ws', '--seed', String(i), '--out', dir, '--no-report']
       if (flags.proxies) argv.push('--proxies', flags.proxies)
       if (flags.runtime) argv.push('--runtime', flags.runtime)
+      if (flags.reference) argv.push('--reference', flags.reference)
       if (m) argv.push('--resume')
       const r = spawnSync('npx', argv, { stdio: 'inherit', cwd: repoRoot })
       if (r.status !== 0) throw userError(displayPath(dir), `run-all exited ${r.status ?? r.signal}`, `Fix what it printed, then run this again: finished runs are reused, this one resumes`)

@@ -187,6 +187,7 @@ const CASES: Case[] = [
   { what: 'wait-quiet not a number', argv: ['notebooks/run-all.mjs', '--wait-quiet', 'abc', ...out('wq')], names: '--wait-quiet abc' },
   { what: 'tax-ns not a number', argv: ['notebooks/run-all.mjs', '--tax-ns', 'abc', ...out('tx')], names: '--tax-ns abc' },
   { what: 'reference unknown', argv: ['notebooks/run-all.mjs', '--reference', 'bogus', ...out('rf')], names: '--reference bogus' },
+  { what: 'stability apart not minutes', argv: ['bench/stability.mjs', '--runs', '2', '--apart', 'soon', '--out', join(T, 'stab')], names: '--apart soon' },
   { what: 'bisect without --proxy', argv: ['notebooks/bisect.mjs', ...out('b1')], names: '--proxy' },
   { what: 'bisect two proxies', argv: ['notebooks/bisect.mjs', '--proxy', 'nginx,haproxy', ...out('b2')], names: '--proxy nginx,haproxy' },
   { what: 'bisect tags-from with native', argv: ['notebooks/bisect.mjs', '--proxy', 'nginx', '--tags-from', '127.0.0.1:1/nginx', '--runtime', 'native', ...out('b3')], names: '--runtime native' },
