@@ -20,7 +20,8 @@ const smoke = (series: string, proxies: ('haproxy' | 'nginx')[]) => {
 // open model and the calibration steps.
 test('tls series: full handshakes per key type, open-model rows, calibration steps', async () => {
   const r = await smoke('tls', ['haproxy'])
-  const hs = readTable(r.runDir, HANDSHAKES)
+  // A window redone after a disturbance leaves its disturbed row beside the redone one: count the cells, not those.
+  const hs = readTable(r.runDir, HANDSHAKES).filter((h) => !isDisturbed(h))
   assert.deepEqual(hs.map((h) => h.key_type).sort(), ['ec256', 'rsa2048', 'rsa4096'])
   for (const h of hs) {
     assert.equal(h.resumed, 0, 'no resumption')
