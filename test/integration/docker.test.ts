@@ -35,8 +35,8 @@ import { dockerEngineOrReason } from '../support/docker-engine.ts'
 // Real engine, real images, real proxies. Skipped (with the reason) only when no engine
 // answers and none can be started (not root, or dockerd missing).
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const { engine, skip } = await dockerEngineOrReason()
-if (skip) console.log(`docker tests skipped: ${skip}`)
+const { engine, missing } = await dockerEngineOrReason()
+if (missing) console.log(`docker tests skipped: ${missing}`)
 
 const work = mkdtempSync(join(tmpdir(), 'pb-docker-'))
 let certs: CertSet
@@ -51,14 +51,14 @@ const docker = () => dockerClient()
 const labelled = async (runId: string) => (await docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })).length
 
 before(async () => {
-  if (skip) return
+  if (missing) return
   certs = await ensureCerts(join(work, 'certs'), { force: false, log: memoryLogger() })
   for (const g of ['backend', 'loadgen'] as const) assert.equal((await ensureGoBuild(g)).error, undefined)
   await cleanupStaleContainers()
 })
 
 after(async () => {
-  if (skip) return
+  if (missing) return
   for (const id of runIds) {
     for (const c of await docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${id}`] } })) await docker().getContainer(c.Id).remove({ force: true })
   }
@@ -66,14 +66,14 @@ after(async () => {
   if (engine?.started) await stopStartedEngine()
 })
 
-testNeeding('engine: version, cgroup version and storage driver are reported', { id: 'integration/docker', missing: skip }, () => {
+testNeeding('engine: version, cgroup version and storage driver are reported', { id: 'integration/docker', missing }, () => {
   assert.match(engine!.version, /^\d+\.\d+/)
   assert.match(engine!.cgroupVersion, /^[12]$/)
   assert.ok(engine!.storageDriver.length > 0)
   console.log(`docker ${engine!.version}, API ${engine!.apiVersion}, cgroup v${engine!.cgroupVersion} (${engine!.cgroupDriver}), storage ${engine!.storageDriver}, security: ${engine!.securityOptions.join(',') || 'none'}`)
 })
 
-testNeeding('offline images: base, backend, generator and the newest version of all five proxies', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('offline images: base, backend, generator and the newest version of all five proxies', { id: 'integration/docker', missing }, async () => {
   const t0 = Date.now()
   const r = await ensureImages({ mode: 'offline', proxies: PROXIES, newestOnly: true, log: memoryLogger() })
   console.log(`images in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${r.rows.map((x) => `${x.component} ${x.version} ${x.status} ${x.seconds.toFixed(1)}s`).join(', ')}`)
@@ -83,7 +83,7 @@ testNeeding('offline images: base, backend, generator and the newest version of 
   assert.equal(records.length, PROXIES.length + 2)
 })
 
-testNeeding('every proxy answers through TLS from its container; CPU is counted; nothing is left', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('every proxy answers through TLS from its container; CPU is counted; nothing is left', { id: 'integration/docker', missing }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('proxies')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
@@ -124,7 +124,7 @@ testNeeding('every proxy answers through TLS from its container; CPU is counted;
   assert.equal(await labelled(runId), 0, 'no container of the run remains after stopAll')
 })
 
-testNeeding('one short pooling cell per proxy on docker, through the unchanged cell protocol', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('one short pooling cell per proxy on docker, through the unchanged cell protocol', { id: 'integration/docker', missing }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('cells')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
@@ -146,7 +146,7 @@ testNeeding('one short pooling cell per proxy on docker, through the unchanged c
   assert.equal(await labelled(runId), 0)
 })
 
-testNeeding('a container killed mid-way has exit set, and its CPU stays readable', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('a container killed mid-way has exit set, and its CPU stays readable', { id: 'integration/docker', missing }, async () => {
   const runId = newRunId('killed')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records })
   try {
@@ -169,7 +169,7 @@ testNeeding('a container killed mid-way has exit set, and its CPU stays readable
   assert.equal(await labelled(runId), 0)
 })
 
-testNeeding('cpu exec (engines on other hosts): the counter read inside the container is the cgroup file\'s value at that moment', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('cpu exec (engines on other hosts): the counter read inside the container is the cgroup file\'s value at that moment', { id: 'integration/docker', missing }, async () => {
   const runId = newRunId('exec-cpu')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, cpu: 'exec' })
   try {
@@ -193,7 +193,7 @@ testNeeding('cpu exec (engines on other hosts): the counter read inside the cont
   assert.equal(await labelled(runId), 0)
 })
 
-testNeeding('kill -9 of the harness: the next start removes what the killed run left', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('kill -9 of the harness: the next start removes what the killed run left', { id: 'integration/docker', missing }, async () => {
   const runId = newRunId('orphan')
   const script = join(work, 'orphan.mts')
   writeFileSync(
@@ -220,7 +220,7 @@ setInterval(() => {}, 1000)
   assert.equal(await labelled(runId), 0, 'zero containers of the killed run remain')
 })
 
-testNeeding('bridge mode: a per-run network, the role reachable at its container address', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('bridge mode: a per-run network, the role reachable at its container address', { id: 'integration/docker', missing }, async () => {
   const runId = newRunId('bridge')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, network: 'bridge' })
   try {
@@ -245,7 +245,7 @@ testNeeding('bridge mode: a per-run network, the role reachable at its container
   assert.equal((await docker().listNetworks({ filters: { label: [`${LABEL_RUN}=${runId}`] } })).length, 0, 'the run network is removed')
 })
 
-testNeeding('bridge mode: pooling cells (direct, pooled, unpooled), a handshake and a WebSocket cell through the unchanged cell code', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('bridge mode: pooling cells (direct, pooled, unpooled), a handshake and a WebSocket cell through the unchanged cell code', { id: 'integration/docker', missing }, async () => {
   assert.ok(records.length > 0, 'images built')
   const runId = newRunId('bridge-cells')
   const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, network: 'bridge' })
@@ -284,7 +284,7 @@ testNeeding('bridge mode: pooling cells (direct, pooled, unpooled), a handshake 
   assert.equal(await labelled(runId), 0)
 })
 
-testNeeding('official images: pull from a registry on 127.0.0.1 with digest; a missing tag is one line, not a hang', { id: 'integration/docker', missing: skip }, async (t) => {
+testNeeding('official images: pull from a registry on 127.0.0.1 with digest; a missing tag is one line, not a hang', { id: 'integration/docker', missing }, async (t) => {
   if (!existsSync('/usr/bin/docker-registry')) {
     if (!isRoot()) return skipNeeding(t, 'integration/docker', 'Debian docker-registry is not installed (apt-get install docker-registry)')
     const r = await aptInstall(['docker-registry'], memoryLogger())

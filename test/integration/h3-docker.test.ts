@@ -22,16 +22,16 @@ import { dockerEngineOrReason } from '../support/docker-engine.ts'
 // The h3 series on the docker runtime (docs/series/h3.md#runtimes): host networking, so the
 // proxy container's UDP port is on the host's loopback like its TCP port. Caddy's newest
 // build speaks HTTP/3 and is its catalog's last entry (the image the tests build).
-const { engine, skip } = await dockerEngineOrReason()
+const { engine, missing } = await dockerEngineOrReason()
 const runId = `test-${process.pid}-h3`
 
 after(async () => {
-  if (skip) return
+  if (missing) return
   for (const c of await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })) await dockerClient().getContainer(c.Id).remove({ force: true })
   if (engine?.started) await stopStartedEngine()
 })
 
-testNeeding('h3 on docker: a closed-model h3 cell and a QUIC handshake cell through Caddy\'s container', { id: 'integration/docker', missing: skip }, async () => {
+testNeeding('h3 on docker: a closed-model h3 cell and a QUIC handshake cell through Caddy\'s container', { id: 'integration/docker', missing }, async () => {
   for (const g of ['backend', 'loadgen'] as const) assert.equal((await ensureGoBuild(g)).error, undefined)
   const images = await ensureImages({ mode: 'offline', proxies: ['caddy'], newestOnly: true, log: memoryLogger() })
   for (const row of images.rows) assert.notEqual(row.status, 'failed', `${row.component} ${row.version}: ${row.note}`)
