@@ -1,16 +1,12 @@
 import { join } from 'node:path'
-import { summaryOutputs } from '../analysis/summary.ts'
-import { formatLedger } from '../claims/format.ts'
 import { writeOutputs } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import { consoleLogger } from '../core/log.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
 import type { SeriesName } from '../data/series.ts'
 import { formatFindings, formatVerdictCounts } from '../findings/format.ts'
-import { buildReport, evaluateRun } from '../report/build.ts'
-import { runBench, type RunOptions } from '../run/run.ts'
+import type { RunOptions } from '../run/run.ts'
 import { flagChecker, parseFlags } from './flags.ts'
-import { finishOutcome } from './report-outcome.ts'
 import { parseRunOptions } from './run-options.ts'
 import { RUN_FLAGS, type RunFlagValues } from './run-flags.ts'
 import { withLike } from './like.ts'
@@ -37,6 +33,14 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
   const gates = check('fail-on', check('baseline'))
   // --json: stdout carries the one JSON document; every human line goes to stderr.
   const human = (text: string) => void (flags.json ? process.stderr : process.stdout).write(text)
+  // Loaded once the flags are checked: a bad flag, and --help, answer without the measuring and report code.
+  const [{ runBench }, { buildReport, evaluateRun }, { summaryOutputs }, { formatLedger }, { finishOutcome }] = await Promise.all([
+    import('../run/run.ts'),
+    import('../report/build.ts'),
+    import('../analysis/summary.ts'),
+    import('../claims/format.ts'),
+    import('./report-outcome.ts'),
+  ])
   const result = await runBench(options)
   if (like) writeLike(result.runDir, { baseline: like.id, flags: like.flags, notes: like.notes })
   const invalid = result.rows.filter((r) => r.status !== 'valid')
