@@ -144,7 +144,10 @@ test('a full disk while a CSV is written: one clear error line, no trace, every 
   }
 })
 
-for (const [series, signal, code] of [['pooling', 'SIGTERM', 143], ['tls', 'SIGINT', 130], ['tls', 'SIGTERM', 143], ['ws', 'SIGINT', 130], ['ws', 'SIGTERM', 143], ['versions', 'SIGINT', 130], ['versions', 'SIGTERM', 143]] as const) {
+// One signal per series: SIGINT and SIGTERM share one handler (lib/runtime/shutdown.ts), and each is
+// sent during two series here (plus SIGINT by the kill test above), so every series' step
+// bookkeeping and both exit codes are covered without the full series × signal matrix.
+for (const [series, signal, code] of [['pooling', 'SIGTERM', 143], ['tls', 'SIGINT', 130], ['ws', 'SIGTERM', 143], ['versions', 'SIGINT', 130]] as const) {
   test(`${signal} during ${series}: exit ${code}, step interrupted, no row after the signal, nothing left behind`, async () => {
     const run = startRun(series, join(mkdtempSync(join(tmpdir(), 'pb-sig-')), 'run'))
     const pid = run.child.pid!
