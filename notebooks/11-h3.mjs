@@ -8,10 +8,11 @@ const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.t
 
 const HELP = `Usage: npx zx notebooks/11-h3.mjs [options]
 
-  h3     loadgen h3 (quic-go), -c connections with -m streams each over QUIC on loopback UDP,
-         every answer checked for ALPN h3 and HTTP/3.0 (20 checked requests before the window
-         too) → measurements.csv (series h3, column streams); quick: -m 1, standard and full:
-         1, 10, 100. The direct row: loadgen h3 against the backend's own HTTP/3 listener.
+  h3     loadgen h3 (quic-go), -c connections with -m streams each over QUIC on UDP (loopback,
+         or between the hosts of --hosts), every answer checked for ALPN h3 and HTTP/3.0 (20
+         checked requests before the window too) → measurements.csv (series h3, column
+         streams); quick: -m 1, standard and full: 1, 10, 100. The direct row: loadgen h3
+         against the backend's own HTTP/3 listener.
   h3-h1  wrk (HTTP/1.1 over TLS) through the same h3 variant: the reference of the h3/h1 ratio
   h3-open, h3-open-h1  standard and full: loadgen h3 -rate (a virtual user per QUIC connection)
          and loadgen open (HTTP/1.1) through the same config, each proxy at half its own h3

@@ -48,8 +48,6 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
   const pinned = check('pin-versions')
   const capacity = parseCapacityOptions(f, series)
   const bisectMetric = parseBisectMetric(f, series)
-  // UDP between hosts is not measured yet (docs/series/h3.md#runtimes): refused before anything runs, not a row per cell.
-  if (hosts && series.includes('h3')) throw userError('--hosts', 'the h3 series (QUIC over UDP) does not run across hosts yet', 'Run h3 on one machine: drop --hosts, or leave h3 out of --series')
   return {
     profile,
     series,

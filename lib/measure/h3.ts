@@ -29,6 +29,16 @@ export function h3CheckIssue(r: H3Result | null, exitCode: number | null): strin
 }
 
 /**
+ * Across hosts (--hosts) a QUIC check that opened no connection, after the TCP check from
+ * the same generator host passed, most often means UDP is filtered on the way: the fix named.
+ */
+export function acrossHostsIssue(issue: string | null, url: string): string | null {
+  if (!issue?.startsWith('no QUIC connection')) return issue
+  const { hostname, port } = new URL(url)
+  return `${issue}: TCP from the generator's host reached ${hostname}, UDP to port ${port} got no answer; let UDP from the generator's host through to ${hostname} (its firewall or security group; ports are picked per cell, as for TCP), or run h3 on one machine`
+}
+
+/**
  * 20 HTTP/3 requests through the stack before the window: a listener without HTTP/3 (no
  * UDP socket, or QUIC without h3 in ALPN) fails here, so its row is invalid, not measured as h1.
  */
@@ -43,7 +53,8 @@ export async function verifyH3(url: string, cell: Cell, ctx: CellContext, at: { 
       if (!parsed) throw new Error(`loadgen h3 printed no summary (exit ${r.code}): ${lastLine(r.stderr)}`)
       return parsed
     }
-    return h3CheckIssue(await checkFromGenerator<H3Result>(ctx, at, argv, here), 0)
+    const issue = h3CheckIssue(await checkFromGenerator<H3Result>(ctx, at, argv, here), 0)
+    return ctx.runtime.generatorElsewhere ? acrossHostsIssue(issue, url) : issue
   } catch (e) {
     return (e as Error).message.split('\n')[0]!
   }

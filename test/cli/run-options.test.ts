@@ -105,8 +105,10 @@ test('--fail-on and --json are run flags', () => {
   assert.equal(f['key-types'], 'ec256')
 })
 
-test('--hosts with the h3 series is refused before anything runs: UDP across hosts is not measured yet', () => {
+test('--hosts runs the h3 series too: QUIC over UDP between the hosts (docs/series/h3.md#runtimes)', () => {
   const hosts = 'proxy=unix:///var/run/docker.sock backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'
-  assert.throws(() => parse({ hosts, series: 'pooling,h3' }), (e: Error) => e instanceof UserError && e.message === '--hosts: the h3 series (QUIC over UDP) does not run across hosts yet. Run h3 on one machine: drop --hosts, or leave h3 out of --series')
+  const o = parse({ hosts, series: 'pooling,h3' })
+  assert.deepEqual(o.series, ['pooling', 'h3'])
+  assert.ok(o.hosts, 'the topology is kept')
   assert.deepEqual(parse({ hosts, series: 'pooling' }).series, ['pooling'])
 })

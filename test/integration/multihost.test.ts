@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
@@ -10,6 +10,7 @@ import { exec } from '../../lib/core/exec.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { readManifest } from '../../lib/data/manifest.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
+import { parseLoadgenOutput, type H3Result } from '../../lib/roles/loadgen.ts'
 import { readMeasurements } from '../../lib/data/measurements.ts'
 import { isDisturbed } from '../../lib/data/precision.ts'
 import { HANDSHAKES, readTable } from '../../lib/data/tables.ts'
@@ -239,13 +240,16 @@ function runAll(args: string[]): Promise<{ code: number; out: string }> {
   })
 }
 
-testNeeding('a pooling cell and a handshake cell across the three hosts: valid rows, the hosts and the network in the manifest, no container left', { id: 'integration/multihost', missing: skip }, async () => {
+testNeeding('pooling, handshake and h3 cells across the three hosts: valid rows, QUIC over UDP between them, the hosts and the network in the manifest, no container left', { id: 'integration/multihost', missing: skip }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-multihost-run-'))
   const out = join(work, 'run')
   try {
-    // Smoke: one repeat of a 1 s window; pool-added only (and the direct floor); the
-    // resumption series' cells are handshakes (none and TLS 1.3 tickets).
-    const r = await runAll(['--profile', 'smoke', '--series', 'pooling,resumption', '--proxies', 'haproxy', '--variants', 'pool-added', '--no-report', '--hosts', engines!.hostsFlag(), '--out', out])
+    // Smoke: one repeat of a 1 s window; pool-added and h3 only (and the direct floors); the
+    // resumption series' cells are handshakes (none and TLS 1.3 tickets); h3 on ec256 only:
+    // HAProxy's h3 variant over QUIC and over HTTP/1.1, the backend's own HTTP/3, handshakes
+    // over QUIC and TCP+TLS. HAProxy's newest build speaks QUIC: no other image is sent.
+    const r = await runAll(['--profile', 'smoke', '--series', 'pooling,resumption,h3', '--proxies', 'haproxy', '--variants', 'pool-added,h3', '--key-types', 'ec256', '--no-report', '--hosts', engines!.hostsFlag(), '--out', out])
+    const endedAt = Date.now()
     assert.equal(r.code, 0, r.out.slice(-3000))
     const m = readManifest(out)!
     const hosts = m.hosts!
@@ -283,6 +287,29 @@ testNeeding('a pooling cell and a handshake cell across the three hosts: valid r
       assert.equal(x.status, 'valid', x.reason)
       assert.ok(x.handshakes > 0 && x.proxy_cpu_us_per_handshake! > 0)
     }
+    assert.deepEqual([...new Set(shakes.map((x) => x.series))].sort(), ['h3-handshake', 'h3-handshake-tcp', 'resumption'])
+    assert.ok(shakes.filter((x) => x.series === 'h3-handshake').every((x) => x.udp_datagrams_per_req! > 0), 'QUIC handshakes count their datagrams')
+
+    // h3: through HAProxy's h3 config on the SSH host (QUIC bound to its address) and to the
+    // backend's own HTTP/3 listener on the TLS host, from the generator's: verified as h3 first.
+    for (const [proxy, variant] of [['haproxy', 'h3'], ['direct', 'direct']] as const) {
+      const h3 = rows.find((x) => x.series === 'h3' && x.proxy === proxy && x.variant === variant)
+      assert.ok(h3, `an h3 row, ${proxy}`)
+      assert.equal(h3.status, 'valid', h3.reason)
+      assert.ok(h3.requests > 0 && h3.udp_datagrams_per_req! > 0, JSON.stringify(h3))
+      if (proxy === 'haproxy') assert.ok(h3.proxy_cpu_us_per_req! > 0)
+    }
+    const h1 = rows.find((x) => x.series === 'h3-h1')
+    assert.equal(h1?.status, 'valid', h1?.reason)
+    const quic = readdirSync(join(out, 'raw')).filter((f) => f.endsWith('.h3.json')).map((f) => parseLoadgenOutput<H3Result>(readFileSync(join(out, 'raw', f), 'utf8')))
+    assert.ok(quic.length >= 2 && quic.every((x) => x?.alpn === 'h3' && x.proto === 'HTTP/3.0' && x.window_ok > 0), JSON.stringify(quic.map((x) => x && [x.alpn, x.proto, x.window_ok])))
+    const config = readdirSync(join(out, 'configs')).find((f) => f.endsWith('-h3.cfg'))
+    assert.ok(config, 'the h3 config kept')
+    assert.match(readFileSync(join(out, 'configs', config), 'utf8'), new RegExp(`bind quic4@${engines!.hosts.ssh.address.replaceAll('.', '\\.')}:\\d+ `), 'QUIC bound to the proxy host\'s address')
+    // What the h3 cells add to the run (the CI budget): h3 runs last (--series order), so from its first repeat to the end.
+    const h3Rows = [...rows, ...shakes].filter((x) => x.series.startsWith('h3'))
+    const h3Start = Math.min(...h3Rows.map((x) => Date.parse(x.started_at)))
+    console.log(`multihost: the h3 cells took ${Math.round((endedAt - h3Start) / 1000)} s of the run`)
     // Nothing left on any host's engine.
     for (const role of ['proxy', 'backend', 'generator'] as const) {
       const left = await new Docker(engineOptions(topology.roles[role].host)).listContainers({ all: true })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { h3CheckIssue } from '../../lib/measure/h3.ts'
+import { acrossHostsIssue, h3CheckIssue } from '../../lib/measure/h3.ts'
 import { h3Argv, h3ProtocolIssue, type H3Result } from '../../lib/roles/loadgen.ts'
 
 const ok = { requests: 20, ok: 20, errors: 0, error_samples: [], status: { '200': 20 }, conns_opened: 2, alpn: 'h3', proto: 'HTTP/3.0' } as unknown as H3Result
@@ -12,6 +12,13 @@ test('the h3 check passes only when every answer came over h3', () => {
   assert.equal(h3CheckIssue({ ...ok, ok: 18, errors: 2, error_samples: ['status 502'] }, 0), '18/20 ok over h3 (status 502)')
   assert.equal(h3ProtocolIssue({ alpn: 'h3', proto: 'HTTP/1.1', ok: 3 }), 'protocol HTTP/1.1, expected HTTP/3.0')
   assert.equal(h3ProtocolIssue({ alpn: '', proto: '', ok: 0 }), 'ALPN none, expected h3')
+})
+
+test('across hosts, a QUIC check that opened no connection names UDP between the hosts and the fix; other issues stay as they are', () => {
+  const url = 'https://10.203.77.11:40123/'
+  assert.equal(acrossHostsIssue('no QUIC connection with ALPN h3 (timeout: no recent network activity)', url), 'no QUIC connection with ALPN h3 (timeout: no recent network activity): TCP from the generator\'s host reached 10.203.77.11, UDP to port 40123 got no answer; let UDP from the generator\'s host through to 10.203.77.11 (its firewall or security group; ports are picked per cell, as for TCP), or run h3 on one machine')
+  assert.equal(acrossHostsIssue('18/20 ok over h3 (status 502)', url), '18/20 ok over h3 (status 502)')
+  assert.equal(acrossHostsIssue(null, url), null)
 })
 
 test('loadgen h3 argv: connections, streams, the run and the window, the body check', () => {

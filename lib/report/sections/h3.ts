@@ -23,7 +23,7 @@ export function h3Section(a: Article, { run }: ArticleInput): ChartRequest[] {
   const charts: ChartRequest[] = []
   a.heading(2, 'HTTP/3')
   a.para(
-    'Each proxy\'s `h3` variant: its h2 config plus QUIC on the same port over loopback UDP; the backend side stays HTTP/1.1 with the same pool. ' +
+    `Each proxy's \`h3\` variant: its h2 config plus QUIC on the same port over ${run.manifest.hosts ? 'UDP between the hosts (the generator\'s to the proxy\'s)' : 'loopback UDP'}; the backend side stays HTTP/1.1 with the same pool. ` +
       '**h3**: loadgen h3 (quic-go), the same connections with `streams` requests in flight on each, every answer checked for ALPN h3 and HTTP/3.0 (20 before the window too). ' +
       '**HTTP/1.1**: wrk through the very same config (series h3-h1); **h2**: the h2 series\' cell of the same proxy version and streams, when the run has one. ' +
       'Proxy CPU per request, median with its interval; ratios by bootstrap over the repeats (h3/HTTP/1.1 paired within the phase; h3/h2 pairs repeats by number across two phases). Below 1, h3 costs the proxy less per request. ' +

@@ -9,9 +9,9 @@ import { handshake, measurement } from '../../fixtures/rows.ts'
 const caddy = { proxy: 'caddy', version: '2.11.7', variant: 'h3' }
 const two = <T>(make: (f: { repeat: number }) => T) => [1, 2].map((repeat) => make({ repeat }))
 
-function render(measurements: ReturnType<typeof measurement>[], handshakes: ReturnType<typeof handshake>[]) {
+function render(measurements: ReturnType<typeof measurement>[], handshakes: ReturnType<typeof handshake>[], manifest: object = {}) {
   const a = new Article()
-  const charts: ChartRequest[] = h3Section(a, { run: { measurements, handshakes, websocket: [], tcp: [] } } as unknown as ArticleInput)
+  const charts: ChartRequest[] = h3Section(a, { run: { measurements, handshakes, websocket: [], tcp: [], manifest } } as unknown as ArticleInput)
   return { a, md: a.toString(), charts }
 }
 
@@ -54,4 +54,12 @@ test('h3 section: handshake rows alone still make the section; no h3 rows at all
   assert.match(alone.md, /### HTTP\/3 handshakes/)
   const none = render([measurement({ series: 'h2', variant: 'h2', streams: 1 })], [handshake()])
   assert.doesNotMatch(none.md, /HTTP\/3/)
+})
+
+test('h3 section: on one machine QUIC goes over loopback UDP, across --hosts between the hosts', () => {
+  const rows = two(({ repeat }) => measurement({ ...caddy, series: 'h3', streams: 1, repeat }))
+  assert.match(render(rows, []).md, /on the same port over loopback UDP;/)
+  const across = render(rows, [], { hosts: { source: '--hosts', roles: [], hosts: [], network: null } }).md
+  assert.match(across, /on the same port over UDP between the hosts \(the generator's to the proxy's\);/)
+  assert.doesNotMatch(across, /loopback/)
 })
