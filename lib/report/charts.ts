@@ -1,6 +1,6 @@
 import { CHART_WIDTH, estimateWidth, renderSpec, type VegaLiteSpec } from './chart-render.ts'
 import { checkRows, finite, head, uniq, type CommonOptions } from './chart-base.ts'
-import type { DotChartOptions } from './point-charts.ts'
+import { timeValue, type DotChartOptions } from './point-charts.ts'
 
 export { dotChart, lineChart, percentileChart, type DotChartOptions, type DotRow, type LineChartOptions, type LinePoint, type PercentileChartOptions, type PercentileRow } from './point-charts.ts'
 

@@ -18,7 +18,7 @@ import { loadRun, type RunData } from '../data/run-data.ts'
 import type { Fingerprint, Manifest } from '../data/schema.ts'
 import { POOLING_ROWS } from '../data/series.ts'
 import { compareVersions } from '../catalog/stack.ts'
-import { HISTORY_DIR, historyArticle } from './history-article.ts'
+import { HISTORY_DIR, HISTORY_PAGE, historyArticle } from './history-article.ts'
 
 /**
  * The history (docs/report.md#history): per proxy and variant, every promoted baseline, every

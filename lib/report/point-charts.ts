@@ -26,7 +26,7 @@ export interface LineChartOptions extends CommonOptions {
   zeroY?: boolean
 }
 
-function timeValue(x: number | string | Date): number {
+export function timeValue(x: number | string | Date): number {
   if (x instanceof Date) return x.getTime()
   if (typeof x === 'number') return x
   // an ISO date-time without an offset would be read in the host's zone: read it as UTC
