@@ -6,7 +6,8 @@ const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
-const { aggregate, writeSummary } = await import('../lib/analysis/summary.ts')
+const { aggregate, summaryOutputs } = await import('../lib/analysis/summary.ts')
+const { writeOutputs } = await import('../lib/core/atomic.ts')
 const { displayPath } = await import('../lib/core/paths.ts')
 
 const FLAGS = {

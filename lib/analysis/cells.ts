@@ -21,7 +21,7 @@ import { POOLING_ROWS } from '../data/series.ts'
 
 type Row = Measurement | Handshake | WebSocketRow | TcpRow
 // The ledger's metric definitions read a tcp row by column name like any other.
-const valueOf = (r: Row, metric: string) => metricValue(r as Parameters<typeof metricValue>[0], metric)
+const rowValue = (r: Row, metric: string) => metricValue(r as Parameters<typeof metricValue>[0], metric)
 type Status = 'valid' | 'invalid' | 'failed'
 
 export interface TableSpec {
@@ -101,7 +101,7 @@ async function loadDanfo() {
 /** Median, min, max and count of `metric` per cell id (lib/data/grouping.ts), over valid rows with a value, by danfojs. */
 export async function groupStats(spec: TableSpec, rows: readonly Row[], metric: string) {
   const values = rows.flatMap((r) => {
-    const v = valueOf(r, metric)
+    const v = rowValue(r, metric)
     return r.status === 'valid' && v !== null ? [{ cell: projectId(r, spec.keys), v }] : []
   })
   const out = new Map<string, { median: number; min: number; max: number; count: number }>()
@@ -135,7 +135,7 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
   return sorted.map(({ id, key, rows: members }, index) => {
     const counts = { valid: 0, invalid: 0, failed: 0 }
     for (const m of members) counts[m.status]++
-    const values = members.flatMap((m) => (m.status === 'valid' && valueOf(m, spec.primary) !== null ? [valueOf(m, spec.primary)!] : []))
+    const values = members.flatMap((m) => (m.status === 'valid' && rowValue(m, spec.primary) !== null ? [rowValue(m, spec.primary)!] : []))
     const stats = values.length ? summarize(values) : null
     const precise = preciseOf(members)
     const iv = precise.length >= 2 ? medianInterval(new Map(precise.map((v, i) => [i + 1, v]))) : null

@@ -46,18 +46,22 @@ function ratio(name: string, proxy: string, version: string, a: CellSummary | un
 }
 
 const closed = { model: 'closed', key_type: 'ec256' }
+const us = 'µs/req'
 const proxiesOf = (cells: readonly CellSummary[]) => [...new Set(cells.map((c) => String(c.key.proxy)).filter((p) => p !== 'direct'))].sort()
 const versionsOf = (cells: readonly CellSummary[], proxy: string, variant: string) =>
   [...new Set(cells.filter((c) => matches(c, { proxy, variant, ...closed })).map((c) => String(c.key.version)))].sort(compareVersions)
 
 export function derivedRatios(measurements: readonly CellSummary[], handshakes: readonly CellSummary[]): Ratio[] {
-  const out: Ratio[] = []
   // One figure, one set of rows: the pooling ratios from the pooling series only (as the findings);
   // the versions series' own article / pool-added per version, named as such.
   const m = poolingSeriesCells(measurements)
-  const cell = (proxy: string, variant: string, version: string) => m.find((c) => matches(c, { proxy, variant, version, ...closed }))
-  const us = 'µs/req'
+  return [...variantRatios(m), ...spreadRatios(m), ...directRatios(m), ...versionsSeriesRatios(measurements), ...handshakeRatios(handshakes)]
+}
 
+/** Per proxy and version: each pooling variant against pool-added, and each proxy's own variants against its baseline config. */
+function variantRatios(m: readonly CellSummary[]): Ratio[] {
+  const out: Ratio[] = []
+  const cell = (proxy: string, variant: string, version: string) => m.find((c) => matches(c, { proxy, variant, version, ...closed }))
   for (const proxy of proxiesOf(m)) {
     for (const version of versionsOf(m, proxy, 'pool-added')) {
       const added = cell(proxy, 'pool-added', version)
@@ -73,8 +77,12 @@ export function derivedRatios(measurements: readonly CellSummary[], handshakes: 
     const literal = cell('nginx', 'literal', version)
     for (const v of ['upstream-default', 'upstream-keepalive']) if (cell('nginx', v, version)) out.push(ratio(`${v} / literal`, 'nginx', version, cell('nginx', v, version), literal, [v, 'literal'], us))
   }
+  return out
+}
 
-  // F3: one value per proxy (its newest version), the spread across proxies.
+/** F3: one value per proxy (its newest version), the spread across proxies. */
+function spreadRatios(m: readonly CellSummary[]): Ratio[] {
+  const out: Ratio[] = []
   const removed = proxiesOf(m).flatMap((p) => {
     const c = newestCell(m, { proxy: p, variant: 'pool-removed', ...closed })
     return c?.summary ? [{ p, v: c.summary.median }] : []
@@ -87,7 +95,12 @@ export function derivedRatios(measurements: readonly CellSummary[], handshakes: 
       numerator: `${hi.p} ${fmt(hi.v)} ${us}`, denominator: `${lo.p} ${fmt(lo.v)} ${us}`, comparable: true, warnings: [],
     })
   }
+  return out
+}
 
+/** Proxy CPU against the backend's own with nothing in front, and rps against the direct row's. */
+function directRatios(m: readonly CellSummary[]): Ratio[] {
+  const out: Ratio[] = []
   const direct = m.find((c) => c.key.proxy === 'direct')
   if (direct) {
     for (const proxy of proxiesOf(m)) {
@@ -106,7 +119,12 @@ export function derivedRatios(measurements: readonly CellSummary[], handshakes: 
       out.push(ratio('rps / direct rps', proxy, version, article, direct, ['proxy', 'direct'], 'rps', 'rps'))
     }
   }
+  return out
+}
 
+/** The versions series' own article / pool-added, per version. */
+function versionsSeriesRatios(measurements: readonly CellSummary[]): Ratio[] {
+  const out: Ratio[] = []
   const vm = versionsSeriesCells(measurements)
   for (const proxy of proxiesOf(vm)) {
     for (const version of versionsOf(vm, proxy, 'pool-added')) {
@@ -114,7 +132,12 @@ export function derivedRatios(measurements: readonly CellSummary[], handshakes: 
       out.push(ratio('article / pool-added (versions series)', proxy, version, at('article'), at('pool-added'), ['article', 'pool-added'], us))
     }
   }
+  return out
+}
 
+/** Each RSA key's handshake cost against ec256's, per proxy and version. */
+function handshakeRatios(handshakes: readonly CellSummary[]): Ratio[] {
+  const out: Ratio[] = []
   for (const proxy of proxiesOf(handshakes)) {
     const versions = [...new Set(handshakes.filter((c) => c.key.proxy === proxy).map((c) => String(c.key.version)))].sort(compareVersions)
     for (const version of versions) {

@@ -97,29 +97,54 @@ function pairedRatio(a: Map<number, number>, b: Map<number, number>): Map<number
   return out
 }
 
+type Tables = Record<'measurements' | 'handshakes' | 'websocket', ReturnType<typeof group>>
+type AddFigure = (kind: FigureKind, metric: string, table: TableName, first: Row, values: Map<number, number>, offset?: number) => void
+
 /** Every figure of a run: counts, ratios within the run, costs. */
 export function runFigures(run: FigureRun): Figure[] {
   const drafts: Draft[] = []
   const refs = runReferences({ measurements: [...run.measurements], ...(run.manifest ? { manifest: run.manifest } : {}) })
-  const add = (kind: FigureKind, metric: string, table: TableName, first: Row, values: Map<number, number>, offset = 0) => {
+  const add: AddFigure = (kind, metric, table, first, values, offset = 0) => {
     if (values.size > 0) drafts.push({ kind, metric, table, key: keyOf(table, first), version: first.version, cell: cellWithoutVersion(table, first), values, offset })
   }
-  const tables = { measurements: group('measurements', run.measurements as unknown as Row[]), handshakes: group('handshakes', run.handshakes as unknown as Row[]), websocket: group('websocket', run.websocket as unknown as Row[]) }
-  // Counts: per proxied cell (the direct row has no proxy), in any table whose rows carry the column.
+  const tables: Tables = { measurements: group('measurements', run.measurements as unknown as Row[]), handshakes: group('handshakes', run.handshakes as unknown as Row[]), websocket: group('websocket', run.websocket as unknown as Row[]) }
+  addCounts(tables, add)
+  addPoolingRatios(tables, add)
+  addKeyTypeRatios(tables, add)
+  addCosts(tables, refs, add)
+  // Non-positive values have no log: such a figure is left out with its family's noise unchanged.
+  const usable = drafts.filter((d) => [...d.values.values()].every((v) => v + d.offset > 0))
+  const noisy = withFamilyNoise(usable, (d) => familyOf(d.kind, d.metric, d.table, d.key), (d) => new Map([...d.values].map(([k, v]) => [k, v + d.offset])))
+  return usable.map((d, i) => ({
+    kind: d.kind, metric: d.metric, table: d.table, key: d.key, version: d.version, offset: d.offset,
+    match: [d.kind, d.metric, d.table, d.cell].join('|'),
+    family: familyOf(d.kind, d.metric, d.table, d.key),
+    repeats: noisy[i]!,
+  }))
+}
+
+/** Counts: per proxied cell (the direct row has no proxy), in any table whose rows carry the column. */
+function addCounts(tables: Tables, add: AddFigure): void {
   for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
     for (const rows of tables[table].values()) {
       if (rows[0]!.proxy === 'direct') continue
       for (const c of COUNT_METRICS) add('count', c.metric, table, rows[0]!, byRepeat(rows, (r) => num(r[c.metric])), c.offset)
     }
   }
-  // Ratios: pool removed / pool added per proxy, version and load model.
+}
+
+/** Ratios: pool removed / pool added per proxy, version and load model. */
+function addPoolingRatios(tables: Tables, add: AddFigure): void {
   const cells = [...tables.measurements.values()]
   for (const removed of cells.filter((rows) => rows[0]!.series === 'pool-removed')) {
     const r0 = removed[0]!
     const added = cells.find((rows) => rows[0]!.series === 'pool-added' && ['proxy', 'version', 'model', 'connections', 'target_rps', 'key_type'].every((k) => rows[0]![k] === r0[k]))
     if (added) add('ratio', RATIO_METRICS.pooling, 'measurements', r0, pairedRatio(byRepeat(removed, (r) => num(r.proxy_cpu_us_per_req)), byRepeat(added, (r) => num(r.proxy_cpu_us_per_req))))
   }
-  // RSA / EC per proxy, version and series of handshakes.
+}
+
+/** RSA / EC per proxy, version and series of handshakes. */
+function addKeyTypeRatios(tables: Tables, add: AddFigure): void {
   const hs = [...tables.handshakes.values()]
   for (const [keyType, metric] of [['rsa2048', RATIO_METRICS.rsa2048], ['rsa4096', RATIO_METRICS.rsa4096]] as const) {
     for (const rsa of hs.filter((rows) => rows[0]!.key_type === keyType)) {
@@ -129,7 +154,10 @@ export function runFigures(run: FigureRun): Figure[] {
       if (ec) add('ratio', metric, 'handshakes', r0, pairedRatio(byRepeat(rsa, (r) => num(r.proxy_cpu_us_per_handshake)), byRepeat(ec, (r) => num(r.proxy_cpu_us_per_handshake))))
     }
   }
-  // proxy / direct (the calibrated unit) and the raw costs; the direct row's own cost is the reference itself.
+}
+
+/** proxy / direct (the calibrated unit) and the raw costs; the direct row's own cost is the reference itself. */
+function addCosts(tables: Tables, refs: ReturnType<typeof runReferences>, add: AddFigure): void {
   for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
     const primary = TABLE_SPECS[table].primary
     const ref = refs[CALIBRATION_REFERENCE[table]]
@@ -144,15 +172,6 @@ export function runFigures(run: FigureRun): Figure[] {
       add('cost', primary, table, r0, raw)
     }
   }
-  // Non-positive values have no log: such a figure is left out with its family's noise unchanged.
-  const usable = drafts.filter((d) => [...d.values.values()].every((v) => v + d.offset > 0))
-  const noisy = withFamilyNoise(usable, (d) => familyOf(d.kind, d.metric, d.table, d.key), (d) => new Map([...d.values].map(([k, v]) => [k, v + d.offset])))
-  return usable.map((d, i) => ({
-    kind: d.kind, metric: d.metric, table: d.table, key: d.key, version: d.version, offset: d.offset,
-    match: [d.kind, d.metric, d.table, d.cell].join('|'),
-    family: familyOf(d.kind, d.metric, d.table, d.key),
-    repeats: noisy[i]!,
-  }))
 }
 
 /** A figure's median on its own scale (the offset taken off again). */

@@ -156,7 +156,16 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRes
     kills.push(rec)
     o.log.info(`kill ${n} at ${atS} s: ${rec.rowsBefore} rows before, ${rec.rowsAfter} after, ${rec.lost} lost`)
   }
-  let last: ReturnType<typeof start>
+  const { last, finalExit } = await lastResume(start, o, harnessPids, rolePids)
+  if (finalExit !== 0) o.log.warn(`the last resume exited ${finalExit}: ${last.output().trim().split('\n').slice(-3).join(' | ')}`)
+  return killResumeResult(o, kills, everSeen, finalExit, harnessPids, rolePids)
+}
+
+type Invocation = ReturnType<typeof startInvocation>
+
+/** The last resume, run to its end (again while another run holds the lock), watching the pids it starts. */
+async function lastResume(start: (resume: boolean) => Invocation, o: KillResumeOptions, harnessPids: number[], rolePids: Set<number>): Promise<{ last: Invocation; finalExit: number | null }> {
+  let last: Invocation
   let finalExit: number | null
   for (;;) {
     last = start(existsSync(join(o.out, 'manifest.json')))
@@ -170,7 +179,11 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRes
     if (!(finalExit === 2 && BUSY.test(last.output()))) break
     await new Promise((r) => setTimeout(r, 5000))
   }
-  if (finalExit !== 0) o.log.warn(`the last resume exited ${finalExit}: ${last.output().trim().split('\n').slice(-3).join(' | ')}`)
+  return { last, finalExit }
+}
+
+/** What the kills and the last resume left: rows lost or measured twice, rows blaming a killed role, orphans; and the table of it. */
+function killResumeResult(o: KillResumeOptions, kills: KillRecord[], everSeen: Seen, finalExit: number | null, harnessPids: number[], rolePids: Set<number>): KillResumeResult {
   const final = rowsOf(o.out)
   const lost = [...everSeen.keys()].filter((k) => !final.has(k)).length
   const keys = [...final.keys()].map((k) => k.slice(0, k.lastIndexOf('|')))

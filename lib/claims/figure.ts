@@ -35,8 +35,14 @@ export function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => n
     iv = { ...m, lo: lo!, hi: hi!, ...(d && { disagree: { lo: d[0]!, hi: d[1]! } }) }
   } else {
     iv = bootstrapFigure(cells.map((v) => v.repeats), (medians) => {
+      // Each side's medians in turn, in the order its cells were given.
       let i = 0
-      return f(sides.map((s) => (s.values.length ? aggregateMedians(s.values, medians.slice(i, (i += s.values.length)), s.agg) : s.value!)))
+      const take = (n: number) => {
+        const part = medians.slice(i, i + n)
+        i += n
+        return part
+      }
+      return f(sides.map((s) => (s.values.length ? aggregateMedians(s.values, take(s.values.length), s.agg) : s.value!)))
     })
   }
   // Rows with a repeat number twice are averaged per repeat: keep the measured point inside.

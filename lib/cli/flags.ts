@@ -60,7 +60,7 @@ export function flagHelp(table: FlagTable, o: { column?: number; helpFlag?: bool
  * error that names it and points at --help. `--help` prints `help` and exits 0.
  */
 export function parseFlags<O extends FlagTable>(argv: string[], table: O, help: string, notebook: string, o: { positionals?: number } = {}): FlagValues<O> & { _: string[] } {
-  let parsed
+  let parsed: { values: Record<string, unknown>; positionals: string[] }
   const max = o.positionals ?? 0
   // Only what the parser knows: a default here would hide from --like which flags were given.
   const options = Object.fromEntries(Object.entries(table).map(([name, d]) => [name, { type: d.type, ...(d.multiple ? { multiple: true } : {}), ...(d.short ? { short: d.short } : {}) }]))

@@ -30,9 +30,33 @@ export interface HostKeyFlags {
   acceptNewHostKeys?: boolean
 }
 
+/** Where a placement is read, for its errors: the role, its engine URL, the flag or file:line, and the fix to suggest. */
+interface PlacementAt {
+  role: string
+  engine: string
+  where: string
+  fix: string
+}
+
 /** One role's engine URL and options → its placement; `where` names the flag or file:line in errors. */
 export function parsePlacement(role: string, engine: string, opts: PlacementOptions, where: string, env: NodeJS.ProcessEnv = process.env, keys: HostKeyFlags = {}): RolePlacement {
-  const fix = where.startsWith('--hosts') ? FIX_INLINE : FIX_YAML
+  const at: PlacementAt = { role, engine, where, fix: where.startsWith('--hosts') ? FIX_INLINE : FIX_YAML }
+  const host = engineHost(at)
+  const protocol = host.protocol
+  checkAddressAndCopy(at, host, opts)
+  if (protocol === 'tcp') host.certDir = tcpCertDir(at, opts, env)
+  if (opts.identity !== undefined) {
+    const file = resolve(expandHome(opts.identity))
+    if (!existsSync(file) || !statSync(file).isFile()) throw userError(where, `${role}: identity ${opts.identity} is not a file`, 'Give the private key that ssh-copy-id installed on the host')
+    host.identity = file
+  }
+  if (protocol === 'ssh') host.hostKeys = sshHostKeys(at, opts, env, keys)
+  if (opts.cpuset !== undefined && !CPU_LIST.test(opts.cpuset)) throw userError(where, `${role}: cpuset "${opts.cpuset}" is not a CPU list`, 'Write e.g. cpuset=0-3 or cpuset=0,2 (the CPUs of that host)')
+  return { host: host as EngineHost, ...(opts.cpuset !== undefined ? { cpuset: opts.cpuset } : {}) }
+}
+
+/** The engine URL → the host's scheme, address parts and socket; an error names what the URL lacks or carries wrongly. */
+function engineHost({ role, engine, where, fix }: PlacementAt): Partial<EngineHost> & Pick<EngineHost, 'protocol'> {
   let url: URL
   try {
     url = new URL(engine)
@@ -41,7 +65,7 @@ export function parsePlacement(role: string, engine: string, opts: PlacementOpti
   }
   const protocol = url.protocol.replace(/:$/, '')
   if (protocol !== 'ssh' && protocol !== 'tcp' && protocol !== 'unix') throw userError(where, `${role}: unknown engine scheme "${protocol}://"`, 'Use ssh://user@host, tcp://host:2376 (TLS) or unix:///path/to/docker.sock')
-  const host: Partial<EngineHost> = { protocol, url: `${protocol}://${url.host}${url.pathname === '/' ? '' : url.pathname}`, copyFiles: protocol !== 'unix' }
+  const host: Partial<EngineHost> & Pick<EngineHost, 'protocol'> = { protocol, url: `${protocol}://${url.host}${url.pathname === '/' ? '' : url.pathname}`, copyFiles: protocol !== 'unix' }
   if (protocol === 'unix') {
     if (!url.pathname || url.pathname === '/') throw userError(where, `${role}: ${engine} names no socket`, 'Write unix:///var/run/docker.sock (three slashes)')
     host.socketPath = url.pathname
@@ -54,6 +78,12 @@ export function parsePlacement(role: string, engine: string, opts: PlacementOpti
     if (url.username) host.user = decodeURIComponent(url.username)
     if (url.password) throw userError(where, `${role}: ${engine} carries a password`, protocol === 'ssh' ? 'Log in with a key (identity=PATH or the ssh agent): ssh-copy-id user@host' : 'tcp engines authenticate with TLS client certificates (certs=DIR)')
   }
+  return host
+}
+
+/** The address other roles reach the host at, copy=, and options given for another scheme. */
+function checkAddressAndCopy({ role, where }: PlacementAt, host: Partial<EngineHost> & Pick<EngineHost, 'protocol'>, opts: PlacementOptions): void {
+  const protocol = host.protocol
   const address = opts.address ?? (protocol === 'unix' ? '127.0.0.1' : host.host!)
   if (!/^[\w.:-]+$/.test(address)) throw userError(where, `${role}: address "${address}" is not a host name or IP address`, 'Give the address the other roles reach this host at, e.g. address=10.0.0.2')
   host.address = address
@@ -67,34 +97,31 @@ export function parsePlacement(role: string, engine: string, opts: PlacementOpti
   for (const k of ['identity', 'known_hosts', 'fingerprint'] as const) {
     if (opts[k] !== undefined && protocol !== 'ssh') throw userError(where, `${role}: ${k} is for ssh:// engines`, `Drop ${k}, or use an ssh://user@host engine URL`)
   }
-  if (protocol === 'tcp') {
-    const dir = opts.certs ?? env.DOCKER_CERT_PATH ?? (existsSync(join(homedir(), '.docker', 'ca.pem')) ? join(homedir(), '.docker') : undefined)
-    if (!dir) throw userError(where, `${role}: ${engine} needs TLS client certificates`, 'Add certs=DIR (ca.pem, cert.pem, key.pem as for DOCKER_CERT_PATH), or set DOCKER_CERT_PATH')
-    const full = resolve(expandHome(dir))
-    const missing = ['ca.pem', 'cert.pem', 'key.pem'].filter((f) => !existsSync(join(full, f)))
-    if (missing.length) throw userError(where, `${role}: ${dir} lacks ${missing.join(', ')}`, 'Give the directory holding the client\'s ca.pem, cert.pem and key.pem (docs/hosts.md)')
-    host.certDir = full
+}
+
+/** A tcp engine's TLS client certificate folder: certs=, DOCKER_CERT_PATH or ~/.docker, holding all three files. */
+function tcpCertDir({ role, engine, where }: PlacementAt, opts: PlacementOptions, env: NodeJS.ProcessEnv): string {
+  const dir = opts.certs ?? env.DOCKER_CERT_PATH ?? (existsSync(join(homedir(), '.docker', 'ca.pem')) ? join(homedir(), '.docker') : undefined)
+  if (!dir) throw userError(where, `${role}: ${engine} needs TLS client certificates`, 'Add certs=DIR (ca.pem, cert.pem, key.pem as for DOCKER_CERT_PATH), or set DOCKER_CERT_PATH')
+  const full = resolve(expandHome(dir))
+  const missing = ['ca.pem', 'cert.pem', 'key.pem'].filter((f) => !existsSync(join(full, f)))
+  if (missing.length) throw userError(where, `${role}: ${dir} lacks ${missing.join(', ')}`, 'Give the directory holding the client\'s ca.pem, cert.pem and key.pem (docs/hosts.md)')
+  return full
+}
+
+/** How an ssh engine's host key is checked: a pinned fingerprint, or known_hosts files (docs/hosts.md#host-keys-and-tls-engines). */
+function sshHostKeys({ role, where }: PlacementAt, opts: PlacementOptions, env: NodeJS.ProcessEnv, keys: HostKeyFlags): NonNullable<EngineHost['hostKeys']> {
+  // A query decodes `+` as a space; a fingerprint has `+` and no spaces.
+  const fingerprint = opts.fingerprint?.replace(/ /g, '+')
+  if (fingerprint !== undefined && !FINGERPRINT.test(fingerprint)) throw userError(where, `${role}: fingerprint "${opts.fingerprint}" is not a SHA256 fingerprint`, 'Give it as ssh-keygen -lf prints it on the host, e.g. SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8')
+  if (fingerprint !== undefined && opts.known_hosts !== undefined) throw userError(where, `${role}: both fingerprint and known_hosts`, 'Give one: a pinned fingerprint is the only key accepted, known_hosts is then not read')
+  let knownHosts = [join(env.HOME ?? homedir(), '.ssh', 'known_hosts'), GLOBAL_KNOWN_HOSTS]
+  if (opts.known_hosts !== undefined) {
+    const file = resolve(expandHome(opts.known_hosts, env))
+    if (existsSync(file) ? !statSync(file).isFile() : !keys.acceptNewHostKeys) throw userError(where, `${role}: known_hosts ${opts.known_hosts} is not a file`, 'Give a known_hosts file (ssh-keyscan HOST > FILE), or add --accept-new-host-keys to start one')
+    knownHosts = [file]
   }
-  if (opts.identity !== undefined) {
-    const file = resolve(expandHome(opts.identity))
-    if (!existsSync(file) || !statSync(file).isFile()) throw userError(where, `${role}: identity ${opts.identity} is not a file`, 'Give the private key that ssh-copy-id installed on the host')
-    host.identity = file
-  }
-  if (protocol === 'ssh') {
-    // A query decodes `+` as a space; a fingerprint has `+` and no spaces.
-    const fingerprint = opts.fingerprint?.replace(/ /g, '+')
-    if (fingerprint !== undefined && !FINGERPRINT.test(fingerprint)) throw userError(where, `${role}: fingerprint "${opts.fingerprint}" is not a SHA256 fingerprint`, 'Give it as ssh-keygen -lf prints it on the host, e.g. SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8')
-    if (fingerprint !== undefined && opts.known_hosts !== undefined) throw userError(where, `${role}: both fingerprint and known_hosts`, 'Give one: a pinned fingerprint is the only key accepted, known_hosts is then not read')
-    let knownHosts = [join(env.HOME ?? homedir(), '.ssh', 'known_hosts'), GLOBAL_KNOWN_HOSTS]
-    if (opts.known_hosts !== undefined) {
-      const file = resolve(expandHome(opts.known_hosts, env))
-      if (existsSync(file) ? !statSync(file).isFile() : !keys.acceptNewHostKeys) throw userError(where, `${role}: known_hosts ${opts.known_hosts} is not a file`, 'Give a known_hosts file (ssh-keyscan HOST > FILE), or add --accept-new-host-keys to start one')
-      knownHosts = [file]
-    }
-    host.hostKeys = { knownHosts, acceptNew: !!keys.acceptNewHostKeys, ...(fingerprint !== undefined ? { fingerprint } : {}) }
-  }
-  if (opts.cpuset !== undefined && !CPU_LIST.test(opts.cpuset)) throw userError(where, `${role}: cpuset "${opts.cpuset}" is not a CPU list`, 'Write e.g. cpuset=0-3 or cpuset=0,2 (the CPUs of that host)')
-  return { host: host as EngineHost, ...(opts.cpuset !== undefined ? { cpuset: opts.cpuset } : {}) }
+  return { knownHosts, acceptNew: !!keys.acceptNewHostKeys, ...(fingerprint !== undefined ? { fingerprint } : {}) }
 }
 
 const show = (v: unknown) => (v === undefined ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v))

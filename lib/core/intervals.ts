@@ -204,7 +204,7 @@ export function withFamilyNoise<T>(items: readonly T[], familyOf: (t: T) => stri
   for (const family of new Set(items.map(familyOf))) {
     const index = items.flatMap((t, i) => (familyOf(t) === family ? [i] : []))
     const noisy = withPooledNoise(index.map((i) => out[i]!))
-    index.forEach((i, k) => (out[i] = noisy[k]!))
+    for (const [k, i] of index.entries()) out[i] = noisy[k]!
   }
   return out
 }

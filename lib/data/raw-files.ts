@@ -49,7 +49,7 @@ export interface ParsedRawName extends RawCell {
 
 const PROXY_NAMES = [...PROXIES, 'direct']
 const KEY_TYPE_NAMES = ['ec256', 'rsa2048', 'rsa4096']
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 /**
  * The inverse of repeatStem: series (lower-case words and digits: h2-h1, nginx-keepalive),
  * the proxy, a version without dashes, the variant (anything, dashes included), then the
@@ -57,7 +57,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
  */
 const NAME = new RegExp(
   `^([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)-(${PROXY_NAMES.join('|')})-([^-]+)-(.+)-(${KEY_TYPE_NAMES.join('|')})-c(\\d+)` +
-    `(?:-json(\\d+))?(?:-m(\\d+))?(?:-resume-([a-z0-9]+(?:-[a-z0-9]+)*?))?(?:-(\\d+)rps|-(echo|hold))?-r(\\d+)\\.(${RAW_KINDS.map(escape).join('|')})$`,
+    `(?:-json(\\d+))?(?:-m(\\d+))?(?:-resume-([a-z0-9]+(?:-[a-z0-9]+)*?))?(?:-(\\d+)rps|-(echo|hold))?-r(\\d+)\\.(${RAW_KINDS.map(escapeRegExp).join('|')})$`,
 )
 
 /** The cell and repeat a raw file belongs to; null for any other file. */

@@ -202,6 +202,26 @@ export interface RunningStack {
   scratch: string
 }
 
+/** Prepares and starts the cell's proxy in front of the backend, keeps a copy of its config, and points the stack's URL at it. */
+async function startCellProxy(cell: Cell, ctx: CellContext, stack: RunningStack, checked: boolean, l4?: L4Stack): Promise<void> {
+  if (!(cell.stack && cell.stackVersion && cell.template)) return
+  const { backend, scratch } = stack
+  const prepared = await prepareProxy({
+    stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
+    certs: ctx.certs.files[cell.keyType], backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend, listenHost: listenHost(ctx.runtime, LOOPBACK, 'proxy'), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
+    keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
+    checked,
+    ...(cell.image ? { image: cell.image } : {}),
+  })
+  const saved = configCopy(ctx.runDir, cell, cell.stack.config_ext)
+  mkdirSync(dirname(saved), { recursive: true })
+  if (!existsSync(saved)) copyFileSync(prepared.configFile, saved)
+  stack.proxy = await startProxy(ctx.runtime, prepared, ctx.cpus.proxy, ctx.certs.ca, l4?.ready)
+  stack.roles.push(stack.proxy)
+  stack.url = `${cellScheme(cell)}://${reachHost(ctx.runtime, stack.proxy)}:${prepared.listenPort}${requestTarget(cell)}`
+  if (l4) stack.url = l4.url(reachHost(ctx.runtime, stack.proxy), prepared.listenPort)
+}
+
 /**
  * Starts backend and proxy for a cell, verifies them, runs `body`, and stops everything
  * whatever happens. A start failure or a failed verification becomes a row through
@@ -219,22 +239,7 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
       const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}), ...(cell.protocol === 'h3' && !cell.stack ? { h3: ctx.certs.files[cell.keyType] } : {}) })
       roles.push(backend.role)
       stack = { backend, url: `http://${backend.host}:${backend.port}${requestTarget(cell)}`, roles, scratch }
-      if (cell.stack && cell.stackVersion && cell.template) {
-        const prepared = await prepareProxy({
-          stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
-          certs: ctx.certs.files[cell.keyType], backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend, listenHost: listenHost(ctx.runtime, LOOPBACK, 'proxy'), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
-          keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
-          checked: checked === null,
-          ...(cell.image ? { image: cell.image } : {}),
-        })
-        const saved = configCopy(ctx.runDir, cell, cell.stack.config_ext)
-        mkdirSync(dirname(saved), { recursive: true })
-        if (!existsSync(saved)) copyFileSync(prepared.configFile, saved)
-        stack.proxy = await startProxy(ctx.runtime, prepared, ctx.cpus.proxy, ctx.certs.ca, l4?.ready)
-        roles.push(stack.proxy)
-        stack.url = `${cellScheme(cell)}://${reachHost(ctx.runtime, stack.proxy)}:${prepared.listenPort}${requestTarget(cell)}`
-        if (l4) stack.url = l4.url(reachHost(ctx.runtime, stack.proxy), prepared.listenPort)
-      }
+      await startCellProxy(cell, ctx, stack, checked === null, l4)
     } catch (e) {
       return outcome.failed(`did not start: ${(e as Error).message.split('\n')[0]}`)
     }

@@ -99,92 +99,119 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
   const row = (fields: Partial<Measurement>) => filled({ ...gen.fields, ...fields })
   const name = repeatStem(cell, repeat)
   return withVerifiedStack(cell, name, ctx, outcomes(row), async (stack) => {
-    const { backend, proxy, url, roles, scratch } = stack
     const own = gen.verify ? await gen.verify(stack) : null
     if (own) return row({ status: 'invalid', reason: `verification failed: ${own}` })
-    const p = ctx.profile
-    const genThreads = cpuCount(ctx.cpus.generator)
-    const raw = rawFile(ctx.runDir, name, gen.raw)
-    rmSync(raw, { force: true })
-    // A spectrum left by an interrupted attempt must not pass for this one's.
-    rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
-    await ctx.windowGate?.beforeWindow(roles.map((r) => r.pid))
-    const generator = await ctx.runtime.start({
-      role: 'generator', name: `generator-${name}`,
-      argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
-      cpus: ctx.cpus.generator, logFile: raw, ...(gen.inScratch ? { cwd: scratch } : {}),
-    })
-    roles.push(generator)
-    // Started with the generator, its window lines up with the cell's (warm-up, then the window).
-    const reference = startReference(ctx, { warmupS: p.warmupS, durationS: p.durationS })
-    const snap = async (): Promise<Snapshot> => {
-      const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
-      return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), procs: readProcesses(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
-    }
-    const counted = proxy ?? backend.role
-    // The user/system split of the whole window (the tick-sampled split needs all its ticks).
-    const group = ctx.counts === false ? undefined : ctx.runtime.countingGroup?.(counted)
-    const userSys = () => (group && typeof group !== 'string' ? readUserSys(group) : null)
-    await sleep(p.warmupS * 1000)
-    const [a, usA] = await Promise.all([snap(), userSys()])
-    // The proxy's kernel counts (the direct row: the backend's, for its calibrated figure) over
-    // a sub-window in the middle of the window: counters attached cost every system call of
-    // the counted role, so they are attached for a part only (docs/method/counts.md#overhead).
-    const sub = countingSubWindow(p.durationS)
-    await sleep(sub.startS * 1000)
-    const counting = await openCounting(ctx.runtime, [counted], { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
-    const [s1] = await Promise.all([backendStats(backend), counting.begin()])
-    const leftS = () => p.durationS - Number(process.hrtime.bigint() - a.at) / 1e9
-    await sleep(Math.max(0, Math.min(sub.lengthS, leftS() - 0.05)) * 1000)
-    const [s2] = await Promise.all([backendStats(backend), counting.end()])
-    const countsRead = counting.read()
-    await sleep(Math.max(0, leftS()) * 1000)
-    const [b, usB] = await Promise.all([snap(), userSys()])
-    const sampled = (await countsRead).get(counted)
-    const counts = sampled?.ok ? { ...sampled, userShare: userShareBetween(usA, usB) ?? sampled.userShare } : sampled
-    const subRequests = s2.requests - s1.requests
-    const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
-    // The generator stops itself after -d; if it does not, the row says so instead of the run hanging.
-    const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
-    if (hung) await ctx.runtime.stop(generator)
-    const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
-    const refReading = reference ? await reference.reading() : null
-
-    const windowS = Number(b.at - a.at) / 1e9
-    const requests = b.stats.requests - a.stats.requests
-    const perReq = (ns: number) => (requests > 0 ? round(ns / 1e3 / requests) : null)
-    const generatorShare = round((b.generatorNs - a.generatorNs) / 1e9 / (windowS * genThreads), 4)
-    const errors = report?.errors ?? 0
-    const reasons = invalidReasons({
-      generatorRequests: report?.requests ?? 0, generatorErrors: errors, windowRequests: requests, generatorCpuShare: generatorShare,
-      exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
-    })
-    const d = withCulprits(windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, [
-      { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }, ...referenceUse(refReading, ctx.cpus)]), a.procs, b.procs, windowS, roles.map((r) => r.pid))
-    const refNote = referenceNote(refReading)
-    const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
-    const proxyPerReq = proxy ? perReq(b.proxyNs - a.proxyNs) : null
-    const backendPerReq = perReq(b.backendNs - a.backendNs)
-    const countedCols = countColumns(counts, subRequests, proxy ? proxyPerReq : backendPerReq)
-    const calibrated = calibratedColumns(countedCols, ctx)
-    return row({
-      ...report?.fields,
-      ...(proxy ? countedCols : noCounts('direct row: no proxy (proxy_cpu_calibrated is the backend\'s)')),
-      ...calibrated,
-      requests, errors, rps: round(requests / windowS, 1),
-      p50_ms: ms(report?.latencyUs?.p50), p90_ms: ms(report?.latencyUs?.p90), p99_ms: ms(report?.latencyUs?.p99), p999_ms: ms(report?.latencyUs?.p999), max_ms: ms(report?.latencyUs?.max),
-      proxy_cpu_us_per_req: proxyPerReq,
-      backend_cpu_us_per_req: backendPerReq,
-      generator_cpu_share: generatorShare,
-      // The stats reads after the first (the sub-window's two, the window's end) open one connection each.
-      backend_conns_per_1k_req: requests > 0 ? round(((b.stats.accepted - a.stats.accepted - 3) * 1000) / requests, 2) : null,
-      proxy_cpu_share: proxy ? round((b.proxyNs - a.proxyNs) / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
-      status: reasons.length ? 'invalid' : 'valid',
-      reason: [...reasons, ...(refNote ? [refNote] : [])].join('; '),
-      ...disturbanceColumns(d),
-      // The direct row's cost is the backend's.
-      ...referenceColumns(refReading, proxy ? proxyPerReq : backendPerReq),
-    })
+    const window = await runClosedWindow(cell, name, ctx, gen, stack)
+    return row(closedFields(window, stack, ctx))
   })
 }
 
+/**
+ * Starts the generator, waits out the warm-up, and reads the counters at the window's ends
+ * and around the counted sub-window; then waits for the generator and reads its report.
+ */
+async function runClosedWindow(cell: Cell, name: string, ctx: CellContext, gen: ClosedGenerator, stack: RunningStack) {
+  const { backend, proxy, url, roles, scratch } = stack
+  const p = ctx.profile
+  const genThreads = cpuCount(ctx.cpus.generator)
+  const raw = rawFile(ctx.runDir, name, gen.raw)
+  rmSync(raw, { force: true })
+  // A spectrum left by an interrupted attempt must not pass for this one's.
+  rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
+  await ctx.windowGate?.beforeWindow(roles.map((r) => r.pid))
+  const generator = await ctx.runtime.start({
+    role: 'generator', name: `generator-${name}`,
+    argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
+    cpus: ctx.cpus.generator, logFile: raw, ...(gen.inScratch ? { cwd: scratch } : {}),
+  })
+  roles.push(generator)
+  // Started with the generator, its window lines up with the cell's (warm-up, then the window).
+  const reference = startReference(ctx, { warmupS: p.warmupS, durationS: p.durationS })
+  const snap = async (): Promise<Snapshot> => {
+    const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
+    return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), procs: readProcesses(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
+  }
+  const counted = proxy ?? backend.role
+  // The user/system split of the whole window (the tick-sampled split needs all its ticks).
+  const group = ctx.counts === false ? undefined : ctx.runtime.countingGroup?.(counted)
+  const userSys = () => (group && typeof group !== 'string' ? readUserSys(group) : null)
+  await sleep(p.warmupS * 1000)
+  const [a, usA] = await Promise.all([snap(), userSys()])
+  // The proxy's kernel counts (the direct row: the backend's, for its calibrated figure) over
+  // a sub-window in the middle of the window: counters attached cost every system call of
+  // the counted role, so they are attached for a part only (docs/method/counts.md#overhead).
+  const sub = countingSubWindow(p.durationS)
+  await sleep(sub.startS * 1000)
+  const counting = await openCounting(ctx.runtime, [counted], { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
+  const [s1] = await Promise.all([backendStats(backend), counting.begin()])
+  const leftS = () => p.durationS - Number(process.hrtime.bigint() - a.at) / 1e9
+  await sleep(Math.max(0, Math.min(sub.lengthS, leftS() - 0.05)) * 1000)
+  const [s2] = await Promise.all([backendStats(backend), counting.end()])
+  const countsRead = counting.read()
+  await sleep(Math.max(0, leftS()) * 1000)
+  const [b, usB] = await Promise.all([snap(), userSys()])
+  const sampled = (await countsRead).get(counted)
+  const counts = sampled?.ok ? { ...sampled, userShare: userShareBetween(usA, usB) ?? sampled.userShare } : sampled
+  const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
+  // The generator stops itself after -d; if it does not, the row says so instead of the run hanging.
+  const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
+  if (hung) await ctx.runtime.stop(generator)
+  const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
+  const refReading = reference ? await reference.reading() : null
+  return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, refReading }
+}
+
+type ClosedWindow = Awaited<ReturnType<typeof runClosedWindow>>
+
+/** Why the window's row is invalid: the generator's and the window's counts disagree, a role exited, no report. */
+function closedReasons(w: ClosedWindow, requests: number, generatorShare: number): string[] {
+  const { exitedEarly, report, generator } = w
+  return invalidReasons({
+    generatorRequests: report?.requests ?? 0, generatorErrors: report?.errors ?? 0, windowRequests: requests, generatorCpuShare: generatorShare,
+    exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
+  })
+}
+
+/** The window's disturbance: other CPU use on the cell's cores than the roles' own, and who used it. */
+function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContext, windowS: number) {
+  const { a, b } = w
+  const own = [
+    { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }, ...referenceUse(w.refReading, ctx.cpus),
+  ]
+  const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!stack.proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, own)
+  return withCulprits(d, a.procs, b.procs, windowS, stack.roles.map((r) => r.pid))
+}
+
+/** The row's measured columns from one window. */
+function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext): Partial<Measurement> {
+  const { a, b, report, refReading } = w
+  const { proxy } = stack
+  const windowS = Number(b.at - a.at) / 1e9
+  const requests = b.stats.requests - a.stats.requests
+  const perReq = (ns: number) => (requests > 0 ? round(ns / 1e3 / requests) : null)
+  const generatorShare = round((b.generatorNs - a.generatorNs) / 1e9 / (windowS * w.genThreads), 4)
+  const reasons = closedReasons(w, requests, generatorShare)
+  const refNote = referenceNote(refReading)
+  const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
+  const proxyPerReq = proxy ? perReq(b.proxyNs - a.proxyNs) : null
+  const backendPerReq = perReq(b.backendNs - a.backendNs)
+  const countedCols = countColumns(w.counts, w.subRequests, proxy ? proxyPerReq : backendPerReq)
+  return {
+    ...report?.fields,
+    ...(proxy ? countedCols : noCounts('direct row: no proxy (proxy_cpu_calibrated is the backend\'s)')),
+    ...calibratedColumns(countedCols, ctx),
+    requests, errors: report?.errors ?? 0, rps: round(requests / windowS, 1),
+    p50_ms: ms(report?.latencyUs?.p50), p90_ms: ms(report?.latencyUs?.p90), p99_ms: ms(report?.latencyUs?.p99), p999_ms: ms(report?.latencyUs?.p999), max_ms: ms(report?.latencyUs?.max),
+    proxy_cpu_us_per_req: proxyPerReq,
+    backend_cpu_us_per_req: backendPerReq,
+    generator_cpu_share: generatorShare,
+    // The stats reads after the first (the sub-window's two, the window's end) open one connection each.
+    backend_conns_per_1k_req: requests > 0 ? round(((b.stats.accepted - a.stats.accepted - 3) * 1000) / requests, 2) : null,
+    proxy_cpu_share: proxy ? round((b.proxyNs - a.proxyNs) / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
+    status: reasons.length ? 'invalid' : 'valid',
+    reason: [...reasons, ...(refNote ? [refNote] : [])].join('; '),
+    ...disturbanceColumns(closedDisturbance(w, stack, ctx, windowS)),
+    // The direct row's cost is the backend's.
+    ...referenceColumns(refReading, proxy ? proxyPerReq : backendPerReq),
+  }
+}

@@ -224,7 +224,8 @@ export async function waitForQuiet(o: { groups: readonly string[]; threshold: nu
   const meanwhile = () => [...used.values()].map((p) => ({ ...p, share: elapsed() > 0 ? p.share / elapsed() : 0 })).sort((x, y) => y.share - x.share || x.pid - y.pid)
   while (elapsed() < o.maxS) {
     await sleep(Math.min(pollS, Math.max(0.01, o.maxS - elapsed())) * 1000)
-    const now = (last = sampleMachine())
+    const now = sampleMachine()
+    last = now
     const look = lookBetween(prev, now, roots)
     for (const p of look.processes) used.set(p.pid, { ...p, share: (used.get(p.pid)?.share ?? 0) + p.share * look.seconds })
     const loud = o.groups.some((g) => g !== '' && coresLoad(look.loadByCpu, g) > o.threshold)

@@ -1,50 +1,10 @@
-import { CHART_FONT, CHART_WIDTH, estimateWidth, renderSpec, type VegaLiteSpec } from './chart-render.ts'
+import { CHART_WIDTH, estimateWidth, renderSpec, type VegaLiteSpec } from './chart-render.ts'
+import { checkRows, finite, head, uniq, type CommonOptions } from './chart-base.ts'
+import { timeValue, type DotChartOptions } from './point-charts.ts'
+
+export { dotChart, lineChart, percentileChart, type DotChartOptions, type DotRow, type LineChartOptions, type LinePoint, type PercentileChartOptions, type PercentileRow } from './point-charts.ts'
 
 /* The article's chart kinds: each builds a vega-lite spec from plain rows and renders it (lib/report/chart-render.ts). */
-
-const baseConfig = {
-  font: CHART_FONT,
-  background: 'white',
-  padding: 8,
-  view: { stroke: null },
-  axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal', labelColor: '#333', titleColor: '#333', gridColor: '#e6e6e6', domainColor: '#888', tickColor: '#888' },
-  legend: { orient: 'top', direction: 'horizontal', columns: 5, titleOrient: 'left', labelFontSize: 11, titleFontSize: 11, titleFontWeight: 'normal', labelLimit: 240 },
-  title: { fontSize: 14, fontWeight: 'bold', anchor: 'start', color: '#1f2328', subtitleColor: '#59636e', subtitleFontSize: 11 },
-  range: { category: ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000', '#999999', '#882255'] },
-} as const
-
-interface CommonOptions {
-  title?: string
-  subtitle?: string
-  /** Total SVG width in px (default CHART_WIDTH); the plot fits inside it. */
-  width?: number
-  /** Plot height in px (axes and legend come on top of it). */
-  height?: number
-  /** d3-format for the value axis, e.g. ".1f" or "~s". */
-  valueFormat?: string
-  /** Accessible description (aria-label of the SVG). */
-  description?: string
-}
-
-function head(opts: CommonOptions, width: number) {
-  return {
-    ...(opts.title ? { title: opts.subtitle ? { text: opts.title, subtitle: opts.subtitle } : { text: opts.title } } : {}),
-    description: opts.description ?? opts.title ?? 'chart',
-    width,
-    autosize: { type: 'fit-x', contains: 'padding' },
-    config: baseConfig,
-  }
-}
-
-const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n)
-
-function uniq(values: readonly string[]): string[] {
-  return [...new Set(values)]
-}
-
-function checkRows<T>(kind: string, rows: readonly T[]): void {
-  if (!Array.isArray(rows) || rows.length === 0) throw new Error(`charts: ${kind} needs at least one row`)
-}
 
 /** One bar: a category, its value, and optionally a colour group and an interval. */
 export interface BarRow {
@@ -103,31 +63,44 @@ export async function barChart(rows: readonly BarRow[], opts: BarChartOptions = 
       encoding: { [cat]: catEnc, [val]: valEnc, ...(groupEnc ? { color: groupEnc, [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}) },
     },
   ]
-  if (hasErr) {
-    // an interval line with a cap at each end, in the bar's own slot when grouped
-    const offset = hasGroup ? { [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}
-    const withInterval = { filter: 'isValid(datum.lo) && isValid(datum.hi)' }
-    layers.push({
-      transform: [withInterval],
-      mark: { type: 'rule', color: '#222', strokeWidth: 1.2 },
-      encoding: { [cat]: catEnc, [val]: { field: 'lo', type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null }, [`${val}2`]: { field: 'hi' }, ...offset },
-    })
-    for (const end of ['lo', 'hi']) {
-      layers.push({
-        transform: [withInterval],
-        mark: { type: 'tick', color: '#222', thickness: 1.2, size: 8, orient: h ? 'vertical' : 'horizontal' },
-        encoding: { [cat]: catEnc, [val]: { field: end, type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null }, ...offset },
-      })
-    }
-  }
+  if (hasErr) layers.push(...intervalLayers({ h, cat, val, off, catEnc, valScale, groups, hasGroup, valueTitle: opts.valueTitle }))
   if (!opts.side || opts.side.rows.length === 0) {
     const spec = { ...head(opts, width), height, data: { values }, layer: layers }
     return renderSpec(spec as unknown as VegaLiteSpec)
   }
+  return sideBySide(opts, opts.side, { width, height, values, layers, h, cat, val, off, catEnc, groupEnc, groups, hasGroup })
+}
+
+type BarAxes = { h: boolean; cat: string; val: string; off: string; catEnc: object; groups: string[]; hasGroup: boolean }
+
+/** Each bar's interval: a line with a cap at each end, in the bar's own slot when grouped. */
+function intervalLayers(o: BarAxes & { valScale: object; valueTitle: string | undefined }): object[] {
+  const { h, cat, val, off, catEnc, valScale, groups, hasGroup } = o
+  const out: object[] = []
+  const offset = hasGroup ? { [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}
+  const withInterval = { filter: 'isValid(datum.lo) && isValid(datum.hi)' }
+  out.push({
+    transform: [withInterval],
+    mark: { type: 'rule', color: '#222', strokeWidth: 1.2 },
+    encoding: { [cat]: catEnc, [val]: { field: 'lo', type: 'quantitative', scale: valScale, title: o.valueTitle ?? null }, [`${val}2`]: { field: 'hi' }, ...offset },
+  })
+  for (const end of ['lo', 'hi']) {
+    out.push({
+      transform: [withInterval],
+      mark: { type: 'tick', color: '#222', thickness: 1.2, size: 8, orient: h ? 'vertical' : 'horizontal' },
+      encoding: { [cat]: catEnc, [val]: { field: end, type: 'quantitative', scale: valScale, title: o.valueTitle ?? null }, ...offset },
+    })
+  }
+  return out
+}
+
+/** The bars with a second panel beside them (BarChartOptions.side), sharing the categories and colours. */
+function sideBySide(opts: BarChartOptions, side: NonNullable<BarChartOptions['side']>, o: BarAxes & { width: number; height: number; values: object[]; layers: object[]; groupEnc: object | undefined }): Promise<string> {
+  const { width, height, values, layers, h, cat, val, off, catEnc, groupEnc, groups, hasGroup } = o
   // Two panels side by side: fixed widths (fit-x does not apply to a concatenation).
-  const sideWidth = opts.side.width ?? 150
-  const sideValues = opts.side.rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group) }))
-  const sideVal = { field: 'value', type: 'quantitative', title: opts.side.valueTitle, scale: { zero: true }, axis: { grid: true, tickCount: 3 } }
+  const sideWidth = side.width ?? 150
+  const sideValues = side.rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group) }))
+  const sideVal = { field: 'value', type: 'quantitative', title: side.valueTitle, scale: { zero: true }, axis: { grid: true, tickCount: 3 } }
   const sideLayer = {
     width: sideWidth, height, data: { values: sideValues },
     mark: { type: 'bar', ...(hasGroup ? {} : { color: '#0072B2' }) },
@@ -236,154 +209,5 @@ export async function changeChart(rows: readonly ChangeRow[], opts: DotChartOpti
     { mark: { type: 'point', filled: true, size: 40 }, encoding: { y: catEnc, x: x('value'), color } },
   ]
   const spec = { ...head(opts, width), height, data: { values }, layer: layers }
-  return renderSpec(spec as unknown as VegaLiteSpec)
-}
-
-/** One point of a line: x is a number, or a time (Date, epoch ms, or ISO string). */
-export interface LinePoint {
-  x: number | string | Date
-  y: number
-  series?: string
-}
-
-export interface LineChartOptions extends CommonOptions {
-  /** 'quantitative' (default) or 'temporal' (times are shown in UTC, whatever the host's zone). */
-  xType?: 'quantitative' | 'temporal'
-  xTitle?: string
-  yTitle?: string
-  seriesTitle?: string
-  logX?: boolean
-  logY?: boolean
-  /** Mark each point (default true). */
-  points?: boolean
-  /** d3-format (quantitative) or d3-time-format (temporal) for the x axis. */
-  xFormat?: string
-  /** Start the y axis at zero (default true unless logY). */
-  zeroY?: boolean
-}
-
-function timeValue(x: number | string | Date): number {
-  if (x instanceof Date) return x.getTime()
-  if (typeof x === 'number') return x
-  // an ISO date-time without an offset would be read in the host's zone: read it as UTC
-  const s = /T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(x) ? `${x}Z` : x
-  const t = Date.parse(s)
-  if (!Number.isFinite(t)) throw new Error(`charts: "${x}" is not a time`)
-  return t
-}
-
-/** Lines per series (legend in first-seen order), x numeric or time. */
-export async function lineChart(rows: readonly LinePoint[], opts: LineChartOptions = {}): Promise<string> {
-  checkRows('lineChart', rows)
-  const temporal = opts.xType === 'temporal'
-  const values = rows.map((r) => ({ x: temporal ? timeValue(r.x) : Number(r.x), y: r.y, series: r.series === undefined ? undefined : String(r.series) }))
-  const series = uniq(values.filter((r) => r.series !== undefined).map((r) => r.series!))
-  const width = opts.width ?? CHART_WIDTH
-  const xEnc = temporal
-    ? { field: 'x', type: 'temporal', title: opts.xTitle ?? null, scale: { type: 'utc' }, axis: { format: opts.xFormat, labelAngle: 0 } }
-    : { field: 'x', type: 'quantitative', title: opts.xTitle ?? null, scale: opts.logX ? { type: 'log' } : { zero: false }, axis: { format: opts.xFormat, tickCount: 8 } }
-  const yEnc = { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: opts.logY ? { type: 'log' } : { zero: opts.zeroY ?? true }, axis: { format: opts.valueFormat } }
-  const colorEnc = series.length > 0 ? { color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null } } : {}
-  const spec = {
-    ...head(opts, width),
-    height: opts.height ?? 280,
-    data: { values },
-    mark: { type: 'line', point: opts.points ?? true, strokeWidth: 2, ...(series.length > 0 ? {} : { color: '#0072B2' }) },
-    encoding: { x: xEnc, y: yEnc, ...colorEnc, ...(series.length > 0 ? { detail: { field: 'series', type: 'nominal' } } : {}) },
-  }
-  return renderSpec(spec as unknown as VegaLiteSpec)
-}
-
-/** One dot (e.g. one repeat, or a mean with its CI in lo/hi). */
-export interface DotRow {
-  category: string
-  value: number
-  group?: string
-  lo?: number
-  hi?: number
-}
-
-export interface DotChartOptions extends CommonOptions {
-  categoryTitle?: string
-  valueTitle?: string
-  groupTitle?: string
-  log?: boolean
-  /** Start the value axis at zero (default false: dots show differences). */
-  zero?: boolean
-}
-
-/**
- * A dot plot: categories down the side (order given), one dot per row, coloured by
- * group, with an interval line where lo/hi are given.
- */
-export async function dotChart(rows: readonly DotRow[], opts: DotChartOptions = {}): Promise<string> {
-  checkRows('dotChart', rows)
-  const values = rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group), lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined }))
-  const categories = uniq(values.map((r) => r.category))
-  const groups = uniq(values.filter((r) => r.group !== undefined).map((r) => r.group!))
-  const hasGroup = groups.length > 0
-  const width = opts.width ?? CHART_WIDTH
-  const height = opts.height ?? Math.max(80, categories.length * 26)
-  const valScale = opts.log ? { type: 'log' } : { zero: opts.zero ?? false }
-  const catEnc = { field: 'category', type: 'nominal', sort: categories, scale: { domain: categories }, title: opts.categoryTitle ?? null, axis: { labelLimit: 220, grid: true } }
-  const colorEnc = hasGroup ? { color: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups }, title: opts.groupTitle ?? null } } : {}
-  const layers: object[] = []
-  if (values.some((r) => r.lo !== undefined && r.hi !== undefined)) {
-    layers.push({
-      transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }],
-      mark: { type: 'rule', strokeWidth: 2, opacity: 0.6, ...(hasGroup ? {} : { color: '#0072B2' }) },
-      encoding: { y: catEnc, x: { field: 'lo', type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null }, x2: { field: 'hi' }, ...colorEnc },
-    })
-  }
-  layers.push({
-    mark: { type: 'point', filled: true, size: 60, opacity: 0.9, ...(hasGroup ? {} : { color: '#0072B2' }) },
-    encoding: { y: catEnc, x: { field: 'value', type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null, axis: { format: opts.valueFormat } }, ...colorEnc },
-  })
-  const spec = { ...head(opts, width), height, data: { values }, layer: layers }
-  return renderSpec(spec as unknown as VegaLiteSpec)
-}
-
-/** One row of a latency spectrum: the latency (ms) at a percentile (0..100). */
-export interface PercentileRow {
-  percentile: number
-  value: number
-  series: string
-}
-
-export interface PercentileChartOptions extends CommonOptions {
-  yTitle?: string
-  seriesTitle?: string
-  /** The last percentile drawn (default 99.999): 100% itself is at infinity on this axis. */
-  maxPercentile?: number
-}
-
-/**
- * HdrHistogram's percentile plot: x is 1/(1-p) on a log scale, labelled as percentiles
- * (90%, 99%, 99.9%, ...) so the tail gets as much room as the body; y is the latency,
- * log scale. One line per series (legend in first-seen order).
- */
-export async function percentileChart(rows: readonly PercentileRow[], opts: PercentileChartOptions = {}): Promise<string> {
-  checkRows('percentileChart', rows)
-  const maxP = opts.maxPercentile ?? 99.999
-  const xMax = Math.round(1 / (1 - maxP / 100)) // 99.999 → 100000, not 99999.99…
-  // A value of 0 has no place on a log axis; HDR's lowest value is 1 µs anyway.
-  const values = rows.filter((r) => r.percentile <= maxP + 1e-9 && r.value > 0).map((r) => ({ x: 1 / (1 - r.percentile / 100), y: r.value, series: String(r.series) }))
-  checkRows('percentileChart (percentiles up to the last drawn)', values)
-  const series = uniq(values.map((r) => r.series))
-  // 0% (x = 1) would sit on top of 50%: the axis starts there unlabelled.
-  const ticks = [2, 10, 100, 1000, 1e4, 1e5, 1e6].filter((t) => t <= xMax * 1.0001)
-  const spec = {
-    ...head(opts, opts.width ?? CHART_WIDTH),
-    height: opts.height ?? 300,
-    data: { values },
-    mark: { type: 'line', strokeWidth: 2 },
-    encoding: {
-      x: { field: 'x', type: 'quantitative', title: 'percentile', scale: { type: 'log', domain: [1, xMax] }, axis: { values: ticks, labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'", grid: true } },
-      y: { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: { type: 'log' }, axis: { format: opts.valueFormat ?? '~g', grid: true } },
-      // Cell labels are long: three to a legend row keeps the legend inside the chart's width.
-      color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null, legend: { columns: 3 } },
-      detail: { field: 'series', type: 'nominal' },
-    },
-  }
   return renderSpec(spec as unknown as VegaLiteSpec)
 }

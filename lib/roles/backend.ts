@@ -86,7 +86,7 @@ export function backendStats(b: { host: string; port: number }): Promise<Backend
       res.on('end', () => {
         try {
           resolve(JSON.parse(body) as BackendStats)
-        } catch (e) {
+        } catch {
           reject(new Error(`backend /__stats answered ${res.statusCode} with ${body.slice(0, 80)}`))
         }
       })

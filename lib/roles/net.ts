@@ -84,7 +84,10 @@ function echoOk(host: string, port: number, tls: { ca: string } | undefined): Pr
     const done = (ok: boolean) => (s.destroy(), resolve(ok))
     s.setTimeout(2000, () => done(false))
     s.once(tls ? 'secureConnect' : 'connect', () => s.write(msg))
-    s.on('data', (d: Buffer) => (got += d.toString()) === msg && done(true))
+    s.on('data', (d: Buffer) => {
+      got += d.toString()
+      if (got === msg) done(true)
+    })
     s.once('error', () => done(false))
     s.once('close', () => done(got === msg))
   })

@@ -235,16 +235,7 @@ export async function openCounting(runtime: Runtime, roles: readonly RunningRole
       reasons.set(role, `no process in ${role.spec.role}'s cgroup ${group.dir}`)
       continue
     }
-    const argv = o.perfCpus ? ['taskset', '-c', o.perfCpus, 'perf', ...perfStatArgs(pids)] : ['perf', ...perfStatArgs(pids)]
-    const perf = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] })
-    const a: Attached = { role, group, pids, perf, stderr: '', acks: [], ackWaiters: [], exited: new Promise((r) => perf.once('close', () => r())) }
-    ;(perf.stderr as Readable).on('data', (d: Buffer) => (a.stderr += d.toString()))
-    ;(perf.stdio[4] as Readable).on('data', (d: Buffer) => {
-      for (const _ of d.toString().match(/ack/g) ?? []) a.ackWaiters.shift()?.()
-    })
-    ;(perf.stdio[3] as Writable).on('error', () => {})
-    perf.once('error', (e) => (a.failed = `perf did not start: ${e.message}`))
-    attached.push(a)
+    attached.push(attachPerf(role, group, pids, o.perfCpus))
   }
   // perf prints "Events disabled" once it has attached to every thread: the window may begin.
   await Promise.all(attached.map(async (a) => {
@@ -270,25 +261,42 @@ export async function openCounting(runtime: Runtime, roles: readonly RunningRole
       const out = new Map<RunningRole, RoleCounts>()
       for (const [role, reason] of reasons) out.set(role, { ok: false, reason })
       await Promise.all(attached.map(async (a) => {
-        if (a.perf.exitCode === null) a.perf.kill('SIGINT')
-        const late = setTimeout(() => a.perf.kill('SIGKILL'), 5000)
-        await a.exited
-        clearTimeout(late)
-        const counts = parsePerfStat(a.stderr)
-        const syscalls = counts.get(PERF_EVENTS[0])
-        const switches = counts.get(PERF_EVENTS[1])
-        if (a.failed) out.set(a.role, { ok: false, reason: a.failed })
-        else if (syscalls == null || switches == null) out.set(a.role, { ok: false, reason: `perf counted nothing for ${a.role.spec.role}: ${a.stderr.trim().split('\n').at(-1) ?? 'no output'}` })
-        else {
-          out.set(a.role, {
-            ok: true, syscalls, contextSwitches: switches,
-            involuntarySwitches: a.switchesA && a.switchesB ? involuntaryBetween(a.switchesA, a.switchesB) : null,
-            userShare: userShareBetween(a.userSysA ?? null, a.userSysB ?? null),
-          })
-        }
+        out.set(a.role, await stopAndRead(a))
       }))
       return out
     },
+  }
+}
+
+/** perf stat attached to a role's processes, disabled until the window begins (counts read at the end). */
+function attachPerf(role: RunningRole, group: CountingGroup, pids: number[], perfCpus: string | undefined): Attached {
+  const argv = perfCpus ? ['taskset', '-c', perfCpus, 'perf', ...perfStatArgs(pids)] : ['perf', ...perfStatArgs(pids)]
+  const perf = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] })
+  const a: Attached = { role, group, pids, perf, stderr: '', acks: [], ackWaiters: [], exited: new Promise((r) => perf.once('close', () => r())) }
+  ;(perf.stderr as Readable).on('data', (d: Buffer) => (a.stderr += d.toString()))
+  ;(perf.stdio[4] as Readable).on('data', (d: Buffer) => {
+    for (const _ of d.toString().match(/ack/g) ?? []) a.ackWaiters.shift()?.()
+  })
+  ;(perf.stdio[3] as Writable).on('error', () => {})
+  perf.once('error', (e) => (a.failed = `perf did not start: ${e.message}`))
+  return a
+}
+
+/** Stops a role's perf and reads what it counted; a perf that failed or counted nothing gives the reason. */
+async function stopAndRead(a: Attached): Promise<RoleCounts> {
+  if (a.perf.exitCode === null) a.perf.kill('SIGINT')
+  const late = setTimeout(() => a.perf.kill('SIGKILL'), 5000)
+  await a.exited
+  clearTimeout(late)
+  const counts = parsePerfStat(a.stderr)
+  const syscalls = counts.get(PERF_EVENTS[0])
+  const switches = counts.get(PERF_EVENTS[1])
+  if (a.failed) return { ok: false, reason: a.failed }
+  if (syscalls == null || switches == null) return { ok: false, reason: `perf counted nothing for ${a.role.spec.role}: ${a.stderr.trim().split('\n').at(-1) ?? 'no output'}` }
+  return {
+    ok: true, syscalls, contextSwitches: switches,
+    involuntarySwitches: a.switchesA && a.switchesB ? involuntaryBetween(a.switchesA, a.switchesB) : null,
+    userShare: userShareBetween(a.userSysA ?? null, a.userSysB ?? null),
   }
 }
 

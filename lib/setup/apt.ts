@@ -19,6 +19,7 @@ export const DEBIAN_PACKAGES: Record<string, string> = {
 
 /** Installed version of each package, or null when it is not installed. */
 export async function debianVersions(packages: string[]): Promise<Map<string, string | null>> {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax, not a template
   const r = await exec('dpkg-query', ['-W', '-f', '${Package}\t${db:Status-Abbrev}\t${Version}\n', ...packages])
   const found = new Map<string, string | null>(packages.map((p) => [p, null]))
   for (const line of r.stdout.split('\n')) {

@@ -20,9 +20,6 @@ const FILES_OVER: Record<string, number> = {}
 /** Functions over MAX_FUNCTION_LINES today (`file name`, as sizes() names them), with their lines today. */
 const FUNCTIONS_OVER: Record<string, number> = {
   'lib/findings/pooling.ts poolingFindings': 115,
-  'lib/measure/closed.ts measureClosed': 94,
-  'lib/measure/closed.ts measureClosed.(anonymous)': 89,
-  'lib/report/sections/pictures.ts picturesSection': 104,
 }
 
 function sources(dir: string): string[] {

@@ -37,10 +37,15 @@ function verdicts(findings: readonly Finding[], ids: readonly string[]): string 
  * baseline's change per cell. Each says its unit and load model and links its CSV.
  */
 export function picturesSection(a: Article, input: ArticleInput): ChartRequest[] {
-  const { aggregates, findings, run, baseline } = input
   const charts: ChartRequest[] = []
-  const p = run.manifest.profile_settings
+  for (const picture of [poolingPicture, handshakesPicture, openPicture, websocketPicture, versionsPicture, baselinePicture]) picture(a, charts, input)
+  return charts
+}
 
+/** The headline: proxy CPU per request per pooling series, the pool detector beside it. */
+function poolingPicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
+  const { aggregates, findings, run } = input
+  const p = run.manifest.profile_settings
   const poolRows = poolingSeriesCells(aggregates.cells.measurements).filter((c) => c.key.proxy !== 'direct')
   const main = poolingMain(poolRows)
   if (main.length) {
@@ -63,7 +68,12 @@ export function picturesSection(a: Article, input: ArticleInput): ChartRequest[]
       note: verdicts(findings, ['F1', 'F2', 'F3', 'pool']),
     }, rows)
   }
+}
 
+/** Proxy CPU per full TLS handshake by key type. */
+function handshakesPicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
+  const { aggregates, findings, run } = input
+  const p = run.manifest.profile_settings
   const hs = aggregates.cells.handshakes.filter((c) => c.key.series === 'tls-handshake')
   if (hs.length) {
     a.heading(2, PICTURES.handshakes)
@@ -80,8 +90,12 @@ export function picturesSection(a: Article, input: ArticleInput): ChartRequest[]
       note: verdicts(findings, ['F5']),
     }, rows)
   }
+}
 
-  const open = openChart(input.openSeries)
+/** The open model: the rate held per second. */
+function openPicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
+  const { findings, openSeries } = input
+  const open = openChart(openSeries)
   if (open) {
     a.heading(2, PICTURES.open)
     const rate = open.charts[0]!
@@ -91,7 +105,11 @@ export function picturesSection(a: Article, input: ArticleInput): ChartRequest[]
       note: verdicts(findings, ['F6']),
     }, rate.rows as unknown as Record<string, number | string>[])
   }
+}
 
+/** WebSocket hold: connections established of the target. */
+function websocketPicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
+  const { aggregates, findings } = input
   const hold = aggregates.cells.websocket.filter((c) => c.key.mode === 'hold')
   if (hold.length) {
     a.heading(2, PICTURES.websocket)
@@ -106,7 +124,12 @@ export function picturesSection(a: Article, input: ArticleInput): ChartRequest[]
       note: verdicts(findings, ['F8']),
     }, rows)
   }
+}
 
+/** Proxy CPU per request over each proxy's release order. */
+function versionsPicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
+  const { aggregates, findings, run } = input
+  const p = run.manifest.profile_settings
   const versioned = versionCells(closedPoolingCells(aggregates)).filter((c) => c.key.series === 'versions' && c.key.variant === 'article' && c.summary)
   if (versioned.length) {
     a.heading(2, PICTURES.versions)
@@ -127,7 +150,12 @@ export function picturesSection(a: Article, input: ArticleInput): ChartRequest[]
       note: verdicts(findings, ['versions', 'F7']),
     }, rows.map((r) => ({ proxy: r.series, version: r.label, release_order: r.x, median: r.y, lo: r.lo ?? null, hi: r.hi ?? null, n: r.n })))
   }
+}
 
+/** The baseline's change per cell, when the run has a baseline. */
+function baselinePicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
+  const { baseline, run } = input
+  const p = run.manifest.profile_settings
   if (baseline) {
     const { changes, unit } = baseline.kind === 'run'
       ? (() => {
@@ -138,7 +166,6 @@ export function picturesSection(a: Article, input: ArticleInput): ChartRequest[]
     a.heading(2, PICTURES.baseline)
     changePlot(a, charts, changes, unit, baseline.kind === 'run' ? closedModelText(p) : 'as each published figure was measured (the claims ledger names it)')
   }
-  return charts
 }
 
 /** The baseline's dot plot: each cell's change with its interval, shaded where within the between-run noise. */

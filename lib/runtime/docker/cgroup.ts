@@ -44,7 +44,10 @@ export async function readCpuInContainer(docker: Docker, container: Docker.Conta
   const exec = await container.exec({ Cmd: ['/bin/sh', '-c', IN_CONTAINER_READ], AttachStdout: true, AttachStderr: true })
   const stream = (await exec.start({ hijack: true, stdin: false })) as NodeJS.ReadableStream
   let text = ''
-  const sink = new Writable({ write: (c: Buffer, _e, done) => ((text += c.toString()), done()) })
+  const sink = new Writable({ write: (c: Buffer, _e, done) => {
+      text += c.toString()
+      done()
+    } })
   docker.modem.demuxStream(stream, sink, sink)
   await new Promise<void>((r) => {
     stream.once('end', () => r())

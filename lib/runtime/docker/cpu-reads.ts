@@ -16,6 +16,12 @@ export interface CountedContainer {
   cgroupFile?: { path: string; v2: boolean } | null
 }
 
+/** A counter never goes back: a read below the last one (or an exited container) keeps the last. */
+function keepHighest(e: CountedContainer, ns: number): number {
+  e.lastNs = Math.max(e.lastNs, ns)
+  return e.lastNs
+}
+
 /**
  * A container's cumulative CPU ns: from its cgroup's counter file (cgroup), by an exec
  * inside it (exec), or from the stats API (stats, and the fallback of both).
@@ -45,13 +51,13 @@ export class CpuReads {
         try {
           const text = readFileSync(e.cgroupFile.path, 'utf8')
           const ns = e.cgroupFile.v2 ? Number(/^usage_usec (\d+)/m.exec(text)?.[1]) * 1000 : Number(text.trim())
-          if (Number.isFinite(ns) && ns > 0) return (e.lastNs = Math.max(e.lastNs, ns))
+          if (Number.isFinite(ns) && ns > 0) return keepHighest(e, ns)
         } catch {}
       }
     }
     if (this.mode === 'exec' && !e.role.exit) {
       const ns = await readCpuInContainer(this.docker, e.container).catch(() => null)
-      if (ns !== null) return (e.lastNs = Math.max(e.lastNs, ns))
+      if (ns !== null) return keepHighest(e, ns)
     }
     try {
       const s = (await e.container.stats({ stream: false, 'one-shot': true } as { stream: false })) as { cpu_stats?: { cpu_usage?: { total_usage?: number } } }

@@ -108,6 +108,16 @@ export class MultiHostRuntime implements Runtime {
 
   /** Every image a container started from, per host, and those sent there. */
   imagesUsed(): { host: string; component: string; version: string; image: string; id: string; sent: boolean }[] {
-    return this.hosts.flatMap((h) => h.runtime.imagesUsed().map((i) => ({ host: h.host.url, component: i.component, version: i.version, image: i.image, id: h.runtime.loaded.get(i.id)?.id ?? i.id, sent: h.runtime.loaded.has(i.id) })))
+    // Written out one field a line: Biome needs two passes to settle it from one long line.
+    return this.hosts.flatMap((h) =>
+      h.runtime.imagesUsed().map((i) => ({
+        host: h.host.url,
+        component: i.component,
+        version: i.version,
+        image: i.image,
+        id: h.runtime.loaded.get(i.id)?.id ?? i.id,
+        sent: h.runtime.loaded.has(i.id),
+      })),
+    )
   }
 }

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import type { WriteStream } from 'node:fs'
-import { basename, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import type Docker from 'dockerode'
 import { dockerClient } from '../../setup/docker-engine.ts'
 import { readImageRecords } from '../../setup/images/records.ts'
@@ -8,18 +7,17 @@ import { certsDir } from '../../core/paths.ts'
 import { KeyCopies, removeOwnCopies } from '../key-copies.ts'
 import type { NetworkMode } from '../network.ts'
 import { interrupted, trackRuntime, untrackRuntime } from '../shutdown.ts'
-import type { Exit, RoleSpec, RunningRole, Runtime } from '../types.ts'
+import type { RoleSpec, RunningRole, Runtime } from '../types.ts'
 import type { CountingGroup } from '../counts.ts'
 import { containerConfig, generatorEntrypoint, nofileLimits } from './container-config.ts'
 import { copyOut } from './copy-in.ts'
-import { CpuReads, type CountedContainer } from './cpu-reads.ts'
+import { CpuReads } from './cpu-reads.ts'
 import { RuntimeImages } from './images.ts'
 import { containerName, harnessLabels, LABEL_HARNESS, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
-import { attachAndStart, chownRunDir, engineBack, engineGone, ENGINE_GONE, sleep, type Attached } from './lifecycle.ts'
-import { planMounts, type MountPlan } from './mounts.ts'
+import { attachAndStart, engineBack, engineGone, ENGINE_GONE, sleep, type Attached } from './lifecycle.ts'
 import { networkNameFor } from './network.ts'
 import type { DockerRuntimeOptions } from './options.ts'
-import { signalName } from './stream.ts'
+import { prepareRole, trackRole, type DockerRunningRole, type Entry, type PreparedRole } from './role-container.ts'
 
 /*
  * The Docker runtime: every role is a container started through the engine API.
@@ -73,21 +71,11 @@ import { signalName } from './stream.ts'
  * options), lifecycle.ts (attach and start; the engine going and coming back), mounts.ts
  * (what a container sees), labels.ts (names, labels, state dir), cleanup.ts (stale
  * containers), cgroup.ts (the CPU counter file), network.ts (bridge mode), stream.ts
- * (output and the generator's exit line).
+ * (output and the generator's exit line), role-container.ts (a role's container: what it is
+ * given, how its exit is followed).
  */
 
-export interface DockerRunningRole extends RunningRole {
-  containerId: string
-  image: string
-  /** The container's address on the run's network (bridge mode only). */
-  address?: string
-}
-
-interface Entry extends CountedContainer {
-  role: DockerRunningRole
-  log: WriteStream
-  logDone: Promise<void>
-}
+export type { DockerRunningRole } from './role-container.ts'
 
 export class DockerRuntime implements Runtime {
   readonly kind = 'docker' as const
@@ -229,21 +217,8 @@ export class DockerRuntime implements Runtime {
   }
 
   /** A role's image, argv (behind the launcher), env, mount plan and binds; its run_dir made the container user's. */
-  private prepare(spec: RoleSpec): { image: string; env: Record<string, string>; argv: string[]; plan: MountPlan; binds: string[] } {
-    const resolved = this.images.resolve(spec)
-    const { image, env } = resolved
-    // Not at its host path: an image's /root may be closed to the container user.
-    const launcherAt = this.launcher[0] ? `/opt/proxybench/${basename(this.launcher[0])}` : undefined
-    const argv = launcherAt ? [launcherAt, ...this.launcher.slice(1), ...resolved.argv] : resolved.argv
-    const plan = planMounts(spec, this.user, undefined, this.copies.keysDir)
-    const binds = this.copyFiles ? [] : plan.mounts.map((m) => `${m.source}:${m.target}:${m.readOnly ? 'ro' : 'rw'}`)
-    if (launcherAt) binds.push(`${this.launcher[0]}:${launcherAt}:ro`)
-    for (const c of this.copyFiles ? [] : plan.copies) {
-      if (process.getuid?.() !== 0) throw new Error(`${c.source} is not readable by ${this.user.uid}:${this.user.gid} inside the container`)
-      binds.push(`${this.copies.copy(c.source)}:${c.target}:ro`)
-    }
-    if (spec.cwd && !this.copyFiles && process.getuid?.() === 0 && this.user.uid !== 0) chownRunDir(resolve(spec.cwd), this.user)
-    return { image, env, argv, plan, binds }
+  private prepare(spec: RoleSpec): PreparedRole {
+    return prepareRole(spec, { images: this.images, launcher: this.launcher, user: this.user, copies: this.copies, copyFiles: this.copyFiles })
   }
 
   /** Creates the container; one created after a signal is removed at once. */
@@ -261,36 +236,11 @@ export class DockerRuntime implements Runtime {
   }
 
   /** The running role: its pid and address, and `exited`, which settles once its final CPU is read. */
-  private async track(container: Docker.Container, spec: RoleSpec, image: string, network: string, wrap: boolean, { log, logDone, marked }: Attached): Promise<RunningRole> {
-    // After start, "not-running" answers at once for a container that already exited.
-    const waited = container.wait({ condition: 'not-running' }) as Promise<{ StatusCode: number }>
-    const info = await container.inspect()
-    const role: DockerRunningRole = {
-      spec,
-      pid: info.State.Pid,
-      containerId: container.id,
-      image,
-      exited: undefined as unknown as Promise<Exit>,
-      ...(network !== 'host' ? { address: info.NetworkSettings.Networks[network]?.IPAddress } : {}),
-    }
-    const entry: Entry = { role, container, lastNs: 0, log, logDone }
-    const settle = async (code: number): Promise<Exit> => {
-      if (role.exit) return role.exit
-      if (wrap) {
-        await this.cpu.read(entry) // the container idles on: the final value
-        if (this.copyFiles && spec.cwd) await copyOut(container, resolve(spec.cwd)).catch(() => 0)
-      } else await Promise.race([logDone, sleep(2000)]) // a wrapped generator's stream never ends: no 2 s wait for it
-      await new Promise<void>((r) => (wrap ? r() : log.end(r)))
-      role.exit = { code, signal: signalName(code) }
-      return role.exit
-    }
-    role.exited = Promise.race([
-      waited.then((r) => r.StatusCode, () => 137),
-      marked,
-    ]).then(settle)
+  private async track(container: Docker.Container, spec: RoleSpec, image: string, network: string, wrap: boolean, attached: Attached): Promise<RunningRole> {
+    const entry = await trackRole(container, spec, { image, network, wrap, attached, cpu: this.cpu, copyFiles: this.copyFiles })
     this.entries.set(spec.name, entry)
     this.starting.delete(container.id)
-    return role
+    return entry.role
   }
 
   /** The container's cgroup, where its kernel counts are read: here only when the engine's kernel is this machine's. */

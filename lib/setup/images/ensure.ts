@@ -53,15 +53,7 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
   const docker = o.docker ?? dockerClient()
   const stacks = o.proxies.map((p) => loadStack(p))
   const versions = stacks.flatMap((s) => (o.newestOnly ? [s.versions.at(-1)!] : s.versions).map((v) => ({ stack: s, v })))
-  let mode: 'offline' | 'official' = o.mode === 'official' ? 'official' : 'offline'
-  let reason = o.mode === 'auto' ? '' : `--images ${o.mode}`
-  if (o.mode === 'auto') {
-    const probe = versions.map(({ stack, v }) => officialRef(stack, v.version)).find(Boolean)
-    const r = probe ? await registryAnswers(probe, 5000, docker) : { answers: false, reason: 'no official tag in the catalog' }
-    mode = r.answers ? 'official' : 'offline'
-    reason = r.answers ? `auto: the registry answers (${probe})` : `auto: offline, the registry of ${probe ?? 'the official tags'} does not answer (${r.reason})`
-    o.log.info(`images: ${reason}`)
-  }
+  const { mode, reason } = await imageMode(o, versions, docker)
   const rows: ImageRow[] = []
   const records: ImageRecord[] = []
   const base = await ensureBaseImage(o.log, docker)
@@ -97,28 +89,44 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
     if (record) records.push(record)
   }
   for (const { stack, v } of official) {
-    const ref = officialRef(stack, v.version)!
-    const t0 = Date.now()
-    o.log.progress(`[${++i}/${total}] pulling ${ref}`)
-    try {
-      const { id, digest } = await pullImage(ref, o.log, { docker })
-      rows.push({ component: stack.proxy, version: v.version, image: ref, id, digest, status: 'pulled', seconds: (Date.now() - t0) / 1000 })
-      records.push({
-        component: stack.proxy, version: v.version, mode: 'official', image: ref, id, digest, binaries: [binaryPath(stack.proxy, v)],
-        image_binary: OFFICIAL_BINARY[stack.proxy], drop_env: HOST_ONLY_ENV, input: digest ?? id, seconds: (Date.now() - t0) / 1000,
-      })
-    } catch (e) {
-      const note = (e as Error).message
-      if (o.mode === 'auto') {
-        // auto falls back to the offline image of that version.
-        const { row, record } = suiteOf(v)
-          ? await importSuiteImage(stack, v, o.log, { force: o.force, docker })
-          : await buildPlan(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined), base.id, o.log, { force: o.force, docker })
-        rows.push({ ...row, note: `${note}; built offline instead` })
-        if (record) records.push(record)
-      } else rows.push({ component: stack.proxy, version: v.version, image: ref, id: '', status: 'failed', seconds: (Date.now() - t0) / 1000, note })
-    }
+    await pullOfficial(stack, v, `[${++i}/${total}] `, { o, docker, debian, baseId: base.id, rows, records })
   }
   writeImageRecords(records, o.recordsFile)
   return { mode, reason, rows, records }
+}
+
+/** --images auto: official images when the registry answers a probe of the first official tag, offline images when not. */
+async function imageMode(o: EnsureImagesOptions, versions: readonly { stack: Stack; v: StackVersion }[], docker: Docker): Promise<{ mode: 'offline' | 'official'; reason: string }> {
+  if (o.mode !== 'auto') return { mode: o.mode === 'official' ? 'official' : 'offline', reason: `--images ${o.mode}` }
+  const probe = versions.map(({ stack, v }) => officialRef(stack, v.version)).find(Boolean)
+  const r = probe ? await registryAnswers(probe, 5000, docker) : { answers: false, reason: 'no official tag in the catalog' }
+  const reason = r.answers ? `auto: the registry answers (${probe})` : `auto: offline, the registry of ${probe ?? 'the official tags'} does not answer (${r.reason})`
+  o.log.info(`images: ${reason}`)
+  return { mode: r.answers ? 'official' : 'offline', reason }
+}
+
+/** Pulls one official image; under --images auto a failed pull builds that version offline instead. */
+async function pullOfficial(stack: Stack, v: StackVersion, prefix: string, c: { o: EnsureImagesOptions; docker: Docker; debian: Map<string, string | null>; baseId: string; rows: ImageRow[]; records: ImageRecord[] }): Promise<void> {
+  const { o, docker, debian, rows, records } = c
+  const ref = officialRef(stack, v.version)!
+  const t0 = Date.now()
+  o.log.progress(`${prefix}pulling ${ref}`)
+  try {
+    const { id, digest } = await pullImage(ref, o.log, { docker })
+    rows.push({ component: stack.proxy, version: v.version, image: ref, id, digest, status: 'pulled', seconds: (Date.now() - t0) / 1000 })
+    records.push({
+      component: stack.proxy, version: v.version, mode: 'official', image: ref, id, digest, binaries: [binaryPath(stack.proxy, v)],
+      image_binary: OFFICIAL_BINARY[stack.proxy], drop_env: HOST_ONLY_ENV, input: digest ?? id, seconds: (Date.now() - t0) / 1000,
+    })
+  } catch (e) {
+    const note = (e as Error).message
+    if (o.mode === 'auto') {
+      // auto falls back to the offline image of that version.
+      const { row, record } = suiteOf(v)
+        ? await importSuiteImage(stack, v, o.log, { force: o.force, docker })
+        : await buildPlan(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined), c.baseId, o.log, { force: o.force, docker })
+      rows.push({ ...row, note: `${note}; built offline instead` })
+      if (record) records.push(record)
+    } else rows.push({ component: stack.proxy, version: v.version, image: ref, id: '', status: 'failed', seconds: (Date.now() - t0) / 1000, note })
+  }
 }

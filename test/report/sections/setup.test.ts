@@ -27,7 +27,7 @@ test('a run of one invocation shows no invocation table (the golden article is u
 test('a resume with --allow-changes: the setup section lists each invocation, its change and its rows', () => {
   const md = setupMarkdown((run) => {
     run.manifest.invocations = [inv(1), inv(2, { changes: ['--seed 1 → 2'] })]
-    run.measurements.forEach((r, i) => (r.invocation = i < 10 ? 1 : i < 15 ? 2 : null))
+    for (const [i, r] of run.measurements.entries()) r.invocation = i < 10 ? 1 : i < 15 ? 2 : null
     // The other tables' rows as if written before invocations were recorded.
     for (const r of [...run.handshakes, ...run.websocket, ...(run.tcp ?? [])]) r.invocation = null
   })
