@@ -1,2 +1,2 @@
 // Chromium comes from Debian (/usr/bin/chromium); puppeteer must not download its own.
-module.exports = { skipDownload: true };
+module.exports = { skipDownload: true }

@@ -4,7 +4,9 @@ import { readAllowedSkips, skipReport } from '../lib/core/ci-skips.ts'
 
 const [file] = process.argv.slice(2)
 if (!file || file === '--help' || file === '-h') {
-  console.log('Usage: node --import tsx .ci/skips.ts LOG\n\nPrints the runner\'s totals (tests, pass, fail, skipped) of a TAP test log and fails (exit 1)\nwhen a test skipped that .ci/allowed-skips does not list with its reason.')
+  console.log(
+    "Usage: node --import tsx .ci/skips.ts LOG\n\nPrints the runner's totals (tests, pass, fail, skipped) of a TAP test log and fails (exit 1)\nwhen a test skipped that .ci/allowed-skips does not list with its reason.",
+  )
   process.exit(file ? 0 : 2)
 }
 const { ok, lines } = skipReport(readFileSync(file, 'utf8'), readAllowedSkips())

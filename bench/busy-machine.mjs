@@ -76,12 +76,17 @@ await runNotebook(async () => {
   const share = Number(flags.share ?? 0.4)
   if (!(share > 0 && share <= 1)) throw userError(`--share ${flags.share}`, 'not a share of a core', 'Use a number in (0, 1], e.g. 0.4')
   const cpu = flags.cpu === undefined ? cpuIds(defaultCpuLayout().proxy)[0] : Number(flags.cpu)
-  if (!Number.isInteger(cpu) || cpu < 0 || cpu >= availableParallelism()) throw userError(`--cpu ${flags.cpu}`, 'not a core of this machine', `Use 0 to ${availableParallelism() - 1}`)
+  if (!Number.isInteger(cpu) || cpu < 0 || cpu >= availableParallelism())
+    throw userError(`--cpu ${flags.cpu}`, 'not a core of this machine', `Use 0 to ${availableParallelism() - 1}`)
   const maxS = Number(flags['neighbour-max'] ?? 3600)
   if (!(maxS > 0)) throw userError(`--neighbour-max ${flags['neighbour-max']}`, 'not a number of seconds', 'Use e.g. 3600')
   const profile = flags.profile ?? 'quick'
   const out = flags.out ?? join(repoRoot, 'results', `busy-machine-${profile}`)
-  const plan = [{ name: 'idle-1', neighbour: false }, { name: 'neighbour', neighbour: true }, { name: 'idle-2', neighbour: false }]
+  const plan = [
+    { name: 'idle-1', neighbour: false },
+    { name: 'neighbour', neighbour: true },
+    { name: 'idle-2', neighbour: false },
+  ]
   for (const [i, r] of plan.entries()) {
     if (flags['finished-only']) break
     const dir = join(out, r.name)
@@ -95,12 +100,30 @@ await runNotebook(async () => {
       await untilLockFree()
       const started = readManifest(dir)
       const n = r.neighbour ? await startNeighbour({ cpu, share, burstS: [1, 3], maxS }) : null
-      process.stdout.write(`run ${i + 1}/3 (${r.name}): ${displayPath(dir)}${started ? ' (resumed)' : ''}${n ? `; neighbour ${n.name} (pid ${n.pid}) on cpu${cpu}, ${Math.round(share * 100)}% in bursts of 1-3 s` : ''}\n`)
-      const argv = ['zx', join(repoRoot, 'notebooks/run-all.mjs'), '--profile', profile, '--series', flags.series ?? 'pooling,tls', '--proxies', flags.proxies ?? 'haproxy,nginx,caddy', '--seed', String(i + 1), '--out', dir, '--no-report']
+      process.stdout.write(
+        `run ${i + 1}/3 (${r.name}): ${displayPath(dir)}${started ? ' (resumed)' : ''}${n ? `; neighbour ${n.name} (pid ${n.pid}) on cpu${cpu}, ${Math.round(share * 100)}% in bursts of 1-3 s` : ''}\n`,
+      )
+      const argv = [
+        'zx',
+        join(repoRoot, 'notebooks/run-all.mjs'),
+        '--profile',
+        profile,
+        '--series',
+        flags.series ?? 'pooling,tls',
+        '--proxies',
+        flags.proxies ?? 'haproxy,nginx,caddy',
+        '--seed',
+        String(i + 1),
+        '--out',
+        dir,
+        '--no-report',
+      ]
       if (flags.runtime) argv.push('--runtime', flags.runtime)
       if (started) argv.push('--resume')
       // Asynchronous, so that the neighbour's stop also runs when this script is interrupted.
-      const status = await new Promise((resolve) => spawn('npx', argv, { stdio: 'inherit', cwd: repoRoot }).on('exit', (code, signal) => resolve(code ?? signal)))
+      const status = await new Promise((resolve) =>
+        spawn('npx', argv, { stdio: 'inherit', cwd: repoRoot }).on('exit', (code, signal) => resolve(code ?? signal)),
+      )
       if (n) await n.stop()
       if (status === 0) break
       // Refused for the lock (exit 2, nothing measured): another run took it first.
@@ -109,7 +132,12 @@ await runNotebook(async () => {
     }
   }
   const done = plan.filter((r) => readManifest(join(out, r.name))?.finished)
-  if (!done.some((r) => r.neighbour) || !done.some((r) => !r.neighbour)) throw userError(displayPath(out), `finished: ${done.map((r) => r.name).join(', ') || 'none'}`, 'The table needs the neighbour run and an idle one: run without --finished-only')
+  if (!done.some((r) => r.neighbour) || !done.some((r) => !r.neighbour))
+    throw userError(
+      displayPath(out),
+      `finished: ${done.map((r) => r.name).join(', ') || 'none'}`,
+      'The table needs the neighbour run and an idle one: run without --finished-only',
+    )
   const runs = done.map((r) => ({ name: r.name, neighbour: r.neighbour, data: loadRun(join(out, r.name)) }))
   const busyAt = runs.findIndex((r) => r.neighbour)
   const idleAt = runs.flatMap((r, i) => (r.neighbour ? [] : [i]))
@@ -117,10 +145,27 @@ await runNotebook(async () => {
   const stability = runs.map((r) => ({ name: r.name, tables: r.data, series: r.data.manifest.series }))
   const lines = verdictLines(stability, ledger)
   const busy = runs[busyAt].data
-  const { markdown } = await buildArticle({ run: busy, aggregates: await aggregate(busy), findings: runFindings(busy), claims: evaluateClaims(ledger, busy), openSeries: [], documentedReuse })
+  const { markdown } = await buildArticle({
+    run: busy,
+    aggregates: await aggregate(busy),
+    findings: runFindings(busy),
+    claims: evaluateClaims(ledger, busy),
+    openSeries: [],
+    documentedReuse,
+  })
   const setup = markdown.slice(markdown.indexOf('## Setup and fairness'), markdown.indexOf('\n## ', markdown.indexOf('## Setup and fairness') + 3))
   process.stdout.write(formatStability(stability, lines, []).split('\n\n')[0] + '\n\n')
-  process.stdout.write(formatBusyMachine(runs.map((r) => busyRunFacts(r.name, r.data)), {
-    idle: idleAt, busy: busyAt, neighbour: NEIGHBOUR_NAME, changes: verdictChanges(lines, idleAt, busyAt), effects: disturbanceEffects(busy), neighbourInReport: setup.includes(NEIGHBOUR_NAME.replace(/-/g, '\\-')) || setup.includes(NEIGHBOUR_NAME),
-  }) + '\n')
+  process.stdout.write(
+    formatBusyMachine(
+      runs.map((r) => busyRunFacts(r.name, r.data)),
+      {
+        idle: idleAt,
+        busy: busyAt,
+        neighbour: NEIGHBOUR_NAME,
+        changes: verdictChanges(lines, idleAt, busyAt),
+        effects: disturbanceEffects(busy),
+        neighbourInReport: setup.includes(NEIGHBOUR_NAME.replace(/-/g, '\\-')) || setup.includes(NEIGHBOUR_NAME),
+      },
+    ) + '\n',
+  )
 })

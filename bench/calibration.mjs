@@ -18,10 +18,7 @@ const FLAGS = {
   baseline: { type: 'string', arg: 'ID', help: ['a run baseline under baselines/runs/ (default 2026-11-30-quick-2core)'] },
   'include-disturbed': {
     type: 'boolean',
-    help: [
-      "count this run's rows that are invalid only for being disturbed",
-      "(foreign CPU on the proxy's cores, on a shared machine) as valid",
-    ],
+    help: ["count this run's rows that are invalid only for being disturbed", "(foreign CPU on the proxy's cores, on a shared machine) as valid"],
   },
 }
 
@@ -50,7 +47,11 @@ await runNotebook(async () => {
   const out = (s) => process.stdout.write(s + '\n')
   out(`run ${run.manifest.run_id} (${displayPath(flags.run)}) against baseline ${id}`)
   const [fb, fr] = [b.run.manifest.fingerprint, run.manifest.fingerprint]
-  out(fb && fr ? `fingerprint: ${fingerprintDiff(fb, fr).join('; ') || 'the same'}` : `fingerprint: not recorded by ${[fb ? '' : 'the baseline', fr ? '' : 'this run'].filter(Boolean).join(' nor ')}`)
+  out(
+    fb && fr
+      ? `fingerprint: ${fingerprintDiff(fb, fr).join('; ') || 'the same'}`
+      : `fingerprint: not recorded by ${[fb ? '' : 'the baseline', fr ? '' : 'this run'].filter(Boolean).join(' nor ')}`,
+  )
   const [rb, rr] = [runReferences(b.run), runReferences(run)]
   for (const r of REFERENCES) out(`reference ${r}: baseline ${rb[r] ?? 'no calibration recorded'}, this run ${rr[r] ?? 'no calibration recorded'}`)
   out('')

@@ -20,10 +20,7 @@ const FLAGS = {
   runtime: { type: 'string', arg: 'KIND', help: ['native (default) or docker'] },
   'include-disturbed': {
     type: 'boolean',
-    help: [
-      'count rows invalid only for being disturbed (foreign CPU on a shared',
-      'machine) as valid: both arms of a pair run back to back',
-    ],
+    help: ['count rows invalid only for being disturbed (foreign CPU on a shared', 'machine) as valid: both arms of a pair run back to back'],
   },
   out: { type: 'string', arg: 'DIR', help: ['default results/counts-overhead-<time>'] },
 }
@@ -43,18 +40,19 @@ Options:
 ${flagHelp(FLAGS, { column: 23 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(
-    notebookArgs('counts-overhead.mjs'),
-    FLAGS,
-    HELP,
-    'bench/counts-overhead.mjs',
-  )
+  const flags = parseFlags(notebookArgs('counts-overhead.mjs'), FLAGS, HELP, 'bench/counts-overhead.mjs')
   const runtime = flags.runtime ?? 'native'
-  if (runtime !== 'native' && runtime !== 'docker') throw userError('--runtime', `"${runtime}" is not native or docker`, 'Use --runtime native or --runtime docker')
+  if (runtime !== 'native' && runtime !== 'docker')
+    throw userError('--runtime', `"${runtime}" is not native or docker`, 'Use --runtime native or --runtime docker')
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13)
   const r = await runCountsOverhead({
     proxies: parseProxyList(flags.proxies ?? 'haproxy,nginx'),
-    variants: flags.variants ? flags.variants.split(',').map((s) => s.trim()).filter(Boolean) : OVERHEAD_VARIANTS,
+    variants: flags.variants
+      ? flags.variants
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : OVERHEAD_VARIANTS,
     repeats: Number(flags.repeats ?? 6),
     durationS: Number(flags.duration ?? 3),
     runtime,

@@ -45,12 +45,7 @@ const int = (name, v, d, min) => {
 }
 
 await runNotebook(async () => {
-  const flags = parseFlags(
-    notebookArgs('kill-resume.mjs'),
-    FLAGS,
-    HELP,
-    'bench/kill-resume.mjs',
-  )
+  const flags = parseFlags(notebookArgs('kill-resume.mjs'), FLAGS, HELP, 'bench/kill-resume.mjs')
   const series = parseSeries(flags.series ?? 'pooling')
   if (series.length !== 1) throw userError('--series', 'one series only', 'Use one of pooling, tls, ws, versions')
   const runtime = flags.runtime ?? 'native'
@@ -59,9 +54,16 @@ await runNotebook(async () => {
   const max = int('max', flags.max, 20, min)
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13)
   const r = await runKillResume({
-    profile: getProfile(flags.profile ?? 'quick').name, series: series[0], proxies: flags.proxies ?? 'haproxy', runtime,
-    kills: int('kills', flags.kills, 10, 1), minS: min, maxS: max, seed: int('seed', flags.seed, 1, 0),
-    out: flags.out ?? `${repoRoot}/results/kill-resume-${stamp}`, log: consoleLogger(),
+    profile: getProfile(flags.profile ?? 'quick').name,
+    series: series[0],
+    proxies: flags.proxies ?? 'haproxy',
+    runtime,
+    kills: int('kills', flags.kills, 10, 1),
+    minS: min,
+    maxS: max,
+    seed: int('seed', flags.seed, 1, 0),
+    out: flags.out ?? `${repoRoot}/results/kill-resume-${stamp}`,
+    log: consoleLogger(),
   })
   process.stdout.write(`\n${r.table}\n`)
   return r.ok ? 0 : 1

@@ -40,18 +40,17 @@ Example:
   npx zx bench/load-model.mjs /tmp/h5/run1 /tmp/h5/run2`
 
 await runNotebook(async () => {
-  const flags = parseFlags(
-    notebookArgs('load-model.mjs'),
-    FLAGS,
-    HELP,
-    'bench/load-model.mjs',
-    { positionals: 100 },
-  )
+  const flags = parseFlags(notebookArgs('load-model.mjs'), FLAGS, HELP, 'bench/load-model.mjs', { positionals: 100 })
   const o = parseLoadModelOptions(flags)
   const dirs = [...o.dirs]
   if (o.run) {
     const log = consoleLogger()
-    const r = await runBench(parseRunOptions({ profile: o.run.profile, series: 'pooling', proxies: o.run.proxies.join(','), seed: o.run.seed, out: o.run.out }, { install: false, log }))
+    const r = await runBench(
+      parseRunOptions(
+        { profile: o.run.profile, series: 'pooling', proxies: o.run.proxies.join(','), seed: o.run.seed, out: o.run.out },
+        { install: false, log },
+      ),
+    )
     dirs.push(r.runDir)
   }
   process.stdout.write(`${loadModelReport(dirs.map((d) => ({ name: d, rows: readTable(d, MEASUREMENTS) })))}\n`)

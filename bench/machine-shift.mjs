@@ -28,10 +28,7 @@ const FLAGS = {
   out: { type: 'string', arg: 'DIR', help: ['where the halves go (default results/machine-shift-<profile>)'] },
   'include-disturbed': {
     type: 'boolean',
-    help: [
-      'compare the windows made invalid only as disturbed (foreign CPU, steal)',
-      'too, and say so: on a busy machine they may be all there is',
-    ],
+    help: ['compare the windows made invalid only as disturbed (foreign CPU, steal)', 'too, and say so: on a busy machine they may be all there is'],
   },
 }
 
@@ -68,7 +65,10 @@ await runNotebook(async () => {
     const series = parseSeries(flags.series ?? 'pooling,tls')
     const taxNs = parseTaxNs(flags['tax-ns'] ?? '2000', false)
     const out = flags.out ?? join(repoRoot, 'results', `machine-shift-${profile}`)
-    const halves = [{ name: 'as-is', dir: join(out, 'as-is'), extra: [] }, { name: 'taxed', dir: join(out, 'taxed'), extra: ['--tax-ns', String(taxNs)] }]
+    const halves = [
+      { name: 'as-is', dir: join(out, 'as-is'), extra: [] },
+      { name: 'taxed', dir: join(out, 'taxed'), extra: ['--tax-ns', String(taxNs)] },
+    ]
     dirs = halves.map((h) => h.dir)
     const started = Date.now()
     for (const [i, s] of series.entries()) {
@@ -78,8 +78,22 @@ await runNotebook(async () => {
           process.stdout.write(`${s} ${h.name}: done earlier, reused\n`)
           continue
         }
-        const argv = ['zx', join(repoRoot, 'notebooks/run-all.mjs'), '--profile', profile, '--series', s, '--seed', flags.seed ?? '1', '--out', h.dir, '--no-report',
-          '--reference', flags.reference ?? 'rtt', ...h.extra]
+        const argv = [
+          'zx',
+          join(repoRoot, 'notebooks/run-all.mjs'),
+          '--profile',
+          profile,
+          '--series',
+          s,
+          '--seed',
+          flags.seed ?? '1',
+          '--out',
+          h.dir,
+          '--no-report',
+          '--reference',
+          flags.reference ?? 'rtt',
+          ...h.extra,
+        ]
         if (flags.proxies) argv.push('--proxies', flags.proxies)
         if (flags.runtime) argv.push('--runtime', flags.runtime)
         if (m) argv.push('--resume')
@@ -94,7 +108,11 @@ await runNotebook(async () => {
             spawnSync('flock', [lockPath(), 'true'], { stdio: 'ignore' })
             continue
           }
-          throw userError(displayPath(h.dir), `run-all exited ${r.status ?? r.signal}`, 'Fix what it printed, then run this again: finished halves are reused, this one resumes')
+          throw userError(
+            displayPath(h.dir),
+            `run-all exited ${r.status ?? r.signal}`,
+            'Fix what it printed, then run this again: finished halves are reused, this one resumes',
+          )
         }
       }
     }
@@ -104,5 +122,8 @@ await runNotebook(async () => {
     return { name: basename(d), tables: run, series: run.manifest.series }
   })
   const names = /** @type {[string, string]} */ ([runs[0].name, runs[1].name])
-  process.stdout.write(formatMachineShift(names, machineShift(runs[0], runs[1], loadLedger(), { disturbed: !!flags['include-disturbed'] }), runs[1].tables.manifest.syscall_tax) + '\n')
+  process.stdout.write(
+    formatMachineShift(names, machineShift(runs[0], runs[1], loadLedger(), { disturbed: !!flags['include-disturbed'] }), runs[1].tables.manifest.syscall_tax) +
+      '\n',
+  )
 })

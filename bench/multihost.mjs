@@ -47,17 +47,28 @@ function runAll(args) {
 }
 
 await runNotebook(async () => {
-  const flags = parseFlags(
-    notebookArgs('multihost.mjs'),
-    FLAGS,
-    HELP,
-    'bench/multihost.mjs',
-  )
+  const flags = parseFlags(notebookArgs('multihost.mjs'), FLAGS, HELP, 'bench/multihost.mjs')
   const why = await netnsUnavailable()
-  if (why) throw userError('bench/multihost.mjs', `cannot build the three hosts: ${why}`, 'Run it as root on a machine with iproute2, dockerd, sshd and openssl (.ci/run installs them)')
+  if (why)
+    throw userError(
+      'bench/multihost.mjs',
+      `cannot build the three hosts: ${why}`,
+      'Run it as root on a machine with iproute2, dockerd, sshd and openssl (.ci/run installs them)',
+    )
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13)
   const out = flags.out ?? `${repoRoot}/results/multihost-${stamp}`
-  const common = ['--profile', flags.profile ?? 'quick', '--series', flags.series ?? 'pooling', '--proxies', flags.proxies ?? 'haproxy,nginx', '--runtime', 'docker', '--no-report', ...(flags.variants ? ['--variants', flags.variants] : [])]
+  const common = [
+    '--profile',
+    flags.profile ?? 'quick',
+    '--series',
+    flags.series ?? 'pooling',
+    '--proxies',
+    flags.proxies ?? 'haproxy,nginx',
+    '--runtime',
+    'docker',
+    '--no-report',
+    ...(flags.variants ? ['--variants', flags.variants] : []),
+  ]
   const engines = await startNetnsEngines()
   try {
     process.stderr.write(`== one host (this machine's engine)\n`)

@@ -40,6 +40,13 @@ await runNotebook(async () => {
   if (!Number.isInteger(repeats) || repeats < 1) throw userError(`--repeats ${flags.repeats}`, 'not a positive whole number', 'E.g. --repeats 4')
   const out = flags.out ?? join(repoRoot, 'results', `reference-cost-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}`)
   const taxNs = parseTaxNs(flags['tax-ns'], false)
-  const { lines } = await runReferenceCost({ proxies: parseProxyList(flags.proxies ?? 'haproxy,nginx'), variants: (flags.variants ?? 'article,pool-removed').split(','), repeats, out, log: consoleLogger(), ...(taxNs ? { taxNs } : {}) })
+  const { lines } = await runReferenceCost({
+    proxies: parseProxyList(flags.proxies ?? 'haproxy,nginx'),
+    variants: (flags.variants ?? 'article,pool-removed').split(','),
+    repeats,
+    out,
+    log: consoleLogger(),
+    ...(taxNs ? { taxNs } : {}),
+  })
   process.stdout.write(formatCostLines(lines, taxNs ? ['as is', `taxed ${taxNs} ns`] : undefined) + '\n')
 })

@@ -40,7 +40,9 @@ await runNotebook(async () => {
   const repeats = Number(flags.repeats ?? 3)
   if (!Number.isInteger(repeats) || repeats < 1) throw userError(`--repeats ${flags.repeats}`, 'not a positive integer', 'Use e.g. --repeats 3')
   const run = loadRun(runDir)
-  process.stdout.write(`run ${run.manifest.run_id} (${displayPath(runDir)}): profile ${run.manifest.profile}, series ${run.manifest.series.join(',')}, rows ${run.measurements.length} + ${run.handshakes.length} + ${run.websocket.length}\n`)
+  process.stdout.write(
+    `run ${run.manifest.run_id} (${displayPath(runDir)}): profile ${run.manifest.profile}, series ${run.manifest.series.join(',')}, rows ${run.measurements.length} + ${run.handshakes.length} + ${run.websocket.length}\n`,
+  )
   const totals = []
   for (let i = 1; i <= repeats; i++) {
     const site = join(mkdtempSync(join(tmpdir(), 'pb-bench-report-')), 'site')
@@ -48,10 +50,16 @@ await runNotebook(async () => {
     const r = await buildReport({ runDir, baseline: '2026-08-23', siteDir: site, pdf: true, log: memoryLogger() })
     const s = (performance.now() - t0) / 1000
     totals.push(s)
-    process.stdout.write(`build ${i}: ${s.toFixed(2)} s (${Object.entries(r.timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`).join(', ')})\n`)
+    process.stdout.write(
+      `build ${i}: ${s.toFixed(2)} s (${Object.entries(r.timings)
+        .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
+        .join(', ')})\n`,
+    )
   }
   // The first build pays for loading danfojs and Chromium, as \`npm run report\` does every time.
   const cold = totals[0]
   const warm = totals.length > 1 ? median(totals.slice(1)) : cold
-  process.stdout.write(`cold ${cold.toFixed(2)} s = ${(cold / BUDGET_S).toFixed(2)} × the ${BUDGET_S} s budget (${cold <= BUDGET_S ? 'within' : 'OVER'}); warm median ${warm.toFixed(2)} s\n`)
+  process.stdout.write(
+    `cold ${cold.toFixed(2)} s = ${(cold / BUDGET_S).toFixed(2)} × the ${BUDGET_S} s budget (${cold <= BUDGET_S ? 'within' : 'OVER'}); warm median ${warm.toFixed(2)} s\n`,
+  )
 })

@@ -35,16 +35,16 @@ Options:
 ${flagHelp(FLAGS, { column: 21 })}`
 
 await runNotebook(async () => {
-  const flags = parseFlags(
-    notebookArgs('runtime-ratio.mjs'),
-    FLAGS,
-    HELP,
-    'bench/runtime-ratio.mjs',
-  )
+  const flags = parseFlags(notebookArgs('runtime-ratio.mjs'), FLAGS, HELP, 'bench/runtime-ratio.mjs')
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13)
   const r = await runRuntimeRatio({
     proxies: flags.proxies ? parseProxyList(flags.proxies) : [...PROXIES],
-    variants: flags.variants ? flags.variants.split(',').map((s) => s.trim()).filter(Boolean) : RATIO_VARIANTS,
+    variants: flags.variants
+      ? flags.variants
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : RATIO_VARIANTS,
     repeats: Number(flags.repeats ?? 3),
     durationS: Number(flags.duration ?? 3),
     out: flags.out ?? `${repoRoot}/results/runtime-ratio-${stamp}`,

@@ -21,7 +21,14 @@ const FLAGS = {
   proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default all five)'] },
   runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
   reference: { type: 'string', arg: 'KIND', help: ['passed to run-all: rtt measures a reference during every window (default none)'] },
-  apart: { type: 'string', arg: 'MIN', help: ['start each run at least MIN minutes after the one before started (default 0),', 'e.g. 60 for runs an hour apart; the manifests\' start times say when each began'] },
+  apart: {
+    type: 'string',
+    arg: 'MIN',
+    help: [
+      'start each run at least MIN minutes after the one before started (default 0),',
+      "e.g. 60 for runs an hour apart; the manifests' start times say when each began",
+    ],
+  },
   out: { type: 'string', arg: 'DIR', help: ['where the runs go (default results/stability-<profile>)'] },
 }
 
@@ -50,7 +57,8 @@ await runNotebook(async () => {
     const n = Number(flags.runs ?? 3)
     if (!Number.isInteger(n) || n < 2) throw userError(`--runs ${flags.runs}`, 'needs an integer >= 2', 'Use e.g. --runs 3')
     const apartMin = flags.apart === undefined ? 0 : Number(flags.apart)
-    if (!(Number.isFinite(apartMin) && apartMin >= 0 && apartMin <= 24 * 60)) throw userError(`--apart ${flags.apart}`, 'not a number of minutes', 'Use minutes from 0 to 1440, e.g. --apart 60')
+    if (!(Number.isFinite(apartMin) && apartMin >= 0 && apartMin <= 24 * 60))
+      throw userError(`--apart ${flags.apart}`, 'not a number of minutes', 'Use minutes from 0 to 1440, e.g. --apart 60')
     const profile = flags.profile ?? 'quick'
     const out = flags.out ?? join(repoRoot, 'results', `stability-${profile}`)
     dirs = []
@@ -70,13 +78,30 @@ await runNotebook(async () => {
         await new Promise((r) => setTimeout(r, waitMs))
       }
       process.stdout.write(`run ${i}/${n}: ${displayPath(dir)}${m ? ' (resumed)' : ''}\n`)
-      const argv = ['zx', join(repoRoot, 'notebooks/run-all.mjs'), '--profile', profile, '--series', flags.series ?? 'pooling,tls,ws', '--seed', String(i), '--out', dir, '--no-report']
+      const argv = [
+        'zx',
+        join(repoRoot, 'notebooks/run-all.mjs'),
+        '--profile',
+        profile,
+        '--series',
+        flags.series ?? 'pooling,tls,ws',
+        '--seed',
+        String(i),
+        '--out',
+        dir,
+        '--no-report',
+      ]
       if (flags.proxies) argv.push('--proxies', flags.proxies)
       if (flags.runtime) argv.push('--runtime', flags.runtime)
       if (flags.reference) argv.push('--reference', flags.reference)
       if (m) argv.push('--resume')
       const r = spawnSync('npx', argv, { stdio: 'inherit', cwd: repoRoot })
-      if (r.status !== 0) throw userError(displayPath(dir), `run-all exited ${r.status ?? r.signal}`, `Fix what it printed, then run this again: finished runs are reused, this one resumes`)
+      if (r.status !== 0)
+        throw userError(
+          displayPath(dir),
+          `run-all exited ${r.status ?? r.signal}`,
+          `Fix what it printed, then run this again: finished runs are reused, this one resumes`,
+        )
     }
   }
   const runs = dirs.map((d) => {

@@ -39,12 +39,7 @@ ${flagHelp(FLAGS, { column: 19 })}
 Exit status: 0 when every component is usable, 1 when one is missing or failed, 2 on bad flags.`
 
 await runNotebook(async () => {
-  const flags = parseFlags(
-    notebookArgs('00-setup.mjs'),
-    FLAGS,
-    HELP,
-    'notebooks/00-setup.mjs',
-  )
+  const flags = parseFlags(notebookArgs('00-setup.mjs'), FLAGS, HELP, 'notebooks/00-setup.mjs')
   const log = consoleLogger(process.stderr, flags.quiet || flags.json)
   const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
   // Installing changes what a run measures with: not under a running measurement (inside one, its lock is re-used).

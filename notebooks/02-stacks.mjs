@@ -50,12 +50,7 @@ ${flagHelp(FLAGS, { column: 19 })}
 Exit status: 0 when every image is usable, 1 when one failed, 2 on bad flags or no engine.`
 
 await runNotebook(async () => {
-  const flags = parseFlags(
-    notebookArgs('02-stacks.mjs'),
-    FLAGS,
-    HELP,
-    'notebooks/02-stacks.mjs',
-  )
+  const flags = parseFlags(notebookArgs('02-stacks.mjs'), FLAGS, HELP, 'notebooks/02-stacks.mjs')
   const mode = flags.images ?? 'auto'
   if (!IMAGE_MODES.includes(mode)) throw userError('--images', `unknown mode "${mode}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
   const log = consoleLogger()
@@ -64,10 +59,18 @@ await runNotebook(async () => {
   const release = await acquireStepLock('notebooks/02-stacks.mjs')
   try {
     const engine = await ensureDockerEngine(log)
-    log.info(`docker ${engine.version} (API ${engine.apiVersion}), storage ${engine.storageDriver}, cgroup v${engine.cgroupVersion}${engine.started ? ', started now' : ''}`)
+    log.info(
+      `docker ${engine.version} (API ${engine.apiVersion}), storage ${engine.storageDriver}, cgroup v${engine.cgroupVersion}${engine.started ? ', started now' : ''}`,
+    )
     const t0 = Date.now()
     const result = await ensureImages({ mode, proxies, newestOnly: flags.newest, force: flags.force, log })
-    const rows = result.rows.map((r) => ({ ...r, id: r.id.replace(/^sha256:/, '').slice(0, 12), seconds: r.seconds.toFixed(1), digest: r.digest ?? '', note: r.note ?? '' }))
+    const rows = result.rows.map((r) => ({
+      ...r,
+      id: r.id.replace(/^sha256:/, '').slice(0, 12),
+      seconds: r.seconds.toFixed(1),
+      digest: r.digest ?? '',
+      note: r.note ?? '',
+    }))
     if (flags.json) process.stdout.write(JSON.stringify(result.rows, null, 2) + '\n')
     else {
       log.info(`images: ${result.mode} (${result.reason}), ${((Date.now() - t0) / 1000).toFixed(0)} s`)

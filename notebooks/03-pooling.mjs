@@ -16,4 +16,6 @@ direct generator → backend floor. Components must be set up (npx zx notebooks/
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('03-pooling.mjs'), { notebook: 'notebooks/03-pooling.mjs', help: HELP, install: false, fixedSeries: ['pooling'] }))
+await runNotebook(() =>
+  runFromFlags(notebookArgs('03-pooling.mjs'), { notebook: 'notebooks/03-pooling.mjs', help: HELP, install: false, fixedSeries: ['pooling'] }),
+)

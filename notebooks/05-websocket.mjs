@@ -19,4 +19,6 @@ Components must be set up (npx zx notebooks/00-setup.mjs).
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('05-websocket.mjs'), { notebook: 'notebooks/05-websocket.mjs', help: HELP, install: false, fixedSeries: ['ws'] }))
+await runNotebook(() =>
+  runFromFlags(notebookArgs('05-websocket.mjs'), { notebook: 'notebooks/05-websocket.mjs', help: HELP, install: false, fixedSeries: ['ws'] }),
+)

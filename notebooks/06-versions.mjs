@@ -17,4 +17,6 @@ Components must be set up (npx zx notebooks/00-setup.mjs).
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('06-versions.mjs'), { notebook: 'notebooks/06-versions.mjs', help: HELP, install: false, fixedSeries: ['versions'] }))
+await runNotebook(() =>
+  runFromFlags(notebookArgs('06-versions.mjs'), { notebook: 'notebooks/06-versions.mjs', help: HELP, install: false, fixedSeries: ['versions'] }),
+)

@@ -22,4 +22,6 @@ S4 connections). Components must be set up (npx zx notebooks/00-setup.mjs).
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('08-scenarios.mjs'), { notebook: 'notebooks/08-scenarios.mjs', help: HELP, install: false, fixedSeries: ['scenarios'] }))
+await runNotebook(() =>
+  runFromFlags(notebookArgs('08-scenarios.mjs'), { notebook: 'notebooks/08-scenarios.mjs', help: HELP, install: false, fixedSeries: ['scenarios'] }),
+)

@@ -18,4 +18,6 @@ Components must be set up (npx zx notebooks/00-setup.mjs).
 Options:
 ${RUN_FLAGS_HELP}`
 
-await runNotebook(() => runFromFlags(notebookArgs('10-resumption.mjs'), { notebook: 'notebooks/10-resumption.mjs', help: HELP, install: false, fixedSeries: ['resumption'] }))
+await runNotebook(() =>
+  runFromFlags(notebookArgs('10-resumption.mjs'), { notebook: 'notebooks/10-resumption.mjs', help: HELP, install: false, fixedSeries: ['resumption'] }),
+)

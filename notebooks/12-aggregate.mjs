@@ -32,6 +32,10 @@ await runNotebook(async () => {
   const run = loadRun(flags.run)
   const a = await aggregate(run)
   const files = writeOutputs(flags.run, summaryOutputs(a))
-  const warned = Object.values(a.cells).flat().filter((c) => c.warnings.length).length
-  process.stdout.write(`${files.map((f) => displayPath(`${flags.run}/${f}`)).join('\n')}\n${Object.values(a.cells).flat().length} cells (${warned} with warnings), ${a.ratios.length} ratios\n`)
+  const warned = Object.values(a.cells)
+    .flat()
+    .filter((c) => c.warnings.length).length
+  process.stdout.write(
+    `${files.map((f) => displayPath(`${flags.run}/${f}`)).join('\n')}\n${Object.values(a.cells).flat().length} cells (${warned} with warnings), ${a.ratios.length} ratios\n`,
+  )
 })

@@ -53,12 +53,16 @@ await runNotebook(async () => {
   // --json: stdout carries the one JSON document; every human line goes to stderr.
   const human = (text) => void (flags.json ? process.stderr : process.stdout).write(text)
   const r = await buildReport({ runDir: flags.run, baseline: flags.baseline, siteDir, pdf: !flags['no-pdf'], log: consoleLogger() })
-  human([
-    formatLedger(r.claims),
-    '',
-    `report: ${displayPath(r.page)}${r.pdf ? `, ${displayPath(r.pdf)}` : ''} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${Object.entries(r.timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')})`,
-    '',
-  ].join('\n'))
+  human(
+    [
+      formatLedger(r.claims),
+      '',
+      `report: ${displayPath(r.page)}${r.pdf ? `, ${displayPath(r.pdf)}` : ''} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${Object.entries(r.timings)
+        .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+        .join(', ')})`,
+      '',
+    ].join('\n'),
+  )
   // The run directory is read only here: summary/findings.csv and claims.csv go to the site's data/summary/.
   return finishOutcome({ runId: r.runId, runDir: resolve(flags.run), result: r, gates, json: !!flags.json, writeSummaryCsvs: false, human })
 })

@@ -32,5 +32,12 @@ await runNotebook(async () => {
   // With --proxy: the bisect runs over the registry's releases, each from its image.
   if (tagsFrom !== undefined) rest.runtime = tagsRuntime(rest.runtime)
   const bisectTags = tagsFrom !== undefined ? { ref: tagsFrom, tags: await listTags(parseRepoRef(tagsFrom)) } : undefined
-  return runFromFlags(argv, { notebook: 'notebooks/bisect.mjs', help: HELP, install: false, fixedSeries: ['bisect'], parse: () => bisectRunFlags(rest), ...(bisectTags ? { extra: { bisectTags } } : {}) })
+  return runFromFlags(argv, {
+    notebook: 'notebooks/bisect.mjs',
+    help: HELP,
+    install: false,
+    fixedSeries: ['bisect'],
+    parse: () => bisectRunFlags(rest),
+    ...(bisectTags ? { extra: { bisectTags } } : {}),
+  })
 })

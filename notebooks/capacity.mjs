@@ -29,4 +29,6 @@ ${RUN_FLAGS_HELP}`
 
 // --variant is this step's name for the focus flag every series notebook has.
 const argv = notebookArgs('capacity.mjs').map((a) => (a === '--variant' ? '--variants' : a.replace(/^--variant=/, '--variants=')))
-await runNotebook(() => runFromFlags(argv, { notebook: 'notebooks/capacity.mjs', help: HELP, install: false, fixedSeries: ['capacity'], details: capacityStepsOf }))
+await runNotebook(() =>
+  runFromFlags(argv, { notebook: 'notebooks/capacity.mjs', help: HELP, install: false, fixedSeries: ['capacity'], details: capacityStepsOf }),
+)

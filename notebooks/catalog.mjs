@@ -33,13 +33,23 @@ ${flagHelp(FLAGS, { column: 20 })}
 
 Exit status: 0; 1 when --check finds a pinned version no longer offered; 2 on bad flags.`
 
-
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('catalog.mjs'), FLAGS, HELP, 'notebooks/catalog.mjs')
   const stacks = (flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES).map((p) => loadStack(p))
   if (!flags.check) {
-    const rows = stacks.flatMap((s) => s.versions.map((v) => ({ proxy: s.proxy, version: v.version, source: v.source, package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package, sha256: v.sha256.slice(0, 16), h3: h3Label(h3Support(s.proxy, v)) })))
-    process.stdout.write(flags.json ? JSON.stringify(rows, null, 2) + '\n' : formatTable(rows, ['proxy', 'version', 'source', 'package', 'sha256', 'h3']) + '\n')
+    const rows = stacks.flatMap((s) =>
+      s.versions.map((v) => ({
+        proxy: s.proxy,
+        version: v.version,
+        source: v.source,
+        package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package,
+        sha256: v.sha256.slice(0, 16),
+        h3: h3Label(h3Support(s.proxy, v)),
+      })),
+    )
+    process.stdout.write(
+      flags.json ? JSON.stringify(rows, null, 2) + '\n' : formatTable(rows, ['proxy', 'version', 'source', 'package', 'sha256', 'h3']) + '\n',
+    )
     return 0
   }
   const offers = await gatherOffers(stacks, consoleLogger())
@@ -47,8 +57,13 @@ await runNotebook(async () => {
   if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
   else {
     const table = rows.map((r) => ({
-      proxy: r.proxy, source: r.source, package: r.package, pinned: r.pinned.join(', '),
-      'offered, not in catalog': r.error ?? shortList(r.missing), 'pinned, gone': r.error ? '?' : shortList(r.gone), 'newer build': shortList(r.rebuilt),
+      proxy: r.proxy,
+      source: r.source,
+      package: r.package,
+      pinned: r.pinned.join(', '),
+      'offered, not in catalog': r.error ?? shortList(r.missing),
+      'pinned, gone': r.error ? '?' : shortList(r.gone),
+      'newer build': shortList(r.rebuilt),
     }))
     process.stdout.write(formatTable(table, ['proxy', 'source', 'package', 'pinned', 'offered, not in catalog', 'pinned, gone', 'newer build']) + '\n')
   }

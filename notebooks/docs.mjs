@@ -35,6 +35,8 @@ await runNotebook(async () => {
     }
   }
   for (const p of problems) console.log(p)
-  console.log(`docs: ${stale.length} generated page${stale.length === 1 ? '' : 's'} ${flags.check ? 'out of date' : 'rewritten'}, ${problems.length} problem${problems.length === 1 ? '' : 's'}`)
+  console.log(
+    `docs: ${stale.length} generated page${stale.length === 1 ? '' : 's'} ${flags.check ? 'out of date' : 'rewritten'}, ${problems.length} problem${problems.length === 1 ? '' : 's'}`,
+  )
   return (flags.check && stale.length) || problems.length ? 1 : 0
 })

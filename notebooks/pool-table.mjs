@@ -42,9 +42,17 @@ await runNotebook(async () => {
   const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
   // Every variant named must exist for one of the proxies, before certificates or a lock.
   const known = [...new Set(proxies.flatMap((p) => Object.keys(loadStack(p).variants)))]
-  const variants = flags.variants?.split(',').map((v) => v.trim()).filter(Boolean)
+  const variants = flags.variants
+    ?.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean)
   const unknown = flags.variants === undefined ? undefined : variants.length === 0 ? '' : variants.find((v) => !known.includes(v))
-  if (unknown !== undefined) throw userError('--variants', unknown ? `unknown variant "${unknown}" for ${proxies.join(', ')}` : 'names no variant', `Use a comma-separated list of: ${known.join(', ')}`)
+  if (unknown !== undefined)
+    throw userError(
+      '--variants',
+      unknown ? `unknown variant "${unknown}" for ${proxies.join(', ')}` : 'names no variant',
+      `Use a comma-separated list of: ${known.join(', ')}`,
+    )
   const versions = flags.versions !== undefined ? parseVersionChoice(flags.versions, proxies) : undefined
   const certs = await ensureCerts(certsDir, { force: false, log })
   const rows = await poolTable({
@@ -56,6 +64,12 @@ await runNotebook(async () => {
     log,
   })
   if (flags.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
-  else process.stdout.write(formatTable(rows.map((r) => ({ ...r, conns_per_100: r.conns_per_100 ?? '-', note: r.note ?? '' })), ['proxy', 'version', 'variant', 'conns_per_100', 'expected', 'status', 'note']) + '\n')
+  else
+    process.stdout.write(
+      formatTable(
+        rows.map((r) => ({ ...r, conns_per_100: r.conns_per_100 ?? '-', note: r.note ?? '' })),
+        ['proxy', 'version', 'variant', 'conns_per_100', 'expected', 'status', 'note'],
+      ) + '\n',
+    )
   return rows.every((r) => r.status === 'ok') ? 0 : 1
 })

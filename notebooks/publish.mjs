@@ -11,7 +11,11 @@ const { join } = await import('node:path')
 
 const FLAGS = {
   site: { type: 'string', arg: 'DIR', help: ['the built site (default site/)'] },
-  to: { type: 'string', arg: 'DIR', help: ['copy it to DIR (with .nojekyll), replacing DIR as a whole by rename;', 'DIR must be new, empty, or written by an earlier publish'] },
+  to: {
+    type: 'string',
+    arg: 'DIR',
+    help: ['copy it to DIR (with .nojekyll), replacing DIR as a whole by rename;', 'DIR must be new, empty, or written by an earlier publish'],
+  },
   'git-branch': {
     type: 'string',
     arg: 'NAME',
@@ -36,6 +40,15 @@ ${flagHelp(FLAGS, { column: 22 })}`
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('publish.mjs'), FLAGS, HELP, 'notebooks/publish.mjs')
-  const r = await publishSite({ siteDir: flags.site ?? join(repoRoot, 'site'), to: flags.to, gitBranch: flags['git-branch'], repoDir: repoRoot, message: flags.message, log: consoleLogger() })
-  process.stdout.write(`published ${r.files} files${r.to ? ` to ${r.to}` : ''}${r.commit ? `; branch ${flags['git-branch']} at ${r.commit.slice(0, 12)}` : ''}\n`)
+  const r = await publishSite({
+    siteDir: flags.site ?? join(repoRoot, 'site'),
+    to: flags.to,
+    gitBranch: flags['git-branch'],
+    repoDir: repoRoot,
+    message: flags.message,
+    log: consoleLogger(),
+  })
+  process.stdout.write(
+    `published ${r.files} files${r.to ? ` to ${r.to}` : ''}${r.commit ? `; branch ${flags['git-branch']} at ${r.commit.slice(0, 12)}` : ''}\n`,
+  )
 })

@@ -34,11 +34,11 @@ const logMedian = (r: Repeats) => Math.log(median([...r.values()]))
 /** Variance of a cell's log median from its own run's noise: the family's pooled SD, else its own. */
 export function withinVariance(r: Repeats): { v: number; df: number } | null {
   const n = r.size
-  if (r.noise && !r.unstable) return { v: r.noise.sd ** 2 * medianVariance(n) / n, df: r.noise.df }
+  if (r.noise && !r.unstable) return { v: (r.noise.sd ** 2 * medianVariance(n)) / n, df: r.noise.df }
   if (n < 2) return null
   const logs = [...r.values()].map(Math.log)
   const mean = logs.reduce((a, b) => a + b, 0) / n
-  return { v: logs.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1) * medianVariance(n) / n, df: n - 1 }
+  return { v: ((logs.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1)) * medianVariance(n)) / n, df: n - 1 }
 }
 
 /** Satterthwaite's degrees of freedom of a sum of variance parts, each with its own df. */
@@ -75,9 +75,14 @@ export function estimateBetweenRun(runs: readonly (readonly Figure[])[]): Betwee
     const ownDf = (J - 1) * (cells.length - 1)
     const residual = centred.reduce((a, c) => a + c.reduce((s, x, j) => s + (x - (shift[j]! - shiftMean)) ** 2, 0), 0) / ownDf
     const own = Math.max(0, residual - meanWithin)
-    const parts = [{ v: common, df: J - 1 }, { v: own, df: ownDf }]
+    const parts = [
+      { v: common, df: J - 1 },
+      { v: own, df: ownDf },
+    ]
     out.push({
-      family, runs: J, cells: cells.length,
+      family,
+      runs: J,
+      cells: cells.length,
       common: { sd: Math.sqrt(common), df: J - 1 },
       own: { sd: Math.sqrt(own), df: ownDf },
       total: { sd: Math.sqrt(common + own), df: satterthwaite(parts) },
@@ -100,10 +105,12 @@ export function roundsNoise(family: string, runs: readonly (readonly Figure[])[]
     const rounds = [...new Set(fam.flatMap((f) => [...f.repeats.keys()]))].sort((a, b) => a - b)
     if (fam.length < 2 || rounds.length < 2) continue
     const centre = new Map(fam.map((f) => [f, [...f.repeats.values()].map(Math.log).reduce((a, b) => a + b, 0) / f.repeats.size]))
-    const shifts = rounds.map((r) => {
-      const xs = fam.filter((f) => f.repeats.has(r)).map((f) => Math.log(f.repeats.get(r)!) - centre.get(f)!)
-      return xs.length ? median(xs) : null
-    }).filter((x): x is number => x !== null)
+    const shifts = rounds
+      .map((r) => {
+        const xs = fam.filter((f) => f.repeats.has(r)).map((f) => Math.log(f.repeats.get(r)!) - centre.get(f)!)
+        return xs.length ? median(xs) : null
+      })
+      .filter((x): x is number => x !== null)
     if (shifts.length < 2) continue
     const mean = shifts.reduce((a, b) => a + b, 0) / shifts.length
     ss += shifts.reduce((a, g) => a + (g - mean) ** 2, 0)

@@ -131,7 +131,13 @@ export function referenceAgreement(deltas: readonly Delta[], base: References, r
       const b = base[reference]
       const r = run[reference]
       const refRatio = b && r ? r / b : null
-      out.push({ table, reference, raw: spread(rawRatios), calibrated: refRatio === null ? null : spread(rawRatios.map((x) => x / refRatio)), referenceRatio: refRatio })
+      out.push({
+        table,
+        reference,
+        raw: spread(rawRatios),
+        calibrated: refRatio === null ? null : spread(rawRatios.map((x) => x / refRatio)),
+        referenceRatio: refRatio,
+      })
     }
   }
   return out
@@ -148,8 +154,10 @@ export function agreementTable(rows: readonly Agreement[]): string {
   const lines = [
     '| table | reference | reference ratio | raw ratio, median [min..max] | calibrated ratio, median [min..max] | worst cell vs 1 |',
     '|---|---|---|---|---|---|',
-    ...rows.map((a) => `| ${a.table} | ${a.reference} | ${a.referenceRatio === null ? '—' : r3(a.referenceRatio)} | ${showSpread(a.raw)} (${a.raw?.cells ?? 0} cells) | ${showSpread(a.calibrated)} | ${a.calibrated ? `±${(worstDeviation(a.calibrated) * 100).toFixed(0)}%` : '—'} |`),
+    ...rows.map(
+      (a) =>
+        `| ${a.table} | ${a.reference} | ${a.referenceRatio === null ? '—' : r3(a.referenceRatio)} | ${showSpread(a.raw)} (${a.raw?.cells ?? 0} cells) | ${showSpread(a.calibrated)} | ${a.calibrated ? `±${(worstDeviation(a.calibrated) * 100).toFixed(0)}%` : '—'} |`,
+    ),
   ]
   return lines.join('\n') + '\n'
 }
-

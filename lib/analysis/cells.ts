@@ -42,7 +42,20 @@ export const TABLE_SPECS: Record<TableName, TableSpec> = {
     name: 'measurements',
     keys: CELL_COLUMNS.measurements,
     primary: 'proxy_cpu_us_per_req',
-    secondary: ['backend_cpu_us_per_req', 'rps', 'p50_ms', 'p99_ms', 'backend_conns_per_1k_req', 'errors_pct', 'generator_cpu_share', 'proxy_cpu_share', 'max_vus', 'dropped', ...COUNT_METRICS, 'proxy_cpu_calibrated'],
+    secondary: [
+      'backend_cpu_us_per_req',
+      'rps',
+      'p50_ms',
+      'p99_ms',
+      'backend_conns_per_1k_req',
+      'errors_pct',
+      'generator_cpu_share',
+      'proxy_cpu_share',
+      'max_vus',
+      'dropped',
+      ...COUNT_METRICS,
+      'proxy_cpu_calibrated',
+    ],
   },
   handshakes: {
     name: 'handshakes',
@@ -61,7 +74,17 @@ export const TABLE_SPECS: Record<TableName, TableSpec> = {
     keys: CELL_COLUMNS.tcp,
     // Short cells cost per connection, stream cells per MiB (data/precision.ts judges each on its own).
     primary: 'proxy_cpu_us_per_conn',
-    secondary: ['proxy_cpu_us_per_mib', 'conn_rate', 'mib_per_s', 'p50_ms', 'p99_ms', 'backend_conns_per_conn', 'generator_cpu_share', 'proxy_cpu_share', ...COUNT_METRICS],
+    secondary: [
+      'proxy_cpu_us_per_mib',
+      'conn_rate',
+      'mib_per_s',
+      'p50_ms',
+      'p99_ms',
+      'backend_conns_per_conn',
+      'generator_cpu_share',
+      'proxy_cpu_share',
+      ...COUNT_METRICS,
+    ],
   },
 }
 
@@ -124,14 +147,24 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
     for (const k of order) {
       const x = (a as unknown as Record<string, unknown>)[k]
       const y = (b as unknown as Record<string, unknown>)[k]
-      const d = typeof x === 'number' && typeof y === 'number' ? x - y : k === 'version' ? compareVersions(String(x ?? ''), String(y ?? '')) : String(x ?? '').localeCompare(String(y ?? ''))
+      const d =
+        typeof x === 'number' && typeof y === 'number'
+          ? x - y
+          : k === 'version'
+            ? compareVersions(String(x ?? ''), String(y ?? ''))
+            : String(x ?? '').localeCompare(String(y ?? ''))
       if (d !== 0) return d
     }
     return 0
   }
   const sorted = groups.sort((a, b) => byKey(a.rows[0]!, b.rows[0]!))
-  const preciseOf = (members: readonly Row[]) => members.flatMap((m) => (m.status === 'valid' && precisionValue(spec.name, m) !== null ? [precisionValue(spec.name, m)!] : []))
-  const unstable = withFamilyNoise(sorted, (g: CellRows<Row>) => String((g.rows[0] as unknown as Record<string, unknown>).model ?? ''), (g) => new Map(preciseOf(g.rows).map((v, i) => [i + 1, v])))
+  const preciseOf = (members: readonly Row[]) =>
+    members.flatMap((m) => (m.status === 'valid' && precisionValue(spec.name, m) !== null ? [precisionValue(spec.name, m)!] : []))
+  const unstable = withFamilyNoise(
+    sorted,
+    (g: CellRows<Row>) => String((g.rows[0] as unknown as Record<string, unknown>).model ?? ''),
+    (g) => new Map(preciseOf(g.rows).map((v, i) => [i + 1, v])),
+  )
   return sorted.map(({ id, key, rows: members }, index) => {
     const counts = { valid: 0, invalid: 0, failed: 0 }
     for (const m of members) counts[m.status]++
@@ -150,7 +183,14 @@ export async function summarizeCells(spec: TableSpec, rows: readonly Row[]): Pro
       status: cellStatus(members),
       summary: stats,
       medians: Object.fromEntries(spec.secondary.map((m) => [m, secondary.get(m)?.get(id)?.median ?? null])),
-      reasons: [...new Set(members.filter((m) => m.status !== 'valid').map((m) => m.reason).filter(Boolean))],
+      reasons: [
+        ...new Set(
+          members
+            .filter((m) => m.status !== 'valid')
+            .map((m) => m.reason)
+            .filter(Boolean),
+        ),
+      ],
       warnings,
       ciHalfWidthPct: iv && Number.isFinite(relativeHalfWidth(iv)) ? 100 * relativeHalfWidth(iv) : null,
       ciLevel: iv?.level ?? null,

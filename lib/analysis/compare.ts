@@ -49,7 +49,11 @@ export interface ComparisonRow {
 type Rows = FigureRun
 
 /** Between-run noise of a family: the prior and the rounds' figure, the larger one when both exist. */
-function betweenNoise(family: string, figures: readonly (readonly Figure[])[], prior?: Readonly<Record<string, { sd: number; df: number }>>): BetweenRunNoise | null {
+function betweenNoise(
+  family: string,
+  figures: readonly (readonly Figure[])[],
+  prior?: Readonly<Record<string, { sd: number; df: number }>>,
+): BetweenRunNoise | null {
   const p = priorNoise(family, prior)
   const r = roundsNoise(family, figures)
   if (p && r) return r.sd > p.sd ? r : p
@@ -64,7 +68,16 @@ export function compareFigure(b: Figure, r: Figure, between: BetweenRunNoise | n
   const change = Math.exp(d) - 1
   const wb = withinVariance(b.repeats)
   const wr = withinVariance(r.repeats)
-  const tooFew = (why: string): Omit<ComparisonRow, 'kind' | 'metric' | 'table' | 'key'> => ({ base, run, change, interval: null, detectable: null, verdict: 'too few repeats to compare', between: between ?? { sd: null, df: 0, source: why }, df: null })
+  const tooFew = (why: string): Omit<ComparisonRow, 'kind' | 'metric' | 'table' | 'key'> => ({
+    base,
+    run,
+    change,
+    interval: null,
+    detectable: null,
+    verdict: 'too few repeats to compare',
+    between: between ?? { sd: null, df: 0, source: why },
+    df: null,
+  })
   if (!between) return tooFew('no between-run variance: no lab-note figure for this kind, and too few rounds to estimate it')
   if (!wb || !wr) return tooFew(`${between.source}; but a side has one repeat and no noise of its family`)
   const parts = [wb, wr, { v: 2 * between.sd ** 2, df: between.df }]
@@ -99,10 +112,27 @@ export function compareAcrossRuns(baseRun: Rows, newRun: Rows, o: { prior?: Read
       const b = baseVersions.get(bv)!
       const r = runVersions.get(rv)!
       if (!noise.has(r.family)) noise.set(r.family, betweenNoise(r.family, [bf, rf], o.prior))
-      out.push({ kind: r.kind, metric: r.metric, table: r.table, key: { ...r.key, version: bv === rv ? rv : `${bv} → ${rv}` }, ...compareFigure(b, r, noise.get(r.family)!) })
+      out.push({
+        kind: r.kind,
+        metric: r.metric,
+        table: r.table,
+        key: { ...r.key, version: bv === rv ? rv : `${bv} → ${rv}` },
+        ...compareFigure(b, r, noise.get(r.family)!),
+      })
     }
   }
-  const sortKey = (c: ComparisonRow) => [KIND_ORDER.indexOf(c.kind), c.metric, c.table, c.key.proxy, c.key.series, c.key.variant, c.key.key_type ?? c.key.mode ?? '', String(c.key.target_rps ?? c.key.conns_target ?? '').padStart(9, '0'), c.key.version].join('|')
+  const sortKey = (c: ComparisonRow) =>
+    [
+      KIND_ORDER.indexOf(c.kind),
+      c.metric,
+      c.table,
+      c.key.proxy,
+      c.key.series,
+      c.key.variant,
+      c.key.key_type ?? c.key.mode ?? '',
+      String(c.key.target_rps ?? c.key.conns_target ?? '').padStart(9, '0'),
+      c.key.version,
+    ].join('|')
   return out.sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
 }
 
@@ -132,7 +162,10 @@ export interface Delta {
 type CellSamples = { key: CellKey; xs: number[] }
 
 /** Cells matched without the version (pairVersions), with the medians of the primary metric. */
-export function compareRuns(base: Pick<Rows, 'measurements' | 'handshakes' | 'websocket'>, run: Pick<Rows, 'measurements' | 'handshakes' | 'websocket'>): Delta[] {
+export function compareRuns(
+  base: Pick<Rows, 'measurements' | 'handshakes' | 'websocket'>,
+  run: Pick<Rows, 'measurements' | 'handshakes' | 'websocket'>,
+): Delta[] {
   const out: Delta[] = []
   for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
     const spec = TABLE_SPECS[table]
@@ -144,7 +177,14 @@ export function compareRuns(base: Pick<Rows, 'measurements' | 'handshakes' | 'we
       for (const [bv, rv] of pairVersions([...baseVersions.keys()], [...runVersions.keys()])) {
         const side = (xs: number[]) => (xs.length ? { median: median(xs), n: xs.length } : null)
         const [bs, rs] = [side(baseVersions.get(bv)!.xs), side(runVersions.get(rv)!.xs)]
-        out.push({ table, metric: spec.primary, key: { ...runVersions.get(rv)!.key, version: bv === rv ? rv : `${bv} → ${rv}` }, base: bs, run: rs, delta: bs && rs && bs.median !== 0 ? rs.median / bs.median - 1 : null })
+        out.push({
+          table,
+          metric: spec.primary,
+          key: { ...runVersions.get(rv)!.key, version: bv === rv ? rv : `${bv} → ${rv}` },
+          base: bs,
+          run: rs,
+          delta: bs && rs && bs.median !== 0 ? rs.median / bs.median - 1 : null,
+        })
       }
     }
   }

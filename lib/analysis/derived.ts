@@ -25,18 +25,32 @@ export const matches = (c: CellSummary, m: Match) => Object.entries(m).every(([k
 
 /** The newest version's cell among those matching. */
 export function newestCell(cells: readonly CellSummary[], m: Match): CellSummary | undefined {
-  return cells.filter((c) => matches(c, m)).sort((a, b) => compareVersions(String(a.key.version), String(b.key.version))).at(-1)
+  return cells
+    .filter((c) => matches(c, m))
+    .sort((a, b) => compareVersions(String(a.key.version), String(b.key.version)))
+    .at(-1)
 }
 
 const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2))
-const value = (c: CellSummary | undefined, metric?: string) => (!c ? null : metric ? c.medians[metric] ?? null : c.summary?.median ?? null)
+const value = (c: CellSummary | undefined, metric?: string) => (!c ? null : metric ? (c.medians[metric] ?? null) : (c.summary?.median ?? null))
 
-function ratio(name: string, proxy: string, version: string, a: CellSummary | undefined, b: CellSummary | undefined, labels: [string, string], unit: string, metric?: string): Ratio {
+function ratio(
+  name: string,
+  proxy: string,
+  version: string,
+  a: CellSummary | undefined,
+  b: CellSummary | undefined,
+  labels: [string, string],
+  unit: string,
+  metric?: string,
+): Ratio {
   const va = value(a, metric)
   const vb = value(b, metric)
   const warnings = [a, b].flatMap((c, i) => (!c ? [`${labels[i]}: not measured`] : c.status !== 'valid' ? [`${labels[i]}: cell ${c.status}`] : []))
   return {
-    name, proxy, version,
+    name,
+    proxy,
+    version,
     value: va !== null && vb !== null && vb !== 0 ? va / vb : null,
     numerator: `${labels[0]} ${va === null ? '—' : fmt(va)} ${unit}`,
     denominator: `${labels[1]} ${vb === null ? '—' : fmt(vb)} ${unit}`,
@@ -71,11 +85,13 @@ function variantRatios(m: readonly CellSummary[]): Ratio[] {
   }
   for (const version of versionsOf(m, 'haproxy', 'article')) {
     const article = cell('haproxy', 'article', version)
-    for (const v of ['reuse-never', 'server-close']) if (cell('haproxy', v, version)) out.push(ratio(`${v} / article`, 'haproxy', version, cell('haproxy', v, version), article, [v, 'article'], us))
+    for (const v of ['reuse-never', 'server-close'])
+      if (cell('haproxy', v, version)) out.push(ratio(`${v} / article`, 'haproxy', version, cell('haproxy', v, version), article, [v, 'article'], us))
   }
   for (const version of versionsOf(m, 'nginx', 'literal')) {
     const literal = cell('nginx', 'literal', version)
-    for (const v of ['upstream-default', 'upstream-keepalive']) if (cell('nginx', v, version)) out.push(ratio(`${v} / literal`, 'nginx', version, cell('nginx', v, version), literal, [v, 'literal'], us))
+    for (const v of ['upstream-default', 'upstream-keepalive'])
+      if (cell('nginx', v, version)) out.push(ratio(`${v} / literal`, 'nginx', version, cell('nginx', v, version), literal, [v, 'literal'], us))
   }
   return out
 }
@@ -91,8 +107,14 @@ function spreadRatios(m: readonly CellSummary[]): Ratio[] {
     const lo = removed.reduce((a, b) => (b.v < a.v ? b : a))
     const hi = removed.reduce((a, b) => (b.v > a.v ? b : a))
     out.push({
-      name: 'pool-removed spread (max / min)', proxy: 'all', version: 'newest', value: hi.v / lo.v,
-      numerator: `${hi.p} ${fmt(hi.v)} ${us}`, denominator: `${lo.p} ${fmt(lo.v)} ${us}`, comparable: true, warnings: [],
+      name: 'pool-removed spread (max / min)',
+      proxy: 'all',
+      version: 'newest',
+      value: hi.v / lo.v,
+      numerator: `${hi.p} ${fmt(hi.v)} ${us}`,
+      denominator: `${lo.p} ${fmt(lo.v)} ${us}`,
+      comparable: true,
+      warnings: [],
     })
   }
   return out
@@ -111,10 +133,14 @@ function directRatios(m: readonly CellSummary[]): Ratio[] {
       const floor = direct.medians.backend_cpu_us_per_req
       const cost = value(article)
       out.push({
-        name: 'proxy CPU / backend CPU (direct)', proxy, version,
+        name: 'proxy CPU / backend CPU (direct)',
+        proxy,
+        version,
         value: cost !== null && floor ? cost / floor : null,
-        numerator: `proxy ${cost === null ? '—' : fmt(cost)} ${us}`, denominator: `direct backend ${floor === null ? '—' : fmt(floor)} ${us}`,
-        comparable: true, warnings: article.status === 'valid' ? [] : [`article: cell ${article.status}`],
+        numerator: `proxy ${cost === null ? '—' : fmt(cost)} ${us}`,
+        denominator: `direct backend ${floor === null ? '—' : fmt(floor)} ${us}`,
+        comparable: true,
+        warnings: article.status === 'valid' ? [] : [`article: cell ${article.status}`],
       })
       out.push(ratio('rps / direct rps', proxy, version, article, direct, ['proxy', 'direct'], 'rps', 'rps'))
     }
@@ -142,7 +168,8 @@ function handshakeRatios(handshakes: readonly CellSummary[]): Ratio[] {
     const versions = [...new Set(handshakes.filter((c) => c.key.proxy === proxy).map((c) => String(c.key.version)))].sort(compareVersions)
     for (const version of versions) {
       const hs = (k: string) => handshakes.find((c) => matches(c, { series: 'tls-handshake', proxy, version, key_type: k }))
-      for (const k of ['rsa2048', 'rsa4096']) if (hs(k)) out.push(ratio(`${k} / ec256 handshake`, proxy, version, hs(k), hs('ec256'), [k, 'ec256'], 'µs/handshake'))
+      for (const k of ['rsa2048', 'rsa4096'])
+        if (hs(k)) out.push(ratio(`${k} / ec256 handshake`, proxy, version, hs(k), hs('ec256'), [k, 'ec256'], 'µs/handshake'))
     }
   }
   return out

@@ -13,7 +13,9 @@ const med = (xs: (number | null)[]) => {
   const v = xs.filter((x): x is number => typeof x === 'number')
   return v.length ? median(v) : null
 }
-const notValid = <R extends { status: string; reason: string }>(rows: readonly R[]) => [...new Set(rows.filter((r) => r.status !== 'valid').map((r) => `${r.status}: ${r.reason}`))]
+const notValid = <R extends { status: string; reason: string }>(rows: readonly R[]) => [
+  ...new Set(rows.filter((r) => r.status !== 'valid').map((r) => `${r.status}: ${r.reason}`)),
+]
 
 /** The prefix of a failed row for a proxy version that cannot speak HTTP/3 (lib/series/h3.ts). */
 export const NOT_MEASURED_PREFIX = 'not measured: '
@@ -51,27 +53,52 @@ export interface H3Summary {
 export function h3Summary(measurements: readonly Measurement[]): H3Summary {
   const h3 = measurements.filter((r) => r.series === 'h3')
   const missing = h3.filter((r) => r.status === 'failed' && r.reason.startsWith(NOT_MEASURED_PREFIX))
-  const notMeasured = [...new Map(missing.map((r) => [keyId([r.proxy, r.version]), { proxy: r.proxy, version: r.version, reason: r.reason.slice(NOT_MEASURED_PREFIX.length) }])).values()]
+  const notMeasured = [
+    ...new Map(
+      missing.map((r) => [keyId([r.proxy, r.version]), { proxy: r.proxy, version: r.version, reason: r.reason.slice(NOT_MEASURED_PREFIX.length) }]),
+    ).values(),
+  ]
   const measured = h3.filter((r) => !missing.includes(r))
   const byKey = groupBy(measured, (r) => [r.proxy, r.version, r.streams ?? 1])
-  const direct = [...byKey.values()].filter((g) => g[0]!.proxy === 'direct').map((g) => ({
-    streams: g[0]!.streams ?? 1, p50_ms: med(valid(g).map((r) => r.p50_ms)), p99_ms: med(valid(g).map((r) => r.p99_ms)), rps: med(valid(g).map((r) => r.rps)),
-    datagrams_per_req: med(valid(g).map((r) => r.udp_datagrams_per_req ?? null)), valid: valid(g).length, rows: g.length,
-  })).sort((a, b) => a.streams - b.streams)
-  const costs = [...byKey.values()].filter((g) => g[0]!.proxy !== 'direct').map((g): H3Cost => {
-    const { proxy, version } = g[0]!
-    const streams = g[0]!.streams ?? 1
-    const own = cpuRepeats(g)
-    const h1 = cpuRepeats(measurements.filter((r) => r.series === 'h3-h1' && r.proxy === proxy && r.version === version))
-    const h2 = cpuRepeats(measurements.filter((r) => r.series === 'h2' && r.proxy === proxy && r.version === version && (r.streams ?? 1) === streams))
-    return {
-      proxy, version, streams, h3: interval(own), h2: interval(h2), h1: interval(h1),
-      h3VsH1: own.size && h1.size ? ratioInterval(own, h1) : null,
-      h3VsH2: own.size && h2.size ? ratioInterval(own, h2) : null,
-      conns_per_1k: med(valid(g).map((r) => r.backend_conns_per_1k_req)), datagrams_per_req: med(valid(g).map((r) => r.udp_datagrams_per_req ?? null)), p50_ms: med(valid(g).map((r) => r.p50_ms)), p99_ms: med(valid(g).map((r) => r.p99_ms)),
-      valid: valid(g).length, rows: g.length, reasons: notValid(g),
-    }
-  }).sort((a, b) => a.proxy.localeCompare(b.proxy) || a.streams - b.streams)
+  const direct = [...byKey.values()]
+    .filter((g) => g[0]!.proxy === 'direct')
+    .map((g) => ({
+      streams: g[0]!.streams ?? 1,
+      p50_ms: med(valid(g).map((r) => r.p50_ms)),
+      p99_ms: med(valid(g).map((r) => r.p99_ms)),
+      rps: med(valid(g).map((r) => r.rps)),
+      datagrams_per_req: med(valid(g).map((r) => r.udp_datagrams_per_req ?? null)),
+      valid: valid(g).length,
+      rows: g.length,
+    }))
+    .sort((a, b) => a.streams - b.streams)
+  const costs = [...byKey.values()]
+    .filter((g) => g[0]!.proxy !== 'direct')
+    .map((g): H3Cost => {
+      const { proxy, version } = g[0]!
+      const streams = g[0]!.streams ?? 1
+      const own = cpuRepeats(g)
+      const h1 = cpuRepeats(measurements.filter((r) => r.series === 'h3-h1' && r.proxy === proxy && r.version === version))
+      const h2 = cpuRepeats(measurements.filter((r) => r.series === 'h2' && r.proxy === proxy && r.version === version && (r.streams ?? 1) === streams))
+      return {
+        proxy,
+        version,
+        streams,
+        h3: interval(own),
+        h2: interval(h2),
+        h1: interval(h1),
+        h3VsH1: own.size && h1.size ? ratioInterval(own, h1) : null,
+        h3VsH2: own.size && h2.size ? ratioInterval(own, h2) : null,
+        conns_per_1k: med(valid(g).map((r) => r.backend_conns_per_1k_req)),
+        datagrams_per_req: med(valid(g).map((r) => r.udp_datagrams_per_req ?? null)),
+        p50_ms: med(valid(g).map((r) => r.p50_ms)),
+        p99_ms: med(valid(g).map((r) => r.p99_ms)),
+        valid: valid(g).length,
+        rows: g.length,
+        reasons: notValid(g),
+      }
+    })
+    .sort((a, b) => a.proxy.localeCompare(b.proxy) || a.streams - b.streams)
   return { costs, direct, notMeasured }
 }
 
@@ -107,26 +134,55 @@ const KEY_ORDER = ['ec256', 'rsa2048', 'rsa4096']
 export function h3HandshakeSummary(handshakes: readonly Handshake[]): H3HandshakeRow[] {
   const rows = handshakes.filter((r) => r.series === H3_HANDSHAKE_ROWS.quic || r.series === H3_HANDSHAKE_ROWS.tcp)
   const groups = groupBy(rows, (r) => [r.proxy, r.version, r.key_type])
-  const cpu = (g: readonly Handshake[], series: string, mode: string) => repeatsOf(valid(g.filter((r) => r.series === series && (r.resumption ?? 'none') === mode)), (r) => r.proxy_cpu_us_per_handshake)
-  const sorted = [...groups.values()].sort((a, b) => a[0]!.proxy.localeCompare(b[0]!.proxy) || a[0]!.version.localeCompare(b[0]!.version) || KEY_ORDER.indexOf(a[0]!.key_type) - KEY_ORDER.indexOf(b[0]!.key_type))
+  const cpu = (g: readonly Handshake[], series: string, mode: string) =>
+    repeatsOf(valid(g.filter((r) => r.series === series && (r.resumption ?? 'none') === mode)), (r) => r.proxy_cpu_us_per_handshake)
+  const sorted = [...groups.values()].sort(
+    (a, b) =>
+      a[0]!.proxy.localeCompare(b[0]!.proxy) ||
+      a[0]!.version.localeCompare(b[0]!.version) ||
+      KEY_ORDER.indexOf(a[0]!.key_type) - KEY_ORDER.indexOf(b[0]!.key_type),
+  )
   return sorted.flatMap((g) => {
     const { proxy, version, key_type } = g[0]!
     const tcp = { full: cpu(g, H3_HANDSHAKE_ROWS.tcp, 'none'), resumed: cpu(g, H3_HANDSHAKE_ROWS.tcp, 'tickets') }
-    const quic = { full: cpu(g, H3_HANDSHAKE_ROWS.quic, 'none'), resumed: cpu(g, H3_HANDSHAKE_ROWS.quic, 'tickets'), early: cpu(g, H3_HANDSHAKE_ROWS.quic, '0rtt') }
+    const quic = {
+      full: cpu(g, H3_HANDSHAKE_ROWS.quic, 'none'),
+      resumed: cpu(g, H3_HANDSHAKE_ROWS.quic, 'tickets'),
+      early: cpu(g, H3_HANDSHAKE_ROWS.quic, '0rtt'),
+    }
     const vs = (a: Map<number, number>, b: Map<number, number>) => (a.size && b.size ? ratioInterval(a, b) : null)
     const own = (series: string) => g.filter((r) => r.series === series)
     const counts = (series: string) => ({ valid: valid(own(series)).length, rows: own(series).length, reasons: notValid(own(series)) })
     const out: H3HandshakeRow[] = []
     if (own(H3_HANDSHAKE_ROWS.quic).length) {
       out.push({
-        proxy, version, key_type, transport: 'QUIC', full: interval(quic.full), resumed: interval(quic.resumed), early: interval(quic.early),
-        fullVsTcp: vs(quic.full, tcp.full), resumedVsTcp: vs(quic.resumed, tcp.resumed),
+        proxy,
+        version,
+        key_type,
+        transport: 'QUIC',
+        full: interval(quic.full),
+        resumed: interval(quic.resumed),
+        early: interval(quic.early),
+        fullVsTcp: vs(quic.full, tcp.full),
+        resumedVsTcp: vs(quic.resumed, tcp.resumed),
         datagrams: med(valid(own(H3_HANDSHAKE_ROWS.quic).filter((r) => (r.resumption ?? 'none') === 'none')).map((r) => r.udp_datagrams_per_req ?? null)),
         ...counts(H3_HANDSHAKE_ROWS.quic),
       })
     }
     if (own(H3_HANDSHAKE_ROWS.tcp).length) {
-      out.push({ proxy, version, key_type, transport: 'TCP+TLS', full: interval(tcp.full), resumed: interval(tcp.resumed), early: null, fullVsTcp: null, resumedVsTcp: null, datagrams: null, ...counts(H3_HANDSHAKE_ROWS.tcp) })
+      out.push({
+        proxy,
+        version,
+        key_type,
+        transport: 'TCP+TLS',
+        full: interval(tcp.full),
+        resumed: interval(tcp.resumed),
+        early: null,
+        fullVsTcp: null,
+        resumedVsTcp: null,
+        datagrams: null,
+        ...counts(H3_HANDSHAKE_ROWS.tcp),
+      })
     }
     return out
   })
@@ -159,16 +215,27 @@ export interface H3OpenCell {
 export function h3OpenSummary(measurements: readonly Measurement[]): H3OpenCell[] {
   const rows = measurements.filter((r) => r.model === 'open' && (r.series === OPEN_ROWS || r.series === OPEN_H1_ROWS))
   const groups = groupBy(rows, (r) => [r.proxy, r.version, r.target_rps])
-  return [...groups.values()].map((g): H3OpenCell => {
-    const h3 = g.filter((r) => r.series === OPEN_ROWS)
-    const h1 = g.filter((r) => r.series === OPEN_H1_ROWS)
-    const [a, b] = [cpuRepeats(h3), cpuRepeats(h1)]
-    return {
-      proxy: g[0]!.proxy, version: g[0]!.version, target_rps: g[0]!.target_rps ?? 0, h3: interval(a), h1: interval(b), h3VsH1: a.size && b.size ? ratioInterval(a, b) : null,
-      h3_p99_ms: med(valid(h3).map((r) => r.p99_ms)), h1_p99_ms: med(valid(h1).map((r) => r.p99_ms)),
-      h3_max_vus: med(valid(h3).map((r) => r.max_vus)), h1_max_vus: med(valid(h1).map((r) => r.max_vus)),
-      datagrams_per_req: med(valid(h3).map((r) => r.udp_datagrams_per_req ?? null)),
-      valid: valid(g).length, rows: g.length, reasons: notValid(g),
-    }
-  }).sort((x, y) => x.proxy.localeCompare(y.proxy) || x.target_rps - y.target_rps)
+  return [...groups.values()]
+    .map((g): H3OpenCell => {
+      const h3 = g.filter((r) => r.series === OPEN_ROWS)
+      const h1 = g.filter((r) => r.series === OPEN_H1_ROWS)
+      const [a, b] = [cpuRepeats(h3), cpuRepeats(h1)]
+      return {
+        proxy: g[0]!.proxy,
+        version: g[0]!.version,
+        target_rps: g[0]!.target_rps ?? 0,
+        h3: interval(a),
+        h1: interval(b),
+        h3VsH1: a.size && b.size ? ratioInterval(a, b) : null,
+        h3_p99_ms: med(valid(h3).map((r) => r.p99_ms)),
+        h1_p99_ms: med(valid(h1).map((r) => r.p99_ms)),
+        h3_max_vus: med(valid(h3).map((r) => r.max_vus)),
+        h1_max_vus: med(valid(h1).map((r) => r.max_vus)),
+        datagrams_per_req: med(valid(h3).map((r) => r.udp_datagrams_per_req ?? null)),
+        valid: valid(g).length,
+        rows: g.length,
+        reasons: notValid(g),
+      }
+    })
+    .sort((x, y) => x.proxy.localeCompare(y.proxy) || x.target_rps - y.target_rps)
 }

@@ -50,7 +50,9 @@ export function l4Cells(rows: readonly TcpRow[]): L4Cell[] {
     const stream = g.filter((r) => r.series === STREAM)
     const notValid = g.filter((r) => r.status !== 'valid')
     return {
-      proxy: g[0]!.proxy, version: g[0]!.version, variant: g[0]!.variant,
+      proxy: g[0]!.proxy,
+      version: g[0]!.version,
+      variant: g[0]!.variant,
       perConn: interval(costRepeats(short, 'proxy_cpu_us_per_conn')),
       perMiB: interval(costRepeats(stream, 'proxy_cpu_us_per_mib')),
       connRate: med(valid(short).flatMap((r) => (r.conn_rate === null ? [] : [r.conn_rate]))),
@@ -79,7 +81,11 @@ export function haproxyNginxRatios(rows: readonly TcpRow[]): { variant: string; 
   return kinds.flatMap(({ per, series, metric }) => {
     const own = rows.filter((r) => r.series === series)
     return [...new Set(own.map((r) => r.variant))].flatMap((variant) => {
-      const of = (proxy: string) => costRepeats(own.filter((r) => r.proxy === proxy && r.variant === variant), metric)
+      const of = (proxy: string) =>
+        costRepeats(
+          own.filter((r) => r.proxy === proxy && r.variant === variant),
+          metric,
+        )
       const h = of('haproxy')
       const n = of('nginx')
       return h.size && n.size ? [{ variant, per, ratio: ratioInterval(h, n) }] : []

@@ -15,7 +15,11 @@ export interface LikeRepetition {
 }
 
 type Row = { series: string; proxy: string; version: string }
-interface Tables { measurements: readonly Row[]; handshakes: readonly Row[]; websocket: readonly Row[] }
+interface Tables {
+  measurements: readonly Row[]
+  handshakes: readonly Row[]
+  websocket: readonly Row[]
+}
 
 /** series → proxy → versions, of every row (invalid ones too: they ran). */
 function versionsBySeries(t: Tables): Map<string, Map<string, Set<string>>> {

@@ -11,7 +11,9 @@ const med = (xs: (number | null)[]) => {
   const v = xs.filter((x): x is number => typeof x === 'number')
   return v.length ? median(v) : null
 }
-const notValid = <R extends { status: string; reason: string }>(rows: readonly R[]) => [...new Set(rows.filter((r) => r.status !== 'valid').map((r) => `${r.status}: ${r.reason}`))]
+const notValid = <R extends { status: string; reason: string }>(rows: readonly R[]) => [
+  ...new Set(rows.filter((r) => r.status !== 'valid').map((r) => `${r.status}: ${r.reason}`)),
+]
 
 /** Rows grouped by a derived key (lib/data/grouping.ts), groups in the order they first appear. */
 const groups = <R>(rows: readonly R[], keyOf: (r: R) => readonly unknown[]): R[][] => [...groupBy(rows, keyOf).values()]
@@ -41,16 +43,26 @@ export function h2Summary(measurements: readonly Measurement[]): H2Cell[] {
   return groups(rows, (r) => [r.proxy, r.version]).flatMap((g) => {
     const cpu = (rs: readonly Measurement[]) => repeatsOf(valid(rs), (r) => r.proxy_cpu_us_per_req)
     const h1 = cpu(g.filter((r) => r.series === 'h2-h1'))
-    const cells = groups(g, (r) => [r.series === 'h2-h1' ? 'h1' : `h2 ${r.streams}`]).sort((a, b) => (a[0]!.series === 'h2-h1' ? -1 : b[0]!.series === 'h2-h1' ? 1 : (a[0]!.streams ?? 0) - (b[0]!.streams ?? 0)))
+    const cells = groups(g, (r) => [r.series === 'h2-h1' ? 'h1' : `h2 ${r.streams}`]).sort((a, b) =>
+      a[0]!.series === 'h2-h1' ? -1 : b[0]!.series === 'h2-h1' ? 1 : (a[0]!.streams ?? 0) - (b[0]!.streams ?? 0),
+    )
     return cells.map((c): H2Cell => {
       const isH1 = c[0]!.series === 'h2-h1'
       const own = cpu(c)
       return {
-        proxy: c[0]!.proxy, version: c[0]!.version, protocol: isH1 ? 'HTTP/1.1' : 'h2', streams: isH1 ? null : (c[0]!.streams ?? null),
-        cpu: interval(own), rps: med(valid(c).map((r) => r.rps)), p50_ms: med(valid(c).map((r) => r.p50_ms)), p99_ms: med(valid(c).map((r) => r.p99_ms)),
+        proxy: c[0]!.proxy,
+        version: c[0]!.version,
+        protocol: isH1 ? 'HTTP/1.1' : 'h2',
+        streams: isH1 ? null : (c[0]!.streams ?? null),
+        cpu: interval(own),
+        rps: med(valid(c).map((r) => r.rps)),
+        p50_ms: med(valid(c).map((r) => r.p50_ms)),
+        p99_ms: med(valid(c).map((r) => r.p99_ms)),
         vsH1: !isH1 && own.size && h1.size ? ratioInterval(own, h1) : null,
         syscalls: med(valid(c).map((r) => r.proxy_syscalls_per_req ?? null)),
-        valid: valid(c).length, rows: c.length, reasons: notValid(c),
+        valid: valid(c).length,
+        rows: c.length,
+        reasons: notValid(c),
       }
     })
   })
@@ -81,15 +93,25 @@ export function resumptionSummary(handshakes: readonly Handshake[]): ResumptionC
   return groups(rows, (r) => [r.proxy, r.version, r.variant]).flatMap((g) => {
     const cpu = (rs: readonly Handshake[]) => repeatsOf(valid(rs), (r) => r.proxy_cpu_us_per_handshake)
     const full = cpu(g.filter((r) => (r.resumption ?? 'none') === 'none'))
-    return groups(g, (r) => [r.resumption ?? 'none']).sort((a, b) => ORDER.indexOf(a[0]!.resumption ?? 'none') - ORDER.indexOf(b[0]!.resumption ?? 'none')).map((c): ResumptionCell => {
-      const mode = c[0]!.resumption ?? 'none'
-      const own = cpu(c)
-      return {
-        proxy: c[0]!.proxy, version: c[0]!.version, variant: c[0]!.variant, resumption: mode, cpu: interval(own),
-        resumedShare: med(valid(c).map((r) => (r.handshakes > 0 ? r.resumed / r.handshakes : null))), rate: med(valid(c).map((r) => r.rate)), syscalls: med(valid(c).map((r) => r.proxy_syscalls_per_req ?? null)),
-        vsFull: mode !== 'none' && own.size && full.size ? ratioInterval(own, full) : null,
-        valid: valid(c).length, rows: c.length, reasons: notValid(c),
-      }
-    })
+    return groups(g, (r) => [r.resumption ?? 'none'])
+      .sort((a, b) => ORDER.indexOf(a[0]!.resumption ?? 'none') - ORDER.indexOf(b[0]!.resumption ?? 'none'))
+      .map((c): ResumptionCell => {
+        const mode = c[0]!.resumption ?? 'none'
+        const own = cpu(c)
+        return {
+          proxy: c[0]!.proxy,
+          version: c[0]!.version,
+          variant: c[0]!.variant,
+          resumption: mode,
+          cpu: interval(own),
+          resumedShare: med(valid(c).map((r) => (r.handshakes > 0 ? r.resumed / r.handshakes : null))),
+          rate: med(valid(c).map((r) => r.rate)),
+          syscalls: med(valid(c).map((r) => r.proxy_syscalls_per_req ?? null)),
+          vsFull: mode !== 'none' && own.size && full.size ? ratioInterval(own, full) : null,
+          valid: valid(c).length,
+          rows: c.length,
+          reasons: notValid(c),
+        }
+      })
   })
 }

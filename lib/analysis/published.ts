@@ -43,13 +43,15 @@ export function publishedDeltas(file: string, claims: readonly ClaimResult[]) {
   const checks = new Map(loadLedger().claims.map((c) => [c.id, c.check]))
   const deltas = claims
     .filter((c) => c.source === p.source && c.comparable_across_machines)
-    .map((c): PublishedDelta => ({
-      label: c.id,
-      published: c.published,
-      ours: c.value,
-      oursText: c.verdict === 'not measured' || c.verdict === 'not runnable here' ? c.verdict : c.measured,
-      delta: centredOnFigure(checks.get(c.id)) && c.value !== null && c.reference !== null && c.reference !== 0 ? c.value / c.reference - 1 : null,
-      note: `${c.verdict}${c.caveat ? `; ${c.caveat}` : ''}`,
-    }))
+    .map(
+      (c): PublishedDelta => ({
+        label: c.id,
+        published: c.published,
+        ours: c.value,
+        oursText: c.verdict === 'not measured' || c.verdict === 'not runnable here' ? c.verdict : c.measured,
+        delta: centredOnFigure(checks.get(c.id)) && c.value !== null && c.reference !== null && c.reference !== 0 ? c.value / c.reference - 1 : null,
+        note: `${c.verdict}${c.caveat ? `; ${c.caveat}` : ''}`,
+      }),
+    )
   return { title: p.title, machine: p.machine, deltas }
 }

@@ -61,13 +61,26 @@ type Row = Record<string, unknown> & { repeat: number; status: string; version: 
 const CURVE_SERIES = new Set(['tls-calibration', 'ws-hold'])
 
 const keyOf = (table: TableName, r: Row) => projectKey(r, TABLE_SPECS[table].keys)
-const cellWithoutVersion = (table: TableName, r: Row) => projectId(r, TABLE_SPECS[table].keys.filter((k) => k !== 'version'))
+const cellWithoutVersion = (table: TableName, r: Row) =>
+  projectId(
+    r,
+    TABLE_SPECS[table].keys.filter((k) => k !== 'version'),
+  )
 
 /** Noise family: one window design (table, load model) and one kind of figure. */
 export const familyOf = (kind: FigureKind, metric: string, table: TableName, key: Figure['key']) =>
   [kind, metric, table, key.model === 'open' ? 'open' : table === 'measurements' ? 'closed' : String(key.series ?? '')].join('|')
 
-interface Draft { kind: FigureKind; metric: string; table: TableName; key: Figure['key']; version: string; cell: string; values: Map<number, number>; offset: number }
+interface Draft {
+  kind: FigureKind
+  metric: string
+  table: TableName
+  key: Figure['key']
+  version: string
+  cell: string
+  values: Map<number, number>
+  offset: number
+}
 
 /** repeat → value of valid rows (two rows of one repeat: their mean). */
 function byRepeat(rows: readonly Row[], value: (r: Row) => number | null): Map<number, number> {
@@ -84,7 +97,10 @@ const num = (v: unknown) => (typeof v === 'number' ? v : null)
 
 function group(table: TableName, rows: readonly Row[]): Map<string, Row[]> {
   const keys = TABLE_SPECS[table].keys
-  return groupBy(rows.filter((r) => !CURVE_SERIES.has(String(r.series))), (r) => keys.map((k) => r[k]))
+  return groupBy(
+    rows.filter((r) => !CURVE_SERIES.has(String(r.series))),
+    (r) => keys.map((k) => r[k]),
+  )
 }
 
 /** Numerator / denominator round by round, over the rounds both have. */
@@ -105,18 +121,32 @@ export function runFigures(run: FigureRun): Figure[] {
   const drafts: Draft[] = []
   const refs = runReferences({ measurements: [...run.measurements], ...(run.manifest ? { manifest: run.manifest } : {}) })
   const add: AddFigure = (kind, metric, table, first, values, offset = 0) => {
-    if (values.size > 0) drafts.push({ kind, metric, table, key: keyOf(table, first), version: first.version, cell: cellWithoutVersion(table, first), values, offset })
+    if (values.size > 0)
+      drafts.push({ kind, metric, table, key: keyOf(table, first), version: first.version, cell: cellWithoutVersion(table, first), values, offset })
   }
-  const tables: Tables = { measurements: group('measurements', run.measurements as unknown as Row[]), handshakes: group('handshakes', run.handshakes as unknown as Row[]), websocket: group('websocket', run.websocket as unknown as Row[]) }
+  const tables: Tables = {
+    measurements: group('measurements', run.measurements as unknown as Row[]),
+    handshakes: group('handshakes', run.handshakes as unknown as Row[]),
+    websocket: group('websocket', run.websocket as unknown as Row[]),
+  }
   addCounts(tables, add)
   addPoolingRatios(tables, add)
   addKeyTypeRatios(tables, add)
   addCosts(tables, refs, add)
   // Non-positive values have no log: such a figure is left out with its family's noise unchanged.
   const usable = drafts.filter((d) => [...d.values.values()].every((v) => v + d.offset > 0))
-  const noisy = withFamilyNoise(usable, (d) => familyOf(d.kind, d.metric, d.table, d.key), (d) => new Map([...d.values].map(([k, v]) => [k, v + d.offset])))
+  const noisy = withFamilyNoise(
+    usable,
+    (d) => familyOf(d.kind, d.metric, d.table, d.key),
+    (d) => new Map([...d.values].map(([k, v]) => [k, v + d.offset])),
+  )
   return usable.map((d, i) => ({
-    kind: d.kind, metric: d.metric, table: d.table, key: d.key, version: d.version, offset: d.offset,
+    kind: d.kind,
+    metric: d.metric,
+    table: d.table,
+    key: d.key,
+    version: d.version,
+    offset: d.offset,
     match: [d.kind, d.metric, d.table, d.cell].join('|'),
     family: familyOf(d.kind, d.metric, d.table, d.key),
     repeats: noisy[i]!,
@@ -128,7 +158,15 @@ function addCounts(tables: Tables, add: AddFigure): void {
   for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
     for (const rows of tables[table].values()) {
       if (rows[0]!.proxy === 'direct') continue
-      for (const c of COUNT_METRICS) add('count', c.metric, table, rows[0]!, byRepeat(rows, (r) => num(r[c.metric])), c.offset)
+      for (const c of COUNT_METRICS)
+        add(
+          'count',
+          c.metric,
+          table,
+          rows[0]!,
+          byRepeat(rows, (r) => num(r[c.metric])),
+          c.offset,
+        )
     }
   }
 }
@@ -138,20 +176,47 @@ function addPoolingRatios(tables: Tables, add: AddFigure): void {
   const cells = [...tables.measurements.values()]
   for (const removed of cells.filter((rows) => rows[0]!.series === 'pool-removed')) {
     const r0 = removed[0]!
-    const added = cells.find((rows) => rows[0]!.series === 'pool-added' && ['proxy', 'version', 'model', 'connections', 'target_rps', 'key_type'].every((k) => rows[0]![k] === r0[k]))
-    if (added) add('ratio', RATIO_METRICS.pooling, 'measurements', r0, pairedRatio(byRepeat(removed, (r) => num(r.proxy_cpu_us_per_req)), byRepeat(added, (r) => num(r.proxy_cpu_us_per_req))))
+    const added = cells.find(
+      (rows) => rows[0]!.series === 'pool-added' && ['proxy', 'version', 'model', 'connections', 'target_rps', 'key_type'].every((k) => rows[0]![k] === r0[k]),
+    )
+    if (added)
+      add(
+        'ratio',
+        RATIO_METRICS.pooling,
+        'measurements',
+        r0,
+        pairedRatio(
+          byRepeat(removed, (r) => num(r.proxy_cpu_us_per_req)),
+          byRepeat(added, (r) => num(r.proxy_cpu_us_per_req)),
+        ),
+      )
   }
 }
 
 /** RSA / EC per proxy, version and series of handshakes. */
 function addKeyTypeRatios(tables: Tables, add: AddFigure): void {
   const hs = [...tables.handshakes.values()]
-  for (const [keyType, metric] of [['rsa2048', RATIO_METRICS.rsa2048], ['rsa4096', RATIO_METRICS.rsa4096]] as const) {
+  for (const [keyType, metric] of [
+    ['rsa2048', RATIO_METRICS.rsa2048],
+    ['rsa4096', RATIO_METRICS.rsa4096],
+  ] as const) {
     for (const rsa of hs.filter((rows) => rows[0]!.key_type === keyType)) {
       const r0 = rsa[0]!
       // The same resumption too: the h3 series has full and resumed cells of every key type.
-      const ec = hs.find((rows) => rows[0]!.key_type === 'ec256' && ['series', 'proxy', 'version', 'variant', 'connections', 'resumption'].every((k) => rows[0]![k] === r0[k]))
-      if (ec) add('ratio', metric, 'handshakes', r0, pairedRatio(byRepeat(rsa, (r) => num(r.proxy_cpu_us_per_handshake)), byRepeat(ec, (r) => num(r.proxy_cpu_us_per_handshake))))
+      const ec = hs.find(
+        (rows) => rows[0]!.key_type === 'ec256' && ['series', 'proxy', 'version', 'variant', 'connections', 'resumption'].every((k) => rows[0]![k] === r0[k]),
+      )
+      if (ec)
+        add(
+          'ratio',
+          metric,
+          'handshakes',
+          r0,
+          pairedRatio(
+            byRepeat(rsa, (r) => num(r.proxy_cpu_us_per_handshake)),
+            byRepeat(ec, (r) => num(r.proxy_cpu_us_per_handshake)),
+          ),
+        )
     }
   }
 }
@@ -164,7 +229,13 @@ function addCosts(tables: Tables, refs: ReturnType<typeof runReferences>, add: A
     for (const rows of tables[table].values()) {
       const r0 = rows[0]!
       if (r0.proxy === 'direct') {
-        add('cost', 'backend_cpu_us_per_req', table, r0, byRepeat(rows, (r) => num(r.backend_cpu_us_per_req)))
+        add(
+          'cost',
+          'backend_cpu_us_per_req',
+          table,
+          r0,
+          byRepeat(rows, (r) => num(r.backend_cpu_us_per_req)),
+        )
         continue
       }
       const raw = byRepeat(rows, (r) => num(r[primary]))

@@ -25,7 +25,11 @@ const round = (x: number | null | undefined, digits = 4) => (x === null || x ===
 export function cellRows(spec: TableSpec, cells: readonly CellSummary[]) {
   return cells.map((c) => ({
     ...c.key,
-    rows: c.rows, valid: c.counts.valid, invalid: c.counts.invalid, failed: c.counts.failed, status: c.status,
+    rows: c.rows,
+    valid: c.counts.valid,
+    invalid: c.counts.invalid,
+    failed: c.counts.failed,
+    status: c.status,
     [`${spec.primary}_median`]: round(c.summary?.median),
     [`${spec.primary}_min`]: round(c.summary?.min),
     [`${spec.primary}_max`]: round(c.summary?.max),

@@ -90,21 +90,44 @@ export function disturbanceEffects(run: RunData): DisturbanceEffect[] {
       bySeries.set(r.series, [...(bySeries.get(r.series) ?? []), { share, shift: Math.abs(v / median(base) - 1) }])
     }
   }
-  return [...bySeries].map(([series, xs]) => ({
-    series, windows: xs.length, foreignShare: median(xs.map((x) => x.share)), medianShift: median(xs.map((x) => x.shift)), worstShift: Math.max(...xs.map((x) => x.shift)),
-  })).sort((a, b) => a.series.localeCompare(b.series))
+  return [...bySeries]
+    .map(([series, xs]) => ({
+      series,
+      windows: xs.length,
+      foreignShare: median(xs.map((x) => x.share)),
+      medianShift: median(xs.map((x) => x.shift)),
+      worstShift: Math.max(...xs.map((x) => x.shift)),
+    }))
+    .sort((a, b) => a.series.localeCompare(b.series))
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`
 const duration = (s: number | null) => (s === null ? 'unfinished' : `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`)
 
 /** The per-run table, the other-work line of each run, and the criteria of issue 28 checked. */
-export function formatBusyMachine(facts: readonly BusyRunFacts[], o: { idle: readonly number[]; busy: number; neighbour: string; changes: readonly VerdictLine[]; effects: readonly DisturbanceEffect[]; neighbourInReport: boolean }): string {
-  const table = formatTable(facts.map((f) => ({
-    run: f.name, wall: duration(f.wallS), disturbed: f.quiet.disturbed, redone: f.quiet.redone, waited: f.quiet.waitedS === null ? '-' : `${Math.round(f.quiet.waitedS)} s`,
-    'quiet budget': f.budgetS === null ? '-' : `${Math.round(f.spentS ?? 0)} of ${Math.round(f.budgetS)} s`,
-    'cells at minimum': `${f.cellsAtMinimum} of ${f.cellsPlanned} (${f.cellsPlanned ? pct(f.cellsAtMinimum / f.cellsPlanned) : '-'})`,
-  })), ['run', 'wall', 'disturbed', 'redone', 'waited', 'quiet budget', 'cells at minimum'])
+export function formatBusyMachine(
+  facts: readonly BusyRunFacts[],
+  o: {
+    idle: readonly number[]
+    busy: number
+    neighbour: string
+    changes: readonly VerdictLine[]
+    effects: readonly DisturbanceEffect[]
+    neighbourInReport: boolean
+  },
+): string {
+  const table = formatTable(
+    facts.map((f) => ({
+      run: f.name,
+      wall: duration(f.wallS),
+      disturbed: f.quiet.disturbed,
+      redone: f.quiet.redone,
+      waited: f.quiet.waitedS === null ? '-' : `${Math.round(f.quiet.waitedS)} s`,
+      'quiet budget': f.budgetS === null ? '-' : `${Math.round(f.spentS ?? 0)} of ${Math.round(f.budgetS)} s`,
+      'cells at minimum': `${f.cellsAtMinimum} of ${f.cellsPlanned} (${f.cellsPlanned ? pct(f.cellsAtMinimum / f.cellsPlanned) : '-'})`,
+    })),
+    ['run', 'wall', 'disturbed', 'redone', 'waited', 'quiet budget', 'cells at minimum'],
+  )
   const busy = facts[o.busy]!
   const idleWall = o.idle.map((i) => facts[i]!.wallS).filter((s): s is number => s !== null)
   const ratio = busy.wallS !== null && idleWall.length ? busy.wallS / Math.max(...idleWall) : null
@@ -112,7 +135,16 @@ export function formatBusyMachine(facts: readonly BusyRunFacts[], o: { idle: rea
   const named = busy.quiet.top.some((t) => t.command === o.neighbour)
   const check = (ok: boolean) => (ok ? 'yes' : 'NO')
   const effects = o.effects.length
-    ? formatTable(o.effects.map((e) => ({ series: e.series, 'disturbed windows': e.windows, 'median foreign share': pct(e.foreignShare), 'median shift': pct(e.medianShift), 'worst shift': pct(e.worstShift) })), ['series', 'disturbed windows', 'median foreign share', 'median shift', 'worst shift'])
+    ? formatTable(
+        o.effects.map((e) => ({
+          series: e.series,
+          'disturbed windows': e.windows,
+          'median foreign share': pct(e.foreignShare),
+          'median shift': pct(e.medianShift),
+          'worst shift': pct(e.worstShift),
+        })),
+        ['series', 'disturbed windows', 'median foreign share', 'median shift', 'worst shift'],
+      )
     : 'no disturbed window with a figure to compare'
   return [
     table,
@@ -124,7 +156,7 @@ export function formatBusyMachine(facts: readonly BusyRunFacts[], o: { idle: rea
     `with the neighbour: wall time ${ratio === null ? '?' : `${ratio.toFixed(2)}x`} the slower idle run's (wanted <= 2x): ${check(ratio !== null && ratio <= 2)}`,
     `the neighbour's command (${o.neighbour}) in the end summary's top 3: ${check(named)}; in the report's setup section: ${check(o.neighbourInReport)}`,
     '',
-    'How far the disturbed windows of the neighbour run moved their cell\'s figure (|figure / clean median - 1|), by series:',
+    "How far the disturbed windows of the neighbour run moved their cell's figure (|figure / clean median - 1|), by series:",
     effects,
   ].join('\n')
 }

@@ -74,7 +74,11 @@ export function overheadLines(rows: readonly Measurement[], includeDisturbed = f
     const med = (xs: number[]) => (xs.length ? summarize(xs).median : null)
     const [proxy, , variant] = k.split('|') as [string, string, string]
     return {
-      proxy, variant, ratios, countedUs: med(on.map((r) => r.proxy_cpu_us_per_req!)), uncountedUs: med(off.map((r) => r.proxy_cpu_us_per_req!)),
+      proxy,
+      variant,
+      ratios,
+      countedUs: med(on.map((r) => r.proxy_cpu_us_per_req!)),
+      uncountedUs: med(off.map((r) => r.proxy_cpu_us_per_req!)),
       syscallsPerReq: med(on.flatMap((r) => (r.proxy_syscalls_per_req == null ? [] : [r.proxy_syscalls_per_req]))),
     }
   })
@@ -85,15 +89,36 @@ const f = (x: number | null | undefined, d = 1) => (x === null || x === undefine
 /** The printed table: per cell both medians and the median paired ratio; then all pairs' median with its 95% interval. */
 export function formatOverhead(lines: readonly OverheadLine[]): string {
   const head = ['proxy', 'variant', 'counted µs', 'uncounted µs', 'ratio (median of pairs)', 'pairs', 'syscalls/req']
-  const body = lines.map((l) => [l.proxy, l.variant, f(l.countedUs), f(l.uncountedUs), l.ratios.length ? f(summarize(l.ratios).median, 3) : '-', String(l.ratios.length), f(l.syscallsPerReq, 3)])
+  const body = lines.map((l) => [
+    l.proxy,
+    l.variant,
+    f(l.countedUs),
+    f(l.uncountedUs),
+    l.ratios.length ? f(summarize(l.ratios).median, 3) : '-',
+    String(l.ratios.length),
+    f(l.syscallsPerReq, 3),
+  ])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
-  const fmt = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd()
   const out = [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt), '']
   const all = lines.flatMap((l) => l.ratios)
   if (all.length === 0) return [...out, 'no valid pair: nothing to compare'].join('\n')
   const s = summarize(all)
-  const verdict = s.ciLevel < 0.95 ? `too few pairs for a 95% interval (${all.length})` : s.ci[1] <= OVERHEAD_TARGET ? `within the ${OVERHEAD_TARGET} target` : s.ci[0] > OVERHEAD_TARGET ? `above the ${OVERHEAD_TARGET} target` : `interval spans the ${OVERHEAD_TARGET} target: inconclusive`
-  out.push(`all pairs: counted/uncounted proxy CPU median ${f(s.median, 3)}, ${Math.round(s.ciLevel * 100)}% interval of the median ${f(s.ci[0], 3)}..${f(s.ci[1], 3)} over ${all.length} pairs: ${verdict}`)
+  const verdict =
+    s.ciLevel < 0.95
+      ? `too few pairs for a 95% interval (${all.length})`
+      : s.ci[1] <= OVERHEAD_TARGET
+        ? `within the ${OVERHEAD_TARGET} target`
+        : s.ci[0] > OVERHEAD_TARGET
+          ? `above the ${OVERHEAD_TARGET} target`
+          : `interval spans the ${OVERHEAD_TARGET} target: inconclusive`
+  out.push(
+    `all pairs: counted/uncounted proxy CPU median ${f(s.median, 3)}, ${Math.round(s.ciLevel * 100)}% interval of the median ${f(s.ci[0], 3)}..${f(s.ci[1], 3)} over ${all.length} pairs: ${verdict}`,
+  )
   return out.join('\n')
 }
 
@@ -123,9 +148,13 @@ export async function measurePerCallCost(cpuset: string, rounds: number): Promis
 /** The per-call cost as a line, and what it bounds for each cell at the closed model's sub-window share. */
 export function formatPerCallCost(c: PerCallCost, lines: readonly OverheadLine[], subShare: number): string {
   const extra = c.countedUs - c.plainUs
-  const bound = lines.filter((l) => l.syscallsPerReq !== null && l.uncountedUs).map((l) => `${l.proxy} ${l.variant} ${((100 * l.syscallsPerReq! * extra * subShare) / l.uncountedUs!).toFixed(2)}%`)
-  return `attached counter: ${f(c.plainUs, 3)} → ${f(c.countedUs, 3)} µs per getppid (+${f(extra, 3)} µs, median of ${c.rounds} alternating runs each); `
-    + `at the closed model's ${Math.round(subShare * 100)}% sub-window that is calls/req × ${f(extra * subShare, 3)} µs: ${bound.join(', ') || 'no cell to price'} of proxy CPU`
+  const bound = lines
+    .filter((l) => l.syscallsPerReq !== null && l.uncountedUs)
+    .map((l) => `${l.proxy} ${l.variant} ${((100 * l.syscallsPerReq! * extra * subShare) / l.uncountedUs!).toFixed(2)}%`)
+  return (
+    `attached counter: ${f(c.plainUs, 3)} → ${f(c.countedUs, 3)} µs per getppid (+${f(extra, 3)} µs, median of ${c.rounds} alternating runs each); ` +
+    `at the closed model's ${Math.round(subShare * 100)}% sub-window that is calls/req × ${f(extra * subShare, 3)} µs: ${bound.join(', ') || 'no cell to price'} of proxy CPU`
+  )
 }
 
 export interface OverheadOptions {
@@ -143,10 +172,13 @@ export interface OverheadOptions {
 /** One line naming the flag when something is off. */
 export function checkOverheadOptions(o: Pick<OverheadOptions, 'proxies' | 'variants' | 'repeats' | 'durationS'>): void {
   for (const p of o.proxies) {
-    for (const v of o.variants) if (!templateVariants(p).includes(v)) throw userError('--variants', `${p} has no variant "${v}"`, `Use variants every chosen proxy has, e.g. ${OVERHEAD_VARIANTS.join(',')}`)
+    for (const v of o.variants)
+      if (!templateVariants(p).includes(v))
+        throw userError('--variants', `${p} has no variant "${v}"`, `Use variants every chosen proxy has, e.g. ${OVERHEAD_VARIANTS.join(',')}`)
   }
   if (!Number.isInteger(o.repeats) || o.repeats < 1) throw userError('--repeats', `"${o.repeats}" is not a positive integer`, 'E.g. --repeats 6')
-  if (!(o.durationS >= 1) || !Number.isInteger(o.durationS)) throw userError('--duration', `"${o.durationS}" is not a whole number of seconds >= 1`, 'E.g. --duration 3')
+  if (!(o.durationS >= 1) || !Number.isInteger(o.durationS))
+    throw userError('--duration', `"${o.durationS}" is not a whole number of seconds >= 1`, 'E.g. --duration 3')
 }
 
 /** Measures every (proxy, variant) counted and uncounted, interleaved; appends each row to <out>/measurements.csv. */
@@ -162,7 +194,9 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
   const cpus = defaultCpuLayout()
   const base = PROFILES.quick!
   const profile: Profile = { name: OVERHEAD_SERIES, repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
-  const cells: Cell[] = o.proxies.flatMap((proxy) => o.variants.map((variant) => catalogCell(proxy, { series: OVERHEAD_SERIES, variant, connections: base.connections })))
+  const cells: Cell[] = o.proxies.flatMap((proxy) =>
+    o.variants.map((variant) => catalogCell(proxy, { series: OVERHEAD_SERIES, variant, connections: base.connections })),
+  )
   const releaseLock = await acquireRunLock(outDir)
   const runId = basename(outDir)
   let runtime: Runtime | undefined
@@ -180,7 +214,9 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
     for (const [i, { cell, repeat }] of order.entries()) {
       // Which arm goes first alternates, so neither always follows the other.
       for (const counts of i % 2 === 0 ? [true, false] : [false, true]) {
-        log.progress(`[${i + 1}/${order.length}] ${cell.proxy} ${cell.variant} r${repeat} ${counts ? 'counted' : 'uncounted'} · ${Math.round((Date.now() - t0) / 1000)} s`)
+        log.progress(
+          `[${i + 1}/${order.length}] ${cell.proxy} ${cell.variant} r${repeat} ${counts ? 'counted' : 'uncounted'} · ${Math.round((Date.now() - t0) / 1000)} s`,
+        )
         const measured = await measureClosed(cell, repeat, { runtime, runId, runDir: outDir, cpus, profile, certs, counts })
         // Judged as a run's phase judges it: a disturbed window says so (--include-disturbed pairs it all the same).
         const disturbed = measured.status === 'valid' ? disturbedReason(measured, 'proxy') : null
@@ -199,8 +235,10 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
   const rows = readTable(outDir, MEASUREMENTS)
   const lines = overheadLines(rows, o.includeDisturbed)
   const sub = countingSubWindow(o.durationS)
-  const table = formatOverhead(lines) + (o.includeDisturbed ? `\n(rows invalid only for being disturbed counted as valid: ${rows.filter(onlyDisturbed).length} of ${rows.length})` : '')
-    + `\n${perCall ? formatPerCallCost(perCall, lines, sub.lengthS / o.durationS) : 'attached counter: the loop did not run'}`
+  const table =
+    formatOverhead(lines) +
+    (o.includeDisturbed ? `\n(rows invalid only for being disturbed counted as valid: ${rows.filter(onlyDisturbed).length} of ${rows.length})` : '') +
+    `\n${perCall ? formatPerCallCost(perCall, lines, sub.lengthS / o.durationS) : 'attached counter: the loop did not run'}`
   writeFileAtomic(join(outDir, 'overhead.txt'), table + '\n')
   return { outDir, rows, table }
 }

@@ -11,7 +11,19 @@ import { readTable, TABLES } from '../data/tables.ts'
 import type { SeriesName } from '../data/series.ts'
 import { isAlive } from '../runtime/native.ts'
 
-const NOTEBOOK: Record<SeriesName, string> = { pooling: '03-pooling', tls: '04-tls', ws: '05-websocket', versions: '06-versions', scenarios: '08-scenarios', l4: '07-l4', h2: '09-h2', h3: '11-h3', resumption: '10-resumption', bisect: 'bisect', capacity: 'capacity' }
+const NOTEBOOK: Record<SeriesName, string> = {
+  pooling: '03-pooling',
+  tls: '04-tls',
+  ws: '05-websocket',
+  versions: '06-versions',
+  scenarios: '08-scenarios',
+  l4: '07-l4',
+  h2: '09-h2',
+  h3: '11-h3',
+  resumption: '10-resumption',
+  bisect: 'bisect',
+  capacity: 'capacity',
+}
 
 export interface KillResumeOptions {
   profile: string
@@ -75,14 +87,16 @@ function rowsOf(dir: string): Seen {
 function statePids(harnessPid: number): number[] {
   const dir = join(cacheDir(), 'native')
   if (!existsSync(dir)) return []
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).flatMap((f) => {
-    try {
-      const s = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { harness: { pid: number }; roles: { pid: number }[] }
-      return s.harness.pid === harnessPid ? s.roles.map((r) => r.pid) : []
-    } catch {
-      return []
-    }
-  })
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => {
+      try {
+        const s = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { harness: { pid: number }; roles: { pid: number }[] }
+        return s.harness.pid === harnessPid ? s.roles.map((r) => r.pid) : []
+      } catch {
+        return []
+      }
+    })
 }
 
 /** What the harnesses of this run left: role processes, cgroups, state files, key copies, containers. */
@@ -95,14 +109,38 @@ export function orphansOf(runId: string, harnessPids: readonly number[], rolePid
     if (existsSync(join(cacheDir(), 'native', `${runId}-${pid}.json`))) left.push(`state file ${runId}-${pid}.json`)
     if (existsSync(join(certsDir, `.docker-${pid}`))) left.push(`key copies certs/.docker-${pid}`)
   }
-  const ps = spawnSync('docker', ['ps', '-a', '-q', '--filter', `label=proxybench.run`, '--format', '{{.Label "proxybench.run"}}'], { encoding: 'utf8', timeout: 10_000 })
-  if (ps.status === 0) left.push(...ps.stdout.split('\n').filter((l) => l.startsWith(`${runId}-`)).map((l) => `container of ${l}`))
+  const ps = spawnSync('docker', ['ps', '-a', '-q', '--filter', `label=proxybench.run`, '--format', '{{.Label "proxybench.run"}}'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  })
+  if (ps.status === 0)
+    left.push(
+      ...ps.stdout
+        .split('\n')
+        .filter((l) => l.startsWith(`${runId}-`))
+        .map((l) => `container of ${l}`),
+    )
   return left
 }
 
 /** One invocation of the series' notebook on `o.out` (a resume when `resume`), its output kept. */
 function startInvocation(o: KillResumeOptions, resume: boolean) {
-  const args = [join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js'), `notebooks/${NOTEBOOK[o.series]}.mjs`, '--profile', o.profile, '--proxies', o.proxies, '--runtime', o.runtime, '--no-report', '--out', o.out, '--seed', String(o.seed), ...(resume ? ['--resume'] : [])]
+  const args = [
+    join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js'),
+    `notebooks/${NOTEBOOK[o.series]}.mjs`,
+    '--profile',
+    o.profile,
+    '--proxies',
+    o.proxies,
+    '--runtime',
+    o.runtime,
+    '--no-report',
+    '--out',
+    o.out,
+    '--seed',
+    String(o.seed),
+    ...(resume ? ['--resume'] : []),
+  ]
   const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
   let text = ''
   child.stdout!.on('data', (d: Buffer) => (text += d))
@@ -145,14 +183,26 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRes
     }
     if ('code' in ended) {
       o.log.info(`kill ${n}: the run ended (exit ${ended.code}) before ${atS} s; no more kills`)
-      if (ended.code !== 0) throw userError(`kill ${n}`, `the run exited ${ended.code} before it was killed (${run.output().trim().split('\n').slice(-1)[0]})`, 'Fix that, or wait for the other run to finish, and start again with another --out')
+      if (ended.code !== 0)
+        throw userError(
+          `kill ${n}`,
+          `the run exited ${ended.code} before it was killed (${run.output().trim().split('\n').slice(-1)[0]})`,
+          'Fix that, or wait for the other run to finish, and start again with another --out',
+        )
       break
     }
     run.child.kill('SIGKILL')
     await run.exit
     const after = rowsOf(o.out)
     for (const [k, v] of before) everSeen.set(k, v)
-    const rec: KillRecord = { n, atS, rowsBefore: before.size, rowsAfter: after.size, lost: [...before.keys()].filter((k) => !after.has(k)).length, afterKill: [...after.keys()].filter((k) => !before.has(k)).length }
+    const rec: KillRecord = {
+      n,
+      atS,
+      rowsBefore: before.size,
+      rowsAfter: after.size,
+      lost: [...before.keys()].filter((k) => !after.has(k)).length,
+      afterKill: [...after.keys()].filter((k) => !before.has(k)).length,
+    }
     kills.push(rec)
     o.log.info(`kill ${n} at ${atS} s: ${rec.rowsBefore} rows before, ${rec.rowsAfter} after, ${rec.lost} lost`)
   }
@@ -164,7 +214,12 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRes
 type Invocation = ReturnType<typeof startInvocation>
 
 /** The last resume, run to its end (again while another run holds the lock), watching the pids it starts. */
-async function lastResume(start: (resume: boolean) => Invocation, o: KillResumeOptions, harnessPids: number[], rolePids: Set<number>): Promise<{ last: Invocation; finalExit: number | null }> {
+async function lastResume(
+  start: (resume: boolean) => Invocation,
+  o: KillResumeOptions,
+  harnessPids: number[],
+  rolePids: Set<number>,
+): Promise<{ last: Invocation; finalExit: number | null }> {
   let last: Invocation
   let finalExit: number | null
   for (;;) {
@@ -183,7 +238,14 @@ async function lastResume(start: (resume: boolean) => Invocation, o: KillResumeO
 }
 
 /** What the kills and the last resume left: rows lost or measured twice, rows blaming a killed role, orphans; and the table of it. */
-function killResumeResult(o: KillResumeOptions, kills: KillRecord[], everSeen: Seen, finalExit: number | null, harnessPids: number[], rolePids: Set<number>): KillResumeResult {
+function killResumeResult(
+  o: KillResumeOptions,
+  kills: KillRecord[],
+  everSeen: Seen,
+  finalExit: number | null,
+  harnessPids: number[],
+  rolePids: Set<number>,
+): KillResumeResult {
   const final = rowsOf(o.out)
   const lost = [...everSeen.keys()].filter((k) => !final.has(k)).length
   const keys = [...final.keys()].map((k) => k.slice(0, k.lastIndexOf('|')))
@@ -194,7 +256,17 @@ function killResumeResult(o: KillResumeOptions, kills: KillRecord[], everSeen: S
   const invocations = m?.invocations.length ?? 0
   const ok = finalExit === 0 && lost === 0 && duplicates === 0 && blamed === 0 && orphans.length === 0 && kills.every((k) => k.lost === 0 && k.afterKill === 0)
   const table = [
-    formatTable(kills.map((k) => ({ kill: k.n, 'at s': k.atS.toFixed(1), 'rows before': k.rowsBefore, 'rows after': k.rowsAfter, lost: k.lost, 'rows after the kill': k.afterKill })), ['kill', 'at s', 'rows before', 'rows after', 'lost', 'rows after the kill']),
+    formatTable(
+      kills.map((k) => ({
+        kill: k.n,
+        'at s': k.atS.toFixed(1),
+        'rows before': k.rowsBefore,
+        'rows after': k.rowsAfter,
+        lost: k.lost,
+        'rows after the kill': k.afterKill,
+      })),
+      ['kill', 'at s', 'rows before', 'rows after', 'lost', 'rows after the kill'],
+    ),
     '',
     `${kills.length} kill -9 + --resume (${o.profile}, ${o.series}, ${o.proxies}, ${o.runtime}), then a last resume: exit ${finalExit}, ${final.size} rows, ${invocations} invocations in the manifest`,
     `completed rows lost: ${lost}; rows written after a kill: ${kills.reduce((s, k) => s + k.afterKill, 0)}; repeats measured twice: ${duplicates}; rows blaming a killed role: ${blamed}`,

@@ -39,7 +39,11 @@ const cellName = (r: Measurement) => `${r.series} ${r.proxy} ${r.version} ${r.va
  * take the median gap of rows of the same model.
  */
 export function rowSeconds(rows: readonly Measurement[]): Map<Measurement, number> {
-  const sorted = rows.filter((r) => r.started_at).map((r) => ({ r, t: Date.parse(r.started_at!) })).filter((x) => Number.isFinite(x.t)).sort((a, b) => a.t - b.t)
+  const sorted = rows
+    .filter((r) => r.started_at)
+    .map((r) => ({ r, t: Date.parse(r.started_at!) }))
+    .filter((x) => Number.isFinite(x.t))
+    .sort((a, b) => a.t - b.t)
   const gaps = new Map<Measurement, number>()
   for (let i = 0; i + 1 < sorted.length; i++) gaps.set(sorted[i]!.r, (sorted[i + 1]!.t - sorted[i]!.t) / 1000)
   const typical = new Map<string, number>()
@@ -63,14 +67,26 @@ export function modelCells(run: string, rows: readonly Measurement[]): ModelCell
   const out: ModelCell[] = []
   for (const g of groups.values()) {
     const first = g[0]!
-    const values = repeatsOf(g.filter((r) => r.status === 'valid'), (r) => r.proxy_cpu_us_per_req)
+    const values = repeatsOf(
+      g.filter((r) => r.status === 'valid'),
+      (r) => r.proxy_cpu_us_per_req,
+    )
     if (values.size === 0 && g.every((r) => r.proxy_cpu_us_per_req === null)) continue
     const seconds = g.reduce((s, r) => s + (secs.get(r) ?? 0), 0)
     const iv = values.size ? medianInterval(values) : null
     const rel = iv && iv.n >= 2 ? relativeHalfWidth(iv) : null
     out.push({
-      run, cell: cellName(first), model: first.model, targetRps: first.target_rps, median: iv?.value ?? null, rel, level: iv?.level ?? 0,
-      n: values.size, rows: g.length, seconds, perMinute: rel === null ? null : rel * Math.sqrt(seconds / 60),
+      run,
+      cell: cellName(first),
+      model: first.model,
+      targetRps: first.target_rps,
+      median: iv?.value ?? null,
+      rel,
+      level: iv?.level ?? 0,
+      n: values.size,
+      rows: g.length,
+      seconds,
+      perMinute: rel === null ? null : rel * Math.sqrt(seconds / 60),
     })
   }
   return out.sort((a, b) => a.cell.localeCompare(b.cell) || a.model.localeCompare(b.model) || (a.targetRps ?? 0) - (b.targetRps ?? 0))
@@ -111,7 +127,11 @@ export function modelSummaries(cells: readonly ModelCell[], rows: ReadonlyMap<st
       const runRows = (rows.get(run) ?? []).filter((r) => r.model === model && r.proxy !== 'direct')
       if (!mine.length && !runRows.length) continue
       out.push({
-        run, model, cells: mine.length, rel: medianOf(mine.map((c) => c.rel)), perMinute: medianOf(mine.map((c) => c.perMinute)),
+        run,
+        model,
+        cells: mine.length,
+        rel: medianOf(mine.map((c) => c.rel)),
+        perMinute: medianOf(mine.map((c) => c.perMinute)),
         secondsPerCell: medianOf(mine.map((c) => c.seconds)) ?? 0,
         invalid: runRows.length ? runRows.filter((r) => r.status !== 'valid').length / runRows.length : 0,
       })
@@ -149,26 +169,60 @@ const pctOf = (x: number | null) => (x === null || !Number.isFinite(x) ? '—' :
 export function loadModelReport(runs: readonly { name: string; rows: readonly Measurement[] }[]): string {
   const cells = runs.flatMap((r) => modelCells(r.name, r.rows))
   const out: string[] = []
-  out.push('Per cell and model: median proxy µs/req, ±rel = relative half-width of the median\'s interval (at its coverage), s = wall seconds spent, ±/√min = ±rel × √minutes (lower is better)')
-  out.push(formatTable(cells.map((c) => ({
-    run: c.run, cell: c.cell, model: c.model === 'open' ? `open@${c.targetRps}` : 'closed', 'µs/req': f(c.median), '±rel': pctOf(c.rel), coverage: c.level ? `${Math.round(c.level * 100)}%` : '—',
-    n: `${c.n}/${c.rows}`, s: f(c.seconds, 0), '±/√min': pctOf(c.perMinute),
-  })), ['run', 'cell', 'model', 'µs/req', '±rel', 'coverage', 'n', 's', '±/√min']))
-  out.push('', 'Per model, medians over the cells with 2 valid repeats or more in both models; invalid rows over all the model\'s proxied rows:')
+  out.push(
+    "Per cell and model: median proxy µs/req, ±rel = relative half-width of the median's interval (at its coverage), s = wall seconds spent, ±/√min = ±rel × √minutes (lower is better)",
+  )
+  out.push(
+    formatTable(
+      cells.map((c) => ({
+        run: c.run,
+        cell: c.cell,
+        model: c.model === 'open' ? `open@${c.targetRps}` : 'closed',
+        'µs/req': f(c.median),
+        '±rel': pctOf(c.rel),
+        coverage: c.level ? `${Math.round(c.level * 100)}%` : '—',
+        n: `${c.n}/${c.rows}`,
+        s: f(c.seconds, 0),
+        '±/√min': pctOf(c.perMinute),
+      })),
+      ['run', 'cell', 'model', 'µs/req', '±rel', 'coverage', 'n', 's', '±/√min'],
+    ),
+  )
+  out.push('', "Per model, medians over the cells with 2 valid repeats or more in both models; invalid rows over all the model's proxied rows:")
   const byRun = new Map(runs.map((r) => [r.name, r.rows]))
-  out.push(formatTable(modelSummaries(cells, byRun).map((s) => ({
-    run: s.run, model: s.model, cells: s.cells, '±rel': pctOf(s.rel), '±/√min': pctOf(s.perMinute), 's/cell': f(s.secondsPerCell, 0), 'invalid rows': pctOf(s.invalid),
-  })), ['run', 'model', 'cells', '±rel', '±/√min', 's/cell', 'invalid rows']))
+  out.push(
+    formatTable(
+      modelSummaries(cells, byRun).map((s) => ({
+        run: s.run,
+        model: s.model,
+        cells: s.cells,
+        '±rel': pctOf(s.rel),
+        '±/√min': pctOf(s.perMinute),
+        's/cell': f(s.secondsPerCell, 0),
+        'invalid rows': pctOf(s.invalid),
+      })),
+      ['run', 'model', 'cells', '±rel', '±/√min', 's/cell', 'invalid rows'],
+    ),
+  )
   if (runs.length >= 2) {
     const first = modelCells(runs[0]!.name, runs[0]!.rows)
     for (const other of runs.slice(1)) {
       const moves = runMoves(first, modelCells(other.name, other.rows))
       out.push('', `Run to run: ${other.name} / ${runs[0]!.name}, median proxy µs/req per cell`)
       const names = [...new Set(moves.map((m) => m.cell))]
-      out.push(formatTable(names.map((cell) => ({
-        cell, closed: f(moves.find((m) => m.cell === cell && m.model === 'closed')?.ratio ?? null, 3), open: f(moves.find((m) => m.cell === cell && m.model === 'open')?.ratio ?? null, 3),
-      })), ['cell', 'closed', 'open']))
-      out.push(`typical move (median |ratio - 1|, log scale): closed ${pctOf(typicalMove(moves, 'closed'))}, open ${pctOf(typicalMove(moves, 'open'))} over ${names.length} cells`)
+      out.push(
+        formatTable(
+          names.map((cell) => ({
+            cell,
+            closed: f(moves.find((m) => m.cell === cell && m.model === 'closed')?.ratio ?? null, 3),
+            open: f(moves.find((m) => m.cell === cell && m.model === 'open')?.ratio ?? null, 3),
+          })),
+          ['cell', 'closed', 'open'],
+        ),
+      )
+      out.push(
+        `typical move (median |ratio - 1|, log scale): closed ${pctOf(typicalMove(moves, 'closed'))}, open ${pctOf(typicalMove(moves, 'open'))} over ${names.length} cells`,
+      )
     }
   }
   return out.join('\n')

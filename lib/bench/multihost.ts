@@ -56,20 +56,32 @@ export function hostsLines(one: readonly Measurement[], many: readonly Measureme
 }
 
 /** F3's figure as the findings give it for a run's rows ('' when not measured: fewer than two proxies). */
-export const f3Figure = (rows: readonly Measurement[]): string => poolingFindings(rows, () => undefined).find((f) => f.id === 'F3' && f.verdict !== 'not measured')?.figure ?? ''
+export const f3Figure = (rows: readonly Measurement[]): string =>
+  poolingFindings(rows, () => undefined).find((f) => f.id === 'F3' && f.verdict !== 'not measured')?.figure ?? ''
 
 const num = (x: number | undefined, d = 1) => (x === undefined ? '-' : x.toFixed(d))
 const share = (x: number | undefined) => (x === undefined ? '-' : `${(x * 100).toFixed(0)}%`)
 const minutes = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`
 
 /** The printed comparison: the cell table, the median ratio, wall times, F3 of each run. */
-export function formatHostsComparison(one: readonly Measurement[], many: readonly Measurement[], wallS: { one: number; many: number }, labels = { one: 'one host', many: 'three hosts' }): string {
+export function formatHostsComparison(
+  one: readonly Measurement[],
+  many: readonly Measurement[],
+  wallS: { one: number; many: number },
+  labels = { one: 'one host', many: 'three hosts' },
+): string {
   const lines = hostsLines(one, many)
   const table = formatTable(
     lines.map((l) => ({
-      proxy: l.proxy, version: l.version, variant: l.variant,
-      'one µs/req': num(l.one), 'hosts µs/req': num(l.many), 'hosts/one': l.ratio ? fmtInterval(l.ratio) : '-',
-      'gen one': share(l.genOne), 'gen hosts': share(l.genMany), n: l.n.join('/'),
+      proxy: l.proxy,
+      version: l.version,
+      variant: l.variant,
+      'one µs/req': num(l.one),
+      'hosts µs/req': num(l.many),
+      'hosts/one': l.ratio ? fmtInterval(l.ratio) : '-',
+      'gen one': share(l.genOne),
+      'gen hosts': share(l.genMany),
+      n: l.n.join('/'),
     })),
     ['proxy', 'version', 'variant', 'one µs/req', 'hosts µs/req', 'hosts/one', 'gen one', 'gen hosts', 'n'],
   )

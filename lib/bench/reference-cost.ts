@@ -49,11 +49,27 @@ export function costLines(rows: readonly Measurement[]): CostLine[] {
   return cells.map((cell) => {
     const valid = rows.filter((r) => `${r.proxy} ${r.variant}` === cell && r.status === 'valid' && (cost(r) ?? 0) > 0)
     const m = (xs: number[]) => (xs.length ? median(xs) : null)
-    const of = (c: string, f: (r: Measurement) => number | null | undefined) => m(valid.filter((r) => r.runtime === c).flatMap((r) => { const v = f(r); return typeof v === 'number' && v > 0 ? [v] : [] }))
+    const of = (c: string, f: (r: Measurement) => number | null | undefined) =>
+      m(
+        valid
+          .filter((r) => r.runtime === c)
+          .flatMap((r) => {
+            const v = f(r)
+            return typeof v === 'number' && v > 0 ? [v] : []
+          }),
+      )
     const [a, b] = [of('A', cost), of('B', cost)]
     const [ra, rb] = [of('A', (r) => r.proxy_cpu_per_reference), of('B', (r) => r.proxy_cpu_per_reference)]
     const shares = valid.flatMap((r) => (typeof r.reference_cpu_share === 'number' ? [r.reference_cpu_share] : []))
-    return { cell, without: a, with: b, ratio: a && b !== null ? b / a : null, referenceRatio: ra && rb !== null ? rb / ra : null, share: m(shares), n: [valid.filter((r) => r.runtime === 'A').length, valid.filter((r) => r.runtime === 'B').length] }
+    return {
+      cell,
+      without: a,
+      with: b,
+      ratio: a && b !== null ? b / a : null,
+      referenceRatio: ra && rb !== null ? rb / ra : null,
+      share: m(shares),
+      n: [valid.filter((r) => r.runtime === 'A').length, valid.filter((r) => r.runtime === 'B').length],
+    }
   })
 }
 
@@ -66,7 +82,10 @@ export function formatCostLines(lines: readonly CostLine[], names: [string, stri
   const within = (xs: number[], t: number) => `${xs.filter((x) => Math.abs(x - 1) <= t).length}/${xs.length}`
   return [
     `cell | µs/req ${names[0]} | ${names[1]} | ratio | in the same-instant reference's unit | reference share of the core | n`,
-    ...lines.map((l) => `${l.cell} | ${f(l.without, 1)} | ${f(l.with, 1)} | ${f(l.ratio, 3)} | ${f(l.referenceRatio, 3)} | ${l.share === null ? '-' : `${(l.share * 100).toFixed(1)}%`} | ${l.n.join('/')}`),
+    ...lines.map(
+      (l) =>
+        `${l.cell} | ${f(l.without, 1)} | ${f(l.with, 1)} | ${f(l.ratio, 3)} | ${f(l.referenceRatio, 3)} | ${l.share === null ? '-' : `${(l.share * 100).toFixed(1)}%`} | ${l.n.join('/')}`,
+    ),
     `median ratio ${names[1]}/${names[0]} over ${ratios.length} cells: raw ${ratios.length ? median(ratios).toFixed(3) : '-'} (within ±15%: ${within(ratios, 0.15)})` +
       `, direct-row unit ${directUnit.length ? median(directUnit).toFixed(3) : '-'} (${within(directUnit, 0.15)})` +
       `, same-instant reference ${refRatios.length ? median(refRatios).toFixed(3) : '-'} (${within(refRatios, 0.15)})`,
@@ -111,7 +130,16 @@ export async function runReferenceCost(o: ReferenceCostOptions): Promise<{ rows:
     for (const [i, { cell, repeat }] of order.entries()) {
       for (const c of i % 2 === 0 ? conditions : [...conditions].reverse()) {
         o.log.progress(`[${i + 1}/${order.length}] ${cell.proxy} ${cell.variant} r${repeat} ${c.label}`)
-        const row = await measureClosed(cell, repeat, { runtime: c.runtime, runId: basename(outDir), runDir: join(outDir, c.label), cpus, profile, certs, launcher: c.launcher, ...(c.reference ? { reference: c.reference } : {}) })
+        const row = await measureClosed(cell, repeat, {
+          runtime: c.runtime,
+          runId: basename(outDir),
+          runDir: join(outDir, c.label),
+          cpus,
+          profile,
+          certs,
+          launcher: c.launcher,
+          ...(c.reference ? { reference: c.reference } : {}),
+        })
         appendRow(outDir, MEASUREMENTS, { ...row, runtime: c.label })
       }
     }

@@ -58,7 +58,9 @@ export function ratioLines(rows: readonly Measurement[]): RatioLine[] {
     const [proxy, version, variant] = k.split('|') as [string, string, string]
     const line: RatioLine = { proxy, version, variant, us: {}, n: { native: 0, 'docker-host': 0, 'docker-bridge': 0 } }
     for (const rt of RATIO_RUNTIMES) {
-      const v = rows.filter((r) => cellKey(r) === k && r.runtime === rt && r.status === 'valid' && r.proxy_cpu_us_per_req !== null).map((r) => r.proxy_cpu_us_per_req!)
+      const v = rows
+        .filter((r) => cellKey(r) === k && r.runtime === rt && r.status === 'valid' && r.proxy_cpu_us_per_req !== null)
+        .map((r) => r.proxy_cpu_us_per_req!)
       line.n[rt] = v.length
       if (v.length) line.us[rt] = summarize(v).median
     }
@@ -101,19 +103,34 @@ const pct = (x: number) => `${(x * 100).toFixed(0)}%`
 export function formatRatioTable(lines: readonly RatioLine[]): string {
   const head = ['proxy', 'version', 'variant', 'native µs', 'host µs', 'bridge µs', 'host/native', 'bridge/native', 'n']
   const body = lines.map((l) => [
-    l.proxy, l.version, l.variant, f(l.us.native), f(l.us['docker-host']), f(l.us['docker-bridge']),
-    l.host === undefined ? '-' : `${f(l.host, 2)} ${inTarget(l.host) ? 'ok' : 'OUT'}`, f(l.bridge, 2),
+    l.proxy,
+    l.version,
+    l.variant,
+    f(l.us.native),
+    f(l.us['docker-host']),
+    f(l.us['docker-bridge']),
+    l.host === undefined ? '-' : `${f(l.host, 2)} ${inTarget(l.host) ? 'ok' : 'OUT'}`,
+    f(l.bridge, 2),
     RATIO_RUNTIMES.map((r) => l.n[r]).join('/'),
   ])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
-  const fmt = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd()
   const out = [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt)]
   const hosts = lines.filter((l) => l.host !== undefined)
-  out.push('', `docker-host/native within ${HOST_TARGET.min}-${HOST_TARGET.max}: ${hosts.filter((l) => inTarget(l.host)).length}/${hosts.length} cells (n = valid repeats native/host/bridge)`)
+  out.push(
+    '',
+    `docker-host/native within ${HOST_TARGET.min}-${HOST_TARGET.max}: ${hosts.filter((l) => inTarget(l.host)).length}/${hosts.length} cells (n = valid repeats native/host/bridge)`,
+  )
   out.push('', 'F3 spread of pool-removed medians across proxies:')
   for (const s of spreads(lines)) {
     if (!s) continue
-    out.push(`  ${s.runtime.padEnd(13)} max/min-1 ${pct(s.maxOverMin).padStart(4)}, ±${pct(s.aroundMedian)} around ${f(s.median)} µs (${s.medians.map((m) => `${m.proxy} ${f(m.us)}`).join(', ')})`)
+    out.push(
+      `  ${s.runtime.padEnd(13)} max/min-1 ${pct(s.maxOverMin).padStart(4)}, ±${pct(s.aroundMedian)} around ${f(s.median)} µs (${s.medians.map((m) => `${m.proxy} ${f(m.us)}`).join(', ')})`,
+    )
   }
   return out.join('\n')
 }
@@ -133,10 +150,13 @@ export interface RatioOptions {
 export function checkRatioOptions(o: Pick<RatioOptions, 'proxies' | 'variants' | 'repeats' | 'durationS'>): void {
   for (const p of o.proxies) {
     const known = templateVariants(p)
-    for (const v of o.variants) if (!known.includes(v)) throw userError('--variants', `${p} has no variant "${v}"`, `Use variants every chosen proxy has, e.g. ${RATIO_VARIANTS.join(',')}`)
+    for (const v of o.variants)
+      if (!known.includes(v))
+        throw userError('--variants', `${p} has no variant "${v}"`, `Use variants every chosen proxy has, e.g. ${RATIO_VARIANTS.join(',')}`)
   }
   if (!Number.isInteger(o.repeats) || o.repeats < 1) throw userError('--repeats', `"${o.repeats}" is not a positive integer`, 'E.g. --repeats 3')
-  if (!(o.durationS >= 1) || !Number.isInteger(o.durationS)) throw userError('--duration', `"${o.durationS}" is not a whole number of seconds >= 1`, 'E.g. --duration 3')
+  if (!(o.durationS >= 1) || !Number.isInteger(o.durationS))
+    throw userError('--duration', `"${o.durationS}" is not a whole number of seconds >= 1`, 'E.g. --duration 3')
 }
 
 /**
@@ -160,7 +180,9 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
     const cpus = o.cpus ?? defaultCpuLayout()
     const base = PROFILES.quick!
     const profile: Profile = { name: 'runtime-ratio', repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
-    const cells: Cell[] = o.proxies.flatMap((proxy) => o.variants.map((variant) => catalogCell(proxy, { series: RATIO_SERIES, variant, connections: base.connections })))
+    const cells: Cell[] = o.proxies.flatMap((proxy) =>
+      o.variants.map((variant) => catalogCell(proxy, { series: RATIO_SERIES, variant, connections: base.connections })),
+    )
 
     const runId = basename(outDir)
     const id = `${runId}-${process.pid}`
@@ -180,7 +202,9 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
     for (const [i, { cell, repeat }] of order.entries()) {
       for (let k = 0; k < runtimes.length; k++) {
         const { label, runtime } = runtimes[(i + k) % runtimes.length]!
-        log.progress(`[${i * runtimes.length + k + 1}/${order.length * runtimes.length}] ${cell.proxy} ${cell.version} ${cell.variant} r${repeat} on ${label} · ${Math.round((Date.now() - t0) / 1000)} s`)
+        log.progress(
+          `[${i * runtimes.length + k + 1}/${order.length * runtimes.length}] ${cell.proxy} ${cell.version} ${cell.variant} r${repeat} on ${label} · ${Math.round((Date.now() - t0) / 1000)} s`,
+        )
         const row = await measureClosed(cell, repeat, { runtime, runId, runDir: join(outDir, label), cpus, profile, certs })
         row.runtime = label
         appendRow(outDir, MEASUREMENTS, row)

@@ -53,16 +53,35 @@ function line(kind: VerdictLine['kind'], id: string, title: string, verdicts: (s
 export function verdictLines(runs: readonly StabilityRun[], ledger: Ledger): VerdictLine[] {
   const findings = runs.map((r) => {
     const seen = new Map<string, number>()
-    return new Map(findingsFor(r.tables, r.series).filter((f) => f.verdict !== 'info').map((f) => {
-      const k = (seen.get(f.id) ?? 0) + 1
-      seen.set(f.id, k)
-      return [`${f.id}#${k}`, f] as const
-    }))
+    return new Map(
+      findingsFor(r.tables, r.series)
+        .filter((f) => f.verdict !== 'info')
+        .map((f) => {
+          const k = (seen.get(f.id) ?? 0) + 1
+          seen.set(f.id, k)
+          return [`${f.id}#${k}`, f] as const
+        }),
+    )
   })
   const ids = [...new Set(findings.flatMap((m) => [...m.keys()]))]
-  const out = ids.map((id) => line('finding', id, findings.find((m) => m.has(id))!.get(id)!.title, findings.map((m) => m.get(id)?.verdict ?? null)))
+  const out = ids.map((id) =>
+    line(
+      'finding',
+      id,
+      findings.find((m) => m.has(id))!.get(id)!.title,
+      findings.map((m) => m.get(id)?.verdict ?? null),
+    ),
+  )
   const claims = runs.map((r) => new Map(evaluateClaims(ledger, r.tables).map((c) => [c.id, c])))
-  for (const c of ledger.claims.filter((c) => c.runnable_here)) out.push(line('claim', c.id, c.claim, claims.map((m) => m.get(c.id)?.verdict ?? null)))
+  for (const c of ledger.claims.filter((c) => c.runnable_here))
+    out.push(
+      line(
+        'claim',
+        c.id,
+        c.claim,
+        claims.map((m) => m.get(c.id)?.verdict ?? null),
+      ),
+    )
   return out
 }
 
@@ -136,22 +155,30 @@ export interface RunPrecision {
 
 /** Per run: how many cells of each series reached the profile's precision target (3% without one), and which were unstable. */
 export async function precisionByRun(runs: readonly StabilityRun[]): Promise<RunPrecision[]> {
-  return Promise.all(runs.map(async (r) => {
-    const target = r.tables.manifest?.profile_settings?.precision ?? 0.03
-    const byGroup = new Map<string, { hw: number; ok: boolean }[]>()
-    const unstable: string[] = []
-    for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
-      for (const c of await summarizeCells(TABLE_SPECS[table], r.tables[table] as never)) {
-        if (c.unstable) unstable.push(projectId(c.key, TABLE_SPECS[table].keys))
-        if (c.ciHalfWidthPct === null) continue
-        const group = `${c.key.series}${c.key.model === 'open' ? ' (open)' : ''}`
-        const hw = c.ciHalfWidthPct / 100
-        byGroup.set(group, [...(byGroup.get(group) ?? []), { hw, ok: hw <= target && (c.ciLevel ?? 0) >= LEVEL }])
+  return Promise.all(
+    runs.map(async (r) => {
+      const target = r.tables.manifest?.profile_settings?.precision ?? 0.03
+      const byGroup = new Map<string, { hw: number; ok: boolean }[]>()
+      const unstable: string[] = []
+      for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
+        for (const c of await summarizeCells(TABLE_SPECS[table], r.tables[table] as never)) {
+          if (c.unstable) unstable.push(projectId(c.key, TABLE_SPECS[table].keys))
+          if (c.ciHalfWidthPct === null) continue
+          const group = `${c.key.series}${c.key.model === 'open' ? ' (open)' : ''}`
+          const hw = c.ciHalfWidthPct / 100
+          byGroup.set(group, [...(byGroup.get(group) ?? []), { hw, ok: hw <= target && (c.ciLevel ?? 0) >= LEVEL }])
+        }
       }
-    }
-    const groups = [...byGroup].map(([group, cs]) => ({ group, cells: cs.length, atTarget: cs.filter((c) => c.ok).length, median: median(cs.map((c) => c.hw)), worst: Math.max(...cs.map((c) => c.hw)) }))
-    return { target, groups, unstable }
-  }))
+      const groups = [...byGroup].map(([group, cs]) => ({
+        group,
+        cells: cs.length,
+        atTarget: cs.filter((c) => c.ok).length,
+        median: median(cs.map((c) => c.hw)),
+        worst: Math.max(...cs.map((c) => c.hw)),
+      }))
+      return { target, groups, unstable }
+    }),
+  )
 }
 
 /** The precision of every run side by side: per series, cells at target / cells, median and worst half-width. */
@@ -161,10 +188,12 @@ export function formatPrecision(runs: readonly StabilityRun[], precision: readon
   const groups = [...new Set(precision.flatMap((p) => p.groups.map((g) => g.group)))]
   const rows = groups.map((group) => ({
     series: group,
-    ...Object.fromEntries(names.map((n, i) => {
-      const g = precision[i]!.groups.find((x) => x.group === group)
-      return [n, g ? `${g.atTarget}/${g.cells}, ${pm(g.median)}, worst ${pm(g.worst)}` : '-']
-    })),
+    ...Object.fromEntries(
+      names.map((n, i) => {
+        const g = precision[i]!.groups.find((x) => x.group === group)
+        return [n, g ? `${g.atTarget}/${g.cells}, ${pm(g.median)}, worst ${pm(g.worst)}` : '-']
+      }),
+    ),
   }))
   return [
     `precision per run: cells within ± the profile's target with a 95% interval / cells, median and worst half-width of the median (targets: ${names.map((n, i) => `${n} ${pm(precision[i]!.target)}`).join(', ')})`,
@@ -178,7 +207,13 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
   const names = runs.map((r) => r.name)
   const short = (v: string | null) => (v === null ? '-' : v)
   const table = formatTable(
-    lines.map((l) => ({ kind: l.kind, id: l.id, ...Object.fromEntries(names.map((n, i) => [n, short(l.verdicts[i]!)])), flips: l.flips, same: l.same ? 'yes' : 'NO' })),
+    lines.map((l) => ({
+      kind: l.kind,
+      id: l.id,
+      ...Object.fromEntries(names.map((n, i) => [n, short(l.verdicts[i]!)])),
+      flips: l.flips,
+      same: l.same ? 'yes' : 'NO',
+    })),
     ['kind', 'id', ...names, 'flips', 'same'],
   )
   const decidedLines = lines.filter((l) => l.verdicts.some((v) => v !== null && isDecided(v)))
@@ -191,14 +226,19 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   const spreadTable = formatTable(
     withSpread.map((s) => ({
-      table: s.table, cell: s.cell, ...Object.fromEntries(names.map((n, i) => [n, s.medians[i] === null ? '-' : s.medians[i]!.toFixed(1)])),
-      spread: pct(s.spread!), calibrated: s.calibratedSpread === null ? '-' : pct(s.calibratedSpread),
+      table: s.table,
+      cell: s.cell,
+      ...Object.fromEntries(names.map((n, i) => [n, s.medians[i] === null ? '-' : s.medians[i]!.toFixed(1)])),
+      spread: pct(s.spread!),
+      calibrated: s.calibratedSpread === null ? '-' : pct(s.calibratedSpread),
     })),
     ['table', 'cell', ...names, 'spread', 'calibrated'],
   )
   const summary = (label: string, of: (s: CellSpread) => number | null) => {
     const xs = spreads.flatMap((s) => (of(s) === null ? [] : [{ cell: s.cell, x: of(s)! }])).sort((a, b) => b.x - a.x)
-    return xs.length ? `${label}: median spread ${pct(median(xs.map((c) => c.x)))}, worst ${pct(xs[0]!.x)} (${xs[0]!.cell})` : `${label}: no cell was measured in two runs`
+    return xs.length
+      ? `${label}: median spread ${pct(median(xs.map((c) => c.x)))}, worst ${pct(xs[0]!.x)} (${xs[0]!.cell})`
+      : `${label}: no cell was measured in two runs`
   }
   const units = [...new Set(spreads.map((s) => s.table))].map((t) => `${t} ÷ ${REFERENCE_LABELS[CALIBRATION_REFERENCE[t]]}`).join(', ')
   return [
@@ -224,9 +264,17 @@ export function formatBetweenRun(runs: readonly StabilityRun[]): string {
   if (estimates.length === 0) return 'between-run variance: no family of figures was measured in every run'
   const sd = (x: number) => x.toFixed(4)
   const df = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'inf')
-  const table = formatTable(estimates.map((e) => ({
-    family: e.family, runs: e.runs, cells: e.cells, common: `${sd(e.common.sd)} (${df(e.common.df)})`, own: `${sd(e.own.sd)} (${df(e.own.df)})`, total: `${sd(e.total.sd)} (${df(e.total.df)})`,
-  })), ['family', 'runs', 'cells', 'common', 'own', 'total'])
+  const table = formatTable(
+    estimates.map((e) => ({
+      family: e.family,
+      runs: e.runs,
+      cells: e.cells,
+      common: `${sd(e.common.sd)} (${df(e.common.df)})`,
+      own: `${sd(e.own.sd)} (${df(e.own.df)})`,
+      total: `${sd(e.total.sd)} (${df(e.total.df)})`,
+    })),
+    ['family', 'runs', 'cells', 'common', 'own', 'total'],
+  )
   const constant = Object.fromEntries(estimates.map((e) => [e.family, { sd: Number(e.total.sd.toPrecision(3)), df: Number(e.total.df.toPrecision(3)) }]))
   return [
     `between-run variance per family (SD of log, df): the shift common to the family's cells between runs, each cell's own beyond it (the within-run part taken off), and both (Satterthwaite df)`,

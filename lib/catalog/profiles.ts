@@ -43,15 +43,74 @@ export interface Profile {
  */
 export const PROFILES: Record<string, Profile & { connections: number }> = {
   // One short repeat: for trying a config or for the integration tests, not for findings.
-  smoke: { name: 'smoke', repeats: 1, maxRepeats: 1, precision: 0.03, maxDisturbed: 1, budgetS: 30, quietBudgetS: 30, settleS: 1, warmupS: 1, durationS: 1, tailS: 1, connections: 50, scenarioCells: 'one', versionVariants: ['article'], calibration: { rttSeconds: 2, cryptoSeconds: 1 } },
+  smoke: {
+    name: 'smoke',
+    repeats: 1,
+    maxRepeats: 1,
+    precision: 0.03,
+    maxDisturbed: 1,
+    budgetS: 30,
+    quietBudgetS: 30,
+    settleS: 1,
+    warmupS: 1,
+    durationS: 1,
+    tailS: 1,
+    connections: 50,
+    scenarioCells: 'one',
+    versionVariants: ['article'],
+    calibration: { rttSeconds: 2, cryptoSeconds: 1 },
+  },
   // Within 20 min on 2 cores: 2 s windows, 0.5 s warm-up (200 keep-alive connections are up in
   // milliseconds), 0.5 s tail (wrk takes whole seconds: 3 s in all), article-only versions.
-  quick: { name: 'quick', repeats: 2, maxRepeats: 2, precision: 0.03, maxDisturbed: 2, budgetS: 60, quietBudgetS: 240, settleS: 1.5, warmupS: 0.5, durationS: 2, tailS: 0.5, connections: 200, fixedRateCells: 'main', scenarioCells: 'one', versionVariants: ['article'], calibration: { rttSeconds: 2, cryptoSeconds: 1 } },
+  quick: {
+    name: 'quick',
+    repeats: 2,
+    maxRepeats: 2,
+    precision: 0.03,
+    maxDisturbed: 2,
+    budgetS: 60,
+    quietBudgetS: 240,
+    settleS: 1.5,
+    warmupS: 0.5,
+    durationS: 2,
+    tailS: 0.5,
+    connections: 200,
+    fixedRateCells: 'main',
+    scenarioCells: 'one',
+    versionVariants: ['article'],
+    calibration: { rttSeconds: 2, cryptoSeconds: 1 },
+  },
   // 5 s windows: on this 2-core host a window's figure moves ~9% with the machine's state whatever
   // its length (15 s: ±9.4-12.0% at n = 10, 5 s: ±9.5-11.3%), so shorter windows and more of them
   // give more precision per minute (docs/method/overview.md).
-  standard: { name: 'standard', repeats: 3, maxRepeats: 12, precision: 0.03, maxDisturbed: 3, budgetS: 600, quietBudgetS: 900, settleS: 2, warmupS: 1, durationS: 5, tailS: 1, connections: 200 },
-  full: { name: 'full', repeats: 5, maxRepeats: 15, precision: 0.02, maxDisturbed: 5, budgetS: 3600, quietBudgetS: 3600, settleS: 3, warmupS: 5, durationS: 30, tailS: 1, connections: 200 },
+  standard: {
+    name: 'standard',
+    repeats: 3,
+    maxRepeats: 12,
+    precision: 0.03,
+    maxDisturbed: 3,
+    budgetS: 600,
+    quietBudgetS: 900,
+    settleS: 2,
+    warmupS: 1,
+    durationS: 5,
+    tailS: 1,
+    connections: 200,
+  },
+  full: {
+    name: 'full',
+    repeats: 5,
+    maxRepeats: 15,
+    precision: 0.02,
+    maxDisturbed: 5,
+    budgetS: 3600,
+    quietBudgetS: 3600,
+    settleS: 3,
+    warmupS: 5,
+    durationS: 30,
+    tailS: 1,
+    connections: 200,
+  },
 }
 
 export function getProfile(name: string): Profile & { connections: number } {

@@ -15,7 +15,10 @@ const versionSchema = z
     source: z.union([z.enum(['debian', 'pypi']), z.string().regex(/^debian:[a-z][a-z0-9-]*$/, 'expected debian, pypi or debian:<suite>')]),
     package: z.string().min(1),
     /** The exact Debian version a `debian:<suite>` root installs (apt-get install pkg=deb_version). */
-    deb_version: z.string().regex(/^[0-9][A-Za-z0-9.+~:-]*$/, 'expected a Debian version like 1.26.3-3+deb13u11').optional(),
+    deb_version: z
+      .string()
+      .regex(/^[0-9][A-Za-z0-9.+~:-]*$/, 'expected a Debian version like 1.26.3-3+deb13u11')
+      .optional(),
     binary: z.string().min(1),
     lib_dir: z.string().nullish(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected the binary sha256 (64 hex digits)'),
@@ -23,7 +26,7 @@ const versionSchema = z
   })
   .strict()
   .refine((v) => !v.source.startsWith('debian:') || (v.deb_version !== undefined && v.binary.startsWith('/')), {
-    message: 'a debian:<suite> version needs deb_version (the exact Debian version) and the binary\'s absolute path in the suite',
+    message: "a debian:<suite> version needs deb_version (the exact Debian version) and the binary's absolute path in the suite",
   })
 
 /** What the documentation predicts for backend connection reuse: `from X.Y.Z` = reused on versions >= X.Y.Z. */
@@ -40,27 +43,32 @@ export const stackSchema = z
     versions: z.array(versionSchema).min(1),
     unavailable: z.array(z.object({ version: z.string(), why: z.string() }).strict()).default([]),
     images: z.array(z.object({ version: z.string(), tag: z.string() }).strict()).default([]),
-    variants: z.record(z.object({
-      description: z.string(),
-      reuse: reuseSchema,
-      /** The first version whose checker accepts the variant (a directive added then); older versions never run it. */
-      since: z.string().optional(),
-      /** The listener's scheme: http for the plain-HTTP variants (docs/series/scenarios.md); default https. */
-      scheme: z.enum(['http', 'https']).optional(),
-      /** File (in the proxy's run_dir) its access log goes to: checked to hold a line per request after the window. */
-      access_log: z.string().optional(),
-      /** The variant listens for HTTP/3 too (QUIC on UDP): it runs only on builds that speak it (lib/setup/h3-support.ts). */
-      http3: z.boolean().optional(),
-      /** An http3 variant that accepts 0-RTT early data as configured: the h3 series measures 0-RTT handshakes on it (docs/series/h3.md#handshakes). */
-      early_data: z.boolean().optional(),
-      /** Arguments appended to `start` for this variant (settings a proxy only takes on its command line). */
-      args: z.array(z.string()).optional(),
-      /** An L4 variant (lib/measure/tcp.ts): what the client speaks to the proxy and the proxy to the backend's echo. */
-      l4: z.object({ client: z.enum(['tcp', 'tls']), backend: z.enum(['tcp', 'tls']) }).strict().optional(),
-    }).strict()),
-    defaults: z
-      .array(z.object({ setting: z.string(), documented: z.string(), source: z.string(), measured: z.string().nullish() }).strict())
-      .default([]),
+    variants: z.record(
+      z
+        .object({
+          description: z.string(),
+          reuse: reuseSchema,
+          /** The first version whose checker accepts the variant (a directive added then); older versions never run it. */
+          since: z.string().optional(),
+          /** The listener's scheme: http for the plain-HTTP variants (docs/series/scenarios.md); default https. */
+          scheme: z.enum(['http', 'https']).optional(),
+          /** File (in the proxy's run_dir) its access log goes to: checked to hold a line per request after the window. */
+          access_log: z.string().optional(),
+          /** The variant listens for HTTP/3 too (QUIC on UDP): it runs only on builds that speak it (lib/setup/h3-support.ts). */
+          http3: z.boolean().optional(),
+          /** An http3 variant that accepts 0-RTT early data as configured: the h3 series measures 0-RTT handshakes on it (docs/series/h3.md#handshakes). */
+          early_data: z.boolean().optional(),
+          /** Arguments appended to `start` for this variant (settings a proxy only takes on its command line). */
+          args: z.array(z.string()).optional(),
+          /** An L4 variant (lib/measure/tcp.ts): what the client speaks to the proxy and the proxy to the backend's echo. */
+          l4: z
+            .object({ client: z.enum(['tcp', 'tls']), backend: z.enum(['tcp', 'tls']) })
+            .strict()
+            .optional(),
+        })
+        .strict(),
+    ),
+    defaults: z.array(z.object({ setting: z.string(), documented: z.string(), source: z.string(), measured: z.string().nullish() }).strict()).default([]),
   })
   .strict()
 
@@ -94,8 +102,12 @@ export function templateVariants(proxy: ProxyName): string[] {
 
 /** Parses `--proxies a,b` style lists; an unknown name is a one-line error naming the flag. */
 export function parseProxyList(value: string, flag = '--proxies'): ProxyName[] {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean)
-  if (names.length === 0) throw userError(flag, `"${value}" names no proxy`, `Use a comma-separated list of: ${PROXIES.join(', ')} (or leave ${flag} out for all)`)
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  if (names.length === 0)
+    throw userError(flag, `"${value}" names no proxy`, `Use a comma-separated list of: ${PROXIES.join(', ')} (or leave ${flag} out for all)`)
   for (const n of names) {
     if (!(PROXIES as readonly string[]).includes(n)) {
       throw userError(flag, `unknown proxy "${n}"`, `Use a comma-separated list of: ${PROXIES.join(', ')}`)

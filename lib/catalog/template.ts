@@ -1,18 +1,7 @@
 import { userError } from '../core/errors.ts'
 
 /** The names a config template may use; see docs/catalog.md#config-templates. */
-export const TEMPLATE_NAMES = [
-  'listen_port',
-  'listen_host',
-  'backend_host',
-  'backend_port',
-  'cert',
-  'key',
-  'pem',
-  'threads',
-  'run_dir',
-  'admin_port',
-] as const
+export const TEMPLATE_NAMES = ['listen_port', 'listen_host', 'backend_host', 'backend_port', 'cert', 'key', 'pem', 'threads', 'run_dir', 'admin_port'] as const
 
 /** Names that only argv and env entries of stack.yaml may use. */
 export const COMMAND_NAMES = ['binary', 'config'] as const
@@ -35,7 +24,11 @@ export function renderTemplate(text: string, vars: TemplateVars, file: string, a
         }
         const value = vars[name]
         if (value === undefined) {
-          throw userError(`${file}:${i + 1}`, `template variable {{${name}}} has no value here`, 'Use it only where the harness provides it (see docs/catalog.md#config-templates)')
+          throw userError(
+            `${file}:${i + 1}`,
+            `template variable {{${name}}} has no value here`,
+            'Use it only where the harness provides it (see docs/catalog.md#config-templates)',
+          )
         }
         return String(value)
       }),

@@ -35,7 +35,10 @@ export interface UpkeepRow {
 
 /** The upstream version of a Debian version: no epoch, no Debian revision, no +dfsg/~ suffix. */
 export function debianUpstream(debVersion: string): string {
-  return debVersion.replace(/^\d+:/, '').replace(/-[^-]*$/, '').replace(/[+~].*$/, '')
+  return debVersion
+    .replace(/^\d+:/, '')
+    .replace(/-[^-]*$/, '')
+    .replace(/[+~].*$/, '')
 }
 
 /** dpkg's order of two Debian versions (epoch, upstream, revision; `~` sorts before everything): -1, 0 or 1. */
@@ -100,9 +103,14 @@ export function upkeepRows(stack: Pick<Stack, 'proxy' | 'versions' | 'images'>, 
   if (images) {
     const tags = stack.images.map((i) => i.tag)
     rows.push({
-      proxy: stack.proxy, source: 'image', package: tags[0]?.replace(/:.*$/, '') ?? '-', pinned: stack.images.map((i) => i.version), missing: [],
+      proxy: stack.proxy,
+      source: 'image',
+      package: tags[0]?.replace(/:.*$/, '') ?? '-',
+      pinned: stack.images.map((i) => i.version),
+      missing: [],
       gone: images.versions ? stack.images.filter((i) => !images.versions!.includes(i.tag)).map((i) => i.version) : [],
-      rebuilt: [], ...(images.versions ? {} : { error: images.error ?? 'not asked' }),
+      rebuilt: [],
+      ...(images.versions ? {} : { error: images.error ?? 'not asked' }),
     })
   }
   return rows

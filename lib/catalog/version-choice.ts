@@ -50,15 +50,20 @@ export function pinnedVersion(stack: Pick<Stack, 'proxy' | 'versions'>, pinned: 
 
 export function parsePinnedVersions(value: string, stacks: (p: ProxyName) => Pick<Stack, 'versions'> = loadStack): PinnedVersions {
   const out: PinnedVersions = {}
-  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [proxy, version] = part.split('=').map((s) => s.trim())
-    if (!proxy || !version) throw userError('--pin-versions', `cannot read "${part}"`, 'Write proxy=version pairs, e.g. --pin-versions haproxy=2.8.25,nginx=1.31.3')
+    if (!proxy || !version)
+      throw userError('--pin-versions', `cannot read "${part}"`, 'Write proxy=version pairs, e.g. --pin-versions haproxy=2.8.25,nginx=1.31.3')
     if (!(PROXIES as readonly string[]).includes(proxy)) throw userError('--pin-versions', `unknown proxy "${proxy}"`, `Use one of: ${PROXIES.join(', ')}`)
     const known = stacks(proxy as ProxyName).versions.map((x) => x.version)
     if (!known.includes(version)) throw userError('--pin-versions', `${proxy} has no catalog version "${version}"`, `Use one of: ${known.join(', ')}`)
     out[proxy as ProxyName] = version
   }
-  if (Object.keys(out).length === 0) throw userError('--pin-versions', `"${value}" names no version`, 'Write proxy=version pairs, e.g. --pin-versions haproxy=2.8.25')
+  if (Object.keys(out).length === 0)
+    throw userError('--pin-versions', `"${value}" names no version`, 'Write proxy=version pairs, e.g. --pin-versions haproxy=2.8.25')
   return out
 }
 
@@ -66,11 +71,16 @@ export function parsePinnedVersions(value: string, stacks: (p: ProxyName) => Pic
 export function parseVersionChoice(value: string, proxies: readonly ProxyName[], stacks: (p: ProxyName) => Pick<Stack, 'versions'> = loadStack): VersionChoice {
   const v = value.trim()
   if ((VERSION_CHOICE_NAMES as readonly string[]).includes(v)) return { kind: v as 'all' | 'newest' | 'ends' }
-  const names = v.split(',').map((s) => s.trim()).filter(Boolean)
+  const names = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const known = proxies.flatMap((p) => stacks(p).versions.map((x) => `${p} ${x.version}`))
-  if (names.length === 0) throw userError('--versions', `"${value}" names no version`, `Use all, newest, ends or a comma-separated list of catalog versions (${known.join(', ')})`)
+  if (names.length === 0)
+    throw userError('--versions', `"${value}" names no version`, `Use all, newest, ends or a comma-separated list of catalog versions (${known.join(', ')})`)
   for (const n of names) {
-    if (!known.some((k) => k.endsWith(` ${n}`))) throw userError('--versions', `no selected proxy has version "${n}"`, `Use all, newest, ends or catalog versions: ${known.join(', ')}`)
+    if (!known.some((k) => k.endsWith(` ${n}`)))
+      throw userError('--versions', `no selected proxy has version "${n}"`, `Use all, newest, ends or catalog versions: ${known.join(', ')}`)
   }
   return { kind: 'list', versions: names }
 }

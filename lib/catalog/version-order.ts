@@ -43,7 +43,10 @@ export function parseVersion(tag: string): ParsedVersion | null {
 }
 
 const splitIds = (s: string): (string | number)[] =>
-  s.split(/[.\-_]|(?<=[a-zA-Z])(?=\d)/).filter(Boolean).map((x) => (/^\d+$/.test(x) ? Number(x) : x.toLowerCase()))
+  s
+    .split(/[.\-_]|(?<=[a-zA-Z])(?=\d)/)
+    .filter(Boolean)
+    .map((x) => (/^\d+$/.test(x) ? Number(x) : x.toLowerCase()))
 
 const cmpIds = (a: readonly (string | number)[], b: readonly (string | number)[]): number => {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {

@@ -91,7 +91,11 @@ export function cellValue(cell: CellGroup, metric: string, rows: 'valid' | 'all'
   const used = rows === 'all' ? cell.rows : cell.rows.filter((r) => r.status === 'valid')
   const values = used.map((r) => metricValue(r, metric)).filter((v): v is number => v !== null)
   return {
-    cell, metric, value: values.length ? median(values) : null, n: values.length, excluded: cell.rows.length - used.length,
+    cell,
+    metric,
+    value: values.length ? median(values) : null,
+    n: values.length,
+    excluded: cell.rows.length - used.length,
     repeats: repeatsOf(used, (r) => metricValue(r, metric)),
   }
 }
@@ -207,7 +211,11 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
   const wants = new Map<CellGroup, VersionWant[]>()
   for (const c of candidates) {
     const w = version === undefined ? ['newest'] : wantFor(version, String(c.key.proxy))
-    if (w !== undefined) wants.set(c, w.map((x) => parseVersionWant(String(x))))
+    if (w !== undefined)
+      wants.set(
+        c,
+        w.map((x) => parseVersionWant(String(x))),
+      )
   }
   const newestOf = new Map<string, string>()
   for (const [c, w] of wants) {
@@ -217,9 +225,13 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
     const best = newestOf.get(p)
     if (best === undefined || compareVersions(v, best) > 0) newestOf.set(p, v)
   }
-  let matched = [...wants].filter(([c, w]) =>
-    w.some((x) => (x === 'newest' ? compareVersions(String(c.key.version), newestOf.get(String(c.key.proxy))!) === 0 : versionHolds(String(c.key.version), x))),
-  ).map(([c]) => c)
+  let matched = [...wants]
+    .filter(([c, w]) =>
+      w.some((x) =>
+        x === 'newest' ? compareVersions(String(c.key.version), newestOf.get(String(c.key.proxy))!) === 0 : versionHolds(String(c.key.version), x),
+      ),
+    )
+    .map(([c]) => c)
 
   if (spec.pick === 'lowest-failing-target') {
     const failing = matched.filter((c) => c.status !== 'valid' && typeof c.key.target_rps === 'number')
@@ -241,7 +253,11 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
 export function aggregate(values: readonly CellValue[], agg: Agg = 'median'): number | null {
   const xs = values.filter((v) => v.value !== null)
   if (xs.length === 0) return null
-  return aggregateMedians(xs, xs.map((v) => v.value!), agg)
+  return aggregateMedians(
+    xs,
+    xs.map((v) => v.value!),
+    agg,
+  )
 }
 
 /**
@@ -252,7 +268,10 @@ export function aggregateMedians(values: readonly CellValue[], medians: readonly
   if (agg === 'min') return Math.min(...medians)
   if (agg === 'max') return Math.max(...medians)
   if (agg === 'newest') {
-    const top = values.map((v) => String(v.cell.key.version)).sort(compareVersions).at(-1)!
+    const top = values
+      .map((v) => String(v.cell.key.version))
+      .sort(compareVersions)
+      .at(-1)!
     return median(medians.filter((_, i) => compareVersions(String(values[i]!.cell.key.version), top) === 0))
   }
   return median(medians)

@@ -99,11 +99,27 @@ export function evaluateClaims(ledger: Ledger, data: RunTables): ClaimResult[] {
 function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
   const k = claim.check
   const base = {
-    id: claim.id, source: claim.source, claim: claim.claim, published: claim.published, finding: claim.finding, expect: k.expect,
-    comparable_across_machines: claim.comparable_across_machines, caveat: claim.caveat, notes: claim.notes,
+    id: claim.id,
+    source: claim.source,
+    claim: claim.claim,
+    published: claim.published,
+    finding: claim.finding,
+    expect: k.expect,
+    comparable_across_machines: claim.comparable_across_machines,
+    caveat: claim.caveat,
+    notes: claim.notes,
   }
   if (!claim.runnable_here) {
-    return { ...base, verdict: claimVerdict('not runnable'), measured: claim.not_runnable_reason ?? 'not runnable here', evidence: [], warnings: [], value: null, interval: null, reference: null }
+    return {
+      ...base,
+      verdict: claimVerdict('not runnable'),
+      measured: claim.not_runnable_reason ?? 'not runnable here',
+      evidence: [],
+      warnings: [],
+      value: null,
+      interval: null,
+      reference: null,
+    }
   }
   const kind = kindOf(k)
   const items: (SelectorSpec | undefined)[] = k.for_each ?? [undefined]
@@ -149,7 +165,10 @@ function measuredText(units: Unit[]): string {
 
 /** A for_each item in words: its values ("rsa2048", "haproxy"; a pair "rsa2048 traefik/nginx"). */
 function itemLabel(item: SelectorSpec): string {
-  const words = (spec: SelectorSpec) => Object.values(spec.columns).map((v) => (Array.isArray(v) ? v.join('+') : typeof v === 'object' ? JSON.stringify(v) : String(v))).join(' ')
+  const words = (spec: SelectorSpec) =>
+    Object.values(spec.columns)
+      .map((v) => (Array.isArray(v) ? v.join('+') : typeof v === 'object' ? JSON.stringify(v) : String(v)))
+      .join(' ')
   const pair = item.a && item.b ? `${words(item.a)}/${words(item.b)}` : item.a ? words(item.a) : item.b ? words(item.b) : ''
   return [words(item), pair].filter(Boolean).join(' ')
 }

@@ -29,7 +29,10 @@ export class ExprError extends Error {
 
 function tokenize(text: string): string[] {
   // Parentheses are tokens of their own even without spaces; everything else is split on whitespace.
-  return text.replace(/([()])/g, ' $1 ').split(/\s+/).filter(Boolean)
+  return text
+    .replace(/([()])/g, ' $1 ')
+    .split(/\s+/)
+    .filter(Boolean)
 }
 
 /** Parses an expression; unknown tokens and unbalanced parentheses are an ExprError. */

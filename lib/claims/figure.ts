@@ -34,20 +34,30 @@ export function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => n
     const d = m.disagree ? [at(m.disagree.lo), at(m.disagree.hi)].sort((x, y) => x - y) : null
     iv = { ...m, lo: lo!, hi: hi!, ...(d && { disagree: { lo: d[0]!, hi: d[1]! } }) }
   } else {
-    iv = bootstrapFigure(cells.map((v) => v.repeats), (medians) => {
-      // Each side's medians in turn, in the order its cells were given.
-      let i = 0
-      const take = (n: number) => {
-        const part = medians.slice(i, i + n)
-        i += n
-        return part
-      }
-      return f(sides.map((s) => (s.values.length ? aggregateMedians(s.values, take(s.values.length), s.agg) : s.value!)))
-    })
+    iv = bootstrapFigure(
+      cells.map((v) => v.repeats),
+      (medians) => {
+        // Each side's medians in turn, in the order its cells were given.
+        let i = 0
+        const take = (n: number) => {
+          const part = medians.slice(i, i + n)
+          i += n
+          return part
+        }
+        return f(sides.map((s) => (s.values.length ? aggregateMedians(s.values, take(s.values.length), s.agg) : s.value!)))
+      },
+    )
   }
   // Rows with a repeat number twice are averaged per repeat: keep the measured point inside.
   const finite = Number.isFinite(iv.lo) && Number.isFinite(iv.hi)
-  return { value, lo: finite ? Math.min(iv.lo, value) : iv.lo, hi: finite ? Math.max(iv.hi, value) : iv.hi, method: iv.method, ...(iv.floor && { floor: iv.floor }), ...(iv.disagree && { disagree: iv.disagree }) }
+  return {
+    value,
+    lo: finite ? Math.min(iv.lo, value) : iv.lo,
+    hi: finite ? Math.max(iv.hi, value) : iv.hi,
+    method: iv.method,
+    ...(iv.floor && { floor: iv.floor }),
+    ...(iv.disagree && { disagree: iv.disagree }),
+  }
 }
 
 /** Float noise of resampled medians (6.000000000000001 against a bound of 6) decides nothing. */
@@ -61,7 +71,10 @@ export function placeFig(fig: Fig, band: { min?: number; max?: number }): Placem
     const v = snap(fig.value)
     return v >= (min ?? -Infinity) && v <= (max ?? Infinity) ? 'inside' : 'outside'
   }
-  return placeInterval({ lo: snap(fig.lo), hi: snap(fig.hi), method: fig.method, ...(fig.disagree && { disagree: fig.disagree }) }, { ...(min !== undefined && { min }), ...(max !== undefined && { max }) })
+  return placeInterval(
+    { lo: snap(fig.lo), hi: snap(fig.hi), method: fig.method, ...(fig.disagree && { disagree: fig.disagree }) },
+    { ...(min !== undefined && { min }), ...(max !== undefined && { max }) },
+  )
 }
 
 /** A threshold's op as a placement; the strict ops are half-lines open at the bound. */
@@ -86,4 +99,9 @@ export const combinePlaces = (places: readonly Placement[]): Placement =>
 
 /** Whether two proxies' order is decided: both intervals show spread and do not overlap. */
 export const apart = (a: Fig, b: Fig) =>
-  a.method !== 'single repeat' && b.method !== 'single repeat' && !repeatsDisagree(a) && !repeatsDisagree(b) && [a.lo, a.hi, b.lo, b.hi].every(Number.isFinite) && !overlaps(a, b)
+  a.method !== 'single repeat' &&
+  b.method !== 'single repeat' &&
+  !repeatsDisagree(a) &&
+  !repeatsDisagree(b) &&
+  [a.lo, a.hi, b.lo, b.hi].every(Number.isFinite) &&
+  !overlaps(a, b)

@@ -12,11 +12,33 @@ import { readYamlFile } from '../core/yaml-file.ts'
 import type { CheckDef, Issue } from './checks/check.ts'
 import { checkSchema, kindOf, type Check } from './checks/index.ts'
 import { FIGURE_ID, type FigureValues } from './expr.ts'
-import { CLAIM_SERIES, hasSeries, KEY_COLUMNS, schemaParts, seriesValuesRule, tableMetrics, type ClaimTable, type Selector, type SelectorSpec } from './selectors.ts'
+import {
+  CLAIM_SERIES,
+  hasSeries,
+  KEY_COLUMNS,
+  schemaParts,
+  seriesValuesRule,
+  tableMetrics,
+  type ClaimTable,
+  type Selector,
+  type SelectorSpec,
+} from './selectors.ts'
 
 export {
-  CLAIM_SERIES, CLAIM_TABLES, DERIVED_METRICS, KEY_COLUMNS, NUMBER_WANT, SELECTOR_PROXIES, tableMetrics,
-  type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type Selector, type SelectorSpec,
+  CLAIM_SERIES,
+  CLAIM_TABLES,
+  DERIVED_METRICS,
+  KEY_COLUMNS,
+  NUMBER_WANT,
+  SELECTOR_PROXIES,
+  tableMetrics,
+  type Agg,
+  type CellStatus,
+  type ClaimTable,
+  type ColumnWant,
+  type Scalar,
+  type Selector,
+  type SelectorSpec,
 } from './selectors.ts'
 export type { Check, CheckKind } from './checks/index.ts'
 
@@ -67,7 +89,10 @@ function claimObjectSchema(figures: FigureValues) {
       claim: z.string().min(1),
       published: z.string().min(1),
       figures: z.array(z.string()),
-      finding: z.string().regex(/^F[1-8]$/, 'expected F1..F8 or null').nullable(),
+      finding: z
+        .string()
+        .regex(/^F[1-8]$/, 'expected F1..F8 or null')
+        .nullable(),
       condition: z.string().min(1),
       runnable_here: z.boolean(),
       not_runnable_reason: z.string().min(1).optional(),
@@ -97,7 +122,8 @@ function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void
   })
   if (!c.runnable_here && !c.not_runnable_reason) issue(['runnable_here'], 'runnable_here: false needs not_runnable_reason')
   if (c.runnable_here && c.not_runnable_reason) issue(['not_runnable_reason'], 'not_runnable_reason is only for runnable_here: false')
-  if (!c.runnable_here && c.not_measured_reason) issue(['not_measured_reason'], 'not_measured_reason is only for runnable_here: true (a claim not runnable here says why in not_runnable_reason)')
+  if (!c.runnable_here && c.not_measured_reason)
+    issue(['not_measured_reason'], 'not_measured_reason is only for runnable_here: true (a claim not runnable here says why in not_runnable_reason)')
   checkCheck(c.check, c.runnable_here, figures, (path, message) => issue(['check', ...path], message))
 }
 
@@ -106,7 +132,8 @@ function checkCheck(k: Check, runnable: boolean, figures: FigureValues, issue: I
   const def = kindOf(k)
   if (!def.sides) {
     // Reads its own input, not cells: selectors and metrics do not apply.
-    for (const key of ['select', 'for_each', 'metric'] as const) if (k[key] !== undefined) issue([key], `a ${k.kind} check reads ${def.reads?.(k) ?? 'no cells'}, not ${key}`)
+    for (const key of ['select', 'for_each', 'metric'] as const)
+      if (k[key] !== undefined) issue([key], `a ${k.kind} check reads ${def.reads?.(k) ?? 'no cells'}, not ${key}`)
     def.validate?.(k, issue, { figures, runnable })
     return
   }
@@ -121,20 +148,27 @@ function checkCheck(k: Check, runnable: boolean, figures: FigureValues, issue: I
     sel.forEach((s, i) => {
       const path = (...p: (string | number)[]) => [...name, ...(sel.length > 1 ? [i] : []), ...p]
       if (s.metric !== undefined && !metrics.includes(s.metric)) issue(path('metric'), `"${s.metric}" is not a metric of ${k.table}`)
-      if (def.needsMetric && s.value === undefined && s.metric === undefined && k.metric === undefined) issue(path(), 'no metric: set the check\'s metric or one in this selector')
+      if (def.needsMetric && s.value === undefined && s.metric === undefined && k.metric === undefined)
+        issue(path(), "no metric: set the check's metric or one in this selector")
       if (s.value !== undefined && !def.constants) issue(path('value'), 'a constant side (value) is for a or b of ratio and equal checks')
       // Claims not runnable here may name columns the harness does not have.
       if (runnable) {
         for (const col of Object.keys(s.columns)) {
-          if (!KEY_COLUMNS[k.table].includes(col)) issue(path(col), `"${col}" is not a selector column of ${k.table} (one of ${KEY_COLUMNS[k.table].join(', ')})`)
+          if (!KEY_COLUMNS[k.table].includes(col))
+            issue(path(col), `"${col}" is not a selector column of ${k.table} (one of ${KEY_COLUMNS[k.table].join(', ')})`)
         }
       }
     })
   }
   if (!runnable) return
   k.for_each?.forEach((s, i) => {
-    for (const [sub, spec] of [[[], s], [['a'], s.a], [['b'], s.b]] as const) {
-      for (const col of Object.keys(spec?.columns ?? {})) if (!KEY_COLUMNS[k.table].includes(col)) issue(['for_each', i, ...sub, col], `"${col}" is not a selector column of ${k.table}`)
+    for (const [sub, spec] of [
+      [[], s],
+      [['a'], s.a],
+      [['b'], s.b],
+    ] as const) {
+      for (const col of Object.keys(spec?.columns ?? {}))
+        if (!KEY_COLUMNS[k.table].includes(col)) issue(['for_each', i, ...sub, col], `"${col}" is not a selector column of ${k.table}`)
     }
   })
   checkSeries(k, def, issue)
@@ -147,7 +181,8 @@ function checkCheck(k: Check, runnable: boolean, figures: FigureValues, issue: I
  */
 function checkSeries(k: Check, def: CheckDef<Check>, issue: Issue): void {
   type Named = { path: (string | number)[]; spec: SelectorSpec; table: ClaimTable }
-  const list = (path: (string | number)[], sel: Selector): Named[] => sel.map((spec, i) => ({ path: [...path, ...(sel.length > 1 ? [i] : [])], spec, table: k.table }))
+  const list = (path: (string | number)[], sel: Selector): Named[] =>
+    sel.map((spec, i) => ({ path: [...path, ...(sel.length > 1 ? [i] : [])], spec, table: k.table }))
   const items: Named[] = (k.for_each ?? []).flatMap((spec, i) => [
     { path: ['for_each', i], spec, table: k.table },
     ...(['a', 'b'] as const).flatMap((x) => (spec[x] ? [{ path: ['for_each', i, x], spec: spec[x]!, table: k.table }] : [])),
@@ -162,7 +197,10 @@ function checkSeries(k: Check, def: CheckDef<Check>, issue: Issue): void {
     (x === 'a' || x === 'b') && k.for_each !== undefined && k.for_each.every((it) => hasSeries(it) || (it[x] !== undefined && hasSeries(it[x]!)))
   for (const s of sides) {
     if (s.spec.value === undefined && !fromAbove && !itemSide(s.path[0]) && !hasSeries(s.spec)) {
-      issue(s.path, `no series: name the series whose cells this side reads (one of ${CLAIM_SERIES[s.table].join(', ')}; a list or a map by proxy for several), so that cells of different series are never pooled`)
+      issue(
+        s.path,
+        `no series: name the series whose cells this side reads (one of ${CLAIM_SERIES[s.table].join(', ')}; a list or a map by proxy for several), so that cells of different series are never pooled`,
+      )
     }
   }
   for (const s of [...shared, ...items, ...sides]) seriesValuesRule(s.path, s.spec, s.table, issue)

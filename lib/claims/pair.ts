@@ -47,7 +47,10 @@ function pairWords(a: Side, b: Side): string {
 
 /** A kind that reads sides a and b under select (ratio, equal): pairs in for_each items, a constant side allowed. */
 export const PAIR_KIND = {
-  sides: (k: PairFields): NamedSelector[] => [{ path: ['a'], sel: k.a }, { path: ['b'], sel: k.b }],
+  sides: (k: PairFields): NamedSelector[] => [
+    { path: ['a'], sel: k.a },
+    { path: ['b'], sel: k.b },
+  ],
   layered: true,
   pairs: true,
   constants: true,

@@ -95,9 +95,15 @@ const wantSchema = z.unknown().superRefine((v, ctx) => {
 
 /** A number or an arithmetic expression over figure ids (checked against the figures). */
 const numberExpr = (figures: FigureValues) =>
-  (z.unknown().superRefine((v, ctx) => {
+  z.unknown().superRefine((v, ctx) => {
     if (typeof v !== 'number' && typeof v !== 'string') {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: v === undefined ? 'required: a number or a quoted expression over figure ids' : `expected a number or a quoted expression over figure ids, got ${JSON.stringify(v)}` })
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message:
+          v === undefined
+            ? 'required: a number or a quoted expression over figure ids'
+            : `expected a number or a quoted expression over figure ids, got ${JSON.stringify(v)}`,
+      })
       return
     }
     try {
@@ -106,7 +112,7 @@ const numberExpr = (figures: FigureValues) =>
       if (!(e instanceof ExprError)) throw e
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: e.message })
     }
-  }) as unknown as z.ZodType<number | string>)
+  }) as unknown as z.ZodType<number | string>
 
 const VERSION_WANT = /^(newest|(>=|<=|>|<|==|=)?\s*v?\d+(\.\d+)*)$/
 
@@ -131,28 +137,44 @@ function selectorMapSchema(figures: FigureValues) {
       const proxyMapKeys = (w: unknown) => (w && typeof w === 'object' && !Array.isArray(w) ? Object.keys(w) : [])
       for (const [col, want] of Object.entries(columns)) {
         for (const p of proxyMapKeys(want)) {
-          if (!SELECTOR_PROXIES.includes(p)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [col, p], message: `"${p}" is not a proxy (a map value is keyed by proxy: ${SELECTOR_PROXIES.join(', ')})` })
+          if (!SELECTOR_PROXIES.includes(p))
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              path: [col, p],
+              message: `"${p}" is not a proxy (a map value is keyed by proxy: ${SELECTOR_PROXIES.join(', ')})`,
+            })
         }
       }
       const proxyIsMap = typeof columns.proxy === 'object' && !Array.isArray(columns.proxy)
       if (proxyIsMap) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['proxy'], message: 'proxy takes a name or a list of names, not a map' })
       const proxies = columns.proxy === undefined || proxyIsMap ? [] : [columns.proxy].flat()
       for (const p of proxies) {
-        if (!SELECTOR_PROXIES.includes(String(p))) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['proxy'], message: `unknown proxy "${p}" (one of ${SELECTOR_PROXIES.join(', ')})` })
+        if (!SELECTOR_PROXIES.includes(String(p)))
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['proxy'], message: `unknown proxy "${p}" (one of ${SELECTOR_PROXIES.join(', ')})` })
       }
       const version = columns.version
       if (version !== undefined) {
         const values = typeof version === 'object' && !Array.isArray(version) ? Object.values(version).flat() : [version].flat()
         for (const v of values) {
           if (typeof v !== 'string' || !VERSION_WANT.test(v)) {
-            ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['version'], message: `version ${JSON.stringify(v)} must be a quoted string: "newest", a version "1.27.4" or a comparison ">=1.29.7"` })
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              path: ['version'],
+              message: `version ${JSON.stringify(v)} must be a quoted string: "newest", a version "1.27.4" or a comparison ">=1.29.7"`,
+            })
           }
         }
       }
     })
     .transform((m): SelectorSpec => {
       const { agg, pick, metric, value, ...columns } = m
-      return { columns: columns as Record<string, ColumnWant>, ...(agg && { agg }), ...(pick && { pick }), ...(metric && { metric }), ...(value !== undefined && { value }) }
+      return {
+        columns: columns as Record<string, ColumnWant>,
+        ...(agg && { agg }),
+        ...(pick && { pick }),
+        ...(metric && { metric }),
+        ...(value !== undefined && { value }),
+      }
     })
 }
 
@@ -179,22 +201,28 @@ function forEachItemSchema(figures: FigureValues) {
 function selectorSchema(figures: FigureValues) {
   const map = selectorMapSchema(figures)
   // A single map is a list of one (a problem inside it is reported at the map's line).
-  return z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(map).min(1)).superRefine((list, ctx) => {
-    if (list.length > 1 && list.some((s) => s.value !== undefined)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'a constant side (value) cannot be part of a list of selectors' })
-  })
+  return z
+    .preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(map).min(1))
+    .superRefine((list, ctx) => {
+      if (list.length > 1 && list.some((s) => s.value !== undefined))
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'a constant side (value) cannot be part of a list of selectors' })
+    })
 }
 
 const STATUSES = ['valid', 'invalid', 'failed'] as const
 export type CellStatus = (typeof STATUSES)[number]
 
 /** A regular expression (JavaScript syntax) over a row's `reason`. */
-const reasonSchema = z.string().min(1).superRefine((v, ctx) => {
-  try {
-    new RegExp(v)
-  } catch (e) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `not a regular expression: ${(e as Error).message}` })
-  }
-})
+const reasonSchema = z
+  .string()
+  .min(1)
+  .superRefine((v, ctx) => {
+    try {
+      new RegExp(v)
+    } catch (e) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `not a regular expression: ${(e as Error).message}` })
+    }
+  })
 
 // ------------------------------------------------------------------ the parts of a check's schema
 
@@ -233,7 +261,12 @@ export type SchemaParts = ReturnType<typeof schemaParts>
 export const hasSeries = (s: SelectorSpec) => s.columns.series !== undefined
 
 /** Every series a selector map names is one the harness writes to its table. */
-export function seriesValuesRule(path: (string | number)[], spec: SelectorSpec, table: ClaimTable, issue: (path: (string | number)[], message: string) => void): void {
+export function seriesValuesRule(
+  path: (string | number)[],
+  spec: SelectorSpec,
+  table: ClaimTable,
+  issue: (path: (string | number)[], message: string) => void,
+): void {
   const want = spec.columns.series
   if (want === undefined) return
   const values = typeof want === 'object' && !Array.isArray(want) ? Object.values(want).flat() : [want].flat()

@@ -63,8 +63,12 @@ export interface Side {
 }
 
 function noValue(v: CellValue, rows: 'valid' | 'all'): string {
-  const statuses = countStatuses(v.cell).map(([s, n]) => `${n} ${s}`).join(', ')
-  return rows === 'valid' && v.excluded === v.cell.rows.length ? `${cellLabel(v.cell)} has no valid rows (${statuses})` : `${cellLabel(v.cell)} has no ${v.metric} value`
+  const statuses = countStatuses(v.cell)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ')
+  return rows === 'valid' && v.excluded === v.cell.rows.length
+    ? `${cellLabel(v.cell)} has no valid rows (${statuses})`
+    : `${cellLabel(v.cell)} has no ${v.metric} value`
 }
 
 /** The cells a selector (a union of maps) matches, each with its value; absent and valueless cells as `missing`. */
@@ -91,11 +95,25 @@ export const aggOf = (sel: Selector): Agg => sel.find((s) => s.agg)?.agg ?? 'med
 export function side(sel: Selector, src: Source, ctx: Ctx): Side {
   const constant = sel.length === 1 ? sel[0]!.value : undefined
   if (constant !== undefined) {
-    return { value: evalNumber(constant, ctx.figures), label: typeof constant === 'number' ? 'constant' : 'published', metric: undefined, values: [], agg: 'median', missing: [] }
+    return {
+      value: evalNumber(constant, ctx.figures),
+      label: typeof constant === 'number' ? 'constant' : 'published',
+      metric: undefined,
+      values: [],
+      agg: 'median',
+      missing: [],
+    }
   }
   const { values, missing } = collect(sel, src, ctx)
   const agg = aggOf(sel)
-  return { value: missing.length ? null : aggregate(values, agg), label: sideLabel(values, sel, agg), metric: sel[0]!.metric ?? src.metric, values, agg, missing }
+  return {
+    value: missing.length ? null : aggregate(values, agg),
+    label: sideLabel(values, sel, agg),
+    metric: sel[0]!.metric ?? src.metric,
+    values,
+    agg,
+    missing,
+  }
 }
 
 /**
@@ -126,10 +144,12 @@ export function perProxy(sel: Selector, src: Source, ctx: Ctx): { groups: ProxyG
   const { values, missing } = collect(sel, src, ctx)
   const agg = aggOf(sel)
   const proxies = [...new Set(values.map((v) => String(v.cell.key.proxy)))]
-  const sides: Side[] = missing.length ? [] : proxies.map((proxy) => {
-    const own = values.filter((v) => v.cell.key.proxy === proxy)
-    return { value: aggregate(own, agg), label: proxy, metric: sel[0]!.metric ?? src.metric, values: own, agg, missing: [] }
-  })
+  const sides: Side[] = missing.length
+    ? []
+    : proxies.map((proxy) => {
+        const own = values.filter((v) => v.cell.key.proxy === proxy)
+        return { value: aggregate(own, agg), label: proxy, metric: sel[0]!.metric ?? src.metric, values: own, agg, missing: [] }
+      })
   const groups = sides.map((s) => ({ proxy: s.label, value: s.value!, fig: figureOf([s], ([x]) => x!) }))
   return { groups, sides, values, missing }
 }
@@ -138,7 +158,14 @@ export function perProxy(sel: Selector, src: Source, ctx: Ctx): { groups: ProxyG
 function sideLabel(values: CellValue[], sel: Selector, agg: Agg): string {
   if (values.length === 0) return 'nothing'
   const cells = values.map((v) => v.cell)
-  const distinct = (col: string) => [...new Set(cells.map((c) => c.key[col]).filter((x) => x !== undefined && x !== null).map(String))]
+  const distinct = (col: string) => [
+    ...new Set(
+      cells
+        .map((c) => c.key[col])
+        .filter((x) => x !== undefined && x !== null)
+        .map(String),
+    ),
+  ]
   const keyTypes = distinct('key_type')
   const proxies = distinct('proxy')
   const versionsOf = (p: string) => [...new Set(cells.filter((c) => c.key.proxy === p).map((c) => String(c.key.version)))].sort(compareVersions)
@@ -150,7 +177,12 @@ function sideLabel(values: CellValue[], sel: Selector, agg: Agg): string {
   if (cells.some((c) => shownSeries(c) !== null)) parts.push(distinct('series').join('+'))
   if (keyTypes.length && (cells[0]!.table === 'handshakes' || keyTypes.some((k) => k !== 'ec256'))) parts.push(keyTypes.join('+'))
   parts.push(distinct('mode').join('+'))
-  if (distinct('model').includes('open')) parts.push(`open@${distinct('target_rps').sort((x, y) => Number(x) - Number(y)).join('+')}`)
+  if (distinct('model').includes('open'))
+    parts.push(
+      `open@${distinct('target_rps')
+        .sort((x, y) => Number(x) - Number(y))
+        .join('+')}`,
+    )
   parts.push([...new Set(cells.flatMap((c) => requestWords(c.key)))].join('+'))
   // Connections only where a selector names them (scenarios at 1000, a side paired on a's count).
   if (sel.some((s) => s.columns.connections !== undefined)) parts.push(`${distinct('connections').join('+')} conns`)
@@ -164,4 +196,3 @@ export function countStatuses(c: CellGroup): [string, number][] {
   for (const r of c.rows) counts.set(r.status, (counts.get(r.status) ?? 0) + 1)
   return [...counts]
 }
-

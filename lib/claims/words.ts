@@ -13,10 +13,32 @@ export function fmt(x: number): string {
 }
 
 export const UNITS: Record<string, string> = {
-  rps: 'rps', target_rps: 'rps', proxy_cpu_us_per_req: 'µs/req', backend_cpu_us_per_req: 'µs/req', proxy_cpu_us_per_handshake: 'µs/handshake',
-  proxy_cpu_us_per_msg: 'µs/msg', backend_conns_per_1k_req: 'conns/1k req', errors_pct: '%', errors: 'errors', conns_established: 'conns',
-  conns_target: 'conns', proxy_cpu_share: 'of the proxy cores', generator_cpu_share: 'generator CPU share', rate: 'handshakes/s', msg_rate: 'msg/s',
-  resumed: 'resumed', resumed_pct: '%', handshakes: 'handshakes', proxy_cpu_us_per_conn: 'µs/conn', proxy_cpu_us_per_mib: 'µs/MiB', conn_rate: 'conn/s', mib_per_s: 'MiB/s', requests: 'requests', messages: 'messages', max_vus: 'VUs', dropped: 'dropped',
+  rps: 'rps',
+  target_rps: 'rps',
+  proxy_cpu_us_per_req: 'µs/req',
+  backend_cpu_us_per_req: 'µs/req',
+  proxy_cpu_us_per_handshake: 'µs/handshake',
+  proxy_cpu_us_per_msg: 'µs/msg',
+  backend_conns_per_1k_req: 'conns/1k req',
+  errors_pct: '%',
+  errors: 'errors',
+  conns_established: 'conns',
+  conns_target: 'conns',
+  proxy_cpu_share: 'of the proxy cores',
+  generator_cpu_share: 'generator CPU share',
+  rate: 'handshakes/s',
+  msg_rate: 'msg/s',
+  resumed: 'resumed',
+  resumed_pct: '%',
+  handshakes: 'handshakes',
+  proxy_cpu_us_per_conn: 'µs/conn',
+  proxy_cpu_us_per_mib: 'µs/MiB',
+  conn_rate: 'conn/s',
+  mib_per_s: 'MiB/s',
+  requests: 'requests',
+  messages: 'messages',
+  max_vus: 'VUs',
+  dropped: 'dropped',
 }
 export const unitOf = (metric: string | undefined) => (metric === undefined ? '' : (UNITS[metric] ?? (metric.endsWith('_ms') ? 'ms' : metric)))
 export const withUnit = (x: number, metric: string | undefined) => {

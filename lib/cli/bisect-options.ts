@@ -8,7 +8,15 @@ import type { FlagValues } from './flags.ts'
 
 /** The bisect series' flag of the run (notebooks/bisect.mjs adds its own, BISECT_NOTEBOOK_FLAGS). */
 export const BISECT_FLAGS = {
-  metric: { type: 'string', arg: 'NAME', help: [`bisect: what the step is judged on: ${Object.entries(BISECT_METRICS).map(([k, m]) => `${k} (${m.label})`).join(' or ')}; default cpu`] },
+  metric: {
+    type: 'string',
+    arg: 'NAME',
+    help: [
+      `bisect: what the step is judged on: ${Object.entries(BISECT_METRICS)
+        .map(([k, m]) => `${k} (${m.label})`)
+        .join(' or ')}; default cpu`,
+    ],
+  },
 } as const
 
 export type BisectFlags = FlagValues<typeof BISECT_FLAGS>
@@ -31,7 +39,8 @@ export const BISECT_NOTEBOOK_FLAGS = {
 /** `--metric` for the bisect series; with no bisect to judge it is an error, not ignored. */
 export function parseBisectMetric(f: BisectFlags, series: readonly SeriesName[]): BisectMetric | undefined {
   if (f.metric === undefined) return undefined
-  if (!series.includes('bisect')) throw userError('--metric', 'only the bisect series uses it', 'Add --series bisect (or use notebooks/bisect.mjs), or drop --metric')
+  if (!series.includes('bisect'))
+    throw userError('--metric', 'only the bisect series uses it', 'Add --series bisect (or use notebooks/bisect.mjs), or drop --metric')
   if (!(f.metric in BISECT_METRICS)) throw userError(`--metric ${f.metric}`, 'unknown metric', `Use one of: ${Object.keys(BISECT_METRICS).join(', ')}`)
   return f.metric as BisectMetric
 }
@@ -40,7 +49,9 @@ export function parseBisectMetric(f: BisectFlags, series: readonly SeriesName[])
  * notebooks/bisect.mjs speaks of one proxy and its variants (`--proxy nginx --variant
  * article,upstream-default`); the run underneath takes them as --proxies and --variants.
  */
-export function bisectRunFlags<F extends { proxy?: string; variant?: string; proxies?: string; variants?: string; series?: string }>(f: F): Omit<F, 'proxy' | 'variant'> {
+export function bisectRunFlags<F extends { proxy?: string; variant?: string; proxies?: string; variants?: string; series?: string }>(
+  f: F,
+): Omit<F, 'proxy' | 'variant'> {
   const { proxy, variant, ...rest } = f
   if (proxy === undefined) throw userError('notebooks/bisect.mjs', '--proxy is missing', 'Name the proxy to bisect, e.g. --proxy nginx --variant article')
   if (proxy.includes(',')) throw userError(`--proxy ${proxy}`, 'one proxy per bisect', 'Run one bisect per proxy (each has its own versions)')
@@ -61,12 +72,19 @@ export async function tagsPlan(ref: string): Promise<string> {
     `${r.registry}/${r.repository}: ${tags.length} tags, ${versions.length} releases to bisect (oldest first):`,
     `  ${versions.join(' ') || '(none)'}`,
     `left out: ${skipped.length ? skipped.map((s) => `${s.tag} (${s.why})`).join(', ') : 'none'}`,
-    first.kind === 'measure' ? `a bisect measures ${first.versions.join(' and ')} first, then at most ${steps} more versions` : `no bisect: ${'notes' in first ? first.notes.join('; ') : 'nothing to measure'}`,
+    first.kind === 'measure'
+      ? `a bisect measures ${first.versions.join(' and ')} first, then at most ${steps} more versions`
+      : `no bisect: ${'notes' in first ? first.notes.join('; ') : 'nothing to measure'}`,
   ].join('\n')
 }
 
 /** bisect.mjs --tags-from with --proxy: the registry's images run on the Docker runtime only. */
 export function tagsRuntime(runtime: string | undefined): string {
-  if (runtime !== undefined && runtime !== 'docker') throw userError(`--runtime ${runtime}`, 'a bisect over registry tags runs their images on the docker runtime', 'Use --runtime docker (or leave --runtime out with --tags-from)')
+  if (runtime !== undefined && runtime !== 'docker')
+    throw userError(
+      `--runtime ${runtime}`,
+      'a bisect over registry tags runs their images on the docker runtime',
+      'Use --runtime docker (or leave --runtime out with --tags-from)',
+    )
   return 'docker'
 }

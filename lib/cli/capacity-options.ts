@@ -15,7 +15,8 @@ export type CapacityFlags = FlagValues<typeof CAPACITY_FLAGS>
 
 const whole = (flag: string, v: string, min: number, max: number, what: string) => {
   const n = Number(v)
-  if (!(v.trim() !== '' && Number.isInteger(n) && n >= min && n <= max)) throw userError(`${flag} ${v}`, `not ${what}`, `Use a whole number from ${min} to ${max}`)
+  if (!(v.trim() !== '' && Number.isInteger(n) && n >= min && n <= max))
+    throw userError(`${flag} ${v}`, `not ${what}`, `Use a whole number from ${min} to ${max}`)
   return n
 }
 
@@ -23,13 +24,21 @@ const whole = (flag: string, v: string, min: number, max: number, what: string) 
 export function parseCapacityOptions(f: CapacityFlags, series: readonly SeriesName[]): CapacitySettings | undefined {
   const given = (Object.keys(CAPACITY_FLAGS) as (keyof CapacityFlags)[]).filter((k) => f[k] !== undefined)
   if (!series.includes('capacity')) {
-    if (given.length) throw userError(`--${given[0]}`, 'only means something with the capacity series', 'Add --series capacity (or use notebooks/capacity.mjs), or drop the flag')
+    if (given.length)
+      throw userError(
+        `--${given[0]}`,
+        'only means something with the capacity series',
+        'Add --series capacity (or use notebooks/capacity.mjs), or drop the flag',
+      )
     return undefined
   }
   return {
     slo: parseSlo(f.slo ?? CAPACITY_DEFAULT_SLO),
     budgetS: f.budget === undefined ? CAPACITY_DEFAULTS.budgetS : whole('--budget', f.budget, 10, 86400, 'a number of seconds'),
-    startRps: f['start-rps'] === undefined ? CAPACITY_DEFAULTS.startRps : whole('--start-rps', f['start-rps'], 100, CAPACITY_DEFAULTS.maxRps, 'a rate in requests per second'),
+    startRps:
+      f['start-rps'] === undefined
+        ? CAPACITY_DEFAULTS.startRps
+        : whole('--start-rps', f['start-rps'], 100, CAPACITY_DEFAULTS.maxRps, 'a rate in requests per second'),
     maxRps: CAPACITY_DEFAULTS.maxRps,
   }
 }

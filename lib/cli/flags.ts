@@ -32,7 +32,12 @@ type CheckContext<D> = D extends { check: (value: never, ...context: infer C) =>
 type Checked<D extends FlagDef> = D extends { check: (...a: never[]) => infer R } ? R : FlagValue<D> | undefined
 
 /** One flag through its table entry: the value given, else the default, through the entry's check. */
-export function checkFlag<T extends FlagTable, K extends keyof T & string>(table: T, values: FlagValues<T>, name: K, ...context: CheckContext<T[K]>): Checked<T[K]> {
+export function checkFlag<T extends FlagTable, K extends keyof T & string>(
+  table: T,
+  values: FlagValues<T>,
+  name: K,
+  ...context: CheckContext<T[K]>
+): Checked<T[K]> {
   const def = table[name]!
   const value = values[name] ?? def.default
   const check = def.check as ((value: unknown, ...context: unknown[]) => unknown) | undefined
@@ -50,7 +55,10 @@ export function flagChecker<T extends FlagTable>(table: T, values: FlagValues<T>
  */
 export function flagHelp(table: FlagTable, o: { column?: number; helpFlag?: boolean } = {}): string {
   const column = o.column ?? 24
-  const entry = (label: string, lines: readonly string[]) => [`${`  ${label}`.padEnd(column - 2)}  ${lines[0] ?? ''}`.trimEnd(), ...lines.slice(1).map((l) => `${' '.repeat(column)}${l}`)]
+  const entry = (label: string, lines: readonly string[]) => [
+    `${`  ${label}`.padEnd(column - 2)}  ${lines[0] ?? ''}`.trimEnd(),
+    ...lines.slice(1).map((l) => `${' '.repeat(column)}${l}`),
+  ]
   const rows = Object.entries(table).flatMap(([name, d]) => entry(`--${name}${d.arg ? ` ${d.arg}` : ''}`, d.help ?? []))
   return [...rows, ...(o.helpFlag === false ? [] : entry('-h, --help', ['this help']))].join('\n')
 }
@@ -59,15 +67,26 @@ export function flagHelp(table: FlagTable, o: { column?: number; helpFlag?: bool
  * Strict flag parsing for notebooks: an unknown or malformed flag is a one-line
  * error that names it and points at --help. `--help` prints `help` and exits 0.
  */
-export function parseFlags<O extends FlagTable>(argv: string[], table: O, help: string, notebook: string, o: { positionals?: number } = {}): FlagValues<O> & { _: string[] } {
+export function parseFlags<O extends FlagTable>(
+  argv: string[],
+  table: O,
+  help: string,
+  notebook: string,
+  o: { positionals?: number } = {},
+): FlagValues<O> & { _: string[] } {
   let parsed: { values: Record<string, unknown>; positionals: string[] }
   const max = o.positionals ?? 0
   // Only what the parser knows: a default here would hide from --like which flags were given.
-  const options = Object.fromEntries(Object.entries(table).map(([name, d]) => [name, { type: d.type, ...(d.multiple ? { multiple: true } : {}), ...(d.short ? { short: d.short } : {}) }]))
+  const options = Object.fromEntries(
+    Object.entries(table).map(([name, d]) => [name, { type: d.type, ...(d.multiple ? { multiple: true } : {}), ...(d.short ? { short: d.short } : {}) }]),
+  )
   try {
     parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: max > 0 })
   } catch (e) {
-    const msg = (e as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, '').replace(/\.+$/, '')
+    const msg = (e as Error).message
+      .split('\n')[0]!
+      .replace(/\. To specify.*$/, '')
+      .replace(/\.+$/, '')
     // `--seed -1`: a value that starts with a dash reads as a flag; say how to pass it.
     const dashed = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(msg)
     if (dashed) {

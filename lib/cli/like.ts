@@ -32,7 +32,13 @@ const argOf = (argv: readonly string[], flag: string): string | undefined => {
 }
 
 /** Row series that measure several versions of a proxy (the versions series, the bisect, nginx's all-version extras): --versions covers them. */
-const MULTI_VERSION_SERIES = new Set<string>([...SERIES_ROWS.versions.measurements, ...SERIES_ROWS.bisect.measurements, ...Object.values(EXTRAS).filter((e) => e.allVersions).map((e) => e.series)])
+const MULTI_VERSION_SERIES = new Set<string>([
+  ...SERIES_ROWS.versions.measurements,
+  ...SERIES_ROWS.bisect.measurements,
+  ...Object.values(EXTRAS)
+    .filter((e) => e.allVersions)
+    .map((e) => e.series),
+])
 
 const byVersion = (a: string, b: string) => {
   const [pa, pb] = [parseVersion(a), parseVersion(b)]
@@ -41,11 +47,23 @@ const byVersion = (a: string, b: string) => {
 
 /** The baseline of `--like`: a promoted run (a published one has no settings to repeat); else one line naming the known ones. */
 export function likeBaseline(id: string, dir = BASELINES_DIR): RunData {
-  const runs = listBaselines(dir).filter((b) => b.kind === 'run').map((b) => b.id)
+  const runs = listBaselines(dir)
+    .filter((b) => b.kind === 'run')
+    .map((b) => b.id)
   const known = listBaselines(dir).find((b) => b.id === id)
-  if (!known) throw userError(`--like ${id}`, `unknown baseline (promoted runs: ${runs.join(', ') || 'none'})`, 'Use one of those (baselines/runs/<id>), or promote a run: npm run promote -- results/<run-id>')
+  if (!known)
+    throw userError(
+      `--like ${id}`,
+      `unknown baseline (promoted runs: ${runs.join(', ') || 'none'})`,
+      'Use one of those (baselines/runs/<id>), or promote a run: npm run promote -- results/<run-id>',
+    )
   const b = loadBaseline(id, dir)
-  if (b.kind !== 'run') throw userError(`--like ${id}`, 'a published baseline (quoted figures, no manifest): it has no run settings to repeat', `Use a promoted run: ${runs.join(', ') || 'none yet'}; compare with it through --baseline ${id}`)
+  if (b.kind !== 'run')
+    throw userError(
+      `--like ${id}`,
+      'a published baseline (quoted figures, no manifest): it has no run settings to repeat',
+      `Use a promoted run: ${runs.join(', ') || 'none yet'}; compare with it through --baseline ${id}`,
+    )
   return b.run
 }
 
@@ -69,20 +87,26 @@ export function likeFlags(base: RunData, stacks: (p: ProxyName) => Stack = loadS
   const variants = argOf(argv, '--variants')
   if (variants !== undefined) {
     const known = knownVariants(proxies, [])
-    const asked = variants.split(',').map((v) => v.trim()).filter(Boolean)
+    const asked = variants
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean)
     const kept = asked.filter((v) => known.includes(v))
     for (const v of asked.filter((v) => !known.includes(v))) notes.push(`variant ${v} of the baseline is not in the catalog (or a custom config): not run`)
     if (kept.length) flags.variants = kept.join(',')
   }
   const keyTypes = argOf(argv, '--key-types')
   if (keyTypes !== undefined) flags['key-types'] = keyTypes
-  if (m.custom_configs.length) notes.push(`the baseline's own configs (${m.custom_configs.map((c) => `${c.proxy}=${c.file}`).join(', ')}) are not repeated: pass them with --config`)
+  if (m.custom_configs.length)
+    notes.push(`the baseline's own configs (${m.custom_configs.map((c) => `${c.proxy}=${c.file}`).join(', ')}) are not repeated: pass them with --config`)
   // Versions: those the baseline measured (its rows), where the catalog still has them.
   const versions = new Set<string>()
   const versionsByProxy: Record<string, string[]> = {}
   for (const proxy of proxies) {
     const stack = stacks(proxy)
-    const measured = [...new Set([...base.measurements, ...base.handshakes, ...base.websocket].filter((r) => r.proxy === proxy).map((r) => r.version))].sort(byVersion)
+    const measured = [...new Set([...base.measurements, ...base.handshakes, ...base.websocket].filter((r) => r.proxy === proxy).map((r) => r.version))].sort(
+      byVersion,
+    )
     const had = measured.length ? measured : m.components.filter((c) => c.component === proxy).map((c) => c.version)
     const inCatalog = had.filter((v) => stack.versions.some((x) => x.version === v))
     versionsByProxy[proxy] = [...inCatalog]
@@ -91,17 +115,28 @@ export function likeFlags(base: RunData, stacks: (p: ProxyName) => Stack = loadS
     if (gone.length > 0 && !inCatalog.includes(newest)) versionsByProxy[proxy]!.push(newest)
     for (const v of versionsByProxy[proxy]!) versions.add(v)
     if (gone.length === 0) continue
-    notes.push(`${proxy} ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} no longer in the catalog: ${inCatalog.includes(newest) ? 'not measured' : `the newest, ${newest}, measured instead`}`)
+    notes.push(
+      `${proxy} ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} no longer in the catalog: ${inCatalog.includes(newest) ? 'not measured' : `the newest, ${newest}, measured instead`}`,
+    )
   }
   if (versions.size) flags.versions = [...versions].sort(byVersion).join(',')
   // The one-version series (pooling's main series, TLS, WebSocket…): the version they ran in the baseline, not today's newest.
   const pins: string[] = []
   for (const proxy of proxies) {
     const stack = stacks(proxy)
-    const ran = [...new Set([...base.measurements, ...base.handshakes, ...base.websocket].filter((r) => r.proxy === proxy && !MULTI_VERSION_SERIES.has(r.series)).map((r) => r.version))].sort(byVersion)
+    const ran = [
+      ...new Set(
+        [...base.measurements, ...base.handshakes, ...base.websocket]
+          .filter((r) => r.proxy === proxy && !MULTI_VERSION_SERIES.has(r.series))
+          .map((r) => r.version),
+      ),
+    ].sort(byVersion)
     const pin = ran.filter((v) => stack.versions.some((x) => x.version === v)).at(-1)
     if (pin) pins.push(`${proxy}=${pin}`)
-    if (ran.length > 1) notes.push(`${proxy}: the baseline's one-version series ran ${ran.join(', ')}; ${pin ? `${pin} repeated in all of them` : 'none of them is in the catalog'}`)
+    if (ran.length > 1)
+      notes.push(
+        `${proxy}: the baseline's one-version series ran ${ran.join(', ')}; ${pin ? `${pin} repeated in all of them` : 'none of them is in the catalog'}`,
+      )
   }
   if (pins.length) flags['pin-versions'] = pins.join(',')
   return { flags, versionsByProxy, ...(connections !== undefined ? { connections } : {}), notes }
@@ -111,7 +146,11 @@ export function likeFlags(base: RunData, stacks: (p: ProxyName) => Stack = loadS
  * Run flags with `--like ID` expanded: the baseline's settings under the flags given beside
  * it (those win), and --baseline defaulting to it so the report compares with it.
  */
-export function withLike<F extends { like?: string; baseline?: string; series?: string }>(flags: F, log: Logger, o: { fixedSeries?: boolean } = {}): { flags: F; like?: LikeFlags & { id: string } } {
+export function withLike<F extends { like?: string; baseline?: string; series?: string }>(
+  flags: F,
+  log: Logger,
+  o: { fixedSeries?: boolean } = {},
+): { flags: F; like?: LikeFlags & { id: string } } {
   if (flags.like === undefined) return { flags }
   const like = likeFlags(likeBaseline(flags.like))
   const taken = { ...like.flags }
@@ -120,7 +159,11 @@ export function withLike<F extends { like?: string; baseline?: string; series?: 
   // Fewer proxies than the baseline's: only their versions (another proxy's would be an unknown version).
   if (typeof given.proxies === 'string' && taken.versions !== undefined) {
     const kept = new Set(given.proxies.split(',').flatMap((p) => like.versionsByProxy[p.trim()] ?? []))
-    if (kept.size) taken.versions = taken.versions.split(',').filter((v) => kept.has(v)).join(',')
+    if (kept.size)
+      taken.versions = taken.versions
+        .split(',')
+        .filter((v) => kept.has(v))
+        .join(',')
     else delete taken.versions
   }
   if (typeof given.proxies === 'string' && taken['pin-versions'] !== undefined) {
@@ -130,9 +173,15 @@ export function withLike<F extends { like?: string; baseline?: string; series?: 
     else delete taken['pin-versions']
   }
   // A flag given beside --like is a difference from the baseline: said, like a version that left the catalog.
-  const overridden = Object.keys(taken).filter((k) => given[k] !== undefined && given[k] !== taken[k]).map((k) => `--${k} ${String(given[k])} given beside --like (the baseline's: ${taken[k]})`)
+  const overridden = Object.keys(taken)
+    .filter((k) => given[k] !== undefined && given[k] !== taken[k])
+    .map((k) => `--${k} ${String(given[k])} given beside --like (the baseline's: ${taken[k]})`)
   const notes = [...like.notes, ...overridden]
-  log.info(`--like ${flags.like}: ${Object.entries(taken).map(([k, v]) => `--${k} ${v}`).join(' ')}${like.connections ? ` (${like.connections} connections)` : ''}`)
+  log.info(
+    `--like ${flags.like}: ${Object.entries(taken)
+      .map(([k, v]) => `--${k} ${v}`)
+      .join(' ')}${like.connections ? ` (${like.connections} connections)` : ''}`,
+  )
   for (const n of notes) log.warn(`--like ${flags.like}: ${n}`)
   return { flags: { ...taken, ...given, baseline: flags.baseline ?? flags.like } as F, like: { ...like, notes, id: flags.like } }
 }

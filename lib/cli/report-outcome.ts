@@ -29,7 +29,10 @@ export const OUTCOME_FLAGS = {
 /** `--fail-on` values checked before anything is measured: syntax, claim ids, and a run baseline for a regression. */
 export function parseFailOn(values: readonly string[] | undefined, baseline: Baseline | undefined): Gate[] {
   if (!values?.length) return []
-  const gates = parseGates(values, loadLedger().claims.map((c) => c.id))
+  const gates = parseGates(
+    values,
+    loadLedger().claims.map((c) => c.id),
+  )
   checkGateBaseline(gates, baseline)
   return gates
 }
@@ -52,7 +55,15 @@ export function finishOutcome(o: {
   const gates = evaluateGates(o.gates, result)
   if (gates.length) o.human(['', formatGates(gates), ''].join('\n'))
   if (o.json) {
-    const summary = buildSummary({ runId: o.runId, runDir: o.runDir, findings: result.findings, claims: result.claims, baseline: result.baseline, gates, report: result.page ? { page: result.page, pdf: result.pdf ?? null } : null })
+    const summary = buildSummary({
+      runId: o.runId,
+      runDir: o.runDir,
+      findings: result.findings,
+      claims: result.claims,
+      baseline: result.baseline,
+      gates,
+      report: result.page ? { page: result.page, pdf: result.pdf ?? null } : null,
+    })
     process.stdout.write(JSON.stringify(summary) + '\n')
   }
   return gates.some((g) => g.failed) ? GATE_EXIT_CODE : 0

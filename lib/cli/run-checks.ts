@@ -17,8 +17,12 @@ import { IMAGE_MODES, type ImageMode } from '../setup/images/names.ts'
  */
 
 export function parseSeries(value: string): SeriesName[] {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean)
-  if (names.length === 0) throw userError('--series', `"${value}" names no series`, `Use a comma-separated list of: ${SERIES.join(', ')} (or leave --series out for all)`)
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  if (names.length === 0)
+    throw userError('--series', `"${value}" names no series`, `Use a comma-separated list of: ${SERIES.join(', ')} (or leave --series out for all)`)
   for (const n of names) {
     if (!isSeriesName(n)) throw userError('--series', `unknown series "${n}"`, `Use a comma-separated list of: ${SERIES.join(', ')}`)
   }
@@ -52,7 +56,12 @@ function checkPlaceholders(file: string): void {
 export function checkResume(resume: boolean | undefined, out: string | undefined): boolean {
   if (!resume) return false
   if (!out) throw userError('--resume', 'needs the run to finish', 'Pass --out DIR of the interrupted run (results/<run-id>)')
-  if (!existsSync(join(out, 'manifest.json'))) throw userError('--resume', `${out} holds no run (no manifest.json) to resume`, 'Pass --out DIR of the interrupted run (results/<run-id>), or drop --resume to start one there')
+  if (!existsSync(join(out, 'manifest.json')))
+    throw userError(
+      '--resume',
+      `${out} holds no run (no manifest.json) to resume`,
+      'Pass --out DIR of the interrupted run (results/<run-id>), or drop --resume to start one there',
+    )
   return true
 }
 
@@ -62,7 +71,8 @@ export function checkResume(resume: boolean | undefined, out: string | undefined
  */
 export function parseNetwork(mode: string, runtime: string): NetworkMode {
   if (!(NETWORK_MODES as readonly string[]).includes(mode)) throw userError('--network', `unknown mode "${mode}"`, `Use one of: ${NETWORK_MODES.join(', ')}`)
-  if (mode === 'bridge' && runtime === 'native') throw userError('--network', 'bridge needs the docker runtime (native roles share the host network)', 'Use --runtime docker, or drop --network')
+  if (mode === 'bridge' && runtime === 'native')
+    throw userError('--network', 'bridge needs the docker runtime (native roles share the host network)', 'Use --runtime docker, or drop --network')
   return mode as NetworkMode
 }
 
@@ -80,29 +90,34 @@ export function parseImages(mode: string): ImageMode {
 export function parseTaxNs(value: string | undefined, hosts: boolean): number | undefined {
   if (value === undefined) return undefined
   const ns = Number(value)
-  if (!(value.trim() !== '' && Number.isInteger(ns) && ns >= 1 && ns <= 50_000)) throw userError(`--tax-ns ${value}`, 'not a tax in ns per system call', 'Use a whole number from 1 to 50000, e.g. --tax-ns 2000')
-  if (hosts) throw userError('--tax-ns', 'the tax\'s launcher is bind-mounted from this machine: not with --hosts', 'Drop --tax-ns or --hosts')
+  if (!(value.trim() !== '' && Number.isInteger(ns) && ns >= 1 && ns <= 50_000))
+    throw userError(`--tax-ns ${value}`, 'not a tax in ns per system call', 'Use a whole number from 1 to 50000, e.g. --tax-ns 2000')
+  if (hosts) throw userError('--tax-ns', "the tax's launcher is bind-mounted from this machine: not with --hosts", 'Drop --tax-ns or --hosts')
   return ns
 }
 
 /** `--reference`: the workload measured beside every window (lib/measure/reference.ts). */
 export function parseReference(kind: string, hosts: boolean): ReferenceKind {
-  if (!(REFERENCE_KINDS as readonly string[]).includes(kind)) throw userError(`--reference ${kind}`, 'unknown reference', `Use one of: ${REFERENCE_KINDS.join(', ')}`)
-  if (kind !== 'none' && hosts) throw userError('--reference', 'the reference runs on this machine\'s cores: with --hosts the proxy is elsewhere', 'Drop --reference or --hosts')
+  if (!(REFERENCE_KINDS as readonly string[]).includes(kind))
+    throw userError(`--reference ${kind}`, 'unknown reference', `Use one of: ${REFERENCE_KINDS.join(', ')}`)
+  if (kind !== 'none' && hosts)
+    throw userError('--reference', "the reference runs on this machine's cores: with --hosts the proxy is elsewhere", 'Drop --reference or --hosts')
   return kind as ReferenceKind
 }
 
 export function parseSeed(value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const seed = Number(value)
-  if (!(value.trim() !== '' && Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31)) throw userError(`--seed ${value}`, 'not a seed', 'Use an integer from 0 to 2147483647 (the manifest records the one used)')
+  if (!(value.trim() !== '' && Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31))
+    throw userError(`--seed ${value}`, 'not a seed', 'Use an integer from 0 to 2147483647 (the manifest records the one used)')
   return seed
 }
 
 export function parseOut(value: string | undefined): string | undefined {
   if (value === undefined) return undefined
   const dir = resolve(value)
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw userError('--out', `${value} is a file`, 'Give a directory for the run (it is created when absent)')
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw userError('--out', `${value} is a file`, 'Give a directory for the run (it is created when absent)')
   return dir
 }
 
@@ -110,7 +125,11 @@ export function parseOut(value: string | undefined): string | undefined {
 export function checkCustomForBridge(custom: CustomConfig[]): void {
   for (const c of custom) {
     if (!placeholders(readFileSync(c.file, 'utf8')).includes('listen_host')) {
-      throw userError(c.file, 'does not use {{listen_host}}; with --network bridge the proxy must listen on its container address, not on loopback', 'Listen on {{listen_host}}:{{listen_port}} (see docs/catalog.md#config-templates), or use --network host')
+      throw userError(
+        c.file,
+        'does not use {{listen_host}}; with --network bridge the proxy must listen on its container address, not on loopback',
+        'Listen on {{listen_host}}:{{listen_port}} (see docs/catalog.md#config-templates), or use --network host',
+      )
     }
   }
 }
@@ -126,7 +145,14 @@ export function profileWithOverrides(name: string, f: { repeats?: string; durati
   const repeats = f.repeats === undefined ? p.repeats : whole('--repeats', f.repeats, 100, 'a number of repeats')
   const durationS = f.duration === undefined ? p.durationS : whole('--duration', f.duration, 3600, 'a window in seconds')
   const waitQuiet = f['wait-quiet']
-  if (waitQuiet !== undefined && !(waitQuiet.trim() !== '' && Number(waitQuiet) >= 0 && Number(waitQuiet) <= 86400)) throw userError(`--wait-quiet ${waitQuiet}`, 'not a number of seconds', 'Use seconds from 0 (never wait: redo disturbed windows at once) to 86400')
+  if (waitQuiet !== undefined && !(waitQuiet.trim() !== '' && Number(waitQuiet) >= 0 && Number(waitQuiet) <= 86400))
+    throw userError(`--wait-quiet ${waitQuiet}`, 'not a number of seconds', 'Use seconds from 0 (never wait: redo disturbed windows at once) to 86400')
   // More minimum repeats than the profile's maximum: the maximum follows (adaptive rounds never go below the minimum).
-  return { ...p, repeats, durationS, ...(p.maxRepeats !== undefined ? { maxRepeats: Math.max(p.maxRepeats, repeats) } : {}), ...(waitQuiet !== undefined ? { quietBudgetS: Number(waitQuiet) } : {}) }
+  return {
+    ...p,
+    repeats,
+    durationS,
+    ...(p.maxRepeats !== undefined ? { maxRepeats: Math.max(p.maxRepeats, repeats) } : {}),
+    ...(waitQuiet !== undefined ? { quietBudgetS: Number(waitQuiet) } : {}),
+  }
 }

@@ -11,7 +11,19 @@ import { CAPACITY_FLAGS } from './capacity-options.ts'
 import { flagHelp, type FlagValues } from './flags.ts'
 import { parseHosts } from './hosts-options.ts'
 import { OUTCOME_FLAGS } from './report-outcome.ts'
-import { checkResume, parseCustomConfigs, parseImages, parseNetwork, parseOut, parseReference, parseRuntime, parseSeed, parseSeries, parseTaxNs, profileWithOverrides } from './run-checks.ts'
+import {
+  checkResume,
+  parseCustomConfigs,
+  parseImages,
+  parseNetwork,
+  parseOut,
+  parseReference,
+  parseRuntime,
+  parseSeed,
+  parseSeries,
+  parseTaxNs,
+  profileWithOverrides,
+} from './run-checks.ts'
 import { parseSiteDir } from './site-dir.ts'
 
 /**
@@ -41,14 +53,35 @@ export const RUN_FLAGS = {
     // The default depends on the profile (smoke leaves out h2).
     check: (value: string | undefined, profile: string) => parseSeries(value ?? defaultSeries(profile).join(',')),
   },
-  proxies: { type: 'string', arg: 'LIST', default: PROXIES.join(','), help: ['haproxy,nginx,envoy,traefik,caddy (default: all five)'], check: (value: string) => parseProxyList(value) },
-  runtime: { type: 'string', arg: 'KIND', default: 'auto', help: ['auto | docker | native (default auto: docker when an engine answers, else native)'], check: (value: string) => parseRuntime(value) },
-  images: { type: 'string', arg: 'MODE', default: 'offline', help: ['docker only: offline (build from Debian packages and cached binaries), official, auto'], check: (value: string) => parseImages(value) },
+  proxies: {
+    type: 'string',
+    arg: 'LIST',
+    default: PROXIES.join(','),
+    help: ['haproxy,nginx,envoy,traefik,caddy (default: all five)'],
+    check: (value: string) => parseProxyList(value),
+  },
+  runtime: {
+    type: 'string',
+    arg: 'KIND',
+    default: 'auto',
+    help: ['auto | docker | native (default auto: docker when an engine answers, else native)'],
+    check: (value: string) => parseRuntime(value),
+  },
+  images: {
+    type: 'string',
+    arg: 'MODE',
+    default: 'offline',
+    help: ['docker only: offline (build from Debian packages and cached binaries), official, auto'],
+    check: (value: string) => parseImages(value),
+  },
   network: {
     type: 'string',
     arg: 'MODE',
     default: 'host',
-    help: ['docker only: host (default; loopback, least overhead) or bridge (each role in its own', 'container network namespace, the generator in its own container); an error with native'],
+    help: [
+      'docker only: host (default; loopback, least overhead) or bridge (each role in its own',
+      'container network namespace, the generator in its own container); an error with native',
+    ],
     check: (value: string, runtime: RuntimeChoice) => parseNetwork(value, runtime),
   },
   hosts: {
@@ -66,14 +99,18 @@ export const RUN_FLAGS = {
     type: 'boolean',
     help: ["with --hosts: record an ssh host key no known_hosts lists yet (as ssh's", 'StrictHostKeyChecking=accept-new); a changed key is still refused'],
     check: (value: boolean | undefined, hosts: string | undefined) => {
-      if (value && hosts === undefined) throw userError('--accept-new-host-keys', 'only means something with --hosts (ssh:// engines)', 'Add --hosts, or drop --accept-new-host-keys')
+      if (value && hosts === undefined)
+        throw userError('--accept-new-host-keys', 'only means something with --hosts (ssh:// engines)', 'Add --hosts, or drop --accept-new-host-keys')
       return !!value
     },
   },
   out: { type: 'string', arg: 'DIR', help: ['run directory (default results/<run-id>)'], check: (value: string | undefined) => parseOut(value) },
   resume: {
     type: 'boolean',
-    help: ['finish the run in --out, skipping repeats already measured; refused when a', "setting differs from the run's (profile, repeats, duration, proxies, cpus, runtime, network, seed, configs)"],
+    help: [
+      'finish the run in --out, skipping repeats already measured; refused when a',
+      "setting differs from the run's (profile, repeats, duration, proxies, cpus, runtime, network, seed, configs)",
+    ],
     check: (value: boolean | undefined, out: string | undefined) => checkResume(value, out),
   },
   'allow-changes': {
@@ -94,10 +131,18 @@ export const RUN_FLAGS = {
   'no-pdf': { type: 'boolean', help: ['build the site but not the PDF'] },
   'no-counts': {
     type: 'boolean',
-    help: ['do not count system calls and context switches per window (docs/method/counts.md):', 'the count columns are then empty and say why (for measuring what counting costs)'],
+    help: [
+      'do not count system calls and context switches per window (docs/method/counts.md):',
+      'the count columns are then empty and say why (for measuring what counting costs)',
+    ],
   },
   site: { type: 'string', arg: 'DIR', help: ['where the report goes (default site/)'], check: (value: string | undefined) => parseSiteDir(value) },
-  seed: { type: 'string', arg: 'N', help: ['order the repeats with this seed (default random, recorded in the manifest)'], check: (value: string | undefined) => parseSeed(value) },
+  seed: {
+    type: 'string',
+    arg: 'N',
+    help: ['order the repeats with this seed (default random, recorded in the manifest)'],
+    check: (value: string | undefined) => parseSeed(value),
+  },
   config: {
     type: 'string',
     multiple: true,
@@ -115,7 +160,10 @@ export const RUN_FLAGS = {
   variants: {
     type: 'string',
     arg: 'LIST',
-    help: ['only the planned cells with these variants, in every series (e.g. article,custom:my.conf);', "the direct row always runs (the floor and the calibrated unit's reference)"],
+    help: [
+      'only the planned cells with these variants, in every series (e.g. article,custom:my.conf);',
+      "the direct row always runs (the floor and the calibrated unit's reference)",
+    ],
   },
   'key-types': { type: 'string', arg: 'LIST', help: ['only the planned cells with these key types: ec256,rsa2048,rsa4096'] },
   versions: {
@@ -126,12 +174,16 @@ export const RUN_FLAGS = {
       'ends (oldest, newest, April 2025) or a list (1.26.3,3.0.11); default ends for smoke',
       'and quick, all for standard and full (npm run doctor lists the catalog)',
     ],
-    check: (value: string | undefined, proxies: readonly ProxyName[], profile: string) => (value !== undefined ? parseVersionChoice(value, proxies) : defaultVersionChoice(profile)),
+    check: (value: string | undefined, proxies: readonly ProxyName[], profile: string) =>
+      value !== undefined ? parseVersionChoice(value, proxies) : defaultVersionChoice(profile),
   },
   'pin-versions': {
     type: 'string',
     arg: 'LIST',
-    help: ['proxy=version pairs (haproxy=2.8.25,nginx=1.31.3): the version each series that measures', 'one version per proxy runs instead of the newest (pooling, tls, ws, scenarios, l4, h2…)'],
+    help: [
+      'proxy=version pairs (haproxy=2.8.25,nginx=1.31.3): the version each series that measures',
+      'one version per proxy runs instead of the newest (pooling, tls, ws, scenarios, l4, h2…)',
+    ],
     check: (value: string | undefined) => (value !== undefined ? parsePinnedVersions(value) : undefined),
   },
   // --repeats, --duration and --wait-quiet are checked with the profile they override (--profile's check).
@@ -143,7 +195,9 @@ export const RUN_FLAGS = {
     help: [
       'seconds the run may lose to other work on the machine: after a disturbed window it waits',
       "until the bench's cores are quiet, then redoes the window in a later round (default per",
-      `profile: ${Object.values(PROFILES).map((p) => `${p.name} ${p.quietBudgetS}`).join(', ')}; 0: never wait); docs/method/disturbance.md`,
+      `profile: ${Object.values(PROFILES)
+        .map((p) => `${p.name} ${p.quietBudgetS}`)
+        .join(', ')}; 0: never wait); docs/method/disturbance.md`,
     ],
   },
   ...CAPACITY_FLAGS,
@@ -160,14 +214,21 @@ export const RUN_FLAGS = {
   'tax-ns': {
     type: 'string',
     arg: 'N',
-    help: ['make every system call of every role and of the calibration about N ns dearer (a', "seccomp filter, measured on the proxy's core; docs/benchmarks.md#machine-shift)"],
+    help: [
+      'make every system call of every role and of the calibration about N ns dearer (a',
+      "seccomp filter, measured on the proxy's core; docs/benchmarks.md#machine-shift)",
+    ],
     check: (value: string | undefined, hosts: boolean) => parseTaxNs(value, hosts),
   },
   reference: {
     type: 'string',
     arg: 'KIND',
     default: 'none',
-    help: ["rtt: a fixed loopback ping-pong on the proxy's core during every closed-model window", "and handshake window, each row divided by its own window's reading; none (default)", '(docs/method/reference.md)'],
+    help: [
+      "rtt: a fixed loopback ping-pong on the proxy's core during every closed-model window",
+      "and handshake window, each row divided by its own window's reading; none (default)",
+      '(docs/method/reference.md)',
+    ],
     check: (value: string, hosts: boolean) => parseReference(value, hosts),
   },
   ...OUTCOME_FLAGS,

@@ -20,9 +20,21 @@ export { RUN_FLAGS, RUN_FLAGS_HELP, type RunFlagValues } from './run-flags.ts'
  * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
  * that did not hold is a result, not a failure of the run.
  */
-export async function runFromFlags(argv: string[], o: { notebook: string; help: string; install: boolean; fixedSeries?: SeriesName[]; parse?: (argv: string[]) => RunFlagValues; details?: (runDir: string) => string; extra?: Pick<RunOptions['plan'], 'bisectTags'> }): Promise<number> {
+export async function runFromFlags(
+  argv: string[],
+  o: {
+    notebook: string
+    help: string
+    install: boolean
+    fixedSeries?: SeriesName[]
+    parse?: (argv: string[]) => RunFlagValues
+    details?: (runDir: string) => string
+    extra?: Pick<RunOptions['plan'], 'bisectTags'>
+  },
+): Promise<number> {
   const parsed = o.parse ? o.parse(argv) : parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
-  if (o.fixedSeries && parsed.series !== undefined) throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
+  if (o.fixedSeries && parsed.series !== undefined)
+    throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
   const log = consoleLogger()
   const { flags, like } = withLike(parsed, log, { fixedSeries: !!o.fixedSeries })
   const parsedOptions = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })
@@ -61,8 +73,15 @@ export async function runFromFlags(argv: string[], o: { notebook: string; help: 
     ].join('\n'),
   )
   const outcome = { runId: m.run_id, runDir: result.runDir, gates, json: !!flags.json, writeSummaryCsvs: true, human }
-  if (flags['no-report']) return gates.length || flags.json ? finishOutcome({ ...outcome, result: { ...evaluateRun(result.runDir, flags.baseline), findings: result.findings } }) : 0
-  const report = await buildReport({ runDir: result.runDir, baseline: flags.baseline, siteDir: flags.site ?? join(repoRoot, 'site'), pdf: !flags['no-pdf'], log })
+  if (flags['no-report'])
+    return gates.length || flags.json ? finishOutcome({ ...outcome, result: { ...evaluateRun(result.runDir, flags.baseline), findings: result.findings } }) : 0
+  const report = await buildReport({
+    runDir: result.runDir,
+    baseline: flags.baseline,
+    siteDir: flags.site ?? join(repoRoot, 'site'),
+    pdf: !flags['no-pdf'],
+    log,
+  })
   writeOutputs(result.runDir, summaryOutputs(report.aggregates))
   human(['', formatLedger(report.claims), '', `report: ${displayPath(report.page)}${report.pdf ? `, ${displayPath(report.pdf)}` : ''}`, ''].join('\n'))
   return finishOutcome({ ...outcome, result: report })

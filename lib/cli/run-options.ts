@@ -15,9 +15,16 @@ export { parseCustomConfigs, parseNetwork, parseSeries, parseTaxNs } from './run
 
 /** --hosts places the roles on Docker engines: only with the docker runtime, host networking, and cpusets in the topology. */
 function checkHostsFlags(f: RunFlags, runtime: string, network: NetworkMode): void {
-  if (runtime === 'native') throw userError('--hosts', 'needs the docker runtime (each role runs on its host\'s engine)', 'Use --runtime docker (or leave --runtime out), or drop --hosts')
-  if (network === 'bridge') throw userError('--hosts', 'a bridge network does not span hosts', 'Drop --network bridge: roles on several hosts use each host\'s network')
-  if (f.cpus) throw userError('--cpus', 'with --hosts each role\'s cpuset is its host\'s', 'Give cpuset=LIST per role in --hosts (or the topology file), or drop --cpus')
+  if (runtime === 'native')
+    throw userError(
+      '--hosts',
+      "needs the docker runtime (each role runs on its host's engine)",
+      'Use --runtime docker (or leave --runtime out), or drop --hosts',
+    )
+  if (network === 'bridge')
+    throw userError('--hosts', 'a bridge network does not span hosts', "Drop --network bridge: roles on several hosts use each host's network")
+  if (f.cpus)
+    throw userError('--cpus', "with --hosts each role's cpuset is its host's", 'Give cpuset=LIST per role in --hosts (or the topology file), or drop --cpus')
 }
 
 /**
@@ -43,7 +50,11 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
   const profile = check('profile', f)
   const images = check('images')
   const cpus = check('cpus')
-  const focus = parseFocus({ variants: f.variants, keyTypes: f['key-types'] }, proxies, custom.map((c) => c.file))
+  const focus = parseFocus(
+    { variants: f.variants, keyTypes: f['key-types'] },
+    proxies,
+    custom.map((c) => c.file),
+  )
   const versions = check('versions', proxies, profile.name)
   const pinned = check('pin-versions')
   const capacity = parseCapacityOptions(f, series)

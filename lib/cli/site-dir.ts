@@ -8,6 +8,7 @@ import { userError } from '../core/errors.ts'
  */
 export function parseSiteDir(value: string | undefined): string | undefined {
   if (value === undefined) return undefined
-  if (existsSync(value) && !statSync(value).isDirectory()) throw userError('--site', `${value} is a file`, 'Give a directory for the site (it is created when absent)')
+  if (existsSync(value) && !statSync(value).isDirectory())
+    throw userError('--site', `${value} is a file`, 'Give a directory for the site (it is created when absent)')
   return resolve(value)
 }

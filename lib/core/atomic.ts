@@ -54,7 +54,12 @@ export function writeFileAtomic(file: string, content: string | Buffer): void {
     rmSync(tmp, { force: true })
     // The old file is untouched (the rename never happened): say so in one line, not a trace.
     const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw userError(file, `no space left on the device (${code}); the file as it was before this write is kept`, `Free space on ${dirname(file)}, then run again with --resume`)
+    if (code === 'ENOSPC' || code === 'EDQUOT')
+      throw userError(
+        file,
+        `no space left on the device (${code}); the file as it was before this write is kept`,
+        `Free space on ${dirname(file)}, then run again with --resume`,
+      )
     throw e
   }
 }

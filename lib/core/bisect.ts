@@ -68,13 +68,30 @@ const logEffect = (j: Judgement) => Math.abs(Math.log(j.ratio.value))
  * two adjacent versions. A version measured with fewer than BISECT_MIN_VALID valid repeats
  * stops the search where it stands: never asked for again, never judged on too little.
  */
-export function bisectState(versions: readonly string[], cells: ReadonlyMap<string, Repeats>, judge: Judge = judgeChange(), measured?: ReadonlySet<string>): BisectState {
+export function bisectState(
+  versions: readonly string[],
+  cells: ReadonlyMap<string, Repeats>,
+  judge: Judge = judgeChange(),
+  measured?: ReadonlySet<string>,
+): BisectState {
   const probes: BisectProbe[] = []
   const notes: string[] = []
-  if (versions.length < 2) return { kind: 'too few versions', versions: [...versions], probes, notes: [`${versions.length} version${versions.length === 1 ? '' : 's'} to compare: a bisect needs two`] }
+  if (versions.length < 2)
+    return {
+      kind: 'too few versions',
+      versions: [...versions],
+      probes,
+      notes: [`${versions.length} version${versions.length === 1 ? '' : 's'} to compare: a bisect needs two`],
+    }
   const valid = (v: string) => cells.get(v)?.size ?? 0
   const has = (v: string) => (measured ? measured.has(v) : valid(v) > 0)
-  const short = (...vs: string[]) => vs.filter((v) => valid(v) < BISECT_MIN_VALID).map((v) => `${v} has ${valid(v)} valid repeat${valid(v) === 1 ? '' : 's'} of the ${BISECT_MIN_VALID} a comparison needs (its other windows were disturbed or failed)`)
+  const short = (...vs: string[]) =>
+    vs
+      .filter((v) => valid(v) < BISECT_MIN_VALID)
+      .map(
+        (v) =>
+          `${v} has ${valid(v)} valid repeat${valid(v) === 1 ? '' : 's'} of the ${BISECT_MIN_VALID} a comparison needs (its other windows were disturbed or failed)`,
+      )
   const compare = (i: number, j: number): Judgement => {
     const judgement = judge(cells.get(versions[i]!)!, cells.get(versions[j]!)!)
     probes.push({ older: versions[i]!, newer: versions[j]!, judgement })
@@ -93,13 +110,16 @@ export function bisectState(versions: readonly string[], cells: ReadonlyMap<stri
     const mid = Math.floor((lo + hi) / 2)
     if (!has(versions[mid]!)) return { kind: 'measure', versions: [versions[mid]!], probes }
     const midShort = short(versions[mid]!)
-    if (midShort.length) return { kind: 'inconclusive', older: versions[lo]!, newer: versions[hi]!, probes, notes: [...notes, `narrowing stopped: ${midShort[0]}`] }
+    if (midShort.length)
+      return { kind: 'inconclusive', older: versions[lo]!, newer: versions[hi]!, probes, notes: [...notes, `narrowing stopped: ${midShort[0]}`] }
     const left = compare(lo, mid)
     const right = compare(mid, hi)
     const goLeft = left.differs !== right.differs ? left.differs : logEffect(left) >= logEffect(right)
     if (left.differs && right.differs) {
       const other = goLeft ? `${versions[mid]} and ${versions[hi]}` : `${versions[lo]} and ${versions[mid]}`
-      notes.push(`another change lies between ${other} (${fmtInterval(goLeft ? right.ratio : left.ratio)}x); the search assumes one step and followed the larger`)
+      notes.push(
+        `another change lies between ${other} (${fmtInterval(goLeft ? right.ratio : left.ratio)}x); the search assumes one step and followed the larger`,
+      )
     } else if (!left.differs && !right.differs) {
       drift = true
       notes.push(`neither ${versions[lo]} → ${versions[mid]} nor ${versions[mid]} → ${versions[hi]} differs on its own; followed the larger change`)

@@ -26,7 +26,12 @@ export function parseAllowedSkips(text: string, file = ALLOWED_SKIPS_FILE): Allo
     const line = raw.trim()
     if (!line || line.startsWith('#')) return
     const m = /^(\S(?:.*?\S)?)(?:\t+| {2,})(\S.*)$/.exec(line)
-    if (!m) throw userError(`${displayPath(file)}:${i + 1}`, `"${line}" has no reason`, 'Write the test id, two spaces, and why the component is unavailable on purpose, e.g. "integration/multihost  this CI has no CAP_SYS_ADMIN"')
+    if (!m)
+      throw userError(
+        `${displayPath(file)}:${i + 1}`,
+        `"${line}" has no reason`,
+        'Write the test id, two spaces, and why the component is unavailable on purpose, e.g. "integration/multihost  this CI has no CAP_SYS_ADMIN"',
+      )
     out.push({ id: m[1]!, reason: m[2]!, line: i + 1 })
   })
   return out
@@ -44,12 +49,20 @@ export type SkipDecision = { kind: 'run' } | { kind: 'skip'; reason: string } | 
  * What a test that needs a component does: run where nothing is missing; else skip with
  * `[id] reason`; in CI fail instead, unless the id (or `id: name`) is allowed.
  */
-export function decideSkip(id: string, name: string, missing: string | false | null | undefined, o: { ci: boolean; allowed: readonly AllowedSkip[] }): SkipDecision {
+export function decideSkip(
+  id: string,
+  name: string,
+  missing: string | false | null | undefined,
+  o: { ci: boolean; allowed: readonly AllowedSkip[] },
+): SkipDecision {
   if (!missing) return { kind: 'run' }
   const allowed = o.allowed.find((a) => a.id === id || a.id === `${id}: ${name}`)
   if (!o.ci) return { kind: 'skip', reason: `[${id}] ${missing}` }
   if (allowed) return { kind: 'skip', reason: `[${id}] ${missing} (allowed in CI: ${allowed.reason})` }
-  return { kind: 'fail', reason: `[${id}] ${missing}: in CI a test may not skip for a missing component; install it, or list "${id}" with the reason in .ci/allowed-skips (docs/ci.md#skips)` }
+  return {
+    kind: 'fail',
+    reason: `[${id}] ${missing}: in CI a test may not skip for a missing component; install it, or list "${id}" with the reason in .ci/allowed-skips (docs/ci.md#skips)`,
+  }
 }
 
 /** The skipped tests of a TAP report (`ok N - name # SKIP reason`) that no allowed rule explains: what .ci/run fails on. */
@@ -75,7 +88,9 @@ export function skipReport(tap: string, allowed: readonly AllowedSkip[]): { ok: 
   const totals = runnerTotals(tap)
   if (!totals) return { ok: false, lines: ['ci: the test log has no runner summary (# tests N): the tests did not finish'] }
   const unlisted = unlistedSkips(tap, allowed)
-  const lines = [`ci: ${totals.tests} tests, ${totals.pass} pass, ${totals.fail} fail, ${totals.skipped} skipped (${totals.skipped - unlisted.length} listed in .ci/allowed-skips)`]
+  const lines = [
+    `ci: ${totals.tests} tests, ${totals.pass} pass, ${totals.fail} fail, ${totals.skipped} skipped (${totals.skipped - unlisted.length} listed in .ci/allowed-skips)`,
+  ]
   for (const u of unlisted) lines.push(`ci: skipped and not listed in .ci/allowed-skips: "${u.name}": ${u.reason || '(no reason)'}`)
   if (unlisted.length) lines.push('ci: install what they need, or list each with its reason in .ci/allowed-skips (docs/ci.md#skips)')
   return { ok: unlisted.length === 0, lines }

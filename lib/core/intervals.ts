@@ -79,7 +79,11 @@ export function medianInterval(cell: Repeats): Interval {
   const m = median(xs)
   if (xs.length < 2) return { value: m, lo: m, hi: m, level: 0, method: 'single repeat', n: xs.length }
   const { ci, level } = medianCI(xs, LEVEL)
-  return withDisagreement(withFloor({ value: m, lo: ci[0], hi: ci[1], level, method: 'order statistics', n: xs.length }, [cell], ([x]) => x!), [cell], ([x]) => x!)
+  return withDisagreement(
+    withFloor({ value: m, lo: ci[0], hi: ci[1], level, method: 'order statistics', n: xs.length }, [cell], ([x]) => x!),
+    [cell],
+    ([x]) => x!,
+  )
 }
 
 /** A seed from the cells' values: the same rows always give the same interval. */
@@ -116,7 +120,15 @@ export function bootstrapFigure(cells: readonly Repeats[], figure: (medians: rea
   const q = (p: number) => quantile(draws, p)
   const alpha = (1 - LEVEL) / 2
   // The point figure is always inside its interval, even when few distinct resamples exist.
-  return withDisagreement(withFloor({ value, lo: Math.min(q(alpha), value), hi: Math.max(q(1 - alpha), value), level: LEVEL, method: paired ? 'paired bootstrap' : 'bootstrap', n }, cells, figure), cells, figure)
+  return withDisagreement(
+    withFloor(
+      { value, lo: Math.min(q(alpha), value), hi: Math.max(q(1 - alpha), value), level: LEVEL, method: paired ? 'paired bootstrap' : 'bootstrap', n },
+      cells,
+      figure,
+    ),
+    cells,
+    figure,
+  )
 }
 
 // ------------------------------------------------------------------ the run's noise as a floor
@@ -147,12 +159,15 @@ export function normalQuantile(p: number): number {
   const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572]
   const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783]
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416]
-  const tail = (q: number) => (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1)
+  const tail = (q: number) =>
+    (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1)
   if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)))
   if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)))
   const q = p - 0.5
   const r = q * q
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  )
 }
 
 /**
@@ -187,10 +202,12 @@ export function withPooledNoise(cells: readonly Repeats[]): Repeats[] {
   if (spread.some((c) => [...c.values()].some((v) => !(v > 0)))) return [...cells]
   const ss = new Map(spread.map((c) => [c, sumSquares(logsOf(c))]))
   const total = { ss: [...ss.values()].reduce((a, b) => a + b, 0), df: spread.reduce((a, c) => a + c.size - 1, 0) }
-  const unstable = new Set(spread.filter((c) => {
-    const df = total.df - (c.size - 1)
-    return df >= MIN_NOISE_DF && ss.get(c)! / ((total.ss - ss.get(c)!) / df) > chiSquareQuantile(1 - UNSTABLE_P, c.size - 1)
-  }))
+  const unstable = new Set(
+    spread.filter((c) => {
+      const df = total.df - (c.size - 1)
+      return df >= MIN_NOISE_DF && ss.get(c)! / ((total.ss - ss.get(c)!) / df) > chiSquareQuantile(1 - UNSTABLE_P, c.size - 1)
+    }),
+  )
   const kept = spread.filter((c) => !unstable.has(c))
   const df = kept.reduce((a, c) => a + c.size - 1, 0)
   if (df < MIN_NOISE_DF) return [...cells]
@@ -246,7 +263,13 @@ function withFloor(iv: Interval, cells: readonly Repeats[], figure: (medians: re
   const alpha = (1 - LEVEL) / 2
   const [lo, hi] = [quantile(draws, alpha), quantile(draws, 1 - alpha)]
   if (lo >= iv.lo && hi <= iv.hi) return iv
-  const widened: Interval = { ...iv, lo: Math.min(iv.lo, lo), hi: Math.max(iv.hi, hi), level: LEVEL, floor: cells.some((c) => c.unstable) ? 'unstable cell' : 'run noise' }
+  const widened: Interval = {
+    ...iv,
+    lo: Math.min(iv.lo, lo),
+    hi: Math.max(iv.hi, hi),
+    level: LEVEL,
+    floor: cells.some((c) => c.unstable) ? 'unstable cell' : 'run noise',
+  }
   // An unstable cell of few repeats widens by a Student t of under FLOOR_BELOW_N - 1 degrees of freedom: a bound no reader can use, so its repeats are shown instead.
   const fewDisagreeing = cells.some((c) => c.unstable && c.size < FLOOR_BELOW_N)
   return fewDisagreeing || spansTooWide(widened) ? { ...widened, disagree: repeatsRange(cells, figure) } : widened
@@ -264,12 +287,14 @@ export function repeatsRange(cells: readonly Repeats[], figure: (medians: readon
   const values = paired
     ? rounds.map((r) => figure(cells.map((c) => c.get(r)!)))
     : (['min', 'max'] as const).map((end) => {
-      const moved = cells.some((c) => c.unstable) ? (c: Repeats) => !!c.unstable : () => true
-      return figure(cells.map((c) => {
-        const xs = [...c.values()]
-        return moved(c) ? (end === 'min' ? Math.min(...xs) : Math.max(...xs)) : median(xs)
-      }))
-    })
+        const moved = cells.some((c) => c.unstable) ? (c: Repeats) => !!c.unstable : () => true
+        return figure(
+          cells.map((c) => {
+            const xs = [...c.values()]
+            return moved(c) ? (end === 'min' ? Math.min(...xs) : Math.max(...xs)) : median(xs)
+          }),
+        )
+      })
   const finite = values.filter(Number.isFinite)
   return finite.length ? { lo: Math.min(...finite), hi: Math.max(...finite) } : { lo: NaN, hi: NaN }
 }
@@ -321,6 +346,9 @@ export function fmtInterval(iv: Pick<Interval, 'value' | 'lo' | 'hi' | 'method' 
 /** An interval in words with `f` formatting each number: the one rule every printed interval follows. */
 export function fmtWith(iv: Pick<Interval, 'value' | 'lo' | 'hi' | 'method' | 'disagree'>, f: (x: number) => string): string {
   if (iv.method === 'single repeat') return `${f(iv.value)} [1 repeat]`
-  if (repeatsDisagree(iv)) return iv.disagree && Number.isFinite(iv.disagree.lo) ? `${f(iv.value)} (repeats disagree: ${f(iv.disagree.lo)} vs ${f(iv.disagree.hi)})` : `${f(iv.value)} (repeats disagree)`
+  if (repeatsDisagree(iv))
+    return iv.disagree && Number.isFinite(iv.disagree.lo)
+      ? `${f(iv.value)} (repeats disagree: ${f(iv.disagree.lo)} vs ${f(iv.disagree.hi)})`
+      : `${f(iv.value)} (repeats disagree)`
   return `${f(iv.value)} [${f(iv.lo)}, ${f(iv.hi)}]`
 }

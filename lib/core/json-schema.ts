@@ -10,7 +10,13 @@ import type { ZodTypeAny } from 'zod'
 export type JsonSchema = { [key: string]: unknown }
 
 export function zodToJsonSchema(schema: ZodTypeAny, meta: { id: string; title: string; description?: string }): JsonSchema {
-  return { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: meta.id, title: meta.title, ...(meta.description ? { description: meta.description } : {}), ...convert(schema, '') }
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: meta.id,
+    title: meta.title,
+    ...(meta.description ? { description: meta.description } : {}),
+    ...convert(schema, ''),
+  }
 }
 
 function convert(s: ZodTypeAny, at: string): JsonSchema {
@@ -58,6 +64,8 @@ function convert(s: ZodTypeAny, at: string): JsonSchema {
   }
 }
 
-const unwrapOptional = (s: ZodTypeAny): ZodTypeAny => ((s._def as { typeName: string }).typeName === 'ZodOptional' ? (s._def as { innerType: ZodTypeAny }).innerType : s)
+const unwrapOptional = (s: ZodTypeAny): ZodTypeAny =>
+  (s._def as { typeName: string }).typeName === 'ZodOptional' ? (s._def as { innerType: ZodTypeAny }).innerType : s
 
-const unsupported = (at: string, what: string) => new Error(`zodToJsonSchema: ${what} at ${at || 'the root'} has no conversion here; add one to lib/core/json-schema.ts`)
+const unsupported = (at: string, what: string) =>
+  new Error(`zodToJsonSchema: ${what} at ${at || 'the root'} has no conversion here; add one to lib/core/json-schema.ts`)

@@ -139,6 +139,6 @@ function exactUCdf(u: number, n1: number, n2: number): number {
 function normalCdf(z: number): number {
   // Abramowitz-Stegun 7.1.26 via erf
   const t = 1 / (1 + 0.3275911 * (z / Math.SQRT2))
-  const y = 1 - (((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t) * Math.exp(-((z / Math.SQRT2) ** 2))
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-((z / Math.SQRT2) ** 2))
   return 0.5 * (1 + y)
 }

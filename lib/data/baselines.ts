@@ -43,7 +43,12 @@ export function listBaselines(dir = BASELINES_DIR): { id: string; kind: 'run' | 
 export function loadBaseline(id: string, dir = BASELINES_DIR): Baseline {
   const known = listBaselines(dir)
   const hit = known.find((b) => b.id === id)
-  if (!hit) throw userError(`--baseline ${id}`, `unknown baseline (known: ${known.map((b) => b.id).join(', ') || 'none'})`, `Use one of those, or promote a run: npm run promote -- results/<run-id>`)
+  if (!hit)
+    throw userError(
+      `--baseline ${id}`,
+      `unknown baseline (known: ${known.map((b) => b.id).join(', ') || 'none'})`,
+      `Use one of those, or promote a run: npm run promote -- results/<run-id>`,
+    )
   const d = join(dir, id)
   return hit.kind === 'published' ? { id, dir: d, kind: 'published', file: join(d, PUBLISHED_FILE) } : { id, dir: d, kind: 'run', run: loadRun(d) }
 }

@@ -21,24 +21,28 @@ export const BISECT_METRICS = {
 } as const
 export type BisectMetric = keyof typeof BISECT_METRICS
 
-const searchSchema = z.object({
-  proxy: z.string().min(1),
-  variant: z.string().min(1),
-  /** `catalog`, or the registry repository whose tags were listed (`127.0.0.1:5000/nginx`). */
-  source: z.string().min(1),
-  /** Oldest first (catalog/version-order.ts). */
-  versions: z.array(z.string().min(1)),
-  skipped: z.array(z.object({ tag: z.string(), why: z.string() }).strict()).default([]),
-  /** Registry searches: the image of each version. */
-  images: z.record(z.string()).default({}),
-}).strict()
+const searchSchema = z
+  .object({
+    proxy: z.string().min(1),
+    variant: z.string().min(1),
+    /** `catalog`, or the registry repository whose tags were listed (`127.0.0.1:5000/nginx`). */
+    source: z.string().min(1),
+    /** Oldest first (catalog/version-order.ts). */
+    versions: z.array(z.string().min(1)),
+    skipped: z.array(z.object({ tag: z.string(), why: z.string() }).strict()).default([]),
+    /** Registry searches: the image of each version. */
+    images: z.record(z.string()).default({}),
+  })
+  .strict()
 
-export const bisectPlanSchema = z.object({
-  metric: z.enum(Object.keys(BISECT_METRICS) as [BisectMetric, ...BisectMetric[]]),
-  alpha: z.number().positive().max(1).default(BISECT_ALPHA),
-  min_effect: z.number().nonnegative().default(BISECT_MIN_EFFECT),
-  searches: z.array(searchSchema).min(1),
-}).strict()
+export const bisectPlanSchema = z
+  .object({
+    metric: z.enum(Object.keys(BISECT_METRICS) as [BisectMetric, ...BisectMetric[]]),
+    alpha: z.number().positive().max(1).default(BISECT_ALPHA),
+    min_effect: z.number().nonnegative().default(BISECT_MIN_EFFECT),
+    searches: z.array(searchSchema).min(1),
+  })
+  .strict()
 
 export type BisectPlan = z.infer<typeof bisectPlanSchema>
 export type BisectSearch = BisectPlan['searches'][number]
@@ -55,13 +59,25 @@ type Row = Pick<Measurement, 'series' | 'proxy' | 'version' | 'variant' | 'model
 
 /** Valid closed-model bisect rows of one search, per version: repeat → metric. */
 export function searchCells(search: BisectSearch, metric: BisectMetric, rows: readonly Row[]) {
-  const mine = rows.filter((r) => r.series === BISECT_SERIES && r.model === 'closed' && r.status === 'valid' && r.proxy === search.proxy && r.variant === search.variant)
-  return new Map(search.versions.map((v) => [v, repeatsOf(mine.filter((r) => r.version === v), (r) => r[BISECT_METRICS[metric].column])]))
+  const mine = rows.filter(
+    (r) => r.series === BISECT_SERIES && r.model === 'closed' && r.status === 'valid' && r.proxy === search.proxy && r.variant === search.variant,
+  )
+  return new Map(
+    search.versions.map((v) => [
+      v,
+      repeatsOf(
+        mine.filter((r) => r.version === v),
+        (r) => r[BISECT_METRICS[metric].column],
+      ),
+    ]),
+  )
 }
 
 /** Versions of a search with bisect rows of any status (measured, whether or not a window was valid). */
 export function measuredVersions(search: BisectSearch, rows: readonly Row[]): Set<string> {
-  return new Set(rows.filter((r) => r.series === BISECT_SERIES && r.model === 'closed' && r.proxy === search.proxy && r.variant === search.variant).map((r) => r.version))
+  return new Set(
+    rows.filter((r) => r.series === BISECT_SERIES && r.model === 'closed' && r.proxy === search.proxy && r.variant === search.variant).map((r) => r.version),
+  )
 }
 
 export interface BisectResult {

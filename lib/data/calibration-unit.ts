@@ -30,4 +30,3 @@ export function twoPartCost(x: TwoPartInput, units: { syscall_us: number | null;
   const scale = REFERENCE_UNITS.compute_us / units.compute_us
   return syscalls * REFERENCE_UNITS.syscall_us + (rest + userUs) * scale
 }
-

@@ -57,11 +57,25 @@ export function capacitySearches(rows: readonly Measurement[]): CapacitySearch[]
   const own = rows.filter((r) => r.series === CAPACITY_SERIES && r.model === 'open' && r.target_rps !== null)
   const searches = [...groupBy(own, (r) => [r.proxy, r.version, r.variant, r.key_type, r.connections, r.slo ?? '']).values()].map((g) => {
     const r = g[0]!
-    return { proxy: r.proxy, version: r.version, variant: r.variant, key_type: r.key_type, connections: r.connections, slo: r.slo ?? '', steps: g.map((x) => capacityStep(x)) }
+    return {
+      proxy: r.proxy,
+      version: r.version,
+      variant: r.variant,
+      key_type: r.key_type,
+      connections: r.connections,
+      slo: r.slo ?? '',
+      steps: g.map((x) => capacityStep(x)),
+    }
   })
   return searches.map((s) => {
-    const found = s.steps.filter((x) => x.verdict === 'pass').sort((a, b) => a.rate - b.rate).at(-1) ?? null
-    const above = s.steps.filter((x) => x.verdict !== 'pass' && x.rate > (found?.rate ?? 0)).sort((a, b) => a.rate - b.rate || Number(a.disturbed) - Number(b.disturbed))[0]
+    const found =
+      s.steps
+        .filter((x) => x.verdict === 'pass')
+        .sort((a, b) => a.rate - b.rate)
+        .at(-1) ?? null
+    const above = s.steps
+      .filter((x) => x.verdict !== 'pass' && x.rate > (found?.rate ?? 0))
+      .sort((a, b) => a.rate - b.rate || Number(a.disturbed) - Number(b.disturbed))[0]
     return { ...s, found, limit: above ? `${above.rate} rps: ${above.why}` : '' }
   })
 }

@@ -38,7 +38,12 @@ function withHeader(text: string, columns: readonly string[]): string {
  * its text (undefined: the file has no such column; a value undefined is left out). The first bad row is a one-line error
  * with its line number.
  */
-export function readCsv<S extends z.ZodTypeAny>(file: string, schema: S, columns: readonly string[], cell: (column: string, text: string | undefined) => unknown): z.infer<S>[] {
+export function readCsv<S extends z.ZodTypeAny>(
+  file: string,
+  schema: S,
+  columns: readonly string[],
+  cell: (column: string, text: string | undefined) => unknown,
+): z.infer<S>[] {
   const text = readFileSync(file, 'utf8')
   const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true })
   if (parsed.errors.length > 0) {

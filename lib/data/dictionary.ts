@@ -26,10 +26,12 @@ export function rowColumnDocs(files: readonly RowFile[]): Record<string, ColumnD
 
 /** Where a row file's column means something other than its first file's (`general`: rowColumnDocs). */
 export function rowFileDocs(files: readonly RowFile[], general: Record<string, ColumnDoc>): Record<string, Record<string, ColumnDoc>> {
-  return Object.fromEntries(files.flatMap((f) => {
-    const own = f.columns.filter((c) => general[c.name]?.unit !== c.unit || general[c.name]?.meaning !== c.meaning)
-    return own.length ? [[f.file, Object.fromEntries(own.map((c) => [c.name, d(c.unit, c.meaning)]))]] : []
-  }))
+  return Object.fromEntries(
+    files.flatMap((f) => {
+      const own = f.columns.filter((c) => general[c.name]?.unit !== c.unit || general[c.name]?.meaning !== c.meaning)
+      return own.length ? [[f.file, Object.fromEntries(own.map((c) => [c.name, d(c.unit, c.meaning)]))]] : []
+    }),
+  )
 }
 
 const ROW_COLUMNS = rowColumnDocs(Object.values(ROW_FILES))
@@ -42,13 +44,16 @@ export const COLUMNS: Record<string, ColumnDoc> = {
   valid: d('count', 'valid rows of the cell'),
   invalid: d('count', 'invalid rows of the cell'),
   failed: d('count', 'failed rows of the cell'),
-  ci_level: d('probability', 'real coverage of the median\'s interval (below 0.95 with fewer than 6 repeats)'),
+  ci_level: d('probability', "real coverage of the median's interval (below 0.95 with fewer than 6 repeats)"),
   cv: d('fraction', 'coefficient of variation of the primary metric over valid rows'),
-  ci_halfwidth_pct: d('%', 'half-width of the 95% interval of the cost metric\'s median, relative to it (the adaptive repeats\' target)'),
+  ci_halfwidth_pct: d('%', "half-width of the 95% interval of the cost metric's median, relative to it (the adaptive repeats' target)"),
   ci_halfwidth_level: d('probability', 'coverage of that interval'),
   disturbed: d('count', 'windows of the cell marked disturbed'),
-  unstable: d('boolean', 'its repeats disagree beyond the pooled noise of the table\'s cells under its load model (p < 0.001): figures on it are widened by its own spread'),
-  reasons: d('', 'the distinct reasons of the cell\'s invalid and failed rows'),
+  unstable: d(
+    'boolean',
+    "its repeats disagree beyond the pooled noise of the table's cells under its load model (p < 0.001): figures on it are widened by its own spread",
+  ),
+  reasons: d('', "the distinct reasons of the cell's invalid and failed rows"),
   warnings: d('', 'what to keep in mind reading the figure (few repeats, rows excluded, noisy cell)'),
   errors_pct: d('%', 'errors / (requests + errors)'),
   // summary/ratios.csv
@@ -60,21 +65,24 @@ export const COLUMNS: Record<string, ColumnDoc> = {
   // summary/findings.csv and summary/claims.csv
   id: d('', 'the finding (F1-F8) or claim id (baselines/published/claims.yaml)'),
   title: d('', 'the finding as the seed stated it'),
-  verdict: d('', 'findings: held, not held, inconclusive, not measured, info; claims: reproduced, not reproduced, inconclusive, not measured, not runnable here'),
-  figure: d('', 'the finding\'s figures in words'),
+  verdict: d(
+    '',
+    'findings: held, not held, inconclusive, not measured, info; claims: reproduced, not reproduced, inconclusive, not measured, not runnable here',
+  ),
+  figure: d('', "the finding's figures in words"),
   label: d('', 'which figure of the finding the interval belongs to'),
   lo: d('as value', 'low end of the 95% interval'),
   hi: d('as value', 'high end of the 95% interval'),
-  level: d('probability', 'the interval\'s coverage (order statistics: exact, below 0.95 with few repeats)'),
+  level: d('probability', "the interval's coverage (order statistics: exact, below 0.95 with few repeats)"),
   method: d('', 'how the interval was computed: order statistics, (paired) bootstrap, single repeat'),
   n: d('count', 'fewest repeats of any cell behind the figure'),
   source: d('', 'the seed article the claim comes from'),
   finding: d('', 'the finding the claim belongs to, if any'),
-  expect: d('', 'the claim\'s check in words'),
+  expect: d('', "the claim's check in words"),
   measured: d('', 'what this run shows, with numbers'),
-  interval_method: d('', 'how the claim value\'s interval was computed'),
+  interval_method: d('', "how the claim value's interval was computed"),
   reference: d('as value', 'what the check centres the value on (the published figure, 1, …)'),
-  comparable_across_machines: d('boolean', 'whether the claim may be judged against another machine\'s figures'),
+  comparable_across_machines: d('boolean', "whether the claim may be judged against another machine's figures"),
 }
 
 /** Where a column means something else in one file. */
@@ -86,7 +94,7 @@ export const FILE_COLUMNS: Record<string, Record<string, ColumnDoc>> = {
 
 /** Summary statistics of a metric over a cell's valid repeats, by suffix. */
 const STATS: [RegExp, string][] = [
-  [/_median$/, 'median over the cell\'s valid repeats of'],
+  [/_median$/, "median over the cell's valid repeats of"],
   [/_min$/, 'smallest valid repeat of'],
   [/_max$/, 'largest valid repeat of'],
   [/_ci_lo$/, 'low end of the interval of the median of'],
@@ -111,7 +119,7 @@ export function dataDictionary(files: readonly { path: string; columns: readonly
   const parts = [
     '# Data dictionary',
     '',
-    'Every CSV of this run, its columns in file order, with units and meaning. The run\'s own CSVs have one row per measured repeat; `summary/` has one row per cell (statistics over valid repeats), the ratios, and the findings and claims with their 95% intervals. An empty value means not applicable or not measured.',
+    "Every CSV of this run, its columns in file order, with units and meaning. The run's own CSVs have one row per measured repeat; `summary/` has one row per cell (statistics over valid repeats), the ratios, and the findings and claims with their 95% intervals. An empty value means not applicable or not measured.",
     '',
   ]
   for (const f of files) {
@@ -126,4 +134,8 @@ export function dataDictionary(files: readonly { path: string; columns: readonly
 }
 
 /** The header of a CSV text (its first line), for the dictionary. */
-export const csvHeader = (text: string): string[] => (text.split('\n')[0] ?? '').split(',').map((s) => s.replace(/^"|"$/g, '')).filter(Boolean)
+export const csvHeader = (text: string): string[] =>
+  (text.split('\n')[0] ?? '')
+    .split(',')
+    .map((s) => s.replace(/^"|"$/g, ''))
+    .filter(Boolean)

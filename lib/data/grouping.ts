@@ -93,7 +93,11 @@ export const groupCells = <R extends object>(table: TableName, rows: readonly R[
  * Rows grouped by a projection of columns: each group's repeats of `value`, with the pooled
  * noise of all of them (core/intervals), by the group's id (keyId of its values).
  */
-export function noisyCells<R extends { repeat: number }>(rows: readonly R[], columns: readonly string[], value: (r: R) => number | null | undefined): Map<CellId, Repeats> {
+export function noisyCells<R extends { repeat: number }>(
+  rows: readonly R[],
+  columns: readonly string[],
+  value: (r: R) => number | null | undefined,
+): Map<CellId, Repeats> {
   const groups = groupRows(rows, columns)
   const noisy = withPooledNoise(groups.map((g) => repeatsOf(g.rows, value)))
   return new Map(groups.map((g, i) => [g.id, noisy[i]!]))

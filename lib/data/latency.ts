@@ -13,38 +13,43 @@ import { parseRawName, rawFile, type ParsedRawName } from './raw-files.ts'
  */
 export const LATENCY_FORMAT = 'proxybench-latency-spectrum/1'
 
-const pointSchema = z.object({
-  /** 0..100. */
-  percentile: z.number().min(0).max(100),
-  value_us: z.number().nonnegative(),
-  /** Samples at or below value_us; null when the generator reported levels only. */
-  count: z.number().int().nonnegative().nullable(),
-}).strict()
+const pointSchema = z
+  .object({
+    /** 0..100. */
+    percentile: z.number().min(0).max(100),
+    value_us: z.number().nonnegative(),
+    /** Samples at or below value_us; null when the generator reported levels only. */
+    count: z.number().int().nonnegative().nullable(),
+  })
+  .strict()
 
-export const latencySpectrumSchema = z.object({
-  format: z.literal(LATENCY_FORMAT),
-  /** `wrk`, `loadgen open`, `loadgen handshake`, `loadgen ws-echo`. */
-  generator: z.string().min(1),
-  /** Where each latency starts: the request written (closed model) or its scheduled send time (open model). */
-  measured_from: z.enum(['sent', 'scheduled']),
-  /** false: the generator read the levels only (wrk with a very wide distribution); counts are null. */
-  exact: z.boolean(),
-  total_count: z.number().int().nonnegative().nullable(),
-  max_us: z.number().nonnegative(),
-  points: z.array(pointSchema),
-  /** base64 V2-compressed HdrHistogram (the Go generator); null from wrk. */
-  hdr: z.string().nullable(),
-  /** What a reader must know about these samples (wrk's correction). */
-  note: z.string().optional(),
-}).strict().superRefine((s, ctx) => {
-  for (let i = 1; i < s.points.length; i++) {
-    const [a, b] = [s.points[i - 1]!, s.points[i]!]
-    if (b.percentile < a.percentile || b.value_us < a.value_us || (a.count !== null && b.count !== null && b.count < a.count)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['points', i], message: 'percentile, value_us and count must not decrease' })
-      return
+export const latencySpectrumSchema = z
+  .object({
+    format: z.literal(LATENCY_FORMAT),
+    /** `wrk`, `loadgen open`, `loadgen handshake`, `loadgen ws-echo`. */
+    generator: z.string().min(1),
+    /** Where each latency starts: the request written (closed model) or its scheduled send time (open model). */
+    measured_from: z.enum(['sent', 'scheduled']),
+    /** false: the generator read the levels only (wrk with a very wide distribution); counts are null. */
+    exact: z.boolean(),
+    total_count: z.number().int().nonnegative().nullable(),
+    max_us: z.number().nonnegative(),
+    points: z.array(pointSchema),
+    /** base64 V2-compressed HdrHistogram (the Go generator); null from wrk. */
+    hdr: z.string().nullable(),
+    /** What a reader must know about these samples (wrk's correction). */
+    note: z.string().optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    for (let i = 1; i < s.points.length; i++) {
+      const [a, b] = [s.points[i - 1]!, s.points[i]!]
+      if (b.percentile < a.percentile || b.value_us < a.value_us || (a.count !== null && b.count !== null && b.count < a.count)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['points', i], message: 'percentile, value_us and count must not decrease' })
+        return
+      }
     }
-  }
-})
+  })
 
 export type LatencySpectrum = z.infer<typeof latencySpectrumSchema>
 export type SpectrumPoint = LatencySpectrum['points'][number]
@@ -60,7 +65,16 @@ export interface LoadgenSpectrum {
 /** The Go generator's spectrum as a file: the open model measures from the scheduled send time. */
 export function loadgenSpectrum(subcommand: string, s: LoadgenSpectrum): LatencySpectrum {
   // The open models (open, h3 -rate) time each request from when it was due.
-  return { format: LATENCY_FORMAT, generator: `loadgen ${subcommand}`, measured_from: subcommand === 'open' || subcommand.endsWith(' -rate') ? 'scheduled' : 'sent', exact: true, total_count: s.total_count, max_us: s.max_us, points: s.points, hdr: s.hdr }
+  return {
+    format: LATENCY_FORMAT,
+    generator: `loadgen ${subcommand}`,
+    measured_from: subcommand === 'open' || subcommand.endsWith(' -rate') ? 'scheduled' : 'sent',
+    exact: true,
+    total_count: s.total_count,
+    max_us: s.max_us,
+    points: s.points,
+    hdr: s.hdr,
+  }
 }
 
 /** Writes one repeat's spectrum next to its raw output (validated first: a bad one is a bug, not data). */
@@ -70,7 +84,7 @@ export function writeLatencySpectrum(runDir: string, stem: string, s: LatencySpe
   return file
 }
 
-const FIX = 'Delete the file (the run\'s CSV rows do not depend on it) or restore it from the run\'s raw/ output'
+const FIX = "Delete the file (the run's CSV rows do not depend on it) or restore it from the run's raw/ output"
 
 /** One spectrum file; a malformed one is a one-line error naming it. */
 export function readLatencySpectrum(file: string): LatencySpectrum {
@@ -88,8 +102,10 @@ export interface LatencySpectrumEntry {
 export function readLatencySpectra(runDir: string): LatencySpectrumEntry[] {
   const raw = join(runDir, 'raw')
   if (!existsSync(raw)) return []
-  return readdirSync(raw).sort().flatMap((f) => {
-    const cell = parseRawName(f)
-    return cell?.kind === 'latency.json' ? [{ cell, spectrum: readLatencySpectrum(join(raw, f)) }] : []
-  })
+  return readdirSync(raw)
+    .sort()
+    .flatMap((f) => {
+      const cell = parseRawName(f)
+      return cell?.kind === 'latency.json' ? [{ cell, spectrum: readLatencySpectrum(join(raw, f)) }] : []
+    })
 }

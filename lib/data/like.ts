@@ -10,11 +10,13 @@ import { readJsonFile } from '../core/json-file.ts'
  */
 export const LIKE_FILE = 'like.json'
 
-export const likeSchema = z.object({
-  baseline: z.string().min(1),
-  flags: z.record(z.string()),
-  notes: z.array(z.string()),
-}).strict()
+export const likeSchema = z
+  .object({
+    baseline: z.string().min(1),
+    flags: z.record(z.string()),
+    notes: z.array(z.string()),
+  })
+  .strict()
 
 export type LikeRecord = z.infer<typeof likeSchema>
 

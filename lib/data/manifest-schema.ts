@@ -111,25 +111,38 @@ export type Invocation = z.infer<typeof invocationSchema>
 export const hostsSchema = z.object({
   /** `--hosts` or the topology file. */
   source: z.string(),
-  roles: z.array(z.object({ role: z.string(), engine: z.string(), address: z.string(), cpuset: z.string(), files: z.enum(['bind mounts', 'through the API']) })),
-  hosts: z.array(z.object({
-    engine: z.string(), name: z.string(), os: z.string(), kernel: z.string(), cpus: z.number(), memory_gib: z.number(), engine_version: z.string(),
-    /** How its roles' CPU was read. */
-    cpu_source: z.string(),
-    /** Read in a short container on that host; null when it could not run. */
-    fingerprint: fingerprintSchema.nullable(),
-    /** Images its containers ran from; `sent`: loaded from this machine's engine (docker save → load). */
-    images: z.array(z.object({ image: z.string(), id: z.string(), sent: z.boolean() })).default([]),
-  })),
+  roles: z.array(
+    z.object({ role: z.string(), engine: z.string(), address: z.string(), cpuset: z.string(), files: z.enum(['bind mounts', 'through the API']) }),
+  ),
+  hosts: z.array(
+    z.object({
+      engine: z.string(),
+      name: z.string(),
+      os: z.string(),
+      kernel: z.string(),
+      cpus: z.number(),
+      memory_gib: z.number(),
+      engine_version: z.string(),
+      /** How its roles' CPU was read. */
+      cpu_source: z.string(),
+      /** Read in a short container on that host; null when it could not run. */
+      fingerprint: fingerprintSchema.nullable(),
+      /** Images its containers ran from; `sent`: loaded from this machine's engine (docker save → load). */
+      images: z.array(z.object({ image: z.string(), id: z.string(), sent: z.boolean() })).default([]),
+    }),
+  ),
   /** A short probe from the generator's host to the proxy's (loadgen tcp against the backend's echo); null: they share a host. */
-  network: z.object({
-    from: z.string(), to: z.string(),
-    /** Median of short connections (connect, 64-byte echo, close): about two round trips. */
-    connect_echo_p50_ms: z.number().nullable(),
-    /** One stream echoed back: the bytes each way per second. */
-    stream_mib_per_s: z.number().nullable(),
-    issue: z.string().nullable(),
-  }).nullable(),
+  network: z
+    .object({
+      from: z.string(),
+      to: z.string(),
+      /** Median of short connections (connect, 64-byte echo, close): about two round trips. */
+      connect_echo_p50_ms: z.number().nullable(),
+      /** One stream echoed back: the bytes each way per second. */
+      stream_mib_per_s: z.number().nullable(),
+      issue: z.string().nullable(),
+    })
+    .nullable(),
 })
 
 export type HostsRecord = z.infer<typeof hostsSchema>
@@ -156,9 +169,16 @@ export const manifestSchema = z.object({
   images: z.array(z.object({ component: z.string(), version: z.string(), image: z.string(), id: z.string(), digest: z.string().nullable() })).default([]),
   order_seed: z.number().int(),
   profile_settings: z.object({
-    repeats: z.number(), warmup_s: z.number(), duration_s: z.number(), connections: z.number(), threads: z.number(),
+    repeats: z.number(),
+    warmup_s: z.number(),
+    duration_s: z.number(),
+    connections: z.number(),
+    threads: z.number(),
     /** Adaptive repeats (docs/method/overview.md); absent in runs written before them, which ran `repeats` rounds. */
-    max_repeats: z.number().optional(), precision: z.number().optional(), budget_s: z.number().optional(), max_disturbed: z.number().optional(),
+    max_repeats: z.number().optional(),
+    precision: z.number().optional(),
+    budget_s: z.number().optional(),
+    max_disturbed: z.number().optional(),
   }),
   custom_configs: z.array(z.object({ proxy: z.string(), file: z.string(), sha256: z.string() })).default([]),
   steps: z.record(z.enum(['pending', 'running', 'done', 'failed', 'interrupted'])),

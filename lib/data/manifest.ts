@@ -16,7 +16,8 @@ export function readManifest(runDir: string): Manifest | undefined {
     throw userError(file, `not valid JSON (${(e as Error).message})`, 'Restore it or start a new run with another --out')
   }
   const r = manifestSchema.safeParse(json)
-  if (!r.success) throw userError(file, `${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`, 'Restore it or start a new run with another --out')
+  if (!r.success)
+    throw userError(file, `${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`, 'Restore it or start a new run with another --out')
   return r.data
 }
 

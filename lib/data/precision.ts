@@ -32,4 +32,5 @@ export const DISTURBED_PREFIX = 'disturbed:'
 export const isDisturbed = (row: { status: string; reason: string }) => row.status === 'invalid' && row.reason.startsWith(DISTURBED_PREFIX)
 
 /** A row invalid for nothing but a disturbed window (benches that count such rows on a busy machine). */
-export const onlyDisturbed = (r: { status: string; reason: string }) => r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((x) => x.startsWith('disturbed'))
+export const onlyDisturbed = (r: { status: string; reason: string }) =>
+  r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((x) => x.startsWith('disturbed'))

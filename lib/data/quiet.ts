@@ -48,14 +48,19 @@ export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined):
       for (const [command, share] of parseCulprits(r.foreign_processes)) coreS.set(command, (coreS.get(command) ?? 0) + share * r.duration_s)
     }
   }
-  const top = [...coreS].map(([command, s]) => ({ command, coreS: s })).sort((a, b) => b.coreS - a.coreS || a.command.localeCompare(b.command)).slice(0, 3)
+  const top = [...coreS]
+    .map(([command, s]) => ({ command, coreS: s }))
+    .sort((a, b) => b.coreS - a.coreS || a.command.localeCompare(b.command))
+    .slice(0, 3)
   return { disturbed, redone, waitedS: quiet ? quiet.waited_s : null, waits: quiet?.waits ?? 0, top, preflight: quiet?.preflight ?? null }
 }
 
 /** The end summary's one line: `other work: 12 windows disturbed, 12 redone, waited 48 s (9 waits); most CPU taken from the bench: python3 9.1 core-s, …`. */
 export function quietLine(s: QuietSummary): string {
-  if (s.disturbed === 0 && s.waits === 0) return `other work: no window disturbed, nothing waited${s.preflight ? ` (the preflight saw ${s.preflight.replace(/^other work on this machine: /, '').replace(/; results will take longer$/, '')})` : ''}`
+  if (s.disturbed === 0 && s.waits === 0)
+    return `other work: no window disturbed, nothing waited${s.preflight ? ` (the preflight saw ${s.preflight.replace(/^other work on this machine: /, '').replace(/; results will take longer$/, '')})` : ''}`
   const top = s.top.length ? `; most CPU taken from the bench: ${s.top.map((t) => `${t.command} ${t.coreS.toFixed(1)} core-s`).join(', ')}` : ''
-  const waited = s.waitedS === null ? 'waits not recorded (a run written before them)' : `waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})`
+  const waited =
+    s.waitedS === null ? 'waits not recorded (a run written before them)' : `waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})`
   return `other work: ${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone, ${waited}${top}`
 }

@@ -6,7 +6,19 @@ import { PROXIES } from '../catalog/stack.ts'
  * (docs/data.md#raw-file-names):
  * raw/<series>-<proxy>-<version>-<variant>-<key type>-c<conns>[-json<bytes>][-m<streams>][-resume-<offer>][-<rate>rps|-echo|-hold]-r<repeat>.<kind>
  */
-export const RAW_KINDS = ['wrk.txt', 'open.json', 'handshake.json', 'ws-echo.json', 'ws-hold.json', 'tcp.json', 'latency.json', 'h2load.txt', 's_client.txt', 'h3.json', 'h3-handshake.json'] as const
+export const RAW_KINDS = [
+  'wrk.txt',
+  'open.json',
+  'handshake.json',
+  'ws-echo.json',
+  'ws-hold.json',
+  'tcp.json',
+  'latency.json',
+  'h2load.txt',
+  's_client.txt',
+  'h3.json',
+  'h3-handshake.json',
+] as const
 export type RawKind = (typeof RAW_KINDS)[number]
 
 export interface RawCell {
@@ -30,7 +42,8 @@ export type RawPart = { rate: number } | { mode: 'echo' | 'hold' } | Record<stri
 /** A name safe for files and container names; the variant of a user config keeps only word characters. */
 export const safeVariant = (variant: string): string => variant.replace(/[^\w.-]/g, '_')
 
-export const cellStem = (c: RawCell): string => `${c.series}-${c.proxy}-${c.version}-${safeVariant(c.variant)}-${c.keyType}-c${c.connections}${c.bodyBytes ? `-json${c.bodyBytes}` : ''}${c.streams ? `-m${c.streams}` : ''}${c.resumption ? `-resume-${c.resumption}` : ''}`
+export const cellStem = (c: RawCell): string =>
+  `${c.series}-${c.proxy}-${c.version}-${safeVariant(c.variant)}-${c.keyType}-c${c.connections}${c.bodyBytes ? `-json${c.bodyBytes}` : ''}${c.streams ? `-m${c.streams}` : ''}${c.resumption ? `-resume-${c.resumption}` : ''}`
 
 /** The stem of one repeat (also names its containers and processes). */
 export function repeatStem(c: RawCell, repeat: number, part: RawPart = {}): string {
@@ -65,9 +78,19 @@ export function parseRawName(file: string): ParsedRawName | null {
   const m = NAME.exec(file)
   if (!m) return null
   return {
-    series: m[1]!, proxy: m[2]!, version: m[3]!, variant: m[4]!, keyType: m[5]!, connections: Number(m[6]),
-    ...(m[7] ? { bodyBytes: Number(m[7]) } : {}), ...(m[8] ? { streams: Number(m[8]) } : {}), ...(m[9] ? { resumption: m[9] } : {}),
-    rate: m[10] ? Number(m[10]) : null, mode: (m[11] as 'echo' | 'hold' | undefined) ?? null, repeat: Number(m[12]), kind: m[13] as RawKind,
+    series: m[1]!,
+    proxy: m[2]!,
+    version: m[3]!,
+    variant: m[4]!,
+    keyType: m[5]!,
+    connections: Number(m[6]),
+    ...(m[7] ? { bodyBytes: Number(m[7]) } : {}),
+    ...(m[8] ? { streams: Number(m[8]) } : {}),
+    ...(m[9] ? { resumption: m[9] } : {}),
+    rate: m[10] ? Number(m[10]) : null,
+    mode: (m[11] as 'echo' | 'hold' | undefined) ?? null,
+    repeat: Number(m[12]),
+    kind: m[13] as RawKind,
   }
 }
 

@@ -31,17 +31,29 @@ export interface RunData extends RunTables {
 export const readRunTables = (dir: string, version = runSchemaVersion(dir)): RunTables => {
   const bisect = readBisectPlan(dir)
   const read = <T>(t: Table<T>) => readTable(dir, t, version)
-  return { measurements: read(MEASUREMENTS), handshakes: read(HANDSHAKES), websocket: read(WEBSOCKETS), tcp: read(TCP), defaultKeys: read(DEFAULT_KEYS), ...(bisect ? { bisect } : {}) }
+  return {
+    measurements: read(MEASUREMENTS),
+    handshakes: read(HANDSHAKES),
+    websocket: read(WEBSOCKETS),
+    tcp: read(TCP),
+    defaultKeys: read(DEFAULT_KEYS),
+    ...(bisect ? { bisect } : {}),
+  }
 }
 
 /** Reads a run (or promoted baseline) directory; any bad file is a one-line error with file:line. */
 export function loadRun(dir: string): RunData {
   if (!existsSync(dir)) throw userError(displayPath(dir), 'no such run directory', 'Pass a directory written by run-all (results/<run-id>)')
   const manifest = readManifest(dir)
-  if (!manifest) throw userError(displayPath(join(dir, 'manifest.json')), 'missing: not a run directory', 'Pass a directory written by run-all (results/<run-id>)')
+  if (!manifest)
+    throw userError(displayPath(join(dir, 'manifest.json')), 'missing: not a run directory', 'Pass a directory written by run-all (results/<run-id>)')
   // Older versions read by the column table's rule (docs/data.md#schema-versions); a newer one has columns this harness does not know.
   if (manifest.schema_version > SCHEMA_VERSION) {
-    throw userError(displayPath(join(dir, 'manifest.json')), `schema version ${manifest.schema_version}, this harness reads 1 to ${SCHEMA_VERSION}`, 'Use a harness of the version that wrote it (or newer), or re-run and promote a new baseline')
+    throw userError(
+      displayPath(join(dir, 'manifest.json')),
+      `schema version ${manifest.schema_version}, this harness reads 1 to ${SCHEMA_VERSION}`,
+      'Use a harness of the version that wrote it (or newer), or re-run and promote a new baseline',
+    )
   }
   const tables = readRunTables(dir, manifest.schema_version)
   for (const t of Object.values(TABLES) as Table<unknown>[]) checkFinishedTable(dir, t, (tables[t.name as keyof typeof TABLES] ?? []) as readonly unknown[])
@@ -60,7 +72,11 @@ export function checkFinishedTable(dir: string, t: Table<unknown>, rows: readonl
   const file = join(dir, t.file)
   if (!existsSync(file)) return
   if (rows.length === 0) {
-    throw userError(`${displayPath(file)}:1`, 'a header and no rows: nothing measured is in this file', `Restore its rows from the run's copy, or remove the file if the run measured nothing there (its series then read as not measured)`)
+    throw userError(
+      `${displayPath(file)}:1`,
+      'a header and no rows: nothing measured is in this file',
+      `Restore its rows from the run's copy, or remove the file if the run measured nothing there (its series then read as not measured)`,
+    )
   }
   const firstLine = new Map<string, number>()
   rows.forEach((row, i) => {
@@ -69,8 +85,15 @@ export function checkFinishedTable(dir: string, t: Table<unknown>, rows: readonl
     // Data rows start on line 2 (readCsv numbers them the same way).
     if (seen !== undefined) {
       const r = row as Record<string, unknown>
-      const cell = t.cellColumns.map((c) => r[c]).filter((v) => v !== null && v !== undefined && v !== '').join(' ')
-      throw userError(`${displayPath(file)}:${i + 2}`, `repeat ${String(r.repeat)} of cell ${cell} is also on line ${seen + 2}`, 'Remove one of the two lines (a copy or a bad merge): each repeat of a cell is one row')
+      const cell = t.cellColumns
+        .map((c) => r[c])
+        .filter((v) => v !== null && v !== undefined && v !== '')
+        .join(' ')
+      throw userError(
+        `${displayPath(file)}:${i + 2}`,
+        `repeat ${String(r.repeat)} of cell ${cell} is also on line ${seen + 2}`,
+        'Remove one of the two lines (a copy or a bad merge): each repeat of a cell is one row',
+      )
     }
     firstLine.set(key, i)
   })

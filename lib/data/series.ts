@@ -57,5 +57,8 @@ export const POOLING_ROWS: readonly string[] = SERIES_ROWS.pooling.measurements
 
 /** Every `series` value a table can hold, pooling first. */
 export const ROW_SERIES: Record<TableName, readonly string[]> = Object.fromEntries(
-  (['measurements', 'handshakes', 'websocket', 'tcp'] as const).map((t) => [t, Object.values(SERIES_ROWS).flatMap((s) => (s as Partial<Record<TableName, readonly string[]>>)[t] ?? [])]),
+  (['measurements', 'handshakes', 'websocket', 'tcp'] as const).map((t) => [
+    t,
+    Object.values(SERIES_ROWS).flatMap((s) => (s as Partial<Record<TableName, readonly string[]>>)[t] ?? []),
+  ]),
 ) as unknown as Record<TableName, readonly string[]>

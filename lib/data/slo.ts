@@ -41,7 +41,8 @@ export function parseSlo(value: string, where = '--slo'): Slo {
     if (!m) throw userError(where, `cannot read "${part}"`, `Write ${SLO_HELP}`)
     const [, name, op, rest] = m as unknown as [string, string, string, string]
     const metric = name.toLowerCase()
-    if (!(metric in LATENCY) && metric !== 'errors') throw userError(where, `unknown metric "${name}" in "${part}"`, `Use p50, p90, p99, p99.9, max or errors (${SLO_HELP})`)
+    if (!(metric in LATENCY) && metric !== 'errors')
+      throw userError(where, `unknown metric "${name}" in "${part}"`, `Use p50, p90, p99, p99.9, max or errors (${SLO_HELP})`)
     if (op !== '<' && op !== '<=') throw userError(where, `"${part}" is not an upper bound`, `An SLO term bounds from above: write ${metric}<… or ${metric}<=…`)
     // p99.9 and p999 are one column: one bound each.
     const column = metric === 'errors' ? metric : LATENCY[metric as LatencyMetric]
@@ -58,7 +59,8 @@ export function parseSlo(value: string, where = '--slo'): Slo {
       limit = amount / 100
     } else {
       const ms = TIME_UNITS[unit]
-      if (ms === undefined) throw userError(where, `"${part}" needs a time unit${unit ? `, not "${unit}"` : ''}`, `Write it in us, ms or s, e.g. ${metric}<${amount}ms`)
+      if (ms === undefined)
+        throw userError(where, `"${part}" needs a time unit${unit ? `, not "${unit}"` : ''}`, `Write it in us, ms or s, e.g. ${metric}<${amount}ms`)
       limit = amount * ms
     }
     if (limit <= 0 && op === '<') throw userError(where, `"${part}" can never be met`, 'Give a bound above 0, or use <= 0')
@@ -74,7 +76,8 @@ export function errorShare(r: Pick<Measurement, 'requests' | 'errors' | 'dropped
   return attempts > 0 ? bad / attempts : null
 }
 
-const fmtMs = (ms: number) => (ms >= 1000 ? `${Number((ms / 1000).toPrecision(3))} s` : ms < 1 ? `${Number((ms * 1000).toPrecision(3))} µs` : `${Number(ms.toPrecision(3))} ms`)
+const fmtMs = (ms: number) =>
+  ms >= 1000 ? `${Number((ms / 1000).toPrecision(3))} s` : ms < 1 ? `${Number((ms * 1000).toPrecision(3))} µs` : `${Number(ms.toPrecision(3))} ms`
 const fmtShare = (x: number) => `${Number((x * 100).toPrecision(2))}%`
 
 /** A term in words, e.g. `p99 < 10 ms`. */

@@ -61,7 +61,11 @@ export function readTable<T>(runDir: string, t: Table<T>, version = runSchemaVer
  */
 function checkHeader(file: string, t: Table<unknown>, version: number): void {
   const text = readFileSync(file, 'utf8')
-  const header = text.slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n')).replace(/\r$/, '').split(',').map((h) => h.trim().replace(/^"(.*)"$/, '$1'))
+  const header = text
+    .slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n'))
+    .replace(/\r$/, '')
+    .split(',')
+    .map((h) => h.trim().replace(/^"(.*)"$/, '$1'))
   const unknown = header.filter((h) => !t.columns.includes(h))
   const twice = header.filter((h, i) => header.indexOf(h) !== i)
   const restore = `Restore the header this harness writes (${t.file} columns: ${t.columns.slice(0, 4).join(', ')}, …; see docs/data.md`

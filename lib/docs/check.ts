@@ -23,7 +23,9 @@ export function docPages(root: string): string[] {
       const p = join(dir, f)
       return statSync(join(root, p)).isDirectory() ? walk(p) : p.endsWith('.md') ? [p] : []
     })
-  return ['README.md', 'CONTRIBUTING.md', 'certs/README.md', 'baselines/published/README.md', ...(existsSync(join(root, 'docs')) ? walk('docs') : [])].filter((p) => existsSync(join(root, p)))
+  return ['README.md', 'CONTRIBUTING.md', 'certs/README.md', 'baselines/published/README.md', ...(existsSync(join(root, 'docs')) ? walk('docs') : [])].filter(
+    (p) => existsSync(join(root, p)),
+  )
 }
 
 /** Source files whose comments may point at documentation. */
@@ -49,7 +51,8 @@ export function pathExists(root: string, path: string): boolean {
   const match = (dir: string, i: number): boolean => {
     if (i === parts.length) return true
     const part = parts[i]!
-    if (!/[<>*{}…]/.test(part)) return existsSync(join(dir, part)) && (i === parts.length - 1 || statSync(join(dir, part)).isDirectory()) && match(join(dir, part), i + 1)
+    if (!/[<>*{}…]/.test(part))
+      return existsSync(join(dir, part)) && (i === parts.length - 1 || statSync(join(dir, part)).isDirectory()) && match(join(dir, part), i + 1)
     if (!existsSync(dir) || !statSync(dir).isDirectory()) return false
     const re = new RegExp(`^${part.replace(/[.+?^$()[\]\\|]/g, '\\$&').replace(/<[^>]*>|\*|\{[^}]*\}|…/g, '.*')}$`)
     return readdirSync(dir).some((f) => re.test(f) && match(join(dir, f), i + 1))
@@ -127,7 +130,9 @@ function unnamedScripts(inputs: DocsInputs): string[] {
     .filter((p) => p !== 'docs/cli.md')
     .map((p) => readFileSync(join(inputs.root, p), 'utf8'))
     .join('\n')
-  return [...inputs.help.keys()].filter((s) => !written.includes(s)).map((s) => `${s}: named on no page of README.md, CONTRIBUTING.md or docs/ (say what it is for)`)
+  return [...inputs.help.keys()]
+    .filter((s) => !written.includes(s))
+    .map((s) => `${s}: named on no page of README.md, CONTRIBUTING.md or docs/ (say what it is for)`)
 }
 
 /** CONTRIBUTING.md's layout names every folder of lib/. */

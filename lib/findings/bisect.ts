@@ -10,6 +10,8 @@ export function bisectFindings(rows: readonly Measurement[], plan: BisectPlan | 
     title: `bisect: which ${r.search.proxy} release changed ${r.search.variant}?`,
     verdict: r.state.kind === 'measure' ? 'not measured' : 'info',
     figure: r.line,
-    ...('judgement' in r.state ? { intervals: [{ label: `${r.search.proxy} ${r.search.variant} ${r.state.newer}/${r.state.older}`, interval: r.state.judgement.ratio }] } : {}),
+    ...('judgement' in r.state
+      ? { intervals: [{ label: `${r.search.proxy} ${r.search.variant} ${r.state.newer}/${r.state.older}`, interval: r.state.judgement.ratio }] }
+      : {}),
   }))
 }

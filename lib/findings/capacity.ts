@@ -30,13 +30,25 @@ const pct1 = (x: number | null) => (x === null ? '—' : `${Number((x * 100).toP
 
 /** Every step of every search as text tables (what capacity.mjs prints under the findings). */
 export function formatCapacitySteps(rows: readonly Measurement[]): string {
-  return capacitySearches(rows).map((s) => {
-    const lines = s.steps.map((x, i) => ({
-      step: i + 1, 'target rps': x.rate, 'achieved rps': x.row.rps ?? '—', 'p99 ms': x.row.p99_ms ?? '—', errors: pct1(errorShare(x.row)),
-      'proxy CPU': pct(x.row.proxy_cpu_share), 'µs/req': x.row.proxy_cpu_us_per_req ?? '—', verdict: x.verdict, why: x.why,
-    }))
-    return [`  ${s.proxy} ${s.version} ${s.variant}${s.key_type === 'ec256' ? '' : ` ${s.key_type}`} under ${s.slo}:`, formatTable(lines, ['step', 'target rps', 'achieved rps', 'p99 ms', 'errors', 'proxy CPU', 'µs/req', 'verdict', 'why']).replace(/^/gm, '    ')].join('\n')
-  }).join('\n\n')
+  return capacitySearches(rows)
+    .map((s) => {
+      const lines = s.steps.map((x, i) => ({
+        step: i + 1,
+        'target rps': x.rate,
+        'achieved rps': x.row.rps ?? '—',
+        'p99 ms': x.row.p99_ms ?? '—',
+        errors: pct1(errorShare(x.row)),
+        'proxy CPU': pct(x.row.proxy_cpu_share),
+        'µs/req': x.row.proxy_cpu_us_per_req ?? '—',
+        verdict: x.verdict,
+        why: x.why,
+      }))
+      return [
+        `  ${s.proxy} ${s.version} ${s.variant}${s.key_type === 'ec256' ? '' : ` ${s.key_type}`} under ${s.slo}:`,
+        formatTable(lines, ['step', 'target rps', 'achieved rps', 'p99 ms', 'errors', 'proxy CPU', 'µs/req', 'verdict', 'why']).replace(/^/gm, '    '),
+      ].join('\n')
+    })
+    .join('\n\n')
 }
 
 /** The steps of a run directory's searches, for the capacity notebook. */

@@ -4,7 +4,9 @@ import type { Finding } from './types.ts'
 /** k6-style summary lines. */
 export function formatFindings(findings: readonly Finding[]): string {
   const width = Math.max(...findings.map((f) => f.id.length + f.title.length)) + 4
-  return findings.map((f) => `  ${VERDICTS[f.verdict].mark} ${`${f.id} ${f.title} `.padEnd(width, '.')} ${f.verdict === 'info' ? '' : `${f.verdict}: `}${f.figure}`).join('\n')
+  return findings
+    .map((f) => `  ${VERDICTS[f.verdict].mark} ${`${f.id} ${f.title} `.padEnd(width, '.')} ${f.verdict === 'info' ? '' : `${f.verdict}: `}${f.figure}`)
+    .join('\n')
 }
 
 export interface VerdictCounts {

@@ -20,9 +20,17 @@ export interface FindingInputs {
 }
 
 const BY_SERIES: Record<SeriesName, (t: RunTables, x: FindingInputs) => Finding[]> = {
-  pooling: (t) => poolingFindings(t.measurements.filter((r) => POOLING_ROWS.includes(r.series)), documentedReuse),
+  pooling: (t) =>
+    poolingFindings(
+      t.measurements.filter((r) => POOLING_ROWS.includes(r.series)),
+      documentedReuse,
+    ),
   // F5 compares full handshakes: the resumption series' rows (some resumed) stay out.
-  tls: (t) => tlsFindings(t.handshakes.filter((h) => h.series === 'tls-handshake'), t.measurements),
+  tls: (t) =>
+    tlsFindings(
+      t.handshakes.filter((h) => h.series === 'tls-handshake'),
+      t.measurements,
+    ),
   ws: (t) => wsFindings(t.websocket),
   versions: (t) => versionFindings(t.measurements),
   scenarios: (t) => scenarioFindings(t.measurements),

@@ -15,7 +15,7 @@ export const SCENARIO_TITLES: Record<ScenarioKind, string> = {
   'https-http': 'HTTPS / plain HTTP (pool-added vs http)',
   logging: 'access log on / off (logging vs pool-added)',
   json: 'dynamic /json?size=N / static hello world (pool-added)',
-  conns: 'N connections / the profile\'s connections (http variant)',
+  conns: "N connections / the profile's connections (http variant)",
 }
 
 /** One ratio of two scenario cells of a proxy: numerator / denominator medians, with the paired bootstrap interval. */
@@ -57,7 +57,12 @@ export function scenarioRatios(rows: readonly Measurement[]): ScenarioRatio[] {
   const scenarioCell = ['proxy', 'variant', 'path', 'body_bytes', 'connections']
   const cellKey = (r: Measurement) => projectId(r, scenarioCell)
   const valid = mine.filter((r) => r.status === 'valid')
-  const cells = Object.fromEntries((['proxy_cpu_us_per_req', 'rps', 'backend_cpu_us_per_req', 'proxy_syscalls_per_req'] as const).map((m) => [m, noisyCells(valid, scenarioCell, (r) => r[m])]))
+  const cells = Object.fromEntries(
+    (['proxy_cpu_us_per_req', 'rps', 'backend_cpu_us_per_req', 'proxy_syscalls_per_req'] as const).map((m) => [
+      m,
+      noisyCells(valid, scenarioCell, (r) => r[m]),
+    ]),
+  )
   for (const proxy of proxies) {
     const own = valid.filter((r) => r.proxy === proxy)
     const ratio = (kind: ScenarioKind, metric: ScenarioRatio['metric'], num: Pick, den: Pick) => {
@@ -67,9 +72,23 @@ export function scenarioRatios(rows: readonly Measurement[]): ScenarioRatio[] {
       const rb = B[0] && cells[metric]!.get(cellKey(B[0]))
       if (!ra?.size || !rb?.size) return
       const interval = ratioInterval(ra, rb)
-      out.push({ kind, proxy, version: A[0]!.version, numerator: describe(A[0]!), denominator: describe(B[0]!), metric, a: median([...ra.values()]), b: median([...rb.values()]), interval, n: [ra.size, rb.size] })
+      out.push({
+        kind,
+        proxy,
+        version: A[0]!.version,
+        numerator: describe(A[0]!),
+        denominator: describe(B[0]!),
+        metric,
+        a: median([...ra.values()]),
+        b: median([...rb.values()]),
+        interval,
+        n: [ra.size, rb.size],
+      })
     }
-    const plain = (variant: string, conns = base): Pick => (r) => r.variant === variant && r.path === '/' && r.connections === conns
+    const plain =
+      (variant: string, conns = base): Pick =>
+      (r) =>
+        r.variant === variant && r.path === '/' && r.connections === conns
     const cost = proxy === 'direct' ? 'backend_cpu_us_per_req' : 'proxy_cpu_us_per_req'
     if (proxy !== 'direct') {
       ratio('https-http', cost, plain('pool-added'), plain('http'))
@@ -84,7 +103,9 @@ export function scenarioRatios(rows: readonly Measurement[]): ScenarioRatio[] {
       ratio('json', cost, (r) => r.variant === ref && r.body_bytes === size && r.connections === base, plain(ref))
     }
     const connVariant = proxy === 'direct' ? 'direct' : 'http'
-    for (const c of [...new Set(own.filter((r) => r.variant === connVariant && r.path === '/').map((r) => r.connections))].filter((c) => c !== base).sort((x, y) => x - y)) {
+    for (const c of [...new Set(own.filter((r) => r.variant === connVariant && r.path === '/').map((r) => r.connections))]
+      .filter((c) => c !== base)
+      .sort((x, y) => x - y)) {
       ratio('conns', cost, plain(connVariant, c), plain(connVariant))
     }
   }
@@ -104,13 +125,16 @@ export function scenarioFindings(rows: readonly Measurement[]): Finding[] {
   return (Object.keys(ID) as ScenarioKind[]).flatMap((kind) => {
     const mine = ratios.filter((r) => r.kind === kind)
     if (mine.length === 0) return []
-    const label = (r: (typeof mine)[number]) => `${r.proxy} ${METRIC[r.metric]}${kind === 'json' || kind === 'conns' ? ` ${r.numerator.replace(/^\S+ ?/, '').replace(/, /, ' ')}` : ''}`
-    return [{
-      id: ID[kind],
-      title: SCENARIO_TITLES[kind],
-      verdict: 'info' as const,
-      figure: mine.map((r) => `${label(r)} ${fmtIv(r.interval, 'x')}`).join('; '),
-      intervals: mine.map((r) => ({ label: `${label(r)}: ${r.numerator} / ${r.denominator}`, interval: r.interval })),
-    }]
+    const label = (r: (typeof mine)[number]) =>
+      `${r.proxy} ${METRIC[r.metric]}${kind === 'json' || kind === 'conns' ? ` ${r.numerator.replace(/^\S+ ?/, '').replace(/, /, ' ')}` : ''}`
+    return [
+      {
+        id: ID[kind],
+        title: SCENARIO_TITLES[kind],
+        verdict: 'info' as const,
+        figure: mine.map((r) => `${label(r)} ${fmtIv(r.interval, 'x')}`).join('; '),
+        intervals: mine.map((r) => ({ label: `${label(r)}: ${r.numerator} / ${r.denominator}`, interval: r.interval })),
+      },
+    ]
   })
 }

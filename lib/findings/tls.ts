@@ -36,19 +36,27 @@ export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Mea
   })
   const others = per.filter((x) => !GO_PROXIES.includes(x.p))
   // Each Go proxy's rsa4096 cost over the median of the others', resampled together.
-  const go = others.length === 0 ? [] : per.filter((x) => GO_PROXIES.includes(x.p)).map((x) => ({
-    p: x.p, iv: bootstrapFigure([x.rsa, ...others.map((o) => o.rsa)], ([g, ...rest]) => g! / median(rest)),
-  }))
+  const go =
+    others.length === 0
+      ? []
+      : per
+          .filter((x) => GO_PROXIES.includes(x.p))
+          .map((x) => ({
+            p: x.p,
+            iv: bootstrapFigure([x.rsa, ...others.map((o) => o.rsa)], ([g, ...rest]) => g! / median(rest)),
+          }))
   const otherMedian = others.length ? median(others.map((x) => med(x.rsa))) : undefined
   const f5: Finding[] = [
     {
-      id: 'F5', title: 'full handshake: rsa4096 / ec256 >= 8 for every proxy (seed: 13.6x)',
+      id: 'F5',
+      title: 'full handshake: rsa4096 / ec256 >= 8 for every proxy (seed: 13.6x)',
       verdict: combine(per.map((x) => decide(x.iv, { min: 8 }))),
       figure: per.map((x) => `${x.p} ${fmt(med(x.ec))} → ${fmt(med(x.rsa))} µs (${fmtIv(x.iv, 'x', 1)})`).join(', '),
       intervals: per.map((x) => ({ label: `${x.p} rsa4096/ec256`, interval: x.iv })),
     },
     {
-      id: 'F5', title: 'rsa4096: Go proxies >= 1.5x the OpenSSL/BoringSSL median (seed: ~2x)',
+      id: 'F5',
+      title: 'rsa4096: Go proxies >= 1.5x the OpenSSL/BoringSSL median (seed: ~2x)',
       verdict: combine(go.map((x) => decide(x.iv, { min: 1.5 }))),
       figure: otherMedian !== undefined && go.length ? `${go.map((x) => `${x.p} ${fmtIv(x.iv, 'x')}`).join(', ')} of ${fmt(otherMedian)} µs` : '',
       intervals: go.map((x) => ({ label: `${x.p} rsa4096 / median of OpenSSL and BoringSSL proxies`, interval: x.iv })),
@@ -59,7 +67,10 @@ export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Mea
   // tls-open is the seed's load and is judged; tls-open-half (half HAProxy's ceiling) is recorded beside it as info.
   const { rate: _seedRate, ...f6 } = openFinding(rows, 'tls-open')
   const { rate: halfRate, ...half } = openFinding(rows, 'tls-open-half')
-  const f6half: Finding[] = half.verdict === 'not measured' ? [] : [{ ...half, title: `open model at half HAProxy's ceiling, ${halfRate ?? '?'} rps: what collapses there (recorded, not judged)`, verdict: 'info' }]
+  const f6half: Finding[] =
+    half.verdict === 'not measured'
+      ? []
+      : [{ ...half, title: `open model at half HAProxy's ceiling, ${halfRate ?? '?'} rps: what collapses there (recorded, not judged)`, verdict: 'info' }]
 
   // Calibration: where the open model first "fails", and how busy the proxy was then.
   const steps = rows.filter((r) => r.series === 'tls-calibration' && validButForErrors(r)).sort((a, b) => (a.target_rps ?? 0) - (b.target_rps ?? 0))
@@ -67,11 +78,15 @@ export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Mea
   const closed = ceilingRows.length ? summarize(ceilingRows.map((r) => r.rps!)).median : undefined
   const fails = steps.find((r) => (r.rps ?? 0) < 0.95 * (r.target_rps ?? 0) || failShare(r) > 0.01)
   const calib: Finding = {
-    id: 'F6', title: 'calibration: where the open model first fails, and the proxy CPU then',
+    id: 'F6',
+    title: 'calibration: where the open model first fails, and the proxy CPU then',
     verdict: steps.length === 0 ? 'not measured' : 'info',
-    figure: steps.length === 0 ? '' : fails
-      ? `${steps[0]!.proxy} fails at ${fails.target_rps} rps (achieved ${fmt(fails.rps ?? 0)}, ${(failShare(fails) * 100).toFixed(1)}% failed) with the proxy at ${fmt((fails.proxy_cpu_share ?? 0) * 100)}% CPU and the generator at ${fmt((fails.generator_cpu_share ?? 0) * 100)}%; closed model: ${fmt(closed ?? 0)} rps`
-      : `${steps[0]!.proxy} held every step up to ${steps.at(-1)!.target_rps} rps; closed model: ${fmt(closed ?? 0)} rps`,
+    figure:
+      steps.length === 0
+        ? ''
+        : fails
+          ? `${steps[0]!.proxy} fails at ${fails.target_rps} rps (achieved ${fmt(fails.rps ?? 0)}, ${(failShare(fails) * 100).toFixed(1)}% failed) with the proxy at ${fmt((fails.proxy_cpu_share ?? 0) * 100)}% CPU and the generator at ${fmt((fails.generator_cpu_share ?? 0) * 100)}%; closed model: ${fmt(closed ?? 0)} rps`
+          : `${steps[0]!.proxy} held every step up to ${steps.at(-1)!.target_rps} rps; closed model: ${fmt(closed ?? 0)} rps`,
   }
   return [...f5, f6, ...f6half, calib]
 }
@@ -93,13 +108,19 @@ function openFinding(rows: readonly Measurement[], series: string): Finding & { 
   }
   const rate = open[0]?.target_rps
   const f6: Finding & { rate?: number | null } = {
-    id: 'F6', title: `open model at ${rate ?? '?'} rps: ec256 holds, rsa4096 collapses (Go proxies at least)`,
+    id: 'F6',
+    title: `open model at ${rate ?? '?'} rps: ec256 holds, rsa4096 collapses (Go proxies at least)`,
     verdict: openProxies.length === 0 ? 'not measured' : combine([combine(ec), combine(goCollapse)]),
-    figure: openProxies.length === 0 ? '' : `${openProxies.map((p) => `${p} ec256 ${describe(p, 'ec256', holds)} / rsa4096 ${describe(p, 'rsa4096', collapses)}`).join('; ')} (median repeat; valid rows and rows invalid only because requests failed: errors, dropped iterations, a rate not reached)`,
-    intervals: openProxies.flatMap((p) => ['ec256', 'rsa4096'].flatMap((kt) => {
-      const rs = cell(p, kt)
-      return rs.length ? [{ label: `${p} ${kt} failed share`, interval: medianInterval(new Map(rs.map((r) => [r.repeat, failShare(r)]))) }] : []
-    })),
+    figure:
+      openProxies.length === 0
+        ? ''
+        : `${openProxies.map((p) => `${p} ec256 ${describe(p, 'ec256', holds)} / rsa4096 ${describe(p, 'rsa4096', collapses)}`).join('; ')} (median repeat; valid rows and rows invalid only because requests failed: errors, dropped iterations, a rate not reached)`,
+    intervals: openProxies.flatMap((p) =>
+      ['ec256', 'rsa4096'].flatMap((kt) => {
+        const rs = cell(p, kt)
+        return rs.length ? [{ label: `${p} ${kt} failed share`, interval: medianInterval(new Map(rs.map((r) => [r.repeat, failShare(r)]))) }] : []
+      }),
+    ),
   }
   return { ...f6, rate }
 }

@@ -7,7 +7,16 @@ import { fmtIv } from './decide.ts'
 import { FINDINGS_MODEL } from './load.ts'
 import type { Finding } from './types.ts'
 
-type Row = { series: string; proxy: string; version: string; variant: string; model: string; repeat: number; status: string; proxy_cpu_us_per_req: number | null }
+type Row = {
+  series: string
+  proxy: string
+  version: string
+  variant: string
+  model: string
+  repeat: number
+  status: string
+  proxy_cpu_us_per_req: number | null
+}
 
 /** Per proxy and variant: oldest → newest proxy µs/req, and the ratio newest / oldest with its interval. */
 export function versionFindings(rows: readonly Row[]): Finding[] {
@@ -26,5 +35,13 @@ export function versionFindings(rows: readonly Row[]): Finding[] {
       figures.push(`${proxy} ${variant} ${versions.map((ver, i) => `${ver} ${cost[i]!.toFixed(1)}`).join(' → ')} µs (${fmtIv(ratio, 'x')})`)
     }
   }
-  return [{ id: 'versions', title: 'proxy CPU per request across catalog versions (oldest → newest)', verdict: figures.length ? 'info' : 'not measured', figure: figures.join('; '), ...(intervals.length ? { intervals } : {}) }]
+  return [
+    {
+      id: 'versions',
+      title: 'proxy CPU per request across catalog versions (oldest → newest)',
+      verdict: figures.length ? 'info' : 'not measured',
+      figure: figures.join('; '),
+      ...(intervals.length ? { intervals } : {}),
+    },
+  ]
 }

@@ -56,7 +56,8 @@ export function parseLoop(stdout: string, kind: 'syscalls' | 'compute'): number 
   try {
     j = JSON.parse(stdout.trim().split('\n').at(-1) ?? '')
   } catch {}
-  if (j.kind !== kind || typeof j.us_per_op !== 'number' || !Number.isFinite(j.us_per_op) || j.us_per_op <= 0) throw new Error(`loadgen ${kind}: unexpected output ${stdout.trim().slice(0, 200)}`)
+  if (j.kind !== kind || typeof j.us_per_op !== 'number' || !Number.isFinite(j.us_per_op) || j.us_per_op <= 0)
+    throw new Error(`loadgen ${kind}: unexpected output ${stdout.trim().slice(0, 200)}`)
   return j.us_per_op
 }
 
@@ -65,7 +66,11 @@ export function parseLoop(stdout: string, kind: 'syscalls' | 'compute'): number 
  * compute iterations; null each where its loop failed (said as a warning). Under the
  * launcher the roles run with (the system-call tax), so a taxed kernel reads as one.
  */
-export async function measureTwoPartUnits(cpuset: string, log: Logger, launcher: readonly string[] = []): Promise<{ syscall_us: number | null; compute_us: number | null }> {
+export async function measureTwoPartUnits(
+  cpuset: string,
+  log: Logger,
+  launcher: readonly string[] = [],
+): Promise<{ syscall_us: number | null; compute_us: number | null }> {
   const one = async (kind: 'syscalls' | 'compute', n: number) => {
     const r = await exec('taskset', ['-c', cpuset, ...launcher, goBinaryPath('loadgen'), kind, '-n', String(n)], { timeoutMs: 120_000 })
     try {
@@ -106,14 +111,22 @@ export async function measureCalibration(o: CalibrationOptions): Promise<Calibra
     return null
   }
   o.log.progress(`calibration: openssl speed ecdsap256 rsa4096 on cpuset ${o.cpuset} (${cryptoS * 4} s)…`)
-  const speed = await exec('taskset', pin(['openssl', 'speed', '-mr', '-seconds', String(cryptoS), 'ecdsap256', 'rsa4096']), { timeoutMs: (cryptoS * 4 + 60) * 1000 })
+  const speed = await exec('taskset', pin(['openssl', 'speed', '-mr', '-seconds', String(cryptoS), 'ecdsap256', 'rsa4096']), {
+    timeoutMs: (cryptoS * 4 + 60) * 1000,
+  })
   const signs = parseOpensslSpeed(speed.stdout + speed.stderr)
   if (speed.code !== 0 || signs.ecdsa_p256_sign_us === null || signs.rsa4096_sign_us === null) {
-    o.log.warn(`calibration: openssl speed gave no figure for ${[signs.ecdsa_p256_sign_us === null ? 'ECDSA P-256' : '', signs.rsa4096_sign_us === null ? 'RSA-4096' : ''].filter(Boolean).join(', ') || 'a sign'} (exit ${speed.code}: ${lastLine(speed.stderr)})`)
+    o.log.warn(
+      `calibration: openssl speed gave no figure for ${[signs.ecdsa_p256_sign_us === null ? 'ECDSA P-256' : '', signs.rsa4096_sign_us === null ? 'RSA-4096' : ''].filter(Boolean).join(', ') || 'a sign'} (exit ${speed.code}: ${lastLine(speed.stderr)})`,
+    )
   }
   const units = await measureTwoPartUnits(o.cpuset, o.log, o.launcher)
   return {
-    loopback_rtt_us: figures.cpu_us_per_rt, loopback_rtt_wall_us: figures.wall_us_per_rt,
-    ...signs, ...units, measured_at: new Date().toISOString(), cpuset: o.cpuset,
+    loopback_rtt_us: figures.cpu_us_per_rt,
+    loopback_rtt_wall_us: figures.wall_us_per_rt,
+    ...signs,
+    ...units,
+    measured_at: new Date().toISOString(),
+    cpuset: o.cpuset,
   }
 }

@@ -82,13 +82,24 @@ export interface WindowGate {
  * A cell of a proxy's catalog: one version (default the newest), one variant (its
  * template unless a user config is given), one key type and connection count.
  */
-export function catalogCell(proxy: ProxyName | Stack, o: { series: string; variant: string; keyType?: KeyType; connections: number; version?: StackVersion; template?: string; pinned?: PinnedVersions }): Cell {
+export function catalogCell(
+  proxy: ProxyName | Stack,
+  o: { series: string; variant: string; keyType?: KeyType; connections: number; version?: StackVersion; template?: string; pinned?: PinnedVersions },
+): Cell {
   const stack = typeof proxy === 'string' ? loadStack(proxy) : proxy
   // A one-version series runs the pinned version (--pin-versions, --like), else the newest.
   const v = o.version ?? pinnedVersion(stack, o.pinned) ?? newestVersion(stack)
   return {
-    series: o.series, proxy: stack.proxy, version: v.version, variant: o.variant, keyType: o.keyType ?? 'ec256', connections: o.connections,
-    stack, stackVersion: v, template: o.template ?? templateFile(stack, o.variant), scheme: variantScheme(stack, o.variant),
+    series: o.series,
+    proxy: stack.proxy,
+    version: v.version,
+    variant: o.variant,
+    keyType: o.keyType ?? 'ec256',
+    connections: o.connections,
+    stack,
+    stackVersion: v,
+    template: o.template ?? templateFile(stack, o.variant),
+    scheme: variantScheme(stack, o.variant),
   }
 }
 
@@ -96,7 +107,7 @@ export function catalogCell(proxy: ProxyName | Stack, o: { series: string; varia
 export const cellScheme = (c: Cell): 'http' | 'https' => c.scheme ?? (c.proxy === 'direct' ? 'http' : 'https')
 
 /** The request target: / (hello world) or /json?size=N (a body of N bytes generated per request). */
-export const requestTarget = (c: Cell): string => (c.bodyBytes ? `${c.path ?? '/json'}?size=${c.bodyBytes}` : c.path ?? '/')
+export const requestTarget = (c: Cell): string => (c.bodyBytes ? `${c.path ?? '/json'}?size=${c.bodyBytes}` : (c.path ?? '/'))
 
 /**
  * Access-log variants (stack.yaml `access_log`): after the window the log file in the
@@ -115,7 +126,15 @@ export function accessLogIssue(cell: Cell, proxyRunDir: string, atLeast = VERIFY
 }
 
 /** The generator straight to the backend: the floor every proxy is compared with. */
-export const directCell = (backendVersion: string, connections: number): Cell => ({ series: 'direct', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections, scheme: 'http' })
+export const directCell = (backendVersion: string, connections: number): Cell => ({
+  series: 'direct',
+  proxy: 'direct',
+  version: backendVersion,
+  variant: 'direct',
+  keyType: 'ec256',
+  connections,
+  scheme: 'http',
+})
 
 const templateKey = (c: Cell) => `${c.proxy} ${c.version} ${c.variant} ${c.keyType} ${c.template}`
 
@@ -135,9 +154,16 @@ export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & 
     try {
       // No backend runs: the checker only parses, an address is all it needs.
       await prepareProxy({
-        stack: c.stack, version: c.stackVersion, variant: c.variant, template: c.template, certs: ctx.certs.files[c.keyType],
+        stack: c.stack,
+        version: c.stackVersion,
+        variant: c.variant,
+        template: c.template,
+        certs: ctx.certs.files[c.keyType],
         // Checked here, on this machine: a proxy host's address is not one of its own (nginx -t binds), so loopback stands in.
-        backend: { host: LOOPBACK, port: 9 }, listenHost: listenHost(ctx.runtime), threads: cpuCount(ctx.cpus.proxy), runDir: scratch,
+        backend: { host: LOOPBACK, port: 9 },
+        listenHost: listenHost(ctx.runtime),
+        threads: cpuCount(ctx.cpus.proxy),
+        runDir: scratch,
         // A rejected config is copied under the run's configs/ and the reason names that copy.
         keepCopy: configCopy(ctx.runDir, c, c.stack.config_ext),
       })
@@ -207,8 +233,15 @@ async function startCellProxy(cell: Cell, ctx: CellContext, stack: RunningStack,
   if (!(cell.stack && cell.stackVersion && cell.template)) return
   const { backend, scratch } = stack
   const prepared = await prepareProxy({
-    stack: cell.stack, version: cell.stackVersion, variant: cell.variant, template: cell.template,
-    certs: ctx.certs.files[cell.keyType], backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend, listenHost: listenHost(ctx.runtime, LOOPBACK, 'proxy'), threads: cpuCount(ctx.cpus.proxy), runDir: join(scratch, 'proxy'),
+    stack: cell.stack,
+    version: cell.stackVersion,
+    variant: cell.variant,
+    template: cell.template,
+    certs: ctx.certs.files[cell.keyType],
+    backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend,
+    listenHost: listenHost(ctx.runtime, LOOPBACK, 'proxy'),
+    threads: cpuCount(ctx.cpus.proxy),
+    runDir: join(scratch, 'proxy'),
     keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
     checked,
     ...(cell.image ? { image: cell.image } : {}),
@@ -227,7 +260,14 @@ async function startCellProxy(cell: Cell, ctx: CellContext, stack: RunningStack,
  * whatever happens. A start failure or a failed verification becomes a row through
  * `outcome`, never an exception: one bad cell must not end the run.
  */
-export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellContext, outcome: { failed(reason: string): T; invalid(reason: string): T }, body: (s: RunningStack) => Promise<T>, l4?: L4Stack): Promise<T> {
+export async function withVerifiedStack<T>(
+  cell: Cell,
+  name: string,
+  ctx: CellContext,
+  outcome: { failed(reason: string): T; invalid(reason: string): T },
+  body: (s: RunningStack) => Promise<T>,
+  l4?: L4Stack,
+): Promise<T> {
   const checked = cell.template ? ctx.templateChecks?.get(templateKey(cell)) : undefined
   if (typeof checked === 'string') return outcome.failed(checked)
   if (cell.unrunnable) return outcome.failed(cell.unrunnable)
@@ -236,7 +276,14 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
   try {
     let stack: RunningStack
     try {
-      const backend = await startBackend(ctx.runtime, { cpus: ctx.cpus.backend, logDir: scratch, name: `backend-${name}`, host: nextBackendHost(), ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}), ...(cell.protocol === 'h3' && !cell.stack ? { h3: ctx.certs.files[cell.keyType] } : {}) })
+      const backend = await startBackend(ctx.runtime, {
+        cpus: ctx.cpus.backend,
+        logDir: scratch,
+        name: `backend-${name}`,
+        host: nextBackendHost(),
+        ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}),
+        ...(cell.protocol === 'h3' && !cell.stack ? { h3: ctx.certs.files[cell.keyType] } : {}),
+      })
       roles.push(backend.role)
       stack = { backend, url: `http://${backend.host}:${backend.port}${requestTarget(cell)}`, roles, scratch }
       await startCellProxy(cell, ctx, stack, checked === null, l4)
@@ -261,7 +308,8 @@ export async function withVerifiedStack<T>(cell: Cell, name: string, ctx: CellCo
       if (interrupted()) throw e
       await Promise.race([Promise.any(roles.map((r) => r.exited)), new Promise((r) => setTimeout(r, 1000).unref())])
       const died = roles.find((r) => r.exit)
-      if (died) return outcome.invalid(`${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal}); ${(e as Error).message.split('\n')[0]}`)
+      if (died)
+        return outcome.invalid(`${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal}); ${(e as Error).message.split('\n')[0]}`)
       if (typeof (e as NodeJS.ErrnoException).code === 'string' || /timed out|socket hang up|ECONN|EPIPE|docker|engine/i.test((e as Error).message)) {
         return outcome.failed(`measurement failed: ${(e as Error).message.split('\n')[0]}`)
       }

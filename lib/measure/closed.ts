@@ -42,7 +42,10 @@ export function countingSubWindow(durationS: number): { startS: number; lengthS:
 }
 
 /** proxy_cpu_calibrated and calibration_unit of a row from its count columns and the run's calibration. */
-export function calibratedColumns(c: { proxy_user_us_per_req: number | null; proxy_sys_us_per_req: number | null; proxy_syscalls_per_req: number | null }, ctx: Pick<CellContext, 'calibration'>): Pick<Measurement, 'proxy_cpu_calibrated' | 'calibration_unit'> {
+export function calibratedColumns(
+  c: { proxy_user_us_per_req: number | null; proxy_sys_us_per_req: number | null; proxy_syscalls_per_req: number | null },
+  ctx: Pick<CellContext, 'calibration'>,
+): Pick<Measurement, 'proxy_cpu_calibrated' | 'calibration_unit'> {
   const v = twoPartCost({ userUs: c.proxy_user_us_per_req, sysUs: c.proxy_sys_us_per_req, syscalls: c.proxy_syscalls_per_req }, ctx.calibration)
   return { proxy_cpu_calibrated: v === null ? null : round(v, 3), calibration_unit: v === null ? '' : TWO_PART_UNIT }
 }
@@ -120,16 +123,32 @@ async function runClosedWindow(cell: Cell, name: string, ctx: CellContext, gen: 
   rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
   await ctx.windowGate?.beforeWindow(roles.map((r) => r.pid))
   const generator = await ctx.runtime.start({
-    role: 'generator', name: `generator-${name}`,
+    role: 'generator',
+    name: `generator-${name}`,
     argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
-    cpus: ctx.cpus.generator, logFile: raw, ...(gen.inScratch ? { cwd: scratch } : {}),
+    cpus: ctx.cpus.generator,
+    logFile: raw,
+    ...(gen.inScratch ? { cwd: scratch } : {}),
   })
   roles.push(generator)
   // Started with the generator, its window lines up with the cell's (warm-up, then the window).
   const reference = startReference(ctx, { warmupS: p.warmupS, durationS: p.durationS })
   const snap = async (): Promise<Snapshot> => {
-    const [proxyNs, backendNs, generatorNs] = await Promise.all([proxy ? ctx.runtime.cpuNs(proxy) : 0, ctx.runtime.cpuNs(backend.role), ctx.runtime.cpuNs(generator)])
-    return { at: process.hrtime.bigint(), epochUs: Date.now() * 1000, stat: readCpuTimes(), procs: readProcesses(), proxyNs, backendNs, generatorNs, stats: await backendStats(backend) }
+    const [proxyNs, backendNs, generatorNs] = await Promise.all([
+      proxy ? ctx.runtime.cpuNs(proxy) : 0,
+      ctx.runtime.cpuNs(backend.role),
+      ctx.runtime.cpuNs(generator),
+    ])
+    return {
+      at: process.hrtime.bigint(),
+      epochUs: Date.now() * 1000,
+      stat: readCpuTimes(),
+      procs: readProcesses(),
+      proxyNs,
+      backendNs,
+      generatorNs,
+      stats: await backendStats(backend),
+    }
   }
   const counted = proxy ?? backend.role
   // The user/system split of the whole window (the tick-sampled split needs all its ticks).
@@ -167,8 +186,15 @@ type ClosedWindow = Awaited<ReturnType<typeof runClosedWindow>>
 function closedReasons(w: ClosedWindow, requests: number, generatorShare: number): string[] {
   const { exitedEarly, report, generator } = w
   return invalidReasons({
-    generatorRequests: report?.requests ?? 0, generatorErrors: report?.errors ?? 0, windowRequests: requests, generatorCpuShare: generatorShare,
-    exited: exitedEarly ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})` : !report ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})` : report.issue,
+    generatorRequests: report?.requests ?? 0,
+    generatorErrors: report?.errors ?? 0,
+    windowRequests: requests,
+    generatorCpuShare: generatorShare,
+    exited: exitedEarly
+      ? `${exitedEarly.spec.role} exited during the window (code ${exitedEarly.exit!.code ?? exitedEarly.exit!.signal})`
+      : !report
+        ? `${argv0(generator.spec.argv)} printed no report (exit ${generator.exit?.code})`
+        : report.issue,
   })
 }
 
@@ -176,10 +202,19 @@ function closedReasons(w: ClosedWindow, requests: number, generatorShare: number
 function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContext, windowS: number) {
   const { a, b } = w
   const own = [
-    { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs }, { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs }, { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs }, ...referenceUse(w.refReading, ctx.cpus),
+    { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs },
+    { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs },
+    { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs },
+    ...referenceUse(w.refReading, ctx.cpus),
   ]
   const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!stack.proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, own)
-  return withCulprits(d, a.procs, b.procs, windowS, stack.roles.map((r) => r.pid))
+  return withCulprits(
+    d,
+    a.procs,
+    b.procs,
+    windowS,
+    stack.roles.map((r) => r.pid),
+  )
 }
 
 /** The row's measured columns from one window. */
@@ -198,10 +233,16 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext): P
   const countedCols = countColumns(w.counts, w.subRequests, proxy ? proxyPerReq : backendPerReq)
   return {
     ...report?.fields,
-    ...(proxy ? countedCols : noCounts('direct row: no proxy (proxy_cpu_calibrated is the backend\'s)')),
+    ...(proxy ? countedCols : noCounts("direct row: no proxy (proxy_cpu_calibrated is the backend's)")),
     ...calibratedColumns(countedCols, ctx),
-    requests, errors: report?.errors ?? 0, rps: round(requests / windowS, 1),
-    p50_ms: ms(report?.latencyUs?.p50), p90_ms: ms(report?.latencyUs?.p90), p99_ms: ms(report?.latencyUs?.p99), p999_ms: ms(report?.latencyUs?.p999), max_ms: ms(report?.latencyUs?.max),
+    requests,
+    errors: report?.errors ?? 0,
+    rps: round(requests / windowS, 1),
+    p50_ms: ms(report?.latencyUs?.p50),
+    p90_ms: ms(report?.latencyUs?.p90),
+    p99_ms: ms(report?.latencyUs?.p99),
+    p999_ms: ms(report?.latencyUs?.p999),
+    max_ms: ms(report?.latencyUs?.max),
     proxy_cpu_us_per_req: proxyPerReq,
     backend_cpu_us_per_req: backendPerReq,
     generator_cpu_share: generatorShare,

@@ -39,11 +39,21 @@ export function parsePidStat(text: string): ProcessSample | null {
   if (open < 0 || close < open) return null
   const pid = Number(text.slice(0, open).trim())
   // Fields after the command, from field 3 (state): ppid is 4, utime 14, stime 15, starttime 22, processor 39.
-  const rest = text.slice(close + 1).trim().split(/\s+/)
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/)
   const field = (n: number) => Number(rest[n - 3])
   const [ppid, utime, stime, start, cpu] = [field(4), field(14), field(15), field(22), field(39)]
   if (![pid, ppid, utime, stime].every(Number.isFinite)) return null
-  return { pid, ppid, command: text.slice(open + 1, close), ticks: utime + stime, cpu: Number.isFinite(cpu) ? cpu : -1, start: Number.isFinite(start) ? start : 0 }
+  return {
+    pid,
+    ppid,
+    command: text.slice(open + 1, close),
+    ticks: utime + stime,
+    cpu: Number.isFinite(cpu) ? cpu : -1,
+    start: Number.isFinite(start) ? start : 0,
+  }
 }
 
 /** Every process readable now (one that exits while read is left out). */
@@ -87,7 +97,12 @@ export function processTree(procs: ReadonlyMap<number, ProcessSample>, roots: re
  * first. A process that started between the reads counts from zero, and so does a pid
  * reused by another process (another start time).
  */
-export function foreignProcesses(a: ReadonlyMap<number, ProcessSample>, b: ReadonlyMap<number, ProcessSample>, seconds: number, own: ReadonlySet<number>): ForeignProcess[] {
+export function foreignProcesses(
+  a: ReadonlyMap<number, ProcessSample>,
+  b: ReadonlyMap<number, ProcessSample>,
+  seconds: number,
+  own: ReadonlySet<number>,
+): ForeignProcess[] {
   if (!(seconds > 0)) return []
   const out: ForeignProcess[] = []
   for (const p of b.values()) {
@@ -114,7 +129,11 @@ export const CULPRITS_PER_WINDOW = 3
 
 /** `python3 63%, cc1 21%`: the top commands of a window, as its `foreign_processes` column holds them (empty: none above MIN_CULPRIT_SHARE). */
 export function culpritsText(procs: readonly ForeignProcess[], n = CULPRITS_PER_WINDOW): string {
-  return byCommand(procs).filter((c) => c.share >= MIN_CULPRIT_SHARE).slice(0, n).map((c) => `${c.command.replace(/[,;%\n\r]/g, '_')} ${Math.round(100 * c.share)}%`).join(', ')
+  return byCommand(procs)
+    .filter((c) => c.share >= MIN_CULPRIT_SHARE)
+    .slice(0, n)
+    .map((c) => `${c.command.replace(/[,;%\n\r]/g, '_')} ${Math.round(100 * c.share)}%`)
+    .join(', ')
 }
 
 /** A moment of the machine: per-CPU times and every process. */
@@ -182,7 +201,11 @@ export async function lookAtMachine(seconds: number, roots: readonly number[] = 
 
 /** `python3 (pid 3175) 63% of a core, cc1 (pid 88) 21% of a core`. */
 export const processesText = (procs: readonly ForeignProcess[], n = CULPRITS_PER_WINDOW) =>
-  procs.filter((p) => p.share >= MIN_CULPRIT_SHARE).slice(0, n).map((p) => `${p.command} (pid ${p.pid}) ${Math.round(100 * p.share)}% of a core`).join(', ')
+  procs
+    .filter((p) => p.share >= MIN_CULPRIT_SHARE)
+    .slice(0, n)
+    .map((p) => `${p.command} (pid ${p.pid}) ${Math.round(100 * p.share)}% of a core`)
+    .join(', ')
 
 /**
  * The preflight's one line when the bench's cores carry foreign load above `threshold`
@@ -210,7 +233,15 @@ export interface QuietWait {
  * stayed at or under `threshold` for `settleS`, polling /proc every `pollS`, or `maxS` has
  * passed. `roots` are the harness's own processes (its tree is never foreign).
  */
-export async function waitForQuiet(o: { groups: readonly string[]; threshold: number; settleS: number; maxS: number; pollS?: number; roots?: readonly number[]; sample?: () => MachineSample }): Promise<QuietWait> {
+export async function waitForQuiet(o: {
+  groups: readonly string[]
+  threshold: number
+  settleS: number
+  maxS: number
+  pollS?: number
+  roots?: readonly number[]
+  sample?: () => MachineSample
+}): Promise<QuietWait> {
   const pollS = o.pollS ?? 0.25
   const roots = o.roots ?? [process.pid]
   const sampleMachine = o.sample ?? sampleNow
@@ -221,7 +252,8 @@ export async function waitForQuiet(o: { groups: readonly string[]; threshold: nu
   const elapsed = () => Number(last.at - start.at) / 1e9
   // Summed poll by poll: a process that ended during the wait is still named.
   const used = new Map<number, ForeignProcess>()
-  const meanwhile = () => [...used.values()].map((p) => ({ ...p, share: elapsed() > 0 ? p.share / elapsed() : 0 })).sort((x, y) => y.share - x.share || x.pid - y.pid)
+  const meanwhile = () =>
+    [...used.values()].map((p) => ({ ...p, share: elapsed() > 0 ? p.share / elapsed() : 0 })).sort((x, y) => y.share - x.share || x.pid - y.pid)
   while (elapsed() < o.maxS) {
     await sleep(Math.min(pollS, Math.max(0.01, o.maxS - elapsed())) * 1000)
     const now = sampleMachine()
@@ -240,7 +272,13 @@ export async function waitForQuiet(o: { groups: readonly string[]; threshold: nu
  * A window's disturbance with its culprits named (the top foreign commands between the
  * window's ends) when it is disturbed; unchanged when it is not, or unknown.
  */
-export function withCulprits(d: WindowDisturbance | null, a: ReadonlyMap<number, ProcessSample>, b: ReadonlyMap<number, ProcessSample>, seconds: number, roots: readonly number[]): WindowDisturbance | null {
+export function withCulprits(
+  d: WindowDisturbance | null,
+  a: ReadonlyMap<number, ProcessSample>,
+  b: ReadonlyMap<number, ProcessSample>,
+  seconds: number,
+  roots: readonly number[],
+): WindowDisturbance | null {
   if (!d || !disturbedReason({ steal_share: d.stealShare, foreign_cpu_share: d.foreignShare, load_foreign_cpu_share: d.loadForeignShare }, 'proxy')) return d
   return { ...d, culprits: culpritsText(foreignProcesses(a, b, seconds, processTree(b, [process.pid, ...roots]))) }
 }

@@ -25,29 +25,50 @@ export async function measureDefaultKey(cell: Cell, repeat: number, ctx: CellCon
   const start = { ...blankRow(ROW_FILES['default-keys']), ...rowWindow(cell, repeat, ctx), tool: 'openssl s_client' }
   const row = (f: Partial<DefaultKeyRow>): DefaultKeyRow => ({ ...start, ...f })
   const name = repeatStem(cell, repeat)
-  const probe = { backendPort: (b: { port: number }) => b.port, ready: waitForPort, url: (host: string, port: number) => `${host}:${port}`, verify: async () => null, echo: false }
-  return withVerifiedStack(cell, name, ctx, { failed: (reason) => row({ status: 'failed', reason }), invalid: (reason) => row({ status: 'invalid', reason }) }, async ({ url }) => {
-    // A listening port is not yet a TLS listener (Traefik loads its file provider after binding): a few tries.
-    let s = await exec('openssl', ['s_client', '-connect', url, '-servername', 'localhost', '-showcerts'], { timeoutMs: 15_000 })
-    for (let i = 0; i < HANDSHAKE_TRIES && !PEM.test(s.stdout); i++) {
-      await new Promise((r) => setTimeout(r, 500))
-      s = await exec('openssl', ['s_client', '-connect', url, '-servername', 'localhost', '-showcerts'], { timeoutMs: 15_000 })
-    }
-    const raw = rawFile(ctx.runDir, name, 's_client.txt')
-    mkdirSync(dirname(raw), { recursive: true })
-    writeFileSync(raw, s.stdout + s.stderr)
-    const pem = PEM.exec(s.stdout)?.[0]
-    if (!pem) return row({ status: 'failed', reason: `no certificate in the handshake: ${lastLine(s.stderr) || `openssl s_client exit ${s.code}`}` })
-    const dir = mkdtempSync(join(tmpdir(), 'pb-default-key-'))
-    try {
-      writeFileSync(join(dir, 'leaf.pem'), pem + '\n')
-      const x = await exec('openssl', ['x509', '-noout', '-text', '-in', join(dir, 'leaf.pem')], { timeoutMs: 15_000 })
-      const k = x.code === 0 ? parseCertificateText(x.stdout) : null
-      if (!k) return row({ status: 'failed', reason: `openssl x509 could not read the served certificate: ${lastLine(x.stderr)}` })
-      const served = servedKeyName(k)
-      return row({ served_key: served, key_algorithm: k.algorithm, key_bits: k.bits, curve: k.curve, subject: k.subject, issuer: k.issuer, ...(served ? {} : { status: 'invalid', reason: `a key this harness has no word for (${k.algorithm} ${k.bits ?? '?'} ${k.curve})` }) })
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }, probe)
+  const probe = {
+    backendPort: (b: { port: number }) => b.port,
+    ready: waitForPort,
+    url: (host: string, port: number) => `${host}:${port}`,
+    verify: async () => null,
+    echo: false,
+  }
+  return withVerifiedStack(
+    cell,
+    name,
+    ctx,
+    { failed: (reason) => row({ status: 'failed', reason }), invalid: (reason) => row({ status: 'invalid', reason }) },
+    async ({ url }) => {
+      // A listening port is not yet a TLS listener (Traefik loads its file provider after binding): a few tries.
+      let s = await exec('openssl', ['s_client', '-connect', url, '-servername', 'localhost', '-showcerts'], { timeoutMs: 15_000 })
+      for (let i = 0; i < HANDSHAKE_TRIES && !PEM.test(s.stdout); i++) {
+        await new Promise((r) => setTimeout(r, 500))
+        s = await exec('openssl', ['s_client', '-connect', url, '-servername', 'localhost', '-showcerts'], { timeoutMs: 15_000 })
+      }
+      const raw = rawFile(ctx.runDir, name, 's_client.txt')
+      mkdirSync(dirname(raw), { recursive: true })
+      writeFileSync(raw, s.stdout + s.stderr)
+      const pem = PEM.exec(s.stdout)?.[0]
+      if (!pem) return row({ status: 'failed', reason: `no certificate in the handshake: ${lastLine(s.stderr) || `openssl s_client exit ${s.code}`}` })
+      const dir = mkdtempSync(join(tmpdir(), 'pb-default-key-'))
+      try {
+        writeFileSync(join(dir, 'leaf.pem'), pem + '\n')
+        const x = await exec('openssl', ['x509', '-noout', '-text', '-in', join(dir, 'leaf.pem')], { timeoutMs: 15_000 })
+        const k = x.code === 0 ? parseCertificateText(x.stdout) : null
+        if (!k) return row({ status: 'failed', reason: `openssl x509 could not read the served certificate: ${lastLine(x.stderr)}` })
+        const served = servedKeyName(k)
+        return row({
+          served_key: served,
+          key_algorithm: k.algorithm,
+          key_bits: k.bits,
+          curve: k.curve,
+          subject: k.subject,
+          issuer: k.issuer,
+          ...(served ? {} : { status: 'invalid', reason: `a key this harness has no word for (${k.algorithm} ${k.bits ?? '?'} ${k.curve})` }),
+        })
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+    probe,
+  )
 }

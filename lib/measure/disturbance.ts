@@ -55,13 +55,14 @@ export function parseUsagePerCpu(text: string): number[] | null {
 let rootPerCpu: string | null | undefined
 export function rootPerCpuFile(): string | null {
   if (rootPerCpu === undefined) {
-    rootPerCpu = ['/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu', '/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage_percpu'].find((f) => {
-      try {
-        return parseUsagePerCpu(readFileSync(f, 'utf8')) !== null
-      } catch {
-        return false
-      }
-    }) ?? null
+    rootPerCpu =
+      ['/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu', '/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage_percpu'].find((f) => {
+        try {
+          return parseUsagePerCpu(readFileSync(f, 'utf8')) !== null
+        } catch {
+          return false
+        }
+      }) ?? null
   }
   return rootPerCpu
 }
@@ -90,7 +91,8 @@ export const coresOutside = (list: string, minus: string) => [...new Set(cpuIds(
 export const overlap = (a: string, b: string) => cpuIds(a).some((c) => cpuIds(b).includes(c))
 
 /** CPU of the roles pinned on any of `cores` (the expected CPU there). */
-export const rolesOnNs = (cores: string, roles: readonly { cpus: string; ns: number }[]) => roles.reduce((sum, r) => sum + (overlap(r.cpus, cores) ? r.ns : 0), 0)
+export const rolesOnNs = (cores: string, roles: readonly { cpus: string; ns: number }[]) =>
+  roles.reduce((sum, r) => sum + (overlap(r.cpus, cores) ? r.ns : 0), 0)
 
 /** The measured role's cores: the proxy's, or the backend's for the direct row (its cost is the backend's). */
 export const measuredCores = (cpus: { proxy: string; backend: string }, hasProxy: boolean) => (hasProxy ? cpus.proxy : cpus.backend)
@@ -166,7 +168,12 @@ export function disturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, 
  * `roles` is every bench role's CPU over the window, with its cpuset. Null when the roles
  * run on several hosts: this machine's /proc/stat says nothing of another host's cores.
  */
-export function windowDisturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, o: { cpus: CpuLayout; hasProxy: boolean; severalHosts: boolean }, roles: readonly { cpus: string; ns: number }[]): WindowDisturbance | null {
+export function windowDisturbance(
+  a: Map<number, CpuTimes>,
+  b: Map<number, CpuTimes>,
+  o: { cpus: CpuLayout; hasProxy: boolean; severalHosts: boolean },
+  roles: readonly { cpus: string; ns: number }[],
+): WindowDisturbance | null {
   if (o.severalHosts) return null
   const { cpus } = o
   const measured = measuredCores(cpus, o.hasProxy)
@@ -180,6 +187,8 @@ export function windowDisturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTi
 
 /** A row's disturbance columns (docs/method/disturbance.md). */
 export const disturbanceColumns = (d: WindowDisturbance | null) => ({
-  steal_share: d?.stealShare ?? null, foreign_cpu_share: d?.foreignShare ?? null, load_foreign_cpu_share: d?.loadForeignShare ?? null,
+  steal_share: d?.stealShare ?? null,
+  foreign_cpu_share: d?.foreignShare ?? null,
+  load_foreign_cpu_share: d?.loadForeignShare ?? null,
   foreign_processes: d?.culprits ?? '',
 })

@@ -38,7 +38,16 @@ export interface GeneratorOptions {
   withReference?: boolean
 }
 
-export async function runGenerator<T>(ctx: CellContext, name: string, argv: string[], logFile: string, watch: RunningRole[], roles: RunningRole[], expectedS: number, o: GeneratorOptions = {}): Promise<GeneratorRun<T>> {
+export async function runGenerator<T>(
+  ctx: CellContext,
+  name: string,
+  argv: string[],
+  logFile: string,
+  watch: RunningRole[],
+  roles: RunningRole[],
+  expectedS: number,
+  o: GeneratorOptions = {},
+): Promise<GeneratorRun<T>> {
   const { count = watch.filter((r) => r.spec.role === 'proxy'), withReference = false } = o
   rmSync(logFile, { force: true })
   // A spectrum left by an interrupted attempt must not pass for this one's.
@@ -77,10 +86,25 @@ export async function runGenerator<T>(ctx: CellContext, name: string, argv: stri
     counts,
     generatorShare: Math.round((genNs / 1e9 / (wallS * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
     wallS,
-    disturbance: withCulprits(windowDisturbance(statBefore, statAfter, { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }, [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }, ...referenceUse(reference, ctx.cpus)]), procsBefore, procsAfter, wallS, [...roles, generator].map((r) => r.pid)),
+    disturbance: withCulprits(
+      windowDisturbance(
+        statBefore,
+        statAfter,
+        { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere },
+        [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }, ...referenceUse(reference, ctx.cpus)],
+      ),
+      procsBefore,
+      procsAfter,
+      wallS,
+      [...roles, generator].map((r) => r.pid),
+    ),
     reference,
-    exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
-      : died ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
-      : !result ? `loadgen printed no summary (exit ${generator.exit?.code})` : null,
+    exit: timedOut
+      ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
+      : died
+        ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
+        : !result
+          ? `loadgen printed no summary (exit ${generator.exit?.code})`
+          : null,
   }
 }

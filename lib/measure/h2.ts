@@ -52,8 +52,11 @@ export const h2loadGenerator = (streams: number, ctx: CellContext): ClosedGenera
     const log = join(scratch, H2LOAD_LOG)
     const lat = existsSync(log) ? h2loadLatencies(readFileSync(log, 'utf8'), fromUs, toUs) : null
     return {
-      requests: r.requests.succeeded, errors: h2loadErrorCount(r), latencyUs: lat,
-      issue: r.protocol === 'h2' ? (lat ? null : 'h2load wrote no request log inside the window') : `h2load negotiated ${r.protocol ?? 'no ALPN protocol'}, not h2`,
+      requests: r.requests.succeeded,
+      errors: h2loadErrorCount(r),
+      latencyUs: lat,
+      issue:
+        r.protocol === 'h2' ? (lat ? null : 'h2load wrote no request log inside the window') : `h2load negotiated ${r.protocol ?? 'no ALPN protocol'}, not h2`,
     }
   },
 })

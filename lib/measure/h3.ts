@@ -75,14 +75,25 @@ export function h3Generator(cell: Cell, streams: number, ctx: CellContext): Clos
       target = h3Url(s, cell)
       return verifyH3(target, cell, ctx, { name: `h3-${s.backend.port}`, scratch: s.scratch })
     },
-    argv: (o) => h3Argv({ url: target, connections: o.connections, streams, seconds: o.seconds, warmupS: ctx.profile.warmupS, windowS: ctx.profile.durationS, cacert: ctx.certs.ca, ...body }),
+    argv: (o) =>
+      h3Argv({
+        url: target,
+        connections: o.connections,
+        streams,
+        seconds: o.seconds,
+        warmupS: ctx.profile.warmupS,
+        windowS: ctx.profile.durationS,
+        cacert: ctx.certs.ca,
+        ...body,
+      }),
     read(output, { name }) {
       const r = parseLoadgenOutput<H3Result>(output)
       if (!r) return null
       if (r.latency_spectrum.total_count > 0) writeLatencySpectrum(ctx.runDir, name, loadgenSpectrum('h3', r.latency_spectrum))
       const us = (ms: number) => ms * 1000
       return {
-        requests: r.ok, errors: r.errors,
+        requests: r.ok,
+        errors: r.errors,
         latencyUs: r.window_ok > 0 ? { p50: us(r.p50_ms), p90: us(r.p90_ms), p99: us(r.p99_ms), p999: us(r.p999_ms), max: us(r.max_ms) } : null,
         issue: h3ProtocolIssue(r) ?? (r.window_ok > 0 ? null : 'loadgen h3 recorded no request inside the window'),
         // Both ways, in the generator's own window over the requests it completed in it (docs/series/h3.md#udp-datagrams).

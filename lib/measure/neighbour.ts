@@ -61,7 +61,11 @@ export function startNeighbour(o: NeighbourOptions): Promise<Neighbour> {
   const name = (o.name ?? NEIGHBOUR_NAME).slice(0, 15)
   if (!(o.share > 0 && o.share <= 1)) throw new Error(`neighbour share ${o.share}: must be in (0, 1]`)
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-c', SCRIPT, String(o.cpu), String(o.share), String(o.burstS[0]), String(o.burstS[1]), String(o.maxS), name, String(process.pid)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      'python3',
+      ['-c', SCRIPT, String(o.cpu), String(o.share), String(o.burstS[0]), String(o.burstS[1]), String(o.maxS), name, String(process.pid)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     let out = ''
     let err = ''
     child.stdout.on('data', (d) => (out += d))

@@ -53,8 +53,18 @@ export function parseReferenceOutput(stdout: string, kind: string): ReferenceRea
   return { kind, cpuUsPerOp: j.cpu_us_per_rt, ops: j.round_trips, cpuShare: cpuUs / 1e6 / j.duration_s, cpuNs: cpuUs * 1e3 }
 }
 
-export const referenceArgv = (o: { warmupS: number; durationS: number; rate: number }): string[] =>
-  [goBinaryPath('loadgen'), 'rtt', '-d', `${o.durationS}s`, '-warmup', `${o.warmupS}s`, '-size', '1', '-rate', String(o.rate)]
+export const referenceArgv = (o: { warmupS: number; durationS: number; rate: number }): string[] => [
+  goBinaryPath('loadgen'),
+  'rtt',
+  '-d',
+  `${o.durationS}s`,
+  '-warmup',
+  `${o.warmupS}s`,
+  '-size',
+  '1',
+  '-rate',
+  String(o.rate),
+]
 
 /**
  * Starts the reference now: `warmupS` of round trips, then its measured window of
@@ -89,7 +99,8 @@ const round = (x: number, digits: number) => Number(x.toFixed(digits))
 
 /** A row's reference columns: the reading, and the row's cost in its unit (null where either is missing). */
 export function referenceColumns(reading: ReferenceReading | { error: string } | null, proxyCost: number | null): ReferenceColumns {
-  if (!reading || 'error' in reading) return { reference_kind: reading ? 'failed' : '', reference_cpu_us_per_op: null, reference_cpu_share: null, proxy_cpu_per_reference: null }
+  if (!reading || 'error' in reading)
+    return { reference_kind: reading ? 'failed' : '', reference_cpu_us_per_op: null, reference_cpu_share: null, proxy_cpu_per_reference: null }
   return {
     reference_kind: reading.kind,
     reference_cpu_us_per_op: round(reading.cpuUsPerOp, 3),

@@ -13,28 +13,65 @@ export type RowFill<T> = (fields: Partial<T>) => T
 
 /** What every row of a window starts with: its cell, its repeat and when it started. */
 export const rowWindow = (cell: Cell, repeat: number, ctx: CellContext) => ({
-  run_id: ctx.runId, series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, repeat,
-  status: 'valid' as const, reason: '', runtime: ctx.runtime.kind, started_at: new Date().toISOString(),
+  run_id: ctx.runId,
+  series: cell.series,
+  proxy: cell.proxy,
+  version: cell.version,
+  variant: cell.variant,
+  repeat,
+  status: 'valid' as const,
+  reason: '',
+  runtime: ctx.runtime.kind,
+  started_at: new Date().toISOString(),
 })
 
-export function measurementRow(cell: Cell, repeat: number, ctx: CellContext, o: { model: 'closed' | 'open'; targetRps: number | null; durationS: number }): RowFill<Measurement> {
+export function measurementRow(
+  cell: Cell,
+  repeat: number,
+  ctx: CellContext,
+  o: { model: 'closed' | 'open'; targetRps: number | null; durationS: number },
+): RowFill<Measurement> {
   const start = {
-    ...blankRow(ROW_FILES.measurements), ...rowWindow(cell, repeat, ctx), key_type: cell.keyType, model: o.model, connections: cell.connections, target_rps: o.targetRps, duration_s: o.durationS,
-    scheme: cellScheme(cell), path: cell.path ?? '/', body_bytes: cell.bodyBytes ?? null, requests: 0, errors: 0,
+    ...blankRow(ROW_FILES.measurements),
+    ...rowWindow(cell, repeat, ctx),
+    key_type: cell.keyType,
+    model: o.model,
+    connections: cell.connections,
+    target_rps: o.targetRps,
+    duration_s: o.durationS,
+    scheme: cellScheme(cell),
+    path: cell.path ?? '/',
+    body_bytes: cell.bodyBytes ?? null,
+    requests: 0,
+    errors: 0,
   }
   return (fields) => ({ ...start, ...fields })
 }
 
 export function handshakeRow(cell: Cell, repeat: number, ctx: CellContext): RowFill<Handshake> {
   const start = {
-    ...blankRow(ROW_FILES.handshakes), ...rowWindow(cell, repeat, ctx), key_type: cell.keyType, connections: cell.connections, duration_s: ctx.profile.durationS,
-    handshakes: 0, resumed: 0, errors: 0,
+    ...blankRow(ROW_FILES.handshakes),
+    ...rowWindow(cell, repeat, ctx),
+    key_type: cell.keyType,
+    connections: cell.connections,
+    duration_s: ctx.profile.durationS,
+    handshakes: 0,
+    resumed: 0,
+    errors: 0,
   }
   return (fields) => ({ ...start, ...fields })
 }
 
 export function websocketRow(cell: Cell, mode: 'echo' | 'hold', repeat: number, ctx: CellContext, durationS: number): RowFill<WebSocketRow> {
-  const start = { ...blankRow(ROW_FILES.websocket), ...rowWindow(cell, repeat, ctx), mode, conns_target: cell.connections, conns_established: 0, messages: 0, duration_s: durationS }
+  const start = {
+    ...blankRow(ROW_FILES.websocket),
+    ...rowWindow(cell, repeat, ctx),
+    mode,
+    conns_target: cell.connections,
+    conns_established: 0,
+    messages: 0,
+    duration_s: durationS,
+  }
   return (fields) => ({ ...start, ...fields })
 }
 
@@ -60,7 +97,7 @@ export function countColumns(c: RoleCounts | undefined, units: number, cpuUsPerU
     proxy_ctxsw_involuntary_per_req: c.involuntarySwitches === null ? null : round(c.involuntarySwitches / units, 4),
     proxy_user_us_per_req: c.userShare === null || cpuUsPerUnit === null ? null : round(cpuUsPerUnit * c.userShare, 3),
     proxy_sys_us_per_req: c.userShare === null || cpuUsPerUnit === null ? null : round(cpuUsPerUnit * (1 - c.userShare), 3),
-    counts_reason: c.userShare === null ? 'no user/system split in the role\'s cgroup' : '',
+    counts_reason: c.userShare === null ? "no user/system split in the role's cgroup" : '',
   }
 }
 

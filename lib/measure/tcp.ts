@@ -38,8 +38,18 @@ const MiB = 1 << 20
 function tcpRow(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): RowFill<TcpRow> {
   const mix = L4_MIX[mode]
   const start = {
-    ...blankRow(ROW_FILES.tcp), ...rowWindow(cell, repeat, ctx), key_type: cell.keyType, mode, connections: cell.connections, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes,
-    duration_s: ctx.profile.durationS, conns: 0, errors: 0, mismatches: 0, bytes_echoed: 0,
+    ...blankRow(ROW_FILES.tcp),
+    ...rowWindow(cell, repeat, ctx),
+    key_type: cell.keyType,
+    mode,
+    connections: cell.connections,
+    msg_bytes: mix.msgBytes,
+    stream_bytes: mix.streamBytes,
+    duration_s: ctx.profile.durationS,
+    conns: 0,
+    errors: 0,
+    mismatches: 0,
+    bytes_echoed: 0,
   }
   return (fields) => ({ ...start, ...fields })
 }
@@ -67,7 +77,9 @@ export async function verifyL4(url: string, backend: Backend, ctx: CellContext, 
   try {
     const before = await backendStats(backend)
     const tcp = (flags: Record<string, string | number>) =>
-      checkFromGenerator<TcpResult>(ctx, at && { name: `l4-${flags.mode}`, scratch: at.scratch }, loadgenTcpArgv(url, ctx.certs.ca, flags), () => loadgenTcp(url, ctx.certs.ca, flags, ctx.cpus.generator))
+      checkFromGenerator<TcpResult>(ctx, at && { name: `l4-${flags.mode}`, scratch: at.scratch }, loadgenTcpArgv(url, ctx.certs.ca, flags), () =>
+        loadgenTcp(url, ctx.certs.ca, flags, ctx.cpus.generator),
+      )
     const short = await tcp({ mode: 'short', n: 20, c: 2, 'msg-bytes': 64 })
     const stream = await tcp({ mode: 'stream', n: 2, c: 2, 'stream-bytes': MiB })
     const after = await backendStats(backend)
@@ -102,36 +114,57 @@ export async function measureTcp(cell: Cell, mode: TcpMode, repeat: number, ctx:
   const row = tcpRow(cell, mode, repeat, ctx)
   const mix = L4_MIX[mode]
   const name = repeatStem(cell, repeat)
-  return withVerifiedStack(cell, name, ctx, outcomes(row), async ({ proxy, url, roles, backend }) => {
-    const flags: Record<string, number> = mode === 'short' ? { 'msg-bytes': mix.msgBytes } : { 'stream-bytes': mix.streamBytes }
-    const argv = loadgenTcpArgv(url, ctx.certs.ca, { mode, c: cell.connections, d: `${ctx.profile.durationS}s`, ...flags })
-    const before = await backendStats(backend)
-    const g = await runGenerator<TcpResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'tcp.json'), [proxy!], roles, ctx.profile.durationS)
-    const after = await backendStats(backend)
-    const r = g.result
-    const proxyNs = g.cpuNs.get(proxy!)!
-    const ok = r?.conns_ok ?? 0
-    const reasons = invalidReasons({ generatorRequests: ok, generatorErrors: r?.errors ?? 0, windowRequests: ok, generatorCpuShare: g.generatorShare, exited: g.exit })
-    if (r && r.mismatches > 0) reasons.push(`${r.mismatches} echoes differ from what was sent`)
-    const slow = r ? slowConnectReason(r) : null
-    if (slow) reasons.push(slow)
-    const perConn = ok > 0 ? round(proxyNs / 1e3 / ok) : null
-    const mib = r ? r.bytes_echoed / MiB : 0
-    const perMib = mode === 'stream' && r && r.bytes_echoed > 0 ? round(proxyNs / 1e3 / mib) : null
-    return row({
-      // Counted per connection in short cells, per MiB in stream cells (the cell's metric).
-      ...(mode === 'stream' ? countColumns(g.counts.get(proxy!), mib, perMib) : countColumns(g.counts.get(proxy!), ok, perConn)),
-      conns: ok, errors: r?.errors ?? 0, mismatches: r?.mismatches ?? 0, bytes_echoed: r?.bytes_echoed ?? 0,
-      conn_rate: r ? round(r.conn_rate, 1) : null, mib_per_s: r ? round(r.mib_per_s, 1) : null,
-      p50_ms: r?.p50_ms ?? null, p99_ms: r?.p99_ms ?? null, max_ms: r?.max_ms ?? null,
-      proxy_cpu_us_per_conn: perConn,
-      // Per MiB only where MiB are the load: a short cell's 64 bytes would make it the cost of connections.
-      proxy_cpu_us_per_mib: perMib,
-      // The backend's own stats read opens no echo connection: every one counted came through the proxy.
-      backend_conns_per_conn: r && r.conns > 0 ? round((echoAccepted(after) - echoAccepted(before)) / r.conns, 4) : null,
-      generator_cpu_share: g.generatorShare, proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
-      status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
-      ...disturbanceColumns(g.disturbance),
-    })
-  }, l4Stack(cell, ctx))
+  return withVerifiedStack(
+    cell,
+    name,
+    ctx,
+    outcomes(row),
+    async ({ proxy, url, roles, backend }) => {
+      const flags: Record<string, number> = mode === 'short' ? { 'msg-bytes': mix.msgBytes } : { 'stream-bytes': mix.streamBytes }
+      const argv = loadgenTcpArgv(url, ctx.certs.ca, { mode, c: cell.connections, d: `${ctx.profile.durationS}s`, ...flags })
+      const before = await backendStats(backend)
+      const g = await runGenerator<TcpResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'tcp.json'), [proxy!], roles, ctx.profile.durationS)
+      const after = await backendStats(backend)
+      const r = g.result
+      const proxyNs = g.cpuNs.get(proxy!)!
+      const ok = r?.conns_ok ?? 0
+      const reasons = invalidReasons({
+        generatorRequests: ok,
+        generatorErrors: r?.errors ?? 0,
+        windowRequests: ok,
+        generatorCpuShare: g.generatorShare,
+        exited: g.exit,
+      })
+      if (r && r.mismatches > 0) reasons.push(`${r.mismatches} echoes differ from what was sent`)
+      const slow = r ? slowConnectReason(r) : null
+      if (slow) reasons.push(slow)
+      const perConn = ok > 0 ? round(proxyNs / 1e3 / ok) : null
+      const mib = r ? r.bytes_echoed / MiB : 0
+      const perMib = mode === 'stream' && r && r.bytes_echoed > 0 ? round(proxyNs / 1e3 / mib) : null
+      return row({
+        // Counted per connection in short cells, per MiB in stream cells (the cell's metric).
+        ...(mode === 'stream' ? countColumns(g.counts.get(proxy!), mib, perMib) : countColumns(g.counts.get(proxy!), ok, perConn)),
+        conns: ok,
+        errors: r?.errors ?? 0,
+        mismatches: r?.mismatches ?? 0,
+        bytes_echoed: r?.bytes_echoed ?? 0,
+        conn_rate: r ? round(r.conn_rate, 1) : null,
+        mib_per_s: r ? round(r.mib_per_s, 1) : null,
+        p50_ms: r?.p50_ms ?? null,
+        p99_ms: r?.p99_ms ?? null,
+        max_ms: r?.max_ms ?? null,
+        proxy_cpu_us_per_conn: perConn,
+        // Per MiB only where MiB are the load: a short cell's 64 bytes would make it the cost of connections.
+        proxy_cpu_us_per_mib: perMib,
+        // The backend's own stats read opens no echo connection: every one counted came through the proxy.
+        backend_conns_per_conn: r && r.conns > 0 ? round((echoAccepted(after) - echoAccepted(before)) / r.conns, 4) : null,
+        generator_cpu_share: g.generatorShare,
+        proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
+        status: reasons.length ? 'invalid' : 'valid',
+        reason: reasons.join('; '),
+        ...disturbanceColumns(g.disturbance),
+      })
+    },
+    l4Stack(cell, ctx),
+  )
 }

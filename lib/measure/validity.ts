@@ -51,7 +51,10 @@ export function invalidReasons(f: WindowFacts): string[] {
  */
 
 /** The reason a window is disturbed (starts with DISTURBED_PREFIX), or null when it is not. */
-export function disturbedReason(d: { steal_share?: number | null; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null }, cores: 'proxy' | 'backend'): string | null {
+export function disturbedReason(
+  d: { steal_share?: number | null; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null },
+  cores: 'proxy' | 'backend',
+): string | null {
   const steal = d.steal_share ?? 0
   const foreign = d.foreign_cpu_share ?? 0
   const load = d.load_foreign_cpu_share ?? 0

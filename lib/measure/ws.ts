@@ -22,7 +22,10 @@ export const HOLD: Record<string, { conns: number; holdS: number; openRate: numb
 const PING_S = 5
 
 const round = (x: number, d = 3) => Number(x.toFixed(d))
-const counts = (m: Record<string, number>) => Object.entries(m).map(([k, v]) => `${k} × ${v}`).join(', ')
+const counts = (m: Record<string, number>) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k} × ${v}`)
+    .join(', ')
 
 const wsUrl = (url: string) => url.replace(/^https:/, 'wss:').replace(/^http:/, 'ws:') + 'ws'
 
@@ -34,18 +37,35 @@ export async function measureEcho(c: Cell, repeat: number, ctx: CellContext): Pr
     const argv = loadgenArgv('ws-echo', wsUrl(url), ctx.certs.ca, { c: c.connections, d: `${ctx.profile.durationS}s` })
     const g = await runGenerator<WsEchoResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'ws-echo.json'), [proxy!], roles, ctx.profile.durationS + 5)
     const r = g.result
-    if (r && r.conns_established === 0) return row({ status: 'failed', reason: `upgrade failed: ${counts(Object.fromEntries(Object.entries(r.upgrade_status).map(([s, n]) => [s === '0' ? 'no HTTP answer' : `HTTP ${s}`, n])))}`, generator_cpu_share: g.generatorShare })
-    const reasons = invalidReasons({ generatorRequests: r?.messages ?? 0, generatorErrors: 0, windowRequests: r?.messages ?? 0, generatorCpuShare: g.generatorShare, exited: g.exit })
+    if (r && r.conns_established === 0)
+      return row({
+        status: 'failed',
+        reason: `upgrade failed: ${counts(Object.fromEntries(Object.entries(r.upgrade_status).map(([s, n]) => [s === '0' ? 'no HTTP answer' : `HTTP ${s}`, n])))}`,
+        generator_cpu_share: g.generatorShare,
+      })
+    const reasons = invalidReasons({
+      generatorRequests: r?.messages ?? 0,
+      generatorErrors: 0,
+      windowRequests: r?.messages ?? 0,
+      generatorCpuShare: g.generatorShare,
+      exited: g.exit,
+    })
     if (r && r.failed_upgrades > 0) reasons.push(`${r.failed_upgrades} of ${r.conns_target} upgrades failed (${counts(r.upgrade_status)})`)
     if (r && r.errors > 0) reasons.push(`${r.errors} connections failed mid-run (${r.error_samples[0] ?? ''})`)
     const proxyNs = g.cpuNs.get(proxy!)!
     const perMsg = r && r.messages > 0 ? round(proxyNs / 1e3 / r.messages) : null
     return row({
       ...countColumns(g.counts.get(proxy!), r?.messages ?? 0, perMsg),
-      conns_established: r?.conns_established ?? 0, messages: r?.messages ?? 0, msg_rate: r ? round(r.msg_rate, 1) : null,
+      conns_established: r?.conns_established ?? 0,
+      messages: r?.messages ?? 0,
+      msg_rate: r ? round(r.msg_rate, 1) : null,
       proxy_cpu_us_per_msg: perMsg,
-      p50_ms: r?.p50_ms ?? null, p99_ms: r?.p99_ms ?? null, max_ms: r?.max_ms ?? null, generator_cpu_share: g.generatorShare,
-      status: reasons.length ? 'invalid' : 'valid', reason: reasons.join('; '),
+      p50_ms: r?.p50_ms ?? null,
+      p99_ms: r?.p99_ms ?? null,
+      max_ms: r?.max_ms ?? null,
+      generator_cpu_share: g.generatorShare,
+      status: reasons.length ? 'invalid' : 'valid',
+      reason: reasons.join('; '),
       ...disturbanceColumns(g.disturbance),
     })
   })
@@ -57,19 +77,46 @@ export async function measureHold(c: Cell, repeat: number, ctx: CellContext): Pr
   const row = websocketRow(c, 'hold', repeat, ctx, hold.holdS)
   const name = repeatStem(c, repeat, { mode: 'hold' })
   return withVerifiedStack(c, name, ctx, outcomes(row), async ({ proxy, url, roles }) => {
-    const argv = loadgenArgv('ws-hold', wsUrl(url), ctx.certs.ca, { n: c.connections, 'open-rate': hold.openRate, hold: `${hold.holdS}s`, ping: `${PING_S}s`, timeout: `${hold.upgradeTimeoutS}s` })
-    const g = await runGenerator<WsHoldResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'ws-hold.json'), [proxy!], roles, hold.holdS + hold.conns / hold.openRate + hold.upgradeTimeoutS + 10)
+    const argv = loadgenArgv('ws-hold', wsUrl(url), ctx.certs.ca, {
+      n: c.connections,
+      'open-rate': hold.openRate,
+      hold: `${hold.holdS}s`,
+      ping: `${PING_S}s`,
+      timeout: `${hold.upgradeTimeoutS}s`,
+    })
+    const g = await runGenerator<WsHoldResult>(
+      ctx,
+      name,
+      argv,
+      rawFile(ctx.runDir, name, 'ws-hold.json'),
+      [proxy!],
+      roles,
+      hold.holdS + hold.conns / hold.openRate + hold.upgradeTimeoutS + 10,
+    )
     const r = g.result
     // Fewer established or surviving connections are the result (Envoy's 1024), said in reason; only the bench itself invalidates.
     const reasons = invalidReasons({ generatorRequests: 1, generatorErrors: 0, windowRequests: 1, generatorCpuShare: g.generatorShare, exited: g.exit })
-    const notes = r ? [r.refused ? `refused ${r.refused}: ${counts(r.refusal_reasons)}` : '', r.closed_early ? `closed early ${r.closed_early}: ${counts(r.close_reasons)}` : ''].filter(Boolean) : []
+    const notes = r
+      ? [
+          r.refused ? `refused ${r.refused}: ${counts(r.refusal_reasons)}` : '',
+          r.closed_early ? `closed early ${r.closed_early}: ${counts(r.close_reasons)}` : '',
+        ].filter(Boolean)
+      : []
     const perPing = r && r.pings > 0 ? round(g.cpuNs.get(proxy!)! / 1e3 / r.pings) : null
     return row({
       ...countColumns(g.counts.get(proxy!), r?.pings ?? 0, perPing),
-      conns_established: r?.conns_established ?? 0, survived: r?.survived ?? null, refused: r?.refused ?? null, closed_early: r?.closed_early ?? null,
-      messages: r?.pings ?? 0, p50_ms: r?.ping_p50_ms ?? null, p99_ms: r?.ping_p99_ms ?? null, max_ms: r?.ping_max_ms ?? null, generator_cpu_share: g.generatorShare,
+      conns_established: r?.conns_established ?? 0,
+      survived: r?.survived ?? null,
+      refused: r?.refused ?? null,
+      closed_early: r?.closed_early ?? null,
+      messages: r?.pings ?? 0,
+      p50_ms: r?.ping_p50_ms ?? null,
+      p99_ms: r?.ping_p99_ms ?? null,
+      max_ms: r?.ping_max_ms ?? null,
+      generator_cpu_share: g.generatorShare,
       proxy_cpu_us_per_msg: perPing,
-      status: reasons.length ? 'invalid' : 'valid', reason: [...reasons, ...notes].join('; '),
+      status: reasons.length ? 'invalid' : 'valid',
+      reason: [...reasons, ...notes].join('; '),
       ...disturbanceColumns(g.disturbance),
     })
   })

@@ -21,14 +21,19 @@ export interface CellChange {
 
 /** A cell's name as the dot plot labels it. */
 export const changeCellName = (key: ComparisonRow['key']) =>
-  [key.proxy, key.variant, key.key_type && key.key_type !== 'ec256' ? key.key_type : '', key.mode, key.target_rps ? `@${key.target_rps}` : ''].filter(Boolean).join(' ')
+  [key.proxy, key.variant, key.key_type && key.key_type !== 'ec256' ? key.key_type : '', key.mode, key.target_rps ? `@${key.target_rps}` : '']
+    .filter(Boolean)
+    .join(' ')
 
 /** The main series' cells of the measurements table: the ones the dot plot shows. */
 const MAIN_SERIES = ['same', 'pool-added', 'pool-removed']
 
 /** The verdict of a comparison row in the dot plot's words (its colour). */
 const VERDICT_WORDS: Record<ComparisonRow['verdict'], string> = {
-  increased: 'changed beyond the between-run noise', decreased: 'changed beyond the between-run noise', 'no change': 'within the between-run noise', 'too few repeats to compare': 'too few repeats to compare',
+  increased: 'changed beyond the between-run noise',
+  decreased: 'changed beyond the between-run noise',
+  'no change': 'within the between-run noise',
+  'too few repeats to compare': 'too few repeats to compare',
 }
 
 /**
@@ -52,4 +57,6 @@ export function changesFromComparison(rows: readonly ComparisonRow[]): { changes
 
 /** A published baseline's figures: one number each, no repeats, so no interval and no noise. */
 export const changesFromPublished = (deltas: readonly PublishedDelta[]): CellChange[] =>
-  deltas.flatMap((d) => (d.delta === null ? [] : [{ cell: d.label, change: d.delta, interval: null, detectable: null, verdict: 'one published figure (no repeats)' }]))
+  deltas.flatMap((d) =>
+    d.delta === null ? [] : [{ cell: d.label, change: d.delta, interval: null, detectable: null, verdict: 'one published figure (no repeats)' }],
+  )

@@ -76,9 +76,14 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
   const diff = fb && fr ? fingerprintDiff(fb, fr) : null
   const like = readLike(run.dir)
   return {
-    id, kind: 'run', title: `run ${b.run.manifest.run_id}, profile ${b.run.manifest.profile}, ${b.run.manifest.started}`,
-    machine: `${host.cpu_model}, ${host.cores} cores (${host.hostname}), runtime ${b.run.manifest.runtime}, network ${b.run.manifest.network_mode}` +
-      (b.run.manifest.runtime !== run.manifest.runtime ? ` (this run: ${run.manifest.runtime}; the Docker/native ratio is measured by bench/runtime-ratio.mjs)` : ''),
+    id,
+    kind: 'run',
+    title: `run ${b.run.manifest.run_id}, profile ${b.run.manifest.profile}, ${b.run.manifest.started}`,
+    machine:
+      `${host.cpu_model}, ${host.cores} cores (${host.hostname}), runtime ${b.run.manifest.runtime}, network ${b.run.manifest.network_mode}` +
+      (b.run.manifest.runtime !== run.manifest.runtime
+        ? ` (this run: ${run.manifest.runtime}; the Docker/native ratio is measured by bench/runtime-ratio.mjs)`
+        : ''),
     // A hostname and a CPU model string do not make a machine: the fingerprint must match too.
     sameMachine: host.hostname === run.manifest.host.hostname && host.cpu_model === run.manifest.host.cpu_model && diff !== null && diff.length === 0,
     comparison: compareAcrossRuns(b.run, run),
@@ -117,7 +122,17 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const baseline = base ? compareWithBaseline(run, base, claims) : undefined
   if (base) await publishBaselinePage(o.siteDir, base, o)
   lap('findings, claims, baseline')
-  const article = buildArticle({ run, aggregates, findings, claims, baseline, openSeries: readOpenSeries(o.runDir), latency: readLatencySpectra(o.runDir), documentedReuse, bisect: readBisectPlan(run.dir) })
+  const article = buildArticle({
+    run,
+    aggregates,
+    findings,
+    claims,
+    baseline,
+    openSeries: readOpenSeries(o.runDir),
+    latency: readLatencySpectra(o.runDir),
+    documentedReuse,
+    bisect: readBisectPlan(run.dir),
+  })
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
   lap('article and charts')
 
@@ -146,14 +161,19 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     pdfPages = { pages: printed.pages, main: printed.mainPages }
     // site/report.pdf: the latest report, where readers look first.
     writeOutputs(o.siteDir, [{ path: 'report.pdf', render: () => readFileSync(pdf!) }])
-    o.log.info(`wrote ${displayPath(pdf)} and ${displayPath(join(o.siteDir, 'report.pdf'))}: ${printed.pages} pages, the answer and pictures on the first ${printed.mainPages}`)
+    o.log.info(
+      `wrote ${displayPath(pdf)} and ${displayPath(join(o.siteDir, 'report.pdf'))}: ${printed.pages} pages, the answer and pictures on the first ${printed.mainPages}`,
+    )
     lap('pdf')
   }
   await publishHistory(o.siteDir, o.log, o.generated ?? new Date().toISOString())
   lap('history')
   writeSiteIndex(o.siteDir, siteEntries(o.siteDir), o.log, {
     intro: 'Reverse-proxy benchmarks that measure what a proxy costs: CPU microseconds per request. Each run has its article, its CSVs and a PDF.',
-    links: [{ href: HISTORY_PAGE, text: 'History: every run and baseline per proxy' }, ...(existsSync(join(o.siteDir, 'report.pdf')) ? [{ href: 'report.pdf', text: 'Latest report (PDF)' }] : [])],
+    links: [
+      { href: HISTORY_PAGE, text: 'History: every run and baseline per proxy' },
+      ...(existsSync(join(o.siteDir, 'report.pdf')) ? [{ href: 'report.pdf', text: 'Latest report (PDF)' }] : []),
+    ],
     generated: o.generated,
   })
   lap('index')
@@ -171,12 +191,22 @@ function verdictLine(dataDir: string): string {
     const by = new Map<string, number>()
     for (const v of seen.values()) by.set(v, (by.get(v) ?? 0) + 1)
     // Decided first, then undecided, then the rest, whatever order the CSV had.
-    return `${what}: ${[...by].sort(([a], [b]) => verdictRank(a) - verdictRank(b) || a.localeCompare(b)).map(([v, n]) => `${n} ${v}`).join(', ')}`
+    return `${what}: ${[...by]
+      .sort(([a], [b]) => verdictRank(a) - verdictRank(b) || a.localeCompare(b))
+      .map(([v, n]) => `${n} ${v}`)
+      .join(', ')}`
   }
   return [count(join(dataDir, 'summary', 'findings.csv'), 'findings'), count(join(dataDir, 'summary', 'claims.csv'), 'claims')].filter(Boolean).join(' · ')
 }
 
-type ManifestBits = { started?: string; profile?: string; series?: string[]; runtime?: string; host?: { cpu_model?: string; cores?: number }; fingerprint?: unknown }
+type ManifestBits = {
+  started?: string
+  profile?: string
+  series?: string[]
+  runtime?: string
+  host?: { cpu_model?: string; cores?: number }
+  fingerprint?: unknown
+}
 const readManifestBits = (file: string): ManifestBits => {
   try {
     return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ManifestBits) : {}
@@ -184,31 +214,58 @@ const readManifestBits = (file: string): ManifestBits => {
     return {}
   }
 }
-const machineText = (m: ManifestBits) => (m.host ? `${m.host.cpu_model ?? '?'}, ${m.host.cores ?? '?'} cores, fingerprint ${m.fingerprint ? shortFingerprint(m as never) : 'not recorded'}` : 'machine not recorded')
+const machineText = (m: ManifestBits) =>
+  m.host
+    ? `${m.host.cpu_model ?? '?'}, ${m.host.cores ?? '?'} cores, fingerprint ${m.fingerprint ? shortFingerprint(m as never) : 'not recorded'}`
+    : 'machine not recorded'
 
 /** Every published run (newest first, from its copied manifest, with its verdict counts) and every baseline (id, date, profile, machine, series). */
 function siteEntries(siteDir: string): SiteEntry[] {
   const runsDir = join(siteDir, 'runs')
   const runs = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => !d.startsWith('.') && existsSync(join(runsDir, d, 'index.html'))) : []
-  const entries = runs.map((d) => {
-    const m = readManifestBits(join(runsDir, d, 'data', MANIFEST_FILE))
-    return {
-      href: `runs/${d}/index.html`, title: `run ${d}`, kind: 'run' as const, date: m.started?.slice(0, 10),
-      subtitle: [m.profile && `profile ${m.profile}`, m.series && `series ${m.series.join(', ')}`, m.runtime && `runtime ${m.runtime}`, verdictLine(join(runsDir, d, 'data'))].filter(Boolean).join(' · '),
-      started: m.started ?? '',
-    }
-  }).sort((a, b) => b.started.localeCompare(a.started)).map(({ started: _, ...e }) => e)
+  const entries = runs
+    .map((d) => {
+      const m = readManifestBits(join(runsDir, d, 'data', MANIFEST_FILE))
+      return {
+        href: `runs/${d}/index.html`,
+        title: `run ${d}`,
+        kind: 'run' as const,
+        date: m.started?.slice(0, 10),
+        subtitle: [
+          m.profile && `profile ${m.profile}`,
+          m.series && `series ${m.series.join(', ')}`,
+          m.runtime && `runtime ${m.runtime}`,
+          verdictLine(join(runsDir, d, 'data')),
+        ]
+          .filter(Boolean)
+          .join(' · '),
+        started: m.started ?? '',
+      }
+    })
+    .sort((a, b) => b.started.localeCompare(a.started))
+    .map(({ started: _, ...e }) => e)
   const baselinesDir = join(siteDir, 'baselines')
   const baselines = listBaselines().map((b): SiteEntry => {
     const page = existsSync(join(baselinesDir, b.id, 'index.html')) ? `baselines/${b.id}/index.html` : undefined
     if (b.kind === 'published') {
       const p = readPublished(join(BASELINES_DIR, b.id, PUBLISHED_FILE))
-      return { href: page, title: `baseline ${b.id}`, kind: 'baseline', date: /^\d{4}-\d\d-\d\d/.test(b.id) ? b.id.slice(0, 10) : undefined, subtitle: `figures transcribed from ${p.source} (baselines/published) · machine: ${p.machine}` }
+      return {
+        href: page,
+        title: `baseline ${b.id}`,
+        kind: 'baseline',
+        date: /^\d{4}-\d\d-\d\d/.test(b.id) ? b.id.slice(0, 10) : undefined,
+        subtitle: `figures transcribed from ${p.source} (baselines/published) · machine: ${p.machine}`,
+      }
     }
     const m = readManifestBits(join(BASELINES_DIR, b.id, MANIFEST_FILE))
     return {
-      href: page, title: `baseline ${b.id}`, kind: 'baseline', date: m.started?.slice(0, 10),
-      subtitle: [`a promoted run (baselines/runs)`, m.profile && `profile ${m.profile}`, machineText(m), m.series && `series ${m.series.join(', ')}`].filter(Boolean).join(' · '),
+      href: page,
+      title: `baseline ${b.id}`,
+      kind: 'baseline',
+      date: m.started?.slice(0, 10),
+      subtitle: [`a promoted run (baselines/runs)`, m.profile && `profile ${m.profile}`, machineText(m), m.series && `series ${m.series.join(', ')}`]
+        .filter(Boolean)
+        .join(' · '),
     }
   })
   return [...entries, ...baselines]
@@ -227,6 +284,12 @@ async function publishBaselinePage(siteDir: string, b: Baseline, o: ReportOption
   const claims = evaluateClaims(loadLedger(), run)
   const article = buildArticle({ run, aggregates, findings: runFindings(run), claims, openSeries: [], documentedReuse })
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
-  const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file].filter((f) => existsSync(join(b.dir, f))).map((f) => ({ path: `data/${f}`, source: join(b.dir, f) }))
-  publishRun(siteDir, { runId: id, section: 'baselines', markdown: article.markdown, files: [...article.files, ...charts, ...data], generated: o.generated }, o.log)
+  const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file]
+    .filter((f) => existsSync(join(b.dir, f)))
+    .map((f) => ({ path: `data/${f}`, source: join(b.dir, f) }))
+  publishRun(
+    siteDir,
+    { runId: id, section: 'baselines', markdown: article.markdown, files: [...article.files, ...charts, ...data], generated: o.generated },
+    o.log,
+  )
 }

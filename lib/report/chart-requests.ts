@@ -1,6 +1,19 @@
 import {
-  barChart, changeChart, labelledLineChart, lineChart, percentileChart, type BarChartOptions, type BarRow, type ChangeRow, type DotChartOptions, type LabelledLineOptions, type LabelledPoint,
-  type LineChartOptions, type LinePoint, type PercentileChartOptions, type PercentileRow,
+  barChart,
+  changeChart,
+  labelledLineChart,
+  lineChart,
+  percentileChart,
+  type BarChartOptions,
+  type BarRow,
+  type ChangeRow,
+  type DotChartOptions,
+  type LabelledLineOptions,
+  type LabelledPoint,
+  type LineChartOptions,
+  type LinePoint,
+  type PercentileChartOptions,
+  type PercentileRow,
 } from './charts.ts'
 
 /**
@@ -18,10 +31,15 @@ export type ChartRequest = { path: string; title: string } & (
 export function renderChart(c: ChartRequest): Promise<string> {
   const options = { ...c.options, title: c.title }
   switch (c.kind) {
-    case 'bar': return barChart(c.rows, options)
-    case 'line': return lineChart(c.rows, options)
-    case 'percentile': return percentileChart(c.rows, options)
-    case 'labelled-line': return labelledLineChart(c.rows, options)
-    case 'change': return changeChart(c.rows, options)
+    case 'bar':
+      return barChart(c.rows, options)
+    case 'line':
+      return lineChart(c.rows, options)
+    case 'percentile':
+      return percentileChart(c.rows, options)
+    case 'labelled-line':
+      return labelledLineChart(c.rows, options)
+    case 'change':
+      return changeChart(c.rows, options)
   }
 }

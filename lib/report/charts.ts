@@ -2,7 +2,17 @@ import { CHART_WIDTH, estimateWidth, renderSpec, type VegaLiteSpec } from './cha
 import { checkRows, finite, head, uniq, type CommonOptions } from './chart-base.ts'
 import { timeValue, type DotChartOptions } from './point-charts.ts'
 
-export { dotChart, lineChart, percentileChart, type DotChartOptions, type DotRow, type LineChartOptions, type LinePoint, type PercentileChartOptions, type PercentileRow } from './point-charts.ts'
+export {
+  dotChart,
+  lineChart,
+  percentileChart,
+  type DotChartOptions,
+  type DotRow,
+  type LineChartOptions,
+  type LinePoint,
+  type PercentileChartOptions,
+  type PercentileRow,
+} from './point-charts.ts'
 
 /* The article's chart kinds: each builds a vega-lite spec from plain rows and renders it (lib/report/chart-render.ts). */
 
@@ -37,7 +47,13 @@ export interface BarChartOptions extends CommonOptions {
  */
 export async function barChart(rows: readonly BarRow[], opts: BarChartOptions = {}): Promise<string> {
   checkRows('barChart', rows)
-  const values = rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group), lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined }))
+  const values = rows.map((r) => ({
+    category: String(r.category),
+    value: r.value,
+    group: r.group === undefined ? undefined : String(r.group),
+    lo: finite(r.lo) ? r.lo : undefined,
+    hi: finite(r.hi) ? r.hi : undefined,
+  }))
   const categories = uniq(values.map((r) => r.category))
   const groups = uniq(values.filter((r) => r.group !== undefined).map((r) => r.group!))
   const hasGroup = groups.length > 0
@@ -53,14 +69,25 @@ export async function barChart(rows: readonly BarRow[], opts: BarChartOptions = 
   const band = (width - 80) / Math.max(1, categories.length)
   const longest = Math.max(...categories.map((c) => estimateWidth({ fontSize: 11 }, c)))
   const angle = h || longest <= band - 4 ? 0 : -35
-  const catEnc = { field: 'category', type: 'nominal', sort: categories, scale: { domain: categories, paddingInner: 0.2 }, title: opts.categoryTitle ?? null, axis: { labelAngle: angle, labelLimit: 200 } }
+  const catEnc = {
+    field: 'category',
+    type: 'nominal',
+    sort: categories,
+    scale: { domain: categories, paddingInner: 0.2 },
+    title: opts.categoryTitle ?? null,
+    axis: { labelAngle: angle, labelLimit: 200 },
+  }
   const valScale = opts.log ? { type: 'log' } : { zero: true }
   const valEnc = { field: 'value', type: 'quantitative', title: opts.valueTitle ?? null, scale: valScale, axis: { format: opts.valueFormat, grid: true } }
   const groupEnc = hasGroup ? { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups }, title: opts.groupTitle ?? null } : undefined
   const layers: object[] = [
     {
       mark: { type: 'bar', ...(hasGroup ? {} : { color: '#0072B2' }) },
-      encoding: { [cat]: catEnc, [val]: valEnc, ...(groupEnc ? { color: groupEnc, [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}) },
+      encoding: {
+        [cat]: catEnc,
+        [val]: valEnc,
+        ...(groupEnc ? { color: groupEnc, [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}),
+      },
     },
   ]
   if (hasErr) layers.push(...intervalLayers({ h, cat, val, off, catEnc, valScale, groups, hasGroup, valueTitle: opts.valueTitle }))
@@ -82,7 +109,12 @@ function intervalLayers(o: BarAxes & { valScale: object; valueTitle: string | un
   out.push({
     transform: [withInterval],
     mark: { type: 'rule', color: '#222', strokeWidth: 1.2 },
-    encoding: { [cat]: catEnc, [val]: { field: 'lo', type: 'quantitative', scale: valScale, title: o.valueTitle ?? null }, [`${val}2`]: { field: 'hi' }, ...offset },
+    encoding: {
+      [cat]: catEnc,
+      [val]: { field: 'lo', type: 'quantitative', scale: valScale, title: o.valueTitle ?? null },
+      [`${val}2`]: { field: 'hi' },
+      ...offset,
+    },
   })
   for (const end of ['lo', 'hi']) {
     out.push({
@@ -95,20 +127,36 @@ function intervalLayers(o: BarAxes & { valScale: object; valueTitle: string | un
 }
 
 /** The bars with a second panel beside them (BarChartOptions.side), sharing the categories and colours. */
-function sideBySide(opts: BarChartOptions, side: NonNullable<BarChartOptions['side']>, o: BarAxes & { width: number; height: number; values: object[]; layers: object[]; groupEnc: object | undefined }): Promise<string> {
+function sideBySide(
+  opts: BarChartOptions,
+  side: NonNullable<BarChartOptions['side']>,
+  o: BarAxes & { width: number; height: number; values: object[]; layers: object[]; groupEnc: object | undefined },
+): Promise<string> {
   const { width, height, values, layers, h, cat, val, off, catEnc, groupEnc, groups, hasGroup } = o
   // Two panels side by side: fixed widths (fit-x does not apply to a concatenation).
   const sideWidth = side.width ?? 150
   const sideValues = side.rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group) }))
   const sideVal = { field: 'value', type: 'quantitative', title: side.valueTitle, scale: { zero: true }, axis: { grid: true, tickCount: 3 } }
   const sideLayer = {
-    width: sideWidth, height, data: { values: sideValues },
+    width: sideWidth,
+    height,
+    data: { values: sideValues },
     mark: { type: 'bar', ...(hasGroup ? {} : { color: '#0072B2' }) },
-    encoding: { [cat]: { ...catEnc, ...(h ? { axis: null } : {}) }, [val]: sideVal, ...(groupEnc ? { color: groupEnc, [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}) },
+    encoding: {
+      [cat]: { ...catEnc, ...(h ? { axis: null } : {}) },
+      [val]: sideVal,
+      ...(groupEnc ? { color: groupEnc, [off]: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups } } } : {}),
+    },
   }
   const { width: _w, autosize: _a, ...top } = head(opts, width)
   const mainWidth = Math.max(160, width - sideWidth - (h ? 170 : 110))
-  const spec = { ...top, autosize: { type: 'pad' }, spacing: 24, hconcat: [{ width: mainWidth, height, data: { values }, layer: layers }, sideLayer], resolve: { scale: { color: 'shared' } } }
+  const spec = {
+    ...top,
+    autosize: { type: 'pad' },
+    spacing: 24,
+    hconcat: [{ width: mainWidth, height, data: { values }, layer: layers }, sideLayer],
+    resolve: { scale: { color: 'shared' } },
+  }
   return renderSpec(spec as unknown as VegaLiteSpec)
 }
 
@@ -144,28 +192,59 @@ export async function labelledLineChart(rows: readonly LabelledPoint[], opts: La
   checkRows('labelledLineChart', rows)
   const temporal = opts.xType === 'temporal'
   const values = rows.map((r) => ({
-    x: temporal ? timeValue(r.x) : Number(r.x), y: r.y, series: String(r.series), label: r.label ?? '',
-    lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined, hollow: !!r.hollow,
+    x: temporal ? timeValue(r.x) : Number(r.x),
+    y: r.y,
+    series: String(r.series),
+    label: r.label ?? '',
+    lo: finite(r.lo) ? r.lo : undefined,
+    hi: finite(r.hi) ? r.hi : undefined,
+    hollow: !!r.hollow,
   }))
   const series = uniq(values.map((r) => r.series))
   const width = opts.width ?? CHART_WIDTH
   const ticks = opts.xTicks
-  const labelOf = ticks ? `{${ticks.map((t) => `${JSON.stringify(String(t.value))}: ${JSON.stringify(t.label)}`).join(', ')}}[format(datum.value, 'd')] || ''` : undefined
+  const labelOf = ticks
+    ? `{${ticks.map((t) => `${JSON.stringify(String(t.value))}: ${JSON.stringify(t.label)}`).join(', ')}}[format(datum.value, 'd')] || ''`
+    : undefined
   const xEnc = temporal
-    ? { field: 'x', type: 'temporal', title: opts.xTitle ?? null, scale: { type: 'utc', padding: 24 }, axis: { format: opts.xFormat, labelAngle: 0, tickCount: 6 } }
-    : { field: 'x', type: 'quantitative', title: opts.xTitle ?? null, scale: { zero: false, padding: 24 }, axis: { ...(ticks ? { values: ticks.map((t) => t.value), labelExpr: labelOf } : { tickCount: 8 }), format: opts.xFormat, grid: false } }
+    ? {
+        field: 'x',
+        type: 'temporal',
+        title: opts.xTitle ?? null,
+        scale: { type: 'utc', padding: 24 },
+        axis: { format: opts.xFormat, labelAngle: 0, tickCount: 6 },
+      }
+    : {
+        field: 'x',
+        type: 'quantitative',
+        title: opts.xTitle ?? null,
+        scale: { zero: false, padding: 24 },
+        axis: { ...(ticks ? { values: ticks.map((t) => t.value), labelExpr: labelOf } : { tickCount: 8 }), format: opts.xFormat, grid: false },
+      }
   const yScale = opts.logY ? { type: 'log' } : { zero: true }
   const yEnc = { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: yScale, axis: { format: opts.valueFormat, grid: true } }
   const color = { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null }
   const layers: object[] = [
-    { transform: [{ filter: '!datum.hollow' }], mark: { type: 'line', strokeWidth: 2 }, encoding: { x: xEnc, y: yEnc, color, detail: { field: 'series', type: 'nominal' } } },
+    {
+      transform: [{ filter: '!datum.hollow' }],
+      mark: { type: 'line', strokeWidth: 2 },
+      encoding: { x: xEnc, y: yEnc, color, detail: { field: 'series', type: 'nominal' } },
+    },
   ]
   if (values.some((r) => r.lo !== undefined && r.hi !== undefined)) {
-    layers.push({ transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }], mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.7 }, encoding: { x: xEnc, y: { field: 'lo', type: 'quantitative', scale: yScale, title: opts.yTitle ?? null }, y2: { field: 'hi' }, color } })
+    layers.push({
+      transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }],
+      mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.7 },
+      encoding: { x: xEnc, y: { field: 'lo', type: 'quantitative', scale: yScale, title: opts.yTitle ?? null }, y2: { field: 'hi' }, color },
+    })
   }
   layers.push(
     { transform: [{ filter: '!datum.hollow' }], mark: { type: 'point', size: 50, filled: true, opacity: 1 }, encoding: { x: xEnc, y: yEnc, color } },
-    { transform: [{ filter: 'datum.hollow' }], mark: { type: 'point', size: 70, shape: 'diamond', filled: false, fill: 'white', strokeWidth: 1.8, opacity: 1 }, encoding: { x: xEnc, y: yEnc, color } },
+    {
+      transform: [{ filter: 'datum.hollow' }],
+      mark: { type: 'point', size: 70, shape: 'diamond', filled: false, fill: 'white', strokeWidth: 1.8, opacity: 1 },
+      encoding: { x: xEnc, y: yEnc, color },
+    },
     { mark: { type: 'text', align: 'left', dx: 6, dy: -7, fontSize: 9, color: '#333' }, encoding: { x: xEnc, y: yEnc, text: { field: 'label' } } },
   )
   const spec = { ...head(opts, width), height: opts.height ?? 240, data: { values }, layer: layers }
@@ -192,20 +271,40 @@ export interface ChangeRow {
 export async function changeChart(rows: readonly ChangeRow[], opts: DotChartOptions = {}): Promise<string> {
   checkRows('changeChart', rows)
   const values = rows.map((r) => ({
-    category: String(r.category), value: r.value, lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined,
-    nlo: finite(r.noise) ? -Math.abs(r.noise) : undefined, nhi: finite(r.noise) ? Math.abs(r.noise) : undefined, group: String(r.group),
+    category: String(r.category),
+    value: r.value,
+    lo: finite(r.lo) ? r.lo : undefined,
+    hi: finite(r.hi) ? r.hi : undefined,
+    nlo: finite(r.noise) ? -Math.abs(r.noise) : undefined,
+    nhi: finite(r.noise) ? Math.abs(r.noise) : undefined,
+    group: String(r.group),
   }))
   const categories = uniq(values.map((r) => r.category))
   const groups = uniq(values.map((r) => r.group))
   const width = opts.width ?? CHART_WIDTH
   const height = opts.height ?? Math.max(80, categories.length * 16)
-  const catEnc = { field: 'category', type: 'nominal', sort: categories, scale: { domain: categories }, title: opts.categoryTitle ?? null, axis: { labelLimit: 220, grid: false, labelFontSize: 10 } }
+  const catEnc = {
+    field: 'category',
+    type: 'nominal',
+    sort: categories,
+    scale: { domain: categories },
+    title: opts.categoryTitle ?? null,
+    axis: { labelLimit: 220, grid: false, labelFontSize: 10 },
+  }
   const x = (field: string) => ({ field, type: 'quantitative', title: opts.valueTitle ?? null, axis: { format: opts.valueFormat, grid: true } })
   const color = { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups }, title: opts.groupTitle ?? null }
   const layers: object[] = [
-    { transform: [{ filter: 'isValid(datum.nlo)' }], mark: { type: 'bar', color: '#cfd8e3', opacity: 0.6, height: { band: 1 } }, encoding: { y: catEnc, x: x('nlo'), x2: { field: 'nhi' } } },
+    {
+      transform: [{ filter: 'isValid(datum.nlo)' }],
+      mark: { type: 'bar', color: '#cfd8e3', opacity: 0.6, height: { band: 1 } },
+      encoding: { y: catEnc, x: x('nlo'), x2: { field: 'nhi' } },
+    },
     { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#555', strokeDash: [3, 3] }, encoding: { x: { field: 'zero', type: 'quantitative' } } },
-    { transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }], mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y: catEnc, x: x('lo'), x2: { field: 'hi' }, color } },
+    {
+      transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }],
+      mark: { type: 'rule', strokeWidth: 1.5 },
+      encoding: { y: catEnc, x: x('lo'), x2: { field: 'hi' }, color },
+    },
     { mark: { type: 'point', filled: true, size: 40 }, encoding: { y: catEnc, x: x('value'), color } },
   ]
   const spec = { ...head(opts, width), height, data: { values }, layer: layers }

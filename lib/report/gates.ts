@@ -40,7 +40,8 @@ export interface GateResult {
 /** Exit status of a run or report whose gates failed (after everything was written). */
 export const GATE_EXIT_CODE = 3
 
-const FIX = 'Write regression>N%, claim:<id>==<verdict>, claim:<id>!=<verdict>, finding:<id>, finding:<id>==<verdict> or finding:<id>!=<verdict> (docs/ci.md#gates---fail-on)'
+const FIX =
+  'Write regression>N%, claim:<id>==<verdict>, claim:<id>!=<verdict>, finding:<id>, finding:<id>==<verdict> or finding:<id>!=<verdict> (docs/ci.md#gates---fail-on)'
 
 /** One `--fail-on` expression; `claimIds`, when given, are the ledger's ids (an unknown one is an error). */
 export function parseGate(raw: string, claimIds?: readonly string[]): Gate {
@@ -56,16 +57,24 @@ export function parseGate(raw: string, claimIds?: readonly string[]): Gate {
   if (!ref) throw userError(where, 'not a gate expression', FIX)
   const [, kind, id, op, value] = ref as unknown as [string, 'claim' | 'finding', string, '==' | '!=' | undefined, string | undefined]
   const verdict = value?.trim()
-  if (op !== undefined && !verdict) throw userError(where, `${op} needs a verdict`, `Write ${kind}:${id}${op}<verdict>, one of: ${(kind === 'claim' ? CLAIM_VERDICTS : FINDING_VERDICTS).join(', ')}`)
+  if (op !== undefined && !verdict)
+    throw userError(
+      where,
+      `${op} needs a verdict`,
+      `Write ${kind}:${id}${op}<verdict>, one of: ${(kind === 'claim' ? CLAIM_VERDICTS : FINDING_VERDICTS).join(', ')}`,
+    )
   if (kind === 'claim') {
-    if (claimIds && !claimIds.includes(id)) throw userError(where, `unknown claim "${id}"`, 'Use an id of baselines/published/claims.yaml (run-all prints them in the claims ledger)')
+    if (claimIds && !claimIds.includes(id))
+      throw userError(where, `unknown claim "${id}"`, 'Use an id of baselines/published/claims.yaml (run-all prints them in the claims ledger)')
     if (op === undefined) throw userError(where, 'a claim gate needs ==<verdict> or !=<verdict>', `Write e.g. claim:${id}!=reproduced`)
-    if (!(CLAIM_VERDICTS as readonly string[]).includes(verdict!)) throw userError(where, `unknown claim verdict "${verdict}"`, `Use one of: ${CLAIM_VERDICTS.join(', ')}`)
+    if (!(CLAIM_VERDICTS as readonly string[]).includes(verdict!))
+      throw userError(where, `unknown claim verdict "${verdict}"`, `Use one of: ${CLAIM_VERDICTS.join(', ')}`)
     return { expr, kind, id, op, verdict: verdict as ClaimVerdict }
   }
   if (!(FINDING_IDS as readonly string[]).includes(id)) throw userError(where, `unknown finding "${id}"`, `Use one of: ${FINDING_IDS.join(', ')}`)
   if (op === undefined) return { expr, kind, id, op: 'held', verdict: 'held' }
-  if (!(FINDING_VERDICTS as readonly string[]).includes(verdict!)) throw userError(where, `unknown finding verdict "${verdict}"`, `Use one of: ${FINDING_VERDICTS.join(', ')}`)
+  if (!(FINDING_VERDICTS as readonly string[]).includes(verdict!))
+    throw userError(where, `unknown finding verdict "${verdict}"`, `Use one of: ${FINDING_VERDICTS.join(', ')}`)
   return { expr, kind, id, op, verdict: verdict as FindingVerdict }
 }
 
@@ -76,8 +85,18 @@ export const parseGates = (values: readonly string[], claimIds?: readonly string
 export function checkGateBaseline(gates: readonly Gate[], baseline: { id: string; kind: 'run' | 'published' } | undefined): void {
   const g = gates.find((x) => x.kind === 'regression')
   if (!g) return
-  if (!baseline) throw userError(`--fail-on "${g.expr}"`, 'a regression needs a baseline to compare with', 'Add --baseline ID (a run under baselines/runs/, e.g. one promoted from main)')
-  if (baseline.kind !== 'run') throw userError(`--fail-on "${g.expr}"`, `baseline ${baseline.id} is a published article (figures without repeats, no significance test)`, 'Use a promoted run as --baseline (npm run promote -- results/<run-id>)')
+  if (!baseline)
+    throw userError(
+      `--fail-on "${g.expr}"`,
+      'a regression needs a baseline to compare with',
+      'Add --baseline ID (a run under baselines/runs/, e.g. one promoted from main)',
+    )
+  if (baseline.kind !== 'run')
+    throw userError(
+      `--fail-on "${g.expr}"`,
+      `baseline ${baseline.id} is a published article (figures without repeats, no significance test)`,
+      'Use a promoted run as --baseline (npm run promote -- results/<run-id>)',
+    )
 }
 
 export interface GateInputs {
@@ -86,10 +105,22 @@ export interface GateInputs {
   baseline?: BaselineComparison
 }
 
-const cellName = (d: Pick<ComparisonRow, 'key'>) => [d.key.proxy, d.key.version, d.key.variant, d.key.key_type && d.key.key_type !== 'ec256' ? d.key.key_type : '', d.key.mode, d.key.model === 'open' ? `@${d.key.target_rps} rps` : '', d.key.conns_target ? `${d.key.conns_target} conns` : ''].filter(Boolean).join(' ')
+const cellName = (d: Pick<ComparisonRow, 'key'>) =>
+  [
+    d.key.proxy,
+    d.key.version,
+    d.key.variant,
+    d.key.key_type && d.key.key_type !== 'ec256' ? d.key.key_type : '',
+    d.key.mode,
+    d.key.model === 'open' ? `@${d.key.target_rps} rps` : '',
+    d.key.conns_target ? `${d.key.conns_target} conns` : '',
+  ]
+    .filter(Boolean)
+    .join(' ')
 
 /** The proxies' costs: raw µs on one machine, the calibrated unit (proxy / direct) across machines. */
-const judgedFigure = (c: ComparisonRow, sameMachine: boolean) => (sameMachine ? c.kind === 'cost' && c.metric !== 'backend_cpu_us_per_req' : c.metric === RATIO_METRICS.calibrated)
+const judgedFigure = (c: ComparisonRow, sameMachine: boolean) =>
+  sameMachine ? c.kind === 'cost' && c.metric !== 'backend_cpu_us_per_req' : c.metric === RATIO_METRICS.calibrated
 
 function regression(g: Extract<Gate, { kind: 'regression' }>, b: BaselineComparison | undefined): GateResult {
   if (!b || b.kind !== 'run') return { expr: g.expr, failed: true, detail: 'no run baseline to compare with' }
@@ -100,8 +131,13 @@ function regression(g: Extract<Gate, { kind: 'regression' }>, b: BaselineCompari
   // A gate that could not have seen its threshold says so: passing it says nothing about those cells.
   const blind = judged.filter((c) => c.detectable !== null && c.detectable > g.threshold).length
   const tail = `${judged.length} cell${judged.length === 1 ? '' : 's'} compared with ${b.id} on ${b.sameMachine ? 'raw µs (same machine)' : 'the calibrated unit (another machine)'}${blind ? `, ${blind} of them could not detect ${pctText(g.threshold)}` : ''}${unjudged ? `, ${unjudged} with too few repeats to compare not judged` : ''}`
-  if (worse.length === 0) return { expr: g.expr, failed: false, detail: `no cell worse by more than ${pctText(g.threshold)} beyond the between-run noise; ${tail}` }
-  return { expr: g.expr, failed: true, detail: `${worse.map((c) => `${cellName(c)} ${formatChange(c)} (could detect ${formatDetectable(c)})`).join('; ')}; ${tail}` }
+  if (worse.length === 0)
+    return { expr: g.expr, failed: false, detail: `no cell worse by more than ${pctText(g.threshold)} beyond the between-run noise; ${tail}` }
+  return {
+    expr: g.expr,
+    failed: true,
+    detail: `${worse.map((c) => `${cellName(c)} ${formatChange(c)} (could detect ${formatDetectable(c)})`).join('; ')}; ${tail}`,
+  }
 }
 
 const pctText = (x: number) => `${Number((x * 100).toPrecision(6))}%`
@@ -116,7 +152,8 @@ function claim(g: Extract<Gate, { kind: 'claim' }>, claims: readonly ClaimResult
 function finding(g: Extract<Gate, { kind: 'finding' }>, findings: readonly Finding[]): GateResult {
   const checks = findings.filter((f) => f.id === g.id)
   const verdicts: FindingVerdict[] = checks.length ? checks.map((f) => f.verdict) : ['not measured']
-  const failed = g.op === 'held' ? verdicts.some((v) => v !== 'held') : g.op === '==' ? verdicts.some((v) => v === g.verdict) : verdicts.some((v) => v !== g.verdict)
+  const failed =
+    g.op === 'held' ? verdicts.some((v) => v !== 'held') : g.op === '==' ? verdicts.some((v) => v === g.verdict) : verdicts.some((v) => v !== g.verdict)
   const detail = checks.length ? checks.map((f) => `${f.id} ${f.verdict}: ${f.figure}`).join('; ') : `${g.id}: not measured in this run`
   return { expr: g.expr, failed, detail }
 }

@@ -36,7 +36,13 @@ export type SourceKind = 'run' | 'baseline' | 'transcribed'
 /** One source of the history: a run's data (site run or promoted baseline) or a published article's figures. */
 export type HistorySource =
   | { kind: 'run' | 'baseline'; id: string; run: RunData; also?: SourceKind[] }
-  | { kind: 'transcribed'; id: string; date: string | null; machine: string; figures: { proxy: string; version: string | null; group: string; value: number; figure: string }[] }
+  | {
+      kind: 'transcribed'
+      id: string
+      date: string | null
+      machine: string
+      figures: { proxy: string; version: string | null; group: string; value: number; figure: string }[]
+    }
 
 /** A line of the history: one proxy in one group (a variant of the pooling series, or a handshake key type) from one source. */
 export interface HistoryPoint {
@@ -74,7 +80,17 @@ const CALIBRATED_COLUMN = 'proxy_cpu_calibrated'
 export function shortFingerprint(m: Pick<Manifest, 'fingerprint' | 'host'>): string {
   const f = m.fingerprint
   const facts = f
-    ? [f.cpu_model, f.cpu_family, f.cpu_model_number, f.stepping, f.microcode, f.kernel_release, f.clocksource, f.virtualization, JSON.stringify(Object.entries(f.vulnerabilities).sort())]
+    ? [
+        f.cpu_model,
+        f.cpu_family,
+        f.cpu_model_number,
+        f.stepping,
+        f.microcode,
+        f.kernel_release,
+        f.clocksource,
+        f.virtualization,
+        JSON.stringify(Object.entries(f.vulnerabilities).sort()),
+      ]
     : ['host', m.host.cpu_model, m.host.cores, m.host.kernel]
   const hash = createHash('sha256').update(facts.join('\n')).digest('hex').slice(0, 8)
   return f ? hash : `${hash} (host only)`
@@ -96,7 +112,8 @@ function groupsOf(run: RunData): { group: string; metric: string; rows: Row[] }[
     out.set(group, g)
   }
   for (const r of run.measurements) {
-    if (r.model !== 'closed' || r.proxy === 'direct' || !POOLING_ROWS.includes(r.series) || r.series === 'custom' || (r.key_type && r.key_type !== 'ec256')) continue
+    if (r.model !== 'closed' || r.proxy === 'direct' || !POOLING_ROWS.includes(r.series) || r.series === 'custom' || (r.key_type && r.key_type !== 'ec256'))
+      continue
     if ((r as { path?: string | null }).path && (r as { path?: string | null }).path !== '/') continue
     add(`variant ${r.variant}`, 'proxy_cpu_us_per_req', r as unknown as Row)
   }
@@ -107,7 +124,10 @@ function groupsOf(run: RunData): { group: string; metric: string; rows: Row[] }[
 const num0 = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 
 function intervalOf(rows: readonly Row[], value: (r: Row) => number | null): Interval | null {
-  const reps = repeatsOf(rows.filter((r) => r.status === 'valid'), value)
+  const reps = repeatsOf(
+    rows.filter((r) => r.status === 'valid'),
+    value,
+  )
   return reps.size ? medianInterval(reps) : null
 }
 
@@ -137,11 +157,27 @@ function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): His
         if (v !== null) counts[c] = v
       }
       out.push({
-        group: g.group, proxy, source: s.id, kind: s.kind, also: s.also ?? [], date: m.started, version, profile: m.profile,
-        machine: shortFingerprint(m), fingerprint: m.fingerprint, raw, calibrated: own ?? scale(raw, refs.direct), reference: refs.direct,
-        counts, connsPer1k: median(valid.map((r) => num0(r.backend_conns_per_1k_req)).filter((x): x is number => x !== null)),
+        group: g.group,
+        proxy,
+        source: s.id,
+        kind: s.kind,
+        also: s.also ?? [],
+        date: m.started,
+        version,
+        profile: m.profile,
+        machine: shortFingerprint(m),
+        fingerprint: m.fingerprint,
+        raw,
+        calibrated: own ?? scale(raw, refs.direct),
+        reference: refs.direct,
+        counts,
+        connsPer1k: median(valid.map((r) => num0(r.backend_conns_per_1k_req)).filter((x): x is number => x !== null)),
         configHash: m.custom_configs.find((c) => c.proxy === proxy)?.sha256.slice(0, 12) ?? null,
-        binarySha: m.components.find((c) => c.component === proxy && c.version === version)?.sha256.replace(/^sha256:/, '').slice(0, 12) ?? null,
+        binarySha:
+          m.components
+            .find((c) => c.component === proxy && c.version === version)
+            ?.sha256.replace(/^sha256:/, '')
+            .slice(0, 12) ?? null,
       })
     }
   }
@@ -150,9 +186,24 @@ function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): His
 
 function transcribedPoints(s: Extract<HistorySource, { kind: 'transcribed' }>): HistoryPoint[] {
   return s.figures.map((f) => ({
-    group: f.group, proxy: f.proxy, source: s.id, kind: 'transcribed' as const, also: [], date: s.date, version: f.version ?? '—', profile: null,
-    machine: s.machine, fingerprint: null, raw: { value: f.value, lo: f.value, hi: f.value, level: 1, method: 'single repeat' as const, n: 1 }, calibrated: null, reference: null,
-    counts: {}, connsPer1k: null, configHash: null, binarySha: null, figure: f.figure,
+    group: f.group,
+    proxy: f.proxy,
+    source: s.id,
+    kind: 'transcribed' as const,
+    also: [],
+    date: s.date,
+    version: f.version ?? '—',
+    profile: null,
+    machine: s.machine,
+    fingerprint: null,
+    raw: { value: f.value, lo: f.value, hi: f.value, level: 1, method: 'single repeat' as const, n: 1 },
+    calibrated: null,
+    reference: null,
+    counts: {},
+    connsPer1k: null,
+    configHash: null,
+    binarySha: null,
+    figure: f.figure,
   }))
 }
 
@@ -170,8 +221,10 @@ function publishedSource(id: string, file: string): HistorySource {
   const figures = [...loadLedger().figures.values()].flatMap((f) => {
     if (f.source !== p.source || typeof f.value !== 'number' || !f.proxy) return []
     const c = f.conditions as Record<string, unknown>
-    if (f.metric === 'proxy_cpu_us_per_req' && typeof c.variant === 'string') return [{ proxy: f.proxy, version: f.version, group: `variant ${c.variant}`, value: f.value, figure: f.id }]
-    if (f.metric === 'proxy_cpu_us_per_handshake' && typeof c.key_type === 'string') return [{ proxy: f.proxy, version: f.version, group: `handshake ${c.key_type}`, value: f.value, figure: f.id }]
+    if (f.metric === 'proxy_cpu_us_per_req' && typeof c.variant === 'string')
+      return [{ proxy: f.proxy, version: f.version, group: `variant ${c.variant}`, value: f.value, figure: f.id }]
+    if (f.metric === 'proxy_cpu_us_per_handshake' && typeof c.key_type === 'string')
+      return [{ proxy: f.proxy, version: f.version, group: `handshake ${c.key_type}`, value: f.value, figure: f.id }]
     return []
   })
   return { kind: 'transcribed', id, date, machine: 'article', figures }
@@ -186,7 +239,11 @@ export function historySources(siteDir: string): { sources: HistorySource[]; ski
   const sources: HistorySource[] = []
   const skipped: string[] = []
   const runsDir = join(siteDir, 'runs')
-  const siteRuns = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => !d.startsWith('.') && existsSync(join(runsDir, d, 'data', 'manifest.json'))).sort() : []
+  const siteRuns = existsSync(runsDir)
+    ? readdirSync(runsDir)
+        .filter((d) => !d.startsWith('.') && existsSync(join(runsDir, d, 'data', 'manifest.json')))
+        .sort()
+    : []
   const baselines = listBaselines()
   const baselineRunIds = new Map<string, string>()
   for (const b of baselines) {
@@ -224,10 +281,21 @@ export async function publishHistory(siteDir: string, log: Logger, generated: st
   const tmp = join(siteDir, `.tmp-${HISTORY_DIR}.${suffix}`)
   const target = join(siteDir, HISTORY_DIR)
   const outputs = [...h.files, ...charts].map((f) => ({ path: f.path.slice(HISTORY_DIR.length + 1), render: () => f.content }))
-  writeOutputFolder(target, outputs, { tmp, old: join(siteDir, `.old-${HISTORY_DIR}.${suffix}`), check: (dir) => assertNoKeyMaterial(dir, displayPath(target)) })
+  writeOutputFolder(target, outputs, {
+    tmp,
+    old: join(siteDir, `.old-${HISTORY_DIR}.${suffix}`),
+    check: (dir) => assertNoKeyMaterial(dir, displayPath(target)),
+  })
   const rendered = renderMarkdown(h.markdown)
   const file = join(siteDir, HISTORY_PAGE)
-  writeOutputs(siteDir, [{ path: HISTORY_PAGE, render: () => htmlPage({ title: rendered.title, body: rendered.html, breadcrumbs: [{ href: 'index.html', text: 'proxybench' }], generated }) }])
-  log.info(`wrote ${displayPath(file)} (${sources.length} source${sources.length === 1 ? '' : 's'}, ${h.charts.length} chart${h.charts.length === 1 ? '' : 's'})`)
+  writeOutputs(siteDir, [
+    {
+      path: HISTORY_PAGE,
+      render: () => htmlPage({ title: rendered.title, body: rendered.html, breadcrumbs: [{ href: 'index.html', text: 'proxybench' }], generated }),
+    },
+  ])
+  log.info(
+    `wrote ${displayPath(file)} (${sources.length} source${sources.length === 1 ? '' : 's'}, ${h.charts.length} chart${h.charts.length === 1 ? '' : 's'})`,
+  )
   return file
 }

@@ -135,6 +135,12 @@ export class Article {
 
   toString(): string {
     const skipped = this.notRun.length ? `*Not in this run, so not below:* ${this.notRun.map((n) => `${n.title} (${n.reason})`).join('; ')}.` : ''
-    return this.parts.map((p) => (p === NOT_RUN_SLOT ? skipped : p)).join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'
+    return (
+      this.parts
+        .map((p) => (p === NOT_RUN_SLOT ? skipped : p))
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trimEnd() + '\n'
+    )
   }
 }

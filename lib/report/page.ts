@@ -20,7 +20,8 @@ export interface PageOptions {
 
 /** A relative href, escaped for an attribute; anything with a scheme or a leading slash throws. */
 export function relativeHref(href: string): string {
-  if (!isRelativeUrl(href)) throw new Error(`report: link "${href}" is not relative; site links must be relative so the site works from disk and from any server`)
+  if (!isRelativeUrl(href))
+    throw new Error(`report: link "${href}" is not relative; site links must be relative so the site works from disk and from any server`)
   return escapeHtml(href)
 }
 
@@ -28,7 +29,8 @@ export function relativeHref(href: string): string {
  * Content-Security-Policy of every page: no script at all, nothing fetched from
  * another origin; images and styles only from the page itself (file:// included).
  */
-export const PAGE_CSP = "default-src 'none'; script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; style-src 'unsafe-inline'; img-src 'self' file: data:"
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; style-src 'unsafe-inline'; img-src 'self' file: data:"
 
 /** Inline stylesheet: article typography, tables, charts, and print (A4) rules. */
 export const PAGE_CSS = `

@@ -7,7 +7,14 @@ import { userError } from '../core/errors.ts'
 import { escapeHtml } from '../core/html.ts'
 
 /** The flags the design's machine notes verified for Debian's Chromium (root, no GPU). */
-export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] as const
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+] as const
 
 /** `PUPPETEER_EXECUTABLE_PATH` or Debian's /usr/bin/chromium; missing is a one-line UserError. */
 export function chromiumPath(): string {
@@ -17,7 +24,11 @@ export function chromiumPath(): string {
     accessSync(path, constants.X_OK)
     if (!statSync(path).isFile()) throw new Error('not a file')
   } catch {
-    throw userError(env ? `PUPPETEER_EXECUTABLE_PATH=${path}` : path, 'Chromium is not installed or not executable', 'Install the Debian package chromium (apt-get install -y chromium) or set PUPPETEER_EXECUTABLE_PATH to a Chrome/Chromium binary')
+    throw userError(
+      env ? `PUPPETEER_EXECUTABLE_PATH=${path}` : path,
+      'Chromium is not installed or not executable',
+      'Install the Debian package chromium (apt-get install -y chromium) or set PUPPETEER_EXECUTABLE_PATH to a Chrome/Chromium binary',
+    )
   }
   return path
 }
@@ -29,7 +40,11 @@ export async function launchBrowser(): Promise<Browser> {
     return await puppeteer.launch({ executablePath, headless: true, pipe: true, args: [...CHROMIUM_FLAGS], timeout: 30_000 })
   } catch (e) {
     const first = String((e as Error).message ?? e).split('\n')[0]
-    throw userError(executablePath, `Chromium did not start (${first})`, 'Check that the Debian package chromium is complete (apt-get install -y --reinstall chromium)')
+    throw userError(
+      executablePath,
+      `Chromium did not start (${first})`,
+      'Check that the Debian package chromium is complete (apt-get install -y --reinstall chromium)',
+    )
   }
 }
 
@@ -82,7 +97,12 @@ export interface PdfResult {
 }
 
 /** Page objects of a PDF as Chromium writes it (one `/Type /Page` each; `/Pages` is the tree). */
-export const pdfPageCount = (pdf: Uint8Array): number => (Buffer.from(pdf).toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length
+export const pdfPageCount = (pdf: Uint8Array): number =>
+  (
+    Buffer.from(pdf)
+      .toString('latin1')
+      .match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []
+  ).length
 
 /** Hides the details (render.ts APPENDIX_MARKER) so a second print counts the main part's pages. */
 const MAIN_ONLY_CSS = 'section.appendix { display: none !important; }'
@@ -113,15 +133,16 @@ export async function renderPdf(htmlFile: string, pdfFile: string, opts: PdfOpti
       const timeout = opts.timeoutMs ?? 60_000
       page.setDefaultTimeout(timeout)
       await page.goto(pathToFileURL(src).href, { waitUntil: 'load', timeout })
-      const print = () => page.pdf({
-        format: 'A4',
-        printBackground: true,
-        displayHeaderFooter: true,
-        headerTemplate: '<span></span>',
-        footerTemplate: footerTemplate(opts.footerText),
-        margin: { ...PDF_MARGIN, ...opts.margin },
-        timeout,
-      })
+      const print = () =>
+        page.pdf({
+          format: 'A4',
+          printBackground: true,
+          displayHeaderFooter: true,
+          headerTemplate: '<span></span>',
+          footerTemplate: footerTemplate(opts.footerText),
+          margin: { ...PDF_MARGIN, ...opts.margin },
+          timeout,
+        })
       const whole = await print()
       // The details start on a page of their own: the main part is what prints without them.
       const hasAppendix = await page.$('section.appendix')

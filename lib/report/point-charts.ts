@@ -45,9 +45,22 @@ export async function lineChart(rows: readonly LinePoint[], opts: LineChartOptio
   const width = opts.width ?? CHART_WIDTH
   const xEnc = temporal
     ? { field: 'x', type: 'temporal', title: opts.xTitle ?? null, scale: { type: 'utc' }, axis: { format: opts.xFormat, labelAngle: 0 } }
-    : { field: 'x', type: 'quantitative', title: opts.xTitle ?? null, scale: opts.logX ? { type: 'log' } : { zero: false }, axis: { format: opts.xFormat, tickCount: 8 } }
-  const yEnc = { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: opts.logY ? { type: 'log' } : { zero: opts.zeroY ?? true }, axis: { format: opts.valueFormat } }
-  const colorEnc = series.length > 0 ? { color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null } } : {}
+    : {
+        field: 'x',
+        type: 'quantitative',
+        title: opts.xTitle ?? null,
+        scale: opts.logX ? { type: 'log' } : { zero: false },
+        axis: { format: opts.xFormat, tickCount: 8 },
+      }
+  const yEnc = {
+    field: 'y',
+    type: 'quantitative',
+    title: opts.yTitle ?? null,
+    scale: opts.logY ? { type: 'log' } : { zero: opts.zeroY ?? true },
+    axis: { format: opts.valueFormat },
+  }
+  const colorEnc =
+    series.length > 0 ? { color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null } } : {}
   const spec = {
     ...head(opts, width),
     height: opts.height ?? 280,
@@ -82,14 +95,27 @@ export interface DotChartOptions extends CommonOptions {
  */
 export async function dotChart(rows: readonly DotRow[], opts: DotChartOptions = {}): Promise<string> {
   checkRows('dotChart', rows)
-  const values = rows.map((r) => ({ category: String(r.category), value: r.value, group: r.group === undefined ? undefined : String(r.group), lo: finite(r.lo) ? r.lo : undefined, hi: finite(r.hi) ? r.hi : undefined }))
+  const values = rows.map((r) => ({
+    category: String(r.category),
+    value: r.value,
+    group: r.group === undefined ? undefined : String(r.group),
+    lo: finite(r.lo) ? r.lo : undefined,
+    hi: finite(r.hi) ? r.hi : undefined,
+  }))
   const categories = uniq(values.map((r) => r.category))
   const groups = uniq(values.filter((r) => r.group !== undefined).map((r) => r.group!))
   const hasGroup = groups.length > 0
   const width = opts.width ?? CHART_WIDTH
   const height = opts.height ?? Math.max(80, categories.length * 26)
   const valScale = opts.log ? { type: 'log' } : { zero: opts.zero ?? false }
-  const catEnc = { field: 'category', type: 'nominal', sort: categories, scale: { domain: categories }, title: opts.categoryTitle ?? null, axis: { labelLimit: 220, grid: true } }
+  const catEnc = {
+    field: 'category',
+    type: 'nominal',
+    sort: categories,
+    scale: { domain: categories },
+    title: opts.categoryTitle ?? null,
+    axis: { labelLimit: 220, grid: true },
+  }
   const colorEnc = hasGroup ? { color: { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups }, title: opts.groupTitle ?? null } } : {}
   const layers: object[] = []
   if (values.some((r) => r.lo !== undefined && r.hi !== undefined)) {
@@ -101,7 +127,11 @@ export async function dotChart(rows: readonly DotRow[], opts: DotChartOptions = 
   }
   layers.push({
     mark: { type: 'point', filled: true, size: 60, opacity: 0.9, ...(hasGroup ? {} : { color: '#0072B2' }) },
-    encoding: { y: catEnc, x: { field: 'value', type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null, axis: { format: opts.valueFormat } }, ...colorEnc },
+    encoding: {
+      y: catEnc,
+      x: { field: 'value', type: 'quantitative', scale: valScale, title: opts.valueTitle ?? null, axis: { format: opts.valueFormat } },
+      ...colorEnc,
+    },
   })
   const spec = { ...head(opts, width), height, data: { values }, layer: layers }
   return renderSpec(spec as unknown as VegaLiteSpec)
@@ -131,7 +161,9 @@ export async function percentileChart(rows: readonly PercentileRow[], opts: Perc
   const maxP = opts.maxPercentile ?? 99.999
   const xMax = Math.round(1 / (1 - maxP / 100)) // 99.999 → 100000, not 99999.99…
   // A value of 0 has no place on a log axis; HDR's lowest value is 1 µs anyway.
-  const values = rows.filter((r) => r.percentile <= maxP + 1e-9 && r.value > 0).map((r) => ({ x: 1 / (1 - r.percentile / 100), y: r.value, series: String(r.series) }))
+  const values = rows
+    .filter((r) => r.percentile <= maxP + 1e-9 && r.value > 0)
+    .map((r) => ({ x: 1 / (1 - r.percentile / 100), y: r.value, series: String(r.series) }))
   checkRows('percentileChart (percentiles up to the last drawn)', values)
   const series = uniq(values.map((r) => r.series))
   // 0% (x = 1) would sit on top of 50%: the axis starts there unlabelled.
@@ -142,7 +174,13 @@ export async function percentileChart(rows: readonly PercentileRow[], opts: Perc
     data: { values },
     mark: { type: 'line', strokeWidth: 2 },
     encoding: {
-      x: { field: 'x', type: 'quantitative', title: 'percentile', scale: { type: 'log', domain: [1, xMax] }, axis: { values: ticks, labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'", grid: true } },
+      x: {
+        field: 'x',
+        type: 'quantitative',
+        title: 'percentile',
+        scale: { type: 'log', domain: [1, xMax] },
+        axis: { values: ticks, labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'", grid: true },
+      },
       y: { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: { type: 'log' }, axis: { format: opts.valueFormat ?? '~g', grid: true } },
       // Cell labels are long: three to a legend row keeps the legend inside the chart's width.
       color: { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null, legend: { columns: 3 } },

@@ -65,7 +65,8 @@ function stage(siteDir: string, into: string): number {
 
 async function git(repoDir: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   const r = await exec('git', args, { cwd: repoDir, env })
-  if (r.code !== 0) throw userError(`git ${args[0]}`, lastLine(r.stderr) || `exit ${r.code}`, `Check that ${displayPath(repoDir)} is a git repository you can write to`)
+  if (r.code !== 0)
+    throw userError(`git ${args[0]}`, lastLine(r.stderr) || `exit ${r.code}`, `Check that ${displayPath(repoDir)} is a git repository you can write to`)
   return r.stdout.trim()
 }
 
@@ -85,8 +86,10 @@ async function commitTo(repoDir: string, branch: string, folder: string, message
       if (parentTree === tree) return parent.stdout.trim()
     }
     const commit = await git(repoDir, ['commit-tree', tree, ...parents, '-m', message], {
-      GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'proxybench', GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'proxybench@localhost',
-      GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'proxybench', GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'proxybench@localhost',
+      GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'proxybench',
+      GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'proxybench@localhost',
+      GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'proxybench',
+      GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'proxybench@localhost',
     })
     await git(repoDir, ['update-ref', `refs/heads/${branch}`, commit, ...(parents.length ? [parents[1]!] : ['0'.repeat(40)])])
     return commit
@@ -103,28 +106,40 @@ async function commitTo(repoDir: string, branch: string, folder: string, message
  */
 function checkTarget(given: string, site: string): string {
   const to = resolve(given)
-  if (to === site || to.startsWith(site + '/') || site.startsWith(to + '/')) throw userError(`--to ${given}`, 'is the site itself, inside it, or around it', 'Choose a folder outside the site')
+  if (to === site || to.startsWith(site + '/') || site.startsWith(to + '/'))
+    throw userError(`--to ${given}`, 'is the site itself, inside it, or around it', 'Choose a folder outside the site')
   if (existsSync(to) && (!statSync(to).isDirectory() || (readdirSync(to).length > 0 && !existsSync(join(to, PUBLISHED_MARK))))) {
     throw userError(`--to ${given}`, 'exists and was not written by publish', 'Choose an empty or new folder (publish replaces only folders it wrote)')
   }
   let parent = dirname(to)
   while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent)
-  if (!statSync(parent).isDirectory()) throw userError(`--to ${given}`, `${displayPath(parent)} is a file, not a folder`, 'Choose a folder path whose parents are folders')
+  if (!statSync(parent).isDirectory())
+    throw userError(`--to ${given}`, `${displayPath(parent)} is a file, not a folder`, 'Choose a folder path whose parents are folders')
   try {
     rmSync(mkdtempSync(join(parent, '.pb-write-check-')), { recursive: true, force: true })
   } catch (e) {
-    throw userError(`--to ${given}`, `cannot be written: ${displayPath(parent)} refuses new entries (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'Choose a folder you can write to, e.g. --to ./public')
+    throw userError(
+      `--to ${given}`,
+      `cannot be written: ${displayPath(parent)} refuses new entries (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      'Choose a folder you can write to, e.g. --to ./public',
+    )
   }
   return to
 }
 
 export async function publishSite(o: PublishOptions): Promise<PublishResult> {
   const site = resolve(o.siteDir)
-  if (!existsSync(join(site, 'index.html'))) throw userError(displayPath(site), 'holds no built site (no index.html)', 'Build it first: npm run report (or npx zx notebooks/run-all.mjs)')
+  if (!existsSync(join(site, 'index.html')))
+    throw userError(displayPath(site), 'holds no built site (no index.html)', 'Build it first: npm run report (or npx zx notebooks/run-all.mjs)')
   if (!o.to && !o.gitBranch) throw userError('publish', 'nothing to do', 'Pass --to DIR, --git-branch NAME, or both')
   assertNoKeyMaterial(site)
   const links = absoluteLinks(site)
-  if (links.length) throw userError(`${displayPath(site)}/${links[0]}`, `is an absolute link (${links.length} in all)`, 'Rebuild the site with this version of proxybench: its links are relative')
+  if (links.length)
+    throw userError(
+      `${displayPath(site)}/${links[0]}`,
+      `is an absolute link (${links.length} in all)`,
+      'Rebuild the site with this version of proxybench: its links are relative',
+    )
   // Every check on --to before anything is written: a place that cannot be written is one line, not a stack trace.
   const to = o.to ? checkTarget(o.to, site) : null
   const staging = mkdtempSync(join(tmpdir(), 'pb-publish-'))
@@ -144,7 +159,9 @@ export async function publishSite(o: PublishOptions): Promise<PublishResult> {
     if (o.gitBranch) {
       const repo = resolve(o.repoDir ?? '.')
       commit = await commitTo(repo, o.gitBranch, copy, o.message ?? `proxybench site, published ${new Date().toISOString().slice(0, 10)}`)
-      o.log.info(`committed ${files} files to branch ${o.gitBranch} (${commit.slice(0, 12)}) of ${displayPath(repo)}; push it with: git push origin ${o.gitBranch}`)
+      o.log.info(
+        `committed ${files} files to branch ${o.gitBranch} (${commit.slice(0, 12)}) of ${displayPath(repo)}; push it with: git push origin ${o.gitBranch}`,
+      )
     }
     return { files, to, commit }
   } finally {

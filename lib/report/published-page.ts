@@ -10,14 +10,18 @@ export function publishedPage(file: string): { markdown: string; files: { path: 
   a.heading(1, `Baseline ${esc(p.id)}`)
   a.para(`${esc(p.title)}. Machine: ${esc(p.machine)}.${p.notes ? ` ${esc(p.notes)}` : ''}`)
   a.para('Every figure below is transcribed from the article (`baselines/published/figures.yaml`), with its words; nothing is computed or inferred.')
-  a.table('figures', [
-    { title: 'figure', value: (f) => f.id },
-    { title: 'proxy', value: (f) => f.proxy ?? '' },
-    { title: 'metric', value: (f) => f.metric },
-    { title: 'value', value: (f) => (typeof f.value === 'number' || typeof f.value === 'string' ? f.value : String(f.value)) },
-    { title: 'unit', value: (f) => f.unit ?? '' },
-    { title: 'meaning', value: (f) => f.meaning },
-    { title: 'quote', value: (f) => f.quote },
-  ], figures)
+  a.table(
+    'figures',
+    [
+      { title: 'figure', value: (f) => f.id },
+      { title: 'proxy', value: (f) => f.proxy ?? '' },
+      { title: 'metric', value: (f) => f.metric },
+      { title: 'value', value: (f) => (typeof f.value === 'number' || typeof f.value === 'string' ? f.value : String(f.value)) },
+      { title: 'unit', value: (f) => f.unit ?? '' },
+      { title: 'meaning', value: (f) => f.meaning },
+      { title: 'quote', value: (f) => f.quote },
+    ],
+    figures,
+  )
   return { markdown: a.toString(), files: a.files }
 }

@@ -109,7 +109,13 @@ function tocMarker(state: StateCore): void {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!
     const inline = tokens[i + 1]
-    if (t.type === 'paragraph_open' && !t.hidden && inline?.type === 'inline' && inline.content.trim() === TOC_MARKER && tokens[i + 2]?.type === 'paragraph_close') {
+    if (
+      t.type === 'paragraph_open' &&
+      !t.hidden &&
+      inline?.type === 'inline' &&
+      inline.content.trim() === TOC_MARKER &&
+      tokens[i + 2]?.type === 'paragraph_close'
+    ) {
       const toc = new state.Token('toc', 'nav', 0)
       toc.block = true
       toc.map = t.map
@@ -245,7 +251,11 @@ function images(state: StateCore): void {
       if (c.type !== 'image') continue
       const src = c.attrGet('src') ?? ''
       if (!isRelativeUrl(src)) {
-        throw userError('report Markdown', `image "${src.slice(0, 80)}" is not a relative path inside the site`, 'Write the chart or image into the run folder (publishRun files) and link it as e.g. charts/name.svg')
+        throw userError(
+          'report Markdown',
+          `image "${src.slice(0, 80)}" is not a relative path inside the site`,
+          'Write the chart or image into the run folder (publishRun files) and link it as e.g. charts/name.svg',
+        )
       }
     }
     const kids = (t.children ?? []).filter((c) => !(c.type === 'text' && c.content.trim() === '') && c.type !== 'softbreak')

@@ -48,14 +48,22 @@ const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
 /** Run ids become folder names and URLs: letters, digits, '.', '_' and '-' only. */
 export function assertRunId(runId: string): void {
   if (typeof runId !== 'string' || !RUN_ID.test(runId) || runId.includes('..')) {
-    throw userError('run id', `${JSON.stringify(String(runId).slice(0, 80))} is not a safe name`, 'Use letters, digits, ".", "_" and "-" (starting with a letter or digit, at most 128 characters)')
+    throw userError(
+      'run id',
+      `${JSON.stringify(String(runId).slice(0, 80))} is not a safe name`,
+      'Use letters, digits, ".", "_" and "-" (starting with a letter or digit, at most 128 characters)',
+    )
   }
 }
 
 function assertFilePath(runId: string, path: string): void {
   const parts = typeof path === 'string' ? path.split('/') : []
   if (parts.length === 0 || parts.length > 8 || !parts.every((p) => SEGMENT.test(p) && p !== '..' && !p.startsWith('.tmp-')) || path === 'index.html') {
-    throw userError(`publish ${runId}`, `file path ${JSON.stringify(String(path).slice(0, 120))} is not a safe relative path`, 'Use relative paths of letters, digits, ".", "_" and "-" separated by "/" (not index.html, no "..")')
+    throw userError(
+      `publish ${runId}`,
+      `file path ${JSON.stringify(String(path).slice(0, 120))} is not a safe relative path`,
+      'Use relative paths of letters, digits, ".", "_" and "-" separated by "/" (not index.html, no "..")',
+    )
   }
 }
 
@@ -133,13 +141,19 @@ function recover(parent: string, name: string, target: string): void {
 export function publishRun(siteDir: string, run: RunPage, log: Logger): PublishedRun {
   assertRunId(run.runId)
   const section = run.section ?? 'runs'
-  if (section !== 'runs' && section !== 'baselines') throw userError(`publish ${run.runId}`, `unknown section ${JSON.stringify(section)}`, 'Use "runs" or "baselines"')
+  if (section !== 'runs' && section !== 'baselines')
+    throw userError(`publish ${run.runId}`, `unknown section ${JSON.stringify(section)}`, 'Use "runs" or "baselines"')
   const seen = new Set<string>()
   for (const f of run.files) {
     assertFilePath(run.runId, f.path)
     if (seen.has(f.path)) throw userError(`publish ${run.runId}`, `file ${f.path} is given twice`, 'Give each published file once')
     seen.add(f.path)
-    if ((f.content === undefined) === (f.source === undefined)) throw userError(`publish ${run.runId}: ${f.path}`, 'needs exactly one of content or source', 'Pass the text/bytes as content, or a file to copy as source')
+    if ((f.content === undefined) === (f.source === undefined))
+      throw userError(
+        `publish ${run.runId}: ${f.path}`,
+        'needs exactly one of content or source',
+        'Pass the text/bytes as content, or a file to copy as source',
+      )
   }
   const parent = join(siteDir, section)
   const target = join(parent, run.runId)
@@ -149,17 +163,31 @@ export function publishRun(siteDir: string, run: RunPage, log: Logger): Publishe
   const rendered = renderMarkdown(run.markdown)
   const title = rendered.title || run.title || run.runId
   const breadcrumbs: Breadcrumb[] = [{ href: '../../index.html', text: run.siteName ?? 'proxybench' }]
-  const html = htmlPage({ title, body: rendered.html, toc: rendered.tocPlaced ? undefined : rendered.toc, breadcrumbs, generated: run.generated ?? new Date().toISOString() })
+  const html = htmlPage({
+    title,
+    body: rendered.html,
+    toc: rendered.tocPlaced ? undefined : rendered.toc,
+    breadcrumbs,
+    generated: run.generated ?? new Date().toISOString(),
+  })
 
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`
   const tmp = join(parent, `.tmp-${run.runId}.${suffix}`)
   const old = join(parent, `.old-${run.runId}.${suffix}`)
   const copied = (f: SiteFile) => () => {
     const src = f.source!
-    if (!existsSync(src) || !statSync(src).isFile()) throw userError(`publish ${run.runId}: ${f.path}`, `source ${displayPath(src)} is missing or not a file`, 'Run the step that writes it first, or leave it out of the published files')
+    if (!existsSync(src) || !statSync(src).isFile())
+      throw userError(
+        `publish ${run.runId}: ${f.path}`,
+        `source ${displayPath(src)} is missing or not a file`,
+        'Run the step that writes it first, or leave it out of the published files',
+      )
     return readFileSync(src)
   }
-  const outputs = [...run.files.map((f) => ({ path: f.path, render: f.content !== undefined ? () => f.content! : copied(f) })), { path: 'index.html', render: () => html }]
+  const outputs = [
+    ...run.files.map((f) => ({ path: f.path, render: f.content !== undefined ? () => f.content! : copied(f) })),
+    { path: 'index.html', render: () => html },
+  ]
   writeOutputFolder(target, outputs, { tmp, old, check: (dir) => assertNoKeyMaterial(dir, displayPath(target)) })
   const href = `${section}/${run.runId}/index.html`
   log.info(`published ${displayPath(join(target, 'index.html'))} (${run.files.length} file${run.files.length === 1 ? '' : 's'})`)
@@ -198,11 +226,16 @@ function entriesHtml(entries: readonly SiteEntry[], empty: string): string {
 /** Writes `site/index.html` (atomically): the runs, then the baselines, in the order given. */
 export function writeSiteIndex(siteDir: string, entries: readonly SiteEntry[], log: Logger, opts: SiteIndexOptions = {}): string {
   for (const e of entries) {
-    if (e.kind !== 'run' && e.kind !== 'baseline') throw userError('site index', `entry ${JSON.stringify(e.title)} has kind ${JSON.stringify(e.kind)}`, 'Use "run" or "baseline"')
+    if (e.kind !== 'run' && e.kind !== 'baseline')
+      throw userError('site index', `entry ${JSON.stringify(e.title)} has kind ${JSON.stringify(e.kind)}`, 'Use "run" or "baseline"')
     try {
       if (e.href !== undefined) relativeHref(e.href)
     } catch {
-      throw userError('site index', `entry ${JSON.stringify(e.title)} links to ${JSON.stringify(e.href)}, not a relative path`, 'Link site pages relatively, e.g. runs/<id>/index.html')
+      throw userError(
+        'site index',
+        `entry ${JSON.stringify(e.title)} links to ${JSON.stringify(e.href)}, not a relative path`,
+        'Link site pages relatively, e.g. runs/<id>/index.html',
+      )
     }
   }
   const title = opts.title ?? 'proxybench results'
@@ -212,9 +245,15 @@ export function writeSiteIndex(siteDir: string, entries: readonly SiteEntry[], l
     opts.intro ? `<p>${escapeHtml(opts.intro)}</p>\n` : '',
     links.length ? `<p class="links">${links.join(' · ')}</p>\n` : '',
     '<h2 id="runs">Runs</h2>\n',
-    entriesHtml(entries.filter((e) => e.kind === 'run'), 'No runs published yet.'),
+    entriesHtml(
+      entries.filter((e) => e.kind === 'run'),
+      'No runs published yet.',
+    ),
     '<h2 id="baselines">Baselines</h2>\n',
-    entriesHtml(entries.filter((e) => e.kind === 'baseline'), 'No baselines.'),
+    entriesHtml(
+      entries.filter((e) => e.kind === 'baseline'),
+      'No baselines.',
+    ),
   ].join('')
   const file = join(siteDir, 'index.html')
   writeOutputs(siteDir, [{ path: 'index.html', render: () => htmlPage({ title, body, generated: opts.generated ?? new Date().toISOString() }) }])

@@ -20,70 +20,103 @@ import type { BaselineComparison } from './sections/baseline.ts'
 export const SUMMARY_FORMAT = 'proxybench-summary/2'
 
 /** A finding's interval as exported: its method in words, widening included. */
-const intervalFields = (i: Interval) => (repeatsDisagree(i) && i.disagree && Number.isFinite(i.disagree.lo) && Number.isFinite(i.disagree.hi)
-  // Repeats that disagree: their range, named as such, not a 100×-wide interval (docs/method/disturbance.md#intervals).
-  ? { value: i.value, lo: i.disagree.lo, hi: i.disagree.hi, level: 0, method: 'repeats disagree', n: i.n }
-  : { value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n })
+const intervalFields = (i: Interval) =>
+  repeatsDisagree(i) && i.disagree && Number.isFinite(i.disagree.lo) && Number.isFinite(i.disagree.hi)
+    ? // Repeats that disagree: their range, named as such, not a 100×-wide interval (docs/method/disturbance.md#intervals).
+      { value: i.value, lo: i.disagree.lo, hi: i.disagree.hi, level: 0, method: 'repeats disagree', n: i.n }
+    : { value: i.value, lo: i.lo, hi: i.hi, level: i.level, method: methodText(i), n: i.n }
 
 const num = z.number().nullable()
 // Bounds are null where a figure is not finite (a ratio over 0): JSON has no Infinity.
 const intervalSchema = z.object({ value: num, lo: num, hi: num, level: z.number(), method: z.string(), n: z.number().int() })
 const cellKey = z.record(z.union([z.string(), z.number(), z.null()]))
-const figureSchema = z.object({
-  kind: z.enum(['count', 'ratio', 'cost']), metric: z.string(), table: z.string(), key: cellKey,
-  base_median: num, run_median: num, base_n: z.number().int(), run_n: z.number().int(), change: num, interval: z.object({ lo: num, hi: num }).strict().nullable(), detectable: num,
-  verdict: z.enum(['increased', 'decreased', 'no change', 'too few repeats to compare']), between_sd: num, between_source: z.string(),
-}).strict()
+const figureSchema = z
+  .object({
+    kind: z.enum(['count', 'ratio', 'cost']),
+    metric: z.string(),
+    table: z.string(),
+    key: cellKey,
+    base_median: num,
+    run_median: num,
+    base_n: z.number().int(),
+    run_n: z.number().int(),
+    change: num,
+    interval: z.object({ lo: num, hi: num }).strict().nullable(),
+    detectable: num,
+    verdict: z.enum(['increased', 'decreased', 'no change', 'too few repeats to compare']),
+    between_sd: num,
+    between_source: z.string(),
+  })
+  .strict()
 
-export const SUMMARY_SCHEMA = z.object({
-  format: z.literal(SUMMARY_FORMAT),
-  run_id: z.string(),
-  run_dir: z.string(),
-  findings: z.array(z.object({
-    id: z.string(),
-    title: z.string(),
-    verdict: z.enum(FINDING_VERDICTS),
-    figure: z.string(),
-    intervals: z.array(z.object({ label: z.string(), interval: intervalSchema })),
-  }).strict()),
-  claims: z.array(z.object({
-    id: z.string(),
-    source: z.string(),
-    finding: z.string().nullable(),
-    verdict: z.enum(CLAIM_VERDICTS),
-    expect: z.string(),
-    measured: z.string(),
-    value: num,
-    interval: z.object({ lo: num, hi: num, method: z.string() }).nullable(),
-    reference: num,
-    comparable_across_machines: z.boolean(),
-    warnings: z.array(z.string()),
-  }).strict()),
-  baseline: z.union([
-    z.null(),
-    z.object({
-      id: z.string(), kind: z.literal('run'), same_machine: z.boolean(),
-      cells: z.array(figureSchema),
-    }).strict(),
-    z.object({
-      id: z.string(), kind: z.literal('published'),
-      figures: z.array(z.object({ label: z.string(), published: z.string(), ours: num, delta: num, note: z.string() }).strict()),
-    }).strict(),
-  ]),
-  gates: z.array(z.object({ expr: z.string(), failed: z.boolean(), detail: z.string() }).strict()),
-  report: z.object({ page: z.string(), pdf: z.string().nullable() }).nullable(),
-}).strict()
+export const SUMMARY_SCHEMA = z
+  .object({
+    format: z.literal(SUMMARY_FORMAT),
+    run_id: z.string(),
+    run_dir: z.string(),
+    findings: z.array(
+      z
+        .object({
+          id: z.string(),
+          title: z.string(),
+          verdict: z.enum(FINDING_VERDICTS),
+          figure: z.string(),
+          intervals: z.array(z.object({ label: z.string(), interval: intervalSchema })),
+        })
+        .strict(),
+    ),
+    claims: z.array(
+      z
+        .object({
+          id: z.string(),
+          source: z.string(),
+          finding: z.string().nullable(),
+          verdict: z.enum(CLAIM_VERDICTS),
+          expect: z.string(),
+          measured: z.string(),
+          value: num,
+          interval: z.object({ lo: num, hi: num, method: z.string() }).nullable(),
+          reference: num,
+          comparable_across_machines: z.boolean(),
+          warnings: z.array(z.string()),
+        })
+        .strict(),
+    ),
+    baseline: z.union([
+      z.null(),
+      z
+        .object({
+          id: z.string(),
+          kind: z.literal('run'),
+          same_machine: z.boolean(),
+          cells: z.array(figureSchema),
+        })
+        .strict(),
+      z
+        .object({
+          id: z.string(),
+          kind: z.literal('published'),
+          figures: z.array(z.object({ label: z.string(), published: z.string(), ours: num, delta: num, note: z.string() }).strict()),
+        })
+        .strict(),
+    ]),
+    gates: z.array(z.object({ expr: z.string(), failed: z.boolean(), detail: z.string() }).strict()),
+    report: z.object({ page: z.string(), pdf: z.string().nullable() }).nullable(),
+  })
+  .strict()
 
 export type Summary = z.infer<typeof SUMMARY_SCHEMA>
 
 /** The published JSON Schema of the `--json` document, generated from SUMMARY_SCHEMA (docs/ci.md#the-json-summary-schema). */
 export const SUMMARY_SCHEMA_FILE = join(repoRoot, 'docs', 'summary.schema.json')
 
-export const summaryJsonSchema = (): JsonSchema => zodToJsonSchema(SUMMARY_SCHEMA, {
-  id: 'urn:proxybench:summary:1',
-  title: SUMMARY_FORMAT,
-  description: 'The document --json prints (run-all, the series steps, 13-report): findings and claims with their intervals, the baseline comparison, the gates. Generated from lib/report/summary-export.ts SUMMARY_SCHEMA.',
-})
+export const summaryJsonSchema = (): JsonSchema =>
+  zodToJsonSchema(SUMMARY_SCHEMA, {
+    id: 'urn:proxybench:summary:1',
+    title: SUMMARY_FORMAT,
+    description:
+      'The document --json prints (run-all, the series steps, 13-report): findings and claims with their intervals, the baseline comparison, the gates. Generated from lib/report/summary-export.ts SUMMARY_SCHEMA.',
+  })
 
 /** The file's text: what docs/summary.schema.json must hold. */
 export const summaryJsonSchemaText = (): string => JSON.stringify(summaryJsonSchema(), null, 2) + '\n'
@@ -100,12 +133,31 @@ export interface SummaryInput {
 
 function baselineOut(b: BaselineComparison | undefined): Summary['baseline'] {
   if (!b) return null
-  if (b.kind === 'published') return { id: b.id, kind: 'published', figures: b.deltas.map((d) => ({ label: d.label, published: d.published, ours: d.ours, delta: d.delta, note: d.note })) }
+  if (b.kind === 'published')
+    return {
+      id: b.id,
+      kind: 'published',
+      figures: b.deltas.map((d) => ({ label: d.label, published: d.published, ours: d.ours, delta: d.delta, note: d.note })),
+    }
   return {
-    id: b.id, kind: 'run', same_machine: b.sameMachine,
+    id: b.id,
+    kind: 'run',
+    same_machine: b.sameMachine,
     cells: b.comparison.map((c) => ({
-      kind: c.kind, metric: c.metric, table: c.table, key: c.key, base_median: c.base.median, run_median: c.run.median, base_n: c.base.n, run_n: c.run.n,
-      change: c.change, interval: c.interval ? { lo: c.interval[0], hi: c.interval[1] } : null, detectable: c.detectable, verdict: c.verdict, between_sd: c.between.sd, between_source: c.between.source,
+      kind: c.kind,
+      metric: c.metric,
+      table: c.table,
+      key: c.key,
+      base_median: c.base.median,
+      run_median: c.run.median,
+      base_n: c.base.n,
+      run_n: c.run.n,
+      change: c.change,
+      interval: c.interval ? { lo: c.interval[0], hi: c.interval[1] } : null,
+      detectable: c.detectable,
+      verdict: c.verdict,
+      between_sd: c.between.sd,
+      between_source: c.between.source,
     })),
   }
 }
@@ -115,48 +167,99 @@ function baselineOut(b: BaselineComparison | undefined): Summary['baseline'] {
  * round trip: a non-finite number becomes null), so a bug fails loudly, never prints a malformed document.
  */
 export function buildSummary(s: SummaryInput): Summary {
-  return SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify({
-    format: SUMMARY_FORMAT,
-    run_id: s.runId,
-    run_dir: s.runDir,
-    findings: s.findings.map((f) => ({
-      id: f.id, title: f.title, verdict: f.verdict, figure: f.figure,
-      intervals: (f.intervals ?? []).map(({ label, interval }) => ({ label, interval: intervalFields(interval) })),
-    })),
-    claims: s.claims.map((c) => ({
-      id: c.id, source: c.source, finding: c.finding, verdict: c.verdict, expect: c.expect, measured: c.measured,
-      value: c.value, interval: c.interval, reference: c.reference, comparable_across_machines: c.comparable_across_machines, warnings: c.warnings,
-    })),
-    baseline: baselineOut(s.baseline),
-    gates: s.gates.map((g) => ({ expr: g.expr, failed: g.failed, detail: g.detail })),
-    report: s.report,
-  })))
+  return SUMMARY_SCHEMA.parse(
+    JSON.parse(
+      JSON.stringify({
+        format: SUMMARY_FORMAT,
+        run_id: s.runId,
+        run_dir: s.runDir,
+        findings: s.findings.map((f) => ({
+          id: f.id,
+          title: f.title,
+          verdict: f.verdict,
+          figure: f.figure,
+          intervals: (f.intervals ?? []).map(({ label, interval }) => ({ label, interval: intervalFields(interval) })),
+        })),
+        claims: s.claims.map((c) => ({
+          id: c.id,
+          source: c.source,
+          finding: c.finding,
+          verdict: c.verdict,
+          expect: c.expect,
+          measured: c.measured,
+          value: c.value,
+          interval: c.interval,
+          reference: c.reference,
+          comparable_across_machines: c.comparable_across_machines,
+          warnings: c.warnings,
+        })),
+        baseline: baselineOut(s.baseline),
+        gates: s.gates.map((g) => ({ expr: g.expr, failed: g.failed, detail: g.detail })),
+        report: s.report,
+      }),
+    ),
+  )
 }
 
 export const FINDINGS_CSV = 'summary/findings.csv'
 export const CLAIMS_CSV = 'summary/claims.csv'
 export const FINDINGS_COLUMNS = ['id', 'title', 'verdict', 'figure', 'label', 'value', 'lo', 'hi', 'level', 'method', 'n'] as const
-export const CLAIMS_COLUMNS = ['id', 'source', 'finding', 'verdict', 'expect', 'measured', 'value', 'lo', 'hi', 'interval_method', 'reference', 'comparable_across_machines', 'warnings'] as const
+export const CLAIMS_COLUMNS = [
+  'id',
+  'source',
+  'finding',
+  'verdict',
+  'expect',
+  'measured',
+  'value',
+  'lo',
+  'hi',
+  'interval_method',
+  'reference',
+  'comparable_across_machines',
+  'warnings',
+] as const
 
-const csv = (columns: readonly string[], rows: Record<string, unknown>[]) => Papa.unparse({ fields: [...columns], data: rows.map((r) => columns.map((c) => r[c] ?? '')) }, { newline: '\n' }) + '\n'
+const csv = (columns: readonly string[], rows: Record<string, unknown>[]) =>
+  Papa.unparse({ fields: [...columns], data: rows.map((r) => columns.map((c) => r[c] ?? '')) }, { newline: '\n' }) + '\n'
 
 /** One row per interval of each finding (a finding without a decided figure: one row, the interval columns empty). */
 export function findingsCsv(findings: readonly Finding[]): string {
-  return csv(FINDINGS_COLUMNS, findings.flatMap((f) => {
-    const base = { id: f.id, title: f.title, verdict: f.verdict, figure: f.figure }
-    const ivs = f.intervals ?? []
-    return ivs.length ? ivs.map(({ label, interval }) => ({ ...base, label, ...intervalFields(interval) })) : [base]
-  }))
+  return csv(
+    FINDINGS_COLUMNS,
+    findings.flatMap((f) => {
+      const base = { id: f.id, title: f.title, verdict: f.verdict, figure: f.figure }
+      const ivs = f.intervals ?? []
+      return ivs.length ? ivs.map(({ label, interval }) => ({ ...base, label, ...intervalFields(interval) })) : [base]
+    }),
+  )
 }
 
 /** One row per claim of the ledger. */
 export function claimsCsv(claims: readonly ClaimResult[]): string {
-  return csv(CLAIMS_COLUMNS, claims.map((c) => ({
-    id: c.id, source: c.source, finding: c.finding, verdict: c.verdict, expect: c.expect, measured: c.measured,
-    value: c.value, lo: c.interval?.lo, hi: c.interval?.hi, interval_method: c.interval?.method, reference: c.reference,
-    comparable_across_machines: c.comparable_across_machines, warnings: c.warnings.join('; '),
-  })))
+  return csv(
+    CLAIMS_COLUMNS,
+    claims.map((c) => ({
+      id: c.id,
+      source: c.source,
+      finding: c.finding,
+      verdict: c.verdict,
+      expect: c.expect,
+      measured: c.measured,
+      value: c.value,
+      lo: c.interval?.lo,
+      hi: c.interval?.hi,
+      interval_method: c.interval?.method,
+      reference: c.reference,
+      comparable_across_machines: c.comparable_across_machines,
+      warnings: c.warnings.join('; '),
+    })),
+  )
 }
 
 /** summary/findings.csv and summary/claims.csv as file name → text. */
-export const findingsClaimsCsvs = (findings: readonly Finding[], claims: readonly ClaimResult[]) => new Map([[FINDINGS_CSV, findingsCsv(findings)], [CLAIMS_CSV, claimsCsv(claims)]])
+export const findingsClaimsCsvs = (findings: readonly Finding[], claims: readonly ClaimResult[]) =>
+  new Map([
+    [FINDINGS_CSV, findingsCsv(findings)],
+    [CLAIMS_CSV, claimsCsv(claims)],
+  ])

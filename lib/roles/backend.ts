@@ -46,7 +46,10 @@ export function nextBackendHost(): string {
  * Starts the backend on a free port of `host` (a loopback address), or, on a bridged
  * runtime, on 0.0.0.0 in its container; `host` of the result is where it is reached.
  */
-export async function startBackend(runtime: Runtime, opts: { cpus: string; logDir: string; name?: string; host?: string; echo?: { cert: string; key: string }; h3?: { cert: string; key: string } }): Promise<Backend> {
+export async function startBackend(
+  runtime: Runtime,
+  opts: { cpus: string; logDir: string; name?: string; host?: string; echo?: { cert: string; key: string }; h3?: { cert: string; key: string } },
+): Promise<Backend> {
   const loopback = opts.host ?? LOOPBACK
   const ports = [await freePort(loopback)]
   // The echo's two ports distinct from it and each other: a port freed a moment ago can be handed out again at once.
@@ -60,7 +63,8 @@ export async function startBackend(runtime: Runtime, opts: { cpus: string; logDi
   // HTTP/3 on UDP: the TCP port number picked free is the one it takes (a UDP port of that number is free all but always).
   const h3Port = opts.h3 ? await freePort(loopback) : undefined
   const h3Args = opts.h3 && h3Port ? ['-h3-listen', at(h3Port), '-tls-cert', opts.h3.cert, '-tls-key', opts.h3.key] : []
-  const echoArgs = echo && opts.echo ? ['-tcp-listen', at(echo.tcpPort), '-tls-listen', at(echo.tlsPort), '-tls-cert', opts.echo.cert, '-tls-key', opts.echo.key] : []
+  const echoArgs =
+    echo && opts.echo ? ['-tcp-listen', at(echo.tcpPort), '-tls-listen', at(echo.tlsPort), '-tls-cert', opts.echo.cert, '-tls-key', opts.echo.key] : []
   const role = await runtime.start({
     role: 'backend',
     name: opts.name ?? 'backend',

@@ -40,7 +40,12 @@ export function parseCpuOverride(value: string, base: CpuLayout, cores = availab
       const [a, b] = part.split('-').map(Number)
       return b !== undefined && b < a!
     })
-    if (reversed) throw userError('--cpus', `${role}=${list}: the range ${reversed} runs backwards`, `Write the lower CPU first, e.g. ${reversed.split('-').reverse().join('-')}`)
+    if (reversed)
+      throw userError(
+        '--cpus',
+        `${role}=${list}: the range ${reversed} runs backwards`,
+        `Write the lower CPU first, e.g. ${reversed.split('-').reverse().join('-')}`,
+      )
     const max = Math.max(...list.split(/[,-]/).map(Number))
     if (max >= cores) throw userError('--cpus', `${role}=${list} names CPU ${max} but this machine has ${cores}`, `Use CPUs 0-${cores - 1}`)
     layout[role as Role] = list

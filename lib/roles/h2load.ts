@@ -22,8 +22,21 @@ export function h2loadArgv(o: { url: string; threads: number; connections: numbe
   const threads = Math.max(1, Math.min(o.threads, o.connections))
   const t = o.connections % threads === 0 ? threads : 1
   // -N 5: a connection silent for 5 s is given up, as wrk's --timeout 5s (-T would close every connection after 5 s, busy or not).
-  return ['h2load', '-t', String(t), '-c', String(o.connections), '-m', String(o.streams), '-D', String(Math.ceil(o.seconds)), '-N', '5',
-    ...(o.logFile ? ['--log-file', o.logFile] : []), o.url]
+  return [
+    'h2load',
+    '-t',
+    String(t),
+    '-c',
+    String(o.connections),
+    '-m',
+    String(o.streams),
+    '-D',
+    String(Math.ceil(o.seconds)),
+    '-N',
+    '5',
+    ...(o.logFile ? ['--log-file', o.logFile] : []),
+    o.url,
+  ]
 }
 
 /** h2load's durations: `192us`, `4.22ms`, `1.5s`, in microseconds. */
@@ -66,7 +79,11 @@ export function h2loadErrorCount(r: H2loadReport): number {
  * Latency percentiles (µs) of the requests that started inside [fromUs, toUs] (µs since
  * the epoch), from h2load's --log-file: one line per request, "start µs, status, duration µs".
  */
-export function h2loadLatencies(text: string, fromUs: number, toUs: number): { p50: number; p90: number; p99: number; p999: number; max: number; count: number } | null {
+export function h2loadLatencies(
+  text: string,
+  fromUs: number,
+  toUs: number,
+): { p50: number; p90: number; p99: number; p999: number; max: number; count: number } | null {
   const d: number[] = []
   for (const line of text.split('\n')) {
     const [start, , took] = line.split('\t')

@@ -23,9 +23,10 @@ export function connectionLimit(read: (file: string) => string = (f) => readFile
   const max = Math.min(byFds, byPorts)
   return {
     max,
-    why: byFds <= byPorts
-      ? `ulimit -n is ${nofile}: the proxy holds 2 descriptors per client plus ${FD_MARGIN}, so at most ${byFds} clients (raise it with ulimit -n)`
-      : `the ephemeral port range ${lo}-${hi} has ${byPorts} ports (widen net.ipv4.ip_local_port_range)`,
+    why:
+      byFds <= byPorts
+        ? `ulimit -n is ${nofile}: the proxy holds 2 descriptors per client plus ${FD_MARGIN}, so at most ${byFds} clients (raise it with ulimit -n)`
+        : `the ephemeral port range ${lo}-${hi} has ${byPorts} ports (widen net.ipv4.ip_local_port_range)`,
   }
 }
 

@@ -32,7 +32,13 @@ export interface RequestsOptions {
   cpus?: string
 }
 
-export const requestsArgv = (o: RequestsOptions) => loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }) })
+export const requestsArgv = (o: RequestsOptions) =>
+  loadgenArgv('requests', o.url, o.cacert, {
+    n: o.n,
+    c: o.c,
+    ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }),
+    ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
+  })
 
 /** Sends n keep-alive HTTP/1.1 GETs and checks status 200 (and the body or its length when given). */
 export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResult> {
@@ -48,7 +54,11 @@ export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResul
  * run on several hosts, so the path measured is the path checked. Its JSON summary.
  */
 export async function loadgenOn<T>(runtime: Runtime, argv: string[], o: { name: string; logDir: string; cpus?: string }): Promise<T> {
-  const { exit, output } = await runToEnd(runtime, { role: 'generator', name: o.name, argv, cpus: o.cpus ?? '0', logFile: join(o.logDir, `${o.name}.log`) }, 120)
+  const { exit, output } = await runToEnd(
+    runtime,
+    { role: 'generator', name: o.name, argv, cpus: o.cpus ?? '0', logFile: join(o.logDir, `${o.name}.log`) },
+    120,
+  )
   const r = parseLoadgenOutput<T>(output)
   if (!exit) throw new Error(`loadgen ${argv[1]} did not end within 120 s`)
   if ((exit.code !== 0 && exit.code !== 1) || !r) throw new Error(`loadgen ${argv[1]} failed (exit ${exit.code ?? exit.signal}): ${lastLine(output)}`)
@@ -209,12 +219,17 @@ export interface H3Options {
 }
 
 /** argv of `loadgen h3`: -c connections, -m streams each, answers checked for h3 and the body. */
-export const h3Argv = (o: H3Options) => loadgenArgv('h3', o.url, o.cacert, {
-  c: o.connections, m: o.streams, d: `${o.seconds}s`,
-  ...(o.requests ? { n: o.requests } : {}),
-  ...(o.warmupS !== undefined ? { warmup: `${o.warmupS}s` } : {}), ...(o.windowS !== undefined ? { window: `${o.windowS}s` } : {}),
-  ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }), ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
-})
+export const h3Argv = (o: H3Options) =>
+  loadgenArgv('h3', o.url, o.cacert, {
+    c: o.connections,
+    m: o.streams,
+    d: `${o.seconds}s`,
+    ...(o.requests ? { n: o.requests } : {}),
+    ...(o.warmupS !== undefined ? { warmup: `${o.warmupS}s` } : {}),
+    ...(o.windowS !== undefined ? { window: `${o.windowS}s` } : {}),
+    ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }),
+    ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
+  })
 
 /** JSON summary of `loadgen h3-handshake`: the fields of `loadgen handshake` and the QUIC ones. */
 export interface H3HandshakeResult extends HandshakeResult {

@@ -39,10 +39,13 @@ function httpsOk(host: string, port: number, ca: string | null): Promise<boolean
     // The leaf's SANs are localhost and 127.0.0.1: a container address is verified as localhost.
     // ca null: a plain-HTTP listener (the http variants).
     const get = ca === null ? httpGet : httpsGet
-    const req = get({ host, port, path: '/', ...(ca === null ? {} : { servername: 'localhost', ca }), agent: false, headers: { connection: 'close' } }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode === 200))
-    })
+    const req = get(
+      { host, port, path: '/', ...(ca === null ? {} : { servername: 'localhost', ca }), agent: false, headers: { connection: 'close' } },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode === 200))
+      },
+    )
     req.on('error', () => resolve(false))
     req.setTimeout(2000, () => req.destroy())
   })
@@ -52,7 +55,10 @@ function httpsOk(host: string, port: number, ca: string | null): Promise<boolean
  * Waits until an HTTPS GET / answers 200 (plain HTTP with `scheme: 'http'`). A listening
  * port is not enough: Traefik accepts connections before its file provider has loaded the routes.
  */
-export async function waitForHttps(port: number, opts: { host?: string; ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string; scheme?: 'http' | 'https' }): Promise<void> {
+export async function waitForHttps(
+  port: number,
+  opts: { host?: string; ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string; scheme?: 'http' | 'https' },
+): Promise<void> {
   const host = opts.host ?? '127.0.0.1'
   const scheme = opts.scheme ?? 'https'
   const ca = scheme === 'http' ? null : readFileSync(opts.ca, 'utf8')

@@ -78,7 +78,10 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   const cmdVars = { ...vars, binary: plan.image ? OFFICIAL_BINARY[plan.stack.proxy] : binaryPath(plan.stack.proxy, plan.version), config: configFile }
   const names = [...TEMPLATE_NAMES, ...COMMAND_NAMES]
   const argv = [...plan.stack.start, ...(plan.stack.variants[plan.variant]?.args ?? [])].map((a) => renderTemplate(a, cmdVars, stackYaml, names))
-  const env = { ...(plan.image ? {} : binaryEnv(plan.stack.proxy, plan.version)), ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])) }
+  const env = {
+    ...(plan.image ? {} : binaryEnv(plan.stack.proxy, plan.version)),
+    ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])),
+  }
   // Only the version's own binary goes through a suite's loader (a stack may start or check through another command).
   const suiteLoader = launchPrefix(plan.stack.proxy, plan.version)
   const launch = (cmd: string[]) => (cmd[0] === cmdVars.binary ? [...suiteLoader, ...cmd] : cmd)
@@ -89,7 +92,11 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     const r = await exec(cmd!, args, { env, cwd: plan.runDir, timeoutMs: 60_000 })
     if (r.code !== 0) {
       const copy = keepRejected(configFile, plan.keepCopy)
-      throw userError(displayPath(plan.template), `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${checkerError((r.stderr + r.stdout).replaceAll(configFile, displayPath(copy))) || `exit ${r.code}`})`, `Fix the config; the rendered copy is ${displayPath(copy)}`)
+      throw userError(
+        displayPath(plan.template),
+        `${plan.stack.proxy} ${plan.version.version} rejects the rendered config (${checkerError((r.stderr + r.stdout).replaceAll(configFile, displayPath(copy))) || `exit ${r.code}`})`,
+        `Fix the config; the rendered copy is ${displayPath(copy)}`,
+      )
     }
   }
   return prepared
@@ -98,13 +105,22 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
 /** A registry image (a bisect over published tags) on the Docker runtime, pulled the first time a cell needs it. */
 async function ensureImage(runtime: Runtime, image: string): Promise<void> {
   if (runtime.kind !== 'docker') throw new Error(`${image}: a registry image runs on the docker runtime only (--runtime docker)`)
-  const present = await dockerClient().getImage(image).inspect().then(() => true, () => false)
+  const present = await dockerClient()
+    .getImage(image)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    )
   if (!present) await pullImage(image, memoryLogger())
 }
 
 /** The checker's first error lines (its notices and warnings skipped), or its last line. */
 export function checkerError(output: string, n = 2): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean)
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
   const errors = lines.filter((l) => /alert|emerg|error|invalid|unknown|fatal|fail|not allowed|unexpected/i.test(l) && !/^\[?(notice|warning)\]?/i.test(l))
   return errors.length ? errors.slice(0, n).join(' | ') : lastLine(output)
 }
@@ -119,7 +135,13 @@ export function keepRejected(configFile: string, keep: string | undefined): stri
 
 /** A proxy that never answered: the port its config was told to use and its last log lines. */
 export function neverAnswered(message: string, listenPort: number, log: string): string {
-  const tail = log.trim().split('\n').map((l) => l.trim()).filter(Boolean).slice(-3).join(' | ')
+  const tail = log
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-3)
+    .join(' | ')
   return `${message} (its config was told {{listen_port}} = ${listenPort}; a config that listens elsewhere is never reached); last log lines: ${tail || '(empty)'}`
 }
 
@@ -127,14 +149,34 @@ export function neverAnswered(message: string, listenPort: number, log: string):
  * Starts a prepared proxy on the runtime and waits until it answers through TLS (trusting
  * `ca`) where it is reached: loopback, or its container's address on a bridged runtime.
  */
-export async function startProxy(runtime: Runtime, p: PreparedProxy, cpus: string, ca: string, ready?: (port: number, o: ReadyOptions) => Promise<void>): Promise<RunningRole> {
+export async function startProxy(
+  runtime: Runtime,
+  p: PreparedProxy,
+  cpus: string,
+  ca: string,
+  ready?: (port: number, o: ReadyOptions) => Promise<void>,
+): Promise<RunningRole> {
   const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
   // A container has the suite's own root (its image); only the host needs the suite's loader.
   const argv = runtime.kind === 'native' ? [...p.launcher, ...p.argv] : p.argv
   if (p.plan.image) await ensureImage(runtime, p.plan.image)
-  const role = await runtime.start({ role: 'proxy', name, argv, env: p.env, cpus, logFile: join(p.plan.runDir, 'proxy.log'), cwd: p.plan.runDir, ...(p.plan.image ? { image: p.plan.image } : {}) })
+  const role = await runtime.start({
+    role: 'proxy',
+    name,
+    argv,
+    env: p.env,
+    cpus,
+    logFile: join(p.plan.runDir, 'proxy.log'),
+    cwd: p.plan.runDir,
+    ...(p.plan.image ? { image: p.plan.image } : {}),
+  })
   try {
-    const o = { host: reachHost(runtime, role), timeoutMs: 30_000, exited: role.exited, what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}` }
+    const o = {
+      host: reachHost(runtime, role),
+      timeoutMs: 30_000,
+      exited: role.exited,
+      what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}`,
+    }
     // An L4 cell passes its own check (an echo through the proxy); the others answer HTTPS.
     await (ready ? ready(p.listenPort, o) : waitForHttps(p.listenPort, { ...o, ca, scheme: variantScheme(p.plan.stack, p.plan.variant) }))
   } catch (e) {

@@ -14,7 +14,20 @@ export interface WrkReport {
 export const WRK_SCRIPT = join(stacksDir, 'wrk', 'report.lua')
 
 export function wrkArgv(o: { url: string; threads: number; connections: number; seconds: number }): string[] {
-  return ['wrk', '-t', String(o.threads), '-c', String(Math.max(o.connections, o.threads)), '-d', `${Math.ceil(o.seconds)}s`, '--timeout', '5s', '-s', WRK_SCRIPT, o.url]
+  return [
+    'wrk',
+    '-t',
+    String(o.threads),
+    '-c',
+    String(Math.max(o.connections, o.threads)),
+    '-d',
+    `${Math.ceil(o.seconds)}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    WRK_SCRIPT,
+    o.url,
+  ]
 }
 
 /** Finds the marked JSON line in wrk's output; null when wrk died before printing it. */
@@ -46,7 +59,14 @@ export function parseWrkSpectrum(text: string): LatencySpectrum | null {
   const s = JSON.parse(line.slice('PROXYBENCH_SPECTRUM '.length)) as WrkSpectrumLine | { error: string }
   if ('error' in s) return null
   return {
-    format: LATENCY_FORMAT, generator: 'wrk', measured_from: 'sent', exact: s.exact, total_count: s.total_count, max_us: s.max_us, points: s.points, hdr: null,
+    format: LATENCY_FORMAT,
+    generator: 'wrk',
+    measured_from: 'sent',
+    exact: s.exact,
+    total_count: s.total_count,
+    max_us: s.max_us,
+    points: s.points,
+    hdr: null,
     // wrk's stats_correct adds samples for answers slower than twice the mean interval per connection.
     note: 'wrk adds corrective samples (its stats_correct) for answers slower than twice the mean interval per connection, so total_count exceeds the requests',
   }

@@ -23,7 +23,13 @@ export interface AdaptiveSettings {
 
 /** A profile's adaptive settings; a profile without them runs exactly its `repeats` rounds. */
 export function adaptiveSettings(p: Profile): AdaptiveSettings {
-  return { minRepeats: p.repeats, maxRepeats: Math.max(p.repeats, p.maxRepeats ?? p.repeats), precision: p.precision ?? 0.03, maxDisturbed: p.maxDisturbed ?? 0, budgetS: p.budgetS ?? 0 }
+  return {
+    minRepeats: p.repeats,
+    maxRepeats: Math.max(p.repeats, p.maxRepeats ?? p.repeats),
+    precision: p.precision ?? 0.03,
+    maxDisturbed: p.maxDisturbed ?? 0,
+    budgetS: p.budgetS ?? 0,
+  }
 }
 
 /** A cell's rows so far, as the stop rule reads them. */
@@ -62,7 +68,9 @@ export function decideCell(c: CellProgress, s: AdaptiveSettings, quietLeftS = 0)
   const out = (more: boolean, reason: string): CellDecision => ({ id: c.id, more, reason, halfWidth, level })
   // Disturbed windows left a cell short of its minimum: re-measure them, within their own budget.
   if (c.repeats < s.minRepeats) {
-    return tooDisturbed ? out(false, `disturbed budget: ${c.disturbed} windows disturbed`) : out(true, `${c.repeats} of ${s.minRepeats} repeats (${c.disturbed} disturbed)`)
+    return tooDisturbed
+      ? out(false, `disturbed budget: ${c.disturbed} windows disturbed`)
+      : out(true, `${c.repeats} of ${s.minRepeats} repeats (${c.disturbed} disturbed)`)
   }
   // Invalid or failed repeats are the cell's result, not noise: more of them would not help.
   if (c.values.length < 2) return out(false, `${c.values.length} valid of ${c.repeats} repeats`)
@@ -80,7 +88,11 @@ export function decideCell(c: CellProgress, s: AdaptiveSettings, quietLeftS = 0)
  * minimum go first; then cells already within the precision that lack only the interval's
  * coverage (n < 6), since a round or two finishes them; then the least precise.
  */
-export function nextRound(cells: readonly CellProgress[], s: AdaptiveSettings, time: { remainingS: number; costS: number; quietLeftS?: number }): CellDecision[] {
+export function nextRound(
+  cells: readonly CellProgress[],
+  s: AdaptiveSettings,
+  time: { remainingS: number; costS: number; quietLeftS?: number },
+): CellDecision[] {
   const decisions = cells.map((c) => decideCell(c, s, time.quietLeftS))
   const short = new Set(cells.filter((c) => c.repeats < s.minRepeats).map((c) => c.id))
   const rank = (d: CellDecision) => (short.has(d.id) ? 0 : d.halfWidth !== null && d.halfWidth <= s.precision ? 1 : 2)

@@ -24,7 +24,11 @@ export interface RunComponents {
 async function runSyscallTax(o: RunOptions, previous: Manifest | undefined, cpuset: string): Promise<SyscallTax | undefined> {
   const had = previous?.syscall_tax
   if (o.resume && previous && (had?.target_ns ?? null) !== (o.syscallTaxNs ?? null)) {
-    throw userError('--tax-ns', `${o.out} ran ${had ? `under a tax of ${had.target_ns} ns per system call` : 'without a system-call tax'}`, had ? `Resume with --tax-ns ${had.target_ns}` : 'Resume without --tax-ns')
+    throw userError(
+      '--tax-ns',
+      `${o.out} ran ${had ? `under a tax of ${had.target_ns} ns per system call` : 'without a system-call tax'}`,
+      had ? `Resume with --tax-ns ${had.target_ns}` : 'Resume without --tax-ns',
+    )
   }
   if (had) {
     o.log.info(formatTax(had))

@@ -26,33 +26,45 @@ export interface EngineFacts {
 /** Every engine of the topology answers, or a one-line error naming the role and the engine. */
 export async function connectHosts(rt: MultiHostRuntime, timeoutMs = 20_000): Promise<Map<EngineHost, EngineFacts>> {
   const out = new Map<EngineHost, EngineFacts>()
-  await Promise.all(rt.hosts.map(async (h) => {
-    const abort = new AbortController()
-    const timer = setTimeout(() => abort.abort(), timeoutMs)
-    try {
-      const info = (await (h.docker as unknown as { info(o: object): Promise<Record<string, any>> }).info({ abortSignal: abort.signal }))
-      out.set(h.host, {
-        name: String(info.Name ?? h.host.url), os: String(info.OperatingSystem ?? ''), kernel: String(info.KernelVersion ?? ''), cpus: Number(info.NCPU ?? 0),
-        memory_gib: Math.round((Number(info.MemTotal ?? 0) / 2 ** 30) * 10) / 10, engine_version: String(info.ServerVersion ?? ''),
-      })
-    } catch (e) {
-      const roles = rolesOn(rt.topology, h.host).join(' and ')
-      // A refused host key is not an engine that does not answer: the check's own line.
-      const refused = hostKeyRefusal(h.host)
-      if (refused) throw userError(`--hosts ${roles}`, refused.what, refused.fix)
-      const tls = h.host.protocol === 'tcp' ? tlsRefusal(e as Error & { code?: string }, h.host) : null
-      if (tls) throw userError(`--hosts ${roles}`, tls.what, tls.fix)
-      const why = abort.signal.aborted ? `no answer within ${timeoutMs / 1000} s` : String((e as Error).message ?? e).split('\n')[0]
-      const fix = h.host.protocol === 'ssh' ? 'Check: ssh USER@HOST docker info (a key from ssh-copy-id, the docker CLI on that host)' : h.host.protocol === 'tcp' ? 'Check: DOCKER_HOST=tcp://HOST:2376 DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=DIR docker info' : 'Check that the engine runs and the socket is readable'
-      throw userError(`--hosts ${roles}`, `the engine at ${h.host.url} does not answer (${why})`, fix)
-    } finally {
-      clearTimeout(timer)
-    }
-  }))
+  await Promise.all(
+    rt.hosts.map(async (h) => {
+      const abort = new AbortController()
+      const timer = setTimeout(() => abort.abort(), timeoutMs)
+      try {
+        const info = await (h.docker as unknown as { info(o: object): Promise<Record<string, any>> }).info({ abortSignal: abort.signal })
+        out.set(h.host, {
+          name: String(info.Name ?? h.host.url),
+          os: String(info.OperatingSystem ?? ''),
+          kernel: String(info.KernelVersion ?? ''),
+          cpus: Number(info.NCPU ?? 0),
+          memory_gib: Math.round((Number(info.MemTotal ?? 0) / 2 ** 30) * 10) / 10,
+          engine_version: String(info.ServerVersion ?? ''),
+        })
+      } catch (e) {
+        const roles = rolesOn(rt.topology, h.host).join(' and ')
+        // A refused host key is not an engine that does not answer: the check's own line.
+        const refused = hostKeyRefusal(h.host)
+        if (refused) throw userError(`--hosts ${roles}`, refused.what, refused.fix)
+        const tls = h.host.protocol === 'tcp' ? tlsRefusal(e as Error & { code?: string }, h.host) : null
+        if (tls) throw userError(`--hosts ${roles}`, tls.what, tls.fix)
+        const why = abort.signal.aborted ? `no answer within ${timeoutMs / 1000} s` : String((e as Error).message ?? e).split('\n')[0]
+        const fix =
+          h.host.protocol === 'ssh'
+            ? 'Check: ssh USER@HOST docker info (a key from ssh-copy-id, the docker CLI on that host)'
+            : h.host.protocol === 'tcp'
+              ? 'Check: DOCKER_HOST=tcp://HOST:2376 DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=DIR docker info'
+              : 'Check that the engine runs and the socket is readable'
+        throw userError(`--hosts ${roles}`, `the engine at ${h.host.url} does not answer (${why})`, fix)
+      } finally {
+        clearTimeout(timer)
+      }
+    }),
+  )
   return out
 }
 
-const UNTRUSTED = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_SIGNATURE_FAILURE|CERT_UNTRUSTED)$/
+const UNTRUSTED =
+  /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_SIGNATURE_FAILURE|CERT_UNTRUSTED)$/
 const CLIENT_REFUSED = /alert (bad certificate|unknown ca|certificate required|certificate unknown|handshake failure|access denied)/i
 
 /** A tcp:// engine's TLS failure as what went wrong and the fix, or null for any other error (docs/hosts.md#host-keys-and-tls-engines). */
@@ -60,11 +72,31 @@ export function tlsRefusal(e: Error & { code?: string }, h: EngineHost): { what:
   const code = e.code ?? ''
   const msg = String(e.message ?? '')
   const ca = `${h.certDir}/ca.pem`
-  if (UNTRUSTED.test(code)) return { what: `the TLS engine at ${h.url} presents a server certificate that ${ca} did not sign (${code})`, fix: 'Nothing was sent. Give certs=DIR whose ca.pem is the CA that signed the engine\'s --tlscert, or check that this address reaches that engine' }
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return { what: `the TLS engine at ${h.url} presents a server certificate for other names (${msg.split('\n')[0]})`, fix: 'Nothing was sent. Reach the engine at a name or address in its certificate\'s subjectAltName, or reissue the certificate for this one' }
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return { what: `the TLS engine at ${h.url} presents a server certificate that is not valid now (${code})`, fix: 'Nothing was sent. Renew the engine\'s --tlscert, or check this machine\'s clock' }
-  if (CLIENT_REFUSED.test(msg) || /ALERT_(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_REQUIRED|CERTIFICATE_UNKNOWN)/.test(code)) return { what: `the TLS engine at ${h.url} refused this client's certificate ${h.certDir}/cert.pem (${msg.split('\n')[0]})`, fix: 'Give certs=DIR with a cert.pem and key.pem signed by the CA the engine\'s --tlscacert names' }
-  if (/wrong version number|packet length too long|http request/i.test(msg)) return { what: `${h.url} does not answer with TLS (${msg.split('\n')[0]})`, fix: 'A tcp:// engine must listen with --tlsverify; plain TCP engines are not used (anyone on the network could drive them)' }
+  if (UNTRUSTED.test(code))
+    return {
+      what: `the TLS engine at ${h.url} presents a server certificate that ${ca} did not sign (${code})`,
+      fix: "Nothing was sent. Give certs=DIR whose ca.pem is the CA that signed the engine's --tlscert, or check that this address reaches that engine",
+    }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return {
+      what: `the TLS engine at ${h.url} presents a server certificate for other names (${msg.split('\n')[0]})`,
+      fix: "Nothing was sent. Reach the engine at a name or address in its certificate's subjectAltName, or reissue the certificate for this one",
+    }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID')
+    return {
+      what: `the TLS engine at ${h.url} presents a server certificate that is not valid now (${code})`,
+      fix: "Nothing was sent. Renew the engine's --tlscert, or check this machine's clock",
+    }
+  if (CLIENT_REFUSED.test(msg) || /ALERT_(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_REQUIRED|CERTIFICATE_UNKNOWN)/.test(code))
+    return {
+      what: `the TLS engine at ${h.url} refused this client's certificate ${h.certDir}/cert.pem (${msg.split('\n')[0]})`,
+      fix: "Give certs=DIR with a cert.pem and key.pem signed by the CA the engine's --tlscacert names",
+    }
+  if (/wrong version number|packet length too long|http request/i.test(msg))
+    return {
+      what: `${h.url} does not answer with TLS (${msg.split('\n')[0]})`,
+      fix: 'A tcp:// engine must listen with --tlsverify; plain TCP engines are not used (anyone on the network could drive them)',
+    }
   return null
 }
 
@@ -79,7 +111,8 @@ export function hostCpusets(t: Topology, cores: (h: EngineHost) => number): CpuL
     const n = cores(p.host)
     if (p.cpuset !== undefined) {
       const max = Math.max(...p.cpuset.split(/[,-]/).map(Number))
-      if (n > 0 && max >= n) throw userError(`--hosts ${r}`, `cpuset ${p.cpuset} names CPU ${max} but ${p.host.url} has ${n}`, `Use CPUs 0-${n - 1} of that host`)
+      if (n > 0 && max >= n)
+        throw userError(`--hosts ${r}`, `cpuset ${p.cpuset} names CPU ${max} but ${p.host.url} has ${n}`, `Use CPUs 0-${n - 1} of that host`)
       out[r] = p.cpuset
       continue
     }
@@ -101,16 +134,35 @@ export function fingerprintFromFacts(text: string, kernelRelease: string): Finge
   const [cpuinfo, version, clock, vulns] = parts as [string, string, string, string]
   const cpu = parseCpuinfo(cpuinfo)
   const { hypervisor: _, ...facts } = cpu
-  return { ...facts, kernel_release: kernelRelease || 'unknown', kernel_version: version.trim() || 'unknown', vulnerabilities: readVulnerabilitiesText(vulns), clocksource: clock.trim() || 'unknown', virtualization: virtualization(null, cpu, null) }
+  return {
+    ...facts,
+    kernel_release: kernelRelease || 'unknown',
+    kernel_version: version.trim() || 'unknown',
+    vulnerabilities: readVulnerabilitiesText(vulns),
+    clocksource: clock.trim() || 'unknown',
+    virtualization: virtualization(null, cpu, null),
+  }
 }
 
 /** The image the backend runs in on every host: it has a shell, and it is sent there now if missing (with progress). */
-const backendImage = (h: HostRuntime) => h.runtime.resolveImage({ role: 'backend', name: 'facts', argv: [goBinaryPath('backend')], cpus: '0', logFile: '' }).image
+const backendImage = (h: HostRuntime) =>
+  h.runtime.resolveImage({ role: 'backend', name: 'facts', argv: [goBinaryPath('backend')], cpus: '0', logFile: '' }).image
 
 /** Each host's fingerprint, read in a short container on it. */
 async function hostFingerprint(h: HostRuntime, role: Role, scratch: string, kernel: string, cpus: string, log: Logger): Promise<Fingerprint | null> {
   try {
-    const { output } = await runToEnd(h.runtime, { role, name: 'host-facts', argv: ['/bin/sh', '-c', FACTS_SCRIPT], image: backendImage(h), cpus, logFile: join(scratch, `facts-${h.runtime.engineName.replace(/\W+/g, '_')}.log`) }, 30)
+    const { output } = await runToEnd(
+      h.runtime,
+      {
+        role,
+        name: 'host-facts',
+        argv: ['/bin/sh', '-c', FACTS_SCRIPT],
+        image: backendImage(h),
+        cpus,
+        logFile: join(scratch, `facts-${h.runtime.engineName.replace(/\W+/g, '_')}.log`),
+      },
+      30,
+    )
     return fingerprintFromFacts(output, kernel)
   } catch (e) {
     log.warn(`${h.host.url}: fingerprint not read (${(e as Error).message.split('\n')[0]})`)
@@ -131,17 +183,38 @@ export async function networkProbe(rt: MultiHostRuntime, cpus: CpuLayout, scratc
   const reach = proxyHost.host.address
   try {
     const [http, tcp] = [await freePort(), await freePort()]
-    const echo = await proxyHost.runtime.start({ role: 'proxy', name: 'probe-echo', argv: [goBinaryPath('backend'), '-listen', `${listen}:${http}`, '-tcp-listen', `${listen}:${tcp}`], image: backendImage(proxyHost), cpus: cpus.proxy, logFile: join(scratch, 'probe-echo.log') })
+    const echo = await proxyHost.runtime.start({
+      role: 'proxy',
+      name: 'probe-echo',
+      argv: [goBinaryPath('backend'), '-listen', `${listen}:${http}`, '-tcp-listen', `${listen}:${tcp}`],
+      image: backendImage(proxyHost),
+      cpus: cpus.proxy,
+      logFile: join(scratch, 'probe-echo.log'),
+    })
     try {
       await waitForPort(tcp, { host: reach, timeoutMs: 10_000, exited: echo.exited, what: 'probe echo' })
       const run = async (name: string, flags: Record<string, string | number>) => {
-        const { output } = await runToEnd(genHost.runtime, { role: 'generator', name, argv: loadgenTcpArgv(`tcp://${reach}:${tcp}`, ca, flags), cpus: cpus.generator, logFile: join(scratch, `${name}.log`) }, 20)
+        const { output } = await runToEnd(
+          genHost.runtime,
+          { role: 'generator', name, argv: loadgenTcpArgv(`tcp://${reach}:${tcp}`, ca, flags), cpus: cpus.generator, logFile: join(scratch, `${name}.log`) },
+          20,
+        )
         return parseLoadgenOutput<TcpResult>(output)
       }
       const short = await run('probe-short', { mode: 'short', n: 200, c: 1, 'msg-bytes': 64, d: '2s' })
       const stream = await run('probe-stream', { mode: 'stream', n: 1, c: 1, 'stream-bytes': 256 << 20, d: '2s' })
-      const issue = [!short?.conns_ok ? `short connections: ${short?.error_samples[0] ?? 'no report'}` : null, !stream?.bytes_echoed ? `stream: ${stream?.error_samples[0] ?? 'no report'}` : null].filter(Boolean).join('; ')
-      return { ...base, connect_echo_p50_ms: short?.conns_ok ? short.p50_ms : null, stream_mib_per_s: stream?.bytes_echoed ? stream.mib_per_s : null, issue: issue || null }
+      const issue = [
+        !short?.conns_ok ? `short connections: ${short?.error_samples[0] ?? 'no report'}` : null,
+        !stream?.bytes_echoed ? `stream: ${stream?.error_samples[0] ?? 'no report'}` : null,
+      ]
+        .filter(Boolean)
+        .join('; ')
+      return {
+        ...base,
+        connect_echo_p50_ms: short?.conns_ok ? short.p50_ms : null,
+        stream_mib_per_s: stream?.bytes_echoed ? stream.mib_per_s : null,
+        issue: issue || null,
+      }
     } finally {
       await proxyHost.runtime.stop(echo)
     }
@@ -151,21 +224,41 @@ export async function networkProbe(rt: MultiHostRuntime, cpus: CpuLayout, scratc
 }
 
 /** The manifest's record of a run on several hosts. */
-export async function hostsRecord(rt: MultiHostRuntime, facts: Map<EngineHost, EngineFacts>, cpus: CpuLayout, o: { scratch: string; ca: string; log: Logger }): Promise<HostsRecord> {
+export async function hostsRecord(
+  rt: MultiHostRuntime,
+  facts: Map<EngineHost, EngineFacts>,
+  cpus: CpuLayout,
+  o: { scratch: string; ca: string; log: Logger },
+): Promise<HostsRecord> {
   const t = rt.topology
   const hosts: HostsRecord['hosts'] = []
   for (const h of rt.hosts) {
     const f = facts.get(h.host)!
     const role = rolesOn(t, h.host)[0]!
-    hosts.push({ engine: h.host.url, ...f, cpu_source: h.runtime.cpuSource, fingerprint: await hostFingerprint(h, role, o.scratch, f.kernel, cpus[role], o.log), images: [] })
+    hosts.push({
+      engine: h.host.url,
+      ...f,
+      cpu_source: h.runtime.cpuSource,
+      fingerprint: await hostFingerprint(h, role, o.scratch, f.kernel, cpus[role], o.log),
+      images: [],
+    })
   }
   const shared = rt.hostOf('generator') === rt.hostOf('proxy')
   if (!shared) o.log.progress(`network probe: ${rt.hostOf('generator').host.url} → ${rt.hostOf('proxy').host.url}`)
   const network = shared ? null : await networkProbe(rt, cpus, o.scratch, o.ca)
-  if (network) o.log.info(`network ${network.from} → ${network.to}: ${network.connect_echo_p50_ms ?? '?'} ms per short connection (p50), ${network.stream_mib_per_s ?? '?'} MiB/s echoed${network.issue ? ` (${network.issue})` : ''}`)
+  if (network)
+    o.log.info(
+      `network ${network.from} → ${network.to}: ${network.connect_echo_p50_ms ?? '?'} ms per short connection (p50), ${network.stream_mib_per_s ?? '?'} MiB/s echoed${network.issue ? ` (${network.issue})` : ''}`,
+    )
   return {
     source: t.source,
-    roles: ROLES.map((r) => ({ role: r, engine: t.roles[r].host.url, address: t.roles[r].host.address, cpuset: cpus[r], files: t.roles[r].host.copyFiles ? 'through the API' as const : 'bind mounts' as const })),
+    roles: ROLES.map((r) => ({
+      role: r,
+      engine: t.roles[r].host.url,
+      address: t.roles[r].host.address,
+      cpuset: cpus[r],
+      files: t.roles[r].host.copyFiles ? ('through the API' as const) : ('bind mounts' as const),
+    })),
     hosts,
     network,
   }
@@ -174,7 +267,13 @@ export async function hostsRecord(rt: MultiHostRuntime, facts: Map<EngineHost, E
 /** The images each host's containers ran from, filled in at the end of the run. */
 export function withImages(rec: HostsRecord, rt: MultiHostRuntime): HostsRecord {
   const used = rt.imagesUsed()
-  return { ...rec, hosts: rec.hosts.map((h) => ({ ...h, images: used.filter((u) => u.host === h.engine && u.component !== '-').map((u) => ({ image: u.image, id: u.id, sent: u.sent })) })) }
+  return {
+    ...rec,
+    hosts: rec.hosts.map((h) => ({
+      ...h,
+      images: used.filter((u) => u.host === h.engine && u.component !== '-').map((u) => ({ image: u.image, id: u.id, sent: u.sent })),
+    })),
+  }
 }
 
 /** A resume must run on the hosts the run started on: the difference as a resume change line, or null. */
@@ -192,7 +291,8 @@ export function hostsShareCores(t: Topology, cpus: CpuLayout): boolean {
   })
 }
 
-const expand = (list: string) => list.split(',').flatMap((p) => {
-  const [a, b] = p.split('-').map(Number)
-  return Array.from({ length: (b ?? a!) - a! + 1 }, (_, i) => a! + i)
-})
+const expand = (list: string) =>
+  list.split(',').flatMap((p) => {
+    const [a, b] = p.split('-').map(Number)
+    return Array.from({ length: (b ?? a!) - a! + 1 }, (_, i) => a! + i)
+  })

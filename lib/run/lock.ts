@@ -97,7 +97,9 @@ export function inheritedLock(env: NodeJS.ProcessEnv = process.env): { pid: numb
  */
 async function takeLock(what: string, kind: 'run' | 'step', hint = ''): Promise<() => Promise<void>> {
   const path = lockPath()
-  const holder = spawn('flock', ['--nonblock', '--conflict-exit-code', '75', path, '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const holder = spawn('flock', ['--nonblock', '--conflict-exit-code', '75', path, '-c', 'echo locked; exec cat >/dev/null'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let stderr = ''
   holder.stderr.on('data', (d: Buffer) => (stderr += d))
   const got = await new Promise<'locked' | number>((resolve, reject) => {
@@ -109,11 +111,26 @@ async function takeLock(what: string, kind: 'run' | 'step', hint = ''): Promise<
     if (got === 75) {
       const h = readHolder(path)
       const step = kind === 'step' ? `${what} changes packages, keys or images: ` : ''
-      if (h?.kind === 'step') throw userError(path, `${step}proxybench's ${h.runDir} (pid ${h.pid}) is changing packages, keys or images on this machine`, `Wait for it to finish, then run this again${hint}`)
+      if (h?.kind === 'step')
+        throw userError(
+          path,
+          `${step}proxybench's ${h.runDir} (pid ${h.pid}) is changing packages, keys or images on this machine`,
+          `Wait for it to finish, then run this again${hint}`,
+        )
       const who = h ? `another proxybench run (pid ${h.pid}, ${h.runDir})` : 'another proxybench run'
-      throw userError(path, `${step}${who} is measuring on this machine`, kind === 'step' ? `Wait for it to finish or stop it; changing them under a measurement would spoil it${hint}` : 'Wait for it to finish or stop it; two runs at once would disturb each other')
+      throw userError(
+        path,
+        `${step}${who} is measuring on this machine`,
+        kind === 'step'
+          ? `Wait for it to finish or stop it; changing them under a measurement would spoil it${hint}`
+          : 'Wait for it to finish or stop it; two runs at once would disturb each other',
+      )
     }
-    throw userError(path, `flock exited ${got}${stderr ? `: ${stderr.trim().split('\n')[0]}` : ''}`, `Check that ${path} is writable, or set PROXYBENCH_LOCK to another path`)
+    throw userError(
+      path,
+      `flock exited ${got}${stderr ? `: ${stderr.trim().split('\n')[0]}` : ''}`,
+      `Check that ${path} is writable, or set PROXYBENCH_LOCK to another path`,
+    )
   }
   writeFileAtomic(holderFile(path), JSON.stringify({ pid: process.pid, runDir: what, kind } satisfies Holder))
   held = { path }

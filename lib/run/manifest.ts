@@ -39,31 +39,76 @@ async function newManifest(o: RunOptions, run: OpenedRun, parts: RunComponents, 
   const { cpus } = chosen
   const adaptive = adaptiveSettings(profile)
   return {
-    schema_version: SCHEMA_VERSION, run_id: run.runId, profile: profile.name, series: o.series, proxies: o.proxies, runtime: chosen.kind, cpu_source: chosen.runtime.cpuSource,
-    network_mode: networkMode(chosen), started: new Date().toISOString(), finished: null, host: hostInfo(), cpusets: cpus,
-    cpusets_shared: o.hosts ? hostsShareCores(o.hosts, cpus) : new Set([cpus.proxy, cpus.backend, cpus.generator]).size < 3, harness_commit: await harnessCommit(), tools: await toolVersions(),
+    schema_version: SCHEMA_VERSION,
+    run_id: run.runId,
+    profile: profile.name,
+    series: o.series,
+    proxies: o.proxies,
+    runtime: chosen.kind,
+    cpu_source: chosen.runtime.cpuSource,
+    network_mode: networkMode(chosen),
+    started: new Date().toISOString(),
+    finished: null,
+    host: hostInfo(),
+    cpusets: cpus,
+    cpusets_shared: o.hosts ? hostsShareCores(o.hosts, cpus) : new Set([cpus.proxy, cpus.backend, cpus.generator]).size < 3,
+    harness_commit: await harnessCommit(),
+    tools: await toolVersions(),
     components: parts.components.filter(usable).map(({ component, version, source, path, sha256 }) => ({ component, version, source, path, sha256 })),
     images: chosen.images.map((i) => ({ component: i.component, version: i.version, image: i.image, id: i.id, digest: i.digest ?? null })),
     order_seed: seed,
     profile_settings: {
-      repeats: profile.repeats, warmup_s: profile.warmupS, duration_s: profile.durationS, connections: profile.connections, threads: cpuCount(cpus.generator),
-      max_repeats: adaptive.maxRepeats, precision: adaptive.precision, budget_s: adaptive.budgetS, max_disturbed: adaptive.maxDisturbed,
+      repeats: profile.repeats,
+      warmup_s: profile.warmupS,
+      duration_s: profile.durationS,
+      connections: profile.connections,
+      threads: cpuCount(cpus.generator),
+      max_repeats: adaptive.maxRepeats,
+      precision: adaptive.precision,
+      budget_s: adaptive.budgetS,
+      max_disturbed: adaptive.maxDisturbed,
     },
     custom_configs: run.customConfigs,
     steps: Object.fromEntries(o.series.map((s) => [s, 'pending'])),
-    fingerprint: await machineFingerprint(), calibration: null, invocations: [],
+    fingerprint: await machineFingerprint(),
+    calibration: null,
+    invocations: [],
     ...(parts.syscallTax ? { syscall_tax: parts.syscallTax } : {}),
   }
 }
 
 /** This invocation: what code, settings and machine measure the rows tagged with its id. */
-async function newInvocation(o: RunOptions, run: OpenedRun, parts: RunComponents, chosen: ChosenRuntime, manifest: Manifest, seed: number): Promise<Invocation> {
+async function newInvocation(
+  o: RunOptions,
+  run: OpenedRun,
+  parts: RunComponents,
+  chosen: ChosenRuntime,
+  manifest: Manifest,
+  seed: number,
+): Promise<Invocation> {
   const { profile } = o
   const state = await harnessState()
   return {
-    id: nextInvocationId(run.previous), commit: state.commit, dirty: state.dirty, argv: process.argv.slice(1), profile: profile.name, repeats: profile.repeats, duration_s: profile.durationS, series: o.series, proxies: o.proxies, cpusets: chosen.cpus,
-    runtime: chosen.kind, network: o.network, seed, components: parts.components.filter(usable).map(({ component, version, sha256 }) => ({ component, version, sha256 })),
-    custom_configs: run.customConfigs, schema_version: SCHEMA_VERSION, fingerprint: run.previous ? await machineFingerprint() : manifest.fingerprint, started: new Date().toISOString(), finished: null, changes: run.changes,
+    id: nextInvocationId(run.previous),
+    commit: state.commit,
+    dirty: state.dirty,
+    argv: process.argv.slice(1),
+    profile: profile.name,
+    repeats: profile.repeats,
+    duration_s: profile.durationS,
+    series: o.series,
+    proxies: o.proxies,
+    cpusets: chosen.cpus,
+    runtime: chosen.kind,
+    network: o.network,
+    seed,
+    components: parts.components.filter(usable).map(({ component, version, sha256 }) => ({ component, version, sha256 })),
+    custom_configs: run.customConfigs,
+    schema_version: SCHEMA_VERSION,
+    fingerprint: run.previous ? await machineFingerprint() : manifest.fingerprint,
+    started: new Date().toISOString(),
+    finished: null,
+    changes: run.changes,
   }
 }
 

@@ -26,14 +26,31 @@ export interface PhaseOutput {
   quiet?: QuietBudget
 }
 
-type Row = { status: string; reason: string; proxy: string; repeat: number; steal_share?: number | null; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null; foreign_processes?: string; invocation?: number | null }
+type Row = {
+  status: string
+  reason: string
+  proxy: string
+  repeat: number
+  steal_share?: number | null
+  foreign_cpu_share?: number | null
+  load_foreign_cpu_share?: number | null
+  foreign_processes?: string
+  invocation?: number | null
+}
 
 /**
  * Runs the tasks not yet in their table, appending one row each, with a live progress line;
  * then, for an adaptive phase, further shuffled rounds of the cells whose median is not yet
  * precise (lib/run/adaptive.ts). Rows already on disk count, so --resume continues the rounds.
  */
-export async function runPhase(name: string, tasks: Task[], out: string | PhaseOutput, log: Logger, resume: boolean, adaptive: PhaseAdaptive | null = null): Promise<void> {
+export async function runPhase(
+  name: string,
+  tasks: Task[],
+  out: string | PhaseOutput,
+  log: Logger,
+  resume: boolean,
+  adaptive: PhaseAdaptive | null = null,
+): Promise<void> {
   const { runDir, invocation, quiet } = typeof out === 'string' ? { runDir: out, invocation: null, quiet: undefined } : out
   const doneKeys = new Map<Table<unknown>, Set<string>>()
   const isDone = (t: Task) => {
@@ -50,7 +67,14 @@ export async function runPhase(name: string, tasks: Task[], out: string | PhaseO
 /** Repeats timed so far and their seconds; `otherWorkS`: seconds lost to other work (disturbed windows, waits), which no phase budget pays. */
 type Timing = { n: number; s: number; otherWorkS: number }
 
-async function runTasks(name: string, todo: readonly Task[], { runDir, invocation, quiet }: PhaseOutput, log: Logger, invalidateDisturbed: boolean, timing: Timing) {
+async function runTasks(
+  name: string,
+  todo: readonly Task[],
+  { runDir, invocation, quiet }: PhaseOutput,
+  log: Logger,
+  invalidateDisturbed: boolean,
+  timing: Timing,
+) {
   const t0 = Date.now()
   for (const [i, task] of todo.entries()) {
     if (interrupted()) return untilExit()
@@ -80,7 +104,8 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
       // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
       row.status = 'invalid'
       row.reason = [disturbed, row.reason].filter(Boolean).join('; ')
-    } else if (disturbed && !isDisturbed(row)) log.warn(`${task.label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
+    } else if (disturbed && !isDisturbed(row))
+      log.warn(`${task.label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
     if (invocation !== null) row.invocation = invocation
     appendRow(runDir, task.table, row)
     if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}${row.foreign_processes ? ` (${row.foreign_processes})` : ''}`)
@@ -100,7 +125,9 @@ async function runTasks(name: string, todo: readonly Task[], { runDir, invocatio
 /** The rows of each task's cell (lib/data/grouping.ts), as the stop rule reads them. */
 function cellProgress(tasks: readonly Task[], runDir: string): { rows: CellProgress[]; lastRepeat: Map<string, number> } {
   const cells = new Map(tasks.map((t) => [t.cellId, t]))
-  const onDisk = [...new Set(tasks.map((t) => t.table))].flatMap((table) => (readTable(runDir, table) as Row[]).map((row) => ({ cellId: table.cellId(row), row })))
+  const onDisk = [...new Set(tasks.map((t) => t.table))].flatMap((table) =>
+    (readTable(runDir, table) as Row[]).map((row) => ({ cellId: table.cellId(row), row })),
+  )
   const byCell = groupBy(onDisk, (x) => [x.cellId])
   const lastRepeat = new Map<string, number>()
   const rows = [...cells].map(([id, t]): CellProgress => {
@@ -134,13 +161,27 @@ async function adaptiveRounds(name: string, tasks: readonly Task[], out: PhaseOu
         const kind = d.reason.replace(/ \(.*$/, '')
         why.set(kind, (why.get(kind) ?? 0) + 1)
       }
-      log.info(`${name}: ${reached} of ${decisions.length} cells reached ±${(100 * a.settings.precision).toFixed(1)}%${why.size ? `; stopped on ${[...why].map(([k, n]) => `${k} × ${n}`).join(', ')}` : ''}`)
+      log.info(
+        `${name}: ${reached} of ${decisions.length} cells reached ±${(100 * a.settings.precision).toFixed(1)}%${why.size ? `; stopped on ${[...why].map(([k, n]) => `${k} × ${n}`).join(', ')}` : ''}`,
+      )
       return
     }
     // Each round in its own order, replayable from the run's seed, like the minimum rounds.
     const order = shuffled(more, seededRandom((a.seed + Math.imul(round, 7919) + [...name].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 0)) >>> 0))
-    log.info(`${name}: adaptive round ${round}, ${more.length} cells (${more.slice(0, 3).map((d) => d.reason).join('; ')}${more.length > 3 ? '; …' : ''})`)
-    await runTasks(`${name} +${round}`, order.map((d) => template.get(d.id)!.again(lastRepeat.get(d.id)! + 1)), out, log, true, timing)
+    log.info(
+      `${name}: adaptive round ${round}, ${more.length} cells (${more
+        .slice(0, 3)
+        .map((d) => d.reason)
+        .join('; ')}${more.length > 3 ? '; …' : ''})`,
+    )
+    await runTasks(
+      `${name} +${round}`,
+      order.map((d) => template.get(d.id)!.again(lastRepeat.get(d.id)! + 1)),
+      out,
+      log,
+      true,
+      timing,
+    )
   }
 }
 

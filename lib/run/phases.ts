@@ -18,11 +18,28 @@ import type { OpenedRun } from './resume.ts'
 import type { ChosenRuntime } from './runtime-choice.ts'
 
 /** What every series gets: the runtime, cpusets, profile and certificates, the run's seed, and the user's plan as it was parsed. */
-export function seriesContext(o: RunOptions, run: OpenedRun, parts: RunComponents, chosen: ChosenRuntime, seed: number): SeriesContext & { templateChecks: Map<string, string | null> } {
+export function seriesContext(
+  o: RunOptions,
+  run: OpenedRun,
+  parts: RunComponents,
+  chosen: ChosenRuntime,
+  seed: number,
+): SeriesContext & { templateChecks: Map<string, string | null> } {
   const { profile } = o
   return {
-    runtime: chosen.runtime, runId: run.runId, runDir: run.runDir, cpus: chosen.cpus, profile, certs: parts.certs, log: o.log, proxies: o.proxies, seed, connections: profile.connections, plan: o.plan,
-    backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16), templateChecks: new Map<string, string | null>(),
+    runtime: chosen.runtime,
+    runId: run.runId,
+    runDir: run.runDir,
+    cpus: chosen.cpus,
+    profile,
+    certs: parts.certs,
+    log: o.log,
+    proxies: o.proxies,
+    seed,
+    connections: profile.connections,
+    plan: o.plan,
+    backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16),
+    templateChecks: new Map<string, string | null>(),
     ...(o.counts === false ? { counts: false } : {}),
     ...(o.reference && o.reference !== 'none' ? { reference: o.reference } : {}),
     launcher: parts.launcher,
@@ -31,13 +48,20 @@ export function seriesContext(o: RunOptions, run: OpenedRun, parts: RunComponent
 
 /** A phase that needs more repeats than the profile's (a bisect's Mann-Whitney test) gets them, disturbed windows re-measured up to there. */
 const atLeast = <A extends { settings: { minRepeats: number; maxRepeats: number } }>(a: A, min: number | undefined): A =>
-  min === undefined ? a : { ...a, settings: { ...a.settings, minRepeats: Math.max(a.settings.minRepeats, min), maxRepeats: Math.max(a.settings.maxRepeats, min) } }
+  min === undefined
+    ? a
+    : { ...a, settings: { ...a.settings, minRepeats: Math.max(a.settings.minRepeats, min), maxRepeats: Math.max(a.settings.maxRepeats, min) } }
 
 /**
  * The last stage of a run: each series in turn, its phases in order, one row appended per
  * repeat; the manifest says which series runs and which are done; each series' findings once it is.
  */
-export async function runSeries(o: RunOptions, ctx: SeriesContext & { templateChecks: Map<string, string | null> }, record: RunRecord, quiet: QuietBudget): Promise<Finding[]> {
+export async function runSeries(
+  o: RunOptions,
+  ctx: SeriesContext & { templateChecks: Map<string, string | null> },
+  record: RunRecord,
+  quiet: QuietBudget,
+): Promise<Finding[]> {
   const { manifest } = record
   const { profile, log } = o
   const findings: Finding[] = []
@@ -50,8 +74,19 @@ export async function runSeries(o: RunOptions, ctx: SeriesContext & { templateCh
     for (const phase of series.phases) {
       const tasks = phase.tasks(ctx)
       // Each template once, before its first cell: a broken one fails now, and its cells fail without starting anything.
-      for (const reason of await checkTemplates(tasks.flatMap((t) => t.subject ?? []), ctx)) log.warn(reason)
-      await runPhase(phase.name, tasks, { runDir: record.runDir, invocation: record.invocation.id, quiet }, log, o.resume, adaptiveHere(phase, ctx) ? atLeast(adaptive, phase.minRepeats) : null)
+      for (const reason of await checkTemplates(
+        tasks.flatMap((t) => t.subject ?? []),
+        ctx,
+      ))
+        log.warn(reason)
+      await runPhase(
+        phase.name,
+        tasks,
+        { runDir: record.runDir, invocation: record.invocation.id, quiet },
+        log,
+        o.resume,
+        adaptiveHere(phase, ctx) ? atLeast(adaptive, phase.minRepeats) : null,
+      )
     }
     manifest.steps[name] = 'done'
     manifest.quiet = quiet.record

@@ -68,27 +68,39 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
       // L4 variants forward bytes, not HTTP: nothing for the pool detector's HTTPS requests.
       // default-cert serves a certificate of the proxy's own making, which the detector's client does not trust (the tls series reads it).
       const variants = Object.keys(stack.variants).filter((v) => !stack.variants[v]!.l4 && v !== DEFAULT_KEY_VARIANT && (!o.variants || o.variants.includes(v)))
-      return chooseVersions(stack, o.versions ?? { kind: 'all' }).flatMap((version) => variants.filter((variant) => variantRunsOn(stack, variant, version.version) && (!stack.variants[variant]!.http3 || h3Support(proxy, version).capable)).map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })))
+      return chooseVersions(stack, o.versions ?? { kind: 'all' }).flatMap((version) =>
+        variants
+          .filter((variant) => variantRunsOn(stack, variant, version.version) && (!stack.variants[variant]!.http3 || h3Support(proxy, version).capable))
+          .map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })),
+      )
     })
     for (const [i, cell] of cells.entries()) {
       o.log.progress(`pool detector ${i + 1}/${cells.length}: ${cell.proxy} ${cell.version} ${cell.variant}`)
-      const base = { proxy: cell.proxy as ProxyName, version: cell.version, variant: cell.variant, expected: expectsReuse(cell.stack!, cell.variant, cell.version) ? 'reuse' : 'no reuse', requests: REQUESTS_PER_CELL } as const
+      const base = {
+        proxy: cell.proxy as ProxyName,
+        version: cell.version,
+        variant: cell.variant,
+        expected: expectsReuse(cell.stack!, cell.variant, cell.version) ? 'reuse' : 'no reuse',
+        requests: REQUESTS_PER_CELL,
+      } as const
       const failed = (note: string): PoolRow => ({ ...base, conns_per_100: null, ok_responses: 0, proto: '', status: 'failed', note })
-      rows.push(await withVerifiedStack(cell, `${cell.proxy}-${cell.version}-${cell.variant}`, ctx, { failed, invalid: failed }, async ({ backend, url }) => {
-        const before = await backendStats(backend)
-        const r = await loadgenRequests({ url, n: REQUESTS_PER_CELL, c: 2, cacert: o.certs.ca, expectBody: 'hello world', cpus: ctx.cpus.generator })
-        const after = await backendStats(backend)
-        const conns = (connsBetween(before, after) * 100) / r.requests
-        const answered = r.ok === r.requests
-        return {
-          ...base,
-          conns_per_100: conns,
-          ok_responses: r.ok,
-          proto: r.proto,
-          status: !answered ? 'failed' : judge(conns, base.expected) ? 'ok' : 'unexpected',
-          ...(answered ? {} : { note: `${r.ok}/${r.requests} ok; ${r.error_samples[0] ?? JSON.stringify(r.status)}` }),
-        }
-      }))
+      rows.push(
+        await withVerifiedStack(cell, `${cell.proxy}-${cell.version}-${cell.variant}`, ctx, { failed, invalid: failed }, async ({ backend, url }) => {
+          const before = await backendStats(backend)
+          const r = await loadgenRequests({ url, n: REQUESTS_PER_CELL, c: 2, cacert: o.certs.ca, expectBody: 'hello world', cpus: ctx.cpus.generator })
+          const after = await backendStats(backend)
+          const conns = (connsBetween(before, after) * 100) / r.requests
+          const answered = r.ok === r.requests
+          return {
+            ...base,
+            conns_per_100: conns,
+            ok_responses: r.ok,
+            proto: r.proto,
+            status: !answered ? 'failed' : judge(conns, base.expected) ? 'ok' : 'unexpected',
+            ...(answered ? {} : { note: `${r.ok}/${r.requests} ok; ${r.error_samples[0] ?? JSON.stringify(r.status)}` }),
+          }
+        }),
+      )
     }
   } finally {
     await runtime.stopAll()

@@ -44,7 +44,8 @@ const configs = (c: ResumeSettings['custom_configs']) => c.map((x) => `${x.proxy
 export function resumeDifferences(m: Manifest, now: ResumeSettings): string[] {
   const was = previousSettings(m)
   const out: string[] = []
-  if (now.schema_version !== was.schema_version) out.push(`schema version ${was.schema_version} → ${now.schema_version} (this harness writes ${SCHEMA_VERSION})`)
+  if (now.schema_version !== was.schema_version)
+    out.push(`schema version ${was.schema_version} → ${now.schema_version} (this harness writes ${SCHEMA_VERSION})`)
   if (now.profile !== was.profile) out.push(`--profile ${was.profile} → ${now.profile}`)
   if (now.repeats !== was.repeats) out.push(`--repeats ${was.repeats} → ${now.repeats}`)
   if (now.duration_s !== was.duration_s) out.push(`--duration ${was.duration_s} → ${now.duration_s}`)
@@ -60,7 +61,9 @@ export function resumeDifferences(m: Manifest, now: ResumeSettings): string[] {
   if (a.join(' ') !== b.join(' ')) {
     const gone = a.filter((x) => !b.includes(x))
     const added = b.filter((x) => !a.includes(x))
-    out.push(`--config ${gone.length ? `${gone.join(' ')} (was)` : ''}${gone.length && added.length ? ' → ' : ''}${added.length ? `${added.join(' ')} (now)` : ''}`)
+    out.push(
+      `--config ${gone.length ? `${gone.join(' ')} (was)` : ''}${gone.length && added.length ? ' → ' : ''}${added.length ? `${added.join(' ')} (now)` : ''}`,
+    )
   }
   return out
 }

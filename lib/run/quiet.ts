@@ -27,7 +27,12 @@ export interface QuietSettings {
 export function quietSettings(p: Profile, cpus: CpuLayout, budgetS?: number): QuietSettings {
   const windowS = p.warmupS + p.durationS + p.tailS
   const load = coresOutside(`${cpus.generator},${cpus.backend}`, cpus.proxy)
-  return { budgetS: budgetS ?? p.quietBudgetS ?? 20 * windowS, settleS: p.settleS ?? 1.5, groups: [cpus.proxy, ...(load ? [load] : [])], maxWaitS: Math.max(10, 5 * windowS) }
+  return {
+    budgetS: budgetS ?? p.quietBudgetS ?? 20 * windowS,
+    settleS: p.settleS ?? 1.5,
+    groups: [cpus.proxy, ...(load ? [load] : [])],
+    maxWaitS: Math.max(10, 5 * windowS),
+  }
 }
 
 export class QuietBudget implements WindowGate {
@@ -35,9 +40,17 @@ export class QuietBudget implements WindowGate {
   /** A window was disturbed: the next one waits for quiet first. */
   private owed = false
   /** `wait`: how to wait (waitForQuiet on this machine; a unit test's stand-in). */
-  constructor(readonly settings: QuietSettings, private readonly log: Logger, previous?: QuietRecord, preflight: string | null = null, private readonly wait: typeof waitForQuiet = waitForQuiet) {
+  constructor(
+    readonly settings: QuietSettings,
+    private readonly log: Logger,
+    previous?: QuietRecord,
+    preflight: string | null = null,
+    private readonly wait: typeof waitForQuiet = waitForQuiet,
+  ) {
     // A resumed run goes on with what its earlier invocations spent.
-    this.record = previous ? { ...previous, budget_s: settings.budgetS, settle_s: settings.settleS, preflight: previous.preflight ?? preflight } : { budget_s: settings.budgetS, settle_s: settings.settleS, preflight, waits: 0, waited_s: 0, unquiet_waits: 0, spent_s: 0 }
+    this.record = previous
+      ? { ...previous, budget_s: settings.budgetS, settle_s: settings.settleS, preflight: previous.preflight ?? preflight }
+      : { budget_s: settings.budgetS, settle_s: settings.settleS, preflight, waits: 0, waited_s: 0, unquiet_waits: 0, spent_s: 0 }
   }
 
   /** Seconds of the budget left. */
@@ -71,16 +84,31 @@ export class QuietBudget implements WindowGate {
     const log = this.log
     const maxS = Math.min(this.leftS(), this.settings.maxWaitS)
     if (maxS <= 0) return 0
-    log.progress(`waiting for the machine to be quiet (foreign load ≤ ${Math.round(100 * MAX_FOREIGN_SHARE)}% for ${this.settings.settleS} s, at most ${Math.round(maxS)} s)`)
-    const w = await this.wait({ groups: this.settings.groups, threshold: MAX_FOREIGN_SHARE, settleS: this.settings.settleS, maxS, roots: [process.pid, ...rolePids] })
+    log.progress(
+      `waiting for the machine to be quiet (foreign load ≤ ${Math.round(100 * MAX_FOREIGN_SHARE)}% for ${this.settings.settleS} s, at most ${Math.round(maxS)} s)`,
+    )
+    const w = await this.wait({
+      groups: this.settings.groups,
+      threshold: MAX_FOREIGN_SHARE,
+      settleS: this.settings.settleS,
+      maxS,
+      roots: [process.pid, ...rolePids],
+    })
     this.record.waits++
     this.record.waited_s = round(this.record.waited_s + w.waitedS)
     this.record.spent_s = round(this.record.spent_s + w.waitedS)
     if (!w.quiet) this.record.unquiet_waits++
-    if (!w.quiet) log.warn(`no quiet ${this.settings.settleS} s within ${Math.round(w.waitedS)} s (${topText(w.processes)}); going on, ${Math.round(this.leftS())} s of the quiet budget left`)
+    if (!w.quiet)
+      log.warn(
+        `no quiet ${this.settings.settleS} s within ${Math.round(w.waitedS)} s (${topText(w.processes)}); going on, ${Math.round(this.leftS())} s of the quiet budget left`,
+      )
     return w.waitedS
   }
 }
 
 const round = (x: number) => Number(x.toFixed(2))
-const topText = (procs: readonly ForeignProcess[]) => byCommand(procs).slice(0, 3).map((c) => `${c.command} ${Math.round(100 * c.share)}%`).join(', ') || 'no single process'
+const topText = (procs: readonly ForeignProcess[]) =>
+  byCommand(procs)
+    .slice(0, 3)
+    .map((c) => `${c.command} ${Math.round(100 * c.share)}%`)
+    .join(', ') || 'no single process'

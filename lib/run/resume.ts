@@ -34,12 +34,28 @@ const newRunId = () => {
 /** What a resume compares with the run's own settings; `runtime` and `cpus` as known at the time of the check. */
 export function resumeSettings(o: RunOptions, run: Pick<OpenedRun, 'customConfigs'>, runtime: string, cpus: CpuLayout): ResumeSettings {
   const { profile } = o
-  return { profile: profile.name, repeats: profile.repeats, duration_s: profile.durationS, proxies: o.proxies, cpusets: cpus, runtime, network: o.network, seed: o.seed, custom_configs: run.customConfigs, schema_version: SCHEMA_VERSION }
+  return {
+    profile: profile.name,
+    repeats: profile.repeats,
+    duration_s: profile.durationS,
+    proxies: o.proxies,
+    cpusets: cpus,
+    runtime,
+    network: o.network,
+    seed: o.seed,
+    custom_configs: run.customConfigs,
+    schema_version: SCHEMA_VERSION,
+  }
 }
 
 /** Rows of one run directory come from one set of settings, unless the user says otherwise (--allow-changes: each said). */
 function acceptChanges(o: RunOptions, runDir: string, diffs: readonly string[]): void {
-  if (diffs.length > 0 && !o.allowChanges) throw userError('--resume', `${runDir} ${refusal(diffs)}`, 'Resume with the run\'s settings, or add --allow-changes to measure on with the new ones (the manifest and report then say which rows came from which invocation)')
+  if (diffs.length > 0 && !o.allowChanges)
+    throw userError(
+      '--resume',
+      `${runDir} ${refusal(diffs)}`,
+      "Resume with the run's settings, or add --allow-changes to measure on with the new ones (the manifest and report then say which rows came from which invocation)",
+    )
   for (const d of diffs) o.log.warn(`resume with --allow-changes: ${d}`)
 }
 

@@ -71,7 +71,11 @@ async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOption
 export async function chooseRuntime(o: RunOptions, run: OpenedRun, launcher: readonly string[]): Promise<ChosenRuntime> {
   let kind = await resolveRuntime(o.runtime, o.log, !!o.hosts)
   if (o.network === 'bridge' && kind !== 'docker') {
-    throw userError('--network', 'bridge needs the docker runtime, and no Docker engine answers (auto chose native)', 'Start the engine (npx zx notebooks/00-setup.mjs) or use --runtime docker')
+    throw userError(
+      '--network',
+      'bridge needs the docker runtime, and no Docker engine answers (auto chose native)',
+      'Start the engine (npx zx notebooks/00-setup.mjs) or use --runtime docker',
+    )
   }
   // The pid keeps cgroups, containers and state of two runs with the same directory name apart.
   const runtimeId = `${run.runId}-${process.pid}`

@@ -54,7 +54,12 @@ export function cgroupOfPid(pid: number, procRoot = '/proc', cgroupRoot = '/sys/
 /** Pids listed in a cgroup (cgroup.procs), sorted; empty when unreadable. */
 export function groupPids(g: CountingGroup): number[] {
   try {
-    return readFileSync(join(g.dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number).filter((n) => n > 0).sort((a, b) => a - b)
+    return readFileSync(join(g.dir, 'cgroup.procs'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .filter((n) => n > 0)
+      .sort((a, b) => a - b)
   } catch {
     return []
   }
@@ -155,11 +160,18 @@ export function countingUnavailable(): Promise<string | null> {
     if (!existsSync('/sys/kernel/tracing/events') && !existsSync('/sys/kernel/debug/tracing/events')) {
       await exec('mount', ['-t', 'tracefs', 'nodev', '/sys/kernel/tracing'], { timeoutMs: 10_000 }).catch(() => null)
     }
-    const r = await exec('perf', ['stat', '-x,', '-e', PERF_EVENTS.join(','), '--', 'true'], { timeoutMs: 30_000 }).catch((e: Error) => ({ code: 127, stdout: '', stderr: e.message }))
-    if (r.code === 127 || /not found|ENOENT/.test(r.stderr) && r.code !== 0) return 'perf is not installed (Debian linux-perf)'
+    const r = await exec('perf', ['stat', '-x,', '-e', PERF_EVENTS.join(','), '--', 'true'], { timeoutMs: 30_000 }).catch((e: Error) => ({
+      code: 127,
+      stdout: '',
+      stderr: e.message,
+    }))
+    if (r.code === 127 || (/not found|ENOENT/.test(r.stderr) && r.code !== 0)) return 'perf is not installed (Debian linux-perf)'
     const counts = parsePerfStat(r.stderr)
     if (r.code !== 0 || counts.get(PERF_EVENTS[0]) == null) {
-      const why = r.stderr.split('\n').map((l) => l.trim()).find((l) => /permission|paranoid|tracefs|debugfs|unknown tracepoint|not supported|No such/i.test(l))
+      const why = r.stderr
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => /permission|paranoid|tracefs|debugfs|unknown tracepoint|not supported|No such/i.test(l))
       return `perf cannot count ${PERF_EVENTS[0]} here${why ? `: ${why}` : ` (exit ${r.code})`}`
     }
     return null
@@ -208,7 +220,8 @@ async function command(a: Attached, word: 'enable' | 'disable'): Promise<void> {
   try {
     ;(a.perf.stdio[3] as Writable).write(`${word}\n`)
   } catch {}
-  if (!(await got)) a.failed = `perf did not acknowledge '${word}' within ${ACK_TIMEOUT_MS / 1000} s${a.perf.exitCode !== null ? ` (it exited ${a.perf.exitCode}: ${a.stderr.trim().split('\n').at(-1) ?? ''})` : ''}`
+  if (!(await got))
+    a.failed = `perf did not acknowledge '${word}' within ${ACK_TIMEOUT_MS / 1000} s${a.perf.exitCode !== null ? ` (it exited ${a.perf.exitCode}: ${a.stderr.trim().split('\n').at(-1) ?? ''})` : ''}`
 }
 
 /**
@@ -238,31 +251,40 @@ export async function openCounting(runtime: Runtime, roles: readonly RunningRole
     attached.push(attachPerf(role, group, pids, o.perfCpus))
   }
   // perf prints "Events disabled" once it has attached to every thread: the window may begin.
-  await Promise.all(attached.map(async (a) => {
-    for (let i = 0; i < 200 && !a.failed && !/Events disabled/.test(a.stderr) && a.perf.exitCode === null; i++) await new Promise((r) => setTimeout(r, 25))
-    if (!/Events disabled/.test(a.stderr)) a.failed = `perf did not attach to ${a.role.spec.role} (pids ${a.pids.join(',')}): ${a.stderr.trim().split('\n').at(-1) ?? 'no output'}`
-  }))
+  await Promise.all(
+    attached.map(async (a) => {
+      for (let i = 0; i < 200 && !a.failed && !/Events disabled/.test(a.stderr) && a.perf.exitCode === null; i++) await new Promise((r) => setTimeout(r, 25))
+      if (!/Events disabled/.test(a.stderr))
+        a.failed = `perf did not attach to ${a.role.spec.role} (pids ${a.pids.join(',')}): ${a.stderr.trim().split('\n').at(-1) ?? 'no output'}`
+    }),
+  )
   return {
     async begin() {
-      await Promise.all(attached.map(async (a) => {
-        a.userSysA = readUserSys(a.group)
-        a.switchesA = readSwitches(a.pids)
-        await command(a, 'enable')
-      }))
+      await Promise.all(
+        attached.map(async (a) => {
+          a.userSysA = readUserSys(a.group)
+          a.switchesA = readSwitches(a.pids)
+          await command(a, 'enable')
+        }),
+      )
     },
     async end() {
-      await Promise.all(attached.map(async (a) => {
-        await command(a, 'disable')
-        a.userSysB = readUserSys(a.group)
-        a.switchesB = readSwitches(a.pids)
-      }))
+      await Promise.all(
+        attached.map(async (a) => {
+          await command(a, 'disable')
+          a.userSysB = readUserSys(a.group)
+          a.switchesB = readSwitches(a.pids)
+        }),
+      )
     },
     async read() {
       const out = new Map<RunningRole, RoleCounts>()
       for (const [role, reason] of reasons) out.set(role, { ok: false, reason })
-      await Promise.all(attached.map(async (a) => {
-        out.set(a.role, await stopAndRead(a))
-      }))
+      await Promise.all(
+        attached.map(async (a) => {
+          out.set(a.role, await stopAndRead(a))
+        }),
+      )
       return out
     },
   }
@@ -292,9 +314,12 @@ async function stopAndRead(a: Attached): Promise<RoleCounts> {
   const syscalls = counts.get(PERF_EVENTS[0])
   const switches = counts.get(PERF_EVENTS[1])
   if (a.failed) return { ok: false, reason: a.failed }
-  if (syscalls == null || switches == null) return { ok: false, reason: `perf counted nothing for ${a.role.spec.role}: ${a.stderr.trim().split('\n').at(-1) ?? 'no output'}` }
+  if (syscalls == null || switches == null)
+    return { ok: false, reason: `perf counted nothing for ${a.role.spec.role}: ${a.stderr.trim().split('\n').at(-1) ?? 'no output'}` }
   return {
-    ok: true, syscalls, contextSwitches: switches,
+    ok: true,
+    syscalls,
+    contextSwitches: switches,
     involuntarySwitches: a.switchesA && a.switchesB ? involuntaryBetween(a.switchesA, a.switchesB) : null,
     userShare: userShareBetween(a.userSysA ?? null, a.userSysB ?? null),
   }

@@ -26,7 +26,6 @@ export interface CopyState {
 /** Whether `path` is `dir` or lies under it. */
 const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/')
 
-
 /** Refuses to copy a file outside the keys directory (symlinks resolved). */
 export function assertCopyable(source: string, user: { uid: number; gid: number }, keysDir = certsDir, realpath: (p: string) => string = realpathSync): void {
   const resolved = (p: string) => {
@@ -37,7 +36,11 @@ export function assertCopyable(source: string, user: { uid: number; gid: number 
     }
   }
   if (!inside(resolved(source), resolved(keysDir))) {
-    throw userError(displayPath(source), `not readable by the container user ${user.uid}:${user.gid}, and only files under ${displayPath(keysDir)}/ are copied for containers`, `Make it readable (chmod o+r ${source}) if it is not secret, or use --runtime native`)
+    throw userError(
+      displayPath(source),
+      `not readable by the container user ${user.uid}:${user.gid}, and only files under ${displayPath(keysDir)}/ are copied for containers`,
+      `Make it readable (chmod o+r ${source}) if it is not secret, or use --runtime native`,
+    )
   }
 }
 

@@ -44,7 +44,8 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 function parseState(text: string): State | null {
   try {
     const s = JSON.parse(text) as Partial<State>
-    const ok = (r: unknown): r is ProcRef => typeof (r as ProcRef)?.pid === 'number' && typeof (r as ProcRef).start === 'string' && typeof (r as ProcRef).boot === 'string'
+    const ok = (r: unknown): r is ProcRef =>
+      typeof (r as ProcRef)?.pid === 'number' && typeof (r as ProcRef).start === 'string' && typeof (r as ProcRef).boot === 'string'
     if (!ok(s.harness) || !Array.isArray(s.roles) || !s.roles.every((r) => ok(r) && typeof r.name === 'string')) return null
     return s as State
   } catch {
@@ -113,7 +114,10 @@ export class NativeRuntime implements Runtime {
   /** argv put before every role's (the system-call tax's launcher, lib/runtime/syscall-tax.ts); empty: none. */
   private readonly launcher: readonly string[]
 
-  constructor(readonly runId: string, opts: { launcher?: readonly string[] } = {}) {
+  constructor(
+    readonly runId: string,
+    opts: { launcher?: readonly string[] } = {},
+  ) {
     this.launcher = opts.launcher ?? []
     this.cpu = detectCpuAccounting(runId)
     this.cpuSource = this.cpu.source

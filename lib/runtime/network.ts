@@ -21,7 +21,8 @@ export const isBridged = (rt: Pick<Runtime, 'network'>): boolean => rt.network =
  * The address a server role binds: all of its own namespace in bridge mode; its host's
  * address when roles run on several hosts (`role` says which); else `loopback`.
  */
-export const listenHost = (rt: Pick<Runtime, 'network' | 'hostAddress'>, loopback = LOOPBACK, role?: Role): string => (isBridged(rt) ? '0.0.0.0' : (role && rt.hostAddress?.(role)?.listen) || loopback)
+export const listenHost = (rt: Pick<Runtime, 'network' | 'hostAddress'>, loopback = LOOPBACK, role?: Role): string =>
+  isBridged(rt) ? '0.0.0.0' : (role && rt.hostAddress?.(role)?.listen) || loopback
 
 /** The address the harness and the other roles use to reach a started server role. */
 export function reachHost(rt: Pick<Runtime, 'network' | 'addressOf' | 'hostAddress'>, role: RunningRole, loopback = LOOPBACK): string {

@@ -32,7 +32,10 @@ export function trackRuntime(r: Stoppable): void {
   active.add(r)
   if (installed) return
   installed = true
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.once(signal, () => {
       signalled = signal
       process.stderr.write(`\nproxybench: ${signal}: stopping what this run started; completed measurements are kept\n`)

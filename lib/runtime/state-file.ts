@@ -9,6 +9,8 @@ import type { Logger } from '../core/log.ts'
 export function keepAside(file: string, why: string, log: Logger): string {
   const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`
   renameSync(file, aside)
-  log.warn(`${displayPath(file)}: ${why}; kept as ${displayPath(aside)} and nothing it lists was touched. Check what it names (ps, ls), remove what is left, then delete that file`)
+  log.warn(
+    `${displayPath(file)}: ${why}; kept as ${displayPath(aside)} and nothing it lists was touched. Check what it names (ps, ls), remove what is left, then delete that file`,
+  )
   return aside
 }

@@ -27,7 +27,8 @@ export interface TaxReading {
 export function parseTaxReading(stdout: string): TaxReading {
   const j = JSON.parse(stdout.trim().split('\n').at(-1) || '{}') as Partial<TaxReading>
   const ok = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-  if (!ok(j.insns) || !ok(j.base_ns_per_syscall) || !ok(j.taxed_ns_per_syscall) || !ok(j.tax_ns_per_syscall)) throw new Error(`syscall-tax -measure: unexpected output ${stdout.trim().slice(0, 200)}`)
+  if (!ok(j.insns) || !ok(j.base_ns_per_syscall) || !ok(j.taxed_ns_per_syscall) || !ok(j.tax_ns_per_syscall))
+    throw new Error(`syscall-tax -measure: unexpected output ${stdout.trim().slice(0, 200)}`)
   return { insns: j.insns, base_ns_per_syscall: j.base_ns_per_syscall, taxed_ns_per_syscall: j.taxed_ns_per_syscall, tax_ns_per_syscall: j.tax_ns_per_syscall }
 }
 
@@ -59,7 +60,11 @@ export async function calibrateTax(targetNs: number, cpus: string, binary = goBi
   const reached = [await measureTax(insns, cpus, binary), await measureTax(insns, cpus, binary), await measureTax(insns, cpus, binary)]
   const measured = medianOf(reached.map((r) => r.tax_ns_per_syscall))
   return {
-    target_ns: targetNs, insns, measured_ns: measured, base_ns: medianOf(reached.map((r) => r.base_ns_per_syscall)), cpuset: cpus,
+    target_ns: targetNs,
+    insns,
+    measured_ns: measured,
+    base_ns: medianOf(reached.map((r) => r.base_ns_per_syscall)),
+    cpuset: cpus,
     measured_at: new Date().toISOString(),
     note: insns === MAX_TAX_INSNS && measured < targetNs * 0.9 ? `capped at the kernel's ${MAX_TAX_INSNS} filter instructions per system call` : '',
   }

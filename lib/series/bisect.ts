@@ -19,7 +19,12 @@ const MAX_STEPS = 12
  * first; with `tags` (bisect.mjs --tags-from) over a registry's published releases instead,
  * each run from its image.
  */
-export function catalogPlan(proxies: readonly ProxyName[], variants: readonly string[], metric: BisectMetric, tags?: { ref: string; tags: readonly string[] }): BisectPlan {
+export function catalogPlan(
+  proxies: readonly ProxyName[],
+  variants: readonly string[],
+  metric: BisectMetric,
+  tags?: { ref: string; tags: readonly string[] },
+): BisectPlan {
   const searches: BisectSearch[] = []
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
@@ -39,7 +44,11 @@ function searchCells(search: BisectSearch, versions: readonly string[], connecti
   return versions.map((version) => {
     const image = search.images[version]
     // A registry release: its image holds the binary (at the official image's path); the image, not a sha256, names it.
-    if (image) return { ...catalogCell(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: imageVersion(search.proxy as ProxyName, version) }), image }
+    if (image)
+      return {
+        ...catalogCell(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: imageVersion(search.proxy as ProxyName, version) }),
+        image,
+      }
     const v = stack.versions.find((x) => x.version === version)
     if (!v) throw new Error(`bisect: ${search.proxy} ${version} is not in stacks/${search.proxy}/stack.yaml`)
     return catalogCell(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: v })
@@ -47,7 +56,15 @@ function searchCells(search: BisectSearch, versions: readonly string[], connecti
 }
 
 /** A registry release as a catalog entry: the binary at the official image's path, no host file to hash. */
-const imageVersion = (proxy: ProxyName, version: string): StackVersion => ({ version, source: 'pypi', package: 'registry image', binary: OFFICIAL_BINARY[proxy], lib_dir: null, sha256: '', april_2025: false })
+const imageVersion = (proxy: ProxyName, version: string): StackVersion => ({
+  version,
+  source: 'pypi',
+  package: 'registry image',
+  binary: OFFICIAL_BINARY[proxy],
+  lib_dir: null,
+  sha256: '',
+  april_2025: false,
+})
 
 /**
  * The bisect series: the first phase measures the oldest and newest version of each
@@ -82,7 +99,12 @@ function planFor(ctx: SeriesContext): BisectPlan {
   if (kept) return kept
   const { focus, bisectMetric, bisectTags } = ctx.plan
   const made = catalogPlan(ctx.proxies, focus?.variants ?? BISECT_DEFAULT_VARIANTS, bisectMetric ?? 'cpu', bisectTags)
-  if (made.searches.length === 0) throw userError('--variants', `none of ${(focus?.variants ?? BISECT_DEFAULT_VARIANTS).join(', ')} is a variant of ${ctx.proxies.join(', ')}`, 'Name a variant of the proxy (stacks/<proxy>/stack.yaml)')
+  if (made.searches.length === 0)
+    throw userError(
+      '--variants',
+      `none of ${(focus?.variants ?? BISECT_DEFAULT_VARIANTS).join(', ')} is a variant of ${ctx.proxies.join(', ')}`,
+      'Name a variant of the proxy (stacks/<proxy>/stack.yaml)',
+    )
   writeBisectPlan(ctx.runDir, made)
   return made
 }

@@ -72,7 +72,8 @@ export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacityS
   const hi = above.length ? Math.min(...above) : null
   let next: { rate: number; why: string }
   const disturbed = [...last.values()].find((x) => x.disturbed && (lo === null || x.rate > lo) && (hi === null || x.rate <= hi))
-  if (disturbed && attempts.get(disturbed.rate)! > MAX_DISTURBED_RETRIES) return { done: `stopped: every window at ${disturbed.rate} rps was disturbed (${disturbed.why}); measure when the machine is quiet` }
+  if (disturbed && attempts.get(disturbed.rate)! > MAX_DISTURBED_RETRIES)
+    return { done: `stopped: every window at ${disturbed.rate} rps was disturbed (${disturbed.why}); measure when the machine is quiet` }
   if (disturbed) next = { rate: disturbed.rate, why: 'again: its window was disturbed' }
   else if (steps.length === 0) next = { rate: roundRate(s.startRps), why: 'start' }
   else if (lo === null) {
@@ -85,7 +86,8 @@ export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacityS
     if (hi - lo <= Math.max(RATE_STEP, CAPACITY_RESOLUTION * lo)) return { done: `found: ${lo} rps passes, ${hi} rps does not` }
     next = { rate: roundRate((lo + hi) / 2), why: `between ${lo} and ${hi} rps` }
   }
-  if (budget.spentS + budget.stepS > s.budgetS) return { done: `budget spent: ${Math.round(budget.spentS)} s of ${s.budgetS} s, a step takes about ${Math.round(budget.stepS)} s` }
+  if (budget.spentS + budget.stepS > s.budgetS)
+    return { done: `budget spent: ${Math.round(budget.spentS)} s of ${s.budgetS} s, a step takes about ${Math.round(budget.stepS)} s` }
   return next
 }
 
@@ -102,8 +104,14 @@ export function capacityCells(ctx: Pick<SeriesContext, 'proxies'> & { plan: Pick
     const stack = loadStack(proxy)
     const own = [...customVariants(custom.filter((c) => c.proxy === proxy))]
     return keyTypes.flatMap((keyType) => [
-      ...variants.filter((v) => stack.variants[v]).map((variant) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, pinned })),
-      ...own.filter(([, v]) => variants.includes(v)).map(([id, variant]) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, template: id.slice(id.indexOf('=') + 1), pinned })),
+      ...variants
+        .filter((v) => stack.variants[v])
+        .map((variant) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, pinned })),
+      ...own
+        .filter(([, v]) => variants.includes(v))
+        .map(([id, variant]) =>
+          catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, template: id.slice(id.indexOf('=') + 1), pinned }),
+        ),
     ])
   })
 }
@@ -171,4 +179,3 @@ export function capacitySeries(): Series {
   })
   return { name: 'capacity', phases: Array.from({ length: MAX_CAPACITY_STEPS + 1 }, (_, i) => phase(i)) }
 }
-

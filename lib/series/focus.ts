@@ -17,7 +17,9 @@ export interface Focus {
 /** The one place cells are filtered (lib/series/tasks.ts, for every phase of every series). */
 export function focusCells<C extends Pick<Cell, 'variant' | 'keyType' | 'proxy'>>(cells: readonly C[], focus: Focus | undefined): C[] {
   if (!focus) return [...cells]
-  return cells.filter((c) => c.proxy === 'direct' || ((!focus.variants || focus.variants.includes(c.variant)) && (!focus.keyTypes || focus.keyTypes.includes(c.keyType))))
+  return cells.filter(
+    (c) => c.proxy === 'direct' || ((!focus.variants || focus.variants.includes(c.variant)) && (!focus.keyTypes || focus.keyTypes.includes(c.keyType))),
+  )
 }
 
 /** Variant names a run can plan: the selected proxies' catalog variants and `custom:<file>` of each --config. */
@@ -27,7 +29,10 @@ export function knownVariants(proxies: readonly ProxyName[], customFiles: readon
 }
 
 const list = (flag: string, value: string, valid: readonly string[]): string[] => {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean)
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   if (names.length === 0) throw userError(flag, `"${value}" names nothing`, `Use a comma-separated list of: ${valid.join(', ')}`)
   for (const n of names) if (!valid.includes(n)) throw userError(flag, `unknown name "${n}"`, `Use a comma-separated list of: ${valid.join(', ')}`)
   return names

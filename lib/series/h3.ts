@@ -23,7 +23,15 @@ export function h3Version(versions: readonly StackVersion[], support: (v: StackV
 
 /** A cell that becomes a failed row saying why it is not measured, nothing started. */
 const notMeasured = (proxy: ProxyName, version: string, connections: number, reason: string): Cell => ({
-  series: 'h3', proxy, version, variant: 'h3', keyType: 'ec256', connections, protocol: 'h3', streams: 1, unrunnable: `not measured: ${reason}`,
+  series: 'h3',
+  proxy,
+  version,
+  variant: 'h3',
+  keyType: 'ec256',
+  connections,
+  protocol: 'h3',
+  streams: 1,
+  unrunnable: `not measured: ${reason}`,
 })
 
 /**
@@ -34,7 +42,13 @@ const notMeasured = (proxy: ProxyName, version: string, connections: number, rea
  * against the backend's own HTTP/3 listener. A newest version that cannot, or a proxy without
  * a capable build, is a `not measured` row with the probe's reason.
  */
-export function h3Cells(proxies: readonly ProxyName[], connections: number, profile: string, backendVersion: string, support: (p: ProxyName, v: StackVersion) => H3Support = h3Support): Cell[] {
+export function h3Cells(
+  proxies: readonly ProxyName[],
+  connections: number,
+  profile: string,
+  backendVersion: string,
+  support: (p: ProxyName, v: StackVersion) => H3Support = h3Support,
+): Cell[] {
   const streams = profile === 'smoke' || profile === 'quick' ? QUICK_H3_STREAMS : H3_STREAMS
   const h3 = (c: Cell, m: number): Cell => ({ ...c, protocol: 'h3', streams: m })
   const direct: Cell = { series: 'h3', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections }
@@ -80,12 +94,14 @@ export function h3HandshakeCells(proxies: readonly ProxyName[], profile: string,
     if (!h3 || !v) return []
     return KEY_TYPES.flatMap((keyType) => {
       const cell = (series: string, resumption: Resumption): Cell => ({
-        ...catalogCell(stack, { series, variant: 'h3', keyType, connections: HANDSHAKE_WORKERS, version: v }), resumption,
+        ...catalogCell(stack, { series, variant: 'h3', keyType, connections: HANDSHAKE_WORKERS, version: v }),
+        resumption,
         ...(series === H3_HANDSHAKE_SERIES ? { protocol: 'h3' as const } : {}),
       })
       const resumed = !quick || keyType === 'ec256'
       return [
-        cell(H3_HANDSHAKE_SERIES, 'none'), cell(H3_HANDSHAKE_TCP_SERIES, 'none'),
+        cell(H3_HANDSHAKE_SERIES, 'none'),
+        cell(H3_HANDSHAKE_TCP_SERIES, 'none'),
         ...(resumed ? [cell(H3_HANDSHAKE_SERIES, 'tickets'), cell(H3_HANDSHAKE_TCP_SERIES, 'tickets')] : []),
         ...(resumed && h3.early_data ? [cell(H3_HANDSHAKE_SERIES, '0rtt')] : []),
       ]
@@ -105,14 +121,24 @@ export const H3_OPEN_FRACTION = POOLING_OPEN_FRACTION
  * over HTTP/1.1 through the same config (h3-open-h1), both capped at the cells' connections.
  */
 export function h3OpenCombos(closedCells: readonly Cell[], rows: readonly Measurement[], fraction = H3_OPEN_FRACTION): { cell: Cell; rate: number }[] {
-  return closedCells.filter((c) => c.series === 'h3' && c.proxy !== 'direct' && !c.unrunnable && c.streams === 1).flatMap((c) => {
-    const rps = rows.filter((r) => r.series === 'h3' && r.model === 'closed' && r.proxy === c.proxy && r.version === c.version && r.streams === 1 && r.status === 'valid' && r.rps).map((r) => r.rps!)
-    if (rps.length === 0) return []
-    const rate = rateAt(fraction, median(rps))
-    // One request in flight per virtual user: no streams count in an open-model cell.
-    const open: Cell = { ...c, streams: undefined }
-    return [{ cell: { ...open, series: H3_OPEN_SERIES, protocol: 'h3' }, rate }, { cell: { ...open, series: H3_OPEN_H1_SERIES, protocol: undefined }, rate }]
-  })
+  return closedCells
+    .filter((c) => c.series === 'h3' && c.proxy !== 'direct' && !c.unrunnable && c.streams === 1)
+    .flatMap((c) => {
+      const rps = rows
+        .filter(
+          (r) =>
+            r.series === 'h3' && r.model === 'closed' && r.proxy === c.proxy && r.version === c.version && r.streams === 1 && r.status === 'valid' && r.rps,
+        )
+        .map((r) => r.rps!)
+      if (rps.length === 0) return []
+      const rate = rateAt(fraction, median(rps))
+      // One request in flight per virtual user: no streams count in an open-model cell.
+      const open: Cell = { ...c, streams: undefined }
+      return [
+        { cell: { ...open, series: H3_OPEN_SERIES, protocol: 'h3' }, rate },
+        { cell: { ...open, series: H3_OPEN_H1_SERIES, protocol: undefined }, rate },
+      ]
+    })
 }
 
 export function h3Series(): Series {
@@ -128,7 +154,13 @@ export function h3Series(): Series {
           if (ctx.profile.name === 'quick' || ctx.profile.name === 'smoke') return []
           const combos = h3OpenCombos(closed(ctx), readTable(ctx.runDir, MEASUREMENTS))
           if (combos.length === 0) ctx.log.warn(`${H3_OPEN_SERIES}: no h3 cell has valid closed-model rows to take a rate from: phase skipped`)
-          else ctx.log.info(`${H3_OPEN_SERIES}: each proxy at ${H3_OPEN_FRACTION * 100}% of its own h3 closed rate (1 stream/conn): ${combos.filter((x) => x.cell.series === H3_OPEN_SERIES).map((x) => `${x.cell.proxy} ${x.rate} rps`).join(', ')}; VUs up to ${ctx.connections}`)
+          else
+            ctx.log.info(
+              `${H3_OPEN_SERIES}: each proxy at ${H3_OPEN_FRACTION * 100}% of its own h3 closed rate (1 stream/conn): ${combos
+                .filter((x) => x.cell.series === H3_OPEN_SERIES)
+                .map((x) => `${x.cell.proxy} ${x.rate} rps`)
+                .join(', ')}; VUs up to ${ctx.connections}`,
+            )
           return openTasksAt(combos, ctx)
         },
       },

@@ -23,7 +23,9 @@ export function l4Cells(proxies: readonly ProxyName[], mode: TcpMode, profile: s
   const variants = profile === 'smoke' || profile === 'quick' ? QUICK_L4[mode] : L4_VARIANTS
   return l4Proxies(proxies).flatMap((p) => {
     const stack = loadStack(p)
-    return variants.filter((v) => stack.variants[v]?.l4).map((variant) => catalogCell(stack, { series: L4_SERIES[mode], variant, connections: L4_MIX[mode].connections, pinned }))
+    return variants
+      .filter((v) => stack.variants[v]?.l4)
+      .map((variant) => catalogCell(stack, { series: L4_SERIES[mode], variant, connections: L4_MIX[mode].connections, pinned }))
   })
 }
 

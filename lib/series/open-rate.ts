@@ -42,14 +42,22 @@ export const rateAt = (fraction: number, ceilingRps: number): number => Math.max
 
 /** The median rps of each group of `columns` among the rows, by group, valid rows with an rps only. */
 function medianRps(rows: readonly Measurement[], columns: readonly string[]): { key: CellKey; ceiling: number }[] {
-  return groupRows(rows.filter((r) => r.status === 'valid' && r.rps), columns).map((g) => ({ key: g.key, ceiling: summarize(g.rows.map((r) => r.rps!)).median }))
+  return groupRows(
+    rows.filter((r) => r.status === 'valid' && r.rps),
+    columns,
+  ).map((g) => ({ key: g.key, ceiling: summarize(g.rows.map((r) => r.rps!)).median }))
 }
 
 // ------------------------------------------------------------------ tls: HAProxy's EC-256 ceiling
 
 /** Median closed-model rps of each proxy's EC-256 ceiling cell (valid rows only), by proxy. */
 export function tlsCeilings(rows: readonly Measurement[]): Map<string, number> {
-  return new Map(medianRps(rows.filter((r) => r.series === 'tls-ceiling' && r.key_type === 'ec256'), ['proxy']).map((c) => [String(c.key.proxy), c.ceiling]))
+  return new Map(
+    medianRps(
+      rows.filter((r) => r.series === 'tls-ceiling' && r.key_type === 'ec256'),
+      ['proxy'],
+    ).map((c) => [String(c.key.proxy), c.ceiling]),
+  )
 }
 
 /** The ceiling the open-model rates are fractions of: HAProxy's, as in the seed; without it in the run, the slowest proxy's. */
@@ -82,7 +90,10 @@ export const poolingCellName = (key: CellKey): string => POOLING_CELL.map((c) =>
 
 /** Median closed-model rps of each proxied pooling cell, valid rows only (the direct row left out). */
 export function poolingCeilings(rows: readonly Measurement[]): PoolingCeiling[] {
-  return medianRps(rows.filter((r) => POOLING_ROWS.includes(r.series) && r.model === 'closed' && r.proxy !== 'direct'), POOLING_CELL)
+  return medianRps(
+    rows.filter((r) => POOLING_ROWS.includes(r.series) && r.model === 'closed' && r.proxy !== 'direct'),
+    POOLING_CELL,
+  )
 }
 
 export interface OpenRateChoice {
@@ -106,7 +117,8 @@ export const ownRateId = (proxy: string, version: string): CellId => keyId([prox
 export function ownOpenRates(rows: readonly Measurement[], fraction = POOLING_OPEN_FRACTION): Map<CellId, { rate: number; ceiling: number }> {
   const out = new Map<CellId, { rate: number; ceiling: number }>()
   for (const { key, ceiling } of poolingCeilings(rows)) {
-    if (key.series === 'same' && key.variant === 'article') out.set(ownRateId(String(key.proxy), String(key.version)), { rate: rateAt(fraction, ceiling), ceiling })
+    if (key.series === 'same' && key.variant === 'article')
+      out.set(ownRateId(String(key.proxy), String(key.version)), { rate: rateAt(fraction, ceiling), ceiling })
   }
   return out
 }

@@ -38,7 +38,10 @@ export function customVariants(custom: readonly CustomConfig[]): Map<string, str
  * Cells of the pooling series: for each proxy the three main series on its newest
  * version, the extras, users' own configs, and one `direct` row (the floor).
  */
-export function poolingCells(proxies: readonly ProxyName[], opts: { connections: number; backendVersion: string; custom?: CustomConfig[]; versions?: VersionChoice; pinned?: PinnedVersions }): Cell[] {
+export function poolingCells(
+  proxies: readonly ProxyName[],
+  opts: { connections: number; backendVersion: string; custom?: CustomConfig[]; versions?: VersionChoice; pinned?: PinnedVersions },
+): Cell[] {
   const cells: Cell[] = [directCell(opts.backendVersion, opts.connections)]
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
@@ -54,7 +57,8 @@ export function poolingCells(proxies: readonly ProxyName[], opts: { connections:
       }
     }
     const own = opts.custom?.filter((c) => c.proxy === proxy) ?? []
-    for (const [id, variant] of customVariants(own)) cells.push(catalogCell(stack, { series: 'custom', variant, connections, template: id.slice(id.indexOf('=') + 1), pinned: opts.pinned }))
+    for (const [id, variant] of customVariants(own))
+      cells.push(catalogCell(stack, { series: 'custom', variant, connections, template: id.slice(id.indexOf('=') + 1), pinned: opts.pinned }))
   }
   return cells
 }
@@ -70,7 +74,14 @@ export { OWN_RATE_SERIES }
 
 /** The pooling series; users' own configs (ctx.plan.custom) join it as custom cells. */
 export function poolingSeries(): Series {
-  const cells = (ctx: SeriesContext) => poolingCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, custom: ctx.plan.custom, versions: ctx.plan.versions, pinned: ctx.plan.pinned })
+  const cells = (ctx: SeriesContext) =>
+    poolingCells(ctx.proxies, {
+      connections: ctx.connections,
+      backendVersion: ctx.backendVersion,
+      custom: ctx.plan.custom,
+      versions: ctx.plan.versions,
+      pinned: ctx.plan.pinned,
+    })
   return {
     name: 'pooling',
     phases: [
@@ -83,7 +94,9 @@ export function poolingSeries(): Series {
             ctx.log.warn('pooling-open: no valid closed-model ceiling among the proxied pooling cells, so no fixed rate: phase skipped')
             return []
           }
-          ctx.log.info(`pooling-open: ${choice.rate} rps for every cell = ${choice.fraction * 100}% of the lowest closed ceiling, ${Math.round(choice.ceiling)} rps (${choice.cellName}); VUs ${OPEN_PREALLOC}..${ctx.connections}`)
+          ctx.log.info(
+            `pooling-open: ${choice.rate} rps for every cell = ${choice.fraction * 100}% of the lowest closed ceiling, ${Math.round(choice.ceiling)} rps (${choice.cellName}); VUs ${OPEN_PREALLOC}..${ctx.connections}`,
+          )
           // quick keeps to its time budget: the three main series and the floor only.
           const main = new Set<string>([...Object.keys(MAIN_SERIES), 'direct'])
           const chosen = ctx.profile.fixedRateCells === 'main' ? cells(ctx).filter((c) => main.has(c.series)) : cells(ctx)
@@ -94,9 +107,14 @@ export function poolingSeries(): Series {
         name: OWN_RATE_SERIES,
         tasks: (ctx) => {
           const rates = ownOpenRates(readTable(ctx.runDir, MEASUREMENTS))
-          const combos = cells(ctx).filter((c) => c.series === 'same' && rates.has(ownRateId(c.proxy, c.version))).map((c) => ({ cell: { ...c, series: OWN_RATE_SERIES }, rate: rates.get(ownRateId(c.proxy, c.version))!.rate }))
+          const combos = cells(ctx)
+            .filter((c) => c.series === 'same' && rates.has(ownRateId(c.proxy, c.version)))
+            .map((c) => ({ cell: { ...c, series: OWN_RATE_SERIES }, rate: rates.get(ownRateId(c.proxy, c.version))!.rate }))
           if (combos.length === 0) ctx.log.warn(`${OWN_RATE_SERIES}: no article cell has a valid closed-model ceiling: phase skipped`)
-          else ctx.log.info(`${OWN_RATE_SERIES}: each article config at ${POOLING_OPEN_FRACTION * 100}% of its own closed ceiling: ${combos.map((x) => `${x.cell.proxy} ${x.rate} rps`).join(', ')}; VUs ${OPEN_PREALLOC}..${ctx.connections}`)
+          else
+            ctx.log.info(
+              `${OWN_RATE_SERIES}: each article config at ${POOLING_OPEN_FRACTION * 100}% of its own closed ceiling: ${combos.map((x) => `${x.cell.proxy} ${x.rate} rps`).join(', ')}; VUs ${OPEN_PREALLOC}..${ctx.connections}`,
+            )
           return openTasksAt(combos, ctx)
         },
       },

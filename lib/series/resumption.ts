@@ -23,12 +23,18 @@ export function resumptionCells(proxies: readonly ProxyName[], profile: string, 
   const quick = profile === 'smoke' || profile === 'quick'
   return proxies.flatMap((p) => {
     const variants = ['pool-added', ...(!quick && loadStack(p).variants['session-cache'] ? ['session-cache'] : [])]
-    return variants.flatMap((variant) => (quick ? QUICK_RESUMPTIONS : RESUMPTIONS).map((resumption) => ({
-      ...catalogCell(p, { series: 'resumption', variant, keyType: 'ec256', connections: HANDSHAKE_WORKERS, pinned }), resumption,
-    })))
+    return variants.flatMap((variant) =>
+      (quick ? QUICK_RESUMPTIONS : RESUMPTIONS).map((resumption) => ({
+        ...catalogCell(p, { series: 'resumption', variant, keyType: 'ec256', connections: HANDSHAKE_WORKERS, pinned }),
+        resumption,
+      })),
+    )
   })
 }
 
 export function resumptionSeries(): Series {
-  return { name: 'resumption', phases: [{ name: 'resumption', tasks: (ctx) => handshakeTasks(resumptionCells(ctx.proxies, ctx.profile.name, ctx.plan.pinned), ctx) }] }
+  return {
+    name: 'resumption',
+    phases: [{ name: 'resumption', tasks: (ctx) => handshakeTasks(resumptionCells(ctx.proxies, ctx.profile.name, ctx.plan.pinned), ctx) }],
+  }
 }

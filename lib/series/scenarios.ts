@@ -64,9 +64,20 @@ export function scenarioCells(proxies: readonly ProxyName[], o: ScenarioOptions)
 export function scenariosSeries(): Series {
   return {
     name: 'scenarios',
-    phases: [{
-      name: 'scenarios',
-      tasks: (ctx) => closedTasks(scenarioCells(ctx.proxies, { connections: ctx.connections, backendVersion: ctx.backendVersion, set: ctx.profile.scenarioCells ?? 'all', pinned: ctx.plan.pinned }), ctx),
-    }],
+    phases: [
+      {
+        name: 'scenarios',
+        tasks: (ctx) =>
+          closedTasks(
+            scenarioCells(ctx.proxies, {
+              connections: ctx.connections,
+              backendVersion: ctx.backendVersion,
+              set: ctx.profile.scenarioCells ?? 'all',
+              pinned: ctx.plan.pinned,
+            }),
+            ctx,
+          ),
+      },
+    ],
   }
 }

@@ -16,7 +16,8 @@ import { focusCells } from './focus.ts'
 import type { Phase, SeriesContext, Task } from './types.ts'
 
 /** Whether a phase's rows get adaptive rounds in this run (its own rule, else yes). */
-export const adaptiveHere = (phase: Pick<Phase, 'adaptive'>, ctx: SeriesContext): boolean => (typeof phase.adaptive === 'function' ? phase.adaptive(ctx) : phase.adaptive !== false)
+export const adaptiveHere = (phase: Pick<Phase, 'adaptive'>, ctx: SeriesContext): boolean =>
+  typeof phase.adaptive === 'function' ? phase.adaptive(ctx) : phase.adaptive !== false
 
 type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run' | 'subject'>
 
@@ -36,82 +37,162 @@ function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C)
 
 /** Key of the measurements row a cell produces in a repeat (the table's own key). */
 export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
-  return MEASUREMENTS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, model, connections: c.connections, target_rps: targetRps, path: c.path ?? '/', body_bytes: c.bodyBytes ?? null, streams: c.streams ?? null, repeat } as never)
+  return MEASUREMENTS.key({
+    series: c.series,
+    proxy: c.proxy,
+    version: c.version,
+    variant: c.variant,
+    key_type: c.keyType,
+    model,
+    connections: c.connections,
+    target_rps: targetRps,
+    path: c.path ?? '/',
+    body_bytes: c.bodyBytes ?? null,
+    streams: c.streams ?? null,
+    repeat,
+  } as never)
 }
 
 /** What a cell asks beyond the defaults (/json and its size, another connection count), for its label. */
-const requestLabel = (c: Cell, connections: number) => `${c.bodyBytes ? ` ${c.path ?? '/json'} ${c.bodyBytes} B` : ''}${c.connections === connections ? '' : ` ${c.connections} conns`}`
+const requestLabel = (c: Cell, connections: number) =>
+  `${c.bodyBytes ? ` ${c.path ?? '/json'} ${c.bodyBytes} B` : ''}${c.connections === connections ? '' : ` ${c.connections} conns`}`
 
 /** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
 export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
-  return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
-    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${cell.streams ? ` ${cell.protocol ?? 'h2'} m${cell.streams}` : ''}${requestLabel(cell, ctx.connections)} r${repeat}`,
-    table: MEASUREMENTS as Task['table'],
-    key: cellRowKey(cell, repeat),
-    // h3 cells run loadgen h3, h2 cells (streams per connection set) h2load, the others wrk.
-    run: () => (cell.protocol === 'h3' ? measureH3(cell, repeat, ctx) : cell.streams ? measureH2({ ...cell, streams: cell.streams }, repeat, ctx) : measureClosed(cell, repeat, ctx)),
-    subject: cell,
-  }))
+  return interleaved(
+    cells,
+    ctx,
+    (c) => c,
+    (cell, repeat) => ({
+      label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${cell.streams ? ` ${cell.protocol ?? 'h2'} m${cell.streams}` : ''}${requestLabel(cell, ctx.connections)} r${repeat}`,
+      table: MEASUREMENTS as Task['table'],
+      key: cellRowKey(cell, repeat),
+      // h3 cells run loadgen h3, h2 cells (streams per connection set) h2load, the others wrk.
+      run: () =>
+        cell.protocol === 'h3'
+          ? measureH3(cell, repeat, ctx)
+          : cell.streams
+            ? measureH2({ ...cell, streams: cell.streams }, repeat, ctx)
+            : measureClosed(cell, repeat, ctx),
+      subject: cell,
+    }),
+  )
 }
 
 /** Open-model tasks: each cell at each fixed rate, repeats interleaved and shuffled. */
 export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx: SeriesContext): Task[] {
-  return openTasksAt(cells.flatMap((cell) => rates.map((rate) => ({ cell, rate }))), ctx)
+  return openTasksAt(
+    cells.flatMap((cell) => rates.map((rate) => ({ cell, rate }))),
+    ctx,
+  )
 }
 
 /** Open-model tasks of cells each at its own rate (a fraction of its own ceiling), repeats interleaved and shuffled. */
 export function openTasksAt(combos: readonly { cell: Cell; rate: number }[], ctx: SeriesContext): Task[] {
   // Through interleaved() like the other builders, so an adaptive phase can ask for more repeats.
-  return interleaved(combos, ctx, (x) => x.cell, ({ cell, rate }, repeat) => ({
-    label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} ${cell.keyType} ${rate} rps r${repeat}`,
-    table: MEASUREMENTS as Task['table'],
-    key: cellRowKey(cell, repeat, 'open', rate),
-    run: () => measureOpen(cell, repeat, rate, ctx),
-    subject: cell,
-  }))
+  return interleaved(
+    combos,
+    ctx,
+    (x) => x.cell,
+    ({ cell, rate }, repeat) => ({
+      label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} ${cell.keyType} ${rate} rps r${repeat}`,
+      table: MEASUREMENTS as Task['table'],
+      key: cellRowKey(cell, repeat, 'open', rate),
+      run: () => measureOpen(cell, repeat, rate, ctx),
+      subject: cell,
+    }),
+  )
 }
 
 /** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */
 export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
-  return interleaved(cells, ctx, (c) => c, (cell, repeat) => ({
-    label: `handshakes ${cell.proxy} ${cell.keyType}${cell.protocol === 'h3' ? ' over QUIC' : ''}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
-    table: HANDSHAKES as Task['table'],
-    key: HANDSHAKES.key({ series: cell.series, proxy: cell.proxy, version: cell.version, variant: cell.variant, key_type: cell.keyType, connections: cell.connections, resumption: cell.resumption, repeat } as Handshake),
-    run: () => measureHandshakes(cell, repeat, ctx),
-    subject: cell,
-  }))
+  return interleaved(
+    cells,
+    ctx,
+    (c) => c,
+    (cell, repeat) => ({
+      label: `handshakes ${cell.proxy} ${cell.keyType}${cell.protocol === 'h3' ? ' over QUIC' : ''}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
+      table: HANDSHAKES as Task['table'],
+      key: HANDSHAKES.key({
+        series: cell.series,
+        proxy: cell.proxy,
+        version: cell.version,
+        variant: cell.variant,
+        key_type: cell.keyType,
+        connections: cell.connections,
+        resumption: cell.resumption,
+        repeat,
+      } as Handshake),
+      run: () => measureHandshakes(cell, repeat, ctx),
+      subject: cell,
+    }),
+  )
 }
 
 /** Default-key probes (lib/measure/default-key.ts): one handshake a repeat, what the proxy serves when given no certificate. */
 export function defaultKeyTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
-  return interleaved(cells, ctx, (c) => c, (c, repeat) => ({
-    label: `default key ${c.proxy} ${c.version} ${c.variant} r${repeat}`,
-    table: DEFAULT_KEYS as Task['table'],
-    key: DEFAULT_KEYS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, repeat } as DefaultKeyRow),
-    run: () => measureDefaultKey(c, repeat, ctx),
-    subject: c,
-  }))
+  return interleaved(
+    cells,
+    ctx,
+    (c) => c,
+    (c, repeat) => ({
+      label: `default key ${c.proxy} ${c.version} ${c.variant} r${repeat}`,
+      table: DEFAULT_KEYS as Task['table'],
+      key: DEFAULT_KEYS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, repeat } as DefaultKeyRow),
+      run: () => measureDefaultKey(c, repeat, ctx),
+      subject: c,
+    }),
+  )
 }
 
 /** WebSocket tasks (echo or hold), repeats interleaved and shuffled. */
 export function wsTasks(cells: readonly Cell[], mode: 'echo' | 'hold', ctx: SeriesContext): Task[] {
-  return interleaved(cells, ctx, (c) => c, (c, repeat) => ({
-    label: `ws-${mode} ${c.proxy} ${c.variant} ${c.connections} conns r${repeat}`,
-    table: WEBSOCKETS as Task['table'],
-    key: WEBSOCKETS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, mode, conns_target: c.connections, repeat } as WebSocketRow),
-    run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
-    subject: c,
-  }))
+  return interleaved(
+    cells,
+    ctx,
+    (c) => c,
+    (c, repeat) => ({
+      label: `ws-${mode} ${c.proxy} ${c.variant} ${c.connections} conns r${repeat}`,
+      table: WEBSOCKETS as Task['table'],
+      key: WEBSOCKETS.key({
+        series: c.series,
+        proxy: c.proxy,
+        version: c.version,
+        variant: c.variant,
+        mode,
+        conns_target: c.connections,
+        repeat,
+      } as WebSocketRow),
+      run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
+      subject: c,
+    }),
+  )
 }
 
 /** L4 tasks (lib/measure/tcp.ts), repeats interleaved and shuffled. */
 export function tcpTasks(cells: readonly Cell[], mode: TcpMode, ctx: SeriesContext): Task[] {
   const mix = L4_MIX[mode]
-  return interleaved(cells, ctx, (c) => c, (c, repeat) => ({
-    label: `${c.series} ${c.proxy} ${c.variant} r${repeat}`,
-    table: TCP as Task['table'],
-    key: TCP.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, key_type: c.keyType, mode, connections: c.connections, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes, repeat } as TcpRow),
-    run: () => measureTcp(c, mode, repeat, ctx),
-    subject: c,
-  }))
+  return interleaved(
+    cells,
+    ctx,
+    (c) => c,
+    (c, repeat) => ({
+      label: `${c.series} ${c.proxy} ${c.variant} r${repeat}`,
+      table: TCP as Task['table'],
+      key: TCP.key({
+        series: c.series,
+        proxy: c.proxy,
+        version: c.version,
+        variant: c.variant,
+        key_type: c.keyType,
+        mode,
+        connections: c.connections,
+        msg_bytes: mix.msgBytes,
+        stream_bytes: mix.streamBytes,
+        repeat,
+      } as TcpRow),
+      run: () => measureTcp(c, mode, repeat, ctx),
+      subject: c,
+    }),
+  )
 }

@@ -13,7 +13,8 @@ import type { Series, SeriesContext } from './types.ts'
 export const HANDSHAKE_WORKERS = 4
 export const OPEN_MAX_VUS = 1000
 
-const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections: number, pinned?: PinnedVersions): Cell => catalogCell(proxy, { series, variant: 'pool-added', keyType, connections, pinned })
+const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections: number, pinned?: PinnedVersions): Cell =>
+  catalogCell(proxy, { series, variant: 'pool-added', keyType, connections, pinned })
 
 /** Seed 004's TLS scenario (RSA-2048, HAProxy vs nginx): those two also get an RSA-2048 ceiling. */
 export const RSA2048_CEILING_PROXIES: readonly ProxyName[] = ['haproxy', 'nginx']
@@ -26,7 +27,9 @@ export const ceilingCells = (proxies: readonly ProxyName[], connections: number,
 
 /** The default-cert cells: Traefik's generated default certificate, Caddy's internal issuer, on the newest version. */
 export const defaultKeyCells = (proxies: readonly ProxyName[]): Cell[] =>
-  proxies.filter((p) => (DEFAULT_KEY_PROXIES as readonly string[]).includes(p)).map((p) => catalogCell(p, { series: DEFAULT_KEY_SERIES, variant: DEFAULT_KEY_VARIANT, connections: 1 }))
+  proxies
+    .filter((p) => (DEFAULT_KEY_PROXIES as readonly string[]).includes(p))
+    .map((p) => catalogCell(p, { series: DEFAULT_KEY_SERIES, variant: DEFAULT_KEY_VARIANT, connections: 1 }))
 
 export function tlsSeries(): Series {
   return {
@@ -34,7 +37,11 @@ export function tlsSeries(): Series {
     phases: [
       {
         name: 'tls-handshake',
-        tasks: (ctx) => handshakeTasks(ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS, ctx.plan.pinned))), ctx),
+        tasks: (ctx) =>
+          handshakeTasks(
+            ctx.proxies.flatMap((p) => KEY_TYPES.map((kt) => tlsCell(p, 'tls-handshake', kt, HANDSHAKE_WORKERS, ctx.plan.pinned))),
+            ctx,
+          ),
       },
       { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ceilingCells(ctx.proxies, ctx.connections, ctx.plan.pinned), ctx) },
       // What Traefik and Caddy serve when given no certificate: a fact read from the handshake, not a cost.
@@ -50,8 +57,14 @@ export function tlsSeries(): Series {
           }
           const rate = rateAt(fraction, ref.ceiling)
           const whose = ref.proxy === 'haproxy' ? "HAProxy's" : `the slowest proxy's (${ref.proxy}: no HAProxy ceiling in this run)`
-          ctx.log.info(`${series}: ${rate} rps = ${what} ${(fraction * 100).toFixed(1)}% of ${whose} EC-256 closed ceiling, ${Math.round(ref.ceiling)} rps; VUs ${OPEN_PREALLOC}..${OPEN_MAX_VUS}`)
-          return openTasks(ctx.proxies.flatMap((p) => (['ec256', 'rsa4096'] as const).map((kt) => tlsCell(p, series, kt, OPEN_MAX_VUS, ctx.plan.pinned))), [rate], ctx)
+          ctx.log.info(
+            `${series}: ${rate} rps = ${what} ${(fraction * 100).toFixed(1)}% of ${whose} EC-256 closed ceiling, ${Math.round(ref.ceiling)} rps; VUs ${OPEN_PREALLOC}..${OPEN_MAX_VUS}`,
+          )
+          return openTasks(
+            ctx.proxies.flatMap((p) => (['ec256', 'rsa4096'] as const).map((kt) => tlsCell(p, series, kt, OPEN_MAX_VUS, ctx.plan.pinned))),
+            [rate],
+            ctx,
+          )
         },
       })),
       {

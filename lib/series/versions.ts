@@ -10,7 +10,12 @@ import type { Series } from './types.ts'
  * one interleaved phase so versions are compared under the same conditions (seed 000:
  * nginx ≥ 1.29.7 slower on the article config; Traefik and Caddy across releases).
  */
-export function versionCells(proxies: readonly ProxyName[], connections: number, choice: VersionChoice = { kind: 'all' }, variants: readonly VersionVariant[] = VERSION_VARIANTS): Cell[] {
+export function versionCells(
+  proxies: readonly ProxyName[],
+  connections: number,
+  choice: VersionChoice = { kind: 'all' },
+  variants: readonly VersionVariant[] = VERSION_VARIANTS,
+): Cell[] {
   return proxies.flatMap((proxy) => {
     const stack = loadStack(proxy)
     return chooseVersions(stack, choice).flatMap((version) =>
@@ -22,6 +27,8 @@ export function versionCells(proxies: readonly ProxyName[], connections: number,
 export function versionsSeries(): Series {
   return {
     name: 'versions',
-    phases: [{ name: 'versions', tasks: (ctx) => closedTasks(versionCells(ctx.proxies, ctx.connections, ctx.plan.versions, ctx.profile.versionVariants), ctx) }],
+    phases: [
+      { name: 'versions', tasks: (ctx) => closedTasks(versionCells(ctx.proxies, ctx.connections, ctx.plan.versions, ctx.profile.versionVariants), ctx) },
+    ],
   }
 }

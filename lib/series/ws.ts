@@ -8,12 +8,26 @@ export function wsSeries(): Series {
   return {
     name: 'ws',
     phases: [
-      { name: 'ws-echo', tasks: (ctx) => wsTasks(ctx.proxies.flatMap((p) => ['article', 'ws'].map((variant) => catalogCell(p, { series: 'ws-echo', variant, connections: ECHO_CONNECTIONS, pinned: ctx.plan.pinned }))), 'echo', ctx) },
+      {
+        name: 'ws-echo',
+        tasks: (ctx) =>
+          wsTasks(
+            ctx.proxies.flatMap((p) =>
+              ['article', 'ws'].map((variant) => catalogCell(p, { series: 'ws-echo', variant, connections: ECHO_CONNECTIONS, pinned: ctx.plan.pinned })),
+            ),
+            'echo',
+            ctx,
+          ),
+      },
       {
         name: 'ws-hold',
         tasks: (ctx) => {
           const connections = (HOLD[ctx.profile.name] ?? HOLD.quick!).conns
-          return wsTasks(ctx.proxies.flatMap((p) => holdVariants(p).map((variant) => catalogCell(p, { series: 'ws-hold', variant, connections, pinned: ctx.plan.pinned }))), 'hold', ctx)
+          return wsTasks(
+            ctx.proxies.flatMap((p) => holdVariants(p).map((variant) => catalogCell(p, { series: 'ws-hold', variant, connections, pinned: ctx.plan.pinned }))),
+            'hold',
+            ctx,
+          )
         },
         // Its result is a count (connections held), and a window lasts minutes: exactly the profile's rounds.
         adaptive: false,

@@ -54,12 +54,18 @@ export async function reusable(dir: string): Promise<CertSet | undefined> {
     if (typeof set !== 'object' || set === null || Array.isArray(set)) throw new Error('not an object')
   } catch (e) {
     // Never regenerated silently: the keys beside it may be what a running proxy uses.
-    throw userError(manifest, `not a certificate manifest (${(e as Error).message.split('\n')[0]})`, `Make a new set: npx zx notebooks/01-certs.mjs --force${dir === certsDir ? '' : ` --dir ${dir}`}`)
+    throw userError(
+      manifest,
+      `not a certificate manifest (${(e as Error).message.split('\n')[0]})`,
+      `Make a new set: npx zx notebooks/01-certs.mjs --force${dir === certsDir ? '' : ` --dir ${dir}`}`,
+    )
   }
   const all = KEY_TYPES.flatMap((kt) => Object.values(certFiles(dir, kt)))
   if (!all.every(existsSync) || !existsSync(join(dir, 'ca.crt'))) return undefined
   const r = await exec('openssl', ['x509', '-checkend', '86400', '-noout', '-in', join(dir, 'ca.crt')])
-  return r.code === 0 ? { ...set, dir, ca: join(dir, 'ca.crt'), files: Object.fromEntries(KEY_TYPES.map((kt) => [kt, certFiles(dir, kt)])) as CertSet['files'] } : undefined
+  return r.code === 0
+    ? { ...set, dir, ca: join(dir, 'ca.crt'), files: Object.fromEntries(KEY_TYPES.map((kt) => [kt, certFiles(dir, kt)])) as CertSet['files'] }
+    : undefined
 }
 
 /**
@@ -80,13 +86,52 @@ export async function ensureCerts(dir: string, opts: { force: boolean; log: Logg
   try {
     opts.log.progress('certs: CA (EC P-256)')
     await openssl(['genpkey', ...KEYGEN.ec256, '-out', 'ca.key'], tmp)
-    await openssl(['req', '-x509', '-new', '-key', 'ca.key', '-out', 'ca.crt', '-days', String(VALID_DAYS), '-subj', '/CN=proxybench run CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], tmp)
+    await openssl(
+      [
+        'req',
+        '-x509',
+        '-new',
+        '-key',
+        'ca.key',
+        '-out',
+        'ca.crt',
+        '-days',
+        String(VALID_DAYS),
+        '-subj',
+        '/CN=proxybench run CA',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ],
+      tmp,
+    )
     writeFileSync(join(tmp, 'leaf.ext'), `${SAN}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`)
     for (const kt of KEY_TYPES) {
       opts.log.progress(`certs: leaf ${kt}`)
       await openssl(['genpkey', ...KEYGEN[kt], '-out', `${kt}.key`], tmp)
       await openssl(['req', '-new', '-key', `${kt}.key`, '-subj', '/CN=localhost', '-out', `${kt}.csr`], tmp)
-      await openssl(['x509', '-req', '-in', `${kt}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-set_serial', `0x${sha256Text(kt + Date.now()).slice(0, 16)}`, '-days', String(VALID_DAYS), '-extfile', 'leaf.ext', '-out', `${kt}.crt`], tmp)
+      await openssl(
+        [
+          'x509',
+          '-req',
+          '-in',
+          `${kt}.csr`,
+          '-CA',
+          'ca.crt',
+          '-CAkey',
+          'ca.key',
+          '-set_serial',
+          `0x${sha256Text(kt + Date.now()).slice(0, 16)}`,
+          '-days',
+          String(VALID_DAYS),
+          '-extfile',
+          'leaf.ext',
+          '-out',
+          `${kt}.crt`,
+        ],
+        tmp,
+      )
       writeFileSync(join(tmp, `${kt}.pem`), readFileSync(join(tmp, `${kt}.crt`), 'utf8') + readFileSync(join(tmp, `${kt}.key`), 'utf8'))
       rmSync(join(tmp, `${kt}.csr`))
     }
@@ -97,7 +142,8 @@ export async function ensureCerts(dir: string, opts: { force: boolean; log: Logg
     for (const kt of KEY_TYPES) for (const f of [`${kt}.key`, `${kt}.pem`]) chmodSync(join(tmp, f), 0o600)
     chmodSync(join(tmp, 'ca.key'), 0o600)
     writeFileSync(join(tmp, 'certs.json'), JSON.stringify({ created, caSha256 }, null, 2) + '\n')
-    for (const f of ['ca.key', 'ca.crt', ...KEY_TYPES.flatMap((kt) => [`${kt}.key`, `${kt}.crt`, `${kt}.pem`]), 'certs.json']) renameSync(join(tmp, f), join(dir, f))
+    for (const f of ['ca.key', 'ca.crt', ...KEY_TYPES.flatMap((kt) => [`${kt}.key`, `${kt}.crt`, `${kt}.pem`]), 'certs.json'])
+      renameSync(join(tmp, f), join(dir, f))
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }

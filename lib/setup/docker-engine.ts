@@ -101,7 +101,8 @@ export async function ensureDockerEngine(log: Logger, opts: { start?: boolean; t
   if (found) return found
   const fix = 'Start it with: sudo dockerd (or sudo systemctl start docker), or run as root and proxybench starts it'
   if (opts.start === false) throw userError('docker', `no engine answers on ${process.env.DOCKER_HOST ?? DOCKER_SOCKET}`, fix)
-  if (process.env.DOCKER_HOST) throw userError('docker', `no engine answers on DOCKER_HOST=${process.env.DOCKER_HOST}`, 'Start that engine or unset DOCKER_HOST')
+  if (process.env.DOCKER_HOST)
+    throw userError('docker', `no engine answers on DOCKER_HOST=${process.env.DOCKER_HOST}`, 'Start that engine or unset DOCKER_HOST')
   if (!isRoot()) throw userError('docker', `no engine answers on ${DOCKER_SOCKET}`, fix)
   const dockerd = ['/usr/sbin/dockerd', '/usr/bin/dockerd'].find(existsSync)
   if (!dockerd) throw userError('docker', 'dockerd is not installed', 'Run: npx zx notebooks/00-setup.mjs (installs the Debian engine package), then re-run')
@@ -134,8 +135,20 @@ export async function ensureDockerEngine(log: Logger, opts: { start?: boolean; t
     }
     await sleep(500)
   }
-  const tail = existsSync(dockerdLog()) ? readFileSync(dockerdLog(), 'utf8').trim().split('\n').filter((l) => /level=(error|fatal)|failed/i.test(l)).slice(-1)[0] ?? '' : ''
-  throw userError('dockerd', exited !== undefined ? `exited with code ${exited} while starting${tail ? `: ${tail.slice(0, 200)}` : ''}` : `did not answer on ${DOCKER_SOCKET} within ${(opts.timeoutMs ?? 60_000) / 1000} s`, `See ${dockerdLog()}`)
+  const tail = existsSync(dockerdLog())
+    ? (readFileSync(dockerdLog(), 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => /level=(error|fatal)|failed/i.test(l))
+        .slice(-1)[0] ?? '')
+    : ''
+  throw userError(
+    'dockerd',
+    exited !== undefined
+      ? `exited with code ${exited} while starting${tail ? `: ${tail.slice(0, 200)}` : ''}`
+      : `did not answer on ${DOCKER_SOCKET} within ${(opts.timeoutMs ?? 60_000) / 1000} s`,
+    `See ${dockerdLog()}`,
+  )
 }
 
 /**

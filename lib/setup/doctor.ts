@@ -47,9 +47,12 @@ export async function setup(opts: SetupOptions): Promise<ComponentRow[]> {
   for (const stack of stacks) {
     for (const v of stack.versions) {
       log.progress(`checking ${stack.proxy} ${v.version} (${v.source})`)
-      const row = v.source === 'debian' ? await debianProxyRow(stack, v, debian, aptError ?? `run: ${aptFix}`)
-        : suiteOf(v) ? await suiteRow(stack, v, opts.install, log)
-        : await wheelRow(stack, v, opts.install)
+      const row =
+        v.source === 'debian'
+          ? await debianProxyRow(stack, v, debian, aptError ?? `run: ${aptFix}`)
+          : suiteOf(v)
+            ? await suiteRow(stack, v, opts.install, log)
+            : await wheelRow(stack, v, opts.install)
       // Asked after the install: the probe runs the binary (docs/series/h3.md#which-builds-can).
       rows.push({ ...row, h3: h3Label(h3Support(stack.proxy, v)) })
     }
@@ -89,16 +92,36 @@ async function engineRow(install: boolean, installed: boolean, log: Logger): Pro
       problem = (e as Error).message
     }
   }
-  if (info) return { component: ENGINE_COMPONENT, version: info.version, source: `dockerd, cgroup v${info.cgroupVersion}${info.cgroupDriver ? ` (${info.cgroupDriver})` : ''}, storage ${info.storageDriver}`, path: where, sha256: '', status: 'ok' }
-  const fix = !installed ? 'dockerd is not installed (see the docker.io row)'
-    : !isRoot() ? 'start it with: sudo dockerd & (or sudo systemctl start docker); the native runtime works without it'
-    : install ? problem
-    : 'run: npx zx notebooks/00-setup.mjs (as root it starts dockerd), or start dockerd yourself'
-  return { component: ENGINE_COMPONENT, version: '-', source: 'dockerd', path: where, sha256: '', status: 'missing', note: `docker engine: no engine answers on ${where}; ${fix}` }
+  if (info)
+    return {
+      component: ENGINE_COMPONENT,
+      version: info.version,
+      source: `dockerd, cgroup v${info.cgroupVersion}${info.cgroupDriver ? ` (${info.cgroupDriver})` : ''}, storage ${info.storageDriver}`,
+      path: where,
+      sha256: '',
+      status: 'ok',
+    }
+  const fix = !installed
+    ? 'dockerd is not installed (see the docker.io row)'
+    : !isRoot()
+      ? 'start it with: sudo dockerd & (or sudo systemctl start docker); the native runtime works without it'
+      : install
+        ? problem
+        : 'run: npx zx notebooks/00-setup.mjs (as root it starts dockerd), or start dockerd yourself'
+  return {
+    component: ENGINE_COMPONENT,
+    version: '-',
+    source: 'dockerd',
+    path: where,
+    sha256: '',
+    status: 'missing',
+    note: `docker engine: no engine answers on ${where}; ${fix}`,
+  }
 }
 
 async function fileRow(component: string, source: string, version: string, path: string, fix: string): Promise<ComponentRow> {
-  if (!version || !existsSync(path)) return { component, version: version || '-', source, path, sha256: '', status: 'missing', note: `${component} is not installed; ${fix}` }
+  if (!version || !existsSync(path))
+    return { component, version: version || '-', source, path, sha256: '', status: 'missing', note: `${component} is not installed; ${fix}` }
   return { component, version, source, path, sha256: await sha256FileCached(path), status: 'ok' }
 }
 
@@ -119,9 +142,26 @@ async function pinnedRow(stack: Stack, v: StackVersion, source: string, status: 
 async function debianProxyRow(stack: Stack, v: StackVersion, debian: Map<string, string | null>, fix: string): Promise<ComponentRow> {
   const installed = debian.get(v.package)
   const source = `debian ${v.package}${installed ? ` ${installed}` : ''}`
-  if (!installed || !existsSync(v.binary)) return { component: stack.proxy, version: v.version, source, path: v.binary, sha256: '', status: 'missing', note: `${stack.proxy} ${v.version}: Debian package ${v.package} is not installed; ${fix}` }
+  if (!installed || !existsSync(v.binary))
+    return {
+      component: stack.proxy,
+      version: v.version,
+      source,
+      path: v.binary,
+      sha256: '',
+      status: 'missing',
+      note: `${stack.proxy} ${v.version}: Debian package ${v.package} is not installed; ${fix}`,
+    }
   if (!installed.startsWith(v.version)) {
-    return { component: stack.proxy, version: installed, source, path: v.binary, sha256: await sha256FileCached(v.binary), status: 'changed', note: `Debian ${v.package} is ${installed}, the catalog pins ${v.version}; update stacks/${stack.proxy}/stack.yaml` }
+    return {
+      component: stack.proxy,
+      version: installed,
+      source,
+      path: v.binary,
+      sha256: await sha256FileCached(v.binary),
+      status: 'changed',
+      note: `Debian ${v.package} is ${installed}, the catalog pins ${v.version}; update stacks/${stack.proxy}/stack.yaml`,
+    }
   }
   return pinnedRow(stack, v, source, 'ok')
 }
@@ -131,7 +171,16 @@ async function wheelRow(stack: Stack, v: StackVersion, install: boolean): Promis
   const path = binaryPath(stack.proxy, v)
   if (existsSync(path)) return pinnedRow(stack, v, source, 'ok')
   const fix = `run: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy}`
-  if (!install) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'missing', note: `${stack.proxy} ${v.version} is not extracted; ${fix}` }
+  if (!install)
+    return {
+      component: stack.proxy,
+      version: v.version,
+      source,
+      path,
+      sha256: '',
+      status: 'missing',
+      note: `${stack.proxy} ${v.version} is not extracted; ${fix}`,
+    }
   const r = await fetchWheel(stack.proxy, v)
   if (!r.ok) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'failed', note: `${stack.proxy} ${v.version}: ${r.error}` }
   return pinnedRow(stack, v, source, 'installed')
@@ -144,10 +193,28 @@ async function suiteRow(stack: Stack, v: StackVersion, install: boolean, log: Lo
   const path = binaryPath(stack.proxy, v)
   if (existsSync(path)) return pinnedRow(stack, v, source, 'ok')
   const fix = `run${isRoot() ? '' : ' as root'}: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy} (debootstrap of ${suite}, about 2 min once)`
-  if (!install || !isRoot()) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'missing', note: `${stack.proxy} ${v.version}: no ${suite} root with ${v.package} ${v.deb_version}; ${fix}` }
+  if (!install || !isRoot())
+    return {
+      component: stack.proxy,
+      version: v.version,
+      source,
+      path,
+      sha256: '',
+      status: 'missing',
+      note: `${stack.proxy} ${v.version}: no ${suite} root with ${v.package} ${v.deb_version}; ${fix}`,
+    }
   log.progress(`${stack.proxy} ${v.version}: ${suite} root with ${v.package} ${v.deb_version}`)
   const r = await ensureSuiteRoot(suite, v.package, v.deb_version!, log)
-  if (r.error || !existsSync(path)) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'failed', note: `${stack.proxy} ${v.version}: ${r.error ?? `${v.binary} is not in the ${suite} package; check binary: in stacks/${stack.proxy}/stack.yaml`}` }
+  if (r.error || !existsSync(path))
+    return {
+      component: stack.proxy,
+      version: v.version,
+      source,
+      path,
+      sha256: '',
+      status: 'failed',
+      note: `${stack.proxy} ${v.version}: ${r.error ?? `${v.binary} is not in the ${suite} package; check binary: in stacks/${stack.proxy}/stack.yaml`}`,
+    }
   return pinnedRow(stack, v, source, 'installed')
 }
 
@@ -155,7 +222,8 @@ async function goRow(name: GoProgram, install: boolean): Promise<ComponentRow> {
   const path = goBinaryPath(name)
   // The version of our own programs is the hash of their sources.
   const row = { component: name, version: basename(dirname(path)).slice(name.length + 1), source: `go build stacks/${name}`, path }
-  if (!install && !existsSync(path)) return { ...row, sha256: '', status: 'missing', note: `${name} is not built for the current sources; run: npx zx notebooks/00-setup.mjs` }
+  if (!install && !existsSync(path))
+    return { ...row, sha256: '', status: 'missing', note: `${name} is not built for the current sources; run: npx zx notebooks/00-setup.mjs` }
   const r = await ensureGoBuild(name)
   if (r.error) return { ...row, sha256: '', status: 'failed', note: `${name}: ${r.error}; install Go (https://go.dev/doc/install) and re-run setup` }
   return { ...row, sha256: await sha256FileCached(path), status: r.built ? 'built' : 'ok' }
@@ -164,5 +232,13 @@ async function goRow(name: GoProgram, install: boolean): Promise<ComponentRow> {
 async function pythonRow(): Promise<ComponentRow> {
   const r = await exec('python3', ['-m', 'pip', '--version'])
   const ok = r.code === 0
-  return { component: 'pip', version: ok ? r.stdout.split(' ')[1] ?? '' : '-', source: 'python3 -m pip', path: 'python3', sha256: '', status: ok ? 'ok' : 'missing', ...(ok ? {} : { note: 'pip is needed to fetch proxy wheels; run: apt-get install -y python3-pip' }) }
+  return {
+    component: 'pip',
+    version: ok ? (r.stdout.split(' ')[1] ?? '') : '-',
+    source: 'python3 -m pip',
+    path: 'python3',
+    sha256: '',
+    status: ok ? 'ok' : 'missing',
+    ...(ok ? {} : { note: 'pip is needed to fetch proxy wheels; run: apt-get install -y python3-pip' }),
+  }
 }

@@ -46,4 +46,3 @@ export async function ensureGoBuild(name: GoProgram): Promise<{ path: string; bu
   renameSync(tmp, path)
   return { path, built: true }
 }
-

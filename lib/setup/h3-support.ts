@@ -30,7 +30,9 @@ const PROBE_ARGS: Partial<Record<ProxyName, string[]>> = { nginx: ['-V'], haprox
 export function h3SupportFrom(proxy: ProxyName, version: string, output: string): H3Support {
   const builtIn = BUILT_IN_SINCE[proxy]
   if (builtIn) {
-    return compareVersions(version, builtIn.since) >= 0 ? { capable: true, reason: builtIn.how } : { capable: false, reason: `${proxy} ${version} is older than ${builtIn.since}, the first with HTTP/3 in every build` }
+    return compareVersions(version, builtIn.since) >= 0
+      ? { capable: true, reason: builtIn.how }
+      : { capable: false, reason: `${proxy} ${version} is older than ${builtIn.since}, the first with HTTP/3 in every build` }
   }
   switch (proxy) {
     case 'nginx':
@@ -40,7 +42,11 @@ export function h3SupportFrom(proxy: ProxyName, version: string, output: string)
     case 'haproxy': {
       const feature = /(?:^|\s)([+-])QUIC(?=\s|$)/m.exec(output)?.[1]
       // Built against OpenSSL's QUIC compatibility layer, QUIC starts only with `limited-quic` in the global section, which the h3 template does not set.
-      if (feature === '+' && output.includes('USE_QUIC_OPENSSL_COMPAT=1')) return { capable: false, reason: 'QUIC only through the OpenSSL compatibility layer (USE_QUIC_OPENSSL_COMPAT=1): needs limited-quic, which the h3 template does not set' }
+      if (feature === '+' && output.includes('USE_QUIC_OPENSSL_COMPAT=1'))
+        return {
+          capable: false,
+          reason: 'QUIC only through the OpenSSL compatibility layer (USE_QUIC_OPENSSL_COMPAT=1): needs limited-quic, which the h3 template does not set',
+        }
       if (feature === '+') return { capable: true, reason: 'haproxy -vv: +QUIC' }
       return { capable: false, reason: feature === '-' ? 'built without QUIC (haproxy -vv: -QUIC)' : 'haproxy -vv lists no QUIC feature' }
     }
@@ -67,7 +73,8 @@ export function probeH3Support(proxy: ProxyName, v: StackVersion): H3Support {
   }
   const argv = [...launchPrefix(proxy, v), bin, ...(PROBE_ARGS[proxy] ?? [])]
   const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 20_000, env: { ...process.env, ...binaryEnv(proxy, v) } })
-  if (r.status !== 0) return { capable: false, reason: `${argv.slice(-2).join(' ')} exited ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().split('\n')[0]!.slice(0, 120)}` }
+  if (r.status !== 0)
+    return { capable: false, reason: `${argv.slice(-2).join(' ')} exited ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().split('\n')[0]!.slice(0, 120)}` }
   return h3SupportFrom(proxy, v.version, r.stdout + r.stderr)
 }
 

@@ -28,13 +28,19 @@ export async function gatherOffers(stacks: readonly Stack[], log: Logger): Promi
     log.progress(`apt-cache madison ${hostPkgs.join(' ')}`)
     const r = await exec('apt-cache', ['madison', ...hostPkgs])
     const found = parseMadison(r.stdout)
-    for (const pkg of hostPkgs) offers.push({ source: 'debian', package: pkg, ...(r.code === 0 ? { versions: found.get(pkg) ?? [] } : { versions: null, error: `apt-cache madison: ${lastLine(r.stderr) || `exit ${r.code}`}` }) })
+    for (const pkg of hostPkgs)
+      offers.push({
+        source: 'debian',
+        package: pkg,
+        ...(r.code === 0 ? { versions: found.get(pkg) ?? [] } : { versions: null, error: `apt-cache madison: ${lastLine(r.stderr) || `exit ${r.code}`}` }),
+      })
   }
   for (const [source, pkgs] of sources) {
     const suite = suiteOf({ source })
     if (!suite) continue
     const r = await suiteOffers(suite, [...pkgs], log)
-    for (const pkg of pkgs) offers.push({ source, package: pkg, versions: r.error ? null : r.versions.get(pkg) ?? [], ...(r.error ? { error: r.error } : {}) })
+    for (const pkg of pkgs)
+      offers.push({ source, package: pkg, versions: r.error ? null : (r.versions.get(pkg) ?? []), ...(r.error ? { error: r.error } : {}) })
   }
   for (const stack of stacks) offers.push(await imageOffer(stack, log))
   return offers
@@ -48,7 +54,12 @@ export async function pipVersions(pkg: string): Promise<{ versions: string[] | n
   return { versions: parsePipVersions(line) }
 }
 
-export const parsePipVersions = (line: string): string[] => line.replace(/^Available versions:/, '').split(',').map((s) => s.trim()).filter(Boolean)
+export const parsePipVersions = (line: string): string[] =>
+  line
+    .replace(/^Available versions:/, '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 
 /** The catalog's official tags the registry still serves; null with a reason when no registry answers. */
 async function imageOffer(stack: Stack, log: Logger): Promise<Offer> {

@@ -19,7 +19,12 @@ export interface RepoRef {
 /** `127.0.0.1:5000/nginx` → its registry and repository; a ref without a registry host is an error (the official registry must be named). */
 export function parseRepoRef(ref: string): RepoRef {
   const m = /^([a-zA-Z0-9.-]+(?::\d+)?)\/([a-z0-9]+(?:[._/-][a-z0-9]+)*)$/.exec(ref.trim())
-  if (!m || !/[.:]|^localhost$/.test(m[1]!)) throw userError(`--tags-from ${ref}`, 'not a repository reference with its registry', 'Write REGISTRY/REPOSITORY, e.g. 127.0.0.1:5000/nginx (official images: the registry host and library/nginx)')
+  if (!m || !/[.:]|^localhost$/.test(m[1]!))
+    throw userError(
+      `--tags-from ${ref}`,
+      'not a repository reference with its registry',
+      'Write REGISTRY/REPOSITORY, e.g. 127.0.0.1:5000/nginx (official images: the registry host and library/nginx)',
+    )
   const registry = m[1]!
   const loopback = /^(127\.\d+\.\d+\.\d+|localhost)(:\d+)?$/.test(registry)
   return { registry, repository: m[2]!, scheme: loopback ? 'http' : 'https' }
@@ -50,14 +55,16 @@ export async function listTags(ref: RepoRef, o: { fetch?: Fetch; pageSize?: numb
   const tags: string[] = []
   try {
     for (let page = 0; next && page < 1000; page++) {
-      const get = (): Promise<Response> => f(next!, { headers: token ? { Authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(o.timeoutMs ?? 15_000) })
+      const get = (): Promise<Response> =>
+        f(next!, { headers: token ? { Authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(o.timeoutMs ?? 15_000) })
       let r = await get()
       const challenge = r.headers.get('www-authenticate')
       if (r.status === 401 && !token && challenge?.startsWith('Bearer ')) {
         token = await bearerToken(challenge, f)
         r = await get()
       }
-      if (r.status === 404) throw userError(`--tags-from ${where}`, 'the registry has no such repository', 'Check the name (official images live under library/)')
+      if (r.status === 404)
+        throw userError(`--tags-from ${where}`, 'the registry has no such repository', 'Check the name (official images live under library/)')
       if (!r.ok) throw new Error(`HTTP ${r.status}`)
       const body = (await r.json()) as { tags?: string[] | null }
       tags.push(...(body.tags ?? []))
@@ -67,7 +74,11 @@ export async function listTags(ref: RepoRef, o: { fetch?: Fetch; pageSize?: numb
     }
   } catch (e) {
     if (e instanceof Error && e.name === 'UserError') throw e
-    throw userError(`--tags-from ${where}`, `the registry does not answer (${(e as Error).message.split('\n')[0]})`, 'Start the registry, or bisect over the catalog versions (drop --tags-from)')
+    throw userError(
+      `--tags-from ${where}`,
+      `the registry does not answer (${(e as Error).message.split('\n')[0]})`,
+      'Start the registry, or bisect over the catalog versions (drop --tags-from)',
+    )
   }
   return tags
 }

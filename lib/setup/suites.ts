@@ -1,4 +1,17 @@
-import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join, posix } from 'node:path'
 import { binaryPath, suiteOf, suiteRoot, type ProxyName, type StackVersion } from '../catalog/stack.ts'
 import { exec, lastLine } from '../core/exec.ts'
@@ -85,7 +98,9 @@ export function suiteLauncher(root: string, binary: string): string[] {
   const loader = resolveInRoot(root, interp)
   // The loader lives in the multiarch directory (…/lib/x86_64-linux-gnu); libraries are there and under usr/.
   const triplet = posix.basename(dirname(loader))
-  const dirs = [`lib/${triplet}`, `usr/lib/${triplet}`, 'lib', 'usr/lib'].map((d) => resolveInRoot(root, d)).filter((d, i, all) => existsSync(d) && all.indexOf(d) === i)
+  const dirs = [`lib/${triplet}`, `usr/lib/${triplet}`, 'lib', 'usr/lib']
+    .map((d) => resolveInRoot(root, d))
+    .filter((d, i, all) => existsSync(d) && all.indexOf(d) === i)
   return [loader, '--inhibit-cache', '--library-path', dirs.join(':')]
 }
 
@@ -126,7 +141,9 @@ async function unpackBase(suite: string, dest: string, log: Logger): Promise<str
   if (existsSync('/etc/resolv.conf')) copyFileSync('/etc/resolv.conf', join(dest, 'etc/resolv.conf'))
   if (OVERLAYS[suite]) {
     const list = join(dest, 'etc/apt/sources.list.d/sources.list')
-    const first = readFileSync(existsSync(list) ? list : join(dest, 'etc/apt/sources.list'), 'utf8').split('\n').find((l) => l.startsWith('deb '))
+    const first = readFileSync(existsSync(list) ? list : join(dest, 'etc/apt/sources.list'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('deb '))
     if (!first) return `${suite}: no apt source in the ${OVERLAYS[suite]} base to add ${suite} to`
     writeFileSync(join(dest, `etc/apt/sources.list.d/${suite}.list`), first.replace(/^(deb\s+(?:\[[^\]]*\]\s+)?\S+)\s+\S+/, `$1 ${suite}`) + '\n')
   }
@@ -150,7 +167,12 @@ export async function ensureSuiteRoot(suite: string, pkg: string, debVersion: st
     log.progress(`${suite}: apt-get install ${pkg}=${debVersion}`)
     const script = `apt-get ${APT_OPTS} update -q && apt-get install -y -q --no-install-recommends ${pkg}=${debVersion} && apt-get clean && rm -rf /var/lib/apt/lists/*`
     const r = await exec('chroot', [tmp, '/bin/sh', '-c', script], { env: CHROOT_ENV, timeoutMs: 15 * 60_000 })
-    if (r.code !== 0) return { root, built: false, error: `${suite}: apt-get install ${pkg}=${debVersion} failed: ${lastLine(r.stderr) || lastLine(r.stdout)} (is it still served? npm run catalog -- --check)` }
+    if (r.code !== 0)
+      return {
+        root,
+        built: false,
+        error: `${suite}: apt-get install ${pkg}=${debVersion} failed: ${lastLine(r.stderr) || lastLine(r.stdout)} (is it still served? npm run catalog -- --check)`,
+      }
     mkdirSync(dirname(root), { recursive: true })
     renameSync(tmp, root)
     return { root, built: true }
@@ -166,10 +188,20 @@ export async function suiteOffers(suite: string, pkgs: readonly string[], log: L
     const error = await unpackBase(suite, tmp, log)
     if (error) return { versions: new Map(), error }
     log.progress(`${suite}: apt-get update, apt-cache madison ${pkgs.join(' ')}`)
-    const r = await exec('chroot', [tmp, '/bin/sh', '-c', `apt-get ${APT_OPTS} update -q >/dev/null && apt-cache madison ${pkgs.join(' ')}`], { env: CHROOT_ENV, timeoutMs: 10 * 60_000 })
+    const r = await exec('chroot', [tmp, '/bin/sh', '-c', `apt-get ${APT_OPTS} update -q >/dev/null && apt-cache madison ${pkgs.join(' ')}`], {
+      env: CHROOT_ENV,
+      timeoutMs: 10 * 60_000,
+    })
     if (r.code !== 0) return { versions: new Map(), error: `${suite}: apt-get update failed: ${lastLine(r.stderr)}` }
     // An overlay suite's root also lists its base suite: only the overlay's own builds count.
-    return { versions: parseMadison(r.stdout.split('\n').filter((l) => !OVERLAYS[suite] || l.includes(` ${suite}/`)).join('\n')) }
+    return {
+      versions: parseMadison(
+        r.stdout
+          .split('\n')
+          .filter((l) => !OVERLAYS[suite] || l.includes(` ${suite}/`))
+          .join('\n'),
+      ),
+    }
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }

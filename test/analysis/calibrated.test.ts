@@ -8,21 +8,35 @@ import type { Calibration, Manifest } from '../../lib/data/schema.ts'
 import { cpuRepeats, handshake, measurement } from '../fixtures/rows.ts'
 import { OLD_FORMAT_RUN } from '../fixtures/run.ts'
 
-const CAL: Calibration = { loopback_rtt_us: 25, loopback_rtt_wall_us: 26, ecdsa_p256_sign_us: 15, rsa4096_sign_us: 3000, syscall_us: null, compute_us: null, measured_at: '2026-11-30T12:00:00Z', cpuset: '1' }
-const direct = (us: number[]) => us.map((u, i) => measurement({ series: 'direct', proxy: 'direct', variant: 'direct', repeat: i + 1, proxy_cpu_us_per_req: null, backend_cpu_us_per_req: u }))
+const CAL: Calibration = {
+  loopback_rtt_us: 25,
+  loopback_rtt_wall_us: 26,
+  ecdsa_p256_sign_us: 15,
+  rsa4096_sign_us: 3000,
+  syscall_us: null,
+  compute_us: null,
+  measured_at: '2026-11-30T12:00:00Z',
+  cpuset: '1',
+}
+const direct = (us: number[]) =>
+  us.map((u, i) => measurement({ series: 'direct', proxy: 'direct', variant: 'direct', repeat: i + 1, proxy_cpu_us_per_req: null, backend_cpu_us_per_req: u }))
 const manifest = (calibration: Calibration | null) => ({ calibration }) as Pick<Manifest, 'calibration'> as Manifest
 
-test('references: the direct row\'s median backend µs, the calibration\'s round trip and signs; null where absent', () => {
-  const refs = runReferences({ measurements: [...direct([10, 11, 12]), measurement({ series: 'direct', proxy: 'direct', status: 'invalid', backend_cpu_us_per_req: 99 })], manifest: manifest(CAL) })
+test("references: the direct row's median backend µs, the calibration's round trip and signs; null where absent", () => {
+  const refs = runReferences({
+    measurements: [...direct([10, 11, 12]), measurement({ series: 'direct', proxy: 'direct', status: 'invalid', backend_cpu_us_per_req: 99 })],
+    manifest: manifest(CAL),
+  })
   assert.deepEqual(refs, { direct: 11, loopback: 25, ecdsa_p256_sign: 15, rsa4096_sign: 3000 })
   assert.deepEqual(runReferences({ measurements: [], manifest: manifest(null) }), { direct: null, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null })
 })
 
-test('calibrated cells: raw median and the value in each reference\'s unit, per table', () => {
+test("calibrated cells: raw median and the value in each reference's unit, per table", () => {
   const run = {
     measurements: [...direct([10, 10]), ...cpuRepeats({ proxy: 'nginx' }, [24, 26])],
     handshakes: [handshake({ proxy_cpu_us_per_handshake: 300 }), handshake({ repeat: 2, proxy_cpu_us_per_handshake: 330, status: 'invalid' })],
-    websocket: [], manifest: manifest(CAL),
+    websocket: [],
+    manifest: manifest(CAL),
   }
   const cells = calibratedCells(run)
   const nginx = cells.find((c) => c.key.proxy === 'nginx')!
@@ -36,9 +50,24 @@ test('calibrated cells: raw median and the value in each reference\'s unit, per 
 })
 
 test('run vs baseline: a machine 2x slower in everything is no change in the calibrated unit', () => {
-  const base = { measurements: [...direct([10, 10.2, 9.8]), ...cpuRepeats({}, [50, 51, 49, 50.5, 49.5])], handshakes: [], websocket: [], manifest: manifest(null) }
-  const slow = { measurements: [...direct([20, 20.4, 19.6]), ...cpuRepeats({}, [100, 102, 98, 101, 99])], handshakes: [], websocket: [], manifest: manifest(CAL) }
-  const prior = Object.fromEntries([familyOf('cost', 'proxy_cpu_us_per_req', 'measurements', { model: 'closed' }), familyOf('ratio', 'proxy / direct', 'measurements', { model: 'closed' })].map((f) => [f, { sd: 0.05, df: 50 }]))
+  const base = {
+    measurements: [...direct([10, 10.2, 9.8]), ...cpuRepeats({}, [50, 51, 49, 50.5, 49.5])],
+    handshakes: [],
+    websocket: [],
+    manifest: manifest(null),
+  }
+  const slow = {
+    measurements: [...direct([20, 20.4, 19.6]), ...cpuRepeats({}, [100, 102, 98, 101, 99])],
+    handshakes: [],
+    websocket: [],
+    manifest: manifest(CAL),
+  }
+  const prior = Object.fromEntries(
+    [
+      familyOf('cost', 'proxy_cpu_us_per_req', 'measurements', { model: 'closed' }),
+      familyOf('ratio', 'proxy / direct', 'measurements', { model: 'closed' }),
+    ].map((f) => [f, { sd: 0.05, df: 50 }]),
+  )
   const rows = compareAcrossRuns(base, slow, { prior }).filter((x) => x.key.proxy === 'haproxy')
   const raw = rows.find((x) => x.kind === 'cost')!
   assert.equal(raw.verdict, 'increased')

@@ -14,7 +14,9 @@ function medianDisagreements(spec: Spec, danfo: Awaited<ReturnType<typeof groupS
     const grouped = danfo.get(id)
     const stats = c.summary?.median
     if ((grouped === undefined) !== (stats === undefined)) return [`${id}: danfojs ${grouped?.median ?? 'none'}, stats ${stats ?? 'none'}`]
-    return grouped && stats !== undefined && Math.abs(grouped.median - stats) > 1e-9 * Math.max(1, Math.abs(stats)) ? [`${id}: danfojs ${grouped.median}, stats ${stats}`] : []
+    return grouped && stats !== undefined && Math.abs(grouped.median - stats) > 1e-9 * Math.max(1, Math.abs(stats))
+      ? [`${id}: danfojs ${grouped.median}, stats ${stats}`]
+      : []
   })
 }
 
@@ -69,7 +71,7 @@ test('a cell with no valid row has no summary and keeps its reasons', async () =
   assert.deepEqual(cells[0]!.reasons, ['did not start'])
 })
 
-test('a cell whose repeats disagree beyond the others\' pooled noise is unstable; the others are not', async () => {
+test("a cell whose repeats disagree beyond the others' pooled noise is unstable; the others are not", async () => {
   const data = [
     ...cpuRepeats({ proxy: 'haproxy' }, [20, 21, 20.5]),
     ...cpuRepeats({ proxy: 'envoy' }, [50, 52]),
@@ -78,5 +80,13 @@ test('a cell whose repeats disagree beyond the others\' pooled noise is unstable
     ...cpuRepeats({ proxy: 'nginx' }, [40.2, 18.3]),
   ]
   const cells = await summarizeCells(TABLE_SPECS.measurements, data)
-  assert.deepEqual(cells.map((c) => [c.key.proxy, c.unstable]), [['caddy', false], ['envoy', false], ['haproxy', false], ['nginx', true]])
+  assert.deepEqual(
+    cells.map((c) => [c.key.proxy, c.unstable]),
+    [
+      ['caddy', false],
+      ['envoy', false],
+      ['haproxy', false],
+      ['nginx', true],
+    ],
+  )
 })

@@ -66,7 +66,7 @@ test('power: with the prior, a change larger than the stated detectable change i
   assert.ok(falseAlarms / trials <= 0.1, `false alarms ${falseAlarms}/${trials}`)
 })
 
-test('more rounds: the runs\' own rounds give a between-run variance without a prior, and a smaller detectable change', () => {
+test("more rounds: the runs' own rounds give a between-run variance without a prior, and a smaller detectable change", () => {
   const random = seededRandom(3)
   const quick = cell0(compareAcrossRuns(tables(simulatedRun(random, 2)), tables(simulatedRun(random, 2)), { prior: PRIOR }))
   const rows = compareAcrossRuns(tables(simulatedRun(random, 6)), tables(simulatedRun(random, 6)), { prior: {} })
@@ -77,7 +77,7 @@ test('more rounds: the runs\' own rounds give a between-run variance without a p
   assert.ok(withPrior.detectable! < quick.detectable!, `${withPrior.detectable} < ${quick.detectable}`)
 })
 
-test('between-run estimate from repeated runs: recovers the run shift and the cells\' own shift', () => {
+test("between-run estimate from repeated runs: recovers the run shift and the cells' own shift", () => {
   const random = seededRandom(11)
   const runs = Array.from({ length: 12 }, () => runFigures(tables(simulatedRun(random, 3))))
   const e = estimateBetweenRun(runs).find((x) => x.family === COST)!
@@ -92,16 +92,40 @@ test('counts, ratios within a run and costs: in that order; a ratio cancels a ma
   const run = (k: number, conns: number) => [
     ...[1, 2, 3, 4, 5, 6].flatMap((r) => [
       ...['haproxy', 'nginx'].flatMap((proxy, p) => [
-        measurement({ proxy, series: 'pool-added', variant: 'pool-added', repeat: r, proxy_cpu_us_per_req: k * (20 + p + r % 2), backend_conns_per_1k_req: conns }),
-        measurement({ proxy, series: 'pool-removed', variant: 'pool-removed', repeat: r, proxy_cpu_us_per_req: k * (60 + 3 * p + r % 3), backend_conns_per_1k_req: 1000 }),
+        measurement({
+          proxy,
+          series: 'pool-added',
+          variant: 'pool-added',
+          repeat: r,
+          proxy_cpu_us_per_req: k * (20 + p + (r % 2)),
+          backend_conns_per_1k_req: conns,
+        }),
+        measurement({
+          proxy,
+          series: 'pool-removed',
+          variant: 'pool-removed',
+          repeat: r,
+          proxy_cpu_us_per_req: k * (60 + 3 * p + (r % 3)),
+          backend_conns_per_1k_req: 1000,
+        }),
       ]),
-      measurement({ series: 'direct', proxy: 'direct', variant: 'direct', repeat: r, proxy_cpu_us_per_req: null, backend_cpu_us_per_req: k * (10 + (r % 2) / 4) }),
+      measurement({
+        series: 'direct',
+        proxy: 'direct',
+        variant: 'direct',
+        repeat: r,
+        proxy_cpu_us_per_req: null,
+        backend_cpu_us_per_req: k * (10 + (r % 2) / 4),
+      }),
     ]),
   ]
   const rows = compareAcrossRuns(tables(run(1, 0)), tables(run(2, 0)), { prior: {} })
   const kinds = rows.map((c) => c.kind)
   assert.deepEqual([...new Set(kinds)], ['count', 'ratio', 'cost'])
-  assert.deepEqual(kinds, [...kinds].sort((a, b) => ['count', 'ratio', 'cost'].indexOf(a) - ['count', 'ratio', 'cost'].indexOf(b)))
+  assert.deepEqual(
+    kinds,
+    [...kinds].sort((a, b) => ['count', 'ratio', 'cost'].indexOf(a) - ['count', 'ratio', 'cost'].indexOf(b)),
+  )
   const pooling = rows.filter((c) => c.metric === 'pool-removed / pool-added')
   assert.equal(pooling.length, 2)
   for (const c of pooling) {
@@ -119,8 +143,16 @@ test('counts, ratios within a run and costs: in that order; a ratio cancels a ma
   assert.equal(rows.find((c) => c.metric === 'backend_conns_per_1k_req' && c.key.series === 'pool-added' && c.key.proxy === 'haproxy')!.change, 0)
 })
 
-test('the counters\' columns, when a run has them, are counts compared first', () => {
-  const withCounts = (k: number) => [1, 2, 3, 4, 5, 6].map((r) => ({ ...measurement({ repeat: r, proxy_cpu_us_per_req: 30 + r }), proxy_syscalls_per_req: k * (7.4 + r / 100), proxy_ctxsw_per_req: 0.014 }) as Measurement)
+test("the counters' columns, when a run has them, are counts compared first", () => {
+  const withCounts = (k: number) =>
+    [1, 2, 3, 4, 5, 6].map(
+      (r) =>
+        ({
+          ...measurement({ repeat: r, proxy_cpu_us_per_req: 30 + r }),
+          proxy_syscalls_per_req: k * (7.4 + r / 100),
+          proxy_ctxsw_per_req: 0.014,
+        }) as Measurement,
+    )
   const rows = compareAcrossRuns(tables(withCounts(1)), tables(withCounts(1.5)), { prior: {} })
   const sys = rows.find((c) => c.metric === 'proxy_syscalls_per_req')!
   assert.equal(sys.kind, 'count')
@@ -130,11 +162,16 @@ test('the counters\' columns, when a run has them, are counts compared first', (
 })
 
 test('versions: the same version pairs with itself, else newest with newest; medians side by side', () => {
-  assert.deepEqual(pairVersions(['1.22.1', '1.29.0'], ['1.22.1', '1.31.3']), [['1.22.1', '1.22.1'], ['1.29.0', '1.31.3']])
+  assert.deepEqual(pairVersions(['1.22.1', '1.29.0'], ['1.22.1', '1.31.3']), [
+    ['1.22.1', '1.22.1'],
+    ['1.29.0', '1.31.3'],
+  ])
   assert.deepEqual(pairVersions(['1'], ['1']), [['1', '1']])
   const [d] = compareRuns(tables(cpuRepeats({}, [10, 11, 12])), tables(cpuRepeats({ version: '3.0.0' }, [20, 21, 22])))
   assert.equal(d!.key.version, '2.8.25 → 3.0.0')
   assert.equal(d!.delta, 21 / 11 - 1)
-  const [c] = compareAcrossRuns(tables(cpuRepeats({}, [10, 11, 12])), tables(cpuRepeats({ version: '3.0.0' }, [20, 21, 22])), { prior: {} }).filter((x) => x.kind === 'cost')
+  const [c] = compareAcrossRuns(tables(cpuRepeats({}, [10, 11, 12])), tables(cpuRepeats({ version: '3.0.0' }, [20, 21, 22])), { prior: {} }).filter(
+    (x) => x.kind === 'cost',
+  )
   assert.equal(c!.key.version, '2.8.25 → 3.0.0')
 })

@@ -28,6 +28,9 @@ test('derived ratios: pool effect, spread, key types, proxy vs direct', async ()
   assert.equal(by('article / pool-added', 'haproxy')!.value, null)
   const csv = summaryCsvs(a)
   assert.deepEqual([...csv.keys()], ['summary/measurements.csv', 'summary/handshakes.csv', 'summary/ratios.csv'])
-  assert.match(csv.get('summary/measurements.csv')!.split('\n')[0]!, /^series,proxy,version,variant,key_type,model,connections,target_rps,path,body_bytes,streams,rows,valid,invalid,failed,status,proxy_cpu_us_per_req_median,/)
+  assert.match(
+    csv.get('summary/measurements.csv')!.split('\n')[0]!,
+    /^series,proxy,version,variant,key_type,model,connections,target_rps,path,body_bytes,streams,rows,valid,invalid,failed,status,proxy_cpu_us_per_req_median,/,
+  )
   assert.equal(derivedRatios([], []).length, 0)
 })

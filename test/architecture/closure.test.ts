@@ -46,23 +46,58 @@ const MEASURING = ['setup', 'runtime', 'roles', 'measure', 'series', 'run']
 const MEASURING_PACKAGES = ['dockerode', 'ssh2']
 
 /** The steps that read runs and write reports, baselines or docs (a bench script that starts runs does so as a child process). */
-const REPORT_STEPS = ['notebooks/12-aggregate.mjs', 'notebooks/13-report.mjs', 'notebooks/promote.mjs', 'notebooks/publish.mjs', 'notebooks/docs.mjs', 'bench/report.mjs', 'bench/calibration.mjs', 'bench/stability.mjs']
+const REPORT_STEPS = [
+  'notebooks/12-aggregate.mjs',
+  'notebooks/13-report.mjs',
+  'notebooks/promote.mjs',
+  'notebooks/publish.mjs',
+  'notebooks/docs.mjs',
+  'bench/report.mjs',
+  'bench/calibration.mjs',
+  'bench/stability.mjs',
+]
 /** The steps that set up, measure or probe: they load the measuring side by design. */
 const MEASURING_STEPS = [
-  ...['00-setup', '01-certs', '02-stacks', '03-pooling', '04-tls', '05-websocket', '06-versions', '07-l4', '08-scenarios', '09-h2', '10-resumption', '11-h3'].map((n) => `notebooks/${n}.mjs`),
+  ...[
+    '00-setup',
+    '01-certs',
+    '02-stacks',
+    '03-pooling',
+    '04-tls',
+    '05-websocket',
+    '06-versions',
+    '07-l4',
+    '08-scenarios',
+    '09-h2',
+    '10-resumption',
+    '11-h3',
+  ].map((n) => `notebooks/${n}.mjs`),
   ...['bisect', 'capacity', 'catalog', 'pool-table', 'run-all'].map((n) => `notebooks/${n}.mjs`),
-  ...['busy-machine', 'counts-overhead', 'kill-resume', 'load-model', 'machine-shift', 'multihost', 'reference-cost', 'runtime-ratio'].map((n) => `bench/${n}.mjs`),
+  ...['busy-machine', 'counts-overhead', 'kill-resume', 'load-model', 'machine-shift', 'multihost', 'reference-cost', 'runtime-ratio'].map(
+    (n) => `bench/${n}.mjs`,
+  ),
 ]
 
 function measuringLoads(entry: string, root = repoRoot): string[] {
   const { files, packages } = closure(entry, root)
-  return [...[...files].filter((f) => f.startsWith('lib/') && MEASURING.includes(f.split('/')[1]!)), ...[...packages].filter((p) => MEASURING_PACKAGES.includes(p))].sort()
+  return [
+    ...[...files].filter((f) => f.startsWith('lib/') && MEASURING.includes(f.split('/')[1]!)),
+    ...[...packages].filter((p) => MEASURING_PACKAGES.includes(p)),
+  ].sort()
 }
 
 test('every notebook and bench script is a report step or a measuring step, and every import it makes resolves', () => {
   const all = scripts(repoRoot)
-  assert.deepEqual(all.filter((s) => !REPORT_STEPS.includes(s) && !MEASURING_STEPS.includes(s)), [], 'scripts in neither list: add each to REPORT_STEPS or MEASURING_STEPS')
-  assert.deepEqual([...REPORT_STEPS, ...MEASURING_STEPS].filter((s) => !all.includes(s)), [], 'listed scripts that do not exist')
+  assert.deepEqual(
+    all.filter((s) => !REPORT_STEPS.includes(s) && !MEASURING_STEPS.includes(s)),
+    [],
+    'scripts in neither list: add each to REPORT_STEPS or MEASURING_STEPS',
+  )
+  assert.deepEqual(
+    [...REPORT_STEPS, ...MEASURING_STEPS].filter((s) => !all.includes(s)),
+    [],
+    'listed scripts that do not exist',
+  )
   for (const s of all) assert.deepEqual([...closure(s).missing], [], `${s} imports a file that does not exist`)
 })
 

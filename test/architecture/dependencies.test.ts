@@ -50,7 +50,10 @@ export function undeclared(files: { path: string; text: string }[], declared: Se
   return out
 }
 
-const pkgJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> }
+const pkgJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  dependencies?: Record<string, string>
+  devDependencies?: Record<string, string>
+}
 const declared = new Set([...Object.keys(pkgJson.dependencies ?? {}), ...Object.keys(pkgJson.devDependencies ?? {})])
 const files = SCANNED.flatMap((d) => sources(join(repoRoot, d))).map((p) => ({ path: relative(repoRoot, p), text: readFileSync(p, 'utf8') }))
 
@@ -62,12 +65,18 @@ test('every package imported in lib/, notebooks/, bench/ and test/ is declared i
 test('a TypeScript import of a package without its own types declares its @types package', () => {
   const out: string[] = []
   for (const f of files.filter((x) => x.path.endsWith('.ts'))) {
-    for (const pkg of new Set(bareImports(f.text).filter((s) => !s.startsWith('node:')).map(packageOf))) {
+    for (const pkg of new Set(
+      bareImports(f.text)
+        .filter((s) => !s.startsWith('node:'))
+        .map(packageOf),
+    )) {
       const dir = join(repoRoot, 'node_modules', pkg)
       const meta = existsSync(join(dir, 'package.json')) ? (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>) : {}
-      const ownTypes = meta.types !== undefined || meta.typings !== undefined || existsSync(join(dir, 'index.d.ts')) || JSON.stringify(meta.exports ?? '').includes('"types"')
+      const ownTypes =
+        meta.types !== undefined || meta.typings !== undefined || existsSync(join(dir, 'index.d.ts')) || JSON.stringify(meta.exports ?? '').includes('"types"')
       const typesPkg = `@types/${pkg.replace(/^@/, '').replace('/', '__')}`
-      if (!ownTypes && existsSync(join(repoRoot, 'node_modules', typesPkg)) && !declared.has(typesPkg)) out.push(`${f.path} imports ${pkg}, typed by ${typesPkg}, which is not in package.json (npm install -D ${typesPkg})`)
+      if (!ownTypes && existsSync(join(repoRoot, 'node_modules', typesPkg)) && !declared.has(typesPkg))
+        out.push(`${f.path} imports ${pkg}, typed by ${typesPkg}, which is not in package.json (npm install -D ${typesPkg})`)
     }
   }
   assert.deepEqual([...new Set(out)], [])

@@ -68,12 +68,32 @@ test('lib/ follows the layout: the report side never imports the measuring side,
 })
 
 /** lib/'s folders; CONTRIBUTING.md's layout lists each (the docs check holds it to this tree). */
-const STAGE_FOLDERS = ['analysis', 'bench', 'catalog', 'claims', 'cli', 'core', 'data', 'docs', 'findings', 'measure', 'report', 'roles', 'run', 'runtime', 'series', 'setup']
+const STAGE_FOLDERS = [
+  'analysis',
+  'bench',
+  'catalog',
+  'claims',
+  'cli',
+  'core',
+  'data',
+  'docs',
+  'findings',
+  'measure',
+  'report',
+  'roles',
+  'run',
+  'runtime',
+  'series',
+  'setup',
+]
 
 test('every file of lib/ sits in a stage folder, none loose at the root', () => {
   const loose = readdirSync(LIB).filter((f) => !statSync(join(LIB, f)).isDirectory())
   assert.deepEqual(loose, [])
-  assert.deepEqual(readdirSync(LIB).filter((f) => !STAGE_FOLDERS.includes(f)), [])
+  assert.deepEqual(
+    readdirSync(LIB).filter((f) => !STAGE_FOLDERS.includes(f)),
+    [],
+  )
 })
 
 /** Files only bench scripts load that stay in their stage folder, and why. */
@@ -87,19 +107,32 @@ export function benchOnly(files: readonly string[], root = repoRoot): string[] {
   const importers = new Map<string, Set<string>>()
   for (const file of files) for (const target of importsOf(file, root)) importers.set(target, (importers.get(target) ?? new Set()).add(relative(root, file)))
   return [...importers]
-    .filter(([target, from]) => target.startsWith('lib/') && folderOf(target) !== 'bench' && [...from].every((f) => f.startsWith('bench/') || f.startsWith('lib/bench/')))
+    .filter(
+      ([target, from]) =>
+        target.startsWith('lib/') && folderOf(target) !== 'bench' && [...from].every((f) => f.startsWith('bench/') || f.startsWith('lib/bench/')),
+    )
     .map(([target]) => target)
     .sort()
 }
 
-const scripts = (dir: string) => readdirSync(join(repoRoot, dir)).filter((f) => f.endsWith('.mjs')).map((f) => join(repoRoot, dir, f))
+const scripts = (dir: string) =>
+  readdirSync(join(repoRoot, dir))
+    .filter((f) => f.endsWith('.mjs'))
+    .map((f) => join(repoRoot, dir, f))
 
 test('lib/bench/ mirrors bench/: each file is the logic of the bench script of its name, and what only bench scripts load is there', () => {
   const names = new Set(scripts('bench').map((f) => f.replace(/^.*\/|\.mjs$/g, '')))
-  assert.deepEqual(readdirSync(join(LIB, 'bench')).filter((f) => !names.has(f.replace(/\.ts$/, ''))), [])
+  assert.deepEqual(
+    readdirSync(join(LIB, 'bench')).filter((f) => !names.has(f.replace(/\.ts$/, ''))),
+    [],
+  )
   const loaders = [...sources(LIB), ...scripts('notebooks'), ...scripts('bench')]
-  assert.deepEqual(benchOnly(loaders).filter((f) => !BENCH_ONLY_ELSEWHERE[f]), [])
-  for (const f of Object.keys(BENCH_ONLY_ELSEWHERE)) assert.ok(benchOnly(loaders).includes(f), `${f} is no longer loaded by bench scripts only: take it out of BENCH_ONLY_ELSEWHERE`)
+  assert.deepEqual(
+    benchOnly(loaders).filter((f) => !BENCH_ONLY_ELSEWHERE[f]),
+    [],
+  )
+  for (const f of Object.keys(BENCH_ONLY_ELSEWHERE))
+    assert.ok(benchOnly(loaders).includes(f), `${f} is no longer loaded by bench scripts only: take it out of BENCH_ONLY_ELSEWHERE`)
 })
 
 test('the rule check catches a report file that imports the run, findings that import a runtime, any use of cli/, and bench/ used from lib/', () => {
@@ -123,8 +156,13 @@ test('the rule check catches a report file that imports the run, findings that i
 })
 
 test('raw file names are built and parsed in data/raw-files.ts only', () => {
-  const offenders = sources(LIB).filter((f) => !f.endsWith('data/raw-files.ts') && /\.(open|handshake|ws-echo|ws-hold)\.json|\.wrk\.txt/.test(readFileSync(f, 'utf8')))
-  assert.deepEqual(offenders.map((f) => relative(repoRoot, f)), [])
+  const offenders = sources(LIB).filter(
+    (f) => !f.endsWith('data/raw-files.ts') && /\.(open|handshake|ws-echo|ws-hold)\.json|\.wrk\.txt/.test(readFileSync(f, 'utf8')),
+  )
+  assert.deepEqual(
+    offenders.map((f) => relative(repoRoot, f)),
+    [],
+  )
 })
 
 /** Every column that identifies a cell in some table (lib/data/grouping.ts CELL_COLUMNS). */
@@ -132,18 +170,37 @@ const CELL_WORDS = [...new Set(Object.values(CELL_COLUMNS).flat())]
 
 /** Template literals that join interpolations of cell columns with `|`: a cell key made by hand. */
 function handMadeKeys(text: string): string[] {
-  return [...text.matchAll(/`[^`]*`/g)].map((m) => m[0]).filter((literal) =>
-    literal.includes('}|${') && [...literal.matchAll(/\$\{([^}]*)\}/g)].some((x) => CELL_WORDS.some((w) => new RegExp(`\\b${w}\\b`).test(x[1]!))))
+  return [...text.matchAll(/`[^`]*`/g)]
+    .map((m) => m[0])
+    .filter(
+      (literal) =>
+        literal.includes('}|${') && [...literal.matchAll(/\$\{([^}]*)\}/g)].some((x) => CELL_WORDS.some((w) => new RegExp(`\\b${w}\\b`).test(x[1]!))),
+    )
 }
 
 /** A map of arrays filled by hand (`m.set(k, [...(m.get(k) ?? []), r])`): a grouping that lib/data/grouping.ts does. */
 const handMadeGroups = (text: string) => [...text.matchAll(/\.set\(([^,]+), \[\.\.\.\(\w+\.get\(\1\)/g)].map((m) => m[0])
 
 /** The stages that group rows into cells (CONTRIBUTING.md#grouping); by file name within lib/, wherever their folder moves. */
-const GROUPING_CONSUMERS = ['analysis/cells.ts', 'claims/cells.ts', 'findings/pooling.ts', 'analysis/l4.ts', 'load-model.ts', 'run/phase.ts', 'series/open-rate.ts', 'data/tables.ts', 'data/quiet.ts', 'analysis/h3.ts', 'analysis/protocols.ts', 'analysis/run-figures.ts']
+const GROUPING_CONSUMERS = [
+  'analysis/cells.ts',
+  'claims/cells.ts',
+  'findings/pooling.ts',
+  'analysis/l4.ts',
+  'load-model.ts',
+  'run/phase.ts',
+  'series/open-rate.ts',
+  'data/tables.ts',
+  'data/quiet.ts',
+  'analysis/h3.ts',
+  'analysis/protocols.ts',
+  'analysis/run-figures.ts',
+]
 
 test('cell keys are made in lib/data/grouping.ts only: no template literal joins cell columns with |', () => {
-  const offenders = sources(LIB).filter((f) => !f.endsWith('data/grouping.ts')).flatMap((f) => handMadeKeys(readFileSync(f, 'utf8')).map((k) => `${relative(repoRoot, f)}: ${k}`))
+  const offenders = sources(LIB)
+    .filter((f) => !f.endsWith('data/grouping.ts'))
+    .flatMap((f) => handMadeKeys(readFileSync(f, 'utf8')).map((k) => `${relative(repoRoot, f)}: ${k}`))
   assert.deepEqual(offenders, [])
 })
 

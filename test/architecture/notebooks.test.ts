@@ -15,7 +15,10 @@ const numbered = () =>
 
 test('the numbered notebooks count up from 00 with no gap and no number twice', () => {
   const numbers = numbered().map((f) => Number(f.slice(0, 2)))
-  assert.deepEqual(numbers, numbers.map((_, i) => i))
+  assert.deepEqual(
+    numbers,
+    numbers.map((_, i) => i),
+  )
 })
 
 test('every step that measures comes before aggregate and report, and those two come last', () => {

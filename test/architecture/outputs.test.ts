@@ -10,12 +10,21 @@ import { repoRoot } from '../../lib/core/paths.ts'
  */
 
 /** A call that writes to the file system, directly or through the atomic writer's lower functions. */
-const WRITES = /\b(writeFileSync|appendFileSync|writeFileAtomic|writeFileDurable|createWriteStream|mkdirSync|renameSync|rmSync|copyFileSync|cpSync|replaceDir)\s*\(/
+const WRITES =
+  /\b(writeFileSync|appendFileSync|writeFileAtomic|writeFileDurable|createWriteStream|mkdirSync|renameSync|rmSync|copyFileSync|cpSync|replaceDir)\s*\(/
 
 /** Folders that compute and never write. */
 const PURE = ['lib/analysis']
 /** Files that produce outputs and hand them to writeOutputs. */
-const THROUGH_ONE_WRITER = ['lib/analysis/summary.ts', 'lib/report/summary-export.ts', 'lib/report/build.ts', 'lib/report/history.ts', 'lib/report/pdf.ts', 'lib/cli/report-outcome.ts', 'lib/cli/run-notebook.ts']
+const THROUGH_ONE_WRITER = [
+  'lib/analysis/summary.ts',
+  'lib/report/summary-export.ts',
+  'lib/report/build.ts',
+  'lib/report/history.ts',
+  'lib/report/pdf.ts',
+  'lib/cli/report-outcome.ts',
+  'lib/cli/run-notebook.ts',
+]
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -40,6 +49,8 @@ test('lib/analysis/ writes nothing and the producers of outputs write only throu
 })
 
 test('the check sees a write in code and not in a comment', () => {
-  assert.deepEqual(writingLines("// writeFileAtomic(x, y) is not called here\nconst a = 1\n  writeFileAtomic(join(dir, name), text)\n/* rmSync(x) */\n"), ['writeFileAtomic(join(dir, name), text)'])
+  assert.deepEqual(writingLines('// writeFileAtomic(x, y) is not called here\nconst a = 1\n  writeFileAtomic(join(dir, name), text)\n/* rmSync(x) */\n'), [
+    'writeFileAtomic(join(dir, name), text)',
+  ])
   assert.deepEqual(writingLines('writeOutputs(dir, summaryOutputs(a))\n'), [])
 })

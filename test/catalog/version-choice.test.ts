@@ -27,6 +27,9 @@ test('--versions reads the names and a list of catalog versions; an unknown vers
   const stacks = () => stack
   assert.deepEqual(parseVersionChoice('newest', ['traefik'], stacks), { kind: 'newest' })
   assert.deepEqual(parseVersionChoice(' 3.0.4, 3.6.15 ', ['traefik'], stacks), { kind: 'list', versions: ['3.0.4', '3.6.15'] })
-  assert.throws(() => parseVersionChoice('3.1.0', ['traefik'], stacks), (e: unknown) => e instanceof UserError && /--versions/.test(e.message) && /traefik 3\.0\.4/.test(e.message) && !e.message.includes('\n'))
+  assert.throws(
+    () => parseVersionChoice('3.1.0', ['traefik'], stacks),
+    (e: unknown) => e instanceof UserError && /--versions/.test(e.message) && /traefik 3\.0\.4/.test(e.message) && !e.message.includes('\n'),
+  )
   assert.throws(() => parseVersionChoice(',', ['traefik'], stacks), UserError)
 })

@@ -14,7 +14,9 @@ const NOT_KINDS = ['check.ts', 'index.ts']
 const load = (check: Record<string, unknown>) => () => loadLedger(writeLedger([claimOf(check)]))
 
 test('every file of lib/claims/checks/ is one registered kind, and every registered kind has its file', () => {
-  const files = readdirSync(CHECKS_DIR).filter((f) => f.endsWith('.ts') && !NOT_KINDS.includes(f)).sort()
+  const files = readdirSync(CHECKS_DIR)
+    .filter((f) => f.endsWith('.ts') && !NOT_KINDS.includes(f))
+    .sort()
   assert.deepEqual(files, CHECK_KINDS.map((k) => `${k.replace(/_/g, '-')}.ts`).sort())
 })
 
@@ -22,8 +24,16 @@ test('the header of claims.yaml lists every registered kind, and no other', () =
   const header = readFileSync(join(PUBLISHED_DIR, 'claims.yaml'), 'utf8').split('\n')
   const at = header.findIndex((l) => /^#\s+kind\s/.test(l))
   // "#   kind          ratio | equal | ... |" and its continuation line, up to "(below)".
-  const text = header.slice(at, at + 2).join(' ').replace(/#/g, ' ').replace(/^\s*kind\s+/, '').replace(/\(below\).*$/, '')
-  const listed = text.split('|').map((s) => s.trim()).filter(Boolean)
+  const text = header
+    .slice(at, at + 2)
+    .join(' ')
+    .replace(/#/g, ' ')
+    .replace(/^\s*kind\s+/, '')
+    .replace(/\(below\).*$/, '')
+  const listed = text
+    .split('|')
+    .map((s) => s.trim())
+    .filter(Boolean)
   assert.deepEqual([...listed].sort(), [...CHECK_KINDS].sort())
 })
 
@@ -47,11 +57,20 @@ test('a kind that reads its own input refuses select, for_each and metric, in it
 test('a and b inside a for_each item only for the kinds that pair sides; a constant side only for ratio and equal', () => {
   const item = [{ series: 'same', a: { proxy: 'nginx' } }]
   const same = { metric: 'rps', select: { series: 'same' } }
-  assert.throws(load({ kind: 'spread', ...same, for_each: item, max: 1 }), /check\.for_each\.0: a and b inside a for_each item are for ratio, equal and contrast checks/)
+  assert.throws(
+    load({ kind: 'spread', ...same, for_each: item, max: 1 }),
+    /check\.for_each\.0: a and b inside a for_each item are for ratio, equal and contrast checks/,
+  )
   assert.doesNotThrow(load({ kind: 'ratio', ...same, for_each: item, a: { variant: 'article' }, b: { value: 2 }, min: 1 }))
-  assert.throws(load({ kind: 'contrast', ...same, a: { proxy: 'nginx' }, b: { value: 2 }, max: 1 }), /check\.b\.value: a constant side \(value\) is for a or b of ratio and equal checks/)
+  assert.throws(
+    load({ kind: 'contrast', ...same, a: { proxy: 'nginx' }, b: { value: 2 }, max: 1 }),
+    /check\.b\.value: a constant side \(value\) is for a or b of ratio and equal checks/,
+  )
 })
 
 test('contrast without its own spread needs the series from select or every item', () => {
-  assert.throws(load({ kind: 'contrast', metric: 'rps', a: { series: 'pool-removed' }, b: { series: 'pool-added' }, max: 0.1 }), /check\.spread: no series for the spread/)
+  assert.throws(
+    load({ kind: 'contrast', metric: 'rps', a: { series: 'pool-removed' }, b: { series: 'pool-added' }, max: 0.1 }),
+    /check\.spread: no series for the spread/,
+  )
 })

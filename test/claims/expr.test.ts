@@ -17,13 +17,19 @@ test('expressions: precedence, left associativity, parentheses, unary minus, fig
   assert.equal(evalNumber(0.25, f), 0.25)
   assert.deepEqual(parseExpr('(s000-six)'), { kind: 'id', id: 's000-six' })
   assert.deepEqual(parseExpr('1 - 2 * 3'), {
-    kind: 'bin', op: '-', left: { kind: 'num', value: 1 }, right: { kind: 'bin', op: '*', left: { kind: 'num', value: 2 }, right: { kind: 'num', value: 3 } },
+    kind: 'bin',
+    op: '-',
+    left: { kind: 'num', value: 1 },
+    right: { kind: 'bin', op: '*', left: { kind: 'num', value: 2 }, right: { kind: 'num', value: 3 } },
   })
 })
 
 test('expressions: unknown ids, non-numeric figures, missing spaces and bad syntax are errors', () => {
   const f = new Map(FIGURES.map((x) => [x.id, x]))
-  assert.throws(() => evalNumber('s000-nope * 2', f), (e: Error) => e instanceof ExprError && /unknown figure id "s000-nope"/.test(e.message))
+  assert.throws(
+    () => evalNumber('s000-nope * 2', f),
+    (e: Error) => e instanceof ExprError && /unknown figure id "s000-nope"/.test(e.message),
+  )
   assert.throws(() => evalNumber('s000-a-range', f), /figure "s000-a-range" is not a number/)
   assert.throws(() => evalNumber('s000-ten-1', f), /unknown figure id "s000-ten-1"/)
   assert.throws(() => evalNumber('10-1', f), /neither a number nor a figure id \(write operators with spaces/)

@@ -3,7 +3,21 @@ import { test } from 'node:test'
 import type { ClaimResult } from '../../lib/claims/evaluate.ts'
 import { formatLedger, verdictCounts } from '../../lib/claims/format.ts'
 
-const base = { source: 's', claim: 'c', published: 'p', finding: null, expect: 'e', evidence: [], comparable_across_machines: true, caveat: null, notes: null, warnings: [], value: null, interval: null, reference: null }
+const base = {
+  source: 's',
+  claim: 'c',
+  published: 'p',
+  finding: null,
+  expect: 'e',
+  evidence: [],
+  comparable_across_machines: true,
+  caveat: null,
+  notes: null,
+  warnings: [],
+  value: null,
+  interval: null,
+  reference: null,
+}
 
 test('formatLedger: one line per claim with its mark, then a count line', () => {
   const out = formatLedger([
@@ -25,5 +39,8 @@ test('formatLedger: one line per claim with its mark, then a count line', () => 
 
 test('verdictCounts: inconclusive counted on its own, never as reproduced or not reproduced', () => {
   const of = (...vs: ClaimResult['verdict'][]) => vs.map((verdict, i) => ({ ...base, id: `x${i}`, verdict, measured: '' }))
-  assert.equal(verdictCounts(of('inconclusive', 'inconclusive', 'reproduced')), '1 reproduced, 0 not reproduced, 2 inconclusive, 0 not measured, 0 not runnable here')
+  assert.equal(
+    verdictCounts(of('inconclusive', 'inconclusive', 'reproduced')),
+    '1 reproduced, 0 not reproduced, 2 inconclusive, 0 not measured, 0 not runnable here',
+  )
 })

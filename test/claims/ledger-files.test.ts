@@ -26,14 +26,21 @@ const CASES: [string, (dir: string) => void, RegExp][] = [
   ['figures.yaml: missing', (d) => rmSync(join(d, 'figures.yaml')), /figures\.yaml/],
   ['claims.yaml: a mapping, not a list', (d) => writeFileSync(join(d, 'claims.yaml'), 'id: x\n'), /claims\.yaml/],
   ['figures.yaml: empty', (d) => writeFileSync(join(d, 'figures.yaml'), ''), /figures\.yaml/],
-  ['claims.yaml: a figure id that figures.yaml lacks', (d) => edit(d, 'claims.yaml', (t) => t.replace(/^(  figures: \[)[\w-]+/m, '$1s000-no-such-figure')), /claims\.yaml:\d+/],
+  [
+    'claims.yaml: a figure id that figures.yaml lacks',
+    (d) => edit(d, 'claims.yaml', (t) => t.replace(/^( {2}figures: \[)[\w-]+/m, '$1s000-no-such-figure')),
+    /claims\.yaml:\d+/,
+  ],
 ]
 
 for (const [what, change, names] of CASES) {
   test(`a broken ledger is one line naming the file: ${what}`, () => {
     const dir = broken(change)
     try {
-      assert.throws(() => loadLedger(dir), (e: Error) => e instanceof UserError && names.test(e.message) && !e.message.includes('\n'))
+      assert.throws(
+        () => loadLedger(dir),
+        (e: Error) => e instanceof UserError && names.test(e.message) && !e.message.includes('\n'),
+      )
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -29,7 +29,8 @@ function published(id: string, data: { measurements?: Measurement[]; handshakes?
 // ------------------------------------------------------------------ 1. a lead needs more than parity
 
 test('s004-l7-haproxy-leads-nginx: parity and a 0.5% nginx lead fail; a 1.1x HAProxy lead holds (plain HTTP, 2000 connections)', () => {
-  const at2000 = (proxy: string, rps: number) => two(m, { series: 'scenarios', variant: 'http', proxy, connections: 2000, path: '/', body_bytes: null }, 'rps', rps)
+  const at2000 = (proxy: string, rps: number) =>
+    two(m, { series: 'scenarios', variant: 'http', proxy, connections: 2000, path: '/', body_bytes: null }, 'rps', rps)
   const rows = (haproxy: number) => [...at2000('haproxy', haproxy), ...at2000('nginx', 1000)]
   assert.equal(published('s004-l7-haproxy-leads-nginx', { measurements: rows(1100) }).verdict, 'reproduced')
   // 0.995 sat inside the old band 0.99..1.21: a nginx lead passed as "HAProxy leads".
@@ -40,8 +41,10 @@ test('s004-l7-haproxy-leads-nginx: parity and a 0.5% nginx lead fail; a 1.1x HAP
 
 test('seed 004 static L7 claims read plain HTTP at 2000 connections only: never the TLS pool-added cells, never http at a nearer count', () => {
   const cell = (f: Partial<Measurement>) => ({ model: 'closed' as const, key_type: 'ec256' as const, path: '/', body_bytes: null, ...f })
-  const http = (proxy: string, connections: number, f: Partial<Measurement>) => [1, 2].map((repeat) => m({ ...cell({ series: 'scenarios', variant: 'http', proxy, connections }), ...f, repeat }))
-  const tls = (proxy: string, f: Partial<Measurement>) => [1, 2].map((repeat) => m({ ...cell({ series: 'pool-added', variant: 'pool-added', proxy, connections: 200 }), ...f, repeat }))
+  const http = (proxy: string, connections: number, f: Partial<Measurement>) =>
+    [1, 2].map((repeat) => m({ ...cell({ series: 'scenarios', variant: 'http', proxy, connections }), ...f, repeat }))
+  const tls = (proxy: string, f: Partial<Measurement>) =>
+    [1, 2].map((repeat) => m({ ...cell({ series: 'pool-added', variant: 'pool-added', proxy, connections: 200 }), ...f, repeat }))
   // HAProxy leads by 1.1x in rps, p99 nginx / HAProxy 1.38, CPU/req nginx / HAProxy 1.38: each claim holds at 2000.
   const good = { haproxy: { rps: 110000, p99_ms: 4.2, proxy_cpu_us_per_req: 10 }, nginx: { rps: 100000, p99_ms: 5.8, proxy_cpu_us_per_req: 13.8 } }
   // The opposite everywhere else: nginx ahead on every metric, which would refute each claim if read.
@@ -54,16 +57,26 @@ test('seed 004 static L7 claims read plain HTTP at 2000 connections only: never 
   for (const id of ids) {
     const r = published(id, { measurements: [...at2000(good.haproxy, good.nginx), ...decoys] })
     assert.equal(r.verdict, 'reproduced', `${id}: ${r.measured}`)
-    assert.ok(r.evidence.every((e) => e.cell.series === 'scenarios' && e.cell.variant === 'http' && e.cell.connections === 2000), id)
+    assert.ok(
+      r.evidence.every((e) => e.cell.series === 'scenarios' && e.cell.variant === 'http' && e.cell.connections === 2000),
+      id,
+    )
     // Must fail: parity at 2000 connections is no lead, lower p99 or lower CPU.
     assert.equal(published(id, { measurements: [...at2000(good.haproxy, good.haproxy), ...decoys] }).verdict, 'not reproduced', id)
     // quick measures http at 200 and 1000 only: not measured, and the measured text says why.
     const quick = published(id, { measurements: decoys })
     assert.equal(quick.verdict, 'not measured', id)
-    assert.match(quick.measured, /^not measured: no cell .*connections: 2000.*\(http at 2000 connections is measured by the standard and full profiles only/, id)
+    assert.match(
+      quick.measured,
+      /^not measured: no cell .*connections: 2000.*\(http at 2000 connections is measured by the standard and full profiles only/,
+      id,
+    )
   }
   // The p99 and CPU claims fail on their own metric, with rps still favouring HAProxy.
-  const worse = (metric: 'p99_ms' | 'proxy_cpu_us_per_req') => published(metric === 'p99_ms' ? ids[1]! : ids[2]!, { measurements: [...at2000(good.haproxy, { ...good.nginx, [metric]: good.haproxy[metric] * 0.9 }), ...decoys] })
+  const worse = (metric: 'p99_ms' | 'proxy_cpu_us_per_req') =>
+    published(metric === 'p99_ms' ? ids[1]! : ids[2]!, {
+      measurements: [...at2000(good.haproxy, { ...good.nginx, [metric]: good.haproxy[metric] * 0.9 }), ...decoys],
+    })
   assert.equal(worse('p99_ms').verdict, 'not reproduced')
   assert.equal(worse('proxy_cpu_us_per_req').verdict, 'not reproduced')
 })
@@ -96,7 +109,8 @@ test('ratio above / below are strict: r equal to the bound fails, an interval ac
 
 const handshakes = (cost: Record<string, [number, number]>) =>
   Object.entries(cost).flatMap(([proxy, [rsa2048, rsa4096]]) => [
-    ...two(h, { proxy, key_type: 'rsa2048' }, 'proxy_cpu_us_per_handshake', rsa2048), ...two(h, { proxy, key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', rsa4096),
+    ...two(h, { proxy, key_type: 'rsa2048' }, 'proxy_cpu_us_per_handshake', rsa2048),
+    ...two(h, { proxy, key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', rsa4096),
   ])
 
 test('go-rsa-twice-openssl: each Go proxy against each OpenSSL/BoringSSL proxy', () => {
@@ -113,11 +127,29 @@ test('go-rsa-twice-openssl: each Go proxy against each OpenSSL/BoringSSL proxy',
 
 test('a for_each item may set a and b apart; a and b inside an item are refused outside ratio, equal and contrast', () => {
   const rows = [...two(m, { proxy: 'haproxy' }, 'rps', 2000), ...two(m, { proxy: 'nginx' }, 'rps', 1000), ...two(m, { proxy: 'envoy' }, 'rps', 1000)]
-  const r = evalCheck({ kind: 'ratio', metric: 'rps', select: { series: 'same' }, a: {}, b: {}, for_each: [{ a: { proxy: 'haproxy' }, b: { proxy: 'nginx' } }, { a: { proxy: 'haproxy' }, b: { proxy: 'envoy' } }], approx: 2, tolerance: 0.1 }, { measurements: rows })
+  const r = evalCheck(
+    {
+      kind: 'ratio',
+      metric: 'rps',
+      select: { series: 'same' },
+      a: {},
+      b: {},
+      for_each: [
+        { a: { proxy: 'haproxy' }, b: { proxy: 'nginx' } },
+        { a: { proxy: 'haproxy' }, b: { proxy: 'envoy' } },
+      ],
+      approx: 2,
+      tolerance: 0.1,
+    },
+    { measurements: rows },
+  )
   assert.equal(r.verdict, 'reproduced')
   assert.match(r.measured, /^haproxy\/nginx: r = 2 .*; haproxy\/envoy: r = 2 /)
   assert.throws(
-    () => loadLedger(writeLedger([claimOf({ kind: 'threshold', metric: 'rps', select: { series: 'same' }, for_each: [{ a: { proxy: 'haproxy' } }], op: '>', value: 1 })])),
+    () =>
+      loadLedger(
+        writeLedger([claimOf({ kind: 'threshold', metric: 'rps', select: { series: 'same' }, for_each: [{ a: { proxy: 'haproxy' } }], op: '>', value: 1 })]),
+      ),
     (e: unknown) => e instanceof UserError && /for_each\.0: a and b inside a for_each item are for ratio, equal and contrast/.test(e.message),
   )
 })
@@ -125,7 +157,8 @@ test('a for_each item may set a and b apart; a and b inside an item are refused 
 // ------------------------------------------------------------------ 3. a cap needs a target above it
 
 test('envoy-ws-cap-1024: a hold target of 1024 or fewer tests nothing (not measured); above 1024 it counts', () => {
-  const hold = (target: number, established: number) => two(w, { series: 'ws-hold', mode: 'hold', proxy: 'envoy', variant: 'ws', conns_target: target, conns_established: established })
+  const hold = (target: number, established: number) =>
+    two(w, { series: 'ws-hold', mode: 'hold', proxy: 'envoy', variant: 'ws', conns_target: target, conns_established: established })
   assert.equal(published('envoy-ws-cap-1024', { websocket: hold(1500, 1024) }).verdict, 'reproduced')
   assert.equal(published('envoy-ws-cap-1024', { websocket: hold(1500, 1500) }).verdict, 'not reproduced')
   const small = published('envoy-ws-cap-1024', { websocket: hold(1000, 1000) })
@@ -135,7 +168,11 @@ test('envoy-ws-cap-1024: a hold target of 1024 or fewer tests nothing (not measu
 
 test('selectors compare a numeric column with ">N" / "<=N"; a text column never matches a comparison', () => {
   const rows = [...two(w, { conns_target: 500 }, 'p99_ms', 5), ...two(w, { conns_target: 5000 }, 'p99_ms', 50)]
-  const at = (target: string) => evalCheck({ kind: 'threshold', table: 'websocket', metric: 'p99_ms', select: { series: 'ws-echo', proxy: 'haproxy', conns_target: target }, op: '<=', value: 10 }, { websocket: rows }).verdict
+  const at = (target: string) =>
+    evalCheck(
+      { kind: 'threshold', table: 'websocket', metric: 'p99_ms', select: { series: 'ws-echo', proxy: 'haproxy', conns_target: target }, op: '<=', value: 10 },
+      { websocket: rows },
+    ).verdict
   assert.equal(at('<=1000'), 'reproduced')
   assert.equal(at('>1000'), 'not reproduced')
   assert.equal(at('>5000'), 'not measured')
@@ -152,9 +189,11 @@ test('haproxy-tenfold-efficiency compares this machine with the April host: not 
 // ------------------------------------------------------------------ 5. worst by how much
 
 const holdTails = (tails: Record<string, number>) =>
-  Object.entries(tails).flatMap(([proxy, p99]) => two(w, { series: 'ws-hold', mode: 'hold', proxy, variant: proxy === 'envoy' ? 'ws-raised' : 'ws', conns_target: 1500 }, 'p99_ms', p99))
+  Object.entries(tails).flatMap(([proxy, p99]) =>
+    two(w, { series: 'ws-hold', mode: 'hold', proxy, variant: proxy === 'envoy' ? 'ws-raised' : 'ws', conns_target: 1500 }, 'p99_ms', p99),
+  )
 
-test('nginx-worst-idle-tails: first by p99 is not enough, nginx must be the article\'s order of magnitude ahead of the next', () => {
+test("nginx-worst-idle-tails: first by p99 is not enough, nginx must be the article's order of magnitude ahead of the next", () => {
   const far = published('nginx-worst-idle-tails', { websocket: holdTails({ nginx: 120, haproxy: 3, envoy: 4, traefik: 3.5, caddy: 2.5 }) })
   assert.equal(far.verdict, 'reproduced')
   // First with a decided order, but only 1.5x the next: a rank alone passed this.
@@ -165,7 +204,12 @@ test('nginx-worst-idle-tails: first by p99 is not enough, nginx must be the arti
 
 test('rank lead needs positions placing that proxy alone first or last', () => {
   assert.throws(
-    () => loadLedger(writeLedger([claimOf({ kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same' }, positions: { nginx: [1, 2] }, lead: { proxy: 'nginx', min: 2 } })])),
+    () =>
+      loadLedger(
+        writeLedger([
+          claimOf({ kind: 'rank', metric: 'rps', by: 'desc', select: { series: 'same' }, positions: { nginx: [1, 2] }, lead: { proxy: 'nginx', min: 2 } }),
+        ]),
+      ),
     (e: unknown) => e instanceof UserError && /lead needs positions placing nginx alone/.test(e.message),
   )
 })
@@ -179,8 +223,9 @@ test('failed_pct counts dropped iterations; a closed-model row drops nothing; an
   assert.equal(metricValue(m({ requests: 900, errors: 100, dropped: null, model: 'open' }), 'failed_pct'), null)
 })
 
-test('s001-haproxy-holds-50k: 0% errors with 5% dropped iterations fails; the article\'s ≈0.5% dropped passes', () => {
-  const open = (dropped: number, series = 'same-own-rate') => two(m, { series, proxy: 'haproxy', variant: 'article', model: 'open', target_rps: 5000, requests: 10000 - dropped, errors: 0, dropped })
+test("s001-haproxy-holds-50k: 0% errors with 5% dropped iterations fails; the article's ≈0.5% dropped passes", () => {
+  const open = (dropped: number, series = 'same-own-rate') =>
+    two(m, { series, proxy: 'haproxy', variant: 'article', model: 'open', target_rps: 5000, requests: 10000 - dropped, errors: 0, dropped })
   assert.equal(published('s001-haproxy-holds-50k', { measurements: open(500) }).verdict, 'not reproduced')
   assert.equal(published('s001-haproxy-holds-50k', { measurements: open(50) }).verdict, 'reproduced')
   // At pooling-open's one rate for all (series same: the lowest ceiling of every pooling cell), never: that rate says nothing of HAProxy's.
@@ -203,17 +248,45 @@ test('a named version matches only itself; a side of a change takes the catalog 
 
 /** Five repeats a version of the bisect series (nginx article), CPU µs/req per version. */
 const bisectRows = (levels: Record<string, number>, status: Measurement['status'] = 'valid') =>
-  Object.entries(levels).flatMap(([version, cpu]) => [0.98, 1.01, 0.99, 1.02, 1].map((f, i) => m({ series: 'bisect', proxy: 'nginx', version, variant: 'article', repeat: i + 1, status, proxy_cpu_us_per_req: cpu * f, backend_conns_per_1k_req: 1000 })))
+  Object.entries(levels).flatMap(([version, cpu]) =>
+    [0.98, 1.01, 0.99, 1.02, 1].map((f, i) =>
+      m({
+        series: 'bisect',
+        proxy: 'nginx',
+        version,
+        variant: 'article',
+        repeat: i + 1,
+        status,
+        proxy_cpu_us_per_req: cpu * f,
+        backend_conns_per_1k_req: 1000,
+      }),
+    ),
+  )
 const CATALOG = ['1.22.1', '1.26.3', '1.30.6', '1.31.3']
-const bisectPlan = (versions = CATALOG): BisectPlan => ({ metric: 'cpu', alpha: 0.05, min_effect: 0.1, searches: [{ proxy: 'nginx', variant: 'article', source: 'catalog', versions, skipped: [], images: {} }] })
+const bisectPlan = (versions = CATALOG): BisectPlan => ({
+  metric: 'cpu',
+  alpha: 0.05,
+  min_effect: 0.1,
+  searches: [{ proxy: 'nginx', variant: 'article', source: 'catalog', versions, skipped: [], images: {} }],
+})
 const bisected = (levels: Record<string, number>, plan = bisectPlan(), extra: Measurement[] = []) =>
-  evaluateClaims({ claims: [claim('nginx-bisect-1-29-7')], figures: ledger.figures }, run({ measurements: [...bisectRows(levels), ...extra], bisect: plan }))[0]!
+  evaluateClaims(
+    { claims: [claim('nginx-bisect-1-29-7')], figures: ledger.figures },
+    run({ measurements: [...bisectRows(levels), ...extra], bisect: plan }),
+  )[0]!
 
 test('nginx-bisect-1-29-7: the located pair around 1.29.7, newer costlier, holds; exactly at 1.29.7 when searched', () => {
   const r = bisected({ '1.22.1': 40, '1.26.3': 41, '1.30.6': 80, '1.31.3': 81 })
   assert.equal(r.verdict, 'reproduced')
-  assert.deepEqual(r.evidence.map((e) => e.cell.version), ['1.26.3', '1.30.6'], 'the located pair is the evidence')
-  assert.match(r.measured, /^bisect nginx article: the step is between 1\.26\.3 and 1\.30\.6, adjacent in the search \(1\.9\d \[[\d.]+, [\d.]+\]x proxy CPU µs\/req, p=0\.008, \d+ comparisons\): 1\.29\.7 is in it/)
+  assert.deepEqual(
+    r.evidence.map((e) => e.cell.version),
+    ['1.26.3', '1.30.6'],
+    'the located pair is the evidence',
+  )
+  assert.match(
+    r.measured,
+    /^bisect nginx article: the step is between 1\.26\.3 and 1\.30\.6, adjacent in the search \(1\.9\d \[[\d.]+, [\d.]+\]x proxy CPU µs\/req, p=0\.008, \d+ comparisons\): 1\.29\.7 is in it/,
+  )
   const exact = bisected({ '1.22.1': 40, '1.29.6': 41, '1.29.7': 80, '1.31.3': 81 }, bisectPlan(['1.22.1', '1.29.6', '1.29.7', '1.31.3']))
   assert.equal(exact.verdict, 'reproduced')
   assert.match(exact.measured, /between 1\.29\.6 and 1\.29\.7.*: exactly at 1\.29\.7$/)
@@ -235,17 +308,26 @@ test('nginx-bisect-1-29-7: no bisect in the run (quick measured the two ends), o
   // The old reading took the versions series' two ends for a step "between" them: now it names what is missing.
   const quick = published('nginx-bisect-1-29-7', { measurements: [...art('1.22.1', 24000), ...art('1.31.3', 10000)] })
   assert.equal(quick.verdict, 'not measured')
-  assert.match(quick.measured, /^not measured: no bisect of nginx article in this run: the versions series measured nginx article at 1\.22\.1, 1\.31\.3 only \(its two ends\), which places no step between adjacent releases; locate it with npx zx notebooks\/bisect\.mjs --proxy nginx --variant article$/)
+  assert.match(
+    quick.measured,
+    /^not measured: no bisect of nginx article in this run: the versions series measured nginx article at 1\.22\.1, 1\.31\.3 only \(its two ends\), which places no step between adjacent releases; locate it with npx zx notebooks\/bisect\.mjs --proxy nginx --variant article$/,
+  )
   const unfinished = bisected({ '1.22.1': 40, '1.31.3': 80 })
   assert.equal(unfinished.verdict, 'not measured')
   assert.match(unfinished.measured, /unfinished: 1\.26\.3 still to measure/)
-  const disturbed = evaluateClaims({ claims: [claim('nginx-bisect-1-29-7')], figures: ledger.figures }, run({ measurements: [...bisectRows({ '1.22.1': 40 }), ...bisectRows({ '1.31.3': 80 }, 'invalid')], bisect: bisectPlan() }))[0]!
+  const disturbed = evaluateClaims(
+    { claims: [claim('nginx-bisect-1-29-7')], figures: ledger.figures },
+    run({ measurements: [...bisectRows({ '1.22.1': 40 }), ...bisectRows({ '1.31.3': 80 }, 'invalid')], bisect: bisectPlan() }),
+  )[0]!
   assert.equal(disturbed.verdict, 'inconclusive')
 })
 
 test('a bisect check takes no selectors: one line naming the key', () => {
   const bad = { ...claimOf({ kind: 'bisect', proxy: 'nginx', variant: 'article', change: '1.29.7', metric: 'rps' }) }
-  assert.throws(() => loadLedger(writeLedger([bad])), (e: Error) => e instanceof UserError && /check\.metric: a bisect check reads the run's bisect of nginx article, not metric/.test(e.message))
+  assert.throws(
+    () => loadLedger(writeLedger([bad])),
+    (e: Error) => e instanceof UserError && /check\.metric: a bisect check reads the run's bisect of nginx article, not metric/.test(e.message),
+  )
 })
 
 // ------------------------------------------------------------------ 8. seed 002's configs
@@ -258,14 +340,38 @@ const s002 = (o: { nginxVersion: string; traefik: number; nginx: number; haproxy
 
 test('s002: HAProxy is its httpclose cell, nginx its upstream block on a version before 1.29.7', () => {
   // Only a pooling nginx (1.31.3): the 2018 set-up is not there.
-  assert.equal(published('s002-rps-ranking', { measurements: s002({ nginxVersion: '1.31.3', traefik: 20000, nginx: 10000, haproxy: 4000 }) }).verdict, 'not measured')
-  const ok = published('s002-rps-ranking', { measurements: [...s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }), ...two(m, { series: 'nginx-keepalive', proxy: 'nginx', version: '1.31.3', variant: 'upstream-default' }, 'rps', 30000)] })
+  assert.equal(
+    published('s002-rps-ranking', { measurements: s002({ nginxVersion: '1.31.3', traefik: 20000, nginx: 10000, haproxy: 4000 }) }).verdict,
+    'not measured',
+  )
+  const ok = published('s002-rps-ranking', {
+    measurements: [
+      ...s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }),
+      ...two(m, { series: 'nginx-keepalive', proxy: 'nginx', version: '1.31.3', variant: 'upstream-default' }, 'rps', 30000),
+    ],
+  })
   assert.equal(ok.verdict, 'reproduced')
-  assert.equal(published('s002-rps-ranking', { measurements: s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 12000 }) }).verdict, 'not reproduced')
-  assert.equal(published('s002-traefik-five-times-haproxy', { measurements: s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }) }).verdict, 'reproduced')
+  assert.equal(
+    published('s002-rps-ranking', { measurements: s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 12000 }) }).verdict,
+    'not reproduced',
+  )
+  assert.equal(
+    published('s002-traefik-five-times-haproxy', { measurements: s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }) }).verdict,
+    'reproduced',
+  )
   const direct = two(m, { series: 'direct', proxy: 'direct', variant: 'direct' }, 'rps', 67000)
-  assert.equal(published('s002-proxies-below-bare-backend', { measurements: [...s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }), ...direct] }).verdict, 'reproduced')
-  assert.equal(published('s002-proxies-below-bare-backend', { measurements: [...s002({ nginxVersion: '1.22.1', traefik: 40000, nginx: 10000, haproxy: 4000 }), ...direct] }).verdict, 'not reproduced')
+  assert.equal(
+    published('s002-proxies-below-bare-backend', {
+      measurements: [...s002({ nginxVersion: '1.22.1', traefik: 20000, nginx: 10000, haproxy: 4000 }), ...direct],
+    }).verdict,
+    'reproduced',
+  )
+  assert.equal(
+    published('s002-proxies-below-bare-backend', {
+      measurements: [...s002({ nginxVersion: '1.22.1', traefik: 40000, nginx: 10000, haproxy: 4000 }), ...direct],
+    }).verdict,
+    'not reproduced',
+  )
 })
 
 // ------------------------------------------------------------------ 9. keepalive local
@@ -291,25 +397,51 @@ const pooling = (cpu: Record<string, [number, number]>) =>
   ])
 
 test('products-vs-pool-order-of-magnitude: product spread against the smallest pool effect, in each pool state', () => {
-  const ok = published('products-vs-pool-order-of-magnitude', { measurements: pooling({ haproxy: [20, 120], nginx: [21, 125], envoy: [20.5, 130], traefik: [21, 128], caddy: [20, 122] }) })
+  const ok = published('products-vs-pool-order-of-magnitude', {
+    measurements: pooling({ haproxy: [20, 120], nginx: [21, 125], envoy: [20.5, 130], traefik: [21, 128], caddy: [20, 122] }),
+  })
   assert.equal(ok.verdict, 'reproduced')
   assert.match(ok.measured, /^pool-added pool-added: spread \/ least effect = 0\.0[0-9]+ /)
   // Products 2x apart, pool effect 3x: an order of magnitude is not there.
-  assert.equal(published('products-vs-pool-order-of-magnitude', { measurements: pooling({ haproxy: [20, 80], nginx: [40, 120], envoy: [30, 100], traefik: [40, 130], caddy: [35, 110] }) }).verdict, 'not reproduced')
+  assert.equal(
+    published('products-vs-pool-order-of-magnitude', {
+      measurements: pooling({ haproxy: [20, 80], nginx: [40, 120], envoy: [30, 100], traefik: [40, 130], caddy: [35, 110] }),
+    }).verdict,
+    'not reproduced',
+  )
   // A proxy the pool does not help: the smallest effect is <= 0.
-  assert.equal(published('products-vs-pool-order-of-magnitude', { measurements: pooling({ haproxy: [20, 20], nginx: [21, 125], envoy: [20.5, 130], traefik: [21, 128], caddy: [20, 122] }) }).verdict, 'not reproduced')
+  assert.equal(
+    published('products-vs-pool-order-of-magnitude', {
+      measurements: pooling({ haproxy: [20, 20], nginx: [21, 125], envoy: [20.5, 130], traefik: [21, 128], caddy: [20, 122] }),
+    }).verdict,
+    'not reproduced',
+  )
 })
 
 test('handshake-rsa4096-vs-ec256-each-proxy: the key choice within every proxy', () => {
   const hs = (ratio: Record<string, number>) =>
-    Object.entries(ratio).flatMap(([proxy, r]) => [...two(h, { proxy, key_type: 'ec256' }, 'proxy_cpu_us_per_handshake', 400), ...two(h, { proxy, key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 400 * r)])
-  assert.equal(published('handshake-rsa4096-vs-ec256-each-proxy', { handshakes: hs({ haproxy: 12, nginx: 13, envoy: 12, traefik: 13, caddy: 14 }) }).verdict, 'reproduced')
-  assert.equal(published('handshake-rsa4096-vs-ec256-each-proxy', { handshakes: hs({ haproxy: 12, nginx: 4.4, envoy: 12, traefik: 13, caddy: 14 }) }).verdict, 'not reproduced')
+    Object.entries(ratio).flatMap(([proxy, r]) => [
+      ...two(h, { proxy, key_type: 'ec256' }, 'proxy_cpu_us_per_handshake', 400),
+      ...two(h, { proxy, key_type: 'rsa4096' }, 'proxy_cpu_us_per_handshake', 400 * r),
+    ])
+  assert.equal(
+    published('handshake-rsa4096-vs-ec256-each-proxy', { handshakes: hs({ haproxy: 12, nginx: 13, envoy: 12, traefik: 13, caddy: 14 }) }).verdict,
+    'reproduced',
+  )
+  assert.equal(
+    published('handshake-rsa4096-vs-ec256-each-proxy', { handshakes: hs({ haproxy: 12, nginx: 4.4, envoy: 12, traefik: 13, caddy: 14 }) }).verdict,
+    'not reproduced',
+  )
 })
 
 test('open-model-vus-climb-to-cap: RSA-4096 peak VUs an order of magnitude above the EC-256 twin', () => {
   const vus = (rsa: number, ec: number) => [
-    ...two(m, { series: 'tls-open', proxy: 'traefik', variant: 'pool-added', model: 'open', target_rps: 700, key_type: 'rsa4096', status: 'invalid' }, 'max_vus', rsa),
+    ...two(
+      m,
+      { series: 'tls-open', proxy: 'traefik', variant: 'pool-added', model: 'open', target_rps: 700, key_type: 'rsa4096', status: 'invalid' },
+      'max_vus',
+      rsa,
+    ),
     ...two(m, { series: 'tls-open', proxy: 'traefik', variant: 'pool-added', model: 'open', target_rps: 700, key_type: 'ec256' }, 'max_vus', ec),
   ]
   assert.equal(published('open-model-vus-climb-to-cap', { measurements: vus(1000, 5) }).verdict, 'reproduced')
@@ -317,7 +449,8 @@ test('open-model-vus-climb-to-cap: RSA-4096 peak VUs an order of magnitude above
 })
 
 test('nginx literal vs upstream block on >= 1.29.7: one connection per request, and a pool', () => {
-  const conns = (variant: string, per1k: number, version = '1.31.3') => two(m, { series: 'nginx-keepalive', proxy: 'nginx', version, variant }, 'backend_conns_per_1k_req', per1k)
+  const conns = (variant: string, per1k: number, version = '1.31.3') =>
+    two(m, { series: 'nginx-keepalive', proxy: 'nginx', version, variant }, 'backend_conns_per_1k_req', per1k)
   assert.equal(published('nginx-literal-backend-conn-per-request', { measurements: conns('literal', 1000) }).verdict, 'reproduced')
   assert.equal(published('nginx-literal-backend-conn-per-request', { measurements: conns('literal', 20) }).verdict, 'not reproduced')
   // A version before 1.29.7 is not the claim's side.
@@ -326,10 +459,13 @@ test('nginx literal vs upstream block on >= 1.29.7: one connection per request, 
   assert.equal(published('nginx-upstream-block-pools', { measurements: conns('upstream-default', 540) }).verdict, 'not reproduced')
 })
 
-test('repeat-agreement: every pooling cell\'s repeats within 5%; one cell 10% apart fails; one repeat is undecided', () => {
+test("repeat-agreement: every pooling cell's repeats within 5%; one cell 10% apart fails; one repeat is undecided", () => {
   const proxies = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
   const cells = (spread: number, repeats = 2) =>
-    proxies.flatMap((proxy, i) => [m({ proxy, repeat: 1, rps: 1000 }), ...(repeats > 1 ? [m({ proxy, repeat: 2, rps: 1000 * (1 + (i === 1 ? spread : 0.01)) })] : [])])
+    proxies.flatMap((proxy, i) => [
+      m({ proxy, repeat: 1, rps: 1000 }),
+      ...(repeats > 1 ? [m({ proxy, repeat: 2, rps: 1000 * (1 + (i === 1 ? spread : 0.01)) })] : []),
+    ])
   const ok = published('repeat-agreement', { measurements: cells(0.03) })
   assert.equal(ok.verdict, 'reproduced')
   assert.match(ok.measured, /^5 of 5 cells within 5% between repeats; worst nginx 1\.31\.3 article 3%; wanted every cell <= 5%$/)
@@ -341,7 +477,17 @@ test('repeat-agreement: every pooling cell\'s repeats within 5%; one cell 10% ap
 test('april-dropped-iterations-generator-limit: the lowest failing target fails by dropped iterations, not errors', () => {
   const cal = (errors: number, dropped: number) => [
     ...two(m, { series: 'tls-calibration', proxy: 'haproxy', variant: 'pool-added', model: 'open', target_rps: 900, dropped: 0 }),
-    ...two(m, { series: 'tls-calibration', proxy: 'haproxy', variant: 'pool-added', model: 'open', target_rps: 1900, status: 'invalid', requests: 7000, errors, dropped }),
+    ...two(m, {
+      series: 'tls-calibration',
+      proxy: 'haproxy',
+      variant: 'pool-added',
+      model: 'open',
+      target_rps: 1900,
+      status: 'invalid',
+      requests: 7000,
+      errors,
+      dropped,
+    }),
   ]
   assert.equal(published('april-dropped-iterations-generator-limit', { measurements: cal(0, 600) }).verdict, 'reproduced')
   assert.equal(published('april-dropped-iterations-generator-limit', { measurements: cal(600, 0) }).verdict, 'not reproduced')
@@ -355,29 +501,39 @@ const scen = (f: Partial<Measurement>, metric: keyof Measurement, value: number)
 
 test('s003 nginx vs Traefik: read on plain HTTP at 1000 connections, never the TLS or 200-connection cells', () => {
   const rows = (nginx: number, traefik: number) => [
-    ...scen({ proxy: 'nginx', variant: 'http', connections: 1000 }, 'rps', nginx), ...scen({ proxy: 'traefik', variant: 'http', connections: 1000 }, 'rps', traefik),
+    ...scen({ proxy: 'nginx', variant: 'http', connections: 1000 }, 'rps', nginx),
+    ...scen({ proxy: 'traefik', variant: 'http', connections: 1000 }, 'rps', traefik),
     ...scen({ proxy: 'direct', variant: 'direct', connections: 1000 }, 'rps', 100000),
     // Decoys: the same proxies over HTTPS and at 200 connections, the other way round.
-    ...scen({ proxy: 'nginx', connections: 1000 }, 'rps', 1000), ...scen({ proxy: 'nginx', variant: 'http', connections: 200 }, 'rps', 1000),
+    ...scen({ proxy: 'nginx', connections: 1000 }, 'rps', 1000),
+    ...scen({ proxy: 'nginx', variant: 'http', connections: 200 }, 'rps', 1000),
   ]
   assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(55000, 40000) }).verdict, 'reproduced')
   // Behind by 10% (parity itself is inconclusive now: two repeats carry the run's noise).
   assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(36000, 40000) }).verdict, 'not reproduced')
   assert.equal(published('s003-proxy-tax-vs-bare-whoami', { measurements: rows(55000, 40000) }).verdict, 'reproduced')
   assert.equal(published('s003-proxy-tax-vs-bare-whoami', { measurements: rows(55000, 20000) }).verdict, 'not reproduced')
-  const p99 = (nginx: number) => [...scen({ proxy: 'nginx', variant: 'http', connections: 1000 }, 'p99_ms', nginx), ...scen({ proxy: 'traefik', variant: 'http', connections: 1000 }, 'p99_ms', 36)]
+  const p99 = (nginx: number) => [
+    ...scen({ proxy: 'nginx', variant: 'http', connections: 1000 }, 'p99_ms', nginx),
+    ...scen({ proxy: 'traefik', variant: 'http', connections: 1000 }, 'p99_ms', 36),
+  ]
   assert.equal(published('s003-nginx-lower-latency-than-traefik', { measurements: p99(28) }).verdict, 'reproduced')
   assert.equal(published('s003-nginx-lower-latency-than-traefik', { measurements: p99(36) }).verdict, 'not reproduced')
   // Without the 1000-connection cells the claim is not measured, whatever the other cells say.
-  assert.equal(published('s003-nginx-outperforms-traefik-rps', { measurements: rows(55000, 40000).filter((r) => r.connections !== 1000 || r.variant !== 'http') }).verdict, 'not measured')
+  assert.equal(
+    published('s003-nginx-outperforms-traefik-rps', { measurements: rows(55000, 40000).filter((r) => r.connections !== 1000 || r.variant !== 'http') }).verdict,
+    'not measured',
+  )
 })
 
 test('s004-https-raises-cpu-2-3x: HTTPS / HTTP per proxy at the same connections; 1.3x fails, the 1000-connection http cell is never the pair', () => {
-  const rows = (ratio: number, connections = 200) => ['haproxy', 'nginx'].flatMap((proxy) => [
-    ...scen({ proxy, connections }, 'proxy_cpu_us_per_req', 25 * ratio), ...scen({ proxy, variant: 'http', connections }, 'proxy_cpu_us_per_req', 25),
-    // http at 1000 connections: a ratio against it would be 2.5.
-    ...scen({ proxy, variant: 'http', connections: 1000 }, 'proxy_cpu_us_per_req', (25 * ratio) / 2.5),
-  ])
+  const rows = (ratio: number, connections = 200) =>
+    ['haproxy', 'nginx'].flatMap((proxy) => [
+      ...scen({ proxy, connections }, 'proxy_cpu_us_per_req', 25 * ratio),
+      ...scen({ proxy, variant: 'http', connections }, 'proxy_cpu_us_per_req', 25),
+      // http at 1000 connections: a ratio against it would be 2.5.
+      ...scen({ proxy, variant: 'http', connections: 1000 }, 'proxy_cpu_us_per_req', (25 * ratio) / 2.5),
+    ])
   assert.equal(published('s004-https-raises-cpu-2-3x', { measurements: rows(2.5) }).verdict, 'reproduced')
   assert.equal(published('s004-https-raises-cpu-2-3x', { measurements: rows(1.3) }).verdict, 'not reproduced')
   // The smoke profile's 50 connections pair with http at 50: no count is written in the claim.
@@ -388,8 +544,12 @@ test('s004-https-raises-cpu-2-3x: HTTPS / HTTP per proxy at the same connections
   assert.equal(published('s004-https-raises-cpu-2-3x', { measurements: rows(2.5).filter((x) => x.proxy === 'haproxy') }).verdict, 'not measured')
 })
 
-test('s004-nginx-access-log-off-gain: off / on between 1.1 and 1.2 on nginx\'s logging variant; no gain fails', () => {
-  const rows = (off: number) => [...scen({ proxy: 'nginx' }, 'rps', off), ...scen({ proxy: 'nginx', variant: 'logging' }, 'rps', 10000), ...scen({ proxy: 'haproxy', variant: 'logging' }, 'rps', 1)]
+test("s004-nginx-access-log-off-gain: off / on between 1.1 and 1.2 on nginx's logging variant; no gain fails", () => {
+  const rows = (off: number) => [
+    ...scen({ proxy: 'nginx' }, 'rps', off),
+    ...scen({ proxy: 'nginx', variant: 'logging' }, 'rps', 10000),
+    ...scen({ proxy: 'haproxy', variant: 'logging' }, 'rps', 1),
+  ]
   assert.equal(published('s004-nginx-access-log-off-gain', { measurements: rows(11500) }).verdict, 'reproduced')
   assert.equal(published('s004-nginx-access-log-off-gain', { measurements: rows(10100) }).verdict, 'not reproduced')
   assert.equal(published('s004-nginx-access-log-off-gain', { measurements: rows(13000) }).verdict, 'not reproduced')
@@ -398,10 +558,13 @@ test('s004-nginx-access-log-off-gain: off / on between 1.1 and 1.2 on nginx\'s l
 test('s004-l7-dynamic-haproxy-leads: plain-HTTP /json?size=10240 cells at 2000 connections only; HAProxy behind fails, HTTPS, hello-world and 200-connection cells are never read', () => {
   const dyn = { variant: 'http', path: '/json', body_bytes: 10240, connections: 2000 }
   const decoys = [
-    ...scen({ proxy: 'haproxy' }, 'rps', 1), ...scen({ proxy: 'nginx', path: '/json', body_bytes: 1024 }, 'rps', 1),
+    ...scen({ proxy: 'haproxy' }, 'rps', 1),
+    ...scen({ proxy: 'nginx', path: '/json', body_bytes: 1024 }, 'rps', 1),
     // The quick cells, the other way round: HTTPS /json at 200, plain HTTP /json at 200.
-    ...scen({ proxy: 'haproxy', path: '/json', body_bytes: 10240 }, 'rps', 1), ...scen({ proxy: 'nginx', path: '/json', body_bytes: 10240 }, 'rps', 10000),
-    ...scen({ proxy: 'haproxy', ...dyn, connections: 200 }, 'rps', 1), ...scen({ proxy: 'nginx', ...dyn, connections: 200 }, 'rps', 10000),
+    ...scen({ proxy: 'haproxy', path: '/json', body_bytes: 10240 }, 'rps', 1),
+    ...scen({ proxy: 'nginx', path: '/json', body_bytes: 10240 }, 'rps', 10000),
+    ...scen({ proxy: 'haproxy', ...dyn, connections: 200 }, 'rps', 1),
+    ...scen({ proxy: 'nginx', ...dyn, connections: 200 }, 'rps', 10000),
   ]
   const rows = (haproxy: number) => [...scen({ proxy: 'haproxy', ...dyn }, 'rps', haproxy), ...scen({ proxy: 'nginx', ...dyn }, 'rps', 10000), ...decoys]
   const ok = published('s004-l7-dynamic-haproxy-leads', { measurements: rows(10800) })
@@ -415,8 +578,9 @@ test('s004-l7-dynamic-haproxy-leads: plain-HTTP /json?size=10240 cells at 2000 c
   assert.match(quick.measured, /standard and full profiles only/)
 })
 
-test('s004-nginx-no-tls-session-reuse-by-default: any resumed handshake on nginx\'s default config refutes it; the session-cache claim needs resumption there', () => {
-  const hs = (variant: string, resumption: 'tickets' | 'tickets-tls12', resumed: number) => two(h, { series: 'resumption', proxy: 'nginx', variant, resumption, handshakes: 1000, resumed })
+test("s004-nginx-no-tls-session-reuse-by-default: any resumed handshake on nginx's default config refutes it; the session-cache claim needs resumption there", () => {
+  const hs = (variant: string, resumption: 'tickets' | 'tickets-tls12', resumed: number) =>
+    two(h, { series: 'resumption', proxy: 'nginx', variant, resumption, handshakes: 1000, resumed })
   const none = [...hs('pool-added', 'tickets', 0), ...hs('pool-added', 'tickets-tls12', 0)]
   assert.equal(published('s004-nginx-no-tls-session-reuse-by-default', { handshakes: none }).verdict, 'reproduced')
   const resumes = [...hs('pool-added', 'tickets', 996), ...hs('pool-added', 'tickets-tls12', 0)]
@@ -425,14 +589,25 @@ test('s004-nginx-no-tls-session-reuse-by-default: any resumed handshake on nginx
   assert.match(r.measured, /^tickets: nginx pool-added ec256 tickets: 99\.6% \[99\.6%, 99\.6%\]; wanted == 0/)
   // quick measures TLS 1.3 tickets only: the TLS 1.2 unit is not measured, a refutation still stands.
   assert.equal(published('s004-nginx-no-tls-session-reuse-by-default', { handshakes: none.filter((x) => x.resumption === 'tickets') }).verdict, 'not measured')
-  assert.equal(published('s004-nginx-no-tls-session-reuse-by-default', { handshakes: resumes.filter((x) => x.resumption === 'tickets') }).verdict, 'not reproduced')
-  assert.equal(published('s004-nginx-session-cache-resumes', { handshakes: [...hs('session-cache', 'tickets', 996), ...hs('session-cache', 'tickets-tls12', 996)] }).verdict, 'reproduced')
-  assert.equal(published('s004-nginx-session-cache-resumes', { handshakes: [...hs('session-cache', 'tickets', 996), ...hs('session-cache', 'tickets-tls12', 0)] }).verdict, 'not reproduced')
+  assert.equal(
+    published('s004-nginx-no-tls-session-reuse-by-default', { handshakes: resumes.filter((x) => x.resumption === 'tickets') }).verdict,
+    'not reproduced',
+  )
+  assert.equal(
+    published('s004-nginx-session-cache-resumes', { handshakes: [...hs('session-cache', 'tickets', 996), ...hs('session-cache', 'tickets-tls12', 996)] })
+      .verdict,
+    'reproduced',
+  )
+  assert.equal(
+    published('s004-nginx-session-cache-resumes', { handshakes: [...hs('session-cache', 'tickets', 996), ...hs('session-cache', 'tickets-tls12', 0)] }).verdict,
+    'not reproduced',
+  )
 })
 
 test('s004-l4-haproxy-leads-1-5x: nginx / HAProxy CPU per connection and per MiB on tcp.csv; parity and a nginx lead fail', () => {
   const rows = (short: number, stream: number) => [
-    ...two(tcpRow, { proxy: 'haproxy' }, 'proxy_cpu_us_per_conn', 80), ...two(tcpRow, { proxy: 'nginx' }, 'proxy_cpu_us_per_conn', 80 * short),
+    ...two(tcpRow, { proxy: 'haproxy' }, 'proxy_cpu_us_per_conn', 80),
+    ...two(tcpRow, { proxy: 'nginx' }, 'proxy_cpu_us_per_conn', 80 * short),
     ...two(tcpRow, { proxy: 'haproxy', series: 'l4-stream', mode: 'stream', proxy_cpu_us_per_conn: null }, 'proxy_cpu_us_per_mib', 900),
     ...two(tcpRow, { proxy: 'nginx', series: 'l4-stream', mode: 'stream', proxy_cpu_us_per_conn: null }, 'proxy_cpu_us_per_mib', 900 * stream),
     // Another variant, the other way round: never read.
@@ -450,8 +625,24 @@ test('s004-l4-haproxy-leads-1-5x: nginx / HAProxy CPU per connection and per MiB
 
 const keyRow = (proxy: string, served_key: string, f: Partial<DefaultKeyRow> = {}): DefaultKeyRow => ({
   ...blankRow(ROW_FILES['default-keys']),
-  run_id: 't', series: 'tls-default-key', proxy, version: '1', variant: 'default-cert', repeat: 1, served_key, key_algorithm: served_key.startsWith('rsa') ? 'rsaEncryption' : 'id-ecPublicKey',
-  key_bits: Number(served_key.replace(/\D/g, '')) || null, curve: served_key === 'ec256' ? 'P-256' : '', subject: '', issuer: 'CN = X', tool: 'openssl s_client', status: 'valid', reason: '', runtime: 'native', started_at: 'now', ...f,
+  run_id: 't',
+  series: 'tls-default-key',
+  proxy,
+  version: '1',
+  variant: 'default-cert',
+  repeat: 1,
+  served_key,
+  key_algorithm: served_key.startsWith('rsa') ? 'rsaEncryption' : 'id-ecPublicKey',
+  key_bits: Number(served_key.replace(/\D/g, '')) || null,
+  curve: served_key === 'ec256' ? 'P-256' : '',
+  subject: '',
+  issuer: 'CN = X',
+  tool: 'openssl s_client',
+  status: 'valid',
+  reason: '',
+  runtime: 'native',
+  started_at: 'now',
+  ...f,
 })
 const keys = (id: string, defaultKeys: DefaultKeyRow[]) => evaluateClaims({ claims: [claim(id)], figures: ledger.figures }, run({ defaultKeys }))[0]!
 
@@ -459,9 +650,15 @@ test('caddy-default-keytype / traefik-default-keytype: the key served when given
   assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'ec256'), keyRow('caddy', 'ec256', { repeat: 2 })]).verdict, 'reproduced')
   assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'rsa2048')]).verdict, 'not reproduced')
   // Traefik's published default (ACME RSA4096) against what it generates for itself when given none.
-  const traefik = keys('traefik-default-keytype', [keyRow('traefik', 'rsa2048', { issuer: 'CN = TRAEFIK DEFAULT CERT' }), keyRow('traefik', 'rsa2048', { repeat: 2 })])
+  const traefik = keys('traefik-default-keytype', [
+    keyRow('traefik', 'rsa2048', { issuer: 'CN = TRAEFIK DEFAULT CERT' }),
+    keyRow('traefik', 'rsa2048', { repeat: 2 }),
+  ])
   assert.equal(traefik.verdict, 'not reproduced')
-  assert.match(traefik.measured, /^traefik 1 given no certificate served rsa2048 \(rsaEncryption 2048 bit, issuer CN = TRAEFIK DEFAULT CERT; 2 handshakes, openssl s_client\); wanted rsa4096$/)
+  assert.match(
+    traefik.measured,
+    /^traefik 1 given no certificate served rsa2048 \(rsaEncryption 2048 bit, issuer CN = TRAEFIK DEFAULT CERT; 2 handshakes, openssl s_client\); wanted rsa4096$/,
+  )
   assert.equal(keys('traefik-default-keytype', [keyRow('traefik', 'rsa4096')]).verdict, 'reproduced')
   // Rows that disagree decide nothing; no valid row (or none at all) is not measured, saying why.
   assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'ec256'), keyRow('caddy', 'rsa2048', { repeat: 2 })]).verdict, 'inconclusive')

@@ -11,9 +11,17 @@ import { CAPACITY_DEFAULTS } from '../../lib/series/capacity.ts'
 test('capacity flags: defaults, and the values given', () => {
   const d = parseCapacityOptions({}, ['capacity'])!
   assert.deepEqual([d.slo.text, d.budgetS, d.startRps], ['p99<10ms,errors<0.1%', CAPACITY_DEFAULTS.budgetS, 1000])
-  const flags = parseFlags(['--series', 'capacity', '--slo', 'p99<5ms', '--budget', '60', '--start-rps', '2000', '--variants', 'article'], RUN_FLAGS, '', 'notebooks/run-all.mjs')
+  const flags = parseFlags(
+    ['--series', 'capacity', '--slo', 'p99<5ms', '--budget', '60', '--start-rps', '2000', '--variants', 'article'],
+    RUN_FLAGS,
+    '',
+    'notebooks/run-all.mjs',
+  )
   const o = parseRunOptions(flags, { install: false, log: memoryLogger() })
-  assert.deepEqual([o.series, o.plan.capacity?.slo.text, o.plan.capacity?.budgetS, o.plan.capacity?.startRps, o.plan.focus?.variants], [['capacity'], 'p99<5ms', 60, 2000, ['article']])
+  assert.deepEqual(
+    [o.series, o.plan.capacity?.slo.text, o.plan.capacity?.budgetS, o.plan.capacity?.startRps, o.plan.focus?.variants],
+    [['capacity'], 'p99<5ms', 60, 2000, ['article']],
+  )
   // run-all without --series leaves the search out (quick keeps its time), and needs no capacity settings.
   assert.equal(parseRunOptions({}, { install: false, log: memoryLogger() }).series.includes('capacity'), false)
   assert.equal(parseRunOptions({}, { install: false, log: memoryLogger() }).plan.capacity, undefined)
@@ -28,5 +36,10 @@ test('a bad capacity flag is one line naming the flag and the fix', () => {
     [{ budget: '1.5' }, ['capacity'], /^--budget 1\.5: not a number of seconds/],
     [{ 'start-rps': '50' }, ['capacity'], /^--start-rps 50: not a rate in requests per second\. Use a whole number from 100 to 1000000$/],
   ]
-  for (const [flags, series, re] of cases) assert.throws(() => parseCapacityOptions(flags, series), (e: Error) => e instanceof UserError && re.test(e.message), JSON.stringify(flags))
+  for (const [flags, series, re] of cases)
+    assert.throws(
+      () => parseCapacityOptions(flags, series),
+      (e: Error) => e instanceof UserError && re.test(e.message),
+      JSON.stringify(flags),
+    )
 })

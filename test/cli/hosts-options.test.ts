@@ -17,10 +17,18 @@ const key = join(dir, 'id_ed25519')
 writeFileSync(key, 'KEY\n')
 const noEnv = { HOME: dir }
 
-const rejects = (value: string, message: RegExp) => assert.throws(() => parseInlineHosts(value, noEnv), (e: Error) => e instanceof UserError && message.test(e.message) && !e.message.includes('\n'), value)
+const rejects = (value: string, message: RegExp) =>
+  assert.throws(
+    () => parseInlineHosts(value, noEnv),
+    (e: Error) => e instanceof UserError && message.test(e.message) && !e.message.includes('\n'),
+    value,
+  )
 
 test('--hosts inline: each role on its engine, options in the query, defaults per scheme', () => {
-  const t = parseInlineHosts(`proxy=ssh://bench@h1?identity=${key}&cpuset=0-3 backend=ssh://bench@h2:2222 generator=tcp://h3:2376?certs=${certs}&address=10.0.0.3`, noEnv)
+  const t = parseInlineHosts(
+    `proxy=ssh://bench@h1?identity=${key}&cpuset=0-3 backend=ssh://bench@h2:2222 generator=tcp://h3:2376?certs=${certs}&address=10.0.0.3`,
+    noEnv,
+  )
   assert.equal(t.roles.proxy.host.protocol, 'ssh')
   assert.equal(t.roles.proxy.host.user, 'bench')
   assert.equal(t.roles.proxy.host.host, 'h1')
@@ -31,10 +39,28 @@ test('--hosts inline: each role on its engine, options in the query, defaults pe
   assert.equal(t.roles.backend.cpuset, undefined)
   assert.equal(t.roles.generator.host.certDir, certs)
   assert.equal(t.roles.generator.host.address, '10.0.0.3')
-  assert.ok(topologyHosts(t).every((h) => h.copyFiles), 'remote engines share no file system')
+  assert.ok(
+    topologyHosts(t).every((h) => h.copyFiles),
+    'remote engines share no file system',
+  )
   assert.equal(topologyHosts(t).length, 3)
-  assert.deepEqual(engineOptions(t.roles.generator.host, (p) => Buffer.from(p)), { protocol: 'https', host: 'h3', port: 2376, ca: Buffer.from(join(certs, 'ca.pem')), cert: Buffer.from(join(certs, 'cert.pem')), key: Buffer.from(join(certs, 'key.pem')) })
-  const ssh = engineOptions(t.roles.proxy.host, () => Buffer.from('KEY')) as { protocol: string; username: string; port: number; sshOptions: { privateKey: Buffer } }
+  assert.deepEqual(
+    engineOptions(t.roles.generator.host, (p) => Buffer.from(p)),
+    {
+      protocol: 'https',
+      host: 'h3',
+      port: 2376,
+      ca: Buffer.from(join(certs, 'ca.pem')),
+      cert: Buffer.from(join(certs, 'cert.pem')),
+      key: Buffer.from(join(certs, 'key.pem')),
+    },
+  )
+  const ssh = engineOptions(t.roles.proxy.host, () => Buffer.from('KEY')) as {
+    protocol: string
+    username: string
+    port: number
+    sshOptions: { privateKey: Buffer }
+  }
   assert.deepEqual([ssh.protocol, ssh.username, ssh.port, String(ssh.sshOptions.privateKey)], ['ssh', 'bench', 22, 'KEY'])
   assert.deepEqual(cliEnv(t.roles.generator.host), { DOCKER_HOST: 'tcp://h3:2376', DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: certs })
   assert.match(describeTopology(t)[0]!, /^proxy on ssh:\/\/h1 \(reached at h1, files through the API\), cpuset 0-3$/)
@@ -66,13 +92,19 @@ test('--hosts bad input: one line naming the role and the fix', () => {
   rejects('proxy=ssh://h1?identity=/nope/key backend=ssh://h2 generator=ssh://h3', /identity \/nope\/key is not a file/)
   rejects(`proxy=ssh://h1?certs=${certs} backend=ssh://h2 generator=ssh://h3`, /certs is for tcp:\/\/ engines/)
   rejects('proxy=unix:// backend=ssh://h2 generator=ssh://h3', /names no socket/)
-  rejects('proxy=ssh://h1?address=10.0.0.1 backend=ssh://h1?address=10.0.0.9 generator=ssh://h3', /backend names ssh:\/\/h1 like another role but with another address/)
+  rejects(
+    'proxy=ssh://h1?address=10.0.0.1 backend=ssh://h1?address=10.0.0.9 generator=ssh://h3',
+    /backend names ssh:\/\/h1 like another role but with another address/,
+  )
   rejects('proxy=ssh://h1?address=a/b backend=ssh://h2 generator=ssh://h3', /address "a\/b" is not a host name/)
 })
 
 test('--hosts topology.yaml: paths relative to the file; a problem names file:line', () => {
   const file = join(dir, 'topology.yaml')
-  writeFileSync(file, `proxy:\n  engine: ssh://bench@h1\n  identity: id_ed25519\n  cpuset: 2\nbackend:\n  engine: tcp://h2:2376\n  certs: h3\ngenerator:\n  engine: unix:///var/run/docker.sock\n  copy: true\n`)
+  writeFileSync(
+    file,
+    `proxy:\n  engine: ssh://bench@h1\n  identity: id_ed25519\n  cpuset: 2\nbackend:\n  engine: tcp://h2:2376\n  certs: h3\ngenerator:\n  engine: unix:///var/run/docker.sock\n  copy: true\n`,
+  )
   const t = parseHosts(file, noEnv)!
   assert.equal(t.source, file)
   assert.equal(t.roles.proxy.host.identity, key)
@@ -81,9 +113,15 @@ test('--hosts topology.yaml: paths relative to the file; a problem names file:li
   assert.equal(t.roles.generator.host.copyFiles, true)
   const bad = join(dir, 'bad.yaml')
   writeFileSync(bad, `proxy:\n  engine: ssh://h1\nbackend:\n  engine: ftp://h2\ngenerator:\n  engine: ssh://h3\n`)
-  assert.throws(() => parseHosts(bad, noEnv), (e: Error) => e.message.startsWith(`${bad}:3: backend: unknown engine scheme "ftp://"`))
+  assert.throws(
+    () => parseHosts(bad, noEnv),
+    (e: Error) => e.message.startsWith(`${bad}:3: backend: unknown engine scheme "ftp://"`),
+  )
   writeFileSync(bad, `proxy:\n  engine: ssh://h1\n  cpus: 3\nbackend:\n  engine: ssh://h2\ngenerator:\n  engine: ssh://h3\n`)
-  assert.throws(() => parseHosts(bad, noEnv), (e: Error) => /bad\.yaml:2: proxy: Unrecognized key\(s\) in object: 'cpus'/.test(e.message))
+  assert.throws(
+    () => parseHosts(bad, noEnv),
+    (e: Error) => /bad\.yaml:2: proxy: Unrecognized key\(s\) in object: 'cpus'/.test(e.message),
+  )
   assert.throws(() => parseHosts(join(dir, 'missing.yaml'), noEnv), /--hosts: .*missing\.yaml does not exist/)
   assert.equal(parseHosts(undefined), undefined)
 })
@@ -118,15 +156,24 @@ test('--hosts ssh host keys: ~/.ssh/known_hosts by default, known_hosts= or a pi
   const o = engineOptions(t.roles.proxy.host, () => Buffer.from('KEY')) as { sshOptions: { hostVerifier: unknown; algorithms: { serverHostKey: string[] } } }
   assert.equal(typeof o.sshOptions.hostVerifier, 'function')
   assert.equal(o.sshOptions.algorithms.serverHostKey.length, 7)
-  rejects(`proxy=ssh://h1?known_hosts=${later} backend=ssh://h2 generator=ssh://h3`, /proxy: known_hosts .*later\/known_hosts is not a file\. Give a known_hosts file \(ssh-keyscan HOST > FILE\), or add --accept-new-host-keys/)
-  rejects('proxy=ssh://h1?fingerprint=MD5:aa:bb backend=ssh://h2 generator=ssh://h3', /proxy: fingerprint "MD5:aa:bb" is not a SHA256 fingerprint\. Give it as ssh-keygen -lf prints it/)
+  rejects(
+    `proxy=ssh://h1?known_hosts=${later} backend=ssh://h2 generator=ssh://h3`,
+    /proxy: known_hosts .*later\/known_hosts is not a file\. Give a known_hosts file \(ssh-keyscan HOST > FILE\), or add --accept-new-host-keys/,
+  )
+  rejects(
+    'proxy=ssh://h1?fingerprint=MD5:aa:bb backend=ssh://h2 generator=ssh://h3',
+    /proxy: fingerprint "MD5:aa:bb" is not a SHA256 fingerprint\. Give it as ssh-keygen -lf prints it/,
+  )
   rejects(`proxy=ssh://h1?fingerprint=${fp}&known_hosts=${known} backend=ssh://h2 generator=ssh://h3`, /proxy: both fingerprint and known_hosts\. Give one/)
   rejects(`proxy=ssh://h1 backend=tcp://h2:2376?certs=${certs}&known_hosts=${known} generator=ssh://h3`, /backend: known_hosts is for ssh:\/\/ engines/)
   rejects(`proxy=unix:///var/run/docker.sock?fingerprint=${fp} backend=ssh://h2 generator=ssh://h3`, /proxy: fingerprint is for ssh:\/\/ engines/)
   rejects(`proxy=ssh://h1?fingerprint=${fp} backend=ssh://h1 generator=ssh://h3`, /backend names ssh:\/\/h1 like another role but with another hostKeys/)
   // topology.yaml: known_hosts relative to the file, a fingerprint as a plain scalar.
   const file = join(dir, 'keys.yaml')
-  writeFileSync(file, `proxy:\n  engine: ssh://bench@h1\n  known_hosts: known_hosts\nbackend:\n  engine: ssh://h2\n  fingerprint: ${fp}\ngenerator:\n  engine: unix:///var/run/docker.sock\n`)
+  writeFileSync(
+    file,
+    `proxy:\n  engine: ssh://bench@h1\n  known_hosts: known_hosts\nbackend:\n  engine: ssh://h2\n  fingerprint: ${fp}\ngenerator:\n  engine: unix:///var/run/docker.sock\n`,
+  )
   const y = parseHosts(file, noEnv)!
   assert.deepEqual(y.roles.proxy.host.hostKeys?.knownHosts, [known])
   assert.equal(y.roles.backend.host.hostKeys?.fingerprint, fp)
@@ -134,5 +181,8 @@ test('--hosts ssh host keys: ~/.ssh/known_hosts by default, known_hosts= or a pi
 })
 
 test('--accept-new-host-keys without --hosts is refused: it would mean nothing', () => {
-  assert.throws(() => parseRunOptions({ 'accept-new-host-keys': true }, { install: false, log: memoryLogger() }), /^UserError: --accept-new-host-keys: only means something with --hosts/)
+  assert.throws(
+    () => parseRunOptions({ 'accept-new-host-keys': true }, { install: false, log: memoryLogger() }),
+    /^UserError: --accept-new-host-keys: only means something with --hosts/,
+  )
 })

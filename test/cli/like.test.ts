@@ -37,12 +37,26 @@ test('--like: a version gone from the catalog is replaced by the newest, and sai
   const versions = like.flags.versions!.split(',')
   assert.ok(versions.includes('1.33.0') && !versions.includes('1.22.1') && !versions.includes('1.31.3'), like.flags.versions)
   assert.ok(versions.includes('2.6.12'))
-  assert.deepEqual(like.notes.filter((n) => n.startsWith('nginx')), ['nginx 1.22.1, 1.31.3 are no longer in the catalog: the newest, 1.33.0, measured instead'])
+  assert.deepEqual(
+    like.notes.filter((n) => n.startsWith('nginx')),
+    ['nginx 1.22.1, 1.31.3 are no longer in the catalog: the newest, 1.33.0, measured instead'],
+  )
 })
 
 test('--like: an unknown id or a published baseline is one line naming the promoted runs', () => {
-  assert.throws(() => likeBaseline('2025-01-01'), (e: Error) => e instanceof UserError && /^--like 2025-01-01: unknown baseline \(promoted runs: .*2026-11-30-quick-2core.*\)\. Use one of those/.test(e.message) && !e.message.includes('\n'))
-  assert.throws(() => likeBaseline('2026-08-23'), (e: Error) => e instanceof UserError && /^--like 2026-08-23: a published baseline .* no run settings to repeat\. Use a promoted run: .*--baseline 2026-08-23$/.test(e.message))
+  assert.throws(
+    () => likeBaseline('2025-01-01'),
+    (e: Error) =>
+      e instanceof UserError &&
+      /^--like 2025-01-01: unknown baseline \(promoted runs: .*2026-11-30-quick-2core.*\)\. Use one of those/.test(e.message) &&
+      !e.message.includes('\n'),
+  )
+  assert.throws(
+    () => likeBaseline('2026-08-23'),
+    (e: Error) =>
+      e instanceof UserError &&
+      /^--like 2026-08-23: a published baseline .* no run settings to repeat\. Use a promoted run: .*--baseline 2026-08-23$/.test(e.message),
+  )
 })
 
 test('--like: flags given beside it win, and the report compares with the baseline unless told otherwise', () => {
@@ -53,7 +67,7 @@ test('--like: flags given beside it win, and the report compares with the baseli
   assert.equal(flags.proxies, 'haproxy,nginx,envoy,traefik,caddy')
   assert.equal(flags.baseline, ID)
   assert.equal(like?.id, ID)
-  assert.deepEqual(like?.notes, ['--profile smoke given beside --like (the baseline\'s: quick)'])
+  assert.deepEqual(like?.notes, ["--profile smoke given beside --like (the baseline's: quick)"])
   assert.equal(withLike<F>({ like: ID, baseline: '2026-08-23' }, log).flags.baseline, '2026-08-23')
   // A single step keeps its own series.
   assert.equal(withLike<F>({ like: ID }, log, { fixedSeries: true }).flags.series, undefined)
@@ -62,7 +76,7 @@ test('--like: flags given beside it win, and the report compares with the baseli
   assert.equal((withLike<F>({ like: ID, proxies: 'nginx' }, log).flags as { versions?: string }).versions, '1.22.1,1.31.3')
 })
 
-test('--like: the plan of every series runs the baseline\'s versions (the one-version series too), and without it the newest', () => {
+test("--like: the plan of every series runs the baseline's versions (the one-version series too), and without it the newest", () => {
   const log = memoryLogger()
   const base = likeBaseline(ID)
   const { flags } = withLike<RunFlags & { like?: string; baseline?: string }>({ like: ID }, log)
@@ -70,7 +84,17 @@ test('--like: the plan of every series runs the baseline\'s versions (the one-ve
   const planned = (f: RunFlags) => {
     const o = parseRunOptions(f, { install: false, log })
     // The baseline's own directory: the open-model phases take their rates from its closed rows.
-    const ctx = { log, proxies: o.proxies, seed: 1, connections: o.profile.connections, backendVersion: 'b', profile: o.profile, runDir: base.dir, plan: o.plan, templateChecks: new Map() } as unknown as SeriesContext
+    const ctx = {
+      log,
+      proxies: o.proxies,
+      seed: 1,
+      connections: o.profile.connections,
+      backendVersion: 'b',
+      profile: o.profile,
+      runDir: base.dir,
+      plan: o.plan,
+      templateChecks: new Map(),
+    } as unknown as SeriesContext
     const out = new Map<string, Set<string>>()
     for (const s of o.series) {
       for (const phase of SERIES_BUILDERS[s]().phases) {
@@ -103,7 +127,11 @@ test('--like: the plan of every series runs the baseline\'s versions (the one-ve
 
 test('--pin-versions: a proxy or version not in the catalog is one line naming the known ones', () => {
   assert.deepEqual(parsePinnedVersions('haproxy=2.8.25, nginx=1.31.3'), { haproxy: '2.8.25', nginx: '1.31.3' })
-  assert.throws(() => parsePinnedVersions('haproxy=9.9'), (e: Error) => e instanceof UserError && /^--pin-versions: haproxy has no catalog version "9\.9"\. Use one of: .*2\.8\.25/.test(e.message) && !e.message.includes('\n'))
+  assert.throws(
+    () => parsePinnedVersions('haproxy=9.9'),
+    (e: Error) =>
+      e instanceof UserError && /^--pin-versions: haproxy has no catalog version "9\.9"\. Use one of: .*2\.8\.25/.test(e.message) && !e.message.includes('\n'),
+  )
   assert.throws(() => parsePinnedVersions('squid=1'), /unknown proxy "squid"\. Use one of: haproxy/)
   assert.throws(() => parsePinnedVersions('haproxy'), /cannot read "haproxy"\. Write proxy=version pairs/)
 })

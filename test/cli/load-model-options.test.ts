@@ -15,8 +15,16 @@ const runDir = () => {
 test('run directories, or --run with its defaults', () => {
   const d = runDir()
   assert.deepEqual(parseLoadModelOptions({ _: [d] }), { dirs: [d], run: null })
-  assert.deepEqual(parseLoadModelOptions({ _: [], run: true }), { dirs: [], run: { profile: 'quick', proxies: ['haproxy', 'nginx', 'caddy'], seed: undefined, out: undefined } })
-  assert.deepEqual(parseLoadModelOptions({ _: [], run: true, profile: 'standard', proxies: 'nginx', seed: '4' }).run, { profile: 'standard', proxies: ['nginx'], seed: '4', out: undefined })
+  assert.deepEqual(parseLoadModelOptions({ _: [], run: true }), {
+    dirs: [],
+    run: { profile: 'quick', proxies: ['haproxy', 'nginx', 'caddy'], seed: undefined, out: undefined },
+  })
+  assert.deepEqual(parseLoadModelOptions({ _: [], run: true, profile: 'standard', proxies: 'nginx', seed: '4' }).run, {
+    profile: 'standard',
+    proxies: ['nginx'],
+    seed: '4',
+    out: undefined,
+  })
 })
 
 test('one-line errors: nothing to read, run flags without --run, not a run directory, a bad seed or profile', () => {

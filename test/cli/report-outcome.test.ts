@@ -24,19 +24,44 @@ test('a failed gate: exit 3 after the summary CSVs are written, each failure nam
   const gates = parseFailOn(['finding:F2', 'finding:F1==held'], undefined)
   const write = process.stdout.write
   const printed: string[] = []
-  process.stdout.write = ((s: string) => { printed.push(s); return true }) as typeof process.stdout.write
+  process.stdout.write = ((s: string) => {
+    printed.push(s)
+    return true
+  }) as typeof process.stdout.write
   let code: number
   try {
-    code = finishOutcome({ runId: 'r', runDir: dir, result: { findings, claims: [] }, gates, json: true, writeSummaryCsvs: true, human: (t) => void out.push(t) })
+    code = finishOutcome({
+      runId: 'r',
+      runDir: dir,
+      result: { findings, claims: [] },
+      gates,
+      json: true,
+      writeSummaryCsvs: true,
+      human: (t) => void out.push(t),
+    })
   } finally {
     process.stdout.write = write
   }
   assert.equal(code, GATE_EXIT_CODE)
   assert.ok(existsSync(join(dir, 'summary/findings.csv')) && existsSync(join(dir, 'summary/claims.csv')))
   assert.match(readFileSync(join(dir, 'summary/findings.csv'), 'utf8'), /^id,title,verdict,figure,/)
-  assert.match(out.join(''), /✗ gate finding:F2 FAILED: F2 not held: x 1\.2\n  ✓ gate finding:F1==held passed/)
+  assert.match(out.join(''), /✗ gate finding:F2 FAILED: F2 not held: x 1\.2\n {2}✓ gate finding:F1==held passed/)
   assert.equal(printed.length, 1)
   const doc = JSON.parse(printed[0]!)
-  assert.deepEqual(doc.gates.map((g: { failed: boolean }) => g.failed), [true, false])
-  assert.equal(finishOutcome({ runId: 'r', runDir: dir, result: { findings: [{ ...findings[0]!, verdict: 'held' }], claims: [] }, gates, json: false, writeSummaryCsvs: false, human: () => {} }), 0)
+  assert.deepEqual(
+    doc.gates.map((g: { failed: boolean }) => g.failed),
+    [true, false],
+  )
+  assert.equal(
+    finishOutcome({
+      runId: 'r',
+      runDir: dir,
+      result: { findings: [{ ...findings[0]!, verdict: 'held' }], claims: [] },
+      gates,
+      json: false,
+      writeSummaryCsvs: false,
+      human: () => {},
+    }),
+    0,
+  )
 })

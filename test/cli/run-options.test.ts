@@ -12,7 +12,10 @@ import { memoryLogger } from '../../lib/core/log.ts'
 
 test('flags: unknown or unbuilt series, bad --config: one line each', () => {
   assert.deepEqual(parseSeries('pooling'), ['pooling'])
-  assert.throws(() => parseSeries('pooling,bogus'), (e: Error) => e instanceof UserError && e.message === `--series: unknown series "bogus". Use a comma-separated list of: ${SERIES.join(', ')}`)
+  assert.throws(
+    () => parseSeries('pooling,bogus'),
+    (e: Error) => e instanceof UserError && e.message === `--series: unknown series "bogus". Use a comma-separated list of: ${SERIES.join(', ')}`,
+  )
   assert.deepEqual(parseSeries('versions'), ['versions'])
   assert.throws(() => parseCustomConfigs(['nginx']), /--config: cannot read "nginx"\. Write --config <proxy>=<path>/)
   assert.throws(() => parseCustomConfigs(['apache=/etc/passwd']), /--config: unknown proxy "apache"/)
@@ -30,7 +33,11 @@ test('run flags become typed options with the documented defaults', () => {
   assert.deepEqual(parse({ profile: 'standard' }).series, withH3)
   assert.deepEqual(parse({ profile: 'full' }).series, withH3)
   assert.ok(!o.series.includes('h3'), 'quick leaves h3 out')
-  assert.deepEqual(parse({ profile: 'smoke' }).series, DEFAULT_SERIES.filter((s) => s !== 'h2'), 'smoke (the integration tests\' profile) leaves out h2')
+  assert.deepEqual(
+    parse({ profile: 'smoke' }).series,
+    DEFAULT_SERIES.filter((s) => s !== 'h2'),
+    "smoke (the integration tests' profile) leaves out h2",
+  )
   assert.deepEqual(o.proxies, ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'])
   assert.equal(o.runtime, 'auto')
   assert.equal(o.images, 'offline')
@@ -65,21 +72,31 @@ test('every bad run flag is one line naming the flag and the fix, before anythin
     [{ reference: 'openssl' }, /^--reference openssl: unknown reference\. Use one of: none, rtt$/],
   ]
   for (const [flags, message] of cases) {
-    assert.throws(() => parse(flags), (e: Error) => e instanceof UserError && message.test(e.message) && !e.message.includes('\n'), JSON.stringify(flags))
+    assert.throws(
+      () => parse(flags),
+      (e: Error) => e instanceof UserError && message.test(e.message) && !e.message.includes('\n'),
+      JSON.stringify(flags),
+    )
   }
 })
 
 test('--network parses host and bridge; default host', () => {
   assert.equal(parseFlags(['--network', 'bridge'], RUN_FLAGS, 'help', 'x').network, 'bridge')
-  assert.equal(parse({}).network, 'host', 'the table\'s default')
+  assert.equal(parse({}).network, 'host', "the table's default")
   assert.equal(parseNetwork('host', 'native'), 'host')
   assert.equal(parseNetwork('bridge', 'docker'), 'bridge')
   assert.equal(parseNetwork('bridge', 'auto'), 'bridge')
 })
 
 test('--network bridge with --runtime native, or an unknown mode: one line naming the flag and the fix', () => {
-  assert.throws(() => parseNetwork('bridge', 'native'), (e: Error) => e.message === '--network: bridge needs the docker runtime (native roles share the host network). Use --runtime docker, or drop --network')
-  assert.throws(() => parseNetwork('overlay', 'docker'), (e: Error) => e.message === '--network: unknown mode "overlay". Use one of: host, bridge')
+  assert.throws(
+    () => parseNetwork('bridge', 'native'),
+    (e: Error) => e.message === '--network: bridge needs the docker runtime (native roles share the host network). Use --runtime docker, or drop --network',
+  )
+  assert.throws(
+    () => parseNetwork('overlay', 'docker'),
+    (e: Error) => e.message === '--network: unknown mode "overlay". Use one of: host, bridge',
+  )
 })
 
 test('--repeats and --duration override the profile; --variants and --key-types focus the run; bad values are one line', () => {
@@ -92,14 +109,31 @@ test('--repeats and --duration override the profile; --variants and --key-types 
   assert.equal(parse({}).plan.focus, undefined)
   assert.equal(parse({ profile: 'quick' }).profile.repeats, 2)
   const one = (e: Error) => e instanceof UserError && !e.message.includes('\n')
-  assert.throws(() => parse({ repeats: '0' }), (e: Error) => one(e) && e.message === '--repeats 0: not a number of repeats. Use a whole number from 1 to 100')
-  assert.throws(() => parse({ duration: '2.5' }), (e: Error) => one(e) && e.message === '--duration 2.5: not a window in seconds. Use a whole number from 1 to 3600')
-  assert.throws(() => parse({ proxies: 'haproxy', variants: 'literal' }), (e: Error) => one(e) && /^--variants: unknown name "literal"\. Use a comma-separated list of: article, .*reuse-never/.test(e.message))
-  assert.throws(() => parse({ 'key-types': 'ed25519' }), (e: Error) => one(e) && e.message === '--key-types: unknown name "ed25519". Use a comma-separated list of: ec256, rsa2048, rsa4096')
+  assert.throws(
+    () => parse({ repeats: '0' }),
+    (e: Error) => one(e) && e.message === '--repeats 0: not a number of repeats. Use a whole number from 1 to 100',
+  )
+  assert.throws(
+    () => parse({ duration: '2.5' }),
+    (e: Error) => one(e) && e.message === '--duration 2.5: not a window in seconds. Use a whole number from 1 to 3600',
+  )
+  assert.throws(
+    () => parse({ proxies: 'haproxy', variants: 'literal' }),
+    (e: Error) => one(e) && /^--variants: unknown name "literal"\. Use a comma-separated list of: article, .*reuse-never/.test(e.message),
+  )
+  assert.throws(
+    () => parse({ 'key-types': 'ed25519' }),
+    (e: Error) => one(e) && e.message === '--key-types: unknown name "ed25519". Use a comma-separated list of: ec256, rsa2048, rsa4096',
+  )
 })
 
 test('--fail-on and --json are run flags', () => {
-  const f = parseFlags(['--fail-on', 'regression>10%', '--fail-on', 'finding:F2', '--json', '--variants', 'article', '--key-types', 'ec256', '--repeats', '3', '--duration', '5'], RUN_FLAGS, 'help', 'notebooks/run-all.mjs')
+  const f = parseFlags(
+    ['--fail-on', 'regression>10%', '--fail-on', 'finding:F2', '--json', '--variants', 'article', '--key-types', 'ec256', '--repeats', '3', '--duration', '5'],
+    RUN_FLAGS,
+    'help',
+    'notebooks/run-all.mjs',
+  )
   assert.deepEqual(f['fail-on'], ['regression>10%', 'finding:F2'])
   assert.equal(f.json, true)
   assert.equal(f['key-types'], 'ec256')

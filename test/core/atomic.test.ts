@@ -21,7 +21,10 @@ test('writeFileAtomic replaces text or bytes whole, creates the folder and leave
 test('replaceDir: the new folder in place of the old; a failed rename puts the old one back', () => {
   const root = mkdtempSync(join(tmpdir(), 'pb-replace-'))
   const [target, tmp, old] = ['site', 'site.tmp', 'site.old'].map((n) => join(root, n))
-  for (const [dir, text] of [[target!, 'old'], [tmp!, 'new']] as const) {
+  for (const [dir, text] of [
+    [target!, 'old'],
+    [tmp!, 'new'],
+  ] as const) {
     mkdirSync(dir)
     writeFileSync(join(dir, 'f'), text)
   }
@@ -49,16 +52,44 @@ test('writeOutputs: each output under its root, rendered once, in order; a rende
   assert.equal(readFileSync(join(root, 'summary', 'a.csv'), 'utf8'), 'a\n')
   assert.deepEqual([...readFileSync(join(root, 'report.pdf'))], [1, 2])
   assert.deepEqual(readdirSync(join(root, 'summary')).sort(), ['a.csv', 'b.csv'])
-  assert.throws(() => writeOutputs(root, [{ path: 'c.csv', render: () => { throw new Error('no rows') } }]), /no rows/)
+  assert.throws(
+    () =>
+      writeOutputs(root, [
+        {
+          path: 'c.csv',
+          render: () => {
+            throw new Error('no rows')
+          },
+        },
+      ]),
+    /no rows/,
+  )
   assert.deepEqual(readdirSync(root).sort(), ['report.pdf', 'summary'])
 })
 
 test('writeOutputFolder swaps a folder of outputs in whole; a failed check keeps the old folder and leaves no temp folder', () => {
   const root = mkdtempSync(join(tmpdir(), 'pb-outfolder-'))
   const [target, tmp, old] = ['page', '.tmp-page', '.old-page'].map((n) => join(root, n)) as [string, string, string]
-  writeOutputFolder(target, [{ path: 'index.html', render: () => 'one' }, { path: 'data/a.csv', render: () => 'a\n' }], { tmp, old })
+  writeOutputFolder(
+    target,
+    [
+      { path: 'index.html', render: () => 'one' },
+      { path: 'data/a.csv', render: () => 'a\n' },
+    ],
+    { tmp, old },
+  )
   assert.deepEqual(readdirSync(target).sort(), ['data', 'index.html'])
-  assert.throws(() => writeOutputFolder(target, [{ path: 'index.html', render: () => 'two' }], { tmp, old, check: () => { throw new Error('key material') } }), /key material/)
+  assert.throws(
+    () =>
+      writeOutputFolder(target, [{ path: 'index.html', render: () => 'two' }], {
+        tmp,
+        old,
+        check: () => {
+          throw new Error('key material')
+        },
+      }),
+    /key material/,
+  )
   assert.equal(readFileSync(join(target, 'index.html'), 'utf8'), 'one')
   writeOutputFolder(target, [{ path: 'index.html', render: () => 'three' }], { tmp, old })
   assert.equal(readFileSync(join(target, 'index.html'), 'utf8'), 'three')

@@ -70,13 +70,27 @@ test('two versions are one comparison; fewer is no bisect; noise with two repeat
 })
 
 test('too few valid repeats: inconclusive where the search stands, and a measured version is never asked for again', () => {
-  const two = (x: number): Repeats => new Map([[1, x], [2, x * 1.01]])
+  const two = (x: number): Repeats =>
+    new Map([
+      [1, x],
+      [2, x * 1.01],
+    ])
   // Mann-Whitney cannot reach p < 0.05 with 2 + 2 repeats, whatever the ratio: not judged at all.
-  const ends = bisectState(['a', 'b'], new Map([['a', two(1)], ['b', two(3)]]))
+  const ends = bisectState(
+    ['a', 'b'],
+    new Map([
+      ['a', two(1)],
+      ['b', two(3)],
+    ]),
+  )
   assert.equal(ends.kind, 'inconclusive')
   assert.match(ends.kind === 'inconclusive' ? ends.notes.join(' ') : '', /a has 2 valid repeats of the 4 a comparison needs/)
   // The middle version measured, every window disturbed: the interval so far, not a request to measure it again.
-  const cells = new Map([['1.22.1', cell(1)], ['1.31.3', cell(2)], ['1.26.3', new Map()]])
+  const cells = new Map([
+    ['1.22.1', cell(1)],
+    ['1.31.3', cell(2)],
+    ['1.26.3', new Map()],
+  ])
   const mid = bisectState(['1.22.1', '1.26.3', '1.31.3'], cells, undefined, new Set(cells.keys()))
   assert.equal(mid.kind, 'inconclusive')
   if (mid.kind === 'inconclusive') {

@@ -7,14 +7,20 @@ import { test } from 'node:test'
 import { decideSkip, inCi, parseAllowedSkips, readAllowedSkips, runnerTotals, skipReport, unlistedSkips, ALLOWED_SKIPS_FILE } from '../../lib/core/ci-skips.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 
-const allowed = parseAllowedSkips('# comment\n\nintegration/multihost  this CI has no CAP_SYS_ADMIN\nintegration/docker: one test\tits registry is elsewhere\n', '.ci/allowed-skips')
+const allowed = parseAllowedSkips(
+  '# comment\n\nintegration/multihost  this CI has no CAP_SYS_ADMIN\nintegration/docker: one test\tits registry is elsewhere\n',
+  '.ci/allowed-skips',
+)
 
 test('.ci/allowed-skips: id and reason per line; a line without a reason is one line naming the file and line', () => {
   assert.deepEqual(allowed, [
     { id: 'integration/multihost', reason: 'this CI has no CAP_SYS_ADMIN', line: 3 },
     { id: 'integration/docker: one test', reason: 'its registry is elsewhere', line: 4 },
   ])
-  assert.throws(() => parseAllowedSkips('integration/registry\n', '.ci/allowed-skips'), /\.ci\/allowed-skips:1: "integration\/registry" has no reason.*two spaces/s)
+  assert.throws(
+    () => parseAllowedSkips('integration/registry\n', '.ci/allowed-skips'),
+    /\.ci\/allowed-skips:1: "integration\/registry" has no reason.*two spaces/s,
+  )
   // The committed file parses (it may list nothing: a fresh machine of this kind has every component).
   assert.doesNotThrow(() => readAllowedSkips(ALLOWED_SKIPS_FILE))
 })
@@ -27,7 +33,10 @@ test('outside CI a missing component skips with [id] reason; in CI it fails, unl
   const failed = decideSkip('integration/registry', 't', 'no engine', on)
   assert.equal(failed.kind, 'fail')
   assert.match(failed.kind === 'fail' ? failed.reason : '', /^\[integration\/registry\] no engine: in CI a test may not skip.*\.ci\/allowed-skips/)
-  assert.deepEqual(decideSkip('integration/multihost', 'any', 'not root', on), { kind: 'skip', reason: '[integration/multihost] not root (allowed in CI: this CI has no CAP_SYS_ADMIN)' })
+  assert.deepEqual(decideSkip('integration/multihost', 'any', 'not root', on), {
+    kind: 'skip',
+    reason: '[integration/multihost] not root (allowed in CI: this CI has no CAP_SYS_ADMIN)',
+  })
   assert.equal(decideSkip('integration/docker', 'one test', 'x', on).kind, 'skip')
   assert.equal(decideSkip('integration/docker', 'another test', 'x', on).kind, 'fail')
   assert.deepEqual([inCi({ CI: 'true' }), inCi({ CI: '1' }), inCi({}), inCi({ CI: 'false' })], [true, true, false, false])
@@ -64,13 +73,21 @@ test('end to end: the helper skips outside CI, fails in CI, skips in CI when lis
   const dir = mkdtempSync(join(tmpdir(), 'pb-ci-skips-'))
   try {
     const file = join(dir, 'needs.test.ts')
-    writeFileSync(file, `import { testNeeding } from ${JSON.stringify(join(repoRoot, 'test/support/needs.ts'))}\ntestNeeding('needs a registry', { id: 'integration/example', missing: 'docker-registry missing' }, () => {})\ntestNeeding('needs nothing', { id: 'integration/example', missing: false }, () => {})\n`)
+    writeFileSync(
+      file,
+      `import { testNeeding } from ${JSON.stringify(join(repoRoot, 'test/support/needs.ts'))}\ntestNeeding('needs a registry', { id: 'integration/example', missing: 'docker-registry missing' }, () => {})\ntestNeeding('needs nothing', { id: 'integration/example', missing: false }, () => {})\n`,
+    )
     const listed = join(dir, 'allowed-skips')
     writeFileSync(listed, 'integration/example  this CI has no registry on purpose\n')
     // A runner of its own: without the parent runner's NODE_TEST_CONTEXT it prints TAP as CI's does.
     const { NODE_TEST_CONTEXT: _, CI: __, ...env0 } = process.env
     const node = (args: string[], env: NodeJS.ProcessEnv) => {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: repoRoot, env: { ...env0, PROXYBENCH_ALLOWED_SKIPS: join(dir, 'none'), ...env }, encoding: 'utf8', timeout: 120_000 })
+      const r = spawnSync(process.execPath, ['--import', 'tsx', ...args], {
+        cwd: repoRoot,
+        env: { ...env0, PROXYBENCH_ALLOWED_SKIPS: join(dir, 'none'), ...env },
+        encoding: 'utf8',
+        timeout: 120_000,
+      })
       return { code: r.status, stdout: r.stdout }
     }
     const run = async (env: NodeJS.ProcessEnv) => node(['--test', file], env)
@@ -85,7 +102,10 @@ test('end to end: the helper skips outside CI, fails in CI, skips in CI when lis
     // The same log in CI's check: a skip nobody listed.
     const unlisted = await check(local.stdout)
     assert.equal(unlisted.code, 1)
-    assert.match(unlisted.stdout, /ci: 2 tests, 1 pass, 0 fail, 1 skipped \(0 listed in \.ci\/allowed-skips\)\nci: skipped and not listed in \.ci\/allowed-skips: "needs a registry"/)
+    assert.match(
+      unlisted.stdout,
+      /ci: 2 tests, 1 pass, 0 fail, 1 skipped \(0 listed in \.ci\/allowed-skips\)\nci: skipped and not listed in \.ci\/allowed-skips: "needs a registry"/,
+    )
     const ci = await run({ CI: 'true' })
     assert.equal(ci.code, 1)
     assert.match(ci.stdout, /not ok 1 - needs a registry/)

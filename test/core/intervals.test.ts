@@ -1,8 +1,20 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
-  bootstrapFigure, chiSquareQuantile, fmtInterval, medianInterval, methodText, normalQuantile, overlaps, placeInterval, ratioInterval, relativeHalfWidth, repeatsOf,
-  MAX_SPAN, spansTooWide, withPooledNoise,
+  bootstrapFigure,
+  chiSquareQuantile,
+  fmtInterval,
+  medianInterval,
+  methodText,
+  normalQuantile,
+  overlaps,
+  placeInterval,
+  ratioInterval,
+  relativeHalfWidth,
+  repeatsOf,
+  MAX_SPAN,
+  spansTooWide,
+  withPooledNoise,
 } from '../../lib/core/intervals.ts'
 import { seededRandom } from '../../lib/core/shuffle.ts'
 
@@ -48,7 +60,8 @@ test('bootstrap percentiles match a known case: the median of {1..5} resampled',
 })
 
 test('the bootstrap is seeded from the data: the same rows give the same interval', () => {
-  const a = reps(100, 112, 95, 103), b = reps(40, 44, 39, 41)
+  const a = reps(100, 112, 95, 103),
+    b = reps(40, 44, 39, 41)
   assert.deepEqual(ratioInterval(a, b), ratioInterval(a, b))
 })
 
@@ -70,8 +83,21 @@ test('three-way rule: inside, outside, straddling a band', () => {
 })
 
 test('helpers: repeats from rows, overlap, relative half-width, formatting', () => {
-  const m = repeatsOf([{ repeat: 1, v: 3 }, { repeat: 2, v: null }, { repeat: 3, v: 5 }], (r) => r.v)
-  assert.deepEqual([...m], [[1, 3], [3, 5]])
+  const m = repeatsOf(
+    [
+      { repeat: 1, v: 3 },
+      { repeat: 2, v: null },
+      { repeat: 3, v: 5 },
+    ],
+    (r) => r.v,
+  )
+  assert.deepEqual(
+    [...m],
+    [
+      [1, 3],
+      [3, 5],
+    ],
+  )
   assert.ok(overlaps({ lo: 1, hi: 2 }, { lo: 2, hi: 3 }))
   assert.ok(!overlaps({ lo: 1, hi: 1.9 }, { lo: 2, hi: 3 }))
   assert.equal(relativeHalfWidth({ lo: 97, hi: 103, value: 100 }), 0.03)
@@ -84,7 +110,11 @@ test('normal and chi-square quantiles match tables', () => {
   assert.ok(Math.abs(normalQuantile(0.001) + 3.090232) < 1e-6)
   assert.equal(normalQuantile(0.5), 0)
   // Exact: chi2(0.999; 1) = 10.828, (0.999; 4) = 18.467, (0.95; 10) = 18.307.
-  for (const [p, df, exact] of [[0.999, 1, 10.828], [0.999, 4, 18.467], [0.95, 10, 18.307]] as const) {
+  for (const [p, df, exact] of [
+    [0.999, 1, 10.828],
+    [0.999, 4, 18.467],
+    [0.95, 10, 18.307],
+  ] as const) {
     assert.ok(Math.abs(chiSquareQuantile(p, df) / exact - 1) < 0.04, `${p} ${df}: ${chiSquareQuantile(p, df)}`)
   }
 })
@@ -120,7 +150,14 @@ test('noise floor: two repeats that happen to agree no longer decide alone; an u
   assert.equal(floored.floor, 'run noise')
   assert.equal(methodText(floored), 'paired bootstrap, widened by run noise')
   // The quick run's F7 cells: [0.25, 0.56] would hold "<= 0.6"; with the bimodal cell unstable it cannot.
-  const quick = withPooledNoise([reps(40.151, 18.27), reps(71.897, 72.689), reps(72.642, 72.816), reps(43.312, 41.489), reps(41.855, 42.118), reps(71.694, 66.887)])
+  const quick = withPooledNoise([
+    reps(40.151, 18.27),
+    reps(71.897, 72.689),
+    reps(72.642, 72.816),
+    reps(43.312, 41.489),
+    reps(41.855, 42.118),
+    reps(71.694, 66.887),
+  ])
   const f7 = ratioInterval(quick[0]!, quick[1]!)
   assert.equal(placeInterval(ratioInterval(reps(40.151, 18.27), reps(71.897, 72.689)), { max: 0.6 }), 'inside')
   assert.equal(f7.floor, 'unstable cell')
@@ -152,14 +189,24 @@ test('noise floor coverage: two repeats per cell, 20 cells with 8% log noise; th
 
 test('repeats that disagree: an unstable cell of two repeats prints "value (repeats disagree: a vs b)", never its interval, and decides nothing', () => {
   // The quick run's F7 cells again: the first cell's two repeats are 40.2 and 18.3, far beyond the others' noise.
-  const quick = withPooledNoise([reps(40.151, 18.27), reps(71.897, 72.689), reps(72.642, 72.816), reps(43.312, 41.489), reps(41.855, 42.118), reps(71.694, 66.887)])
+  const quick = withPooledNoise([
+    reps(40.151, 18.27),
+    reps(71.897, 72.689),
+    reps(72.642, 72.816),
+    reps(43.312, 41.489),
+    reps(41.855, 42.118),
+    reps(71.694, 66.887),
+  ])
   const cell = medianInterval(quick[0]!)
   assert.deepEqual(cell.disagree, { lo: 18.27, hi: 40.151 })
   assert.equal(fmtInterval(cell, 1), '29.2 (repeats disagree: 18.3 vs 40.2)')
   assert.equal(placeInterval(cell, { min: 0 }), 'straddles', 'a band that holds the whole interval still decides nothing')
   // A ratio on it: the figure of each interleaved round.
   const f7 = ratioInterval(quick[0]!, quick[1]!)
-  assert.deepEqual([f7.disagree!.lo, f7.disagree!.hi].map((x) => Number(x.toFixed(4))), [Number((18.27 / 72.689).toFixed(4)), Number((40.151 / 71.897).toFixed(4))])
+  assert.deepEqual(
+    [f7.disagree!.lo, f7.disagree!.hi].map((x) => Number(x.toFixed(4))),
+    [Number((18.27 / 72.689).toFixed(4)), Number((40.151 / 71.897).toFixed(4))],
+  )
   assert.match(fmtInterval(f7), /^0\.40 \(repeats disagree: 0\.25 vs 0\.56\)$/)
   // A stable cell keeps its interval.
   assert.equal(medianInterval(quick[1]!).disagree, undefined)

@@ -8,8 +8,15 @@ const meta = { id: 'urn:proxybench:test', title: 't' }
 
 test('each zod kind the documents use becomes its JSON Schema, strict objects closed, others open', () => {
   const s = z.object({
-    a: z.string(), n: z.number().int(), x: z.number().nullable(), b: z.boolean(), l: z.literal('v1'), e: z.enum(['p', 'q']),
-    arr: z.array(z.string()), rec: z.record(z.union([z.string(), z.number(), z.null()])), opt: z.string().optional(),
+    a: z.string(),
+    n: z.number().int(),
+    x: z.number().nullable(),
+    b: z.boolean(),
+    l: z.literal('v1'),
+    e: z.enum(['p', 'q']),
+    arr: z.array(z.string()),
+    rec: z.record(z.union([z.string(), z.number(), z.null()])),
+    opt: z.string().optional(),
     closed: z.object({ k: z.string() }).strict(),
   })
   const j = zodToJsonSchema(s, meta)
@@ -22,10 +29,21 @@ test('each zod kind the documents use becomes its JSON Schema, strict objects cl
   // The two validators agree on documents either side of each rule.
   const validate = new Ajv2020({ strict: true }).compile(j)
   const good = { a: 's', n: 1, x: null, b: true, l: 'v1', e: 'q', arr: [], rec: { k: 1, m: null }, closed: { k: 'x' } }
-  const bad = [{ ...good, n: 1.5 }, { ...good, l: 'v2' }, { ...good, e: 'r' }, { ...good, rec: { k: true } }, { ...good, closed: { k: 'x', y: 1 } }, { ...good, opt: 3 }, (({ a, ...rest }) => rest)(good)]
+  const bad = [
+    { ...good, n: 1.5 },
+    { ...good, l: 'v2' },
+    { ...good, e: 'r' },
+    { ...good, rec: { k: true } },
+    { ...good, closed: { k: 'x', y: 1 } },
+    { ...good, opt: 3 },
+    (({ a, ...rest }) => rest)(good),
+  ]
   assert.ok(validate(good) && s.safeParse(good).success)
   for (const d of bad) assert.deepEqual([validate(d), s.safeParse(d).success], [false, false], JSON.stringify(d))
-  assert.ok(validate({ ...good, extra: 1 }) && s.safeParse({ ...good, extra: 1 }).success, 'zod strips unknown keys of a plain object: the file lets them pass too')
+  assert.ok(
+    validate({ ...good, extra: 1 }) && s.safeParse({ ...good, extra: 1 }).success,
+    'zod strips unknown keys of a plain object: the file lets them pass too',
+  )
 })
 
 test('a kind without a conversion is an error naming where, never a schema that accepts anything', () => {

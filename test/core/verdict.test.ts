@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
-  CLAIM_VERDICTS, claimVerdict, FINDING_VERDICTS, findingVerdict, isDecided, markedLabel, PLACED, verdictRank, VERDICTS, type Decision,
+  CLAIM_VERDICTS,
+  claimVerdict,
+  FINDING_VERDICTS,
+  findingVerdict,
+  isDecided,
+  markedLabel,
+  PLACED,
+  verdictRank,
+  VERDICTS,
+  type Decision,
 } from '../../lib/core/verdict.ts'
 
 test('one table: every verdict word has a badge of its own, and one decision is shown with one mark', () => {

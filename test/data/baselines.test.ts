@@ -27,7 +27,12 @@ test('promote copies the CSVs and manifest only, validated, and refuses to overw
   const run = runCopy()
   const dir = mkdtempSync(join(tmpdir(), 'pb-baselines-'))
   const target = promote(run, { id: 'b1', dir, log: memoryLogger() })
-  assert.deepEqual(readdirSync(target).sort(), readdirSync(fixture).filter((f) => /\.(csv|json)$/.test(f)).sort())
+  assert.deepEqual(
+    readdirSync(target).sort(),
+    readdirSync(fixture)
+      .filter((f) => /\.(csv|json)$/.test(f))
+      .sort(),
+  )
   assert.deepEqual(listBaselines(dir), [{ id: 'b1', kind: 'run' }])
   assert.equal(loadRun(target).measurements.length, loadRun(run).measurements.length)
   assert.throws(() => promote(run, { id: 'b1', dir, log: memoryLogger() }), /exists.*--force/)
@@ -78,7 +83,10 @@ test('a malformed CSV promotes nothing and names the file and line', () => {
   lines[3] = lines[3]!.replace(/,ec256,closed,200,/, ',ec256,closed,two hundred,')
   writeFileSync(csv, lines.join('\n'))
   const dir = mkdtempSync(join(tmpdir(), 'pb-baselines-'))
-  assert.throws(() => promote(run, { id: 'bad', dir, log: memoryLogger() }), (e: Error) => e instanceof UserError && /measurements\.csv:4: column connections/.test(e.message))
+  assert.throws(
+    () => promote(run, { id: 'bad', dir, log: memoryLogger() }),
+    (e: Error) => e instanceof UserError && /measurements\.csv:4: column connections/.test(e.message),
+  )
   assert.equal(existsSync(join(dir, 'bad')), false)
 })
 
@@ -86,16 +94,33 @@ test('a missing column and another schema version are one-line errors', () => {
   const run = runCopy()
   const csv = join(run, 'measurements.csv')
   // The run_id column gone from the header and from every row (papaparse keeps the fields aligned).
-  writeFileSync(csv, readFileSync(csv, 'utf8').split('\n').map((l) => l.replace(/^[^,]*,/, '')).join('\n'))
-  assert.throws(() => loadRun(run), (e: Error) => e instanceof UserError && /measurements\.csv:1: column "run_id" missing from the header: every file of schema version 1 has it\./.test(e.message))
+  writeFileSync(
+    csv,
+    readFileSync(csv, 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/^[^,]*,/, ''))
+      .join('\n'),
+  )
+  assert.throws(
+    () => loadRun(run),
+    (e: Error) =>
+      e instanceof UserError && /measurements\.csv:1: column "run_id" missing from the header: every file of schema version 1 has it\./.test(e.message),
+  )
   const other = runCopy()
   const m = JSON.parse(readFileSync(join(other, 'manifest.json'), 'utf8'))
   writeFileSync(join(other, 'manifest.json'), JSON.stringify({ ...m, schema_version: 99 }))
-  assert.throws(() => loadRun(other), (e: Error) => e instanceof UserError && new RegExp(`schema version 99, this harness reads 1 to ${SCHEMA_VERSION}`).test(e.message) && !e.message.includes('\n'))
+  assert.throws(
+    () => loadRun(other),
+    (e: Error) =>
+      e instanceof UserError && new RegExp(`schema version 99, this harness reads 1 to ${SCHEMA_VERSION}`).test(e.message) && !e.message.includes('\n'),
+  )
 })
 
 test('the published baseline 2026-08-23 is listed; an unknown id names the known ones', () => {
   assert.ok(listBaselines().some((b) => b.id === '2026-08-23' && b.kind === 'published'))
   assert.equal(loadBaseline('2026-08-23').kind, 'published')
-  assert.throws(() => loadBaseline('1999-01-01'), (e: Error) => e instanceof UserError && /unknown baseline \(known: .*2026-08-23/.test(e.message))
+  assert.throws(
+    () => loadBaseline('1999-01-01'),
+    (e: Error) => e instanceof UserError && /unknown baseline \(known: .*2026-08-23/.test(e.message),
+  )
 })

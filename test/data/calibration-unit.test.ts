@@ -29,7 +29,7 @@ test('a proxy change that adds system calls shows, priced at the reference', () 
   close(more - base, 2 * 0.2, 'two calls more')
 })
 
-test('missing parts or units read null; kernel time below the calls\' price is no negative rest', () => {
+test("missing parts or units read null; kernel time below the calls' price is no negative rest", () => {
   assert.equal(twoPartCost({ userUs: null, sysUs: 20, syscalls: 7 }, ref), null)
   assert.equal(twoPartCost({ userUs: 10, sysUs: 20, syscalls: undefined }, ref), null)
   assert.equal(twoPartCost({ userUs: 10, sysUs: 20, syscalls: 7 }, null), null)

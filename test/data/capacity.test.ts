@@ -4,7 +4,8 @@ import { capacitySearches, capacityStep } from '../../lib/data/capacity.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 const SLO = 'p99<10ms,errors<0.1%'
-const step = (rate: number, f: Parameters<typeof measurement>[0] = {}) => measurement({ series: 'capacity', variant: 'pool-added', model: 'open', connections: 1000, target_rps: rate, slo: SLO, ...f })
+const step = (rate: number, f: Parameters<typeof measurement>[0] = {}) =>
+  measurement({ series: 'capacity', variant: 'pool-added', model: 'open', connections: 1000, target_rps: rate, slo: SLO, ...f })
 
 test('a step passes only when its row is valid and meets the SLO', () => {
   assert.equal(capacityStep(step(1000, { p99_ms: 2 })).verdict, 'pass')
@@ -12,18 +13,26 @@ test('a step passes only when its row is valid and meets the SLO', () => {
   // An invalid row with figures inside the SLO is still not a pass.
   const inv = capacityStep(step(4000, { p99_ms: 2, status: 'invalid', reason: 'generator saturated: 95% of its cpuset >= 90%' }))
   assert.deepEqual([inv.verdict, inv.why, inv.disturbed], ['invalid', 'generator saturated: 95% of its cpuset >= 90%', false])
-  assert.equal(capacityStep(step(4000, { status: 'invalid', reason: 'disturbed: steal 0.0% / foreign CPU 40% on the proxy\'s cores' })).disturbed, true)
+  assert.equal(capacityStep(step(4000, { status: 'invalid', reason: "disturbed: steal 0.0% / foreign CPU 40% on the proxy's cores" })).disturbed, true)
   // Disturbed and overloaded (drops, rate not reached): the overload counts, it is not measured again.
-  const both = capacityStep(step(4000, { status: 'invalid', reason: 'disturbed: steal 0.0% / foreign CPU 52% on the proxy\'s cores; dropped 8.9% >= 1%; achieved 3646 rps < target 4000 rps' }))
+  const both = capacityStep(
+    step(4000, {
+      status: 'invalid',
+      reason: "disturbed: steal 0.0% / foreign CPU 52% on the proxy's cores; dropped 8.9% >= 1%; achieved 3646 rps < target 4000 rps",
+    }),
+  )
   assert.deepEqual([both.verdict, both.disturbed], ['invalid', false])
   assert.equal(capacityStep(step(4000, { status: 'failed', reason: 'did not start: x' })).verdict, 'failed')
 })
 
 test('a search is grouped by cell and SLO; it found its highest pass and is limited by the lowest rate above that did not pass', () => {
   const rows = [
-    step(1000, { p99_ms: 1 }), step(2000, { p99_ms: 2 }), step(4000, { p99_ms: 30 }),
-    step(3000, { status: 'invalid', reason: 'disturbed: steal 5.0% / foreign CPU 0% on the proxy\'s cores' }),
-    step(3000, { repeat: 2, p99_ms: 11 }), step(2500, { p99_ms: 4 }),
+    step(1000, { p99_ms: 1 }),
+    step(2000, { p99_ms: 2 }),
+    step(4000, { p99_ms: 30 }),
+    step(3000, { status: 'invalid', reason: "disturbed: steal 5.0% / foreign CPU 0% on the proxy's cores" }),
+    step(3000, { repeat: 2, p99_ms: 11 }),
+    step(2500, { p99_ms: 4 }),
     step(1000, { proxy: 'nginx', p99_ms: 20 }),
     step(1000, { slo: 'p99<1ms', p99_ms: 2 }),
     measurement({ series: 'same' }),

@@ -16,20 +16,68 @@ const before = (text: string, first: string) => {
   const header = text.split('\n')[0]!.split(',')
   // From the end: a quoted value with commas shifts the columns before it, never the last ones.
   const drop = header.length - header.indexOf(first)
-  return text.trim().split('\n').map((l) => l.split(',').slice(0, -drop).join(',')).join('\n') + '\n'
+  return (
+    text
+      .trim()
+      .split('\n')
+      .map((l) => l.split(',').slice(0, -drop).join(','))
+      .join('\n') + '\n'
+  )
 }
 
 /** A row whose strings need CSV quoting. */
 const row: Measurement = {
   ...blankRow(ROW_FILES.measurements),
-  run_id: 'r1', series: 'same', proxy: 'nginx', version: '1.31.3', variant: 'custom:my, "odd".conf', key_type: 'ec256', model: 'closed', connections: 200,
-  target_rps: null, duration_s: 3, repeat: 1, requests: 1234, errors: 0, rps: 411.3, p50_ms: 1.5, p90_ms: 2, p99_ms: 3, p999_ms: 4, max_ms: 5,
-  proxy_cpu_us_per_req: 22.5, backend_cpu_us_per_req: 10, generator_cpu_share: 0.4, backend_conns_per_1k_req: 0, max_vus: null, dropped: null,
-  status: 'valid', reason: '', proxy_cpu_share: 0.9, runtime: 'native', started_at: '2026-11-30T00:00:00Z', steal_share: 0.001, foreign_cpu_share: null, invocation: 2,
-  scheme: 'https', path: '/', body_bytes: null, streams: null, load_foreign_cpu_share: 0.02,
-  proxy_syscalls_per_req: 7.415, proxy_ctxsw_per_req: 0.014, proxy_ctxsw_involuntary_per_req: null, proxy_user_us_per_req: 9.5, proxy_sys_us_per_req: 13, counts_reason: '',
-  proxy_cpu_calibrated: 21.2, calibration_unit: 'two-part-ref-us-v1',
-  reference_kind: 'rtt@1000/s', reference_cpu_us_per_op: 60.5, reference_cpu_share: 0.0605, proxy_cpu_per_reference: 0.3719,
+  run_id: 'r1',
+  series: 'same',
+  proxy: 'nginx',
+  version: '1.31.3',
+  variant: 'custom:my, "odd".conf',
+  key_type: 'ec256',
+  model: 'closed',
+  connections: 200,
+  target_rps: null,
+  duration_s: 3,
+  repeat: 1,
+  requests: 1234,
+  errors: 0,
+  rps: 411.3,
+  p50_ms: 1.5,
+  p90_ms: 2,
+  p99_ms: 3,
+  p999_ms: 4,
+  max_ms: 5,
+  proxy_cpu_us_per_req: 22.5,
+  backend_cpu_us_per_req: 10,
+  generator_cpu_share: 0.4,
+  backend_conns_per_1k_req: 0,
+  max_vus: null,
+  dropped: null,
+  status: 'valid',
+  reason: '',
+  proxy_cpu_share: 0.9,
+  runtime: 'native',
+  started_at: '2026-11-30T00:00:00Z',
+  steal_share: 0.001,
+  foreign_cpu_share: null,
+  invocation: 2,
+  scheme: 'https',
+  path: '/',
+  body_bytes: null,
+  streams: null,
+  load_foreign_cpu_share: 0.02,
+  proxy_syscalls_per_req: 7.415,
+  proxy_ctxsw_per_req: 0.014,
+  proxy_ctxsw_involuntary_per_req: null,
+  proxy_user_us_per_req: 9.5,
+  proxy_sys_us_per_req: 13,
+  counts_reason: '',
+  proxy_cpu_calibrated: 21.2,
+  calibration_unit: 'two-part-ref-us-v1',
+  reference_kind: 'rtt@1000/s',
+  reference_cpu_us_per_op: 60.5,
+  reference_cpu_share: 0.0605,
+  proxy_cpu_per_reference: 0.3719,
   udp_datagrams_per_req: 3.25,
 }
 
@@ -69,7 +117,10 @@ test('a malformed CSV line is one error naming file and line', () => {
   appendMeasurement(dir, row)
   const file = join(dir, 'measurements.csv')
   writeFileSync(file, readFileSync(file, 'utf8') + readFileSync(file, 'utf8').split('\n')[1]!.replace(',closed,', ',sideways,') + '\n')
-  assert.throws(() => readMeasurements(dir), (e: Error) => e.message.startsWith(`${file}:3: column model: Invalid enum value`) && e.message.endsWith('Fix or remove that line; other rows are kept'))
+  assert.throws(
+    () => readMeasurements(dir),
+    (e: Error) => e.message.startsWith(`${file}:3: column model: Invalid enum value`) && e.message.endsWith('Fix or remove that line; other rows are kept'),
+  )
 })
 
 test('a CSV written before steal_share reads it and every later column as its empty value, and a resumed append rewrites its header', () => {
@@ -87,7 +138,13 @@ test('a CSV written before steal_share reads it and every later column as its em
   appendMeasurement(dir, { ...row, repeat: 2 })
   assert.equal(readFileSync(file, 'utf8').split('\n')[0], MEASUREMENT_COLUMNS.join(','))
   const back = readMeasurements(dir)
-  assert.deepEqual(back.map((r) => [r.repeat, r.steal_share, r.variant, r.invocation]), [[1, null, row.variant, null], [2, 0.001, row.variant, 2]])
+  assert.deepEqual(
+    back.map((r) => [r.repeat, r.steal_share, r.variant, r.invocation]),
+    [
+      [1, null, row.variant, null],
+      [2, 0.001, row.variant, 2],
+    ],
+  )
 })
 
 test('a CSV written before the invocation column reads it as null; a resumed append pads the old rows', () => {
@@ -97,7 +154,10 @@ test('a CSV written before the invocation column reads it as null; a resumed app
   writeFileSync(file, before(readFileSync(file, 'utf8'), 'invocation'))
   assert.equal(readMeasurements(dir)[0]!.invocation, null)
   appendMeasurement(dir, { ...row, repeat: 2, invocation: 3 })
-  assert.deepEqual(readMeasurements(dir).map((r) => r.invocation), [null, 3])
+  assert.deepEqual(
+    readMeasurements(dir).map((r) => r.invocation),
+    [null, 3],
+  )
 })
 
 test('the committed baseline, written without the disturbance columns, still reads; the fixture run has them', () => {

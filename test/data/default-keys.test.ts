@@ -23,7 +23,7 @@ const CADDY = `Certificate:
                 NIST CURVE: P-256
 `
 
-test('the served certificate in the harness\'s key-type words', () => {
+test("the served certificate in the harness's key-type words", () => {
   const t = parseCertificateText(TRAEFIK)!
   assert.deepEqual(t, { algorithm: 'rsaEncryption', bits: 2048, curve: '', subject: 'CN = TRAEFIK DEFAULT CERT', issuer: 'CN = TRAEFIK DEFAULT CERT' })
   assert.equal(servedKeyName(t), 'rsa2048')

@@ -11,8 +11,14 @@ const cell = { series: 'pooling', proxy: 'haproxy', version: '2.6.12', variant: 
 
 // The shape `loadgen open` prints, a few rows; the hdr string is only carried here (the Go test decodes it).
 const fromGo = loadgenSpectrum('open', {
-  total_count: 4000, max_us: 18431,
-  points: [{ percentile: 0, value_us: 212, count: 1 }, { percentile: 50, value_us: 655, count: 2003 }, { percentile: 99.90234375, value_us: 9871, count: 3997 }, { percentile: 100, value_us: 18431, count: 4000 }],
+  total_count: 4000,
+  max_us: 18431,
+  points: [
+    { percentile: 0, value_us: 212, count: 1 },
+    { percentile: 50, value_us: 655, count: 2003 },
+    { percentile: 99.90234375, value_us: 9871, count: 3997 },
+    { percentile: 100, value_us: 18431, count: 4000 },
+  ],
   hdr: 'HISTFAAAACl4nJNpmSzMwMDAxgABMJoRTM6uMr8j5M/0hNlMw5Ppx2oHBgYmBQCxwQXu',
 })
 
@@ -52,13 +58,16 @@ test('a malformed spectrum file is one line naming the file', () => {
   ]
   for (const [text, why] of bad) {
     writeFileSync(file, text)
-    assert.throws(() => readLatencySpectrum(file), (e: Error) => {
-      assert.ok(e instanceof UserError, e.message)
-      assert.ok(e.message.startsWith(`${file}: `), e.message)
-      assert.match(e.message, why)
-      assert.doesNotMatch(e.message, /\n/)
-      return true
-    })
+    assert.throws(
+      () => readLatencySpectrum(file),
+      (e: Error) => {
+        assert.ok(e instanceof UserError, e.message)
+        assert.ok(e.message.startsWith(`${file}: `), e.message)
+        assert.match(e.message, why)
+        assert.doesNotMatch(e.message, /\n/)
+        return true
+      },
+    )
     assert.throws(() => readLatencySpectra(dir), UserError)
   }
 })

@@ -3,25 +3,63 @@ import { test } from 'node:test'
 import { parseCulprits, quietLine, quietSummary } from '../../lib/data/quiet.ts'
 import { measurement } from '../fixtures/rows.ts'
 
-const disturbed = (repeat: number, culprits: string, o = {}) => measurement({ repeat, status: 'invalid', reason: 'disturbed: steal 0.0% / foreign CPU 45% on the proxy\'s cores', duration_s: 2, foreign_processes: culprits, ...o })
+const disturbed = (repeat: number, culprits: string, o = {}) =>
+  measurement({
+    repeat,
+    status: 'invalid',
+    reason: "disturbed: steal 0.0% / foreign CPU 45% on the proxy's cores",
+    duration_s: 2,
+    foreign_processes: culprits,
+    ...o,
+  })
 
 test('parseCulprits reads the foreign_processes column back; malformed parts are skipped', () => {
-  assert.deepEqual(parseCulprits('python3 63%, cc1 21%'), [['python3', 0.63], ['cc1', 0.21]])
+  assert.deepEqual(parseCulprits('python3 63%, cc1 21%'), [
+    ['python3', 0.63],
+    ['cc1', 0.21],
+  ])
   assert.deepEqual(parseCulprits('pb neighbour 40%, garbage'), [['pb neighbour', 0.4]])
   assert.deepEqual(parseCulprits(undefined), [])
 })
 
 test('the end summary line: windows disturbed, redone (a later window of the cell exists), time waited, the top 3 commands by core-seconds', () => {
   const rows = [
-    disturbed(1, 'python3 50%, cc1 20%'), measurement({ repeat: 2 }), disturbed(3, 'python3 40%, node 30%, make 5%'), measurement({ repeat: 4 }),
+    disturbed(1, 'python3 50%, cc1 20%'),
+    measurement({ repeat: 2 }),
+    disturbed(3, 'python3 40%, node 30%, make 5%'),
+    measurement({ repeat: 4 }),
     // Another cell: its last window was disturbed and never redone (a budget ended it).
     disturbed(1, 'cc1 90%', { variant: 'pool-added' }),
   ]
-  const s = quietSummary({ measurements: rows, handshakes: [], websocket: [] }, { budget_s: 240, settle_s: 1.5, preflight: null, waits: 3, waited_s: 12.4, unquiet_waits: 0, spent_s: 18.4 })
+  const s = quietSummary(
+    { measurements: rows, handshakes: [], websocket: [] },
+    { budget_s: 240, settle_s: 1.5, preflight: null, waits: 3, waited_s: 12.4, unquiet_waits: 0, spent_s: 18.4 },
+  )
   assert.deepEqual([s.disturbed, s.redone, s.waitedS, s.waits], [3, 2, 12.4, 3])
-  assert.deepEqual(s.top.map((t) => [t.command, Number(t.coreS.toFixed(2))]), [['python3', 1.8], ['cc1', 2.2], ['node', 0.6]].sort((a, b) => (b[1] as number) - (a[1] as number)))
-  assert.equal(quietLine(s), 'other work: 3 windows disturbed, 2 redone, waited 12 s (3 waits); most CPU taken from the bench: cc1 2.2 core-s, python3 1.8 core-s, node 0.6 core-s')
+  assert.deepEqual(
+    s.top.map((t) => [t.command, Number(t.coreS.toFixed(2))]),
+    [
+      ['python3', 1.8],
+      ['cc1', 2.2],
+      ['node', 0.6],
+    ].sort((a, b) => (b[1] as number) - (a[1] as number)),
+  )
+  assert.equal(
+    quietLine(s),
+    'other work: 3 windows disturbed, 2 redone, waited 12 s (3 waits); most CPU taken from the bench: cc1 2.2 core-s, python3 1.8 core-s, node 0.6 core-s',
+  )
   // A quiet run says so; a run written before waits were recorded does not claim it waited 0 s.
-  assert.equal(quietLine(quietSummary({ measurements: [measurement({})], handshakes: [], websocket: [] }, { budget_s: 240, settle_s: 1.5, preflight: null, waits: 0, waited_s: 0, unquiet_waits: 0, spent_s: 0 })), 'other work: no window disturbed, nothing waited')
-  assert.match(quietLine(quietSummary({ measurements: rows, handshakes: [], websocket: [] }, undefined)), /redone, waits not recorded \(a run written before them\);/)
+  assert.equal(
+    quietLine(
+      quietSummary(
+        { measurements: [measurement({})], handshakes: [], websocket: [] },
+        { budget_s: 240, settle_s: 1.5, preflight: null, waits: 0, waited_s: 0, unquiet_waits: 0, spent_s: 0 },
+      ),
+    ),
+    'other work: no window disturbed, nothing waited',
+  )
+  assert.match(
+    quietLine(quietSummary({ measurements: rows, handshakes: [], websocket: [] }, undefined)),
+    /redone, waits not recorded \(a run written before them\);/,
+  )
 })

@@ -18,7 +18,13 @@ const cell = { series: 'tls-open', proxy: 'haproxy', version: '2.8.25', variant:
 
 test('raw file names round-trip for every kind, with the rate or WebSocket mode', () => {
   assert.equal(rawFile('/r', repeatStem(cell, 2, { rate: 700 }), 'open.json'), '/r/raw/tls-open-haproxy-2.8.25-pool-added-rsa4096-c1000-700rps-r2.open.json')
-  assert.deepEqual(parseRawName('tls-open-haproxy-2.8.25-pool-added-rsa4096-c1000-700rps-r2.open.json'), { ...cell, rate: 700, mode: null, repeat: 2, kind: 'open.json' })
+  assert.deepEqual(parseRawName('tls-open-haproxy-2.8.25-pool-added-rsa4096-c1000-700rps-r2.open.json'), {
+    ...cell,
+    rate: 700,
+    mode: null,
+    repeat: 2,
+    kind: 'open.json',
+  })
   const ws = { ...cell, series: 'ws-hold', proxy: 'envoy', version: '1.40.0', variant: 'ws-raised', keyType: 'ec256', connections: 1500 }
   assert.deepEqual(parseRawName(`${repeatStem(ws, 1, { mode: 'hold' })}.ws-hold.json`), { ...ws, rate: null, mode: 'hold', repeat: 1, kind: 'ws-hold.json' })
   const direct = { series: 'direct', proxy: 'direct', version: 'ce391f9ff9ea99eb', variant: 'direct', keyType: 'ec256', connections: 200 }
@@ -34,7 +40,8 @@ test("a user config's file name is made safe in raw and config names", () => {
 })
 
 test('other files are not raw outputs', () => {
-  for (const f of ['notes.txt', 'tls-open-haproxy-2.8.25-pool-added-rsa4096-c1000-r1.json', 'x-apache-1-article-ec256-c1-r1.wrk.txt']) assert.equal(parseRawName(f), null, f)
+  for (const f of ['notes.txt', 'tls-open-haproxy-2.8.25-pool-added-rsa4096-c1000-r1.json', 'x-apache-1-article-ec256-c1-r1.wrk.txt'])
+    assert.equal(parseRawName(f), null, f)
 })
 
 // Every cell the series plan, under every profile: its raw files must parse back to it, or the
@@ -46,7 +53,17 @@ test('every planned cell of every series and profile: its raw file name of every
     for (const [name, build] of Object.entries(SERIES_BUILDERS)) {
       const runDir = mkdtempSync(join(tmpdir(), 'pb-raw-names-'))
       try {
-        const ctx = { log: memoryLogger(), proxies: PROXIES, seed: 1, connections: profile.connections, backendVersion: 'ce391f9ff9ea99eb', profile, runDir, runId: 't', plan: { custom: [] } } as unknown as SeriesContext
+        const ctx = {
+          log: memoryLogger(),
+          proxies: PROXIES,
+          seed: 1,
+          connections: profile.connections,
+          backendVersion: 'ce391f9ff9ea99eb',
+          profile,
+          runDir,
+          runId: 't',
+          plan: { custom: [] },
+        } as unknown as SeriesContext
         for (const phase of build().phases) {
           const tasks = phase.tasks(ctx)
           for (const t of tasks) {
@@ -56,7 +73,17 @@ test('every planned cell of every series and profile: its raw file name of every
             seen.add(`${c.series}${c.streams ? ' m' : ''}${c.resumption ? ' resume' : ''}${c.bodyBytes ? ' json' : ''}`)
             if (checked.has(repeatStem(c, t.repeat))) continue
             checked.add(repeatStem(c, t.repeat))
-            const want: RawCell = { series: c.series, proxy: c.proxy, version: c.version, variant: safeVariant(c.variant), keyType: c.keyType, connections: c.connections, ...(c.bodyBytes ? { bodyBytes: c.bodyBytes } : {}), ...(c.streams ? { streams: c.streams } : {}), ...(c.resumption ? { resumption: c.resumption } : {}) }
+            const want: RawCell = {
+              series: c.series,
+              proxy: c.proxy,
+              version: c.version,
+              variant: safeVariant(c.variant),
+              keyType: c.keyType,
+              connections: c.connections,
+              ...(c.bodyBytes ? { bodyBytes: c.bodyBytes } : {}),
+              ...(c.streams ? { streams: c.streams } : {}),
+              ...(c.resumption ? { resumption: c.resumption } : {}),
+            }
             for (const part of [{}, { rate: 700 }, { mode: 'echo' }, { mode: 'hold' }] as RawPart[]) {
               for (const kind of RAW_KINDS) {
                 const file: string = `${repeatStem(c, t.repeat, part)}.${kind}`
@@ -67,7 +94,23 @@ test('every planned cell of every series and profile: its raw file name of every
             }
           }
           // Rows for the phases that read earlier ones (open-model rates from closed ceilings).
-          for (const t of tasks) if (t.subject && t.table === MEASUREMENTS && t.repeat === 1) appendRow(runDir, MEASUREMENTS, measurement({ series: t.subject.series, proxy: t.subject.proxy, version: t.subject.version, variant: t.subject.variant, key_type: t.subject.keyType, connections: t.subject.connections, repeat: t.repeat, rps: 20_000, streams: t.subject.streams ?? null }))
+          for (const t of tasks)
+            if (t.subject && t.table === MEASUREMENTS && t.repeat === 1)
+              appendRow(
+                runDir,
+                MEASUREMENTS,
+                measurement({
+                  series: t.subject.series,
+                  proxy: t.subject.proxy,
+                  version: t.subject.version,
+                  variant: t.subject.variant,
+                  key_type: t.subject.keyType,
+                  connections: t.subject.connections,
+                  repeat: t.repeat,
+                  rps: 20_000,
+                  streams: t.subject.streams ?? null,
+                }),
+              )
         }
       } finally {
         rmSync(runDir, { recursive: true, force: true })
@@ -75,7 +118,11 @@ test('every planned cell of every series and profile: its raw file name of every
     }
   }
   // The plans did reach the cells whose stems carry streams, resumption offers and body sizes, and the open phases.
-  for (const s of ['h2 m', 'h2-h1', 'resumption resume', 'scenarios json', 'tls-open', 'tls-calibration', 'pooling-open', 'ws-hold', 'bisect', 'capacity']) assert.ok([...seen].some((x) => x.startsWith(s)), `${s} among ${[...seen].sort().join(', ')}`)
+  for (const s of ['h2 m', 'h2-h1', 'resumption resume', 'scenarios json', 'tls-open', 'tls-calibration', 'pooling-open', 'ws-hold', 'bisect', 'capacity'])
+    assert.ok(
+      [...seen].some((x) => x.startsWith(s)),
+      `${s} among ${[...seen].sort().join(', ')}`,
+    )
 })
 
 test('the raw name rule knows every proxy and key type, and every raw kind the measuring code writes', () => {

@@ -15,7 +15,12 @@ const copy = (change: (dir: string) => void) => {
   return dir
 }
 const lines = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8').split('\n')
-const refused = (dir: string, re: RegExp) => assert.throws(() => loadRun(dir), (e: Error) => e instanceof UserError && re.test(e.message), re.source)
+const refused = (dir: string, re: RegExp) =>
+  assert.throws(
+    () => loadRun(dir),
+    (e: Error) => e instanceof UserError && re.test(e.message),
+    re.source,
+  )
 
 test('the fixture run loads: every table has rows and no repeat twice', () => {
   const r = loadRun(fixture)

@@ -22,9 +22,26 @@ test('ROW_SERIES lists exactly the series the harness writes (lib/series)', () =
   const scenarios = scenarioCells(PROXIES, { connections: 10, backendVersion: 'x', set: 'all', limit: { max: 100000, why: '' } }).map((c) => c.series)
   const capable = () => ({ capable: true, reason: 'test' })
   const h3 = h3Cells(PROXIES, 10, 'standard', 'x', capable)
-  const h3Open = h3OpenCombos(h3, h3.filter((c) => c.series === 'h3' && c.streams === 1).map((c) => measurement({ series: 'h3', proxy: c.proxy, version: c.version, streams: 1, rps: 1000 }))).map((x) => x.cell)
-  const protocols = [...h2Cells(PROXIES, 10, 'standard'), ...h3, ...h3Open, ...h3HandshakeCells(PROXIES, 'standard', capable), ...resumptionCells(PROXIES, 'standard')].map((c) => c.series)
-  const written = new Set([...pooling, OWN_RATE_SERIES, ...capacity, ...scenarios, ...protocols, BISECT_SERIES, ...[versionsSeries(), tlsSeries(), wsSeries(), l4Series()].flatMap((x) => x.phases.map((p) => p.name))])
+  const h3Open = h3OpenCombos(
+    h3,
+    h3.filter((c) => c.series === 'h3' && c.streams === 1).map((c) => measurement({ series: 'h3', proxy: c.proxy, version: c.version, streams: 1, rps: 1000 })),
+  ).map((x) => x.cell)
+  const protocols = [
+    ...h2Cells(PROXIES, 10, 'standard'),
+    ...h3,
+    ...h3Open,
+    ...h3HandshakeCells(PROXIES, 'standard', capable),
+    ...resumptionCells(PROXIES, 'standard'),
+  ].map((c) => c.series)
+  const written = new Set([
+    ...pooling,
+    OWN_RATE_SERIES,
+    ...capacity,
+    ...scenarios,
+    ...protocols,
+    BISECT_SERIES,
+    ...[versionsSeries(), tlsSeries(), wsSeries(), l4Series()].flatMap((x) => x.phases.map((p) => p.name)),
+  ])
   // tls-default-key writes default-keys.csv (lib/data/default-keys.ts), no table of ROW_SERIES.
   written.delete(DEFAULT_KEY_SERIES)
   assert.deepEqual([...new Set(Object.values(ROW_SERIES).flat())].sort(), [...written].sort())

@@ -7,7 +7,16 @@ import { measurement } from '../fixtures/rows.ts'
 test('an SLO reads latency bounds in us, ms or s and errors in percent, as upper bounds', () => {
   const slo = parseSlo(' p99 < 10ms, errors<0.1% ,p50<=500us,max<1.5s,p99.9<20ms')
   assert.equal(slo.text, 'p99<10ms,errors<0.1%,p50<=500us,max<1.5s,p99.9<20ms')
-  assert.deepEqual(slo.terms.map((t) => [t.metric, t.strict, t.limit]), [['p99', true, 10], ['errors', true, 0.001], ['p50', false, 0.5], ['max', true, 1500], ['p99.9', true, 20]])
+  assert.deepEqual(
+    slo.terms.map((t) => [t.metric, t.strict, t.limit]),
+    [
+      ['p99', true, 10],
+      ['errors', true, 0.001],
+      ['p50', false, 0.5],
+      ['max', true, 1500],
+      ['p99.9', true, 20],
+    ],
+  )
   assert.deepEqual(slo.terms.map(termText), ['p99 < 10 ms', 'errors < 0.1%', 'p50 <= 500 µs', 'max < 1.5 s', 'p99.9 < 20 ms'])
 })
 
@@ -27,7 +36,11 @@ test('a bad SLO is one line naming the term and the fix', () => {
     ['p99 10ms', /cannot read "p9910ms"/],
   ]
   for (const [value, re] of cases) {
-    assert.throws(() => parseSlo(value), (e: Error) => e instanceof UserError && re.test(e.message) && !e.message.includes('\n'), value)
+    assert.throws(
+      () => parseSlo(value),
+      (e: Error) => e instanceof UserError && re.test(e.message) && !e.message.includes('\n'),
+      value,
+    )
   }
   assert.throws(() => parseSlo('p99<1', 'measurements.csv:7'), /UserError: measurements\.csv:7: /)
 })

@@ -25,7 +25,11 @@ const base = {
 const help = new Map([['notebooks/run-all.mjs', '  --profile NAME  the profile\n  --series LIST   series']])
 
 test('a tree whose pages, comments and commands all resolve has no problems', () => {
-  const root = tree({ ...base, 'README.md': '[a](docs/a.md#known-heading)\n```\nnpm run bench -- --series tls\nnpx zx notebooks/run-all.mjs --profile smoke\n```\n`lib/core/x.ts`\n', 'lib/core/y.ts': '// see docs/a.md#known-heading\n' })
+  const root = tree({
+    ...base,
+    'README.md': '[a](docs/a.md#known-heading)\n```\nnpm run bench -- --series tls\nnpx zx notebooks/run-all.mjs --profile smoke\n```\n`lib/core/x.ts`\n',
+    'lib/core/y.ts': '// see docs/a.md#known-heading\n',
+  })
   assert.deepEqual(checkDocs({ root, scripts: ['bench', 'test'], help }), [])
 })
 
@@ -69,6 +73,9 @@ test('paths with placeholders match any one segment', () => {
 test('generated blocks are replaced by their producer, an unknown one is an error', () => {
   const md = 'a\n<!-- generated: x -->\nold\n<!-- /generated -->\nb\n'
   assert.deepEqual(blockNames(md), ['x'])
-  assert.equal(fillBlocks(md, 'p.md', () => 'new'), 'a\n<!-- generated: x -->\nnew\n<!-- /generated -->\nb\n')
+  assert.equal(
+    fillBlocks(md, 'p.md', () => 'new'),
+    'a\n<!-- generated: x -->\nnew\n<!-- /generated -->\nb\n',
+  )
   assert.throws(() => fillBlocks(md, 'p.md', () => undefined), /p\.md: unknown generated block "x"/)
 })

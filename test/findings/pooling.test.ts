@@ -9,14 +9,23 @@ const row = (proxy: string, variant: string, cpu: number, conns: number, extra: 
   two(measurement, { proxy, variant, backend_conns_per_1k_req: conns, ...extra }, 'proxy_cpu_us_per_req', cpu)
 
 const reuse = (proxy: string, variant: string, version: string) =>
-  proxy === 'nginx' ? ['pool-added', 'upstream-keepalive'].includes(variant) || (variant === 'upstream-default' && version === '1.31.3') : !['pool-removed', 'server-close'].includes(variant)
+  proxy === 'nginx'
+    ? ['pool-added', 'upstream-keepalive'].includes(variant) || (variant === 'upstream-default' && version === '1.31.3')
+    : !['pool-removed', 'server-close'].includes(variant)
 
 const rows = [
-  ...row('haproxy', 'article', 20, 0), ...row('haproxy', 'pool-added', 19, 0), ...row('haproxy', 'pool-removed', 60, 1000),
-  ...row('haproxy', 'reuse-never', 21, 0), ...row('haproxy', 'server-close', 62, 1000),
-  ...row('nginx', 'article', 70, 1000, { version: '1.31.3' }), ...row('nginx', 'pool-added', 22, 1, { version: '1.31.3' }), ...row('nginx', 'pool-removed', 66, 1000, { version: '1.31.3' }),
-  ...row('nginx', 'literal', 70, 1000, { version: '1.31.3' }), ...row('nginx', 'upstream-default', 30, 2, { version: '1.31.3' }),
-  ...row('nginx', 'literal', 50, 1000, { version: '1.22.1' }), ...row('nginx', 'upstream-default', 51, 1000, { version: '1.22.1' }),
+  ...row('haproxy', 'article', 20, 0),
+  ...row('haproxy', 'pool-added', 19, 0),
+  ...row('haproxy', 'pool-removed', 60, 1000),
+  ...row('haproxy', 'reuse-never', 21, 0),
+  ...row('haproxy', 'server-close', 62, 1000),
+  ...row('nginx', 'article', 70, 1000, { version: '1.31.3' }),
+  ...row('nginx', 'pool-added', 22, 1, { version: '1.31.3' }),
+  ...row('nginx', 'pool-removed', 66, 1000, { version: '1.31.3' }),
+  ...row('nginx', 'literal', 70, 1000, { version: '1.31.3' }),
+  ...row('nginx', 'upstream-default', 30, 2, { version: '1.31.3' }),
+  ...row('nginx', 'literal', 50, 1000, { version: '1.22.1' }),
+  ...row('nginx', 'upstream-default', 51, 1000, { version: '1.22.1' }),
 ]
 
 const find = (f: ReturnType<typeof poolingFindings>, id: string) => f.find((x) => x.id === id)!
@@ -30,7 +39,10 @@ test('findings hold on data shaped like the seed, each figure with its interval'
   assert.equal(by.F1!.figure, 'haproxy 20.0 (0 conns/1k) < nginx 70.0 (1000 conns/1k) µs/req; less pooled / more pooled: nginx/haproxy 3.50 [3.39, 3.60]')
   assert.equal(by.F2!.verdict, 'held')
   assert.match(by.F2!.figure, /haproxy 3\.16x \[3\.07, 3\.26\], nginx 3\.00x \[2\.91, 3\.09\]; nginx article\/pool-removed 1\.06 \[1\.03, 1\.09\]/)
-  assert.deepEqual(by.F2!.intervals!.map((i) => i.label), ['haproxy pool-removed/pool-added', 'nginx pool-removed/pool-added', 'nginx article/pool-removed'])
+  assert.deepEqual(
+    by.F2!.intervals!.map((i) => i.label),
+    ['haproxy pool-removed/pool-added', 'nginx pool-removed/pool-added', 'nginx article/pool-removed'],
+  )
   assert.equal(by.F3!.verdict, 'info')
   assert.equal(by.F4!.verdict, 'held')
   assert.equal(by.F7!.verdict, 'held')
@@ -51,7 +63,10 @@ test('a finding that does not hold says so with its figure; invalid rows are ign
 
 test('nothing measured: every finding says not measured, none claims to hold', () => {
   const f = poolingFindings([], reuse)
-  assert.ok(f.every((x) => x.verdict === 'not measured'), JSON.stringify(f))
+  assert.ok(
+    f.every((x) => x.verdict === 'not measured'),
+    JSON.stringify(f),
+  )
   // Not measured has one mark, the claims ledger's (lib/core/verdict.ts).
   assert.match(formatFindings(f), /· F1 same configs/)
 })
@@ -67,10 +82,17 @@ test('the pool detector finding names cells that contradict the documentation', 
 })
 
 // Five interleaved rounds per cell; the pool-added cell is flat, so the spread of the ratio is pool-removed's.
-const f2 = (removed: number[]) => find(poolingFindings([
-  ...cpuRepeats({ variant: 'pool-added', series: 'pool-added' }, [20, 20, 20, 20, 20]),
-  ...cpuRepeats({ variant: 'pool-removed', series: 'pool-removed' }, removed),
-], reuse), 'F2')
+const f2 = (removed: number[]) =>
+  find(
+    poolingFindings(
+      [
+        ...cpuRepeats({ variant: 'pool-added', series: 'pool-added' }, [20, 20, 20, 20, 20]),
+        ...cpuRepeats({ variant: 'pool-removed', series: 'pool-removed' }, removed),
+      ],
+      reuse,
+    ),
+    'F2',
+  )
 
 test('F2 three ways: held above 1.7, not held below, inconclusive when the interval straddles 1.7', () => {
   const held = f2([60, 62, 58, 61, 59])
@@ -85,20 +107,32 @@ test('F2 three ways: held above 1.7, not held below, inconclusive when the inter
 })
 
 test('F2: one proxy decided wrong is not held even when another straddles; single repeats decide nothing', () => {
-  const mixed = poolingFindings([
-    ...cpuRepeats({ variant: 'pool-added' }, [20, 20, 20, 20, 20]), ...cpuRepeats({ variant: 'pool-removed' }, [28, 40, 30, 38, 34]),
-    ...cpuRepeats({ proxy: 'caddy', variant: 'pool-added' }, [20, 20, 20, 20, 20]), ...cpuRepeats({ proxy: 'caddy', variant: 'pool-removed' }, [25, 26, 24, 25, 27]),
-  ], reuse)
+  const mixed = poolingFindings(
+    [
+      ...cpuRepeats({ variant: 'pool-added' }, [20, 20, 20, 20, 20]),
+      ...cpuRepeats({ variant: 'pool-removed' }, [28, 40, 30, 38, 34]),
+      ...cpuRepeats({ proxy: 'caddy', variant: 'pool-added' }, [20, 20, 20, 20, 20]),
+      ...cpuRepeats({ proxy: 'caddy', variant: 'pool-removed' }, [25, 26, 24, 25, 27]),
+    ],
+    reuse,
+  )
   assert.equal(find(mixed, 'F2').verdict, 'not held')
   const single = find(poolingFindings([...cpuRepeats({ variant: 'pool-added' }, [20]), ...cpuRepeats({ variant: 'pool-removed' }, [60])], reuse), 'F2')
   assert.equal(single.verdict, 'inconclusive')
   assert.equal(single.figure, 'haproxy 3.00x [1 repeat]')
 })
 
-const f7 = (upstream: number[]) => find(poolingFindings([
-  ...cpuRepeats({ proxy: 'nginx', variant: 'literal', series: 'nginx-keepalive' }, [70, 70, 70, 70, 70]),
-  ...cpuRepeats({ proxy: 'nginx', variant: 'upstream-default', series: 'nginx-keepalive' }, upstream),
-], reuse), 'F7')
+const f7 = (upstream: number[]) =>
+  find(
+    poolingFindings(
+      [
+        ...cpuRepeats({ proxy: 'nginx', variant: 'literal', series: 'nginx-keepalive' }, [70, 70, 70, 70, 70]),
+        ...cpuRepeats({ proxy: 'nginx', variant: 'upstream-default', series: 'nginx-keepalive' }, upstream),
+      ],
+      reuse,
+    ),
+    'F7',
+  )
 
 test('F7 three ways: held at or below 0.6x literal, not held above, inconclusive when straddling', () => {
   assert.equal(f7([30, 31, 29, 30, 32]).verdict, 'held')
@@ -109,10 +143,17 @@ test('F7 three ways: held at or below 0.6x literal, not held above, inconclusive
 })
 
 test('F1: a pair contradicts only when decided; an undecided pair leaves the ranking inconclusive', () => {
-  const same = (nginx: number[]) => find(poolingFindings([
-    ...cpuRepeats({ variant: 'article', backend_conns_per_1k_req: 0 }, [40, 40, 40, 40, 40]),
-    ...cpuRepeats({ proxy: 'nginx', variant: 'article', backend_conns_per_1k_req: 1000 }, nginx),
-  ], reuse), 'F1')
+  const same = (nginx: number[]) =>
+    find(
+      poolingFindings(
+        [
+          ...cpuRepeats({ variant: 'article', backend_conns_per_1k_req: 0 }, [40, 40, 40, 40, 40]),
+          ...cpuRepeats({ proxy: 'nginx', variant: 'article', backend_conns_per_1k_req: 1000 }, nginx),
+        ],
+        reuse,
+      ),
+      'F1',
+    )
   assert.equal(same([70, 72, 68, 71, 69]).verdict, 'held')
   const contradiction = same([30, 31, 29, 30, 32])
   assert.equal(contradiction.verdict, 'not held')

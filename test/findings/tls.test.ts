@@ -9,8 +9,15 @@ const m = (f: Partial<Measurement>): Measurement => measurement({ series: 'tls-c
 const h = (proxy: string, key_type: string, cost: number): Handshake[] => two(handshake, { proxy, key_type }, 'proxy_cpu_us_per_handshake', cost)
 
 test('F5: key-type ratio per proxy and Go vs OpenSSL on rsa4096, with intervals', () => {
-  const hs = [...h('haproxy', 'ec256', 300), ...h('haproxy', 'rsa4096', 4000), ...h('nginx', 'ec256', 320), ...h('nginx', 'rsa4096', 4200), ...h('caddy', 'ec256', 350), ...h('caddy', 'rsa4096', 8000),
-    handshake({ proxy: 'caddy', key_type: 'rsa4096', repeat: 3, proxy_cpu_us_per_handshake: 99_999, status: 'invalid', resumed: 5 })]
+  const hs = [
+    ...h('haproxy', 'ec256', 300),
+    ...h('haproxy', 'rsa4096', 4000),
+    ...h('nginx', 'ec256', 320),
+    ...h('nginx', 'rsa4096', 4200),
+    ...h('caddy', 'ec256', 350),
+    ...h('caddy', 'rsa4096', 8000),
+    handshake({ proxy: 'caddy', key_type: 'rsa4096', repeat: 3, proxy_cpu_us_per_handshake: 99_999, status: 'invalid', resumed: 5 }),
+  ]
   const [ratio, go] = tlsFindings(hs, [])
   assert.equal(ratio!.verdict, 'held')
   assert.equal(ratio!.figure, 'caddy 350 → 8000 µs (22.9x [22.1, 23.7]), haproxy 300 → 4000 µs (13.3x [12.9, 13.8]), nginx 320 → 4200 µs (13.1x [12.7, 13.6])')
@@ -19,7 +26,10 @@ test('F5: key-type ratio per proxy and Go vs OpenSSL on rsa4096, with intervals'
   const weak = tlsFindings([...h('haproxy', 'ec256', 700), ...h('haproxy', 'rsa4096', 5000)], [])
   assert.equal(weak[0]!.verdict, 'not held')
   assert.equal(weak[1]!.verdict, 'not measured')
-  const single = tlsFindings([handshake({ key_type: 'ec256', proxy_cpu_us_per_handshake: 300 }), handshake({ key_type: 'rsa4096', proxy_cpu_us_per_handshake: 4000 })], [])
+  const single = tlsFindings(
+    [handshake({ key_type: 'ec256', proxy_cpu_us_per_handshake: 300 }), handshake({ key_type: 'rsa4096', proxy_cpu_us_per_handshake: 4000 })],
+    [],
+  )
   assert.equal(single[0]!.verdict, 'inconclusive', 'one repeat decides nothing')
 })
 
@@ -29,24 +39,45 @@ const collapsed = { max_vus: 1000, dropped: 5000, status: 'invalid', reason: 'er
 
 test('F6: ec256 holds and the Go proxies collapse with rsa4096; calibration names the failing step', () => {
   const rows = [
-    open('haproxy', 'ec256'), open('haproxy', 'rsa4096', { max_vus: 300, dropped: 10 }),
-    open('traefik', 'ec256'), open('traefik', 'rsa4096', collapsed),
+    open('haproxy', 'ec256'),
+    open('haproxy', 'rsa4096', { max_vus: 300, dropped: 10 }),
+    open('traefik', 'ec256'),
+    open('traefik', 'rsa4096', collapsed),
     m({ series: 'tls-ceiling', proxy: 'haproxy', rps: 30_000 }),
     m({ series: 'tls-calibration', model: 'open', target_rps: 7500, rps: 7490, proxy_cpu_share: 0.3, generator_cpu_share: 0.5 }),
-    m({ series: 'tls-calibration', model: 'open', target_rps: 15_000, rps: 12_000, requests: 12_000, dropped: 3000, proxy_cpu_share: 0.52, generator_cpu_share: 0.97 }),
+    m({
+      series: 'tls-calibration',
+      model: 'open',
+      target_rps: 15_000,
+      rps: 12_000,
+      requests: 12_000,
+      dropped: 3000,
+      proxy_cpu_share: 0.52,
+      generator_cpu_share: 0.97,
+    }),
   ]
   const [, , f6, calib] = tlsFindings([], rows)
   assert.equal(f6!.verdict, 'held')
-  assert.match(f6!.figure, /traefik ec256 0\.0% failed, 20 VUs \/ rsa4096 [\d.]+% failed, 1000 VUs \(median repeat; valid rows and rows invalid only because requests failed: errors, dropped iterations, a rate not reached\)$/)
+  assert.match(
+    f6!.figure,
+    /traefik ec256 0\.0% failed, 20 VUs \/ rsa4096 [\d.]+% failed, 1000 VUs \(median repeat; valid rows and rows invalid only because requests failed: errors, dropped iterations, a rate not reached\)$/,
+  )
   assert.equal(calib!.verdict, 'info')
-  assert.equal(calib!.figure, 'haproxy fails at 15000 rps (achieved 12000, 20.0% failed) with the proxy at 52% CPU and the generator at 97%; closed model: 30000 rps')
+  assert.equal(
+    calib!.figure,
+    'haproxy fails at 15000 rps (achieved 12000, 20.0% failed) with the proxy at 52% CPU and the generator at 97%; closed model: 30000 rps',
+  )
 })
 
 test('F6: collapse and holding are judged on the median repeat, not the worst; an even split is inconclusive', () => {
-  const f6 = (ec: Partial<Measurement>[]) => tlsFindings([], [
-    ...ec.map((f, i) => open('traefik', 'ec256', { repeat: i + 1, ...f })),
-    ...[1, 2, 3].map((repeat) => open('traefik', 'rsa4096', { repeat, ...collapsed })),
-  ])[2]!
+  const f6 = (ec: Partial<Measurement>[]) =>
+    tlsFindings(
+      [],
+      [
+        ...ec.map((f, i) => open('traefik', 'ec256', { repeat: i + 1, ...f })),
+        ...[1, 2, 3].map((repeat) => open('traefik', 'rsa4096', { repeat, ...collapsed })),
+      ],
+    )[2]!
   // One bad repeat out of three: the median repeat holds.
   assert.equal(f6([{}, { max_vus: 900, dropped: 600 }, {}]).verdict, 'held')
   assert.equal(f6([{ max_vus: 900, dropped: 600 }, { max_vus: 900, dropped: 600 }, {}]).verdict, 'not held')
@@ -61,7 +92,10 @@ test('F6: nothing usable is not measured, never a vacuous held', () => {
   const [, , f6] = tlsFindings([], rows)
   assert.equal(f6!.verdict, 'not measured')
   // A row with the error rate and another fault is left out too.
-  const mixed = tlsFindings([], [open('traefik', 'ec256'), open('traefik', 'rsa4096', { ...collapsed, reason: 'errors 31.2% >= 1%; generator saturated: 95% of its cpuset >= 90%' })])[2]!
+  const mixed = tlsFindings(
+    [],
+    [open('traefik', 'ec256'), open('traefik', 'rsa4096', { ...collapsed, reason: 'errors 31.2% >= 1%; generator saturated: 95% of its cpuset >= 90%' })],
+  )[2]!
   assert.equal(mixed.verdict, 'inconclusive', 'ec256 held, the Go collapse was not measured')
 })
 
@@ -76,11 +110,28 @@ test('F6 judges the seed-fraction rate (tls-open); the half-ceiling rows (tls-op
   const { tlsFindings } = await import('../../lib/findings/tls.ts')
   const { measurement } = await import('../fixtures/rows.ts')
   const row = (series: string, proxy: string, key_type: 'ec256' | 'rsa4096', target_rps: number, failed: boolean, repeat: number) =>
-    measurement({ series, model: 'open', variant: 'pool-added', proxy, key_type, target_rps, connections: 1000, requests: failed ? 2_000 : 10_000, errors: failed ? 8_000 : 0, dropped: 0, max_vus: failed ? 1000 : 20, repeat, status: failed ? 'invalid' : 'valid', reason: failed ? 'errors 80.0% >= 1%' : '' })
+    measurement({
+      series,
+      model: 'open',
+      variant: 'pool-added',
+      proxy,
+      key_type,
+      target_rps,
+      connections: 1000,
+      requests: failed ? 2_000 : 10_000,
+      errors: failed ? 8_000 : 0,
+      dropped: 0,
+      max_vus: failed ? 1000 : 20,
+      repeat,
+      status: failed ? 'invalid' : 'valid',
+      reason: failed ? 'errors 80.0% >= 1%' : '',
+    })
   const rows = [1, 2].flatMap((r) => [
-    row('tls-open', 'traefik', 'ec256', 600, false, r), row('tls-open', 'traefik', 'rsa4096', 600, true, r),
+    row('tls-open', 'traefik', 'ec256', 600, false, r),
+    row('tls-open', 'traefik', 'rsa4096', 600, true, r),
     // At half the ceiling even EC-256 collapses: recorded, never turning the seed-rate verdict.
-    row('tls-open-half', 'traefik', 'ec256', 4500, true, r), row('tls-open-half', 'traefik', 'rsa4096', 4500, true, r),
+    row('tls-open-half', 'traefik', 'ec256', 4500, true, r),
+    row('tls-open-half', 'traefik', 'rsa4096', 4500, true, r),
   ])
   const f6 = tlsFindings([], rows).filter((f) => f.id === 'F6')
   assert.equal(f6[0]!.verdict, 'held')
@@ -88,5 +139,12 @@ test('F6 judges the seed-fraction rate (tls-open); the half-ceiling rows (tls-op
   assert.equal(f6[1]!.verdict, 'info')
   assert.match(f6[1]!.title, /half HAProxy's ceiling, 4500 rps/)
   assert.match(f6[1]!.figure, /traefik ec256 80\.0% failed, 1,?000 VUs/)
-  assert.equal(tlsFindings([], rows.filter((r) => r.series === 'tls-open')).filter((f) => f.id === 'F6').length, 2, 'no half-rate line without its rows (the calibration line stays)')
+  assert.equal(
+    tlsFindings(
+      [],
+      rows.filter((r) => r.series === 'tls-open'),
+    ).filter((f) => f.id === 'F6').length,
+    2,
+    'no half-rate line without its rows (the calibration line stays)',
+  )
 })

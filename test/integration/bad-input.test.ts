@@ -131,19 +131,84 @@ const CASES: Case[] = [
   { what: 'aggregate --run missing', argv: ['notebooks/12-aggregate.mjs', '--run', join(T, 'no-such-run')], names: 'no-such-run' },
   { what: 'aggregate --run is a file', argv: ['notebooks/12-aggregate.mjs', '--run', aFile], names: 'a-file.txt' },
   { what: 'aggregate --run empty dir', argv: ['notebooks/12-aggregate.mjs', '--run', dir('empty-run')], names: 'empty-run' },
-  { what: 'csv wrong header', argv: ['notebooks/12-aggregate.mjs', '--run', run('wrong-header', (d) => editCsv(d, 'measurements.csv', (l) => (l[0] = l[0]!.replace('proxy_cpu_us_per_req', 'cpu'))))], names: 'measurements.csv' },
-  { what: 'csv not a number', argv: ['notebooks/12-aggregate.mjs', '--run', run('nan', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 1, 'rps', 'fast')))], names: 'measurements.csv:2' },
-  { what: 'csv bad status', argv: ['notebooks/12-aggregate.mjs', '--run', run('status', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 3, 'status', 'splendid')))], names: 'measurements.csv:4' },
-  { what: 'csv short row', argv: ['notebooks/12-aggregate.mjs', '--run', run('short', (d) => editCsv(d, 'measurements.csv', (l) => (l[2] = l[2]!.split(',').slice(0, 5).join(','))))], names: 'measurements.csv:3' },
-  { what: 'handshakes.csv not a number', argv: ['notebooks/12-aggregate.mjs', '--run', run('hs', (d) => editCsv(d, 'handshakes.csv', (l) => (l[1] = l[1]!.replace(/,(\d+),/, ',many,'))))], names: 'handshakes.csv:2' },
-  { what: 'manifest bad JSON', argv: ['notebooks/12-aggregate.mjs', '--run', run('badjson', (d) => writeFileSync(join(d, 'manifest.json'), '{"run_id": "q1",'))], names: 'manifest.json' },
-  { what: 'manifest schema_version', argv: ['notebooks/12-aggregate.mjs', '--run', run('schema', (d) => writeFileSync(join(d, 'manifest.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')), schema_version: 99 })))], names: 'manifest.json' },
-  { what: 'manifest not an object', argv: ['notebooks/12-aggregate.mjs', '--run', run('array', (d) => writeFileSync(join(d, 'manifest.json'), '[]'))], names: 'manifest.json' },
-  { what: 'report csv bad status', argv: ['notebooks/13-report.mjs', '--run', run('rstatus', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 3, 'status', 'splendid'))), '--site', join(T, 'site'), '--no-pdf'], names: 'measurements.csv:4' },
-  { what: 'report manifest bad JSON', argv: ['notebooks/13-report.mjs', '--run', join(T, 'badjson'), '--site', join(T, 'site'), '--no-pdf'], names: 'manifest.json' },
+  {
+    what: 'csv wrong header',
+    argv: [
+      'notebooks/12-aggregate.mjs',
+      '--run',
+      run('wrong-header', (d) => editCsv(d, 'measurements.csv', (l) => (l[0] = l[0]!.replace('proxy_cpu_us_per_req', 'cpu')))),
+    ],
+    names: 'measurements.csv',
+  },
+  {
+    what: 'csv not a number',
+    argv: ['notebooks/12-aggregate.mjs', '--run', run('nan', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 1, 'rps', 'fast')))],
+    names: 'measurements.csv:2',
+  },
+  {
+    what: 'csv bad status',
+    argv: ['notebooks/12-aggregate.mjs', '--run', run('status', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 3, 'status', 'splendid')))],
+    names: 'measurements.csv:4',
+  },
+  {
+    what: 'csv short row',
+    argv: ['notebooks/12-aggregate.mjs', '--run', run('short', (d) => editCsv(d, 'measurements.csv', (l) => (l[2] = l[2]!.split(',').slice(0, 5).join(','))))],
+    names: 'measurements.csv:3',
+  },
+  {
+    what: 'handshakes.csv not a number',
+    argv: ['notebooks/12-aggregate.mjs', '--run', run('hs', (d) => editCsv(d, 'handshakes.csv', (l) => (l[1] = l[1]!.replace(/,(\d+),/, ',many,'))))],
+    names: 'handshakes.csv:2',
+  },
+  {
+    what: 'manifest bad JSON',
+    argv: ['notebooks/12-aggregate.mjs', '--run', run('badjson', (d) => writeFileSync(join(d, 'manifest.json'), '{"run_id": "q1",'))],
+    names: 'manifest.json',
+  },
+  {
+    what: 'manifest schema_version',
+    argv: [
+      'notebooks/12-aggregate.mjs',
+      '--run',
+      run('schema', (d) =>
+        writeFileSync(join(d, 'manifest.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')), schema_version: 99 })),
+      ),
+    ],
+    names: 'manifest.json',
+  },
+  {
+    what: 'manifest not an object',
+    argv: ['notebooks/12-aggregate.mjs', '--run', run('array', (d) => writeFileSync(join(d, 'manifest.json'), '[]'))],
+    names: 'manifest.json',
+  },
+  {
+    what: 'report csv bad status',
+    argv: [
+      'notebooks/13-report.mjs',
+      '--run',
+      run('rstatus', (d) => editCsv(d, 'measurements.csv', (l) => setColumn(l, 3, 'status', 'splendid'))),
+      '--site',
+      join(T, 'site'),
+      '--no-pdf',
+    ],
+    names: 'measurements.csv:4',
+  },
+  {
+    what: 'report manifest bad JSON',
+    argv: ['notebooks/13-report.mjs', '--run', join(T, 'badjson'), '--site', join(T, 'site'), '--no-pdf'],
+    names: 'manifest.json',
+  },
   { what: 'report without --run', argv: ['notebooks/13-report.mjs', '--site', join(T, 'site')], names: '--run' },
-  { what: 'report baseline unknown', argv: ['notebooks/13-report.mjs', '--run', goodRun, '--baseline', 'no-such-baseline', '--site', join(T, 'site'), '--no-pdf'], names: 'no-such-baseline' },
-  { what: 'report baseline broken CSV', argv: ['notebooks/13-report.mjs', '--run', goodRun, '--baseline', brokenBaselineId, '--site', join(T, 'site'), '--no-pdf'], names: `${brokenBaselineId}/measurements.csv:3` },
+  {
+    what: 'report baseline unknown',
+    argv: ['notebooks/13-report.mjs', '--run', goodRun, '--baseline', 'no-such-baseline', '--site', join(T, 'site'), '--no-pdf'],
+    names: 'no-such-baseline',
+  },
+  {
+    what: 'report baseline broken CSV',
+    argv: ['notebooks/13-report.mjs', '--run', goodRun, '--baseline', brokenBaselineId, '--site', join(T, 'site'), '--no-pdf'],
+    names: `${brokenBaselineId}/measurements.csv:3`,
+  },
   { what: 'report site is a file', argv: ['notebooks/13-report.mjs', '--run', goodRun, '--site', aFile, '--no-pdf'], names: 'a-file.txt' },
   { what: 'promote without RUN_DIR', argv: ['notebooks/promote.mjs'], names: 'RUN_DIR' },
   { what: 'promote missing dir', argv: ['notebooks/promote.mjs', join(T, 'no-such-run')], names: 'no-such-run' },
@@ -153,18 +218,38 @@ const CASES: Case[] = [
   { what: 'pool-table proxies unknown', argv: ['notebooks/pool-table.mjs', '--proxies', 'apache'], names: 'apache' },
   // Finished runs a user broke, and places publish cannot write (docs/reliability.md "Bad input").
   { what: 'aggregate csv header only', argv: ['notebooks/12-aggregate.mjs', '--run', headerOnly], names: 'measurements.csv:1' },
-  { what: 'report csv header only', argv: ['notebooks/13-report.mjs', '--run', headerOnly, '--site', join(T, 'site'), '--no-pdf'], names: 'measurements.csv:1' },
+  {
+    what: 'report csv header only',
+    argv: ['notebooks/13-report.mjs', '--run', headerOnly, '--site', join(T, 'site'), '--no-pdf'],
+    names: 'measurements.csv:1',
+  },
   { what: 'aggregate csv repeat twice', argv: ['notebooks/12-aggregate.mjs', '--run', pasted], names: `measurements.csv:${pastedLine}` },
-  { what: 'report csv repeat twice', argv: ['notebooks/13-report.mjs', '--run', pasted, '--site', join(T, 'site'), '--no-pdf'], names: `measurements.csv:${pastedLine}` },
+  {
+    what: 'report csv repeat twice',
+    argv: ['notebooks/13-report.mjs', '--run', pasted, '--site', join(T, 'site'), '--no-pdf'],
+    names: `measurements.csv:${pastedLine}`,
+  },
   { what: 'promote csv repeat twice', argv: ['notebooks/promote.mjs', pasted, '--id', `zz-never-${process.pid}`], names: `measurements.csv:${pastedLine}` },
   { what: 'publish --to inside a file', argv: ['notebooks/publish.mjs', '--site', builtSite, '--to', join(aFile, 'pages')], names: '--to' },
-  { what: 'publish --to not writable', argv: ['notebooks/publish.mjs', '--site', builtSite, '--to', `/proc/pb-pages-${process.pid}`], names: `/proc/pb-pages-${process.pid}` },
+  {
+    what: 'publish --to not writable',
+    argv: ['notebooks/publish.mjs', '--site', builtSite, '--to', `/proc/pb-pages-${process.pid}`],
+    names: `/proc/pb-pages-${process.pid}`,
+  },
   { what: 'publish --site without a site', argv: ['notebooks/publish.mjs', '--site', dir('no-site'), '--to', join(T, 'pages')], names: 'no-site' },
   { what: 'publish nothing to do', argv: ['notebooks/publish.mjs', '--site', builtSite], names: '--to' },
   // Every run flag added since this corpus was written (lib/cli/run-flags.ts RUN_FLAGS; the test below checks the list).
   { what: 'allow-changes without resume', argv: RUN('--allow-changes'), names: '--allow-changes' },
-  { what: 'hosts unknown scheme', argv: RUN('--hosts', 'proxy=ftp://h1 backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'), names: 'ftp://' },
-  { what: 'hosts with native', argv: RUN('--runtime', 'native', '--hosts', 'proxy=unix:///var/run/docker.sock backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'), names: '--hosts' },
+  {
+    what: 'hosts unknown scheme',
+    argv: RUN('--hosts', 'proxy=ftp://h1 backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'),
+    names: 'ftp://',
+  },
+  {
+    what: 'hosts with native',
+    argv: RUN('--runtime', 'native', '--hosts', 'proxy=unix:///var/run/docker.sock backend=unix:///var/run/docker.sock generator=unix:///var/run/docker.sock'),
+    names: '--hosts',
+  },
   { what: 'hosts topology missing', argv: RUN('--hosts', join(T, 'no-topology.yaml')), names: 'no-topology.yaml' },
   { what: 'variants unknown', argv: RUN('--variants', 'article,bogus'), names: 'bogus' },
   { what: 'key-types unknown', argv: RUN('--key-types', 'rsa1024'), names: 'rsa1024' },
@@ -181,7 +266,11 @@ const CASES: Case[] = [
   { what: 'fail-on not a gate', argv: RUN('--fail-on', 'sometimes'), names: 'sometimes' },
   { what: 'fail-on unknown claim', argv: RUN('--fail-on', 'claim:no-such-claim!=reproduced'), names: 'no-such-claim' },
   { what: 'fail-on regression without baseline', argv: RUN('--fail-on', 'regression>10%'), names: '--fail-on' },
-  { what: 'report fail-on unknown finding', argv: ['notebooks/13-report.mjs', '--run', goodRun, '--site', join(T, 'site'), '--no-pdf', '--fail-on', 'finding:F9'], names: 'F9' },
+  {
+    what: 'report fail-on unknown finding',
+    argv: ['notebooks/13-report.mjs', '--run', goodRun, '--site', join(T, 'site'), '--no-pdf', '--fail-on', 'finding:F9'],
+    names: 'F9',
+  },
   { what: 'pin-versions without a version', argv: ['notebooks/run-all.mjs', '--pin-versions', 'nginx', ...out('pv1')], names: '--pin-versions' },
   { what: 'pin-versions not in the catalog', argv: ['notebooks/run-all.mjs', '--pin-versions', 'nginx=9.9.9', ...out('pv2')], names: '9.9.9' },
   { what: 'wait-quiet not a number', argv: ['notebooks/run-all.mjs', '--wait-quiet', 'abc', ...out('wq')], names: '--wait-quiet abc' },
@@ -190,12 +279,16 @@ const CASES: Case[] = [
   { what: 'stability apart not minutes', argv: ['bench/stability.mjs', '--runs', '2', '--apart', 'soon', '--out', join(T, 'stab')], names: '--apart soon' },
   { what: 'bisect without --proxy', argv: ['notebooks/bisect.mjs', ...out('b1')], names: '--proxy' },
   { what: 'bisect two proxies', argv: ['notebooks/bisect.mjs', '--proxy', 'nginx,haproxy', ...out('b2')], names: '--proxy nginx,haproxy' },
-  { what: 'bisect tags-from with native', argv: ['notebooks/bisect.mjs', '--proxy', 'nginx', '--tags-from', '127.0.0.1:1/nginx', '--runtime', 'native', ...out('b3')], names: '--runtime native' },
+  {
+    what: 'bisect tags-from with native',
+    argv: ['notebooks/bisect.mjs', '--proxy', 'nginx', '--tags-from', '127.0.0.1:1/nginx', '--runtime', 'native', ...out('b3')],
+    names: '--runtime native',
+  },
 ]
 
 /** Run flags the corpus has no bad value for, and why (a boolean or a path has no malformed form before setup). */
 const FLAGS_WITHOUT_A_CASE: Record<string, string> = {
-  'no-report': 'a boolean: any value given to it is parseArgs\' one-line error, as for every notebook\'s unknown flag',
+  'no-report': "a boolean: any value given to it is parseArgs' one-line error, as for every notebook's unknown flag",
   'no-pdf': 'a boolean (as no-report)',
   json: 'a boolean (as no-report)',
   'no-counts': 'a boolean (as no-report)',
@@ -216,7 +309,14 @@ function snapshot(roots: string[]): Map<string, string> {
     if (!existsSync(p)) return
     const st = statSync(p)
     if (st.isDirectory()) {
-      out.set(p + '/', String(readdirSync(p).filter((f) => !(p === certsDir && f.startsWith('.'))).sort()))
+      out.set(
+        p + '/',
+        String(
+          readdirSync(p)
+            .filter((f) => !(p === certsDir && f.startsWith('.')))
+            .sort(),
+        ),
+      )
       for (const f of readdirSync(p)) if (!(p === certsDir && f.startsWith('.'))) walk(join(p, f))
     } else out.set(p, `${st.mtimeMs}:${st.size}`)
   }
@@ -233,7 +333,12 @@ interface Result {
 function runCase(c: Case): Promise<Result> {
   const t0 = Date.now()
   return new Promise((resolve) => {
-    const child = spawn(join(repoRoot, 'node_modules/.bin/zx'), c.argv, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'], detached: true, env: { ...process.env, FORCE_COLOR: '0' } })
+    const child = spawn(join(repoRoot, 'node_modules/.bin/zx'), c.argv, {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+      env: { ...process.env, FORCE_COLOR: '0' },
+    })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
     // Past 60 s it has gone beyond parsing into setup: stopped, and a failure (exit null).
@@ -276,10 +381,15 @@ test(`malformed inputs: ${CASES.length} cases, each one clear line, no stack tra
   const traces = results.filter((x) => x.problems.includes('stack trace')).length
   for (const x of results) {
     const line = x.r.stderr.split('\n').filter((l) => l.trim())[0] ?? ''
-    console.log(`${x.problems.length ? '✗' : '✓'} ${x.c.what.padEnd(34)} ${String(x.r.code).padStart(3)} ${(x.r.ms / 1000).toFixed(1)}s  ${x.problems.length ? `[${x.problems.join('; ')}] ` : ''}${line.slice(0, 160)}`)
+    console.log(
+      `${x.problems.length ? '✗' : '✓'} ${x.c.what.padEnd(34)} ${String(x.r.code).padStart(3)} ${(x.r.ms / 1000).toFixed(1)}s  ${x.problems.length ? `[${x.problems.join('; ')}] ` : ''}${line.slice(0, 160)}`,
+    )
   }
   for (const c of changed) console.log(`changed: ${c}`)
   console.log(`${clear}/${CASES.length} clear one-line errors, ${traces} stack traces, ${changed.length} files changed`)
   assert.deepEqual(changed, [], 'files changed')
-  assert.deepEqual(results.filter((x) => x.problems.length).map((x) => `${x.c.what}: ${x.problems.join('; ')}`), [])
+  assert.deepEqual(
+    results.filter((x) => x.problems.length).map((x) => `${x.c.what}: ${x.problems.join('; ')}`),
+    [],
+  )
 })

@@ -24,7 +24,9 @@ import { smokeContext, waitForRunLock } from './support/smoke-cell.ts'
 // longer than the neighbour), so its load starts only after the neighbour has ended.
 const NEIGHBOUR_S = 12
 
-test('a disturbed window names the neighbour, the redo waits for quiet before its load, and that load starts only after the neighbour is gone', { timeout: 300_000 }, async () => {
+test('a disturbed window names the neighbour, the redo waits for quiet before its load, and that load starts only after the neighbour is gone', {
+  timeout: 300_000,
+}, async () => {
   const out = mkdtempSync(join(tmpdir(), 'pb-busy-'))
   const release = await waitForRunLock(out)
   const log = memoryLogger()
@@ -45,14 +47,22 @@ test('a disturbed window names the neighbour, the redo waits for quiet before it
   const n = await startNeighbour({ cpu: cpuIds(cpus.proxy)[0]!, share: 1, burstS: [NEIGHBOUR_S, NEIGHBOUR_S], maxS: NEIGHBOUR_S })
   const neighbourEnd = t0 + NEIGHBOUR_S * 1000
   try {
-    await runPhase('busy', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections })], ctx), { runDir: out, invocation: null, quiet }, log, false, { settings: adaptiveSettings(profile), seed: 1, repeatS: 5 })
+    await runPhase(
+      'busy',
+      closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections })], ctx),
+      { runDir: out, invocation: null, quiet },
+      log,
+      false,
+      { settings: adaptiveSettings(profile), seed: 1, repeatS: 5 },
+    )
   } finally {
     await n.stop()
     await runtime.stopAll()
     release()
   }
   const rows = readTable(out, MEASUREMENTS)
-  for (const r of rows) console.log(`${r.started_at} ${r.status} foreign ${r.foreign_cpu_share} load ${r.load_foreign_cpu_share} [${r.foreign_processes}] ${r.reason}`)
+  for (const r of rows)
+    console.log(`${r.started_at} ${r.status} foreign ${r.foreign_cpu_share} load ${r.load_foreign_cpu_share} [${r.foreign_processes}] ${r.reason}`)
   console.log(JSON.stringify(quiet.record))
   const first = rows[0]!
   assert.ok(Date.parse(first.started_at) < neighbourEnd, 'the first window ran beside the neighbour')
@@ -61,6 +71,9 @@ test('a disturbed window names the neighbour, the redo waits for quiet before it
   assert.ok(quiet.record.waits >= 1 && quiet.record.waited_s > 0, JSON.stringify(quiet.record))
   assert.ok(rows.length >= 2, 'the disturbed window was redone')
   // The first wait ran inside the redo's task, with its stack up, just before its load: that load began after the neighbour was gone.
-  assert.ok(waitEnds[0]! >= neighbourEnd, `the first wait ended ${new Date(waitEnds[0]!).toISOString()}, before the neighbour (${new Date(neighbourEnd).toISOString()})`)
+  assert.ok(
+    waitEnds[0]! >= neighbourEnd,
+    `the first wait ended ${new Date(waitEnds[0]!).toISOString()}, before the neighbour (${new Date(neighbourEnd).toISOString()})`,
+  )
   assert.ok(Date.parse(rows[1]!.started_at) < waitEnds[0]!, 'the wait ran inside the redo (stack up), not before its stack started')
 })

@@ -25,7 +25,10 @@ test('calibration on the proxy cpuset: loopback round trip and signs are positiv
   assert.ok(c.rsa4096_sign_us! > 100 && c.rsa4096_sign_us! < 1_000_000, `rsa ${c.rsa4096_sign_us}`)
   // RSA-4096 signs cost far more than ECDSA P-256 on any CPU.
   assert.ok(c.rsa4096_sign_us! > 20 * c.ecdsa_p256_sign_us!)
-  assert.ok(log.lines.some((l) => l.startsWith('calibration: loopback TCP ping-pong on cpuset')), 'progress line')
+  assert.ok(
+    log.lines.some((l) => l.startsWith('calibration: loopback TCP ping-pong on cpuset')),
+    'progress line',
+  )
   assert.match(formatCalibration(c), /^calibration on cpuset /)
 })
 

@@ -19,10 +19,16 @@ test('capacity search on HAProxy: every step the search asked for, within the bu
   const out = join(mkdtempSync(join(tmpdir(), 'pb-capacity-')), 'run')
   const slo = 'p99<50ms,errors<1%'
   const log = memoryLogger()
-  const r = await runBench(parseRunOptions({ profile: 'smoke', series: 'capacity', proxies: 'haproxy', runtime: 'native', out, seed: '3', slo, budget: '30', 'start-rps': '400' }, { install: false, log }))
+  const r = await runBench(
+    parseRunOptions(
+      { profile: 'smoke', series: 'capacity', proxies: 'haproxy', runtime: 'native', out, seed: '3', slo, budget: '30', 'start-rps': '400' },
+      { install: false, log },
+    ),
+  )
   const rows = readTable(r.runDir, MEASUREMENTS)
   assert.ok(rows.length > 0)
-  for (const x of rows) assert.ok(x.series === 'capacity' && x.model === 'open' && x.slo === slo && x.connections === 1000 && x.target_rps! >= 100, JSON.stringify(x))
+  for (const x of rows)
+    assert.ok(x.series === 'capacity' && x.model === 'open' && x.slo === slo && x.connections === 1000 && x.target_rps! >= 100, JSON.stringify(x))
   // Each step lasts at least warm-up + window (2 s here): 30 s of budget holds 15 at most.
   assert.ok(rows.length <= 15, `${rows.length} steps in a 30 s budget`)
   const [search, ...others] = capacitySearches(rows)
@@ -33,7 +39,10 @@ test('capacity search on HAProxy: every step the search asked for, within the bu
     assert.deepEqual('rate' in asked ? asked.rate : asked.done, s.rate, `step ${i + 1}`)
   })
   // The search said why it stopped, and the run's summary carries it as a figure.
-  assert.ok(log.lines.some((l) => /capacity haproxy \S+ pool-added under p99<50ms,errors<1%: (found|budget spent|stopped|reached|no rate)/.test(l)), log.lines.join('\n'))
+  assert.ok(
+    log.lines.some((l) => /capacity haproxy \S+ pool-added under p99<50ms,errors<1%: (found|budget spent|stopped|reached|no rate)/.test(l)),
+    log.lines.join('\n'),
+  )
   assert.ok(r.findings.some((f) => f.id === 'capacity' && f.verdict === 'info' && f.figure.includes(slo)))
   if (search!.found) {
     const f = search!.found.row
@@ -42,6 +51,9 @@ test('capacity search on HAProxy: every step the search asked for, within the bu
     assert.ok(f.proxy_cpu_share! > 0 && f.proxy_cpu_us_per_req! > 0 && f.rps! > 0, JSON.stringify(f))
   } else {
     // 400 rps is far below what HAProxy serves on one core: only a machine busy with something else explains no pass.
-    assert.ok(search!.steps.every((s) => s.disturbed), search!.steps.map((s) => `${s.rate}: ${s.why}`).join('; '))
+    assert.ok(
+      search!.steps.every((s) => s.disturbed),
+      search!.steps.map((s) => `${s.rate}: ${s.why}`).join('; '),
+    )
   }
 })

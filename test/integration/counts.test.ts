@@ -20,44 +20,65 @@ import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
 // row, of a handshake row and of the direct row, with the run's two-part units; then the
 // same cell with counting switched off. Counts and blanks only, no timings.
 const unavailable = await countingUnavailable()
-testNeeding('closed, direct and handshake rows carry counts, the calibrated figure and its unit; --no-counts leaves them empty with the reason', { id: 'integration/counts', missing: unavailable ?? false, timeout: 300_000 }, async () => {
-  assert.equal((await ensureGoBuild('loadgen')).error, undefined)
-  const log = memoryLogger()
-  const runtime = new NativeRuntime(`counts-${process.pid}`)
-  const out = mkdtempSync(join(tmpdir(), 'pb-counts-int-'))
-  const calibration = { loopback_rtt_us: 25, loopback_rtt_wall_us: null, ecdsa_p256_sign_us: null, rsa4096_sign_us: null, syscall_us: 0.2, compute_us: 2650, measured_at: '', cpuset: '1' }
-  const ctx: CellContext = { runtime, runId: 'counts', runDir: out, cpus: defaultCpuLayout(), profile: { ...PROFILES.smoke!, durationS: 2 }, certs: await ensureCerts(certsDir, { force: false, log }), calibration }
-  try {
-    const cell = catalogCell('haproxy', { series: 'pool-added', variant: 'pool-added', connections: 20 })
-    const row = await measureClosed(cell, 1, ctx)
-    assert.notEqual(row.status, 'failed', row.reason)
-    assert.equal(row.counts_reason, '', row.counts_reason)
-    // A pooled HTTPS proxy reads and writes on both sides of every request: a few calls each, never zero, never hundreds.
-    assert.ok(row.proxy_syscalls_per_req! > 1 && row.proxy_syscalls_per_req! < 100, `syscalls/req ${row.proxy_syscalls_per_req}`)
-    assert.ok(row.proxy_ctxsw_per_req! >= 0)
-    assert.ok(Math.abs(row.proxy_user_us_per_req! + row.proxy_sys_us_per_req! - row.proxy_cpu_us_per_req!) < 0.01, 'user + sys = the CPU figure')
-    assert.equal(row.calibration_unit, TWO_PART_UNIT)
-    assert.ok(row.proxy_cpu_calibrated! > 0)
+testNeeding(
+  'closed, direct and handshake rows carry counts, the calibrated figure and its unit; --no-counts leaves them empty with the reason',
+  { id: 'integration/counts', missing: unavailable ?? false, timeout: 300_000 },
+  async () => {
+    assert.equal((await ensureGoBuild('loadgen')).error, undefined)
+    const log = memoryLogger()
+    const runtime = new NativeRuntime(`counts-${process.pid}`)
+    const out = mkdtempSync(join(tmpdir(), 'pb-counts-int-'))
+    const calibration = {
+      loopback_rtt_us: 25,
+      loopback_rtt_wall_us: null,
+      ecdsa_p256_sign_us: null,
+      rsa4096_sign_us: null,
+      syscall_us: 0.2,
+      compute_us: 2650,
+      measured_at: '',
+      cpuset: '1',
+    }
+    const ctx: CellContext = {
+      runtime,
+      runId: 'counts',
+      runDir: out,
+      cpus: defaultCpuLayout(),
+      profile: { ...PROFILES.smoke!, durationS: 2 },
+      certs: await ensureCerts(certsDir, { force: false, log }),
+      calibration,
+    }
+    try {
+      const cell = catalogCell('haproxy', { series: 'pool-added', variant: 'pool-added', connections: 20 })
+      const row = await measureClosed(cell, 1, ctx)
+      assert.notEqual(row.status, 'failed', row.reason)
+      assert.equal(row.counts_reason, '', row.counts_reason)
+      // A pooled HTTPS proxy reads and writes on both sides of every request: a few calls each, never zero, never hundreds.
+      assert.ok(row.proxy_syscalls_per_req! > 1 && row.proxy_syscalls_per_req! < 100, `syscalls/req ${row.proxy_syscalls_per_req}`)
+      assert.ok(row.proxy_ctxsw_per_req! >= 0)
+      assert.ok(Math.abs(row.proxy_user_us_per_req! + row.proxy_sys_us_per_req! - row.proxy_cpu_us_per_req!) < 0.01, 'user + sys = the CPU figure')
+      assert.equal(row.calibration_unit, TWO_PART_UNIT)
+      assert.ok(row.proxy_cpu_calibrated! > 0)
 
-    const direct = await measureClosed(directCell('test', 20), 1, ctx)
-    assert.notEqual(direct.status, 'failed', direct.reason)
-    assert.equal(direct.proxy_syscalls_per_req, null)
-    assert.match(direct.counts_reason!, /direct row: no proxy/)
-    assert.ok(direct.proxy_cpu_calibrated! > 0, 'the backend\'s calibrated figure')
+      const direct = await measureClosed(directCell('test', 20), 1, ctx)
+      assert.notEqual(direct.status, 'failed', direct.reason)
+      assert.equal(direct.proxy_syscalls_per_req, null)
+      assert.match(direct.counts_reason!, /direct row: no proxy/)
+      assert.ok(direct.proxy_cpu_calibrated! > 0, "the backend's calibrated figure")
 
-    const hs = await measureHandshakes(catalogCell('haproxy', { series: 'tls-handshake', variant: 'pool-added', connections: 2 }), 1, ctx)
-    assert.notEqual(hs.status, 'failed', hs.reason)
-    assert.equal(hs.counts_reason, '', hs.counts_reason)
-    assert.ok(hs.proxy_syscalls_per_req! > 3, `a full handshake and its GET: accept, reads, writes, close (${hs.proxy_syscalls_per_req})`)
+      const hs = await measureHandshakes(catalogCell('haproxy', { series: 'tls-handshake', variant: 'pool-added', connections: 2 }), 1, ctx)
+      assert.notEqual(hs.status, 'failed', hs.reason)
+      assert.equal(hs.counts_reason, '', hs.counts_reason)
+      assert.ok(hs.proxy_syscalls_per_req! > 3, `a full handshake and its GET: accept, reads, writes, close (${hs.proxy_syscalls_per_req})`)
 
-    const off = await measureClosed(cell, 2, { ...ctx, counts: false })
-    assert.notEqual(off.status, 'failed', off.reason)
-    assert.equal(off.proxy_syscalls_per_req, null)
-    assert.equal(off.counts_reason, 'counting switched off (--no-counts)')
-    assert.equal(off.proxy_cpu_calibrated, null)
-    assert.equal(off.calibration_unit, '')
-    assert.ok(off.proxy_cpu_us_per_req! > 0, 'the time is measured all the same')
-  } finally {
-    await runtime.stopAll()
-  }
-})
+      const off = await measureClosed(cell, 2, { ...ctx, counts: false })
+      assert.notEqual(off.status, 'failed', off.reason)
+      assert.equal(off.proxy_syscalls_per_req, null)
+      assert.equal(off.counts_reason, 'counting switched off (--no-counts)')
+      assert.equal(off.proxy_cpu_calibrated, null)
+      assert.equal(off.calibration_unit, '')
+      assert.ok(off.proxy_cpu_us_per_req! > 0, 'the time is measured all the same')
+    } finally {
+      await runtime.stopAll()
+    }
+  },
+)

@@ -23,10 +23,21 @@ test('default-cert variants: Traefik serves its generated RSA-2048 certificate, 
   const log = memoryLogger()
   const runtime = new NativeRuntime(`default-keys-${process.pid}`)
   const out = mkdtempSync(join(tmpdir(), 'pb-default-keys-'))
-  const ctx: CellContext = { runtime, runId: 'default-keys', runDir: out, cpus: defaultCpuLayout(), profile: PROFILES.smoke!, certs: await ensureCerts(certsDir, { force: false, log }) }
+  const ctx: CellContext = {
+    runtime,
+    runId: 'default-keys',
+    runDir: out,
+    cpus: defaultCpuLayout(),
+    profile: PROFILES.smoke!,
+    certs: await ensureCerts(certsDir, { force: false, log }),
+  }
   try {
     const cells = defaultKeyCells(['haproxy', 'traefik', 'caddy'])
-    assert.deepEqual(cells.map((c) => `${c.proxy} ${c.variant}`), ['traefik default-cert', 'caddy default-cert'], 'only the proxies with a certificate of their own')
+    assert.deepEqual(
+      cells.map((c) => `${c.proxy} ${c.variant}`),
+      ['traefik default-cert', 'caddy default-cert'],
+      'only the proxies with a certificate of their own',
+    )
     for (const c of cells) appendRow(out, DEFAULT_KEYS, await measureDefaultKey(c, 1, ctx))
     const rows = readTable(out, DEFAULT_KEYS)
     const by = new Map(rows.map((r) => [r.proxy, r]))

@@ -39,9 +39,13 @@ test('disturbance columns are filled, and a busy loop on the proxy core or the l
   try {
     await runPhase('quiet', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections })], ctx), out, log, false, adaptive)
     const quiet = readTable(out, MEASUREMENTS)
-    for (const r of quiet) console.log(`no deliberate load: steal ${r.steal_share} foreign ${r.foreign_cpu_share} load foreign ${r.load_foreign_cpu_share} proxy ${r.proxy_cpu_share} ${r.status} ${r.reason}`)
+    for (const r of quiet)
+      console.log(
+        `no deliberate load: steal ${r.steal_share} foreign ${r.foreign_cpu_share} load foreign ${r.load_foreign_cpu_share} proxy ${r.proxy_cpu_share} ${r.status} ${r.reason}`,
+      )
     assert.ok(quiet.length >= 1)
-    for (const r of quiet) assert.ok(r.steal_share !== null && r.foreign_cpu_share !== null && r.foreign_cpu_share >= 0 && r.steal_share >= 0, JSON.stringify(r))
+    for (const r of quiet)
+      assert.ok(r.steal_share !== null && r.foreign_cpu_share !== null && r.foreign_cpu_share >= 0 && r.steal_share >= 0, JSON.stringify(r))
     for (const r of quiet) assert.equal(r.load_foreign_cpu_share === null, load === '', JSON.stringify(r))
 
     busyOn(cpus.proxy)
@@ -54,16 +58,32 @@ test('disturbance columns are filled, and a busy loop on the proxy core or the l
       assert.match(r.reason, /^disturbed: steal \d+\.\d% \/ foreign CPU \d+% on the proxy's cores/)
       assert.ok(r.foreign_cpu_share! > MAX_FOREIGN_SHARE, `foreign ${r.foreign_cpu_share}`)
     }
-    assert.deepEqual(rows.map((r) => r.repeat), [1, 2])
-    assert.ok(log.lines.some((l) => /busy: 0 of 1 cells reached .*disturbed budget: 2 windows disturbed × 1/.test(l)), log.lines.join('\n'))
+    assert.deepEqual(
+      rows.map((r) => r.repeat),
+      [1, 2],
+    )
+    assert.ok(
+      log.lines.some((l) => /busy: 0 of 1 cells reached .*disturbed budget: 2 windows disturbed × 1/.test(l)),
+      log.lines.join('\n'),
+    )
     stopLoops()
 
     // The generator's and backend's cores (on 2 cores: core 0, which they share), where a machine has them apart from the proxy's.
     if (load === '') return
     busyOn(load)
-    await runPhase('load-busy', closedTasks([catalogCell('haproxy', { series: 'pool-removed', variant: 'pool-removed', connections })], ctx), out, log, false, adaptive)
+    await runPhase(
+      'load-busy',
+      closedTasks([catalogCell('haproxy', { series: 'pool-removed', variant: 'pool-removed', connections })], ctx),
+      out,
+      log,
+      false,
+      adaptive,
+    )
     const slowed = readTable(out, MEASUREMENTS).filter((r) => r.series === 'pool-removed')
-    for (const r of slowed) console.log(`busy loop on the load cores: steal ${r.steal_share} foreign ${r.foreign_cpu_share} load foreign ${r.load_foreign_cpu_share} proxy ${r.proxy_cpu_share}`)
+    for (const r of slowed)
+      console.log(
+        `busy loop on the load cores: steal ${r.steal_share} foreign ${r.foreign_cpu_share} load foreign ${r.load_foreign_cpu_share} proxy ${r.proxy_cpu_share}`,
+      )
     assert.equal(slowed.length, 1 + profile.maxDisturbed!)
     for (const r of slowed) {
       assert.equal(r.status, 'invalid', JSON.stringify(r))

@@ -20,7 +20,10 @@ test('doctor --check --json: an array of rows, every proxy with at least two usa
   for (const proxy of PROXIES) {
     const versions = rows.filter((x) => x.component === proxy)
     for (const v of versions) assert.match(v.h3 ?? '', /^(yes|no: \S.*)$/, `${proxy} ${v.version}`)
-    assert.ok(versions.some((v) => v.h3 === 'yes'), `${proxy}: ${versions.map((v) => `${v.version} ${v.h3}`).join('; ')}`)
+    assert.ok(
+      versions.some((v) => v.h3 === 'yes'),
+      `${proxy}: ${versions.map((v) => `${v.version} ${v.h3}`).join('; ')}`,
+    )
   }
   assert.equal(rows.find((x) => x.component === 'haproxy' && x.version === '2.6.12')?.h3, 'no: built without QUIC (haproxy -vv: -QUIC)')
   // Exit 0 exactly when every row is usable (the engine row included).
@@ -35,7 +38,10 @@ test('doctor: the running Docker engine is a row; --check starts nothing', async
   if (before) {
     assert.equal(row.status, 'ok')
     assert.equal(row.version, before.version)
-    assert.equal(row.source, `dockerd, cgroup v${before.cgroupVersion}${before.cgroupDriver ? ` (${before.cgroupDriver})` : ''}, storage ${before.storageDriver}`)
+    assert.equal(
+      row.source,
+      `dockerd, cgroup v${before.cgroupVersion}${before.cgroupDriver ? ` (${before.cgroupDriver})` : ''}, storage ${before.storageDriver}`,
+    )
   } else {
     assert.equal(row.status, 'missing')
     assert.match(row.note!, /^docker engine: no engine answers on \S+; (run: npx zx notebooks\/00-setup\.mjs|start it with|dockerd is not installed)/)

@@ -25,7 +25,11 @@ interface Run {
 }
 
 function startRun(series: keyof typeof NOTEBOOK, out: string, extra: string[] = [], runtime = 'native'): Run {
-  const child = spawn(process.execPath, [ZX, `notebooks/${NOTEBOOK[series]}.mjs`, '--profile', 'smoke', '--proxies', 'haproxy', '--runtime', runtime, '--no-report', '--out', out, ...extra], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    [ZX, `notebooks/${NOTEBOOK[series]}.mjs`, '--profile', 'smoke', '--proxies', 'haproxy', '--runtime', runtime, '--no-report', '--out', out, ...extra],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let text = ''
   child.stdout!.on('data', (d: Buffer) => (text += d))
   child.stderr!.on('data', (d: Buffer) => (text += d))
@@ -37,7 +41,15 @@ function startRun(series: keyof typeof NOTEBOOK, out: string, extra: string[] = 
 function rows(dir: string) {
   try {
     const t = readRunTables(dir)
-    return [...t.measurements, ...t.handshakes, ...t.websocket] as { series: string; variant: string; repeat: number; status: string; reason: string; started_at: string; invocation?: number | null }[]
+    return [...t.measurements, ...t.handshakes, ...t.websocket] as {
+      series: string
+      variant: string
+      repeat: number
+      status: string
+      reason: string
+      started_at: string
+      invocation?: number | null
+    }[]
   } catch {
     return []
   }
@@ -48,14 +60,16 @@ const rowId = (r: { series: string; variant: string; repeat: number; started_at:
 function roles(harnessPid: number): { name: string; pid: number }[] {
   const dir = join(cacheDir(), 'native')
   if (!existsSync(dir)) return []
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).flatMap((f) => {
-    try {
-      const s = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { harness: { pid: number }; roles: { name: string; pid: number }[] }
-      return s.harness.pid === harnessPid ? s.roles : []
-    } catch {
-      return []
-    }
-  })
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => {
+      try {
+        const s = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { harness: { pid: number }; roles: { name: string; pid: number }[] }
+        return s.harness.pid === harnessPid ? s.roles : []
+      } catch {
+        return []
+      }
+    })
 }
 
 async function until<T>(what: string, f: () => T | undefined | false, timeoutMs = 120_000): Promise<T> {
@@ -75,7 +89,12 @@ const newProxy = (pid: number, seen: Set<string>) => roles(pid).find((r) => r.na
 function leftovers(harnessPid: number, rolePids: number[]): string[] {
   const left = rolePids.filter(isAlive).map((p) => `process ${p}`)
   for (const base of ['/sys/fs/cgroup/cpuacct/proxybench', '/sys/fs/cgroup/proxybench']) {
-    if (existsSync(base)) left.push(...readdirSync(base).filter((d) => d.endsWith(`-${harnessPid}`)).map((d) => `cgroup ${join(base, d)}`))
+    if (existsSync(base))
+      left.push(
+        ...readdirSync(base)
+          .filter((d) => d.endsWith(`-${harnessPid}`))
+          .map((d) => `cgroup ${join(base, d)}`),
+      )
   }
   if (roles(harnessPid).length) left.push(`state file of ${harnessPid}`)
   if (existsSync(join(certsDir, `.docker-${harnessPid}`))) left.push(`key copies certs/.docker-${harnessPid}`)
@@ -105,9 +124,18 @@ test('kill -9 of the proxy, then of the backend, mid-window: each cell is an inv
   run.child.kill('SIGINT')
   assert.equal(await run.exit, 130, run.output())
   const got = rows(run.out)
-  assert.ok(got.some((r) => r.status === 'invalid' && /proxy exited during the (window|run) \(code (SIGKILL|137)/.test(r.reason)), got.map((r) => `${r.variant}: ${r.status} ${r.reason}`).join('\n'))
-  assert.ok(got.some((r) => r.status === 'invalid' && /backend exited during the (window|run) \(code (SIGKILL|137)/.test(r.reason)), got.map((r) => `${r.variant}: ${r.status} ${r.reason}`).join('\n'))
-  assert.ok(got.filter((r) => r.status === 'valid').length >= 1, `cells after the kills are measured:\n${got.map((r) => `${r.variant}: ${r.status} ${r.reason}`).join('\n')}`)
+  assert.ok(
+    got.some((r) => r.status === 'invalid' && /proxy exited during the (window|run) \(code (SIGKILL|137)/.test(r.reason)),
+    got.map((r) => `${r.variant}: ${r.status} ${r.reason}`).join('\n'),
+  )
+  assert.ok(
+    got.some((r) => r.status === 'invalid' && /backend exited during the (window|run) \(code (SIGKILL|137)/.test(r.reason)),
+    got.map((r) => `${r.variant}: ${r.status} ${r.reason}`).join('\n'),
+  )
+  assert.ok(
+    got.filter((r) => r.status === 'valid').length >= 1,
+    `cells after the kills are measured:\n${got.map((r) => `${r.variant}: ${r.status} ${r.reason}`).join('\n')}`,
+  )
   assert.deepEqual(leftovers(pid, [...all]), [])
 })
 
@@ -129,7 +157,10 @@ test('a full disk while a CSV is written: one clear error line, no trace, every 
       await sleep(100)
     }
     const code = await run.exit
-    const lines = run.output().split('\n').filter((l) => l.startsWith('proxybench: '))
+    const lines = run
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('proxybench: '))
     assert.equal(code, 2, run.output())
     assert.equal(lines.length, 1, run.output())
     assert.match(lines[0]!, /no space left on the device \(ENOSPC\).*Free space on .*--resume/)
@@ -147,7 +178,12 @@ test('a full disk while a CSV is written: one clear error line, no trace, every 
 // One signal per series: SIGINT and SIGTERM share one handler (lib/runtime/shutdown.ts), and each is
 // sent during two series here (plus SIGINT by the kill test above), so every series' step
 // bookkeeping and both exit codes are covered without the full series × signal matrix.
-for (const [series, signal, code] of [['pooling', 'SIGTERM', 143], ['tls', 'SIGINT', 130], ['ws', 'SIGTERM', 143], ['versions', 'SIGINT', 130]] as const) {
+for (const [series, signal, code] of [
+  ['pooling', 'SIGTERM', 143],
+  ['tls', 'SIGINT', 130],
+  ['ws', 'SIGTERM', 143],
+  ['versions', 'SIGINT', 130],
+] as const) {
   test(`${signal} during ${series}: exit ${code}, step interrupted, no row after the signal, nothing left behind`, async () => {
     const run = startRun(series, join(mkdtempSync(join(tmpdir(), 'pb-sig-')), 'run'))
     const pid = run.child.pid!
@@ -178,13 +214,22 @@ test('a resume with other settings is refused in one line; --allow-changes recor
   assert.equal(await first.exit, 130)
   const refused = startRun('tls', out, ['--resume', '--seed', '6'])
   assert.equal(await refused.exit, 2, refused.output())
-  assert.match(refused.output(), /proxybench: --resume: .* differs from the run it resumes: --seed 5 → 6\. Resume with the run's settings, or add --allow-changes/)
+  assert.match(
+    refused.output(),
+    /proxybench: --resume: .* differs from the run it resumes: --seed 5 → 6\. Resume with the run's settings, or add --allow-changes/,
+  )
   const allowed = startRun('tls', out, ['--resume', '--seed', '6', '--allow-changes'])
   await until('a row of the second invocation', () => rows(out).some((r) => r.invocation === 2))
   allowed.child.kill('SIGTERM')
   assert.equal(await allowed.exit, 143, allowed.output())
   const m = readManifest(out)!
-  assert.deepEqual(m.invocations.map((i) => [i.id, i.seed, i.changes]), [[1, 5, []], [2, 6, ['--seed 5 → 6']]])
+  assert.deepEqual(
+    m.invocations.map((i) => [i.id, i.seed, i.changes]),
+    [
+      [1, 5, []],
+      [2, 6, ['--seed 5 → 6']],
+    ],
+  )
   assert.ok(m.invocations.every((i) => /^[0-9a-f]{12}$/.test(i.commit) && i.fingerprint && i.started && i.finished))
   assert.deepEqual([...new Set(rows(out).map((r) => r.invocation))].sort(), [1, 2])
 })
@@ -204,7 +249,14 @@ test('dockerd stopped and restarted mid-run (docker runtime): the run says so, f
   await sleep(3000)
   await ensureDockerEngine(memoryLogger())
   // The run goes on after the engine is back: a new valid row.
-  await until('a valid row after the restart', () => rows(dir).slice(stoppedRows).some((r) => r.status === 'valid'), 180_000)
+  await until(
+    'a valid row after the restart',
+    () =>
+      rows(dir)
+        .slice(stoppedRows)
+        .some((r) => r.status === 'valid'),
+    180_000,
+  )
   run.child.kill('SIGTERM')
   assert.equal(await run.exit, 143, run.output())
   assert.match(run.output(), /docker: the engine does not answer; waiting up to \d+ s/)

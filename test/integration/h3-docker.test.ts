@@ -27,18 +27,26 @@ const runId = `test-${process.pid}-h3`
 
 after(async () => {
   if (missing) return
-  for (const c of await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })) await dockerClient().getContainer(c.Id).remove({ force: true })
+  for (const c of await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } }))
+    await dockerClient().getContainer(c.Id).remove({ force: true })
   if (engine?.started) await stopStartedEngine()
 })
 
-testNeeding('h3 on docker: a closed-model h3 cell and a QUIC handshake cell through Caddy\'s container', { id: 'integration/docker', missing }, async () => {
+testNeeding("h3 on docker: a closed-model h3 cell and a QUIC handshake cell through Caddy's container", { id: 'integration/docker', missing }, async () => {
   for (const g of ['backend', 'loadgen'] as const) assert.equal((await ensureGoBuild(g)).error, undefined)
   const images = await ensureImages({ mode: 'offline', proxies: ['caddy'], newestOnly: true, log: memoryLogger() })
   for (const row of images.rows) assert.notEqual(row.status, 'failed', `${row.component} ${row.version}: ${row.note}`)
   const work = mkdtempSync(join(tmpdir(), 'pb-h3-docker-'))
   const certs = await ensureCerts(join(work, 'certs'), { force: false, log: memoryLogger() })
   const runtime = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: images.records })
-  const ctx: CellContext = { runtime, runId, runDir: join(work, 'run'), cpus: defaultCpuLayout(), profile: { ...PROFILES.smoke!, warmupS: 2, durationS: 2 }, certs }
+  const ctx: CellContext = {
+    runtime,
+    runId,
+    runDir: join(work, 'run'),
+    cpus: defaultCpuLayout(),
+    profile: { ...PROFILES.smoke!, warmupS: 2, durationS: 2 },
+    certs,
+  }
   const version = loadStack('caddy').versions.at(-1)!
   try {
     const closed = await measureH3({ ...catalogCell('caddy', { series: 'h3', variant: 'h3', connections: 4, version }), protocol: 'h3', streams: 2 }, 1, ctx)
@@ -47,7 +55,11 @@ testNeeding('h3 on docker: a closed-model h3 cell and a QUIC handshake cell thro
     assert.doesNotMatch(closed.reason, /verification|ALPN|HTTP\/3|no request/)
     assert.ok(closed.requests > 0 && (closed.proxy_cpu_us_per_req ?? 0) > 0 && (closed.udp_datagrams_per_req ?? 0) >= 1, JSON.stringify(closed))
 
-    const hs = await measureHandshakes({ ...catalogCell('caddy', { series: 'h3-handshake', variant: 'h3', connections: 4, version }), protocol: 'h3', resumption: 'none' }, 1, ctx)
+    const hs = await measureHandshakes(
+      { ...catalogCell('caddy', { series: 'h3-handshake', variant: 'h3', connections: 4, version }), protocol: 'h3', resumption: 'none' },
+      1,
+      ctx,
+    )
     assert.notEqual(hs.status, 'failed', hs.reason)
     assert.doesNotMatch(hs.reason, /verification|ALPN|resumed/)
     assert.ok(hs.handshakes > 0 && (hs.proxy_cpu_us_per_handshake ?? 0) > 0 && (hs.udp_datagrams_per_req ?? 0) >= 4, JSON.stringify(hs))

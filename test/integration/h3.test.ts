@@ -28,7 +28,14 @@ test('an h3 cell per capable proxy is valid over h3, a Caddy without h3 is caugh
   const runtime = new NativeRuntime(`h3-${process.pid}`)
   const out = mkdtempSync(join(tmpdir(), 'pb-h3-'))
   // A longer warm-up than smoke's: on a busy machine the generator's QUIC handshakes may outlast 1 s.
-  const ctx: CellContext = { runtime, runId: 'h3', runDir: out, cpus: defaultCpuLayout(), profile: { ...PROFILES.smoke!, warmupS: 2, durationS: 2 }, certs: await ensureCerts(certsDir, { force: false, log }) }
+  const ctx: CellContext = {
+    runtime,
+    runId: 'h3',
+    runDir: out,
+    cpus: defaultCpuLayout(),
+    profile: { ...PROFILES.smoke!, warmupS: 2, durationS: 2 },
+    certs: await ensureCerts(certsDir, { force: false, log }),
+  }
   const h3 = (c: Cell): Cell => ({ ...c, protocol: 'h3', streams: 2 })
   try {
     const row = await measureH3(h3(catalogCell('caddy', { series: 'h3', variant: 'h3', connections: 4 })), 1, ctx)
@@ -44,7 +51,9 @@ test('an h3 cell per capable proxy is valid over h3, a Caddy without h3 is caugh
     assert.ok(row.udp_datagrams_per_req !== null && row.udp_datagrams_per_req! >= 1 && row.udp_datagrams_per_req! <= 20, JSON.stringify(row))
 
     // Every other proxy's h3 cell on the version the series picks (its newest build that speaks HTTP/3).
-    for (const c of h3Cells(['haproxy', 'nginx', 'envoy', 'traefik'], 4, 'smoke', 'test').filter((x) => x.series === 'h3' && x.proxy !== 'direct' && !x.unrunnable)) {
+    for (const c of h3Cells(['haproxy', 'nginx', 'envoy', 'traefik'], 4, 'smoke', 'test').filter(
+      (x) => x.series === 'h3' && x.proxy !== 'direct' && !x.unrunnable,
+    )) {
       const r = await measureH3({ ...c, streams: 2 }, 1, ctx)
       assert.notEqual(r.status, 'failed', `${c.proxy} ${c.version}: ${r.reason}`)
       assert.doesNotMatch(r.reason, /verification|ALPN|HTTP\/3|no request/, `${c.proxy} ${c.version}`)
@@ -80,20 +89,36 @@ type H3HandshakeResult = HandshakeResult & { early_data: number; alpn: string }
 test('h3-handshake: full, ticket-resumed and 0-RTT QUIC handshakes through Caddy and HAProxy', async () => {
   for (const p of ['loadgen', 'backend'] as const) assert.equal((await ensureGoBuild(p)).error, undefined)
   const runtime = new NativeRuntime(`h3hs-${process.pid}`)
-  const ctx: CellContext = { runtime, runId: 'h3hs', runDir: mkdtempSync(join(tmpdir(), 'pb-h3hs-')), cpus: defaultCpuLayout(), profile: PROFILES.smoke!, certs: await ensureCerts(certsDir, { force: false, log: memoryLogger() }) }
+  const ctx: CellContext = {
+    runtime,
+    runId: 'h3hs',
+    runDir: mkdtempSync(join(tmpdir(), 'pb-h3hs-')),
+    cpus: defaultCpuLayout(),
+    profile: PROFILES.smoke!,
+    certs: await ensureCerts(certsDir, { force: false, log: memoryLogger() }),
+  }
   type Seen = { reason: string; modes?: Record<string, H3HandshakeResult> }
   const outcome = { failed: (reason: string): Seen => ({ reason }), invalid: (reason: string): Seen => ({ reason }) }
   try {
-    for (const [proxy, acceptsEarly] of [['caddy', true], ['haproxy', false]] as const) {
-      const seen = await withVerifiedStack(catalogCell(proxy, { series: 'h3', variant: 'h3', connections: 1 }), `hs-${proxy}`, ctx, outcome, async ({ url }): Promise<Seen> => {
-        const modes: Record<string, H3HandshakeResult> = {}
-        for (const resume of ['none', 'tickets', '0rtt']) {
-          const argv = loadgenArgv('h3-handshake', url, ctx.certs.ca, { c: 1, n: 10, resume, 'expect-body': 'hello world' })
-          const r = await exec(argv[0]!, argv.slice(1), { timeoutMs: 60_000 })
-          modes[resume] = JSON.parse(r.stdout) as H3HandshakeResult
-        }
-        return { reason: '', modes }
-      })
+    for (const [proxy, acceptsEarly] of [
+      ['caddy', true],
+      ['haproxy', false],
+    ] as const) {
+      const seen = await withVerifiedStack(
+        catalogCell(proxy, { series: 'h3', variant: 'h3', connections: 1 }),
+        `hs-${proxy}`,
+        ctx,
+        outcome,
+        async ({ url }): Promise<Seen> => {
+          const modes: Record<string, H3HandshakeResult> = {}
+          for (const resume of ['none', 'tickets', '0rtt']) {
+            const argv = loadgenArgv('h3-handshake', url, ctx.certs.ca, { c: 1, n: 10, resume, 'expect-body': 'hello world' })
+            const r = await exec(argv[0]!, argv.slice(1), { timeoutMs: 60_000 })
+            modes[resume] = JSON.parse(r.stdout) as H3HandshakeResult
+          }
+          return { reason: '', modes }
+        },
+      )
       assert.ok(seen.modes, `${proxy}: ${seen.reason}`)
       const { none, tickets, '0rtt': early } = seen.modes
       for (const m of [none!, tickets!, early!]) assert.equal(m.requests_ok, 10, `${proxy}: ${JSON.stringify(m)}`)
@@ -115,10 +140,21 @@ test('h3-handshake: full, ticket-resumed and 0-RTT QUIC handshakes through Caddy
 test('h3 handshake cells: QUIC and TCP+TLS per capable proxy, 0-RTT through Caddy, a config without h3 caught', async () => {
   for (const p of ['loadgen', 'backend'] as const) assert.equal((await ensureGoBuild(p)).error, undefined)
   const runtime = new NativeRuntime(`h3hc-${process.pid}`)
-  const ctx: CellContext = { runtime, runId: 'h3hc', runDir: mkdtempSync(join(tmpdir(), 'pb-h3hc-')), cpus: defaultCpuLayout(), profile: PROFILES.smoke!, certs: await ensureCerts(certsDir, { force: false, log: memoryLogger() }) }
+  const ctx: CellContext = {
+    runtime,
+    runId: 'h3hc',
+    runDir: mkdtempSync(join(tmpdir(), 'pb-h3hc-')),
+    cpus: defaultCpuLayout(),
+    profile: PROFILES.smoke!,
+    certs: await ensureCerts(certsDir, { force: false, log: memoryLogger() }),
+  }
   try {
     const cells = h3HandshakeCells(['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'], 'smoke').filter((c) => c.keyType === 'ec256' && c.resumption === 'none')
-    assert.deepEqual([...new Set(cells.map((c) => c.proxy))].sort(), ['caddy', 'envoy', 'haproxy', 'nginx', 'traefik'], 'every proxy has a capable build in this catalog')
+    assert.deepEqual(
+      [...new Set(cells.map((c) => c.proxy))].sort(),
+      ['caddy', 'envoy', 'haproxy', 'nginx', 'traefik'],
+      'every proxy has a capable build in this catalog',
+    )
     for (const c of cells) {
       const r = await measureHandshakes(c, 1, ctx)
       const what = `${c.series} ${c.proxy} ${c.version}: ${JSON.stringify(r)}`
@@ -140,7 +176,11 @@ test('h3 handshake cells: QUIC and TCP+TLS per capable proxy, 0-RTT through Cadd
     assert.ok(early.resumed > 0 && (early.early_data ?? 0) > 0, JSON.stringify(early))
 
     // Caddy's h2 variant (protocols h1 h2: no UDP listener) as a QUIC handshake cell.
-    const noH3 = await measureHandshakes({ ...catalogCell('caddy', { series: 'h3-handshake', variant: 'h2', connections: 4 }), protocol: 'h3', resumption: 'none' }, 1, ctx)
+    const noH3 = await measureHandshakes(
+      { ...catalogCell('caddy', { series: 'h3-handshake', variant: 'h2', connections: 4 }), protocol: 'h3', resumption: 'none' },
+      1,
+      ctx,
+    )
     assert.equal(noH3.status, 'invalid')
     assert.match(noH3.reason, /^verification failed: no QUIC connection with ALPN h3/)
   } finally {

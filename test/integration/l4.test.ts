@@ -14,13 +14,20 @@ import { runBench } from '../../lib/run/run.ts'
 // backend's echo accepting one connection per client connection. Timing is not asserted.
 test('l4 series: bytes flow through HAProxy mode tcp and nginx stream to the backend echo', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'pb-l4-')), 'run')
-  const r = await runBench(parseRunOptions({ profile: 'smoke', series: 'l4', proxies: 'haproxy,nginx', runtime: 'native', out, seed: '3' }, { install: false, log: memoryLogger() }))
+  const r = await runBench(
+    parseRunOptions({ profile: 'smoke', series: 'l4', proxies: 'haproxy,nginx', runtime: 'native', out, seed: '3' }, { install: false, log: memoryLogger() }),
+  )
   const rows = readTable(r.runDir, TCP)
   const cells = new Set(rows.map((x) => `${x.series} ${x.proxy} ${x.variant}`))
   assert.deepEqual([...cells].sort(), [
-    'l4-short haproxy l4-passthrough', 'l4-short haproxy l4-tcp', 'l4-short haproxy l4-terminate',
-    'l4-short nginx l4-passthrough', 'l4-short nginx l4-tcp', 'l4-short nginx l4-terminate',
-    'l4-stream haproxy l4-tcp', 'l4-stream nginx l4-tcp',
+    'l4-short haproxy l4-passthrough',
+    'l4-short haproxy l4-tcp',
+    'l4-short haproxy l4-terminate',
+    'l4-short nginx l4-passthrough',
+    'l4-short nginx l4-tcp',
+    'l4-short nginx l4-terminate',
+    'l4-stream haproxy l4-tcp',
+    'l4-stream nginx l4-tcp',
   ])
   for (const x of rows) {
     // A disturbed window is invalid and re-measured, but its figures are still measured: never failed.

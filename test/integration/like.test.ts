@@ -25,11 +25,26 @@ after(() => rmSync(work, { recursive: true, force: true }))
 
 const zx = (args: string[]) => exec('npx', ['zx', ...args], { cwd: repoRoot, env, timeoutMs: 600_000 })
 
-test('--like a promoted smoke run: the same flags, and the comparison pairs every cell of the baseline with the run\'s', async () => {
+test("--like a promoted smoke run: the same flags, and the comparison pairs every cell of the baseline with the run's", async () => {
   const first = join(work, 'first')
   // Closed-model and handshake cells of several versions: every cell is fixed by the flags. (An
   // open-model cell's rate is a fraction of the run's own closed ceiling, so two runs may differ in it.)
-  const made = await zx(['notebooks/run-all.mjs', '--profile', 'smoke', '--series', 'versions,resumption', '--proxies', 'haproxy,nginx', '--runtime', 'native', '--seed', '3', '--out', first, '--no-report'])
+  const made = await zx([
+    'notebooks/run-all.mjs',
+    '--profile',
+    'smoke',
+    '--series',
+    'versions,resumption',
+    '--proxies',
+    'haproxy,nginx',
+    '--runtime',
+    'native',
+    '--seed',
+    '3',
+    '--out',
+    first,
+    '--no-report',
+  ])
   assert.equal(made.code, 0, (made.stderr + made.stdout).slice(-2000))
   const promoted = await zx(['notebooks/promote.mjs', first, '--id', 'like-src'])
   assert.equal(promoted.code, 0, promoted.stderr)
@@ -43,7 +58,10 @@ test('--like a promoted smoke run: the same flags, and the comparison pairs ever
   assert.equal(like.baseline, 'like-src')
   assert.deepEqual(like.notes, [])
   const [base, run] = [loadRun(join(baselines, 'like-src')), loadRun(second)]
-  assert.deepEqual([run.manifest.profile, run.manifest.runtime, run.manifest.series, run.manifest.proxies], [base.manifest.profile, base.manifest.runtime, base.manifest.series, base.manifest.proxies])
+  assert.deepEqual(
+    [run.manifest.profile, run.manifest.runtime, run.manifest.series, run.manifest.proxies],
+    [base.manifest.profile, base.manifest.runtime, base.manifest.series, base.manifest.proxies],
+  )
 
   // stdout is the one JSON document; the published schema, read by ajv, accepts it.
   const doc = JSON.parse(again.stdout) as Summary
@@ -55,24 +73,35 @@ test('--like a promoted smoke run: the same flags, and the comparison pairs ever
 
   // Every cell of each side (its key columns, the version included: --like repeats the versions)
   // is one compared cell, and each compared cell is a cell of both.
-  const cellsOf = (rows: typeof base) => new Set((['measurements', 'handshakes', 'websocket'] as const).flatMap((t) => (rows[t] as unknown as Record<string, unknown>[]).map((r) => `${t} ${cellId(TABLE_SPECS[t], r)}`)))
+  const cellsOf = (rows: typeof base) =>
+    new Set(
+      (['measurements', 'handshakes', 'websocket'] as const).flatMap((t) =>
+        (rows[t] as unknown as Record<string, unknown>[]).map((r) => `${t} ${cellId(TABLE_SPECS[t], r)}`),
+      ),
+    )
   const baseCells = cellsOf(base)
   assert.ok(baseCells.size >= 8, [...baseCells].join('\n'))
   assert.ok([...baseCells].some((c) => c.startsWith('handshakes ')) && [...baseCells].some((c) => c.startsWith('measurements ')))
   assert.ok(new Set(base.measurements.map((r) => r.version)).size >= 4, 'several versions of each proxy')
-  assert.deepEqual(cellsOf(run), baseCells, 'the run measured the baseline\'s cells')
+  assert.deepEqual(cellsOf(run), baseCells, "the run measured the baseline's cells")
   // Counts and ratios within a run come first; the costs are one figure per cell (the direct row's: its backend µs).
   assert.ok(compared.length === 0 || compared[0]!.kind !== 'cost')
   const costs = compared.filter((c) => c.kind === 'cost')
   const pairs = costs.map((c) => `${c.table} ${cellId(TABLE_SPECS[c.table as keyof typeof TABLE_SPECS], c.key)}`)
   assert.equal(new Set(pairs).size, pairs.length, 'no cell compared twice')
   // Every cell with valid rows on both sides is paired with the run's, carrying both sides' valid repeats.
-  const validRows = (rows: typeof base, t: 'measurements' | 'handshakes' | 'websocket', id: string) => (rows[t] as unknown as Record<string, unknown>[]).filter((r) => r.status === 'valid' && cellId(TABLE_SPECS[t], r) === id && typeof r[r.proxy === 'direct' ? 'backend_cpu_us_per_req' : TABLE_SPECS[t].primary] === 'number').length
+  const validRows = (rows: typeof base, t: 'measurements' | 'handshakes' | 'websocket', id: string) =>
+    (rows[t] as unknown as Record<string, unknown>[]).filter(
+      (r) =>
+        r.status === 'valid' &&
+        cellId(TABLE_SPECS[t], r) === id &&
+        typeof r[r.proxy === 'direct' ? 'backend_cpu_us_per_req' : TABLE_SPECS[t].primary] === 'number',
+    ).length
   const measuredInBoth = [...baseCells].filter((c) => {
     const [t, ...id] = c.split(' ')
     return validRows(base, t as 'measurements', id.join(' ')) > 0 && validRows(run, t as 'measurements', id.join(' ')) > 0
   })
-  assert.deepEqual(new Set(pairs), new Set(measuredInBoth), 'every cell of the baseline measured in both is paired with the run\'s')
+  assert.deepEqual(new Set(pairs), new Set(measuredInBoth), "every cell of the baseline measured in both is paired with the run's")
   for (const c of costs) {
     const id = cellId(TABLE_SPECS[c.table as keyof typeof TABLE_SPECS], c.key)
     assert.deepEqual([c.base_n, c.run_n], [validRows(base, c.table as 'measurements', id), validRows(run, c.table as 'measurements', id)], `${c.table} ${id}`)

@@ -21,7 +21,17 @@ import { MultiHostRuntime } from '../../lib/runtime/docker/multi-host.ts'
 import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.ts'
 import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { describeSwept, knownHostsFile, netnsLeftovers, netnsUnavailable, ROOT_ADDRESS, startNetnsEngines, SUBNET, type NetnsEngines, type Transport } from './support/netns-engines.ts'
+import {
+  describeSwept,
+  knownHostsFile,
+  netnsLeftovers,
+  netnsUnavailable,
+  ROOT_ADDRESS,
+  startNetnsEngines,
+  SUBNET,
+  type NetnsEngines,
+  type Transport,
+} from './support/netns-engines.ts'
 import { testNeeding } from '../support/needs.ts'
 
 // Three real Docker hosts on this machine (test/integration/support/netns-engines.ts): each
@@ -51,22 +61,26 @@ after(async () => {
 
 const transportOf: Record<'proxy' | 'backend' | 'generator', Transport> = { proxy: 'ssh', backend: 'tcp', generator: 'unix' }
 
-testNeeding('three engines, one per namespace, answer through dockerode over SSH, TCP with TLS and a unix socket', { id: 'integration/multihost', missing: skip }, async () => {
-  // dockerd 20.10 derives its ID from /etc/docker/key.json, the same for all four engines:
-  // the data root tells them apart.
-  const roots = new Set<string>([(await dockerClient().info()).DockerRootDir])
-  for (const role of ['proxy', 'backend', 'generator'] as const) {
-    const host = topology.roles[role].host
-    const h = engines!.hosts[transportOf[role]]
-    assert.equal(host.protocol, h.transport)
-    assert.equal(host.address, h.address)
-    const info = await new Docker(engineOptions(host)).info()
-    // The engine that answered is this host's own (its data root), not the machine's.
-    assert.equal(info.DockerRootDir, join(h.dir, 'data'), `${role} over ${h.transport}`)
-    roots.add(info.DockerRootDir)
-  }
-  assert.equal(roots.size, 4, 'four distinct engines: the machine\'s and three hosts')
-})
+testNeeding(
+  'three engines, one per namespace, answer through dockerode over SSH, TCP with TLS and a unix socket',
+  { id: 'integration/multihost', missing: skip },
+  async () => {
+    // dockerd 20.10 derives its ID from /etc/docker/key.json, the same for all four engines:
+    // the data root tells them apart.
+    const roots = new Set<string>([(await dockerClient().info()).DockerRootDir])
+    for (const role of ['proxy', 'backend', 'generator'] as const) {
+      const host = topology.roles[role].host
+      const h = engines!.hosts[transportOf[role]]
+      assert.equal(host.protocol, h.transport)
+      assert.equal(host.address, h.address)
+      const info = await new Docker(engineOptions(host)).info()
+      // The engine that answered is this host's own (its data root), not the machine's.
+      assert.equal(info.DockerRootDir, join(h.dir, 'data'), `${role} over ${h.transport}`)
+      roots.add(info.DockerRootDir)
+    }
+    assert.equal(roots.size, 4, "four distinct engines: the machine's and three hosts")
+  },
+)
 
 testNeeding('the TLS engine refuses a client without a certificate', { id: 'integration/multihost', missing: skip }, async () => {
   const h = engines!.hosts.tcp
@@ -74,25 +88,40 @@ testNeeding('the TLS engine refuses a client without a certificate', { id: 'inte
   await assert.rejects(new Docker({ protocol: 'https', host: h.address, port: opts.port, ca: opts.ca }).ping())
 })
 
-testNeeding('the hosts reach each other and the root namespace on the test subnet, and nothing else', { id: 'integration/multihost', missing: skip }, async () => {
-  const { ssh, tcp, unix } = engines!.hosts
-  // bash's /dev/tcp: a TCP connect from inside a namespace, with no tool to install.
-  const connect = (from: string, to: string, port: number) => exec('nsenter', [`--net=/var/run/netns/${from}`, 'timeout', '5', 'bash', '-c', `exec 3<>/dev/tcp/${to}/${port}`])
-  assert.equal((await connect(unix.netns, tcp.address, 2376)).code, 0, 'unix host → tcp host engine port')
-  assert.equal((await connect(tcp.netns, ssh.address, 22)).code, 0, 'tcp host → ssh host sshd')
-  for (const h of [ssh, tcp, unix]) {
-    // One route, the subnet's: no default route, so no way off the test subnet.
-    const routes = (await exec('ip', ['-n', h.netns, 'route', 'show'])).stdout.trim().split('\n')
-    assert.deepEqual(routes.map((r) => r.split(' ')[0]), [`${SUBNET}.0/24`], `${h.netns} routes`)
-    const out = await connect(h.netns, '192.0.2.1', 53)
-    assert.notEqual(out.code, 0)
-    assert.match(out.stderr, /unreachable/i)
-  }
-  assert.equal((await connect(ssh.netns, ROOT_ADDRESS, 9)).stderr.includes('unreachable'), false, 'the root namespace is on the subnet')
-})
+testNeeding(
+  'the hosts reach each other and the root namespace on the test subnet, and nothing else',
+  { id: 'integration/multihost', missing: skip },
+  async () => {
+    const { ssh, tcp, unix } = engines!.hosts
+    // bash's /dev/tcp: a TCP connect from inside a namespace, with no tool to install.
+    const connect = (from: string, to: string, port: number) =>
+      exec('nsenter', [`--net=/var/run/netns/${from}`, 'timeout', '5', 'bash', '-c', `exec 3<>/dev/tcp/${to}/${port}`])
+    assert.equal((await connect(unix.netns, tcp.address, 2376)).code, 0, 'unix host → tcp host engine port')
+    assert.equal((await connect(tcp.netns, ssh.address, 22)).code, 0, 'tcp host → ssh host sshd')
+    for (const h of [ssh, tcp, unix]) {
+      // One route, the subnet's: no default route, so no way off the test subnet.
+      const routes = (await exec('ip', ['-n', h.netns, 'route', 'show'])).stdout.trim().split('\n')
+      assert.deepEqual(
+        routes.map((r) => r.split(' ')[0]),
+        [`${SUBNET}.0/24`],
+        `${h.netns} routes`,
+      )
+      const out = await connect(h.netns, '192.0.2.1', 53)
+      assert.notEqual(out.code, 0)
+      assert.match(out.stderr, /unreachable/i)
+    }
+    assert.equal((await connect(ssh.netns, ROOT_ADDRESS, 9)).stderr.includes('unreachable'), false, 'the root namespace is on the subnet')
+  },
+)
 
 /** The SSH host's public host key as sshd offers it (the blob of its .pub file). */
-const hostKeyBlob = () => Buffer.from(readFileSync(join(engines!.hosts.ssh.dir, 'ssh', 'host_ed25519.pub'), 'utf8').trim().split(/\s+/)[1]!, 'base64')
+const hostKeyBlob = () =>
+  Buffer.from(
+    readFileSync(join(engines!.hosts.ssh.dir, 'ssh', 'host_ed25519.pub'), 'utf8')
+      .trim()
+      .split(/\s+/)[1]!,
+    'base64',
+  )
 
 /** connectHosts over a topology: the UserError's one line, or 'answered'. */
 async function connectLine(hosts: string, o: { acceptNew?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
@@ -114,32 +143,44 @@ const withSshOption = (option: string) => engines!.hostsFlag().replace(/known_ho
 /** The --hosts value with the TLS host's certs= directory replaced. */
 const withCerts = (dir: string) => engines!.hostsFlag().replace(/certs=[^&\s]+/, `certs=${dir}`)
 
-testNeeding('ssh host keys: the recorded key passes; an unknown key is refused in one line, recorded by --accept-new-host-keys; a pin decides alone', { id: 'integration/multihost', missing: skip }, async () => {
-  const work = mkdtempSync(join(tmpdir(), 'pb-hostkeys-'))
-  try {
-    const fp = fingerprintOf(hostKeyBlob())
-    const empty = join(work, 'empty_known_hosts')
-    writeFileSync(empty, '# nothing known\n')
-    const unknown = await connectLine(withSshOption(`known_hosts=${empty}`))
-    assert.match(unknown, new RegExp(`^--hosts proxy: ssh://10\\.203\\.77\\.11 offers host key ${fp.replace(/[+/]/g, '\\$&')} \\(ssh-ed25519\\), which ${empty} does not list\\. Check it .* --accept-new-host-keys`))
-    // accept-new: a file that does not exist yet is started, with the key under the host's address.
-    const fresh = join(work, 'new', 'known_hosts')
-    assert.equal(await connectLine(withSshOption(`known_hosts=${fresh}`), { acceptNew: true }), 'answered')
-    assert.equal(readFileSync(fresh, 'utf8'), `10.203.77.11 ssh-ed25519 ${hostKeyBlob().toString('base64')}\n`)
-    assert.equal(await connectLine(withSshOption(`known_hosts=${fresh}`)), 'answered', 'the recorded key is known from then on')
-    // Without known_hosts=: ~/.ssh/known_hosts of $HOME (empty here) is where it is looked up.
-    const home = join(work, 'home')
-    const noFile = await connectLine(withSshOption('x=1').replace(/&x=1/, ''), { env: { ...process.env, HOME: home } })
-    assert.match(noFile, new RegExp(`which ${home}/\\.ssh/known_hosts or /etc/ssh/ssh_known_hosts does not list`))
-    assert.equal(existsSync(join(home, '.ssh', 'known_hosts')), false, 'nothing recorded without --accept-new-host-keys')
-    // A pinned fingerprint: the right one passes, another is refused; known_hosts is not read.
-    assert.equal(await connectLine(withSshOption(`fingerprint=${fp}`)), 'answered')
-    const other = 'SHA256:' + 'A'.repeat(43)
-    assert.match(await connectLine(withSshOption(`fingerprint=${other}`)), new RegExp(`offers host key ${fp.replace(/[+/]/g, '\\$&')} \\(ssh-ed25519\\), not the pinned ${other}\\. Nothing was sent`))
-  } finally {
-    rmSync(work, { recursive: true, force: true })
-  }
-})
+testNeeding(
+  'ssh host keys: the recorded key passes; an unknown key is refused in one line, recorded by --accept-new-host-keys; a pin decides alone',
+  { id: 'integration/multihost', missing: skip },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'pb-hostkeys-'))
+    try {
+      const fp = fingerprintOf(hostKeyBlob())
+      const empty = join(work, 'empty_known_hosts')
+      writeFileSync(empty, '# nothing known\n')
+      const unknown = await connectLine(withSshOption(`known_hosts=${empty}`))
+      assert.match(
+        unknown,
+        new RegExp(
+          `^--hosts proxy: ssh://10\\.203\\.77\\.11 offers host key ${fp.replace(/[+/]/g, '\\$&')} \\(ssh-ed25519\\), which ${empty} does not list\\. Check it .* --accept-new-host-keys`,
+        ),
+      )
+      // accept-new: a file that does not exist yet is started, with the key under the host's address.
+      const fresh = join(work, 'new', 'known_hosts')
+      assert.equal(await connectLine(withSshOption(`known_hosts=${fresh}`), { acceptNew: true }), 'answered')
+      assert.equal(readFileSync(fresh, 'utf8'), `10.203.77.11 ssh-ed25519 ${hostKeyBlob().toString('base64')}\n`)
+      assert.equal(await connectLine(withSshOption(`known_hosts=${fresh}`)), 'answered', 'the recorded key is known from then on')
+      // Without known_hosts=: ~/.ssh/known_hosts of $HOME (empty here) is where it is looked up.
+      const home = join(work, 'home')
+      const noFile = await connectLine(withSshOption('x=1').replace(/&x=1/, ''), { env: { ...process.env, HOME: home } })
+      assert.match(noFile, new RegExp(`which ${home}/\\.ssh/known_hosts or /etc/ssh/ssh_known_hosts does not list`))
+      assert.equal(existsSync(join(home, '.ssh', 'known_hosts')), false, 'nothing recorded without --accept-new-host-keys')
+      // A pinned fingerprint: the right one passes, another is refused; known_hosts is not read.
+      assert.equal(await connectLine(withSshOption(`fingerprint=${fp}`)), 'answered')
+      const other = 'SHA256:' + 'A'.repeat(43)
+      assert.match(
+        await connectLine(withSshOption(`fingerprint=${other}`)),
+        new RegExp(`offers host key ${fp.replace(/[+/]/g, '\\$&')} \\(ssh-ed25519\\), not the pinned ${other}\\. Nothing was sent`),
+      )
+    } finally {
+      rmSync(work, { recursive: true, force: true })
+    }
+  },
+)
 
 /** The ed25519 key the SSH host's sshd offers now, as ssh-keyscan reads it (base64), waited for up to 20 s to be `want`. */
 async function offeredKey(want: string): Promise<string> {
@@ -152,80 +193,174 @@ async function offeredKey(want: string): Promise<string> {
   return got
 }
 
-testNeeding('a swapped ssh host key is refused by run-all in one line: nothing copied, no container created, nothing written', { id: 'integration/multihost', missing: skip }, async () => {
-  const work = mkdtempSync(join(tmpdir(), 'pb-swapped-'))
-  // The server's own key is swapped, as a machine in the middle (or a reinstalled host) would
-  // present another; the client keeps the known_hosts it recorded (the engines' own).
-  const sshDir = join(engines!.hosts.ssh.dir, 'ssh')
-  const hostKey = join(sshDir, 'host_ed25519')
-  const original = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(/\s+/)[1]!
-  const sshdPid = Number(readFileSync(join(sshDir, 'sshd.pid'), 'utf8').trim())
-  for (const f of ['', '.pub']) cpSync(hostKey + f, join(work, `original${f}`))
-  // sshd re-reads its host keys when it re-executes itself on SIGHUP.
-  const serve = async (from: string, want: string) => {
-    for (const f of ['', '.pub']) cpSync(from + f, hostKey + f)
-    process.kill(sshdPid, 'SIGHUP')
-    assert.equal(await offeredKey(want), want, 'sshd offers the key it was given')
-  }
-  try {
-    const swapped = join(work, 'swapped')
-    const keygen = await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', swapped])
-    assert.equal(keygen.code, 0, keygen.stderr)
-    const key = readFileSync(`${swapped}.pub`, 'utf8').trim().split(/\s+/)[1]!
-    await serve(swapped, key)
-    // What each host's engine holds before, read over its own unix socket (not over the transport under test).
-    const state = async () => Promise.all((['ssh', 'tcp', 'unix'] as const).map(async (t) => {
-      const local = new Docker({ socketPath: engines!.hosts[t].socket })
-      return { t, containers: (await local.listContainers({ all: true })).length, images: (await local.listImages()).map((i) => i.Id).sort().join(',') }
-    }))
-    const before = await state()
-    const out = join(work, 'run')
-    const r = await runAll(['--profile', 'smoke', '--series', 'pooling', '--proxies', 'haproxy', '--variants', 'pool-added', '--no-report', '--hosts', engines!.hostsFlag(), '--out', out])
-    assert.equal(r.code, 2, r.out.slice(-3000))
-    const lines = r.out.trim().split('\n').filter((l) => l.startsWith('proxybench: '))
-    assert.equal(lines.length, 1, r.out.slice(-3000))
-    const known = knownHostsFile(engines!.hosts.ssh)
-    const offered = fingerprintOf(Buffer.from(key, 'base64')).replace(/[+/]/g, '\\$&')
-    const recorded = fingerprintOf(Buffer.from(original, 'base64')).replace(/[+/]/g, '\\$&')
-    assert.match(lines[0]!, new RegExp(`^proxybench: --hosts proxy: ssh://10\\.203\\.77\\.11 offers host key ${offered} \\(ssh-ed25519\\), but ${known}:1 lists ${recorded} for it: the host's key changed, or another machine answers in its place\\. Nothing was sent\\. .*ssh-keygen -R 10\\.203\\.77\\.11 -f ${known}$`))
-    assert.deepEqual(await state(), before, 'no container created and no image sent on any host')
-    assert.equal(existsSync(join(out, 'manifest.json')), false, 'no manifest')
-    assert.equal(existsSync(join(out, 'measurements.csv')), false, 'no rows')
-  } finally {
-    // The recorded key again, for the tests after this one.
-    await serve(join(work, 'original'), original)
-    rmSync(work, { recursive: true, force: true })
-  }
-})
+testNeeding(
+  'a swapped ssh host key is refused by run-all in one line: nothing copied, no container created, nothing written',
+  { id: 'integration/multihost', missing: skip },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'pb-swapped-'))
+    // The server's own key is swapped, as a machine in the middle (or a reinstalled host) would
+    // present another; the client keeps the known_hosts it recorded (the engines' own).
+    const sshDir = join(engines!.hosts.ssh.dir, 'ssh')
+    const hostKey = join(sshDir, 'host_ed25519')
+    const original = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(/\s+/)[1]!
+    const sshdPid = Number(readFileSync(join(sshDir, 'sshd.pid'), 'utf8').trim())
+    for (const f of ['', '.pub']) cpSync(hostKey + f, join(work, `original${f}`))
+    // sshd re-reads its host keys when it re-executes itself on SIGHUP.
+    const serve = async (from: string, want: string) => {
+      for (const f of ['', '.pub']) cpSync(from + f, hostKey + f)
+      process.kill(sshdPid, 'SIGHUP')
+      assert.equal(await offeredKey(want), want, 'sshd offers the key it was given')
+    }
+    try {
+      const swapped = join(work, 'swapped')
+      const keygen = await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', swapped])
+      assert.equal(keygen.code, 0, keygen.stderr)
+      const key = readFileSync(`${swapped}.pub`, 'utf8').trim().split(/\s+/)[1]!
+      await serve(swapped, key)
+      // What each host's engine holds before, read over its own unix socket (not over the transport under test).
+      const state = async () =>
+        Promise.all(
+          (['ssh', 'tcp', 'unix'] as const).map(async (t) => {
+            const local = new Docker({ socketPath: engines!.hosts[t].socket })
+            return {
+              t,
+              containers: (await local.listContainers({ all: true })).length,
+              images: (await local.listImages())
+                .map((i) => i.Id)
+                .sort()
+                .join(','),
+            }
+          }),
+        )
+      const before = await state()
+      const out = join(work, 'run')
+      const r = await runAll([
+        '--profile',
+        'smoke',
+        '--series',
+        'pooling',
+        '--proxies',
+        'haproxy',
+        '--variants',
+        'pool-added',
+        '--no-report',
+        '--hosts',
+        engines!.hostsFlag(),
+        '--out',
+        out,
+      ])
+      assert.equal(r.code, 2, r.out.slice(-3000))
+      const lines = r.out
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('proxybench: '))
+      assert.equal(lines.length, 1, r.out.slice(-3000))
+      const known = knownHostsFile(engines!.hosts.ssh)
+      const offered = fingerprintOf(Buffer.from(key, 'base64')).replace(/[+/]/g, '\\$&')
+      const recorded = fingerprintOf(Buffer.from(original, 'base64')).replace(/[+/]/g, '\\$&')
+      assert.match(
+        lines[0]!,
+        new RegExp(
+          `^proxybench: --hosts proxy: ssh://10\\.203\\.77\\.11 offers host key ${offered} \\(ssh-ed25519\\), but ${known}:1 lists ${recorded} for it: the host's key changed, or another machine answers in its place\\. Nothing was sent\\. .*ssh-keygen -R 10\\.203\\.77\\.11 -f ${known}$`,
+        ),
+      )
+      assert.deepEqual(await state(), before, 'no container created and no image sent on any host')
+      assert.equal(existsSync(join(out, 'manifest.json')), false, 'no manifest')
+      assert.equal(existsSync(join(out, 'measurements.csv')), false, 'no rows')
+    } finally {
+      // The recorded key again, for the tests after this one.
+      await serve(join(work, 'original'), original)
+      rmSync(work, { recursive: true, force: true })
+    }
+  },
+)
 
-testNeeding('tcp:// engines: no client certificates, a client certificate the engine does not trust, a server certificate the CA did not sign: each refused in one line', { id: 'integration/multihost', missing: skip }, async () => {
-  const work = mkdtempSync(join(tmpdir(), 'pb-tls-'))
-  try {
-    // No certs= and none in DOCKER_CERT_PATH or ~/.docker: refused while parsing, before any connection.
-    const bare = engines!.hostsFlag().replace(/\?certs=[^&\s]+&/, '?')
-    assert.throws(() => parseHosts(bare, { HOME: work }), /^UserError: --hosts: backend: tcp:\/\/10\.203\.77\.12:2376 needs TLS client certificates\. Add certs=DIR/)
-    // Another CA and a client certificate from it.
-    const foreign = join(work, 'foreign')
-    mkdirSync(foreign)
-    const ossl = async (...args: string[]) => assert.equal((await exec('openssl', args)).code, 0, `openssl ${args.join(' ')}`)
-    await ossl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(foreign, 'ca-key.pem'), '-out', join(foreign, 'ca.pem'), '-days', '1', '-subj', '/CN=not the engine CA')
-    await ossl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(foreign, 'key.pem'), '-out', join(foreign, 'client.csr'), '-subj', '/CN=stranger')
-    writeFileSync(join(foreign, 'client.ext'), 'extendedKeyUsage=clientAuth\n')
-    await ossl('x509', '-req', '-in', join(foreign, 'client.csr'), '-CA', join(foreign, 'ca.pem'), '-CAkey', join(foreign, 'ca-key.pem'), '-CAcreateserial', '-days', '1', '-extfile', join(foreign, 'client.ext'), '-out', join(foreign, 'cert.pem'))
-    // The engine's CA, but a client certificate it did not issue: the engine refuses the client.
-    const strangerClient = join(work, 'stranger-client')
-    cpSync(engines!.clientCerts, strangerClient, { recursive: true })
-    for (const f of ['cert.pem', 'key.pem']) cpSync(join(foreign, f), join(strangerClient, f))
-    assert.match(await connectLine(withCerts(strangerClient)), /^--hosts backend: the TLS engine at tcp:\/\/10\.203\.77\.12:2376 refused this client's certificate .*stranger-client\/cert\.pem \(.*\)\. Give certs=DIR with a cert\.pem and key\.pem signed by the CA/)
-    // The engine's client certificate, but a ca.pem that did not sign the server's certificate.
-    const strangerCa = join(work, 'stranger-ca')
-    cpSync(engines!.clientCerts, strangerCa, { recursive: true })
-    cpSync(join(foreign, 'ca.pem'), join(strangerCa, 'ca.pem'))
-    assert.match(await connectLine(withCerts(strangerCa)), /^--hosts backend: the TLS engine at tcp:\/\/10\.203\.77\.12:2376 presents a server certificate that .*stranger-ca\/ca\.pem did not sign \([A-Z_]+\)\. Nothing was sent/)
-  } finally {
-    rmSync(work, { recursive: true, force: true })
-  }
-})
+testNeeding(
+  'tcp:// engines: no client certificates, a client certificate the engine does not trust, a server certificate the CA did not sign: each refused in one line',
+  { id: 'integration/multihost', missing: skip },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'pb-tls-'))
+    try {
+      // No certs= and none in DOCKER_CERT_PATH or ~/.docker: refused while parsing, before any connection.
+      const bare = engines!.hostsFlag().replace(/\?certs=[^&\s]+&/, '?')
+      assert.throws(
+        () => parseHosts(bare, { HOME: work }),
+        /^UserError: --hosts: backend: tcp:\/\/10\.203\.77\.12:2376 needs TLS client certificates\. Add certs=DIR/,
+      )
+      // Another CA and a client certificate from it.
+      const foreign = join(work, 'foreign')
+      mkdirSync(foreign)
+      const ossl = async (...args: string[]) => assert.equal((await exec('openssl', args)).code, 0, `openssl ${args.join(' ')}`)
+      await ossl(
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(foreign, 'ca-key.pem'),
+        '-out',
+        join(foreign, 'ca.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=not the engine CA',
+      )
+      await ossl(
+        'req',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(foreign, 'key.pem'),
+        '-out',
+        join(foreign, 'client.csr'),
+        '-subj',
+        '/CN=stranger',
+      )
+      writeFileSync(join(foreign, 'client.ext'), 'extendedKeyUsage=clientAuth\n')
+      await ossl(
+        'x509',
+        '-req',
+        '-in',
+        join(foreign, 'client.csr'),
+        '-CA',
+        join(foreign, 'ca.pem'),
+        '-CAkey',
+        join(foreign, 'ca-key.pem'),
+        '-CAcreateserial',
+        '-days',
+        '1',
+        '-extfile',
+        join(foreign, 'client.ext'),
+        '-out',
+        join(foreign, 'cert.pem'),
+      )
+      // The engine's CA, but a client certificate it did not issue: the engine refuses the client.
+      const strangerClient = join(work, 'stranger-client')
+      cpSync(engines!.clientCerts, strangerClient, { recursive: true })
+      for (const f of ['cert.pem', 'key.pem']) cpSync(join(foreign, f), join(strangerClient, f))
+      assert.match(
+        await connectLine(withCerts(strangerClient)),
+        /^--hosts backend: the TLS engine at tcp:\/\/10\.203\.77\.12:2376 refused this client's certificate .*stranger-client\/cert\.pem \(.*\)\. Give certs=DIR with a cert\.pem and key\.pem signed by the CA/,
+      )
+      // The engine's client certificate, but a ca.pem that did not sign the server's certificate.
+      const strangerCa = join(work, 'stranger-ca')
+      cpSync(engines!.clientCerts, strangerCa, { recursive: true })
+      cpSync(join(foreign, 'ca.pem'), join(strangerCa, 'ca.pem'))
+      assert.match(
+        await connectLine(withCerts(strangerCa)),
+        /^--hosts backend: the TLS engine at tcp:\/\/10\.203\.77\.12:2376 presents a server certificate that .*stranger-ca\/ca\.pem did not sign \([A-Z_]+\)\. Nothing was sent/,
+      )
+    } finally {
+      rmSync(work, { recursive: true, force: true })
+    }
+  },
+)
 
 const ZX = join(repoRoot, 'node_modules', 'zx', 'build', 'cli.js')
 
@@ -240,85 +375,138 @@ function runAll(args: string[]): Promise<{ code: number; out: string }> {
   })
 }
 
-testNeeding('pooling, handshake and h3 cells across the three hosts: valid rows, QUIC over UDP between them, the hosts and the network in the manifest, no container left', { id: 'integration/multihost', missing: skip }, async () => {
-  const work = mkdtempSync(join(tmpdir(), 'pb-multihost-run-'))
-  const out = join(work, 'run')
-  try {
-    // Smoke: one repeat of a 1 s window; pool-added and h3 only (and the direct floors); the
-    // resumption series' cells are handshakes (none and TLS 1.3 tickets); h3 on ec256 only:
-    // HAProxy's h3 variant over QUIC and over HTTP/1.1, the backend's own HTTP/3, handshakes
-    // over QUIC and TCP+TLS. HAProxy's newest build speaks QUIC: no other image is sent.
-    const r = await runAll(['--profile', 'smoke', '--series', 'pooling,resumption,h3', '--proxies', 'haproxy', '--variants', 'pool-added,h3', '--key-types', 'ec256', '--no-report', '--hosts', engines!.hostsFlag(), '--out', out])
-    const endedAt = Date.now()
-    assert.equal(r.code, 0, r.out.slice(-3000))
-    const m = readManifest(out)!
-    const hosts = m.hosts!
-    assert.equal(hosts.source, '--hosts')
-    // The SSH and TLS engines' CPU: their cgroup file read inside each container, not the stats API's 1 s tick.
-    assert.match(m.cpu_source, /ssh:\/\/[^:]+: container cgroup counter file \([^)]*\), read inside the container by an exec(;|$)/)
-    assert.match(m.cpu_source, /tcp:\/\/[^:]+:2376: container cgroup counter file \([^)]*\), read inside the container by an exec(;|$)/)
-    const engineOf = (role: string) => hosts.roles.find((x) => x.role === role)!
-    assert.match(engineOf('proxy').engine, /^ssh:\/\/(root@)?10\.203\.77\.11\b/)
-    assert.match(engineOf('backend').engine, /^tcp:\/\/10\.203\.77\.12:2376/)
-    assert.equal(engineOf('generator').engine, `unix://${engines!.hosts.unix.socket}`)
-    // Each role on the cpuset it has on one machine: the hosts share this machine's cores.
-    const cpus = defaultCpuLayout()
-    assert.deepEqual(hosts.roles.map((x) => [x.role, x.cpuset]), [['proxy', cpus.proxy], ['backend', cpus.backend], ['generator', cpus.generator]])
-    assert.deepEqual(hosts.roles.map((x) => [x.role, x.address]), [['proxy', engines!.hosts.ssh.address], ['backend', engines!.hosts.tcp.address], ['generator', engines!.hosts.unix.address]])
-    assert.equal(hosts.hosts.length, 3)
-    for (const h of hosts.hosts) {
-      assert.ok(h.fingerprint, `${h.engine}: a fingerprint read on that host`)
-      // The namespaced engines started empty: every image they ran was sent from here.
-      assert.ok(h.images.length > 0 && h.images.every((i) => i.sent), `${h.engine}: images sent`)
-    }
-    // The network the numbers came over, measured from the generator's host to the proxy's.
-    assert.equal(hosts.network?.issue, null, hosts.network?.issue ?? '')
-    assert.ok(hosts.network!.connect_echo_p50_ms! > 0 && hosts.network!.stream_mib_per_s! > 0)
+testNeeding(
+  'pooling, handshake and h3 cells across the three hosts: valid rows, QUIC over UDP between them, the hosts and the network in the manifest, no container left',
+  { id: 'integration/multihost', missing: skip },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'pb-multihost-run-'))
+    const out = join(work, 'run')
+    try {
+      // Smoke: one repeat of a 1 s window; pool-added and h3 only (and the direct floors); the
+      // resumption series' cells are handshakes (none and TLS 1.3 tickets); h3 on ec256 only:
+      // HAProxy's h3 variant over QUIC and over HTTP/1.1, the backend's own HTTP/3, handshakes
+      // over QUIC and TCP+TLS. HAProxy's newest build speaks QUIC: no other image is sent.
+      const r = await runAll([
+        '--profile',
+        'smoke',
+        '--series',
+        'pooling,resumption,h3',
+        '--proxies',
+        'haproxy',
+        '--variants',
+        'pool-added,h3',
+        '--key-types',
+        'ec256',
+        '--no-report',
+        '--hosts',
+        engines!.hostsFlag(),
+        '--out',
+        out,
+      ])
+      const endedAt = Date.now()
+      assert.equal(r.code, 0, r.out.slice(-3000))
+      const m = readManifest(out)!
+      const hosts = m.hosts!
+      assert.equal(hosts.source, '--hosts')
+      // The SSH and TLS engines' CPU: their cgroup file read inside each container, not the stats API's 1 s tick.
+      assert.match(m.cpu_source, /ssh:\/\/[^:]+: container cgroup counter file \([^)]*\), read inside the container by an exec(;|$)/)
+      assert.match(m.cpu_source, /tcp:\/\/[^:]+:2376: container cgroup counter file \([^)]*\), read inside the container by an exec(;|$)/)
+      const engineOf = (role: string) => hosts.roles.find((x) => x.role === role)!
+      assert.match(engineOf('proxy').engine, /^ssh:\/\/(root@)?10\.203\.77\.11\b/)
+      assert.match(engineOf('backend').engine, /^tcp:\/\/10\.203\.77\.12:2376/)
+      assert.equal(engineOf('generator').engine, `unix://${engines!.hosts.unix.socket}`)
+      // Each role on the cpuset it has on one machine: the hosts share this machine's cores.
+      const cpus = defaultCpuLayout()
+      assert.deepEqual(
+        hosts.roles.map((x) => [x.role, x.cpuset]),
+        [
+          ['proxy', cpus.proxy],
+          ['backend', cpus.backend],
+          ['generator', cpus.generator],
+        ],
+      )
+      assert.deepEqual(
+        hosts.roles.map((x) => [x.role, x.address]),
+        [
+          ['proxy', engines!.hosts.ssh.address],
+          ['backend', engines!.hosts.tcp.address],
+          ['generator', engines!.hosts.unix.address],
+        ],
+      )
+      assert.equal(hosts.hosts.length, 3)
+      for (const h of hosts.hosts) {
+        assert.ok(h.fingerprint, `${h.engine}: a fingerprint read on that host`)
+        // The namespaced engines started empty: every image they ran was sent from here.
+        assert.ok(h.images.length > 0 && h.images.every((i) => i.sent), `${h.engine}: images sent`)
+      }
+      // The network the numbers came over, measured from the generator's host to the proxy's.
+      assert.equal(hosts.network?.issue, null, hosts.network?.issue ?? '')
+      assert.ok(hosts.network!.connect_echo_p50_ms! > 0 && hosts.network!.stream_mib_per_s! > 0)
 
-    // A window disturbed by the machine is an invalid row that is measured again: judge the others.
-    const rows = readMeasurements(out).filter((x) => !isDisturbed(x))
-    const pooled = rows.find((x) => x.proxy === 'haproxy' && x.variant === 'pool-added')
-    assert.ok(pooled, 'a pooling row')
-    assert.equal(pooled.status, 'valid', pooled.reason)
-    assert.ok(pooled.proxy_cpu_us_per_req! > 0 && pooled.requests > 0)
-    const shakes = readTable(out, HANDSHAKES).filter((x) => !isDisturbed(x))
-    assert.ok(shakes.length > 0, 'handshake rows')
-    for (const x of shakes) {
-      assert.equal(x.status, 'valid', x.reason)
-      assert.ok(x.handshakes > 0 && x.proxy_cpu_us_per_handshake! > 0)
-    }
-    assert.deepEqual([...new Set(shakes.map((x) => x.series))].sort(), ['h3-handshake', 'h3-handshake-tcp', 'resumption'])
-    assert.ok(shakes.filter((x) => x.series === 'h3-handshake').every((x) => x.udp_datagrams_per_req! > 0), 'QUIC handshakes count their datagrams')
+      // A window disturbed by the machine is an invalid row that is measured again: judge the others.
+      const rows = readMeasurements(out).filter((x) => !isDisturbed(x))
+      const pooled = rows.find((x) => x.proxy === 'haproxy' && x.variant === 'pool-added')
+      assert.ok(pooled, 'a pooling row')
+      assert.equal(pooled.status, 'valid', pooled.reason)
+      assert.ok(pooled.proxy_cpu_us_per_req! > 0 && pooled.requests > 0)
+      const shakes = readTable(out, HANDSHAKES).filter((x) => !isDisturbed(x))
+      assert.ok(shakes.length > 0, 'handshake rows')
+      for (const x of shakes) {
+        assert.equal(x.status, 'valid', x.reason)
+        assert.ok(x.handshakes > 0 && x.proxy_cpu_us_per_handshake! > 0)
+      }
+      assert.deepEqual([...new Set(shakes.map((x) => x.series))].sort(), ['h3-handshake', 'h3-handshake-tcp', 'resumption'])
+      assert.ok(
+        shakes.filter((x) => x.series === 'h3-handshake').every((x) => x.udp_datagrams_per_req! > 0),
+        'QUIC handshakes count their datagrams',
+      )
 
-    // h3: through HAProxy's h3 config on the SSH host (QUIC bound to its address) and to the
-    // backend's own HTTP/3 listener on the TLS host, from the generator's: verified as h3 first.
-    for (const [proxy, variant] of [['haproxy', 'h3'], ['direct', 'direct']] as const) {
-      const h3 = rows.find((x) => x.series === 'h3' && x.proxy === proxy && x.variant === variant)
-      assert.ok(h3, `an h3 row, ${proxy}`)
-      assert.equal(h3.status, 'valid', h3.reason)
-      assert.ok(h3.requests > 0 && h3.udp_datagrams_per_req! > 0, JSON.stringify(h3))
-      if (proxy === 'haproxy') assert.ok(h3.proxy_cpu_us_per_req! > 0)
+      // h3: through HAProxy's h3 config on the SSH host (QUIC bound to its address) and to the
+      // backend's own HTTP/3 listener on the TLS host, from the generator's: verified as h3 first.
+      for (const [proxy, variant] of [
+        ['haproxy', 'h3'],
+        ['direct', 'direct'],
+      ] as const) {
+        const h3 = rows.find((x) => x.series === 'h3' && x.proxy === proxy && x.variant === variant)
+        assert.ok(h3, `an h3 row, ${proxy}`)
+        assert.equal(h3.status, 'valid', h3.reason)
+        assert.ok(h3.requests > 0 && h3.udp_datagrams_per_req! > 0, JSON.stringify(h3))
+        if (proxy === 'haproxy') assert.ok(h3.proxy_cpu_us_per_req! > 0)
+      }
+      const h1 = rows.find((x) => x.series === 'h3-h1')
+      assert.equal(h1?.status, 'valid', h1?.reason)
+      const quic = readdirSync(join(out, 'raw'))
+        .filter((f) => f.endsWith('.h3.json'))
+        .map((f) => parseLoadgenOutput<H3Result>(readFileSync(join(out, 'raw', f), 'utf8')))
+      assert.ok(
+        quic.length >= 2 && quic.every((x) => x?.alpn === 'h3' && x.proto === 'HTTP/3.0' && x.window_ok > 0),
+        JSON.stringify(quic.map((x) => x && [x.alpn, x.proto, x.window_ok])),
+      )
+      const config = readdirSync(join(out, 'configs')).find((f) => f.endsWith('-h3.cfg'))
+      assert.ok(config, 'the h3 config kept')
+      assert.match(
+        readFileSync(join(out, 'configs', config), 'utf8'),
+        new RegExp(`bind quic4@${engines!.hosts.ssh.address.replaceAll('.', '\\.')}:\\d+ `),
+        "QUIC bound to the proxy host's address",
+      )
+      // What the h3 cells add to the run (the CI budget): h3 runs last (--series order), so from its first repeat to the end.
+      const h3Rows = [...rows, ...shakes].filter((x) => x.series.startsWith('h3'))
+      const h3Start = Math.min(...h3Rows.map((x) => Date.parse(x.started_at)))
+      console.log(`multihost: the h3 cells took ${Math.round((endedAt - h3Start) / 1000)} s of the run`)
+      // Nothing left on any host's engine.
+      for (const role of ['proxy', 'backend', 'generator'] as const) {
+        const left = await new Docker(engineOptions(topology.roles[role].host)).listContainers({ all: true })
+        assert.deepEqual(
+          left.map((c) => c.Names[0]),
+          [],
+          `containers left on the ${role}'s host`,
+        )
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true })
     }
-    const h1 = rows.find((x) => x.series === 'h3-h1')
-    assert.equal(h1?.status, 'valid', h1?.reason)
-    const quic = readdirSync(join(out, 'raw')).filter((f) => f.endsWith('.h3.json')).map((f) => parseLoadgenOutput<H3Result>(readFileSync(join(out, 'raw', f), 'utf8')))
-    assert.ok(quic.length >= 2 && quic.every((x) => x?.alpn === 'h3' && x.proto === 'HTTP/3.0' && x.window_ok > 0), JSON.stringify(quic.map((x) => x && [x.alpn, x.proto, x.window_ok])))
-    const config = readdirSync(join(out, 'configs')).find((f) => f.endsWith('-h3.cfg'))
-    assert.ok(config, 'the h3 config kept')
-    assert.match(readFileSync(join(out, 'configs', config), 'utf8'), new RegExp(`bind quic4@${engines!.hosts.ssh.address.replaceAll('.', '\\.')}:\\d+ `), 'QUIC bound to the proxy host\'s address')
-    // What the h3 cells add to the run (the CI budget): h3 runs last (--series order), so from its first repeat to the end.
-    const h3Rows = [...rows, ...shakes].filter((x) => x.series.startsWith('h3'))
-    const h3Start = Math.min(...h3Rows.map((x) => Date.parse(x.started_at)))
-    console.log(`multihost: the h3 cells took ${Math.round((endedAt - h3Start) / 1000)} s of the run`)
-    // Nothing left on any host's engine.
-    for (const role of ['proxy', 'backend', 'generator'] as const) {
-      const left = await new Docker(engineOptions(topology.roles[role].host)).listContainers({ all: true })
-      assert.deepEqual(left.map((c) => c.Names[0]), [], `containers left on the ${role}'s host`)
-    }
-  } finally {
-    rmSync(work, { recursive: true, force: true })
-  }
-})
+  },
+)
 
 testNeeding('teardown leaves no namespace, link, engine, process, mount, rule or key behind', { id: 'integration/multihost', missing: skip }, async () => {
   const forced = await engines!.teardown()

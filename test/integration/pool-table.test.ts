@@ -21,7 +21,11 @@ test('pool detector on the real binaries of all five proxies', async () => {
   const rows = await poolTable({ proxies: PROXIES, certs, workDir: work, log: memoryLogger() })
   console.log(formatTable(rows, ['proxy', 'version', 'variant', 'conns_per_100', 'expected', 'status', 'note']))
 
-  for (const proxy of PROXIES) assert.ok(rows.some((r) => r.proxy === proxy), `${proxy} measured`)
+  for (const proxy of PROXIES)
+    assert.ok(
+      rows.some((r) => r.proxy === proxy),
+      `${proxy} measured`,
+    )
   for (const r of rows) {
     const cell = `${r.proxy} ${r.version} ${r.variant}`
     assert.equal(r.ok_responses, r.requests, `${cell} answered: ${r.note ?? ''}`)

@@ -17,7 +17,12 @@ import { NativeRuntime } from '../../lib/runtime/native.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
 
-interface Seen { status: string; reason: string; h2?: string | null; load?: ReturnType<typeof parseH2loadOutput> }
+interface Seen {
+  status: string
+  reason: string
+  h2?: string | null
+  load?: ReturnType<typeof parseH2loadOutput>
+}
 const outcome = { failed: (reason: string): Seen => ({ status: 'failed', reason }), invalid: (reason: string): Seen => ({ status: 'invalid', reason }) }
 
 // The real binaries: every proxy's h2 variant answers h2 by ALPN (nghttp) and carries an
@@ -28,7 +33,14 @@ test('h2 variants speak h2 to h2load, an h1-only listener is caught, a ticket-of
   const log = memoryLogger()
   const runtime = new NativeRuntime(`protocols-${process.pid}`)
   const out = mkdtempSync(join(tmpdir(), 'pb-protocols-'))
-  const ctx: CellContext = { runtime, runId: 'protocols', runDir: out, cpus: defaultCpuLayout(), profile: PROFILES.smoke!, certs: await ensureCerts(certsDir, { force: false, log }) }
+  const ctx: CellContext = {
+    runtime,
+    runId: 'protocols',
+    runDir: out,
+    cpus: defaultCpuLayout(),
+    profile: PROFILES.smoke!,
+    certs: await ensureCerts(certsDir, { force: false, log }),
+  }
   try {
     for (const proxy of PROXIES) {
       const seen = await withVerifiedStack(catalogCell(proxy, { series: 'h2', variant: 'h2', connections: 4 }), `p-${proxy}`, ctx, outcome, async ({ url }) => {
@@ -42,7 +54,13 @@ test('h2 variants speak h2 to h2load, an h1-only listener is caught, a ticket-of
     }
     // nginx's pool-added has no http2: nghttp exits 0 but the check names it. (HAProxy's newest
     // build offers h2 on a bind without alpn; 2.6.12 does not.)
-    const h1 = await withVerifiedStack(catalogCell('nginx', { series: 'h2', variant: 'pool-added', connections: 4 }), 'p-h1', ctx, outcome, async ({ url }) => ({ status: 'valid', reason: '', h2: await verifyH2(url, ctx.certs.ca) }))
+    const h1 = await withVerifiedStack(
+      catalogCell('nginx', { series: 'h2', variant: 'pool-added', connections: 4 }),
+      'p-h1',
+      ctx,
+      outcome,
+      async ({ url }) => ({ status: 'valid', reason: '', h2: await verifyH2(url, ctx.certs.ca) }),
+    )
     assert.match(h1.h2 ?? '', /^no h2 via ALPN/)
 
     // One h2 cell through the closed-model protocol: the row names its streams and has a window of h2 requests.

@@ -18,7 +18,11 @@ const lock = join(work, 'run.lock')
 
 function notebook(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [ZX, join(repoRoot, 'notebooks', args[0]!), ...args.slice(1)], { cwd: repoRoot, env: { ...env, PROXYBENCH_LOCK: lock }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [ZX, join(repoRoot, 'notebooks', args[0]!), ...args.slice(1)], {
+      cwd: repoRoot,
+      env: { ...env, PROXYBENCH_LOCK: lock },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     child.stdout.on('data', (d: Buffer) => (out += d))
     child.stderr.on('data', (d: Buffer) => (out += d))
@@ -34,7 +38,9 @@ await acquireRunLock('/results/other'); console.log('locked'); setInterval(() =>
   delete env[HELD_ENV]
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] })
   const exited = new Promise<void>((r) => child.once('exit', () => r()))
-  return new Promise((resolve) => child.stdout.on('data', (d: Buffer) => String(d).includes('locked') && resolve({ kill: () => (child.kill('SIGKILL'), exited) })))
+  return new Promise((resolve) =>
+    child.stdout.on('data', (d: Buffer) => String(d).includes('locked') && resolve({ kill: () => (child.kill('SIGKILL'), exited) })),
+  )
 }
 
 const cleanEnv = () => {
@@ -47,12 +53,21 @@ test('while another process measures, 00-setup, 01-certs --force and 02-stacks a
   const other = await otherRun()
   try {
     const certs = join(work, 'certs-refused')
-    for (const args of [['00-setup.mjs', '--quiet', '--proxies', 'haproxy'], ['01-certs.mjs', '--force', '--dir', certs], ['02-stacks.mjs', '--proxies', 'haproxy', '--newest']]) {
+    for (const args of [
+      ['00-setup.mjs', '--quiet', '--proxies', 'haproxy'],
+      ['01-certs.mjs', '--force', '--dir', certs],
+      ['02-stacks.mjs', '--proxies', 'haproxy', '--newest'],
+    ]) {
       const r = await notebook(args, cleanEnv())
       assert.equal(r.code, 2, `${args[0]}: ${r.out.slice(-2000)}`)
       const lines = r.out.trim().split('\n')
       assert.equal(lines.length, 1, r.out)
-      assert.match(lines[0]!, new RegExp(`^proxybench: ${lock}: notebooks/${args[0]!.replace('.', '\\.')} changes packages, keys or images: another proxybench run \\(pid \\d+, /results/other\\) is measuring on this machine\\. Wait for it to finish or stop it; changing them under a measurement would spoil it${args[0] === '00-setup.mjs' ? ' \\(to look without changing anything: --check\\)' : ''}$`))
+      assert.match(
+        lines[0]!,
+        new RegExp(
+          `^proxybench: ${lock}: notebooks/${args[0]!.replace('.', '\\.')} changes packages, keys or images: another proxybench run \\(pid \\d+, /results/other\\) is measuring on this machine\\. Wait for it to finish or stop it; changing them under a measurement would spoil it${args[0] === '00-setup.mjs' ? ' \\(to look without changing anything: --check\\)' : ''}$`,
+        ),
+      )
     }
     assert.equal(existsSync(certs), false, '01-certs wrote nothing')
     const look = await notebook(['00-setup.mjs', '--check', '--quiet', '--proxies', 'haproxy'], cleanEnv())
@@ -79,7 +94,7 @@ test('a step started by the process holding the lock (run-all → setup) runs un
   }
 })
 
-test('npm test\'s pretest (00-setup --quiet) leaves the lock free for the tests after it', async () => {
+test("npm test's pretest (00-setup --quiet) leaves the lock free for the tests after it", async () => {
   const r = await notebook(['00-setup.mjs', '--quiet'], cleanEnv())
   assert.equal(r.code, 0, r.out)
   // At once, no retry: nothing the step started (an engine, a download) keeps the lock.

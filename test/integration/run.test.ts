@@ -24,18 +24,29 @@ test('a pooling run writes a valid manifest and one row per cell, with honest nu
   const out = join(mkdtempSync(join(tmpdir(), 'pb-run-')), 'run')
   const bad = join(out, '..', 'broken.cfg')
   writeFileSync(bad, 'global\n  this-is-not-a-keyword\n')
-  const r = await runBench(parseRunOptions({ profile: 'smoke', series: 'pooling', proxies: 'haproxy', runtime: 'auto', out, config: [`haproxy=${bad}`], seed: '1' }, { install: false, log: memoryLogger() }))
+  const r = await runBench(
+    parseRunOptions(
+      { profile: 'smoke', series: 'pooling', proxies: 'haproxy', runtime: 'auto', out, config: [`haproxy=${bad}`], seed: '1' },
+      { install: false, log: memoryLogger() },
+    ),
+  )
   const m = readManifest(out)!
   assert.equal(m.order_seed, 1)
   assert.equal(m.steps.pooling, 'done')
   assert.ok(m.components.some((c) => c.component === 'haproxy' && /^[0-9a-f]{64}$/.test(c.sha256)))
   // Lossless latency: every repeat whose generator reported, closed (wrk) and open (loadgen; disturbed
   // windows included), left its whole distribution in raw/.
-  const spectra = new Map(readLatencySpectra(out).map((e) => [repeatStem(e.cell, e.cell.repeat, e.cell.rate === null ? {} : { rate: e.cell.rate }), e.spectrum]))
+  const spectra = new Map(
+    readLatencySpectra(out).map((e) => [repeatStem(e.cell, e.cell.repeat, e.cell.rate === null ? {} : { rate: e.cell.rate }), e.spectrum]),
+  )
   const reported = readMeasurements(out).filter((x) => x.max_ms !== null)
   assert.ok(reported.some((x) => x.model === 'closed'))
   for (const x of reported) {
-    const stem = repeatStem({ series: x.series, proxy: x.proxy, version: x.version, variant: x.variant, keyType: x.key_type, connections: x.connections }, x.repeat, x.model === 'open' ? { rate: x.target_rps! } : {})
+    const stem = repeatStem(
+      { series: x.series, proxy: x.proxy, version: x.version, variant: x.variant, keyType: x.key_type, connections: x.connections },
+      x.repeat,
+      x.model === 'open' ? { rate: x.target_rps! } : {},
+    )
     const s = spectra.get(stem)
     assert.ok(s, `${stem}: no latency spectrum`)
     assert.deepEqual([s.generator, s.measured_from], x.model === 'open' ? ['loadgen open', 'scheduled'] : ['wrk', 'sent'], stem)
@@ -60,9 +71,16 @@ test('a pooling run writes a valid manifest and one row per cell, with honest nu
   // The newest HAProxy of the catalog is the one measured and checked.
   const version = by('pool-added').version
   assert.ok(by('custom:broken.cfg').reason.startsWith('config rejected before the run: '))
-  assert.match(by('custom:broken.cfg').reason, new RegExp(`broken\\.cfg: haproxy ${version.replace(/\./g, '\\.')} rejects the rendered config \\(.*this-is-not-a-keyword`))
+  assert.match(
+    by('custom:broken.cfg').reason,
+    new RegExp(`broken\\.cfg: haproxy ${version.replace(/\./g, '\\.')} rejects the rendered config \\(.*this-is-not-a-keyword`),
+  )
   // Checked once before the first cell, not per cell: every row of it says so, none started a role.
-  assert.ok(readMeasurements(out).filter((x) => x.variant === 'custom:broken.cfg').every((x) => x.status === 'failed' && x.reason.startsWith('config rejected before the run')))
+  assert.ok(
+    readMeasurements(out)
+      .filter((x) => x.variant === 'custom:broken.cfg')
+      .every((x) => x.status === 'failed' && x.reason.startsWith('config rejected before the run')),
+  )
   assert.equal(readManifest(out)!.invocations.length, 1)
   assert.ok(readMeasurements(out).every((x) => x.invocation === 1))
   assert.ok(r.findings.some((f) => f.id === 'F4' && f.verdict !== 'not measured'))
@@ -70,7 +88,10 @@ test('a pooling run writes a valid manifest and one row per cell, with honest nu
   assert.ok(!readFileSync(join(out, 'configs', `haproxy-${version}-pool-added.cfg`), 'utf8').includes('PRIVATE KEY'))
 
   // Never overwrite a run by accident.
-  await assert.rejects(runBench(parseRunOptions({ profile: 'smoke', series: 'pooling', proxies: 'haproxy', runtime: 'native', out }, { install: false, log: memoryLogger() })), /already holds a run\. Add --resume/)
+  await assert.rejects(
+    runBench(parseRunOptions({ profile: 'smoke', series: 'pooling', proxies: 'haproxy', runtime: 'native', out }, { install: false, log: memoryLogger() })),
+    /already holds a run\. Add --resume/,
+  )
 })
 
 test('killed mid-run, --resume finishes without redoing done cells and leaves no process', async () => {
@@ -100,17 +121,27 @@ test('killed mid-run, --resume finishes without redoing done cells and leaves no
   assert.equal(closedCells(after).size, 7) // direct + article, pool-added, pool-removed, reuse-never, server-close, httpclose
   const keys = after.map((r) => `${r.series}|${r.variant}|${r.model}|${r.repeat}`)
   assert.equal(new Set(keys).size, keys.length, 'no cell measured twice')
-  for (const row of before) assert.ok(after.some((a) => a.variant === row.variant && a.started_at === row.started_at), `${row.variant} kept, not redone`)
+  for (const row of before)
+    assert.ok(
+      after.some((a) => a.variant === row.variant && a.started_at === row.started_at),
+      `${row.variant} kept, not redone`,
+    )
   assert.equal(readManifest(out)!.steps.pooling, 'done')
   assert.match(output, /\d+ claims: \d+ reproduced, \d+ not reproduced, \d+ inconclusive, \d+ not measured, \d+ not runnable here/)
   for (const f of ['summary/measurements.csv', 'summary/ratios.csv']) assert.ok(existsSync(join(out, f)), f)
   const runId = readManifest(out)!.run_id
-  for (const f of ['index.html', 'report.pdf', `runs/${runId}/index.html`, `runs/${runId}/report.pdf`, `runs/${runId}/data/measurements.csv`]) assert.ok(existsSync(join(site, f)), f)
+  for (const f of ['index.html', 'report.pdf', `runs/${runId}/index.html`, `runs/${runId}/report.pdf`, `runs/${runId}/data/measurements.csv`])
+    assert.ok(existsSync(join(site, f)), f)
   // The run's certificates (private keys included) exist; none of them reached the site.
-  assert.ok(readdirSync(certsDir).some((f) => f.endsWith('.key')), 'the run had private keys')
+  assert.ok(
+    readdirSync(certsDir).some((f) => f.endsWith('.key')),
+    'the run had private keys',
+  )
   assertNoKeyMaterial(site)
   for (const f of readdirSync(certsDir).filter((f) => f.endsWith('.key') || f.endsWith('.pem'))) {
-    const key = readFileSync(join(certsDir, f), 'utf8').split('\n').find((l) => l && !l.startsWith('-----'))!
+    const key = readFileSync(join(certsDir, f), 'utf8')
+      .split('\n')
+      .find((l) => l && !l.startsWith('-----'))!
     assert.ok(!siteText(site).includes(key), `${f} appears in the site`)
   }
   // What the killed run left (proxy, backend, wrk) is gone, and so is its state file.
@@ -120,7 +151,10 @@ test('killed mid-run, --resume finishes without redoing done cells and leaves no
 
 test('SIGINT stops the run cleanly and marks the manifest interrupted', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'pb-int-')), 'run')
-  const child = spawn(process.execPath, [ZX, 'notebooks/03-pooling.mjs', '--profile', 'smoke', '--proxies', 'haproxy', '--out', out], { cwd: repoRoot, stdio: 'ignore' })
+  const child = spawn(process.execPath, [ZX, 'notebooks/03-pooling.mjs', '--profile', 'smoke', '--proxies', 'haproxy', '--out', out], {
+    cwd: repoRoot,
+    stdio: 'ignore',
+  })
   const deadline = Date.now() + 120_000
   while (readMeasurementsSafe(out).length < 1 && Date.now() < deadline) await sleep(200)
   child.kill('SIGINT')
@@ -135,10 +169,12 @@ test('SIGINT stops the run cleanly and marks the manifest interrupted', async ()
 function rolesOf(harnessPid: number): number[] {
   const dir = join(cacheDir(), 'native')
   if (!existsSync(dir)) return []
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).flatMap((f) => {
-    const s = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { harness: { pid: number }; roles: { pid: number }[] }
-    return s.harness.pid === harnessPid ? s.roles.map((r) => r.pid) : []
-  })
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => {
+      const s = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { harness: { pid: number }; roles: { pid: number }[] }
+      return s.harness.pid === harnessPid ? s.roles.map((r) => r.pid) : []
+    })
 }
 
 function readMeasurementsSafe(dir: string) {
@@ -151,5 +187,8 @@ function readMeasurementsSafe(dir: string) {
 
 /** Every file of a site as one text, to look for key bytes in whatever form they were copied. */
 function siteText(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath ?? e.path, e.name), 'latin1')).join('\n')
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(e.parentPath ?? e.path, e.name), 'latin1'))
+    .join('\n')
 }

@@ -30,13 +30,33 @@ test('http listeners answer plain HTTP, logging variants write a line per reques
   const log = memoryLogger()
   const runtime = new NativeRuntime(`scenarios-${process.pid}`)
   const out = mkdtempSync(join(tmpdir(), 'pb-scenarios-'))
-  const ctx: CellContext = { runtime, runId: 'scenarios', runDir: out, cpus: defaultCpuLayout(), profile: PROFILES.smoke!, certs: await ensureCerts(certsDir, { force: false, log }) }
+  const ctx: CellContext = {
+    runtime,
+    runId: 'scenarios',
+    runDir: out,
+    cpus: defaultCpuLayout(),
+    profile: PROFILES.smoke!,
+    certs: await ensureCerts(certsDir, { force: false, log }),
+  }
   // 1000 requests: Envoy's file logger flushes when its 64 KiB buffer fills (or every 10 s).
-  const through = (cell: Cell) => withVerifiedStack(cell, `t-${cell.proxy}-${cell.variant}-${cell.bodyBytes ?? 0}`, ctx, outcome, async ({ url, scratch }) => {
-    const r = await loadgenRequests({ url, n: 1000, c: 4, cacert: ctx.certs.ca, ...(cell.bodyBytes ? { expectBytes: cell.bodyBytes } : { expectBody: 'hello world' }) })
-    const file = cell.stack?.variants[cell.variant]?.access_log
-    return { status: 'valid', reason: '', url, ok: r.ok, log: file && existsSync(join(scratch, 'proxy', file)) ? readFileSync(join(scratch, 'proxy', file), 'utf8') : undefined }
-  })
+  const through = (cell: Cell) =>
+    withVerifiedStack(cell, `t-${cell.proxy}-${cell.variant}-${cell.bodyBytes ?? 0}`, ctx, outcome, async ({ url, scratch }) => {
+      const r = await loadgenRequests({
+        url,
+        n: 1000,
+        c: 4,
+        cacert: ctx.certs.ca,
+        ...(cell.bodyBytes ? { expectBytes: cell.bodyBytes } : { expectBody: 'hello world' }),
+      })
+      const file = cell.stack?.variants[cell.variant]?.access_log
+      return {
+        status: 'valid',
+        reason: '',
+        url,
+        ok: r.ok,
+        log: file && existsSync(join(scratch, 'proxy', file)) ? readFileSync(join(scratch, 'proxy', file), 'utf8') : undefined,
+      }
+    })
   try {
     for (const proxy of PROXIES) {
       const http = await through(catalogCell(proxy, { series: 'scenarios', variant: 'http', connections: 50 }))
@@ -54,14 +74,30 @@ test('http listeners answer plain HTTP, logging variants write a line per reques
     assert.equal(json.status, 'valid', json.reason)
     assert.match(json.url!, /^https:\/\/127\.0\.0\.1:\d+\/json\?size=10240$/)
     assert.equal(json.ok, 1000)
-    const direct = await through({ series: 'scenarios', proxy: 'direct', version: 'test', variant: 'direct', keyType: 'ec256', connections: 50, scheme: 'http', path: '/json', bodyBytes: 100000 })
+    const direct = await through({
+      series: 'scenarios',
+      proxy: 'direct',
+      version: 'test',
+      variant: 'direct',
+      keyType: 'ec256',
+      connections: 50,
+      scheme: 'http',
+      path: '/json',
+      bodyBytes: 100000,
+    })
     assert.equal(direct.status, 'valid', direct.reason)
     assert.equal(direct.ok, 1000)
     // A size other than the one asked for is a mismatch, never an ok.
-    const wrong = await withVerifiedStack({ ...catalogCell('haproxy', { series: 'scenarios', variant: 'http', connections: 50 }), path: '/json', bodyBytes: 2048 }, 't-wrong', ctx, outcome, async ({ url }) => {
-      const r = await loadgenRequests({ url, n: 10, c: 1, expectBytes: 2047 })
-      return { status: 'valid', reason: '', ok: r.ok }
-    })
+    const wrong = await withVerifiedStack(
+      { ...catalogCell('haproxy', { series: 'scenarios', variant: 'http', connections: 50 }), path: '/json', bodyBytes: 2048 },
+      't-wrong',
+      ctx,
+      outcome,
+      async ({ url }) => {
+        const r = await loadgenRequests({ url, n: 10, c: 1, expectBytes: 2047 })
+        return { status: 'valid', reason: '', ok: r.ok }
+      },
+    )
     assert.equal(wrong.ok, 0)
   } finally {
     await runtime.stopAll()

@@ -13,7 +13,9 @@ import { isDisturbed } from '../../lib/data/precision.ts'
 
 const smoke = (series: string, proxies: ('haproxy' | 'nginx')[]) => {
   const out = join(mkdtempSync(join(tmpdir(), `pb-${series}-`)), 'run')
-  return runBench(parseRunOptions({ profile: 'smoke', series, proxies: proxies.join(','), runtime: 'native', out, seed: '3' }, { install: false, log: memoryLogger() }))
+  return runBench(
+    parseRunOptions({ profile: 'smoke', series, proxies: proxies.join(','), runtime: 'native', out, seed: '3' }, { install: false, log: memoryLogger() }),
+  )
 }
 
 // The TLS series on real HAProxy with the real loadgen: handshakes per key type, the
@@ -63,8 +65,13 @@ test('ws series: echo, a failed upgrade as data, and a hold', async () => {
   const r = await smoke('ws', ['haproxy', 'nginx'])
   const rows = readTable(r.runDir, WEBSOCKETS)
   // A window disturbed by the machine is an invalid row that is measured again: judge the others.
-  const get = (proxy: string, variant: string, mode: string) => rows.find((x) => x.proxy === proxy && x.variant === variant && x.mode === mode && !isDisturbed(x))!
-  for (const [p, v] of [['haproxy', 'article'], ['haproxy', 'ws'], ['nginx', 'ws']]) {
+  const get = (proxy: string, variant: string, mode: string) =>
+    rows.find((x) => x.proxy === proxy && x.variant === variant && x.mode === mode && !isDisturbed(x))!
+  for (const [p, v] of [
+    ['haproxy', 'article'],
+    ['haproxy', 'ws'],
+    ['nginx', 'ws'],
+  ]) {
     const e = get(p!, v!, 'echo')
     assert.equal(e.status, 'valid', `${p} ${v}: ${e.reason}`)
     assert.ok(e.conns_established === 200 && e.messages > 0 && e.proxy_cpu_us_per_msg! > 0)

@@ -123,7 +123,11 @@ test('the published site works from file:// in headless Chromium, and prints to 
       await v.page.screenshot({ path: shot, fullPage: true })
       assert.ok(statSync(shot).size > 10_000)
       // Every chart has its CSV in the line right below it.
-      const csvless = await v.page.evaluate(() => [...document.querySelectorAll('figure.chart')].filter((f) => !f.nextElementSibling?.querySelector('a[href$=".csv"]')).map((f) => f.querySelector('img')?.getAttribute('src')))
+      const csvless = await v.page.evaluate(() =>
+        [...document.querySelectorAll('figure.chart')]
+          .filter((f) => !f.nextElementSibling?.querySelector('a[href$=".csv"]'))
+          .map((f) => f.querySelector('img')?.getAttribute('src')),
+      )
       assert.deepEqual(csvless, [], `${file}: charts without their CSV`)
       for (const width of [1280, 390]) {
         assert.deepEqual(await overflows(v.page, width), [], `${file} at ${width} px`)
@@ -152,11 +156,22 @@ test('the published site works from file:// in headless Chromium, and prints to 
           history: [...document.querySelectorAll('a')].some((a) => a.getAttribute('href') === '../../history.html'),
         }))
         console.log(`run page at 1280x800: summary ends at ${first.summary} px, verdict table at ${first.table} px, first chart starts at ${first.chart} px`)
-        assert.ok(first.summary < first.table && first.table <= 800 && first.chart <= 800 && first.badges >= r.findings.length && first.history, JSON.stringify(first))
+        assert.ok(
+          first.summary < first.table && first.table <= 800 && first.chart <= 800 && first.badges >= r.findings.length && first.history,
+          JSON.stringify(first),
+        )
       } else if (file === history) {
-        assert.ok(v.images.length >= 3 && v.text.includes('transcribed') && v.text.includes(runId) && v.text.includes('2026-11-30-quick-2core'), `${file}: every source`)
+        assert.ok(
+          v.images.length >= 3 && v.text.includes('transcribed') && v.text.includes(runId) && v.text.includes('2026-11-30-quick-2core'),
+          `${file}: every source`,
+        )
       } else if (file !== baseline) {
-        assert.ok(v.links.includes(`runs/${runId}/index.html`) && v.links.includes('report.pdf') && v.links.includes('baselines/2026-08-23/index.html') && v.links.includes('history.html'))
+        assert.ok(
+          v.links.includes(`runs/${runId}/index.html`) &&
+            v.links.includes('report.pdf') &&
+            v.links.includes('baselines/2026-08-23/index.html') &&
+            v.links.includes('history.html'),
+        )
         // Every baseline is listed, with a page or without one; runs with their verdict counts.
         assert.ok(v.text.includes('baseline 2026-11-30-quick-2core') && /findings: \d+ \w/.test(v.text), v.text)
       }
@@ -167,7 +182,11 @@ test('the published site works from file:// in headless Chromium, and prints to 
     await page.setViewport({ width: 680, height: 1000 })
     await page.emulateMediaType('print')
     await page.goto(pathToFileURL(r.page).href, { waitUntil: 'load' })
-    const wide = await page.evaluate(() => [...document.querySelectorAll('table')].filter((t) => t.scrollWidth > 681).map((t) => `${t.querySelector("th")?.textContent} … ${t.querySelectorAll("th")[4]?.textContent}: ${t.scrollWidth}px`))
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll('table')]
+        .filter((t) => t.scrollWidth > 681)
+        .map((t) => `${t.querySelector('th')?.textContent} … ${t.querySelectorAll('th')[4]?.textContent}: ${t.scrollWidth}px`),
+    )
     assert.deepEqual(wide, [])
     await page.close()
     console.log(`screenshots in ${shots}`)
@@ -184,7 +203,10 @@ test('a page cannot reach the network: the CSP and the request filter stop a rem
   await withBrowser(async (browser) => {
     const v = await visit(browser, file)
     assert.equal(v.images[0]!.ok, false)
-    assert.ok(v.problems.some((p) => /Content Security Policy|request failed/.test(p)), v.problems.join('\n'))
+    assert.ok(
+      v.problems.some((p) => /Content Security Policy|request failed/.test(p)),
+      v.problems.join('\n'),
+    )
     await v.page.close()
   })
   assert.ok(fileURLToPath(pathToFileURL(file)) === file)

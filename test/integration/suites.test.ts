@@ -13,7 +13,10 @@ import { ensureSuiteRoot, launchPrefix, suiteOffers } from '../../lib/setup/suit
 // The newest suite version of HAProxy (sid): its root is built by setup (npm test's pretest)
 // and also serves docker.test's newest-version image, so nothing is bootstrapped here.
 const stack = loadStack('haproxy')
-const v = stack.versions.filter((x) => suiteOf(x)).sort((a, b) => compareVersions(a.version, b.version)).at(-1)!
+const v = stack.versions
+  .filter((x) => suiteOf(x))
+  .sort((a, b) => compareVersions(a.version, b.version))
+  .at(-1)!
 const suite = suiteOf(v)!
 
 test(`debian:${suite}: the pinned ${v.package} is in its suite root and runs with the suite's own loader`, async () => {
@@ -27,8 +30,19 @@ test(`debian:${suite}: the pinned ${v.package} is in its suite root and runs wit
   // The native runtime's path through the loader: answers and reuses as documented.
   const work = mkdtempSync(join(tmpdir(), 'pb-suite-'))
   const certs = await ensureCerts(join(work, 'certs'), { force: false, log })
-  const rows = await poolTable({ proxies: ['haproxy'], variants: ['article', 'pool-removed'], versions: { kind: 'list', versions: [v.version] }, certs, workDir: work, log })
-  assert.deepEqual(rows.map((x) => `${x.version} ${x.variant} ${x.status}`), [`${v.version} article ok`, `${v.version} pool-removed ok`], JSON.stringify(rows))
+  const rows = await poolTable({
+    proxies: ['haproxy'],
+    variants: ['article', 'pool-removed'],
+    versions: { kind: 'list', versions: [v.version] },
+    certs,
+    workDir: work,
+    log,
+  })
+  assert.deepEqual(
+    rows.map((x) => `${x.version} ${x.variant} ${x.status}`),
+    [`${v.version} article ok`, `${v.version} pool-removed ok`],
+    JSON.stringify(rows),
+  )
 })
 
 test(`catalog --check on debian:${suite}: apt in a copy of the cached base still offers the pinned build`, async () => {
@@ -37,5 +51,6 @@ test(`catalog --check on debian:${suite}: apt in a copy of the cached base still
   const offered = r.versions.get(v.package) ?? []
   assert.ok(offered.length > 0, 'the suite offers the package')
   // A moved suite is what catalog --check reports; the test says so rather than failing on it.
-  if (!offered.includes(v.deb_version!)) console.log(`note: ${suite} now offers ${offered.join(', ')}, the catalog pins ${v.deb_version} (npm run catalog -- --check)`)
+  if (!offered.includes(v.deb_version!))
+    console.log(`note: ${suite} now offers ${offered.join(', ')}, the catalog pins ${v.deb_version} (npm run catalog -- --check)`)
 })

@@ -34,8 +34,18 @@ test('loadgen rtt: CPU and wall µs per round trip; anything else is an error', 
 })
 
 test('a calibration prints on one line and fits the manifest schema', () => {
-  const c = calibrationSchema.parse({ loopback_rtt_us: 24.4, loopback_rtt_wall_us: 26.2, ecdsa_p256_sign_us: 14.4, rsa4096_sign_us: 3130, measured_at: '2026-11-30T12:00:00Z', cpuset: '1' })
-  assert.equal(formatCalibration(c), 'calibration on cpuset 1: loopback round trip 24.40 µs CPU (26.20 µs wall), ECDSA P-256 sign 14.40 µs, RSA-4096 sign 3130 µs')
+  const c = calibrationSchema.parse({
+    loopback_rtt_us: 24.4,
+    loopback_rtt_wall_us: 26.2,
+    ecdsa_p256_sign_us: 14.4,
+    rsa4096_sign_us: 3130,
+    measured_at: '2026-11-30T12:00:00Z',
+    cpuset: '1',
+  })
+  assert.equal(
+    formatCalibration(c),
+    'calibration on cpuset 1: loopback round trip 24.40 µs CPU (26.20 µs wall), ECDSA P-256 sign 14.40 µs, RSA-4096 sign 3130 µs',
+  )
   assert.throws(() => calibrationSchema.parse({ ...c, loopback_rtt_us: 0 }))
   // A manifest written before the two-part units reads them as null; with them they are printed.
   assert.equal(c.syscall_us, null)
@@ -43,13 +53,21 @@ test('a calibration prints on one line and fits the manifest schema', () => {
 })
 
 test('loadgen syscalls / compute: µs per operation of the kind asked for; anything else is an error', () => {
-  assert.equal(parseLoop('{"kind":"syscalls","n":2000000,"cpu_us":406135,"user_us":137467,"sys_us":268668,"wall_us":1859945,"us_per_op":0.2030675,"checksum":9424000000}\n', 'syscalls'), 0.2030675)
+  assert.equal(
+    parseLoop(
+      '{"kind":"syscalls","n":2000000,"cpu_us":406135,"user_us":137467,"sys_us":268668,"wall_us":1859945,"us_per_op":0.2030675,"checksum":9424000000}\n',
+      'syscalls',
+    ),
+    0.2030675,
+  )
   assert.throws(() => parseLoop('{"kind":"compute","us_per_op":2650}', 'syscalls'), /unexpected output/)
   assert.throws(() => parseLoop('{"kind":"syscalls","us_per_op":0}', 'syscalls'), /unexpected output/)
   assert.throws(() => parseLoop('boom', 'compute'), /unexpected output/)
 })
 
-test('two-part units measured on a core: a system call costs well under the compute loop\'s million iterations, both positive', { timeout: 120_000 }, async () => {
+test("two-part units measured on a core: a system call costs well under the compute loop's million iterations, both positive", {
+  timeout: 120_000,
+}, async () => {
   assert.equal((await ensureGoBuild('loadgen')).error, undefined)
   const u = await measureTwoPartUnits('0', memoryLogger())
   assert.ok(u.syscall_us !== null && u.syscall_us > 0.01 && u.syscall_us < 50, `syscall ${u.syscall_us} µs`)

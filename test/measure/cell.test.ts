@@ -7,25 +7,38 @@ import { loadStack } from '../../lib/catalog/stack.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { accessLogIssue, catalogCell, cellScheme, checkTemplates, requestTarget, type CellContext } from '../../lib/measure/cell.ts'
 
-test('a config rejected before the run: the reason names the rendered copy under the run\'s configs/, no temp folder is left', async () => {
+test("a config rejected before the run: the reason names the rendered copy under the run's configs/, no temp folder is left", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-check-'))
   const template = join(dir, 'mine.cfg')
   writeFileSync(template, 'frontend x\n  bind :{{listen_port}}\n  bogus-directive\n')
   // The checker stands in for `haproxy -c`: its own words on stderr, exit 1.
-  const stack = { ...loadStack('haproxy'), validate: ['sh', '-c', 'echo "[ALERT]    (1) : config : parsing [$0:3] : unknown keyword \'bogus-directive\' in \'frontend\' section" >&2; echo "[ALERT]    (1) : config : Fatal errors found in configuration." >&2; exit 1', '{{config}}'] }
+  const stack = {
+    ...loadStack('haproxy'),
+    validate: [
+      'sh',
+      '-c',
+      'echo "[ALERT]    (1) : config : parsing [$0:3] : unknown keyword \'bogus-directive\' in \'frontend\' section" >&2; echo "[ALERT]    (1) : config : Fatal errors found in configuration." >&2; exit 1',
+      '{{config}}',
+    ],
+  }
   const cell = catalogCell(stack, { series: 'custom', variant: 'custom:mine.cfg', connections: 50, template })
   const runDir = join(dir, 'run')
   const before = readdirSync(tmpdir()).filter((f) => f.startsWith('proxybench-check-')).length
   const ctx = {
-    runtime: { network: 'host' }, runId: 'r', runDir, cpus: { proxy: '1', backend: '0', generator: '0' }, log: memoryLogger(),
-    certs: { ca: '/ca', files: { ec256: { cert: '/c', key: '/k', pem: '/p' } } }, templateChecks: new Map<string, string | null>(),
+    runtime: { network: 'host' },
+    runId: 'r',
+    runDir,
+    cpus: { proxy: '1', backend: '0', generator: '0' },
+    log: memoryLogger(),
+    certs: { ca: '/ca', files: { ec256: { cert: '/c', key: '/k', pem: '/p' } } },
+    templateChecks: new Map<string, string | null>(),
   } as unknown as CellContext & { templateChecks: Map<string, string | null> }
   const [reason] = await checkTemplates([cell], ctx)
   assert.match(reason!, /^config rejected before the run: .*rejects the rendered config \(\[ALERT\] .*unknown keyword 'bogus-directive'/)
   const copy = join(runDir, 'configs', readdirSync(join(runDir, 'configs'))[0]!)
   assert.ok(reason!.endsWith(`Fix the config; the rendered copy is ${copy}`), reason)
   assert.ok(existsSync(copy))
-  assert.ok(!reason!.includes('proxybench-check-'), 'the checker\'s words name the kept copy, not the temp folder')
+  assert.ok(!reason!.includes('proxybench-check-'), "the checker's words name the kept copy, not the temp folder")
   assert.equal(readdirSync(tmpdir()).filter((f) => f.startsWith('proxybench-check-')).length, before)
 })
 

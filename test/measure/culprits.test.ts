@@ -3,14 +3,28 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import {
-  byCommand, coresLoad, culpritsText, foreignLoadByCpu, foreignProcesses, lookAtMachine, parsePidStat, preflightLine, processTree, readProcesses,
-  sampleNow, waitForQuiet, withCulprits, type MachineSample, type ProcessSample,
+  byCommand,
+  coresLoad,
+  culpritsText,
+  foreignLoadByCpu,
+  foreignProcesses,
+  lookAtMachine,
+  parsePidStat,
+  preflightLine,
+  processTree,
+  readProcesses,
+  sampleNow,
+  waitForQuiet,
+  withCulprits,
+  type MachineSample,
+  type ProcessSample,
 } from '../../lib/measure/culprits.ts'
 import { NEIGHBOUR_NAME, startNeighbour } from '../../lib/measure/neighbour.ts'
 import { MAX_FOREIGN_SHARE } from '../../lib/measure/validity.ts'
 
 // A real /proc/<pid>/stat line (a command with a space and parentheses in its name).
-const STAT = '4242 (my (odd) cmd) S 1 4242 4242 0 -1 4194560 1200 0 0 0 150 30 0 0 20 0 1 0 9000 1000000 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0'
+const STAT =
+  '4242 (my (odd) cmd) S 1 4242 4242 0 -1 4194560 1200 0 0 0 150 30 0 0 20 0 1 0 9000 1000000 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0'
 
 test('parsePidStat: the command between the outer parentheses, ppid, utime+stime, the last CPU', () => {
   assert.deepEqual(parsePidStat(STAT), { pid: 4242, ppid: 1, command: 'my (odd) cmd', ticks: 180, cpu: 1, start: 9000 })
@@ -20,15 +34,41 @@ test('parsePidStat: the command between the outer parentheses, ppid, utime+stime
 const proc = (pid: number, ppid: number, command: string, ticks: number, cpu = 0, start = pid): ProcessSample => ({ pid, ppid, command, ticks, cpu, start })
 
 test('processTree holds the roots and every descendant, and nothing else', () => {
-  const procs = new Map([proc(1, 0, 'init', 0), proc(10, 1, 'node', 0), proc(11, 10, 'wrk', 0), proc(12, 11, 'sh', 0), proc(20, 1, 'python3', 0), proc(30, 1, 'containerd-shim', 0), proc(31, 30, 'nginx', 0)].map((p) => [p.pid, p]))
-  assert.deepEqual([...processTree(procs, [10, 31])].sort((a, b) => a - b), [10, 11, 12, 31])
+  const procs = new Map(
+    [
+      proc(1, 0, 'init', 0),
+      proc(10, 1, 'node', 0),
+      proc(11, 10, 'wrk', 0),
+      proc(12, 11, 'sh', 0),
+      proc(20, 1, 'python3', 0),
+      proc(30, 1, 'containerd-shim', 0),
+      proc(31, 30, 'nginx', 0),
+    ].map((p) => [p.pid, p]),
+  )
+  assert.deepEqual(
+    [...processTree(procs, [10, 31])].sort((a, b) => a - b),
+    [10, 11, 12, 31],
+  )
 })
 
 test('foreignProcesses: CPU over the interval as a share of a core, own tree left out, a reused pid counted from zero; culpritsText never holds arguments', () => {
   const a = new Map([proc(10, 1, 'node', 100), proc(20, 1, 'python3', 1000), proc(21, 1, 'cc1', 50), proc(22, 1, 'old', 500)].map((p) => [p.pid, p]))
-  const b = new Map([proc(10, 1, 'node', 300), proc(20, 1, 'python3', 1126), proc(21, 1, 'cc1', 60), proc(22, 1, 'new', 40, 0, 999), proc(23, 1, 'cc1', 20)].map((p) => [p.pid, p]))
+  const b = new Map(
+    [proc(10, 1, 'node', 300), proc(20, 1, 'python3', 1126), proc(21, 1, 'cc1', 60), proc(22, 1, 'new', 40, 0, 999), proc(23, 1, 'cc1', 20)].map((p) => [
+      p.pid,
+      p,
+    ]),
+  )
   const f = foreignProcesses(a, b, 2, new Set([10]))
-  assert.deepEqual(f.map((p) => [p.command, p.share]), [['python3', 0.63], ['new', 0.2], ['cc1', 0.1], ['cc1', 0.05]])
+  assert.deepEqual(
+    f.map((p) => [p.command, p.share]),
+    [
+      ['python3', 0.63],
+      ['new', 0.2],
+      ['cc1', 0.1],
+      ['cc1', 0.05],
+    ],
+  )
   assert.deepEqual(byCommand(f)[1], { command: 'new', share: 0.2 })
   assert.equal(culpritsText(f), 'python3 63%, new 20%, cc1 15%')
   assert.equal(culpritsText(f, 1), 'python3 63%')
@@ -42,11 +82,17 @@ const sample = (at: number, cpus: Record<number, { run: number; total: number }>
   procs: new Map(procs.map((p) => [p.pid, p])),
 })
 
-test('foreignLoadByCpu: each CPU\'s run time less the harness\'s own CPU placed on its last CPU', () => {
+test("foreignLoadByCpu: each CPU's run time less the harness's own CPU placed on its last CPU", () => {
   const a = sample(0, { 0: { run: 0, total: 0 }, 1: { run: 0, total: 0 } }, [proc(10, 1, 'node', 0, 1), proc(20, 1, 'python3', 0, 1)])
   const b = sample(1, { 0: { run: 5, total: 100 }, 1: { run: 70, total: 100 } }, [proc(10, 1, 'node', 20, 1), proc(20, 1, 'python3', 50, 1)])
   const load = foreignLoadByCpu(a, b, new Set([10]))
-  assert.deepEqual([...load], [[0, 0.05], [1, 0.5]])
+  assert.deepEqual(
+    [...load],
+    [
+      [0, 0.05],
+      [1, 0.5],
+    ],
+  )
   assert.equal(coresLoad(load, '0-1'), 0.275)
   assert.equal(coresLoad(load, '7'), 0)
 })
@@ -81,7 +127,9 @@ const runs = (pid: number) => {
 
 const busyCpu = () => Math.max(0, ...[...sampleNow().stat.keys()])
 
-test('a real neighbour outside the harness\'s tree is named by the sampler, with its share of a core; the harness\'s own child is not', { timeout: 30_000 }, async () => {
+test("a real neighbour outside the harness's tree is named by the sampler, with its share of a core; the harness's own child is not", {
+  timeout: 30_000,
+}, async () => {
   const cpu = busyCpu()
   const n = await startNeighbour({ cpu, share: 1, burstS: [5, 5], maxS: 8 })
   // A busy child of the harness itself: its own tree, never a culprit.
@@ -89,22 +137,34 @@ test('a real neighbour outside the harness\'s tree is named by the sampler, with
   try {
     const look = await lookAtMachine(1.5)
     const mine = look.processes.find((p) => p.pid === n.pid)
-    assert.ok(mine, `neighbour ${n.pid} not among ${look.processes.slice(0, 5).map((p) => `${p.command}/${p.pid}`).join(' ')}`)
+    assert.ok(
+      mine,
+      `neighbour ${n.pid} not among ${look.processes
+        .slice(0, 5)
+        .map((p) => `${p.command}/${p.pid}`)
+        .join(' ')}`,
+    )
     assert.equal(mine.command, NEIGHBOUR_NAME)
     // It spins all along; on a core shared with other work it gets some of it, never more than all.
     assert.ok(mine.share > 0.03 && mine.share < 1.1, `share ${mine.share}`)
-    assert.ok(!look.processes.some((p) => p.pid === child.pid), 'the harness\'s own child counted as foreign')
+    assert.ok(!look.processes.some((p) => p.pid === child.pid), "the harness's own child counted as foreign")
     // The core it spins on is loud; the preflight names it there.
     assert.ok(look.loadByCpu.get(cpu)! > MAX_FOREIGN_SHARE, `cpu${cpu} load ${look.loadByCpu.get(cpu)}`)
     // Other work may take more than it on a shared machine: the line names the top three, the neighbour among them when alone.
     const line = preflightLine({ ...look, processes: [mine] }, String(cpu), MAX_FOREIGN_SHARE)
-    assert.match(line ?? '', new RegExp(`^other work on this machine: ${NEIGHBOUR_NAME} \\(pid ${n.pid}\\) \\d+% of a core; foreign load cpu${cpu} \\d+%; results will take longer$`))
+    assert.match(
+      line ?? '',
+      new RegExp(`^other work on this machine: ${NEIGHBOUR_NAME} \\(pid ${n.pid}\\) \\d+% of a core; foreign load cpu${cpu} \\d+%; results will take longer$`),
+    )
     assert.equal(preflightLine({ ...look, loadByCpu: new Map([[cpu, 0.05]]) }, String(cpu), MAX_FOREIGN_SHARE), null, 'a quiet core: nothing to say')
     // A disturbed window names it in its column; a quiet one names nobody.
     const a = readProcesses()
     await new Promise((r) => setTimeout(r, 1000))
     const b = readProcesses()
-    assert.ok(foreignProcesses(a, b, 1, processTree(b, [process.pid])).some((p) => p.pid === n.pid), 'the neighbour is foreign over the window')
+    assert.ok(
+      foreignProcesses(a, b, 1, processTree(b, [process.pid])).some((p) => p.pid === n.pid),
+      'the neighbour is foreign over the window',
+    )
     const disturbed = withCulprits({ stealShare: 0, foreignShare: 0.5, loadForeignShare: null }, a, b, 1, [])
     assert.match(disturbed!.culprits!, /^[^,]+ \d+%(, [^,]+ \d+%){0,2}$/)
     assert.equal(withCulprits({ stealShare: 0, foreignShare: 0.01, loadForeignShare: 0 }, a, b, 1, [])!.culprits, undefined)
@@ -125,7 +185,10 @@ test('waitForQuiet never lets a window start while a real neighbour spins on the
     // Whatever else runs here: it cannot have been quiet before the neighbour ended, plus the settle time.
     assert.ok(w.waitedS >= Math.min(6, 1.5), `waited ${w.waitedS} s (neighbour ran ~${neighbourLeftS.toFixed(1)} s of it)`)
     assert.ok(w.waitedS <= 6 + 1, `waited ${w.waitedS} s beyond its bound`)
-    assert.ok(w.processes.some((p) => p.pid === n.pid && p.command === NEIGHBOUR_NAME), 'the neighbour is not among what ran meanwhile')
+    assert.ok(
+      w.processes.some((p) => p.pid === n.pid && p.command === NEIGHBOUR_NAME),
+      'the neighbour is not among what ran meanwhile',
+    )
   } finally {
     await n.stop()
   }

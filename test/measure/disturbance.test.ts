@@ -1,7 +1,20 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DISTURBED_PREFIX, isDisturbed } from '../../lib/data/precision.ts'
-import { coresOutside, cpuIds, disturbance, disturbanceColumns, measuredCores, parseProcStat, parseUsagePerCpu, readCpuTimes, rolesOnNs, rootPerCpuFile, windowDisturbance, type CpuTimes } from '../../lib/measure/disturbance.ts'
+import {
+  coresOutside,
+  cpuIds,
+  disturbance,
+  disturbanceColumns,
+  measuredCores,
+  parseProcStat,
+  parseUsagePerCpu,
+  readCpuTimes,
+  rolesOnNs,
+  rootPerCpuFile,
+  windowDisturbance,
+  type CpuTimes,
+} from '../../lib/measure/disturbance.ts'
 import { irqAccountingFromConfig } from '../../lib/setup/fingerprint.ts'
 import { disturbedReason, MAX_FOREIGN_SHARE, MAX_STEAL_SHARE } from '../../lib/measure/validity.ts'
 
@@ -21,7 +34,12 @@ cpu1 69139 123 26505 107298 941 0 9065 40 0 0
 test('parseProcStat reads the per-CPU lines only: busy = user+nice+system+irq+softirq+steal, task = user+nice+system, total adds idle and iowait', () => {
   const m = parseProcStat(A)
   assert.deepEqual([...m.keys()], [0, 1])
-  assert.deepEqual(m.get(1), { busy: 69063 + 123 + 26496 + 0 + 9065 + 40, task: 69063 + 123 + 26496, steal: 40, total: 69063 + 123 + 26496 + 107285 + 941 + 9065 + 40 })
+  assert.deepEqual(m.get(1), {
+    busy: 69063 + 123 + 26496 + 0 + 9065 + 40,
+    task: 69063 + 123 + 26496,
+    steal: 40,
+    total: 69063 + 123 + 26496 + 107285 + 941 + 9065 + 40,
+  })
   // Old kernels print fewer columns (no steal): missing ones are 0.
   assert.deepEqual(parseProcStat('cpu3 10 0 5 100 0 0 1\n').get(3), { busy: 16, task: 15, steal: 0, total: 116 })
   assert.equal(parseProcStat('garbage\n').size, 0)
@@ -32,8 +50,22 @@ test('cpuIds and the measured cores', () => {
   assert.equal(measuredCores({ proxy: '1', backend: '0' }, true), '1')
   assert.equal(measuredCores({ proxy: '1', backend: '0' }, false), '0')
   // 2 cores: the proxy alone on 1; backend and generator share 0. 1 core: everyone is on the proxy's core.
-  assert.equal(rolesOnNs('1', [{ cpus: '1', ns: 5 }, { cpus: '0', ns: 7 }, { cpus: '0', ns: 11 }]), 5)
-  assert.equal(rolesOnNs('0', [{ cpus: '0', ns: 5 }, { cpus: '0', ns: 7 }, { cpus: '0-1', ns: 11 }]), 23)
+  assert.equal(
+    rolesOnNs('1', [
+      { cpus: '1', ns: 5 },
+      { cpus: '0', ns: 7 },
+      { cpus: '0', ns: 11 },
+    ]),
+    5,
+  )
+  assert.equal(
+    rolesOnNs('0', [
+      { cpus: '0', ns: 5 },
+      { cpus: '0', ns: 7 },
+      { cpus: '0-1', ns: 11 },
+    ]),
+    23,
+  )
   // The load cores: the generator's and backend's outside the measured ones.
   assert.equal(coresOutside('0,0', '1'), '0')
   assert.equal(coresOutside('2-5,4-5', '0-1'), '2,3,4,5')
@@ -49,7 +81,13 @@ test('disturbance: the process ticks not accounted to the roles on those cores, 
   // More role CPU than busy ticks (counter skew): 0, never negative.
   assert.equal(disturbance(parseProcStat(A), parseProcStat(B), '1', 2e9, 'separate')!.foreignShare, 0)
   // Both cores, steal included.
-  const s = disturbance(parseProcStat('cpu0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0\n'), parseProcStat('cpu0 50 0 0 40 0 0 0 10\ncpu1 90 0 0 10 0 0 0 0\n'), '0-1', 1.3e9, 'separate')!
+  const s = disturbance(
+    parseProcStat('cpu0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0\n'),
+    parseProcStat('cpu0 50 0 0 40 0 0 0 10\ncpu1 90 0 0 10 0 0 0 0\n'),
+    '0-1',
+    1.3e9,
+    'separate',
+  )!
   assert.deepEqual(s, { stealShare: 0.05, foreignShare: 0.05 })
   // On a kernel with IRQ time accounting, softirq (the proxy's own packets, never in its cgroup) is not foreign.
   assert.equal(disturbance(parseProcStat('cpu1 0 0 0 0 0 0 0 0\n'), parseProcStat('cpu1 60 0 10 0 0 0 30 0\n'), '1', 0.7e9, 'separate')!.foreignShare, 0)
@@ -61,12 +99,15 @@ test('the disturbed rule: above either threshold the row says what and where, wi
   assert.equal(disturbedReason({ steal_share: MAX_STEAL_SHARE, foreign_cpu_share: 0 }, 'proxy'), null)
   assert.equal(disturbedReason({ steal_share: null, foreign_cpu_share: null }, 'proxy'), null, 'not measured is not disturbed')
   const r = disturbedReason({ steal_share: 0.041, foreign_cpu_share: 0.12 }, 'proxy')!
-  assert.equal(r, 'disturbed: steal 4.1% / foreign CPU 12% on the proxy\'s cores')
+  assert.equal(r, "disturbed: steal 4.1% / foreign CPU 12% on the proxy's cores")
   assert.ok(r.startsWith(DISTURBED_PREFIX))
   assert.match(disturbedReason({ steal_share: 0, foreign_cpu_share: 0.5 }, 'backend')!, /on the backend's cores$/)
   // A neighbour on the generator's and backend's cores slows the load: disturbed too, and said where.
   assert.equal(disturbedReason({ steal_share: 0, foreign_cpu_share: 0.01, load_foreign_cpu_share: MAX_FOREIGN_SHARE }, 'proxy'), null)
-  assert.equal(disturbedReason({ steal_share: 0, foreign_cpu_share: 0.01, load_foreign_cpu_share: 0.3 }, 'proxy'), 'disturbed: steal 0.0% / foreign CPU 1% on the proxy\'s cores, 30% on the generator\'s and backend\'s')
+  assert.equal(
+    disturbedReason({ steal_share: 0, foreign_cpu_share: 0.01, load_foreign_cpu_share: 0.3 }, 'proxy'),
+    "disturbed: steal 0.0% / foreign CPU 1% on the proxy's cores, 30% on the generator's and backend's",
+  )
   // The sample above (another job at 85% of the proxy core) is far above the threshold.
   const d = disturbance(parseProcStat(A), parseProcStat(B), '1', 0, 'separate')!
   assert.ok(disturbedReason({ steal_share: d.stealShare, foreign_cpu_share: d.foreignShare }, 'proxy'))
@@ -106,7 +147,7 @@ test('foreign CPU where the kernel charges irq time to tasks: softirq is counted
   assert.equal(disturbance(z, parseProcStat('cpu1 600 0 100 100 0 0 200 0\n'), '1', 7e9, null)!.foreignShare, 0)
 })
 
-test('foreign CPU from the root cgroup\'s per-CPU run time where there is one: the counters\' own clock, whatever the ticks say', () => {
+test("foreign CPU from the root cgroup's per-CPU run time where there is one: the counters' own clock, whatever the ticks say", () => {
   assert.deepEqual(parseUsagePerCpu('30720185250901 34798313454642 \n'), [30720185250901, 34798313454642])
   assert.equal(parseUsagePerCpu('garbage'), null)
   const withRun = (text: string, ns: number) => new Map([...parseProcStat(text)].map(([c, t]): [number, CpuTimes] => [c, { ...t, runNs: ns }]))
@@ -129,7 +170,11 @@ test('windowDisturbance: the measured cores and, apart, the load cores with the 
   const a = parseProcStat('cpu0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0\n')
   const b = parseProcStat('cpu0 90 0 0 10 0 0 0 0\ncpu1 80 0 0 20 0 0 0 0\n')
   const cpus = { proxy: '1', backend: '0', generator: '0' }
-  const roles = [{ cpus: '1', ns: 0.8e9 }, { cpus: '0', ns: 0.35e9 }, { cpus: '0', ns: 0.25e9 }]
+  const roles = [
+    { cpus: '1', ns: 0.8e9 },
+    { cpus: '0', ns: 0.35e9 },
+    { cpus: '0', ns: 0.25e9 },
+  ]
   const d = windowDisturbance(a, b, { cpus, hasProxy: true, severalHosts: false }, roles)!
   assert.equal(d.foreignShare, 0)
   assert.equal(d.loadForeignShare, 0.3)
@@ -137,7 +182,10 @@ test('windowDisturbance: the measured cores and, apart, the load cores with the 
   // The direct row measures the backend's core 0; the generator has no other core: no load cores apart.
   assert.equal(windowDisturbance(a, b, { cpus, hasProxy: false, severalHosts: false }, roles)!.loadForeignShare, null)
   // 1 core: everything on it.
-  assert.equal(windowDisturbance(a, b, { cpus: { proxy: '0', backend: '0', generator: '0' }, hasProxy: true, severalHosts: false }, roles)!.loadForeignShare, null)
+  assert.equal(
+    windowDisturbance(a, b, { cpus: { proxy: '0', backend: '0', generator: '0' }, hasProxy: true, severalHosts: false }, roles)!.loadForeignShare,
+    null,
+  )
   // Roles on several hosts: their cores are other machines'; nothing is judged from this one's.
   assert.equal(windowDisturbance(a, b, { cpus, hasProxy: true, severalHosts: true }, roles), null)
   assert.deepEqual(disturbanceColumns(null), { steal_share: null, foreign_cpu_share: null, load_foreign_cpu_share: null, foreign_processes: '' })

@@ -15,8 +15,14 @@ test('h2 verification: ALPN chose h2, status 200 and the body', () => {
 })
 
 test('h2 verification: a listener without h2 in ALPN is named, though nghttp exits 0', () => {
-  assert.equal(h2Issue(fixture('nghttp-h1-only-haproxy-2.6.12.txt'), 0, 'hello world'), 'no h2 via ALPN: [ERROR] HTTP/2 protocol was not selected. (nghttp2 expects h2)')
-  assert.equal(h2Issue('[ERROR] Could not connect to the address 127.0.0.1\n', 1, 'hello world'), 'no h2 via ALPN: [ERROR] Could not connect to the address 127.0.0.1')
+  assert.equal(
+    h2Issue(fixture('nghttp-h1-only-haproxy-2.6.12.txt'), 0, 'hello world'),
+    'no h2 via ALPN: [ERROR] HTTP/2 protocol was not selected. (nghttp2 expects h2)',
+  )
+  assert.equal(
+    h2Issue('[ERROR] Could not connect to the address 127.0.0.1\n', 1, 'hello world'),
+    'no h2 via ALPN: [ERROR] Could not connect to the address 127.0.0.1',
+  )
 })
 
 test('h2load falls back to HTTP/1.1 on a listener without h2 and succeeds: its protocol line is what tells', () => {
@@ -35,6 +41,12 @@ test('h2load log file as h2load writes it: start µs since the epoch, status, µ
 
 test('h2 series: quick has the HTTP/1.1 reference and h2 at one stream per proxy; standard 1, 10 and 100 streams', () => {
   const quick = h2Cells(['haproxy', 'caddy'], 200, 'quick')
-  assert.deepEqual(quick.map((c) => `${c.series} ${c.proxy} ${c.variant} ${c.streams ?? '-'}`), ['h2-h1 haproxy h2 -', 'h2 haproxy h2 1', 'h2-h1 caddy h2 -', 'h2 caddy h2 1'])
-  assert.deepEqual(h2Cells(['nginx'], 200, 'standard').map((c) => c.streams ?? null), [null, 1, 10, 100])
+  assert.deepEqual(
+    quick.map((c) => `${c.series} ${c.proxy} ${c.variant} ${c.streams ?? '-'}`),
+    ['h2-h1 haproxy h2 -', 'h2 haproxy h2 1', 'h2-h1 caddy h2 -', 'h2 caddy h2 1'],
+  )
+  assert.deepEqual(
+    h2Cells(['nginx'], 200, 'standard').map((c) => c.streams ?? null),
+    [null, 1, 10, 100],
+  )
 })

@@ -20,12 +20,19 @@ test('a saturated generator invalidates the row', () => {
 
 test('failed verification, an exited role and an empty window are reasons too, all reported', () => {
   assert.deepEqual(invalidReasons({ ...ok, verification: '0/20 ok: 502', windowRequests: 0 }), ['verification failed: 0/20 ok: 502'])
-  assert.deepEqual(invalidReasons({ ...ok, windowRequests: 0, exited: 'proxy exited (code 1)', generatorErrors: 500 }), ['proxy exited (code 1)', 'errors 4.8% >= 1%', 'no request completed inside the measurement window'])
+  assert.deepEqual(invalidReasons({ ...ok, windowRequests: 0, exited: 'proxy exited (code 1)', generatorErrors: 500 }), [
+    'proxy exited (code 1)',
+    'errors 4.8% >= 1%',
+    'no request completed inside the measurement window',
+  ])
 })
 
 test('open model: dropped iterations are labelled dropped, not errors; a missed rate is a reason', () => {
   const open = { ...ok, generatorRequests: 9_800, targetRps: 1000, achievedRps: 1000 }
   assert.deepEqual(invalidReasons({ ...open, dropped: 200 }), ['dropped 2.0% >= 1%'])
-  assert.deepEqual(invalidReasons({ ...open, dropped: 200, generatorErrors: 0, achievedRps: 980 }), ['dropped 2.0% >= 1%', 'achieved 980 rps < target 1000 rps'])
+  assert.deepEqual(invalidReasons({ ...open, dropped: 200, generatorErrors: 0, achievedRps: 980 }), [
+    'dropped 2.0% >= 1%',
+    'achieved 980 rps < target 1000 rps',
+  ])
   assert.deepEqual(invalidReasons({ ...open, achievedRps: 995 }), [])
 })

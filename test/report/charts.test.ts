@@ -13,7 +13,14 @@ const BARS = [
 
 test('charts: same rows give the same SVG bytes, also when renders overlap', async () => {
   const a = await barChart(BARS, { title: 'CPU', valueTitle: 'µs per request' })
-  const [b, , c] = await Promise.all([barChart(BARS, { title: 'CPU', valueTitle: 'µs per request' }), lineChart([{ x: 1, y: 2, series: 's' }, { x: 2, y: 3, series: 's' }]), barChart(BARS, { title: 'CPU', valueTitle: 'µs per request' })])
+  const [b, , c] = await Promise.all([
+    barChart(BARS, { title: 'CPU', valueTitle: 'µs per request' }),
+    lineChart([
+      { x: 1, y: 2, series: 's' },
+      { x: 2, y: 3, series: 's' },
+    ]),
+    barChart(BARS, { title: 'CPU', valueTitle: 'µs per request' }),
+  ])
   assert.equal(a, b)
   assert.equal(a, c)
   assert.match(a, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]* width="640"/)
@@ -43,13 +50,32 @@ test('charts: temporal axes read the same in every time zone', async () => {
 })
 
 test('charts: hostile labels from data come out escaped, and data is never fetched', async () => {
-  const rows = [{ category: HOSTILE[0], value: 3, group: HOSTILE[1] }, { category: HOSTILE[1], value: 5, group: HOSTILE[0], lo: 4, hi: 6 }]
-  for (const svg of [await barChart(rows, { title: HOSTILE[0], valueTitle: HOSTILE[1] }), await dotChart(rows), await lineChart([{ x: 1, y: 1, series: HOSTILE[0] }, { x: 2, y: 2, series: HOSTILE[1] }], { title: HOSTILE[1] })]) {
+  const rows = [
+    { category: HOSTILE[0], value: 3, group: HOSTILE[1] },
+    { category: HOSTILE[1], value: 5, group: HOSTILE[0], lo: 4, hi: 6 },
+  ]
+  for (const svg of [
+    await barChart(rows, { title: HOSTILE[0], valueTitle: HOSTILE[1] }),
+    await dotChart(rows),
+    await lineChart(
+      [
+        { x: 1, y: 1, series: HOSTILE[0] },
+        { x: 2, y: 2, series: HOSTILE[1] },
+      ],
+      { title: HOSTILE[1] },
+    ),
+  ]) {
     // every tag is a plain SVG drawing element and no attribute is an event handler
     const tags = [...svg.matchAll(/<([a-zA-Z][\w:-]*)([^>]*)>/g)]
-    assert.deepEqual([...new Set(tags.map((t) => t[1]))].filter((n) => !['svg', 'g', 'path', 'rect', 'line', 'text', 'defs', 'clipPath', 'circle', 'title'].includes(n!)), [])
+    assert.deepEqual(
+      [...new Set(tags.map((t) => t[1]))].filter((n) => !['svg', 'g', 'path', 'rect', 'line', 'text', 'defs', 'clipPath', 'circle', 'title'].includes(n!)),
+      [],
+    )
     for (const t of tags) assert.match(t[2]!, /^(\s[\w:-]+="[^"]*")*\/?$/, 'attributes are all name="value"')
-    assert.deepEqual(tags.flatMap((t) => [...t[2]!.matchAll(/\s([\w:-]+)="[^"]*"/g)].map((a) => a[1]!)).filter((a) => /^on|href/i.test(a)), [])
+    assert.deepEqual(
+      tags.flatMap((t) => [...t[2]!.matchAll(/\s([\w:-]+)="[^"]*"/g)].map((a) => a[1]!)).filter((a) => /^on|href/i.test(a)),
+      [],
+    )
     assert.ok(svg.includes('&lt;script&gt;'))
     assert.ok(svg.includes('&lt;img src=x onerror=alert(1)&gt;'))
   }
@@ -72,7 +98,18 @@ test('labelled lines: a label per point, intervals as rules, transcribed points 
   assert.match(svg, /aria-label="x: Aug 23, 2026; [^"]*: 355; series: caddy"[^>]*fill="white" stroke="#[0-9A-Fa-f]{6}"/, 'the transcribed point is hollow')
   assert.ok(svg.includes('>caddy</text>') && svg.includes('>nginx</text>'), 'a legend')
   assert.equal(svg, await labelledLineChart(rows, { xType: 'temporal', yTitle: 'µs', title: 'over time' }))
-  const ranks = await labelledLineChart([{ x: 1, y: 10, series: 'a', label: 'v1' }, { x: 2, y: 12, series: 'a', label: 'v2' }], { xTicks: [{ value: 1, label: 'oldest' }, { value: 2, label: 'newest' }] })
+  const ranks = await labelledLineChart(
+    [
+      { x: 1, y: 10, series: 'a', label: 'v1' },
+      { x: 2, y: 12, series: 'a', label: 'v2' },
+    ],
+    {
+      xTicks: [
+        { value: 1, label: 'oldest' },
+        { value: 2, label: 'newest' },
+      ],
+    },
+  )
   assert.ok(ranks.includes('>oldest</text>') && ranks.includes('>newest</text>'))
 })
 
@@ -89,7 +126,11 @@ test('change dot plot: the noise band is drawn only where the comparison gives i
 })
 
 test('bars with a side panel: both axes titled, the same categories', async () => {
-  const svg = await barChart(BARS, { horizontal: true, valueTitle: 'µs / request', side: { rows: BARS.map((b) => ({ category: b.category, group: b.group, value: b.group === 'pool-added' ? 0 : 1000 })), valueTitle: 'conns / 1k' } })
+  const svg = await barChart(BARS, {
+    horizontal: true,
+    valueTitle: 'µs / request',
+    side: { rows: BARS.map((b) => ({ category: b.category, group: b.group, value: b.group === 'pool-added' ? 0 : 1000 })), valueTitle: 'conns / 1k' },
+  })
   assert.ok(svg.includes('>µs / request</text>') && svg.includes('>conns / 1k</text>'))
   assert.equal(svg.match(/>haproxy<\/text>/g)?.length, 1, 'the side panel shares the category axis')
 })

@@ -9,30 +9,71 @@ import type { BaselineComparison } from '../../lib/report/sections/baseline.ts'
 
 const finding = (id: string, verdict: Finding['verdict']): Finding => ({ id, title: id, verdict, figure: `${id} figure` })
 const claim = (id: string, verdict: ClaimResult['verdict']): ClaimResult => ({
-  id, source: 's', claim: 'c', published: 'p', finding: null, verdict, expect: 'e', measured: `${id} measured`, evidence: [],
-  comparable_across_machines: true, caveat: null, notes: null, warnings: [], value: null, interval: null, reference: null,
+  id,
+  source: 's',
+  claim: 'c',
+  published: 'p',
+  finding: null,
+  verdict,
+  expect: 'e',
+  measured: `${id} measured`,
+  evidence: [],
+  comparable_across_machines: true,
+  caveat: null,
+  notes: null,
+  warnings: [],
+  value: null,
+  interval: null,
+  reference: null,
 })
 /** A compared figure: a raw cost (`cost`) or the calibrated unit (`ratio`), increased when `decided` and the change is positive. */
 const figure = (kind: 'cost' | 'ratio', proxy: string, change: number, decided: boolean | 'too few', detectable = 0.05): ComparisonRow => ({
-  kind, metric: kind === 'cost' ? 'proxy_cpu_us_per_req' : 'proxy / direct', table: 'measurements',
+  kind,
+  metric: kind === 'cost' ? 'proxy_cpu_us_per_req' : 'proxy / direct',
+  table: 'measurements',
   key: { series: 'same', proxy, version: '2.8.25', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200, target_rps: null },
-  base: { median: 30, n: 5 }, run: { median: 30 * (1 + change), n: 5 }, change,
+  base: { median: 30, n: 5 },
+  run: { median: 30 * (1 + change), n: 5 },
+  change,
   interval: decided === 'too few' ? null : decided ? [change / 2, change * 1.5] : [-0.1, change + 0.1],
   detectable: decided === 'too few' ? null : detectable,
   verdict: decided === 'too few' ? 'too few repeats to compare' : decided ? (change > 0 ? 'increased' : 'decreased') : 'no change',
-  between: { sd: 0.05, df: 40, source: 'test' }, df: 30,
+  between: { sd: 0.05, df: 40, source: 'test' },
+  df: 30,
 })
 const comparison = (rows: ComparisonRow[], sameMachine: boolean): BaselineComparison => ({
-  id: 'main', kind: 'run', title: 't', machine: 'm', sameMachine, comparison: rows, fingerprintDiff: [], missingFingerprint: [],
-  references: { base: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null }, run: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null } },
+  id: 'main',
+  kind: 'run',
+  title: 't',
+  machine: 'm',
+  sameMachine,
+  comparison: rows,
+  fingerprintDiff: [],
+  missingFingerprint: [],
+  references: {
+    base: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null },
+    run: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null },
+  },
   referenceChoice: { measurements: 'direct', handshakes: 'direct', websocket: 'direct', tcp: 'loopback' },
 })
 
 test('parses every operator', () => {
   assert.deepEqual(parseGate('regression>10%'), { expr: 'regression>10%', kind: 'regression', threshold: 0.1 })
   assert.deepEqual(parseGate(' regression > 2.5 % '), { expr: 'regression > 2.5 %', kind: 'regression', threshold: 0.025 })
-  assert.deepEqual(parseGate('claim:envoy-ws-cap-1024!=reproduced'), { expr: 'claim:envoy-ws-cap-1024!=reproduced', kind: 'claim', id: 'envoy-ws-cap-1024', op: '!=', verdict: 'reproduced' })
-  assert.deepEqual(parseGate('claim:x==not reproduced', ['x']), { expr: 'claim:x==not reproduced', kind: 'claim', id: 'x', op: '==', verdict: 'not reproduced' })
+  assert.deepEqual(parseGate('claim:envoy-ws-cap-1024!=reproduced'), {
+    expr: 'claim:envoy-ws-cap-1024!=reproduced',
+    kind: 'claim',
+    id: 'envoy-ws-cap-1024',
+    op: '!=',
+    verdict: 'reproduced',
+  })
+  assert.deepEqual(parseGate('claim:x==not reproduced', ['x']), {
+    expr: 'claim:x==not reproduced',
+    kind: 'claim',
+    id: 'x',
+    op: '==',
+    verdict: 'not reproduced',
+  })
   assert.deepEqual(parseGate('finding:F2'), { expr: 'finding:F2', kind: 'finding', id: 'F2', op: 'held', verdict: 'held' })
   assert.deepEqual(parseGate('finding:F2!=not held'), { expr: 'finding:F2!=not held', kind: 'finding', id: 'F2', op: '!=', verdict: 'not held' })
   assert.deepEqual(parseGate('finding:F8==inconclusive'), { expr: 'finding:F8==inconclusive', kind: 'finding', id: 'F8', op: '==', verdict: 'inconclusive' })
@@ -51,7 +92,11 @@ test('a malformed expression is one line naming it and the fix', () => {
     ['finding:F2==passed', /unknown finding verdict "passed"\. Use one of: held, not held/],
   ]
   for (const [expr, re] of cases) {
-    assert.throws(() => parseGates([expr], ['x']), (e: Error) => e instanceof UserError && !e.message.includes('\n') && re.test(e.message), expr)
+    assert.throws(
+      () => parseGates([expr], ['x']),
+      (e: Error) => e instanceof UserError && !e.message.includes('\n') && re.test(e.message),
+      expr,
+    )
   }
 })
 
@@ -65,10 +110,21 @@ test('a regression gate needs a run baseline, checked before the run', () => {
 
 test('regression: beyond the threshold and the between-run noise fails; raw on one machine, calibrated across machines', () => {
   const [g] = parseGates(['regression>10%'])
-  const same = comparison([figure('cost', 'haproxy', 0.15, true), figure('cost', 'nginx', 0.3, false, 0.4), figure('cost', 'envoy', 0.05, true), figure('cost', 'caddy', 0.5, 'too few')], true)
+  const same = comparison(
+    [
+      figure('cost', 'haproxy', 0.15, true),
+      figure('cost', 'nginx', 0.3, false, 0.4),
+      figure('cost', 'envoy', 0.05, true),
+      figure('cost', 'caddy', 0.5, 'too few'),
+    ],
+    true,
+  )
   const [r] = evaluateGates([g!], { findings: [], claims: [], baseline: same })
   assert.equal(r!.failed, true)
-  assert.match(r!.detail, /^haproxy 2\.8\.25 article \+15\.0% \[\+7\.5%, \+22\.5%\] \(could detect ±5\.0%\); 3 cells compared with main on raw µs \(same machine\), 1 of them could not detect 10%, 1 with too few repeats to compare not judged$/)
+  assert.match(
+    r!.detail,
+    /^haproxy 2\.8\.25 article \+15\.0% \[\+7\.5%, \+22\.5%\] \(could detect ±5\.0%\); 3 cells compared with main on raw µs \(same machine\), 1 of them could not detect 10%, 1 with too few repeats to compare not judged$/,
+  )
   assert.doesNotMatch(r!.detail, /nginx|envoy 2|caddy/)
   // Another machine: the raw +50% is the machine; the calibrated +2% decides.
   const other = comparison([figure('cost', 'haproxy', 0.5, true), figure('ratio', 'haproxy', 0.02, false), figure('cost', 'nginx', 0.5, true)], false)
@@ -80,20 +136,48 @@ test('regression: beyond the threshold and the between-run noise fails; raw on o
 
 test('claim gates: == fails on that verdict, != on any other; a missing claim is not measured', () => {
   const claims = [claim('a', 'reproduced'), claim('b', 'inconclusive')]
-  const r = evaluateGates(parseGates(['claim:a!=reproduced', 'claim:b!=reproduced', 'claim:a==reproduced', 'claim:b==not reproduced', 'claim:c==not measured']), { findings: [], claims })
-  assert.deepEqual(r.map((x) => x.failed), [false, true, true, false, true])
+  const r = evaluateGates(
+    parseGates(['claim:a!=reproduced', 'claim:b!=reproduced', 'claim:a==reproduced', 'claim:b==not reproduced', 'claim:c==not measured']),
+    { findings: [], claims },
+  )
+  assert.deepEqual(
+    r.map((x) => x.failed),
+    [false, true, true, false, true],
+  )
   assert.equal(r[1]!.detail, 'b: inconclusive (b measured)')
 })
 
 test('finding gates: bare needs every check held; == / != over every check; absent is not measured', () => {
   const findings = [finding('F2', 'held'), finding('F4', 'held'), finding('F4', 'inconclusive'), finding('F1', 'not held')]
-  const r = evaluateGates(parseGates(['finding:F2', 'finding:F4', 'finding:F1', 'finding:F4==not held', 'finding:F1==not held', 'finding:F2!=held', 'finding:F4!=held', 'finding:F5', 'finding:F5==not held']), { findings, claims: [] })
-  assert.deepEqual(r.map((x) => x.failed), [false, true, true, false, true, false, true, true, false])
+  const r = evaluateGates(
+    parseGates([
+      'finding:F2',
+      'finding:F4',
+      'finding:F1',
+      'finding:F4==not held',
+      'finding:F1==not held',
+      'finding:F2!=held',
+      'finding:F4!=held',
+      'finding:F5',
+      'finding:F5==not held',
+    ]),
+    { findings, claims: [] },
+  )
+  assert.deepEqual(
+    r.map((x) => x.failed),
+    [false, true, true, false, true, false, true, true, false],
+  )
   assert.equal(r[1]!.detail, 'F4 held: F4 figure; F4 inconclusive: F4 figure')
   assert.equal(r[7]!.detail, 'F5: not measured in this run')
 })
 
 test('the terminal lines name each failed gate and the exit code', () => {
-  const text = formatGates([{ expr: 'finding:F2', failed: false, detail: 'F2 held: x' }, { expr: 'regression>10%', failed: true, detail: 'haproxy +15%' }])
-  assert.equal(text, `  ✓ gate finding:F2 passed: F2 held: x\n  ✗ gate regression>10% FAILED: haproxy +15%\n  2 gates: 1 passed, 1 failed (exit ${GATE_EXIT_CODE})`)
+  const text = formatGates([
+    { expr: 'finding:F2', failed: false, detail: 'F2 held: x' },
+    { expr: 'regression>10%', failed: true, detail: 'haproxy +15%' },
+  ])
+  assert.equal(
+    text,
+    `  ✓ gate finding:F2 passed: F2 held: x\n  ✗ gate regression>10% FAILED: haproxy +15%\n  2 gates: 1 passed, 1 failed (exit ${GATE_EXIT_CODE})`,
+  )
 })

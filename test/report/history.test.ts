@@ -21,7 +21,10 @@ test('history points: every source per proxy and group, in time order; transcrib
   assert.deepEqual(all.map((s) => `${s.kind} ${s.id}`).sort(), ['baseline 2026-11-30-quick-2core', 'run quick2', 'transcribed 2026-08-23'])
   const points = historyPoints(all)
   const nginx = points.filter((p) => p.group === 'variant pool-added' && p.proxy === 'nginx')
-  assert.deepEqual(nginx.map((p) => p.source), ['2026-11-30-quick-2core', 'quick2'])
+  assert.deepEqual(
+    nginx.map((p) => p.source),
+    ['2026-11-30-quick-2core', 'quick2'],
+  )
   assert.ok(nginx.every((p) => p.raw && p.raw.lo <= p.raw.value && p.raw.value <= p.raw.hi && p.calibrated && p.reference))
   const transcribed = points.filter((p) => p.kind === 'transcribed')
   assert.deepEqual(transcribed.map((p) => `${p.group} ${p.proxy} ${p.raw!.value}`).sort(), ['handshake ec256 caddy 355', 'handshake rsa4096 traefik 4827'])
@@ -39,13 +42,22 @@ test('cause lines: version, config, machine and its reference, counts and cost, 
   const points = historyPoints(sources())
   const [a, b] = points.filter((p) => p.group === 'variant pool-removed' && p.proxy === 'nginx')
   const line = causeLine(a!, b!)
-  assert.match(line, /^version \S+ (kept|→ \S+); config: catalog template \(no custom config hash\); machine [0-9a-f]{8} \(host only\) → [0-9a-f]{8} \(a side has no fingerprint\); direct reference ×[\d.]+; conns\/1k held \(\d+ → \d+\); no other counts recorded on both; cost ×[\d.]+ raw, ×[\d.]+ calibrated$/)
+  assert.match(
+    line,
+    /^version \S+ (kept|→ \S+); config: catalog template \(no custom config hash\); machine [0-9a-f]{8} \(host only\) → [0-9a-f]{8} \(a side has no fingerprint\); direct reference ×[\d.]+; conns\/1k held \(\d+ → \d+\); no other counts recorded on both; cost ×[\d.]+ raw, ×[\d.]+ calibrated$/,
+  )
   // A count column another engineer adds is read where both sides have it.
-  const withCounts = causeLine({ ...a!, counts: { proxy_syscalls_per_req: 10 } }, { ...b!, counts: { proxy_syscalls_per_req: 12 }, connsPer1k: (a!.connsPer1k ?? 0) + 500 })
+  const withCounts = causeLine(
+    { ...a!, counts: { proxy_syscalls_per_req: 10 } },
+    { ...b!, counts: { proxy_syscalls_per_req: 12 }, connsPer1k: (a!.connsPer1k ?? 0) + 500 },
+  )
   assert.match(withCounts, /conns\/1k moved \d+ → \d+; syscalls\/req ×1\.2; cost/)
   const t = points.find((p) => p.kind === 'transcribed' && p.proxy === 'caddy')!
   const next = points.find((p) => p.group === t.group && p.proxy === 'caddy' && p.kind !== 'transcribed')!
-  assert.match(causeLine(t, next), /^version \(not stated\) → \S+; machine: the article's, not this harness's \(a transcribed figure\); cost ×[\d.]+ raw, — calibrated$/)
+  assert.match(
+    causeLine(t, next),
+    /^version \(not stated\) → \S+; machine: the article's, not this harness's \(a transcribed figure\); cost ×[\d.]+ raw, — calibrated$/,
+  )
 })
 
 test('history page: a chart per group with its CSV, a table per group, transcribed points marked; written atomically into the site', async () => {
@@ -58,7 +70,10 @@ test('history page: a chart per group with its CSV, a table per group, transcrib
     const csv = c.path.replace('history/charts/', 'history/data/charts/').replace(/\.svg$/, '.csv')
     assert.ok(h.files.some((f) => f.path === csv) && h.markdown.includes(`](${csv})`), csv)
   }
-  assert.ok(h.charts.some((c) => c.kind === 'labelled-line' && c.rows.some((r) => (r as { hollow?: boolean }).hollow)), 'a transcribed point is drawn hollow')
+  assert.ok(
+    h.charts.some((c) => c.kind === 'labelled-line' && c.rows.some((r) => (r as { hollow?: boolean }).hollow)),
+    'a transcribed point is drawn hollow',
+  )
   assert.match(h.markdown, /2026\\-08\\-23 \*\*transcribed\*\*/)
   assert.match(h.markdown, /\| what changed since the point before \|/)
 

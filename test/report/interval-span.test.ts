@@ -30,10 +30,20 @@ async function printed(dir: string): Promise<{ summary: string; ledger: string; 
   return { summary: formatFindings(findings), ledger: formatLedger(claims), article: markdown }
 }
 
-const tooWide = (text: string) => printedIntervals(text).filter((iv) => iv.lo > 0 && iv.hi / iv.lo > MAX_SPAN).map((iv) => iv.text)
+const tooWide = (text: string) =>
+  printedIntervals(text)
+    .filter((iv) => iv.lo > 0 && iv.hi / iv.lo > MAX_SPAN)
+    .map((iv) => iv.text)
 
 test('the interval scanner reads what the report prints', () => {
-  assert.deepEqual(printedIntervals('traefik 16.2 [7.57e-7, 2,284,919,196] and 1.39x [1.21, 1.62] µs, 33% [30%, 36%]').map((i) => [i.lo, i.hi]), [[7.57e-7, 2284919196], [1.21, 1.62], [30, 36]])
+  assert.deepEqual(
+    printedIntervals('traefik 16.2 [7.57e-7, 2,284,919,196] and 1.39x [1.21, 1.62] µs, 33% [30%, 36%]').map((i) => [i.lo, i.hi]),
+    [
+      [7.57e-7, 2284919196],
+      [1.21, 1.62],
+      [30, 36],
+    ],
+  )
 })
 
 test(`no interval printed in the summary, the ledger or the article of the fixture run spans more than ${MAX_SPAN}×`, async () => {
@@ -51,10 +61,18 @@ test('a cell whose two repeats disagree prints "(repeats disagree: a vs b)", wid
   const header = lines[0]!.split(',')
   const col = (name: string) => header.indexOf(name)
   // traefik's article cell of the same-configs series: its second repeat 20× its first.
-  const i = lines.findIndex((l) => { const f = l.split(','); return f[col('series')] === 'same' && f[col('proxy')] === 'traefik' && f[col('repeat')] === '2' })
+  const i = lines.findIndex((l) => {
+    const f = l.split(',')
+    return f[col('series')] === 'same' && f[col('proxy')] === 'traefik' && f[col('repeat')] === '2'
+  })
   assert.ok(i > 0)
   const f = lines[i]!.split(',')
-  const first = lines.find((l) => { const g = l.split(','); return g[col('series')] === 'same' && g[col('proxy')] === 'traefik' && g[col('repeat')] === '1' })!.split(',')
+  const first = lines
+    .find((l) => {
+      const g = l.split(',')
+      return g[col('series')] === 'same' && g[col('proxy')] === 'traefik' && g[col('repeat')] === '1'
+    })!
+    .split(',')
   f[col('proxy_cpu_us_per_req')] = String(Number(first[col('proxy_cpu_us_per_req')]) * 20)
   lines[i] = f.join(',')
   writeFileSync(csv, lines.join('\n'))

@@ -14,7 +14,15 @@ test('a page is one self-contained document: no script, no URL, escaped title an
   assert.match(page, /<title>&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/title>/)
   assert.match(page, /<a href="..\/..\/index.html">&quot;&gt;&lt;img src=x onerror=alert\(1\)&gt;<\/a>/)
   assert.match(page, /Content-Security-Policy" content="default-src 'none'; script-src 'none'/)
-  for (const rule of [/@page \{ size: A4; margin:/, /tr, td, th \{ break-inside: avoid/, /thead \{ display: table-header-group; \}/, /figure\.chart[^{]*\{ break-inside: avoid/, /print-color-adjust: exact/, /tbody tr:nth-child\(even\)/, /td\.num, th\.num \{ text-align: right/]) {
+  for (const rule of [
+    /@page \{ size: A4; margin:/,
+    /tr, td, th \{ break-inside: avoid/,
+    /thead \{ display: table-header-group; \}/,
+    /figure\.chart[^{]*\{ break-inside: avoid/,
+    /print-color-adjust: exact/,
+    /tbody tr:nth-child\(even\)/,
+    /td\.num, th\.num \{ text-align: right/,
+  ]) {
     assert.match(page, rule)
   }
   assert.throws(() => htmlPage({ title: 't', body: '', breadcrumbs: [{ href: 'javascript:alert(1)', text: 'x' }], generated: '' }), /not relative/)

@@ -13,8 +13,17 @@ import { publishRun, siteHref, writeSiteIndex } from '../../lib/report/site.ts'
 function site(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'pb-pub-')), 'site')
   const log = memoryLogger()
-  for (const id of ['2025-run', '2026-run']) publishRun(dir, { runId: id, markdown: `# run ${id}\n\ntext`, files: [{ path: 'data/measurements.csv', content: 'a,b\n1,2\n' }], generated: 'now' }, log)
-  writeSiteIndex(dir, [{ href: siteHref('2026-run'), title: 'run 2026', kind: 'run' }, { href: siteHref('2025-run'), title: 'run 2025', kind: 'run' }], log, { generated: 'now' })
+  for (const id of ['2025-run', '2026-run'])
+    publishRun(dir, { runId: id, markdown: `# run ${id}\n\ntext`, files: [{ path: 'data/measurements.csv', content: 'a,b\n1,2\n' }], generated: 'now' }, log)
+  writeSiteIndex(
+    dir,
+    [
+      { href: siteHref('2026-run'), title: 'run 2026', kind: 'run' },
+      { href: siteHref('2025-run'), title: 'run 2025', kind: 'run' },
+    ],
+    log,
+    { generated: 'now' },
+  )
   return dir
 }
 
@@ -25,7 +34,8 @@ test('--to: a copy with .nojekyll and every run, replaced as a whole by the next
   const to = join(mkdtempSync(join(tmpdir(), 'pb-pub-to-')), 'pages')
   const r = await publishSite({ siteDir: s, to, log: memoryLogger() })
   assert.ok(r.files >= 6)
-  for (const f of ['index.html', '.nojekyll', PUBLISHED_MARK, 'runs/2025-run/index.html', 'runs/2026-run/data/measurements.csv']) assert.ok(existsSync(join(to, f)), f)
+  for (const f of ['index.html', '.nojekyll', PUBLISHED_MARK, 'runs/2025-run/index.html', 'runs/2026-run/data/measurements.csv'])
+    assert.ok(existsSync(join(to, f)), f)
   assert.match(readFileSync(join(to, 'index.html'), 'utf8'), /href="runs\/2025-run\/index.html"/)
   // A page removed from the site is gone from the copy after the next publish (no stale leftovers).
   writeFileSync(join(to, 'stale.html'), 'old')
@@ -47,8 +57,16 @@ test('--to a place that cannot be written: one line naming the flag, nothing wri
   const scratch = mkdtempSync(join(tmpdir(), 'pb-pub-file-'))
   writeFileSync(join(scratch, 'a-file'), 'x')
   // Inside a file, and on a file system that takes no new entries even for root (permission bits would not stop root).
-  await assert.rejects(publishSite({ siteDir: s, to: join(scratch, 'a-file', 'pages'), log: memoryLogger() }), (e: Error) => e instanceof UserError && /^--to .*a-file\/pages: .*a-file is a file, not a folder\. Choose/.test(e.message))
-  await assert.rejects(publishSite({ siteDir: s, to: `/proc/pb-pages-${process.pid}`, log: memoryLogger() }), (e: Error) => e instanceof UserError && /^--to \/proc\/pb-pages-\d+: cannot be written: \/proc refuses new entries \(\w+\)\. Choose a folder you can write to/.test(e.message))
+  await assert.rejects(
+    publishSite({ siteDir: s, to: join(scratch, 'a-file', 'pages'), log: memoryLogger() }),
+    (e: Error) => e instanceof UserError && /^--to .*a-file\/pages: .*a-file is a file, not a folder\. Choose/.test(e.message),
+  )
+  await assert.rejects(
+    publishSite({ siteDir: s, to: `/proc/pb-pages-${process.pid}`, log: memoryLogger() }),
+    (e: Error) =>
+      e instanceof UserError &&
+      /^--to \/proc\/pb-pages-\d+: cannot be written: \/proc refuses new entries \(\w+\)\. Choose a folder you can write to/.test(e.message),
+  )
   assert.deepEqual(readdirSync(scratch), ['a-file'])
 })
 

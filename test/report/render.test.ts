@@ -9,8 +9,14 @@ test('heading anchors are slugs, unique in document order, and the same on every
   const a = renderMarkdown(md)
   assert.equal(a.html, renderMarkdown(md).html)
   assert.equal(a.title, 'Proxy bench')
-  assert.deepEqual(a.toc.map((h) => h.id), ['results', 'results-2', 'results-3', 'cafe-tls-1-3', 'contents-2', 'b-hi-b', 'section'])
-  assert.deepEqual(a.toc.map((h) => h.level), [2, 2, 3, 2, 2, 2, 2])
+  assert.deepEqual(
+    a.toc.map((h) => h.id),
+    ['results', 'results-2', 'results-3', 'cafe-tls-1-3', 'contents-2', 'b-hi-b', 'section'],
+  )
+  assert.deepEqual(
+    a.toc.map((h) => h.level),
+    [2, 2, 3, 2, 2, 2, 2],
+  )
   assert.equal(a.toc[5]!.text, '<b>hi</b>')
   assert.match(a.html, /<h1 id="proxy-bench">Proxy bench<\/h1>/)
   assert.match(a.html, /<h2 id="b-hi-b">&lt;b&gt;hi&lt;\/b&gt;<\/h2>/)
@@ -47,22 +53,38 @@ test('raw HTML in Markdown and in table cells renders as text; bad links and rem
   assert.match(html, /<td>&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/td>/)
   assert.match(html, /<td>&quot;&gt;&lt;img src=x onerror=alert\(1\)&gt;<\/td>/)
   assert.match(html, /<div class="table-wrap">\n<table>/)
-  assert.throws(() => renderMarkdown('![x](https://example.com/a.png)'), (e) => e instanceof UserError && /not a relative path/.test(e.message))
+  assert.throws(
+    () => renderMarkdown('![x](https://example.com/a.png)'),
+    (e) => e instanceof UserError && /not a relative path/.test(e.message),
+  )
   assert.throws(() => renderMarkdown('![x](/etc/a.svg)'), UserError)
   // a chart alone in its paragraph is a figure with its caption
-  assert.match(renderMarkdown('![CPU](charts/cpu.svg "Figure 1")').html, /<figure class="chart"><img src="charts\/cpu.svg" alt="CPU" title="Figure 1"><figcaption>Figure 1<\/figcaption><\/figure>/)
+  assert.match(
+    renderMarkdown('![CPU](charts/cpu.svg "Figure 1")').html,
+    /<figure class="chart"><img src="charts\/cpu.svg" alt="CPU" title="Figure 1"><figcaption>Figure 1<\/figcaption><\/figure>/,
+  )
 })
 
 test('escapeMarkdown keeps any data string literal, even inside a table cell', () => {
   const odd = ['a|b', '*x*', '![i](https://e/x.png)', '[l](javascript:1)', '1. not a list', '&lt;', 'line\nbreak', ...HOSTILE]
   const md = `| v |\n|---|\n${odd.map((s) => `| ${escapeMarkdown(s)} |`).join('\n')}\n`
   const { html } = renderMarkdown(md)
-  const cells = [...html.matchAll(/<td>(.*?)<\/td>/g)].map((m) => m[1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&'))
-  assert.deepEqual(cells, odd.map((s) => s.replace('\n', ' ')))
+  const cells = [...html.matchAll(/<td>(.*?)<\/td>/g)].map((m) =>
+    m[1]!
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&'),
+  )
+  assert.deepEqual(
+    cells,
+    odd.map((s) => s.replace('\n', ' ')),
+  )
 })
 
 test('numeric columns are right-aligned as a whole; versions and mixed columns are not', () => {
-  const md = '| proxy | version | µs/req | conns/1k |\n|---|---|---|---|\n| a | 1.31.3 | 30.5 | 0 |\n| b | 2.6.12 | ~84.6 | 1,002 |\n| c | 1.35 | 90 ± 2 | n/a |\n'
+  const md =
+    '| proxy | version | µs/req | conns/1k |\n|---|---|---|---|\n| a | 1.31.3 | 30.5 | 0 |\n| b | 2.6.12 | ~84.6 | 1,002 |\n| c | 1.35 | 90 ± 2 | n/a |\n'
   const { html } = renderMarkdown(md)
   assert.match(html, /<th class="num">µs\/req<\/th>/)
   assert.match(html, /<th class="num">conns\/1k<\/th>/)
@@ -74,7 +96,9 @@ test('numeric columns are right-aligned as a whole; versions and mixed columns a
 })
 
 test('badges: a fixed word per kind, never from data; an escaped or unknown marker stays text', () => {
-  const { html } = renderMarkdown(`a ${badge('held')} b ${badge('not-held', 3)} c ${shortBadge('reproduced', 11)} d [[badge:nonsense]] e ${escapeMarkdown('[[badge:held]]')}\n`)
+  const { html } = renderMarkdown(
+    `a ${badge('held')} b ${badge('not-held', 3)} c ${shortBadge('reproduced', 11)} d [[badge:nonsense]] e ${escapeMarkdown('[[badge:held]]')}\n`,
+  )
   assert.match(html, /<span class="badge badge-held">held<\/span>/)
   assert.match(html, /<span class="badge badge-not-held">3 not held<\/span>/)
   assert.match(html, /<span class="badge badge-reproduced" title="11 reproduced">11 ✓<\/span>/)
@@ -83,7 +107,9 @@ test('badges: a fixed word per kind, never from data; an escaped or unknown mark
 })
 
 test('[[appendix]] puts the rest in a section of its own; [[class:x]] classes the next paragraph or table', () => {
-  const { html } = renderMarkdown('# T\n\n[[class:answer]]\n\nfound it\n\n[[class:verdicts]]\n\n| a |\n|---|\n| 1 |\n\nafter\n\n[[appendix]]\n\n## Details\n\nmore\n')
+  const { html } = renderMarkdown(
+    '# T\n\n[[class:answer]]\n\nfound it\n\n[[class:verdicts]]\n\n| a |\n|---|\n| 1 |\n\nafter\n\n[[appendix]]\n\n## Details\n\nmore\n',
+  )
   assert.match(html, /<p class="answer">found it<\/p>/)
   assert.match(html, /<table class="verdicts">/)
   assert.match(html, /<p>after<\/p>\n<section class="appendix" id="appendix">\n<h2 id="details">Details<\/h2>\n<p>more<\/p>\n<\/section>\n$/)

@@ -19,16 +19,29 @@ test('assertNoKeyMaterial finds a PEM private key by content and key files by na
   writeFileSync(join(dir, 'ca.crt.txt'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n')
   assertNoKeyMaterial(dir)
   // large files are read in 1 MiB blocks: one header straddles a block boundary
-  for (const [kind, pad] of [['', 10], ['RSA ', 1_048_566], ['EC ', 2_000_000], ['ENCRYPTED ', 5], ['OPENSSH ', 1_048_576 - 30]] as const) {
+  for (const [kind, pad] of [
+    ['', 10],
+    ['RSA ', 1_048_566],
+    ['EC ', 2_000_000],
+    ['ENCRYPTED ', 5],
+    ['OPENSSH ', 1_048_576 - 30],
+  ] as const) {
     const file = join(dir, 'data', 'raw', 'notes.log')
     writeFileSync(file, `x`.repeat(pad) + `\n${keyHeader(kind)}\nMHcCAQEE\n`)
-    assert.throws(() => assertNoKeyMaterial(dir), (e) => e instanceof UserError && e.message.includes('notes.log: contains a PEM private key'), kind)
+    assert.throws(
+      () => assertNoKeyMaterial(dir),
+      (e) => e instanceof UserError && e.message.includes('notes.log: contains a PEM private key'),
+      kind,
+    )
   }
   writeFileSync(join(dir, 'data', 'raw', 'notes.log'), 'clean\n')
   for (const name of ['leaf.key', 'ec256-key.pem']) {
     const d = tmp('keyname')
     writeFileSync(join(d, name), 'harmless')
-    assert.throws(() => assertNoKeyMaterial(d), (e) => e instanceof UserError && e.message.includes(`${name}: is named like a private key`))
+    assert.throws(
+      () => assertNoKeyMaterial(d),
+      (e) => e instanceof UserError && e.message.includes(`${name}: is named like a private key`),
+    )
   }
 })
 
@@ -41,7 +54,19 @@ test('publishRun swaps the whole run folder in; a failure leaves the old page an
   const log = memoryLogger()
   const csv = join(tmp('src'), 'measurements.csv')
   writeFileSync(csv, 'proxy,us\nnginx,30\n')
-  const first = publishRun(site, { runId: 'r-1', markdown: '# First\n\nv1 [data](data/measurements.csv)', files: [{ path: 'data/measurements.csv', source: csv }, { path: 'charts/a.svg', content: '<svg/>' }], generated: 'g1' }, log)
+  const first = publishRun(
+    site,
+    {
+      runId: 'r-1',
+      markdown: '# First\n\nv1 [data](data/measurements.csv)',
+      files: [
+        { path: 'data/measurements.csv', source: csv },
+        { path: 'charts/a.svg', content: '<svg/>' },
+      ],
+      generated: 'g1',
+    },
+    log,
+  )
   assert.equal(first.href, 'runs/r-1/index.html')
   assert.equal(first.title, 'First')
   const page1 = readFileSync(first.page, 'utf8')
@@ -52,13 +77,21 @@ test('publishRun swaps the whole run folder in; a failure leaves the old page an
 
   // a missing source: error naming it, old page untouched
   assert.throws(
-    () => publishRun(site, { runId: 'r-1', markdown: '# Second\n\nv2', files: [{ path: 'data/measurements.csv', source: join(site, 'nope.csv') }], generated: 'g2' }, log),
+    () =>
+      publishRun(
+        site,
+        { runId: 'r-1', markdown: '# Second\n\nv2', files: [{ path: 'data/measurements.csv', source: join(site, 'nope.csv') }], generated: 'g2' },
+        log,
+      ),
     (e) => e instanceof UserError && /nope\.csv is missing/.test(e.message),
   )
   assert.equal(readFileSync(first.page, 'utf8'), page1)
   clean()
   // key material in a published file: refused before the swap
-  assert.throws(() => publishRun(site, { runId: 'r-1', markdown: '# S', files: [{ path: 'raw/x.txt', content: keyHeader('') }] }, log), (e) => e instanceof UserError && e.message.includes('runs/r-1/raw/x.txt: contains a PEM private key'))
+  assert.throws(
+    () => publishRun(site, { runId: 'r-1', markdown: '# S', files: [{ path: 'raw/x.txt', content: keyHeader('') }] }, log),
+    (e) => e instanceof UserError && e.message.includes('runs/r-1/raw/x.txt: contains a PEM private key'),
+  )
   assert.equal(readFileSync(first.page, 'utf8'), page1)
   clean()
   // a remote image in the Markdown: refused, old page kept
@@ -66,7 +99,11 @@ test('publishRun swaps the whole run folder in; a failure leaves the old page an
   assert.equal(readFileSync(first.page, 'utf8'), page1)
 
   // success replaces the folder as a whole: files of the old run are gone
-  const second = publishRun(site, { runId: 'r-1', markdown: '# Second\n\nv2', files: [{ path: 'data/handshakes.csv', content: Buffer.from('a\n1\n') }], generated: 'g2' }, log)
+  const second = publishRun(
+    site,
+    { runId: 'r-1', markdown: '# Second\n\nv2', files: [{ path: 'data/handshakes.csv', content: Buffer.from('a\n1\n') }], generated: 'g2' },
+    log,
+  )
   assert.match(readFileSync(second.page, 'utf8'), /v2/)
   assert.deepEqual(runFiles(second.dir), ['data', 'data/handshakes.csv', 'index.html'])
   clean()
@@ -97,7 +134,11 @@ test('run ids and file paths are checked before anything is written', () => {
   const site = tmp('ids')
   const log = memoryLogger()
   for (const id of ['', '../x', 'a/b', '.hidden', 'a b', 'x'.repeat(200), 'r..1', 'é']) {
-    assert.throws(() => publishRun(site, { runId: id, markdown: '# x', files: [] }, log), (e) => e instanceof UserError && e.message.startsWith('run id:'), id)
+    assert.throws(
+      () => publishRun(site, { runId: id, markdown: '# x', files: [] }, log),
+      (e) => e instanceof UserError && e.message.startsWith('run id:'),
+      id,
+    )
   }
   for (const path of ['../x.csv', '/etc/passwd', 'a//b', 'index.html', 'data/.tmp-x', 'a\\b', '']) {
     assert.throws(() => publishRun(site, { runId: 'ok', markdown: '# x', files: [{ path, content: 'x' }] }, log), UserError, path)
@@ -108,10 +149,15 @@ test('run ids and file paths are checked before anything is written', () => {
 
 test('the site index lists runs then baselines with relative, escaped links', () => {
   const site = tmp('index')
-  const file = writeSiteIndex(site, [
-    { href: 'baselines/published-2026-08-23/index.html', title: 'Published 2026-08-23', kind: 'baseline' },
-    { href: 'runs/r-1/index.html', title: HOSTILE[0], subtitle: HOSTILE[1], date: '2026-11-30', kind: 'run' },
-  ], memoryLogger(), { links: [{ href: 'report.pdf', text: 'Report (PDF)' }], generated: 'g' })
+  const file = writeSiteIndex(
+    site,
+    [
+      { href: 'baselines/published-2026-08-23/index.html', title: 'Published 2026-08-23', kind: 'baseline' },
+      { href: 'runs/r-1/index.html', title: HOSTILE[0], subtitle: HOSTILE[1], date: '2026-11-30', kind: 'run' },
+    ],
+    memoryLogger(),
+    { links: [{ href: 'report.pdf', text: 'Report (PDF)' }], generated: 'g' },
+  )
   const html = readFileSync(file, 'utf8')
   assert.ok(html.indexOf('runs/r-1/index.html') < html.indexOf('baselines/published-2026-08-23/index.html'))
   assert.ok(!/<script|<img|https?:\/\//i.test(html))
@@ -119,6 +165,9 @@ test('the site index lists runs then baselines with relative, escaped links', ()
   assert.throws(() => writeSiteIndex(site, [{ href: 'https://example.com', title: 'x', kind: 'run' }], memoryLogger()), UserError)
   assert.throws(() => writeSiteIndex(site, [{ href: '/runs/x/index.html', title: 'x', kind: 'run' }], memoryLogger()), UserError)
   // A baseline without a page yet is listed, as text.
-  const listed = readFileSync(writeSiteIndex(site, [{ title: 'baseline b <1>', subtitle: 'a promoted run', kind: 'baseline' }], memoryLogger(), { generated: 'g' }), 'utf8')
+  const listed = readFileSync(
+    writeSiteIndex(site, [{ title: 'baseline b <1>', subtitle: 'a promoted run', kind: 'baseline' }], memoryLogger(), { generated: 'g' }),
+    'utf8',
+  )
   assert.match(listed, /<li><span class="title">baseline b &lt;1&gt;<\/span><br><span class="subtitle">a promoted run<\/span><\/li>/)
 })

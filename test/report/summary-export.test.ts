@@ -5,7 +5,16 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import Papa from 'papaparse'
 import { evaluateRun } from '../../lib/report/build.ts'
 import { evaluateGates, parseGates } from '../../lib/report/gates.ts'
-import { buildSummary, claimsCsv, CLAIMS_COLUMNS, findingsCsv, FINDINGS_COLUMNS, SUMMARY_SCHEMA, SUMMARY_SCHEMA_FILE, summaryJsonSchemaText } from '../../lib/report/summary-export.ts'
+import {
+  buildSummary,
+  claimsCsv,
+  CLAIMS_COLUMNS,
+  findingsCsv,
+  FINDINGS_COLUMNS,
+  SUMMARY_SCHEMA,
+  SUMMARY_SCHEMA_FILE,
+  summaryJsonSchemaText,
+} from '../../lib/report/summary-export.ts'
 import { FIXTURE_RUN } from '../fixtures/run.ts'
 
 const BASELINE = '2026-11-30-quick-2core'
@@ -18,17 +27,33 @@ test('--json: the fixture run against a run baseline is one document that valida
   const back = SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify(doc)))
   assert.equal(back.format, 'proxybench-summary/2')
   assert.equal(back.findings.length, r.findings.length)
-  assert.ok(back.findings.some((f) => f.intervals.length > 0), 'findings carry their intervals')
+  assert.ok(
+    back.findings.some((f) => f.intervals.length > 0),
+    'findings carry their intervals',
+  )
   assert.equal(back.claims.length, r.claims.length)
-  assert.ok(back.claims.some((c) => c.interval !== null), 'claims carry their intervals')
+  assert.ok(
+    back.claims.some((c) => c.interval !== null),
+    'claims carry their intervals',
+  )
   assert.equal(back.baseline?.kind, 'run')
-  assert.ok(back.baseline?.kind === 'run' && back.baseline.cells.length > 0 && back.baseline.cells.some((c) => c.metric === 'proxy / direct') && back.baseline.cells[0]!.kind === 'count')
-  assert.deepEqual(back.gates.map((g) => g.expr), ['regression>10%', 'finding:F2', 'claim:envoy-ws-cap-1024!=reproduced'])
+  assert.ok(
+    back.baseline?.kind === 'run' &&
+      back.baseline.cells.length > 0 &&
+      back.baseline.cells.some((c) => c.metric === 'proxy / direct') &&
+      back.baseline.cells[0]!.kind === 'count',
+  )
+  assert.deepEqual(
+    back.gates.map((g) => g.expr),
+    ['regression>10%', 'finding:F2', 'claim:envoy-ws-cap-1024!=reproduced'],
+  )
 })
 
 test('--json against the published baseline and without one', () => {
   const r = evaluateRun(FIXTURE_RUN, '2026-08-23')
-  const doc = SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify(buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...r, gates: [], report: { page: 'p', pdf: null } }))))
+  const doc = SUMMARY_SCHEMA.parse(
+    JSON.parse(JSON.stringify(buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...r, gates: [], report: { page: 'p', pdf: null } }))),
+  )
   assert.equal(doc.baseline?.kind, 'published')
   const none = buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...evaluateRun(FIXTURE_RUN), gates: [], report: null })
   assert.equal(none.baseline, null)
@@ -39,7 +64,10 @@ test('summary/findings.csv and summary/claims.csv: one row per finding interval,
   const r = evaluateRun(FIXTURE_RUN)
   const f = Papa.parse<Record<string, string>>(findingsCsv(r.findings), { header: true, skipEmptyLines: true })
   assert.deepEqual(f.meta.fields, [...FINDINGS_COLUMNS])
-  assert.equal(f.data.length, r.findings.reduce((n, x) => n + Math.max(1, x.intervals?.length ?? 0), 0))
+  assert.equal(
+    f.data.length,
+    r.findings.reduce((n, x) => n + Math.max(1, x.intervals?.length ?? 0), 0),
+  )
   assert.deepEqual([...new Set(f.data.map((x) => x.id))], [...new Set(r.findings.map((x) => x.id))])
   const c = Papa.parse<Record<string, string>>(claimsCsv(r.claims), { header: true, skipEmptyLines: true })
   assert.deepEqual(c.meta.fields, [...CLAIMS_COLUMNS])
@@ -51,14 +79,44 @@ test('summary/findings.csv and summary/claims.csv: one row per finding interval,
 })
 
 test('a non-finite figure is null in the document, as JSON carries it', () => {
-  const doc = buildSummary({ runId: 'x', runDir: '/r', findings: [{ id: 'F3', title: 't', verdict: 'info', figure: 'f', intervals: [{ label: 'a/b', interval: { value: Infinity, lo: 1, hi: Infinity, level: 0.95, method: 'bootstrap', n: 2 } }] }], claims: [], gates: [], report: null })
+  const doc = buildSummary({
+    runId: 'x',
+    runDir: '/r',
+    findings: [
+      {
+        id: 'F3',
+        title: 't',
+        verdict: 'info',
+        figure: 'f',
+        intervals: [{ label: 'a/b', interval: { value: Infinity, lo: 1, hi: Infinity, level: 0.95, method: 'bootstrap', n: 2 } }],
+      },
+    ],
+    claims: [],
+    gates: [],
+    report: null,
+  })
   assert.deepEqual(doc.findings[0]!.intervals[0]!.interval, { value: null, lo: 1, hi: null, level: 0.95, method: 'bootstrap', n: 2 })
 })
 
 test('a widened interval says so in the document and the CSV: its method names what widened it', () => {
-  const finding = { id: 'F7', title: 't', verdict: 'inconclusive' as const, figure: 'f', intervals: [{ label: 'a/b', interval: { value: 0.4, lo: 0, hi: 26, level: 0.95, method: 'paired bootstrap' as const, n: 2, floor: 'unstable cell' as const } }] }
+  const finding = {
+    id: 'F7',
+    title: 't',
+    verdict: 'inconclusive' as const,
+    figure: 'f',
+    intervals: [
+      { label: 'a/b', interval: { value: 0.4, lo: 0, hi: 26, level: 0.95, method: 'paired bootstrap' as const, n: 2, floor: 'unstable cell' as const } },
+    ],
+  }
   const doc = buildSummary({ runId: 'x', runDir: '/r', findings: [finding], claims: [], gates: [], report: null })
-  assert.deepEqual(doc.findings[0]!.intervals[0]!.interval, { value: 0.4, lo: 0, hi: 26, level: 0.95, method: 'paired bootstrap, widened by unstable cell', n: 2 })
+  assert.deepEqual(doc.findings[0]!.intervals[0]!.interval, {
+    value: 0.4,
+    lo: 0,
+    hi: 26,
+    level: 0.95,
+    method: 'paired bootstrap, widened by unstable cell',
+    n: 2,
+  })
   const rows = Papa.parse<Record<string, string>>(findingsCsv([finding]), { header: true, skipEmptyLines: true }).data
   assert.equal(rows[0]!.method, 'paired bootstrap, widened by unstable cell')
 })
@@ -69,19 +127,32 @@ const published = () => JSON.parse(readFileSync(SUMMARY_SCHEMA_FILE, 'utf8'))
 
 test('docs/summary.schema.json is the JSON Schema generated from the zod schema (UPDATE_SCHEMA=1 rewrites it)', () => {
   if (process.env.UPDATE_SCHEMA === '1') writeFileSync(SUMMARY_SCHEMA_FILE, summaryJsonSchemaText())
-  assert.equal(readFileSync(SUMMARY_SCHEMA_FILE, 'utf8'), summaryJsonSchemaText(), 'docs/summary.schema.json is behind SUMMARY_SCHEMA: run UPDATE_SCHEMA=1 node --import tsx --test test/report/summary-export.test.ts')
+  assert.equal(
+    readFileSync(SUMMARY_SCHEMA_FILE, 'utf8'),
+    summaryJsonSchemaText(),
+    'docs/summary.schema.json is behind SUMMARY_SCHEMA: run UPDATE_SCHEMA=1 node --import tsx --test test/report/summary-export.test.ts',
+  )
   assert.doesNotThrow(() => ajv().compile(published()))
 })
 
 test('ajv validates the --json documents of the fixture run (run baseline, published baseline, none) against the published file', () => {
   const validate = ajv().compile(published())
   const docs = [
-    buildSummary({ runId: 'run-quick', runDir: FIXTURE_RUN, ...evaluateRun(FIXTURE_RUN, BASELINE), gates: evaluateGates(parseGates(['regression>10%', 'finding:F2']), evaluateRun(FIXTURE_RUN, BASELINE)), report: null }),
+    buildSummary({
+      runId: 'run-quick',
+      runDir: FIXTURE_RUN,
+      ...evaluateRun(FIXTURE_RUN, BASELINE),
+      gates: evaluateGates(parseGates(['regression>10%', 'finding:F2']), evaluateRun(FIXTURE_RUN, BASELINE)),
+      report: null,
+    }),
     buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...evaluateRun(FIXTURE_RUN, '2026-08-23'), gates: [], report: { page: 'p', pdf: null } }),
     buildSummary({ runId: 'x', runDir: FIXTURE_RUN, ...evaluateRun(FIXTURE_RUN), gates: [], report: null }),
   ]
   for (const doc of docs) assert.ok(validate(JSON.parse(JSON.stringify(doc))), ajvErrors(validate.errors))
-  assert.deepEqual(docs.map((d) => d.baseline?.kind ?? null), ['run', 'published', null])
+  assert.deepEqual(
+    docs.map((d) => d.baseline?.kind ?? null),
+    ['run', 'published', null],
+  )
   // The file constrains what the zod schema does: each of these breaks the document for both.
   const doc = JSON.parse(JSON.stringify(docs[0]))
   const broken: [string, (d: any) => void][] = [

@@ -37,7 +37,9 @@ test('h2load: a refused port is a report with every request failed and no protoc
 })
 
 test('h2load: non-2xx answers count as errors beside failed requests', () => {
-  const text = fixture('count-haproxy-2.6.12.txt').replace('2000 succeeded, 0 failed', '1990 succeeded, 10 failed').replace('2000 2xx, 0 3xx, 0 4xx, 0 5xx', '1985 2xx, 0 3xx, 0 4xx, 5 5xx')
+  const text = fixture('count-haproxy-2.6.12.txt')
+    .replace('2000 succeeded, 0 failed', '1990 succeeded, 10 failed')
+    .replace('2000 2xx, 0 3xx, 0 4xx, 0 5xx', '1985 2xx, 0 3xx, 0 4xx, 5 5xx')
   assert.equal(h2loadErrorCount(parseH2loadOutput(text)!), 15)
 })
 
@@ -49,8 +51,22 @@ test('h2load durations in µs', () => {
 })
 
 test('h2load argv: connections kept, threads lowered to a divisor, streams and the per-request log', () => {
-  assert.deepEqual(h2loadArgv({ url: 'https://127.0.0.1:8443/', threads: 2, connections: 200, streams: 10, seconds: 5.2, logFile: '/tmp/x.log' }),
-    ['h2load', '-t', '2', '-c', '200', '-m', '10', '-D', '6', '-N', '5', '--log-file', '/tmp/x.log', 'https://127.0.0.1:8443/'])
+  assert.deepEqual(h2loadArgv({ url: 'https://127.0.0.1:8443/', threads: 2, connections: 200, streams: 10, seconds: 5.2, logFile: '/tmp/x.log' }), [
+    'h2load',
+    '-t',
+    '2',
+    '-c',
+    '200',
+    '-m',
+    '10',
+    '-D',
+    '6',
+    '-N',
+    '5',
+    '--log-file',
+    '/tmp/x.log',
+    'https://127.0.0.1:8443/',
+  ])
   // 3 connections on 2 threads would be refused by h2load (-c must be a multiple of -t).
   assert.deepEqual(h2loadArgv({ url: 'u', threads: 2, connections: 3, streams: 1, seconds: 1 }).slice(0, 5), ['h2load', '-t', '1', '-c', '3'])
 })

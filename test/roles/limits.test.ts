@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { connectionLimit, overConnectionLimit } from '../../lib/roles/limits.ts'
 
-const files = (nofile: string, range: string) => (f: string) => (f.endsWith('limits') ? `Limit Soft Limit Hard Limit Units\nMax open files            ${nofile}                ${nofile}                files\n` : `${range}\n`)
+const files = (nofile: string, range: string) => (f: string) =>
+  f.endsWith('limits') ? `Limit Soft Limit Hard Limit Units\nMax open files            ${nofile}                ${nofile}                files\n` : `${range}\n`
 
 test('the connection limit is the smaller of half the descriptors (less a margin) and the ephemeral ports', () => {
   assert.equal(connectionLimit(files('20000', '32768\t60999')).max, 9936)

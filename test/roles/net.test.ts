@@ -24,7 +24,10 @@ test('waitForEcho: a listener that accepts but never echoes is not ready; an exi
   try {
     await assert.rejects(waitForEcho(port, { timeoutMs: 300, what: 'mute' }), /mute did not echo through 127\.0\.0\.1:\d+ within 0\.3 s/)
     const exited = Promise.resolve({ code: 1, signal: null })
-    await assert.rejects(waitForEcho(port, { timeoutMs: 60_000, what: 'proxy', exited, tls: { ca: '/dev/null' } }), /proxy exited \(code 1\) before echoing on TLS on 127\.0\.0\.1/)
+    await assert.rejects(
+      waitForEcho(port, { timeoutMs: 60_000, what: 'proxy', exited, tls: { ca: '/dev/null' } }),
+      /proxy exited \(code 1\) before echoing on TLS on 127\.0\.0\.1/,
+    )
   } finally {
     srv.close()
   }

@@ -24,13 +24,15 @@ test("wrk's spectrum line becomes a spectrum file's content: from the send, no H
   assert.equal(parseWrkOutput(OUTPUT)!.latency_us.max, s.max_us)
 })
 
-test('no spectrum when wrk printed none, or only the script\'s own error', () => {
+test("no spectrum when wrk printed none, or only the script's own error", () => {
   assert.equal(parseWrkSpectrum(OUTPUT.replace(/PROXYBENCH_SPECTRUM.*\n/, '')), null)
   assert.equal(parseWrkSpectrum('PROXYBENCH_SPECTRUM {"error":"report.lua:41: table overflow"}\n'), null)
 })
 
 test('levels only (a very wide distribution): counts are null and the file says so', () => {
-  const s = parseWrkSpectrum('PROXYBENCH_SPECTRUM {"exact":false,"total_count":null,"max_us":50569,"points":[{"percentile":0,"value_us":17,"count":null},{"percentile":100,"value_us":50569,"count":null}]}\n')!
+  const s = parseWrkSpectrum(
+    'PROXYBENCH_SPECTRUM {"exact":false,"total_count":null,"max_us":50569,"points":[{"percentile":0,"value_us":17,"count":null},{"percentile":100,"value_us":50569,"count":null}]}\n',
+  )!
   assert.equal(s.exact, false)
   assert.deepEqual(latencySpectrumSchema.parse(s), s)
 })

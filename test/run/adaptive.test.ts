@@ -64,16 +64,38 @@ test('the time budget: a round must fit; short cells first, then those within th
     { ...cell(tight(6)), id: 'done' },
   ]
   const all = nextRound(cells, S, plenty)
-  assert.deepEqual(all.filter((d) => d.more).map((d) => d.id).sort(), ['almost', 'short', 'wide'])
+  assert.deepEqual(
+    all
+      .filter((d) => d.more)
+      .map((d) => d.id)
+      .sort(),
+    ['almost', 'short', 'wide'],
+  )
   const two = nextRound(cells, S, { remainingS: 45, costS: 20 })
   // Room for two: the short cell, then the one already at ±0.5% that needs only n >= 6; decisions keep the cells' order.
-  assert.deepEqual(two.filter((d) => d.more).map((d) => d.id), ['almost', 'short'])
+  assert.deepEqual(
+    two.filter((d) => d.more).map((d) => d.id),
+    ['almost', 'short'],
+  )
   assert.match(two.find((d) => d.id === 'wide')!.reason, /^time budget \(at ±\d/)
   // Room for three: the widest comes last.
-  assert.deepEqual(nextRound(cells, S, { remainingS: 65, costS: 20 }).filter((d) => d.more).map((d) => d.id), ['wide', 'almost', 'short'])
+  assert.deepEqual(
+    nextRound(cells, S, { remainingS: 65, costS: 20 })
+      .filter((d) => d.more)
+      .map((d) => d.id),
+    ['wide', 'almost', 'short'],
+  )
   // Among imprecise cells the least precise still goes first.
-  const imprecise = [{ ...cell([100, 104, 96, 101]), id: 'mid' }, { ...cell(wide(4)), id: 'wide' }]
-  assert.deepEqual(nextRound(imprecise, S, { remainingS: 25, costS: 20 }).filter((d) => d.more).map((d) => d.id), ['wide'])
+  const imprecise = [
+    { ...cell([100, 104, 96, 101]), id: 'mid' },
+    { ...cell(wide(4)), id: 'wide' },
+  ]
+  assert.deepEqual(
+    nextRound(imprecise, S, { remainingS: 25, costS: 20 })
+      .filter((d) => d.more)
+      .map((d) => d.id),
+    ['wide'],
+  )
   assert.match(two.find((d) => d.id === 'done')!.reason, /^reached/)
   const none = nextRound(cells, S, { remainingS: 10, costS: 20 })
   assert.equal(none.filter((d) => d.more).length, 0)
@@ -82,9 +104,18 @@ test('the time budget: a round must fit; short cells first, then those within th
 
 test('resume: the rows already on disk decide, so a resumed run continues the rounds where they stopped', () => {
   // A standard run killed after 7 repeats of an imprecise cell and 6 of a precise one.
-  const rows = [{ ...cell(wide(7)), id: 'a' }, { ...cell(tight(6)), id: 'b' }]
+  const rows = [
+    { ...cell(wide(7)), id: 'a' },
+    { ...cell(tight(6)), id: 'b' },
+  ]
   const d = nextRound(rows, S, plenty)
-  assert.deepEqual(d.map((x) => [x.id, x.more]), [['a', true], ['b', false]])
+  assert.deepEqual(
+    d.map((x) => [x.id, x.more]),
+    [
+      ['a', true],
+      ['b', false],
+    ],
+  )
   // Killed at its budget: nothing more to do.
   assert.equal(nextRound([{ ...cell(wide(10)), id: 'a' }], S, plenty)[0]!.more, false)
 })
@@ -93,5 +124,11 @@ test('profile settings: smoke and quick keep their length, standard and full ada
   for (const p of ['smoke', 'quick']) assert.equal(adaptiveSettings(PROFILES[p]!).maxRepeats, PROFILES[p]!.repeats)
   const std = adaptiveSettings(PROFILES.standard!)
   assert.ok(std.maxRepeats >= 6 && std.precision <= 0.05 && std.budgetS > 0, JSON.stringify(std))
-  assert.deepEqual(adaptiveSettings({ name: 't', repeats: 2, warmupS: 1, durationS: 1, tailS: 1 }), { minRepeats: 2, maxRepeats: 2, precision: 0.03, maxDisturbed: 0, budgetS: 0 })
+  assert.deepEqual(adaptiveSettings({ name: 't', repeats: 2, warmupS: 1, durationS: 1, tailS: 1 }), {
+    minRepeats: 2,
+    maxRepeats: 2,
+    precision: 0.03,
+    maxDisturbed: 0,
+    budgetS: 0,
+  })
 })

@@ -44,7 +44,7 @@ test('an error: the series it was in failed; a finished run: the manifest and th
   recordFinished(done)
   assert.ok(done.manifest.finished)
   assert.equal(done.invocation.finished, done.manifest.finished)
-  assert.equal(done.manifest.steps.pooling, 'running', 'steps are the series loop\'s to mark')
+  assert.equal(done.manifest.steps.pooling, 'running', "steps are the series loop's to mark")
 })
 
 test('closing a run unhooks first, then stops every role, however it ended', async () => {

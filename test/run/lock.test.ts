@@ -22,7 +22,11 @@ const withLock = async (fn: (path: string) => Promise<void>) => {
 function lockingChild(lock: string, exitCode?: number) {
   const script = `import { acquireRunLock } from ${JSON.stringify(join(repoRoot, 'lib/run/lock.ts'))}
 await acquireRunLock('/results/child'); console.log('locked'); ${exitCode === undefined ? 'setInterval(() => {}, 1000)' : `process.exit(${exitCode})`}`
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, PROXYBENCH_LOCK: lock }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: repoRoot,
+    env: { ...process.env, PROXYBENCH_LOCK: lock },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const locked = new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => String(d).includes('locked') && resolve()))
   return { child, locked, exited: new Promise<number | null>((r) => child.once('exit', (code) => r(code))) }
 }
@@ -81,14 +85,25 @@ test('the lock path is one fixed path for the machine: TMPDIR does not move it, 
   const a = mkdtempSync(join(tmpdir(), 'pb-tmpdir-a-'))
   const b = mkdtempSync(join(tmpdir(), 'pb-tmpdir-b-'))
   // Two processes as two users' shells would start them: other TMPDIRs, no override.
-  const pathIn = (TMPDIR: string) => new Promise<string>((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR }
-    delete env.PROXYBENCH_LOCK
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { lockPath } from ${JSON.stringify(join(repoRoot, 'lib/run/lock.ts'))}; console.log(lockPath())`], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d))
-    child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}`))))
-  })
+  const pathIn = (TMPDIR: string) =>
+    new Promise<string>((resolve, reject) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR }
+      delete env.PROXYBENCH_LOCK
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `import { lockPath } from ${JSON.stringify(join(repoRoot, 'lib/run/lock.ts'))}; console.log(lockPath())`,
+        ],
+        { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] },
+      )
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => (out += d))
+      child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}`))))
+    })
   const [pa, pb] = await Promise.all([pathIn(a), pathIn(b)])
   assert.equal(pa, pb)
   assert.ok(!pa.startsWith(a) && !pa.startsWith(b), pa)
@@ -109,7 +124,10 @@ test('a step inside this run re-uses its lock; the run lock is never re-entrant;
     await release()
     assert.equal(process.env[HELD_ENV], undefined)
     const step = await acquireStepLock('notebooks/02-stacks.mjs')
-    await assert.rejects(acquireRunLock('/results/c'), /proxybench's notebooks\/02-stacks\.mjs \(pid \d+\) is changing packages, keys or images on this machine\. Wait for it to finish/)
+    await assert.rejects(
+      acquireRunLock('/results/c'),
+      /proxybench's notebooks\/02-stacks\.mjs \(pid \d+\) is changing packages, keys or images on this machine\. Wait for it to finish/,
+    )
     await step()
   })
 })
@@ -123,7 +141,10 @@ test('a lock named in the environment is re-used only from a live ancestor that 
     await c.locked
     try {
       assert.equal(inheritedLock({ ...process.env, [HELD_ENV]: `${c.child.pid}:${lock}` }), undefined)
-      await assert.rejects(acquireStepLock('notebooks/01-certs.mjs'), /notebooks\/01-certs\.mjs changes packages, keys or images: another proxybench run \(pid \d+, \/results\/child\) is measuring on this machine/)
+      await assert.rejects(
+        acquireStepLock('notebooks/01-certs.mjs'),
+        /notebooks\/01-certs\.mjs changes packages, keys or images: another proxybench run \(pid \d+, \/results\/child\) is measuring on this machine/,
+      )
     } finally {
       c.child.kill('SIGKILL')
       await c.exited

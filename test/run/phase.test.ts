@@ -18,11 +18,23 @@ function fakeTasks(variants: string[], repeats: number, value: (variant: string,
   const task = (variant: string, repeat: number): Task => {
     const row = () => measurement({ variant, repeat, ...value(variant, repeat) })
     const key = MEASUREMENTS.key(row())
-    return { label: `${variant} r${repeat}`, table: MEASUREMENTS as Task['table'], key, cellId: cellOfRepeatId(key), repeat, again: (r) => task(variant, r), run: async () => (ran.push(`${variant}${repeat}`), row()) }
+    return {
+      label: `${variant} r${repeat}`,
+      table: MEASUREMENTS as Task['table'],
+      key,
+      cellId: cellOfRepeatId(key),
+      repeat,
+      again: (r) => task(variant, r),
+      run: async () => (ran.push(`${variant}${repeat}`), row()),
+    }
   }
   return Array.from({ length: repeats }, (_, i) => variants.map((v) => task(v, i + 1))).flat()
 }
-const adaptive = (o: Partial<PhaseAdaptive['settings']> = {}): PhaseAdaptive => ({ settings: { minRepeats: 3, maxRepeats: 8, precision: 0.03, maxDisturbed: 2, budgetS: 1e6, ...o }, seed: 1, repeatS: 1 })
+const adaptive = (o: Partial<PhaseAdaptive['settings']> = {}): PhaseAdaptive => ({
+  settings: { minRepeats: 3, maxRepeats: 8, precision: 0.03, maxDisturbed: 2, budgetS: 1e6, ...o },
+  seed: 1,
+  repeatS: 1,
+})
 const noisy = (r: number) => ({ proxy_cpu_us_per_req: r % 2 ? 80 : 120 })
 const steady = (r: number) => ({ proxy_cpu_us_per_req: 100 + (r % 3) * 0.1 })
 
@@ -30,21 +42,48 @@ test('adaptive rounds: a steady cell stops at n = 6 (95%), a noisy one at its bu
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   const ran: string[] = []
   const log = memoryLogger()
-  await runPhase('p', fakeTasks(['a', 'b'], 3, (v, r) => (v === 'a' ? steady(r) : noisy(r)), ran), dir, log, false, adaptive())
+  await runPhase(
+    'p',
+    fakeTasks(['a', 'b'], 3, (v, r) => (v === 'a' ? steady(r) : noisy(r)), ran),
+    dir,
+    log,
+    false,
+    adaptive(),
+  )
   const rows = readTable(dir, MEASUREMENTS)
   assert.equal(rows.filter((r) => r.variant === 'a').length, 6)
   assert.equal(rows.filter((r) => r.variant === 'b').length, 8)
-  assert.deepEqual(rows.filter((r) => r.variant === 'b').map((r) => r.repeat), [1, 2, 3, 4, 5, 6, 7, 8])
-  assert.ok(log.lines.some((l) => /^p: 1 of 2 cells reached ±3\.0%; stopped on budget: 8 repeats × 1$/.test(l)), log.lines.join('\n'))
+  assert.deepEqual(
+    rows.filter((r) => r.variant === 'b').map((r) => r.repeat),
+    [1, 2, 3, 4, 5, 6, 7, 8],
+  )
+  assert.ok(
+    log.lines.some((l) => /^p: 1 of 2 cells reached ±3\.0%; stopped on budget: 8 repeats × 1$/.test(l)),
+    log.lines.join('\n'),
+  )
 })
 
 test('a disturbed window is invalid with its reason, kept in the CSV, not a repeat, and re-measured', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   const ran: string[] = []
   // Repeat 2 of the cell ran next to a busy neighbour.
-  await runPhase('p', fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), foreign_cpu_share: r === 2 ? 0.45 : 0.01 }), ran), dir, memoryLogger(), false, adaptive({ minRepeats: 2, maxRepeats: 2 }))
+  await runPhase(
+    'p',
+    fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), foreign_cpu_share: r === 2 ? 0.45 : 0.01 }), ran),
+    dir,
+    memoryLogger(),
+    false,
+    adaptive({ minRepeats: 2, maxRepeats: 2 }),
+  )
   const rows = readTable(dir, MEASUREMENTS)
-  assert.deepEqual(rows.map((r) => [r.repeat, r.status]), [[1, 'valid'], [2, 'invalid'], [3, 'valid']])
+  assert.deepEqual(
+    rows.map((r) => [r.repeat, r.status]),
+    [
+      [1, 'valid'],
+      [2, 'invalid'],
+      [3, 'valid'],
+    ],
+  )
   assert.equal(rows[1]!.reason, "disturbed: steal 0.0% / foreign CPU 45% on the proxy's cores")
 })
 
@@ -52,27 +91,64 @@ test('a machine that stays busy ends: the disturbed budget stops the cell', asyn
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   const ran: string[] = []
   const log = memoryLogger()
-  await runPhase('p', fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), steal_share: 0.3 }), ran), dir, log, false, adaptive({ minRepeats: 2, maxRepeats: 2 }))
+  await runPhase(
+    'p',
+    fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), steal_share: 0.3 }), ran),
+    dir,
+    log,
+    false,
+    adaptive({ minRepeats: 2, maxRepeats: 2 }),
+  )
   // 2 rounds, both disturbed (within the budget of 2), one re-measurement: a third disturbed window ends it.
   assert.equal(readTable(dir, MEASUREMENTS).length, 3)
-  assert.ok(log.lines.some((l) => /disturbed budget: 3 windows disturbed × 1/.test(l)), log.lines.join('\n'))
+  assert.ok(
+    log.lines.some((l) => /disturbed budget: 3 windows disturbed × 1/.test(l)),
+    log.lines.join('\n'),
+  )
 })
 
 test('a phase that does not adapt keeps a disturbed row as it is, and runs exactly its tasks', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   const ran: string[] = []
   const log = memoryLogger()
-  await runPhase('p', fakeTasks(['a'], 2, (_, r) => ({ ...noisy(r), foreign_cpu_share: 0.5 }), ran), dir, log, false, null)
-  assert.deepEqual(readTable(dir, MEASUREMENTS).map((r) => r.status), ['valid', 'valid'])
+  await runPhase(
+    'p',
+    fakeTasks(['a'], 2, (_, r) => ({ ...noisy(r), foreign_cpu_share: 0.5 }), ran),
+    dir,
+    log,
+    false,
+    null,
+  )
+  assert.deepEqual(
+    readTable(dir, MEASUREMENTS).map((r) => r.status),
+    ['valid', 'valid'],
+  )
   assert.ok(log.lines.some((l) => /disturbed window: .*kept: this phase does not re-measure/.test(l)))
 })
 
 test('resume: rows already in the CSV count, disturbed ones included, and the rounds continue after them', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   // A killed run left repeats 1-5 of a noisy cell, repeat 4 disturbed.
-  for (let r = 1; r <= 5; r++) appendRow(dir, MEASUREMENTS, measurement({ variant: 'a', repeat: r, ...noisy(r), ...(r === 4 ? { status: 'invalid', reason: 'disturbed: steal 5.0% / foreign CPU 9% on the proxy\'s cores' } : {}) }))
+  for (let r = 1; r <= 5; r++)
+    appendRow(
+      dir,
+      MEASUREMENTS,
+      measurement({
+        variant: 'a',
+        repeat: r,
+        ...noisy(r),
+        ...(r === 4 ? { status: 'invalid', reason: "disturbed: steal 5.0% / foreign CPU 9% on the proxy's cores" } : {}),
+      }),
+    )
   const ran: string[] = []
-  await runPhase('p', fakeTasks(['a'], 3, (_, r) => noisy(r), ran), dir, memoryLogger(), true, adaptive({ maxRepeats: 6 }))
+  await runPhase(
+    'p',
+    fakeTasks(['a'], 3, (_, r) => noisy(r), ran),
+    dir,
+    memoryLogger(),
+    true,
+    adaptive({ maxRepeats: 6 }),
+  )
   // 4 repeats counted (one disturbed): 2 more up to the budget of 6, numbered after the last row.
   assert.deepEqual(ran, ['a6', 'a7'])
   assert.equal(readTable(dir, MEASUREMENTS).length, 7)
@@ -80,8 +156,17 @@ test('resume: rows already in the CSV count, disturbed ones included, and the ro
 
 test('rows carry the invocation that measured them', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
-  await runPhase('p', fakeTasks(['a'], 2, (_, r) => steady(r), []), { runDir: dir, invocation: 3 }, memoryLogger(), false)
-  assert.deepEqual(readTable(dir, MEASUREMENTS).map((r) => r.invocation), [3, 3])
+  await runPhase(
+    'p',
+    fakeTasks(['a'], 2, (_, r) => steady(r), []),
+    { runDir: dir, invocation: 3 },
+    memoryLogger(),
+    false,
+  )
+  assert.deepEqual(
+    readTable(dir, MEASUREMENTS).map((r) => r.invocation),
+    [3, 3],
+  )
 })
 
 test('after a signal no row is written (the one in flight neither: its roles were killed), rows before it stay, and the phase never returns', async () => {
@@ -90,18 +175,31 @@ test('after a signal no row is written (the one in flight neither: its roles wer
   const tasks = fakeTasks(['a', 'b', 'c'], 1, (_, r) => steady(r), ran)
   // The signal arrives while b is measured: b returns a row blaming its dead roles.
   const b = tasks[1]!
-  tasks[1] = { ...b, run: async () => { const row = await b.run(); markInterrupted('SIGINT'); return { ...(row as Measurement), status: 'invalid', reason: 'a role exited during the run' } } }
+  tasks[1] = {
+    ...b,
+    run: async () => {
+      const row = await b.run()
+      markInterrupted('SIGINT')
+      return { ...(row as Measurement), status: 'invalid', reason: 'a role exited during the run' }
+    },
+  }
   try {
-    const outcome = await Promise.race([runPhase('p', tasks, dir, memoryLogger(), false).then(() => 'returned'), new Promise((r) => setTimeout(() => r('waiting for exit'), 300))])
+    const outcome = await Promise.race([
+      runPhase('p', tasks, dir, memoryLogger(), false).then(() => 'returned'),
+      new Promise((r) => setTimeout(() => r('waiting for exit'), 300)),
+    ])
     assert.equal(outcome, 'waiting for exit')
   } finally {
     markInterrupted(null)
   }
-  assert.deepEqual(readTable(dir, MEASUREMENTS).map((r) => r.variant), ['a'])
+  assert.deepEqual(
+    readTable(dir, MEASUREMENTS).map((r) => r.variant),
+    ['a'],
+  )
   assert.deepEqual(ran, ['a1', 'b1'], 'c never started')
 })
 
-test('with a quiet budget: each disturbed window is followed by a wait, redone in a later round beyond maxDisturbed, and the waits are not the phase\'s time', async () => {
+test("with a quiet budget: each disturbed window is followed by a wait, redone in a later round beyond maxDisturbed, and the waits are not the phase's time", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   const ran: string[] = []
   const log = memoryLogger()
@@ -114,9 +212,26 @@ test('with a quiet budget: each disturbed window is followed by a wait, redone i
   })
   // Cell a is disturbed in its first four windows (more than maxDisturbed = 2), b never.
   const value = (v: string, r: number) => ({ ...steady(r), foreign_cpu_share: v === 'a' && r <= 4 ? 0.4 : 0.01 })
-  await runPhase('p', fakeTasks(['a', 'b'], 2, value, ran), { runDir: dir, invocation: null, quiet }, log, false, adaptive({ minRepeats: 2, maxRepeats: 2, budgetS: 0.5 }))
+  await runPhase(
+    'p',
+    fakeTasks(['a', 'b'], 2, value, ran),
+    { runDir: dir, invocation: null, quiet },
+    log,
+    false,
+    adaptive({ minRepeats: 2, maxRepeats: 2, budgetS: 0.5 }),
+  )
   const a = readTable(dir, MEASUREMENTS).filter((r) => r.variant === 'a')
-  assert.deepEqual(a.map((r) => [r.repeat, r.status]), [[1, 'invalid'], [2, 'invalid'], [3, 'invalid'], [4, 'invalid'], [5, 'valid'], [6, 'valid']])
+  assert.deepEqual(
+    a.map((r) => [r.repeat, r.status]),
+    [
+      [1, 'invalid'],
+      [2, 'invalid'],
+      [3, 'invalid'],
+      [4, 'invalid'],
+      [5, 'valid'],
+      [6, 'valid'],
+    ],
+  )
   assert.equal(waits.length, 4, 'one wait after each disturbed window')
   assert.deepEqual([quiet.record.waits, quiet.record.waited_s], [4, 1.2])
   // Interleaving kept: the redo of a's first window comes after b's rounds, never back to back with the disturbed one.
@@ -127,15 +242,31 @@ test('once the quiet budget is spent, waits stop and the disturbed budget ends a
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   const waits: number[] = []
   const log = memoryLogger()
-  const quiet = new QuietBudget({ budgetS: 12, settleS: 1, groups: ['1'], maxWaitS: 30 }, log, undefined, null, async (o) => (waits.push(o.maxS), { waitedS: o.maxS, quiet: false, processes: [] }))
-  await runPhase('p', fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), steal_share: 0.3 }), []), { runDir: dir, invocation: null, quiet }, log, false, adaptive({ minRepeats: 2, maxRepeats: 2 }))
+  const quiet = new QuietBudget(
+    { budgetS: 12, settleS: 1, groups: ['1'], maxWaitS: 30 },
+    log,
+    undefined,
+    null,
+    async (o) => (waits.push(o.maxS), { waitedS: o.maxS, quiet: false, processes: [] }),
+  )
+  await runPhase(
+    'p',
+    fakeTasks(['a'], 2, (_, r) => ({ ...steady(r), steal_share: 0.3 }), []),
+    { runDir: dir, invocation: null, quiet },
+    log,
+    false,
+    adaptive({ minRepeats: 2, maxRepeats: 2 }),
+  )
   // The first wait gets the whole budget left (12 s less the disturbed window's own few ms) and spends it; none after.
   assert.equal(waits.length, 1)
   assert.ok(waits[0]! > 11 && waits[0]! <= 12, String(waits[0]))
   assert.equal(quiet.leftS(), 0)
   assert.equal(quiet.record.unquiet_waits, 1)
   assert.equal(readTable(dir, MEASUREMENTS).length, 3)
-  assert.ok(log.lines.some((l) => /no quiet 1 s within 12 s/.test(l)), log.lines.join('\n'))
+  assert.ok(
+    log.lines.some((l) => /no quiet 1 s within 12 s/.test(l)),
+    log.lines.join('\n'),
+  )
 })
 
 test('a cell protocol that calls the gate waits inside the next task, with its stack up, just before its load', async () => {
@@ -143,7 +274,13 @@ test('a cell protocol that calls the gate waits inside the next task, with its s
   const ran: string[] = []
   const steps: string[] = []
   const log = memoryLogger()
-  const quiet = new QuietBudget({ budgetS: 100, settleS: 1, groups: ['1'], maxWaitS: 30 }, log, undefined, null, async () => (steps.push('wait'), { waitedS: 0.5, quiet: true, processes: [] }))
+  const quiet = new QuietBudget(
+    { budgetS: 100, settleS: 1, groups: ['1'], maxWaitS: 30 },
+    log,
+    undefined,
+    null,
+    async () => (steps.push('wait'), { waitedS: 0.5, quiet: true, processes: [] }),
+  )
   // a's first window is disturbed, its redo is not.
   const gated = (t: Task): Task => ({
     ...t,

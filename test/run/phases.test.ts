@@ -13,11 +13,18 @@ const parts: RunComponents = { components: [], certs: { ca: '/ca.pem' } as CertS
 const chosen = { kind: 'native', runtime: {}, images: [], cpus: { proxy: '1', backend: '0', generator: '0' } } as unknown as ChosenRuntime
 
 test('the series get the parsed plan itself, not a copy of its fields', () => {
-  const o = parseRunOptions({ proxies: 'haproxy,nginx', variants: 'article', 'pin-versions': 'nginx=1.31.3', versions: 'newest' }, { install: false, log: memoryLogger() })
+  const o = parseRunOptions(
+    { proxies: 'haproxy,nginx', variants: 'article', 'pin-versions': 'nginx=1.31.3', versions: 'newest' },
+    { install: false, log: memoryLogger() },
+  )
   const ctx = seriesContext(o, run, parts, chosen, 7)
   assert.equal(ctx.plan, o.plan)
   assert.deepEqual(ctx.plan.focus, { variants: ['article'] })
-  assert.deepEqual(Object.keys(ctx).filter((k) => ['focus', 'versions', 'pinned', 'capacity', 'bisectMetric', 'bisectTags', 'custom'].includes(k)), [], 'no series option beside the plan')
+  assert.deepEqual(
+    Object.keys(ctx).filter((k) => ['focus', 'versions', 'pinned', 'capacity', 'bisectMetric', 'bisectTags', 'custom'].includes(k)),
+    [],
+    'no series option beside the plan',
+  )
   assert.equal(ctx.seed, 7)
   assert.deepEqual([ctx.runDir, ctx.runId, ctx.cpus, ctx.launcher], [run.runDir, run.runId, chosen.cpus, parts.launcher])
   assert.match(ctx.backendVersion, /^[0-9a-f]{16}$/)

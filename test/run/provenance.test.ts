@@ -8,8 +8,16 @@ import { nextInvocationId, previousSettings, refusal, resumeDifferences, type Re
 /** Written before invocations were recorded. */
 const old = readManifest(OLD_FORMAT_RUN)!
 const same: ResumeSettings = {
-  profile: 'quick', repeats: 2, duration_s: 3, proxies: ['caddy', 'traefik', 'envoy', 'nginx', 'haproxy'], cpusets: { proxy: '1', backend: '0', generator: '0' }, runtime: 'native',
-  network: 'host', seed: undefined, custom_configs: [], schema_version: old.schema_version,
+  profile: 'quick',
+  repeats: 2,
+  duration_s: 3,
+  proxies: ['caddy', 'traefik', 'envoy', 'nginx', 'haproxy'],
+  cpusets: { proxy: '1', backend: '0', generator: '0' },
+  runtime: 'native',
+  network: 'host',
+  seed: undefined,
+  custom_configs: [],
+  schema_version: old.schema_version,
 }
 
 test('an older manifest parses with no invocations; its settings are the manifest itself', () => {
@@ -26,7 +34,7 @@ test('a resume with the same settings (proxies in any order, the seed left out o
   assert.equal(refusal([]), null)
 })
 
-test('each setting that differs is one line naming it, the run\'s value and the new one', () => {
+test("each setting that differs is one line naming it, the run's value and the new one", () => {
   const cases: [Partial<ResumeSettings>, string][] = [
     [{ profile: 'smoke' }, '--profile quick → smoke'],
     [{ repeats: 5 }, '--repeats 2 → 5'],
@@ -46,11 +54,38 @@ test('each setting that differs is one line naming it, the run\'s value and the 
 
 test('a changed custom config (same name, other content) is a difference; the last invocation is what a resume is compared with', () => {
   const inv = (id: number, o: Partial<Invocation>): Invocation => ({
-    id, commit: 'abc', dirty: false, argv: [], profile: 'quick', repeats: 2, duration_s: 3, series: ['pooling'], proxies: ['haproxy'], cpusets: same.cpusets, runtime: 'native', network: 'host', seed: 1,
-    components: [], custom_configs: [], schema_version: SCHEMA_VERSION, fingerprint: null, started: 't', finished: null, changes: [], ...o,
+    id,
+    commit: 'abc',
+    dirty: false,
+    argv: [],
+    profile: 'quick',
+    repeats: 2,
+    duration_s: 3,
+    series: ['pooling'],
+    proxies: ['haproxy'],
+    cpusets: same.cpusets,
+    runtime: 'native',
+    network: 'host',
+    seed: 1,
+    components: [],
+    custom_configs: [],
+    schema_version: SCHEMA_VERSION,
+    fingerprint: null,
+    started: 't',
+    finished: null,
+    changes: [],
+    ...o,
   })
-  const m: Manifest = manifestSchema.parse({ ...old, invocations: [inv(1, {}), inv(2, { seed: 2, custom_configs: [{ proxy: 'haproxy', file: '/a/x.cfg', sha256: '11'.repeat(32) }] })] })
-  const now = { ...same, schema_version: SCHEMA_VERSION, proxies: ['haproxy'], custom_configs: [{ proxy: 'haproxy', file: '/a/x.cfg', sha256: '22'.repeat(32) }] }
+  const m: Manifest = manifestSchema.parse({
+    ...old,
+    invocations: [inv(1, {}), inv(2, { seed: 2, custom_configs: [{ proxy: 'haproxy', file: '/a/x.cfg', sha256: '11'.repeat(32) }] })],
+  })
+  const now = {
+    ...same,
+    schema_version: SCHEMA_VERSION,
+    proxies: ['haproxy'],
+    custom_configs: [{ proxy: 'haproxy', file: '/a/x.cfg', sha256: '22'.repeat(32) }],
+  }
   assert.deepEqual(resumeDifferences(m, now), [`--config haproxy=x.cfg@${'11'.repeat(6)} (was) → haproxy=x.cfg@${'22'.repeat(6)} (now)`])
   assert.deepEqual(resumeDifferences(m, { ...now, seed: 2, custom_configs: m.invocations[1]!.custom_configs }), [])
   assert.equal(nextInvocationId(m), 3)

@@ -36,14 +36,23 @@ test('a new run directory: nothing before it, no changes', () => {
 })
 
 test('a directory that holds a run is refused without --resume; with it, the run is read', () => {
-  assert.throws(() => openRun(options({ out: finished }).o), (e: Error) => e instanceof UserError && /already holds a run\. Add --resume/.test(e.message))
+  assert.throws(
+    () => openRun(options({ out: finished }).o),
+    (e: Error) => e instanceof UserError && /already holds a run\. Add --resume/.test(e.message),
+  )
   const run = openRun(options({ out: finished, resume: true }).o)
   assert.equal(run.previous?.profile, 'quick', 'the fixture manifest is read')
   assert.ok(!run.changes.some((c) => c.startsWith('--profile')), run.changes.join('; '))
 })
 
 test('a resume whose settings differ is refused; --allow-changes measures on and says each difference', () => {
-  assert.throws(() => openRun(options({ out: finished, resume: true, profile: 'smoke' }).o), (e: Error) => e instanceof UserError && e.message.startsWith(`--resume: ${finished} differs from the run it resumes: `) && e.message.includes('--profile quick → smoke'))
+  assert.throws(
+    () => openRun(options({ out: finished, resume: true, profile: 'smoke' }).o),
+    (e: Error) =>
+      e instanceof UserError &&
+      e.message.startsWith(`--resume: ${finished} differs from the run it resumes: `) &&
+      e.message.includes('--profile quick → smoke'),
+  )
   const { o, log } = options({ out: finished, resume: true, profile: 'smoke', 'allow-changes': true })
   const run = openRun(o)
   assert.ok(run.changes.includes('--profile quick → smoke'), run.changes.join('; '))
@@ -53,8 +62,11 @@ test('a resume whose settings differ is refused; --allow-changes measures on and
 test('the runtime auto chose is checked once known, by the same rule, and each difference is recorded once', () => {
   const auto = options({ out: finished, resume: true, runtime: 'auto' }).o
   const run = openRun(auto)
-  assert.ok(!run.changes.some((c) => c.startsWith('--runtime')), 'auto matches the run\'s docker before it has chosen')
-  assert.throws(() => checkLateChanges(auto, run, 'native', auto.cpus), (e: Error) => e instanceof UserError && e.message.includes('--runtime docker → native'))
+  assert.ok(!run.changes.some((c) => c.startsWith('--runtime')), "auto matches the run's docker before it has chosen")
+  assert.throws(
+    () => checkLateChanges(auto, run, 'native', auto.cpus),
+    (e: Error) => e instanceof UserError && e.message.includes('--runtime docker → native'),
+  )
   const allowed = options({ out: finished, resume: true, runtime: 'auto', 'allow-changes': true }).o
   const later = openRun(allowed)
   const before = later.changes.length

@@ -5,7 +5,16 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { testNeeding } from '../support/needs.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { cgroupOfPid, countingUnavailable, involuntaryBetween, openCounting, parsePerfStat, perfStatArgs, userShareBetween, type RoleCounts } from '../../lib/runtime/counts.ts'
+import {
+  cgroupOfPid,
+  countingUnavailable,
+  involuntaryBetween,
+  openCounting,
+  parsePerfStat,
+  perfStatArgs,
+  userShareBetween,
+  type RoleCounts,
+} from '../../lib/runtime/counts.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
 import type { RunningRole, Runtime } from '../../lib/runtime/types.ts'
 import { ensureGoBuild, goBinaryPath } from '../../lib/setup/gobuild.ts'
@@ -15,7 +24,8 @@ const dir = mkdtempSync(join(tmpdir(), 'pb-counts-'))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 test('perf stat CSV: counts by event, <not counted> is null, other lines skipped', () => {
-  const text = 'Events disabled\nEvents enabled\n1000668,,raw_syscalls:sys_enter,376619305,100.00,,\n440,,context-switches,376619305,100.00,,\n<not counted>,,cpu-migrations,0,100.00,,\n'
+  const text =
+    'Events disabled\nEvents enabled\n1000668,,raw_syscalls:sys_enter,376619305,100.00,,\n440,,context-switches,376619305,100.00,,\n<not counted>,,cpu-migrations,0,100.00,,\n'
   const m = parsePerfStat(text)
   assert.equal(m.get('raw_syscalls:sys_enter'), 1000668)
   assert.equal(m.get('context-switches'), 440)
@@ -37,8 +47,14 @@ test('user share: the tick-sampled split between two readings; null when nothing
 })
 
 test('involuntary switches: summed over the threads alive at both readings', () => {
-  const a = new Map([[1, { voluntary: 0, involuntary: 10 }], [2, { voluntary: 0, involuntary: 5 }]])
-  const b = new Map([[1, { voluntary: 9, involuntary: 17 }], [3, { voluntary: 0, involuntary: 99 }]])
+  const a = new Map([
+    [1, { voluntary: 0, involuntary: 10 }],
+    [2, { voluntary: 0, involuntary: 5 }],
+  ])
+  const b = new Map([
+    [1, { voluntary: 9, involuntary: 17 }],
+    [3, { voluntary: 0, involuntary: 99 }],
+  ])
   assert.equal(involuntaryBetween(a, b), 7)
   assert.equal(involuntaryBetween(new Map(), b), null)
 })
@@ -71,14 +87,29 @@ test('counting off or impossible: every role reads a reason, no counts', async (
   const r = (await blind.read()).get(role)!
   assert.equal(r.ok, false)
   assert.match((r as { reason: string }).reason, /cannot say where/)
-  const remote = await openCounting({ kind: 'docker', countingGroup: () => 'proxy runs on ssh://h, another host\'s kernel: counts need perf there' } as unknown as Runtime, [role])
+  const remote = await openCounting(
+    { kind: 'docker', countingGroup: () => "proxy runs on ssh://h, another host's kernel: counts need perf there" } as unknown as Runtime,
+    [role],
+  )
   assert.match(((await remote.read()).get(role) as { reason: string }).reason, /another host/)
 })
 
 /** Counts a role running `loadgen syscalls -n N` (a wait before and after the loop): the window brackets the whole loop. */
-async function countKnownLoop(rt: Runtime, n: number, extra: Partial<Parameters<Runtime['start']>[0]> = {}, binary = goBinaryPath('loadgen')): Promise<RoleCounts> {
+async function countKnownLoop(
+  rt: Runtime,
+  n: number,
+  extra: Partial<Parameters<Runtime['start']>[0]> = {},
+  binary = goBinaryPath('loadgen'),
+): Promise<RoleCounts> {
   const log = join(dir, `loop-${rt.kind}-${n}.log`)
-  const role = await rt.start({ role: 'proxy', name: `loop-${n}`, argv: [binary, 'syscalls', '-n', String(n), '-delay', '1500ms', '-linger', '3s'], cpus: '0', logFile: log, ...extra })
+  const role = await rt.start({
+    role: 'proxy',
+    name: `loop-${n}`,
+    argv: [binary, 'syscalls', '-n', String(n), '-delay', '1500ms', '-linger', '3s'],
+    cpus: '0',
+    logFile: log,
+    ...extra,
+  })
   try {
     await sleep(300)
     const w = await openCounting(rt, [role], { perfCpus: '1' })
@@ -94,24 +125,28 @@ async function countKnownLoop(rt: Runtime, n: number, extra: Partial<Parameters<
 }
 
 const unavailable = await countingUnavailable()
-testNeeding('native: a loop of N getppid calls counts N ±1% system calls; user/system split and switches read', { id: 'runtime/counts', missing: unavailable ?? false, timeout: 120_000 }, async () => {
-  assert.equal((await ensureGoBuild('loadgen')).error, undefined)
-  const rt = new NativeRuntime(`test-${process.pid}-counts`)
-  try {
-    for (const n of [200_000, 1_000_000]) {
-      const c = await countKnownLoop(rt, n)
-      assert.ok(c.ok, JSON.stringify(c))
-      if (!c.ok) return
-      assert.ok(Math.abs(c.syscalls - n) <= n * 0.01, `counted ${c.syscalls} system calls for a loop of ${n}`)
-      assert.ok(c.contextSwitches >= 1, 'the role slept and woke: at least one switch')
-      // getppid is kernel work: most of the loop's CPU is system time (the split is sampled at the tick).
-      if (c.userShare !== null) assert.ok(c.userShare < 0.9, `user share ${c.userShare}`)
-      assert.ok(c.involuntarySwitches === null || c.involuntarySwitches >= 0)
+testNeeding(
+  'native: a loop of N getppid calls counts N ±1% system calls; user/system split and switches read',
+  { id: 'runtime/counts', missing: unavailable ?? false, timeout: 120_000 },
+  async () => {
+    assert.equal((await ensureGoBuild('loadgen')).error, undefined)
+    const rt = new NativeRuntime(`test-${process.pid}-counts`)
+    try {
+      for (const n of [200_000, 1_000_000]) {
+        const c = await countKnownLoop(rt, n)
+        assert.ok(c.ok, JSON.stringify(c))
+        if (!c.ok) return
+        assert.ok(Math.abs(c.syscalls - n) <= n * 0.01, `counted ${c.syscalls} system calls for a loop of ${n}`)
+        assert.ok(c.contextSwitches >= 1, 'the role slept and woke: at least one switch')
+        // getppid is kernel work: most of the loop's CPU is system time (the split is sampled at the tick).
+        if (c.userShare !== null) assert.ok(c.userShare < 0.9, `user share ${c.userShare}`)
+        assert.ok(c.involuntarySwitches === null || c.involuntarySwitches >= 0)
+      }
+    } finally {
+      await rt.stopAll()
     }
-  } finally {
-    await rt.stopAll()
-  }
-})
+  },
+)
 
 let dockerSkip: string | false = unavailable ?? false
 let docker: typeof import('../../lib/runtime/docker/runtime.ts') | undefined
@@ -125,21 +160,25 @@ if (!dockerSkip) {
   }
 }
 
-testNeeding('docker: the same loop in a container counts N ±1% (the container\'s cgroup)', { id: 'runtime/counts-docker', missing: dockerSkip, timeout: 180_000 }, async () => {
-  assert.equal((await ensureGoBuild('loadgen')).error, undefined)
-  const rt = new docker!.DockerRuntime(`test-${process.pid}-counts`)
-  try {
-    const n = 500_000
-    // The base image and the loop binary of these sources, mounted from the host in the role's working directory (mounted), where the container's user may run it.
-    const shared = mkdtempSync(join(tmpdir(), 'pb-counts-bin-'))
-    chmodSync(shared, 0o755)
-    copyFileSync(goBinaryPath('loadgen'), join(shared, 'loadgen'))
-    chmodSync(join(shared, 'loadgen'), 0o755)
-    const c = await countKnownLoop(rt, n, { image: BASE_IMAGE, cwd: shared }, join(shared, 'loadgen'))
-    assert.ok(c.ok, JSON.stringify(c))
-    if (!c.ok) return
-    assert.ok(Math.abs(c.syscalls - n) <= n * 0.01, `counted ${c.syscalls} system calls for a loop of ${n}`)
-  } finally {
-    await rt.stopAll()
-  }
-})
+testNeeding(
+  "docker: the same loop in a container counts N ±1% (the container's cgroup)",
+  { id: 'runtime/counts-docker', missing: dockerSkip, timeout: 180_000 },
+  async () => {
+    assert.equal((await ensureGoBuild('loadgen')).error, undefined)
+    const rt = new docker!.DockerRuntime(`test-${process.pid}-counts`)
+    try {
+      const n = 500_000
+      // The base image and the loop binary of these sources, mounted from the host in the role's working directory (mounted), where the container's user may run it.
+      const shared = mkdtempSync(join(tmpdir(), 'pb-counts-bin-'))
+      chmodSync(shared, 0o755)
+      copyFileSync(goBinaryPath('loadgen'), join(shared, 'loadgen'))
+      chmodSync(join(shared, 'loadgen'), 0o755)
+      const c = await countKnownLoop(rt, n, { image: BASE_IMAGE, cwd: shared }, join(shared, 'loadgen'))
+      assert.ok(c.ok, JSON.stringify(c))
+      if (!c.ok) return
+      assert.ok(Math.abs(c.syscalls - n) <= n * 0.01, `counted ${c.syscalls} system calls for a loop of ${n}`)
+    } finally {
+      await rt.stopAll()
+    }
+  },
+)

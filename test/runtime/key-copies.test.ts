@@ -21,18 +21,25 @@ async function deadPid(): Promise<number> {
   return p.pid!
 }
 
-testNeeding('key copies: only under the keys dir, owned by the container user, 0400, gone at release', { id: 'runtime/key-copies', missing: root ? false : 'chown needs root' }, () => {
-  const copies = new KeyCopies({ uid: 65534, gid: 65534 }, keys)
-  const dest = copies.copy(join(keys, 'ec256.key'))
-  const st = statSync(dest)
-  assert.equal(st.uid, 65534)
-  assert.equal(st.mode & 0o777, 0o400)
-  assert.equal(statSync(join(keys, `.docker-${process.pid}`)).mode & 0o777, 0o700)
-  assert.throws(() => copies.copy(join(outside, 'other.key')), (e: Error) => e.name === 'UserError' && e.message.startsWith(`${join(outside, 'other.key')}: not readable by the container user`))
-  copies.release()
-  assert.deepEqual(readdirSync(keys), ['ec256.key'], 'no copy remains')
-  assert.equal(existsSync(join(copiesStateDir(), `${process.pid}.json`)), false)
-})
+testNeeding(
+  'key copies: only under the keys dir, owned by the container user, 0400, gone at release',
+  { id: 'runtime/key-copies', missing: root ? false : 'chown needs root' },
+  () => {
+    const copies = new KeyCopies({ uid: 65534, gid: 65534 }, keys)
+    const dest = copies.copy(join(keys, 'ec256.key'))
+    const st = statSync(dest)
+    assert.equal(st.uid, 65534)
+    assert.equal(st.mode & 0o777, 0o400)
+    assert.equal(statSync(join(keys, `.docker-${process.pid}`)).mode & 0o777, 0o700)
+    assert.throws(
+      () => copies.copy(join(outside, 'other.key')),
+      (e: Error) => e.name === 'UserError' && e.message.startsWith(`${join(outside, 'other.key')}: not readable by the container user`),
+    )
+    copies.release()
+    assert.deepEqual(readdirSync(keys), ['ec256.key'], 'no copy remains')
+    assert.equal(existsSync(join(copiesStateDir(), `${process.pid}.json`)), false)
+  },
+)
 
 test('key copies: the next start removes those of a crashed run, listed or not, and keeps a live one', async () => {
   const dead = await deadPid()

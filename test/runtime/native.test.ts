@@ -51,7 +51,11 @@ test('native runtime: the state file names each process by boot id, pid and star
   const state = JSON.parse(readFileSync(file, 'utf8'))
   assert.deepEqual(state.harness, procRef(process.pid))
   assert.deepEqual(state.roles, [{ name: 'idle', pid: role.pid, start: procStartTime(role.pid), boot: bootId }])
-  assert.deepEqual(readdirSync(stateDir()).filter((f) => f.includes('.tmp-')), [], 'no temp file left')
+  assert.deepEqual(
+    readdirSync(stateDir()).filter((f) => f.includes('.tmp-')),
+    [],
+    'no temp file left',
+  )
   await rt.stopAll()
   assert.equal(existsSync(file), false)
 })
@@ -97,7 +101,10 @@ test('native runtime: a live harness keeps its processes', async () => {
 })
 
 test('native runtime: an unreadable state file is kept aside with a warning naming it, never deleted', () => {
-  for (const [name, text] of [['corrupt', '{"harness": {"pid": 1'], ['old', JSON.stringify({ harnessPid: 1, roles: [{ name: 'x', pid: 1 }] })]] as const) {
+  for (const [name, text] of [
+    ['corrupt', '{"harness": {"pid": 1'],
+    ['old', JSON.stringify({ harnessPid: 1, roles: [{ name: 'x', pid: 1 }] })],
+  ] as const) {
     const file = writeState(name, text)
     const log = memoryLogger()
     cleanupStale(log)
@@ -105,7 +112,10 @@ test('native runtime: an unreadable state file is kept aside with a warning nami
     const aside = readdirSync(stateDir()).find((f) => f.startsWith(`test-${process.pid}-${name}.json.corrupt-`))
     assert.ok(aside, 'kept aside')
     assert.equal(readFileSync(join(stateDir(), aside), 'utf8'), text, 'unchanged')
-    assert.ok(log.lines.some((l) => l.startsWith('warning: ') && l.includes(aside)), log.lines.join('\n'))
+    assert.ok(
+      log.lines.some((l) => l.startsWith('warning: ') && l.includes(aside)),
+      log.lines.join('\n'),
+    )
     // A second start leaves it alone (it no longer ends in .json).
     cleanupStale(memoryLogger())
     assert.equal(existsSync(join(stateDir(), aside)), true)

@@ -18,7 +18,7 @@ test('listen and reach addresses: loopback unless bridged; bridged roles at thei
   assert.throws(() => reachHost(bridge, role('q')), /q has no address on the run's network/)
 })
 
-test('roles on several hosts: a server role listens and is reached at its host\'s address; a loopback-addressed host is one machine', () => {
+test("roles on several hosts: a server role listens and is reached at its host's address; a loopback-addressed host is one machine", () => {
   const hosts = { network: 'host' as const, hostAddress: (r: string) => (r === 'proxy' ? { listen: '10.0.0.1', reach: '10.0.0.1' } : undefined) }
   assert.equal(listenHost(hosts, '127.0.0.7', 'proxy'), '10.0.0.1')
   assert.equal(listenHost(hosts, '127.0.0.7', 'backend'), '127.0.0.7')

@@ -16,8 +16,10 @@ import { insnsFor, measureTax, parseTaxReading, taxLauncher, MAX_TAX_INSNS } fro
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
 
-test('the filter length follows the measured cost per instruction, within the kernel\'s limit', () => {
-  const probe = parseTaxReading('{"insns":4000,"filters":1,"calls_per_batch":20000,"base_ns_per_syscall":200,"taxed_ns_per_syscall":1400,"tax_ns_per_syscall":1200}\n')
+test("the filter length follows the measured cost per instruction, within the kernel's limit", () => {
+  const probe = parseTaxReading(
+    '{"insns":4000,"filters":1,"calls_per_batch":20000,"base_ns_per_syscall":200,"taxed_ns_per_syscall":1400,"tax_ns_per_syscall":1200}\n',
+  )
   assert.equal(insnsFor(2400, probe), 8000)
   assert.equal(insnsFor(1e9, probe), MAX_TAX_INSNS)
   assert.throws(() => insnsFor(2000, { ...probe, tax_ns_per_syscall: 0 }), /measured no cost/)
@@ -34,7 +36,7 @@ function cpuSeconds(argv: string[]): number {
 // The real launcher on the proxy's core: a longer filter costs more per system call, a
 // program under it pays about that per call (dd: two calls per byte copied), and what it
 // execs keeps working and keeps the filter (sh → grep reads its own status).
-test('a program costs more per system call under the launcher, and exec\'d programs keep working', async () => {
+test("a program costs more per system call under the launcher, and exec'd programs keep working", async () => {
   const built = await ensureGoBuild('syscall-tax')
   assert.equal(built.error, undefined)
   const cpus = defaultCpuLayout().proxy
@@ -49,7 +51,10 @@ test('a program costs more per system call under the launcher, and exec\'d progr
   const taxed = cpuSeconds([...taxLauncher({ insns: 8000 }, built.path), ...dd])
   const perCall = ((taxed - plain) / calls) * 1e9
   // Half the launcher's own reading at least: dd's calls cost what getppid's do, and more.
-  assert.ok(perCall > long.tax_ns_per_syscall / 2, `dd: ${plain} s plain, ${taxed} s taxed: +${perCall.toFixed(0)} ns per call; the launcher measured +${long.tax_ns_per_syscall} ns`)
+  assert.ok(
+    perCall > long.tax_ns_per_syscall / 2,
+    `dd: ${plain} s plain, ${taxed} s taxed: +${perCall.toFixed(0)} ns per call; the launcher measured +${long.tax_ns_per_syscall} ns`,
+  )
 
   const r = spawnSync(built.path, ['-insns', '500', '--', 'sh', '-c', 'echo through; grep Seccomp: /proc/self/status'], { encoding: 'utf8' })
   assert.equal(r.status, 0, r.stderr)
@@ -70,14 +75,32 @@ test('a real proxy and backend run under the launcher: verified, serving, filter
   assert.equal((await ensureGoBuild('loadgen')).error, undefined)
   const runtime = new NativeRuntime(`syscall-tax-${process.pid}`, { launcher: taxLauncher({ insns: 2000 }, built.path) })
   const out = mkdtempSync(join(tmpdir(), 'pb-tax-'))
-  const ctx: CellContext = { runtime, runId: 'syscall-tax', runDir: out, cpus: defaultCpuLayout(), profile: PROFILES.smoke!, certs: await ensureCerts(certsDir, { force: false, log: memoryLogger() }) }
-  const outcome = { failed: (reason: string) => ({ reason, ok: 0, filtered: [] as string[] }), invalid: (reason: string) => ({ reason, ok: 0, filtered: [] as string[] }) }
+  const ctx: CellContext = {
+    runtime,
+    runId: 'syscall-tax',
+    runDir: out,
+    cpus: defaultCpuLayout(),
+    profile: PROFILES.smoke!,
+    certs: await ensureCerts(certsDir, { force: false, log: memoryLogger() }),
+  }
+  const outcome = {
+    failed: (reason: string) => ({ reason, ok: 0, filtered: [] as string[] }),
+    invalid: (reason: string) => ({ reason, ok: 0, filtered: [] as string[] }),
+  }
   try {
-    const seen = await withVerifiedStack(catalogCell('haproxy', { series: 'same', variant: 'article', connections: 4 }), 'tax-haproxy', ctx, outcome, async ({ url, proxy, backend }) => {
-      const r = await loadgenRequests({ url, n: 200, c: 4, cacert: ctx.certs.ca, expectBody: 'hello world' })
-      const filtered = [proxy!, backend.role].map((role) => `${role.spec.role}: ${/^Seccomp:\s+(\d+)/m.exec(readFileSync(`/proc/${role.pid}/status`, 'utf8'))?.[1]}`)
-      return { reason: '', ok: r.ok, filtered }
-    })
+    const seen = await withVerifiedStack(
+      catalogCell('haproxy', { series: 'same', variant: 'article', connections: 4 }),
+      'tax-haproxy',
+      ctx,
+      outcome,
+      async ({ url, proxy, backend }) => {
+        const r = await loadgenRequests({ url, n: 200, c: 4, cacert: ctx.certs.ca, expectBody: 'hello world' })
+        const filtered = [proxy!, backend.role].map(
+          (role) => `${role.spec.role}: ${/^Seccomp:\s+(\d+)/m.exec(readFileSync(`/proc/${role.pid}/status`, 'utf8'))?.[1]}`,
+        )
+        return { reason: '', ok: r.ok, filtered }
+      },
+    )
     assert.equal(seen.reason, '')
     assert.equal(seen.ok, 200)
     assert.deepEqual(seen.filtered, ['proxy: 2', 'backend: 2'])
@@ -98,7 +121,10 @@ test('the two-part calibration measures its system-call unit under the launcher'
   const taxed = await measureTwoPartUnits(cpus, memoryLogger(), taxLauncher({ insns: 8000 }, built.path))
   assert.ok(plain.syscall_us !== null && taxed.syscall_us !== null && plain.compute_us !== null && taxed.compute_us !== null)
   // At least half the launcher's own reading on top: a noisy core only adds.
-  assert.ok(taxed.syscall_us - plain.syscall_us > tax.tax_ns_per_syscall / 2000, `syscall unit ${plain.syscall_us} → ${taxed.syscall_us} µs; the launcher measured +${tax.tax_ns_per_syscall} ns`)
+  assert.ok(
+    taxed.syscall_us - plain.syscall_us > tax.tax_ns_per_syscall / 2000,
+    `syscall unit ${plain.syscall_us} → ${taxed.syscall_us} µs; the launcher measured +${tax.tax_ns_per_syscall} ns`,
+  )
   // The compute loop makes no system calls: the tax leaves it within a factor of 1.5 (noise only).
   assert.ok(taxed.compute_us < plain.compute_us * 1.5, `compute unit ${plain.compute_us} → ${taxed.compute_us} µs`)
 })

@@ -16,20 +16,35 @@ test('--variants keeps those variants (and the direct row) in one place for ever
   assert.ok(kept.includes('direct direct'))
   assert.ok(kept.includes('nginx custom:my.conf'))
   assert.ok(kept.includes('haproxy article'))
-  assert.ok(kept.every((k) => /direct|article|custom:my\.conf/.test(k)), kept.join(', '))
+  assert.ok(
+    kept.every((k) => /direct|article|custom:my\.conf/.test(k)),
+    kept.join(', '),
+  )
 })
 
-test('--key-types filters on the cell\'s key type', () => {
-  const c = [{ proxy: 'haproxy', variant: 'pool-added', keyType: 'ec256' as const }, { proxy: 'haproxy', variant: 'pool-added', keyType: 'rsa4096' as const }]
-  assert.deepEqual(focusCells(c, parseFocus({ keyTypes: 'rsa4096' }, ['haproxy'], [])).map((x) => x.keyType), ['rsa4096'])
+test("--key-types filters on the cell's key type", () => {
+  const c = [
+    { proxy: 'haproxy', variant: 'pool-added', keyType: 'ec256' as const },
+    { proxy: 'haproxy', variant: 'pool-added', keyType: 'rsa4096' as const },
+  ]
+  assert.deepEqual(
+    focusCells(c, parseFocus({ keyTypes: 'rsa4096' }, ['haproxy'], [])).map((x) => x.keyType),
+    ['rsa4096'],
+  )
   assert.deepEqual(focusCells(c, parseFocus({ keyTypes: 'rsa4096', variants: 'article' }, ['haproxy'], [])), [])
 })
 
 test('unknown names are one line listing the valid ones', () => {
   const valid = knownVariants(['haproxy'], ['/x/a.cfg'])
   assert.ok(valid.includes('reuse-never') && valid.includes('custom:a.cfg') && !valid.includes('literal'))
-  assert.throws(() => parseFocus({ variants: 'article,pool-add' }, ['haproxy'], ['/x/a.cfg']), (e: Error) => e instanceof UserError && e.message === `--variants: unknown name "pool-add". Use a comma-separated list of: ${valid.join(', ')}`)
-  assert.throws(() => parseFocus({ keyTypes: 'rsa1024' }, ['haproxy'], []), /--key-types: unknown name "rsa1024"\. Use a comma-separated list of: ec256, rsa2048, rsa4096$/)
+  assert.throws(
+    () => parseFocus({ variants: 'article,pool-add' }, ['haproxy'], ['/x/a.cfg']),
+    (e: Error) => e instanceof UserError && e.message === `--variants: unknown name "pool-add". Use a comma-separated list of: ${valid.join(', ')}`,
+  )
+  assert.throws(
+    () => parseFocus({ keyTypes: 'rsa1024' }, ['haproxy'], []),
+    /--key-types: unknown name "rsa1024"\. Use a comma-separated list of: ec256, rsa2048, rsa4096$/,
+  )
   assert.throws(() => parseFocus({ variants: ' , ' }, ['haproxy'], []), /--variants: " , " names nothing\./)
   assert.equal(parseFocus({}, ['haproxy'], []), undefined)
 })

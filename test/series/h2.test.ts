@@ -10,7 +10,11 @@ test('quick: h2 is a default series with one h2 cell per proxy (m=1) beside its 
   const quick = h2Cells(PROXIES, 200, 'quick')
   for (const p of PROXIES) {
     const own = quick.filter((c) => c.proxy === p)
-    assert.deepEqual(own.map((c) => `${c.series} ${c.variant} ${c.streams ?? '-'}`), ['h2-h1 h2 -', 'h2 h2 1'], p)
+    assert.deepEqual(
+      own.map((c) => `${c.series} ${c.variant} ${c.streams ?? '-'}`),
+      ['h2-h1 h2 -', 'h2 h2 1'],
+      p,
+    )
   }
   // standard and full: every stream count.
   assert.equal(h2Cells(PROXIES, 200, 'standard').filter((c) => c.series === 'h2').length, PROXIES.length * H2_STREAMS.length)

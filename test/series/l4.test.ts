@@ -10,14 +10,20 @@ test('l4 plan: quick has one cell of each kind per proxy, standard every variant
   const quickShort = l4Cells(all, 'short', 'quick')
   const quickStream = l4Cells(all, 'stream', 'quick')
   assert.equal(quickShort.length, 4 * 3)
-  assert.deepEqual(quickStream.map((c) => `${c.proxy} ${c.variant}`), ['haproxy l4-tcp', 'nginx l4-tcp', 'envoy l4-tcp', 'traefik l4-tcp'])
+  assert.deepEqual(
+    quickStream.map((c) => `${c.proxy} ${c.variant}`),
+    ['haproxy l4-tcp', 'nginx l4-tcp', 'envoy l4-tcp', 'traefik l4-tcp'],
+  )
   assert.ok([...quickShort, ...quickStream].every((c) => c.series === (quickShort.includes(c) ? 'l4-short' : 'l4-stream')))
   assert.deepEqual([32, 4], [quickShort[0]!.connections, quickStream[0]!.connections])
   const standard = [...l4Cells(all, 'short', 'standard'), ...l4Cells(all, 'stream', 'standard')]
   assert.equal(standard.length, 4 * L4_VARIANTS.length * 2)
   // Each on the proxy's newest version, its stack.yaml saying what the client and the backend speak.
   for (const c of standard) assert.ok(c.stack!.variants[c.variant]!.l4, `${c.proxy} ${c.variant}`)
-  assert.deepEqual(standard.filter((c) => c.proxy === 'nginx').map((c) => c.version), Array(6).fill('1.31.3'))
+  assert.deepEqual(
+    standard.filter((c) => c.proxy === 'nginx').map((c) => c.version),
+    Array(6).fill('1.31.3'),
+  )
 })
 
 test('tcp rows are judged on µs per connection (short) or per MiB (stream)', () => {

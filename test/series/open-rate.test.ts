@@ -3,7 +3,18 @@ import { test } from 'node:test'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import {
-  HALF_OPEN_FRACTION, OPEN_RATES, openRate, openReference, ownOpenRates, ownRateId, POOLING_OPEN_FRACTION, poolingCeilings, poolingOpenRate, rateAt, SEED_OPEN_FRACTION, tlsCeilings,
+  HALF_OPEN_FRACTION,
+  OPEN_RATES,
+  openRate,
+  openReference,
+  ownOpenRates,
+  ownRateId,
+  POOLING_OPEN_FRACTION,
+  poolingCeilings,
+  poolingOpenRate,
+  rateAt,
+  SEED_OPEN_FRACTION,
+  tlsCeilings,
 } from '../../lib/series/open-rate.ts'
 import { measurement } from '../fixtures/rows.ts'
 
@@ -11,15 +22,32 @@ const ceilingRow = (f: Partial<Measurement>): Measurement => measurement({ serie
 
 test("open-model rates: the seed's fraction and half of HAProxy's valid EC-256 ceiling, in hundreds", () => {
   const c = tlsCeilings([
-    ceilingRow({ proxy: 'haproxy', rps: 30_000 }), ceilingRow({ proxy: 'haproxy', rps: 32_000, repeat: 2 }), ceilingRow({ proxy: 'caddy', rps: 7_340 }),
-    ceilingRow({ proxy: 'caddy', rps: 100, status: 'invalid' }), ceilingRow({ proxy: 'nginx', series: 'same', rps: 10 }),
+    ceilingRow({ proxy: 'haproxy', rps: 30_000 }),
+    ceilingRow({ proxy: 'haproxy', rps: 32_000, repeat: 2 }),
+    ceilingRow({ proxy: 'caddy', rps: 7_340 }),
+    ceilingRow({ proxy: 'caddy', rps: 100, status: 'invalid' }),
+    ceilingRow({ proxy: 'nginx', series: 'same', rps: 10 }),
   ])
-  assert.deepEqual([...c], [['haproxy', 31_000], ['caddy', 7_340]])
+  assert.deepEqual(
+    [...c],
+    [
+      ['haproxy', 31_000],
+      ['caddy', 7_340],
+    ],
+  )
   assert.deepEqual(openReference(c), { proxy: 'haproxy', ceiling: 31_000 })
   assert.equal(openRate(c), 2_100) // 6.7% of 31 000, in hundreds: HAProxy's, not the slowest (caddy)
   assert.equal(openRate(c, HALF_OPEN_FRACTION), 15_500)
   // Without HAProxy in the run: the slowest proxy's ceiling.
-  assert.deepEqual(openReference(new Map([['caddy', 7_340], ['nginx', 9_000]])), { proxy: 'caddy', ceiling: 7_340 })
+  assert.deepEqual(
+    openReference(
+      new Map([
+        ['caddy', 7_340],
+        ['nginx', 9_000],
+      ]),
+    ),
+    { proxy: 'caddy', ceiling: 7_340 },
+  )
   assert.equal(openRate(new Map()), null)
 })
 
@@ -31,7 +59,10 @@ test('the open-model rate reads EC-256 ceilings only: an RSA-2048 one, however l
 test("the seed's fraction is the seed's own figures: 15,000 rps open against HAProxy's 223,000 closed", () => {
   const f = loadLedger().figures
   assert.equal(SEED_OPEN_FRACTION, Number(f.get('s000-open-model-rate')!.value) / Number(f.get('s000-calibration-closed-rps')!.value))
-  assert.deepEqual(OPEN_RATES.map((r) => r.series), ['tls-open', 'tls-open-half'])
+  assert.deepEqual(
+    OPEN_RATES.map((r) => r.series),
+    ['tls-open', 'tls-open-half'],
+  )
 })
 
 test('pooling-open rate: a fraction of the lowest valid closed ceiling of the proxied cells, in hundreds', () => {
@@ -46,8 +77,19 @@ test('pooling-open rate: a fraction of the lowest valid closed ceiling of the pr
     measurement({ series: 'same', proxy: 'nginx', variant: 'article', rps: 300, model: 'open', target_rps: 300 }),
     measurement({ series: 'tls-ceiling', proxy: 'nginx', variant: 'pool-added', rps: 200 }),
   ]
-  assert.deepEqual(poolingCeilings(rows).map((c) => [c.key.series, c.key.proxy, c.ceiling]), [['same', 'haproxy', 30_000], ['pool-removed', 'caddy', 5_000]])
-  assert.deepEqual(poolingOpenRate(rows), { rate: rateAt(POOLING_OPEN_FRACTION, 5_000), fraction: POOLING_OPEN_FRACTION, ceiling: 5_000, cellName: 'pool-removed caddy 2.11.7 pool-removed' })
+  assert.deepEqual(
+    poolingCeilings(rows).map((c) => [c.key.series, c.key.proxy, c.ceiling]),
+    [
+      ['same', 'haproxy', 30_000],
+      ['pool-removed', 'caddy', 5_000],
+    ],
+  )
+  assert.deepEqual(poolingOpenRate(rows), {
+    rate: rateAt(POOLING_OPEN_FRACTION, 5_000),
+    fraction: POOLING_OPEN_FRACTION,
+    ceiling: 5_000,
+    cellName: 'pool-removed caddy 2.11.7 pool-removed',
+  })
   assert.equal(poolingOpenRate(rows, 0.5)!.rate, 2_500)
   assert.equal(poolingOpenRate(rows, 0.01)!.rate, 100, 'never below 100 rps')
   assert.equal(poolingOpenRate(rows.slice(4)), null, 'no valid proxied closed ceiling')
@@ -61,7 +103,13 @@ test("same-own-rate: each article config's rate is half its OWN closed ceiling, 
     // The lowest ceiling of all pooling cells (what pooling-open's one rate follows): no bearing on the own rates.
     measurement({ series: 'pool-removed', proxy: 'caddy', version: '2.11.7', variant: 'pool-removed', rps: 900 }),
   ]
-  assert.deepEqual([...ownOpenRates(rows)], [[ownRateId('haproxy', '3.2.4'), { rate: 6_100, ceiling: 12_200 }], [ownRateId('nginx', '1.31.3'), { rate: 1_500, ceiling: 3_000 }]])
+  assert.deepEqual(
+    [...ownOpenRates(rows)],
+    [
+      [ownRateId('haproxy', '3.2.4'), { rate: 6_100, ceiling: 12_200 }],
+      [ownRateId('nginx', '1.31.3'), { rate: 1_500, ceiling: 3_000 }],
+    ],
+  )
   assert.notEqual(ownRateId('haproxy', '3.2.4'), ownRateId('haproxy', '3.2.5'))
   assert.equal(poolingOpenRate(rows)!.rate, 500)
 })

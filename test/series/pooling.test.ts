@@ -15,9 +15,13 @@ test('pooling plan: three main series per proxy, the extras, and one direct row'
   const cells = poolingCells(PROXIES, { connections: 200, backendVersion: 'b' })
   const names = cells.map((c) => `${c.series} ${c.proxy} ${c.version} ${c.variant}`)
   assert.equal(cells.filter((c) => c.proxy === 'direct').length, 1)
-  for (const p of PROXIES) for (const s of ['same', 'pool-added', 'pool-removed']) assert.equal(cells.filter((c) => c.proxy === p && c.series === s).length, 1, `${p} ${s}`)
-  for (const v of ['reuse-never', 'server-close', 'httpclose']) assert.ok(names.includes(`haproxy-reuse haproxy ${newestVersion(loadStack('haproxy')).version} ${v}`), v)
-  for (const v of ['1.22.1', '1.31.3']) for (const variant of ['literal', 'upstream-default', 'upstream-keepalive']) assert.ok(names.includes(`nginx-keepalive nginx ${v} ${variant}`), `${v} ${variant}`)
+  for (const p of PROXIES)
+    for (const s of ['same', 'pool-added', 'pool-removed']) assert.equal(cells.filter((c) => c.proxy === p && c.series === s).length, 1, `${p} ${s}`)
+  for (const v of ['reuse-never', 'server-close', 'httpclose'])
+    assert.ok(names.includes(`haproxy-reuse haproxy ${newestVersion(loadStack('haproxy')).version} ${v}`), v)
+  for (const v of ['1.22.1', '1.31.3'])
+    for (const variant of ['literal', 'upstream-default', 'upstream-keepalive'])
+      assert.ok(names.includes(`nginx-keepalive nginx ${v} ${variant}`), `${v} ${variant}`)
   // 'keepalive 32 local' exists from 1.29.7 (stack.yaml since): only on the newer version.
   assert.ok(names.includes('nginx-keepalive nginx 1.31.3 upstream-keepalive-local'))
   assert.ok(!names.includes('nginx-keepalive nginx 1.22.1 upstream-keepalive-local'))
@@ -48,7 +52,13 @@ test('two custom configs with one file name get distinct variants, the same on e
   // The order of the flags does not rename them.
   assert.deepEqual([...customVariants([b, a]).values()].reverse(), names.slice(0, 2))
   const cells = poolingCells(['haproxy'], { connections: 200, backendVersion: 'b', custom: [a, b] }).filter((c) => c.series === 'custom')
-  assert.deepEqual(cells.map((c) => [c.variant, c.template]), [[names[0], '/a/x.cfg'], [names[1], '/b/x.cfg']])
+  assert.deepEqual(
+    cells.map((c) => [c.variant, c.template]),
+    [
+      [names[0], '/a/x.cfg'],
+      [names[1], '/b/x.cfg'],
+    ],
+  )
 })
 
 test('pooling-open: no valid closed ceiling → phase skipped with a warning', () => {
@@ -58,7 +68,10 @@ test('pooling-open: no valid closed ceiling → phase skipped with a warning', (
   const phase = poolingSeries().phases.find((p) => p.name === 'pooling-open')!
   const runDir = mkdtempSync(join(tmpdir(), 'pb-open-'))
   for (const r of rows) appendRow(runDir, MEASUREMENTS, r)
-  assert.deepEqual(phase.tasks({ runDir, log, proxies: ['haproxy'], seed: 1, connections: 200, backendVersion: 'b', plan: { custom: [] } } as unknown as SeriesContext), [])
+  assert.deepEqual(
+    phase.tasks({ runDir, log, proxies: ['haproxy'], seed: 1, connections: 200, backendVersion: 'b', plan: { custom: [] } } as unknown as SeriesContext),
+    [],
+  )
   assert.match(log.lines.join('\n'), /pooling-open: no valid closed-model ceiling.*phase skipped/)
 })
 
@@ -76,7 +89,16 @@ test('same-own-rate: each article config at half its OWN closed ceiling, not the
   for (const r of rows) appendRow(runDir, MEASUREMENTS, r)
   const log = memoryLogger()
   const phase = poolingSeries().phases.find((p) => p.name === 'same-own-rate')!
-  const tasks = phase.tasks({ runDir, log, proxies: ['haproxy', 'nginx', 'caddy'], seed: 1, connections: 200, backendVersion: 'b', profile: { repeats: 1 }, plan: { custom: [] } } as unknown as SeriesContext)
+  const tasks = phase.tasks({
+    runDir,
+    log,
+    proxies: ['haproxy', 'nginx', 'caddy'],
+    seed: 1,
+    connections: 200,
+    backendVersion: 'b',
+    profile: { repeats: 1 },
+    plan: { custom: [] },
+  } as unknown as SeriesContext)
   // Only the proxies whose article cell has a ceiling here (caddy's is absent), each at its own rate, in its own series.
   const planned = tasks.map((t) => t.key.split('|'))
   const versions = new Map(planned.map((k) => [k[1], k]))

@@ -6,15 +6,26 @@ import { resumptionCells } from '../../lib/series/resumption.ts'
 const names = (cells: ReturnType<typeof resumptionCells>) => cells.map((c) => `${c.proxy} ${c.variant} ${c.resumption}`)
 
 test('resumption: quick measures full and TLS 1.3 ticket handshakes on each default config', () => {
-  assert.deepEqual(names(resumptionCells(['haproxy', 'nginx'], 'quick')), ['haproxy pool-added none', 'haproxy pool-added tickets', 'nginx pool-added none', 'nginx pool-added tickets'])
+  assert.deepEqual(names(resumptionCells(['haproxy', 'nginx'], 'quick')), [
+    'haproxy pool-added none',
+    'haproxy pool-added tickets',
+    'nginx pool-added none',
+    'nginx pool-added tickets',
+  ])
 })
 
 test('resumption: standard adds TLS 1.2 tickets and the session-cache variant where a proxy has one', () => {
   const cells = names(resumptionCells(['nginx', 'caddy'], 'standard'))
   assert.deepEqual(cells, [
-    'nginx pool-added none', 'nginx pool-added tickets', 'nginx pool-added tickets-tls12',
-    'nginx session-cache none', 'nginx session-cache tickets', 'nginx session-cache tickets-tls12',
-    'caddy pool-added none', 'caddy pool-added tickets', 'caddy pool-added tickets-tls12',
+    'nginx pool-added none',
+    'nginx pool-added tickets',
+    'nginx pool-added tickets-tls12',
+    'nginx session-cache none',
+    'nginx session-cache tickets',
+    'nginx session-cache tickets-tls12',
+    'caddy pool-added none',
+    'caddy pool-added tickets',
+    'caddy pool-added tickets-tls12',
   ])
 })
 

@@ -21,11 +21,23 @@ model name\t: something else
 stepping\t: 9
 `
 
-test('cpuinfo: the first processor\'s model, family/model/stepping, microcode and the hypervisor flag', () => {
+test("cpuinfo: the first processor's model, family/model/stepping, microcode and the hypervisor flag", () => {
   assert.deepEqual(parseCpuinfo(CPUINFO), {
-    cpu_model: 'Intel(R) Xeon(R) Platinum 8259CL CPU @ 2.50GHz', cpu_family: '6', cpu_model_number: '85', stepping: '7', microcode: '0x5003604', hypervisor: true,
+    cpu_model: 'Intel(R) Xeon(R) Platinum 8259CL CPU @ 2.50GHz',
+    cpu_family: '6',
+    cpu_model_number: '85',
+    stepping: '7',
+    microcode: '0x5003604',
+    hypervisor: true,
   })
-  assert.deepEqual(parseCpuinfo(''), { cpu_model: 'unknown', cpu_family: 'unknown', cpu_model_number: 'unknown', stepping: 'unknown', microcode: 'unknown', hypervisor: false })
+  assert.deepEqual(parseCpuinfo(''), {
+    cpu_model: 'unknown',
+    cpu_family: 'unknown',
+    cpu_model_number: 'unknown',
+    stepping: 'unknown',
+    microcode: 'unknown',
+    hypervisor: false,
+  })
 })
 
 test('virtualisation: systemd-detect-virt when installed, else the hypervisor flag and DMI product', () => {
@@ -45,7 +57,13 @@ test('fingerprint from fixed sources: every vulnerabilities line by name, clock 
   writeFileSync(join(dir, 'cpuinfo'), CPUINFO)
   writeFileSync(join(dir, 'version'), 'Linux version 6.1.0-25-amd64 (debian-kernel@lists.debian.org) #1 SMP\n')
   writeFileSync(join(dir, 'clock'), 'kvm-clock\n')
-  const fp = await machineFingerprint({ cpuinfo: join(dir, 'cpuinfo'), procVersion: join(dir, 'version'), vulnerabilitiesDir: join(dir, 'vuln'), clocksourceFile: join(dir, 'clock'), dmiProductFile: join(dir, 'absent') })
+  const fp = await machineFingerprint({
+    cpuinfo: join(dir, 'cpuinfo'),
+    procVersion: join(dir, 'version'),
+    vulnerabilitiesDir: join(dir, 'vuln'),
+    clocksourceFile: join(dir, 'clock'),
+    dmiProductFile: join(dir, 'absent'),
+  })
   assert.deepEqual(fp.vulnerabilities, { meltdown: 'Not affected', spectre_v2: 'Mitigation: Retpolines; STIBP: disabled' })
   assert.equal(fp.clocksource, 'kvm-clock')
   assert.equal(fp.kernel_version, 'Linux version 6.1.0-25-amd64 (debian-kernel@lists.debian.org) #1 SMP')
@@ -54,17 +72,21 @@ test('fingerprint from fixed sources: every vulnerabilities line by name, clock 
   assert.deepEqual(readVulnerabilities(join(dir, 'nowhere')), {})
 })
 
-testNeeding('fingerprint of this machine: real /proc and /sys', { id: 'setup/fingerprint', missing: !existsSync('/proc/cpuinfo') && 'not Linux (no /proc/cpuinfo)' }, async () => {
-  const fp = fingerprintSchema.parse(await machineFingerprint())
-  assert.notEqual(fp.cpu_model, 'unknown')
-  assert.match(fp.cpu_family, /^\d+$/)
-  assert.match(fp.kernel_release, /^\d+\.\d+/)
-  assert.ok(fp.kernel_version.startsWith('Linux version '))
-  if (existsSync(LINUX_SOURCES.vulnerabilitiesDir)) {
-    assert.ok(Object.keys(fp.vulnerabilities).includes('spectre_v2'))
-    for (const v of Object.values(fp.vulnerabilities)) assert.ok(v.length > 0 && !v.includes('\n'))
-  }
-  if (existsSync(LINUX_SOURCES.clocksourceFile)) assert.match(fp.clocksource, /^[\w-]+$/)
-  assert.ok(fp.virtualization.length > 0)
-  assert.match(fp.irq_time_accounting ?? '', /^(separate|charged|unknown)$/)
-})
+testNeeding(
+  'fingerprint of this machine: real /proc and /sys',
+  { id: 'setup/fingerprint', missing: !existsSync('/proc/cpuinfo') && 'not Linux (no /proc/cpuinfo)' },
+  async () => {
+    const fp = fingerprintSchema.parse(await machineFingerprint())
+    assert.notEqual(fp.cpu_model, 'unknown')
+    assert.match(fp.cpu_family, /^\d+$/)
+    assert.match(fp.kernel_release, /^\d+\.\d+/)
+    assert.ok(fp.kernel_version.startsWith('Linux version '))
+    if (existsSync(LINUX_SOURCES.vulnerabilitiesDir)) {
+      assert.ok(Object.keys(fp.vulnerabilities).includes('spectre_v2'))
+      for (const v of Object.values(fp.vulnerabilities)) assert.ok(v.length > 0 && !v.includes('\n'))
+    }
+    if (existsSync(LINUX_SOURCES.clocksourceFile)) assert.match(fp.clocksource, /^[\w-]+$/)
+    assert.ok(fp.virtualization.length > 0)
+    assert.match(fp.irq_time_accounting ?? '', /^(separate|charged|unknown)$/)
+  },
+)

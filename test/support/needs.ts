@@ -10,7 +10,10 @@ import { decideSkip, inCi, readAllowedSkips } from '../../lib/core/ci-skips.ts'
 export function testNeeding(name: string, need: { id: string; missing: string | false } & TestOptions, fn: (t: TestContext) => void | Promise<void>): void {
   const { id, missing, ...options } = need
   const d = decideSkip(id, name, missing, { ci: inCi(), allowed: readAllowedSkips() })
-  if (d.kind === 'fail') return void test(name, options, () => { throw new Error(d.reason) })
+  if (d.kind === 'fail')
+    return void test(name, options, () => {
+      throw new Error(d.reason)
+    })
   test(name, { ...options, skip: d.kind === 'skip' ? d.reason : false }, fn)
 }
 

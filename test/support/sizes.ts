@@ -9,8 +9,20 @@ const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n
 function nameOf(node: ts.Node): string | undefined {
   const own = (n: ts.Node): string | undefined => {
     if (ts.isConstructorDeclaration(n)) return 'constructor'
-    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n) || ts.isClassDeclaration(n)) && n.name) return n.name.getText()
-    if ((ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && (ts.isVariableDeclaration(n.parent) || ts.isPropertyAssignment(n.parent) || ts.isPropertyDeclaration(n.parent))) return n.parent.name.getText()
+    if (
+      (ts.isFunctionDeclaration(n) ||
+        ts.isMethodDeclaration(n) ||
+        ts.isGetAccessorDeclaration(n) ||
+        ts.isSetAccessorDeclaration(n) ||
+        ts.isClassDeclaration(n)) &&
+      n.name
+    )
+      return n.name.getText()
+    if (
+      (ts.isArrowFunction(n) || ts.isFunctionExpression(n)) &&
+      (ts.isVariableDeclaration(n.parent) || ts.isPropertyAssignment(n.parent) || ts.isPropertyDeclaration(n.parent))
+    )
+      return n.parent.name.getText()
     if (ts.isFunctionExpression(n) && n.name) return n.name.text
     return undefined
   }

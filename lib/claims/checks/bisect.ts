@@ -11,7 +11,15 @@ import type { SchemaParts } from '../selectors.ts'
 import { missingUnit, type CheckDef, type Ctx, type Unit } from './check.ts'
 
 const schema = (p: SchemaParts) =>
-  z.object({ kind: z.literal('bisect'), ...p.common, proxy: p.proxy, variant: z.string().min(1), change: z.string().regex(/^\d+(\.\d+)*$/, 'expected a version such as "1.29.7"') }).strict()
+  z
+    .object({
+      kind: z.literal('bisect'),
+      ...p.common,
+      proxy: p.proxy,
+      variant: z.string().min(1),
+      change: z.string().regex(/^\d+(\.\d+)*$/, 'expected a version such as "1.29.7"'),
+    })
+    .strict()
 
 export type BisectCheck = z.infer<ReturnType<typeof schema>>
 
@@ -40,11 +48,19 @@ function bisectUnit(k: BisectCheck, ctx: Ctx): Unit {
   const result = ctx.bisect ? bisectResults(ctx.bisect, ctx.measurements).find((r) => r.search.proxy === k.proxy && r.search.variant === k.variant) : undefined
   const used: CellValue[] = []
   if (!result) {
-    const versions = [...new Set(ctx.measurements.filter((r) => r.series === 'versions' && r.proxy === k.proxy && r.variant === k.variant && r.model === 'closed').map((r) => r.version))].sort(compareVersions)
-    const measured = versions.length === 0
-      ? `the run measured no ${who} versions`
-      : `the versions series measured ${who} at ${versions.join(', ')} only${versions.length === 2 ? ' (its two ends)' : ''}, which places no step between adjacent releases`
-    return missingUnit([`no bisect of ${who} in this run: ${measured}; locate it with npx zx notebooks/bisect.mjs --proxy ${k.proxy} --variant ${k.variant}`], used)
+    const versions = [
+      ...new Set(
+        ctx.measurements.filter((r) => r.series === 'versions' && r.proxy === k.proxy && r.variant === k.variant && r.model === 'closed').map((r) => r.version),
+      ),
+    ].sort(compareVersions)
+    const measured =
+      versions.length === 0
+        ? `the run measured no ${who} versions`
+        : `the versions series measured ${who} at ${versions.join(', ')} only${versions.length === 2 ? ' (its two ends)' : ''}, which places no step between adjacent releases`
+    return missingUnit(
+      [`no bisect of ${who} in this run: ${measured}; locate it with npx zx notebooks/bisect.mjs --proxy ${k.proxy} --variant ${k.variant}`],
+      used,
+    )
   }
   const s = result.state
   const metric = BISECT_METRICS[result.metric].label
@@ -52,7 +68,8 @@ function bisectUnit(k: BisectCheck, ctx: Ctx): Unit {
   if ('older' in s) {
     const pair = new Set([s.older, s.newer])
     for (const c of ctx.cells.measurements) {
-      if (c.key.series === 'bisect' && c.key.proxy === k.proxy && c.key.variant === k.variant && c.key.model === 'closed' && pair.has(String(c.key.version))) used.push(cellValue(c, BISECT_METRICS[result.metric].column, 'valid'))
+      if (c.key.series === 'bisect' && c.key.proxy === k.proxy && c.key.variant === k.variant && c.key.model === 'closed' && pair.has(String(c.key.version)))
+        used.push(cellValue(c, BISECT_METRICS[result.metric].column, 'valid'))
     }
   }
   const holdsChange = (older: string, newer: string) => compareVersions(older, k.change) < 0 && compareVersions(k.change, newer) <= 0
@@ -66,7 +83,11 @@ function bisectUnit(k: BisectCheck, ctx: Ctx): Unit {
       return { state: 'undecided', text: `bisect ${result.line}`, used }
     case 'no step': {
       if (!holdsChange(s.older, s.newer)) return missingUnit([`the bisect of ${who} searched ${s.older} to ${s.newer}, a span without ${k.change}`], used)
-      return { state: 'fails', text: `bisect ${who}: no significant step from ${s.older} to ${s.newer}, a span that holds ${k.change}: ${fmtInterval(s.judgement.ratio)}x ${metric} (p=${s.judgement.p.toFixed(3)})`, used }
+      return {
+        state: 'fails',
+        text: `bisect ${who}: no significant step from ${s.older} to ${s.newer}, a span that holds ${k.change}: ${fmtInterval(s.judgement.ratio)}x ${metric} (p=${s.judgement.p.toFixed(3)})`,
+        used,
+      }
     }
     case 'step': {
       const at = `the step is between ${s.older} and ${s.newer}, adjacent in the search (${fmtInterval(s.judgement.ratio)}x ${metric}, p=${s.judgement.p.toFixed(3)}, ${s.probes.length} comparison${s.probes.length === 1 ? '' : 's'})`

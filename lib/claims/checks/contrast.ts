@@ -65,6 +65,8 @@ function contrastUnit(k: ContrastCheck, item: SelectorSpec | undefined, ctx: Ctx
   return {
     state,
     text: `spread / least effect = ${fmtFig(fig)} (spread ${fmtFig(sFig)} over ${sp.groups.map((x) => x.proxy).join(', ')}; effect a/b - 1: ${effects}); wanted <= ${fmt(max)}`,
-    used, fig, reference: max,
+    used,
+    fig,
+    reference: max,
   }
 }

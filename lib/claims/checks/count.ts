@@ -11,7 +11,8 @@ import { layer, side, type Side } from '../sides.ts'
 import { figWithUnit, fmt, fmtFig, unitOf } from '../words.ts'
 import { missingUnit, SELECT_KIND, sourceOf, type CheckDef, type State, type Unit } from './check.ts'
 
-const schema = (p: SchemaParts) => z.object({ kind: z.literal('count'), ...p.common, select: p.sel, value: z.union([z.literal('conns_target'), p.num]), tolerance: p.num.optional() }).strict()
+const schema = (p: SchemaParts) =>
+  z.object({ kind: z.literal('count'), ...p.common, select: p.sel, value: z.union([z.literal('conns_target'), p.num]), tolerance: p.num.optional() }).strict()
 
 export type CountCheck = z.infer<ReturnType<typeof schema>>
 
@@ -44,12 +45,14 @@ export const count: CheckDef<CountCheck, ReturnType<typeof schema>> = {
     const want = num(k.value)
     const targets = [...new Set(s.values.map((v) => v.cell.key.conns_target).filter((t) => t !== undefined))]
     const fig = figureOf([s], ([x]) => x!)
-    return [{
-      state: STATE[placeFig(fig, { min: want - tol, max: want + tol })],
-      text: `${s.label}: ${figWithUnit(fig, s.metric)}${targets.length ? ` (target ${targets.join('+')})` : ''}; wanted ${fmt(want)} ±${fmt(tol)}`,
-      used: s.values,
-      fig,
-      reference: want,
-    }]
+    return [
+      {
+        state: STATE[placeFig(fig, { min: want - tol, max: want + tol })],
+        text: `${s.label}: ${figWithUnit(fig, s.metric)}${targets.length ? ` (target ${targets.join('+')})` : ''}; wanted ${fmt(want)} ±${fmt(tol)}`,
+        used: s.values,
+        fig,
+        reference: want,
+      },
+    ]
   },
 }

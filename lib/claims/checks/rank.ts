@@ -19,9 +19,26 @@ const schema = (p: SchemaParts) =>
       ...p.common,
       select: p.sel,
       by: p.by,
-      positions: z.record(z.array(z.number().int().refine((x) => x !== 0, 'places are 1-based; negative counts from the end')).min(1)).optional(),
-      same_order_as: z.object({ table: p.table, metric: z.string().min(1), rows: p.rows, select: p.sel, by: p.by }).strict().optional(),
-      lead: z.object({ proxy: z.string().min(1), min: p.num }).strict().optional(),
+      positions: z
+        .record(
+          z
+            .array(
+              z
+                .number()
+                .int()
+                .refine((x) => x !== 0, 'places are 1-based; negative counts from the end'),
+            )
+            .min(1),
+        )
+        .optional(),
+      same_order_as: z
+        .object({ table: p.table, metric: z.string().min(1), rows: p.rows, select: p.sel, by: p.by })
+        .strict()
+        .optional(),
+      lead: z
+        .object({ proxy: z.string().min(1), min: p.num })
+        .strict()
+        .optional(),
     })
     .strict()
 
@@ -50,15 +67,17 @@ function validateRank(k: RankCheck, issue: Issue, o: { runnable: boolean }): voi
   }
   if (k.lead) {
     const places = k.positions?.[k.lead.proxy]
-    if (!places || places.length !== 1 || (places[0] !== 1 && places[0] !== -1)) issue(['lead', 'proxy'], `lead needs positions placing ${k.lead.proxy} alone at 1 (first) or -1 (last)`)
+    if (!places || places.length !== 1 || (places[0] !== 1 && places[0] !== -1))
+      issue(['lead', 'proxy'], `lead needs positions placing ${k.lead.proxy} alone at 1 (first) or -1 (last)`)
   }
   const ref = k.same_order_as
   if (!ref) return
   if (!tableMetrics(ref.table).includes(ref.metric)) issue(['same_order_as', 'metric'], `"${ref.metric}" is not a metric of ${ref.table}`)
   if (!o.runnable) return
-  for (const s of ref.select) for (const col of Object.keys(s.columns)) {
-    if (!KEY_COLUMNS[ref.table].includes(col)) issue(['same_order_as', 'select', col], `"${col}" is not a selector column of ${ref.table}`)
-  }
+  for (const s of ref.select)
+    for (const col of Object.keys(s.columns)) {
+      if (!KEY_COLUMNS[ref.table].includes(col)) issue(['same_order_as', 'select', col], `"${col}" is not a selector column of ${ref.table}`)
+    }
   // same_order_as reads its own cells: select and for_each do not apply to it, so it names its series itself.
   ref.select.forEach((spec, i) => {
     const path = ['same_order_as', 'select', ...(ref.select.length > 1 ? [i] : [])]
@@ -73,7 +92,11 @@ type Groups = { groups: ProxyGroup[]; sides: Side[]; values: Unit['used'] }
 function positionsUnit(k: RankCheck, positions: Record<string, number[]>, order: ProxyGroup[], g: Groups, shown: string, ctx: Ctx): Unit {
   const n = order.length
   const absent = Object.keys(positions).filter((p) => !order.some((x) => x.proxy === p))
-  if (absent.length) return missingUnit(absent.map((p) => `no cell for ${p}`), g.values)
+  if (absent.length)
+    return missingUnit(
+      absent.map((p) => `no cell for ${p}`),
+      g.values,
+    )
   const per = Object.entries(positions).map(([p, places]) => {
     const me = order.find((x) => x.proxy === p)!
     const others = order.filter((x) => x !== me)
@@ -91,7 +114,9 @@ function positionsUnit(k: RankCheck, positions: Record<string, number[]>, order:
   if (k.lead) per.push(leadUnit(k.lead.proxy, num(k.lead.min), positions[k.lead.proxy]![0]!, k.by, g.groups, g.sides))
   const off = per.filter((x) => x.state !== 'holds')
   const state: State = per.some((x) => x.state === 'fails') ? 'fails' : off.length ? 'undecided' : 'holds'
-  const wanted = Object.entries(positions).map(([p, places]) => `${p} ${places.map((pl) => placeWord(pl, n)).join('/')}`).join(', ')
+  const wanted = Object.entries(positions)
+    .map(([p, places]) => `${p} ${places.map((pl) => placeWord(pl, n)).join('/')}`)
+    .join(', ')
   const leadWanted = k.lead ? `, ${k.lead.proxy} ahead of the next by x >= ${fmt(num(k.lead.min))}` : ''
   return { state, text: `${shown}${off.length ? ` (${off.map((x) => x.text).join('; ')})` : ''}; wanted ${wanted}${leadWanted}`, used: g.values }
 }
@@ -116,7 +141,9 @@ function sameOrderUnit(k: RankCheck, order: ProxyGroup[], values: Unit['used'], 
   const pairs = proxies.flatMap((p, i) => proxies.slice(i + 1).map((q) => [ahead(order, k.by, p, q), ahead(refOrder, ref.by, p, q)] as const))
   const state: State = pairs.some(([x, y]) => x !== null && y !== null && x !== y)
     ? 'fails'
-    : pairs.every(([x, y]) => x !== null && y !== null) ? 'holds' : 'undecided'
+    : pairs.every(([x, y]) => x !== null && y !== null)
+      ? 'holds'
+      : 'undecided'
   const note = state === 'fails' ? ' (a different order)' : state === 'undecided' ? ' (not decided: overlapping intervals)' : ''
   return { state, text: `${shown}; ${refShown}${note}`, used }
 }
@@ -155,4 +182,5 @@ function placeWord(place: number, n: number): string {
   return ordinal(p)
 }
 
-const ordinal = (p: number) => `${p}${p % 10 === 1 && p % 100 !== 11 ? 'st' : p % 10 === 2 && p % 100 !== 12 ? 'nd' : p % 10 === 3 && p % 100 !== 13 ? 'rd' : 'th'}`
+const ordinal = (p: number) =>
+  `${p}${p % 10 === 1 && p % 100 !== 11 ? 'st' : p % 10 === 2 && p % 100 !== 12 ? 'nd' : p % 10 === 3 && p % 100 !== 13 ? 'rd' : 'th'}`

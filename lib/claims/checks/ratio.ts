@@ -15,7 +15,17 @@ import type { CheckDef } from './check.ts'
 const schema = (p: SchemaParts) =>
   z
     .object({
-      kind: z.literal('ratio'), ...p.common, a: p.sel, b: p.sel, same: p.same.optional(), min: p.num.optional(), max: p.num.optional(), above: p.num.optional(), below: p.num.optional(), approx: p.num.optional(), tolerance: p.num.optional(),
+      kind: z.literal('ratio'),
+      ...p.common,
+      a: p.sel,
+      b: p.sel,
+      same: p.same.optional(),
+      min: p.num.optional(),
+      max: p.num.optional(),
+      above: p.num.optional(),
+      below: p.num.optional(),
+      approx: p.num.optional(),
+      tolerance: p.num.optional(),
     })
     .strict()
 
@@ -64,7 +74,8 @@ export const ratio: CheckDef<RatioCheck, ReturnType<typeof schema>> = {
   schema,
   ...PAIR_KIND,
   validate(k, issue) {
-    if (k.min === undefined && k.max === undefined && k.above === undefined && k.below === undefined && k.approx === undefined) issue(['kind'], 'a ratio check needs min, max, above, below or approx')
+    if (k.min === undefined && k.max === undefined && k.above === undefined && k.below === undefined && k.approx === undefined)
+      issue(['kind'], 'a ratio check needs min, max, above, below or approx')
     if (k.approx !== undefined && k.tolerance === undefined) issue(['approx'], 'approx needs a tolerance')
     if (k.approx === undefined && k.tolerance !== undefined) issue(['tolerance'], 'tolerance without approx (a ratio uses min/max, or approx + tolerance)')
     sameColumnsRule(k, issue)

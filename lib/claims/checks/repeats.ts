@@ -40,8 +40,8 @@ function repeatsUnit(sel: Selector, max: number, src: Source, ctx: Ctx): Unit {
   const worst = [...decided].sort((x, y) => y.d! - x.d!)[0]
   const one = per.filter((x) => x.d === null).length
   const state: State = over.length ? 'fails' : one ? 'undecided' : 'holds'
-  const text = `${decided.length - over.length} of ${per.length} cells within ${pct(max)} between repeats${one ? ` (${one} with 1 repeat)` : ''}`
-    + `${worst ? `; worst ${cellLabel(worst.v.cell)} ${pct(worst.d!)}` : ''}${over.length > 1 ? `, ${over.length} cells over` : ''}; wanted every cell <= ${pct(max)}`
+  const text =
+    `${decided.length - over.length} of ${per.length} cells within ${pct(max)} between repeats${one ? ` (${one} with 1 repeat)` : ''}` +
+    `${worst ? `; worst ${cellLabel(worst.v.cell)} ${pct(worst.d!)}` : ''}${over.length > 1 ? `, ${over.length} cells over` : ''}; wanted every cell <= ${pct(max)}`
   return { state, text, used: values }
 }
-

@@ -38,7 +38,9 @@ function servedKeyUnit(k: ServedKeyCheck, ctx: Ctx): Unit {
   const rows = ctx.defaultKeys.filter((r) => r.series === DEFAULT_KEY_SERIES && r.proxy === k.proxy)
   const valid = rows.filter((r) => r.status === 'valid' && r.served_key !== '')
   if (valid.length === 0) {
-    const why = rows.length ? `${rows.length} default-key row${rows.length === 1 ? '' : 's'} of ${k.proxy}, none valid (${[...new Set(rows.map((r) => r.reason))].join('; ')})` : `no default-key probe of ${k.proxy} in this run (tls series, phase ${DEFAULT_KEY_SERIES})`
+    const why = rows.length
+      ? `${rows.length} default-key row${rows.length === 1 ? '' : 's'} of ${k.proxy}, none valid (${[...new Set(rows.map((r) => r.reason))].join('; ')})`
+      : `no default-key probe of ${k.proxy} in this run (tls series, phase ${DEFAULT_KEY_SERIES})`
     return missingUnit([why], [])
   }
   const served = [...new Set(valid.map((r) => r.served_key))]

@@ -10,7 +10,13 @@ import { countStatuses, layer } from '../sides.ts'
 import { missingUnit, sourceOf, type CheckDef, type Ctx, type Source, type Unit } from './check.ts'
 
 const schema = (p: SchemaParts) =>
-  z.object({ kind: z.literal('status'), ...p.common, cells: z.array(z.object({ select: p.sel, status: p.statuses, reason: p.reason.optional() }).strict()).min(1) }).strict()
+  z
+    .object({
+      kind: z.literal('status'),
+      ...p.common,
+      cells: z.array(z.object({ select: p.sel, status: p.statuses, reason: p.reason.optional() }).strict()).min(1),
+    })
+    .strict()
 
 export type StatusCheck = z.infer<ReturnType<typeof schema>>
 

@@ -7,7 +7,8 @@ import { layer, side } from '../sides.ts'
 import { figWithUnit, fmt } from '../words.ts'
 import { missingUnit, SELECT_KIND, sourceOf, type CheckDef } from './check.ts'
 
-const schema = (p: SchemaParts) => z.object({ kind: z.literal('threshold'), ...p.common, select: p.sel, op: z.enum(['<', '<=', '>', '>=', '==']), value: p.num }).strict()
+const schema = (p: SchemaParts) =>
+  z.object({ kind: z.literal('threshold'), ...p.common, select: p.sel, op: z.enum(['<', '<=', '>', '>=', '==']), value: p.num }).strict()
 
 export type ThresholdCheck = z.infer<ReturnType<typeof schema>>
 
@@ -20,6 +21,14 @@ export const threshold: CheckDef<ThresholdCheck, ReturnType<typeof schema>> = {
     if (s.missing.length) return [missingUnit(s.missing, s.values)]
     const want = evalNumber(k.value, ctx.figures)
     const fig = figureOf([s], ([x]) => x!)
-    return [{ state: STATE[placeOp(fig, k.op, want)], text: `${s.label}: ${figWithUnit(fig, s.metric)}; wanted ${k.op} ${fmt(want)}`, used: s.values, fig, reference: want }]
+    return [
+      {
+        state: STATE[placeOp(fig, k.op, want)],
+        text: `${s.label}: ${figWithUnit(fig, s.metric)}; wanted ${k.op} ${fmt(want)}`,
+        used: s.values,
+        fig,
+        reference: want,
+      },
+    ]
   },
 }

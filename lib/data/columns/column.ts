@@ -13,11 +13,19 @@ export interface Column<N extends string = string, K extends Kind = Kind> {
   meaning: string
 }
 
-export const column = <N extends string, K extends Kind>(name: N, kind: K, since: number, unit: string, meaning: string): Column<N, K> => ({ name, kind, since, unit, meaning })
+export const column = <N extends string, K extends Kind>(name: N, kind: K, since: number, unit: string, meaning: string): Column<N, K> => ({
+  name,
+  kind,
+  since,
+  unit,
+  meaning,
+})
 
 /** A column shared by several tables as one table has it: another kind, unit or meaning. */
-export const inFile = <N extends string, K extends Kind, K2 extends Kind = K>(c: Column<N, K>, o: { kind?: K2; unit?: string; meaning?: string }): Column<N, K2> =>
-  ({ ...c, kind: (o.kind ?? c.kind) as K2, unit: o.unit ?? c.unit, meaning: o.meaning ?? c.meaning })
+export const inFile = <N extends string, K extends Kind, K2 extends Kind = K>(
+  c: Column<N, K>,
+  o: { kind?: K2; unit?: string; meaning?: string },
+): Column<N, K2> => ({ ...c, kind: (o.kind ?? c.kind) as K2, unit: o.unit ?? c.unit, meaning: o.meaning ?? c.meaning })
 
 /** Columns by name, for the tables that share them. */
 export const byName = <C extends Column>(columns: readonly C[]): { [X in C as X['name']]: X } =>

@@ -70,7 +70,9 @@ export function tableProblems(files: readonly RowFile[]): string[] {
     ...f.columns.flatMap((c, i) => [
       ...(f.columns.findIndex((o) => o.name === c.name) === i ? [] : [`${f.file}: column ${c.name} twice`]),
       ...(Number.isInteger(c.since) && c.since >= 1 ? [] : [`${f.file}: column ${c.name} since ${c.since} (versions count from 1)`]),
-      ...(c.kind.empty === NO_EMPTY && columnSince(f, c) > f.since ? [`${f.file}: column ${c.name} appeared after its file (version ${c.since}) but has no empty value for the files written before it`] : []),
+      ...(c.kind.empty === NO_EMPTY && columnSince(f, c) > f.since
+        ? [`${f.file}: column ${c.name} appeared after its file (version ${c.since}) but has no empty value for the files written before it`]
+        : []),
     ]),
   ])
 }

@@ -2,7 +2,7 @@ import type { ClaimResult } from '../../claims/evaluate.ts'
 import { CLAIM_VERDICTS, VERDICTS, type ClaimVerdict } from '../../core/verdict.ts'
 import { fmtInterval, placeInterval, type Interval } from '../../core/intervals.ts'
 import type { ChartRequest } from '../chart-requests.ts'
-import { Article, esc } from '../markdown.ts'
+import { type Article, esc } from '../markdown.ts'
 import { shortBadge, slugify } from '../render.ts'
 import { findingBadge } from './common.ts'
 import type { ArticleInput, Finding } from './input.ts'
@@ -50,7 +50,9 @@ const BOUND = /(>=|<=|≥|≤|within ±)\s*(\d+(?:\.\d+)?)(?![\d.])\s*(%|x)?/g
 
 /** The bounds a finding's title states, as written; '—' when it states none (a ranking, a status). */
 export function boundText(title: string): string {
-  const m = [...title.matchAll(BOUND)].map((x) => `${x[1] === '>=' ? '≥' : x[1] === '<=' ? '≤' : x[1]!}${x[1]!.startsWith('within') ? '' : ' '}${x[2]}${x[3] ?? ''}`)
+  const m = [...title.matchAll(BOUND)].map(
+    (x) => `${x[1] === '>=' ? '≥' : x[1] === '<=' ? '≤' : x[1]!}${x[1]!.startsWith('within') ? '' : ' '}${x[2]}${x[3] ?? ''}`,
+  )
   return m.length ? m.join(', ') : '—'
 }
 
@@ -124,7 +126,9 @@ function whyUndecided(fs: readonly Finding[]): string {
     single.length ? `${idList(single)} rest${single.length === 1 ? 's' : ''} on a cell with a single valid repeat` : '',
     split.length ? `${idList(split)} ha${split.length === 1 ? 's' : 've'} repeats split evenly` : '',
     across.length ? `${idList(across)} ha${across.length === 1 ? 's' : 've'} an interval across the bound` : '',
-  ].filter(Boolean).join('; ')
+  ]
+    .filter(Boolean)
+    .join('; ')
 }
 
 /** The paragraph: what held, what did not, what could not be decided and why, what was not measured; the claims; the baseline. */
@@ -135,19 +139,28 @@ export function summaryParagraph(findings: readonly Finding[], claims: readonly 
   const parts: string[] = []
   if (findings.length === 0) parts.push('No series of this run produced findings.')
   else {
-    parts.push(`Of the ${bounded} findings with a bound, **${held.length} held**${held.length ? ` (${idList(held)})` : ''}, **${notHeld.length} did not**${notHeld.length ? ` (${idList(notHeld)})` : ''}` +
-      `${open.length ? `, and **${open.length} could not be decided**: ${whyUndecided(open)}` : ''}.`)
-    if (missing.length) parts.push(`Not measured: ${missing.map((f) => `${esc(f.id)}${f.figure ? ` (${esc(f.figure)})` : ' (no cell of it in this run)'}`).join(', ')}.`)
+    parts.push(
+      `Of the ${bounded} findings with a bound, **${held.length} held**${held.length ? ` (${idList(held)})` : ''}, **${notHeld.length} did not**${notHeld.length ? ` (${idList(notHeld)})` : ''}` +
+        `${open.length ? `, and **${open.length} could not be decided**: ${whyUndecided(open)}` : ''}.`,
+    )
+    if (missing.length)
+      parts.push(`Not measured: ${missing.map((f) => `${esc(f.id)}${f.figure ? ` (${esc(f.figure)})` : ' (no cell of it in this run)'}`).join(', ')}.`)
     if (info.length) parts.push(`${info.length} more are figures without a bound (${idList(info)}).`)
   }
   if (claims.length) {
     const n = (v: ClaimVerdict) => claims.filter((c) => c.verdict === v).length
-    parts.push(`Published claims (${claims.length}): ${n('reproduced')} reproduced, ${n('not reproduced')} not, ${n('inconclusive')} undecided, ${n('not measured')} not measured (a cell their check needs is not in this run), ${n('not runnable here')} not runnable here.`)
+    parts.push(
+      `Published claims (${claims.length}): ${n('reproduced')} reproduced, ${n('not reproduced')} not, ${n('inconclusive')} undecided, ${n('not measured')} not measured (a cell their check needs is not in this run), ${n('not runnable here')} not runnable here.`,
+    )
   } else parts.push('The claims ledger was not evaluated.')
   if (changes) {
     const verdicts = new Map<string, number>()
     for (const c of changes) verdicts.set(c.verdict, (verdicts.get(c.verdict) ?? 0) + 1)
-    parts.push(changes.length ? `Against the baseline, ${changes.length} cells compared: ${[...verdicts].map(([v, k]) => `${k} ${esc(v)}`).join(', ')}.` : 'No cell of this run is in the baseline.')
+    parts.push(
+      changes.length
+        ? `Against the baseline, ${changes.length} cells compared: ${[...verdicts].map(([v, k]) => `${k} ${esc(v)}`).join(', ')}.`
+        : 'No cell of this run is in the baseline.',
+    )
   }
   return parts.join(' ')
 }
@@ -174,7 +187,9 @@ export function answerSection(a: Article, input: ArticleInput, headings: readonl
     const place = PLACES[f.id]
     const picture = place?.picture ? anchor(headings, PICTURES[place.picture]) : null
     const section = place ? anchor(headings, place.section) : null
-    const links = [picture && `[picture](${picture})`, section && `[section](${section})`, section && place && `[rows](data/${place.rows}.csv)`].filter(Boolean).join(' · ')
+    const links = [picture && `[picture](${picture})`, section && `[section](${section})`, section && place && `[rows](data/${place.rows}.csv)`]
+      .filter(Boolean)
+      .join(' · ')
     return { id: f.id, what: f.title, verdict: f.verdict, badges: findingBadge(f), figure: figureText(f), bound: boundText(f.title), links: links || '—' }
   })
   const ledger = anchor(headings, 'Claims ledger')
@@ -184,19 +199,28 @@ export function answerSection(a: Article, input: ArticleInput, headings: readonl
     const counts = CLAIM_VERDICTS.map((v) => [v, mine.filter((c) => c.verdict === v).length] as const).filter(([, n]) => n > 0)
     const reproduced = mine.filter((c) => c.verdict === 'reproduced').length
     rows.push({
-      id: sourceName(source), what: `claims of ${source.replace(/_.*$/, '')} (${mine.length})`, verdict: counts.map(([v, n]) => `${n} ${v}`).join(', '),
+      id: sourceName(source),
+      what: `claims of ${source.replace(/_.*$/, '')} (${mine.length})`,
+      verdict: counts.map(([v, n]) => `${n} ${v}`).join(', '),
       badges: counts.map(([v, n]) => shortBadge(VERDICTS[v].badge, n)).join(' '),
-      figure: `${reproduced} of ${mine.length} reproduced`, bound: 'per claim',
+      figure: `${reproduced} of ${mine.length} reproduced`,
+      bound: 'per claim',
       links: [ledger && `[ledger](${ledger})`, '[rows](data/claims.csv)'].filter(Boolean).join(' · '),
     })
   }
   a.para('[[class:verdicts]]')
-  a.table<Row>('verdicts', [
-    { title: 'verdict', value: (r) => r.verdict, show: (r) => r.badges },
-    { title: 'finding', value: (r) => `${r.id} ${r.what}`, show: (r) => `**${esc(r.id)}** ${esc(r.what)}` },
-    { title: 'figure [95% interval]', value: (r) => r.figure, show: (r) => esc(r.figure) },
-    { title: 'bound', value: (r) => r.bound, show: (r) => esc(r.bound) },
-    { title: 'see', value: (r) => r.links.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1'), show: (r) => r.links },
-  ], rows, 'No findings and no claims in this run.', { linkedAbove: true })
+  a.table<Row>(
+    'verdicts',
+    [
+      { title: 'verdict', value: (r) => r.verdict, show: (r) => r.badges },
+      { title: 'finding', value: (r) => `${r.id} ${r.what}`, show: (r) => `**${esc(r.id)}** ${esc(r.what)}` },
+      { title: 'figure [95% interval]', value: (r) => r.figure, show: (r) => esc(r.figure) },
+      { title: 'bound', value: (r) => r.bound, show: (r) => esc(r.bound) },
+      { title: 'see', value: (r) => r.links.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1'), show: (r) => r.links },
+    ],
+    rows,
+    'No findings and no claims in this run.',
+    { linkedAbove: true },
+  )
   return []
 }

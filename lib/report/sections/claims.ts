@@ -4,7 +4,7 @@ import { VERDICTS } from '../../core/verdict.ts'
 import type { RunTables } from '../../data/run-data.ts'
 import { TABLES } from '../../data/tables.ts'
 import type { ChartRequest } from '../chart-requests.ts'
-import { Article, esc } from '../markdown.ts'
+import { type Article, esc } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
 
 /** The verdict counts of the claims ledger, or that it was not evaluated. */
@@ -43,18 +43,25 @@ export function rowsUsed(c: ClaimResult, run: RunTables): string {
 /** Every claim of the source articles with its check over this run and its verdict. */
 export function claimsSection(a: Article, { claims, run }: ArticleInput): ChartRequest[] {
   a.heading(2, 'Claims ledger')
-  a.para(`Every claim of the source articles this harness can test, with its check over this run's cell medians (\`baselines/published/claims.yaml\`) and the CSV lines it read (line 1 is the header): ${claimCounts(claims)}. Each figure carries its interval over the repeats, \`[lo, hi]\` (a paired bootstrap at 95%; one cell's median: order statistics; widened by the run's pooled noise where a cell has few repeats, or by an unstable cell's own spread): a claim is reproduced or not reproduced only when the whole interval is on one side of the check's bound, else it is "inconclusive" (so is any figure from a single repeat, and a status that ties). "Not measured" means a cell the check needs is absent from this run; it is never counted as "not reproduced".`)
-  a.table('claims', [
-    { title: 'claim', value: (c) => c.id },
-    { title: 'source', value: (c) => c.source.replace(/_.*$/, '') },
-    { title: 'what was claimed', value: (c) => c.claim },
-    { title: 'published', value: (c) => c.published },
-    { title: 'check', value: (c) => c.expect },
-    // The rows behind the figure follow it: links built from fixed file names and numbers only
-    // (a column of their own would make the table wider than an A4 page).
-    { title: 'this run', value: (c) => c.measured, show: (c) => (c.evidence.length ? `${esc(c.measured)} (rows: ${rowsUsed(c, run)})` : esc(c.measured)) },
-    // The mark tells inconclusive (?) apart from the decided verdicts at a glance.
-    { title: 'verdict', value: (c) => c.verdict, show: (c) => `${esc(VERDICTS[c.verdict].mark)} **${esc(c.verdict)}**` },
-  ], claims, 'The claims ledger was not evaluated.')
+  a.para(
+    `Every claim of the source articles this harness can test, with its check over this run's cell medians (\`baselines/published/claims.yaml\`) and the CSV lines it read (line 1 is the header): ${claimCounts(claims)}. Each figure carries its interval over the repeats, \`[lo, hi]\` (a paired bootstrap at 95%; one cell's median: order statistics; widened by the run's pooled noise where a cell has few repeats, or by an unstable cell's own spread): a claim is reproduced or not reproduced only when the whole interval is on one side of the check's bound, else it is "inconclusive" (so is any figure from a single repeat, and a status that ties). "Not measured" means a cell the check needs is absent from this run; it is never counted as "not reproduced".`,
+  )
+  a.table(
+    'claims',
+    [
+      { title: 'claim', value: (c) => c.id },
+      { title: 'source', value: (c) => c.source.replace(/_.*$/, '') },
+      { title: 'what was claimed', value: (c) => c.claim },
+      { title: 'published', value: (c) => c.published },
+      { title: 'check', value: (c) => c.expect },
+      // The rows behind the figure follow it: links built from fixed file names and numbers only
+      // (a column of their own would make the table wider than an A4 page).
+      { title: 'this run', value: (c) => c.measured, show: (c) => (c.evidence.length ? `${esc(c.measured)} (rows: ${rowsUsed(c, run)})` : esc(c.measured)) },
+      // The mark tells inconclusive (?) apart from the decided verdicts at a glance.
+      { title: 'verdict', value: (c) => c.verdict, show: (c) => `${esc(VERDICTS[c.verdict].mark)} **${esc(c.verdict)}**` },
+    ],
+    claims,
+    'The claims ledger was not evaluated.',
+  )
   return []
 }

@@ -1,6 +1,6 @@
 import type { CellSummary } from '../../analysis/cells.ts'
 import type { Aggregates } from '../../analysis/summary.ts'
-import { Article, esc, num, pct, type Column } from '../markdown.ts'
+import { type Article, esc, num, pct, type Column } from '../markdown.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { markedLabel, VERDICTS } from '../../core/verdict.ts'
 import { badge } from '../render.ts'
@@ -40,7 +40,14 @@ export interface FigureText {
  * says them) and a link to the CSV of exactly what is drawn (data/charts/<name>.csv).
  * With no rows, one line instead of an empty chart.
  */
-export function figure(a: Article, charts: ChartRequest[], chart: ChartRequest, alt: string, text: FigureText, csvRows?: readonly Record<string, string | number | boolean | null | undefined>[]): void {
+export function figure(
+  a: Article,
+  charts: ChartRequest[],
+  chart: ChartRequest,
+  alt: string,
+  text: FigureText,
+  csvRows?: readonly Record<string, string | number | boolean | null | undefined>[],
+): void {
   if (chart.rows.length === 0) {
     a.para('*No chart: no cell has a valid value; the table says why.*')
     return
@@ -96,7 +103,9 @@ export const countCellColumns = (unit: string, onPage = true): Column<CellSummar
 
 /** Closed-model cells of the measurements table outside the TLS, scenarios and h2 series (the direct floor included). */
 export const closedPoolingCells = (aggregates: Aggregates): CellSummary[] =>
-  aggregates.cells.measurements.filter((c) => c.key.model === 'closed' && !String(c.key.series).startsWith('tls') && c.key.series !== 'scenarios' && !String(c.key.series).startsWith('h2'))
+  aggregates.cells.measurements.filter(
+    (c) => c.key.model === 'closed' && !String(c.key.series).startsWith('tls') && c.key.series !== 'scenarios' && !String(c.key.series).startsWith('h2'),
+  )
 
 /** The closed pooling cells that went through a proxy (the direct floor left out). */
 export const proxiedPoolingCells = (aggregates: Aggregates): CellSummary[] => closedPoolingCells(aggregates).filter((c) => c.key.proxy !== 'direct')

@@ -1,7 +1,7 @@
 import { BOOTSTRAP_RESAMPLES, FLOOR_BELOW_N } from '../../core/intervals.ts'
 import { formatVerdictCounts } from '../../findings/format.ts'
 import type { ChartRequest } from '../chart-requests.ts'
-import { Article, esc } from '../markdown.ts'
+import { type Article, esc } from '../markdown.ts'
 import { claimCounts } from './claims.ts'
 import { MARK } from './common.ts'
 import { METHOD_ANCHORS } from './method.ts'
@@ -13,8 +13,12 @@ export function glanceSection(a: Article, { findings, claims }: ArticleInput): C
   if (findings.length) {
     a.para(`${formatVerdictCounts(findings)}.`)
     // Each verdict links the method paragraph that decides it (the rule) beside its figure.
-    a.bullets(findings.map((f) => `**${f.id}** ${esc(f.title)}: ${MARK(f.verdict)}${f.figure ? `, ${esc(f.figure)}` : ''} ([rule](#${METHOD_ANCHORS.intervals}))`))
-    a.para(`95% intervals: one cell's median by order statistics; ratios and spreads by a paired bootstrap over interleaved rounds (${BOOTSTRAP_RESAMPLES} resamples); a cell with fewer than ${FLOOR_BELOW_N} repeats widens them to at least the run's pooled noise, and an unstable cell (repeats that disagree beyond that noise) by its own spread; a verdict is decided only when its whole interval is on one side of the bound. Otherwise it is inconclusive, and so is a single repeat or repeats split evenly.`)
+    a.bullets(
+      findings.map((f) => `**${f.id}** ${esc(f.title)}: ${MARK(f.verdict)}${f.figure ? `, ${esc(f.figure)}` : ''} ([rule](#${METHOD_ANCHORS.intervals}))`),
+    )
+    a.para(
+      `95% intervals: one cell's median by order statistics; ratios and spreads by a paired bootstrap over interleaved rounds (${BOOTSTRAP_RESAMPLES} resamples); a cell with fewer than ${FLOOR_BELOW_N} repeats widens them to at least the run's pooled noise, and an unstable cell (repeats that disagree beyond that noise) by its own spread; a verdict is decided only when its whole interval is on one side of the bound. Otherwise it is inconclusive, and so is a single repeat or repeats split evenly.`,
+    )
   } else a.para('*No series of this run produced findings.*')
   a.para(`Published claims: ${claimCounts(claims)}. Details in [the claims ledger](#claims-ledger).`)
   return []

@@ -2,7 +2,7 @@ import type { LatencySpectrum, LatencySpectrumEntry } from '../../data/latency.t
 import { safeVariant } from '../../data/raw-files.ts'
 import type { RunTables } from '../../data/run-data.ts'
 import type { ChartRequest } from '../chart-requests.ts'
-import { Article, esc } from '../markdown.ts'
+import { type Article, esc } from '../markdown.ts'
 import { figure } from './common.ts'
 import type { ArticleInput } from './input.ts'
 
@@ -20,7 +20,7 @@ const p99 = (e: LatencySpectrumEntry) => valueAtPercentile(e.spectrum, 99) ?? In
 /** What tells one cell's line from another's within a series. */
 function cellLabel(e: LatencySpectrumEntry, withVersion: boolean): string {
   const c = e.cell
-  const load = c.rate !== null ? `${c.rate} rps` : c.mode ?? `c${c.connections}`
+  const load = c.rate !== null ? `${c.rate} rps` : (c.mode ?? `c${c.connections}`)
   // What else the raw name tells apart (docs/data.md#raw-file-names): cells that differ only there are separate lines.
   const request = [c.bodyBytes ? `/json ${c.bodyBytes} B` : null, c.streams ? `m${c.streams}` : null, c.resumption ? `resume ${c.resumption}` : null]
   return [withVersion ? c.version : null, c.variant, c.keyType, load, ...request].filter(Boolean).join(' ')
@@ -43,11 +43,24 @@ export function rowStatus(tables: Partial<Pick<RunTables, 'measurements' | 'hand
   const c = e.cell
   if (c.mode !== null) return undefined
   const same = (r: { series: string; proxy: string; version: string; variant: string; key_type: string; connections: number; repeat: number }) =>
-    r.series === c.series && r.proxy === c.proxy && r.version === c.version && safeVariant(r.variant) === c.variant && r.key_type === c.keyType && r.connections === c.connections && r.repeat === c.repeat
+    r.series === c.series &&
+    r.proxy === c.proxy &&
+    r.version === c.version &&
+    safeVariant(r.variant) === c.variant &&
+    r.key_type === c.keyType &&
+    r.connections === c.connections &&
+    r.repeat === c.repeat
   // A resumption cell's file names what the client offered; a full-handshake cell has none.
-  if (e.spectrum.generator === 'loadgen handshake' || e.spectrum.generator === 'loadgen h3-handshake') return (tables.handshakes ?? []).find((r) => same(r) && (r.resumption ?? undefined) === c.resumption)
+  if (e.spectrum.generator === 'loadgen handshake' || e.spectrum.generator === 'loadgen h3-handshake')
+    return (tables.handshakes ?? []).find((r) => same(r) && (r.resumption ?? undefined) === c.resumption)
   // A /json cell's file names its body size, an h2 cell its streams; the / HTTP/1.1 cell of the same config neither.
-  return (tables.measurements ?? []).find((r) => same(r) && (r.body_bytes ?? undefined) === c.bodyBytes && (r.streams ?? undefined) === c.streams && (c.rate === null ? r.model === 'closed' : r.model === 'open' && r.target_rps === c.rate))
+  return (tables.measurements ?? []).find(
+    (r) =>
+      same(r) &&
+      (r.body_bytes ?? undefined) === c.bodyBytes &&
+      (r.streams ?? undefined) === c.streams &&
+      (c.rate === null ? r.model === 'closed' : r.model === 'open' && r.target_rps === c.rate),
+  )
 }
 
 /**
@@ -56,7 +69,10 @@ export function rowStatus(tables: Partial<Pick<RunTables, 'measurements' | 'hand
  * repeats, or among all when none is valid (the table says so): a spectrum is one run's
  * distribution, and percentile rows of repeats cannot be merged.
  */
-export function chooseSpectra(all: readonly LatencySpectrumEntry[], statusOf: (e: LatencySpectrumEntry) => RowStatus | undefined = () => undefined): { proxy: string; shown: ShownSpectrum[] } | null {
+export function chooseSpectra(
+  all: readonly LatencySpectrumEntry[],
+  statusOf: (e: LatencySpectrumEntry) => RowStatus | undefined = () => undefined,
+): { proxy: string; shown: ShownSpectrum[] } | null {
   const counts = new Map<string, number>()
   for (const e of all) if (e.cell.proxy !== 'direct') counts.set(e.cell.proxy, (counts.get(e.cell.proxy) ?? 0) + 1)
   const proxy = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0]
@@ -87,13 +103,13 @@ const FROM: Record<LatencySpectrum['measured_from'], string> = { sent: 'request 
 /** HdrHistogram-style percentile plots per series for the cells of one proxy, from raw/*.latency.json. */
 export function latencySection(a: Article, { latency, run }: ArticleInput): ChartRequest[] {
   const chosen = chooseSpectra(latency ?? [], (e) => rowStatus(run ?? {}, e))
-  if (!chosen) return a.skip('Latency spectrum', 'no spectrum recorded: a run from before spectra were kept, or raw/ is not here'), []
+  if (!chosen) return (a.skip('Latency spectrum', 'no spectrum recorded: a run from before spectra were kept, or raw/ is not here'), [])
   a.heading(2, 'Latency spectrum')
   a.para(
     `The whole latency distribution of each cell of **${esc(chosen.proxy)}** (the proxy with the most spectra in this run; every proxy's are in raw/ as \`*.latency.json\`), ` +
       'HdrHistogram style: x is 1/(1-p) on a log scale, so 99.9% to 99.999% get as much room as the body. ' +
       'Closed model (wrk): from the request written to the answer, with the corrective samples wrk adds for answers slower than twice the mean interval. ' +
-      'Open model and handshakes (loadgen): the open model measures from each request\'s scheduled send time, so a generator or proxy that falls behind shows as latency (no coordinated omission); requests dropped because every virtual user was busy are no samples here: the open-model table counts them. ' +
+      "Open model and handshakes (loadgen): the open model measures from each request's scheduled send time, so a generator or proxy that falls behind shows as latency (no coordinated omission); requests dropped because every virtual user was busy are no samples here: the open-model table counts them. " +
       'Per cell the repeat with the median p99 among the valid ones is drawn (among all when none is valid: its status says why). Latency is machine-specific: read shapes and tails, not absolute values.',
   )
   const charts: ChartRequest[] = []
@@ -101,19 +117,32 @@ export function latencySection(a: Article, { latency, run }: ArticleInput): Char
     const lines = chosen.shown.filter((s) => s.series === series)
     const rows = lines.flatMap((s) => s.entry.spectrum.points.map((p) => ({ percentile: p.percentile, value: p.value_us / 1000, series: s.label })))
     if (!rows.some((r) => r.percentile <= 99.999 && r.value > 0)) continue
-    const chart: ChartRequest = { path: `charts/latency-${series}.svg`, title: `Latency spectrum: ${series}, ${chosen.proxy}`, kind: 'percentile', rows, options: { yTitle: 'latency ms', seriesTitle: 'cell' } }
-    figure(a, charts, chart, chart.title, { unit: 'latency ms at each percentile (log scales)', model: `series ${series}: ${lines[0]?.entry.spectrum.measured_from === 'scheduled' ? 'open model, from the scheduled send' : 'closed model, from the request written'}` })
+    const chart: ChartRequest = {
+      path: `charts/latency-${series}.svg`,
+      title: `Latency spectrum: ${series}, ${chosen.proxy}`,
+      kind: 'percentile',
+      rows,
+      options: { yTitle: 'latency ms', seriesTitle: 'cell' },
+    }
+    figure(a, charts, chart, chart.title, {
+      unit: 'latency ms at each percentile (log scales)',
+      model: `series ${series}: ${lines[0]?.entry.spectrum.measured_from === 'scheduled' ? 'open model, from the scheduled send' : 'closed model, from the request written'}`,
+    })
   }
-  a.table('latency-spectrum', [
-    { title: 'series', value: (s) => s.series },
-    { title: 'cell', value: (s) => s.label },
-    { title: 'repeat', value: (s) => `${s.entry.cell.repeat} of ${s.repeats}` },
-    { title: 'generator', value: (s) => s.entry.spectrum.generator },
-    { title: 'measured from', value: (s) => FROM[s.entry.spectrum.measured_from] },
-    { title: 'samples', value: (s) => s.entry.spectrum.total_count },
-    ...LEVELS.map((p) => ({ title: `p${p} ms`, value: (s: ShownSpectrum) => valueAtPercentile(s.entry.spectrum, p) })),
-    { title: 'max ms', value: (s) => s.entry.spectrum.max_us / 1000 },
-    { title: 'status', value: (s) => s.status },
-  ], chosen.shown)
+  a.table(
+    'latency-spectrum',
+    [
+      { title: 'series', value: (s) => s.series },
+      { title: 'cell', value: (s) => s.label },
+      { title: 'repeat', value: (s) => `${s.entry.cell.repeat} of ${s.repeats}` },
+      { title: 'generator', value: (s) => s.entry.spectrum.generator },
+      { title: 'measured from', value: (s) => FROM[s.entry.spectrum.measured_from] },
+      { title: 'samples', value: (s) => s.entry.spectrum.total_count },
+      ...LEVELS.map((p) => ({ title: `p${p} ms`, value: (s: ShownSpectrum) => valueAtPercentile(s.entry.spectrum, p) })),
+      { title: 'max ms', value: (s) => s.entry.spectrum.max_us / 1000 },
+      { title: 'status', value: (s) => s.status },
+    ],
+    chosen.shown,
+  )
   return charts
 }

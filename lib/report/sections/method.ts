@@ -41,7 +41,7 @@ export function methodSection(a: Article, { run }: ArticleInput): ChartRequest[]
   const m = run.manifest
   const p = m.profile_settings
   a.heading(2, 'Method')
-  a.para('Every rule and constant below is read from the harness that made this report and from this run\'s manifest.')
+  a.para("Every rule and constant below is read from the harness that made this report and from this run's manifest.")
 
   a.heading(3, 'Method: windows and repeats')
   const adaptive = p.max_repeats !== undefined && p.max_repeats > p.repeats
@@ -51,7 +51,9 @@ export function methodSection(a: Article, { run }: ArticleInput): ChartRequest[]
       ? `Repeats are adaptive: at least ${p.repeats}, at most ${p.max_repeats} per cell, until the ${pct(LEVEL)} interval of the median is within ±${pct(p.precision ?? 0)}, within ${p.budget_s ?? 0} s per phase beyond the minimum.`
       : `Every cell gets exactly ${p.repeats} repeat${p.repeats === 1 ? '' : 's'}; only disturbed windows are measured again.`,
     `Repeats are interleaved across cells and each round is shuffled with the seed ${esc(String(m.order_seed))}.`,
-    ...(p.max_disturbed !== undefined ? [`A cell may have ${p.max_disturbed} disturbed window${p.max_disturbed === 1 ? '' : 's'} re-measured before it is given up.`] : []),
+    ...(p.max_disturbed !== undefined
+      ? [`A cell may have ${p.max_disturbed} disturbed window${p.max_disturbed === 1 ? '' : 's'} re-measured before it is given up.`]
+      : []),
   ])
 
   a.heading(3, 'Method: valid rows')
@@ -71,10 +73,14 @@ export function methodSection(a: Article, { run }: ArticleInput): ChartRequest[]
   ])
 
   a.heading(3, 'Method: the pool detector')
-  a.para(`The backend counts the TCP connections it accepts. A cell with at most ${POOLED_MAX_PER_1K} backend connections per 1000 requests reuses its connections; one with at least ${UNPOOLED_MIN_PER_1K} opens one per request.`)
+  a.para(
+    `The backend counts the TCP connections it accepts. A cell with at most ${POOLED_MAX_PER_1K} backend connections per 1000 requests reuses its connections; one with at least ${UNPOOLED_MIN_PER_1K} opens one per request.`,
+  )
 
   a.heading(3, 'Method: calibration')
   const refs = Object.entries(CALIBRATION_REFERENCE).map(([table, ref]) => `${table}: ${REFERENCE_LABELS[ref]}`)
-  a.para(`Across machines costs are compared in a calibrated unit, the cost divided by a reference measured in the same run (${esc(refs.join('; '))}), never in raw µs or requests per second.`)
+  a.para(
+    `Across machines costs are compared in a calibrated unit, the cost divided by a reference measured in the same run (${esc(refs.join('; '))}), never in raw µs or requests per second.`,
+  )
   return []
 }

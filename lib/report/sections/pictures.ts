@@ -4,7 +4,7 @@ import { compareVersions } from '../../catalog/stack.ts'
 import { changesFromComparison, changesFromPublished, type CellChange } from '../baseline-changes.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { ChangeRow } from '../charts.ts'
-import { Article, esc, num } from '../markdown.ts'
+import { type Article, esc, num } from '../markdown.ts'
 import { closedModelText, closedPoolingCells, figure, findingBadge } from './common.ts'
 import type { ArticleInput, Finding } from './input.ts'
 import { openChart } from './open-model.ts'
@@ -22,7 +22,8 @@ export const PICTURES = {
 } as const
 
 /** A cell's median with its CI of the median as error bars (the CI's real coverage is below 95% under 6 repeats). */
-const withCi = (c: CellSummary | undefined) => (c?.summary ? { value: c.summary.median, ...(c.summary.n >= 2 ? { lo: c.summary.ci[0], hi: c.summary.ci[1] } : {}), n: c.summary.n } : null)
+const withCi = (c: CellSummary | undefined) =>
+  c?.summary ? { value: c.summary.median, ...(c.summary.n >= 2 ? { lo: c.summary.ci[0], hi: c.summary.ci[1] } : {}), n: c.summary.n } : null
 const CI_WORDS = 'median of the valid repeats; bars: its CI by order statistics (95% from 6 repeats, its real coverage below: 50% at 2)'
 
 /** Verdict badges of the findings a picture shows. */
@@ -50,23 +51,57 @@ function poolingPicture(a: Article, charts: ChartRequest[], input: ArticleInput)
   const main = poolingMain(poolRows)
   if (main.length) {
     a.heading(2, PICTURES.pooling)
-    const series = (r: (typeof main)[number]) => ([['same config', r.same], ['pool added', r.added], ['pool removed', r.removed]] as const)
-    const rows = main.flatMap((r) => series(r).flatMap(([s, c]) => {
-      const v = withCi(c)
-      return v ? [{ category: `${r.proxy} ${r.version}`, group: s, value: v.value, lo: v.lo, hi: v.hi, n: v.n, conns_per_1k: c?.medians.backend_conns_per_1k_req ?? null }] : []
-    }))
-    figure(a, charts, {
-      path: 'charts/pooling.svg', title: 'Proxy CPU per request, and the pool detector', kind: 'bar',
-      rows: rows.map(({ category, group, value, lo, hi }) => ({ category, group, value, lo, hi })),
-      options: {
-        horizontal: true, valueTitle: 'proxy CPU µs / request', groupTitle: 'series',
-        side: { rows: rows.filter((r) => r.conns_per_1k !== null).map((r) => ({ category: r.category, group: r.group, value: r.conns_per_1k! })), valueTitle: 'backend conns / 1k req', width: 140 },
+    const series = (r: (typeof main)[number]) =>
+      [
+        ['same config', r.same],
+        ['pool added', r.added],
+        ['pool removed', r.removed],
+      ] as const
+    const rows = main.flatMap((r) =>
+      series(r).flatMap(([s, c]) => {
+        const v = withCi(c)
+        return v
+          ? [
+              {
+                category: `${r.proxy} ${r.version}`,
+                group: s,
+                value: v.value,
+                lo: v.lo,
+                hi: v.hi,
+                n: v.n,
+                conns_per_1k: c?.medians.backend_conns_per_1k_req ?? null,
+              },
+            ]
+          : []
+      }),
+    )
+    figure(
+      a,
+      charts,
+      {
+        path: 'charts/pooling.svg',
+        title: 'Proxy CPU per request, and the pool detector',
+        kind: 'bar',
+        rows: rows.map(({ category, group, value, lo, hi }) => ({ category, group, value, lo, hi })),
+        options: {
+          horizontal: true,
+          valueTitle: 'proxy CPU µs / request',
+          groupTitle: 'series',
+          side: {
+            rows: rows.filter((r) => r.conns_per_1k !== null).map((r) => ({ category: r.category, group: r.group, value: r.conns_per_1k! })),
+            valueTitle: 'backend conns / 1k req',
+            width: 140,
+          },
+        },
       },
-    }, 'Proxy CPU per request by proxy and series, backend connections per 1000 requests beside', {
-      unit: `proxy CPU µs per request, ${CI_WORDS}; right: backend connections accepted per 1000 requests (0: pooled, 1000: a connection per request)`,
-      model: closedModelText(p),
-      note: verdicts(findings, ['F1', 'F2', 'F3', 'pool']),
-    }, rows)
+      'Proxy CPU per request by proxy and series, backend connections per 1000 requests beside',
+      {
+        unit: `proxy CPU µs per request, ${CI_WORDS}; right: backend connections accepted per 1000 requests (0: pooled, 1000: a connection per request)`,
+        model: closedModelText(p),
+        note: verdicts(findings, ['F1', 'F2', 'F3', 'pool']),
+      },
+      rows,
+    )
   }
 }
 
@@ -81,14 +116,24 @@ function handshakesPicture(a: Article, charts: ChartRequest[], input: ArticleInp
       const v = withCi(c)
       return v ? [{ category: `${c.key.proxy} ${c.key.version}`, group: String(c.key.key_type), value: v.value, lo: v.lo, hi: v.hi, n: v.n }] : []
     })
-    figure(a, charts, {
-      path: 'charts/handshakes.svg', title: 'Proxy CPU per full TLS handshake by key type', kind: 'bar',
-      rows: rows.map(({ n: _, ...r }) => r), options: { horizontal: true, valueTitle: 'proxy CPU µs / handshake', groupTitle: 'key type' },
-    }, 'Proxy CPU per full handshake by key type', {
-      unit: `proxy CPU µs per full handshake, ${CI_WORDS}`,
-      model: `a new TLS connection per request, one GET each, resumption off, ${p.duration_s} s windows`,
-      note: verdicts(findings, ['F5']),
-    }, rows)
+    figure(
+      a,
+      charts,
+      {
+        path: 'charts/handshakes.svg',
+        title: 'Proxy CPU per full TLS handshake by key type',
+        kind: 'bar',
+        rows: rows.map(({ n: _, ...r }) => r),
+        options: { horizontal: true, valueTitle: 'proxy CPU µs / handshake', groupTitle: 'key type' },
+      },
+      'Proxy CPU per full handshake by key type',
+      {
+        unit: `proxy CPU µs per full handshake, ${CI_WORDS}`,
+        model: `a new TLS connection per request, one GET each, resumption off, ${p.duration_s} s windows`,
+        note: verdicts(findings, ['F5']),
+      },
+      rows,
+    )
   }
 }
 
@@ -99,11 +144,18 @@ function openPicture(a: Article, charts: ChartRequest[], input: ArticleInput): v
   if (open) {
     a.heading(2, PICTURES.open)
     const rate = open.charts[0]!
-    figure(a, charts, rate, rate.title, {
-      unit: 'responses per second, one line per proxy and key type (repeat 1)',
-      model: 'open model: a fixed arrival rate, one keep-alive connection per virtual user, a new user is a new handshake, users capped',
-      note: verdicts(findings, ['F6']),
-    }, rate.rows as unknown as Record<string, number | string>[])
+    figure(
+      a,
+      charts,
+      rate,
+      rate.title,
+      {
+        unit: 'responses per second, one line per proxy and key type (repeat 1)',
+        model: 'open model: a fixed arrival rate, one keep-alive connection per virtual user, a new user is a new handshake, users capped',
+        note: verdicts(findings, ['F6']),
+      },
+      rate.rows as unknown as Record<string, number | string>[],
+    )
   }
 }
 
@@ -115,14 +167,24 @@ function websocketPicture(a: Article, charts: ChartRequest[], input: ArticleInpu
     a.heading(2, PICTURES.websocket)
     const target = hold[0]!.key.conns_target
     const rows = hold.map((c) => ({ category: `${c.key.proxy} ${c.key.variant}`, value: c.medians.conns_established ?? 0, target: c.key.conns_target }))
-    figure(a, charts, {
-      path: 'charts/websocket-hold.svg', title: 'WebSocket connections established of the target', kind: 'bar',
-      rows: rows.map(({ category, value }) => ({ category, value })), options: { horizontal: true, valueTitle: `connections established (target ${target})` },
-    }, 'WebSocket hold: connections established', {
-      unit: 'WebSocket connections established and held, median of the repeats',
-      model: `${num(Number(target))} connections opened and held open, pinged`,
-      note: verdicts(findings, ['F8']),
-    }, rows)
+    figure(
+      a,
+      charts,
+      {
+        path: 'charts/websocket-hold.svg',
+        title: 'WebSocket connections established of the target',
+        kind: 'bar',
+        rows: rows.map(({ category, value }) => ({ category, value })),
+        options: { horizontal: true, valueTitle: `connections established (target ${target})` },
+      },
+      'WebSocket hold: connections established',
+      {
+        unit: 'WebSocket connections established and held, median of the repeats',
+        model: `${num(Number(target))} connections opened and held open, pinged`,
+        note: verdicts(findings, ['F8']),
+      },
+      rows,
+    )
   }
 }
 
@@ -135,20 +197,38 @@ function versionsPicture(a: Article, charts: ChartRequest[], input: ArticleInput
     a.heading(2, PICTURES.versions)
     const byProxy = new Map<string, CellSummary[]>()
     for (const c of versioned) byProxy.set(String(c.key.proxy), [...(byProxy.get(String(c.key.proxy)) ?? []), c])
-    const rows = [...byProxy].flatMap(([proxy, cells]) => cells.sort((x, y) => compareVersions(String(x.key.version), String(y.key.version))).map((c, i) => {
-      const v = withCi(c)!
-      return { x: i + 1, y: v.value, lo: v.lo, hi: v.hi, series: proxy, label: String(c.key.version), n: v.n }
-    }))
+    const rows = [...byProxy].flatMap(([proxy, cells]) =>
+      cells
+        .sort((x, y) => compareVersions(String(x.key.version), String(y.key.version)))
+        .map((c, i) => {
+          const v = withCi(c)!
+          return { x: i + 1, y: v.value, lo: v.lo, hi: v.hi, series: proxy, label: String(c.key.version), n: v.n }
+        }),
+    )
     const most = Math.max(...rows.map((r) => r.x))
-    figure(a, charts, {
-      path: 'charts/versions.svg', title: 'Proxy CPU per request by version, oldest to newest', kind: 'labelled-line',
-      rows: rows.map(({ n: _, ...r }) => r),
-      options: { xTitle: 'release order within each proxy (1 = oldest measured)', yTitle: 'proxy CPU µs / request', seriesTitle: 'proxy', xTicks: Array.from({ length: most }, (_, i) => ({ value: i + 1, label: String(i + 1) })) },
-    }, 'Proxy CPU per request by version, in release order', {
-      unit: `proxy CPU µs per request with the article config, ${CI_WORDS}; each point labelled by its version`,
-      model: `${closedModelText(p)} (series versions)`,
-      note: verdicts(findings, ['versions', 'F7']),
-    }, rows.map((r) => ({ proxy: r.series, version: r.label, release_order: r.x, median: r.y, lo: r.lo ?? null, hi: r.hi ?? null, n: r.n })))
+    figure(
+      a,
+      charts,
+      {
+        path: 'charts/versions.svg',
+        title: 'Proxy CPU per request by version, oldest to newest',
+        kind: 'labelled-line',
+        rows: rows.map(({ n: _, ...r }) => r),
+        options: {
+          xTitle: 'release order within each proxy (1 = oldest measured)',
+          yTitle: 'proxy CPU µs / request',
+          seriesTitle: 'proxy',
+          xTicks: Array.from({ length: most }, (_, i) => ({ value: i + 1, label: String(i + 1) })),
+        },
+      },
+      'Proxy CPU per request by version, in release order',
+      {
+        unit: `proxy CPU µs per request with the article config, ${CI_WORDS}; each point labelled by its version`,
+        model: `${closedModelText(p)} (series versions)`,
+        note: verdicts(findings, ['versions', 'F7']),
+      },
+      rows.map((r) => ({ proxy: r.series, version: r.label, release_order: r.x, median: r.y, lo: r.lo ?? null, hi: r.hi ?? null, n: r.n })),
+    )
   }
 }
 
@@ -157,12 +237,18 @@ function baselinePicture(a: Article, charts: ChartRequest[], input: ArticleInput
   const { baseline, run } = input
   const p = run.manifest.profile_settings
   if (baseline) {
-    const { changes, unit } = baseline.kind === 'run'
-      ? (() => {
-        const c = changesFromComparison(baseline.comparison)
-        return { changes: c.changes, unit: c.calibrated ? `change of proxy CPU per request in the calibrated unit (÷ ${REFERENCE_LABELS[baseline.referenceChoice.measurements]}), %` : 'change of proxy CPU per request, raw µs, %' }
-      })()
-      : { changes: changesFromPublished(baseline.deltas), unit: 'this run against the published figure, %' }
+    const { changes, unit } =
+      baseline.kind === 'run'
+        ? (() => {
+            const c = changesFromComparison(baseline.comparison)
+            return {
+              changes: c.changes,
+              unit: c.calibrated
+                ? `change of proxy CPU per request in the calibrated unit (÷ ${REFERENCE_LABELS[baseline.referenceChoice.measurements]}), %`
+                : 'change of proxy CPU per request, raw µs, %',
+            }
+          })()
+        : { changes: changesFromPublished(baseline.deltas), unit: 'this run against the published figure, %' }
     a.heading(2, PICTURES.baseline)
     changePlot(a, charts, changes, unit, baseline.kind === 'run' ? closedModelText(p) : 'as each published figure was measured (the claims ledger names it)')
   }
@@ -171,17 +257,40 @@ function baselinePicture(a: Article, charts: ChartRequest[], input: ArticleInput
 /** The baseline's dot plot: each cell's change with its interval, shaded where within the between-run noise. */
 export function changePlot(a: Article, charts: ChartRequest[], changes: readonly CellChange[], unit: string, model: string): void {
   const rows: ChangeRow[] = changes.map((c) => ({
-    category: c.cell, value: c.change * 100, group: c.verdict,
+    category: c.cell,
+    value: c.change * 100,
+    group: c.verdict,
     ...(c.interval ? { lo: c.interval.lo * 100, hi: c.interval.hi * 100 } : {}),
     ...(c.detectable !== null ? { noise: c.detectable * 100 } : {}),
   }))
   const intervals = changes.some((c) => c.interval)
   const noise = changes.some((c) => c.detectable !== null)
   const missing = [...(intervals ? [] : ['no interval']), ...(noise ? [] : ['no between-run noise'])]
-  figure(a, charts, { path: 'charts/baseline.svg', title: 'Change per cell against the baseline', kind: 'change', rows, options: { valueTitle: 'change %', groupTitle: 'verdict' } },
-    'Change per cell against the baseline', {
+  figure(
+    a,
+    charts,
+    {
+      path: 'charts/baseline.svg',
+      title: 'Change per cell against the baseline',
+      kind: 'change',
+      rows,
+      options: { valueTitle: 'change %', groupTitle: 'verdict' },
+    },
+    'Change per cell against the baseline',
+    {
       unit: `${unit}; a dot per cell, its interval as a line, the band shaded where a change is within the between-run noise`,
       model,
-      note: missing.length ? `This comparison gives ${missing.join(' and ')} per cell, so the plot draws ${missing.length === 2 ? 'neither' : 'none'}.` : undefined,
-    }, changes.map((c) => ({ cell: c.cell, change: c.change, lo: c.interval?.lo ?? null, hi: c.interval?.hi ?? null, detectable: c.detectable, verdict: c.verdict })))
+      note: missing.length
+        ? `This comparison gives ${missing.join(' and ')} per cell, so the plot draws ${missing.length === 2 ? 'neither' : 'none'}.`
+        : undefined,
+    },
+    changes.map((c) => ({
+      cell: c.cell,
+      change: c.change,
+      lo: c.interval?.lo ?? null,
+      hi: c.interval?.hi ?? null,
+      detectable: c.detectable,
+      verdict: c.verdict,
+    })),
+  )
 }

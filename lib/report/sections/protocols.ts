@@ -9,32 +9,41 @@ export const iv = (x: Interval | null, digits = 1) => (x ? fmtInterval(x, digits
 /** valid/all rows, with the reasons of the others. */
 export const rowsText = (c: { valid: number; rows: number; reasons: string[] }) => `${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`
 /** A side is named only when the whole interval is on it (DESIGN "Verdicts carry their uncertainty"). */
-export const side = (x: Interval | null, below: string, above: string) => (!x ? '' : x.method === 'single repeat' ? 'one repeat: no side decided' : x.hi < 1 ? below : x.lo > 1 ? above : 'no side decided')
+export const side = (x: Interval | null, below: string, above: string) =>
+  !x ? '' : x.method === 'single repeat' ? 'one repeat: no side decided' : x.hi < 1 ? below : x.lo > 1 ? above : 'no side decided'
 
 /** HTTP/2 from the client (series h2): per proxy, HTTP/1.1 and h2 through the same h2 config. */
 export function h2Section(a: Article, { run }: ArticleInput): ChartRequest[] {
   const cells = h2Summary(run.measurements)
-  if (cells.length === 0) return a.skip('HTTP/2 from the client', 'h2 series'), []
+  if (cells.length === 0) return (a.skip('HTTP/2 from the client', 'h2 series'), [])
   a.heading(2, 'HTTP/2 from the client')
   a.para(
-    'Each proxy\'s `h2` variant: its pool-added config with an h2-capable TLS listener (ALPN h2, http/1.1); the backend side stays HTTP/1.1 with the same pool on every proxy. ' +
-      '**h2** rows: h2load (nghttp2), the same connections with `streams` requests in flight on each (-m); the proxy answered h2 by ALPN (nghttp checks it before the window, h2load\'s own output during it). ' +
-      '**HTTP/1.1** rows: wrk through the very same config, so the ratio changes only the client\'s protocol. Proxy CPU per request (median with its interval); rps and latency are this machine\'s. ' +
+    "Each proxy's `h2` variant: its pool-added config with an h2-capable TLS listener (ALPN h2, http/1.1); the backend side stays HTTP/1.1 with the same pool on every proxy. " +
+      "**h2** rows: h2load (nghttp2), the same connections with `streams` requests in flight on each (-m); the proxy answered h2 by ALPN (nghttp checks it before the window, h2load's own output during it). " +
+      "**HTTP/1.1** rows: wrk through the very same config, so the ratio changes only the client's protocol. Proxy CPU per request (median with its interval); rps and latency are this machine's. " +
       'h2 / HTTP/1.1: paired bootstrap over the interleaved rounds; below 1, h2 costs the proxy less per request.',
   )
-  a.table<H2Cell>('h2-cells', [
-    { title: 'proxy', value: (c) => c.proxy },
-    { title: 'version', value: (c) => c.version },
-    { title: 'protocol', value: (c) => c.protocol },
-    { title: 'streams/conn', value: (c) => c.streams },
-    { title: 'CPU µs/req', value: (c) => c.cpu?.value ?? null, show: (c) => esc(iv(c.cpu)) },
-    { title: 'h2 / HTTP/1.1', value: (c) => c.vsH1?.value ?? null, show: (c) => esc(c.vsH1 ? `${iv(c.vsH1, 2)} ${side(c.vsH1, 'h2 cheaper', 'h2 dearer')}` : '—') },
-    { title: 'rps', value: (c) => c.rps },
-    { title: 'p50 ms', value: (c) => c.p50_ms },
-    { title: 'p99 ms', value: (c) => c.p99_ms },
-    { title: 'syscalls/req', value: (c) => c.syscalls, csvOnly: true },
-    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
-  ], cells)
+  a.table<H2Cell>(
+    'h2-cells',
+    [
+      { title: 'proxy', value: (c) => c.proxy },
+      { title: 'version', value: (c) => c.version },
+      { title: 'protocol', value: (c) => c.protocol },
+      { title: 'streams/conn', value: (c) => c.streams },
+      { title: 'CPU µs/req', value: (c) => c.cpu?.value ?? null, show: (c) => esc(iv(c.cpu)) },
+      {
+        title: 'h2 / HTTP/1.1',
+        value: (c) => c.vsH1?.value ?? null,
+        show: (c) => esc(c.vsH1 ? `${iv(c.vsH1, 2)} ${side(c.vsH1, 'h2 cheaper', 'h2 dearer')}` : '—'),
+      },
+      { title: 'rps', value: (c) => c.rps },
+      { title: 'p50 ms', value: (c) => c.p50_ms },
+      { title: 'p99 ms', value: (c) => c.p99_ms },
+      { title: 'syscalls/req', value: (c) => c.syscalls, csvOnly: true },
+      { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
+    ],
+    cells,
+  )
   a.para('HTTP/3: see the section of its own (series h3).')
   return []
 }
@@ -42,26 +51,34 @@ export function h2Section(a: Article, { run }: ArticleInput): ChartRequest[] {
 /** TLS session resumption (series resumption): resumed share and CPU per handshake against full ones. */
 export function resumptionSection(a: Article, { run }: ArticleInput): ChartRequest[] {
   const cells = resumptionSummary(run.handshakes)
-  if (cells.length === 0) return a.skip('TLS session resumption', 'resumption series'), []
+  if (cells.length === 0) return (a.skip('TLS session resumption', 'resumption series'), [])
   a.heading(2, 'TLS session resumption')
   a.para(
     'Handshakes as in the TLS section (EC P-256, 4 clients, a new connection and one GET each), but the client keeps the session tickets the proxy issues and offers the newest on its next connection: ' +
       '**tickets** in TLS 1.3 (a PSK handshake that still runs an X25519 key exchange, no certificate signature), **tickets-tls12** with TLS 1.2 as the highest version (an abbreviated handshake: no key exchange, no signature); **none** is the full handshake. ' +
-      'Resumed share: resumed over all handshakes (each client\'s first is full); it is the proxy\'s answer to a client that offers a ticket. ' +
-      'Resumed / full: CPU per handshake over the same config\'s full handshakes, paired bootstrap; below 1, resuming saves the proxy CPU. ' +
-      'Session IDs (stateful resumption, what nginx\'s ssl_session_cache serves) are not offered: Go\'s TLS client resumes by tickets only (docs/series/h2-resumption.md).',
+      "Resumed share: resumed over all handshakes (each client's first is full); it is the proxy's answer to a client that offers a ticket. " +
+      "Resumed / full: CPU per handshake over the same config's full handshakes, paired bootstrap; below 1, resuming saves the proxy CPU. " +
+      "Session IDs (stateful resumption, what nginx's ssl_session_cache serves) are not offered: Go's TLS client resumes by tickets only (docs/series/h2-resumption.md).",
   )
-  a.table<ResumptionCell>('resumption-cells', [
-    { title: 'proxy', value: (c) => c.proxy },
-    { title: 'version', value: (c) => c.version },
-    { title: 'variant', value: (c) => c.variant },
-    { title: 'client offers', value: (c) => c.resumption },
-    { title: 'resumed', value: (c) => c.resumedShare, show: (c) => esc(pct(c.resumedShare, 2)) },
-    { title: 'CPU µs/handshake', value: (c) => c.cpu?.value ?? null, show: (c) => esc(iv(c.cpu)) },
-    { title: 'resumed / full', value: (c) => c.vsFull?.value ?? null, show: (c) => esc(c.vsFull ? `${iv(c.vsFull, 2)} ${side(c.vsFull, 'resuming cheaper', 'resuming dearer')}` : '—') },
-    { title: 'handshakes/s', value: (c) => c.rate },
-    { title: 'syscalls/handshake', value: (c) => c.syscalls, csvOnly: true },
-    { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
-  ], cells)
+  a.table<ResumptionCell>(
+    'resumption-cells',
+    [
+      { title: 'proxy', value: (c) => c.proxy },
+      { title: 'version', value: (c) => c.version },
+      { title: 'variant', value: (c) => c.variant },
+      { title: 'client offers', value: (c) => c.resumption },
+      { title: 'resumed', value: (c) => c.resumedShare, show: (c) => esc(pct(c.resumedShare, 2)) },
+      { title: 'CPU µs/handshake', value: (c) => c.cpu?.value ?? null, show: (c) => esc(iv(c.cpu)) },
+      {
+        title: 'resumed / full',
+        value: (c) => c.vsFull?.value ?? null,
+        show: (c) => esc(c.vsFull ? `${iv(c.vsFull, 2)} ${side(c.vsFull, 'resuming cheaper', 'resuming dearer')}` : '—'),
+      },
+      { title: 'handshakes/s', value: (c) => c.rate },
+      { title: 'syscalls/handshake', value: (c) => c.syscalls, csvOnly: true },
+      { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
+    ],
+    cells,
+  )
   return []
 }

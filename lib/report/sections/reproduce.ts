@@ -7,10 +7,15 @@ export function reproduceSection(a: Article, { run, baseline }: ArticleInput): C
   const m = run.manifest
   a.heading(2, 'How to reproduce')
   const proxyFlag = m.proxies.length === 5 ? '' : ` --proxies ${m.proxies.join(',')}`
-  a.line('```sh\n',
+  a.line(
+    '```sh\n',
     `npm ci\nnpx zx notebooks/run-all.mjs --profile ${m.profile} --series ${m.series.join(',')}${proxyFlag} --runtime ${m.runtime} --seed ${m.order_seed} --out results/${m.run_id}`,
     `\nnpm run report -- --run results/${m.run_id}${baseline ? ` --baseline ${baseline.id}` : ''}`,
-    '\n```', '')
-  a.para('The seed reproduces the order of the repeats. The numbers will differ on another machine; ratios between cells of one run and CPU µs per request are what carry over.')
+    '\n```',
+    '',
+  )
+  a.para(
+    'The seed reproduces the order of the repeats. The numbers will differ on another machine; ratios between cells of one run and CPU µs per request are what carry over.',
+  )
   return []
 }

@@ -1,5 +1,5 @@
 import type { ChartRequest } from '../chart-requests.ts'
-import { Article, esc, num } from '../markdown.ts'
+import { type Article, esc, num } from '../markdown.ts'
 import type { Calibration, Fingerprint, Manifest, Measurement } from '../../data/schema.ts'
 import { REFERENCE_UNITS, TWO_PART_UNIT } from '../../data/calibration-unit.ts'
 import { isDirectReference } from '../../analysis/calibrated.ts'
@@ -28,9 +28,10 @@ function calibrationText(c: Calibration | null, measurements: readonly Measureme
     const v = xs.filter((x): x is number => typeof x === 'number')
     return v.length ? median(v) : null
   }
-  const twoPart = c.syscall_us !== null || c.compute_us !== null
-    ? ` Two-part units: system call ${c.syscall_us === null ? 'not measured' : `${num(c.syscall_us)} µs`}, compute loop ${c.compute_us === null ? 'not measured' : `${num(c.compute_us)} µs per million iterations`} (reference ${REFERENCE_UNITS.syscall_us} µs and ${REFERENCE_UNITS.compute_us} µs); the \`direct\` row: backend ${us(med(direct.map((r) => r.backend_cpu_us_per_req)))}/req raw, ${direct.some((r) => r.proxy_cpu_calibrated != null) ? `${num(med(direct.map((r) => r.proxy_cpu_calibrated))!)} in \`${TWO_PART_UNIT}\`` : 'no calibrated figure'} (docs/method/calibration.md).`
-    : ''
+  const twoPart =
+    c.syscall_us !== null || c.compute_us !== null
+      ? ` Two-part units: system call ${c.syscall_us === null ? 'not measured' : `${num(c.syscall_us)} µs`}, compute loop ${c.compute_us === null ? 'not measured' : `${num(c.compute_us)} µs per million iterations`} (reference ${REFERENCE_UNITS.syscall_us} µs and ${REFERENCE_UNITS.compute_us} µs); the \`direct\` row: backend ${us(med(direct.map((r) => r.backend_cpu_us_per_req)))}/req raw, ${direct.some((r) => r.proxy_cpu_calibrated != null) ? `${num(med(direct.map((r) => r.proxy_cpu_calibrated))!)} in \`${TWO_PART_UNIT}\`` : 'no calibrated figure'} (docs/method/calibration.md).`
+      : ''
   return `Calibration on the proxy's cpuset ${esc(c.cpuset)}: loopback round trip ${us(c.loopback_rtt_us)} CPU, ECDSA P-256 sign ${us(c.ecdsa_p256_sign_us)}, RSA-4096 sign ${us(c.rsa4096_sign_us)} (the \`direct\` row is the reference of the calibrated unit: docs/method/calibration.md).${twoPart}`
 }
 
@@ -43,57 +44,80 @@ function invocations(a: Article, run: ArticleInput['run']): void {
   if (inv.length < 2 && !inv.some((i) => i.changes.length)) return
   const rows = new Map<number | null, number>()
   for (const r of [...run.measurements, ...run.handshakes, ...run.websocket]) rows.set(r.invocation ?? null, (rows.get(r.invocation ?? null) ?? 0) + 1)
-  a.para(`This run was measured by ${inv.length} invocations (the \`invocation\` column of each CSV row names its own)${inv.some((i) => i.changes.length) ? '; **settings changed between them** (--allow-changes): compare rows of different invocations with care' : ''}.`)
-  a.table('invocations', [
-    { title: 'invocation', value: (i) => i.id },
-    { title: 'started', value: (i) => i.started.slice(0, 19).replace('T', ' ') },
-    { title: 'commit', value: (i) => `${i.commit}${i.dirty ? ' (dirty)' : ''}` },
-    { title: 'runtime', value: (i) => `${i.runtime}, ${i.network}` },
-    { title: 'cpusets', value: (i) => `proxy=${i.cpusets.proxy} backend=${i.cpusets.backend} generator=${i.cpusets.generator}` },
-    { title: 'seed', value: (i) => i.seed },
-    { title: 'changes', value: (i) => i.changes.join('; ') || '—' },
-    { title: 'rows', value: (i) => rows.get(i.id) ?? 0 },
-  ], inv)
+  a.para(
+    `This run was measured by ${inv.length} invocations (the \`invocation\` column of each CSV row names its own)${inv.some((i) => i.changes.length) ? '; **settings changed between them** (--allow-changes): compare rows of different invocations with care' : ''}.`,
+  )
+  a.table(
+    'invocations',
+    [
+      { title: 'invocation', value: (i) => i.id },
+      { title: 'started', value: (i) => i.started.slice(0, 19).replace('T', ' ') },
+      { title: 'commit', value: (i) => `${i.commit}${i.dirty ? ' (dirty)' : ''}` },
+      { title: 'runtime', value: (i) => `${i.runtime}, ${i.network}` },
+      { title: 'cpusets', value: (i) => `proxy=${i.cpusets.proxy} backend=${i.cpusets.backend} generator=${i.cpusets.generator}` },
+      { title: 'seed', value: (i) => i.seed },
+      { title: 'changes', value: (i) => i.changes.join('; ') || '—' },
+      { title: 'rows', value: (i) => rows.get(i.id) ?? 0 },
+    ],
+    inv,
+  )
   if (rows.get(null)) a.para(`${rows.get(null)} rows carry no invocation: written before invocations were recorded.`)
 }
 
 /** Roles on several hosts (--hosts): where each ran, what each host is, and the network the numbers came over. */
 function hostsPart(a: Article, h: NonNullable<Manifest['hosts']>): void {
   const n = h.network
-  a.para(`**Roles on ${h.hosts.length} Docker host${h.hosts.length === 1 ? '' : 's'}** (topology from ${esc(h.source)}): each role's CPU read on its own host, every window timed by the harness (the hosts' clocks are never compared); the host above is the machine that drove them.` +
-    (n === null ? ' The generator and the proxy share a host: no network between them to measure.'
-      : ` Network from the generator's host to the proxy's (${esc(n.from)} → ${esc(n.to)}), measured before the cells: ${n.connect_echo_p50_ms === null ? 'short connections not measured' : `${num(n.connect_echo_p50_ms)} ms per short connection (connect, 64-byte echo, close; p50)`}, ${n.stream_mib_per_s === null ? 'stream not measured' : `${num(n.stream_mib_per_s)} MiB/s echoed on one stream`}${n.issue ? ` (${esc(n.issue)})` : ''}.`))
-  a.table('topology', [
-    { title: 'role', value: (r) => r.role },
-    { title: 'engine', value: (r) => r.engine },
-    { title: 'reached at', value: (r) => r.address },
-    { title: 'cpuset', value: (r) => r.cpuset },
-    { title: 'files', value: (r) => r.files },
-  ], h.roles)
-  a.table('hosts', [
-    { title: 'engine', value: (x) => x.engine },
-    { title: 'name', value: (x) => x.name },
-    { title: 'CPU', value: (x) => x.fingerprint?.cpu_model ?? 'not read' },
-    { title: 'CPUs', value: (x) => x.cpus },
-    { title: 'memory GiB', value: (x) => x.memory_gib },
-    { title: 'kernel', value: (x) => x.kernel },
-    { title: 'OS', value: (x) => x.os },
-    { title: 'engine version', value: (x) => x.engine_version },
-    { title: 'images sent', value: (x) => x.images.filter((i) => i.sent).length },
-  ], h.hosts)
+  a.para(
+    `**Roles on ${h.hosts.length} Docker host${h.hosts.length === 1 ? '' : 's'}** (topology from ${esc(h.source)}): each role's CPU read on its own host, every window timed by the harness (the hosts' clocks are never compared); the host above is the machine that drove them.` +
+      (n === null
+        ? ' The generator and the proxy share a host: no network between them to measure.'
+        : ` Network from the generator's host to the proxy's (${esc(n.from)} → ${esc(n.to)}), measured before the cells: ${n.connect_echo_p50_ms === null ? 'short connections not measured' : `${num(n.connect_echo_p50_ms)} ms per short connection (connect, 64-byte echo, close; p50)`}, ${n.stream_mib_per_s === null ? 'stream not measured' : `${num(n.stream_mib_per_s)} MiB/s echoed on one stream`}${n.issue ? ` (${esc(n.issue)})` : ''}.`),
+  )
+  a.table(
+    'topology',
+    [
+      { title: 'role', value: (r) => r.role },
+      { title: 'engine', value: (r) => r.engine },
+      { title: 'reached at', value: (r) => r.address },
+      { title: 'cpuset', value: (r) => r.cpuset },
+      { title: 'files', value: (r) => r.files },
+    ],
+    h.roles,
+  )
+  a.table(
+    'hosts',
+    [
+      { title: 'engine', value: (x) => x.engine },
+      { title: 'name', value: (x) => x.name },
+      { title: 'CPU', value: (x) => x.fingerprint?.cpu_model ?? 'not read' },
+      { title: 'CPUs', value: (x) => x.cpus },
+      { title: 'memory GiB', value: (x) => x.memory_gib },
+      { title: 'kernel', value: (x) => x.kernel },
+      { title: 'OS', value: (x) => x.os },
+      { title: 'engine version', value: (x) => x.engine_version },
+      { title: 'images sent', value: (x) => x.images.filter((i) => i.sent).length },
+    ],
+    h.hosts,
+  )
 }
 
 /** What other work on the machine cost the run, as the end summary says it (docs/method/disturbance.md). */
 function otherWorkText(run: ArticleInput['run']): string {
   const q = run.manifest.quiet
   const line = quietLine(quietSummary(run, q))
-  const rule = q ? ` A disturbed window (hypervisor steal or CPU of other processes on the proxy's or the load's cores above the thresholds of the validity rules) is invalid, never used; the run then waited until the foreign load stayed under the threshold for ${num(q.settle_s)} s and redid the window in a later round, within a budget of ${num(q.budget_s)} s lost to other work (${num(q.spent_s)} s spent${q.unquiet_waits ? `; ${q.unquiet_waits} waits ended before the machine was quiet` : ''}).` : ''
+  const rule = q
+    ? ` A disturbed window (hypervisor steal or CPU of other processes on the proxy's or the load's cores above the thresholds of the validity rules) is invalid, never used; the run then waited until the foreign load stayed under the threshold for ${num(q.settle_s)} s and redid the window in a later round, within a budget of ${num(q.budget_s)} s lost to other work (${num(q.spent_s)} s spent${q.unquiet_waits ? `; ${q.unquiet_waits} waits ended before the machine was quiet` : ''}).`
+    : ''
   return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
 }
 
 /** Host, runtime, cpusets, profile, the validity rules, components, images and tools. */
 /** A sha256 (with or without its "sha256:" prefix) as 12 hex digits: a whole one is wider than an A4 page's table; the CSV keeps it whole. */
-const shortSha = (sha: string) => `\`${sha.replace(/^sha256:/, '').slice(0, 12).replace(/[^0-9a-f]/g, '')}\``
+const shortSha = (sha: string) =>
+  `\`${sha
+    .replace(/^sha256:/, '')
+    .slice(0, 12)
+    .replace(/[^0-9a-f]/g, '')}\``
 
 export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] {
   const m = run.manifest
@@ -102,8 +126,12 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
   a.bullets([
     `Host: ${esc(m.host.cpu_model)}, ${m.host.cores} cores, ${num(m.host.memory_gib)} GiB, kernel ${esc(m.host.kernel)}.`,
     `Runtime: **${esc(m.runtime)}**, network ${esc(m.network_mode)}; CPU read from ${esc(m.cpu_source)}.`,
-    `Cpusets: ${Object.entries(shared).map(([set, roles]) => `CPU ${esc(set)}: ${esc(roles.join(' + '))}`).join('; ')}.` +
-      (m.cpusets_shared ? ' **Roles share a core on this machine**: the generator and the backend compete with each other, never with the proxy, whose CPU is measured alone.' : ' Every role has its own cores.'),
+    `Cpusets: ${Object.entries(shared)
+      .map(([set, roles]) => `CPU ${esc(set)}: ${esc(roles.join(' + '))}`)
+      .join('; ')}.` +
+      (m.cpusets_shared
+        ? ' **Roles share a core on this machine**: the generator and the backend compete with each other, never with the proxy, whose CPU is measured alone.'
+        : ' Every role has its own cores.'),
     `Profile settings: ${repeatsText(m.profile_settings)}, ${m.profile_settings.warmup_s} s warm-up, ${m.profile_settings.duration_s} s window, ${m.profile_settings.connections} connections, ${m.profile_settings.threads} generator thread${m.profile_settings.threads === 1 ? '' : 's'}; repeats interleaved across proxies in an order shuffled with seed ${m.order_seed}.`,
     fingerprintText(m.fingerprint),
     calibrationText(m.calibration, run.measurements),
@@ -112,21 +140,36 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
     `Harness commit ${esc(m.harness_commit)}.`,
   ])
   if (m.hosts) hostsPart(a, m.hosts)
-  a.table('components', [
-    { title: 'component', value: (c) => c.component },
-    { title: 'version', value: (c) => c.version },
-    { title: 'source', value: (c) => c.source },
-    { title: 'sha256', value: (c) => c.sha256, show: (c) => (c.sha256 ? shortSha(c.sha256) : '—') },
-  ], m.components)
+  a.table(
+    'components',
+    [
+      { title: 'component', value: (c) => c.component },
+      { title: 'version', value: (c) => c.version },
+      { title: 'source', value: (c) => c.source },
+      { title: 'sha256', value: (c) => c.sha256, show: (c) => (c.sha256 ? shortSha(c.sha256) : '—') },
+    ],
+    m.components,
+  )
   if (m.images.length) {
-    a.table('images', [
-      { title: 'component', value: (i) => i.component },
-      { title: 'version', value: (i) => i.version },
-      { title: 'image', value: (i) => i.image },
-      { title: 'id / digest', value: (i) => i.digest ?? i.id, show: (i) => shortSha(i.digest ?? i.id) },
-    ], m.images)
+    a.table(
+      'images',
+      [
+        { title: 'component', value: (i) => i.component },
+        { title: 'version', value: (i) => i.version },
+        { title: 'image', value: (i) => i.image },
+        { title: 'id / digest', value: (i) => i.digest ?? i.id, show: (i) => shortSha(i.digest ?? i.id) },
+      ],
+      m.images,
+    )
   }
-  a.table('tools', [{ title: 'tool', value: (t) => t[0] }, { title: 'version', value: (t) => t[1] }], Object.entries(m.tools))
+  a.table(
+    'tools',
+    [
+      { title: 'tool', value: (t) => t[0] },
+      { title: 'version', value: (t) => t[1] },
+    ],
+    Object.entries(m.tools),
+  )
   invocations(a, run)
   return []
 }

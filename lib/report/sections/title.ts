@@ -11,7 +11,7 @@ export function detailsSection(a: Article, _input: ArticleInput): ChartRequest[]
   a.para(APPENDIX_MARKER)
   a.heading(2, 'Details')
   a.para(
-    'The figure that matters is the proxy\'s CPU time per request (µs), read from cumulative counters of its own cgroup or container: ' +
+    "The figure that matters is the proxy's CPU time per request (µs), read from cumulative counters of its own cgroup or container: " +
       'what the proxy costs, whatever the bench allows. Requests per second and latencies are shown beside it and are specific to this machine. ' +
       'Below: every cell in tables with their CSVs, the setup, the components and the data.',
   )

@@ -24,7 +24,8 @@ export function cgroupCpuFile(pid: number): { path: string; v2: boolean } | null
  * What a container sees as its own cgroup (Docker mounts it at /sys/fs/cgroup): the v1
  * cpuacct.usage in ns, else v2's usage_usec, printed with its unit.
  */
-export const IN_CONTAINER_READ = 'for f in /sys/fs/cgroup/cpuacct/cpuacct.usage /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage /sys/fs/cgroup/cpuacct,cpu/cpuacct.usage; do [ -r "$f" ] && { echo "ns $(cat "$f")"; exit 0; }; done; sed -n "s/^usage_usec /us /p" /sys/fs/cgroup/cpu.stat'
+export const IN_CONTAINER_READ =
+  'for f in /sys/fs/cgroup/cpuacct/cpuacct.usage /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage /sys/fs/cgroup/cpuacct,cpu/cpuacct.usage; do [ -r "$f" ] && { echo "ns $(cat "$f")"; exit 0; }; done; sed -n "s/^usage_usec /us /p" /sys/fs/cgroup/cpu.stat'
 
 /** The ns of a counter line `ns N` / `us N`, or null. */
 export function parseInContainerRead(text: string): number | null {
@@ -44,10 +45,12 @@ export async function readCpuInContainer(docker: Docker, container: Docker.Conta
   const exec = await container.exec({ Cmd: ['/bin/sh', '-c', IN_CONTAINER_READ], AttachStdout: true, AttachStderr: true })
   const stream = (await exec.start({ hijack: true, stdin: false })) as NodeJS.ReadableStream
   let text = ''
-  const sink = new Writable({ write: (c: Buffer, _e, done) => {
+  const sink = new Writable({
+    write: (c: Buffer, _e, done) => {
       text += c.toString()
       done()
-    } })
+    },
+  })
   docker.modem.demuxStream(stream, sink, sink)
   await new Promise<void>((r) => {
     stream.once('end', () => r())

@@ -8,8 +8,13 @@ import { EXIT_MARK } from './stream.ts'
 /** The harness's open-files limits, so containers get what native roles get. */
 export function nofileLimits(): { soft: number; hard: number } | null {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
-    const [soft, hard] = line!.split(/\s{2,}/).slice(1, 3).map(Number)
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'))
+    const [soft, hard] = line!
+      .split(/\s{2,}/)
+      .slice(1, 3)
+      .map(Number)
     return Number.isFinite(soft) && Number.isFinite(hard) ? { soft: hard!, hard: hard! } : null
   } catch {
     return null

@@ -41,7 +41,9 @@ export class CpuReads {
     const api = 'docker API container stats: cpu_stats.cpu_usage.total_usage'
     if (this.mode === 'stats') return api
     const read = this.mode === 'exec' ? `${file}, read inside the container by an exec` : file
-    return this.statsReads > 0 ? `${read}; ${api} for ${this.statsReads} reads where the ${this.mode === 'exec' ? 'exec failed' : 'file was not readable'}` : read
+    return this.statsReads > 0
+      ? `${read}; ${api} for ${this.statsReads} reads where the ${this.mode === 'exec' ? 'exec failed' : 'file was not readable'}`
+      : read
   }
 
   async read(e: CountedContainer): Promise<number> {

@@ -55,7 +55,13 @@ export const lookupName = (host: string, port: number) => (port === 22 ? host.to
 
 /** OpenSSH's pattern match: `*` any run, `?` one character, case-insensitive. */
 function globMatch(pattern: string, name: string): boolean {
-  const re = new RegExp(`^${pattern.toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+  const re = new RegExp(
+    `^${pattern
+      .toLowerCase()
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  )
   return re.test(name)
 }
 
@@ -150,15 +156,27 @@ export function refusalOf(v: HostKeyVerdict, o: { url: string; host: string; por
     case 'pinned':
       return null
     case 'unknown':
-      return { what: `${offered}, which ${where} does not list`, fix: `Check it (${check}), then run once with --accept-new-host-keys, or add it (${keyscan} >> ${o.files[0]}), or pin fingerprint: ${fingerprintOf(o.blob)} for this host` }
+      return {
+        what: `${offered}, which ${where} does not list`,
+        fix: `Check it (${check}), then run once with --accept-new-host-keys, or add it (${keyscan} >> ${o.files[0]}), or pin fingerprint: ${fingerprintOf(o.blob)} for this host`,
+      }
     case 'changed':
-      return { what: `${offered}, but ${v.file}:${v.line} lists ${v.known} for it: the host's key changed, or another machine answers in its place`, fix: `Nothing was sent. If the host was reinstalled, check the new key (${check}) and remove the old one: ssh-keygen -R ${lookupName(o.host, o.port)} -f ${v.file}` }
+      return {
+        what: `${offered}, but ${v.file}:${v.line} lists ${v.known} for it: the host's key changed, or another machine answers in its place`,
+        fix: `Nothing was sent. If the host was reinstalled, check the new key (${check}) and remove the old one: ssh-keygen -R ${lookupName(o.host, o.port)} -f ${v.file}`,
+      }
     case 'revoked':
       return { what: `${offered}, which ${v.file}:${v.line} marks @revoked`, fix: 'Nothing was sent. Give the host a new key, or reach another host' }
     case 'other-types':
-      return { what: `${offered}, but ${v.file}:${v.line} knows it only by ${v.types.join(', ')} keys`, fix: `Nothing was sent. Check the new key (${check}), then add it (${keyscan} >> ${v.file})` }
+      return {
+        what: `${offered}, but ${v.file}:${v.line} knows it only by ${v.types.join(', ')} keys`,
+        fix: `Nothing was sent. Check the new key (${check}), then add it (${keyscan} >> ${v.file})`,
+      }
     case 'pin-mismatch':
-      return { what: `${offered}, not the pinned ${v.pinned}`, fix: `Nothing was sent. Check the host's key (${check}); if it really changed, pin the new fingerprint` }
+      return {
+        what: `${offered}, not the pinned ${v.pinned}`,
+        fix: `Nothing was sent. Check the host's key (${check}); if it really changed, pin the new fingerprint`,
+      }
   }
 }
 
@@ -166,7 +184,13 @@ export function refusalOf(v: HostKeyVerdict, o: { url: string; host: string; por
  * ssh2's hostVerifier for one host: true when the key is accepted (recording it when new
  * and the policy accepts new keys); on a refusal `onRefuse` gets the one line to print.
  */
-export function hostKeyVerifier(o: { url: string; host: string; port: number; policy: HostKeyPolicy; onRefuse: (r: HostKeyRefusal) => void }): (blob: Buffer) => boolean {
+export function hostKeyVerifier(o: {
+  url: string
+  host: string
+  port: number
+  policy: HostKeyPolicy
+  onRefuse: (r: HostKeyRefusal) => void
+}): (blob: Buffer) => boolean {
   return (blob: Buffer) => {
     const { policy } = o
     const verdict = judgeHostKey(blob, o.host, o.port, policy.fingerprint !== undefined ? [] : readKnownHosts(policy.knownHosts), policy.fingerprint)
@@ -178,7 +202,13 @@ export function hostKeyVerifier(o: { url: string; host: string; port: number; po
       process.stderr.write(`proxybench: ${o.url}: recorded new host key ${fingerprintOf(blob)} (${blobKeyType(blob)}) in ${file} (--accept-new-host-keys)\n`)
       return true
     }
-    const refusal = refusalOf(verdict, { url: o.url, host: o.host, port: o.port, blob, files: policy.fingerprint !== undefined ? ['the pinned fingerprint'] : policy.knownHosts })
+    const refusal = refusalOf(verdict, {
+      url: o.url,
+      host: o.host,
+      port: o.port,
+      blob,
+      files: policy.fingerprint !== undefined ? ['the pinned fingerprint'] : policy.knownHosts,
+    })
     if (refusal) o.onRefuse(refusal)
     return refusal === null
   }

@@ -41,10 +41,16 @@ export class RuntimeImages {
    */
   async ensure(ref: string): Promise<void> {
     if (!this.imageSource || this.present.has(ref)) return
-    const has = await this.docker.getImage(ref).inspect().then(() => true, (e: { statusCode?: number }) => {
-      if (e.statusCode === 404) return false
-      throw e
-    })
+    const has = await this.docker
+      .getImage(ref)
+      .inspect()
+      .then(
+        () => true,
+        (e: { statusCode?: number }) => {
+          if (e.statusCode === 404) return false
+          throw e
+        },
+      )
     if (!has) await this.send(ref)
     this.present.add(ref)
   }
@@ -79,7 +85,12 @@ export class RuntimeImages {
   /** Every image a container was started from, for the manifest. */
   usedImages(): { component: string; version: string; image: string; id: string; digest: string | null; mode: string }[] {
     return [...this.used.entries()].map(([id, u]) => ({
-      component: u.record?.component ?? '-', version: u.record?.version ?? '-', image: u.image, id, digest: u.record?.digest ?? null, mode: u.record?.mode ?? 'given',
+      component: u.record?.component ?? '-',
+      version: u.record?.version ?? '-',
+      image: u.image,
+      id,
+      digest: u.record?.digest ?? null,
+      mode: u.record?.mode ?? 'given',
     }))
   }
 }

@@ -17,7 +17,11 @@ export const LABEL_BOOT = 'proxybench.boot'
 export const LABEL_HARNESS_START = 'proxybench.harness-start'
 
 /** The labels that name this harness. */
-export const harnessLabels = (): Record<string, string> => ({ [LABEL_HARNESS]: String(process.pid), [LABEL_BOOT]: bootId, [LABEL_HARNESS_START]: procStartTime(process.pid) ?? '' })
+export const harnessLabels = (): Record<string, string> => ({
+  [LABEL_HARNESS]: String(process.pid),
+  [LABEL_BOOT]: bootId,
+  [LABEL_HARNESS_START]: procStartTime(process.pid) ?? '',
+})
 
 /** Whether the harness that labelled a container or network has gone (another boot, or its pid is now another process). */
 export function harnessGone(labels: Record<string, string> | undefined, self = { pid: process.pid, boot: bootId }): boolean {

@@ -17,7 +17,11 @@ export const ENGINE_GONE = /docker\.sock|ECONNREFUSED|ECONNRESET|socket hang up|
 /** A timer that never keeps the process alive (used in races). */
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref())
 
-const answers = (docker: Docker) => docker.ping().then(() => true, () => false)
+const answers = (docker: Docker) =>
+  docker.ping().then(
+    () => true,
+    () => false,
+  )
 
 /**
  * A restarting engine (dockerd stopped mid-run) is waited for, up to waitS, and said
@@ -82,7 +86,13 @@ export async function attachAndStart(
   } catch (e) {
     log.end()
     // Kept in `starting` when the engine cannot remove it now (restarting): stopAll tries again.
-    if (await container.remove({ force: true, v: true }).then(() => true, () => false)) o.removed()
+    if (
+      await container.remove({ force: true, v: true }).then(
+        () => true,
+        () => false,
+      )
+    )
+      o.removed()
     throw new Error(`container for ${spec.name} did not start: ${errorLine(e)}`)
   }
   return { log, logDone, marked }

@@ -80,7 +80,9 @@ export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: {
   const mounts: Mount[] = []
   const copies: MountPlan['copies'] = []
   if (spec.cwd) mounts.push({ source: resolve(spec.cwd), target: resolve(spec.cwd), readOnly: false })
-  const envValues = Object.entries(spec.env ?? {}).filter(([k]) => !NOT_PATHS.has(k)).map(([, v]) => v)
+  const envValues = Object.entries(spec.env ?? {})
+    .filter(([k]) => !NOT_PATHS.has(k))
+    .map(([, v]) => v)
   const direct = pathTokens([...spec.argv.slice(1), ...envValues])
   const found = [...direct]
   for (const p of direct) {
@@ -104,8 +106,7 @@ export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: {
     if (!st.isDir && !readable(st, user.uid, user.gid)) {
       assertCopyable(p, user, keysDir, fs.realpath)
       copies.push({ source: p, target: p })
-    }
-    else mounts.push({ source: p, target: p, readOnly: true })
+    } else mounts.push({ source: p, target: p, readOnly: true })
   }
   return { mounts, copies }
 }

@@ -46,8 +46,14 @@ export class MultiHostRuntime implements Runtime {
     this.hosts = topologyHosts(topology).map((host) => {
       const docker = opts.clients?.get(host) ?? new Docker(engineOptions(host, undefined, { persistentSsh: true }))
       const runtime = new DockerRuntime(runId, {
-        docker, ...(opts.images ? { images: opts.images } : {}), ...(opts.user ? { user: opts.user } : {}), ...(opts.local ? { imageSource: opts.local } : {}),
-        copyFiles: host.copyFiles, cpu: host.protocol === 'unix' ? 'cgroup' : 'exec', engineName: host.url, cliEnv: cliEnv(host),
+        docker,
+        ...(opts.images ? { images: opts.images } : {}),
+        ...(opts.user ? { user: opts.user } : {}),
+        ...(opts.local ? { imageSource: opts.local } : {}),
+        copyFiles: host.copyFiles,
+        cpu: host.protocol === 'unix' ? 'cgroup' : 'exec',
+        engineName: host.url,
+        cliEnv: cliEnv(host),
       })
       return { host, docker, runtime }
     })

@@ -38,7 +38,10 @@ export interface PreparedRole {
 }
 
 /** A role's image, argv (behind the launcher), env, mount plan and binds; its run_dir made the container user's. */
-export function prepareRole(spec: RoleSpec, o: { images: RuntimeImages; launcher: readonly string[]; user: { uid: number; gid: number }; copies: KeyCopies; copyFiles: boolean }): PreparedRole {
+export function prepareRole(
+  spec: RoleSpec,
+  o: { images: RuntimeImages; launcher: readonly string[]; user: { uid: number; gid: number }; copies: KeyCopies; copyFiles: boolean },
+): PreparedRole {
   const resolved = o.images.resolve(spec)
   const { image, env } = resolved
   // Not at its host path: an image's /root may be closed to the container user.
@@ -56,7 +59,11 @@ export function prepareRole(spec: RoleSpec, o: { images: RuntimeImages; launcher
 }
 
 /** The started role: its pid and address, and `exited`, which settles once its final CPU is read (the runtime keeps the entry). */
-export async function trackRole(container: Docker.Container, spec: RoleSpec, o: { image: string; network: string; wrap: boolean; attached: Attached; cpu: CpuReads; copyFiles: boolean }): Promise<Entry> {
+export async function trackRole(
+  container: Docker.Container,
+  spec: RoleSpec,
+  o: { image: string; network: string; wrap: boolean; attached: Attached; cpu: CpuReads; copyFiles: boolean },
+): Promise<Entry> {
   const { image, network, wrap } = o
   const { log, logDone, marked } = o.attached
   // After start, "not-running" answers at once for a container that already exited.
@@ -82,7 +89,10 @@ export async function trackRole(container: Docker.Container, spec: RoleSpec, o: 
     return role.exit
   }
   role.exited = Promise.race([
-    waited.then((r) => r.StatusCode, () => 137),
+    waited.then(
+      (r) => r.StatusCode,
+      () => 137,
+    ),
     marked,
   ]).then(settle)
   return entry

@@ -120,7 +120,8 @@ export class DockerRuntime implements Runtime {
     this.cpu = new CpuReads(opts.cpu ?? 'cgroup', this.docker, this.engineName)
     this.cliEnv = opts.cliEnv ?? {}
     this.launcher = opts.launcher ?? []
-    if (this.launcher.length > 0 && this.copyFiles) throw new Error(`${this.engineName}: a launcher (the syscall tax) needs a file system shared with the engine`)
+    if (this.launcher.length > 0 && this.copyFiles)
+      throw new Error(`${this.engineName}: a launcher (the syscall tax) needs a file system shared with the engine`)
     trackRuntime(this)
   }
 
@@ -208,11 +209,26 @@ export class DockerRuntime implements Runtime {
       spec,
       containerConfig(spec, {
         name: containerName(this.runId, spec.name, ++this.counter),
-        image, entrypoint, env, user: this.user, labels: this.labels(spec.role, spec.name), network, binds,
-        copyFiles: this.copyFiles, init: await this.hasInit(), nofile, hostConfig: this.hostConfig,
+        image,
+        entrypoint,
+        env,
+        user: this.user,
+        labels: this.labels(spec.role, spec.name),
+        network,
+        binds,
+        copyFiles: this.copyFiles,
+        init: await this.hasInit(),
+        nofile,
+        hostConfig: this.hostConfig,
       }),
     )
-    const attached = await attachAndStart(this.docker, container, spec, { plan, wrap, copyFiles: this.copyFiles, user: this.user, removed: () => this.starting.delete(container.id) })
+    const attached = await attachAndStart(this.docker, container, spec, {
+      plan,
+      wrap,
+      copyFiles: this.copyFiles,
+      user: this.user,
+      removed: () => this.starting.delete(container.id),
+    })
     return this.track(container, spec, image, network, wrap, attached)
   }
 
@@ -284,7 +300,14 @@ export class DockerRuntime implements Runtime {
   async stopAll(): Promise<void> {
     await Promise.race([Promise.allSettled([...this.creating]), sleep(15_000)])
     await Promise.all([...this.entries.values()].map((e) => this.stop(e.role)))
-    await Promise.all([...this.starting].map((id) => this.docker.getContainer(id).remove({ force: true, v: true }).catch(() => {})))
+    await Promise.all(
+      [...this.starting].map((id) =>
+        this.docker
+          .getContainer(id)
+          .remove({ force: true, v: true })
+          .catch(() => {}),
+      ),
+    )
     this.starting.clear()
     await this.removeLabelled()
     if (this.networkName) {
@@ -307,14 +330,25 @@ export class DockerRuntime implements Runtime {
   private async removeLabelled(): Promise<void> {
     try {
       const left = await this.docker.listContainers({ all: true, filters: { label: this.ownFilter } })
-      await Promise.all(left.map((c) => this.docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => {})))
+      await Promise.all(
+        left.map((c) =>
+          this.docker
+            .getContainer(c.Id)
+            .remove({ force: true, v: true })
+            .catch(() => {}),
+        ),
+      )
     } catch {} // the engine is away: the next start removes them (cleanupStaleContainers)
   }
 
   /** Last resort at process exit: `docker rm -f` through the CLI, when there is one. */
   killAllSync(): void {
     const env = { ...process.env, ...this.cliEnv }
-    const listed = spawnSync('docker', ['ps', '-a', '-q', ...this.ownFilter.flatMap((f) => ['--filter', `label=${f}`])], { encoding: 'utf8', timeout: 10_000, env })
+    const listed = spawnSync('docker', ['ps', '-a', '-q', ...this.ownFilter.flatMap((f) => ['--filter', `label=${f}`])], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      env,
+    })
     const labelled = (listed.stdout ?? '').split('\n').filter(Boolean)
     const ids = [...new Set([...this.entries.values()].map((e) => e.role.containerId).concat([...this.starting], labelled))]
     if (ids.length > 0) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 15_000, env })

@@ -43,7 +43,10 @@ export function sshEngineAgent(config: ConnectConfig): Agent {
   const destroy = agent.destroy.bind(agent)
   agent.destroy = () => {
     destroy()
-    void ready?.then((c) => c.end(), () => {})
+    void ready?.then(
+      (c) => c.end(),
+      () => {},
+    )
   }
   return agent
 }

@@ -33,7 +33,7 @@ export function exitMarkFilter(out: Writable, onExit: (code: number) => void): W
         const before = pending.slice(0, at)
         pending = ''
         // Writable hands the next chunk over only after done(): all earlier bytes are written.
-        if (!before) return onExit(Number(m[1])), done()
+        if (!before) return (onExit(Number(m[1])), done())
         return void out.write(before, () => (onExit(Number(m[1])), done()))
       }
       // Hold back a possible beginning of the mark; pass the rest through.

@@ -54,7 +54,7 @@ function header(e: TarEntry, size: number): Buffer {
 export function tarPack(entries: readonly TarEntry[]): Buffer {
   const parts: Buffer[] = []
   for (const e of entries) {
-    const body = e.type === 'file' ? e.body ?? Buffer.alloc(0) : Buffer.alloc(0)
+    const body = e.type === 'file' ? (e.body ?? Buffer.alloc(0)) : Buffer.alloc(0)
     parts.push(header(e, body.length), body, Buffer.alloc((BLOCK - (body.length % BLOCK)) % BLOCK))
   }
   parts.push(Buffer.alloc(BLOCK * 2))
@@ -87,7 +87,14 @@ export function tarUnpack(buf: Buffer): TarEntry[] {
     const name = (longName ?? (prefix ? `${prefix}/${str(0, 100)}` : str(0, 100))).replace(/\/$/, '')
     longName = undefined
     if (type === '0' || type === '\0' || type === '5') {
-      out.push({ name, type: type === '5' ? 'dir' : 'file', mode: num(100, 8), uid: num(108, 8), gid: num(116, 8), ...(type === '5' ? {} : { body: Buffer.from(body) }) })
+      out.push({
+        name,
+        type: type === '5' ? 'dir' : 'file',
+        mode: num(100, 8),
+        uid: num(108, 8),
+        gid: num(116, 8),
+        ...(type === '5' ? {} : { body: Buffer.from(body) }),
+      })
     }
   }
   return out

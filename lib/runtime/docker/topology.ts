@@ -75,13 +75,26 @@ export function engineOptions(h: EngineHost, read: (p: string) => Buffer = readF
   if (h.protocol === 'unix') return { socketPath: h.socketPath! }
   if (h.protocol === 'tcp') {
     const dir = h.certDir!
-    return { protocol: 'https', host: h.host!, port: h.port ?? 2376, ca: read(join(dir, 'ca.pem')), cert: read(join(dir, 'cert.pem')), key: read(join(dir, 'key.pem')) }
+    return {
+      protocol: 'https',
+      host: h.host!,
+      port: h.port ?? 2376,
+      ca: read(join(dir, 'ca.pem')),
+      cert: read(join(dir, 'cert.pem')),
+      key: read(join(dir, 'key.pem')),
+    }
   }
   const sshOptions: Record<string, unknown> = hostKeyOptions(h)
   if (h.identity) sshOptions.privateKey = read(h.identity)
   else if (process.env.SSH_AUTH_SOCK) sshOptions.agent = process.env.SSH_AUTH_SOCK
   // `docker system dial-stdio` runs on the remote side: the docker CLI must be installed there.
-  if (o.persistentSsh) return { protocol: 'http', host: h.host!, port: h.port ?? 22, agent: sshEngineAgent({ host: h.host!, port: h.port ?? 22, username: h.user ?? 'root', ...sshOptions }) } as Docker.DockerOptions
+  if (o.persistentSsh)
+    return {
+      protocol: 'http',
+      host: h.host!,
+      port: h.port ?? 22,
+      agent: sshEngineAgent({ host: h.host!, port: h.port ?? 22, username: h.user ?? 'root', ...sshOptions }),
+    } as Docker.DockerOptions
   return { protocol: 'ssh', host: h.host!, port: h.port ?? 22, username: h.user ?? 'root', sshOptions } as Docker.DockerOptions
 }
 
@@ -116,7 +129,7 @@ export function cliEnv(h: EngineHost): Record<string, string> {
 export function describeTopology(t: Topology, cpus?: Record<Role, string>): string[] {
   return ROLES.map((r) => {
     const p = t.roles[r]
-    const cpuset = cpus?.[r] ?? p.cpuset ?? 'from the host\'s cores'
+    const cpuset = cpus?.[r] ?? p.cpuset ?? "from the host's cores"
     return `${r} on ${p.host.url} (reached at ${p.host.address}${p.host.copyFiles ? ', files through the API' : ''}), cpuset ${cpuset}`
   })
 }

@@ -17,7 +17,11 @@ export const baseDir = join(stacksDir, 'base')
 const BASE_FILES = { 'policy-rc.d': 'usr/sbin/policy-rc.d', '90proxybench': 'etc/apt/apt.conf.d/90proxybench' } as const
 /** The cached rootfs tarball; its name carries a hash of stacks/base so an edit there rebuilds it. */
 export const baseTarball = (suite = BASE_TAG) => {
-  const h = sha256Text(Object.keys(BASE_FILES).map((f) => `${f}\0${readFileSync(join(baseDir, f), 'utf8')}`).join('\0')).slice(0, 8)
+  const h = sha256Text(
+    Object.keys(BASE_FILES)
+      .map((f) => `${f}\0${readFileSync(join(baseDir, f), 'utf8')}`)
+      .join('\0'),
+  ).slice(0, 8)
   return join(imagesDir(), `${suite}-minbase-${h}.tar`)
 }
 
@@ -30,7 +34,12 @@ export const baseTarball = (suite = BASE_TAG) => {
 export async function ensureBaseTarball(log: Logger, suite = BASE_TAG): Promise<{ path: string; built: boolean; seconds: number }> {
   const path = baseTarball(suite)
   if (existsSync(path)) return { path, built: false, seconds: 0 }
-  if (!isRoot()) throw userError('debootstrap', 'building the base image needs root', 'Run: sudo npx zx notebooks/02-stacks.mjs, or --images official on a machine that reaches a registry')
+  if (!isRoot())
+    throw userError(
+      'debootstrap',
+      'building the base image needs root',
+      'Run: sudo npx zx notebooks/02-stacks.mjs, or --images official on a machine that reaches a registry',
+    )
   if (!existsSync('/usr/sbin/debootstrap')) throw userError('debootstrap', 'not installed', 'Run: npx zx notebooks/00-setup.mjs (installs Debian debootstrap)')
   const t0 = Date.now()
   mkdirSync(imagesDir(), { recursive: true })
@@ -78,7 +87,11 @@ export async function ensureBaseImage(log: Logger, docker = dockerClient()): Pro
   const stream = await docker.importImage(createReadStream(tar.path), {
     repo: BASE_REPO,
     tag: BASE_TAG,
-    changes: ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', `LABEL proxybench.input=${input} proxybench.component=base`, 'CMD ["/bin/bash"]'],
+    changes: [
+      'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      `LABEL proxybench.input=${input} proxybench.component=base`,
+      'CMD ["/bin/bash"]',
+    ],
   } as object)
   await follow(docker, stream, () => {})
   const img = await imageInspect(docker, BASE_IMAGE)

@@ -31,21 +31,40 @@ function assembleContext(plan: ImagePlan): string {
 }
 
 /** Builds one offline image unless an image with the same inputs exists. */
-export async function buildPlan(plan: ImagePlan, baseId: string, log: Logger, opts: { force?: boolean; docker?: Docker; prefix?: string } = {}): Promise<{ row: ImageRow; record?: ImageRecord }> {
+export async function buildPlan(
+  plan: ImagePlan,
+  baseId: string,
+  log: Logger,
+  opts: { force?: boolean; docker?: Docker; prefix?: string } = {},
+): Promise<{ row: ImageRow; record?: ImageRecord }> {
   const docker = opts.docker ?? dockerClient()
   const t0 = Date.now()
-  const fail = (note: string) => ({ row: { component: plan.component, version: plan.version, image: plan.tag, id: '', status: 'failed' as const, seconds: (Date.now() - t0) / 1000, note } })
+  const fail = (note: string) => ({
+    row: { component: plan.component, version: plan.version, image: plan.tag, id: '', status: 'failed' as const, seconds: (Date.now() - t0) / 1000, note },
+  })
   const absent = plan.files.find((f) => !existsSync(f))
   if (absent) return fail(`${absent} is missing; run: npx zx notebooks/00-setup.mjs`)
   if (!existsSync(plan.dockerfile)) return fail(`${plan.dockerfile} is missing`)
   const input = await planInput(plan, baseId)
   const record = (id: string, seconds: number | null): ImageRecord => ({
-    component: plan.component, version: plan.version, mode: 'offline', image: plan.tag, id, digest: null,
-    binaries: plan.binaries, image_binary: plan.imageBinary, drop_env: [], input, seconds,
+    component: plan.component,
+    version: plan.version,
+    mode: 'offline',
+    image: plan.tag,
+    id,
+    digest: null,
+    binaries: plan.binaries,
+    image_binary: plan.imageBinary,
+    drop_env: [],
+    input,
+    seconds,
   })
   const existing = await imageInspect(docker, plan.tag)
   if (!opts.force && existing?.Config?.Labels?.['proxybench.input'] === input) {
-    return { row: { component: plan.component, version: plan.version, image: plan.tag, id: existing.Id, status: 'cached', seconds: (Date.now() - t0) / 1000 }, record: record(existing.Id, null) }
+    return {
+      row: { component: plan.component, version: plan.version, image: plan.tag, id: existing.Id, status: 'cached', seconds: (Date.now() - t0) / 1000 },
+      record: record(existing.Id, null),
+    }
   }
   const ctx = assembleContext(plan)
   try {
@@ -83,23 +102,46 @@ export async function buildPlan(plan: ImagePlan, baseId: string, log: Logger, op
  * files the native runtime runs) packed and `docker import`ed; the binary stays at the
  * suite's own path (`image_binary`), which the runtime puts in argv[0].
  */
-export async function importSuiteImage(stack: Stack, v: StackVersion, log: Logger, opts: { force?: boolean; docker?: Docker; prefix?: string } = {}): Promise<{ row: ImageRow; record?: ImageRecord }> {
+export async function importSuiteImage(
+  stack: Stack,
+  v: StackVersion,
+  log: Logger,
+  opts: { force?: boolean; docker?: Docker; prefix?: string } = {},
+): Promise<{ row: ImageRow; record?: ImageRecord }> {
   const docker = opts.docker ?? dockerClient()
   const t0 = Date.now()
   const tag = imageTag(stack.proxy, v.version)
-  const fail = (note: string) => ({ row: { component: stack.proxy, version: v.version, image: tag, id: '', status: 'failed' as const, seconds: (Date.now() - t0) / 1000, note } })
+  const fail = (note: string) => ({
+    row: { component: stack.proxy, version: v.version, image: tag, id: '', status: 'failed' as const, seconds: (Date.now() - t0) / 1000, note },
+  })
   const suite = suiteOf(v)!
   const built = await ensureSuiteRoot(suite, v.package, v.deb_version!, log)
   if (built.error) return fail(built.error)
   const bin = binaryPath(stack.proxy, v)
   if (!existsSync(bin)) return fail(`${bin} is missing in the ${suite} root; check binary: in stacks/${stack.proxy}/stack.yaml`)
-  const input = sha256Text(JSON.stringify({ source: v.source, package: v.package, deb_version: v.deb_version, binary: await sha256FileCached(bin) })).slice(0, 32)
+  const input = sha256Text(JSON.stringify({ source: v.source, package: v.package, deb_version: v.deb_version, binary: await sha256FileCached(bin) })).slice(
+    0,
+    32,
+  )
   const record = (id: string, seconds: number | null): ImageRecord => ({
-    component: stack.proxy, version: v.version, mode: 'offline', image: tag, id, digest: null, binaries: [bin], image_binary: v.binary, drop_env: [], input, seconds,
+    component: stack.proxy,
+    version: v.version,
+    mode: 'offline',
+    image: tag,
+    id,
+    digest: null,
+    binaries: [bin],
+    image_binary: v.binary,
+    drop_env: [],
+    input,
+    seconds,
   })
   const existing = await imageInspect(docker, tag)
   if (!opts.force && existing?.Config?.Labels?.['proxybench.input'] === input) {
-    return { row: { component: stack.proxy, version: v.version, image: tag, id: existing.Id, status: 'cached', seconds: (Date.now() - t0) / 1000 }, record: record(existing.Id, null) }
+    return {
+      row: { component: stack.proxy, version: v.version, image: tag, id: existing.Id, status: 'cached', seconds: (Date.now() - t0) / 1000 },
+      record: record(existing.Id, null),
+    }
   }
   mkdirSync(imagesDir(), { recursive: true })
   const tar = join(imagesDir(), `${suite}-${stack.proxy}-${v.version}.tar.tmp-${process.pid}`)
@@ -111,7 +153,10 @@ export async function importSuiteImage(stack: Stack, v: StackVersion, log: Logge
     const stream = await docker.importImage(createReadStream(tar), {
       repo,
       tag: imgTag,
-      changes: ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', `LABEL proxybench.input=${input} proxybench.component=${stack.proxy} proxybench.version=${v.version} proxybench.binary=${v.binary}`],
+      changes: [
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        `LABEL proxybench.input=${input} proxybench.component=${stack.proxy} proxybench.version=${v.version} proxybench.binary=${v.binary}`,
+      ],
     } as object)
     await follow(docker, stream, () => {})
     const img = await imageInspect(docker, tag)

@@ -31,5 +31,9 @@ export function follow(docker: Docker, stream: NodeJS.ReadableStream, onEvent: (
 /** The first line of an engine error, without dockerode's `(HTTP code N) … -` prefix. */
 export function errorLine(e: unknown): string {
   const err = e as { json?: { message?: string }; reason?: string; message?: string }
-  return String(err.json?.message ?? err.message ?? err.reason ?? e).split('\n').filter(Boolean)[0]!.replace(/^\(HTTP code \d+\) [\w ]+ - /, '').trim()
+  return String(err.json?.message ?? err.message ?? err.reason ?? e)
+    .split('\n')
+    .filter(Boolean)[0]!
+    .replace(/^\(HTTP code \d+\) [\w ]+ - /, '')
+    .trim()
 }

@@ -59,7 +59,9 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
   const base = await ensureBaseImage(o.log, docker)
   rows.push(base)
 
-  const debian = await debianVersions([...new Set([...stacks.flatMap((s) => s.versions.filter((v) => v.source === 'debian').map((v) => v.package)), 'wrk', 'nghttp2-client'])])
+  const debian = await debianVersions([
+    ...new Set([...stacks.flatMap((s) => s.versions.filter((v) => v.source === 'debian').map((v) => v.package)), 'wrk', 'nghttp2-client']),
+  ])
   const plans: ImagePlan[] = []
   for (const name of ['backend', 'loadgen'] as const) {
     const g = await ensureGoBuild(name)
@@ -96,17 +98,28 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
 }
 
 /** --images auto: official images when the registry answers a probe of the first official tag, offline images when not. */
-async function imageMode(o: EnsureImagesOptions, versions: readonly { stack: Stack; v: StackVersion }[], docker: Docker): Promise<{ mode: 'offline' | 'official'; reason: string }> {
+async function imageMode(
+  o: EnsureImagesOptions,
+  versions: readonly { stack: Stack; v: StackVersion }[],
+  docker: Docker,
+): Promise<{ mode: 'offline' | 'official'; reason: string }> {
   if (o.mode !== 'auto') return { mode: o.mode === 'official' ? 'official' : 'offline', reason: `--images ${o.mode}` }
   const probe = versions.map(({ stack, v }) => officialRef(stack, v.version)).find(Boolean)
   const r = probe ? await registryAnswers(probe, 5000, docker) : { answers: false, reason: 'no official tag in the catalog' }
-  const reason = r.answers ? `auto: the registry answers (${probe})` : `auto: offline, the registry of ${probe ?? 'the official tags'} does not answer (${r.reason})`
+  const reason = r.answers
+    ? `auto: the registry answers (${probe})`
+    : `auto: offline, the registry of ${probe ?? 'the official tags'} does not answer (${r.reason})`
   o.log.info(`images: ${reason}`)
   return { mode: r.answers ? 'official' : 'offline', reason }
 }
 
 /** Pulls one official image; under --images auto a failed pull builds that version offline instead. */
-async function pullOfficial(stack: Stack, v: StackVersion, prefix: string, c: { o: EnsureImagesOptions; docker: Docker; debian: Map<string, string | null>; baseId: string; rows: ImageRow[]; records: ImageRecord[] }): Promise<void> {
+async function pullOfficial(
+  stack: Stack,
+  v: StackVersion,
+  prefix: string,
+  c: { o: EnsureImagesOptions; docker: Docker; debian: Map<string, string | null>; baseId: string; rows: ImageRow[]; records: ImageRecord[] },
+): Promise<void> {
   const { o, docker, debian, rows, records } = c
   const ref = officialRef(stack, v.version)!
   const t0 = Date.now()
@@ -115,8 +128,17 @@ async function pullOfficial(stack: Stack, v: StackVersion, prefix: string, c: { 
     const { id, digest } = await pullImage(ref, o.log, { docker })
     rows.push({ component: stack.proxy, version: v.version, image: ref, id, digest, status: 'pulled', seconds: (Date.now() - t0) / 1000 })
     records.push({
-      component: stack.proxy, version: v.version, mode: 'official', image: ref, id, digest, binaries: [binaryPath(stack.proxy, v)],
-      image_binary: OFFICIAL_BINARY[stack.proxy], drop_env: HOST_ONLY_ENV, input: digest ?? id, seconds: (Date.now() - t0) / 1000,
+      component: stack.proxy,
+      version: v.version,
+      mode: 'official',
+      image: ref,
+      id,
+      digest,
+      binaries: [binaryPath(stack.proxy, v)],
+      image_binary: OFFICIAL_BINARY[stack.proxy],
+      drop_env: HOST_ONLY_ENV,
+      input: digest ?? id,
+      seconds: (Date.now() - t0) / 1000,
     })
   } catch (e) {
     const note = (e as Error).message

@@ -26,6 +26,10 @@ export const HOST_ONLY_ENV = ['LD_LIBRARY_PATH']
 
 /** Docker tags allow [A-Za-z0-9_.-], at most 128 characters, not starting with . or -. */
 export function imageTag(component: string, version: string): string {
-  const clean = version.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^[.-]+/, '').slice(0, 128) || 'latest'
+  const clean =
+    version
+      .replace(/[^A-Za-z0-9_.-]/g, '_')
+      .replace(/^[.-]+/, '')
+      .slice(0, 128) || 'latest'
   return `proxybench/${component.toLowerCase().replace(/[^a-z0-9_.-]/g, '-')}:${clean}`
 }

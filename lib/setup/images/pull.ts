@@ -19,7 +19,8 @@ export async function registryAnswers(ref: string, timeoutMs = 5000, docker = do
     const msg = errorLine(e)
     // 401/404: the registry answered (unknown repository or tag); 500 from the engine wraps network errors.
     const status = (e as { statusCode?: number }).statusCode
-    if ((status === 401 || status === 403 || status === 404) && !/dial|lookup|timeout|connection refused|no such host/i.test(msg)) return { answers: true, reason: msg }
+    if ((status === 401 || status === 403 || status === 404) && !/dial|lookup|timeout|connection refused|no such host/i.test(msg))
+      return { answers: true, reason: msg }
     return { answers: false, reason: msg }
   } finally {
     clearTimeout(timer)
@@ -48,7 +49,8 @@ export async function pullImage(ref: string, log: Logger, opts: { idleMs?: numbe
       touch()
       if (typeof e.status === 'string' && e.status.startsWith('Digest: ')) digest = e.status.slice('Digest: '.length).trim()
       // Bytes downloaded per layer (extraction reports its own progress; not counted).
-      if (e.id && e.status === 'Downloading' && e.progressDetail?.total) layers.set(e.id, { current: e.progressDetail.current ?? 0, total: e.progressDetail.total })
+      if (e.id && e.status === 'Downloading' && e.progressDetail?.total)
+        layers.set(e.id, { current: e.progressDetail.current ?? 0, total: e.progressDetail.total })
       if (e.id && /^(Download complete|Pull complete|Already exists)$/.test(e.status ?? '')) {
         const l = layers.get(e.id)
         if (l) l.current = l.total

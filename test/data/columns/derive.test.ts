@@ -5,7 +5,17 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { UserError } from '../../../lib/core/errors.ts'
 import { column, rowFile } from '../../../lib/data/columns/column.ts'
-import { blankRow, cellValue, columnNames, latestVersion, requiredColumns, rowSchema, tableProblems, versionHistory, type RowOf } from '../../../lib/data/columns/derive.ts'
+import {
+  blankRow,
+  cellValue,
+  columnNames,
+  latestVersion,
+  requiredColumns,
+  rowSchema,
+  tableProblems,
+  versionHistory,
+  type RowOf,
+} from '../../../lib/data/columns/derive.ts'
 import { KINDS } from '../../../lib/data/columns/kinds.ts'
 import { ROW_FILES } from '../../../lib/data/columns/table.ts'
 import { rowColumnDocs, rowFileDocs } from '../../../lib/data/dictionary.ts'
@@ -36,9 +46,15 @@ test('one appended entry is a column everywhere: header, schema, row type, blank
   assert.equal(rowSchema(grown).safeParse({ ...row, example_appended_per_req: 'many' }).success, false)
   assert.equal(blankRow(grown).example_appended_per_req, null)
   assert.equal(latestVersion(files), NEXT)
-  assert.deepEqual(versionHistory(files).filter((h) => h.version === NEXT), [{ version: NEXT, file: 'measurements.csv', newFile: false, columns: [name] }])
+  assert.deepEqual(
+    versionHistory(files).filter((h) => h.version === NEXT),
+    [{ version: NEXT, file: 'measurements.csv', newFile: false, columns: [name] }],
+  )
   assert.ok(!requiredColumns(grown, SCHEMA_VERSION).includes(name) && requiredColumns(grown, NEXT).includes(name))
-  assert.match(columnReference([grown]), new RegExp(`\\| \`${name}\` \\| datagrams / request \\| UDP datagrams the proxy sent per request \\| ${NEXT} \\| empty \\|`))
+  assert.match(
+    columnReference([grown]),
+    new RegExp(`\\| \`${name}\` \\| datagrams / request \\| UDP datagrams the proxy sent per request \\| ${NEXT} \\| empty \\|`),
+  )
   assert.match(schemaVersions(files), new RegExp(`\\| ${NEXT} \\| measurements\\.csv \\| \`${name}\` \\|`))
   const docs = rowColumnDocs(files)
   assert.deepEqual(docs[name], { unit: 'datagrams / request', meaning: 'UDP datagrams the proxy sent per request' })
@@ -52,7 +68,10 @@ test('a file of the current version reads the appended column as its empty value
   assert.equal(readTable(dir, t, SCHEMA_VERSION)[0]!.example_appended_per_req, null)
   assert.throws(
     () => readTable(dir, t, NEXT),
-    (e: Error) => e instanceof UserError && e.message.includes(`measurements.csv:1: column "example_appended_per_req" missing from the header: every file of schema version ${NEXT} has it.`) && !e.message.includes('\n'),
+    (e: Error) =>
+      e instanceof UserError &&
+      e.message.includes(`measurements.csv:1: column "example_appended_per_req" missing from the header: every file of schema version ${NEXT} has it.`) &&
+      !e.message.includes('\n'),
   )
 })
 

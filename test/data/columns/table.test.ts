@@ -16,7 +16,7 @@ const BASELINE = join(repoRoot, 'baselines/runs/2026-11-30-quick-2core')
 const FIXTURE = join(repoRoot, 'test/fixtures/run-quick')
 const header = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8').split('\n')[0]!.split(',')
 
-test('version 1 is the columns of the first harness: exactly the committed baseline\'s headers; tcp.csv and default-keys.csv came later', () => {
+test("version 1 is the columns of the first harness: exactly the committed baseline's headers; tcp.csv and default-keys.csv came later", () => {
   const first: RowFile[] = [ROW_FILES.measurements, ROW_FILES.handshakes, ROW_FILES.websocket]
   for (const f of first) assert.deepEqual(requiredColumns(f, 1), header(BASELINE, f.file))
   assert.deepEqual([requiredColumns(ROW_FILES.tcp, 1), requiredColumns(ROW_FILES['default-keys'], 1)], [[], []])
@@ -31,7 +31,10 @@ test('the committed baseline (version 1, its first columns) reads: every later c
   assert.equal(base.manifest.schema_version, 1)
   assert.ok(base.measurements.length > 0 && base.handshakes.length > 0 && base.websocket.length > 0)
   for (const r of base.measurements) {
-    assert.deepEqual([r.path, r.scheme, r.body_bytes, r.slo, r.streams, r.steal_share, r.counts_reason, r.reference_kind, r.invocation], ['/', undefined, null, '', null, null, '', '', null])
+    assert.deepEqual(
+      [r.path, r.scheme, r.body_bytes, r.slo, r.streams, r.steal_share, r.counts_reason, r.reference_kind, r.invocation],
+      ['/', undefined, null, '', null, null, '', '', null],
+    )
   }
   for (const r of base.handshakes) assert.deepEqual([r.resumption, r.load_foreign_cpu_share, r.foreign_processes], [undefined, null, ''])
   for (const r of base.websocket) assert.deepEqual([r.invocation, r.proxy_syscalls_per_req], [null, null])
@@ -51,10 +54,18 @@ test('the same files under a manifest of this version lack its columns: a one-li
   cpSync(FIXTURE, dir, { recursive: true })
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, schema_version: SCHEMA_VERSION }))
-  assert.throws(() => loadRun(dir), (e: Error) => e instanceof UserError && /measurements\.csv:1: columns "load_foreign_cpu_share", "proxy_syscalls_per_req", .* missing from the header: every file of schema version \d+ has them\. Restore the header/.test(e.message) && !e.message.includes('\n'))
+  assert.throws(
+    () => loadRun(dir),
+    (e: Error) =>
+      e instanceof UserError &&
+      /measurements\.csv:1: columns "load_foreign_cpu_share", "proxy_syscalls_per_req", .* missing from the header: every file of schema version \d+ has them\. Restore the header/.test(
+        e.message,
+      ) &&
+      !e.message.includes('\n'),
+  )
 })
 
-test('the dictionary describes each row file\'s column as its table entry does', () => {
+test("the dictionary describes each row file's column as its table entry does", () => {
   for (const f of Object.values(ROW_FILES)) {
     for (const c of f.columns) assert.deepEqual(describeColumn(f.file, c.name), { unit: c.unit, meaning: c.meaning }, `${f.file} ${c.name}`)
   }

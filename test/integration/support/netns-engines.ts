@@ -49,15 +49,24 @@ export const hostPlan = (dir: string, transport: Transport): HostPlan => ({
 /** dockerd's flags for one host: nothing shared with the machine's engine. */
 export function dockerdArgs(h: HostPlan, tls?: { ca: string; cert: string; key: string }): string[] {
   const args = [
-    '--config-file', join(h.dir, 'daemon.json'),
-    '--data-root', join(h.dir, 'data'),
-    '--exec-root', join(h.dir, 'exec'),
-    '--pidfile', join(h.dir, 'dockerd.pid'),
-    '-H', `unix://${h.socket}`,
+    '--config-file',
+    join(h.dir, 'daemon.json'),
+    '--data-root',
+    join(h.dir, 'data'),
+    '--exec-root',
+    join(h.dir, 'exec'),
+    '--pidfile',
+    join(h.dir, 'dockerd.pid'),
+    '-H',
+    `unix://${h.socket}`,
     // Host networking is what runs use; no bridge, so no iptables rules of this engine.
-    '--bridge=none', '--iptables=false', '--ip6tables=false', '--ip-masq=false',
+    '--bridge=none',
+    '--iptables=false',
+    '--ip6tables=false',
+    '--ip-masq=false',
   ]
-  if (h.transport === 'tcp' && tls) args.push('-H', `tcp://${h.address}:${TLS_PORT}`, '--tlsverify', '--tlscacert', tls.ca, '--tlscert', tls.cert, '--tlskey', tls.key)
+  if (h.transport === 'tcp' && tls)
+    args.push('-H', `tcp://${h.address}:${TLS_PORT}`, '--tlsverify', '--tlscacert', tls.ca, '--tlscert', tls.cert, '--tlskey', tls.key)
   return args
 }
 
@@ -132,7 +141,16 @@ const binary = (name: string) => ['/usr/sbin', '/usr/bin', '/sbin', '/bin', '/us
  */
 export async function netnsUnavailable(): Promise<string | false> {
   if (process.getuid?.() !== 0) return 'not root (network namespaces and a second dockerd need root)'
-  for (const [bin, pkg] of [['ip', 'iproute2'], ['nsenter', 'util-linux'], ['dockerd', 'docker.io'], ['docker', 'docker.io'], ['sshd', 'openssh-server'], ['ssh-keygen', 'openssh-client'], ['openssl', 'openssl'], ['iptables', 'iptables']] as const) {
+  for (const [bin, pkg] of [
+    ['ip', 'iproute2'],
+    ['nsenter', 'util-linux'],
+    ['dockerd', 'docker.io'],
+    ['docker', 'docker.io'],
+    ['sshd', 'openssh-server'],
+    ['ssh-keygen', 'openssh-client'],
+    ['openssl', 'openssl'],
+    ['iptables', 'iptables'],
+  ] as const) {
     if (!binary(bin)) return `${bin} missing (apt-get install ${pkg})`
   }
   const probe = 'pbmh-probe'
@@ -163,7 +181,12 @@ const alive = (pid: number) => existsSync(`/proc/${pid}`)
 
 /** SIGTERM, then SIGKILL after `graceMs`, these processes (and only these). */
 async function stopPids(pids: number[], graceMs: number): Promise<number[]> {
-  const signal = (sig: NodeJS.Signals) => pids.filter(alive).forEach((p) => { try { process.kill(p, sig) } catch {} })
+  const signal = (sig: NodeJS.Signals) =>
+    pids.filter(alive).forEach((p) => {
+      try {
+        process.kill(p, sig)
+      } catch {}
+    })
   signal('SIGTERM')
   const deadline = Date.now() + graceMs
   while (pids.some(alive) && Date.now() < deadline) await sleep(100)
@@ -178,7 +201,11 @@ async function stopPids(pids: number[], graceMs: number): Promise<number[]> {
 
 /** Unmounts what an engine left mounted under `prefix`, deepest first (lazy: a busy one goes when freed). */
 async function unmountUnder(prefix: string): Promise<string[]> {
-  const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '').map((p) => p.replace(/\\040/g, ' ')).filter((p) => p.startsWith(prefix))
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1] ?? '')
+    .map((p) => p.replace(/\\040/g, ' '))
+    .filter((p) => p.startsWith(prefix))
   const done: string[] = []
   for (const m of [...new Set(mounts)].sort((a, b) => b.length - a.length)) {
     if ((await exec('umount', ['-l', m])).code === 0) done.push(m)
@@ -191,7 +218,10 @@ async function removeForwardRule(): Promise<number> {
   let n = 0
   const rules = await exec('iptables', ['-S', 'FORWARD'])
   for (const line of rules.stdout.split('\n').filter((l) => l.includes(RULE_COMMENT))) {
-    const spec = line.replace(/^-A /, '').split(' ').map((w) => w.replace(/^"|"$/g, ''))
+    const spec = line
+      .replace(/^-A /, '')
+      .split(' ')
+      .map((w) => w.replace(/^"|"$/g, ''))
     if ((await exec('iptables', ['-D', ...spec])).code === 0) n++
   }
   return n
@@ -217,7 +247,9 @@ export const describeSwept = (s: Swept): string =>
     s.bridge ? `bridge ${BRIDGE}` : '',
     s.rules ? `${s.rules} FORWARD rules` : '',
     s.dirs.length ? `dirs ${s.dirs.join(', ')}` : '',
-  ].filter(Boolean).join('; ')
+  ]
+    .filter(Boolean)
+    .join('; ')
 
 /**
  * Removes everything a previous (killed) run of this module left, or what a teardown did
@@ -225,7 +257,11 @@ export const describeSwept = (s: Swept): string =>
  * bridge, the FORWARD rule, the dirs.
  */
 export async function sweepNetnsEngines(root = tmpdir()): Promise<Swept> {
-  const dirs = existsSync(root) ? readdirSync(root).filter((d) => d.startsWith(DIR_PREFIX)).map((d) => join(root, d)) : []
+  const dirs = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => d.startsWith(DIR_PREFIX))
+        .map((d) => join(root, d))
+    : []
   const namespaces = await ourNamespaces()
   const pids = new Set<number>(pidsUnder(join(root, DIR_PREFIX)))
   for (const ns of namespaces) for (const p of await netnsPids(ns)) pids.add(p)
@@ -241,7 +277,10 @@ export async function sweepNetnsEngines(root = tmpdir()): Promise<Swept> {
 }
 
 async function ourNamespaces(): Promise<string[]> {
-  return (await exec('ip', ['netns', 'list'])).stdout.split('\n').map((l) => l.split(' ')[0] ?? '').filter((n) => n.startsWith('pbmh-'))
+  return (await exec('ip', ['netns', 'list'])).stdout
+    .split('\n')
+    .map((l) => l.split(' ')[0] ?? '')
+    .filter((n) => n.startsWith('pbmh-'))
 }
 
 /** What is still there of this module's hosts (the teardown test asserts it is nothing). */
@@ -249,12 +288,24 @@ export async function netnsLeftovers(root = tmpdir()): Promise<string[]> {
   const out: string[] = []
   const namespaces = await ourNamespaces()
   out.push(...namespaces.map((n) => `netns ${n}`))
-  const links = (await exec('ip', ['-o', 'link', 'show'])).stdout.split('\n').map((l) => l.split(':')[1]?.trim().split('@')[0] ?? '').filter((n) => n.startsWith('pbmh'))
+  const links = (await exec('ip', ['-o', 'link', 'show'])).stdout
+    .split('\n')
+    .map((l) => l.split(':')[1]?.trim().split('@')[0] ?? '')
+    .filter((n) => n.startsWith('pbmh'))
   out.push(...links.map((l) => `link ${l}`))
   out.push(...pidsUnder(join(root, DIR_PREFIX)).map((p) => `process ${p}`))
-  out.push(...readFileSync('/proc/self/mounts', 'utf8').split('\n').filter((l) => l.includes(join(root, DIR_PREFIX))).map((l) => `mount ${l.split(' ')[1]}`))
+  out.push(
+    ...readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(join(root, DIR_PREFIX)))
+      .map((l) => `mount ${l.split(' ')[1]}`),
+  )
   if ((await exec('iptables', ['-S', 'FORWARD'])).stdout.includes(RULE_COMMENT)) out.push('FORWARD rule')
-  out.push(...readdirSync(root).filter((d) => d.startsWith(DIR_PREFIX)).map((d) => `dir ${join(root, d)}`))
+  out.push(
+    ...readdirSync(root)
+      .filter((d) => d.startsWith(DIR_PREFIX))
+      .map((d) => `dir ${join(root, d)}`),
+  )
   return out
 }
 
@@ -272,11 +323,32 @@ async function makeTls(h: HostPlan): Promise<{ ca: string; cert: string; key: st
     writeFileSync(join(d, `${name}.ext`), ext)
     await ossl('genpkey', ...ec, '-out', join(d, `${name}-key.pem`))
     await ossl('req', '-new', '-key', join(d, `${name}-key.pem`), '-subj', subj, '-out', join(d, `${name}.csr`))
-    await ossl('x509', '-req', '-in', join(d, `${name}.csr`), '-CA', join(d, 'ca.pem'), '-CAkey', join(d, 'ca-key.pem'), '-CAcreateserial', '-days', '2', '-extfile', join(d, `${name}.ext`), '-out', join(d, `${name}-cert.pem`))
+    await ossl(
+      'x509',
+      '-req',
+      '-in',
+      join(d, `${name}.csr`),
+      '-CA',
+      join(d, 'ca.pem'),
+      '-CAkey',
+      join(d, 'ca-key.pem'),
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      join(d, `${name}.ext`),
+      '-out',
+      join(d, `${name}-cert.pem`),
+    )
   }
   await sign('server', `/CN=${h.address}`, `subjectAltName=IP:${h.address}\nextendedKeyUsage=serverAuth\n`)
   await sign('client', '/CN=pb netns engines client', 'extendedKeyUsage=clientAuth\n')
-  for (const [from, to] of [['ca.pem', 'ca.pem'], ['client-cert.pem', 'cert.pem'], ['client-key.pem', 'key.pem']] as const) writeFileSync(join(client, to), readFileSync(join(d, from)), { mode: 0o600 })
+  for (const [from, to] of [
+    ['ca.pem', 'ca.pem'],
+    ['client-cert.pem', 'cert.pem'],
+    ['client-key.pem', 'key.pem'],
+  ] as const)
+    writeFileSync(join(client, to), readFileSync(join(d, from)), { mode: 0o600 })
   return { ca: join(d, 'ca.pem'), cert: join(d, 'server-cert.pem'), key: join(d, 'server-key.pem'), client }
 }
 
@@ -300,7 +372,13 @@ async function waitFor(what: string, ok: () => Promise<boolean>, pid: number, lo
     if (!alive(pid)) break
     await sleep(250)
   }
-  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').trim().split('\n').filter((l) => /level=(error|fatal)|failed|error/i.test(l)).at(-1) ?? '' : ''
+  const log = existsSync(logFile)
+    ? (readFileSync(logFile, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => /level=(error|fatal)|failed|error/i.test(l))
+        .at(-1) ?? '')
+    : ''
   throw new Error(`${what} ${alive(pid) ? `did not answer within ${timeoutMs / 1000} s` : 'exited'}${log ? `: ${log.slice(0, 300)}` : ''} (log: ${logFile})`)
 }
 
@@ -337,7 +415,10 @@ export async function startNetnsEngines(): Promise<NetnsEngines & { swept: Swept
         }
       } catch {}
     }
-    const daemons = TRANSPORTS.flatMap((t) => [join(hosts[t].dir, 'dockerd.pid'), join(hosts[t].dir, 'ssh', 'sshd.pid')]).filter(existsSync).map((f) => Number(readFileSync(f, 'utf8').trim())).filter((p) => p > 0)
+    const daemons = TRANSPORTS.flatMap((t) => [join(hosts[t].dir, 'dockerd.pid'), join(hosts[t].dir, 'ssh', 'sshd.pid')])
+      .filter(existsSync)
+      .map((f) => Number(readFileSync(f, 'utf8').trim()))
+      .filter((p) => p > 0)
     const killed = await stopPids(daemons, 20_000)
     if (killed.length) forced.push(`${killed.length} daemons did not stop on SIGTERM`)
     // dockerd leaves its host sandbox's bind mount of the namespace (exec/netns/default)

@@ -24,7 +24,17 @@ export async function waitForRunLock(dir: string): Promise<() => void> {
 export async function smokeContext(runtime: Runtime, runId: string, runDir: string, log: Logger): Promise<SeriesContext> {
   const profile = PROFILES.smoke!
   return {
-    runtime, runId, runDir, cpus: defaultCpuLayout(), profile, certs: await ensureCerts(certsDir, { force: false, log }), log,
-    proxies: ['haproxy'], seed: 1, connections: profile.connections, backendVersion: 'test', plan: { custom: [], versions: defaultVersionChoice(profile.name) },
+    runtime,
+    runId,
+    runDir,
+    cpus: defaultCpuLayout(),
+    profile,
+    certs: await ensureCerts(certsDir, { force: false, log }),
+    log,
+    proxies: ['haproxy'],
+    seed: 1,
+    connections: profile.connections,
+    backendVersion: 'test',
+    plan: { custom: [], versions: defaultVersionChoice(profile.name) },
   }
 }

@@ -17,15 +17,30 @@ import { compareAcrossRuns } from '../../../lib/analysis/compare.ts'
 import { runFigures } from '../../../lib/analysis/run-figures.ts'
 
 const FP: Fingerprint = {
-  cpu_model: 'AMD EPYC', cpu_family: '26', cpu_model_number: '2', stepping: '1', microcode: '0x1000065', kernel_release: '6.18.44-fc-v657',
-  kernel_version: 'Linux version 6.18.44-fc-v657 #1', vulnerabilities: { spectre_v2: 'Mitigation: Retpolines' }, clocksource: 'tsc', virtualization: 'kvm',
+  cpu_model: 'AMD EPYC',
+  cpu_family: '26',
+  cpu_model_number: '2',
+  stepping: '1',
+  microcode: '0x1000065',
+  kernel_release: '6.18.44-fc-v657',
+  kernel_version: 'Linux version 6.18.44-fc-v657 #1',
+  vulnerabilities: { spectre_v2: 'Mitigation: Retpolines' },
+  clocksource: 'tsc',
+  virtualization: 'kvm',
 }
 
 /** The fixture run with a fingerprint and a calibration written into its manifest. */
 function fixtureWith(fingerprint: Fingerprint | null) {
   const dir = copyFixtureRun()
   const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...m, fingerprint, calibration: { loopback_rtt_us: 24.4, loopback_rtt_wall_us: 26.2, ecdsa_p256_sign_us: 14.4, rsa4096_sign_us: 3130, measured_at: 'x', cpuset: '1' } }))
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({
+      ...m,
+      fingerprint,
+      calibration: { loopback_rtt_us: 24.4, loopback_rtt_wall_us: 26.2, ecdsa_p256_sign_us: 14.4, rsa4096_sign_us: 3130, measured_at: 'x', cpuset: '1' },
+    }),
+  )
   return loadRun(dir)
 }
 
@@ -42,7 +57,10 @@ test('baseline without a fingerprint or calibration: said so; raw and calibrated
   assert.doesNotMatch(md, /the same machine as this run/) // hostname and CPU string alone do not make one machine
   assert.match(md, /never on the raw µs delta/)
   assert.match(md, /loopback round trip \(CPU µs\) \(used\): baseline no calibration recorded, this run 24\.4 µs/)
-  assert.match(md, /the calibrated unit of requests direct row \(backend CPU µs\/req\), of messages direct row \(backend CPU µs\/req\), of handshakes direct row \(backend CPU µs\/req\), of L4 connections and MiB loopback round trip \(CPU µs\)\)/)
+  assert.match(
+    md,
+    /the calibrated unit of requests direct row \(backend CPU µs\/req\), of messages direct row \(backend CPU µs\/req\), of handshakes direct row \(backend CPU µs\/req\), of L4 connections and MiB loopback round trip \(CPU µs\)\)/,
+  )
   assert.match(md, /direct row \(backend CPU µs\/req\) \(used\): baseline \d[\d.]* µs, this run \d[\d.]* µs, ratio /)
   // Counts, then ratios within a run, then costs: one table each; the CSV keeps table, version and the between-run source.
   const [counts, ratios, costs] = ['Counts per request', 'Ratios between cells of one run', 'Costs (µs'].map((t) => md.indexOf(t))
@@ -55,7 +73,10 @@ test('baseline without a fingerprint or calibration: said so; raw and calibrated
   const csv = files.find((f) => f.path === 'data/baseline-ratio.csv')!.content
   const [header, ...lines] = csv.trim().split('\n')
   assert.equal(header, 'figure,table,series,proxy,version,cell,baseline,this run,n,change [95%],could detect,verdict,between-run SD (log),between-run source')
-  assert.ok(lines.some((l) => /^proxy \/ direct,measurements,pool-added,nginx,[^,]+,pool-added,/.test(l)), 'the CSV keeps each row\'s table and version')
+  assert.ok(
+    lines.some((l) => /^proxy \/ direct,measurements,pool-added,nginx,[^,]+,pool-added,/.test(l)),
+    "the CSV keeps each row's table and version",
+  )
   assert.match(md, /Where the between-run variance of each row comes from/)
   // The section draws no chart: the dot plot of the changes is among the pictures, in the calibrated unit where both runs have the reference.
   assert.deepEqual(charts, [])
@@ -68,7 +89,12 @@ test('baseline without a fingerprint or calibration: said so; raw and calibrated
 
 test('fingerprints on both sides: the differences are listed; identical ones are the same machine', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-base-'))
-  const base = fixtureWith({ ...FP, kernel_release: '6.18.44-fc-v857', kernel_version: 'Linux version 6.18.44-fc-v857 #1', vulnerabilities: { spectre_v2: 'Mitigation: IBRS' } })
+  const base = fixtureWith({
+    ...FP,
+    kernel_release: '6.18.44-fc-v857',
+    kernel_version: 'Linux version 6.18.44-fc-v857 #1',
+    vulnerabilities: { spectre_v2: 'Mitigation: IBRS' },
+  })
   const baseline = { id: 'b', dir, kind: 'run' as const, run: base }
   const { md } = render(fixtureWith(FP), baseline)
   assert.match(md, /\*\*The machines differ\*\*/)
@@ -85,9 +111,16 @@ test('fingerprints on both sides: the differences are listed; identical ones are
 
 test('a run made with --like: the comparison says which baseline it repeats, with what, and what it could not repeat as it was', () => {
   const run = fixtureWith(FP)
-  writeLike(run.dir, { baseline: '2026-11-30-quick-2core', flags: { profile: 'quick', versions: '1.22.1,1.33.0' }, notes: ['nginx 1.31.3 is no longer in the catalog: the newest, 1.33.0, measured instead', '<b>x</b>'] })
+  writeLike(run.dir, {
+    baseline: '2026-11-30-quick-2core',
+    flags: { profile: 'quick', versions: '1.22.1,1.33.0' },
+    notes: ['nginx 1.31.3 is no longer in the catalog: the newest, 1.33.0, measured instead', '<b>x</b>'],
+  })
   const { md } = render(run)
-  assert.match(md, /This run repeats baseline \*\*2026-11-30-quick-2core\*\* \(--like 2026-11-30-quick-2core\), which means: --profile quick; --versions 1.22.1,1.33.0\./)
+  assert.match(
+    md,
+    /This run repeats baseline \*\*2026-11-30-quick-2core\*\* \(--like 2026-11-30-quick-2core\), which means: --profile quick; --versions 1.22.1,1.33.0\./,
+  )
   assert.match(md, /- nginx 1.31.3 is no longer in the catalog: the newest, 1.33.0, measured instead/)
   // What ran, from the rows: the fixture's pooling cells ran another HAProxy than the baseline's.
   const haproxy = loadRun(run.dir).measurements.find((r) => r.series === 'pool-added' && r.proxy === 'haproxy')!.version
@@ -102,12 +135,15 @@ test('a run made with --like: the comparison says which baseline it repeats, wit
   assert.doesNotMatch(render(fixtureWith(FP)).md, /This run repeats baseline/)
 })
 
-test('--like: the sentence about what was repeated comes from the rows, and says every series when all ran the baseline\'s versions', () => {
+test("--like: the sentence about what was repeated comes from the rows, and says every series when all ran the baseline's versions", () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-like-'))
   cpSync(join(repoRoot, 'baselines/runs/2026-11-30-quick-2core'), dir, { recursive: true })
   writeLike(dir, { baseline: '2026-11-30-quick-2core', flags: { profile: 'quick' }, notes: [] })
   const { md } = render(loadRun(dir))
-  assert.match(md, /Series that ran the baseline's versions of every proxy: .*pool-added.*tls-handshake.*\. Every series of the baseline ran here with the baseline's versions\./)
+  assert.match(
+    md,
+    /Series that ran the baseline's versions of every proxy: .*pool-added.*tls-handshake.*\. Every series of the baseline ran here with the baseline's versions\./,
+  )
   assert.doesNotMatch(md, /Ran otherwise than in the baseline/)
 })
 
@@ -119,7 +155,10 @@ test('with a between-run prior for every family: the same run twice is "no chang
   const a = new Article()
   baselineSection(a, { ...b, comparison: compareAcrossRuns(run, run, { prior }) })
   const md = a.toString().replace(/\\(.)/g, '$1')
-  assert.match(md, /(\d+) of \d+ figures could be tested; 0 changed beyond the noise; the \1 without a change could have seen changes of ±[\d.]+% \(median\) to ±[\d.]+% \(largest\)\./)
+  assert.match(
+    md,
+    /(\d+) of \d+ figures could be tested; 0 changed beyond the noise; the \1 without a change could have seen changes of ±[\d.]+% \(median\) to ±[\d.]+% \(largest\)\./,
+  )
   assert.match(md, /- lab note docs\/lab-notes\/2026-12-02-between-run-noise\.md \(40 df\): \d+ figures/)
   const row = md.split('\n').find((l) => /^\| proxy \/ direct \| pool-added \| nginx /.test(l))!
   assert.match(row, /\| \+0\.0% \[-[\d.]+%, \+[\d.]+%\] \| ±[\d.]+% \| no change \|$/)

@@ -14,7 +14,14 @@ const render = (tcp: ReturnType<typeof tcpRow>[] | undefined) => {
 test('L4 section: a row per proxy and variant with intervals, the HAProxy/nginx ratio, data strings escaped', () => {
   const rows = [1, 2].flatMap((repeat) => [
     tcpRow({ repeat, proxy_cpu_us_per_conn: 80 + repeat }),
-    tcpRow({ repeat, proxy: 'nginx', version: '1.31.3', proxy_cpu_us_per_conn: 100 + repeat, status: repeat === 2 ? 'invalid' : 'valid', reason: repeat === 2 ? '<b>x</b>' : '' }),
+    tcpRow({
+      repeat,
+      proxy: 'nginx',
+      version: '1.31.3',
+      proxy_cpu_us_per_conn: 100 + repeat,
+      status: repeat === 2 ? 'invalid' : 'valid',
+      reason: repeat === 2 ? '<b>x</b>' : '',
+    }),
   ])
   const a = render(rows)
   const md = a.toString()
@@ -23,7 +30,10 @@ test('L4 section: a row per proxy and variant with intervals, the HAProxy/nginx 
   assert.match(md, /\| nginx \| 1\\\.31\\\.3 \| l4\\-tcp \| 101\\\.0 \\\[1 repeat\\\] \|.*\\<b\\>x/)
   assert.ok(!md.includes('<b>'), 'a reason from the data is escaped')
   assert.match(md, /l4\\-tcp, per connection: 0\\\.81 \\\[1 repeat\\\] \(no side decided: one repeat\)/)
-  assert.deepEqual(a.files.map((f) => f.path), ['data/l4-cells.csv'])
+  assert.deepEqual(
+    a.files.map((f) => f.path),
+    ['data/l4-cells.csv'],
+  )
 })
 
 test('L4 section without tcp rows says so', () => {

@@ -15,7 +15,7 @@ const section = (run = loadRun(FIXTURE_RUN)) => {
   return a.toString()
 }
 
-test('the method states the constants the harness ran with and the run\'s own profile, not typed figures', () => {
+test("the method states the constants the harness ran with and the run's own profile, not typed figures", () => {
   const run = loadRun(FIXTURE_RUN)
   const md = section(run)
   const p = run.manifest.profile_settings

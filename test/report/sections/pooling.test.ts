@@ -14,11 +14,23 @@ import { FIXTURE_RUN } from '../../fixtures/run.ts'
 test('one figure, one value: the pooling table and F1 draw on the pooling series rows, not the versions series re-measurement', async () => {
   const run = loadRun(FIXTURE_RUN)
   const findings = runFindings(run)
-  const { markdown, files } = buildArticle({ run, aggregates: await aggregate(run), findings, claims: evaluateClaims(loadLedger(), run), openSeries: [], documentedReuse })
+  const { markdown, files } = buildArticle({
+    run,
+    aggregates: await aggregate(run),
+    findings,
+    claims: evaluateClaims(loadLedger(), run),
+    openSeries: [],
+    documentedReuse,
+  })
   const csv = files.find((f) => f.path === 'data/pooling-series.csv')!
   const table = Papa.parse<Record<string, string>>(String(csv.content), { header: true, skipEmptyLines: true }).data
   const f1 = findings.find((f) => f.id === 'F1')!
-  const rowsOf = (series: string, proxy: string, version: string) => run.measurements.filter((r) => r.series === series && r.proxy === proxy && r.version === version && r.variant === 'article' && r.model === 'closed' && r.status === 'valid').map((r) => r.proxy_cpu_us_per_req!)
+  const rowsOf = (series: string, proxy: string, version: string) =>
+    run.measurements
+      .filter(
+        (r) => r.series === series && r.proxy === proxy && r.version === version && r.variant === 'article' && r.model === 'closed' && r.status === 'valid',
+      )
+      .map((r) => r.proxy_cpu_us_per_req!)
   let differs = 0
   let compared = 0
   for (const row of table) {
@@ -30,7 +42,10 @@ test('one figure, one value: the pooling table and F1 draw on the pooling series
     }
     compared++
     const same = median(valid)
-    assert.ok(Math.abs(Number(row['same config µs/req']) / same - 1) < 1e-3, `${row.proxy}: the table shows ${row['same config µs/req']}, the same series' median is ${same}`)
+    assert.ok(
+      Math.abs(Number(row['same config µs/req']) / same - 1) < 1e-3,
+      `${row.proxy}: the table shows ${row['same config µs/req']}, the same series' median is ${same}`,
+    )
     // F1 prints the same median (one decimal).
     assert.ok(f1.figure.includes(`${row.proxy} ${same.toFixed(1)} (`), `${row.proxy} ${same.toFixed(1)} in F1: ${f1.figure}`)
     const versions = rowsOf('versions', row.proxy!, row.version!)

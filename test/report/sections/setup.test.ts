@@ -8,8 +8,27 @@ import { setupSection } from '../../../lib/report/sections/setup.ts'
 import { FIXTURE_RUN } from '../../fixtures/run.ts'
 
 const inv = (id: number, o: Partial<Invocation> = {}): Invocation => ({
-  id, commit: `c0ffee00000${id}`, dirty: id === 2, argv: [], profile: 'quick', repeats: 2, duration_s: 3, series: ['pooling'], proxies: ['haproxy'], cpusets: { proxy: '1', backend: '0', generator: '0' },
-  runtime: 'native', network: 'host', seed: id, components: [], custom_configs: [], schema_version: SCHEMA_VERSION, fingerprint: null, started: `2026-11-30T10:0${id}:00Z`, finished: null, changes: [], ...o,
+  id,
+  commit: `c0ffee00000${id}`,
+  dirty: id === 2,
+  argv: [],
+  profile: 'quick',
+  repeats: 2,
+  duration_s: 3,
+  series: ['pooling'],
+  proxies: ['haproxy'],
+  cpusets: { proxy: '1', backend: '0', generator: '0' },
+  runtime: 'native',
+  network: 'host',
+  seed: id,
+  components: [],
+  custom_configs: [],
+  schema_version: SCHEMA_VERSION,
+  fingerprint: null,
+  started: `2026-11-30T10:0${id}:00Z`,
+  finished: null,
+  changes: [],
+  ...o,
 })
 
 function setupMarkdown(mutate: (run: ArticleInput['run']) => void): string {
@@ -21,7 +40,10 @@ function setupMarkdown(mutate: (run: ArticleInput['run']) => void): string {
 }
 
 test('a run of one invocation shows no invocation table (the golden article is unchanged)', () => {
-  assert.doesNotMatch(setupMarkdown((run) => (run.manifest.invocations = [inv(1)])), /invocations/)
+  assert.doesNotMatch(
+    setupMarkdown((run) => (run.manifest.invocations = [inv(1)])),
+    /invocations/,
+  )
 })
 
 test('a resume with --allow-changes: the setup section lists each invocation, its change and its rows', () => {
@@ -47,13 +69,32 @@ test('a run on several hosts: the topology, each host and the network measured b
         { role: 'backend', engine: 'tcp://10.77.0.3:2376', address: '10.77.0.3', cpuset: '0', files: 'through the API' },
         { role: 'generator', engine: 'unix:///run/pb/docker.sock', address: '10.77.0.4', cpuset: '1', files: 'bind mounts' },
       ],
-      hosts: [{ engine: 'ssh://10.77.0.2', name: 'pb-ssh', os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0', cpus: 2, memory_gib: 7.8, engine_version: '20.10.24', cpu_source: 'docker API container stats', fingerprint: fp, images: [{ image: 'proxybench/haproxy:3.4.7', id: 'sha256:73b5', sent: true }] }],
+      hosts: [
+        {
+          engine: 'ssh://10.77.0.2',
+          name: 'pb-ssh',
+          os: 'Debian GNU/Linux 12 (bookworm)',
+          kernel: '6.1.0',
+          cpus: 2,
+          memory_gib: 7.8,
+          engine_version: '20.10.24',
+          cpu_source: 'docker API container stats',
+          fingerprint: fp,
+          images: [{ image: 'proxybench/haproxy:3.4.7', id: 'sha256:73b5', sent: true }],
+        },
+      ],
       network: { from: 'unix:///run/pb/docker.sock', to: 'ssh://10.77.0.2', connect_echo_p50_ms: 0.112, stream_mib_per_s: 1234.5, issue: null },
     }
   })
   assert.match(md, /\*\*Roles on 1 Docker host\*\* \(topology from --hosts\)/)
-  assert.match(md, /unix:\/\/\/run\/pb\/docker.sock → ssh:\/\/10.77.0.2\), measured before the cells: 0.112 ms per short connection .*, 1235 MiB\/s echoed on one stream\./)
+  assert.match(
+    md,
+    /unix:\/\/\/run\/pb\/docker.sock → ssh:\/\/10.77.0.2\), measured before the cells: 0.112 ms per short connection .*, 1235 MiB\/s echoed on one stream\./,
+  )
   assert.match(md, /\| proxy \| ssh:\/\/10.77.0.2 \| 10.77.0.2 \| 0-1 \| through the API \|/)
   assert.match(md, /\| ssh:\/\/10.77.0.2 \| pb-ssh \| .* \| 2 \| 7.8 \| 6.1.0 \| Debian GNU\/Linux 12 \(bookworm\) \| 20.10.24 \| 1 \|/)
-  assert.doesNotMatch(setupMarkdown(() => {}), /Docker host/)
+  assert.doesNotMatch(
+    setupMarkdown(() => {}),
+    /Docker host/,
+  )
 })

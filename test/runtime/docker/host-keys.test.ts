@@ -4,14 +4,27 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { blobKeyType, fingerprintOf, hostFieldMatches, hostKeyVerifier, judgeHostKey, knownHostsEntry, parseKnownHosts, preferredHostKeyAlgorithms, readKnownHosts, type HostKeyRefusal } from '../../../lib/runtime/docker/host-keys.ts'
+import {
+  blobKeyType,
+  fingerprintOf,
+  hostFieldMatches,
+  hostKeyVerifier,
+  judgeHostKey,
+  knownHostsEntry,
+  parseKnownHosts,
+  preferredHostKeyAlgorithms,
+  readKnownHosts,
+  type HostKeyRefusal,
+} from '../../../lib/runtime/docker/host-keys.ts'
 
 // Real keys from ssh-keygen, and hashed entries as OpenSSH itself writes them (ssh-keygen -H):
 // the parsing and matching are checked against OpenSSH's own output, not against themselves.
 const dir = mkdtempSync(join(tmpdir(), 'pb-hostkeys-unit-'))
 const keygen = (type: string, name: string) => {
   execFileSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-f', join(dir, name)])
-  const [t, b64] = readFileSync(join(dir, `${name}.pub`), 'utf8').trim().split(/\s+/)
+  const [t, b64] = readFileSync(join(dir, `${name}.pub`), 'utf8')
+    .trim()
+    .split(/\s+/)
   return { type: t!, b64: b64!, blob: Buffer.from(b64!, 'base64'), pub: join(dir, `${name}.pub`) }
 }
 const ed = keygen('ed25519', 'ed')
@@ -31,7 +44,14 @@ test('fingerprint and key type of a blob are what ssh-keygen -l prints', () => {
 test('known_hosts lines: comments, blanks and broken lines skipped, markers read, line numbers kept', () => {
   const text = `# comment\n\nh1 ${ed.type} ${ed.b64}\n@revoked h2 ${rsa.type} ${rsa.b64}\nh3 ssh-ed25519\n@cert-authority *.example.com ${ec.type} ${ec.b64}\nh4 ssh-ed25519 not*base64\n`
   const lines = parseKnownHosts(text, 'f')
-  assert.deepEqual(lines.map((l) => [l.line, l.marker, l.hosts, l.keyType]), [[3, '', 'h1', ed.type], [4, '@revoked', 'h2', rsa.type], [6, '@cert-authority', '*.example.com', ec.type]])
+  assert.deepEqual(
+    lines.map((l) => [l.line, l.marker, l.hosts, l.keyType]),
+    [
+      [3, '', 'h1', ed.type],
+      [4, '@revoked', 'h2', rsa.type],
+      [6, '@cert-authority', '*.example.com', ec.type],
+    ],
+  )
   assert.ok(lines[0]!.key.equals(ed.blob))
 })
 
@@ -70,7 +90,9 @@ test('verdicts: known, changed (same type, other key), other types only, revoked
   assert.deepEqual(judgeHostKey(ed.blob, 'h3', 22, lines), { kind: 'unknown' })
   assert.deepEqual(judgeHostKey(ed.blob, 'h1', 2222, lines), { kind: 'unknown' }, 'another port is another host')
   // A @cert-authority line is no host key.
-  assert.deepEqual(judgeHostKey(ec.blob, 'a.example.com', 22, parseKnownHosts(`@cert-authority *.example.com ${ec.type} ${ec.b64}\n`, 'kh')), { kind: 'unknown' })
+  assert.deepEqual(judgeHostKey(ec.blob, 'a.example.com', 22, parseKnownHosts(`@cert-authority *.example.com ${ec.type} ${ec.b64}\n`, 'kh')), {
+    kind: 'unknown',
+  })
   const fp = fingerprintOf(ed.blob)
   assert.deepEqual(judgeHostKey(ed.blob, 'h9', 22, [], fp), { kind: 'pinned' })
   assert.deepEqual(judgeHostKey(ed.blob, 'h9', 22, [], `${fp}=`), { kind: 'pinned' }, 'padding or not')
@@ -80,11 +102,17 @@ test('verdicts: known, changed (same type, other key), other types only, revoked
 test('the verifier: a refusal in one line naming host, fingerprint and fix; accept-new records a plain entry once, and never accepts a changed key', () => {
   const file = join(dir, 'accept', 'known_hosts')
   const refusals: HostKeyRefusal[] = []
-  const verify = (acceptNew: boolean, port = 22, files = [file]) => hostKeyVerifier({ url: 'ssh://h1', host: 'h1', port, policy: { knownHosts: files, acceptNew }, onRefuse: (r) => refusals.push(r) })
+  const verify = (acceptNew: boolean, port = 22, files = [file]) =>
+    hostKeyVerifier({ url: 'ssh://h1', host: 'h1', port, policy: { knownHosts: files, acceptNew }, onRefuse: (r) => refusals.push(r) })
   assert.equal(verify(false)(ed.blob), false)
   const line = `${refusals[0]!.what}. ${refusals[0]!.fix}`
   assert.ok(!line.includes('\n'))
-  assert.match(line, new RegExp(`^ssh://h1 offers host key ${fingerprintOf(ed.blob).replace(/[+/]/g, '\\$&')} \\(ssh-ed25519\\), which ${file} does not list\\. .*--accept-new-host-keys.*ssh-keyscan -t ed25519 h1 >> ${file}`))
+  assert.match(
+    line,
+    new RegExp(
+      `^ssh://h1 offers host key ${fingerprintOf(ed.blob).replace(/[+/]/g, '\\$&')} \\(ssh-ed25519\\), which ${file} does not list\\. .*--accept-new-host-keys.*ssh-keyscan -t ed25519 h1 >> ${file}`,
+    ),
+  )
   // accept-new: recorded (the directory made), then known.
   assert.equal(verify(true)(ed.blob), true)
   assert.equal(readFileSync(file, 'utf8'), `h1 ${ed.type} ${ed.b64}\n`)

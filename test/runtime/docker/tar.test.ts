@@ -36,7 +36,13 @@ test('tarUnpack reads tar(1) archives back, long names included', () => {
   const made = spawnSync('tar', ['-cf', '-', '-C', dir, 'proxy'], { maxBuffer: 1 << 20 })
   assert.equal(made.status, 0)
   const entries = tarUnpack(made.stdout)
-  assert.deepEqual(entries.map((e) => [e.name, e.type]).sort(), [['proxy', 'dir'], ['proxy/access.log', 'file'], [deep, 'file']])
+  assert.deepEqual(entries.map((e) => [e.name, e.type]).sort(), [
+    ['proxy', 'dir'],
+    ['proxy/access.log', 'file'],
+    [deep, 'file'],
+  ])
   assert.equal(String(entries.find((e) => e.name === 'proxy/access.log')!.body), 'GET /\nGET /\n')
-  assert.deepEqual(tarUnpack(tarPack([{ name: 'a/b', type: 'file', mode: 0o600, uid: 1, gid: 2, body: Buffer.from('x') }])), [{ name: 'a/b', type: 'file', mode: 0o600, uid: 1, gid: 2, body: Buffer.from('x') }])
+  assert.deepEqual(tarUnpack(tarPack([{ name: 'a/b', type: 'file', mode: 0o600, uid: 1, gid: 2, body: Buffer.from('x') }])), [
+    { name: 'a/b', type: 'file', mode: 0o600, uid: 1, gid: 2, body: Buffer.from('x') },
+  ])
 })
