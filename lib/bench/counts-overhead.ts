@@ -11,7 +11,7 @@ import { summarize } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
 import { projectId } from '../data/grouping.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../data/tables.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { countingSubWindow, measureClosed } from '../measure/closed.ts'
 import { parseLoop } from '../measure/calibration.ts'
 import { exec } from '../core/exec.ts'
@@ -194,8 +194,8 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
   const cpus = defaultCpuLayout()
   const base = PROFILES.quick!
   const profile: Profile = { name: OVERHEAD_SERIES, repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
-  const cells: Cell[] = o.proxies.flatMap((proxy) =>
-    o.variants.map((variant) => catalogCell(proxy, { series: OVERHEAD_SERIES, variant, connections: base.connections })),
+  const cells: CellPlan[] = o.proxies.flatMap((proxy) =>
+    o.variants.map((variant) => catalogCellPlan(proxy, { series: OVERHEAD_SERIES, variant, connections: base.connections })),
   )
   const releaseLock = await acquireRunLock(outDir)
   const runId = basename(outDir)

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { PROFILES, type Profile } from '../catalog/profiles.ts'
-import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, directCell, type CellPlan } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import { userError } from '../core/errors.ts'
@@ -110,8 +110,8 @@ export async function runReferenceCost(o: ReferenceCostOptions): Promise<{ rows:
   const cpus = defaultCpuLayout()
   const base = PROFILES.quick!
   const profile: Profile = { name: 'reference-cost', repeats: o.repeats, warmupS: base.warmupS, durationS: base.durationS, tailS: base.tailS }
-  const cells: Cell[] = [
-    ...o.proxies.flatMap((proxy) => o.variants.map((variant) => catalogCell(proxy, { series: 'reference-cost', variant, connections: base.connections }))),
+  const cells: CellPlan[] = [
+    ...o.proxies.flatMap((proxy) => o.variants.map((variant) => catalogCellPlan(proxy, { series: 'reference-cost', variant, connections: base.connections }))),
     { ...directCell(goSourceHash(join(stacksDir, 'backend')).slice(0, 16), base.connections), series: 'reference-cost' },
   ]
   // Waits while another run measures, then takes the lock itself.

@@ -14,7 +14,7 @@ import { userError } from '../core/errors.ts'
 import { ensureImages } from '../setup/images/ensure.ts'
 import type { Logger } from '../core/log.ts'
 import type { Profile } from '../catalog/profiles.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
 import { certsDir } from '../core/paths.ts'
 import { PROFILES } from '../catalog/profiles.ts'
@@ -180,8 +180,8 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
     const cpus = o.cpus ?? defaultCpuLayout()
     const base = PROFILES.quick!
     const profile: Profile = { name: 'runtime-ratio', repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
-    const cells: Cell[] = o.proxies.flatMap((proxy) =>
-      o.variants.map((variant) => catalogCell(proxy, { series: RATIO_SERIES, variant, connections: base.connections })),
+    const cells: CellPlan[] = o.proxies.flatMap((proxy) =>
+      o.variants.map((variant) => catalogCellPlan(proxy, { series: RATIO_SERIES, variant, connections: base.connections })),
     )
 
     const runId = basename(outDir)

@@ -1,7 +1,7 @@
 /**
  * Cell groups of a run and the selectors of claims.yaml over them. A cell group is the
  * group of rows of one table with equal key columns (every repeat of one measured
- * configuration, i.e. of one planned Cell of lib/measure/cell.ts; grouped by
+ * configuration, i.e. of one CellPlan of lib/measure/cell.ts; grouped by
  * lib/data/grouping.ts, as the aggregation and resume group them); its value for a
  * metric is the median over its rows (valid rows only unless rows: all), with the rows'
  * values by repeat for its interval; its status the most common status of its rows (a tie

@@ -11,7 +11,7 @@ export type TableName = 'measurements' | 'handshakes' | 'websocket' | 'tcp'
 
 /**
  * The columns that identify a cell (one measured configuration, every repeat of one planned
- * Cell of lib/measure/cell.ts) in each table: the one definition that resume, aggregation,
+ * CellPlan of lib/measure/cell.ts) in each table: the one definition that resume, aggregation,
  * the claims ledger and the report group by.
  */
 export const CELL_COLUMNS = {

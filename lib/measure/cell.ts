@@ -17,8 +17,8 @@ import type { RunningRole, Runtime } from '../runtime/types.ts'
 import type { ReadyOptions } from '../roles/net.ts'
 import type { ReferenceKind } from './reference.ts'
 
-/** One cell of a series: what is measured, independent of the repeat. */
-export interface Cell {
+/** The plan of one cell of a series: what is measured, independent of the repeat (a cell is identified by CELL_COLUMNS, lib/data/grouping.ts). */
+export interface CellPlan {
   series: string
   /** A proxy of the catalog, or `direct` (generator straight to the backend: the floor). */
   proxy: string
@@ -82,10 +82,10 @@ export interface WindowGate {
  * A cell of a proxy's catalog: one version (default the newest), one variant (its
  * template unless a user config is given), one key type and connection count.
  */
-export function catalogCell(
+export function catalogCellPlan(
   proxy: ProxyName | Stack,
   o: { series: string; variant: string; keyType?: KeyType; connections: number; version?: StackVersion; template?: string; pinned?: PinnedVersions },
-): Cell {
+): CellPlan {
   const stack = typeof proxy === 'string' ? loadStack(proxy) : proxy
   // A one-version series runs the pinned version (--pin-versions, --like), else the newest.
   const v = o.version ?? pinnedVersion(stack, o.pinned) ?? newestVersion(stack)
@@ -104,17 +104,17 @@ export function catalogCell(
 }
 
 /** What the client speaks: a proxy cell its variant's scheme, the direct row plain HTTP (the backend has no TLS). */
-export const cellScheme = (c: Cell): 'http' | 'https' => c.scheme ?? (c.proxy === 'direct' ? 'http' : 'https')
+export const cellScheme = (c: CellPlan): 'http' | 'https' => c.scheme ?? (c.proxy === 'direct' ? 'http' : 'https')
 
 /** The request target: / (hello world) or /json?size=N (a body of N bytes generated per request). */
-export const requestTarget = (c: Cell): string => (c.bodyBytes ? `${c.path ?? '/json'}?size=${c.bodyBytes}` : (c.path ?? '/'))
+export const requestTarget = (c: CellPlan): string => (c.bodyBytes ? `${c.path ?? '/json'}?size=${c.bodyBytes}` : (c.path ?? '/'))
 
 /**
  * Access-log variants (stack.yaml `access_log`): after the window the log file in the
  * proxy's run_dir must hold at least the verification's requests, one line each, or the
  * row would price a config that did not log. Null when fine or not a logging variant.
  */
-export function accessLogIssue(cell: Cell, proxyRunDir: string, atLeast = VERIFY_REQUESTS): string | null {
+export function accessLogIssue(cell: CellPlan, proxyRunDir: string, atLeast = VERIFY_REQUESTS): string | null {
   const name = cell.stack?.variants[cell.variant]?.access_log
   if (!name) return null
   const file = join(proxyRunDir, name)
@@ -126,7 +126,7 @@ export function accessLogIssue(cell: Cell, proxyRunDir: string, atLeast = VERIFY
 }
 
 /** The generator straight to the backend: the floor every proxy is compared with. */
-export const directCell = (backendVersion: string, connections: number): Cell => ({
+export const directCell = (backendVersion: string, connections: number): CellPlan => ({
   series: 'direct',
   proxy: 'direct',
   version: backendVersion,
@@ -136,7 +136,7 @@ export const directCell = (backendVersion: string, connections: number): Cell =>
   scheme: 'http',
 })
 
-const templateKey = (c: Cell) => `${c.proxy} ${c.version} ${c.variant} ${c.keyType} ${c.template}`
+const templateKey = (c: CellPlan) => `${c.proxy} ${c.version} ${c.variant} ${c.keyType} ${c.template}`
 
 /**
  * Renders and checks (the proxy's own checker) every template of `cells` not yet checked
@@ -144,7 +144,7 @@ const templateKey = (c: Cell) => `${c.proxy} ${c.version} ${c.variant} ${c.keyTy
  * reported now with the checker's first error lines, and its cells become failed rows
  * without starting anything. Returns the reasons of the newly rejected ones.
  */
-export async function checkTemplates(cells: readonly Cell[], ctx: CellContext & { templateChecks: Map<string, string | null> }): Promise<string[]> {
+export async function checkTemplates(cells: readonly CellPlan[], ctx: CellContext & { templateChecks: Map<string, string | null> }): Promise<string[]> {
   const rejected: string[] = []
   for (const c of cells) {
     if (!c.stack || !c.stackVersion || !c.template || ctx.templateChecks.has(templateKey(c))) continue
@@ -191,7 +191,7 @@ export function checkFromGenerator<T>(ctx: CellContext, at: { name: string; scra
 }
 
 /** 20 requests through the stack (hello world, or a body of the cell's size); a problem is a one-line reason, never an exception. */
-async function verify(url: string, cell: Cell, ctx: CellContext, at: { name: string; scratch: string }): Promise<string | null> {
+async function verify(url: string, cell: CellPlan, ctx: CellContext, at: { name: string; scratch: string }): Promise<string | null> {
   try {
     const body = cell.bodyBytes ? { expectBytes: cell.bodyBytes } : { expectBody: 'hello world' }
     const o = { url, n: VERIFY_REQUESTS, c: 2, cacert: ctx.certs.ca, ...body, cpus: ctx.cpus.generator }
@@ -229,7 +229,7 @@ export interface RunningStack {
 }
 
 /** Prepares and starts the cell's proxy in front of the backend, keeps a copy of its config, and points the stack's URL at it. */
-async function startCellProxy(cell: Cell, ctx: CellContext, stack: RunningStack, checked: boolean, l4?: L4Stack): Promise<void> {
+async function startCellProxy(cell: CellPlan, ctx: CellContext, stack: RunningStack, checked: boolean, l4?: L4Stack): Promise<void> {
   if (!(cell.stack && cell.stackVersion && cell.template)) return
   const { backend, scratch } = stack
   const prepared = await prepareProxy({
@@ -261,7 +261,7 @@ async function startCellProxy(cell: Cell, ctx: CellContext, stack: RunningStack,
  * `outcome`, never an exception: one bad cell must not end the run.
  */
 export async function withVerifiedStack<T>(
-  cell: Cell,
+  cell: CellPlan,
   name: string,
   ctx: CellContext,
   outcome: { failed(reason: string): T; invalid(reason: string): T },

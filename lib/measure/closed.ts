@@ -6,7 +6,7 @@ import type { Measurement } from '../data/schema.ts'
 import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
-import { withVerifiedStack, type Cell, type CellContext, type RunningStack } from './cell.ts'
+import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
 import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
@@ -97,7 +97,7 @@ export const wrkGenerator = (ctx: CellContext): ClosedGenerator => ({
  * inside it, so connection set-up and ramp-down stay outside. Always returns a row; never throws
  * for a failure of the thing measured.
  */
-export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen: ClosedGenerator = wrkGenerator(ctx)): Promise<Measurement> {
+export function measureClosed(cell: CellPlan, repeat: number, ctx: CellContext, gen: ClosedGenerator = wrkGenerator(ctx)): Promise<Measurement> {
   const filled = measurementRow(cell, repeat, ctx, { model: 'closed', targetRps: null, durationS: ctx.profile.durationS })
   const row = (fields: Partial<Measurement>) => filled({ ...gen.fields, ...fields })
   const name = repeatStem(cell, repeat)
@@ -113,7 +113,7 @@ export function measureClosed(cell: Cell, repeat: number, ctx: CellContext, gen:
  * Starts the generator, waits out the warm-up, and reads the counters at the window's ends
  * and around the counted sub-window; then waits for the generator and reads its report.
  */
-async function runClosedWindow(cell: Cell, name: string, ctx: CellContext, gen: ClosedGenerator, stack: RunningStack) {
+async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, gen: ClosedGenerator, stack: RunningStack) {
   const { backend, proxy, url, roles, scratch } = stack
   const p = ctx.profile
   const genThreads = cpuCount(ctx.cpus.generator)

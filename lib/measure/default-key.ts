@@ -7,7 +7,7 @@ import { ROW_FILES } from '../data/columns/table.ts'
 import { parseCertificateText, servedKeyName, type DefaultKeyRow } from '../data/default-keys.ts'
 import { rawFile, repeatStem } from '../data/raw-files.ts'
 import { waitForPort } from '../roles/net.ts'
-import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { withVerifiedStack, type CellPlan, type CellContext } from './cell.ts'
 import { rowWindow } from './rows.ts'
 
 const PEM = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/
@@ -21,7 +21,7 @@ const HANDSHAKE_TRIES = 20
  * proxy is ready when its port accepts (an HTTPS check would need a CA the harness does not
  * have). The raw s_client output is kept in raw/ (<stem>.s_client.txt).
  */
-export async function measureDefaultKey(cell: Cell, repeat: number, ctx: CellContext): Promise<DefaultKeyRow> {
+export async function measureDefaultKey(cell: CellPlan, repeat: number, ctx: CellContext): Promise<DefaultKeyRow> {
   const start = { ...blankRow(ROW_FILES['default-keys']), ...rowWindow(cell, repeat, ctx), tool: 'openssl s_client' }
   const row = (f: Partial<DefaultKeyRow>): DefaultKeyRow => ({ ...start, ...f })
   const name = repeatStem(cell, repeat)

@@ -10,7 +10,7 @@ import { readProcesses, withCulprits } from './culprits.ts'
 import { readCpuTimes, windowDisturbance, type WindowDisturbance } from './disturbance.ts'
 import { referenceUse, startReference, type ReferenceReading } from './reference.ts'
 
-export interface GeneratorRun<T> {
+export interface GeneratorOutcome<T> {
   result: T | null
   /** CPU of each watched role over the generator's whole run. */
   cpuNs: Map<RunningRole, number>
@@ -47,7 +47,7 @@ export async function runGenerator<T>(
   roles: RunningRole[],
   expectedS: number,
   o: GeneratorOptions = {},
-): Promise<GeneratorRun<T>> {
+): Promise<GeneratorOutcome<T>> {
   const { count = watch.filter((r) => r.spec.role === 'proxy'), withReference = false } = o
   rmSync(logFile, { force: true })
   // A spectrum left by an interrupted attempt must not pass for this one's.

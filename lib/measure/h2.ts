@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { exec } from '../core/exec.ts'
 import type { Measurement } from '../data/schema.ts'
 import { h2loadArgv, h2loadErrorCount, h2loadLatencies, parseH2loadOutput } from '../roles/h2load.ts'
-import type { Cell, CellContext } from './cell.ts'
+import type { CellPlan, CellContext } from './cell.ts'
 import { measureClosed, type ClosedGenerator } from './closed.ts'
 
 /**
@@ -62,5 +62,5 @@ export const h2loadGenerator = (streams: number, ctx: CellContext): ClosedGenera
 })
 
 /** One repeat of an h2 cell: the closed-model protocol with h2load at `cell.streams` streams per connection. */
-export const measureH2 = (cell: Cell & { streams: number }, repeat: number, ctx: CellContext): Promise<Measurement> =>
+export const measureH2 = (cell: CellPlan & { streams: number }, repeat: number, ctx: CellContext): Promise<Measurement> =>
   measureClosed(cell, repeat, ctx, h2loadGenerator(cell.streams, ctx))

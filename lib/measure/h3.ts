@@ -2,7 +2,7 @@ import { loadgenSpectrum, writeLatencySpectrum } from '../data/latency.ts'
 import type { Measurement } from '../data/schema.ts'
 import { datagramsPer, h3Argv, h3ProtocolIssue, parseLoadgenOutput, type H3Result } from '../roles/loadgen.ts'
 import { exec, lastLine } from '../core/exec.ts'
-import { checkFromGenerator, requestTarget, type Cell, type CellContext, type RunningStack } from './cell.ts'
+import { checkFromGenerator, requestTarget, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
 import { measureClosed, type ClosedGenerator } from './closed.ts'
 
 /** Requests of the h3 check before the window, as the HTTP/1.1 verification sends. */
@@ -12,7 +12,7 @@ const VERIFY_H3_REQUESTS = 20
  * Where the cell's HTTP/3 listens: the proxy's port over UDP (its h3 template listens on
  * TCP and UDP), or for the direct row the backend's own HTTP/3 listener.
  */
-export function h3Url(s: RunningStack, cell: Cell): string {
+export function h3Url(s: RunningStack, cell: CellPlan): string {
   if (s.proxy) return s.url
   if (!s.backend.h3Port) throw new Error('the direct h3 row needs the backend started with its HTTP/3 listener')
   return `https://${s.backend.host}:${s.backend.h3Port}${requestTarget(cell)}`
@@ -42,7 +42,7 @@ export function acrossHostsIssue(issue: string | null, url: string): string | nu
  * 20 HTTP/3 requests through the stack before the window: a listener without HTTP/3 (no
  * UDP socket, or QUIC without h3 in ALPN) fails here, so its row is invalid, not measured as h1.
  */
-export async function verifyH3(url: string, cell: Cell, ctx: CellContext, at: { name: string; scratch: string }): Promise<string | null> {
+export async function verifyH3(url: string, cell: CellPlan, ctx: CellContext, at: { name: string; scratch: string }): Promise<string | null> {
   const body = cell.bodyBytes ? { expectBytes: cell.bodyBytes } : { expectBody: 'hello world' }
   const argv = h3Argv({ url, connections: 2, streams: 1, seconds: 30, requests: VERIFY_H3_REQUESTS, cacert: ctx.certs.ca, ...body })
   try {
@@ -65,7 +65,7 @@ export async function verifyH3(url: string, cell: Cell, ctx: CellContext, at: { 
  * flight on each, every answer checked for HTTP/3 and the body; latencies recorded only
  * inside the cell's window (-warmup, -window), with the HDR spectrum.
  */
-export function h3Generator(cell: Cell, streams: number, ctx: CellContext): ClosedGenerator {
+export function h3Generator(cell: CellPlan, streams: number, ctx: CellContext): ClosedGenerator {
   let target = ''
   const body = cell.bodyBytes ? { expectBytes: cell.bodyBytes } : { expectBody: 'hello world' }
   return {
@@ -104,5 +104,5 @@ export function h3Generator(cell: Cell, streams: number, ctx: CellContext): Clos
 }
 
 /** One repeat of an h3 cell: the closed-model protocol with loadgen h3 at `cell.streams` streams per connection. */
-export const measureH3 = (cell: Cell, repeat: number, ctx: CellContext): Promise<Measurement> =>
+export const measureH3 = (cell: CellPlan, repeat: number, ctx: CellContext): Promise<Measurement> =>
   measureClosed(cell, repeat, ctx, h3Generator(cell, cell.streams ?? 1, ctx))

@@ -2,7 +2,7 @@ import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { Handshake } from '../data/schema.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { datagramsPer, loadgenArgv, type H3HandshakeResult, type HandshakeResult } from '../roles/loadgen.ts'
-import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { withVerifiedStack, type CellPlan, type CellContext } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
 import { h3Url, verifyH3 } from './h3.ts'
@@ -19,7 +19,7 @@ const round = (x: number, d = 3) => Number(x.toFixed(d))
  */
 export function quicHandshakeIssues(
   r: Pick<H3HandshakeResult, 'handshakes' | 'alpn' | 'early_data' | 'resumed'>,
-  resumption: NonNullable<Cell['resumption']>,
+  resumption: NonNullable<CellPlan['resumption']>,
 ): string[] {
   const issues: string[] = []
   if (r.handshakes > 0 && r.alpn !== 'h3') issues.push(`ALPN ${r.alpn || 'none'}, expected h3`)
@@ -34,7 +34,7 @@ export function quicHandshakeIssues(
  * resumed count is the proxy's answer, not a fault. h3 cells handshake over QUIC
  * (loadgen h3-handshake) after an h3 check of the stack, and count UDP datagrams per handshake.
  */
-export async function measureHandshakes(cell: Cell, repeat: number, ctx: CellContext): Promise<Handshake> {
+export async function measureHandshakes(cell: CellPlan, repeat: number, ctx: CellContext): Promise<Handshake> {
   const filled = handshakeRow(cell, repeat, ctx)
   const resumption = cell.resumption ?? 'none'
   const row = (fields: Partial<Handshake>) => filled({ ...(cell.resumption ? { resumption } : {}), ...fields })

@@ -2,7 +2,7 @@ import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { Measurement } from '../data/schema.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { datagramsPer, h3ProtocolIssue, loadgenArgv, type H3OpenResult, type OpenResult } from '../roles/loadgen.ts'
-import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { withVerifiedStack, type CellPlan, type CellContext } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
 import { h3Url, verifyH3 } from './h3.ts'
@@ -19,7 +19,7 @@ const round = (x: number, d = 3) => Number(x.toFixed(d))
  * One open-model run at a fixed rate: rows with model=open, target_rps, max_vus, dropped.
  * h3 cells run loadgen h3 -rate (a virtual user is a QUIC connection) after an h3 check.
  */
-export async function measureOpen(cell: Cell, repeat: number, rate: number, ctx: CellContext): Promise<Measurement> {
+export async function measureOpen(cell: CellPlan, repeat: number, rate: number, ctx: CellContext): Promise<Measurement> {
   const seconds = ctx.profile.warmupS + ctx.profile.durationS
   const row = measurementRow(cell, repeat, ctx, { model: 'open', targetRps: rate, durationS: seconds })
   const name = repeatStem(cell, repeat, { rate })

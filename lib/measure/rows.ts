@@ -2,7 +2,7 @@ import { blankRow } from '../data/columns/derive.ts'
 import { COUNTS, ROW_FILES } from '../data/columns/table.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../data/schema.ts'
 import type { RoleCounts } from '../runtime/counts.ts'
-import { cellScheme, type Cell, type CellContext } from './cell.ts'
+import { cellScheme, type CellPlan, type CellContext } from './cell.ts'
 
 /**
  * Rows as a protocol starts them: every column with an empty value empty (the column
@@ -12,7 +12,7 @@ import { cellScheme, type Cell, type CellContext } from './cell.ts'
 export type RowFill<T> = (fields: Partial<T>) => T
 
 /** What every row of a window starts with: its cell, its repeat and when it started. */
-export const rowWindow = (cell: Cell, repeat: number, ctx: CellContext) => ({
+export const rowWindow = (cell: CellPlan, repeat: number, ctx: CellContext) => ({
   run_id: ctx.runId,
   series: cell.series,
   proxy: cell.proxy,
@@ -26,7 +26,7 @@ export const rowWindow = (cell: Cell, repeat: number, ctx: CellContext) => ({
 })
 
 export function measurementRow(
-  cell: Cell,
+  cell: CellPlan,
   repeat: number,
   ctx: CellContext,
   o: { model: 'closed' | 'open'; targetRps: number | null; durationS: number },
@@ -48,7 +48,7 @@ export function measurementRow(
   return (fields) => ({ ...start, ...fields })
 }
 
-export function handshakeRow(cell: Cell, repeat: number, ctx: CellContext): RowFill<Handshake> {
+export function handshakeRow(cell: CellPlan, repeat: number, ctx: CellContext): RowFill<Handshake> {
   const start = {
     ...blankRow(ROW_FILES.handshakes),
     ...rowWindow(cell, repeat, ctx),
@@ -62,7 +62,7 @@ export function handshakeRow(cell: Cell, repeat: number, ctx: CellContext): RowF
   return (fields) => ({ ...start, ...fields })
 }
 
-export function websocketRow(cell: Cell, mode: 'echo' | 'hold', repeat: number, ctx: CellContext, durationS: number): RowFill<WebSocketRow> {
+export function websocketRow(cell: CellPlan, mode: 'echo' | 'hold', repeat: number, ctx: CellContext, durationS: number): RowFill<WebSocketRow> {
   const start = {
     ...blankRow(ROW_FILES.websocket),
     ...rowWindow(cell, repeat, ctx),

@@ -6,7 +6,7 @@ import { backendStats, type Backend, type BackendStats } from '../roles/backend.
 import { cpuCount } from '../roles/cpus.ts'
 import { loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
 import { waitForEcho } from '../roles/net.ts'
-import { checkFromGenerator, withVerifiedStack, type Cell, type CellContext, type L4Stack } from './cell.ts'
+import { checkFromGenerator, withVerifiedStack, type CellPlan, type CellContext, type L4Stack } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
 import { countColumns, outcomes, rowWindow, type RowFill } from './rows.ts'
@@ -30,12 +30,12 @@ export const L4_MIX: Record<TcpMode, { connections: number; msgBytes: number; st
 export const L4_SERIES: Record<TcpMode, string> = { short: 'l4-short', stream: 'l4-stream' }
 
 /** What a catalog variant says about L4 (stack.yaml `l4`); undefined: not an L4 variant. */
-export const l4Of = (c: Cell) => c.stack?.variants[c.variant]?.l4
+export const l4Of = (c: CellPlan) => c.stack?.variants[c.variant]?.l4
 
 const round = (x: number, d = 3) => Number(x.toFixed(d))
 const MiB = 1 << 20
 
-function tcpRow(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): RowFill<TcpRow> {
+function tcpRow(cell: CellPlan, mode: TcpMode, repeat: number, ctx: CellContext): RowFill<TcpRow> {
   const mix = L4_MIX[mode]
   const start = {
     ...blankRow(ROW_FILES.tcp),
@@ -97,7 +97,7 @@ export async function verifyL4(url: string, backend: Backend, ctx: CellContext, 
 }
 
 /** The L4 stack of a cell: which echo the proxy forwards to, and how readiness and verification go. */
-export function l4Stack(cell: Cell, ctx: CellContext): L4Stack {
+export function l4Stack(cell: CellPlan, ctx: CellContext): L4Stack {
   const l4 = l4Of(cell)
   if (!l4) throw new Error(`${cell.proxy} variant ${cell.variant} is not an L4 variant (stack.yaml has no l4 entry)`)
   const scheme = l4.client === 'tls' ? 'tls' : 'tcp'
@@ -110,7 +110,7 @@ export function l4Stack(cell: Cell, ctx: CellContext): L4Stack {
 }
 
 /** One repeat of an L4 cell: proxy CPU per connection (short) or per MiB (stream). */
-export async function measureTcp(cell: Cell, mode: TcpMode, repeat: number, ctx: CellContext): Promise<TcpRow> {
+export async function measureTcp(cell: CellPlan, mode: TcpMode, repeat: number, ctx: CellContext): Promise<TcpRow> {
   const row = tcpRow(cell, mode, repeat, ctx)
   const mix = L4_MIX[mode]
   const name = repeatStem(cell, repeat)

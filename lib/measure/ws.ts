@@ -1,7 +1,7 @@
 import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { WebSocketRow } from '../data/schema.ts'
 import { loadgenArgv, type WsEchoResult, type WsHoldResult } from '../roles/loadgen.ts'
-import { withVerifiedStack, type Cell, type CellContext } from './cell.ts'
+import { withVerifiedStack, type CellPlan, type CellContext } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { runGenerator } from './generator.ts'
 import { countColumns, outcomes, websocketRow } from './rows.ts'
@@ -30,7 +30,7 @@ const counts = (m: Record<string, number>) =>
 const wsUrl = (url: string) => url.replace(/^https:/, 'wss:').replace(/^http:/, 'ws:') + 'ws'
 
 /** Echo: messages back to back over N connections; a failed upgrade is a result (status failed, with the HTTP status). */
-export async function measureEcho(c: Cell, repeat: number, ctx: CellContext): Promise<WebSocketRow> {
+export async function measureEcho(c: CellPlan, repeat: number, ctx: CellContext): Promise<WebSocketRow> {
   const row = websocketRow(c, 'echo', repeat, ctx, ctx.profile.durationS)
   const name = repeatStem(c, repeat, { mode: 'echo' })
   return withVerifiedStack(c, name, ctx, outcomes(row), async ({ proxy, url, roles }) => {
@@ -72,7 +72,7 @@ export async function measureEcho(c: Cell, repeat: number, ctx: CellContext): Pr
 }
 
 /** Hold: N idle connections opened at a bounded rate, pinged; how many are established and survive. */
-export async function measureHold(c: Cell, repeat: number, ctx: CellContext): Promise<WebSocketRow> {
+export async function measureHold(c: CellPlan, repeat: number, ctx: CellContext): Promise<WebSocketRow> {
   const hold = HOLD[ctx.profile.name] ?? HOLD.quick!
   const row = websocketRow(c, 'hold', repeat, ctx, hold.holdS)
   const name = repeatStem(c, repeat, { mode: 'hold' })

@@ -6,7 +6,7 @@ import { likeRepetition } from '../analysis/like-repeat.ts'
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { publishedDeltas, readPublished } from '../analysis/published.ts'
 import Papa from 'papaparse'
-import { HISTORY_PAGE, publishHistory, shortFingerprint } from './history.ts'
+import { HISTORY_PAGE, writeHistoryPage, shortFingerprint } from './history.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
 import { readBisectPlan } from '../data/bisect.ts'
 import { readLike } from '../data/like.ts'
@@ -31,7 +31,7 @@ import { renderChart } from './chart-requests.ts'
 import { readOpenSeries } from './open-series.ts'
 import { publishedPage } from './published-page.ts'
 import { renderPdf, withBrowser } from './pdf.ts'
-import { publishRun, writeSiteIndex, type SiteEntry, type SiteFile } from './site.ts'
+import { writeRunPage, writeSiteIndex, type SiteEntry, type SiteFile } from './site.ts'
 
 /**
  * The report pipeline: run directory (+ baseline) → aggregates → findings and claims →
@@ -120,7 +120,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const findings = runFindings(run)
   const claims = evaluateClaims(loadLedger(), run)
   const baseline = base ? compareWithBaseline(run, base, claims) : undefined
-  if (base) await publishBaselinePage(o.siteDir, base, o)
+  if (base) await writeBaselinePages(o.siteDir, base, o)
   lap('findings, claims, baseline')
   const article = buildArticle({
     run,
@@ -150,14 +150,14 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     ...[MANIFEST_FILE, ...runCsvs].filter((f) => existsSync(join(o.runDir, f))).map((f) => ({ path: `data/${f}`, source: join(o.runDir, f) })),
     { path: 'data/README.md', content: dictionary },
   ]
-  const published = publishRun(o.siteDir, { runId: id, markdown: article.markdown, files, generated: o.generated, title: `proxybench run ${id}` }, o.log)
-  lap('publish')
+  const written = writeRunPage(o.siteDir, { runId: id, markdown: article.markdown, files, generated: o.generated, title: `proxybench run ${id}` }, o.log)
+  lap('site page')
 
   let pdf: string | null = null
   let pdfPages: ReportResult['pdfPages'] = null
   if (o.pdf) {
-    pdf = join(published.dir, 'report.pdf')
-    const printed = await withBrowser((browser) => renderPdf(published.page, pdf!, { browser, footerText: `proxybench run ${id}` }))
+    pdf = join(written.dir, 'report.pdf')
+    const printed = await withBrowser((browser) => renderPdf(written.page, pdf!, { browser, footerText: `proxybench run ${id}` }))
     pdfPages = { pages: printed.pages, main: printed.mainPages }
     // site/report.pdf: the latest report, where readers look first.
     writeOutputs(o.siteDir, [{ path: 'report.pdf', render: () => readFileSync(pdf!) }])
@@ -166,7 +166,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     )
     lap('pdf')
   }
-  await publishHistory(o.siteDir, o.log, o.generated ?? new Date().toISOString())
+  await writeHistoryPage(o.siteDir, o.log, o.generated ?? new Date().toISOString())
   lap('history')
   writeSiteIndex(o.siteDir, siteEntries(o.siteDir), o.log, {
     intro: 'Reverse-proxy benchmarks that measure what a proxy costs: CPU microseconds per request. Each run has its article, its CSVs and a PDF.',
@@ -177,7 +177,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     generated: o.generated,
   })
   lap('index')
-  return { runId: id, page: published.page, pdf, pdfPages, claims, findings, aggregates, baseline, timings }
+  return { runId: id, page: written.page, pdf, pdfPages, claims, findings, aggregates, baseline, timings }
 }
 
 /** Verdict counts of a published run, from its copied summary/findings.csv and summary/claims.csv (absent: not said). */
@@ -272,11 +272,11 @@ function siteEntries(siteDir: string): SiteEntry[] {
 }
 
 /** A page for the baseline a run was compared with, so the index can link it. */
-async function publishBaselinePage(siteDir: string, b: Baseline, o: ReportOptions): Promise<void> {
+async function writeBaselinePages(siteDir: string, b: Baseline, o: ReportOptions): Promise<void> {
   const id = b.id
   if (b.kind === 'published') {
     const p = publishedPage(b.file)
-    publishRun(siteDir, { runId: id, section: 'baselines', markdown: p.markdown, files: p.files, generated: o.generated }, o.log)
+    writeRunPage(siteDir, { runId: id, section: 'baselines', markdown: p.markdown, files: p.files, generated: o.generated }, o.log)
     return
   }
   const run = b.run
@@ -287,7 +287,7 @@ async function publishBaselinePage(siteDir: string, b: Baseline, o: ReportOption
   const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file]
     .filter((f) => existsSync(join(b.dir, f)))
     .map((f) => ({ path: `data/${f}`, source: join(b.dir, f) }))
-  publishRun(
+  writeRunPage(
     siteDir,
     { runId: id, section: 'baselines', markdown: article.markdown, files: [...article.files, ...charts, ...data], generated: o.generated },
     o.log,

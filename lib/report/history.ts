@@ -273,7 +273,7 @@ export function historySources(siteDir: string): { sources: HistorySource[]; ski
  * Writes site/history.html and site/history/ (charts, CSVs): the folder built aside and swapped
  * in by rename, then the page written atomically. Returns the page's path.
  */
-export async function publishHistory(siteDir: string, log: Logger, generated: string): Promise<string> {
+export async function writeHistoryPage(siteDir: string, log: Logger, generated: string): Promise<string> {
   const { sources, skipped } = historySources(siteDir)
   const h = historyArticle(historyPoints(sources), sources, skipped)
   const charts = await Promise.all(h.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))

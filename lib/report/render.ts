@@ -254,7 +254,7 @@ function images(state: StateCore): void {
         throw userError(
           'report Markdown',
           `image "${src.slice(0, 80)}" is not a relative path inside the site`,
-          'Write the chart or image into the run folder (publishRun files) and link it as e.g. charts/name.svg',
+          'Write the chart or image into the run folder (writeRunPage files) and link it as e.g. charts/name.svg',
         )
       }
     }

@@ -9,7 +9,7 @@ import { displayPath } from '../core/paths.ts'
 import { renderMarkdown } from './render.ts'
 import { htmlPage, relativeHref, type Breadcrumb } from './page.ts'
 
-/** A file published next to a run's page: exactly one of content or source. */
+/** A file written next to a run's page: exactly one of content or source. */
 export interface SiteFile {
   /** Relative to the run's folder, e.g. data/measurements.csv or charts/pooling.svg. */
   path: string
@@ -32,7 +32,7 @@ export interface RunPage {
   siteName?: string
 }
 
-export interface PublishedRun {
+export interface WrittenRunPage {
   /** Absolute path of the run's folder. */
   dir: string
   /** Absolute path of its index.html. */
@@ -138,7 +138,7 @@ function recover(parent: string, name: string, target: string): void {
  * target, checked for key material, then swapped in by rename: on any error the old
  * page stays as it was and nothing half-written is left.
  */
-export function publishRun(siteDir: string, run: RunPage, log: Logger): PublishedRun {
+export function writeRunPage(siteDir: string, run: RunPage, log: Logger): WrittenRunPage {
   assertRunId(run.runId)
   const section = run.section ?? 'runs'
   if (section !== 'runs' && section !== 'baselines')
@@ -190,7 +190,7 @@ export function publishRun(siteDir: string, run: RunPage, log: Logger): Publishe
   ]
   writeOutputFolder(target, outputs, { tmp, old, check: (dir) => assertNoKeyMaterial(dir, displayPath(target)) })
   const href = `${section}/${run.runId}/index.html`
-  log.info(`published ${displayPath(join(target, 'index.html'))} (${run.files.length} file${run.files.length === 1 ? '' : 's'})`)
+  log.info(`wrote ${displayPath(join(target, 'index.html'))} (${run.files.length} file${run.files.length === 1 ? '' : 's'})`)
   return { dir: target, page: join(target, 'index.html'), href, title }
 }
 

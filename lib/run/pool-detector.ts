@@ -9,7 +9,7 @@ import { DEFAULT_KEY_VARIANT } from '../data/default-keys.ts'
 import { defaultCpuLayout } from '../roles/cpus.ts'
 import { loadgenRequests } from '../roles/loadgen.ts'
 import type { Logger } from '../core/log.ts'
-import { catalogCell, withVerifiedStack, type Cell, type CellContext } from '../measure/cell.ts'
+import { catalogCellPlan, withVerifiedStack, type CellPlan, type CellContext } from '../measure/cell.ts'
 import { getProfile } from '../catalog/profiles.ts'
 import { chooseVersions, type VersionChoice } from '../catalog/version-choice.ts'
 import { acquireRunLock } from './lock.ts'
@@ -63,7 +63,7 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
   const rows: PoolRow[] = []
   try {
     mkdirSync(o.workDir, { recursive: true })
-    const cells: Cell[] = o.proxies.flatMap((proxy) => {
+    const cells: CellPlan[] = o.proxies.flatMap((proxy) => {
       const stack = loadStack(proxy)
       // L4 variants forward bytes, not HTTP: nothing for the pool detector's HTTPS requests.
       // default-cert serves a certificate of the proxy's own making, which the detector's client does not trust (the tls series reads it).
@@ -71,7 +71,7 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
       return chooseVersions(stack, o.versions ?? { kind: 'all' }).flatMap((version) =>
         variants
           .filter((variant) => variantRunsOn(stack, variant, version.version) && (!stack.variants[variant]!.http3 || h3Support(proxy, version).capable))
-          .map((variant) => catalogCell(stack, { series: 'pool-table', variant, connections: 2, version })),
+          .map((variant) => catalogCellPlan(stack, { series: 'pool-table', variant, connections: 2, version })),
       )
     })
     for (const [i, cell] of cells.entries()) {

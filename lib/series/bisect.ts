@@ -4,7 +4,7 @@ import { BISECT_ALPHA, BISECT_MIN_EFFECT, BISECT_REPEATS } from '../core/bisect.
 import { userError } from '../core/errors.ts'
 import { bisectResults, readBisectPlan, writeBisectPlan, BISECT_SERIES, type BisectMetric, type BisectPlan, type BisectSearch } from '../data/bisect.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { OFFICIAL_BINARY } from '../setup/images/names.ts'
 import { closedTasks } from './tasks.ts'
 import type { Phase, Series, SeriesContext } from './types.ts'
@@ -39,19 +39,19 @@ export function catalogPlan(
 }
 
 /** The cells a search asks for next, each repeated BISECT_REPEATS times (Mann-Whitney needs four a side). */
-function searchCells(search: BisectSearch, versions: readonly string[], connections: number): Cell[] {
+function searchCells(search: BisectSearch, versions: readonly string[], connections: number): CellPlan[] {
   const stack = loadStack(search.proxy as ProxyName)
   return versions.map((version) => {
     const image = search.images[version]
     // A registry release: its image holds the binary (at the official image's path); the image, not a sha256, names it.
     if (image)
       return {
-        ...catalogCell(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: imageVersion(search.proxy as ProxyName, version) }),
+        ...catalogCellPlan(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: imageVersion(search.proxy as ProxyName, version) }),
         image,
       }
     const v = stack.versions.find((x) => x.version === version)
     if (!v) throw new Error(`bisect: ${search.proxy} ${version} is not in stacks/${search.proxy}/stack.yaml`)
-    return catalogCell(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: v })
+    return catalogCellPlan(stack, { series: BISECT_SERIES, variant: search.variant, connections, version: v })
   })
 }
 

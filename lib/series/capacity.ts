@@ -3,7 +3,7 @@ import { capacitySearches, CAPACITY_SERIES, type CapacityStep, type StepVerdict 
 import type { Measurement } from '../data/schema.ts'
 import { parseSlo, type Slo } from '../data/slo.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { measureOpen, OPEN_PREALLOC } from '../measure/open.ts'
 import { disturbedReason } from '../measure/validity.ts'
 import { customVariants } from './pooling.ts'
@@ -96,7 +96,7 @@ export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacityS
  * --config files by their custom: names when --variants names them, on the newest version,
  * EC-256 unless --key-types says otherwise. The VU cap is the open model's (tls-open).
  */
-export function capacityCells(ctx: Pick<SeriesContext, 'proxies'> & { plan: Pick<SeriesPlan, 'focus' | 'pinned' | 'custom'> }): Cell[] {
+export function capacityCells(ctx: Pick<SeriesContext, 'proxies'> & { plan: Pick<SeriesPlan, 'focus' | 'pinned' | 'custom'> }): CellPlan[] {
   const { focus, pinned, custom } = ctx.plan
   const variants = focus?.variants ?? CAPACITY_DEFAULT_VARIANTS
   const keyTypes = focus?.keyTypes ?? ['ec256']
@@ -106,17 +106,17 @@ export function capacityCells(ctx: Pick<SeriesContext, 'proxies'> & { plan: Pick
     return keyTypes.flatMap((keyType) => [
       ...variants
         .filter((v) => stack.variants[v])
-        .map((variant) => catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, pinned })),
+        .map((variant) => catalogCellPlan(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, pinned })),
       ...own
         .filter(([, v]) => variants.includes(v))
         .map(([id, variant]) =>
-          catalogCell(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, template: id.slice(id.indexOf('=') + 1), pinned }),
+          catalogCellPlan(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, template: id.slice(id.indexOf('=') + 1), pinned }),
         ),
     ])
   })
 }
 
-const sameCell = (c: Cell) => (r: Pick<Measurement, 'proxy' | 'version' | 'variant' | 'key_type' | 'connections'>) =>
+const sameCell = (c: CellPlan) => (r: Pick<Measurement, 'proxy' | 'version' | 'variant' | 'key_type' | 'connections'>) =>
   r.proxy === c.proxy && r.version === c.version && r.variant === c.variant && r.key_type === c.keyType && r.connections === c.connections
 
 /** A disturbed window is invalid here (this phase re-measures it itself, see nextCapacityStep). */

@@ -1,7 +1,7 @@
 import { basename } from 'node:path'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { userError } from '../core/errors.ts'
-import type { Cell } from '../measure/cell.ts'
+import type { CellPlan } from '../measure/cell.ts'
 import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 
 /**
@@ -15,7 +15,7 @@ export interface Focus {
 }
 
 /** The one place cells are filtered (lib/series/tasks.ts, for every phase of every series). */
-export function focusCells<C extends Pick<Cell, 'variant' | 'keyType' | 'proxy'>>(cells: readonly C[], focus: Focus | undefined): C[] {
+export function focusCells<C extends Pick<CellPlan, 'variant' | 'keyType' | 'proxy'>>(cells: readonly C[], focus: Focus | undefined): C[] {
   if (!focus) return [...cells]
   return cells.filter(
     (c) => c.proxy === 'direct' || ((!focus.variants || focus.variants.includes(c.variant)) && (!focus.keyTypes || focus.keyTypes.includes(c.keyType))),

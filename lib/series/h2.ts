@@ -1,5 +1,5 @@
 import type { PinnedVersions } from '../catalog/version-choice.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import { closedTasks } from './tasks.ts'
 import type { Series } from './types.ts'
@@ -15,11 +15,11 @@ export const QUICK_H2_STREAMS = [1] as const
  * h2load at each stream count (series `h2`) and with wrk over HTTP/1.1 through the very
  * same config (series `h2-h1`), so the h2/h1 ratio changes only the client's protocol.
  */
-export function h2Cells(proxies: readonly ProxyName[], connections: number, profile: string, pinned?: PinnedVersions): Cell[] {
+export function h2Cells(proxies: readonly ProxyName[], connections: number, profile: string, pinned?: PinnedVersions): CellPlan[] {
   const streams = profile === 'smoke' || profile === 'quick' ? QUICK_H2_STREAMS : H2_STREAMS
   return proxies.flatMap((p) => [
-    catalogCell(p, { series: 'h2-h1', variant: 'h2', connections, pinned }),
-    ...streams.map((m) => ({ ...catalogCell(p, { series: 'h2', variant: 'h2', connections, pinned }), streams: m })),
+    catalogCellPlan(p, { series: 'h2-h1', variant: 'h2', connections, pinned }),
+    ...streams.map((m) => ({ ...catalogCellPlan(p, { series: 'h2', variant: 'h2', connections, pinned }), streams: m })),
   ])
 }
 

@@ -1,5 +1,5 @@
 import { compareVersions, loadStack, newestVersion, type ProxyName, type StackVersion } from '../catalog/stack.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { KEY_TYPES } from '../setup/certs.ts'
 import { h3Support, type H3Support } from '../setup/h3-support.ts'
 import { median } from '../core/stats.ts'
@@ -22,7 +22,7 @@ export function h3Version(versions: readonly StackVersion[], support: (v: StackV
 }
 
 /** A cell that becomes a failed row saying why it is not measured, nothing started. */
-const notMeasured = (proxy: ProxyName, version: string, connections: number, reason: string): Cell => ({
+const notMeasured = (proxy: ProxyName, version: string, connections: number, reason: string): CellPlan => ({
   series: 'h3',
   proxy,
   version,
@@ -48,10 +48,10 @@ export function h3Cells(
   profile: string,
   backendVersion: string,
   support: (p: ProxyName, v: StackVersion) => H3Support = h3Support,
-): Cell[] {
+): CellPlan[] {
   const streams = profile === 'smoke' || profile === 'quick' ? QUICK_H3_STREAMS : H3_STREAMS
-  const h3 = (c: Cell, m: number): Cell => ({ ...c, protocol: 'h3', streams: m })
-  const direct: Cell = { series: 'h3', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections }
+  const h3 = (c: CellPlan, m: number): CellPlan => ({ ...c, protocol: 'h3', streams: m })
+  const direct: CellPlan = { series: 'h3', proxy: 'direct', version: backendVersion, variant: 'direct', keyType: 'ec256', connections }
   return [
     ...streams.map((m) => h3(direct, m)),
     ...proxies.flatMap((p) => {
@@ -64,8 +64,8 @@ export function h3Cells(
       if (!v) return refused
       return [
         ...refused,
-        catalogCell(stack, { series: 'h3-h1', variant: 'h3', connections, version: v }),
-        ...streams.map((m) => h3(catalogCell(stack, { series: 'h3', variant: 'h3', connections, version: v }), m)),
+        catalogCellPlan(stack, { series: 'h3-h1', variant: 'h3', connections, version: v }),
+        ...streams.map((m) => h3(catalogCellPlan(stack, { series: 'h3', variant: 'h3', connections, version: v }), m)),
       ]
     }),
   ]
@@ -74,7 +74,7 @@ export function h3Cells(
 /** QUIC handshakes (loadgen h3-handshake) and, through the same h3 config, TCP+TLS ones (loadgen handshake): the rows of the handshake table. */
 export const [H3_HANDSHAKE_SERIES, H3_HANDSHAKE_TCP_SERIES] = SERIES_ROWS.h3.handshakes
 
-type Resumption = NonNullable<Cell['resumption']>
+type Resumption = NonNullable<CellPlan['resumption']>
 
 /**
  * The h3 handshake cells (docs/series/h3.md#handshakes): per proxy with a capable build (the
@@ -85,7 +85,11 @@ type Resumption = NonNullable<Cell['resumption']>
  * only: a resumed handshake signs nothing, so the key type is the full handshake's question.
  * A proxy without a capable build has no cell here: the h3 phase's not-measured row says why.
  */
-export function h3HandshakeCells(proxies: readonly ProxyName[], profile: string, support: (p: ProxyName, v: StackVersion) => H3Support = h3Support): Cell[] {
+export function h3HandshakeCells(
+  proxies: readonly ProxyName[],
+  profile: string,
+  support: (p: ProxyName, v: StackVersion) => H3Support = h3Support,
+): CellPlan[] {
   const quick = profile === 'smoke' || profile === 'quick'
   return proxies.flatMap((p) => {
     const stack = loadStack(p)
@@ -93,8 +97,8 @@ export function h3HandshakeCells(proxies: readonly ProxyName[], profile: string,
     const v = h3 ? h3Version(stack.versions, (x) => support(p, x)) : null
     if (!h3 || !v) return []
     return KEY_TYPES.flatMap((keyType) => {
-      const cell = (series: string, resumption: Resumption): Cell => ({
-        ...catalogCell(stack, { series, variant: 'h3', keyType, connections: HANDSHAKE_WORKERS, version: v }),
+      const cell = (series: string, resumption: Resumption): CellPlan => ({
+        ...catalogCellPlan(stack, { series, variant: 'h3', keyType, connections: HANDSHAKE_WORKERS, version: v }),
         resumption,
         ...(series === H3_HANDSHAKE_SERIES ? { protocol: 'h3' as const } : {}),
       })
@@ -120,7 +124,7 @@ export const H3_OPEN_FRACTION = POOLING_OPEN_FRACTION
  * median rps (in hundreds) over h3 (series h3-open, a virtual user per QUIC connection) and
  * over HTTP/1.1 through the same config (h3-open-h1), both capped at the cells' connections.
  */
-export function h3OpenCombos(closedCells: readonly Cell[], rows: readonly Measurement[], fraction = H3_OPEN_FRACTION): { cell: Cell; rate: number }[] {
+export function h3OpenCombos(closedCells: readonly CellPlan[], rows: readonly Measurement[], fraction = H3_OPEN_FRACTION): { cell: CellPlan; rate: number }[] {
   return closedCells
     .filter((c) => c.series === 'h3' && c.proxy !== 'direct' && !c.unrunnable && c.streams === 1)
     .flatMap((c) => {
@@ -133,7 +137,7 @@ export function h3OpenCombos(closedCells: readonly Cell[], rows: readonly Measur
       if (rps.length === 0) return []
       const rate = rateAt(fraction, median(rps))
       // One request in flight per virtual user: no streams count in an open-model cell.
-      const open: Cell = { ...c, streams: undefined }
+      const open: CellPlan = { ...c, streams: undefined }
       return [
         { cell: { ...open, series: H3_OPEN_SERIES, protocol: 'h3' }, rate },
         { cell: { ...open, series: H3_OPEN_H1_SERIES, protocol: undefined }, rate },

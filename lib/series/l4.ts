@@ -1,6 +1,6 @@
 import type { PinnedVersions } from '../catalog/version-choice.ts'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { L4_MIX, L4_SERIES, type TcpMode } from '../measure/tcp.ts'
 import { tcpTasks } from './tasks.ts'
 import type { Series } from './types.ts'
@@ -19,13 +19,13 @@ export const QUICK_L4: Record<TcpMode, readonly string[]> = { short: L4_VARIANTS
 export const l4Proxies = (proxies: readonly ProxyName[]): ProxyName[] => proxies.filter((p) => Object.values(loadStack(p).variants).some((v) => v.l4))
 
 /** The cells of one mode for a profile, on each proxy's newest version. */
-export function l4Cells(proxies: readonly ProxyName[], mode: TcpMode, profile: string, pinned?: PinnedVersions): Cell[] {
+export function l4Cells(proxies: readonly ProxyName[], mode: TcpMode, profile: string, pinned?: PinnedVersions): CellPlan[] {
   const variants = profile === 'smoke' || profile === 'quick' ? QUICK_L4[mode] : L4_VARIANTS
   return l4Proxies(proxies).flatMap((p) => {
     const stack = loadStack(p)
     return variants
       .filter((v) => stack.variants[v]?.l4)
-      .map((variant) => catalogCell(stack, { series: L4_SERIES[mode], variant, connections: L4_MIX[mode].connections, pinned }))
+      .map((variant) => catalogCellPlan(stack, { series: L4_SERIES[mode], variant, connections: L4_MIX[mode].connections, pinned }))
   })
 }
 

@@ -3,7 +3,7 @@ import { sha256Text } from '../core/hash.ts'
 import { loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
 import { EXTRAS, MAIN_SERIES } from '../catalog/variants.ts'
 import { chooseVersions, type PinnedVersions, type VersionChoice } from '../catalog/version-choice.ts'
-import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, directCell, type CellPlan } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
 import { OWN_RATE_SERIES } from '../data/series.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
@@ -41,24 +41,24 @@ export function customVariants(custom: readonly CustomConfig[]): Map<string, str
 export function poolingCells(
   proxies: readonly ProxyName[],
   opts: { connections: number; backendVersion: string; custom?: CustomConfig[]; versions?: VersionChoice; pinned?: PinnedVersions },
-): Cell[] {
-  const cells: Cell[] = [directCell(opts.backendVersion, opts.connections)]
+): CellPlan[] {
+  const cells: CellPlan[] = [directCell(opts.backendVersion, opts.connections)]
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
     const connections = opts.connections
-    for (const [series, variant] of Object.entries(MAIN_SERIES)) cells.push(catalogCell(stack, { series, variant, connections, pinned: opts.pinned }))
+    for (const [series, variant] of Object.entries(MAIN_SERIES)) cells.push(catalogCellPlan(stack, { series, variant, connections, pinned: opts.pinned }))
     const extra = EXTRAS[proxy]
     if (extra) {
       for (const version of extra.allVersions ? chooseVersions(stack, opts.versions ?? { kind: 'all' }) : [undefined]) {
         for (const variant of extra.variants) {
           if (version && !variantRunsOn(stack, variant, version.version)) continue
-          cells.push(catalogCell(stack, { series: extra.series, variant, connections, version, pinned: opts.pinned }))
+          cells.push(catalogCellPlan(stack, { series: extra.series, variant, connections, version, pinned: opts.pinned }))
         }
       }
     }
     const own = opts.custom?.filter((c) => c.proxy === proxy) ?? []
     for (const [id, variant] of customVariants(own))
-      cells.push(catalogCell(stack, { series: 'custom', variant, connections, template: id.slice(id.indexOf('=') + 1), pinned: opts.pinned }))
+      cells.push(catalogCellPlan(stack, { series: 'custom', variant, connections, template: id.slice(id.indexOf('=') + 1), pinned: opts.pinned }))
   }
   return cells
 }

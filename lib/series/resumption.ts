@@ -1,11 +1,11 @@
 import type { PinnedVersions } from '../catalog/version-choice.ts'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { handshakeTasks } from './tasks.ts'
 import { HANDSHAKE_WORKERS } from './tls.ts'
 import type { Series } from './types.ts'
 
-type Resumption = NonNullable<Cell['resumption']>
+type Resumption = NonNullable<CellPlan['resumption']>
 
 /**
  * What the client offers: nothing (every handshake full, the reference), TLS 1.3 tickets
@@ -19,13 +19,13 @@ export const QUICK_RESUMPTIONS: readonly Resumption[] = ['none', 'tickets']
  * The proxy's default config (pool-added, as the tls series) and, where a proxy has one,
  * its `session-cache` variant with the documented cache settings (shared/reference/proxy-defaults.md).
  */
-export function resumptionCells(proxies: readonly ProxyName[], profile: string, pinned?: PinnedVersions): Cell[] {
+export function resumptionCells(proxies: readonly ProxyName[], profile: string, pinned?: PinnedVersions): CellPlan[] {
   const quick = profile === 'smoke' || profile === 'quick'
   return proxies.flatMap((p) => {
     const variants = ['pool-added', ...(!quick && loadStack(p).variants['session-cache'] ? ['session-cache'] : [])]
     return variants.flatMap((variant) =>
       (quick ? QUICK_RESUMPTIONS : RESUMPTIONS).map((resumption) => ({
-        ...catalogCell(p, { series: 'resumption', variant, keyType: 'ec256', connections: HANDSHAKE_WORKERS, pinned }),
+        ...catalogCellPlan(p, { series: 'resumption', variant, keyType: 'ec256', connections: HANDSHAKE_WORKERS, pinned }),
         resumption,
       })),
     )

@@ -1,6 +1,6 @@
 import type { PinnedVersions } from '../catalog/version-choice.ts'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
-import { catalogCell, directCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, directCell, type CellPlan } from '../measure/cell.ts'
 import { overConnectionLimit, connectionLimit, type ConnectionLimit } from '../roles/limits.ts'
 import { closedTasks } from './tasks.ts'
 import type { Series } from './types.ts'
@@ -38,22 +38,22 @@ export interface ScenarioOptions {
   pinned?: PinnedVersions
 }
 
-export function scenarioCells(proxies: readonly ProxyName[], o: ScenarioOptions): Cell[] {
+export function scenarioCells(proxies: readonly ProxyName[], o: ScenarioOptions): CellPlan[] {
   const limit = o.limit ?? connectionLimit()
   const series = SCENARIOS_ROW
   const counts = CONNECTION_COUNTS[o.set].filter((c) => c !== o.connections)
-  const sized = (c: Cell): Cell => {
+  const sized = (c: CellPlan): CellPlan => {
     const why = overConnectionLimit(c.connections, limit)
     return why ? { ...c, unrunnable: why } : c
   }
-  const json = (c: Cell, bodyBytes: number): Cell => ({ ...c, path: '/json', bodyBytes })
+  const json = (c: CellPlan, bodyBytes: number): CellPlan => ({ ...c, path: '/json', bodyBytes })
   const floor = { ...directCell(o.backendVersion, o.connections), series }
   const s004 = o.set === 'all' && o.connections !== S004_L7.connections
-  const cells: Cell[] = [floor, ...JSON_SIZES[o.set].map((n) => json(floor, n)), ...counts.map((n) => sized({ ...floor, connections: n }))]
+  const cells: CellPlan[] = [floor, ...JSON_SIZES[o.set].map((n) => json(floor, n)), ...counts.map((n) => sized({ ...floor, connections: n }))]
   if (s004) cells.push(sized(json({ ...floor, connections: S004_L7.connections }, S004_L7.bodyBytes)))
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
-    const at = (variant: string, connections = o.connections) => catalogCell(stack, { series, variant, connections, pinned: o.pinned })
+    const at = (variant: string, connections = o.connections) => catalogCellPlan(stack, { series, variant, connections, pinned: o.pinned })
     const reference = at('pool-added')
     cells.push(reference, at('http'), at('logging'), ...JSON_SIZES[o.set].map((n) => json(reference, n)), ...counts.map((n) => sized(at('http', n))))
     if (s004) cells.push(sized(json(at('http', S004_L7.connections), S004_L7.bodyBytes)))

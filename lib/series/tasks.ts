@@ -2,7 +2,7 @@ import { interleavedOrder } from '../core/shuffle.ts'
 import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { cellOfRepeatId } from '../data/grouping.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
-import type { Cell } from '../measure/cell.ts'
+import type { CellPlan } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
 import { measureDefaultKey } from '../measure/default-key.ts'
 import { DEFAULT_KEYS, type DefaultKeyRow } from '../data/default-keys.ts'
@@ -25,7 +25,7 @@ type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run' | 'subject'>
  * Tasks of items, repeats interleaved and shuffled with the run's seed; each can make its own
  * next repeat. The run's focus (--variants, --key-types) filters the cells here, for every phase.
  */
-function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C) => Cell, make: (item: C, repeat: number) => TaskBody): Task[] {
+function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C) => CellPlan, make: (item: C, repeat: number) => TaskBody): Task[] {
   const keep = new Set(focusCells(all.map(cellOf), ctx.plan.focus))
   const items = all.filter((i) => keep.has(cellOf(i)))
   const task = (item: C, repeat: number): Task => {
@@ -36,7 +36,7 @@ function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C)
 }
 
 /** Key of the measurements row a cell produces in a repeat (the table's own key). */
-export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
+export function cellRowKey(c: CellPlan, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
   return MEASUREMENTS.key({
     series: c.series,
     proxy: c.proxy,
@@ -54,11 +54,11 @@ export function cellRowKey(c: Cell, repeat: number, model: 'closed' | 'open' = '
 }
 
 /** What a cell asks beyond the defaults (/json and its size, another connection count), for its label. */
-const requestLabel = (c: Cell, connections: number) =>
+const requestLabel = (c: CellPlan, connections: number) =>
   `${c.bodyBytes ? ` ${c.path ?? '/json'} ${c.bodyBytes} B` : ''}${c.connections === connections ? '' : ` ${c.connections} conns`}`
 
 /** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
-export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
+export function closedTasks(cells: readonly CellPlan[], ctx: SeriesContext): Task[] {
   return interleaved(
     cells,
     ctx,
@@ -80,7 +80,7 @@ export function closedTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] 
 }
 
 /** Open-model tasks: each cell at each fixed rate, repeats interleaved and shuffled. */
-export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx: SeriesContext): Task[] {
+export function openTasks(cells: readonly CellPlan[], rates: readonly number[], ctx: SeriesContext): Task[] {
   return openTasksAt(
     cells.flatMap((cell) => rates.map((rate) => ({ cell, rate }))),
     ctx,
@@ -88,7 +88,7 @@ export function openTasks(cells: readonly Cell[], rates: readonly number[], ctx:
 }
 
 /** Open-model tasks of cells each at its own rate (a fraction of its own ceiling), repeats interleaved and shuffled. */
-export function openTasksAt(combos: readonly { cell: Cell; rate: number }[], ctx: SeriesContext): Task[] {
+export function openTasksAt(combos: readonly { cell: CellPlan; rate: number }[], ctx: SeriesContext): Task[] {
   // Through interleaved() like the other builders, so an adaptive phase can ask for more repeats.
   return interleaved(
     combos,
@@ -105,7 +105,7 @@ export function openTasksAt(combos: readonly { cell: Cell; rate: number }[], ctx
 }
 
 /** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */
-export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
+export function handshakeTasks(cells: readonly CellPlan[], ctx: SeriesContext): Task[] {
   return interleaved(
     cells,
     ctx,
@@ -130,7 +130,7 @@ export function handshakeTasks(cells: readonly Cell[], ctx: SeriesContext): Task
 }
 
 /** Default-key probes (lib/measure/default-key.ts): one handshake a repeat, what the proxy serves when given no certificate. */
-export function defaultKeyTasks(cells: readonly Cell[], ctx: SeriesContext): Task[] {
+export function defaultKeyTasks(cells: readonly CellPlan[], ctx: SeriesContext): Task[] {
   return interleaved(
     cells,
     ctx,
@@ -146,7 +146,7 @@ export function defaultKeyTasks(cells: readonly Cell[], ctx: SeriesContext): Tas
 }
 
 /** WebSocket tasks (echo or hold), repeats interleaved and shuffled. */
-export function wsTasks(cells: readonly Cell[], mode: 'echo' | 'hold', ctx: SeriesContext): Task[] {
+export function wsTasks(cells: readonly CellPlan[], mode: 'echo' | 'hold', ctx: SeriesContext): Task[] {
   return interleaved(
     cells,
     ctx,
@@ -170,7 +170,7 @@ export function wsTasks(cells: readonly Cell[], mode: 'echo' | 'hold', ctx: Seri
 }
 
 /** L4 tasks (lib/measure/tcp.ts), repeats interleaved and shuffled. */
-export function tcpTasks(cells: readonly Cell[], mode: TcpMode, ctx: SeriesContext): Task[] {
+export function tcpTasks(cells: readonly CellPlan[], mode: TcpMode, ctx: SeriesContext): Task[] {
   const mix = L4_MIX[mode]
   return interleaved(
     cells,

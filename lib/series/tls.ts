@@ -2,7 +2,7 @@ import type { PinnedVersions } from '../catalog/version-choice.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
 import { closedTasks, defaultKeyTasks, handshakeTasks, openTasks } from './tasks.ts'
 import { DEFAULT_KEY_PROXIES, DEFAULT_KEY_SERIES, DEFAULT_KEY_VARIANT } from '../data/default-keys.ts'
@@ -13,23 +13,23 @@ import type { Series, SeriesContext } from './types.ts'
 export const HANDSHAKE_WORKERS = 4
 export const OPEN_MAX_VUS = 1000
 
-const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections: number, pinned?: PinnedVersions): Cell =>
-  catalogCell(proxy, { series, variant: 'pool-added', keyType, connections, pinned })
+const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections: number, pinned?: PinnedVersions): CellPlan =>
+  catalogCellPlan(proxy, { series, variant: 'pool-added', keyType, connections, pinned })
 
 /** Seed 004's TLS scenario (RSA-2048, HAProxy vs nginx): those two also get an RSA-2048 ceiling. */
 export const RSA2048_CEILING_PROXIES: readonly ProxyName[] = ['haproxy', 'nginx']
 
 /** Closed-model TLS ceilings: EC-256 for every proxy (the open-model rate comes from them), RSA-2048 for seed 004's pair. */
-export const ceilingCells = (proxies: readonly ProxyName[], connections: number, pinned?: PinnedVersions): Cell[] => [
+export const ceilingCells = (proxies: readonly ProxyName[], connections: number, pinned?: PinnedVersions): CellPlan[] => [
   ...proxies.map((p) => tlsCell(p, 'tls-ceiling', 'ec256', connections, pinned)),
   ...proxies.filter((p) => RSA2048_CEILING_PROXIES.includes(p)).map((p) => tlsCell(p, 'tls-ceiling', 'rsa2048', connections, pinned)),
 ]
 
 /** The default-cert cells: Traefik's generated default certificate, Caddy's internal issuer, on the newest version. */
-export const defaultKeyCells = (proxies: readonly ProxyName[]): Cell[] =>
+export const defaultKeyCells = (proxies: readonly ProxyName[]): CellPlan[] =>
   proxies
     .filter((p) => (DEFAULT_KEY_PROXIES as readonly string[]).includes(p))
-    .map((p) => catalogCell(p, { series: DEFAULT_KEY_SERIES, variant: DEFAULT_KEY_VARIANT, connections: 1 }))
+    .map((p) => catalogCellPlan(p, { series: DEFAULT_KEY_SERIES, variant: DEFAULT_KEY_VARIANT, connections: 1 }))
 
 export function tlsSeries(): Series {
   return {

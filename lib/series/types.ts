@@ -2,7 +2,7 @@ import type { ProxyName } from '../catalog/stack.ts'
 import type { CellId } from '../data/grouping.ts'
 import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
-import type { Cell, CellContext } from '../measure/cell.ts'
+import type { CellPlan, CellContext } from '../measure/cell.ts'
 import type { SeriesPlan } from './plan.ts'
 
 /** What a series gets: the cell context, the run's settings and the user's plan for the series. */
@@ -30,7 +30,7 @@ export interface Task<T = unknown> {
   again(repeat: number): Task<T>
   run(): Promise<T>
   /** The cell it measures: its template is checked once before the phase (lib/measure/cell.ts checkTemplates). */
-  subject?: Cell
+  subject?: CellPlan
 }
 
 /** One step of a series: its tasks, built when it starts. */

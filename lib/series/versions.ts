@@ -1,7 +1,7 @@
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { chooseVersions, type VersionChoice } from '../catalog/version-choice.ts'
 import { VERSION_VARIANTS, type VersionVariant } from '../catalog/variants.ts'
-import { catalogCell, type Cell } from '../measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { closedTasks } from './tasks.ts'
 import type { Series } from './types.ts'
 
@@ -15,11 +15,11 @@ export function versionCells(
   connections: number,
   choice: VersionChoice = { kind: 'all' },
   variants: readonly VersionVariant[] = VERSION_VARIANTS,
-): Cell[] {
+): CellPlan[] {
   return proxies.flatMap((proxy) => {
     const stack = loadStack(proxy)
     return chooseVersions(stack, choice).flatMap((version) =>
-      variants.map((variant) => catalogCell(stack, { series: 'versions', variant, connections, version })),
+      variants.map((variant) => catalogCellPlan(stack, { series: 'versions', variant, connections, version })),
     )
   })
 }

@@ -1,5 +1,5 @@
 import { holdVariants } from '../catalog/variants.ts'
-import { catalogCell } from '../measure/cell.ts'
+import { catalogCellPlan } from '../measure/cell.ts'
 import { ECHO_CONNECTIONS, HOLD } from '../measure/ws.ts'
 import { wsTasks } from './tasks.ts'
 import type { Series } from './types.ts'
@@ -13,7 +13,7 @@ export function wsSeries(): Series {
         tasks: (ctx) =>
           wsTasks(
             ctx.proxies.flatMap((p) =>
-              ['article', 'ws'].map((variant) => catalogCell(p, { series: 'ws-echo', variant, connections: ECHO_CONNECTIONS, pinned: ctx.plan.pinned })),
+              ['article', 'ws'].map((variant) => catalogCellPlan(p, { series: 'ws-echo', variant, connections: ECHO_CONNECTIONS, pinned: ctx.plan.pinned })),
             ),
             'echo',
             ctx,
@@ -24,7 +24,9 @@ export function wsSeries(): Series {
         tasks: (ctx) => {
           const connections = (HOLD[ctx.profile.name] ?? HOLD.quick!).conns
           return wsTasks(
-            ctx.proxies.flatMap((p) => holdVariants(p).map((variant) => catalogCell(p, { series: 'ws-hold', variant, connections, pinned: ctx.plan.pinned }))),
+            ctx.proxies.flatMap((p) =>
+              holdVariants(p).map((variant) => catalogCellPlan(p, { series: 'ws-hold', variant, connections, pinned: ctx.plan.pinned })),
+            ),
             'hold',
             ctx,
           )

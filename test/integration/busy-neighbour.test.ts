@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { isDisturbed } from '../../lib/data/precision.ts'
 import { MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
-import { catalogCell } from '../../lib/measure/cell.ts'
+import { catalogCellPlan } from '../../lib/measure/cell.ts'
 import { cpuIds } from '../../lib/measure/disturbance.ts'
 import { waitForQuiet } from '../../lib/measure/culprits.ts'
 import { NEIGHBOUR_NAME, startNeighbour } from '../../lib/measure/neighbour.ts'
@@ -49,7 +49,7 @@ test('a disturbed window names the neighbour, the redo waits for quiet before it
   try {
     await runPhase(
       'busy',
-      closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections })], ctx),
+      closedTasks([catalogCellPlan('haproxy', { series: 'same', variant: 'article', connections })], ctx),
       { runDir: out, invocation: null, quiet },
       log,
       false,

@@ -7,7 +7,7 @@ import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
 import { TWO_PART_UNIT } from '../../lib/data/calibration-unit.ts'
-import { catalogCell, directCell, type CellContext } from '../../lib/measure/cell.ts'
+import { catalogCellPlan, directCell, type CellContext } from '../../lib/measure/cell.ts'
 import { measureClosed } from '../../lib/measure/closed.ts'
 import { measureHandshakes } from '../../lib/measure/handshake.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
@@ -48,7 +48,7 @@ testNeeding(
       calibration,
     }
     try {
-      const cell = catalogCell('haproxy', { series: 'pool-added', variant: 'pool-added', connections: 20 })
+      const cell = catalogCellPlan('haproxy', { series: 'pool-added', variant: 'pool-added', connections: 20 })
       const row = await measureClosed(cell, 1, ctx)
       assert.notEqual(row.status, 'failed', row.reason)
       assert.equal(row.counts_reason, '', row.counts_reason)
@@ -65,7 +65,7 @@ testNeeding(
       assert.match(direct.counts_reason!, /direct row: no proxy/)
       assert.ok(direct.proxy_cpu_calibrated! > 0, "the backend's calibrated figure")
 
-      const hs = await measureHandshakes(catalogCell('haproxy', { series: 'tls-handshake', variant: 'pool-added', connections: 2 }), 1, ctx)
+      const hs = await measureHandshakes(catalogCellPlan('haproxy', { series: 'tls-handshake', variant: 'pool-added', connections: 2 }), 1, ctx)
       assert.notEqual(hs.status, 'failed', hs.reason)
       assert.equal(hs.counts_reason, '', hs.counts_reason)
       assert.ok(hs.proxy_syscalls_per_req! > 3, `a full handshake and its GET: accept, reads, writes, close (${hs.proxy_syscalls_per_req})`)

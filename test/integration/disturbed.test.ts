@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
-import { catalogCell } from '../../lib/measure/cell.ts'
+import { catalogCellPlan } from '../../lib/measure/cell.ts'
 import { coresOutside, cpuIds } from '../../lib/measure/disturbance.ts'
 import { MAX_FOREIGN_SHARE } from '../../lib/measure/validity.ts'
 import { adaptiveSettings } from '../../lib/run/adaptive.ts'
@@ -37,7 +37,7 @@ test('disturbance columns are filled, and a busy loop on the proxy core or the l
   }
   const load = coresOutside(`${cpus.generator},${cpus.backend}`, cpus.proxy)
   try {
-    await runPhase('quiet', closedTasks([catalogCell('haproxy', { series: 'same', variant: 'article', connections })], ctx), out, log, false, adaptive)
+    await runPhase('quiet', closedTasks([catalogCellPlan('haproxy', { series: 'same', variant: 'article', connections })], ctx), out, log, false, adaptive)
     const quiet = readTable(out, MEASUREMENTS)
     for (const r of quiet)
       console.log(
@@ -49,7 +49,14 @@ test('disturbance columns are filled, and a busy loop on the proxy core or the l
     for (const r of quiet) assert.equal(r.load_foreign_cpu_share === null, load === '', JSON.stringify(r))
 
     busyOn(cpus.proxy)
-    await runPhase('busy', closedTasks([catalogCell('haproxy', { series: 'pool-added', variant: 'pool-added', connections })], ctx), out, log, false, adaptive)
+    await runPhase(
+      'busy',
+      closedTasks([catalogCellPlan('haproxy', { series: 'pool-added', variant: 'pool-added', connections })], ctx),
+      out,
+      log,
+      false,
+      adaptive,
+    )
     const rows = readTable(out, MEASUREMENTS).filter((r) => r.series === 'pool-added')
     for (const r of rows) console.log(`busy loop on the proxy core: steal ${r.steal_share} foreign ${r.foreign_cpu_share} proxy ${r.proxy_cpu_share}`)
     assert.equal(rows.length, 1 + profile.maxDisturbed!, 'the disturbed window is re-measured within its budget, then the cell stops')
@@ -73,7 +80,7 @@ test('disturbance columns are filled, and a busy loop on the proxy core or the l
     busyOn(load)
     await runPhase(
       'load-busy',
-      closedTasks([catalogCell('haproxy', { series: 'pool-removed', variant: 'pool-removed', connections })], ctx),
+      closedTasks([catalogCellPlan('haproxy', { series: 'pool-removed', variant: 'pool-removed', connections })], ctx),
       out,
       log,
       false,

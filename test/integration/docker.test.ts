@@ -17,7 +17,7 @@ import { pullImage, registryAnswers } from '../../lib/setup/images/pull.ts'
 import type { ImageRecord } from '../../lib/setup/images/records.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { loadgenRequests } from '../../lib/roles/loadgen.ts'
-import type { Cell } from '../../lib/measure/cell.ts'
+import type { CellPlan } from '../../lib/measure/cell.ts'
 import { measureClosed } from '../../lib/measure/closed.ts'
 import { measureHandshakes } from '../../lib/measure/handshake.ts'
 import { measureEcho } from '../../lib/measure/ws.ts'
@@ -153,7 +153,7 @@ testNeeding('one short pooling cell per proxy on docker, through the unchanged c
     for (const proxy of PROXIES) {
       const stack = loadStack(proxy)
       const v = stack.versions.at(-1)!
-      const cell: Cell = {
+      const cell: CellPlan = {
         series: 'pooling',
         proxy,
         version: v.version,
@@ -319,7 +319,7 @@ testNeeding(
     const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, network: 'bridge' })
     const out = join(work, 'bridge-cells')
     const ctx = { runtime: rt, runId, runDir: out, cpus: defaultCpuLayout(), profile: { name: 'test', repeats: 1, warmupS: 1, durationS: 1, tailS: 1 }, certs }
-    const cellOf = (proxy: ProxyName, variant: string, series = 'pooling', connections = 50): Cell => {
+    const cellOf = (proxy: ProxyName, variant: string, series = 'pooling', connections = 50): CellPlan => {
       const stack = loadStack(proxy)
       const v = stack.versions.at(-1)!
       return { series, proxy, version: v.version, variant, keyType: 'ec256', connections, stack, stackVersion: v, template: templateFile(stack, variant) }

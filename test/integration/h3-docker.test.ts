@@ -6,7 +6,7 @@ import { after } from 'node:test'
 import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { loadStack } from '../../lib/catalog/stack.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { catalogCell, type CellContext } from '../../lib/measure/cell.ts'
+import { catalogCellPlan, type CellContext } from '../../lib/measure/cell.ts'
 import { measureH3 } from '../../lib/measure/h3.ts'
 import { measureHandshakes } from '../../lib/measure/handshake.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
@@ -49,14 +49,18 @@ testNeeding("h3 on docker: a closed-model h3 cell and a QUIC handshake cell thro
   }
   const version = loadStack('caddy').versions.at(-1)!
   try {
-    const closed = await measureH3({ ...catalogCell('caddy', { series: 'h3', variant: 'h3', connections: 4, version }), protocol: 'h3', streams: 2 }, 1, ctx)
+    const closed = await measureH3(
+      { ...catalogCellPlan('caddy', { series: 'h3', variant: 'h3', connections: 4, version }), protocol: 'h3', streams: 2 },
+      1,
+      ctx,
+    )
     assert.equal(closed.runtime, 'docker')
     assert.notEqual(closed.status, 'failed', closed.reason)
     assert.doesNotMatch(closed.reason, /verification|ALPN|HTTP\/3|no request/)
     assert.ok(closed.requests > 0 && (closed.proxy_cpu_us_per_req ?? 0) > 0 && (closed.udp_datagrams_per_req ?? 0) >= 1, JSON.stringify(closed))
 
     const hs = await measureHandshakes(
-      { ...catalogCell('caddy', { series: 'h3-handshake', variant: 'h3', connections: 4, version }), protocol: 'h3', resumption: 'none' },
+      { ...catalogCellPlan('caddy', { series: 'h3-handshake', variant: 'h3', connections: 4, version }), protocol: 'h3', resumption: 'none' },
       1,
       ctx,
     )

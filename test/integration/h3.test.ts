@@ -7,7 +7,7 @@ import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { exec } from '../../lib/core/exec.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
-import { catalogCell, withVerifiedStack, type Cell, type CellContext } from '../../lib/measure/cell.ts'
+import { catalogCellPlan, withVerifiedStack, type CellPlan, type CellContext } from '../../lib/measure/cell.ts'
 import { measureH3 } from '../../lib/measure/h3.ts'
 import { measureHandshakes } from '../../lib/measure/handshake.ts'
 import { measureOpen } from '../../lib/measure/open.ts'
@@ -36,9 +36,9 @@ test('an h3 cell per capable proxy is valid over h3, a Caddy without h3 is caugh
     profile: { ...PROFILES.smoke!, warmupS: 2, durationS: 2 },
     certs: await ensureCerts(certsDir, { force: false, log }),
   }
-  const h3 = (c: Cell): Cell => ({ ...c, protocol: 'h3', streams: 2 })
+  const h3 = (c: CellPlan): CellPlan => ({ ...c, protocol: 'h3', streams: 2 })
   try {
-    const row = await measureH3(h3(catalogCell('caddy', { series: 'h3', variant: 'h3', connections: 4 })), 1, ctx)
+    const row = await measureH3(h3(catalogCellPlan('caddy', { series: 'h3', variant: 'h3', connections: 4 })), 1, ctx)
     assert.equal(row.streams, 2)
     assert.equal(row.series, 'h3')
     // The machine may be busy (disturbed, generator share): anything but a failed cell or a protocol problem.
@@ -62,12 +62,12 @@ test('an h3 cell per capable proxy is valid over h3, a Caddy without h3 is caugh
     }
 
     // The open model over QUIC through Caddy: a virtual user is a QUIC connection.
-    const open = await measureOpen({ ...catalogCell('caddy', { series: 'h3-open', variant: 'h3', connections: 50 }), protocol: 'h3' }, 1, 200, ctx)
+    const open = await measureOpen({ ...catalogCellPlan('caddy', { series: 'h3-open', variant: 'h3', connections: 50 }), protocol: 'h3' }, 1, 200, ctx)
     assert.notEqual(open.status, 'failed', open.reason)
     assert.doesNotMatch(open.reason, /verification|ALPN|HTTP\/3/)
     assert.ok(open.model === 'open' && open.requests > 0 && (open.udp_datagrams_per_req ?? 0) >= 1 && (open.max_vus ?? 0) >= 1, JSON.stringify(open))
 
-    const noH3 = await measureH3(h3(catalogCell('caddy', { series: 'h3', variant: 'h2', connections: 4 })), 1, ctx)
+    const noH3 = await measureH3(h3(catalogCellPlan('caddy', { series: 'h3', variant: 'h2', connections: 4 })), 1, ctx)
     assert.equal(noH3.status, 'invalid')
     assert.match(noH3.reason, /^verification failed: no QUIC connection with ALPN h3/)
 
@@ -105,7 +105,7 @@ test('h3-handshake: full, ticket-resumed and 0-RTT QUIC handshakes through Caddy
       ['haproxy', false],
     ] as const) {
       const seen = await withVerifiedStack(
-        catalogCell(proxy, { series: 'h3', variant: 'h3', connections: 1 }),
+        catalogCellPlan(proxy, { series: 'h3', variant: 'h3', connections: 1 }),
         `hs-${proxy}`,
         ctx,
         outcome,
@@ -177,7 +177,7 @@ test('h3 handshake cells: QUIC and TCP+TLS per capable proxy, 0-RTT through Cadd
 
     // Caddy's h2 variant (protocols h1 h2: no UDP listener) as a QUIC handshake cell.
     const noH3 = await measureHandshakes(
-      { ...catalogCell('caddy', { series: 'h3-handshake', variant: 'h2', connections: 4 }), protocol: 'h3', resumption: 'none' },
+      { ...catalogCellPlan('caddy', { series: 'h3-handshake', variant: 'h2', connections: 4 }), protocol: 'h3', resumption: 'none' },
       1,
       ctx,
     )

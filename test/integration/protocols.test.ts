@@ -8,7 +8,7 @@ import { PROXIES } from '../../lib/catalog/stack.ts'
 import { exec } from '../../lib/core/exec.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
-import { catalogCell, withVerifiedStack, type CellContext } from '../../lib/measure/cell.ts'
+import { catalogCellPlan, withVerifiedStack, type CellContext } from '../../lib/measure/cell.ts'
 import { measureH2, verifyH2 } from '../../lib/measure/h2.ts'
 import { measureHandshakes } from '../../lib/measure/handshake.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
@@ -43,10 +43,16 @@ test('h2 variants speak h2 to h2load, an h1-only listener is caught, a ticket-of
   }
   try {
     for (const proxy of PROXIES) {
-      const seen = await withVerifiedStack(catalogCell(proxy, { series: 'h2', variant: 'h2', connections: 4 }), `p-${proxy}`, ctx, outcome, async ({ url }) => {
-        const r = await exec('h2load', ['-c', '4', '-m', '10', '-n', '400', url])
-        return { status: 'valid', reason: '', h2: await verifyH2(url, ctx.certs.ca), load: parseH2loadOutput(r.stdout) }
-      })
+      const seen = await withVerifiedStack(
+        catalogCellPlan(proxy, { series: 'h2', variant: 'h2', connections: 4 }),
+        `p-${proxy}`,
+        ctx,
+        outcome,
+        async ({ url }) => {
+          const r = await exec('h2load', ['-c', '4', '-m', '10', '-n', '400', url])
+          return { status: 'valid', reason: '', h2: await verifyH2(url, ctx.certs.ca), load: parseH2loadOutput(r.stdout) }
+        },
+      )
       assert.equal(seen.status, 'valid', `${proxy}: ${seen.reason}`)
       assert.equal(seen.h2, null, `${proxy}: ${seen.h2}`)
       assert.equal(seen.load?.protocol, 'h2', proxy)
@@ -55,7 +61,7 @@ test('h2 variants speak h2 to h2load, an h1-only listener is caught, a ticket-of
     // nginx's pool-added has no http2: nghttp exits 0 but the check names it. (HAProxy's newest
     // build offers h2 on a bind without alpn; 2.6.12 does not.)
     const h1 = await withVerifiedStack(
-      catalogCell('nginx', { series: 'h2', variant: 'pool-added', connections: 4 }),
+      catalogCellPlan('nginx', { series: 'h2', variant: 'pool-added', connections: 4 }),
       'p-h1',
       ctx,
       outcome,
@@ -64,14 +70,14 @@ test('h2 variants speak h2 to h2load, an h1-only listener is caught, a ticket-of
     assert.match(h1.h2 ?? '', /^no h2 via ALPN/)
 
     // One h2 cell through the closed-model protocol: the row names its streams and has a window of h2 requests.
-    const row = await measureH2({ ...catalogCell('haproxy', { series: 'h2', variant: 'h2', connections: 10 }), streams: 10 }, 1, ctx)
+    const row = await measureH2({ ...catalogCellPlan('haproxy', { series: 'h2', variant: 'h2', connections: 10 }), streams: 10 }, 1, ctx)
     assert.equal(row.streams, 10)
     assert.notEqual(row.status, 'failed', row.reason)
     assert.doesNotMatch(row.reason, /verification|h2load|not h2/)
     assert.ok(row.requests > 0 && (row.proxy_cpu_us_per_req ?? 0) > 0 && row.p50_ms !== null && row.p99_ms! >= row.p50_ms!, JSON.stringify(row))
 
     const hs = (resumption: 'none' | 'tickets' | 'tickets-tls12', proxy: 'haproxy' | 'nginx' = 'haproxy', variant = 'pool-added') =>
-      measureHandshakes({ ...catalogCell(proxy, { series: 'resumption', variant, connections: 2 }), resumption }, 1, ctx)
+      measureHandshakes({ ...catalogCellPlan(proxy, { series: 'resumption', variant, connections: 2 }), resumption }, 1, ctx)
     const full = await hs('none')
     assert.equal(full.resumption, 'none')
     assert.ok(full.handshakes > 0 && full.resumed === 0, JSON.stringify(full))

@@ -7,7 +7,7 @@ import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { PROXIES } from '../../lib/catalog/stack.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
-import { catalogCell, withVerifiedStack, type Cell, type CellContext } from '../../lib/measure/cell.ts'
+import { catalogCellPlan, withVerifiedStack, type CellPlan, type CellContext } from '../../lib/measure/cell.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { loadgenRequests } from '../../lib/roles/loadgen.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
@@ -39,7 +39,7 @@ test('http listeners answer plain HTTP, logging variants write a line per reques
     certs: await ensureCerts(certsDir, { force: false, log }),
   }
   // 1000 requests: Envoy's file logger flushes when its 64 KiB buffer fills (or every 10 s).
-  const through = (cell: Cell) =>
+  const through = (cell: CellPlan) =>
     withVerifiedStack(cell, `t-${cell.proxy}-${cell.variant}-${cell.bodyBytes ?? 0}`, ctx, outcome, async ({ url, scratch }) => {
       const r = await loadgenRequests({
         url,
@@ -59,18 +59,22 @@ test('http listeners answer plain HTTP, logging variants write a line per reques
     })
   try {
     for (const proxy of PROXIES) {
-      const http = await through(catalogCell(proxy, { series: 'scenarios', variant: 'http', connections: 50 }))
+      const http = await through(catalogCellPlan(proxy, { series: 'scenarios', variant: 'http', connections: 50 }))
       assert.equal(http.status, 'valid', `${proxy} http: ${http.reason}`)
       assert.match(http.url!, /^http:\/\/127\.0\.0\.1:\d+\/$/)
       assert.equal(http.ok, 1000)
-      const logging = await through(catalogCell(proxy, { series: 'scenarios', variant: 'logging', connections: 50 }))
+      const logging = await through(catalogCellPlan(proxy, { series: 'scenarios', variant: 'logging', connections: 50 }))
       assert.equal(logging.status, 'valid', `${proxy} logging: ${logging.reason}`)
       assert.match(logging.url!, /^https:/)
       // Each format names the request: a line per request, the verification's 20 as well (Envoy may hold its last buffer).
       const lines = logging.log!.split('\n').filter((l) => /GET|"method":"GET"/.test(l)).length
       assert.ok(lines >= (proxy === 'envoy' ? 500 : 1020), `${proxy}: ${lines} access log lines`)
     }
-    const json = await through({ ...catalogCell('nginx', { series: 'scenarios', variant: 'pool-added', connections: 50 }), path: '/json', bodyBytes: 10240 })
+    const json = await through({
+      ...catalogCellPlan('nginx', { series: 'scenarios', variant: 'pool-added', connections: 50 }),
+      path: '/json',
+      bodyBytes: 10240,
+    })
     assert.equal(json.status, 'valid', json.reason)
     assert.match(json.url!, /^https:\/\/127\.0\.0\.1:\d+\/json\?size=10240$/)
     assert.equal(json.ok, 1000)
@@ -89,7 +93,7 @@ test('http listeners answer plain HTTP, logging variants write a line per reques
     assert.equal(direct.ok, 1000)
     // A size other than the one asked for is a mismatch, never an ok.
     const wrong = await withVerifiedStack(
-      { ...catalogCell('haproxy', { series: 'scenarios', variant: 'http', connections: 50 }), path: '/json', bodyBytes: 2048 },
+      { ...catalogCellPlan('haproxy', { series: 'scenarios', variant: 'http', connections: 50 }), path: '/json', bodyBytes: 2048 },
       't-wrong',
       ctx,
       outcome,

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { loadStack } from '../../lib/catalog/stack.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { accessLogIssue, catalogCell, cellScheme, checkTemplates, requestTarget, type CellContext } from '../../lib/measure/cell.ts'
+import { accessLogIssue, catalogCellPlan, cellScheme, checkTemplates, requestTarget, type CellContext } from '../../lib/measure/cell.ts'
 
 test("a config rejected before the run: the reason names the rendered copy under the run's configs/, no temp folder is left", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-check-'))
@@ -21,7 +21,7 @@ test("a config rejected before the run: the reason names the rendered copy under
       '{{config}}',
     ],
   }
-  const cell = catalogCell(stack, { series: 'custom', variant: 'custom:mine.cfg', connections: 50, template })
+  const cell = catalogCellPlan(stack, { series: 'custom', variant: 'custom:mine.cfg', connections: 50, template })
   const runDir = join(dir, 'run')
   const before = readdirSync(tmpdir()).filter((f) => f.startsWith('proxybench-check-')).length
   const ctx = {
@@ -44,21 +44,21 @@ test("a config rejected before the run: the reason names the rendered copy under
 
 test('a logging variant whose access log is missing or short makes the row invalid; other variants are never checked', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-log-'))
-  const logging = catalogCell('nginx', { series: 'scenarios', variant: 'logging', connections: 50 })
+  const logging = catalogCellPlan('nginx', { series: 'scenarios', variant: 'logging', connections: 50 })
   assert.match(accessLogIssue(logging, dir)!, /access log access\.log was never written/)
   writeFileSync(join(dir, 'access.log'), '127.0.0.1 - - "GET / HTTP/1.1" 200\n'.repeat(19))
   assert.match(accessLogIssue(logging, dir)!, /has 19 lines after 20 verified requests/)
   writeFileSync(join(dir, 'access.log'), '127.0.0.1 - - "GET / HTTP/1.1" 200\n'.repeat(20))
   assert.equal(accessLogIssue(logging, dir), null)
-  assert.equal(accessLogIssue(catalogCell('nginx', { series: 'scenarios', variant: 'pool-added', connections: 50 }), join(dir, 'none')), null)
+  assert.equal(accessLogIssue(catalogCellPlan('nginx', { series: 'scenarios', variant: 'pool-added', connections: 50 }), join(dir, 'none')), null)
   // HAProxy logs to stdout only: its lines land in proxy.log.
-  assert.equal(catalogCell('haproxy', { series: 'scenarios', variant: 'logging', connections: 50 }).stack!.variants.logging!.access_log, 'proxy.log')
+  assert.equal(catalogCellPlan('haproxy', { series: 'scenarios', variant: 'logging', connections: 50 }).stack!.variants.logging!.access_log, 'proxy.log')
 })
 
 test('the scheme comes from the variant, the direct row is plain HTTP, /json carries its size', () => {
-  const http = catalogCell('envoy', { series: 'scenarios', variant: 'http', connections: 50 })
+  const http = catalogCellPlan('envoy', { series: 'scenarios', variant: 'http', connections: 50 })
   assert.equal(cellScheme(http), 'http')
-  assert.equal(cellScheme(catalogCell('envoy', { series: 'scenarios', variant: 'pool-added', connections: 50 })), 'https')
+  assert.equal(cellScheme(catalogCellPlan('envoy', { series: 'scenarios', variant: 'pool-added', connections: 50 })), 'https')
   assert.equal(cellScheme({ series: 'direct', proxy: 'direct', version: 'x', variant: 'direct', keyType: 'ec256', connections: 1 }), 'http')
   assert.equal(requestTarget(http), '/')
   assert.equal(requestTarget({ ...http, path: '/json', bodyBytes: 1024 }), '/json?size=1024')

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
-import { catalogCell, type CellContext } from '../../lib/measure/cell.ts'
+import { catalogCellPlan, type CellContext } from '../../lib/measure/cell.ts'
 import { measureClosed } from '../../lib/measure/closed.ts'
 import { measureHandshakes } from '../../lib/measure/handshake.ts'
 import { parseReferenceOutput, REFERENCE_RATE, referenceColumns, startReference } from '../../lib/measure/reference.ts'
@@ -58,7 +58,7 @@ test("the concurrent reference on a real short run: closed-model and handshake r
     reference: 'rtt',
   }
   try {
-    const row = await measureClosed(catalogCell('haproxy', { series: 'same', variant: 'article', connections: 20 }), 1, ctx)
+    const row = await measureClosed(catalogCellPlan('haproxy', { series: 'same', variant: 'article', connections: 20 }), 1, ctx)
     assert.notEqual(row.status, 'failed', row.reason)
     assert.equal(row.reference_kind, `rtt@${REFERENCE_RATE}/s`, row.reason)
     assert.ok(row.reference_cpu_us_per_op! > 0 && row.reference_cpu_share! > 0 && row.reference_cpu_share! < 0.5, JSON.stringify(row))
@@ -68,12 +68,12 @@ test("the concurrent reference on a real short run: closed-model and handshake r
     )
     assert.doesNotMatch(row.reason, /reference/)
 
-    const hs = await measureHandshakes(catalogCell('haproxy', { series: 'tls-handshake', variant: 'pool-added', connections: 2 }), 1, ctx)
+    const hs = await measureHandshakes(catalogCellPlan('haproxy', { series: 'tls-handshake', variant: 'pool-added', connections: 2 }), 1, ctx)
     assert.notEqual(hs.status, 'failed', hs.reason)
     assert.equal(hs.reference_kind, `rtt@${REFERENCE_RATE}/s`, hs.reason)
     assert.ok(hs.proxy_cpu_per_reference! > 0, JSON.stringify(hs))
 
-    const broken = await measureClosed(catalogCell('haproxy', { series: 'same', variant: 'article', connections: 20 }), 2, {
+    const broken = await measureClosed(catalogCellPlan('haproxy', { series: 'same', variant: 'article', connections: 20 }), 2, {
       ...ctx,
       launcher: ['/nonexistent/launcher'],
     })

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { loadRun } from '../../lib/data/run-data.ts'
-import { causeLine, historyArticle, historyPoints, historySources, publishHistory, shortFingerprint, type HistorySource } from '../../lib/report/history.ts'
+import { causeLine, historyArticle, historyPoints, historySources, writeHistoryPage, shortFingerprint, type HistorySource } from '../../lib/report/history.ts'
 import { FIXTURE_RUN } from '../fixtures/run.ts'
 
 /** The committed baselines (published and promoted) and the fixture run as a run of the site. */
@@ -78,7 +78,7 @@ test('history page: a chart per group with its CSV, a table per group, transcrib
   assert.match(h.markdown, /\| what changed since the point before \|/)
 
   const site = mkdtempSync(join(tmpdir(), 'pb-hist-site-'))
-  const page = await publishHistory(site, memoryLogger(), 'test')
+  const page = await writeHistoryPage(site, memoryLogger(), 'test')
   const html = readFileSync(page, 'utf8')
   assert.equal(page, join(site, 'history.html'))
   // Every link and image is a file of the site (the index itself is written after the history by buildReport).

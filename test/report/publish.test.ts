@@ -7,14 +7,14 @@ import { test } from 'node:test'
 import { UserError } from '../../lib/core/errors.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { absoluteLinks, PUBLISHED_MARK, publishSite } from '../../lib/report/publish.ts'
-import { publishRun, siteHref, writeSiteIndex } from '../../lib/report/site.ts'
+import { writeRunPage, siteHref, writeSiteIndex } from '../../lib/report/site.ts'
 
 /** A real site of two runs, built by the same functions the report uses. */
 function site(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'pb-pub-')), 'site')
   const log = memoryLogger()
   for (const id of ['2025-run', '2026-run'])
-    publishRun(dir, { runId: id, markdown: `# run ${id}\n\ntext`, files: [{ path: 'data/measurements.csv', content: 'a,b\n1,2\n' }], generated: 'now' }, log)
+    writeRunPage(dir, { runId: id, markdown: `# run ${id}\n\ntext`, files: [{ path: 'data/measurements.csv', content: 'a,b\n1,2\n' }], generated: 'now' }, log)
   writeSiteIndex(
     dir,
     [

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { UserError } from '../../lib/core/errors.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { assertNoKeyMaterial, publishRun, writeSiteIndex } from '../../lib/report/site.ts'
+import { assertNoKeyMaterial, writeRunPage, writeSiteIndex } from '../../lib/report/site.ts'
 import { HOSTILE } from '../fixtures/hostile.ts'
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `pb-report-${name}-`))
@@ -49,12 +49,12 @@ function runFiles(dir: string) {
   return readdirSync(dir, { recursive: true }).map(String).sort()
 }
 
-test('publishRun swaps the whole run folder in; a failure leaves the old page and no temp files', () => {
+test('writeRunPage swaps the whole run folder in; a failure leaves the old page and no temp files', () => {
   const site = tmp('site')
   const log = memoryLogger()
   const csv = join(tmp('src'), 'measurements.csv')
   writeFileSync(csv, 'proxy,us\nnginx,30\n')
-  const first = publishRun(
+  const first = writeRunPage(
     site,
     {
       runId: 'r-1',
@@ -78,7 +78,7 @@ test('publishRun swaps the whole run folder in; a failure leaves the old page an
   // a missing source: error naming it, old page untouched
   assert.throws(
     () =>
-      publishRun(
+      writeRunPage(
         site,
         { runId: 'r-1', markdown: '# Second\n\nv2', files: [{ path: 'data/measurements.csv', source: join(site, 'nope.csv') }], generated: 'g2' },
         log,
@@ -89,17 +89,17 @@ test('publishRun swaps the whole run folder in; a failure leaves the old page an
   clean()
   // key material in a published file: refused before the swap
   assert.throws(
-    () => publishRun(site, { runId: 'r-1', markdown: '# S', files: [{ path: 'raw/x.txt', content: keyHeader('') }] }, log),
+    () => writeRunPage(site, { runId: 'r-1', markdown: '# S', files: [{ path: 'raw/x.txt', content: keyHeader('') }] }, log),
     (e) => e instanceof UserError && e.message.includes('runs/r-1/raw/x.txt: contains a PEM private key'),
   )
   assert.equal(readFileSync(first.page, 'utf8'), page1)
   clean()
   // a remote image in the Markdown: refused, old page kept
-  assert.throws(() => publishRun(site, { runId: 'r-1', markdown: '![x](http://e/x.png)', files: [] }, log), UserError)
+  assert.throws(() => writeRunPage(site, { runId: 'r-1', markdown: '![x](http://e/x.png)', files: [] }, log), UserError)
   assert.equal(readFileSync(first.page, 'utf8'), page1)
 
   // success replaces the folder as a whole: files of the old run are gone
-  const second = publishRun(
+  const second = writeRunPage(
     site,
     { runId: 'r-1', markdown: '# Second\n\nv2', files: [{ path: 'data/handshakes.csv', content: Buffer.from('a\n1\n') }], generated: 'g2' },
     log,
@@ -107,14 +107,14 @@ test('publishRun swaps the whole run folder in; a failure leaves the old page an
   assert.match(readFileSync(second.page, 'utf8'), /v2/)
   assert.deepEqual(runFiles(second.dir), ['data', 'data/handshakes.csv', 'index.html'])
   clean()
-  assert.ok(log.lines.some((l) => /published .*runs\/r-1\/index.html \(1 file\)/.test(l)))
+  assert.ok(log.lines.some((l) => /wrote .*runs\/r-1\/index.html \(1 file\)/.test(l)))
 
   // an interrupted swap (old folder set aside, new one never moved in) is repaired
   renameSync(second.dir, join(site, 'runs', '.old-r-1.123-abcd1234'))
   mkdirSync(join(site, 'runs', '.tmp-r-1.123-abcd1234'))
-  publishRun(site, { runId: 'r', markdown: '# Other', files: [] }, log) // "r" is not "r-1"
+  writeRunPage(site, { runId: 'r', markdown: '# Other', files: [] }, log) // "r" is not "r-1"
   assert.deepEqual(readdirSync(join(site, 'runs')).sort(), ['.old-r-1.123-abcd1234', '.tmp-r-1.123-abcd1234', 'r'])
-  publishRun(site, { runId: 'r-1', markdown: '# Third', files: [] }, log)
+  writeRunPage(site, { runId: 'r-1', markdown: '# Third', files: [] }, log)
   assert.deepEqual(readdirSync(join(site, 'runs')).sort(), ['r', 'r-1'])
   assert.match(readFileSync(join(site, 'runs', 'r-1', 'index.html'), 'utf8'), /Third/)
 })
@@ -122,10 +122,10 @@ test('publishRun swaps the whole run folder in; a failure leaves the old page an
 test('the interrupted page comes back before the new one is built', () => {
   const site = tmp('recover')
   const log = memoryLogger()
-  const r = publishRun(site, { runId: 'r.1', markdown: '# Kept', files: [] }, log)
+  const r = writeRunPage(site, { runId: 'r.1', markdown: '# Kept', files: [] }, log)
   renameSync(r.dir, join(site, 'runs', '.old-r.1.99-0123abcd'))
   // a failing publish still puts the old page back first
-  assert.throws(() => publishRun(site, { runId: 'r.1', markdown: '# New', files: [{ path: 'a.csv', source: join(site, 'missing') }] }, log), UserError)
+  assert.throws(() => writeRunPage(site, { runId: 'r.1', markdown: '# New', files: [{ path: 'a.csv', source: join(site, 'missing') }] }, log), UserError)
   assert.match(readFileSync(r.page, 'utf8'), /Kept/)
   assert.deepEqual(readdirSync(join(site, 'runs')), ['r.1'])
 })
@@ -135,15 +135,15 @@ test('run ids and file paths are checked before anything is written', () => {
   const log = memoryLogger()
   for (const id of ['', '../x', 'a/b', '.hidden', 'a b', 'x'.repeat(200), 'r..1', 'é']) {
     assert.throws(
-      () => publishRun(site, { runId: id, markdown: '# x', files: [] }, log),
+      () => writeRunPage(site, { runId: id, markdown: '# x', files: [] }, log),
       (e) => e instanceof UserError && e.message.startsWith('run id:'),
       id,
     )
   }
   for (const path of ['../x.csv', '/etc/passwd', 'a//b', 'index.html', 'data/.tmp-x', 'a\\b', '']) {
-    assert.throws(() => publishRun(site, { runId: 'ok', markdown: '# x', files: [{ path, content: 'x' }] }, log), UserError, path)
+    assert.throws(() => writeRunPage(site, { runId: 'ok', markdown: '# x', files: [{ path, content: 'x' }] }, log), UserError, path)
   }
-  assert.throws(() => publishRun(site, { runId: 'ok', markdown: '# x', files: [{ path: 'a.csv' }] }, log), /exactly one of content or source/)
+  assert.throws(() => writeRunPage(site, { runId: 'ok', markdown: '# x', files: [{ path: 'a.csv' }] }, log), /exactly one of content or source/)
   assert.ok(!existsSync(join(site, 'runs', 'ok')))
 })
 

@@ -8,7 +8,7 @@ import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
 import { measureTwoPartUnits } from '../../lib/measure/calibration.ts'
-import { catalogCell, withVerifiedStack, type CellContext } from '../../lib/measure/cell.ts'
+import { catalogCellPlan, withVerifiedStack, type CellContext } from '../../lib/measure/cell.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { loadgenRequests } from '../../lib/roles/loadgen.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
@@ -89,7 +89,7 @@ test('a real proxy and backend run under the launcher: verified, serving, filter
   }
   try {
     const seen = await withVerifiedStack(
-      catalogCell('haproxy', { series: 'same', variant: 'article', connections: 4 }),
+      catalogCellPlan('haproxy', { series: 'same', variant: 'article', connections: 4 }),
       'tax-haproxy',
       ctx,
       outcome,
