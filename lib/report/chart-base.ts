@@ -63,3 +63,28 @@ export function uniq(values: readonly string[]): string[] {
 export function checkRows<T>(kind: string, rows: readonly T[]): void {
   if (!Array.isArray(rows) || rows.length === 0) throw new Error(`charts: ${kind} needs at least one row`)
 }
+
+/** A value per category (bar or dot), optionally grouped, with an interval's ends in the value's unit. */
+export interface CategoryRow {
+  category: string
+  value: number
+  group?: string
+  /** Lower and upper end of an error bar (e.g. a 95% CI), same unit as value. */
+  lo?: number
+  hi?: number
+}
+
+/** The rows as the chart specs read them (non-finite ends dropped), categories and groups in first-seen order. */
+export function categoryValues(kind: string, rows: readonly CategoryRow[]) {
+  checkRows(kind, rows)
+  const values = rows.map((r) => ({
+    category: String(r.category),
+    value: r.value,
+    group: r.group === undefined ? undefined : String(r.group),
+    lo: finite(r.lo) ? r.lo : undefined,
+    hi: finite(r.hi) ? r.hi : undefined,
+  }))
+  const categories = uniq(values.map((r) => r.category))
+  const groups = uniq(values.filter((r) => r.group !== undefined).map((r) => r.group!))
+  return { values, categories, groups, hasGroup: groups.length > 0 }
+}

@@ -1,5 +1,5 @@
 import { CHART_WIDTH, estimateWidth, renderSpec, type VegaLiteSpec } from './chart-render.ts'
-import { checkRows, finite, head, uniq, type CommonOptions } from './chart-base.ts'
+import { categoryValues, checkRows, finite, head, uniq, type CategoryRow, type CommonOptions } from './chart-base.ts'
 import { timeValue, type DotChartOptions } from './point-charts.ts'
 
 export {
@@ -17,14 +17,7 @@ export {
 /* The article's chart kinds: each builds a vega-lite spec from plain rows and renders it (lib/report/chart-render.ts). */
 
 /** One bar: a category, its value, and optionally a colour group and an interval. */
-export interface BarRow {
-  category: string
-  value: number
-  group?: string
-  /** Lower and upper end of an error bar (e.g. a 95% CI), same unit as value. */
-  lo?: number
-  hi?: number
-}
+export type BarRow = CategoryRow
 
 export interface BarChartOptions extends CommonOptions {
   categoryTitle?: string
@@ -46,17 +39,7 @@ export interface BarChartOptions extends CommonOptions {
  * group (legend in first-seen order); with `lo`/`hi`, error bars.
  */
 export async function barChart(rows: readonly BarRow[], opts: BarChartOptions = {}): Promise<string> {
-  checkRows('barChart', rows)
-  const values = rows.map((r) => ({
-    category: String(r.category),
-    value: r.value,
-    group: r.group === undefined ? undefined : String(r.group),
-    lo: finite(r.lo) ? r.lo : undefined,
-    hi: finite(r.hi) ? r.hi : undefined,
-  }))
-  const categories = uniq(values.map((r) => r.category))
-  const groups = uniq(values.filter((r) => r.group !== undefined).map((r) => r.group!))
-  const hasGroup = groups.length > 0
+  const { values, categories, groups, hasGroup } = categoryValues('barChart', rows)
   const hasErr = values.some((r) => r.lo !== undefined && r.hi !== undefined)
   const width = opts.width ?? CHART_WIDTH
   const h = !!opts.horizontal

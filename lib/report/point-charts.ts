@@ -1,5 +1,5 @@
 import { CHART_WIDTH, renderSpec, type VegaLiteSpec } from './chart-render.ts'
-import { checkRows, finite, head, uniq, type CommonOptions } from './chart-base.ts'
+import { categoryValues, checkRows, head, uniq, type CategoryRow, type CommonOptions } from './chart-base.ts'
 
 /* Chart kinds over a continuous axis or of single points: lines over time, dot plots, latency percentiles (charts.ts has the rest). */
 
@@ -72,13 +72,7 @@ export async function lineChart(rows: readonly LinePoint[], opts: LineChartOptio
 }
 
 /** One dot (e.g. one repeat, or a mean with its CI in lo/hi). */
-export interface DotRow {
-  category: string
-  value: number
-  group?: string
-  lo?: number
-  hi?: number
-}
+export type DotRow = CategoryRow
 
 export interface DotChartOptions extends CommonOptions {
   categoryTitle?: string
@@ -94,17 +88,7 @@ export interface DotChartOptions extends CommonOptions {
  * group, with an interval line where lo/hi are given.
  */
 export async function dotChart(rows: readonly DotRow[], opts: DotChartOptions = {}): Promise<string> {
-  checkRows('dotChart', rows)
-  const values = rows.map((r) => ({
-    category: String(r.category),
-    value: r.value,
-    group: r.group === undefined ? undefined : String(r.group),
-    lo: finite(r.lo) ? r.lo : undefined,
-    hi: finite(r.hi) ? r.hi : undefined,
-  }))
-  const categories = uniq(values.map((r) => r.category))
-  const groups = uniq(values.filter((r) => r.group !== undefined).map((r) => r.group!))
-  const hasGroup = groups.length > 0
+  const { values, categories, groups, hasGroup } = categoryValues('dotChart', rows)
   const width = opts.width ?? CHART_WIDTH
   const height = opts.height ?? Math.max(80, categories.length * 26)
   const valScale = opts.log ? { type: 'log' } : { zero: opts.zero ?? false }
