@@ -83,6 +83,9 @@ export function h3Generator(cell: CellPlan, streams: number, ctx: CellContext): 
         seconds: o.seconds,
         warmupS: ctx.profile.warmupS,
         windowS: ctx.profile.durationS,
+        // A request may wait the whole run: at 100 streams × 200 connections the generator's own
+        // queue holds 20,000 and its 5 s default failed them as errors (docs/series/h3.md#timeout).
+        timeoutS: o.seconds,
         cacert: ctx.certs.ca,
         ...body,
       }),

@@ -213,6 +213,8 @@ export interface H3Options {
   windowS?: number
   /** -n: a fixed number of requests instead (verification). */
   requests?: number
+  /** -timeout: limit for one request and for a QUIC handshake (absent: loadgen's 5 s). */
+  timeoutS?: number
   cacert?: string
   expectBody?: string
   expectBytes?: number
@@ -227,6 +229,7 @@ export const h3Argv = (o: H3Options) =>
     ...(o.requests ? { n: o.requests } : {}),
     ...(o.warmupS !== undefined ? { warmup: `${o.warmupS}s` } : {}),
     ...(o.windowS !== undefined ? { window: `${o.windowS}s` } : {}),
+    ...(o.timeoutS !== undefined ? { timeout: `${o.timeoutS}s` } : {}),
     ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }),
     ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
   })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { acrossHostsIssue, h3CheckIssue } from '../../lib/measure/h3.ts'
+import type { CellContext } from '../../lib/measure/cell.ts'
+import { acrossHostsIssue, h3CheckIssue, h3Generator } from '../../lib/measure/h3.ts'
 import { h3Argv, h3ProtocolIssue, type H3Result } from '../../lib/roles/loadgen.ts'
 
 const ok = { requests: 20, ok: 20, errors: 0, error_samples: [], status: { '200': 20 }, conns_opened: 2, alpn: 'h3', proto: 'HTTP/3.0' } as unknown as H3Result
@@ -59,4 +60,14 @@ test('loadgen h3 argv: connections, streams, the run and the window, the body ch
     '-expect-body',
     'hello world',
   ])
+})
+
+test('a closed-model h3 cell lets a request wait the whole run: a queue of 100 streams per connection is not failed at 5 s', () => {
+  const ctx = { profile: { warmupS: 1, durationS: 5 }, certs: { ca: '/c/ca.crt' } } as unknown as CellContext
+  const cell = { series: 'h3', proxy: 'haproxy', version: '3.4.7', variant: 'h3', keyType: 'ec256', connections: 200, protocol: 'h3', streams: 100 } as const
+  const argv = h3Generator(cell, 100, ctx).argv({ url: '', threads: 1, connections: 200, seconds: 7 })
+  const flag = (name: string) => argv[argv.indexOf(name) + 1]
+  assert.equal(flag('-m'), '100')
+  assert.equal(flag('-d'), '7s')
+  assert.equal(flag('-timeout'), '7s')
 })
