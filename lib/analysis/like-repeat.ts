@@ -33,7 +33,7 @@ function versionsBySeries(t: Tables): Map<string, Map<string, Set<string>>> {
   return out
 }
 
-const list = (vs: Set<string> | undefined) => (vs && vs.size ? [...vs].sort(compareVersions).join(', ') : 'none')
+const list = (vs: Set<string> | undefined) => (vs?.size ? [...vs].sort(compareVersions).join(', ') : 'none')
 
 export function likeRepetition(base: Tables, run: Tables): LikeRepetition {
   const b = versionsBySeries(base)

@@ -4,7 +4,7 @@ import { UserError } from '../core/errors.ts'
  * Runs a notebook's main: a UserError prints one line and exits 2, anything else is
  * a bug and keeps its stack trace.
  */
-export async function runNotebook(main: () => Promise<number | void>): Promise<void> {
+export async function runNotebook(main: () => Promise<number | undefined>): Promise<void> {
   try {
     process.exitCode = (await main()) ?? 0
   } catch (e) {

@@ -11,7 +11,7 @@ export function readOpenSeries(runDir: string): OpenSeries[] {
     .sort()
     .flatMap((f) => {
       const m = parseRawName(f)
-      if (!m || m.kind !== 'open.json' || m.rate === null || !m.series.startsWith('tls-')) return []
+      if (m?.kind !== 'open.json' || m.rate === null || !m.series.startsWith('tls-')) return []
       try {
         const json = JSON.parse(readFileSync(join(raw, f), 'utf8')) as { series?: { t: number; rate: number; vus: number; p99_ms: number }[] }
         if (!Array.isArray(json.series)) return []

@@ -4,6 +4,7 @@ import type { Calibration, Fingerprint, Manifest, Measurement } from '../../data
 import { REFERENCE_UNITS, TWO_PART_UNIT } from '../../data/calibration-unit.ts'
 import { isDirectReference } from '../../analysis/calibrated.ts'
 import { median } from '../../core/stats.ts'
+import { groupBy } from '../../data/grouping.ts'
 import type { ArticleInput } from './input.ts'
 import { quietLine, quietSummary } from '../../data/quiet.ts'
 
@@ -122,13 +123,12 @@ const shortSha = (sha: string) =>
 export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] {
   const m = run.manifest
   a.heading(2, 'Setup and fairness')
-  const shared = Object.entries(m.cpusets).reduce<Record<string, string[]>>((acc, [role, set]) => ({ ...acc, [set]: [...(acc[set] ?? []), role] }), {})
+  // Roles by the cpuset they share, in CPU order.
+  const shared = [...groupBy(Object.entries(m.cpusets), ([, set]) => [set]).values()].sort((x, y) => x[0]![1].localeCompare(y[0]![1], 'en', { numeric: true }))
   a.bullets([
     `Host: ${esc(m.host.cpu_model)}, ${m.host.cores} cores, ${num(m.host.memory_gib)} GiB, kernel ${esc(m.host.kernel)}.`,
     `Runtime: **${esc(m.runtime)}**, network ${esc(m.network_mode)}; CPU read from ${esc(m.cpu_source)}.`,
-    `Cpusets: ${Object.entries(shared)
-      .map(([set, roles]) => `CPU ${esc(set)}: ${esc(roles.join(' + '))}`)
-      .join('; ')}.` +
+    `Cpusets: ${shared.map((roles) => `CPU ${esc(roles[0]![1])}: ${esc(roles.map(([role]) => role).join(' + '))}`).join('; ')}.` +
       (m.cpusets_shared
         ? ' **Roles share a core on this machine**: the generator and the backend compete with each other, never with the proxy, whose CPU is measured alone.'
         : ' Every role has its own cores.'),
