@@ -2,7 +2,7 @@ import { fmtInterval, ratioInterval, type Interval } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
 import type { Measurement } from '../data/schema.ts'
-import { poolingCells, poolingFindings } from '../findings/pooling.ts'
+import { pitLine, poolingCells } from '../findings/pooling.ts'
 import { projectId } from '../data/grouping.ts'
 
 /*
@@ -56,8 +56,7 @@ export function hostsLines(one: readonly Measurement[], many: readonly Measureme
 }
 
 /** F3's figure as the findings give it for a run's rows ('' when not measured: fewer than two proxies). */
-export const f3Figure = (rows: readonly Measurement[]): string =>
-  poolingFindings(rows, () => undefined).find((f) => f.id === 'F3' && f.verdict !== 'not measured')?.figure ?? ''
+export const f3Figure = (rows: readonly Measurement[]): string => pitLine(rows).figure
 
 const num = (x: number | undefined, d = 1) => (x === undefined ? '-' : x.toFixed(d))
 const share = (x: number | undefined) => (x === undefined ? '-' : `${(x * 100).toFixed(0)}%`)

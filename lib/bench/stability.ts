@@ -51,10 +51,11 @@ function line(kind: VerdictLine['kind'], id: string, title: string, verdicts: (s
 
 /** One line per finding and runnable claim, in first-seen order; a run without it shows null. */
 export function verdictLines(runs: readonly StabilityRun[], ledger: Ledger): VerdictLine[] {
-  const findings = runs.map((r) => {
+  const results = runs.map((r) => evaluateClaims(ledger, r.tables))
+  const findings = runs.map((r, i) => {
     const seen = new Map<string, number>()
     return new Map(
-      findingsFor(r.tables, r.series)
+      findingsFor(r.tables, r.series, { ledger, claims: results[i]! })
         .filter((f) => f.verdict !== 'info')
         .map((f) => {
           const k = (seen.get(f.id) ?? 0) + 1
@@ -72,7 +73,7 @@ export function verdictLines(runs: readonly StabilityRun[], ledger: Ledger): Ver
       findings.map((m) => m.get(id)?.verdict ?? null),
     ),
   )
-  const claims = runs.map((r) => new Map(evaluateClaims(ledger, r.tables).map((c) => [c.id, c])))
+  const claims = results.map((rs) => new Map(rs.map((c) => [c.id, c])))
   for (const c of ledger.claims.filter((c) => c.runnable_here))
     out.push(
       line(

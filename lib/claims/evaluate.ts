@@ -38,6 +38,7 @@ import { buildCellGroups, cellLabel, type CellValue } from './cells.ts'
 import type { Ctx, State, Unit } from './checks/check.ts'
 import { kindOf } from './checks/index.ts'
 import type { Claim, Ledger, SelectorSpec } from './ledger.ts'
+import type { Fig } from './figure.ts'
 import { dedupe } from './sides.ts'
 
 export interface Evidence {
@@ -76,6 +77,10 @@ export interface ClaimResult {
   interval: { lo: number; hi: number; method: string } | null
   /** What the check centres `value` on: ratio approx, equal 1, spread max, threshold/count value; else null. */
   reference: number | null
+  /** Every measured figure of the check's units, named (the for_each item or the unit's own label): what a finding group shows. */
+  figures: { label: string; fig: Fig }[]
+  /** Each unit's decision (a for_each item, a status cell), in order; none when not runnable here. */
+  states: State[]
 }
 
 /** Every claim of the ledger against one run's tables, in the ledger's order. */
@@ -119,6 +124,8 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
       value: null,
       interval: null,
       reference: null,
+      figures: [],
+      states: [],
     }
   }
   const kind = kindOf(k)
@@ -126,7 +133,8 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
   const units = items.flatMap((item) => {
     const us = kind.units(k, item, ctx)
     const prefix = item && items.length > 1 ? `${itemLabel(item)}: ` : ''
-    return us.map((u) => ({ ...u, text: prefix + u.text }))
+    const name = item && items.length > 1 ? itemLabel(item) : ''
+    return us.map((u) => ({ ...u, text: prefix + u.text, label: [name, u.label ?? ''].filter(Boolean).join(' ') }))
   })
   const verdict = claimVerdict(decideUnits(units))
   const used = dedupe(units.flatMap((u) => u.used))
@@ -140,6 +148,8 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
     value: one?.fig?.value ?? null,
     interval: one?.fig ? unitInterval(one.fig) : null,
     reference: one?.fig ? (one.reference ?? null) : null,
+    figures: units.flatMap((u) => (u.fig && u.fig.method !== 'constant' ? [{ label: u.label ?? '', fig: u.fig }] : [])),
+    states: units.map((u) => u.state),
   }
 }
 

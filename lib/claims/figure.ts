@@ -12,6 +12,9 @@ export interface Fig {
   lo: number
   hi: number
   method: Interval['method'] | 'constant'
+  /** The interval's coverage and the fewest repeats behind it (absent for a constant). */
+  level?: number
+  n?: number
   floor?: Interval['floor']
   disagree?: Interval['disagree']
 }
@@ -55,6 +58,8 @@ export function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => n
     lo: finite ? Math.min(iv.lo, value) : iv.lo,
     hi: finite ? Math.max(iv.hi, value) : iv.hi,
     method: iv.method,
+    level: iv.level,
+    n: iv.n,
     ...(iv.floor && { floor: iv.floor }),
     ...(iv.disagree && { disagree: iv.disagree }),
   }

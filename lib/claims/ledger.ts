@@ -1,10 +1,12 @@
 /**
- * The claims ledger: baselines/published/claims.yaml and figures.yaml, parsed and
+ * The claims ledger: baselines/published/claims.yaml, figures.yaml and findings.yaml, parsed and
  * checked with zod. Every problem (a malformed claim or check, an unknown figure id in a
  * number expression, a selector column the table does not have, a runnable side without
- * a series) is a one-line UserError `file:line: path: what. fix`. Loading reads the two
- * files and nothing else. A check's own fields and rules are its kind's (lib/claims/checks/).
+ * a series, a finding group naming an unknown or differently tagged claim) is a one-line
+ * UserError `file:line: path: what. fix`. Loading reads the three files and nothing else.
+ * A check's own fields and rules are its kind's (lib/claims/checks/).
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { repoRoot } from '../core/paths.ts'
@@ -12,6 +14,7 @@ import { readYamlFile } from '../core/yaml-file.ts'
 import type { CheckDef, Issue } from './checks/check.ts'
 import { checkSchema, kindOf, type Check } from './checks/index.ts'
 import { FIGURE_ID, type FigureValues } from './expr.ts'
+import { findingGroupsFileSchema, type FindingGroup } from './groups.ts'
 import {
   CLAIM_SERIES,
   hasSeries,
@@ -213,11 +216,13 @@ const claimsFileSchema = (figures: FigureValues) => z.array(claimSchema(figures)
 export interface Ledger {
   claims: Claim[]
   figures: Map<string, Figure>
+  /** findings.yaml: each summary line of F1..F8 as a group of these claims (absent in a folder without the file). */
+  findings?: FindingGroup[]
 }
 
 export const PUBLISHED_DIR = join(repoRoot, 'baselines/published')
 
-/** Reads figures.yaml and claims.yaml of `dir`; the first problem is a one-line UserError with file:line. */
+/** Reads figures.yaml, claims.yaml and findings.yaml (when there) of `dir`; the first problem is a one-line UserError with file:line. */
 export function loadLedger(dir = PUBLISHED_DIR): Ledger {
   const list = readYamlFile(join(dir, 'figures.yaml'), figuresFileSchema, 'Fix the figure as README.md in that folder describes')
   const figures = new Map(list.map((f) => [f.id, f]))
@@ -226,5 +231,13 @@ export function loadLedger(dir = PUBLISHED_DIR): Ledger {
     claimsFileSchema(figures),
     'Fix the claim as the header of claims.yaml describes (figure ids come from figures.yaml)',
   )
-  return { claims, figures }
+  const groupsFile = join(dir, 'findings.yaml')
+  const findings = existsSync(groupsFile)
+    ? readYamlFile(
+        groupsFile,
+        findingGroupsFileSchema(new Map(claims.map((c) => [c.id, c.finding]))),
+        'Fix the finding group as the header of findings.yaml describes (claim ids come from claims.yaml)',
+      )
+    : []
+  return { claims, figures, findings }
 }

@@ -71,3 +71,22 @@ const DECISION_ORDER: readonly Decision[] = ['holds', 'fails', 'undecided', 'mis
 
 /** Where a verdict word sorts: decided first, then undecided, then the rest; a word not in the table last. */
 export const verdictRank = (v: string): number => (v in VERDICTS ? DECISION_ORDER.indexOf(VERDICTS[v as Verdict].decision) : DECISION_ORDER.length)
+
+/**
+ * One finding verdict from several parts (the claims of a finding group, one per proxy or
+ * per condition): any decided wrong is not held; otherwise any undecided or unmeasured part
+ * leaves it inconclusive; nothing measured at all is not measured, never a vacuous held.
+ */
+export function combineVerdicts(parts: readonly FindingVerdict[]): FindingVerdict {
+  const measured = parts.filter((p) => p !== 'not measured')
+  if (measured.length === 0) return 'not measured'
+  if (parts.includes('not held')) return 'not held'
+  if (parts.some((p) => p !== 'held')) return 'inconclusive'
+  return 'held'
+}
+
+/** A claim's verdict as a part of a finding (a claim not runnable here measured nothing). */
+export const asFindingVerdict = (v: ClaimVerdict): FindingVerdict => {
+  const d = VERDICTS[v].decision
+  return findingVerdict(d === 'not runnable' ? 'missing' : d)
+}

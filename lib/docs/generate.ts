@@ -35,8 +35,9 @@ const fence = (text: string) => `\`\`\`\n${text.replace(/\s+$/, '')}\n\`\`\``
 /** The fixture run's summary lines, as `npm run bench` prints them. */
 function fixtureSummary(root: string, findingIds?: RegExp, ledgerLines = Infinity): string {
   const run = loadRun(join(root, 'test/fixtures/run-quick'))
-  const findings = runFindings(run).filter((f) => !findingIds || findingIds.test(f.id))
-  const ledger = formatLedger(evaluateClaims(loadLedger(), run)).split('\n')
+  const claims = evaluateClaims(loadLedger(), run)
+  const findings = runFindings(run, claims).filter((f) => !findingIds || findingIds.test(f.id))
+  const ledger = formatLedger(claims).split('\n')
   const shown = ledgerLines >= ledger.length - 1 ? ledger : [...ledger.slice(0, ledgerLines), '  …', ledger.at(-1)!]
   return fence(`${formatFindings(findings)}\n${shown.join('\n')}`)
 }

@@ -1,21 +1,11 @@
 import { fmtInterval, placeInterval, type Interval } from '../core/intervals.ts'
-import { findingVerdict, PLACED, type FindingVerdict } from '../core/verdict.ts'
+import { combineVerdicts, findingVerdict, PLACED, type FindingVerdict } from '../core/verdict.ts'
 
 /** held when the whole interval is inside the band, not held when wholly outside, else inconclusive. */
 export const decide = (iv: Interval, band: { min?: number; max?: number }): FindingVerdict => findingVerdict(PLACED[placeInterval(iv, band)])
 
-/**
- * One verdict from several parts (one per proxy, or per condition): any decided wrong is
- * not held; otherwise any undecided or unmeasured part leaves it inconclusive; nothing
- * measured at all is not measured, never a vacuous held.
- */
-export function combine(parts: readonly FindingVerdict[]): FindingVerdict {
-  const measured = parts.filter((p) => p !== 'not measured')
-  if (measured.length === 0) return 'not measured'
-  if (parts.includes('not held')) return 'not held'
-  if (parts.some((p) => p !== 'held')) return 'inconclusive'
-  return 'held'
-}
+/** One verdict from several parts: the one rule of lib/core/verdict.ts. */
+export const combine = combineVerdicts
 
 /**
  * A yes/no outcome per repeat decided by its median repeat (the majority); a tie between

@@ -1,13 +1,11 @@
 import { GO_PROXIES } from '../catalog/variants.ts'
-import { bootstrapFigure, medianInterval, ratioInterval, type Repeats } from '../core/intervals.ts'
-import { keyId, noisyCells } from '../data/grouping.ts'
+import { medianInterval } from '../core/intervals.ts'
 import { median, summarize } from '../core/stats.ts'
-import type { Handshake, Measurement } from '../data/schema.ts'
-import { byMajority, combine, decide, fmtIv } from './decide.ts'
+import type { Measurement } from '../data/schema.ts'
+import { byMajority, combine } from './decide.ts'
 import type { Finding } from './types.ts'
 
 const fmt = (x: number, d = 0) => x.toFixed(d)
-const med = (r: Repeats) => median([...r.values()])
 
 /** Share of attempted requests that failed (errors and, in the open model, dropped). */
 const failShare = (r: Measurement) => ((r.errors ?? 0) + (r.dropped ?? 0)) / Math.max(1, r.requests + (r.errors ?? 0) + (r.dropped ?? 0))
@@ -19,50 +17,11 @@ const COLLAPSE_REASON = /^(errors|dropped|achieved) /
 export const validButForErrors = (r: Measurement) =>
   r.status === 'valid' || (r.status === 'invalid' && r.reason !== '' && r.reason.split('; ').every((s) => COLLAPSE_REASON.test(s)))
 
-/** F5 (handshake cost per key type), F6 (open-model collapse) and the generator calibration. */
-export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Measurement[]): Finding[] {
-  const valid = handshakes.filter((h) => h.status === 'valid')
-  const proxies = [...new Set(handshakes.map((h) => h.proxy))].sort()
-  // Every handshake cell shares the host's noise (core/intervals).
-  const cells = noisyCells(valid, ['proxy', 'key_type'], (h) => h.proxy_cpu_us_per_handshake)
-  const cost = (proxy: string, kt: string) => {
-    const r = cells.get(keyId([proxy, kt]))
-    return r?.size ? r : undefined
-  }
-  const per = proxies.flatMap((p) => {
-    const ec = cost(p, 'ec256')
-    const rsa = cost(p, 'rsa4096')
-    return ec && rsa ? [{ p, ec, rsa, iv: ratioInterval(rsa, ec) }] : []
-  })
-  const others = per.filter((x) => !GO_PROXIES.includes(x.p))
-  // Each Go proxy's rsa4096 cost over the median of the others', resampled together.
-  const go =
-    others.length === 0
-      ? []
-      : per
-          .filter((x) => GO_PROXIES.includes(x.p))
-          .map((x) => ({
-            p: x.p,
-            iv: bootstrapFigure([x.rsa, ...others.map((o) => o.rsa)], ([g, ...rest]) => g! / median(rest)),
-          }))
-  const otherMedian = others.length ? median(others.map((x) => med(x.rsa))) : undefined
-  const f5: Finding[] = [
-    {
-      id: 'F5',
-      title: 'full handshake: rsa4096 / ec256 >= 8 for every proxy (seed: 13.6x)',
-      verdict: combine(per.map((x) => decide(x.iv, { min: 8 }))),
-      figure: per.map((x) => `${x.p} ${fmt(med(x.ec))} → ${fmt(med(x.rsa))} µs (${fmtIv(x.iv, 'x', 1)})`).join(', '),
-      intervals: per.map((x) => ({ label: `${x.p} rsa4096/ec256`, interval: x.iv })),
-    },
-    {
-      id: 'F5',
-      title: 'rsa4096: Go proxies >= 1.5x the OpenSSL/BoringSSL median (seed: ~2x)',
-      verdict: combine(go.map((x) => decide(x.iv, { min: 1.5 }))),
-      figure: otherMedian !== undefined && go.length ? `${go.map((x) => `${x.p} ${fmtIv(x.iv, 'x')}`).join(', ')} of ${fmt(otherMedian)} µs` : '',
-      intervals: go.map((x) => ({ label: `${x.p} rsa4096 / median of OpenSSL and BoringSSL proxies`, interval: x.iv })),
-    },
-  ]
-
+/**
+ * F6 (open-model collapse) and the generator calibration. F5's lines are groups of ledger
+ * claims (baselines/published/findings.yaml).
+ */
+export function tlsFindings(rows: readonly Measurement[]): Finding[] {
   // F6: same rate, only the certificate changes. Each repeat holds or collapses; the median repeat decides.
   // tls-open is the seed's load and is judged; tls-open-half (half HAProxy's ceiling) is recorded beside it as info.
   const { rate: _seedRate, ...f6 } = openFinding(rows, 'tls-open')
@@ -88,7 +47,7 @@ export function tlsFindings(handshakes: readonly Handshake[], rows: readonly Mea
           ? `${steps[0]!.proxy} fails at ${fails.target_rps} rps (achieved ${fmt(fails.rps ?? 0)}, ${(failShare(fails) * 100).toFixed(1)}% failed) with the proxy at ${fmt((fails.proxy_cpu_share ?? 0) * 100)}% CPU and the generator at ${fmt((fails.generator_cpu_share ?? 0) * 100)}%; closed model: ${fmt(closed ?? 0)} rps`
           : `${steps[0]!.proxy} held every step up to ${steps.at(-1)!.target_rps} rps; closed model: ${fmt(closed ?? 0)} rps`,
   }
-  return [...f5, f6, ...f6half, calib]
+  return [f6, ...f6half, calib]
 }
 
 /** F6 at one open-model series' rate: EC-256 holds, RSA-4096 collapses (Go proxies at least). */

@@ -63,7 +63,9 @@ export interface ReportResult {
 }
 
 /** Findings of every series the run holds (the series' own functions, as run-all prints them). */
-export const runFindings = (run: RunData): Finding[] => findingsFor(run, run.manifest.series, { bisect: readBisectPlan(run.dir) })
+/** The run's findings; the F1..F8 groups read `claims` (the ledger's results on this run) when given, so both show one evaluation. */
+export const runFindings = (run: RunData, claims?: readonly ClaimResult[]): Finding[] =>
+  findingsFor(run, run.manifest.series, { bisect: readBisectPlan(run.dir), ...(claims && { claims }) })
 
 export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly ClaimResult[]): BaselineComparison {
   const id = b.id
@@ -100,7 +102,7 @@ export function evaluateRun(runDir: string, baseline?: string): Pick<ReportResul
   const run = loadRun(runDir)
   const base = baseline ? loadBaseline(baseline) : undefined
   const claims = evaluateClaims(loadLedger(), run)
-  return { findings: runFindings(run), claims, baseline: base ? compareWithBaseline(run, base, claims) : undefined }
+  return { findings: runFindings(run, claims), claims, baseline: base ? compareWithBaseline(run, base, claims) : undefined }
 }
 
 export async function buildReport(o: ReportOptions): Promise<ReportResult> {
@@ -117,8 +119,8 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const base = o.baseline ? loadBaseline(o.baseline) : undefined
   const aggregates = await aggregate(run)
   lap('aggregate')
-  const findings = runFindings(run)
   const claims = evaluateClaims(loadLedger(), run)
+  const findings = runFindings(run, claims)
   const baseline = base ? compareWithBaseline(run, base, claims) : undefined
   if (base) await writeBaselinePages(o.siteDir, base, o)
   lap('findings, claims, baseline')
@@ -282,7 +284,7 @@ async function writeBaselinePages(siteDir: string, b: Baseline, o: ReportOptions
   const run = b.run
   const aggregates = await aggregate(run)
   const claims = evaluateClaims(loadLedger(), run)
-  const article = buildArticle({ run, aggregates, findings: runFindings(run), claims, openSeries: [], documentedReuse })
+  const article = buildArticle({ run, aggregates, findings: runFindings(run, claims), claims, openSeries: [], documentedReuse })
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
   const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file]
     .filter((f) => existsSync(join(b.dir, f)))

@@ -38,7 +38,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   data: ['data', 'core', 'catalog'],
   catalog: ['catalog', 'core'],
   analysis: ['analysis', 'data', 'claims', 'catalog', 'core'],
-  findings: ['findings', 'data', 'catalog', 'core'],
+  findings: ['findings', 'claims', 'data', 'catalog', 'core'],
   claims: ['claims', 'data', 'catalog', 'core'],
   report: ['report', 'data', 'analysis', 'findings', 'claims', 'catalog', 'core'],
   docs: ['docs', 'report', 'data', 'analysis', 'findings', 'claims', 'catalog', 'core'],
@@ -148,7 +148,7 @@ test('the rule check catches a report file that imports the run, findings that i
   write('lib/bench/ok.ts', "import { runBench } from '../run/run.ts'\nimport { buildReport } from '../report/build.ts'\n")
   write('lib/run/r.ts', "import { runKillResume } from '../bench/kill-resume.ts'\n")
   assert.deepEqual(violations(sources(join(root, 'lib')), root).sort(), [
-    'lib/findings/f.ts imports lib/runtime/types.ts: findings/ may import only findings, data, catalog, core',
+    'lib/findings/f.ts imports lib/runtime/types.ts: findings/ may import only findings, claims, data, catalog, core',
     'lib/report/page.ts imports lib/run/run.ts: report/ may import only report, data, analysis, findings, claims, catalog, core',
     'lib/run/r.ts imports lib/bench/kill-resume.ts: only bench scripts use bench/',
     'lib/setup/s.ts imports lib/cli/flags.ts: only notebooks use cli/',

@@ -17,6 +17,8 @@ const base = {
   value: null,
   interval: null,
   reference: null,
+  figures: [],
+  states: [],
 }
 
 test('formatLedger: one line per claim with its mark, then a count line', () => {

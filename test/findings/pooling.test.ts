@@ -1,17 +1,34 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { loadLedger } from '../../lib/claims/ledger.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { formatFindings } from '../../lib/findings/format.ts'
-import { poolingFindings } from '../../lib/findings/pooling.ts'
+import { findingsFor, type Finding } from '../../lib/findings/index.ts'
 import { cpuRepeats, measurement, two } from '../fixtures/rows.ts'
+
+// The pooling series' lines: F1, F2, F4, F7 from their ledger groups (baselines/published/findings.yaml),
+// F3's pit, the pool detector and the precision from the rows (lib/findings/pooling.ts).
+
+/** The series the harness writes for each variant of the pooling series. */
+const SERIES: Record<string, string> = {
+  article: 'same',
+  'pool-added': 'pool-added',
+  'pool-removed': 'pool-removed',
+  'reuse-never': 'haproxy-reuse',
+  'server-close': 'haproxy-reuse',
+  literal: 'nginx-keepalive',
+  'upstream-default': 'nginx-keepalive',
+  'upstream-keepalive': 'nginx-keepalive',
+}
+const ledger = loadLedger()
+/** The pooling lines of rows; reuse documents which cells pool (the pool detector's input is the catalog's). */
+const poolingFindings = (rs: readonly Measurement[], _reuse?: unknown): Finding[] =>
+  findingsFor({ measurements: rs.map((r) => ({ ...r, series: SERIES[r.variant] ?? r.series })), handshakes: [], websocket: [] }, ['pooling'], { ledger })
 
 const row = (proxy: string, variant: string, cpu: number, conns: number, extra: Partial<Measurement> = {}): Measurement[] =>
   two(measurement, { proxy, variant, backend_conns_per_1k_req: conns, ...extra }, 'proxy_cpu_us_per_req', cpu)
 
-const reuse = (proxy: string, variant: string, version: string) =>
-  proxy === 'nginx'
-    ? ['pool-added', 'upstream-keepalive'].includes(variant) || (variant === 'upstream-default' && version === '1.31.3')
-    : !['pool-removed', 'server-close'].includes(variant)
+const reuse = undefined
 
 const rows = [
   ...row('haproxy', 'article', 20, 0),
@@ -36,17 +53,19 @@ test('findings hold on data shaped like the seed, each figure with its interval'
   assert.equal(by.F1!.verdict, 'held')
   // Both cells move together round by round, so the paired bootstrap alone is a point; two
   // repeats each, so the run's pooled noise (±1% per window here) widens it.
-  assert.equal(by.F1!.figure, 'haproxy 20.0 (0 conns/1k) < nginx 70.0 (1000 conns/1k) µs/req; less pooled / more pooled: nginx/haproxy 3.50 [3.39, 3.60]')
-  assert.equal(by.F2!.verdict, 'held')
-  assert.match(by.F2!.figure, /haproxy 3\.16x \[3\.07, 3\.26\], nginx 3\.00x \[2\.91, 3\.09\]; nginx article\/pool-removed 1\.06 \[1\.03, 1\.09\]/)
+  assert.equal(by.F1!.figure, 'haproxy 20 (0 conns/1k req) < nginx 70 (1,000 conns/1k req) µs/req; nginx/haproxy: r = 3.5 [3.39, 3.6]; wanted >= 1')
+  // Only haproxy and nginx are measured: "for every proxy" is not held on two of five.
+  assert.equal(by.F2!.verdict, 'inconclusive')
+  assert.match(by.F2!.figure, /haproxy: r = 3\.16 \[3\.07, 3\.26\] .*nginx: r = 3 \[2\.91, 3\.09\] .*nginx-article-as-pool-removed: r = 1\.06 \[1\.03, 1\.09\]/)
   assert.deepEqual(
     by.F2!.intervals!.map((i) => i.label),
-    ['haproxy pool-removed/pool-added', 'nginx pool-removed/pool-added', 'nginx article/pool-removed'],
+    ['haproxy (pool-removed-costs-each-proxy)', 'nginx (pool-removed-costs-each-proxy)', 'nginx-article-as-pool-removed'],
   )
   assert.equal(by.F3!.verdict, 'info')
   assert.equal(by.F4!.verdict, 'held')
   assert.equal(by.F7!.verdict, 'held')
-  assert.match(by.F7!.figure, /1\.22\.1: upstream-default\/literal 1\.02 \[0\.99, 1\.05\], 1\.31\.3: upstream-default\/literal 0\.43 \[0\.42, 0\.44\]/)
+  // The newest nginx on the side of the change (>= 1.29.7); 1.22.1's cells are not the claim's.
+  assert.match(by.F7!.figure, /^r = 0\.429 \[0\.416, 0\.441\] \(nginx 1\.31\.3 upstream-default 30 \/ nginx 1\.31\.3 literal 70 µs\/req\)/)
   assert.equal(by.pool!.verdict, 'held')
   assert.equal(by.cv!.verdict, 'held')
   assert.match(by.cv!.title, /precision: worst CI half-width/)
@@ -58,7 +77,7 @@ test('a finding that does not hold says so with its figure; invalid rows are ign
   bad.push(measurement({ variant: 'reuse-never', repeat: 3, proxy_cpu_us_per_req: 500, status: 'invalid', reason: 'errors 5% >= 1%' }))
   const f4 = find(poolingFindings(bad, reuse), 'F4')
   assert.equal(f4.verdict, 'not held')
-  assert.equal(f4.figure, 'reuse-never/article 1.05 [1.02, 1.08], server-close/article 1.25 [1.21, 1.29]')
+  assert.match(f4.figure, /reuse-never-cpu-as-article: r = 1\.05 \[1\.02, 1\.08\] .*; haproxy-server-close-cpu-above-article: r = 1\.25 \[1\.21, 1\.29\] /)
 })
 
 test('nothing measured: every finding says not measured, none claims to hold', () => {
@@ -81,13 +100,16 @@ test('the pool detector finding names cells that contradict the documentation', 
   assert.equal(find(poolingFindings(split, reuse), 'pool').verdict, 'inconclusive')
 })
 
-// Five interleaved rounds per cell; the pool-added cell is flat, so the spread of the ratio is pool-removed's.
-const f2 = (removed: number[]) =>
+const FIVE = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
+// Five interleaved rounds per cell; the pool-added cells are flat, so the spread of each ratio is pool-removed's.
+const f2 = (removed: number[], others = [60, 62, 58, 61, 59]) =>
   find(
     poolingFindings(
       [
-        ...cpuRepeats({ variant: 'pool-added', series: 'pool-added' }, [20, 20, 20, 20, 20]),
-        ...cpuRepeats({ variant: 'pool-removed', series: 'pool-removed' }, removed),
+        ...FIVE.flatMap((proxy) => cpuRepeats({ proxy, variant: 'pool-added' }, [20, 20, 20, 20, 20])),
+        ...cpuRepeats({ variant: 'pool-removed' }, removed),
+        ...FIVE.filter((p) => p !== 'haproxy').flatMap((proxy) => cpuRepeats({ proxy, variant: 'pool-removed' }, others)),
+        ...cpuRepeats({ proxy: 'nginx', variant: 'article' }, others),
       ],
       reuse,
     ),
@@ -101,9 +123,9 @@ test('F2 three ways: held above 1.7, not held below, inconclusive when the inter
   assert.equal(notHeld.verdict, 'not held', notHeld.figure)
   const straddles = f2([28, 40, 30, 38, 34])
   assert.equal(straddles.verdict, 'inconclusive', straddles.figure)
-  const iv = straddles.intervals![0]!.interval
+  const iv = straddles.intervals!.find((x) => x.label.startsWith('haproxy'))!.interval
   assert.ok(iv.lo < 1.7 && iv.hi > 1.7, straddles.figure)
-  assert.match(straddles.figure, /^haproxy 1\.70x \[[\d.]+, [\d.]+\]$/)
+  assert.match(straddles.figure, /^pool-removed-costs-each-proxy: caddy: r = 3 .*; haproxy: r = 1\.7 \[[\d.]+, [\d.]+\] /)
 })
 
 test('F2: one proxy decided wrong is not held even when another straddles; single repeats decide nothing', () => {
@@ -119,7 +141,14 @@ test('F2: one proxy decided wrong is not held even when another straddles; singl
   assert.equal(find(mixed, 'F2').verdict, 'not held')
   const single = find(poolingFindings([...cpuRepeats({ variant: 'pool-added' }, [20]), ...cpuRepeats({ variant: 'pool-removed' }, [60])], reuse), 'F2')
   assert.equal(single.verdict, 'inconclusive')
-  assert.equal(single.figure, 'haproxy 3.00x [1 repeat]')
+  assert.match(single.figure, /^pool-removed-costs-each-proxy: not measured: caddy: no cell .*; haproxy: r = 3 \[1 repeat\] /)
+  // Four proxies not measured: "for every proxy" rests on one, never held.
+  assert.equal(f2([60, 62, 58, 61, 59]).verdict, 'held')
+  const one = poolingFindings([
+    ...cpuRepeats({ variant: 'pool-added' }, [20, 20, 20, 20, 20]),
+    ...cpuRepeats({ variant: 'pool-removed' }, [60, 62, 58, 61, 59]),
+  ])
+  assert.equal(find(one, 'F2').verdict, 'inconclusive')
 })
 
 const f7 = (upstream: number[]) =>
@@ -157,7 +186,7 @@ test('F1: a pair contradicts only when decided; an undecided pair leaves the ran
   assert.equal(same([70, 72, 68, 71, 69]).verdict, 'held')
   const contradiction = same([30, 31, 29, 30, 32])
   assert.equal(contradiction.verdict, 'not held')
-  assert.match(contradiction.figure, /haproxy pools more but costs more than nginx/)
+  assert.match(contradiction.figure, /nginx\/haproxy: r = 0\.75 \[[\d.]+, [\d.]+\]; wanted >= 1/)
   assert.equal(same([30, 50, 34, 46, 40]).verdict, 'inconclusive')
 })
 

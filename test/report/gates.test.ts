@@ -25,6 +25,8 @@ const claim = (id: string, verdict: ClaimResult['verdict']): ClaimResult => ({
   value: null,
   interval: null,
   reference: null,
+  figures: [],
+  states: [],
 })
 /** A compared figure: a raw cost (`cost`) or the calibrated unit (`ratio`), increased when `decided` and the change is positive. */
 const figure = (kind: 'cost' | 'ratio', proxy: string, change: number, decided: boolean | 'too few', detectable = 0.05): ComparisonRow => ({

@@ -21,6 +21,8 @@ export type State = Extract<Decision, 'holds' | 'fails' | 'undecided' | 'missing
 export interface Unit {
   state: State
   text: string
+  /** The figure's name where a check has several (a pair `caddy/envoy proxy_cpu_us_per_req`); else the for_each item names it. */
+  label?: string
   /** The unit's one figure with its interval (not for rank and status). */
   fig?: Fig
   reference?: number

@@ -10,6 +10,7 @@ import { bisect } from './bisect.ts'
 import { contrast } from './contrast.ts'
 import { count } from './count.ts'
 import { equal } from './equal.ts'
+import { follows } from './follows.ts'
 import { rank } from './rank.ts'
 import { ratio } from './ratio.ts'
 import { repeats } from './repeats.ts'
@@ -19,7 +20,7 @@ import { status } from './status.ts'
 import { threshold } from './threshold.ts'
 
 /** Every kind, in the order a YAML error lists them. */
-const KINDS = [ratio, equal, spread, rank, contrast, repeats, threshold, status, count, servedKey, bisect] as const
+const KINDS = [ratio, equal, spread, rank, contrast, repeats, threshold, status, count, servedKey, bisect, follows] as const
 
 /** The registered kinds' names, in that order. */
 export const CHECK_KINDS: readonly string[] = KINDS.map((k) => k.kind)

@@ -6,6 +6,7 @@ import { documentedReuse } from '../../../lib/catalog/reuse.ts'
 import { median } from '../../../lib/core/stats.ts'
 import { evaluateClaims } from '../../../lib/claims/evaluate.ts'
 import { loadLedger } from '../../../lib/claims/ledger.ts'
+import { fmt } from '../../../lib/claims/words.ts'
 import { loadRun } from '../../../lib/data/run-data.ts'
 import { buildArticle } from '../../../lib/report/article.ts'
 import { runFindings } from '../../../lib/report/build.ts'
@@ -46,10 +47,10 @@ test('one figure, one value: the pooling table and F1 draw on the pooling series
       Math.abs(Number(row['same config µs/req']) / same - 1) < 1e-3,
       `${row.proxy}: the table shows ${row['same config µs/req']}, the same series' median is ${same}`,
     )
-    // F1 prints the same median (one decimal).
-    assert.ok(f1.figure.includes(`${row.proxy} ${same.toFixed(1)} (`), `${row.proxy} ${same.toFixed(1)} in F1: ${f1.figure}`)
+    // F1 (its ledger claim's measured text) prints the same median, in the ledger's digits.
+    assert.ok(f1.figure.includes(`${row.proxy} ${fmt(same)} (`), `${row.proxy} ${fmt(same)} in F1: ${f1.figure}`)
     const versions = rowsOf('versions', row.proxy!, row.version!)
-    if (versions.length && median(versions).toFixed(1) !== same.toFixed(1)) differs++
+    if (versions.length && fmt(median(versions)) !== fmt(same)) differs++
   }
   assert.ok(compared >= 2, `${compared} proxies with a valid same-config cell`)
   assert.ok(differs > 0, 'the fixture has cells the versions series measured to another median: the test means something')

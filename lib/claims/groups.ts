@@ -1,0 +1,99 @@
+/**
+ * Finding groups: baselines/published/findings.yaml. Each line of the summary a seed finding
+ * (F1..F8) prints is a named group of ledger claims: its title (the words the summary and the
+ * article print), the series whose run shows it, and the claims whose verdicts it combines.
+ * The group's verdict is its claims' decisions (each unit of each claim) combined by
+ * lib/core/verdict.ts combineVerdicts;
+ * its figure line is their measured texts, its intervals their figures'. So a finding's
+ * verdict comes from the ledger evaluator, and from nothing else.
+ */
+import { z } from 'zod'
+import { LEVEL, type Interval } from '../core/intervals.ts'
+import { asFindingVerdict, combineVerdicts, findingVerdict, type FindingVerdict } from '../core/verdict.ts'
+import { SERIES } from '../data/series.ts'
+import type { ClaimResult } from './evaluate.ts'
+import type { Fig } from './figure.ts'
+
+export const findingGroupSchema = z
+  .object({
+    id: z.string().regex(/^F[1-8]$/, 'expected a finding id F1..F8'),
+    title: z.string().min(1),
+    series: z.enum(SERIES),
+    claims: z.array(z.string().min(1)).min(1, 'a group needs at least one claim id'),
+    // The one combination rule (any not reproduced: not held; any undecided or missing: inconclusive; none measured: not measured).
+    combine: z.literal('all').default('all'),
+  })
+  .strict()
+
+export type FindingGroup = z.infer<typeof findingGroupSchema>
+
+/** The groups, checked against the claims: every id exists and is tagged with the group's finding. */
+export const findingGroupsFileSchema = (claims: ReadonlyMap<string, string | null>) =>
+  z.array(findingGroupSchema).superRefine((groups, ctx) => {
+    const seen = new Set<string>()
+    groups.forEach((g, i) => {
+      const key = `${g.id} ${g.title}`
+      if (seen.has(key)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'title'], message: `duplicate line "${key}"` })
+      seen.add(key)
+      g.claims.forEach((id, j) => {
+        const tag = claims.get(id)
+        if (tag === undefined)
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'claims', j], message: `unknown claim id "${id}" (claim ids are the ids in claims.yaml)` })
+        else if (tag !== g.id)
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: [i, 'claims', j],
+            message: `claim "${id}" has finding: ${tag ?? 'null'}, not ${g.id}: set its finding tag to ${g.id}`,
+          })
+      })
+    })
+  })
+
+/** A finding line decided by its group: the shape of a summary finding (lib/findings/types.ts). */
+export interface GroupResult {
+  id: string
+  title: string
+  verdict: FindingVerdict
+  figure: string
+  intervals: { label: string; interval: Interval }[]
+}
+
+/** A unit's figure as an interval of the summary (a constant never gets here). */
+const asInterval = (f: Fig): Interval => ({
+  value: f.value,
+  lo: f.lo,
+  hi: f.hi,
+  level: f.level ?? LEVEL,
+  method: f.method === 'constant' ? 'single repeat' : f.method,
+  n: f.n ?? 1,
+  ...(f.floor && { floor: f.floor }),
+  ...(f.disagree && { disagree: f.disagree }),
+})
+
+/**
+ * A claim's parts as finding verdicts: each unit's decision (a for_each item per proxy), so a
+ * proxy the run did not measure leaves "for every proxy" inconclusive, not the whole line
+ * unmeasured; a claim not runnable here is one unmeasured part.
+ */
+const parts = (r: ClaimResult): FindingVerdict[] => (r.states.length ? r.states.map((s) => findingVerdict(s)) : [asFindingVerdict(r.verdict)])
+
+/** One group's line from the run's claim results. */
+export function evaluateGroup(g: FindingGroup, results: readonly ClaimResult[]): GroupResult {
+  const mine = g.claims.map((id) => {
+    const r = results.find((x) => x.id === id)
+    if (!r) throw new Error(`finding ${g.id}: claim ${id} was not evaluated`)
+    return r
+  })
+  const several = mine.length > 1
+  return {
+    id: g.id,
+    title: g.title,
+    verdict: combineVerdicts(mine.flatMap(parts)),
+    figure: mine.map((r) => (several ? `${r.id}: ${r.measured}` : r.measured)).join('; '),
+    intervals: mine.flatMap((r) => r.figures.map((f) => ({ label: f.label ? `${f.label} (${r.id})` : r.id, interval: asInterval(f.fig) }))),
+  }
+}
+
+/** The lines of the groups of the named series, in the file's order. */
+export const groupLines = (groups: readonly FindingGroup[], series: string, results: readonly ClaimResult[]): GroupResult[] =>
+  groups.filter((g) => g.series === series).map((g) => evaluateGroup(g, results))
