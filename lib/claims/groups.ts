@@ -13,6 +13,7 @@ import { asFindingVerdict, combineVerdicts, findingVerdict, type FindingVerdict 
 import { SERIES } from '../data/series.ts'
 import type { ClaimResult } from './evaluate.ts'
 import type { Fig } from './figure.ts'
+import { fmtFig } from './words.ts'
 
 export const findingGroupSchema = z
   .object({
@@ -22,6 +23,8 @@ export const findingGroupSchema = z
     claims: z.array(z.string().min(1)).min(1, 'a group needs at least one claim id'),
     // The one combination rule (any not reproduced: not held; any undecided or missing: inconclusive; none measured: not measured).
     combine: z.literal('all').default('all'),
+    // The line's figure: each claim's figures with their intervals (`caddy 1.54 [1 repeat], …`), or its measured text (a ranking says more in words).
+    figure: z.enum(['figures', 'measured']).default('figures'),
   })
   .strict()
 
@@ -77,6 +80,16 @@ const asInterval = (f: Fig): Interval => ({
  */
 const parts = (r: ClaimResult): FindingVerdict[] => (r.states.length ? r.states.map((s) => findingVerdict(s)) : [asFindingVerdict(r.verdict)])
 
+/**
+ * A claim's figures the way a summary line reads at a glance: `caddy 1.54 [1 repeat], envoy
+ * 2.38 [1.9, 2.9]`. A claim with a unit not measured, or with no figure (a status, a rank),
+ * keeps its measured text, which says what is missing and why.
+ */
+function brief(r: ClaimResult, figure: FindingGroup['figure']): string {
+  const complete = r.states.length > 0 && r.states.every((s) => s !== 'missing') && r.figures.length === r.states.length
+  return figure === 'figures' && complete && r.figures.length > 1 ? r.figures.map((f) => `${f.label} ${fmtFig(f.fig)}`.trim()).join(', ') : r.measured
+}
+
 /** One group's line from the run's claim results. */
 export function evaluateGroup(g: FindingGroup, results: readonly ClaimResult[]): GroupResult {
   const mine = g.claims.map((id) => {
@@ -89,7 +102,7 @@ export function evaluateGroup(g: FindingGroup, results: readonly ClaimResult[]):
     id: g.id,
     title: g.title,
     verdict: combineVerdicts(mine.flatMap(parts)),
-    figure: mine.map((r) => (several ? `${r.id}: ${r.measured}` : r.measured)).join('; '),
+    figure: mine.map((r) => (several ? `${r.id}: ${brief(r, g.figure)}` : brief(r, g.figure))).join('; '),
     intervals: mine.flatMap((r) => r.figures.map((f) => ({ label: f.label ? `${f.label} (${r.id})` : r.id, interval: asInterval(f.fig) }))),
   }
 }

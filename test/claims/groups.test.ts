@@ -34,7 +34,7 @@ const loadError = (groups: unknown[]): string => {
 
 test('findings.yaml: a group loads with its claims; bad input is a one-line error naming file, line and fix', () => {
   const ok = loadLedger(withGroups([{ id: 'F1', title: 't', series: 'pooling', claims: ['test-claim-0', 'test-claim-1'] }]))
-  assert.deepEqual(ok.findings, [{ id: 'F1', title: 't', series: 'pooling', claims: ['test-claim-0', 'test-claim-1'], combine: 'all' }])
+  assert.deepEqual(ok.findings, [{ id: 'F1', title: 't', series: 'pooling', claims: ['test-claim-0', 'test-claim-1'], combine: 'all', figure: 'figures' }])
   const unknown = loadError([{ id: 'F1', title: 't', series: 'pooling', claims: ['test-claim-0', 'no-such-claim'] }])
   assert.match(unknown, /findings\.yaml:\d+: 0\.claims\.1: unknown claim id "no-such-claim" \(claim ids are the ids in claims\.yaml\)\. Fix the finding group/)
   assert.doesNotMatch(unknown, /\n/)
@@ -49,6 +49,7 @@ test('findings.yaml: a group loads with its claims; bad input is a one-line erro
   const twice = { id: 'F1', title: 't', series: 'pooling', claims: ['test-claim-0'] }
   assert.match(loadError([twice, twice]), /1\.title: duplicate line "F1 t"/)
   assert.match(loadError([{ ...twice, combine: 'any' }]), /0\.combine: /)
+  assert.match(loadError([{ ...twice, figure: 'words' }]), /0\.figure: /)
 })
 
 const result = (id: string, verdict: ClaimResult['verdict'], states: ClaimResult['states']): ClaimResult => ({
@@ -73,7 +74,7 @@ const result = (id: string, verdict: ClaimResult['verdict'], states: ClaimResult
 })
 
 test('a group combines the decisions of its claims parts: any fails, else any undecided or missing, none measured', () => {
-  const g: FindingGroup = { id: 'F1', title: 't', series: 'pooling', claims: ['a', 'b'], combine: 'all' }
+  const g: FindingGroup = { id: 'F1', title: 't', series: 'pooling', claims: ['a', 'b'], combine: 'all', figure: 'figures' }
   const line = (a: ClaimResult, b: ClaimResult) => evaluateGroup(g, [a, b])
   assert.equal(line(result('a', 'reproduced', ['holds', 'holds']), result('b', 'reproduced', ['holds'])).verdict, 'held')
   assert.equal(line(result('a', 'not reproduced', ['holds', 'fails']), result('b', 'not measured', ['missing'])).verdict, 'not held')
@@ -126,4 +127,19 @@ test('the fixture run: each finding line keeps the verdict the hand-written find
     ['F8', /keep every connection/, 'held'],
   ]
   for (const [id, title, v] of want) assert.equal(verdict(id, title), v, `${id} ${title}`)
+})
+
+test("a group's figure: each claim's figures with intervals where every unit was measured, else its measured text", () => {
+  const fig = (value: number, lo: number, hi: number) => ({ value, lo, hi, method: 'order statistics', n: 4 }) as ClaimResult['figures'][number]['fig']
+  const perProxy: ClaimResult = {
+    ...result('a', 'reproduced', ['holds', 'holds']),
+    figures: [
+      { label: 'caddy', fig: fig(1.54, 1.4, 1.7) },
+      { label: 'envoy', fig: fig(2.38, 2.1, 2.7) },
+    ],
+  }
+  const oneMissing: ClaimResult = { ...perProxy, id: 'b', measured: 'b measured', states: ['holds', 'missing'], figures: perProxy.figures.slice(0, 1) }
+  const g: FindingGroup = { id: 'F2', title: 't', series: 'pooling', claims: ['a', 'b'], combine: 'all', figure: 'figures' }
+  assert.equal(evaluateGroup(g, [perProxy, oneMissing]).figure, 'a: caddy 1.54 [1.4, 1.7], envoy 2.38 [2.1, 2.7]; b: b measured')
+  assert.equal(evaluateGroup({ ...g, figure: 'measured' }, [perProxy, oneMissing]).figure, 'a: a measured; b: b measured')
 })

@@ -125,7 +125,7 @@ test('F2 three ways: held above 1.7, not held below, inconclusive when the inter
   assert.equal(straddles.verdict, 'inconclusive', straddles.figure)
   const iv = straddles.intervals!.find((x) => x.label.startsWith('haproxy'))!.interval
   assert.ok(iv.lo < 1.7 && iv.hi > 1.7, straddles.figure)
-  assert.match(straddles.figure, /^pool-removed-costs-each-proxy: caddy: r = 3 .*; haproxy: r = 1\.7 \[[\d.]+, [\d.]+\] /)
+  assert.match(straddles.figure, /^pool-removed-costs-each-proxy: caddy 3 \[[\d.]+, [\d.]+\], .*haproxy 1\.7 \[[\d.]+, [\d.]+\], /)
 })
 
 test('F2: one proxy decided wrong is not held even when another straddles; single repeats decide nothing', () => {
