@@ -46,12 +46,19 @@ const open = (proxy: string, key_type: string, f: Partial<Measurement> = {}) =>
   m({ series: 'tls-open', model: 'open', proxy, key_type, target_rps: 3700, connections: 1000, requests: 11_000, max_vus: 20, dropped: 0, ...f })
 const collapsed = { max_vus: 1000, dropped: 5000, status: 'invalid', reason: 'errors 31.2% >= 1%' } as const
 
-test('F6: ec256 holds and the Go proxies collapse with rsa4096; calibration names the failing step', () => {
+/** F6's lines through the tls series: the ledger group first, then the half-rate and calibration figures. */
+const f6 = (rows: Measurement[]) => findingsFor({ measurements: rows, handshakes: [], websocket: [] }, ['tls'], { ledger }).filter((f) => f.id === 'F6')
+const PROXIES = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
+/** Every proxy's EC-256 cell fast, the Go proxies' RSA-4096 cells as given (collapsed by default). */
+const seedRate = (rsa: Partial<Measurement> = collapsed, ec: Record<string, Partial<Measurement>> = {}) => [
+  ...PROXIES.map((p) => open(p, 'ec256', ec[p] ?? {})),
+  ...['traefik', 'caddy'].map((p) => open(p, 'rsa4096', rsa)),
+]
+
+test('F6: ec256 holds and the Go proxies collapse with rsa4096 (the ledger group); calibration names the failing step', () => {
   const rows = [
-    open('haproxy', 'ec256'),
+    ...seedRate(),
     open('haproxy', 'rsa4096', { max_vus: 300, dropped: 10 }),
-    open('traefik', 'ec256'),
-    open('traefik', 'rsa4096', collapsed),
     m({ series: 'tls-ceiling', proxy: 'haproxy', rps: 30_000 }),
     m({ series: 'tls-calibration', model: 'open', target_rps: 7500, rps: 7490, proxy_cpu_share: 0.3, generator_cpu_share: 0.5 }),
     m({
@@ -65,89 +72,77 @@ test('F6: ec256 holds and the Go proxies collapse with rsa4096; calibration name
       generator_cpu_share: 0.97,
     }),
   ]
-  const [f6, calib] = tlsFindings(rows)
-  assert.equal(f6!.verdict, 'held')
+  const [line, calib] = f6(rows)
+  assert.equal(line!.verdict, 'held', line!.figure)
   assert.match(
-    f6!.figure,
-    /traefik ec256 0\.0% failed, 20 VUs \/ rsa4096 [\d.]+% failed, 1000 VUs \(median repeat; valid rows and rows invalid only because requests failed: errors, dropped iterations, a rate not reached\)$/,
+    line!.figure,
+    /traefik: ec256 at 3700 rps: 0\.0% failed, 20 VUs.*open-model-rsa4096-collapses-go: traefik: rsa4096 at 3700 rps: [\d.]+% failed, 1000 VUs/,
   )
   assert.equal(calib!.verdict, 'info')
   assert.equal(
     calib!.figure,
     'haproxy fails at 15000 rps (achieved 12000, 20.0% failed) with the proxy at 52% CPU and the generator at 97%; closed model: 30000 rps',
   )
+  // A Go proxy whose RSA-4096 cell keeps up: not held.
+  assert.equal(f6(seedRate({ max_vus: 30 }))[0]!.verdict, 'not held')
+  // Fewer proxies than the claim names: "every proxy" is not decided on a subset.
+  assert.equal(f6(seedRate().filter((r) => r.proxy !== 'nginx'))[0]!.verdict, 'inconclusive')
 })
 
 test('F6: collapse and holding are judged on the median repeat, not the worst; an even split is inconclusive', () => {
-  const f6 = (ec: Partial<Measurement>[]) =>
-    tlsFindings([
-      ...ec.map((f, i) => open('traefik', 'ec256', { repeat: i + 1, ...f })),
-      ...[1, 2, 3].map((repeat) => open('traefik', 'rsa4096', { repeat, ...collapsed })),
+  const line = (traefikEc: Partial<Measurement>[]) =>
+    f6([
+      ...seedRate().filter((r) => !(r.proxy === 'traefik' && r.key_type === 'ec256')),
+      ...traefikEc.map((f, i) => open('traefik', 'ec256', { repeat: i + 1, ...f })),
     ])[0]!
   // One bad repeat out of three: the median repeat holds.
-  assert.equal(f6([{}, { max_vus: 900, dropped: 600 }, {}]).verdict, 'held')
-  assert.equal(f6([{ max_vus: 900, dropped: 600 }, { max_vus: 900, dropped: 600 }, {}]).verdict, 'not held')
-  const split = f6([{}, { max_vus: 900, dropped: 600 }])
+  assert.equal(line([{}, { max_vus: 900, dropped: 600 }, {}]).verdict, 'held')
+  assert.equal(line([{ max_vus: 900, dropped: 600 }, { max_vus: 900, dropped: 600 }, {}]).verdict, 'not held')
+  const split = line([{}, { max_vus: 900, dropped: 600 }])
   assert.equal(split.verdict, 'inconclusive')
   assert.match(split.figure, /repeats split/)
 })
 
 test('F6: nothing usable is not measured, never a vacuous held', () => {
   const saturated = { status: 'invalid', reason: 'generator saturated: 95% of its cpuset >= 90%' } as const
-  const rows = [open('traefik', 'ec256', saturated), open('traefik', 'rsa4096', { status: 'failed', reason: 'proxy did not start' })]
-  const [f6] = tlsFindings(rows)
-  assert.equal(f6!.verdict, 'not measured')
+  const none = [
+    ...PROXIES.map((p) => open(p, 'ec256', saturated)),
+    ...['traefik', 'caddy'].map((p) => open(p, 'rsa4096', { status: 'failed', reason: 'proxy did not start' })),
+  ]
+  assert.equal(f6(none)[0]!.verdict, 'not measured')
   // A row with the error rate and another fault is left out too.
-  const mixed = tlsFindings([
-    open('traefik', 'ec256'),
-    open('traefik', 'rsa4096', { ...collapsed, reason: 'errors 31.2% >= 1%; generator saturated: 95% of its cpuset >= 90%' }),
-  ])[0]!
-  assert.equal(mixed.verdict, 'inconclusive', 'ec256 held, the Go collapse was not measured')
+  const mixed = seedRate({ ...collapsed, reason: 'errors 31.2% >= 1%; generator saturated: 95% of its cpuset >= 90%' })
+  assert.equal(f6(mixed)[0]!.verdict, 'inconclusive', 'ec256 held, the Go collapse was not measured')
 })
 
 test('F6: dropped iterations and a missed rate are the collapse itself; a disturbed window is not', () => {
   const droppedOnly = { max_vus: 1000, dropped: 5000, status: 'invalid', reason: 'dropped 31.2% >= 1%; achieved 2550 rps < target 3700 rps' } as const
-  assert.equal(tlsFindings([open('traefik', 'ec256'), open('traefik', 'rsa4096', droppedOnly)])[0]!.verdict, 'held')
+  assert.equal(f6(seedRate(droppedOnly))[0]!.verdict, 'held')
   const disturbed = { ...droppedOnly, reason: `disturbed: steal 0.0% / foreign CPU 40% on the proxy's cores; ${droppedOnly.reason}` }
-  assert.equal(tlsFindings([open('traefik', 'ec256'), open('traefik', 'rsa4096', disturbed)])[0]!.verdict, 'inconclusive', 'the collapse was not measured')
+  assert.equal(f6(seedRate(disturbed))[0]!.verdict, 'inconclusive', 'the collapse was not measured')
 })
 
-test('F6 judges the seed-fraction rate (tls-open); the half-ceiling rows (tls-open-half) are an info line of their own', async () => {
-  const { tlsFindings } = await import('../../lib/findings/tls.ts')
-  const { measurement } = await import('../fixtures/rows.ts')
-  const row = (series: string, proxy: string, key_type: 'ec256' | 'rsa4096', target_rps: number, failed: boolean, repeat: number) =>
-    measurement({
-      series,
-      model: 'open',
-      variant: 'pool-added',
-      proxy,
-      key_type,
-      target_rps,
-      connections: 1000,
-      requests: failed ? 2_000 : 10_000,
-      errors: failed ? 8_000 : 0,
-      dropped: 0,
-      max_vus: failed ? 1000 : 20,
+test('F6 judges the seed-fraction rate (tls-open); the half-ceiling rows (tls-open-half) are an info line of their own', () => {
+  const half = (proxy: string, key_type: string, repeat: number) =>
+    open(proxy, key_type, {
+      series: 'tls-open-half',
+      target_rps: 4500,
       repeat,
-      status: failed ? 'invalid' : 'valid',
-      reason: failed ? 'errors 80.0% >= 1%' : '',
+      requests: 2_000,
+      errors: 8_000,
+      max_vus: 1000,
+      status: 'invalid',
+      reason: 'errors 80.0% >= 1%',
     })
-  const rows = [1, 2].flatMap((r) => [
-    row('tls-open', 'traefik', 'ec256', 600, false, r),
-    row('tls-open', 'traefik', 'rsa4096', 600, true, r),
-    // At half the ceiling even EC-256 collapses: recorded, never turning the seed-rate verdict.
-    row('tls-open-half', 'traefik', 'ec256', 4500, true, r),
-    row('tls-open-half', 'traefik', 'rsa4096', 4500, true, r),
-  ])
-  const f6 = tlsFindings(rows).filter((f) => f.id === 'F6')
-  assert.equal(f6[0]!.verdict, 'held')
-  assert.match(f6[0]!.title, /at 600 rps/)
-  assert.equal(f6[1]!.verdict, 'info')
-  assert.match(f6[1]!.title, /half HAProxy's ceiling, 4500 rps/)
-  assert.match(f6[1]!.figure, /traefik ec256 80\.0% failed, 1,?000 VUs/)
-  assert.equal(
-    tlsFindings(rows.filter((r) => r.series === 'tls-open')).filter((f) => f.id === 'F6').length,
-    2,
-    'no half-rate line without its rows (the calibration line stays)',
-  )
+  const seed = [1, 2].flatMap((repeat) => seedRate().map((r) => ({ ...r, repeat })))
+  // At half the ceiling even EC-256 collapses: recorded, never turning the seed-rate verdict.
+  const rows = [...seed, ...[1, 2].flatMap((r) => [half('traefik', 'ec256', r), half('traefik', 'rsa4096', r)])]
+  const [line, halfLine] = f6(rows)
+  assert.equal(line!.verdict, 'held', line!.figure)
+  assert.match(line!.figure, /at 3700 rps/)
+  assert.equal(halfLine!.verdict, 'info')
+  assert.match(halfLine!.title, /half HAProxy's ceiling, 4500 rps/)
+  assert.match(halfLine!.figure, /traefik ec256 80\.0% failed, 1,?000 VUs/)
+  assert.equal(f6(seed).length, 2, 'no half-rate line without its rows (the group and the calibration line stay)')
+  assert.equal(tlsFindings(seed).length, 1, 'the rows give only the calibration line; the judged line is the ledger group')
 })

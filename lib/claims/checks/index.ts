@@ -11,6 +11,7 @@ import { contrast } from './contrast.ts'
 import { count } from './count.ts'
 import { equal } from './equal.ts'
 import { follows } from './follows.ts'
+import { openOutcome } from './open-outcome.ts'
 import { rank } from './rank.ts'
 import { ratio } from './ratio.ts'
 import { repeats } from './repeats.ts'
@@ -20,7 +21,7 @@ import { status } from './status.ts'
 import { threshold } from './threshold.ts'
 
 /** Every kind, in the order a YAML error lists them. */
-const KINDS = [ratio, equal, spread, rank, contrast, repeats, threshold, status, count, servedKey, bisect, follows] as const
+const KINDS = [ratio, equal, spread, rank, contrast, repeats, threshold, status, count, servedKey, bisect, follows, openOutcome] as const
 
 /** The registered kinds' names, in that order. */
 export const CHECK_KINDS: readonly string[] = KINDS.map((k) => k.kind)
