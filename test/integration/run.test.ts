@@ -128,7 +128,8 @@ test('pooling series: closed cells, then the same cells at one fixed rate (pooli
 
 test('killed mid-run, --resume finishes without redoing done cells and leaves no process', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'pb-resume-')), 'run')
-  const args = [ZX, 'notebooks/03-pooling.mjs', '--profile', 'smoke', '--proxies', 'haproxy', '--out', out]
+  // Native: the roles a SIGKILL leaves are processes its state file names (rolesOf), which the resume must end.
+  const args = [ZX, 'notebooks/03-pooling.mjs', '--profile', 'smoke', '--proxies', 'haproxy', '--runtime', 'native', '--out', out]
   const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: 'ignore' })
   const deadline = Date.now() + 120_000
   while (readMeasurementsSafe(out).length < 2 && Date.now() < deadline) await sleep(200)
@@ -183,7 +184,7 @@ test('killed mid-run, --resume finishes without redoing done cells and leaves no
 
 test('SIGINT stops the run cleanly and marks the manifest interrupted', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'pb-int-')), 'run')
-  const child = spawn(process.execPath, [ZX, 'notebooks/03-pooling.mjs', '--profile', 'smoke', '--proxies', 'haproxy', '--out', out], {
+  const child = spawn(process.execPath, [ZX, 'notebooks/03-pooling.mjs', '--profile', 'smoke', '--proxies', 'haproxy', '--runtime', 'native', '--out', out], {
     cwd: repoRoot,
     stdio: 'ignore',
   })
