@@ -33,7 +33,8 @@ test('tls series: full handshakes per key type, open-model rows, calibration ste
   assert.ok(cost('rsa4096') > 2 * cost('ec256'), `rsa4096 ${cost('rsa4096')} vs ec256 ${cost('ec256')}`)
   const rows = readTable(r.runDir, MEASUREMENTS)
   const open = rows.filter((x) => x.series === 'tls-open')
-  assert.deepEqual(open.map((x) => x.key_type).sort(), ['ec256', 'rsa4096'])
+  // The cells (a disturbed window and its redo are two rows of one cell), as for the handshakes above.
+  assert.deepEqual([...new Set(open.map((x) => x.key_type))].sort(), ['ec256', 'rsa4096'])
   for (const x of open) assert.ok(x.model === 'open' && x.target_rps! > 0 && x.max_vus !== null && x.dropped !== null, JSON.stringify(x))
   assert.equal(rows.filter((x) => x.series === 'tls-calibration').length, CALIBRATION_STEPS.length)
   assert.ok(r.findings.some((f) => f.id === 'F5' && f.verdict !== 'not measured'))
