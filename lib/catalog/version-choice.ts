@@ -36,6 +36,24 @@ export function chooseVersions(stack: Pick<Stack, 'versions'>, choice: VersionCh
 }
 
 /**
+ * The versions where the documentation says a variant changes: for each `reuse: "from X"`
+ * and `since: X` of stack.yaml, the newest catalog version below X and the oldest from X on.
+ * With the oldest and the newest, what CI's pool detector measures of each proxy
+ * (test/integration/pool-table.test.ts; every version: `npm run pool-table`).
+ */
+export function changeVersions(stack: Pick<Stack, 'versions' | 'variants'>): StackVersion[] {
+  const sorted = [...stack.versions].sort((a, b) => compareVersions(a.version, b.version))
+  const at = Object.values(stack.variants).flatMap((v) => [
+    ...(typeof v.reuse === 'string' && v.reuse.startsWith('from ') ? [v.reuse.slice('from '.length)] : []),
+    ...(v.since ? [v.since] : []),
+  ])
+  const kept = new Set(
+    at.flatMap((x) => [sorted.filter((v) => compareVersions(v.version, x) < 0).at(-1), sorted.find((v) => compareVersions(v.version, x) >= 0)]),
+  )
+  return sorted.filter((v) => kept.has(v))
+}
+
+/**
  * `--pin-versions haproxy=2.8.25,nginx=1.31.3`: the version each series that measures one
  * version per proxy runs (pooling's main series, TLS, WebSocket, the scenarios…) instead of
  * the newest; --like sets it to the baseline's. Proxies not named keep the newest.

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { writeOutputs } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
-import { consoleLogger } from '../core/log.ts'
+import { consoleLogger, type Logger } from '../core/log.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
 import type { SeriesName } from '../data/series.ts'
 import { formatFindings, formatVerdictCounts } from '../findings/format.ts'
@@ -16,26 +16,25 @@ import { readRunTables } from '../data/run-data.ts'
 
 export { RUN_FLAGS, RUN_FLAGS_HELP, type RunFlagValues } from './run-flags.ts'
 
+export interface RunNotebookOptions {
+  notebook: string
+  help: string
+  install: boolean
+  fixedSeries?: SeriesName[]
+  parse?: (argv: string[]) => RunFlagValues
+  details?: (runDir: string) => string
+  extra?: Pick<RunOptions['plan'], 'bisectTags'>
+}
+
 /**
- * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
- * that did not hold is a result, not a failure of the run.
+ * Every check a run notebook makes before it measures: the flags, --like, the run options,
+ * the baseline and the gates. A bad input is a UserError here, before anything is set up
+ * (test/integration/bad-input.test.ts calls this for the run flags' corpus).
  */
-export async function runFromFlags(
-  argv: string[],
-  o: {
-    notebook: string
-    help: string
-    install: boolean
-    fixedSeries?: SeriesName[]
-    parse?: (argv: string[]) => RunFlagValues
-    details?: (runDir: string) => string
-    extra?: Pick<RunOptions['plan'], 'bisectTags'>
-  },
-): Promise<number> {
+export function parseRunFlags(argv: string[], o: RunNotebookOptions, log: Logger = consoleLogger()) {
   const parsed = o.parse ? o.parse(argv) : parseFlags(argv, RUN_FLAGS, o.help, o.notebook)
   if (o.fixedSeries && parsed.series !== undefined)
     throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
-  const log = consoleLogger()
   const { flags, like } = withLike(parsed, log, { fixedSeries: !!o.fixedSeries })
   const parsedOptions = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })
   const options = { ...parsedOptions, plan: { ...parsedOptions.plan, ...o.extra } }
@@ -43,6 +42,16 @@ export async function runFromFlags(
   // An unknown baseline, or a malformed gate, is an error before anything is measured.
   const check = flagChecker(RUN_FLAGS, flags)
   const gates = check('fail-on', check('baseline'))
+  return { flags, like, options, gates }
+}
+
+/**
+ * Parses run flags, runs, prints the summary. Exit 0 once the run completed: a finding
+ * that did not hold is a result, not a failure of the run.
+ */
+export async function runFromFlags(argv: string[], o: RunNotebookOptions): Promise<number> {
+  const log = consoleLogger()
+  const { flags, like, options, gates } = parseRunFlags(argv, o, log)
   // --json: stdout carries the one JSON document; every human line goes to stderr.
   const human = (text: string) => void (flags.json ? process.stderr : process.stdout).write(text)
   // Loaded once the flags are checked: a bad flag, and --help, answer without the measuring and report code.

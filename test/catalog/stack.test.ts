@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { compareVersions, expectsReuse, loadStack, PROXIES, stackSchema, templateVariants } from '../../lib/catalog/stack.ts'
+import { compareVersions, expectsReuse, loadStack, PROXIES, stackSchema, templateVariants, variantRunsOn } from '../../lib/catalog/stack.ts'
 import { readYamlFile } from '../../lib/core/yaml-file.ts'
 
 const REQUIRED_VARIANTS: Record<string, string[]> = {
@@ -51,6 +51,14 @@ test('expectsReuse reads always, never and "from X.Y.Z"', () => {
   assert.equal(expectsReuse(stack, 'upstream-keepalive', '1.22.1'), true)
   assert.equal(expectsReuse(stack, 'upstream-default', '1.22.1'), false)
   assert.equal(expectsReuse(stack, 'upstream-default', '1.31.3'), true)
+})
+
+test('variantRunsOn: a variant with since runs from that version on; one without, on every version', () => {
+  const stack = loadStack('nginx')
+  assert.equal(variantRunsOn(stack, 'upstream-keepalive-local', '1.26.3'), false)
+  assert.equal(variantRunsOn(stack, 'upstream-keepalive-local', '1.29.7'), true)
+  assert.equal(variantRunsOn(stack, 'upstream-keepalive-local', '1.31.3'), true)
+  assert.equal(variantRunsOn(stack, 'upstream-keepalive', '1.22.1'), true)
 })
 
 test('compareVersions is numeric', () => {

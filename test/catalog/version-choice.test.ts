@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { StackVersion } from '../../lib/catalog/stack.ts'
-import { chooseVersions, defaultVersionChoice, parseVersionChoice } from '../../lib/catalog/version-choice.ts'
+import { loadStack, type Stack, type StackVersion } from '../../lib/catalog/stack.ts'
+import { changeVersions, chooseVersions, defaultVersionChoice, parseVersionChoice } from '../../lib/catalog/version-choice.ts'
 import { UserError } from '../../lib/core/errors.ts'
 
 const v = (version: string, april_2025 = false) => ({ version, april_2025 }) as StackVersion
@@ -32,4 +32,20 @@ test('--versions reads the names and a list of catalog versions; an unknown vers
     (e: unknown) => e instanceof UserError && /--versions/.test(e.message) && /traefik 3\.0\.4/.test(e.message) && !e.message.includes('\n'),
   )
   assert.throws(() => parseVersionChoice(',', ['traefik'], stacks), UserError)
+})
+
+test('changeVersions: either side of each reuse "from X" and since X, oldest first, each once; none without a change', () => {
+  const variants = (vs: Record<string, { reuse: string; since?: string }>) => vs as unknown as Stack['variants']
+  const names = (vs: Parameters<typeof variants>[0]) => changeVersions({ versions: stack.versions, variants: variants(vs) }).map((x) => x.version)
+  assert.deepEqual(names({ a: { reuse: 'always' }, b: { reuse: 'never' } }), [])
+  assert.deepEqual(names({ a: { reuse: 'from 3.4.0' } }), ['3.3.5', '3.4.3'])
+  // A change at a catalog version: that one and the one before; two changes at the same place: the pair once.
+  assert.deepEqual(names({ a: { reuse: 'from 3.6.15' }, b: { reuse: 'always', since: '3.6.15' } }), ['3.4.3', '3.6.15'])
+  // Before the oldest, or after the newest: only the side that exists.
+  assert.deepEqual(names({ a: { reuse: 'from 1.0.0' }, b: { reuse: 'always', since: '9.0.0' } }), ['3.0.4', '3.7.15'])
+  // The catalog: nginx's h2 and h3 exist from 1.25.1, its named upstream pools from 1.29.7 on.
+  assert.deepEqual(
+    changeVersions(loadStack('nginx')).map((x) => x.version),
+    ['1.22.1', '1.26.3', '1.30.6'],
+  )
 })

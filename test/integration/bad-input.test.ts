@@ -5,12 +5,20 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { after, test } from 'node:test'
 import { certsDir, repoRoot } from '../../lib/core/paths.ts'
+import { runNotebook } from '../../lib/cli/notebook.ts'
+import { parseRunFlags, RUN_FLAGS_HELP } from '../../lib/cli/run-notebook.ts'
 
 /*
  * The malformed-input corpus: real notebooks, run as a user runs them, on inputs that
  * must be refused before anything is set up. Each must exit non-zero before it could set anything up,
  * print exactly one line on stderr that names the input and the fix, no stack trace, and
  * change no file (inputs, their folders, baselines/ and certs/ compared by mtime + size).
+ *
+ * run-all's run flags are checked in this process, through the notebook's own wrapper
+ * (runNotebook) around the stage runFromFlags passes before it measures (parseRunFlags,
+ * lib/cli/run-notebook.ts): the same line on stderr, the same exit code, no zx start per
+ * case. Every other case, one of each stage of run-all's checks (`spawn`), and an unknown
+ * flag for every notebook run as a user runs them: the notebooks' wiring.
  *
  * Not here: stack.yaml and templates (no flag or variable points a notebook at another
  * stacks/ dir; test/catalog/ covers their errors), claims.yaml / figures.yaml (likewise;
@@ -81,6 +89,8 @@ interface Case {
   /** Text the error line must contain: the input at fault. */
   names: string
   todo?: string
+  /** A run-all case run as a user runs it (the others of run-all are checked in this process). */
+  spawn?: true
 }
 
 const NOTEBOOKS = readdirSync(join(repoRoot, 'notebooks')).filter((f) => f.endsWith('.mjs') && !f.startsWith('_'))
@@ -88,8 +98,8 @@ const out = (name: string) => ['--out', join(T, `out-${name}`)]
 const RUN = (...a: string[]) => ['notebooks/run-all.mjs', ...a, ...out(a.join('_').replace(/[^\w]/g, '').slice(0, 40) || 'x'), '--site', join(T, 'site')]
 
 const CASES: Case[] = [
-  ...NOTEBOOKS.map((n) => ({ what: `${n} unknown flag`, argv: [`notebooks/${n}`, '--bogus-flag'], names: '--bogus-flag' })),
-  { what: 'profile unknown', argv: RUN('--profile', 'turbo'), names: 'turbo' },
+  ...NOTEBOOKS.map((n) => ({ what: `${n} unknown flag`, argv: [`notebooks/${n}`, '--bogus-flag'], names: '--bogus-flag', spawn: true as const })),
+  { what: 'profile unknown', argv: RUN('--profile', 'turbo'), names: 'turbo', spawn: true },
   { what: 'series unknown', argv: RUN('--series', 'pooling,bogus'), names: 'bogus' },
   { what: 'series empty', argv: RUN('--series', ','), names: '--series' },
   { what: 'proxies unknown', argv: RUN('--proxies', 'nginx,apache'), names: 'apache' },
@@ -106,14 +116,14 @@ const CASES: Case[] = [
   { what: 'seed value read as a flag', argv: RUN('--seed', '-1'), names: '--seed=-1' },
   { what: 'seed fractional', argv: RUN('--seed', '1.5'), names: '1.5' },
   { what: 'site is a file (run-all)', argv: ['notebooks/run-all.mjs', '--site', aFile, ...out('site')], names: 'a-file.txt' },
-  { what: 'out is a file', argv: ['notebooks/run-all.mjs', '--out', aFile], names: 'a-file.txt' },
+  { what: 'out is a file', argv: ['notebooks/run-all.mjs', '--out', aFile], names: 'a-file.txt', spawn: true },
   { what: 'config is a directory', argv: RUN('--config', `haproxy=${T}`), names: T },
   { what: 'config missing', argv: RUN('--config', `haproxy=${join(T, 'nope.cfg')}`), names: 'nope.cfg' },
   { what: 'config without PROXY=', argv: RUN('--config', aFile), names: 'a-file.txt' },
   { what: 'config unknown proxy', argv: RUN('--config', `apache=${aFile}`), names: 'apache' },
   { what: 'config unknown template variable', argv: RUN('--config', `haproxy=${unknownVar}`), names: 'listen_prot' },
   { what: 'config bridge without listen_host', argv: RUN('--runtime', 'docker', '--network', 'bridge', '--config', `haproxy=${aFile}`), names: 'a-file.txt' },
-  { what: 'baseline unknown (run-all)', argv: RUN('--baseline', 'no-such-baseline'), names: 'no-such-baseline' },
+  { what: 'baseline unknown (run-all)', argv: RUN('--baseline', 'no-such-baseline'), names: 'no-such-baseline', spawn: true },
   { what: 'resume of nothing', argv: RUN('--resume'), names: 'out' },
   { what: '03-pooling --series', argv: ['notebooks/03-pooling.mjs', '--series', 'tls', ...out('p')], names: '--series' },
   { what: 'capacity slo without unit', argv: ['notebooks/capacity.mjs', '--slo', 'p99<10', ...out('c1')], names: 'p99<10' },
@@ -121,7 +131,7 @@ const CASES: Case[] = [
   { what: 'capacity budget too short', argv: ['notebooks/capacity.mjs', '--budget', '5', ...out('c3')], names: '--budget 5' },
   { what: 'capacity variant unknown', argv: ['notebooks/capacity.mjs', '--variant', 'bogus', ...out('c4')], names: 'bogus' },
   { what: 'slo without the capacity series', argv: RUN('--series', 'pooling', '--slo', 'p99<10ms'), names: '--slo' },
-  { what: 'positional argument', argv: ['notebooks/run-all.mjs', 'quick'], names: 'quick' },
+  { what: 'positional argument', argv: ['notebooks/run-all.mjs', 'quick'], names: 'quick', spawn: true },
   { what: '00-setup proxies unknown', argv: ['notebooks/00-setup.mjs', '--check', '--proxies', 'apache'], names: 'apache' },
   { what: '02-stacks images unknown', argv: ['notebooks/02-stacks.mjs', '--images', 'latest'], names: 'latest' },
   { what: '02-stacks proxies unknown', argv: ['notebooks/02-stacks.mjs', '--proxies', 'apache'], names: 'apache' },
@@ -261,10 +271,10 @@ const CASES: Case[] = [
   { what: 'start-rps without capacity', argv: RUN('--series', 'pooling', '--start-rps', '100'), names: '--start-rps' },
   { what: 'metric without bisect', argv: RUN('--series', 'pooling', '--metric', 'cpu'), names: '--metric' },
   { what: 'metric unknown', argv: RUN('--series', 'bisect', '--metric', 'speed'), names: 'speed' },
-  { what: 'like unknown baseline', argv: RUN('--like', 'no-such-baseline'), names: 'no-such-baseline' },
+  { what: 'like unknown baseline', argv: RUN('--like', 'no-such-baseline'), names: 'no-such-baseline', spawn: true },
   { what: 'like a published baseline', argv: RUN('--like', '2026-08-23'), names: '2026-08-23' },
   { what: 'fail-on not a gate', argv: RUN('--fail-on', 'sometimes'), names: 'sometimes' },
-  { what: 'fail-on unknown claim', argv: RUN('--fail-on', 'claim:no-such-claim!=reproduced'), names: 'no-such-claim' },
+  { what: 'fail-on unknown claim', argv: RUN('--fail-on', 'claim:no-such-claim!=reproduced'), names: 'no-such-claim', spawn: true },
   { what: 'fail-on regression without baseline', argv: RUN('--fail-on', 'regression>10%'), names: '--fail-on' },
   {
     what: 'report fail-on unknown finding',
@@ -330,6 +340,40 @@ interface Result {
   stderr: string
 }
 
+/** A case of run-all's flags checked in this process: what run-all does before it measures, in the notebook's wrapper. */
+const inProcess = (c: Case) => c.argv[0] === 'notebooks/run-all.mjs' && !c.spawn && !c.argv.slice(1).some((a) => a === '--help' || a === '-h')
+
+async function checkInProcess(c: Case): Promise<Result> {
+  const t0 = Date.now()
+  let stderr = ''
+  const [err, out, exitCode] = [process.stderr.write, process.stdout.write, process.exitCode]
+  // What the notebook would print: stderr kept for the checks, stdout dropped as a spawned case's is.
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    stderr += chunk.toString()
+    return true
+  }) as typeof process.stderr.write
+  process.stdout.write = (() => true) as typeof process.stdout.write
+  let code: number | null
+  try {
+    process.exitCode = undefined
+    // Returning is the failure here: run-all would go on to set up and measure.
+    await runNotebook(async () => {
+      parseRunFlags(c.argv.slice(1), { notebook: 'notebooks/run-all.mjs', help: RUN_FLAGS_HELP, install: true })
+      return 0
+    })
+    code = Number(process.exitCode ?? 0)
+  } catch (e) {
+    // Not a UserError: the notebook would print its stack trace and exit 1.
+    stderr += `${(e as Error).stack ?? e}\n`
+    code = 1
+  } finally {
+    process.stderr.write = err
+    process.stdout.write = out
+    process.exitCode = exitCode
+  }
+  return { code, ms: Date.now() - t0, stderr }
+}
+
 function runCase(c: Case): Promise<Result> {
   const t0 = Date.now()
   return new Promise((resolve) => {
@@ -354,24 +398,26 @@ test(`malformed inputs: ${CASES.length} cases, each one clear line, no stack tra
   const roots = [T, join(repoRoot, 'baselines'), certsDir]
   const before = snapshot(roots)
   const results: { c: Case; r: Result; problems: string[] }[] = []
-  const queue = [...CASES]
+  const judge = (c: Case, r: Result) => {
+    const lines = r.stderr.split('\n').filter((l) => l.trim() !== '')
+    const problems: string[] = []
+    if (r.code === 0 || r.code === null) problems.push(`exit ${r.code}`)
+    // Parsing alone: zx + tsx start in 2-4 s idle, but up to ~21 s with four at once on a 2-core machine other sessions load.
+    if (r.ms > 45_000) problems.push(`took ${(r.ms / 1000).toFixed(1)} s`)
+    if (lines.some((l) => l.startsWith('    at '))) problems.push('stack trace')
+    if (lines.length !== 1) problems.push(`${lines.length} stderr lines`)
+    else {
+      if (!/^proxybench: .+: .+\. .+/.test(lines[0]!)) problems.push('not "proxybench: where: what. fix"')
+      if (!lines[0]!.includes(c.names)) problems.push(`does not name ${c.names}`)
+    }
+    results.push({ c, r, problems })
+  }
+  // In this process first, one at a time: stderr is captured while each runs.
+  for (const c of CASES.filter(inProcess)) judge(c, await checkInProcess(c))
+  const queue = CASES.filter((c) => !inProcess(c))
   await Promise.all(
     Array.from({ length: 4 }, async () => {
-      for (let c = queue.shift(); c; c = queue.shift()) {
-        const r = await runCase(c)
-        const lines = r.stderr.split('\n').filter((l) => l.trim() !== '')
-        const problems: string[] = []
-        if (r.code === 0 || r.code === null) problems.push(`exit ${r.code}`)
-        // Parsing alone: zx + tsx start in 2-4 s idle, but up to ~21 s with four at once on a 2-core machine other sessions load.
-        if (r.ms > 45_000) problems.push(`took ${(r.ms / 1000).toFixed(1)} s`)
-        if (lines.some((l) => l.startsWith('    at '))) problems.push('stack trace')
-        if (lines.length !== 1) problems.push(`${lines.length} stderr lines`)
-        else {
-          if (!/^proxybench: .+: .+\. .+/.test(lines[0]!)) problems.push('not "proxybench: where: what. fix"')
-          if (!lines[0]!.includes(c.names)) problems.push(`does not name ${c.names}`)
-        }
-        results.push({ c, r, problems })
-      }
+      for (let c = queue.shift(); c; c = queue.shift()) judge(c, await runCase(c))
     }),
   )
   const after = snapshot(roots)
@@ -382,7 +428,7 @@ test(`malformed inputs: ${CASES.length} cases, each one clear line, no stack tra
   for (const x of results) {
     const line = x.r.stderr.split('\n').filter((l) => l.trim())[0] ?? ''
     console.log(
-      `${x.problems.length ? '✗' : '✓'} ${x.c.what.padEnd(34)} ${String(x.r.code).padStart(3)} ${(x.r.ms / 1000).toFixed(1)}s  ${x.problems.length ? `[${x.problems.join('; ')}] ` : ''}${line.slice(0, 160)}`,
+      `${x.problems.length ? '✗' : '✓'} ${x.c.what.padEnd(34)} ${inProcess(x.c) ? 'in' : 'zx'} ${String(x.r.code).padStart(3)} ${(x.r.ms / 1000).toFixed(1)}s  ${x.problems.length ? `[${x.problems.join('; ')}] ` : ''}${line.slice(0, 160)}`,
     )
   }
   for (const c of changed) console.log(`changed: ${c}`)

@@ -82,6 +82,9 @@ async function until<T>(what: string, f: () => T | undefined | false, timeoutMs 
   }
 }
 
+/** The generator of the cell in flight (one cell at a time: a cell's roles stop before the next starts), not one of `seen`. */
+const generatorOf = (pid: number, seen: Set<string> = new Set()) => roles(pid).find((r) => r.name.startsWith('generator-') && !seen.has(r.name))
+
 /** A proxy role that was not running before: a new cell has started. */
 const newProxy = (pid: number, seen: Set<string>) => roles(pid).find((r) => r.name.startsWith('proxy-') && !seen.has(r.name))
 
@@ -106,11 +109,11 @@ test('kill -9 of the proxy, then of the backend, mid-window: each cell is an inv
   const pid = run.child.pid!
   const seen = new Set<string>()
   const all = new Set<number>()
-  // Cell 1 of the kills: the proxy; the next cell: the backend. 1.8 s after the proxy starts: past verification, in the warm-up or window.
+  // Cell 1 of the kills: the proxy; the next cell: the backend. Once the cell's generator runs: past verification, in the warm-up or window.
   for (const victim of ['proxy', 'backend'] as const) {
     const proxy = await until('a proxy role', () => newProxy(pid, seen))
     seen.add(proxy.name)
-    await sleep(1800)
+    await until(`the load through ${proxy.name}`, () => generatorOf(pid))
     const target = victim === 'proxy' ? proxy : roles(pid).find((r) => r.name.startsWith('backend-'))
     assert.ok(target, `a ${victim} role`)
     for (const r of roles(pid)) all.add(r.pid)
@@ -188,10 +191,10 @@ for (const [series, signal, code] of [
     const run = startRun(series, join(mkdtempSync(join(tmpdir(), 'pb-sig-')), 'run'))
     const pid = run.child.pid!
     await until('a first row', () => rows(run.out).length > 0)
-    // Mid-cell: a role of the next cell has started.
+    // Mid-cell: a role of the next cell has started, and then its load.
     const seen = new Set(roles(pid).map((r) => r.name))
     const role = await until('a role of a later cell', () => roles(pid).find((r) => !seen.has(r.name)))
-    await sleep(1200)
+    await until('the load of that cell', () => generatorOf(pid, seen))
     const pids = roles(pid).map((r) => r.pid)
     const before = rows(run.out).map(rowId)
     run.child.kill(signal)

@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { PROXIES } from '../../lib/catalog/stack.ts'
+import { loadStack, PROXIES } from '../../lib/catalog/stack.ts'
+import { changeVersions, chooseVersions } from '../../lib/catalog/version-choice.ts'
 import { ensureCerts } from '../../lib/setup/certs.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../../lib/catalog/reuse.ts'
@@ -13,12 +14,24 @@ const POOLED_MAX = POOLED_MAX_PER_1K / 10
 const UNPOOLED_MIN = UNPOOLED_MIN_PER_1K / 10
 import { formatTable } from '../../lib/core/text-table.ts'
 
-// Every proxy, every catalog version, every variant, on the real binaries: each must
-// answer 200 "hello world" over HTTP/1.1 + TLS and reuse (or not) as documented.
+// Every proxy, every variant, on the real binaries of the oldest and the newest catalog
+// version and of the versions either side of each documented change (changeVersions: reuse
+// "from X", since X): each must answer 200 "hello world" over HTTP/1.1 + TLS and reuse (or not)
+// as documented. Every catalog version: `npm run pool-table` (docs/method/instruments.md#pool-detector).
+const versions = PROXIES.flatMap((p) => {
+  const stack = loadStack(p)
+  return [...chooseVersions(stack, { kind: 'all' }).filter((_, i, all) => i === 0 || i === all.length - 1), ...changeVersions(stack)].map(
+    (v) => `${p} ${v.version}`,
+  )
+})
+
 test('pool detector on the real binaries of all five proxies', async () => {
   const work = mkdtempSync(join(tmpdir(), 'pb-pool-'))
   const certs = await ensureCerts(join(work, 'certs'), { force: false, log: memoryLogger() })
-  const rows = await poolTable({ proxies: PROXIES, certs, workDir: work, log: memoryLogger() })
+  const list = [...new Set(versions.map((v) => v.split(' ')[1]!))]
+  const rows = await poolTable({ proxies: PROXIES, versions: { kind: 'list', versions: list }, certs, workDir: work, log: memoryLogger() })
+  // Only the versions chosen for each proxy: a version string of one proxy is not another's.
+  assert.deepEqual([...new Set(rows.map((r) => `${r.proxy} ${r.version}`))].sort(), [...new Set(versions)].sort())
   console.log(formatTable(rows, ['proxy', 'version', 'variant', 'conns_per_100', 'expected', 'status', 'note']))
 
   for (const proxy of PROXIES)
@@ -36,5 +49,9 @@ test('pool detector on the real binaries of all five proxies', async () => {
   // The article's nginx config never reuses, on any version (literal proxy_pass).
   const nginxArticle = rows.filter((r) => r.proxy === 'nginx' && r.variant === 'article')
   assert.ok(nginxArticle.length >= 2)
+  // nginx's named upstream without keepalive: unpooled on the version before 1.29.7, pooled on the one after.
+  const upstreamDefault = (version: string) => rows.find((r) => r.proxy === 'nginx' && r.variant === 'upstream-default' && r.version === version)!
+  assert.ok(upstreamDefault('1.26.3').conns_per_100! >= UNPOOLED_MIN)
+  assert.ok(upstreamDefault('1.30.6').conns_per_100! <= POOLED_MAX)
   for (const r of nginxArticle) assert.ok(r.conns_per_100! >= UNPOOLED_MIN)
 })

@@ -14,8 +14,9 @@ export async function waitForRunLock(dir: string): Promise<() => void> {
     try {
       return await acquireRunLock(dir)
     } catch (e) {
-      if (i >= 120 || !/another proxybench run/.test((e as Error).message)) throw e
-      await new Promise((r) => setTimeout(r, 5000))
+      // Polled every second, for up to 10 minutes: the test starts as soon as the lock is free.
+      if (i >= 600 || !/another proxybench run/.test((e as Error).message)) throw e
+      await new Promise((r) => setTimeout(r, 1000))
     }
   }
 }
