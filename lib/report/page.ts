@@ -126,6 +126,8 @@ footer.generated { margin-top: 3rem; padding-top: .75rem; border-top: 1px solid 
   h2 { margin-top: 1.5rem; }
   p, li { orphans: 3; widows: 3; }
   pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+  /* On paper a table cannot scroll: a long claim id or expression may break anywhere rather than widen it past the page. */
+  td { overflow-wrap: anywhere; }
   .table-wrap { overflow: visible; }
   table { font-size: 7.5pt; width: 100%; }
   th, td { padding: .2rem .25rem; }

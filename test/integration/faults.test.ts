@@ -119,10 +119,12 @@ test('kill -9 of the proxy, then of the backend, mid-window: each cell is an inv
     for (const r of roles(pid)) all.add(r.pid)
     process.kill(target.pid, 'SIGKILL')
   }
+  // Rows written before the backend's cell ends (the direct row, the proxy's cell): the later cell's row comes after its.
+  const beforeLast = rows(run.out).length
   // The run goes on: a cell after the kills is measured, then it is stopped to keep the test short.
   await until('a proxy role after the kills', () => newProxy(pid, seen))
   // Its row, not only its roles gone: the row is written after the roles stop.
-  await until('a row of a later cell', () => rows(run.out).length >= 3)
+  await until('a row of a later cell', () => rows(run.out).length >= beforeLast + 2)
   for (const r of roles(pid)) all.add(r.pid)
   run.child.kill('SIGINT')
   assert.equal(await run.exit, 130, run.output())
@@ -135,8 +137,10 @@ test('kill -9 of the proxy, then of the backend, mid-window: each cell is an inv
     got.some((r) => r.status === 'invalid' && /backend exited during the (window|run) \(code (SIGKILL|137)/.test(r.reason)),
     got.map((r) => `${r.variant}: ${r.status} ${r.reason}`).join('\n'),
   )
+  // A later cell was measured: valid, or invalid only because other work disturbed its window (a busy machine), never a failure of its own.
+  const later = got.slice(beforeLast + 1)
   assert.ok(
-    got.filter((r) => r.status === 'valid').length >= 1,
+    later.length >= 1 && later.every((r) => r.status === 'valid' || (r.status === 'invalid' && /^disturbed: /.test(r.reason) && !/exited/.test(r.reason))),
     `cells after the kills are measured:\n${got.map((r) => `${r.variant}: ${r.status} ${r.reason}`).join('\n')}`,
   )
   assert.deepEqual(leftovers(pid, [...all]), [])

@@ -86,12 +86,16 @@ export function decidingInterval(f: Finding): { label: string; interval: Interva
   return all[0]!
 }
 
+/** The first thing a not-measured line lacks, without its claim's id: `haproxy 3.4.7 article has no valid rows (2 invalid)`. */
+const missingReason = (figure: string) => figure.split(/;\s/)[0]!.replace(/^.*not measured: /, '')
+
 const digitsFor = (iv: Interval) => (Math.abs(iv.value) >= 100 ? 0 : Math.abs(iv.value) >= 10 ? 1 : 2)
 
 /** The deciding figure in words with its interval, and how many more the finding has. */
 function figureText(f: Finding): string {
   const d = decidingInterval(f)
-  if (!d) return f.figure ? f.figure.split(/;\s/)[0]!.slice(0, 90) : '—'
+  // A line without intervals shows its first clause, short: the table must stay on the first screen (test/integration/site.test.ts).
+  if (!d) return f.figure && f.verdict !== 'not measured' ? f.figure.split(/;\s/)[0]!.slice(0, 60) : '—'
   const more = (f.intervals?.length ?? 0) - 1
   // The number first: on a narrow column the label is what gets cut.
   return `${fmtInterval(d.interval, digitsFor(d.interval))} ${d.label}${more > 0 ? ` (+${more} more)` : ''}`
@@ -144,7 +148,9 @@ export function summaryParagraph(findings: readonly Finding[], claims: readonly 
         `${open.length ? `, and **${open.length} could not be decided**: ${whyUndecided(open)}` : ''}.`,
     )
     if (missing.length)
-      parts.push(`Not measured: ${missing.map((f) => `${esc(f.id)}${f.figure ? ` (${esc(f.figure)})` : ' (no cell of it in this run)'}`).join(', ')}.`)
+      parts.push(
+        `Not measured: ${missing.map((f) => `${esc(f.id)}${f.figure ? ` (${esc(missingReason(f.figure))})` : ' (no cell of it in this run)'}`).join(', ')}.`,
+      )
     if (info.length) parts.push(`${info.length} more are figures without a bound (${idList(info)}).`)
   }
   if (claims.length) {
