@@ -10,7 +10,7 @@ import { UserError } from '../../lib/core/errors.ts'
 import { loadRun } from '../../lib/data/run-data.ts'
 import { SERIES } from '../../lib/data/series.ts'
 import { findingsFor } from '../../lib/findings/index.ts'
-import { claimOf, writeLedger } from '../fixtures/ledger.ts'
+import { claimOf, claimResult, writeLedger } from '../fixtures/ledger.ts'
 import { FIXTURE_RUN } from '../fixtures/run.ts'
 
 const ratioCheck = { kind: 'ratio', metric: 'rps', a: { series: 'same', proxy: 'haproxy' }, b: { series: 'same', proxy: 'nginx' }, min: 1 }
@@ -52,26 +52,7 @@ test('findings.yaml: a group loads with its claims; bad input is a one-line erro
   assert.match(loadError([{ ...twice, figure: 'words' }]), /0\.figure: /)
 })
 
-const result = (id: string, verdict: ClaimResult['verdict'], states: ClaimResult['states']): ClaimResult => ({
-  id,
-  source: 's',
-  claim: 'c',
-  published: 'p',
-  finding: 'F1',
-  verdict,
-  expect: 'e',
-  measured: `${id} measured`,
-  evidence: [],
-  comparable_across_machines: true,
-  caveat: null,
-  notes: null,
-  warnings: [],
-  value: null,
-  interval: null,
-  reference: null,
-  figures: [],
-  states,
-})
+const result = (id: string, verdict: ClaimResult['verdict'], states: ClaimResult['states']): ClaimResult => claimResult(id, verdict, { finding: 'F1', states })
 
 test('a group combines the decisions of its claims parts: any fails, else any undecided or missing, none measured', () => {
   const g: FindingGroup = { id: 'F1', title: 't', series: 'pooling', claims: ['a', 'b'], combine: 'all', figure: 'figures' }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { claimResult } from '../fixtures/ledger.ts'
 import type { ComparisonRow } from '../../lib/analysis/compare.ts'
 import type { ClaimResult } from '../../lib/claims/evaluate.ts'
 import { UserError } from '../../lib/core/errors.ts'
@@ -8,26 +9,7 @@ import { checkGateBaseline, evaluateGates, formatGates, GATE_EXIT_CODE, parseGat
 import type { BaselineComparison } from '../../lib/report/sections/baseline.ts'
 
 const finding = (id: string, verdict: Finding['verdict']): Finding => ({ id, title: id, verdict, figure: `${id} figure` })
-const claim = (id: string, verdict: ClaimResult['verdict']): ClaimResult => ({
-  id,
-  source: 's',
-  claim: 'c',
-  published: 'p',
-  finding: null,
-  verdict,
-  expect: 'e',
-  measured: `${id} measured`,
-  evidence: [],
-  comparable_across_machines: true,
-  caveat: null,
-  notes: null,
-  warnings: [],
-  value: null,
-  interval: null,
-  reference: null,
-  figures: [],
-  states: [],
-})
+const claim = (id: string, verdict: ClaimResult['verdict']): ClaimResult => claimResult(id, verdict)
 /** A compared figure: a raw cost (`cost`) or the calibrated unit (`ratio`), increased when `decided` and the change is positive. */
 const figure = (kind: 'cost' | 'ratio', proxy: string, change: number, decided: boolean | 'too few', detectable = 0.05): ComparisonRow => ({
   kind,
