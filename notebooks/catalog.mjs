@@ -14,6 +14,13 @@ const { formatTable } = await import('../lib/core/text-table.ts')
 
 const FLAGS = {
   check: { type: 'boolean', help: ['ask the sources (a minute or two)'] },
+  update: {
+    type: 'boolean',
+    help: [
+      're-pin every pinned build its source no longer serves (or the host updated) to the build setup',
+      'substitutes, in stack.yaml (as root; review and commit the diff)',
+    ],
+  },
   proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: all five)'] },
   json: { type: 'boolean', help: ['print the rows as JSON on stdout'] },
 }
@@ -27,6 +34,9 @@ host's Debian suite (apt-cache madison), each debian:<suite> through apt in a co
 cached base (built once by debootstrap, as root), official image tags through the Docker
 engine when a registry answers. It prints what to add and what to re-pin; it never edits
 the catalog.
+--update writes the new pins: for each version whose pinned build is gone (or whose host
+package was updated), the sha256 and Debian build setup measured in its place
+(docs/catalog.md#when-a-pin-moves). Only those lines of stacks/<proxy>/stack.yaml change.
 
 Options:
 ${flagHelp(FLAGS, { column: 20 })}
@@ -36,6 +46,18 @@ Exit status: 0; 1 when --check finds a pinned version no longer offered; 2 on ba
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('catalog.mjs'), FLAGS, HELP, 'notebooks/catalog.mjs')
   const stacks = (flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES).map((p) => loadStack(p))
+  if (flags.update) {
+    const { updatePins } = await import('../lib/setup/repin.ts')
+    const { acquireStepLock } = await import('../lib/run/lock.ts')
+    const release = await acquireStepLock('notebooks/catalog.mjs', { hint: 'to look without changing anything: --check' })
+    const changes = await updatePins(
+      stacks.map((s) => s.proxy),
+      consoleLogger(),
+    ).finally(release)
+    if (changes.length === 0) process.stdout.write('every pinned build is served and matches its sha256: nothing to re-pin\n')
+    for (const c of changes) process.stdout.write(`${c.proxy} ${c.version}: re-pinned ${c.from} → ${c.to} (stacks/${c.proxy}/stack.yaml)\n`)
+    return 0
+  }
   if (!flags.check) {
     const rows = stacks.flatMap((s) =>
       s.versions.map((v) => ({

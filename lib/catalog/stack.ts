@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { userError } from '../core/errors.ts'
@@ -131,10 +131,44 @@ export function suiteRoot(suite: string, pkg: string, debVersion: string): strin
   return join(cacheDir(), 'suites', suite, `${pkg}_${debVersion.replace(/[^A-Za-z0-9.+~-]/g, '_')}`)
 }
 
-/** Absolute path of the binary of one catalog version. */
+/** One catalog version of one proxy, as a map key (`nginx 1.26.3`). */
+export const versionKey = (proxy: string, version: string): string => `${proxy} ${version}`
+
+/** Where setup records the build it took for a suite version whose pinned build is gone (lib/setup/builds.ts). */
+export function substituteFile(proxy: ProxyName, version: string): string {
+  return join(cacheDir(), 'builds', proxy, `${version}.json`)
+}
+
+/** A substitute build: the same upstream version, another Debian build of it, and why. */
+export interface SubstituteBuild {
+  /** The catalog's deb_version it stands in for. */
+  pinned: string
+  /** The Debian build measured instead. */
+  build: string
+  sha256: string
+  reason: string
+}
+
+/**
+ * The Debian build a suite version runs: the pinned one when its root is here, else the
+ * substitute setup recorded for that pin (a record for an older pin is ignored).
+ */
+export function suiteBuild(proxy: ProxyName, v: StackVersion): { build: string; substitute?: SubstituteBuild } {
+  const pinned = v.deb_version!
+  if (existsSync(join(suiteRoot(suiteOf(v)!, v.package, pinned), v.binary))) return { build: pinned }
+  let substitute: SubstituteBuild | undefined
+  try {
+    substitute = JSON.parse(readFileSync(substituteFile(proxy, v.version), 'utf8')) as SubstituteBuild
+  } catch {
+    return { build: pinned }
+  }
+  return substitute.pinned === pinned ? { build: substitute.build, substitute } : { build: pinned }
+}
+
+/** Absolute path of the binary of one catalog version (a suite version: the build setup took, lib/setup/builds.ts). */
 export function binaryPath(proxy: ProxyName, v: StackVersion): string {
   const suite = suiteOf(v)
-  if (suite) return join(suiteRoot(suite, v.package, v.deb_version!), v.binary)
+  if (suite) return join(suiteRoot(suite, v.package, suiteBuild(proxy, v).build), v.binary)
   return v.source === 'debian' ? v.binary : join(wheelDir(proxy, v.version), v.binary)
 }
 

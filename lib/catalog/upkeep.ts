@@ -73,6 +73,14 @@ export function compareDebian(a: string, b: string): number {
   return Math.sign(ea - eb) || part(ua, ub) || part(ra, rb)
 }
 
+/** The newest Debian build of an upstream version among those offered (a substitute for a pin that is gone), if any. */
+export function newestSameUpstream(offered: readonly string[], version: string): string | undefined {
+  return offered
+    .filter((d) => debianUpstream(d) === version)
+    .sort(compareDebian)
+    .at(-1)
+}
+
 const newestFirst = (xs: Iterable<string>) => [...new Set(xs)].sort((a, b) => compareVersions(b, a))
 
 /** The rows of one proxy: one per source its catalog uses (and one for its official images). */
@@ -120,4 +128,32 @@ export function upkeepRows(stack: Pick<Stack, 'proxy' | 'versions' | 'images'>, 
 export function shortList(xs: readonly string[], n = 6): string {
   if (xs.length === 0) return '-'
   return xs.length <= n ? xs.join(', ') : `${xs.slice(0, n).join(', ')} (+${xs.length - n} older)`
+}
+
+/** A new pin for one catalog version: its sha256 and, for a suite version, its Debian build. */
+export interface Repin {
+  version: string
+  sha256: string
+  deb_version?: string
+}
+
+/**
+ * stack.yaml's text with each version's pin replaced (`npm run catalog -- --update`): only the
+ * `sha256:` and `deb_version:` lines inside that version's entry change, so comments and layout
+ * stay and the upkeep is one reviewable diff. A version not in the text is an error.
+ */
+export function repinText(text: string, pins: readonly Repin[], file: string): string {
+  const lines = text.split('\n')
+  for (const pin of pins) {
+    const start = lines.findIndex((l) => new RegExp(`^\\s*- version: "?${pin.version.replace(/\./g, '\\.')}"?\\s*$`).test(l))
+    if (start < 0) throw new Error(`${file}: no versions: entry for ${pin.version}`)
+    const indent = /^\s*/.exec(lines[start]!)![0].length
+    for (let i = start + 1; i < lines.length; i++) {
+      const line = lines[i]!
+      if (/^\s*- /.test(line) || /^\S/.test(line) || /^\s*$/.test(line) || /^\s*/.exec(line)![0].length <= indent) break
+      if (/^\s*sha256:/.test(line)) lines[i] = line.replace(/sha256:.*$/, `sha256: "${pin.sha256}"`)
+      if (pin.deb_version && /^\s*deb_version:/.test(line)) lines[i] = line.replace(/deb_version:.*$/, `deb_version: "${pin.deb_version}"`)
+    }
+  }
+  return lines.join('\n')
 }

@@ -129,6 +129,13 @@ export const RUN_FLAGS = {
   },
   'no-report': { type: 'boolean', help: ['stop after the measurements and findings (no summary/, ledger, site or PDF)'] },
   'no-pdf': { type: 'boolean', help: ['build the site but not the PDF'] },
+  'strict-builds': {
+    type: 'boolean',
+    help: [
+      'measure only pinned builds: a pinned build its source no longer serves stops the run (exit 2)',
+      'instead of being replaced by the newest build of the same version (docs/catalog.md#when-a-pin-moves)',
+    ],
+  },
   'no-counts': {
     type: 'boolean',
     help: [

@@ -73,6 +73,7 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     resume,
     allowChanges,
     ...(f['no-counts'] ? { counts: false } : {}),
+    ...(f['strict-builds'] ? { strictBuilds: true } : {}),
     seed: check('seed'),
     ...(f['tax-ns'] !== undefined ? { syscallTaxNs: check('tax-ns', !!hosts) } : {}),
     reference: check('reference', !!hosts),

@@ -95,7 +95,7 @@ export const invocationSchema = z.object({
   runtime: z.string(),
   network: z.string(),
   seed: z.number().int(),
-  components: z.array(z.object({ component: z.string(), version: z.string(), sha256: z.string() })),
+  components: z.array(z.object({ component: z.string(), version: z.string(), sha256: z.string(), build_note: z.string().optional() })),
   custom_configs: z.array(z.object({ proxy: z.string(), file: z.string(), sha256: z.string() })),
   schema_version: z.number().int().positive(),
   fingerprint: fingerprintSchema.nullable(),
@@ -164,7 +164,22 @@ export const manifestSchema = z.object({
   cpusets_shared: z.boolean(),
   harness_commit: z.string(),
   tools: z.record(z.string()),
-  components: z.array(z.object({ component: z.string(), version: z.string(), source: z.string(), path: z.string(), sha256: z.string() })),
+  components: z.array(
+    z.object({
+      component: z.string(),
+      version: z.string(),
+      source: z.string(),
+      path: z.string(),
+      sha256: z.string(),
+      /** A proxy version measured on another build than its pin (lib/setup/builds.ts): the pin, and the line saying what and why. */
+      pinned: z.object({ build: z.string(), sha256: z.string() }).optional(),
+      build_note: z.string().optional(),
+      /** The build's content address in the archive of measured binaries (npm run archive). */
+      archive: z.string().optional(),
+    }),
+  ),
+  /** Catalog versions of the run's proxies gone from their source here: left out, each cell that would use one says why. */
+  not_runnable: z.array(z.object({ component: z.string(), version: z.string(), reason: z.string() })).default([]),
   /** Docker runs: the image of each component (id, and digest for pulled official images). */
   images: z.array(z.object({ component: z.string(), version: z.string(), image: z.string(), id: z.string(), digest: z.string().nullable() })).default([]),
   order_seed: z.number().int(),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { nextBackendHost, startBackend, type Backend } from '../roles/backend.ts'
 import type { Profile } from '../catalog/profiles.ts'
-import { loadStack, newestVersion, templateFile, variantScheme, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { loadStack, newestVersion, templateFile, variantScheme, versionKey, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { pinnedVersion, type PinnedVersions } from '../catalog/version-choice.ts'
 import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
@@ -70,6 +70,8 @@ export interface CellContext {
   reference?: ReferenceKind
   /** argv before every process the run starts outside the runtime on the proxy's cores (the system-call tax's launcher). */
   launcher?: readonly string[]
+  /** Catalog versions gone from their source (`proxy version` → why, lib/setup/builds.ts): their cells are failed rows, nothing started. */
+  notRunnable?: ReadonlyMap<string, string>
 }
 
 /** What a cell protocol awaits before it starts its load, so that a window fits between a neighbour's bursts. */
@@ -150,6 +152,8 @@ export async function checkTemplates(cells: readonly CellPlan[], ctx: CellContex
     if (!c.stack || !c.stackVersion || !c.template || ctx.templateChecks.has(templateKey(c))) continue
     // An image's binary is not on the host: starting the cell is its check (a rejected config is a failed row).
     if (c.image) continue
+    // A version gone from its source has nothing to check: its cells are not-runnable rows.
+    if (ctx.notRunnable?.has(versionKey(c.proxy, c.version))) continue
     const scratch = mkdtempSync(join(tmpdir(), 'proxybench-check-'))
     try {
       // No backend runs: the checker only parses, an address is all it needs.
@@ -271,6 +275,8 @@ export async function withVerifiedStack<T>(
   const checked = cell.template ? ctx.templateChecks?.get(templateKey(cell)) : undefined
   if (typeof checked === 'string') return outcome.failed(checked)
   if (cell.unrunnable) return outcome.failed(cell.unrunnable)
+  const gone = ctx.notRunnable?.get(versionKey(cell.proxy, cell.version))
+  if (gone) return outcome.failed(gone)
   const scratch = mkdtempSync(join(tmpdir(), 'proxybench-cell-'))
   const roles: RunningRole[] = []
   try {

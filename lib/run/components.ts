@@ -45,10 +45,12 @@ async function runSyscallTax(o: RunOptions, previous: Manifest | undefined, cpus
 
 /** Stage 2 of a run: components (installed by run-all, only checked by a single step), certificates, the tax. */
 export async function prepareComponents(o: RunOptions, run: OpenedRun): Promise<RunComponents> {
-  const components = await setup({ proxies: o.proxies, install: o.install, log: o.log, engine: false })
+  const components = await setup({ proxies: o.proxies, install: o.install, strict: o.strictBuilds, log: o.log, engine: false })
   const needed = ['backend', 'loadgen', 'wrk', 'openssl', ...(o.syscallTaxNs ? ['syscall-tax'] : []), ...o.proxies]
-  const broken = components.filter((c) => !usable(c) && needed.includes(c.component))
+  // A version gone from its source is left out, its cells say why; anything else missing stops the run.
+  const broken = components.filter((c) => !usable(c) && c.status !== 'not runnable' && needed.includes(c.component))
   if (broken.length > 0) throw userError(broken[0]!.component, broken[0]!.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
+  for (const c of components) if (c.status === 'substituted' || c.status === 'restored' || c.status === 'not runnable') o.log.warn(c.note ?? c.status)
   const certs = await ensureCerts(certsDir, { force: false, log: o.log })
   const syscallTax = await runSyscallTax(o, run.previous, run.cpus.proxy)
   return { components, certs, ...(syscallTax ? { syscallTax } : {}), launcher: syscallTax ? taxLauncher(syscallTax) : [] }

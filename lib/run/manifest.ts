@@ -4,7 +4,7 @@ import { SCHEMA_VERSION, type Invocation, type Manifest } from '../data/schema.t
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
 import { MultiHostRuntime } from '../runtime/docker/multi-host.ts'
 import { DockerRuntime } from '../runtime/docker/runtime.ts'
-import { usable } from '../setup/component.ts'
+import { usable, type ComponentRow } from '../setup/component.ts'
 import { machineFingerprint } from '../setup/fingerprint.ts'
 import { harnessCommit, harnessState, hostInfo, toolVersions } from '../setup/host.ts'
 import { adaptiveSettings } from './adaptive.ts'
@@ -33,6 +33,21 @@ function networkMode(chosen: ChosenRuntime): string {
   return chosen.kind === 'docker' ? 'docker host network (loopback)' : 'host (loopback)'
 }
 
+/** A component as the manifest keeps it: a substituted or restored build with its pin and the line saying so. */
+export const manifestComponent = (c: ComponentRow): Manifest['components'][number] => ({
+  component: c.component,
+  version: c.version,
+  source: c.source,
+  path: c.path,
+  sha256: c.sha256,
+  ...(c.pinned ? { pinned: c.pinned } : {}),
+  ...buildNote(c),
+})
+
+/** The line a substituted or restored build carries into the manifest and each invocation (the provenance of its rows). */
+const buildNote = (c: ComponentRow): { build_note?: string } =>
+  c.status === 'substituted' || c.status === 'restored' ? { build_note: c.note ?? c.status } : {}
+
 /** A new run's manifest: what measured it (components, images, host, tools), its settings and its steps, all pending. */
 async function newManifest(o: RunOptions, run: OpenedRun, parts: RunComponents, chosen: ChosenRuntime, seed: number): Promise<Manifest> {
   const { profile } = o
@@ -54,7 +69,10 @@ async function newManifest(o: RunOptions, run: OpenedRun, parts: RunComponents, 
     cpusets_shared: o.hosts ? hostsShareCores(o.hosts, cpus) : new Set([cpus.proxy, cpus.backend, cpus.generator]).size < 3,
     harness_commit: await harnessCommit(),
     tools: await toolVersions(),
-    components: parts.components.filter(usable).map(({ component, version, source, path, sha256 }) => ({ component, version, source, path, sha256 })),
+    components: parts.components.filter(usable).map(manifestComponent),
+    not_runnable: parts.components
+      .filter((c) => c.status === 'not runnable')
+      .map((c) => ({ component: c.component, version: c.version, reason: c.note ?? 'not runnable here' })),
     images: chosen.images.map((i) => ({ component: i.component, version: i.version, image: i.image, id: i.id, digest: i.digest ?? null })),
     order_seed: seed,
     profile_settings: {
@@ -102,7 +120,7 @@ async function newInvocation(
     runtime: chosen.kind,
     network: o.network,
     seed,
-    components: parts.components.filter(usable).map(({ component, version, sha256 }) => ({ component, version, sha256 })),
+    components: parts.components.filter(usable).map((c) => ({ component: c.component, version: c.version, sha256: c.sha256, ...buildNote(c) })),
     custom_configs: run.customConfigs,
     schema_version: SCHEMA_VERSION,
     fingerprint: run.previous ? await machineFingerprint() : manifest.fingerprint,

@@ -42,5 +42,7 @@ export interface RunOptions {
   reference?: ReferenceKind
   /** Install missing components first (run-all) or only check (a single step). */
   install: boolean
+  /** --strict-builds: a pinned build no longer served stops the run instead of being substituted (lib/setup/builds.ts). */
+  strictBuilds?: boolean
   log: Logger
 }

@@ -7,6 +7,7 @@ import { checkTemplates } from '../measure/cell.ts'
 import { SERIES_BUILDERS } from '../series/index.ts'
 import { adaptiveHere } from '../series/tasks.ts'
 import type { SeriesContext } from '../series/types.ts'
+import { notRunnableVersions } from '../setup/builds.ts'
 import { goSourceHash } from '../setup/gobuild.ts'
 import { adaptiveSettings } from './adaptive.ts'
 import type { RunComponents } from './components.ts'
@@ -43,6 +44,7 @@ export function seriesContext(
     ...(o.counts === false ? { counts: false } : {}),
     ...(o.reference && o.reference !== 'none' ? { reference: o.reference } : {}),
     launcher: parts.launcher,
+    notRunnable: notRunnableVersions(parts.components),
   }
 }
 

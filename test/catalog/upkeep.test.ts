@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Stack } from '../../lib/catalog/stack.ts'
-import { compareDebian, debianUpstream, shortList, upkeepRows, type Offer } from '../../lib/catalog/upkeep.ts'
+import { compareDebian, debianUpstream, newestSameUpstream, repinText, shortList, upkeepRows, type Offer } from '../../lib/catalog/upkeep.ts'
 
 const version = (v: Partial<Stack['versions'][number]>) =>
   ({ binary: '/x', lib_dir: null, sha256: 'a'.repeat(64), april_2025: false, ...v }) as Stack['versions'][number]
@@ -65,4 +65,31 @@ test('a source that did not answer is a row with its reason, never a "gone"', ()
 test('shortList keeps the newest few and counts the rest', () => {
   assert.equal(shortList([]), '-')
   assert.equal(shortList(['3', '2', '1'], 2), '3, 2 (+1 older)')
+})
+
+test('--update re-pins only the sha256 and deb_version lines of the named versions', () => {
+  const text = [
+    'versions:',
+    '  - version: "1.22.1"',
+    '    source: debian',
+    '    sha256: "aaaa"',
+    '  - version: "1.26.3"',
+    '    source: debian:trixie',
+    '    # a comment stays',
+    '    deb_version: "1.26.3-3+deb13u11"',
+    '    sha256: "bbbb"',
+    'unavailable: []',
+    '',
+  ].join('\n')
+  const out = repinText(text, [{ version: '1.26.3', sha256: 'cccc', deb_version: '1.26.3-3+deb13u12' }], 'stack.yaml')
+  assert.deepEqual(
+    out.split('\n').filter((l, i) => l !== text.split('\n')[i]),
+    ['    deb_version: "1.26.3-3+deb13u12"', '    sha256: "cccc"'],
+  )
+  assert.throws(() => repinText(text, [{ version: '9.9.9', sha256: 'x' }], 'stack.yaml'), /stack\.yaml: no versions: entry for 9\.9\.9/)
+})
+
+test('a substitute is the newest build of the same upstream version', () => {
+  assert.equal(newestSameUpstream(['1.26.3-3+deb13u12', '1.26.3-3+deb13u9', '1.27.0-1', '1.26.3-3+deb13u10'], '1.26.3'), '1.26.3-3+deb13u12')
+  assert.equal(newestSameUpstream(['1.27.0-1'], '1.26.3'), undefined)
 })

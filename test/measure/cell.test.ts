@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { loadStack } from '../../lib/catalog/stack.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
-import { accessLogIssue, catalogCellPlan, cellScheme, checkTemplates, requestTarget, type CellContext } from '../../lib/measure/cell.ts'
+import { accessLogIssue, catalogCellPlan, cellScheme, checkTemplates, requestTarget, withVerifiedStack, type CellContext } from '../../lib/measure/cell.ts'
 
 test("a config rejected before the run: the reason names the rendered copy under the run's configs/, no temp folder is left", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-check-'))
@@ -62,4 +62,21 @@ test('the scheme comes from the variant, the direct row is plain HTTP, /json car
   assert.equal(cellScheme({ series: 'direct', proxy: 'direct', version: 'x', variant: 'direct', keyType: 'ec256', connections: 1 }), 'http')
   assert.equal(requestTarget(http), '/')
   assert.equal(requestTarget({ ...http, path: '/json', bodyBytes: 1024 }), '/json?size=1024')
+})
+
+test('a version gone from its source: its cells are failed rows saying why, nothing is checked or started', async () => {
+  const cell = catalogCellPlan('nginx', { series: 'pooling', variant: 'pool-added', connections: 50 })
+  const why = 'not runnable here: pinned build 1.0-1 could not be installed; trixie serves no build of upstream 1.0'
+  const templateChecks = new Map<string, string | null>()
+  // Nothing but the map is read before the verdict: a runtime that throws proves nothing starts.
+  const ctx = {
+    notRunnable: new Map([[`nginx ${cell.version}`, why]]),
+    templateChecks,
+    runtime: new Proxy({}, { get: () => assert.fail('a not-runnable cell touched the runtime') }),
+  } as unknown as CellContext & { templateChecks: Map<string, string | null> }
+  assert.deepEqual(await checkTemplates([cell], ctx), [])
+  assert.equal(templateChecks.size, 0)
+  const outcome = { failed: (reason: string) => ({ status: 'failed', reason }), invalid: (reason: string) => ({ status: 'invalid', reason }) }
+  const row = await withVerifiedStack(cell, 'gone', ctx, outcome, async () => assert.fail('the body ran'))
+  assert.deepEqual(row, { status: 'failed', reason: why })
 })

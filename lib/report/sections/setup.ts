@@ -112,7 +112,14 @@ function otherWorkText(run: ArticleInput['run']): string {
   return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
 }
 
-/** Host, runtime, cpusets, profile, the validity rules, components, images and tools. */
+/** Builds other than the pinned ones (substituted, restored from the archive) and versions not runnable here; empty when every pin was measured. */
+export function buildsText(m: Pick<ArticleInput['run']['manifest'], 'components' | 'not_runnable'>): string {
+  const moved = m.components.filter((c) => c.build_note).map((c) => esc(c.build_note!))
+  const gone = m.not_runnable.map((c) => esc(c.reason))
+  if (moved.length + gone.length === 0) return ''
+  return `**Builds not as pinned** (docs/catalog.md#when-a-pin-moves): ${[...moved, ...gone].join('; ')}.`
+}
+
 /** A sha256 (with or without its "sha256:" prefix) as 12 hex digits: a whole one is wider than an A4 page's table; the CSV keeps it whole. */
 const shortSha = (sha: string) =>
   `\`${sha
@@ -137,6 +144,7 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
     calibrationText(m.calibration, run.measurements),
     `Every cell is verified before it is measured (status 200, body or its size, HTTP/1.1 over TLS, plain HTTP for the http variants and the direct floor); a cell with ≥ 1% errors, a saturated generator (≥ 90% of its cpuset) or a failed verification is marked invalid with its reason and left out of every median.`,
     otherWorkText(run),
+    ...[buildsText(m)].filter(Boolean),
     `Harness commit ${esc(m.harness_commit)}.`,
   ])
   if (m.hosts) hostsPart(a, m.hosts)

@@ -2,7 +2,7 @@ import { copyFileSync, createReadStream, existsSync, linkSync, mkdirSync, mkdtem
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type Docker from 'dockerode'
-import { binaryPath, suiteOf, type Stack, type StackVersion } from '../../catalog/stack.ts'
+import { binaryPath, suiteBuild, suiteOf, type Stack, type StackVersion } from '../../catalog/stack.ts'
 import { exec, lastLine } from '../../core/exec.ts'
 import { sha256FileCached, sha256Text } from '../../core/hash.ts'
 import type { Logger } from '../../core/log.ts'
@@ -115,14 +115,13 @@ export async function importSuiteImage(
     row: { component: stack.proxy, version: v.version, image: tag, id: '', status: 'failed' as const, seconds: (Date.now() - t0) / 1000, note },
   })
   const suite = suiteOf(v)!
-  const built = await ensureSuiteRoot(suite, v.package, v.deb_version!, log)
+  // The build setup took: the pinned one, or its recorded substitute (lib/setup/builds.ts).
+  const build = suiteBuild(stack.proxy, v).build
+  const built = await ensureSuiteRoot(suite, v.package, build, log)
   if (built.error) return fail(built.error)
   const bin = binaryPath(stack.proxy, v)
   if (!existsSync(bin)) return fail(`${bin} is missing in the ${suite} root; check binary: in stacks/${stack.proxy}/stack.yaml`)
-  const input = sha256Text(JSON.stringify({ source: v.source, package: v.package, deb_version: v.deb_version, binary: await sha256FileCached(bin) })).slice(
-    0,
-    32,
-  )
+  const input = sha256Text(JSON.stringify({ source: v.source, package: v.package, deb_version: build, binary: await sha256FileCached(bin) })).slice(0, 32)
   const record = (id: string, seconds: number | null): ImageRecord => ({
     component: stack.proxy,
     version: v.version,

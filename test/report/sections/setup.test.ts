@@ -4,7 +4,7 @@ import { loadRun } from '../../../lib/data/run-data.ts'
 import { SCHEMA_VERSION, type Invocation } from '../../../lib/data/schema.ts'
 import { Article } from '../../../lib/report/markdown.ts'
 import type { ArticleInput } from '../../../lib/report/sections/input.ts'
-import { setupSection } from '../../../lib/report/sections/setup.ts'
+import { buildsText, setupSection } from '../../../lib/report/sections/setup.ts'
 import { FIXTURE_RUN } from '../../fixtures/run.ts'
 
 const inv = (id: number, o: Partial<Invocation> = {}): Invocation => ({
@@ -97,4 +97,19 @@ test('a run on several hosts: the topology, each host and the network measured b
     setupMarkdown(() => {}),
     /Docker host/,
   )
+})
+
+test('builds not as pinned: each substituted build and each version not runnable here, escaped; nothing when every pin was measured', () => {
+  const component = { component: 'nginx', version: '1.26.3', source: 'debian:trixie nginx', path: '/x', sha256: 'a'.repeat(64) }
+  assert.equal(buildsText({ components: [component], not_runnable: [] }), '')
+  const text = buildsText({
+    components: [
+      { ...component, build_note: 'nginx 1.26.3: pinned 1.26.3-3+deb13u11, measured 1.26.3-3+deb13u12 (sha256 779c49140d69): pinned build no longer served' },
+    ],
+    not_runnable: [{ component: 'caddy', version: '2.6.2', reason: 'caddy 2.6.2: not runnable here: <gone>' }],
+  })
+  assert.match(text, /^\*\*Builds not as pinned\*\*/)
+  assert.ok(text.includes('\\<gone\\>'), 'markdown in a reason is escaped')
+  const plain = text.replace(/\\(.)/g, '$1')
+  assert.match(plain, /measured 1\.26\.3-3\+deb13u12 .*; caddy 2\.6\.2: not runnable here: <gone>\.$/)
 })
