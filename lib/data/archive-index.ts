@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { userError } from '../core/errors.ts'
 import { cacheDir } from '../core/paths.ts'
 import { PROXIES } from '../catalog/stack.ts'
+import { MANIFEST_FILE, readManifest } from './manifest.ts'
 
 /**
  * The archive's index: what it holds, read without loading the measuring side (promote, a
@@ -86,6 +87,26 @@ export interface ArchiveComponent {
   archive?: string
 }
 
+/**
+ * A run's (or baseline's) components as the archive reads them: the manifest validated,
+ * then each component's `archive` (a tree sha256) taken as written, since the manifest's
+ * schema may not name it. Undefined when the folder has no manifest.
+ */
+export function archiveComponents(runDir: string): ArchiveComponent[] | undefined {
+  const m = readManifest(runDir)
+  if (!m) return undefined
+  const raw = JSON.parse(readFileSync(join(runDir, MANIFEST_FILE), 'utf8')) as { components?: { archive?: unknown }[] }
+  return m.components.map((c, i) => {
+    const tree = raw.components?.[i]?.archive
+    return {
+      component: c.component,
+      version: c.version,
+      sha256: c.sha256,
+      ...(typeof tree === 'string' && /^[0-9a-f]{64}$/.test(tree) ? { archive: tree } : {}),
+    }
+  })
+}
+
 /** The proxy components of a manifest (backend, loadgen, tools are the host's, not archived). */
 export const proxyComponents = <C extends { component: string }>(components: readonly C[]): C[] =>
   components.filter((c) => (PROXIES as readonly string[]).includes(c.component))
@@ -102,11 +123,18 @@ export function archiveNotes(id: string, components: readonly ArchiveComponent[]
   const proxies = proxyComponents(components)
   if (proxies.length === 0) return []
   const lines = proxies.map((c) => {
-    const b = findComponent(c, dir)
+    let b: ArchivedBuild | undefined
+    try {
+      b = findComponent(c, dir)
+    } catch (e) {
+      return `  not archived  ${c.component} ${c.version}: the archive's entry is unreadable (${(e as Error).message})`
+    }
     return b
       ? `  archived      ${c.component} ${c.version} (${b.build}, ${b.source}, tree ${b.tree.slice(0, 12)})`
       : `  not archived  ${c.component} ${c.version} (binary ${c.sha256.slice(0, 12)}): its exact binary cannot be exported from this machine`
   })
   const n = proxies.length - lines.filter((l) => l.startsWith('  not')).length
-  return [`archive: ${n} of ${proxies.length} proxy builds of ${id} archived (${dir})`, ...lines, `export them: npm run archive -- export ${id} ${id}.tar.gz`]
+  const how = `npm run archive -- export ${id} ${id}.tar.gz`
+  const last = n > 0 ? `export them: ${how}` : `none is archived here: on the machine that measured them, ${how}`
+  return [`archive: ${n} of ${proxies.length} proxy builds of ${id} archived (${dir})`, ...lines, last]
 }
