@@ -5,6 +5,10 @@ import { calibrateTax, formatTax, taxLauncher } from '../runtime/syscall-tax.ts'
 import { ensureCerts, type CertSet } from '../setup/certs.ts'
 import { usable, type ComponentRow } from '../setup/component.ts'
 import { setup } from '../setup/doctor.ts'
+import { archiveMeasured } from '../setup/build-archive.ts'
+import { versionKey } from '../catalog/stack.ts'
+import { readRunTables } from '../data/run-data.ts'
+import type { RunRecord } from './manifest.ts'
 import type { RunOptions } from './options.ts'
 import type { OpenedRun } from './resume.ts'
 
@@ -54,4 +58,22 @@ export async function prepareComponents(o: RunOptions, run: OpenedRun): Promise<
   const certs = await ensureCerts(certsDir, { force: false, log: o.log })
   const syscallTax = await runSyscallTax(o, run.previous, run.cpus.proxy)
   return { components, certs, ...(syscallTax ? { syscallTax } : {}), launcher: syscallTax ? taxLauncher(syscallTax) : [] }
+}
+
+/**
+ * After the series: every proxy build this run measured (a row of any of its tables) is kept
+ * in the archive (docs/archive.md) and the manifest names each by its tree. A build that
+ * cannot be kept is a warning: the measurements stand.
+ */
+export async function archiveRunBuilds(o: RunOptions, record: RunRecord, parts: RunComponents, runDir: string): Promise<void> {
+  const tables = readRunTables(runDir)
+  const rows = [...tables.measurements, ...tables.handshakes, ...tables.websocket, ...(tables.tcp ?? [])] as { proxy: string; version: string }[]
+  const measured = new Set(rows.map((r) => versionKey(r.proxy, r.version)))
+  o.log.progress(`archive: keeping the ${measured.size} builds this run measured (docs/archive.md)`)
+  const trees = await archiveMeasured(parts.components, measured, o.log)
+  for (const c of record.manifest.components) {
+    const tree = trees.get(versionKey(c.component, c.version))
+    if (tree) c.archive = tree
+  }
+  record.save()
 }

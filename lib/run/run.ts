@@ -2,7 +2,7 @@ import { readMeasurements } from '../data/measurements.ts'
 import type { Manifest, Measurement } from '../data/schema.ts'
 import type { Finding } from '../findings/index.ts'
 import { calibrate, preflight } from './calibrate.ts'
-import { prepareComponents } from './components.ts'
+import { archiveRunBuilds, prepareComponents } from './components.ts'
 import { closeRun, recordFailed, recordFinished, recordOnExit } from './exit.ts'
 import { acquireRunLock } from './lock.ts'
 import { runLine, startRecord } from './manifest.ts'
@@ -50,6 +50,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     ctx.windowGate = quiet
     ctx.calibration = await calibrate(o, record, chosen.cpus, parts.launcher)
     findings = await runSeries(o, ctx, record, quiet)
+    await archiveRunBuilds(o, record, parts, run.runDir)
     recordFinished(record)
   } catch (e) {
     await recordFailed(record)

