@@ -5,7 +5,7 @@
 import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
@@ -26,7 +26,7 @@ const { lockPath } = await import('../lib/run/lock.ts')
 const { join } = await import('node:path')
 const { availableParallelism } = await import('node:os')
 
-const FLAGS = {
+const FLAGS = flagTable({
   profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
   series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls)'] },
   proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default haproxy,nginx,caddy)'] },
@@ -42,7 +42,7 @@ const FLAGS = {
       'and at least one idle run), e.g. when time ran out before the last one',
     ],
   },
-}
+})
 
 const HELP = `Usage: npx zx bench/busy-machine.mjs [options]
 

@@ -4,7 +4,7 @@
 import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
@@ -13,14 +13,14 @@ const { compareRuns } = await import('../lib/analysis/compare.ts')
 const { agreementTable, referenceAgreement, runReferences, REFERENCES } = await import('../lib/analysis/calibrated.ts')
 const { fingerprintDiff } = await import('../lib/analysis/fingerprint.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<id>)'] },
   baseline: { type: 'string', arg: 'ID', help: ['a run baseline under baselines/runs/ (default 2026-11-30-quick-2core)'] },
   'include-disturbed': {
     type: 'boolean',
     help: ["count this run's rows that are invalid only for being disturbed", "(foreign CPU on the proxy's cores, on a shared machine) as valid"],
   },
-}
+})
 
 const HELP = `Usage: npx zx bench/calibration.mjs --run DIR [--baseline ID]
 
@@ -39,12 +39,16 @@ await runNotebook(async () => {
   const run = loadRun(flags.run)
   if (flags['include-disturbed']) {
     const { onlyDisturbed } = await import('../lib/data/precision.ts')
-    for (const t of ['measurements', 'handshakes', 'websocket']) run[t] = run[t].map((r) => (onlyDisturbed(r) ? { ...r, status: 'valid' } : r))
+    /** @type {<R extends { status: string; reason: string }>(rows: R[]) => R[]} */
+    const asValid = (rows) => rows.map((r) => (onlyDisturbed(r) ? { ...r, status: 'valid' } : r))
+    run.measurements = asValid(run.measurements)
+    run.handshakes = asValid(run.handshakes)
+    run.websocket = asValid(run.websocket)
   }
   const id = flags.baseline ?? '2026-11-30-quick-2core'
   const b = loadBaseline(id)
   if (b.kind !== 'run') throw userError(`--baseline ${id}`, 'is a published baseline (no rows)', 'Pass a promoted run baseline')
-  const out = (s) => process.stdout.write(s + '\n')
+  const out = (/** @type {string} */ s) => process.stdout.write(s + '\n')
   out(`run ${run.manifest.run_id} (${displayPath(flags.run)}) against baseline ${id}`)
   const [fb, fr] = [b.run.manifest.fingerprint, run.manifest.fingerprint]
   out(

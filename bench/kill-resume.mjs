@@ -4,7 +4,7 @@
 import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
@@ -12,7 +12,7 @@ const { parseSeries } = await import('../lib/cli/run-options.ts')
 const { getProfile } = await import('../lib/catalog/profiles.ts')
 const { runKillResume } = await import('../lib/bench/kill-resume.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   kills: { type: 'string', arg: 'N', help: ['default 10'] },
   profile: { type: 'string', arg: 'NAME', help: ['default quick (smoke: 14 rows, over before 10 kills)'] },
   series: { type: 'string', arg: 'NAME', help: ['pooling (default), tls, ws or versions'] },
@@ -22,7 +22,7 @@ const FLAGS = {
   max: { type: 'string', arg: 'S', help: ['default 20'] },
   seed: { type: 'string', arg: 'N', help: ['default 1'] },
   out: { type: 'string', arg: 'DIR', help: ['default results/kill-resume-<time>'] },
-}
+})
 
 const HELP = `Usage: npx zx bench/kill-resume.mjs [options]
 
@@ -37,6 +37,7 @@ exits 1 when a check fails. Holds the machine's run lock through each invocation
 Options:
 ${flagHelp(FLAGS, { column: 21 })}`
 
+/** @type {(name: string, v: string | undefined, d: number, min: number) => number} */
 const int = (name, v, d, min) => {
   if (v === undefined) return d
   const n = Number(v)
@@ -48,8 +49,9 @@ await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('kill-resume.mjs'), FLAGS, HELP, 'bench/kill-resume.mjs')
   const series = parseSeries(flags.series ?? 'pooling')
   if (series.length !== 1) throw userError('--series', 'one series only', 'Use one of pooling, tls, ws, versions')
-  const runtime = flags.runtime ?? 'native'
-  if (!['native', 'docker'].includes(runtime)) throw userError('--runtime', `unknown runtime "${runtime}"`, 'Use native or docker')
+  const given = flags.runtime ?? 'native'
+  const runtime = /** @type {const} */ (['native', 'docker']).find((r) => r === given)
+  if (!runtime) throw userError('--runtime', `unknown runtime "${given}"`, 'Use native or docker')
   const min = int('min', flags.min, 4, 0)
   const max = int('max', flags.max, 20, min)
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13)

@@ -6,7 +6,7 @@
 import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { parseLoadModelOptions } = await import('../lib/cli/load-model-options.ts')
 const { parseRunOptions } = await import('../lib/cli/run-options.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
@@ -14,13 +14,13 @@ const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
 const { loadModelReport } = await import('../lib/bench/load-model.ts')
 const { runBench } = await import('../lib/run/run.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   run: { type: 'boolean', help: ['make a run first (series pooling) and add it to the directories'] },
   profile: { type: 'string', arg: 'P', help: ['with --run: smoke|quick|standard|full (default quick)'] },
   proxies: { type: 'string', arg: 'LIST', help: ['with --run: default haproxy,nginx,caddy'] },
   seed: { type: 'string', arg: 'N', help: ["with --run: the order's seed"] },
   out: { type: 'string', arg: 'DIR', help: ['with --run: default results/<run-id>'] },
-}
+})
 
 const HELP = `Usage: npx zx bench/load-model.mjs [options] [RUN_DIR...]
 

@@ -5,7 +5,7 @@
 import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { parseSeries, parseTaxNs } = await import('../lib/cli/run-options.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
@@ -17,7 +17,7 @@ const { lockPath } = await import('../lib/run/lock.ts')
 const { spawnSync } = await import('node:child_process')
 const { join, basename } = await import('node:path')
 
-const FLAGS = {
+const FLAGS = flagTable({
   profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
   series: { type: 'string', arg: 'LIST', help: ['passed to run-all one series at a time (default pooling,tls)'] },
   'tax-ns': { type: 'string', arg: 'N', help: ['the tax per system call (default 2000)'] },
@@ -30,7 +30,7 @@ const FLAGS = {
     type: 'boolean',
     help: ['compare the windows made invalid only as disturbed (foreign CPU, steal)', 'too, and say so: on a busy machine they may be all there is'],
   },
-}
+})
 
 const HELP = `Usage: npx zx bench/machine-shift.mjs [--profile P] [--series LIST] [--tax-ns N] [--proxies LIST] [--out DIR]
        npx zx bench/machine-shift.mjs DIR DIR

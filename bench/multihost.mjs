@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { writeFileAtomic } = await import('../lib/core/atomic.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
@@ -15,13 +15,13 @@ const { MEASUREMENTS, readTable } = await import('../lib/data/tables.ts')
 const { formatHostsComparison } = await import('../lib/bench/multihost.ts')
 const { netnsUnavailable, startNetnsEngines } = await import('../test/integration/support/netns-engines.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   profile: { type: 'string', arg: 'NAME', help: ['default quick'] },
   series: { type: 'string', arg: 'NAME', help: ['default pooling'] },
   proxies: { type: 'string', arg: 'LIST', help: ['default haproxy,nginx (F3 needs two)'] },
   variants: { type: 'string', arg: 'LIST', help: ["only these variants (default: the series' own)"] },
   out: { type: 'string', arg: 'DIR', help: ['default results/multihost-<time>'] },
-}
+})
 
 const HELP = `Usage: npx zx bench/multihost.mjs [options]   (root)
 
@@ -36,7 +36,11 @@ writes <out>/comparison.txt. Tears the hosts down, also on failure.
 Options:
 ${flagHelp(FLAGS, { column: 21 })}`
 
-/** run-all with its output on this terminal; resolves to the seconds it took. */
+/**
+ * run-all with its output on this terminal; resolves to the seconds it took.
+ * @param {string[]} args
+ * @returns {Promise<number>}
+ */
 function runAll(args) {
   const started = Date.now()
   return new Promise((resolve, reject) => {

@@ -3,7 +3,7 @@
 import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { parseProxyList } = await import('../lib/catalog/stack.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { userError } = await import('../lib/core/errors.ts')
@@ -12,13 +12,13 @@ const { formatCostLines, runReferenceCost } = await import('../lib/bench/referen
 const { parseTaxNs } = await import('../lib/cli/run-options.ts')
 const { join } = await import('node:path')
 
-const FLAGS = {
+const FLAGS = flagTable({
   proxies: { type: 'string', arg: 'LIST', help: ['default haproxy,nginx'] },
   variants: { type: 'string', arg: 'LIST', help: ['default article,pool-removed'] },
   repeats: { type: 'string', arg: 'N', help: ['default 4'] },
   'tax-ns': { type: 'string', arg: 'N', help: ['compare as is with this system-call tax instead'] },
   out: { type: 'string', arg: 'DIR', help: ['default results/reference-cost-<time>'] },
-}
+})
 
 const HELP = `Usage: npx zx bench/reference-cost.mjs [--proxies LIST] [--variants LIST] [--repeats N] [--tax-ns N] [--out DIR]
 

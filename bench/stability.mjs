@@ -4,7 +4,7 @@
 import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
@@ -14,7 +14,7 @@ const { cellSpreads, formatBetweenRun, formatPrecision, formatStability, precisi
 const { spawnSync } = await import('node:child_process')
 const { join, basename } = await import('node:path')
 
-const FLAGS = {
+const FLAGS = flagTable({
   runs: { type: 'string', arg: 'N', help: ['runs to make (default 3)'] },
   profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
   series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls,ws)'] },
@@ -30,7 +30,7 @@ const FLAGS = {
     ],
   },
   out: { type: 'string', arg: 'DIR', help: ['where the runs go (default results/stability-<profile>)'] },
-}
+})
 
 const HELP = `Usage: npx zx bench/stability.mjs --runs N [--profile P] [--series LIST] [--proxies LIST] [--reference rtt] [--apart MIN] [--out DIR]
        npx zx bench/stability.mjs DIR DIR [DIR …]

@@ -4,7 +4,7 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
 const { setup } = await import('../lib/setup/doctor.ts')
 const { acquireStepLock } = await import('../lib/run/lock.ts')
@@ -12,13 +12,13 @@ const { usable } = await import('../lib/setup/component.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: haproxy,nginx,envoy,traefik,caddy)'] },
   check: { type: 'boolean', help: ['look only; install, download, build and start nothing (no lock)'] },
   doctor: { type: 'boolean', help: ['the same as no flag (npm run doctor)'] },
   json: { type: 'boolean', help: ['print the table as a JSON array on stdout'] },
   quiet: { type: 'boolean', help: ['print only problems (used by npm test)'] },
-}
+})
 
 const HELP = `Usage: npx zx notebooks/00-setup.mjs [options]   (also: npm run doctor -- [options])
 
@@ -51,6 +51,6 @@ await runNotebook(async () => {
     const shown = rows.map((r) => ({ ...r, sha256: r.sha256.slice(0, 12) }))
     process.stdout.write(formatTable(shown, ['component', 'version', 'source', 'status', 'sha256', 'path', 'h3']) + '\n')
   }
-  for (const r of rows.filter((r) => r.note)) log.warn(r.note)
+  for (const r of rows) if (r.note) log.warn(r.note)
   return rows.every(usable) ? 0 : 1
 })

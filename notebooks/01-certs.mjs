@@ -3,16 +3,16 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { ensureCerts, KEY_TYPES, reusable } = await import('../lib/setup/certs.ts')
 const { acquireStepLock } = await import('../lib/run/lock.ts')
 const { certsDir } = await import('../lib/core/paths.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   force: { type: 'boolean', help: ['regenerate everything (a new CA)'] },
   dir: { type: 'string', arg: 'DIR', help: ['where to write (default: certs/)'] },
-}
+})
 
 const HELP = `Usage: npx zx notebooks/01-certs.mjs [options]   (also: npm run certs -- [options])
 

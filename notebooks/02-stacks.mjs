@@ -5,7 +5,7 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
 const { ensureDockerEngine } = await import('../lib/setup/docker-engine.ts')
 const { ensureImages } = await import('../lib/setup/images/ensure.ts')
@@ -15,7 +15,7 @@ const { userError } = await import('../lib/core/errors.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   images: {
     type: 'string',
     arg: 'MODE',
@@ -33,7 +33,7 @@ const FLAGS = {
   newest: { type: 'boolean', help: ['only the newest catalog version of each proxy'] },
   force: { type: 'boolean', help: ['rebuild offline images even when their inputs did not change'] },
   json: { type: 'boolean', help: ['print the rows as a JSON array on stdout'] },
-}
+})
 
 const HELP = `Usage: npx zx notebooks/02-stacks.mjs [options]
 
@@ -51,8 +51,9 @@ Exit status: 0 when every image is usable, 1 when one failed, 2 on bad flags or 
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('02-stacks.mjs'), FLAGS, HELP, 'notebooks/02-stacks.mjs')
-  const mode = flags.images ?? 'auto'
-  if (!IMAGE_MODES.includes(mode)) throw userError('--images', `unknown mode "${mode}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
+  const given = flags.images ?? 'auto'
+  const mode = IMAGE_MODES.find((m) => m === given)
+  if (!mode) throw userError('--images', `unknown mode "${given}"`, `Use one of: ${IMAGE_MODES.join(', ')}`)
   const log = consoleLogger()
   const proxies = flags.proxies !== undefined ? parseProxyList(flags.proxies) : PROXIES
   // Rebuilt images and a restarted engine under a running measurement would spoil it (inside one, its lock is re-used).

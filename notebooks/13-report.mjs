@@ -3,7 +3,7 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagChecker, flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagChecker, flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { buildReport } = await import('../lib/report/build.ts')
 const { formatLedger } = await import('../lib/claims/format.ts')
@@ -14,7 +14,7 @@ const { loadBaseline } = await import('../lib/data/baselines.ts')
 const { finishOutcome, OUTCOME_FLAGS } = await import('../lib/cli/report-outcome.ts')
 const { parseSiteDir } = await import('../lib/cli/site-dir.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<run-id>)'] },
   baseline: {
     type: 'string',
@@ -25,7 +25,7 @@ const FLAGS = {
   site: { type: 'string', arg: 'DIR', help: ['output folder (default site/)'], check: (dir) => parseSiteDir(dir) ?? join(repoRoot, 'site') },
   'no-pdf': { type: 'boolean', help: ['skip the PDF'] },
   ...OUTCOME_FLAGS,
-}
+})
 
 const HELP = `Usage: npx zx notebooks/13-report.mjs --run DIR [--baseline ID]   (also: npm run report -- …)
 
@@ -51,7 +51,7 @@ await runNotebook(async () => {
   const gates = check('fail-on', check('baseline'))
   const siteDir = check('site')
   // --json: stdout carries the one JSON document; every human line goes to stderr.
-  const human = (text) => void (flags.json ? process.stderr : process.stdout).write(text)
+  const human = (/** @type {string} */ text) => void (flags.json ? process.stderr : process.stdout).write(text)
   const r = await buildReport({ runDir: flags.run, baseline: flags.baseline, siteDir, pdf: !flags['no-pdf'], log: consoleLogger() })
   human(
     [

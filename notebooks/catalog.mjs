@@ -4,7 +4,7 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
 const { upkeepRows, shortList } = await import('../lib/catalog/upkeep.ts')
 const { gatherOffers } = await import('../lib/setup/offers.ts')
@@ -12,7 +12,7 @@ const { h3Label, h3Support } = await import('../lib/setup/h3-support.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   check: { type: 'boolean', help: ['ask the sources (a minute or two)'] },
   update: {
     type: 'boolean',
@@ -23,7 +23,7 @@ const FLAGS = {
   },
   proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: all five)'] },
   json: { type: 'boolean', help: ['print the rows as JSON on stdout'] },
-}
+})
 
 const HELP = `Usage: npm run catalog -- [--check] [options]   (also: npx zx notebooks/catalog.mjs)
 

@@ -4,7 +4,7 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
 const { parseVersionChoice } = await import('../lib/catalog/version-choice.ts')
 const { userError } = await import('../lib/core/errors.ts')
@@ -17,12 +17,12 @@ const { mkdtempSync } = await import('node:fs')
 const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')
 
-const FLAGS = {
+const FLAGS = flagTable({
   proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: all five)'] },
   variants: { type: 'string', arg: 'LIST', help: ['only these variants (default: all of each proxy)'] },
   versions: { type: 'string', arg: 'WHICH', help: ['all (default), newest, ends, or catalog versions: 1.26.3,3.0.11'] },
   json: { type: 'boolean', help: ['print an array of {proxy, version, variant, conns_per_100, ...} on stdout'] },
-}
+})
 
 const HELP = `Usage: npx zx notebooks/pool-table.mjs [options]   (also: npm run pool-table -- [options])
 
@@ -46,7 +46,7 @@ await runNotebook(async () => {
     ?.split(',')
     .map((v) => v.trim())
     .filter(Boolean)
-  const unknown = flags.variants === undefined ? undefined : variants.length === 0 ? '' : variants.find((v) => !known.includes(v))
+  const unknown = variants === undefined ? undefined : variants.length === 0 ? '' : variants.find((v) => !known.includes(v))
   if (unknown !== undefined)
     throw userError(
       '--variants',

@@ -4,17 +4,17 @@ import { basename } from 'node:path'
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { promote } = await import('../lib/data/baselines.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { displayPath } = await import('../lib/core/paths.ts')
 const { archiveComponents, archiveNotes } = await import('../lib/data/archive-index.ts')
 
-const FLAGS = {
+const FLAGS = flagTable({
   id: { type: 'string', arg: 'ID', help: ['baseline id (default: the run id)'] },
   force: { type: 'boolean', help: ['replace an existing baseline with that id'] },
-}
+})
 
 const HELP = `Usage: npm run promote -- RUN_DIR [--id ID] [--force]
 

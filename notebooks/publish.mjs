@@ -3,13 +3,13 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { flagHelp, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
 const { publishSite } = await import('../lib/report/publish.ts')
 const { join } = await import('node:path')
 
-const FLAGS = {
+const FLAGS = flagTable({
   site: { type: 'string', arg: 'DIR', help: ['the built site (default site/)'] },
   to: {
     type: 'string',
@@ -26,7 +26,7 @@ const FLAGS = {
     ],
   },
   message: { type: 'string', arg: 'TEXT', help: ['the commit message (default "proxybench site, published <date>")'] },
-}
+})
 
 const HELP = `Usage: npm run publish -- [--site DIR] [--to DIR] [--git-branch NAME] [--message TEXT]
 

@@ -3,7 +3,7 @@ import { formatTable } from '../core/text-table.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
 import { quietLine, quietSummary, type QuietSummary } from '../data/quiet.ts'
 import type { RunData } from '../data/run-data.ts'
-import { CELL_COLUMNS, cellIdOf, keyId, type TableName } from '../data/grouping.ts'
+import { CELL_COLUMNS, cellIdOf, groupBy, keyId, type TableName } from '../data/grouping.ts'
 import type { VerdictLine } from './stability.ts'
 import { isDecided } from '../core/verdict.ts'
 
@@ -73,24 +73,24 @@ export interface DisturbanceEffect {
 }
 
 export function disturbanceEffects(run: RunData): DisturbanceEffect[] {
-  const bySeries = new Map<string, { share: number; shift: number }[]>()
+  const shifts: { series: string; share: number; shift: number }[] = []
   for (const t of tables) {
     const rows = (run[t] ?? []) as (AnyRow & { series: string })[]
-    const clean = new Map<string, number[]>()
+    const validFigures = rows.flatMap((r) => {
+      const v = precisionValue(t, r)
+      return r.status === 'valid' && v !== null ? [{ cell: cellOf(t, r), v }] : []
+    })
+    const clean = groupBy(validFigures, (f) => [f.cell])
     for (const r of rows) {
       const v = precisionValue(t, r)
-      if (r.status === 'valid' && v !== null) clean.set(cellOf(t, r), [...(clean.get(cellOf(t, r)) ?? []), v])
-    }
-    for (const r of rows) {
-      const v = precisionValue(t, r)
-      const base = clean.get(cellOf(t, r))
+      const base = clean.get(cellOf(t, r))?.map((f) => f.v)
       // Only a window invalid for its disturbance alone has a figure to compare.
       if (!isDisturbed(r) || r.reason.includes(';') || v === null || !base?.length) continue
       const share = Math.max(r.foreign_cpu_share ?? 0, r.load_foreign_cpu_share ?? 0)
-      bySeries.set(r.series, [...(bySeries.get(r.series) ?? []), { share, shift: Math.abs(v / median(base) - 1) }])
+      shifts.push({ series: r.series, share, shift: Math.abs(v / median(base) - 1) })
     }
   }
-  return [...bySeries]
+  return [...groupBy(shifts, (s) => [s.series])]
     .map(([series, xs]) => ({
       series,
       windows: xs.length,

@@ -5,7 +5,7 @@
  */
 import { CALIBRATION_REFERENCE, REFERENCE_LABELS, isDirectReference, runReferences } from '../analysis/calibrated.ts'
 import { TABLE_SPECS, summarizeCells } from '../analysis/cells.ts'
-import { projectId } from '../data/grouping.ts'
+import { groupBy, projectId } from '../data/grouping.ts'
 import { evaluateClaims } from '../claims/evaluate.ts'
 import type { Ledger } from '../claims/ledger.ts'
 import { LEVEL } from '../core/intervals.ts'
@@ -116,15 +116,13 @@ export function cellSpreads(runs: readonly StabilityRun[]): CellSpread[] {
     // The reference's own cell is 1 in its unit by definition: no calibrated figure.
     const referenceCells = new Set<string>()
     const perRun = runs.map((r) => {
-      const byCell = new Map<string, number[]>()
-      for (const row of r.tables[table]) {
+      const figures = r.tables[table].flatMap((row) => {
         const v = row.status === 'valid' ? precisionValue(table, row) : null
-        if (v === null) continue
-        const id = projectId(row, spec.keys)
-        if (reference === 'direct' && table === 'measurements' && isDirectReference(row as { series: string; model: string })) referenceCells.add(id)
-        byCell.set(id, [...(byCell.get(id) ?? []), v])
-      }
-      return new Map([...byCell].map(([id, vs]) => [id, median(vs)]))
+        return v === null ? [] : [{ id: projectId(row, spec.keys), v, row }]
+      })
+      for (const f of figures)
+        if (reference === 'direct' && table === 'measurements' && isDirectReference(f.row as { series: string; model: string })) referenceCells.add(f.id)
+      return new Map([...groupBy(figures, (f) => [f.id])].map(([id, fs]) => [id, median(fs.map((f) => f.v))]))
     })
     const cells = [...new Set(perRun.flatMap((m) => [...m.keys()]))]
     for (const cell of cells) {
@@ -159,7 +157,7 @@ export async function precisionByRun(runs: readonly StabilityRun[]): Promise<Run
   return Promise.all(
     runs.map(async (r) => {
       const target = r.tables.manifest?.profile_settings?.precision ?? 0.03
-      const byGroup = new Map<string, { hw: number; ok: boolean }[]>()
+      const entries: { group: string; hw: number; ok: boolean }[] = []
       const unstable: string[] = []
       for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
         for (const c of await summarizeCells(TABLE_SPECS[table], r.tables[table] as never)) {
@@ -167,10 +165,10 @@ export async function precisionByRun(runs: readonly StabilityRun[]): Promise<Run
           if (c.ciHalfWidthPct === null) continue
           const group = `${c.key.series}${c.key.model === 'open' ? ' (open)' : ''}`
           const hw = c.ciHalfWidthPct / 100
-          byGroup.set(group, [...(byGroup.get(group) ?? []), { hw, ok: hw <= target && (c.ciLevel ?? 0) >= LEVEL }])
+          entries.push({ group, hw, ok: hw <= target && (c.ciLevel ?? 0) >= LEVEL })
         }
       }
-      const groups = [...byGroup].map(([group, cs]) => ({
+      const groups = [...groupBy(entries, (e) => [e.group])].map(([group, cs]) => ({
         group,
         cells: cs.length,
         atTarget: cs.filter((c) => c.ok).length,

@@ -17,8 +17,5 @@ export const EXTRAS: Partial<Record<ProxyName, { series: string; variants: strin
 export const VERSION_VARIANTS = ['article', 'pool-added'] as const
 export type VersionVariant = (typeof VERSION_VARIANTS)[number]
 
-/** Proxies built on Go's crypto/tls, the rest on OpenSSL or BoringSSL. */
-export const GO_PROXIES: readonly string[] = ['traefik', 'caddy']
-
 /** WebSocket variants held open: Envoy also with its circuit breakers raised. */
 export const holdVariants = (p: ProxyName): string[] => (p === 'envoy' ? ['ws', 'ws-raised'] : ['ws'])

@@ -22,6 +22,15 @@ export interface FlagDef {
 
 export type FlagTable = Readonly<Record<string, FlagDef>>
 
+/**
+ * A flag table written in a notebook or bench (.mjs): returned as given, with its literal
+ * types kept (`type: 'boolean'` stays 'boolean'), so the parsed flags are typed there too.
+ * Tables in .ts files write `as const` instead.
+ */
+export function flagTable<const T extends FlagTable>(table: T): T {
+  return table
+}
+
 /** What the parser gives for one flag: a string, a boolean, or the list of a repeatable one. */
 export type FlagValue<D extends FlagDef> = D['type'] extends 'boolean' ? boolean : D['multiple'] extends true ? string[] : string
 

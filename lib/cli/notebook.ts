@@ -4,9 +4,10 @@ import { UserError } from '../core/errors.ts'
  * Runs a notebook's main: a UserError prints one line and exits 2, anything else is
  * a bug and keeps its stack trace.
  */
-export async function runNotebook(main: () => Promise<number | undefined>): Promise<void> {
+export async function runNotebook(main: (() => Promise<number | undefined>) | (() => Promise<void>)): Promise<void> {
   try {
-    process.exitCode = (await main()) ?? 0
+    const code = await main()
+    process.exitCode = typeof code === 'number' ? code : 0
   } catch (e) {
     if (e instanceof UserError) {
       process.stderr.write(`proxybench: ${e.message}\n`)

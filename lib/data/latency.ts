@@ -52,7 +52,6 @@ export const latencySpectrumSchema = z
   })
 
 export type LatencySpectrum = z.infer<typeof latencySpectrumSchema>
-export type SpectrumPoint = LatencySpectrum['points'][number]
 
 /** What the Go generator prints in its summary (`latency_spectrum`). */
 export interface LoadgenSpectrum {

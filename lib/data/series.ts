@@ -49,6 +49,12 @@ export const SERIES_ROWS = {
   capacity: { measurements: ['capacity'] },
 } as const satisfies Record<SeriesName, Partial<Record<TableName, readonly string[]>>>
 
+type Elements<T> = T extends readonly (infer N)[] ? N : never
+type RowTable = typeof SERIES_ROWS
+
+/** A `series` column value some series writes (`'pool-added'`, `'tls-open'`, …): the type of SERIES_ROWS' names. */
+export type RowSeries = { [S in keyof RowTable]: Elements<RowTable[S][keyof RowTable[S]]> }[keyof RowTable]
+
 /** The pooling series' open-model rows of each article config at a fraction of its own closed ceiling (lib/series/pooling.ts). */
 export const OWN_RATE_SERIES = 'same-own-rate'
 

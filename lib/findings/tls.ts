@@ -1,6 +1,7 @@
 import { medianInterval } from '../core/intervals.ts'
 import { median, summarize } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
+import type { RowSeries } from '../data/series.ts'
 import { failShare, shows, validButForErrors, type OpenOutcome } from '../data/open-outcome.ts'
 import type { Finding } from './types.ts'
 
@@ -45,7 +46,10 @@ export function tlsFindings(rows: readonly Measurement[]): Finding[] {
 }
 
 /** What each proxy's open-model cells show at one series' rate (median repeat), or null with no such rows. */
-function openFigure(rows: readonly Measurement[], series: string): { rate: number | null | undefined; figure: string; intervals: Finding['intervals'] } | null {
+function openFigure(
+  rows: readonly Measurement[],
+  series: RowSeries,
+): { rate: number | null | undefined; figure: string; intervals: Finding['intervals'] } | null {
   const open = rows.filter((r) => r.series === series && validButForErrors(r))
   if (open.length === 0) return null
   const cell = (proxy: string, kt: string) => open.filter((r) => r.proxy === proxy && r.key_type === kt)

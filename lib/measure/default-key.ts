@@ -1,6 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import { blankRow } from '../data/columns/derive.ts'
 import { ROW_FILES } from '../data/columns/table.ts'
@@ -45,29 +43,23 @@ export async function measureDefaultKey(cell: CellPlan, repeat: number, ctx: Cel
         s = await exec('openssl', ['s_client', '-connect', url, '-servername', 'localhost', '-showcerts'], { timeoutMs: 15_000 })
       }
       const raw = rawFile(ctx.runDir, name, 's_client.txt')
-      mkdirSync(dirname(raw), { recursive: true })
-      writeFileSync(raw, s.stdout + s.stderr)
+      writeFileAtomic(raw, s.stdout + s.stderr)
       const pem = PEM.exec(s.stdout)?.[0]
       if (!pem) return row({ status: 'failed', reason: `no certificate in the handshake: ${lastLine(s.stderr) || `openssl s_client exit ${s.code}`}` })
-      const dir = mkdtempSync(join(tmpdir(), 'pb-default-key-'))
-      try {
-        writeFileSync(join(dir, 'leaf.pem'), pem + '\n')
-        const x = await exec('openssl', ['x509', '-noout', '-text', '-in', join(dir, 'leaf.pem')], { timeoutMs: 15_000 })
-        const k = x.code === 0 ? parseCertificateText(x.stdout) : null
-        if (!k) return row({ status: 'failed', reason: `openssl x509 could not read the served certificate: ${lastLine(x.stderr)}` })
-        const served = servedKeyName(k)
-        return row({
-          served_key: served,
-          key_algorithm: k.algorithm,
-          key_bits: k.bits,
-          curve: k.curve,
-          subject: k.subject,
-          issuer: k.issuer,
-          ...(served ? {} : { status: 'invalid', reason: `a key this harness has no word for (${k.algorithm} ${k.bits ?? '?'} ${k.curve})` }),
-        })
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
+      // The leaf on stdin: no scratch file.
+      const x = await exec('openssl', ['x509', '-noout', '-text'], { input: pem + '\n', timeoutMs: 15_000 })
+      const k = x.code === 0 ? parseCertificateText(x.stdout) : null
+      if (!k) return row({ status: 'failed', reason: `openssl x509 could not read the served certificate: ${lastLine(x.stderr)}` })
+      const served = servedKeyName(k)
+      return row({
+        served_key: served,
+        key_algorithm: k.algorithm,
+        key_bits: k.bits,
+        curve: k.curve,
+        subject: k.subject,
+        issuer: k.issuer,
+        ...(served ? {} : { status: 'invalid', reason: `a key this harness has no word for (${k.algorithm} ${k.bits ?? '?'} ${k.curve})` }),
+      })
     },
     probe,
   )

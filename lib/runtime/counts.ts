@@ -179,11 +179,6 @@ export function countingUnavailable(): Promise<string | null> {
   return probe
 }
 
-/** For tests: forget the probe's answer. */
-export const resetCountingProbe = () => {
-  probe = undefined
-}
-
 interface Attached {
   role: RunningRole
   group: CountingGroup

@@ -1,5 +1,6 @@
 import type { PinnedVersions } from '../catalog/version-choice.ts'
 import type { ProxyName } from '../catalog/stack.ts'
+import type { RowSeries } from '../data/series.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
@@ -13,7 +14,7 @@ import type { Series, SeriesContext } from './types.ts'
 export const HANDSHAKE_WORKERS = 4
 export const OPEN_MAX_VUS = 1000
 
-const tlsCell = (proxy: ProxyName, series: string, keyType: KeyType, connections: number, pinned?: PinnedVersions): CellPlan =>
+const tlsCell = (proxy: ProxyName, series: RowSeries, keyType: KeyType, connections: number, pinned?: PinnedVersions): CellPlan =>
   catalogCellPlan(proxy, { series, variant: 'pool-added', keyType, connections, pinned })
 
 /** Seed 004's TLS scenario (RSA-2048, HAProxy vs nginx): those two also get an RSA-2048 ceiling. */

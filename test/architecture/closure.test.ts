@@ -5,22 +5,13 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { test } from 'node:test'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { scripts } from '../../lib/docs/help.ts'
+import { runtimeImports } from '../support/imports.ts'
 
 /**
  * What a step loads when it runs, followed through every import (static and dynamic, not
  * type-only ones, which load nothing): the report's steps read data and must never load
  * the measuring side, or the image builder and the Docker client come with `npm run report`.
  */
-
-/** Imports that load code at run time: static, side-effect, re-exports and dynamic import(); `import type` left out. */
-export function runtimeImports(text: string): string[] {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
-  const out: string[] = []
-  for (const m of code.matchAll(/^\s*(import|export)\s+(type\s+)?[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm)) if (!m[2]) out.push(m[3]!)
-  for (const m of code.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm)) out.push(m[1]!)
-  for (const m of code.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push(m[1]!)
-  return out
-}
 
 /** Every repository file and npm package a file loads, transitively; `missing`: relative imports that name no file. */
 export function closure(entry: string, root = repoRoot): { files: Set<string>; packages: Set<string>; missing: Set<string> } {
@@ -123,4 +114,6 @@ test('the closure follows dynamic imports and re-exports, skips type-only import
   write('lib/run/types.ts', '')
   assert.deepEqual(measuringLoads('notebooks/r.mjs', root), ['dockerode', 'lib/setup/images.ts'])
   assert.deepEqual(runtimeImports("// import x from './no.ts'\nimport type { A } from './a.ts'\nimport './side.ts'\n"), ['./side.ts'])
+  // A type-only export before an import does not make the import type-only; `typeof import()` loads nothing.
+  assert.deepEqual(runtimeImports("export type { T }\nimport { a } from './a.ts'\nlet d: typeof import('./d.ts')\n"), ['./a.ts'])
 })

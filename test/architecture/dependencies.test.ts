@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { builtinModules } from 'node:module'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { test } from 'node:test'
 import { repoRoot } from '../../lib/core/paths.ts'
+import { bareImports, sourceFiles } from '../support/imports.ts'
 
 /**
  * Every package the code imports is declared in package.json: one that only arrives
@@ -13,25 +14,7 @@ import { repoRoot } from '../../lib/core/paths.ts'
 const SCANNED = ['lib', 'notebooks', 'bench', 'test']
 const SOURCE = /\.(ts|mts|mjs|js|cjs)$/
 
-function sources(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f)
-    if (f === 'node_modules' || f === 'fixtures') return []
-    return statSync(p).isDirectory() ? sources(p) : SOURCE.test(f) ? [p] : []
-  })
-}
-
-/** Bare module specifiers of a file: static, type-only, re-exported, dynamic and required. */
-export function bareImports(text: string): string[] {
-  const specs = [
-    ...text.matchAll(/(?:^|[\s;{}()])(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g),
-    ...text.matchAll(/(?:^|[\s;{}()])import\s*['"]([^'"]+)['"]/g),
-    ...text.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g),
-    ...text.matchAll(/\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ].map((m) => m[1]!)
-  return [...new Set(specs.filter((s) => !s.startsWith('.') && !s.startsWith('/')))]
-}
+const sources = (dir: string) => sourceFiles(dir, SOURCE, ['node_modules', 'fixtures'])
 
 /** The package a specifier loads: `@scope/name` or `name` (a subpath dropped). */
 export const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { test } from 'node:test'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { CELL_COLUMNS } from '../../lib/data/grouping.ts'
+import { relativeImports, sourceFiles } from '../support/imports.ts'
 
 /**
  * The layout's import rules (CONTRIBUTING.md#layout), read from the sources: the report side
@@ -12,19 +13,10 @@ import { CELL_COLUMNS } from '../../lib/data/grouping.ts'
  */
 const LIB = join(repoRoot, 'lib')
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f)
-    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : []
-  })
-}
+const sources = (dir: string) => sourceFiles(dir)
 
 /** Relative imports of a file (static, dynamic and type-only), as paths relative to the repository. */
-function importsOf(file: string, root: string): string[] {
-  const text = readFileSync(file, 'utf8')
-  const specs = [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1]!)
-  return specs.map((s) => relative(root, resolve(dirname(file), s)))
-}
+const importsOf = (file: string, root: string): string[] => relativeImports(file, readFileSync(file, 'utf8'), root)
 
 const folderOf = (path: string) => path.split('/')[1]!
 
@@ -178,10 +170,26 @@ function handMadeKeys(text: string): string[] {
     )
 }
 
-/** A map of arrays filled by hand (`m.set(k, [...(m.get(k) ?? []), r])`): a grouping that lib/data/grouping.ts does. */
-const handMadeGroups = (text: string) => [...text.matchAll(/\.set\(([^,]+), \[\.\.\.\(\w+\.get\(\1\)/g)].map((m) => m[0])
+/**
+ * A map of arrays filled by hand, the grouping lib/data/grouping.ts does (groupBy, groupRows,
+ * groupCells): `m.set(k, [...(m.get(k) ?? []), r])`, a group started by hand (`m.set(k, [r])`),
+ * or pushed into (`(m[k] ??= []).push(r)`, `m.get(k)!.push(r)`).
+ */
+export const handMadeGroups = (text: string) =>
+  [
+    ...text.matchAll(/\.set\(([^\n]+?), \[\.\.\.\(\w+\.get\(\1\)/g),
+    ...text.matchAll(/\.set\([^\n]+?, \[\w+\]\)/g),
+    ...text.matchAll(/(?:\?\?|\|\|)= \[\]\)\.push\(/g),
+    ...text.matchAll(/\.get\([^\n]+?\)[!?]\.push\(/g),
+  ].map((m) => m[0])
 
-/** The stages that group rows into cells (CONTRIBUTING.md#grouping); by file name within lib/, wherever their folder moves. */
+/** Files of lib/ that fill a map of arrays by hand on purpose, and why: none groups rows. */
+const GROUPS_BY_HAND: Record<string, string> = {
+  'lib/data/grouping.ts': 'the one home of grouping',
+  'lib/measure/culprits.ts': 'a process tree (child pids by parent pid), not rows',
+}
+
+/** The stages that group rows into cells (CONTRIBUTING.md#grouping) import lib/data/grouping.ts; by file name within lib/, wherever their folder moves. */
 const GROUPING_CONSUMERS = [
   'analysis/cells.ts',
   'claims/cells.ts',
@@ -195,6 +203,9 @@ const GROUPING_CONSUMERS = [
   'analysis/h3.ts',
   'analysis/protocols.ts',
   'analysis/run-figures.ts',
+  'report/sections/latency.ts',
+  'bench/stability.ts',
+  'bench/busy-machine.ts',
 ]
 
 test('cell keys are made in lib/data/grouping.ts only: no template literal joins cell columns with |', () => {
@@ -204,20 +215,39 @@ test('cell keys are made in lib/data/grouping.ts only: no template literal joins
   assert.deepEqual(offenders, [])
 })
 
-test('the stages that group rows into cells group through lib/data/grouping.ts, none by hand', () => {
+test('no file of lib/ groups rows by hand: every map of arrays is filled through lib/data/grouping.ts', () => {
+  const byHand = sources(LIB).flatMap((f) => handMadeGroups(readFileSync(f, 'utf8')).map((g) => `${relative(repoRoot, f)}: ${g}`))
+  assert.deepEqual(
+    byHand.filter((g) => !GROUPS_BY_HAND[g.slice(0, g.indexOf(':'))]),
+    [],
+  )
+  for (const f of Object.keys(GROUPS_BY_HAND))
+    assert.ok(
+      byHand.some((g) => g.startsWith(`${f}:`)),
+      `${f} no longer groups by hand: take it out of GROUPS_BY_HAND`,
+    )
+})
+
+test('the stages that group rows into cells group through lib/data/grouping.ts', () => {
   const files = sources(LIB).filter((f) => GROUPING_CONSUMERS.some((c) => f.endsWith(`/${c}`)))
   assert.equal(files.length, GROUPING_CONSUMERS.length, `found ${files.map((f) => relative(repoRoot, f)).join(', ')}`)
   const notThrough = files.filter((f) => !importsOf(f, repoRoot).includes('lib/data/grouping.ts')).map((f) => relative(repoRoot, f))
   assert.deepEqual(notThrough, [])
-  const byHand = files.flatMap((f) => handMadeGroups(readFileSync(f, 'utf8')).map((g) => `${relative(repoRoot, f)}: ${g}`))
-  assert.deepEqual(byHand, [])
   // The series' open-model rates come from one module.
   for (const series of ['pooling.ts', 'tls.ts']) assert.ok(importsOf(join(LIB, 'series', series), repoRoot).includes('lib/series/open-rate.ts'), series)
 })
 
-test('the key rules catch a hand-made cell key and a hand-filled group, not a label or another key', () => {
+test('the key rules catch a hand-made cell key and each form of a hand-filled group, not a label, a count or another key', () => {
   assert.deepEqual(handMadeKeys('const k = `${r.proxy}|${r.version}|${r.variant}`'), ['`${r.proxy}|${r.version}|${r.variant}`'])
   assert.deepEqual(handMadeKeys('const k = `${table}|${metric}`; const label = `${r.proxy} ${r.version}`'), [])
-  assert.equal(handMadeGroups('for (const r of rows) groups.set(id, [...(groups.get(id) ?? []), r])').length, 1)
-  assert.equal(handMadeGroups('counts.set(id, (counts.get(id) ?? 0) + 1)').length, 0)
+  // A new file of lib/ that groups by hand: each form is caught.
+  const newFile = [
+    'for (const r of rows) groups.set(id, [...(groups.get(id) ?? []), r])',
+    'clean.set(cellOf(t, r), [...(clean.get(cellOf(t, r)) ?? []), v])',
+    'if (g) g.push(r)\nelse groups.set(id, [r])',
+    ';(byProxy[r.proxy] ??= []).push(r)',
+    'byProxy.get(r.proxy)!.push(r)',
+  ].join('\n')
+  assert.equal(handMadeGroups(newFile).length, 5)
+  assert.deepEqual(handMadeGroups('counts.set(id, (counts.get(id) ?? 0) + 1)\nseen.set(id, true)\nconst groups = groupBy(rows, (r) => [r.proxy])'), [])
 })

@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { PROXIES } from '../../lib/catalog/stack.ts'
 import { BISECT_SERIES } from '../../lib/data/bisect.ts'
 import { DEFAULT_KEY_SERIES } from '../../lib/data/default-keys.ts'
-import { OWN_RATE_SERIES, ROW_SERIES } from '../../lib/data/series.ts'
+import { OWN_RATE_SERIES, ROW_SERIES, type RowSeries } from '../../lib/data/series.ts'
 import { capacityCells } from '../../lib/series/capacity.ts'
 import { h2Cells } from '../../lib/series/h2.ts'
 import { h3Cells, h3HandshakeCells, h3OpenCombos } from '../../lib/series/h3.ts'
@@ -47,4 +47,11 @@ test('ROW_SERIES lists exactly the series the harness writes (lib/series)', () =
   assert.deepEqual([...new Set(Object.values(ROW_SERIES).flat())].sort(), [...written].sort())
   assert.deepEqual(ROW_SERIES.handshakes, ['tls-handshake', 'h3-handshake', 'h3-handshake-tcp', 'resumption'])
   assert.deepEqual(ROW_SERIES.websocket, ['ws-echo', 'ws-hold'])
+})
+
+test('RowSeries is the names of SERIES_ROWS: a name no series writes is a type error (tsc checks the expect-error)', () => {
+  const known: RowSeries[] = ['pool-added', 'tls-open', 'ws-hold', 'l4-stream', 'h3-handshake-tcp', OWN_RATE_SERIES]
+  // @ts-expect-error 'pool-aded' is not a row series
+  const typo: RowSeries = 'pool-aded'
+  assert.ok(known.every((s) => Object.values(ROW_SERIES).flat().includes(s)) && typo)
 })

@@ -18,13 +18,6 @@ export function findingList(a: Article, findings: readonly Finding[], ids: reado
   if (chosen.length) a.bullets(chosen.map((f) => `**${f.id} ${esc(f.title)}**: ${MARK(f.verdict)}${f.figure ? `, ${esc(f.figure)}` : ''}`))
 }
 
-/** A chart and its image; with nothing to draw (every window of the run invalid or disturbed), one line instead of an empty chart. */
-export function chartOrNote(a: Article, charts: ChartRequest[], chart: ChartRequest, alt: string) {
-  if (chart.rows.length === 0) return a.para('*No chart: no cell has a valid value; the table says why.*')
-  charts.push(chart)
-  a.image(chart.path, alt)
-}
-
 /** What a figure of the article says beside its chart: its unit, its load model, the verdicts it shows. */
 export interface FigureText {
   /** The metric and what the marks are, e.g. "proxy CPU µs per request (median; bars: 95% CI of the median)". */

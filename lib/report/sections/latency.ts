@@ -1,3 +1,4 @@
+import { groupBy } from '../../data/grouping.ts'
 import type { LatencySpectrum, LatencySpectrumEntry } from '../../data/latency.ts'
 import { safeVariant } from '../../data/raw-files.ts'
 import type { RunTables } from '../../data/run-data.ts'
@@ -82,12 +83,7 @@ export function chooseSpectra(
   for (const series of [...new Set(mine.map((e) => e.cell.series))]) {
     const inSeries = mine.filter((e) => e.cell.series === series)
     const withVersion = new Set(inSeries.map((e) => e.cell.version)).size > 1
-    const cells = new Map<string, LatencySpectrumEntry[]>()
-    for (const e of inSeries) {
-      const label = cellLabel(e, withVersion)
-      cells.set(label, [...(cells.get(label) ?? []), e])
-    }
-    for (const [label, repeats] of cells) {
+    for (const [label, repeats] of groupBy(inSeries, (e) => [cellLabel(e, withVersion)])) {
       const valid = repeats.filter((e) => statusOf(e)?.status === 'valid')
       const sorted = [...(valid.length ? valid : repeats)].sort((a, b) => p99(a) - p99(b) || a.cell.repeat - b.cell.repeat)
       const entry = sorted[Math.floor((sorted.length - 1) / 2)]!

@@ -1,6 +1,7 @@
 import { poolingSeriesCells, type CellSummary } from '../../analysis/cells.ts'
 import { REFERENCE_LABELS } from '../../analysis/calibrated.ts'
 import { compareVersions } from '../../catalog/stack.ts'
+import { groupBy } from '../../data/grouping.ts'
 import { changesFromComparison, changesFromPublished, type CellChange } from '../baseline-changes.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { ChangeRow } from '../charts.ts'
@@ -195,8 +196,7 @@ function versionsPicture(a: Article, charts: ChartRequest[], input: ArticleInput
   const versioned = versionCells(closedPoolingCells(aggregates)).filter((c) => c.key.series === 'versions' && c.key.variant === 'article' && c.summary)
   if (versioned.length) {
     a.heading(2, PICTURES.versions)
-    const byProxy = new Map<string, CellSummary[]>()
-    for (const c of versioned) byProxy.set(String(c.key.proxy), [...(byProxy.get(String(c.key.proxy)) ?? []), c])
+    const byProxy = groupBy(versioned, (c) => [c.key.proxy])
     const rows = [...byProxy].flatMap(([proxy, cells]) =>
       cells
         .sort((x, y) => compareVersions(String(x.key.version), String(y.key.version)))
