@@ -4,11 +4,11 @@
 import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
-const { notebookArgs, parseFlags, flagHelp } = await import('../lib/cli/flags.ts')
+const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
 const { archiveCommand } = await import('../lib/setup/archive-cli.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 
-const FLAGS = {}
+const FLAGS = flagTable({})
 
 const HELP = `Usage: npm run archive -- list
        npm run archive -- export <run-id|baseline-id> FILE
