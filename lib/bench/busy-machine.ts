@@ -166,7 +166,7 @@ export function formatBusyMachine(
     ...facts.map((f) => `${f.name}: ${quietLine(f.quiet)}`),
     '',
     `with the neighbour: ${pct(share)} of planned cells reached their minimum valid repeats (wanted >= 95%): ${check(share >= 0.95)}`,
-    `with the neighbour: ${busyReached} of the ${byAllIdle.length} cells every idle run brought to their minimum did too${byAllIdle.length ? ` (${pct(busyReached / byAllIdle.length)})` : ''}`,
+    `with the neighbour: ${busyReached} of the ${byAllIdle.length} cells every idle run brought to their minimum did too${byAllIdle.length ? ` (${pct(busyReached / byAllIdle.length)})` : ''} (wanted >= 90%): ${check(byAllIdle.length > 0 && busyReached >= 0.9 * byAllIdle.length)}`,
     `with the neighbour: ${o.changes.length} decided verdicts differ from the idle runs' where those agree (wanted 0): ${check(o.changes.length === 0)}${o.changes.length ? ` (${o.changes.map((c) => c.id).join(', ')})` : ''}`,
     `with the neighbour: wall time ${ratio === null ? '?' : `${ratio.toFixed(2)}x`} the slower idle run's (wanted <= 2x): ${check(ratio !== null && ratio <= 2)}`,
     `the neighbour's command (${o.neighbour}) in the end summary's top 3: ${check(named)}; in the report's setup section: ${check(o.neighbourInReport)}`,

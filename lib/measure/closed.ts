@@ -13,7 +13,7 @@ import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
 import { TWO_PART_UNIT, twoPartCost } from '../data/calibration-unit.ts'
 import { referenceColumns, referenceNote, referenceUse, startReference } from './reference.ts'
-import { invalidReasons } from './validity.ts'
+import { invalidReasons, isDisturbedWindow } from './validity.ts'
 import { countCleanSlices, countedNote, slicesOf, slicesRecord, startSlicing, windowReadings, type SliceReading } from './slices.ts'
 import { writeFileAtomic } from '../core/atomic.ts'
 
@@ -152,7 +152,7 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
       stats: await backendStats(backend),
     }
   }
-  /** A slice reading: the roles' CPU in the order of sliceReading(a), the cores' times, the backend's requests. */
+  /** A slice reading, in the order snap() reads: the roles' CPU (in rolesOf's order), the cores' times, the backend's requests. */
   const sliceReading = async (): Promise<SliceReading> => {
     const [proxyNs, backendNs, generatorNs] = await Promise.all([
       proxy ? ctx.runtime.cpuNs(proxy) : 0,
@@ -243,7 +243,7 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
 
 /**
  * The part of the window the row counts: the whole window, or its clean slices when a
- * neighbour disturbed the others (lib/measure/slices.ts); the slices are kept in raw/.
+ * neighbour disturbed the others (lib/measure/slices.ts); a disturbed window's slices are kept in raw/.
  */
 function countedPart(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
   const { a, b } = w
@@ -255,7 +255,8 @@ function countedPart(w: ClosedWindow, stack: RunningStack, ctx: CellContext, nam
     ...(refNs ? { referenceNs: refNs } : {}),
   })
   const counted = countCleanSlices(slices, whole)
-  if (counted) writeFileAtomic(rawFile(ctx.runDir, name, 'slices.json'), JSON.stringify(slicesRecord(counted)) + '\n')
+  if (whole && isDisturbedWindow(whole) && slices.length)
+    writeFileAtomic(rawFile(ctx.runDir, name, 'slices.json'), JSON.stringify(slicesRecord(slices, counted)) + '\n')
   const [proxyNs, backendNs, generatorNs] = counted?.rolesNs ?? [b.proxyNs - a.proxyNs, b.backendNs - a.backendNs, b.generatorNs - a.generatorNs]
   return {
     windowS: counted?.seconds ?? Number(b.at - a.at) / 1e9,

@@ -108,8 +108,9 @@ export function countCleanSlices(slices: readonly Slice[], whole: WindowDisturba
   const total = slices.reduce((t, s) => t + s.seconds, 0)
   const seconds = clean.reduce((t, s) => t + s.seconds, 0)
   if (total <= 0 || seconds / total < MIN_COUNTED_SHARE) return null
-  const weighted = (f: (d: WindowDisturbance) => number | null) =>
-    clean.some((s) => f(s.disturbance!) === null) ? null : round4(clean.reduce((t, s) => t + f(s.disturbance!)! * s.seconds, 0) / seconds)
+  // Every slice was judged (checked above), so each clean one has its disturbance.
+  const judged = clean.map((s) => ({ seconds: s.seconds, d: s.disturbance! }))
+  const weighted = (f: (d: WindowDisturbance) => number) => round4(judged.reduce((t, s) => t + f(s.d) * s.seconds, 0) / seconds)
   return {
     slices: [...slices],
     seconds,
@@ -117,9 +118,10 @@ export function countCleanSlices(slices: readonly Slice[], whole: WindowDisturba
     rolesNs: slices[0]!.rolesNs.map((_, j) => clean.reduce((t, s) => t + s.rolesNs[j]!, 0)),
     share: round4(seconds / total),
     disturbance: {
-      stealShare: weighted((d) => d.stealShare)!,
-      foreignShare: weighted((d) => d.foreignShare)!,
-      loadForeignShare: weighted((d) => d.loadForeignShare),
+      stealShare: weighted((d) => d.stealShare),
+      foreignShare: weighted((d) => d.foreignShare),
+      // Null (no load cores apart from the proxy's) in one slice is null in all: the layout is the window's.
+      loadForeignShare: judged.some((s) => s.d.loadForeignShare === null) ? null : weighted((d) => d.loadForeignShare!),
     },
   }
 }
@@ -133,10 +135,13 @@ export function countedNote(c: CountedSlices): string {
   return `counted ${c.seconds.toFixed(1)} of ${total.toFixed(1)} s (${c.slices.length - dropped.length} of ${c.slices.length} slices): the others disturbed (foreign CPU up to ${(100 * worst).toFixed(0)}%, steal up to ${(100 * steal).toFixed(1)}%)`
 }
 
-/** What raw/<stem>.slices.json keeps of a counted window: every slice, so the choice can be checked. */
-export const slicesRecord = (c: CountedSlices) => ({
-  counted_share: c.share,
-  slices: c.slices.map((s) => ({
+/**
+ * What raw/<stem>.slices.json keeps of a window disturbed as a whole: every slice, and the
+ * share counted (null: not counted from its slices, so disturbed), so the choice can be checked.
+ */
+export const slicesRecord = (slices: readonly Slice[], counted: CountedSlices | null) => ({
+  counted_share: counted?.share ?? null,
+  slices: slices.map((s) => ({
     seconds: round4(s.seconds),
     work: s.work,
     roles_ns: s.rolesNs,

@@ -94,7 +94,8 @@ test('a burst in two of four slices: the clean two are counted, their CPU over t
   // The counted part states its own disturbance: the clean slices' (none here).
   assert.deepEqual(c.disturbance, { stealShare: 0, foreignShare: 0, loadForeignShare: 0 })
   assert.match(countedNote(c), /^counted 1\.0 of 2\.0 s \(2 of 4 slices\): the others disturbed \(foreign CPU up to 60%, steal up to 0\.0%\)$/)
-  const record = slicesRecord(c)
+  const record = slicesRecord(c.slices, c)
+  assert.equal(record.counted_share, 0.5)
   assert.equal(record.slices.length, 4)
   assert.deepEqual(
     record.slices.map((x) => x.clean),
@@ -111,6 +112,14 @@ test('steal disturbs a slice as it does a window', () => {
 test(`clean slices under ${MIN_COUNTED_SHARE} of the window: not counted (the window is judged whole, and disturbed)`, () => {
   assert.equal(counted(readings([0, 0.6, 0.6, 0.6])), null)
   assert.equal(counted(readings([0.6, 0.6])), null)
+  // Its slices are kept all the same, the share counted null: the choice can be checked.
+  const r = readings([0, 0.6, 0.6, 0.6])
+  const record = slicesRecord(slicesOf(r, layout), counted(r))
+  assert.equal(record.counted_share, null)
+  assert.deepEqual(
+    record.slices.map((x) => x.clean),
+    [true, false, false, false],
+  )
 })
 
 test('a slice that cannot be judged (roles on several hosts) leaves the window whole', () => {
@@ -118,6 +127,10 @@ test('a slice that cannot be judged (roles on several hosts) leaves the window w
   const s = slicesOf(r, { ...layout, severalHosts: true })
   assert.ok(s.every((x) => x.disturbance === null && !x.clean))
   assert.equal(counted(r, { ...layout, severalHosts: true }), null)
+  // Even beside a window judged disturbed: one unjudged slice and nothing is counted from slices.
+  assert.ok(counted(r), 'judged on one host, the window is counted from its clean slices')
+  const oneUnjudged = slicesOf(r, layout).map((x, i) => (i === 0 ? { ...x, disturbance: null, clean: false } : x))
+  assert.equal(countCleanSlices(oneUnjudged, whole(r)), null)
 })
 
 test("a co-running reference's CPU is spread over the slices, not taken for a neighbour", () => {

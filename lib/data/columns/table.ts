@@ -213,7 +213,7 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
     measured,
     4,
     'fraction of the window',
-    "closed rows: the share of the window the row's figures count; below 1, a neighbour disturbed the other slices and only the clean ones are counted (reason says how much; raw/<stem>.slices.json keeps every slice; docs/method/disturbance.md#slices); empty in open-model rows and files written before the column",
+    "closed rows: the share of the window the row's figures count; below 1, a neighbour disturbed the other slices and only the clean ones are counted (reason says how much; raw/<stem>.slices.json keeps the slices of every window disturbed as a whole; docs/method/disturbance.md#slices); empty in open-model rows and files written before the column",
   ),
 ])
 

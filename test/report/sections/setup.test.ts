@@ -98,3 +98,17 @@ test('a run on several hosts: the topology, each host and the network measured b
     /Docker host/,
   )
 })
+
+test('the slice rule is stated in the setup section where a window was counted from its clean slices, not otherwise', () => {
+  const rule = /A closed-model window disturbed in part whose clean half-second slices cover at least half of it counts those slices only/
+  assert.doesNotMatch(
+    setupMarkdown(() => {}),
+    rule,
+  )
+  const md = setupMarkdown((run) => {
+    const r = run.measurements.find((x) => x.status === 'valid' && x.model === 'closed')!
+    r.counted_share = 0.75
+  })
+  assert.match(md, /1 counted from their clean slices/)
+  assert.match(md, rule)
+})
