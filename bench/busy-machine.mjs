@@ -53,10 +53,12 @@ end and bounded by --neighbour-max S whatever happens), then idle again. A finis
 is reused, an interrupted one resumed (its neighbour restarted). Prints per run the wall
 time, windows disturbed / redone, time waited, the cells that reached the profile's
 minimum valid repeats, then the verdicts side by side, the criteria of issue 28 checked
-(>= 95% of cells at their minimum with the neighbour, no decided verdict changed where
-the idle runs agree, wall time <= 2x the idle run's, the neighbour named in the end
-summary and the report's setup section), and how far disturbed windows moved their
-cell's figure, by series.
+(>= 95% of cells at their minimum with the neighbour, and issue 43's >= 90% of the cells
+every idle run brought to theirs; no decided verdict changed where the idle runs agree,
+wall time <= 2x the idle run's, the neighbour named in the end summary and the report's
+setup section),
+and how far disturbed windows, and windows counted from their clean slices, moved from
+their cell's whole valid windows, by series.
 
 "Idle" means no neighbour of this script's: say in a lab note what else ran.
 

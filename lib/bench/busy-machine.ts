@@ -1,7 +1,7 @@
 import { median } from '../core/stats.ts'
 import { formatTable } from '../core/text-table.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
-import { quietLine, quietSummary, type QuietSummary } from '../data/quiet.ts'
+import { isCountedInPart, quietLine, quietSummary, type QuietSummary } from '../data/quiet.ts'
 import type { RunData } from '../data/run-data.ts'
 import { CELL_COLUMNS, cellIdOf, groupBy, keyId, type TableName } from '../data/grouping.ts'
 import type { VerdictLine } from './stability.ts'
@@ -19,6 +19,8 @@ export interface BusyRunFacts {
   quiet: QuietSummary
   cellsPlanned: number
   cellsAtMinimum: number
+  /** The cells that reached it, by id: a cell no idle run reaches (above a proxy's capacity) is not the neighbour's doing. */
+  reached: readonly string[]
   /** Seconds charged to the quiet budget, and the budget. */
   spentS: number | null
   budgetS: number | null
@@ -39,12 +41,14 @@ export function busyRunFacts(name: string, run: RunData): BusyRunFacts {
     }
   }
   const min = m.profile_settings.repeats
+  const reached = [...valid].flatMap(([cell, n]) => (n >= min ? [cell] : []))
   return {
     name,
     wallS: m.finished ? (Date.parse(m.finished) - Date.parse(m.started)) / 1000 : null,
     quiet: quietSummary(run, m.quiet),
     cellsPlanned: valid.size,
-    cellsAtMinimum: [...valid.values()].filter((n) => n >= min).length,
+    cellsAtMinimum: reached.length,
+    reached,
     spentS: m.quiet?.spent_s ?? null,
     budgetS: m.quiet?.budget_s ?? null,
   }
@@ -61,9 +65,14 @@ export function verdictChanges(lines: readonly VerdictLine[], idle: readonly num
   })
 }
 
-/** How much a disturbed window's figure moved from its cell's clean median, by series: what tolerating such windows would have to bound. */
+/**
+ * How much the neighbour run's disturbed windows, and its windows counted from their clean
+ * slices, moved from their cell's whole clean median, by series: what tolerating disturbed
+ * windows would have to bound, and the check that counted ones agree with whole ones.
+ */
 export interface DisturbanceEffect {
   series: string
+  kind: 'disturbed' | 'counted'
   windows: number
   /** Median foreign share (the larger of the proxy's and the load's cores) of those windows. */
   foreignShare: number
@@ -73,32 +82,34 @@ export interface DisturbanceEffect {
 }
 
 export function disturbanceEffects(run: RunData): DisturbanceEffect[] {
-  const shifts: { series: string; share: number; shift: number }[] = []
+  const shifts: { series: string; kind: DisturbanceEffect['kind']; share: number; shift: number }[] = []
   for (const t of tables) {
-    const rows = (run[t] ?? []) as (AnyRow & { series: string })[]
-    const validFigures = rows.flatMap((r) => {
+    const rows = (run[t] ?? []) as (AnyRow & { series: string; counted_share?: number | null })[]
+    const wholeFigures = rows.flatMap((r) => {
       const v = precisionValue(t, r)
-      return r.status === 'valid' && v !== null ? [{ cell: cellOf(t, r), v }] : []
+      return r.status === 'valid' && !isCountedInPart(r) && v !== null ? [{ cell: cellOf(t, r), v }] : []
     })
-    const clean = groupBy(validFigures, (f) => [f.cell])
+    const whole = groupBy(wholeFigures, (f) => [f.cell])
     for (const r of rows) {
       const v = precisionValue(t, r)
-      const base = clean.get(cellOf(t, r))?.map((f) => f.v)
+      const base = whole.get(cellOf(t, r))?.map((f) => f.v)
       // Only a window invalid for its disturbance alone has a figure to compare.
-      if (!isDisturbed(r) || r.reason.includes(';') || v === null || !base?.length) continue
+      const kind = isCountedInPart(r) ? 'counted' : isDisturbed(r) && !r.reason.includes(';') ? 'disturbed' : null
+      if (!kind || v === null || !base?.length) continue
       const share = Math.max(r.foreign_cpu_share ?? 0, r.load_foreign_cpu_share ?? 0)
-      shifts.push({ series: r.series, share, shift: Math.abs(v / median(base) - 1) })
+      shifts.push({ series: r.series, kind, share, shift: Math.abs(v / median(base) - 1) })
     }
   }
-  return [...groupBy(shifts, (s) => [s.series])]
-    .map(([series, xs]) => ({
-      series,
+  return [...groupBy(shifts, (s) => [s.series, s.kind]).values()]
+    .map((xs) => ({
+      series: xs[0]!.series,
+      kind: xs[0]!.kind,
       windows: xs.length,
       foreignShare: median(xs.map((x) => x.share)),
       medianShift: median(xs.map((x) => x.shift)),
       worstShift: Math.max(...xs.map((x) => x.shift)),
     }))
-    .sort((a, b) => a.series.localeCompare(b.series))
+    .sort((a, b) => a.series.localeCompare(b.series) || a.kind.localeCompare(b.kind))
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`
@@ -132,31 +143,34 @@ export function formatBusyMachine(
   const idleWall = o.idle.map((i) => facts[i]!.wallS).filter((s): s is number => s !== null)
   const ratio = busy.wallS !== null && idleWall.length ? busy.wallS / Math.max(...idleWall) : null
   const share = busy.cellsPlanned ? busy.cellsAtMinimum / busy.cellsPlanned : 0
+  const byAllIdle = o.idle.length ? facts[o.idle[0]!]!.reached.filter((c) => o.idle.every((i) => facts[i]!.reached.includes(c))) : []
+  const busyReached = byAllIdle.filter((c) => busy.reached.includes(c)).length
   const named = busy.quiet.top.some((t) => t.command === o.neighbour)
   const check = (ok: boolean) => (ok ? 'yes' : 'NO')
   const effects = o.effects.length
     ? formatTable(
         o.effects.map((e) => ({
           series: e.series,
-          'disturbed windows': e.windows,
+          windows: `${e.windows} ${e.kind}`,
           'median foreign share': pct(e.foreignShare),
           'median shift': pct(e.medianShift),
           'worst shift': pct(e.worstShift),
         })),
-        ['series', 'disturbed windows', 'median foreign share', 'median shift', 'worst shift'],
+        ['series', 'windows', 'median foreign share', 'median shift', 'worst shift'],
       )
-    : 'no disturbed window with a figure to compare'
+    : 'no disturbed or counted window with a figure to compare'
   return [
     table,
     '',
     ...facts.map((f) => `${f.name}: ${quietLine(f.quiet)}`),
     '',
     `with the neighbour: ${pct(share)} of planned cells reached their minimum valid repeats (wanted >= 95%): ${check(share >= 0.95)}`,
+    `with the neighbour: ${busyReached} of the ${byAllIdle.length} cells every idle run brought to their minimum did too${byAllIdle.length ? ` (${pct(busyReached / byAllIdle.length)})` : ''} (wanted >= 90%): ${check(byAllIdle.length > 0 && busyReached >= 0.9 * byAllIdle.length)}`,
     `with the neighbour: ${o.changes.length} decided verdicts differ from the idle runs' where those agree (wanted 0): ${check(o.changes.length === 0)}${o.changes.length ? ` (${o.changes.map((c) => c.id).join(', ')})` : ''}`,
     `with the neighbour: wall time ${ratio === null ? '?' : `${ratio.toFixed(2)}x`} the slower idle run's (wanted <= 2x): ${check(ratio !== null && ratio <= 2)}`,
     `the neighbour's command (${o.neighbour}) in the end summary's top 3: ${check(named)}; in the report's setup section: ${check(o.neighbourInReport)}`,
     '',
-    "How far the disturbed windows of the neighbour run moved their cell's figure (|figure / clean median - 1|), by series:",
+    "How far the neighbour run's disturbed windows, and those counted from their clean slices, moved their cell's figure (|figure / whole clean median - 1|), by series:",
     effects,
   ].join('\n')
 }

@@ -19,7 +19,7 @@ export interface Profile {
    * Absent: 20 windows' length.
    */
   quietBudgetS?: number
-  /** Seconds the foreign load must stay under the threshold before the run goes on (absent: 1.5). */
+  /** Seconds the foreign load must stay under the threshold before the run goes on (absent: SETTLE_S of lib/run/quiet.ts). */
   settleS?: number
   warmupS: number
   durationS: number
@@ -51,7 +51,6 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
     maxDisturbed: 1,
     budgetS: 30,
     quietBudgetS: 30,
-    settleS: 1,
     warmupS: 1,
     durationS: 1,
     tailS: 1,
@@ -70,7 +69,6 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
     maxDisturbed: 2,
     budgetS: 60,
     quietBudgetS: 240,
-    settleS: 1.5,
     warmupS: 0.5,
     durationS: 2,
     tailS: 0.5,
@@ -91,7 +89,6 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
     maxDisturbed: 3,
     budgetS: 600,
     quietBudgetS: 900,
-    settleS: 2,
     warmupS: 1,
     durationS: 5,
     tailS: 1,
@@ -105,7 +102,6 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
     maxDisturbed: 5,
     budgetS: 3600,
     quietBudgetS: 3600,
-    settleS: 3,
     warmupS: 5,
     durationS: 30,
     tailS: 1,

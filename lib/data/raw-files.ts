@@ -18,6 +18,7 @@ export const RAW_KINDS = [
   's_client.txt',
   'h3.json',
   'h3-handshake.json',
+  'slices.json',
 ] as const
 export type RawKind = (typeof RAW_KINDS)[number]
 

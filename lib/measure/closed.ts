@@ -13,7 +13,9 @@ import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
 import { TWO_PART_UNIT, twoPartCost } from '../data/calibration-unit.ts'
 import { referenceColumns, referenceNote, referenceUse, startReference } from './reference.ts'
-import { invalidReasons } from './validity.ts'
+import { invalidReasons, isDisturbedWindow } from './validity.ts'
+import { countCleanSlices, countedNote, slicesOf, slicesRecord, startSlicing, windowReadings, type SliceReading } from './slices.ts'
+import { writeFileAtomic } from '../core/atomic.ts'
 
 interface Snapshot {
   at: bigint
@@ -105,7 +107,7 @@ export function measureClosed(cell: CellPlan, repeat: number, ctx: CellContext, 
     const own = gen.verify ? await gen.verify(stack) : null
     if (own) return row({ status: 'invalid', reason: `verification failed: ${own}` })
     const window = await runClosedWindow(cell, name, ctx, gen, stack)
-    return row(closedFields(window, stack, ctx))
+    return row(closedFields(window, stack, ctx, name))
   })
 }
 
@@ -150,12 +152,24 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
       stats: await backendStats(backend),
     }
   }
+  /** A slice reading, in the order snap() reads: the roles' CPU (in rolesOf's order), the cores' times, the backend's requests. */
+  const sliceReading = async (): Promise<SliceReading> => {
+    const [proxyNs, backendNs, generatorNs] = await Promise.all([
+      proxy ? ctx.runtime.cpuNs(proxy) : 0,
+      ctx.runtime.cpuNs(backend.role),
+      ctx.runtime.cpuNs(generator),
+    ])
+    const at = process.hrtime.bigint()
+    const stat = readCpuTimes()
+    return { at, stat, roles: rolesOf(ctx, { proxyNs, backendNs, generatorNs }), work: (await backendStats(backend)).requests }
+  }
   const counted = proxy ?? backend.role
   // The user/system split of the whole window (the tick-sampled split needs all its ticks).
   const group = ctx.counts === false ? undefined : ctx.runtime.countingGroup?.(counted)
   const userSys = () => (group && typeof group !== 'string' ? readUserSys(group) : null)
   await sleep(p.warmupS * 1000)
   const [a, usA] = await Promise.all([snap(), userSys()])
+  const slicing = startSlicing(sliceReading)
   // The proxy's kernel counts (the direct row: the backend's, for its calibrated figure) over
   // a sub-window in the middle of the window: counters attached cost every system call of
   // the counted role, so they are attached for a part only (docs/method/counts.md#overhead).
@@ -168,6 +182,7 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   const [s2] = await Promise.all([backendStats(backend), counting.end()])
   const countsRead = counting.read()
   await sleep(Math.max(0, leftS()) * 1000)
+  const between = await slicing.stop()
   const [b, usB] = await Promise.all([snap(), userSys()])
   const sampled = (await countsRead).get(counted)
   const counts = sampled?.ok ? { ...sampled, userShare: userShareBetween(usA, usB) ?? sampled.userShare } : sampled
@@ -177,8 +192,17 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   if (hung) await ctx.runtime.stop(generator)
   const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
   const refReading = reference ? await reference.reading() : null
-  return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, refReading }
+  const readings = windowReadings(snapReading(ctx, a), between.readings, snapReading(ctx, b))
+  return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, refReading, readings, sliceReads: between.reads }
 }
+
+/** The bench roles' cumulative CPU with their cpusets, in the order slice readings keep. */
+const rolesOf = (ctx: CellContext, ns: { proxyNs: number; backendNs: number; generatorNs: number }) => [
+  { cpus: ctx.cpus.proxy, ns: ns.proxyNs },
+  { cpus: ctx.cpus.backend, ns: ns.backendNs },
+  { cpus: ctx.cpus.generator, ns: ns.generatorNs },
+]
+const snapReading = (ctx: CellContext, s: Snapshot): SliceReading => ({ at: s.at, stat: s.stat, roles: rolesOf(ctx, s), work: s.stats.requests })
 
 type ClosedWindow = Awaited<ReturnType<typeof runClosedWindow>>
 
@@ -217,20 +241,51 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
   )
 }
 
+/**
+ * The part of the window the row counts: the whole window, or its clean slices when a
+ * neighbour disturbed the others (lib/measure/slices.ts); a disturbed window's slices are kept in raw/.
+ */
+function countedPart(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
+  const { a, b } = w
+  const refNs = referenceUse(w.refReading, ctx.cpus)[0]?.ns
+  const slices = slicesOf(w.readings, {
+    cpus: ctx.cpus,
+    hasProxy: !!stack.proxy,
+    severalHosts: !!ctx.runtime.generatorElsewhere,
+    ...(refNs ? { referenceNs: refNs } : {}),
+  })
+  const counted = countCleanSlices(slices, whole)
+  if (whole && isDisturbedWindow(whole) && slices.length)
+    writeFileAtomic(rawFile(ctx.runDir, name, 'slices.json'), JSON.stringify(slicesRecord(slices, counted)) + '\n')
+  const [proxyNs, backendNs, generatorNs] = counted?.rolesNs ?? [b.proxyNs - a.proxyNs, b.backendNs - a.backendNs, b.generatorNs - a.generatorNs]
+  return {
+    windowS: counted?.seconds ?? Number(b.at - a.at) / 1e9,
+    requests: counted?.work ?? b.stats.requests - a.stats.requests,
+    proxyNs: proxyNs!,
+    backendNs: backendNs!,
+    generatorNs: generatorNs!,
+    counted,
+  }
+}
+
 /** The row's measured columns from one window. */
-function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext): Partial<Measurement> {
+function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string): Partial<Measurement> {
   const { a, b, report, refReading } = w
   const { proxy } = stack
-  const windowS = Number(b.at - a.at) / 1e9
-  const requests = b.stats.requests - a.stats.requests
+  const whole = closedDisturbance(w, stack, ctx, Number(b.at - a.at) / 1e9)
+  const part = countedPart(w, stack, ctx, name, whole)
+  const { windowS, requests, counted } = part
+  const wholeRequests = b.stats.requests - a.stats.requests
   const perReq = (ns: number) => (requests > 0 ? round(ns / 1e3 / requests) : null)
-  const generatorShare = round((b.generatorNs - a.generatorNs) / 1e9 / (windowS * w.genThreads), 4)
+  const generatorShare = round(part.generatorNs / 1e9 / (windowS * w.genThreads), 4)
   const reasons = closedReasons(w, requests, generatorShare)
   const refNote = referenceNote(refReading)
   const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
-  const proxyPerReq = proxy ? perReq(b.proxyNs - a.proxyNs) : null
-  const backendPerReq = perReq(b.backendNs - a.backendNs)
+  const proxyPerReq = proxy ? perReq(part.proxyNs) : null
+  const backendPerReq = perReq(part.backendNs)
   const countedCols = countColumns(w.counts, w.subRequests, proxy ? proxyPerReq : backendPerReq)
+  // A counted row states the disturbance of what it counted; its culprits are the whole window's.
+  const disturbance = counted && whole ? { ...whole, ...counted.disturbance } : whole
   return {
     ...report?.fields,
     ...(proxy ? countedCols : noCounts("direct row: no proxy (proxy_cpu_calibrated is the backend's)")),
@@ -246,13 +301,14 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext): P
     proxy_cpu_us_per_req: proxyPerReq,
     backend_cpu_us_per_req: backendPerReq,
     generator_cpu_share: generatorShare,
-    // The stats reads after the first (the sub-window's two, the window's end) open one connection each.
-    backend_conns_per_1k_req: requests > 0 ? round(((b.stats.accepted - a.stats.accepted - 3) * 1000) / requests, 2) : null,
-    proxy_cpu_share: proxy ? round((b.proxyNs - a.proxyNs) / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
+    // Every stats read after the first (the slices', the sub-window's two, the window's end) opens one connection.
+    backend_conns_per_1k_req: wholeRequests > 0 ? round(((b.stats.accepted - a.stats.accepted - 3 - w.sliceReads) * 1000) / wholeRequests, 2) : null,
+    proxy_cpu_share: proxy ? round(part.proxyNs / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
     status: reasons.length ? 'invalid' : 'valid',
-    reason: [...reasons, ...(refNote ? [refNote] : [])].join('; '),
-    ...disturbanceColumns(closedDisturbance(w, stack, ctx, windowS)),
+    reason: [...reasons, ...(counted ? [countedNote(counted)] : []), ...(refNote ? [refNote] : [])].join('; '),
+    ...disturbanceColumns(disturbance),
     // The direct row's cost is the backend's.
     ...referenceColumns(refReading, proxy ? proxyPerReq : backendPerReq),
+    counted_share: counted?.share ?? 1,
   }
 }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { cpuIds, readCpuTimes, USER_HZ, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
-import { disturbedReason } from './validity.ts'
+import { isDisturbedWindow } from './validity.ts'
 
 /**
  * Who else runs on this machine (docs/method/disturbance.md): the processes outside the
@@ -279,6 +279,6 @@ export function withCulprits(
   seconds: number,
   roots: readonly number[],
 ): WindowDisturbance | null {
-  if (!d || !disturbedReason({ steal_share: d.stealShare, foreign_cpu_share: d.foreignShare, load_foreign_cpu_share: d.loadForeignShare }, 'proxy')) return d
+  if (!d || !isDisturbedWindow(d)) return d
   return { ...d, culprits: culpritsText(foreignProcesses(a, b, seconds, processTree(b, [process.pid, ...roots]))) }
 }

@@ -1,4 +1,5 @@
 import { DISTURBED_PREFIX } from '../data/precision.ts'
+import type { WindowDisturbance } from './disturbance.ts'
 
 import { MAX_ERROR_RATE, MAX_FOREIGN_SHARE, MAX_GENERATOR_SHARE, MAX_RATE_SHORTFALL, MAX_STEAL_SHARE } from '../catalog/limits.ts'
 
@@ -62,6 +63,10 @@ export function disturbedReason(
   const onLoad = load > MAX_FOREIGN_SHARE ? `, ${(100 * load).toFixed(0)}% on the generator's and backend's` : ''
   return `${DISTURBED_PREFIX} steal ${(100 * steal).toFixed(1)}% / foreign CPU ${(100 * foreign).toFixed(0)}% on the ${cores}'s cores${onLoad}`
 }
+
+/** Whether a window's (or a slice's) disturbance crosses the thresholds of disturbedReason. */
+export const isDisturbedWindow = (d: WindowDisturbance): boolean =>
+  disturbedReason({ steal_share: d.stealShare, foreign_cpu_share: d.foreignShare, load_foreign_cpu_share: d.loadForeignShare }, 'proxy') !== null
 
 /** A row invalid only for being disturbed (foreign CPU or steal on a shared machine): benches that pair windows back to back may count it. */
 export { onlyDisturbed } from '../data/precision.ts'

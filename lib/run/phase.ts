@@ -1,6 +1,7 @@
 import type { Logger } from '../core/log.ts'
 import { seededRandom, shuffled } from '../core/shuffle.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
+import { isCountedInPart } from '../data/quiet.ts'
 import { groupBy } from '../data/grouping.ts'
 import { appendRow, readTable, type Table } from '../data/tables.ts'
 import { disturbedReason } from '../measure/validity.ts'
@@ -118,7 +119,7 @@ async function runTasks(
     if (disturbed && invalidateDisturbed && quiet) {
       quiet.disturbed(tookS)
       timing.otherWorkS += tookS
-    }
+    } else if (invalidateDisturbed && isCountedInPart(row)) quiet?.sawOtherWork()
   }
 }
 

@@ -23,13 +23,22 @@ export interface QuietSettings {
   maxWaitS: number
 }
 
-/** Defaults where a profile states none: the profile's window length × 20, settle 1.5 s. */
+/**
+ * Settle time where a profile states none: two polls. It only has to see a burst end; a
+ * window that starts in a lull too short is still judged slice by slice (docs/method/disturbance.md#waiting).
+ */
+export const SETTLE_S = 0.5
+
+/** After a disturbed window, or one counted from its clean slices, this many windows wait for quiet before their load. */
+export const WATCHFUL_WINDOWS = 3
+
+/** Defaults where a profile states none: the profile's window length × 20, settle SETTLE_S. */
 export function quietSettings(p: Profile, cpus: CpuLayout, budgetS?: number): QuietSettings {
   const windowS = p.warmupS + p.durationS + p.tailS
   const load = coresOutside(`${cpus.generator},${cpus.backend}`, cpus.proxy)
   return {
     budgetS: budgetS ?? p.quietBudgetS ?? 20 * windowS,
-    settleS: p.settleS ?? 1.5,
+    settleS: p.settleS ?? SETTLE_S,
     groups: [cpus.proxy, ...(load ? [load] : [])],
     maxWaitS: Math.max(10, 5 * windowS),
   }
@@ -37,8 +46,10 @@ export function quietSettings(p: Profile, cpus: CpuLayout, budgetS?: number): Qu
 
 export class QuietBudget implements WindowGate {
   readonly record: QuietRecord
-  /** A window was disturbed: the next one waits for quiet first. */
+  /** A window was disturbed: the next one waits for quiet first (or the phase, if that one never reaches its gate). */
   private owed = false
+  /** Windows that still wait at their gate: a neighbour seen recently comes back. */
+  private watchful = 0
   /** `wait`: how to wait (waitForQuiet on this machine; a unit test's stand-in). */
   constructor(
     readonly settings: QuietSettings,
@@ -61,16 +72,24 @@ export class QuietBudget implements WindowGate {
   /** A disturbed window: its wall time is charged to the budget, and the next window waits for quiet (beforeWindow). */
   disturbed(seconds: number): void {
     this.record.spent_s = round(this.record.spent_s + seconds)
+    this.sawOtherWork()
+  }
+
+  /** A window disturbed in part (counted from its clean slices, or disturbed): the next WATCHFUL_WINDOWS windows wait for quiet first. */
+  sawOtherWork(): void {
     this.owed = true
+    this.watchful = WATCHFUL_WINDOWS
   }
 
   /**
-   * Called by the cell protocol with the stack up, just before its load starts: after a
-   * disturbed window, waits for quiet, so the window starts in a quiet stretch (between a
-   * neighbour's bursts) rather than a stack start later.
+   * Called by the cell protocol with the stack up, just before its load starts: within
+   * WATCHFUL_WINDOWS windows of one disturbed, waits for quiet, so the window starts in a
+   * quiet stretch (between a neighbour's bursts) rather than a stack start later.
    */
   async beforeWindow(rolePids: readonly number[] = []): Promise<void> {
-    if (this.owed) await this.waitForQuiet(rolePids)
+    if (!this.owed && this.watchful === 0) return
+    this.watchful = Math.max(0, this.watchful - 1)
+    await this.waitForQuiet(rolePids)
   }
 
   /** Whether a disturbed window's wait is still owed (its next task never reached its load): the phase waits itself. */

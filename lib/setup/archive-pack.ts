@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
+import { writeFileAtomic } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import { sha256File, sha256Text } from '../core/hash.ts'
@@ -79,8 +80,8 @@ export async function exportArchive(
   const stage = mkdtempSync(join(tmpdir(), 'pb-export-'))
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
   try {
-    writeFileSync(join(stage, LISTING), humanListing(builds, trees, objects))
-    writeFileSync(join(stage, 'names'), [...new Set(names)].join('\n') + '\n')
+    writeFileAtomic(join(stage, LISTING), humanListing(builds, trees, objects))
+    writeFileAtomic(join(stage, 'names'), [...new Set(names)].join('\n') + '\n')
     log.info(`export: ${builds.length} builds, ${objects.size} files, ${MB(bytes)} through tar ${compress}…`)
     const r = await exec('tar', ['-c', compress, '-f', tmp, '-C', stage, LISTING, '-C', dir, '--verbatim-files-from', '-T', join(stage, 'names')])
     if (r.code !== 0)

@@ -63,3 +63,21 @@ test('the end summary line: windows disturbed, redone (a later window of the cel
     /redone, waits not recorded \(a run written before them\);/,
   )
 })
+
+test('windows counted from their clean slices are counted apart, not as disturbed, and their culprits count', () => {
+  const rows = [
+    measurement({ repeat: 1, counted_share: 0.6, duration_s: 2, foreign_processes: 'pb-neighbour 40%', reason: 'counted 1.2 of 2.0 s' }),
+    measurement({ repeat: 2, counted_share: 1 }),
+    disturbed(3, 'pb-neighbour 50%'),
+    measurement({ repeat: 4 }),
+  ]
+  const s = quietSummary(
+    { measurements: rows, handshakes: [], websocket: [] },
+    { budget_s: 240, settle_s: 1.5, preflight: null, waits: 1, waited_s: 3, unquiet_waits: 0, spent_s: 5 },
+  )
+  assert.deepEqual([s.disturbed, s.redone, s.counted], [1, 1, 1])
+  assert.equal(
+    quietLine(s),
+    'other work: 1 window disturbed, 1 redone, 1 counted from their clean slices, waited 3 s (1 wait); most CPU taken from the bench: pb-neighbour 1.8 core-s',
+  )
+})

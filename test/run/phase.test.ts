@@ -7,7 +7,7 @@ import { memoryLogger } from '../../lib/core/log.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
 import { runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
-import { QuietBudget } from '../../lib/run/quiet.ts'
+import { QuietBudget, WATCHFUL_WINDOWS } from '../../lib/run/quiet.ts'
 import { markInterrupted } from '../../lib/runtime/shutdown.ts'
 import { cellOfRepeatId } from '../../lib/data/grouping.ts'
 import type { Task } from '../../lib/series/types.ts'
@@ -294,6 +294,34 @@ test('a cell protocol that calls the gate waits inside the next task, with its s
   steps.length = 0
   const dir2 = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   await runPhase('p', tasks, { runDir: dir2, invocation: null, quiet }, log, false, adaptive({ minRepeats: 1, maxRepeats: 1 }))
-  assert.deepEqual(steps, ['a r1 stack', 'a r1 load', 'b r1 stack', 'wait', 'b r1 load', 'a r2 stack', 'a r2 load'])
-  assert.equal(quiet.record.waits, 1)
+  // The next WATCHFUL_WINDOWS windows after the disturbed one wait: here the two left.
+  assert.deepEqual(steps, ['a r1 stack', 'a r1 load', 'b r1 stack', 'wait', 'b r1 load', 'a r2 stack', 'wait', 'a r2 load'])
+  assert.equal(quiet.record.waits, 2)
+})
+
+test('a window counted from its clean slices makes the next WATCHFUL_WINDOWS windows wait at their gate, and is not redone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const steps: string[] = []
+  const quiet = new QuietBudget(
+    { budgetS: 100, settleS: 1, groups: ['1'], maxWaitS: 30 },
+    memoryLogger(),
+    undefined,
+    null,
+    async () => (steps.push('wait'), { waitedS: 0.5, quiet: true, processes: [] }),
+  )
+  const gated = (t: Task): Task => ({
+    ...t,
+    run: async () => (steps.push(`${t.label} stack`), await quiet.beforeWindow([]), steps.push(`${t.label} load`), t.run()),
+    again: (r) => gated(t.again(r)),
+  })
+  const tasks = fakeTasks(['a', 'b', 'c', 'd', 'e'], 1, (v) => ({ ...steady(1), ...(v === 'a' ? { counted_share: 0.6 } : {}) }), []).map(gated)
+  await runPhase('p', tasks, { runDir: dir, invocation: null, quiet }, memoryLogger(), false, adaptive({ minRepeats: 1, maxRepeats: 1 }))
+  assert.equal(WATCHFUL_WINDOWS, 3)
+  assert.deepEqual(steps, [
+    ...['a r1 stack', 'a r1 load'],
+    ...['b r1 stack', 'wait', 'b r1 load', 'c r1 stack', 'wait', 'c r1 load', 'd r1 stack', 'wait', 'd r1 load'],
+    ...['e r1 stack', 'e r1 load'],
+  ])
+  assert.equal(readTable(dir, MEASUREMENTS).length, 5, 'the counted window is a valid repeat: nothing redone')
+  assert.equal(quiet.leftS(), 100 - 1.5, 'only the waits are charged, not the counted window')
 })

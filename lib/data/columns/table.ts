@@ -145,7 +145,7 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
   column('target_rps', measured, 1, 'req/s', "the open model's fixed arrival rate; empty in the closed model"),
   S.duration_s,
   S.repeat,
-  column('requests', count, 1, 'count', "successful requests in the window, from the backend's own counter"),
+  column('requests', count, 1, 'count', "successful requests in the window (its clean slices, where counted_share < 1), from the backend's own counter"),
   S.errors,
   column('rps', measured, 1, 'req/s', 'requests per second (machine-specific context, never compared across machines)'),
   S.p50_ms,
@@ -208,6 +208,13 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
   S.foreign_processes,
   ...REFERENCE,
   S.udp_datagrams_per_req,
+  column(
+    'counted_share',
+    measured,
+    4,
+    'fraction of the window',
+    "closed rows: the share of the window the row's figures count; below 1, a neighbour disturbed the other slices and only the clean ones are counted (reason says how much; raw/<stem>.slices.json keeps the slices of every window disturbed as a whole; docs/method/disturbance.md#slices); empty in open-model rows and files written before the column",
+  ),
 ])
 
 /** handshakes.csv: full TLS handshakes (+ one GET each) per key type. */

@@ -105,11 +105,16 @@ function hostsPart(a: Article, h: NonNullable<Manifest['hosts']>): void {
 /** What other work on the machine cost the run, as the end summary says it (docs/method/disturbance.md). */
 function otherWorkText(run: ArticleInput['run']): string {
   const q = run.manifest.quiet
-  const line = quietLine(quietSummary(run, q))
+  const summary = quietSummary(run, q)
+  const line = quietLine(summary)
   const rule = q
     ? ` A disturbed window (hypervisor steal or CPU of other processes on the proxy's or the load's cores above the thresholds of the validity rules) is invalid, never used; the run then waited until the foreign load stayed under the threshold for ${num(q.settle_s)} s and redid the window in a later round, within a budget of ${num(q.budget_s)} s lost to other work (${num(q.spent_s)} s spent${q.unquiet_waits ? `; ${q.unquiet_waits} waits ended before the machine was quiet` : ''}).`
     : ''
-  return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
+  // Said where it happened only: a run written before slices has no such row.
+  const sliced = summary.counted
+    ? ` A closed-model window disturbed in part whose clean half-second slices cover at least half of it counts those slices only: its row's \`counted_share\` is below 1 (docs/method/disturbance.md#slices).`
+    : ''
+  return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${sliced}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
 }
 
 /** Builds other than the pinned ones (substituted, restored from the archive) and versions not runnable here; empty when every pin was measured. */

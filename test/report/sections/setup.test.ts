@@ -113,3 +113,17 @@ test('builds not as pinned: each substituted build and each version not runnable
   const plain = text.replace(/\\(.)/g, '$1')
   assert.match(plain, /measured 1\.26\.3-3\+deb13u12 .*; caddy 2\.6\.2: not runnable here: <gone>\.$/)
 })
+
+test('the slice rule is stated in the setup section where a window was counted from its clean slices, not otherwise', () => {
+  const rule = /A closed-model window disturbed in part whose clean half-second slices cover at least half of it counts those slices only/
+  assert.doesNotMatch(
+    setupMarkdown(() => {}),
+    rule,
+  )
+  const md = setupMarkdown((run) => {
+    const r = run.measurements.find((x) => x.status === 'valid' && x.model === 'closed')!
+    r.counted_share = 0.75
+  })
+  assert.match(md, /1 counted from their clean slices/)
+  assert.match(md, rule)
+})

@@ -1,0 +1,187 @@
+import type { CpuLayout } from '../roles/cpus.ts'
+import { windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
+import { isDisturbedWindow } from './validity.ts'
+
+/**
+ * Slice accounting (docs/method/disturbance.md#slices): a closed window read every
+ * SLICE_S, so that a neighbour in bursts spoils only the slices it ran in. When a slice is
+ * disturbed the row counts the clean ones only (their proxy CPU over their requests), if
+ * they cover at least MIN_COUNTED_SHARE of the window; else the window stays disturbed and
+ * is redone as before. A window with no disturbed slice is counted whole, as before.
+ */
+
+/** Seconds between two readings: 50 ticks of /proc/stat per core, so one tick of steal stays under its threshold. */
+export const SLICE_S = 0.5
+
+/**
+ * Least share of the window the clean slices must cover. Half a window keeps a row's
+ * requests within 2× of a whole one's, so its repeat noise stays within the profile's
+ * (docs/lab-notes/2026-12-03-slices.md).
+ */
+export const MIN_COUNTED_SHARE = 0.5
+
+/**
+ * The window's readings in order: its start, the readings between, its end; a reading
+ * closer than half a slice to the end is left out (a short last slice is mostly tick noise).
+ */
+export const windowReadings = (start: SliceReading, between: readonly SliceReading[], end: SliceReading): SliceReading[] => [
+  start,
+  ...between.filter((r) => r.at > start.at && Number(end.at - r.at) / 1e9 >= SLICE_S / 2),
+  end,
+]
+
+/** The cumulative counters of one instant inside the window. */
+export interface SliceReading {
+  at: bigint
+  stat: Map<number, CpuTimes>
+  /** Every bench role's cumulative CPU with its cpuset, in the same order at every reading. */
+  roles: readonly { cpus: string; ns: number }[]
+  /** Work done so far: the backend's request counter. */
+  work: number
+}
+
+export interface SliceLayout {
+  cpus: CpuLayout
+  hasProxy: boolean
+  severalHosts: boolean
+  /** CPU a co-running reference used over the whole window on the proxy's cores, spread evenly over the slices (it runs at a fixed rate). */
+  referenceNs?: number
+}
+
+/** One slice between two readings. */
+export interface Slice {
+  seconds: number
+  work: number
+  /** Each role's CPU in the slice, in the readings' order. */
+  rolesNs: number[]
+  disturbance: WindowDisturbance | null
+  clean: boolean
+}
+
+/** The clean slices of a window, summed. */
+export interface CountedSlices {
+  slices: Slice[]
+  /** Seconds, work and role CPU of the clean slices only. */
+  seconds: number
+  work: number
+  rolesNs: number[]
+  /** Counted seconds over the window's. */
+  share: number
+  /** The clean slices' disturbance, time-weighted (what the row's disturbance columns state). */
+  disturbance: WindowDisturbance
+}
+
+const round4 = (v: number) => Number(v.toFixed(4))
+
+/** Cuts the readings (the window's two ends and the points between) into slices and judges each. */
+export function slicesOf(readings: readonly SliceReading[], o: SliceLayout): Slice[] {
+  const first = readings[0]
+  const last = readings.at(-1)
+  if (!first || !last || readings.length < 2) return []
+  const windowS = Number(last.at - first.at) / 1e9
+  const out: Slice[] = []
+  for (let i = 1; i < readings.length; i++) {
+    const a = readings[i - 1]!
+    const b = readings[i]!
+    const seconds = Number(b.at - a.at) / 1e9
+    const rolesNs = b.roles.map((r, j) => r.ns - a.roles[j]!.ns)
+    const own = b.roles.map((r, j) => ({ cpus: r.cpus, ns: rolesNs[j]! }))
+    if (o.referenceNs && windowS > 0) own.push({ cpus: o.cpus.proxy, ns: (o.referenceNs * seconds) / windowS })
+    const d = windowDisturbance(a.stat, b.stat, o, own)
+    const clean = d !== null && !isDisturbedWindow(d)
+    out.push({ seconds, work: b.work - a.work, rolesNs, disturbance: d, clean })
+  }
+  return out
+}
+
+/**
+ * The window counted from its clean slices, or null when it is counted whole: the window as
+ * a whole (`whole`) is not disturbed (a slice over the thresholds is then a blip the window's
+ * own judgement absorbs, such as the counters attaching), no slice is disturbed, a slice
+ * could not be judged (/proc/stat unreadable, roles on several hosts), or the clean slices
+ * cover less than MIN_COUNTED_SHARE (the window is then judged whole, and disturbed).
+ */
+export function countCleanSlices(slices: readonly Slice[], whole: WindowDisturbance | null): CountedSlices | null {
+  if (!whole || !isDisturbedWindow(whole)) return null
+  if (slices.length === 0 || slices.some((s) => s.disturbance === null) || slices.every((s) => s.clean)) return null
+  const clean = slices.filter((s) => s.clean)
+  const total = slices.reduce((t, s) => t + s.seconds, 0)
+  const seconds = clean.reduce((t, s) => t + s.seconds, 0)
+  if (total <= 0 || seconds / total < MIN_COUNTED_SHARE) return null
+  // Every slice was judged (checked above), so each clean one has its disturbance.
+  const judged = clean.map((s) => ({ seconds: s.seconds, d: s.disturbance! }))
+  const weighted = (f: (d: WindowDisturbance) => number) => round4(judged.reduce((t, s) => t + f(s.d) * s.seconds, 0) / seconds)
+  return {
+    slices: [...slices],
+    seconds,
+    work: clean.reduce((t, s) => t + s.work, 0),
+    rolesNs: slices[0]!.rolesNs.map((_, j) => clean.reduce((t, s) => t + s.rolesNs[j]!, 0)),
+    share: round4(seconds / total),
+    disturbance: {
+      stealShare: weighted((d) => d.stealShare),
+      foreignShare: weighted((d) => d.foreignShare),
+      // Null (no load cores apart from the proxy's) in one slice is null in all: the layout is the window's.
+      loadForeignShare: judged.some((s) => s.d.loadForeignShare === null) ? null : weighted((d) => d.loadForeignShare!),
+    },
+  }
+}
+
+/** The note a counted row's reason carries: how much was counted and what the dropped slices held. */
+export function countedNote(c: CountedSlices): string {
+  const dropped = c.slices.filter((s) => !s.clean)
+  const worst = Math.max(...dropped.map((s) => Math.max(s.disturbance!.foreignShare, s.disturbance!.loadForeignShare ?? 0)))
+  const steal = Math.max(...dropped.map((s) => s.disturbance!.stealShare))
+  const total = c.slices.reduce((t, s) => t + s.seconds, 0)
+  return `counted ${c.seconds.toFixed(1)} of ${total.toFixed(1)} s (${c.slices.length - dropped.length} of ${c.slices.length} slices): the others disturbed (foreign CPU up to ${(100 * worst).toFixed(0)}%, steal up to ${(100 * steal).toFixed(1)}%)`
+}
+
+/**
+ * What raw/<stem>.slices.json keeps of a window disturbed as a whole: every slice, and the
+ * share counted (null: not counted from its slices, so disturbed), so the choice can be checked.
+ */
+export const slicesRecord = (slices: readonly Slice[], counted: CountedSlices | null) => ({
+  counted_share: counted?.share ?? null,
+  slices: slices.map((s) => ({
+    seconds: round4(s.seconds),
+    work: s.work,
+    roles_ns: s.rolesNs,
+    steal_share: s.disturbance?.stealShare ?? null,
+    foreign_cpu_share: s.disturbance?.foreignShare ?? null,
+    load_foreign_cpu_share: s.disturbance?.loadForeignShare ?? null,
+    clean: s.clean,
+  })),
+})
+
+/**
+ * Reads `read()` every SLICE_S until `stop()` is called; the readings are returned in order.
+ * A reading that fails (the backend gone) ends the sampling: the window's ends still judge it.
+ */
+export function startSlicing(read: () => Promise<SliceReading>): { stop(): Promise<{ readings: SliceReading[]; reads: number }> } {
+  const readings: SliceReading[] = []
+  let reads = 0
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  let pending: Promise<void> = Promise.resolve()
+  const tick = () => {
+    reads++
+    pending = read()
+      .then((r) => {
+        if (!stopped) readings.push(r)
+      })
+      .catch(() => {
+        stopped = true
+      })
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, SLICE_S * 1000)
+      })
+  }
+  timer = setTimeout(tick, SLICE_S * 1000)
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await pending
+      return { readings, reads }
+    },
+  }
+}

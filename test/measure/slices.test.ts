@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { CpuTimes } from '../../lib/measure/disturbance.ts'
+import {
+  countCleanSlices,
+  countedNote,
+  MIN_COUNTED_SHARE,
+  SLICE_S,
+  slicesOf,
+  slicesRecord,
+  startSlicing,
+  windowReadings,
+  type SliceReading,
+} from '../../lib/measure/slices.ts'
+
+// Two cores: the proxy alone on cpu1, backend and generator on cpu0 (the default layout here).
+const cpus = { proxy: '1', backend: '0', generator: '0' }
+const layout = { cpus, hasProxy: true, severalHosts: false }
+const HZ = 100
+
+/**
+ * Readings 0.5 s apart of a proxy that is busy `proxyShare` of each slice, with `foreign[i]`
+ * of slice i taken by a neighbour on its core; the run time is the root cgroup's (ns).
+ */
+function readings(foreign: number[], o: { proxyShare?: number; rps?: number; steal?: number[] } = {}): SliceReading[] {
+  const { proxyShare = 0.8, rps = 10_000, steal = [] } = o
+  const slice = SLICE_S
+  const out: SliceReading[] = []
+  let proxyNs = 0
+  let work = 0
+  let run1 = 0
+  let total = 0
+  let stolen = 0
+  const reading = (i: number): SliceReading => {
+    const stat = new Map<number, CpuTimes>([
+      [0, { busy: 0, task: 0, steal: 0, total: i * slice * HZ, runNs: 0 }],
+      [1, { busy: 0, task: 0, steal: stolen, total, runNs: run1 }],
+    ])
+    return {
+      at: BigInt(Math.round(i * slice * 1e9)),
+      stat,
+      roles: [
+        { cpus: '1', ns: proxyNs },
+        { cpus: '0', ns: 0 },
+        { cpus: '0', ns: 0 },
+      ],
+      work,
+    }
+  }
+  out.push(reading(0))
+  foreign.forEach((f, i) => {
+    // A neighbour's share of the core slows the proxy: it serves less, at the same cost per request.
+    const share = Math.min(proxyShare, 1 - f)
+    proxyNs += share * slice * 1e9
+    work += Math.round((rps * slice * share) / proxyShare)
+    run1 += (share + f) * slice * 1e9
+    total += slice * HZ
+    stolen += (steal[i] ?? 0) * slice * HZ
+    out.push(reading(i + 1))
+  })
+  return out
+}
+
+/** The window judged whole, as closed.ts judges it: one slice from its first reading to its last. */
+const whole = (r: SliceReading[], l = layout) => slicesOf([r[0]!, r.at(-1)!], l)[0]!.disturbance
+const counted = (r: SliceReading[], l = layout) => countCleanSlices(slicesOf(r, l), whole(r, l))
+
+test('a window with no disturbed slice is counted whole (countCleanSlices: null)', () => {
+  const r = readings([0, 0.02, 0, 0.05])
+  const s = slicesOf(r, layout)
+  assert.equal(s.length, 4)
+  assert.ok(s.every((x) => x.clean))
+  assert.equal(countCleanSlices(s, whole(r)), null)
+})
+
+test('a slice over the thresholds in a window that is not disturbed as a whole: counted whole, as before slices', () => {
+  // One slice of ten at 30% (the counters attaching, say): 3% over the window, under its threshold.
+  const r = readings([0, 0, 0, 0.3, 0, 0, 0, 0, 0, 0])
+  assert.equal(slicesOf(r, layout).filter((x) => !x.clean).length, 1)
+  assert.equal(counted(r), null)
+})
+
+test('a burst in two of four slices: the clean two are counted, their CPU over their requests', () => {
+  const r = readings([0, 0.6, 0.6, 0])
+  assert.deepEqual(
+    slicesOf(r, layout).map((x) => x.clean),
+    [true, false, false, true],
+  )
+  const c = counted(r)!
+  assert.equal(c.share, 0.5)
+  assert.equal(c.seconds, 1)
+  assert.equal(c.work, 10_000)
+  assert.equal(c.rolesNs[0], 0.8e9)
+  // The counted part states its own disturbance: the clean slices' (none here).
+  assert.deepEqual(c.disturbance, { stealShare: 0, foreignShare: 0, loadForeignShare: 0 })
+  assert.match(countedNote(c), /^counted 1\.0 of 2\.0 s \(2 of 4 slices\): the others disturbed \(foreign CPU up to 60%, steal up to 0\.0%\)$/)
+  const record = slicesRecord(c.slices, c)
+  assert.equal(record.counted_share, 0.5)
+  assert.equal(record.slices.length, 4)
+  assert.deepEqual(
+    record.slices.map((x) => x.clean),
+    [true, false, false, true],
+  )
+})
+
+test('steal disturbs a slice as it does a window', () => {
+  const c = counted(readings([0, 0, 0, 0], { steal: [0, 0.3, 0, 0] }))!
+  assert.equal(c.share, 0.75)
+  assert.match(countedNote(c), /steal up to 30\.0%/)
+})
+
+test(`clean slices under ${MIN_COUNTED_SHARE} of the window: not counted (the window is judged whole, and disturbed)`, () => {
+  assert.equal(counted(readings([0, 0.6, 0.6, 0.6])), null)
+  assert.equal(counted(readings([0.6, 0.6])), null)
+  // Its slices are kept all the same, the share counted null: the choice can be checked.
+  const r = readings([0, 0.6, 0.6, 0.6])
+  const record = slicesRecord(slicesOf(r, layout), counted(r))
+  assert.equal(record.counted_share, null)
+  assert.deepEqual(
+    record.slices.map((x) => x.clean),
+    [true, false, false, false],
+  )
+})
+
+test('a slice that cannot be judged (roles on several hosts) leaves the window whole', () => {
+  const r = readings([0, 0.6, 0, 0])
+  const s = slicesOf(r, { ...layout, severalHosts: true })
+  assert.ok(s.every((x) => x.disturbance === null && !x.clean))
+  assert.equal(counted(r, { ...layout, severalHosts: true }), null)
+  // Even beside a window judged disturbed: one unjudged slice and nothing is counted from slices.
+  assert.ok(counted(r), 'judged on one host, the window is counted from its clean slices')
+  const oneUnjudged = slicesOf(r, layout).map((x, i) => (i === 0 ? { ...x, disturbance: null, clean: false } : x))
+  assert.equal(countCleanSlices(oneUnjudged, whole(r)), null)
+})
+
+test("a co-running reference's CPU is spread over the slices, not taken for a neighbour", () => {
+  // 20% of the proxy's core in every slice is the reference's: foreign without it, expected with it.
+  const r = readings([0.2, 0.2, 0.2, 0.2], { proxyShare: 0.6 })
+  assert.ok(slicesOf(r, layout).every((x) => !x.clean))
+  const withRef = slicesOf(r, { ...layout, referenceNs: 0.2 * 2 * 1e9 })
+  assert.ok(withRef.every((x) => x.clean))
+})
+
+test('windowReadings drops a reading closer than half a slice to the end, and any before the start', () => {
+  const r = readings([0, 0, 0])
+  const end = { ...r[3]!, at: r[2]!.at + BigInt(Math.round((SLICE_S / 4) * 1e9)) }
+  assert.deepEqual(
+    windowReadings(r[0]!, [r[0]!, r[1]!, r[2]!], end).map((x) => x.at),
+    [r[0]!.at, r[1]!.at, end.at],
+  )
+})
+
+test('startSlicing reads every slice until stopped, and counts every read (each opens a backend connection)', async () => {
+  let n = 0
+  const s = startSlicing(async () => ({ ...readings([])[0]!, work: ++n }))
+  await new Promise((r) => setTimeout(r, SLICE_S * 1000 * 2.5))
+  const { readings: got, reads } = await s.stop()
+  assert.ok(got.length >= 1 && got.length <= 3, `${got.length} readings`)
+  assert.ok(reads >= got.length)
+  // A read that fails ends the sampling; what was read stays.
+  let calls = 0
+  const failing = startSlicing(async () => {
+    if (++calls > 1) throw new Error('backend gone')
+    return readings([])[0]!
+  })
+  await new Promise((r) => setTimeout(r, SLICE_S * 1000 * 3.5))
+  const out = await failing.stop()
+  assert.equal(out.readings.length, 1)
+  assert.equal(out.reads, 2)
+})
