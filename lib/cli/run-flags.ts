@@ -132,8 +132,8 @@ export const RUN_FLAGS = {
   'strict-builds': {
     type: 'boolean',
     help: [
-      'measure only pinned builds: a pinned build its source no longer serves stops the run (exit 2)',
-      'instead of being replaced by the newest build of the same version (docs/catalog.md#when-a-pin-moves)',
+      'measure only pinned builds: a pinned build neither its source nor the archive has stops the run',
+      '(exit 2) instead of being replaced by the newest build of the same version (docs/catalog.md#when-a-pin-moves)',
     ],
   },
   'no-counts': {
