@@ -302,6 +302,7 @@ const FLAGS_WITHOUT_A_CASE: Record<string, string> = {
   'no-pdf': 'a boolean (as no-report)',
   json: 'a boolean (as no-report)',
   'no-counts': 'a boolean (as no-report)',
+  'strict-builds': 'a boolean (as no-report); what it refuses is tested on a real apt repository in test/integration/builds.test.ts',
   'accept-new-host-keys': 'a boolean (as no-report); the host keys it accepts are tested with real hosts in test/integration/multihost.test.ts',
 }
 
