@@ -38,7 +38,7 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
 async function runLocked(o: RunOptions): Promise<RunResult> {
   const run = openRun(o)
   const parts = await prepareComponents(o, run)
-  const chosen = await chooseRuntime(o, run, parts.launcher)
+  const chosen = await chooseRuntime(o, run, parts)
   checkLateChanges(o, run, chosen.kind, chosen.cpus)
   const record = await startRecord(o, run, parts, chosen)
   const unhook = recordOnExit(record)

@@ -9,6 +9,8 @@ import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
 import type { Runtime } from '../runtime/types.ts'
 import { dockerClient, engineInfo, ensureDockerEngine } from '../setup/docker-engine.ts'
 import { ensureImages } from '../setup/images/ensure.ts'
+import { notRunnableVersions } from '../setup/builds.ts'
+import type { RunComponents } from './components.ts'
 import type { ImageRecord } from '../setup/images/records.ts'
 import { connectHosts, hostCpusets, type EngineFacts } from './hosts.ts'
 import type { RunOptions, RuntimeChoice } from './options.ts'
@@ -41,13 +43,15 @@ async function resolveRuntime(kind: RuntimeChoice, log: Logger, hosts: boolean):
 }
 
 /** The runtime of a run: native processes, or containers from images ensured now. */
-async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions, launcher: readonly string[] = []): Promise<Built> {
+async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOptions, parts: Pick<RunComponents, 'launcher' | 'components'>): Promise<Built> {
   if (kind === 'native') {
     cleanupStale(o.log)
-    return { runtime: new NativeRuntime(id, { launcher }), images: [] }
+    return { runtime: new NativeRuntime(id, { launcher: parts.launcher }), images: [] }
   }
   await cleanupStaleContainers(o.log)
-  const imgs = await ensureImages({ mode: o.images, proxies: o.proxies, log: o.log })
+  // A version gone from its source has no build to put in an image: its cells say so (lib/setup/builds.ts).
+  const exclude = new Set(notRunnableVersions(parts.components).keys())
+  const imgs = await ensureImages({ mode: o.images, proxies: o.proxies, log: o.log, exclude })
   const bad = imgs.rows.find((r) => r.status === 'failed')
   if (bad) throw userError(`${bad.component} ${bad.version}`, bad.note ?? 'image failed', 'Run: npx zx notebooks/02-stacks.mjs --images offline')
   if (o.hosts) {
@@ -61,14 +65,14 @@ async function createRuntime(kind: 'native' | 'docker', id: string, o: RunOption
       throw e
     }
   }
-  return { runtime: new DockerRuntime(id, { images: imgs.records, network: o.network, launcher }), images: imgs.records }
+  return { runtime: new DockerRuntime(id, { images: imgs.records, network: o.network, launcher: parts.launcher }), images: imgs.records }
 }
 
 /**
  * Stage 3 of a run: the runtime, as asked or as auto chooses it; auto falls back to native
  * when the docker images cannot be prepared (never with bridge networking or --hosts, which need docker).
  */
-export async function chooseRuntime(o: RunOptions, run: OpenedRun, launcher: readonly string[]): Promise<ChosenRuntime> {
+export async function chooseRuntime(o: RunOptions, run: OpenedRun, parts: Pick<RunComponents, 'launcher' | 'components'>): Promise<ChosenRuntime> {
   let kind = await resolveRuntime(o.runtime, o.log, !!o.hosts)
   if (o.network === 'bridge' && kind !== 'docker') {
     throw userError(
@@ -79,11 +83,11 @@ export async function chooseRuntime(o: RunOptions, run: OpenedRun, launcher: rea
   }
   // The pid keeps cgroups, containers and state of two runs with the same directory name apart.
   const runtimeId = `${run.runId}-${process.pid}`
-  const built = await createRuntime(kind, runtimeId, o, launcher).catch((e: Error) => {
+  const built = await createRuntime(kind, runtimeId, o, parts).catch((e: Error) => {
     if (o.runtime !== 'auto' || o.network === 'bridge' || o.hosts) throw e
     o.log.warn(`runtime: docker images could not be prepared (${e.message.split('\n')[0]}); auto falls back to native`)
     kind = 'native'
-    return createRuntime('native', runtimeId, o, launcher)
+    return createRuntime('native', runtimeId, o, parts)
   })
   let cpus = run.cpus
   if (o.hosts && built.runtime instanceof MultiHostRuntime) {

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode'
-import { binaryPath, loadStack, suiteOf, type ProxyName, type Stack, type StackVersion } from '../../catalog/stack.ts'
+import { binaryPath, loadStack, suiteOf, versionKey, type ProxyName, type Stack, type StackVersion } from '../../catalog/stack.ts'
 import type { Logger } from '../../core/log.ts'
 import { debianVersions } from '../apt.ts'
 import { dockerClient } from '../docker-engine.ts'
@@ -29,6 +29,8 @@ export interface EnsureImagesOptions {
   proxies: readonly ProxyName[]
   /** Only the newest catalog version of each proxy (tests). */
   newestOnly?: boolean
+  /** `proxy version` keys with no build here (not runnable, lib/setup/builds.ts): no image is made for them. */
+  exclude?: ReadonlySet<string>
   log: Logger
   force?: boolean
   docker?: Docker
@@ -52,7 +54,9 @@ export interface EnsureImagesResult {
 export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImagesResult> {
   const docker = o.docker ?? dockerClient()
   const stacks = o.proxies.map((p) => loadStack(p))
-  const versions = stacks.flatMap((s) => (o.newestOnly ? [s.versions.at(-1)!] : s.versions).map((v) => ({ stack: s, v })))
+  const versions = stacks.flatMap((s) =>
+    (o.newestOnly ? [s.versions.at(-1)!] : s.versions).filter((v) => !o.exclude?.has(versionKey(s.proxy, v.version))).map((v) => ({ stack: s, v })),
+  )
   const { mode, reason } = await imageMode(o, versions, docker)
   const rows: ImageRow[] = []
   const records: ImageRecord[] = []
