@@ -18,6 +18,16 @@ export function writeFileDurable(file: string, content: string | Buffer, flags =
   }
 }
 
+/** Fsyncs a file already written (a copy about to be renamed into place). */
+export function fsyncFile(file: string): void {
+  const fd = openSync(file, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /** Errors of a directory fsync from file systems (or platforms) that do not support it. */
 const DIR_FSYNC_UNSUPPORTED = new Set(['EINVAL', 'EISDIR', 'EPERM', 'EACCES', 'ENOTSUP', 'EOPNOTSUPP'])
 

@@ -8,7 +8,7 @@ import { archiveComponents, archiveDir, type ArchivedBuild, findComponent, listA
 import { BASELINES_DIR } from '../data/baselines.ts'
 import { MANIFEST_FILE } from '../data/manifest.ts'
 import { compressionOf, exportArchive, importArchive } from './archive-pack.ts'
-import { distinctObjects, readTree } from './archive-tree.ts'
+import { distinctObjects, MB, readTree } from './archive-tree.ts'
 
 /** `npm run archive -- list | export ID FILE | import FILE` (notebooks/archive.mjs; docs/archive.md): what each prints, and its exit status. */
 export interface CommandResult {
@@ -16,7 +16,6 @@ export interface CommandResult {
   code: number
 }
 
-const MB = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`
 const USAGE = 'Use: npm run archive -- list | export <run-id|baseline-id> FILE | import FILE (see --help)'
 
 const row = (b: ArchivedBuild) => ({ proxy: b.proxy, version: b.version, build: b.build, source: b.source, files: b.files, size: MB(b.bytes) })

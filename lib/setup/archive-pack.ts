@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
-import { writeFileAtomic } from '../core/atomic.ts'
+import { fsyncFile, writeFileAtomic } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import { exec, lastLine } from '../core/exec.ts'
 import { sha256File, sha256Text } from '../core/hash.ts'
 import type { Logger } from '../core/log.ts'
 import { archiveDir, type ArchivedBuild, archivedBuildSchema, indexPath } from '../data/archive-index.ts'
-import { distinctObjects, objectPath, parseListing, readTree, type TreeEntry, treePath, walk } from './archive-tree.ts'
+import { distinctObjects, MB, objectPath, parseListing, readTree, type TreeEntry, treePath, walk } from './archive-tree.ts'
 
 /**
  * An archive export: one compressed tar (GNU tar) holding exactly the objects of the named
@@ -17,7 +17,6 @@ import { distinctObjects, objectPath, parseListing, readTree, type TreeEntry, tr
  * read elsewhere; zstd (`.tar.zst`) is smaller and faster where both ends have it.
  */
 const quiet: Logger = { info: () => {}, warn: () => {}, progress: () => {} }
-const MB = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`
 const LISTING = 'LISTING.txt'
 const SHA = '[0-9a-f]{64}'
 const SEG = '[A-Za-z0-9][A-Za-z0-9.+~:_-]*'
@@ -27,15 +26,6 @@ export function compressionOf(file: string): '--gzip' | '--zstd' {
   if (/\.(tar\.gz|tgz)$/.test(file)) return '--gzip'
   if (/\.(tar\.zst|tzst)$/.test(file)) return '--zstd'
   throw userError(file, 'not a name an export can take', 'Name it FILE.tar.gz (gzip: read everywhere) or FILE.tar.zst (zstd: smaller, faster)')
-}
-
-function fsyncFile(file: string): void {
-  const fd = openSync(file, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
 }
 
 /** LISTING.txt: each build, then every entry of its tree, the way a person checks what the file holds. */

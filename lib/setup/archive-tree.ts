@@ -20,6 +20,9 @@ export type TreeEntry =
 const HEADER = 'proxybench-tree 1'
 const SHA = /^[0-9a-f]{64}$/
 
+/** A size as the archive's messages print it. */
+export const MB = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MB`
+
 export const objectPath = (sha256: string, dir = archiveDir()): string => join(dir, 'objects', sha256.slice(0, 2), sha256)
 export const treePath = (tree: string, dir = archiveDir()): string => join(dir, 'trees', tree)
 

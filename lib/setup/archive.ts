@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { replaceDir, writeFileAtomic } from '../core/atomic.ts'
+import { fsyncFile, replaceDir, writeFileAtomic } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
 import { sha256File, sha256Text } from '../core/hash.ts'
 import type { Logger } from '../core/log.ts'
 import { archiveDir, type ArchivedBuild, findArchived, indexPath } from '../data/archive-index.ts'
-import { entryOf, listingText, objectPath, readTree, type TreeEntry, treePath, treeSize, walk } from './archive-tree.ts'
+import { entryOf, listingText, MB, objectPath, readTree, type TreeEntry, treePath, treeSize, walk } from './archive-tree.ts'
 
 /**
  * The archive of what was measured (docs/archive.md): every file of a build's root kept
@@ -17,17 +17,7 @@ export { archiveDir, type ArchivedBuild, findArchived } from '../data/archive-in
 export { exportArchive, importArchive } from './archive-pack.ts'
 
 const quiet: Logger = { info: () => {}, warn: () => {}, progress: () => {} }
-const MB = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`
 const tmpName = (file: string) => `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
-
-function fsyncFile(file: string): void {
-  const fd = openSync(file, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-}
 
 /**
  * Puts one file's content into the archive under its sha256 (a temp copy beside it, checked,

@@ -1,24 +1,17 @@
 import assert from 'node:assert/strict'
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import { exec } from '../../lib/core/exec.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { archiveComponents } from '../../lib/data/archive-index.ts'
+import { tempCache } from '../support/temp-cache.ts'
 import { archiveBuild, archiveDir } from '../../lib/setup/archive.ts'
 import { archiveCommand } from '../../lib/setup/archive-cli.ts'
 
 // `npm run archive` on real files: a run folder whose manifest names one archived build and one not.
-const T = mkdtempSync(join(tmpdir(), 'pb-archive-cli-'))
-const saved = process.env.PROXYBENCH_CACHE
-process.env.PROXYBENCH_CACHE = join(T, 'cache')
-after(() => {
-  if (saved === undefined) delete process.env.PROXYBENCH_CACHE
-  else process.env.PROXYBENCH_CACHE = saved
-  rmSync(T, { recursive: true, force: true })
-})
+const T = tempCache('pb-archive-cli-')
 
 async function archivedRun(): Promise<{ run: string; tree: string }> {
   const root = join(T, 'root')

@@ -1,24 +1,17 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, beforeEach, test } from 'node:test'
+import { beforeEach, test } from 'node:test'
 import { sha256File } from '../../lib/core/hash.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { archiveNotes, listArchived } from '../../lib/data/archive-index.ts'
+import { tempCache } from '../support/temp-cache.ts'
 import { archiveBuild, archiveDir, exportArchive, findArchived, importArchive, restoreBuild } from '../../lib/setup/archive.ts'
 import { objectPath, walk } from '../../lib/setup/archive-tree.ts'
 
 // Real files in temp folders, the archive under a temp PROXYBENCH_CACHE: no mocks.
-const T = mkdtempSync(join(tmpdir(), 'pb-archive-'))
-const saved = process.env.PROXYBENCH_CACHE
-process.env.PROXYBENCH_CACHE = join(T, 'cache')
-after(() => {
-  if (saved === undefined) delete process.env.PROXYBENCH_CACHE
-  else process.env.PROXYBENCH_CACHE = saved
-  rmSync(T, { recursive: true, force: true })
-})
+const T = tempCache('pb-archive-')
 beforeEach(() => rmSync(archiveDir(), { recursive: true, force: true }))
 
 let n = 0
