@@ -11,6 +11,7 @@ const { consoleLogger } = await import('../lib/core/log.ts')
 const FLAGS = flagTable({})
 
 const HELP = `Usage: npm run archive -- list
+       npm run archive -- add
        npm run archive -- export <run-id|baseline-id> FILE
        npm run archive -- import FILE
        (also: npx zx notebooks/archive.mjs ...)
@@ -20,6 +21,8 @@ Every proxy build a run measured is kept content-addressed under the cache
 runs from, each distinct file once. Nothing of it goes into git.
 
   list     the archived builds, the size of each, in all and deduplicated
+  add      keep every catalog version set up on this machine (a run keeps the ones it
+           measured by itself), then list
   export   the proxy builds a run (results/<run-id>/) or a baseline (baselines/runs/<id>/)
            measured, into one file: FILE.tar.gz (gzip) or FILE.tar.zst (zstd), with a
            LISTING.txt; prints the size per version, in all and the time taken. A build

@@ -7,7 +7,10 @@ import { formatTable } from '../core/text-table.ts'
 import { archiveComponents, archiveDir, type ArchivedBuild, findComponent, listArchived, proxyComponents } from '../data/archive-index.ts'
 import { BASELINES_DIR } from '../data/baselines.ts'
 import { MANIFEST_FILE } from '../data/manifest.ts'
+import { PROXIES, versionKey } from '../catalog/stack.ts'
 import { compressionOf, exportArchive, importArchive } from './archive-pack.ts'
+import { archiveMeasured } from './build-archive.ts'
+import { setup } from './doctor.ts'
 import { distinctObjects, MB, readTree } from './archive-tree.ts'
 
 /** `npm run archive -- list | export ID FILE | import FILE` (notebooks/archive.mjs; docs/archive.md): what each prints, and its exit status. */
@@ -16,7 +19,7 @@ export interface CommandResult {
   code: number
 }
 
-const USAGE = 'Use: npm run archive -- list | export <run-id|baseline-id> FILE | import FILE (see --help)'
+const USAGE = 'Use: npm run archive -- list | add | export <run-id|baseline-id> FILE | import FILE (see --help)'
 
 const row = (b: ArchivedBuild) => ({ proxy: b.proxy, version: b.version, build: b.build, source: b.source, files: b.files, size: MB(b.bytes) })
 const COLUMNS = ['proxy', 'version', 'build', 'source', 'files', 'size']
@@ -29,7 +32,8 @@ function dedupSize(builds: readonly ArchivedBuild[]): { files: number; bytes: nu
 
 export function listCommand(): CommandResult {
   const builds = listArchived()
-  if (builds.length === 0) return { out: [`the archive is empty (${archiveDir()}); npm run setup archives what it installs`], code: 0 }
+  if (builds.length === 0)
+    return { out: [`the archive is empty (${archiveDir()}); a run archives the builds it measured, npm run archive -- add every one set up here`], code: 0 }
   const all = builds.reduce((a, b) => a + b.bytes, 0)
   const d = dedupSize(builds)
   return {
@@ -94,6 +98,19 @@ export async function importCommand(file: string, log: Logger): Promise<CommandR
   }
 }
 
+/** Keeps every catalog version set up on this machine (before its source moves), then lists the archive. */
+export async function addCommand(log: Logger): Promise<CommandResult> {
+  const started = Date.now()
+  const rows = await setup({ proxies: PROXIES, install: false, log, engine: false })
+  const proxies = rows.filter((r) => (PROXIES as readonly string[]).includes(r.component))
+  const trees = await archiveMeasured(proxies, new Set(proxies.map((r) => versionKey(r.component, r.version))), log)
+  const listed = listCommand()
+  return {
+    out: [...listed.out, `added or had ${trees.size} of ${proxies.length} catalog versions in ${((Date.now() - started) / 1000).toFixed(1)} s`],
+    code: 0,
+  }
+}
+
 /** The sub-command and its arguments, checked: a wrong one is a one-line error naming it. */
 export async function archiveCommand(args: readonly string[], log: Logger): Promise<CommandResult> {
   const [sub, ...rest] = args
@@ -101,6 +118,7 @@ export async function archiveCommand(args: readonly string[], log: Logger): Prom
     if (rest.length !== n) throw userError(`archive ${sub}`, `takes ${names}, got ${rest.length} argument${rest.length === 1 ? '' : 's'}`, USAGE)
   }
   if (sub === 'list') return (want(0, 'no argument'), listCommand())
+  if (sub === 'add') return (want(0, 'no argument'), addCommand(log))
   if (sub === 'export') return (want(2, '<run-id|baseline-id> FILE'), exportCommand(rest[0]!, rest[1]!, log))
   if (sub === 'import') return (want(1, 'FILE'), importCommand(rest[0]!, log))
   throw userError('notebooks/archive.mjs', sub === undefined ? 'no sub-command' : `unknown sub-command '${sub}'`, USAGE)
