@@ -27,8 +27,11 @@ const FLAGS = flagTable({
 
 const HELP = `Usage: npm run catalog -- [--check] [options]   (also: npx zx notebooks/catalog.mjs)
 
-Without --check: every catalog version (stacks/<proxy>/stack.yaml) with its source, sha256 and
-whether its binary speaks HTTP/3 (h3: yes, or no with the reason; docs/series/h3.md).
+Without --check: every catalog version (stacks/<proxy>/stack.yaml) with its source, sha256,
+the build this machine has of it (here: pinned, substituted by another build of the same
+version, restored from the archive, missing, or not runnable here with the reason;
+docs/catalog.md#when-a-pin-moves) and whether its binary speaks HTTP/3 (h3: yes, or no with
+the reason; docs/series/h3.md).
 --check asks every source the catalog uses, now: PyPI through pip's configured index, the
 host's Debian suite (apt-cache madison), each debian:<suite> through apt in a copy of its
 cached base (built once by debootstrap, as root), official image tags through the Docker
@@ -59,6 +62,10 @@ await runNotebook(async () => {
     return 0
   }
   if (!flags.check) {
+    // What this machine has of each version: as pinned, a substitute, or not runnable here (lib/setup/builds.ts).
+    const { setup } = await import('../lib/setup/doctor.ts')
+    const { buildHere } = await import('../lib/setup/builds.ts')
+    const here = await setup({ proxies: stacks.map((s) => s.proxy), install: false, log: consoleLogger(process.stderr, true), engine: false })
     const rows = stacks.flatMap((s) =>
       s.versions.map((v) => ({
         proxy: s.proxy,
@@ -66,11 +73,12 @@ await runNotebook(async () => {
         source: v.source,
         package: v.deb_version ? `${v.package} ${v.deb_version}` : v.package,
         sha256: v.sha256.slice(0, 16),
+        here: buildHere(here, s.proxy, v.version),
         h3: h3Label(h3Support(s.proxy, v)),
       })),
     )
     process.stdout.write(
-      flags.json ? JSON.stringify(rows, null, 2) + '\n' : formatTable(rows, ['proxy', 'version', 'source', 'package', 'sha256', 'h3']) + '\n',
+      flags.json ? JSON.stringify(rows, null, 2) + '\n' : formatTable(rows, ['proxy', 'version', 'source', 'package', 'sha256', 'here', 'h3']) + '\n',
     )
     return 0
   }

@@ -203,3 +203,13 @@ export function notRunnableVersions(rows: readonly ComponentRow[]): Map<string, 
   const why = (note = '') => note.slice(Math.max(0, note.indexOf(NOT_RUNNABLE)))
   return new Map(rows.filter((r) => r.status === 'not runnable').map((r) => [versionKey(r.component, r.version), why(r.note) || NOT_RUNNABLE]))
 }
+
+/** One version's build on this machine in a word or a line (the catalog's `here` column). */
+export function buildHere(rows: readonly ComponentRow[], proxy: string, version: string): string {
+  const r = rows.find((x) => x.component === proxy && x.version === version)
+  if (!r) return '-'
+  if (r.status === 'ok' || r.status === 'installed') return 'pinned'
+  if (r.status === 'substituted') return `substituted: ${r.build ?? '?'}`
+  if (r.status === 'not runnable') return notRunnableVersions([r]).get(versionKey(proxy, version)) ?? 'not runnable here'
+  return r.status
+}
