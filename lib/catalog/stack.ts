@@ -134,35 +134,46 @@ export function suiteRoot(suite: string, pkg: string, debVersion: string): strin
 /** One catalog version of one proxy, as a map key (`nginx 1.26.3`). */
 export const versionKey = (proxy: string, version: string): string => `${proxy} ${version}`
 
-/** Where setup records the build it took for a suite version whose pinned build is gone (lib/setup/builds.ts). */
-export function substituteFile(proxy: ProxyName, version: string): string {
+/** Where setup records what it decided for a version whose pinned build is gone (lib/setup/builds.ts). */
+export function buildRecordFile(proxy: ProxyName, version: string): string {
   return join(cacheDir(), 'builds', proxy, `${version}.json`)
 }
 
-/** A substitute build: the same upstream version, another Debian build of it, and why. */
-export interface SubstituteBuild {
-  /** The catalog's deb_version it stands in for. */
+/** What setup decided for a pin that is gone: another build of the same version (a substitute), or none (not runnable here), and why. */
+export interface BuildRecord {
+  /** The pin it stands for: the catalog's deb_version, or `package==version` for a wheel. */
   pinned: string
-  /** The Debian build measured instead. */
-  build: string
-  sha256: string
+  /** The Debian build measured instead; null: none, the version is not runnable here. */
+  build: string | null
+  sha256: string | null
   reason: string
+}
+
+/** A substitute: a record with a build. */
+export type SubstituteBuild = BuildRecord & { build: string; sha256: string }
+
+/** The pin a record is kept for. */
+export const pinOf = (v: StackVersion): string => v.deb_version ?? `${v.package}==${v.version}`
+
+/** Setup's record for this version's current pin, if any (a record for an older pin is ignored). */
+export function buildRecord(proxy: ProxyName, v: StackVersion): BuildRecord | undefined {
+  try {
+    const r = JSON.parse(readFileSync(buildRecordFile(proxy, v.version), 'utf8')) as BuildRecord
+    return r.pinned === pinOf(v) ? r : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /**
  * The Debian build a suite version runs: the pinned one when its root is here, else the
- * substitute setup recorded for that pin (a record for an older pin is ignored).
+ * substitute setup recorded for that pin.
  */
 export function suiteBuild(proxy: ProxyName, v: StackVersion): { build: string; substitute?: SubstituteBuild } {
   const pinned = v.deb_version!
   if (existsSync(join(suiteRoot(suiteOf(v)!, v.package, pinned), v.binary))) return { build: pinned }
-  let substitute: SubstituteBuild | undefined
-  try {
-    substitute = JSON.parse(readFileSync(substituteFile(proxy, v.version), 'utf8')) as SubstituteBuild
-  } catch {
-    return { build: pinned }
-  }
-  return substitute.pinned === pinned ? { build: substitute.build, substitute } : { build: pinned }
+  const r = buildRecord(proxy, v)
+  return r?.build && r.sha256 ? { build: r.build, substitute: r as SubstituteBuild } : { build: pinned }
 }
 
 /** Absolute path of the binary of one catalog version (a suite version: the build setup took, lib/setup/builds.ts). */

