@@ -255,15 +255,11 @@ test('dockerd stopped and restarted mid-run (docker runtime): the run says so, f
   const stoppedRows = rows(dir).length
   await sleep(3000)
   await ensureDockerEngine(memoryLogger())
-  // The run goes on after the engine is back: a new valid row.
-  await until(
-    'a valid row after the restart',
-    () =>
-      rows(dir)
-        .slice(stoppedRows)
-        .some((r) => r.status === 'valid'),
-    180_000,
-  )
+  // The run goes on after the engine is back: a new measured row, valid, or invalid only because
+  // other work on a busy machine disturbed its window (a cell that ran, not one that failed).
+  const measured = (r: { status: string; reason: string }) =>
+    r.status === 'valid' || (r.status === 'invalid' && r.reason.split('; ').every((part) => part.startsWith('disturbed:')))
+  await until('a measured row after the restart', () => rows(dir).slice(stoppedRows).some(measured), 180_000)
   run.child.kill('SIGTERM')
   assert.equal(await run.exit, 143, run.output())
   assert.match(run.output(), /docker: the engine does not answer; waiting up to \d+ s/)
