@@ -2,6 +2,9 @@ import { medianVariance, MIN_NOISE_DF, type Repeats } from '../core/intervals.ts
 import { median } from '../core/stats.ts'
 import { keyId } from '../data/grouping.ts'
 import type { Figure } from './run-figures.ts'
+import { BETWEEN_RUN_NOISE, BETWEEN_RUN_NOTE } from '../data/between-run-prior.ts'
+
+export { BETWEEN_RUN_NOISE, BETWEEN_RUN_NOTE }
 
 /**
  * The between-run variance of a figure (Kalibera & Jones: a run is a level of its own; its
@@ -118,26 +121,6 @@ export function roundsNoise(family: string, runs: readonly (readonly Figure[])[]
   }
   if (df < MIN_NOISE_DF) return null
   return { sd: Math.sqrt(ss / df), df, source: `the runs' own rounds (${df} df; rounds are minutes apart: a lower bound)` }
-}
-
-/**
- * The between-run noise per family measured on this machine kind, from repeated runs of one
- * selection (bench/stability.mjs prints estimateBetweenRun): every figure and its runs in
- * BETWEEN_RUN_NOTE. A family not listed has no prior; its comparison then needs rounds.
- */
-export const BETWEEN_RUN_NOTE = 'docs/lab-notes/2026-12-02-between-run-noise.md'
-export const BETWEEN_RUN_NOISE: Readonly<Record<string, { sd: number; df: number }>> = {
-  'cost|proxy_cpu_us_per_handshake|handshakes|tls-handshake': { sd: 0.03, df: 2.75 },
-  'cost|proxy_cpu_us_per_req|measurements|closed': { sd: 0.206, df: 3.25 },
-  // Every cell's count was the same in both runs: no shift common or own; the cells' df.
-  'count|backend_conns_per_1k_req|measurements|closed': { sd: 0, df: 30 },
-  'count|proxy_ctxsw_per_req|handshakes|tls-handshake': { sd: 0.0807, df: 1.19 },
-  'count|proxy_ctxsw_per_req|measurements|closed': { sd: 0.316, df: 27 },
-  'count|proxy_syscalls_per_req|handshakes|tls-handshake': { sd: 0.0087, df: 9.69 },
-  'count|proxy_syscalls_per_req|measurements|closed': { sd: 0.00936, df: 30.9 },
-  'ratio|pool-removed / pool-added|measurements|closed': { sd: 0.101, df: 3.93 },
-  'ratio|proxy / direct|handshakes|tls-handshake': { sd: 0.127, df: 1.05 },
-  'ratio|proxy / direct|measurements|closed': { sd: 0.139, df: 30.1 },
 }
 
 /** The prior of a family, when the lab note has one. */

@@ -85,12 +85,15 @@ export interface CellValue {
   excluded: number
   /** The used rows' values by repeat: what an interval around `value` resamples. */
   repeats: Repeats
+  /** The used rows that gave a value: when and by which invocation each repeat was measured (lib/claims/rounds.ts). */
+  rows: readonly Row[]
 }
 
 export function cellValue(cell: CellGroup, metric: string, rows: 'valid' | 'all'): CellValue {
   const used = rows === 'all' ? cell.rows : cell.rows.filter((r) => r.status === 'valid')
   const values = used.map((r) => metricValue(r, metric)).filter((v): v is number => v !== null)
   return {
+    rows: used.filter((r) => metricValue(r, metric) !== null),
     cell,
     metric,
     value: values.length ? median(values) : null,
@@ -104,7 +107,7 @@ export function cellValue(cell: CellGroup, metric: string, rows: 'valid' | 'all'
  * Metrics whose noise is a factor of the host's state: costs, rates, latencies. Counts,
  * shares and percentages are capped or mostly zero; they keep their own intervals.
  */
-const MULTIPLICATIVE = /_us_per_|^rps$|_ms$/
+export const MULTIPLICATIVE = /_us_per_|^rps$|_ms$/
 
 /**
  * Every cell's repeats of a metric with the pooled noise of its family (core/intervals):

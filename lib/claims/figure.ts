@@ -2,7 +2,17 @@
  * A check's figure with its interval (lib/core/intervals.ts), and where it lies against the
  * check's band: inside (the unit holds), outside (fails), straddling (undecided).
  */
-import { bootstrapFigure, medianInterval, overlaps, placeInterval, repeatsDisagree, type Interval, type Placement } from '../core/intervals.ts'
+import {
+  bootstrapFigure,
+  BOOTSTRAP_RESAMPLES,
+  medianInterval,
+  overlaps,
+  placeInterval,
+  repeatsDisagree,
+  type Interval,
+  type Pairing,
+  type Placement,
+} from '../core/intervals.ts'
 import { aggregateMedians } from './cells.ts'
 import type { Side } from './sides.ts'
 
@@ -17,15 +27,20 @@ export interface Fig {
   n?: number
   floor?: Interval['floor']
   disagree?: Interval['disagree']
+  /** The factor the interval was widened by, each way, for the drift of sides measured apart (lib/claims/rounds.ts). */
+  drift?: number
+  /** The shared rounds whose per-round figures widened the interval (lib/claims/rounds.ts byRounds). */
+  rounds?: number
 }
 
 /**
  * `f` of the sides' values with its interval. One cell: its median's order-statistics
  * interval mapped through `f` (monotone in one cell's value for every kind here: x, x/c, c/x).
- * Several cells: a paired bootstrap over all of them, each side's aggregate recomputed from
- * the resampled medians. The point stays the figure of the measured medians.
+ * Several cells: a bootstrap over all of them, paired by round unless `pairing` says the
+ * cells were measured apart, each side's aggregate recomputed from the resampled medians.
+ * The point stays the figure of the measured medians.
  */
-export function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => number): Fig {
+export function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => number, pairing: Pairing = 'rounds'): Fig {
   const value = f(sides.map((s) => s.value!))
   const cells = sides.flatMap((s) => s.values)
   if (cells.length === 0) return { value, lo: value, hi: value, method: 'constant' }
@@ -49,6 +64,8 @@ export function figureOf(sides: readonly Side[], f: (xs: readonly number[]) => n
         }
         return f(sides.map((s) => (s.values.length ? aggregateMedians(s.values, take(s.values.length), s.agg) : s.value!)))
       },
+      BOOTSTRAP_RESAMPLES,
+      pairing,
     )
   }
   // Rows with a repeat number twice are averaged per repeat: keep the measured point inside.

@@ -5,6 +5,7 @@
 import type { CellValue } from './cells.ts'
 import { missingUnit, sourceOf, type CommonFields, type Ctx, type Issue, type NamedSelector, type Unit } from './checks/check.ts'
 import { figureOf, type Fig } from './figure.ts'
+import { byRounds, driftFactor, sharedRounds, widenByDrift, type Rounds } from './rounds.ts'
 import { KEY_COLUMNS, type Selector, type SelectorSpec } from './selectors.ts'
 import { layer, sameAs, side, type Side } from './sides.ts'
 import { fmt, unitOf, withUnit } from './words.ts'
@@ -33,8 +34,26 @@ export function readPair(k: PairFields, item: SelectorSpec | undefined, ctx: Ctx
   const b = side(layer(k.select, item, k.b, item?.b, like), src, ctx)
   const used = [...a.values, ...b.values]
   if (a.missing.length || b.missing.length) return missingUnit([...a.missing, ...b.missing], used)
-  const fig = figureOf([a, b], ([x, y]) => x! / y!)
-  return { fig, detail: pairWords(a, b), used }
+  // Two measured sides: read by round when they share enough rounds, else widened by the drift.
+  const rounds = a.values.length && b.values.length ? sharedRounds([...a.values, ...b.values]) : null
+  const ratio = ([x, y]: readonly number[]) => x! / y!
+  const raw = figureOf([a, b], ratio, rounds?.pairing ?? 'rounds')
+  const fig =
+    rounds === null
+      ? raw
+      : rounds.pairing === 'rounds'
+        ? byRounds(raw, [a, b], ratio, rounds.shared)
+        : widenByDrift(raw, driftFactor(a.metric) ?? driftFactor(b.metric))
+  return { fig, detail: `${pairWords(a, b)}${driftWords(fig, rounds)}`, used }
+}
+
+/**
+ * What widened the figure beyond its repeats' bootstrap: `; measured apart (measured in different
+ * phases): ×/÷1.49 for drift`, or `; by round: 2 rounds` when the rounds' own figures disagree.
+ */
+function driftWords(fig: Fig, rounds: Rounds | null): string {
+  if (fig.drift && rounds) return `; measured apart (${rounds.why}): ×/÷${fig.drift.toFixed(2)} for drift`
+  return fig.rounds ? `; by round: ${fig.rounds} rounds` : ''
 }
 
 /** The sides in words: one unit at the end when both share it, else each value with its own. */

@@ -9,7 +9,9 @@
  *   a percentile bootstrap over repeats. Repeats of one interleaved round (the same
  *   `repeat` number) were measured minutes apart under the same machine conditions, so
  *   the bootstrap draws rounds, not single values, and keeps a round's cells together
- *   (paired); a cell without a value in a drawn round falls back to its own values.
+ *   (paired); a cell without a value in a drawn round falls back to its own values. A caller
+ *   that knows the cells were not measured in the same rounds (lib/claims/rounds.ts) says
+ *   `apart`, and equal repeat numbers then pair nothing.
  * - The run's noise as a floor: with few repeats, neither kind of interval above reaches its
  *   coverage (two repeats' [min, max] covers the median half the time). Cells of one family
  *   (the cells a finding compares, or a claim table's cells under one load model: one
@@ -90,18 +92,31 @@ export function medianInterval(cell: Repeats): Interval {
 const seedOf = (cells: readonly Repeats[]) => parseInt(sha256Text(JSON.stringify(cells.map((c) => [...c]))).slice(0, 8), 16)
 
 /**
+ * Whether the cells' repeat numbers may be read as shared rounds: `rounds` (the default) when
+ * the caller knows nothing against it, `apart` when it knows the cells were not measured in
+ * the same rounds (another phase, another invocation: lib/claims/rounds.ts), so equal repeat
+ * numbers pair nothing.
+ */
+export type Pairing = 'rounds' | 'apart'
+
+/**
  * A figure of several cells' medians with its bootstrap interval. `figure` gets one median
  * per cell, in the order of `cells`; NaN or infinite resamples are dropped (a ratio whose
  * denominator resampled to 0). With fewer than two repeats in any cell there is no spread
  * to judge: the interval is the point and the method says "single repeat".
  */
-export function bootstrapFigure(cells: readonly Repeats[], figure: (medians: readonly number[]) => number, resamples = BOOTSTRAP_RESAMPLES): Interval {
+export function bootstrapFigure(
+  cells: readonly Repeats[],
+  figure: (medians: readonly number[]) => number,
+  resamples = BOOTSTRAP_RESAMPLES,
+  pairing: Pairing = 'rounds',
+): Interval {
   const values = cells.map((c) => [...c.values()])
   const value = figure(values.map((v) => median(v)))
   const n = Math.min(...values.map((v) => v.length))
   if (cells.length === 0 || n < 2) return { value, lo: value, hi: value, level: 0, method: 'single repeat', n: Number.isFinite(n) ? n : 0 }
   const rounds = [...new Set(cells.flatMap((c) => [...c.keys()]))].sort((a, b) => a - b)
-  const paired = cells.length > 1 && cells.every((c) => rounds.every((r) => c.has(r)))
+  const paired = pairing === 'rounds' && cells.length > 1 && cells.every((c) => rounds.every((r) => c.has(r)))
   const random = seededRandom(seedOf(cells))
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!
   const draws: number[] = []
@@ -125,9 +140,11 @@ export function bootstrapFigure(cells: readonly Repeats[], figure: (medians: rea
       { value, lo: Math.min(q(alpha), value), hi: Math.max(q(1 - alpha), value), level: LEVEL, method: paired ? 'paired bootstrap' : 'bootstrap', n },
       cells,
       figure,
+      pairing,
     ),
     cells,
     figure,
+    pairing,
   )
 }
 
@@ -245,7 +262,7 @@ function studentT(random: () => number, df: number): number {
  * with fewer than FLOOR_BELOW_N repeats use the pooled SD and its degrees of freedom,
  * unstable cells (any n) their own; the others do not move. Unchanged when none moves.
  */
-function withFloor(iv: Interval, cells: readonly Repeats[], figure: (medians: readonly number[]) => number): Interval {
+function withFloor(iv: Interval, cells: readonly Repeats[], figure: (medians: readonly number[]) => number, pairing: Pairing = 'rounds'): Interval {
   if (iv.method === 'single repeat' || !cells.some((c) => c.noise) || !Number.isFinite(iv.lo) || !Number.isFinite(iv.hi)) return iv
   const medians = cells.map((c) => median([...c.values()]))
   const scale = cells.map((c) => {
@@ -272,7 +289,7 @@ function withFloor(iv: Interval, cells: readonly Repeats[], figure: (medians: re
   }
   // An unstable cell of few repeats widens by a Student t of under FLOOR_BELOW_N - 1 degrees of freedom: a bound no reader can use, so its repeats are shown instead.
   const fewDisagreeing = cells.some((c) => c.unstable && c.size < FLOOR_BELOW_N)
-  return fewDisagreeing || spansTooWide(widened) ? { ...widened, disagree: repeatsRange(cells, figure) } : widened
+  return fewDisagreeing || spansTooWide(widened) ? { ...widened, disagree: repeatsRange(cells, figure, pairing) } : widened
 }
 
 /**
@@ -281,9 +298,13 @@ function withFloor(iv: Interval, cells: readonly Repeats[], figure: (medians: re
  * when none is) at their lowest and then at their highest repeat, the others at their
  * medians. Sorted, so `lo <= hi`.
  */
-export function repeatsRange(cells: readonly Repeats[], figure: (medians: readonly number[]) => number): { lo: number; hi: number } {
+export function repeatsRange(
+  cells: readonly Repeats[],
+  figure: (medians: readonly number[]) => number,
+  pairing: Pairing = 'rounds',
+): { lo: number; hi: number } {
   const rounds = [...new Set(cells.flatMap((c) => [...c.keys()]))]
-  const paired = rounds.length >= 2 && cells.every((c) => rounds.every((r) => c.has(r)))
+  const paired = pairing === 'rounds' && rounds.length >= 2 && cells.every((c) => rounds.every((r) => c.has(r)))
   const values = paired
     ? rounds.map((r) => figure(cells.map((c) => c.get(r)!)))
     : (['min', 'max'] as const).map((end) => {
@@ -300,8 +321,8 @@ export function repeatsRange(cells: readonly Repeats[], figure: (medians: readon
 }
 
 /** An interval wider than MAX_SPAN× gets its repeats' range, whatever widened it. */
-const withDisagreement = (iv: Interval, cells: readonly Repeats[], figure: (medians: readonly number[]) => number): Interval =>
-  iv.disagree || !spansTooWide(iv) ? iv : { ...iv, disagree: repeatsRange(cells, figure) }
+const withDisagreement = (iv: Interval, cells: readonly Repeats[], figure: (medians: readonly number[]) => number, pairing: Pairing = 'rounds'): Interval =>
+  iv.disagree || !spansTooWide(iv) ? iv : { ...iv, disagree: repeatsRange(cells, figure, pairing) }
 
 /** No interval wider than this ratio hi/lo is printed (docs/method/disturbance.md#intervals): such a figure's repeats disagree. */
 export const MAX_SPAN = 100

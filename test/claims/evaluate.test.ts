@@ -374,7 +374,8 @@ test('ratio with an interval: reproduced / not reproduced only when the whole in
     )
   const r = ratio(tight, { approx: 6, tolerance: 0.25 })
   assert.equal(r.verdict, 'reproduced')
-  assert.match(r.measured, /^r = 6 \[5\.9, 6\.06\] \(nginx pool-added 600 \/ nginx article 100 rps\); wanted 4\.5\.\.7\.5 \(≈ 6 ±25%\)$/)
+  // The five rounds' own ratios (a t of 4 df) reach a little beyond the bootstrap's 6.06.
+  assert.match(r.measured, /^r = 6 \[5\.9, 6\.08\] \(nginx pool-added 600 \/ nginx article 100 rps\); by round: 5 rounds; wanted 4\.5\.\.7\.5 \(≈ 6 ±25%\)$/)
   assert.equal(r.value, 6)
   assert.equal(r.interval!.method, 'paired bootstrap')
   assert.ok(r.interval!.lo < 6 && r.interval!.hi > 6)

@@ -33,7 +33,7 @@ export const openOutcome: CheckDef<OpenOutcomeCheck, ReturnType<typeof schema>> 
       missing.push(...m.missing)
       cells.push(...m.cells.filter((c) => !cells.includes(c)))
     }
-    const used: CellValue[] = cells.map((cell) => ({ cell, metric: 'max_vus', value: null, n: cell.rows.length, excluded: 0, repeats: new Map() }))
+    const used: CellValue[] = cells.map((cell) => ({ cell, metric: 'max_vus', value: null, n: cell.rows.length, excluded: 0, repeats: new Map(), rows: [] }))
     if (missing.length) return [missingUnit(missing, used)]
     return [outcomeUnit(cells, k.outcome, used)]
   },

@@ -46,7 +46,7 @@ function statusUnit(sel: Selector, allowed: readonly string[], reason: string | 
     missing.push(...m.missing)
     for (const c of m.cells) if (!cells.includes(c)) cells.push(c)
   }
-  const used: CellValue[] = cells.map((cell) => ({ cell, metric: 'status', value: null, n: cell.rows.length, excluded: 0, repeats: new Map() }))
+  const used: CellValue[] = cells.map((cell) => ({ cell, metric: 'status', value: null, n: cell.rows.length, excluded: 0, repeats: new Map(), rows: [] }))
   // A tie counts as each of its statuses: wrong only if all are, undecided if some are.
   const statuses = (c: CellGroup) => statusTie(c.rows) ?? [c.status]
   const wrong = cells.filter((c) => statuses(c).every((st) => !allowed.includes(st)))
