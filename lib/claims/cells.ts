@@ -205,7 +205,7 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
     Object.entries(others).every(([col, w]) => {
       if (!(col in c.key)) return false
       const want = wantFor(w, String(c.key.proxy))
-      return want !== undefined && want.some((x) => wantHolds(x, c.key[col]))
+      return want?.some((x) => wantHolds(x, c.key[col]))
     }),
   )
   const wants = new Map<CellGroup, VersionWant[]>()
