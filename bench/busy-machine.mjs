@@ -6,6 +6,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
@@ -27,14 +28,14 @@ const { join } = await import('node:path')
 const { availableParallelism } = await import('node:os')
 
 const FLAGS = flagTable({
-  profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
+  ...commonFlags({ profile: 'quick' }),
   series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls)'] },
-  proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default haproxy,nginx,caddy)'] },
+  ...commonFlags({ proxies: 'haproxy,nginx,caddy' }),
   runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
   share: { type: 'string', arg: 'X', help: ["the neighbour's average busy share of its core (default 0.4)"] },
   cpu: { type: 'string', arg: 'N', help: ["the neighbour's core (default: the proxy's, from nproc)"] },
   'neighbour-max': { type: 'string', arg: 'S', help: ['the neighbour ends itself after S seconds (default 3600)'] },
-  out: { type: 'string', arg: 'DIR', help: ['where the runs go (default results/busy-machine-<profile>)'] },
+  ...commonFlags({ out: 'results/busy-machine-<profile>' }),
   'finished-only': {
     type: 'boolean',
     help: [

@@ -5,6 +5,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
@@ -15,7 +16,7 @@ const { fingerprintDiff } = await import('../lib/analysis/fingerprint.ts')
 
 const FLAGS = flagTable({
   run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<id>)'] },
-  baseline: { type: 'string', arg: 'ID', help: ['a run baseline under baselines/runs/ (default 2026-11-30-quick-2core)'] },
+  ...commonFlags({ baseline: ['2026-11-30-quick-2core', 'here a promoted run only: a published baseline has no rows to calibrate'] }),
   'include-disturbed': {
     type: 'boolean',
     help: ["count this run's rows that are invalid only for being disturbed", "(foreign CPU on the proxy's cores, on a shared machine) as valid"],

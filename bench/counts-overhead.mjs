@@ -6,6 +6,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { parseProxyList } = await import('../lib/catalog/stack.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { userError } = await import('../lib/core/errors.ts')
@@ -13,7 +14,7 @@ const { repoRoot } = await import('../lib/core/paths.ts')
 const { OVERHEAD_VARIANTS, runCountsOverhead } = await import('../lib/bench/counts-overhead.ts')
 
 const FLAGS = flagTable({
-  proxies: { type: 'string', arg: 'LIST', help: ['default: haproxy,nginx'] },
+  ...commonFlags({ proxies: 'haproxy,nginx' }),
   variants: { type: 'string', arg: 'LIST', help: ['default: article,pool-removed'] },
   repeats: { type: 'string', arg: 'N', help: ['default 6'] },
   duration: { type: 'string', arg: 'S', help: ['measurement window in seconds (default 3)'] },
@@ -22,7 +23,7 @@ const FLAGS = flagTable({
     type: 'boolean',
     help: ['count rows invalid only for being disturbed (foreign CPU on a shared', 'machine) as valid: both arms of a pair run back to back'],
   },
-  out: { type: 'string', arg: 'DIR', help: ['default results/counts-overhead-<time>'] },
+  ...commonFlags({ out: 'results/counts-overhead-<time>' }),
 })
 
 const HELP = `Usage: npx zx bench/counts-overhead.mjs [options]

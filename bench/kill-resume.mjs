@@ -5,6 +5,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
@@ -14,14 +15,14 @@ const { runKillResume } = await import('../lib/bench/kill-resume.ts')
 
 const FLAGS = flagTable({
   kills: { type: 'string', arg: 'N', help: ['default 10'] },
-  profile: { type: 'string', arg: 'NAME', help: ['default quick (smoke: 14 rows, over before 10 kills)'] },
+  ...commonFlags({ profile: 'quick; smoke: 14 rows, over before 10 kills' }),
   series: { type: 'string', arg: 'NAME', help: ['pooling (default), tls, ws or versions'] },
-  proxies: { type: 'string', arg: 'LIST', help: ['default haproxy'] },
+  ...commonFlags({ proxies: 'haproxy' }),
   runtime: { type: 'string', arg: 'KIND', help: ['native (default) or docker'] },
   min: { type: 'string', arg: 'S', help: ['default 4'] },
   max: { type: 'string', arg: 'S', help: ['default 20'] },
   seed: { type: 'string', arg: 'N', help: ['default 1'] },
-  out: { type: 'string', arg: 'DIR', help: ['default results/kill-resume-<time>'] },
+  ...commonFlags({ out: 'results/kill-resume-<time>' }),
 })
 
 const HELP = `Usage: npx zx bench/kill-resume.mjs [options]

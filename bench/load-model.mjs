@@ -7,6 +7,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { parseLoadModelOptions } = await import('../lib/cli/load-model-options.ts')
 const { parseRunOptions } = await import('../lib/cli/run-options.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
@@ -16,10 +17,10 @@ const { runBench } = await import('../lib/run/run.ts')
 
 const FLAGS = flagTable({
   run: { type: 'boolean', help: ['make a run first (series pooling) and add it to the directories'] },
-  profile: { type: 'string', arg: 'P', help: ['with --run: smoke|quick|standard|full (default quick)'] },
-  proxies: { type: 'string', arg: 'LIST', help: ['with --run: default haproxy,nginx,caddy'] },
+  ...commonFlags({ profile: 'quick; with --run only' }),
+  ...commonFlags({ proxies: 'haproxy,nginx,caddy; with --run only' }),
   seed: { type: 'string', arg: 'N', help: ["with --run: the order's seed"] },
-  out: { type: 'string', arg: 'DIR', help: ['with --run: default results/<run-id>'] },
+  ...commonFlags({ out: 'results/<run-id>; with --run only' }),
 })
 
 const HELP = `Usage: npx zx bench/load-model.mjs [options] [RUN_DIR...]

@@ -6,6 +6,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { parseSeries, parseTaxNs } = await import('../lib/cli/run-options.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
@@ -18,21 +19,21 @@ const { spawnSync } = await import('node:child_process')
 const { join, basename } = await import('node:path')
 
 const FLAGS = flagTable({
-  profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
+  ...commonFlags({ profile: 'quick' }),
   series: { type: 'string', arg: 'LIST', help: ['passed to run-all one series at a time (default pooling,tls)'] },
   'tax-ns': { type: 'string', arg: 'N', help: ['the tax per system call (default 2000)'] },
-  proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default all five)'] },
+  ...commonFlags({ proxies: 'all five' }),
   runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
   reference: { type: 'string', arg: 'KIND', help: ['passed to run-all (default rtt; none to measure without it)'] },
   seed: { type: 'string', arg: 'N', help: ['the order seed of both halves (default 1)'] },
-  out: { type: 'string', arg: 'DIR', help: ['where the halves go (default results/machine-shift-<profile>)'] },
+  ...commonFlags({ out: 'results/machine-shift-<profile>: both halves' }),
   'include-disturbed': {
     type: 'boolean',
     help: ['compare the windows made invalid only as disturbed (foreign CPU, steal)', 'too, and say so: on a busy machine they may be all there is'],
   },
 })
 
-const HELP = `Usage: npx zx bench/machine-shift.mjs [--profile P] [--series LIST] [--tax-ns N] [--proxies LIST] [--out DIR]
+const HELP = `Usage: npx zx bench/machine-shift.mjs [--profile NAME] [--series LIST] [--tax-ns N] [--proxies LIST] [--out DIR]
        npx zx bench/machine-shift.mjs DIR DIR
 
 Measures the selection twice, interleaved: for each series in turn, one half as is

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { writeFileAtomic } = await import('../lib/core/atomic.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
@@ -16,11 +17,11 @@ const { formatHostsComparison } = await import('../lib/bench/multihost.ts')
 const { netnsUnavailable, startNetnsEngines } = await import('../test/integration/support/netns-engines.ts')
 
 const FLAGS = flagTable({
-  profile: { type: 'string', arg: 'NAME', help: ['default quick'] },
+  ...commonFlags({ profile: 'quick' }),
   series: { type: 'string', arg: 'NAME', help: ['default pooling'] },
-  proxies: { type: 'string', arg: 'LIST', help: ['default haproxy,nginx (F3 needs two)'] },
+  ...commonFlags({ proxies: 'haproxy,nginx; F3 needs two' }),
   variants: { type: 'string', arg: 'LIST', help: ["only these variants (default: the series' own)"] },
-  out: { type: 'string', arg: 'DIR', help: ['default results/multihost-<time>'] },
+  ...commonFlags({ out: 'results/multihost-<time>' }),
 })
 
 const HELP = `Usage: npx zx bench/multihost.mjs [options]   (root)

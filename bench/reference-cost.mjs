@@ -4,6 +4,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { parseProxyList } = await import('../lib/catalog/stack.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { userError } = await import('../lib/core/errors.ts')
@@ -13,11 +14,11 @@ const { parseTaxNs } = await import('../lib/cli/run-options.ts')
 const { join } = await import('node:path')
 
 const FLAGS = flagTable({
-  proxies: { type: 'string', arg: 'LIST', help: ['default haproxy,nginx'] },
+  ...commonFlags({ proxies: 'haproxy,nginx' }),
   variants: { type: 'string', arg: 'LIST', help: ['default article,pool-removed'] },
   repeats: { type: 'string', arg: 'N', help: ['default 4'] },
   'tax-ns': { type: 'string', arg: 'N', help: ['compare as is with this system-call tax instead'] },
-  out: { type: 'string', arg: 'DIR', help: ['default results/reference-cost-<time>'] },
+  ...commonFlags({ out: 'results/reference-cost-<time>' }),
 })
 
 const HELP = `Usage: npx zx bench/reference-cost.mjs [--proxies LIST] [--variants LIST] [--repeats N] [--tax-ns N] [--out DIR]

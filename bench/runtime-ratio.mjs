@@ -6,17 +6,18 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
 const { RATIO_VARIANTS, runRuntimeRatio } = await import('../lib/bench/runtime-ratio.ts')
 
 const FLAGS = flagTable({
-  proxies: { type: 'string', arg: 'LIST', help: ['default: haproxy,nginx,envoy,traefik,caddy'] },
+  ...commonFlags({ proxies: 'all five' }),
   variants: { type: 'string', arg: 'LIST', help: ['default: article,pool-added,pool-removed'] },
   repeats: { type: 'string', arg: 'N', help: ['default 3'] },
   duration: { type: 'string', arg: 'S', help: ['measurement window in seconds (default 3, as the quick profile)'] },
-  out: { type: 'string', arg: 'DIR', help: ['default results/runtime-ratio-<time>'] },
+  ...commonFlags({ out: 'results/runtime-ratio-<time>' }),
 })
 
 const HELP = `Usage: npx zx bench/runtime-ratio.mjs [options]

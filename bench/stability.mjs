@@ -5,6 +5,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
@@ -16,9 +17,9 @@ const { join, basename } = await import('node:path')
 
 const FLAGS = flagTable({
   runs: { type: 'string', arg: 'N', help: ['runs to make (default 3)'] },
-  profile: { type: 'string', arg: 'NAME', help: ['passed to run-all (default quick)'] },
+  ...commonFlags({ profile: 'quick' }),
   series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls,ws)'] },
-  proxies: { type: 'string', arg: 'LIST', help: ['passed to run-all (default all five)'] },
+  ...commonFlags({ proxies: 'all five' }),
   runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
   reference: { type: 'string', arg: 'KIND', help: ['passed to run-all: rtt measures a reference during every window (default none)'] },
   apart: {
@@ -29,10 +30,10 @@ const FLAGS = flagTable({
       "e.g. 60 for runs an hour apart; the manifests' start times say when each began",
     ],
   },
-  out: { type: 'string', arg: 'DIR', help: ['where the runs go (default results/stability-<profile>)'] },
+  ...commonFlags({ out: 'results/stability-<profile>' }),
 })
 
-const HELP = `Usage: npx zx bench/stability.mjs --runs N [--profile P] [--series LIST] [--proxies LIST] [--reference rtt] [--apart MIN] [--out DIR]
+const HELP = `Usage: npx zx bench/stability.mjs --runs N [--profile NAME] [--series LIST] [--proxies LIST] [--reference rtt] [--apart MIN] [--out DIR]
        npx zx bench/stability.mjs DIR DIR [DIR …]
 
 Runs notebooks/run-all.mjs N times with seeds 1..N (each run in <out>/run-<i>, no report;

@@ -5,6 +5,7 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
 const { setup } = await import('../lib/setup/doctor.ts')
 const { acquireStepLock } = await import('../lib/run/lock.ts')
@@ -13,7 +14,7 @@ const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
 
 const FLAGS = flagTable({
-  proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: haproxy,nginx,envoy,traefik,caddy)'] },
+  ...commonFlags({ proxies: 'all five' }),
   check: { type: 'boolean', help: ['look only; install, download, build and start nothing (no lock)'] },
   doctor: { type: 'boolean', help: ['the same as no flag (npm run doctor)'] },
   json: { type: 'boolean', help: ['print the table as a JSON array on stdout'] },

@@ -6,6 +6,7 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { PROXIES, parseProxyList } = await import('../lib/catalog/stack.ts')
 const { ensureDockerEngine } = await import('../lib/setup/docker-engine.ts')
 const { ensureImages } = await import('../lib/setup/images/ensure.ts')
@@ -29,7 +30,7 @@ const FLAGS = flagTable({
       'auto (default): official when the registry answers within 5 s, else offline',
     ],
   },
-  proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: haproxy,nginx,envoy,traefik,caddy)'] },
+  ...commonFlags({ proxies: 'all five' }),
   newest: { type: 'boolean', help: ['only the newest catalog version of each proxy'] },
   force: { type: 'boolean', help: ['rebuild offline images even when their inputs did not change'] },
   json: { type: 'boolean', help: ['print the rows as a JSON array on stdout'] },

@@ -4,6 +4,7 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagChecker, flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags, sharedFlag } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { buildReport } = await import('../lib/report/build.ts')
 const { formatLedger } = await import('../lib/claims/format.ts')
@@ -16,14 +17,9 @@ const { parseSiteDir } = await import('../lib/cli/site-dir.ts')
 
 const FLAGS = flagTable({
   run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<run-id>)'] },
-  baseline: {
-    type: 'string',
-    arg: 'ID',
-    help: ['compare with baselines/runs/<ID> (a promoted run, or 2026-08-23: the', "seed article's quoted figures); CPU µs and ratios only, never RPS"],
-    check: (id) => (id ? loadBaseline(id) : undefined),
-  },
-  site: { type: 'string', arg: 'DIR', help: ['output folder (default site/)'], check: (dir) => parseSiteDir(dir) ?? join(repoRoot, 'site') },
-  'no-pdf': { type: 'boolean', help: ['skip the PDF'] },
+  baseline: { ...sharedFlag('baseline'), check: (id) => (id ? loadBaseline(id) : undefined) },
+  site: { ...sharedFlag('site', 'site/'), check: (dir) => parseSiteDir(dir) ?? join(repoRoot, 'site') },
+  ...commonFlags({ 'no-pdf': undefined }),
   ...OUTCOME_FLAGS,
 })
 

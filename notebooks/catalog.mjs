@@ -5,6 +5,7 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
 const { upkeepRows, shortList } = await import('../lib/catalog/upkeep.ts')
 const { gatherOffers } = await import('../lib/setup/offers.ts')
@@ -21,7 +22,7 @@ const FLAGS = flagTable({
       'substitutes, in stack.yaml (as root; review and commit the diff)',
     ],
   },
-  proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: all five)'] },
+  ...commonFlags({ proxies: 'all five' }),
   json: { type: 'boolean', help: ['print the rows as JSON on stdout'] },
 })
 

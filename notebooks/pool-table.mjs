@@ -5,6 +5,7 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { PROXIES, parseProxyList, loadStack } = await import('../lib/catalog/stack.ts')
 const { parseVersionChoice } = await import('../lib/catalog/version-choice.ts')
 const { userError } = await import('../lib/core/errors.ts')
@@ -18,7 +19,7 @@ const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')
 
 const FLAGS = flagTable({
-  proxies: { type: 'string', arg: 'LIST', help: ['only these proxies (default: all five)'] },
+  ...commonFlags({ proxies: 'all five' }),
   variants: { type: 'string', arg: 'LIST', help: ['only these variants (default: all of each proxy)'] },
   versions: { type: 'string', arg: 'WHICH', help: ['all (default), newest, ends, or catalog versions: 1.26.3,3.0.11'] },
   json: { type: 'boolean', help: ['print an array of {proxy, version, variant, conns_per_100, ...} on stdout'] },

@@ -4,13 +4,14 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
 const { publishSite } = await import('../lib/report/publish.ts')
 const { join } = await import('node:path')
 
 const FLAGS = flagTable({
-  site: { type: 'string', arg: 'DIR', help: ['the built site (default site/)'] },
+  ...commonFlags({ site: ['site/', 'the built site it publishes'] }),
   to: {
     type: 'string',
     arg: 'DIR',

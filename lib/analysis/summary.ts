@@ -2,6 +2,7 @@ import Papa from 'papaparse'
 import { textOutputs, type Output } from '../core/output.ts'
 import { summarizeCells, TABLE_SPECS, type CellSummary, type TableName, type TableSpec } from './cells.ts'
 import { derivedRatios, type Ratio } from './derived.ts'
+import { CELL_SUMMARY, outputNames, RATIOS, type CELL_SUMMARY_COLUMNS } from '../data/columns/summary.ts'
 import type { RunData } from '../data/run-data.ts'
 
 export interface Aggregates {
@@ -21,30 +22,42 @@ export async function aggregate(run: Pick<RunData, 'measurements' | 'handshakes'
 
 const round = (x: number | null | undefined, digits = 4) => (x === null || x === undefined || !Number.isFinite(x) ? '' : Number(x.toPrecision(digits + 2)))
 
-/** One summary row per cell: keys, counts, the primary metric's statistics, secondary medians. */
+type CellColumn = (typeof CELL_SUMMARY_COLUMNS)[number]['name']
+type RatioColumn = (typeof RATIOS.columns)[number]['name']
+
+/** Each fixed column of a cell summary (lib/data/columns/summary.ts) from the cell: the table gives names and order. */
+const CELL_VALUES: Record<CellColumn, (c: CellSummary) => unknown> = {
+  rows: (c) => c.rows,
+  valid: (c) => c.counts.valid,
+  invalid: (c) => c.counts.invalid,
+  failed: (c) => c.counts.failed,
+  status: (c) => c.status,
+  ci_level: (c) => round(c.summary?.ciLevel, 2),
+  cv: (c) => round(c.summary?.cv, 3),
+  // Of the cost metric (the backend's for the direct row), as the adaptive repeats judge it.
+  ci_halfwidth_pct: (c) => round(c.ciHalfWidthPct, 2),
+  ci_halfwidth_level: (c) => round(c.ciLevel, 2),
+  disturbed: (c) => c.disturbed,
+  unstable: (c) => c.unstable,
+  reasons: (c) => c.reasons.join('; '),
+  warnings: (c) => c.warnings.join('; '),
+}
+
+const fixed = (part: readonly { name: CellColumn }[], c: CellSummary) => Object.fromEntries(part.map(({ name }) => [name, CELL_VALUES[name](c)]))
+
+/** One summary row per cell: keys, counts, the primary metric's statistics, spread, secondary medians, notes. */
 export function cellRows(spec: TableSpec, cells: readonly CellSummary[]) {
   return cells.map((c) => ({
     ...c.key,
-    rows: c.rows,
-    valid: c.counts.valid,
-    invalid: c.counts.invalid,
-    failed: c.counts.failed,
-    status: c.status,
+    ...fixed(CELL_SUMMARY.counts, c),
     [`${spec.primary}_median`]: round(c.summary?.median),
     [`${spec.primary}_min`]: round(c.summary?.min),
     [`${spec.primary}_max`]: round(c.summary?.max),
     [`${spec.primary}_ci_lo`]: round(c.summary?.ci[0]),
     [`${spec.primary}_ci_hi`]: round(c.summary?.ci[1]),
-    ci_level: round(c.summary?.ciLevel, 2),
-    cv: round(c.summary?.cv, 3),
-    // Of the cost metric (the backend's for the direct row), as the adaptive repeats judge it.
-    ci_halfwidth_pct: round(c.ciHalfWidthPct, 2),
-    ci_halfwidth_level: round(c.ciLevel, 2),
-    disturbed: c.disturbed,
-    unstable: c.unstable,
+    ...fixed(CELL_SUMMARY.spread, c),
     ...Object.fromEntries(spec.secondary.map((m) => [`${m}_median`, round(c.medians[m])])),
-    reasons: c.reasons.join('; '),
-    warnings: c.warnings.join('; '),
+    ...fixed(CELL_SUMMARY.notes, c),
   }))
 }
 
@@ -53,10 +66,13 @@ export const SUMMARY_FILES: Record<TableName | 'ratios', string> = {
   handshakes: 'summary/handshakes.csv',
   websocket: 'summary/websocket.csv',
   tcp: 'summary/tcp.csv',
-  ratios: 'summary/ratios.csv',
+  ratios: RATIOS.file,
 }
 
 const toCsv = (rows: Record<string, unknown>[]) => Papa.unparse(rows, { newline: '\n' }) + '\n'
+/** Rows in a table's column order (a column a row lacks is empty). */
+const toCsvOf = (fields: readonly string[], rows: readonly Record<string, unknown>[]) =>
+  Papa.unparse({ fields: [...fields], data: rows.map((r) => fields.map((f) => r[f] ?? '')) }, { newline: '\n' }) + '\n'
 
 /** The summary CSVs as file name → text; tables without rows are left out. */
 export function summaryCsvs(a: Aggregates): Map<string, string> {
@@ -65,7 +81,13 @@ export function summaryCsvs(a: Aggregates): Map<string, string> {
     if (a.cells[t].length) out.set(SUMMARY_FILES[t], toCsv(cellRows(TABLE_SPECS[t], a.cells[t])))
   }
   if (a.ratios.length) {
-    out.set(SUMMARY_FILES.ratios, toCsv(a.ratios.map((r) => ({ ...r, value: round(r.value), warnings: r.warnings.join('; ') }))))
+    out.set(
+      SUMMARY_FILES.ratios,
+      toCsvOf(
+        outputNames(RATIOS),
+        a.ratios.map((r): Record<RatioColumn, unknown> => ({ ...r, value: round(r.value), warnings: r.warnings.join('; ') })),
+      ),
+    )
   }
   return out
 }

@@ -12,7 +12,7 @@ import { groupCells, type CellKey, type CellRows } from '../data/grouping.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { repeatsOf, withFamilyNoise, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
-import { NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './ledger.ts'
+import { NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './selectors.ts'
 
 export type Row = Measurement | Handshake | WebSocketRow | TcpRow
 
@@ -50,7 +50,7 @@ export function buildCellGroups(table: ClaimTable, rows: readonly Row[]): CellGr
 }
 
 /**
- * A row's value of a metric: a numeric column, or a derived metric (ledger.ts DERIVED_METRICS):
+ * A row's value of a metric: a numeric column, or a derived metric (selectors.ts DERIVED_METRICS):
  * errors_pct, failed_pct (errors and dropped iterations over every attempt), dropped_pct;
  * resumed_pct (resumed handshakes over all of a handshakes row). A closed-model row drops
  * nothing (dropped 0); an open-model row without `dropped` has no failed_pct or dropped_pct.
@@ -208,7 +208,7 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
     Object.entries(others).every(([col, w]) => {
       if (!(col in c.key)) return false
       const want = wantFor(w, String(c.key.proxy))
-      return want !== undefined && want.some((x) => wantHolds(x, c.key[col]))
+      return want?.some((x) => wantHolds(x, c.key[col]))
     }),
   )
   const wants = new Map<CellGroup, VersionWant[]>()

@@ -190,7 +190,7 @@ function checkSeries(k: Check, def: CheckDef<Check>, issue: Issue): void {
     { path: ['for_each', i], spec, table: k.table },
     ...(['a', 'b'] as const).flatMap((x) => (spec[x] ? [{ path: ['for_each', i, x], spec: spec[x]!, table: k.table }] : [])),
   ])
-  const itemsName = k.for_each !== undefined && k.for_each.every(hasSeries)
+  const itemsName = k.for_each?.every(hasSeries)
   // A layered kind's select is a layer under the sides; otherwise it is the side.
   const shared = def.layered && k.select ? list(['select'], k.select) : []
   const fromAbove = itemsName || (def.layered === true && k.select !== undefined && k.select.every(hasSeries))

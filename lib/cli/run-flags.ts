@@ -8,6 +8,7 @@ import type { RuntimeChoice } from '../run/options.ts'
 import { userError } from '../core/errors.ts'
 import { BISECT_FLAGS } from './bisect-options.ts'
 import { CAPACITY_FLAGS } from './capacity-options.ts'
+import { sharedFlag } from './common-flags.ts'
 import { flagHelp, type FlagValues } from './flags.ts'
 import { parseHosts } from './hosts-options.ts'
 import { OUTCOME_FLAGS } from './report-outcome.ts'
@@ -34,10 +35,8 @@ import { parseSiteDir } from './site-dir.ts'
  */
 export const RUN_FLAGS = {
   profile: {
-    type: 'string',
-    arg: 'NAME',
+    ...sharedFlag('profile', ['quick', 'quick: 2 repeats of short windows, standard: 3 to 12 × 5 s, full: 5 × 30 s']),
     default: 'quick',
-    help: ['quick (2 repeats of short windows), standard (3 to 12 × 5 s), full (5 × 30 s); default quick'],
     check: (name: string, overrides: { repeats?: string; duration?: string; 'wait-quiet'?: string }) => profileWithOverrides(name, overrides),
   },
   series: {
@@ -54,10 +53,8 @@ export const RUN_FLAGS = {
     check: (value: string | undefined, profile: string) => parseSeries(value ?? defaultSeries(profile).join(',')),
   },
   proxies: {
-    type: 'string',
-    arg: 'LIST',
+    ...sharedFlag('proxies', 'all five'),
     default: PROXIES.join(','),
-    help: ['haproxy,nginx,envoy,traefik,caddy (default: all five)'],
     check: (value: string) => parseProxyList(value),
   },
   runtime: {
@@ -104,7 +101,7 @@ export const RUN_FLAGS = {
       return !!value
     },
   },
-  out: { type: 'string', arg: 'DIR', help: ['run directory (default results/<run-id>)'], check: (value: string | undefined) => parseOut(value) },
+  out: { ...sharedFlag('out', 'results/<run-id>: the run directory'), check: (value: string | undefined) => parseOut(value) },
   resume: {
     type: 'boolean',
     help: [
@@ -122,13 +119,11 @@ export const RUN_FLAGS = {
     },
   },
   baseline: {
-    type: 'string',
-    arg: 'ID',
-    help: ['compare with a baseline in the report: an id under baselines/runs/ (e.g. 2026-08-23)'],
+    ...sharedFlag('baseline'),
     check: (id: string | undefined) => (id ? loadBaseline(id) : undefined),
   },
   'no-report': { type: 'boolean', help: ['stop after the measurements and findings (no summary/, ledger, site or PDF)'] },
-  'no-pdf': { type: 'boolean', help: ['build the site but not the PDF'] },
+  'no-pdf': sharedFlag('no-pdf'),
   'strict-builds': {
     type: 'boolean',
     help: [
@@ -143,7 +138,7 @@ export const RUN_FLAGS = {
       'the count columns are then empty and say why (for measuring what counting costs)',
     ],
   },
-  site: { type: 'string', arg: 'DIR', help: ['where the report goes (default site/)'], check: (value: string | undefined) => parseSiteDir(value) },
+  site: { ...sharedFlag('site', 'site/'), check: (value: string | undefined) => parseSiteDir(value) },
   seed: {
     type: 'string',
     arg: 'N',

@@ -1,4 +1,4 @@
-import { POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../catalog/reuse.ts'
+import { reuseBand, reuseBandText } from '../catalog/reuse.ts'
 import { compareVersions } from '../catalog/stack.ts'
 import { bootstrapFigure, medianInterval, ownRepeats, relativeHalfWidth, repeatsOf, withPooledNoise, type Interval, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
@@ -90,13 +90,13 @@ function detector(cells: readonly PoolingCell[], expectReuse: Expect): Finding {
       const expected = expectReuse(c.proxy, c.variant, c.version)
       if (expected === undefined) return []
       const iv = medianInterval(c.conns)
-      return [{ ...c, iv, verdict: decide(iv, expected ? { max: POOLED_MAX_PER_1K } : { min: UNPOOLED_MIN_PER_1K }) }]
+      return [{ ...c, iv, verdict: decide(iv, reuseBand(expected)) }]
     })
   const off = checked.filter((c) => c.verdict !== 'held')
   const cellName = (c: PoolingCell) => `${c.proxy} ${c.version} ${c.variant}`
   return {
     id: 'pool',
-    title: `backend conns per 1k req: <= ${POOLED_MAX_PER_1K} pooled, >= ${UNPOOLED_MIN_PER_1K} unpooled`,
+    title: `backend conns per 1k req: ${reuseBandText(true)} pooled, ${reuseBandText(false)} unpooled`,
     verdict: combine(checked.map((c) => c.verdict)),
     figure:
       off.length === 0

@@ -123,7 +123,7 @@ const judgedFigure = (c: ComparisonRow, sameMachine: boolean) =>
   sameMachine ? c.kind === 'cost' && c.metric !== 'backend_cpu_us_per_req' : c.metric === RATIO_METRICS.calibrated
 
 function regression(g: Extract<Gate, { kind: 'regression' }>, b: BaselineComparison | undefined): GateResult {
-  if (!b || b.kind !== 'run') return { expr: g.expr, failed: true, detail: 'no run baseline to compare with' }
+  if (b?.kind !== 'run') return { expr: g.expr, failed: true, detail: 'no run baseline to compare with' }
   const rows = b.comparison.filter((c) => judgedFigure(c, b.sameMachine))
   const judged = rows.filter((c) => c.verdict !== 'too few repeats to compare')
   const unjudged = rows.length - judged.length

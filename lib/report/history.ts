@@ -15,7 +15,8 @@ import { medianInterval, repeatsOf, type Interval } from '../core/intervals.ts'
 import { listBaselines, loadBaseline } from '../data/baselines.ts'
 import { groupRows } from '../data/grouping.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
-import type { Fingerprint, Manifest } from '../data/schema.ts'
+import { COUNTS } from '../data/columns/table.ts'
+import type { Fingerprint, Manifest, MEASUREMENT_COLUMNS } from '../data/schema.ts'
 import { POOLING_ROWS } from '../data/series.ts'
 import { compareVersions } from '../catalog/stack.ts'
 import { HISTORY_DIR, HISTORY_PAGE, historyArticle } from './history-article.ts'
@@ -71,10 +72,10 @@ export interface HistoryPoint {
   figure?: string
 }
 
-/** Count columns other engineers add to the rows; read where present, never required. */
-const COUNT_COLUMNS = ['proxy_syscalls_per_req', 'proxy_ctx_switches_per_req', 'proxy_voluntary_ctx_switches_per_req', 'proxy_involuntary_ctx_switches_per_req']
+/** The count columns of the column table (per request; counts_reason is words): read where present, never required. */
+const COUNT_COLUMNS = COUNTS.filter((c) => c.unit !== '').map((c) => c.name)
 /** A calibrated cost column, when the rows carry one: preferred over dividing by the direct row here. */
-const CALIBRATED_COLUMN = 'proxy_cpu_calibrated'
+const CALIBRATED_COLUMN: (typeof MEASUREMENT_COLUMNS)[number] = 'proxy_cpu_calibrated'
 
 /** Short fingerprint: the machine facts that move a proxy's µs (fingerprintDiff's), hashed. */
 export function shortFingerprint(m: Pick<Manifest, 'fingerprint' | 'host'>): string {

@@ -2,7 +2,7 @@
  * A run's summary for machines: `--json` prints it as one JSON document (findings with
  * their intervals, the claims ledger with intervals, the baseline comparison, the gates),
  * validated against SUMMARY_SCHEMA; `summary/findings.csv` and `summary/claims.csv` are the
- * same findings and claims as tidy CSV (columns described in lib/data/dictionary.ts).
+ * same findings and claims as tidy CSV (their columns: lib/data/columns/summary.ts).
  */
 import Papa from 'papaparse'
 import { join } from 'node:path'
@@ -12,6 +12,7 @@ import { repoRoot } from '../core/paths.ts'
 import { methodText, repeatsDisagree, type Interval } from '../core/intervals.ts'
 import { CLAIM_VERDICTS, FINDING_VERDICTS } from '../core/verdict.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
+import { CLAIMS, FINDINGS, outputNames } from '../data/columns/summary.ts'
 import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
 import type { BaselineComparison } from './sections/baseline.ts'
@@ -201,26 +202,12 @@ export function buildSummary(s: SummaryInput): Summary {
   )
 }
 
-export const FINDINGS_CSV = 'summary/findings.csv'
-export const CLAIMS_CSV = 'summary/claims.csv'
-export const FINDINGS_COLUMNS = ['id', 'title', 'verdict', 'figure', 'label', 'value', 'lo', 'hi', 'level', 'method', 'n'] as const
-export const CLAIMS_COLUMNS = [
-  'id',
-  'source',
-  'finding',
-  'verdict',
-  'expect',
-  'measured',
-  'value',
-  'lo',
-  'hi',
-  'interval_method',
-  'reference',
-  'comparable_across_machines',
-  'warnings',
-] as const
+export const FINDINGS_CSV = FINDINGS.file
+export const CLAIMS_CSV = CLAIMS.file
+export const FINDINGS_COLUMNS = outputNames(FINDINGS)
+export const CLAIMS_COLUMNS = outputNames(CLAIMS)
 
-const csv = (columns: readonly string[], rows: Record<string, unknown>[]) =>
+const csv = <N extends string>(columns: readonly N[], rows: Partial<Record<N, unknown>>[]) =>
   Papa.unparse({ fields: [...columns], data: rows.map((r) => columns.map((c) => r[c] ?? '')) }, { newline: '\n' }) + '\n'
 
 /** One row per interval of each finding (a finding without a decided figure: one row, the interval columns empty). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { aggregate, summaryCsvs } from '../../lib/analysis/summary.ts'
+import { CELL_SUMMARY_COLUMNS, CLAIMS, FINDINGS, outputNames, RATIOS } from '../../lib/data/columns/summary.ts'
 import { DEFAULT_KEY_COLUMNS, defaultKeySchema } from '../../lib/data/default-keys.ts'
 import { csvHeader, dataDictionary, describeColumn } from '../../lib/data/dictionary.ts'
 import {
@@ -55,4 +56,14 @@ test('the dictionary is one table per file, statistics described from their metr
     /## measurements\.csv\n\n\| column \| unit \| meaning \|\n\|---\|---\|---\|\n\| `proxy_cpu_us_per_req` \| µs CPU \/ request \| the proxy's CPU time/,
   )
   assert.match(md, /\| `odd\\\|name` \| {2}\| not described \|/)
+})
+
+test('the summary CSVs write the columns of lib/data/columns/summary.ts, in its order', async () => {
+  const csvs = summaryCsvs(await aggregate(fixtureTables()))
+  assert.deepEqual(csvHeader(csvs.get(RATIOS.file)!), outputNames(RATIOS))
+  const header = csvHeader(csvs.get('summary/measurements.csv')!)
+  const fixed = header.filter((c) => CELL_SUMMARY_COLUMNS.some((x) => x.name === c))
+  assert.deepEqual(fixed, outputNames({ columns: CELL_SUMMARY_COLUMNS }))
+  assert.deepEqual(FINDINGS_COLUMNS, outputNames(FINDINGS))
+  assert.deepEqual(CLAIMS_COLUMNS, outputNames(CLAIMS))
 })

@@ -48,6 +48,7 @@ async function visit(browser: Browser, file: string) {
   await page.setViewport({ width: 1100, height: 900 })
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' })
   const facts = await page.evaluate(() => ({
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what is checked (hostile strings shown as text, not run); textContent would count script bodies and hidden text
     text: document.body.innerText,
     links: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')!),
     images: [...document.querySelectorAll('img')].map((i) => ({ src: i.getAttribute('src')!, ok: i.complete && i.naturalWidth > 0 })),

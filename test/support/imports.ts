@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
 /**
@@ -60,4 +60,57 @@ export function sourceFiles(dir: string, pattern = /\.ts$/, leaveOut: readonly s
       if (leaveOut.includes(f)) return []
       return statSync(p).isDirectory() ? sourceFiles(p, pattern, leaveOut) : pattern.test(f) ? [p] : []
     })
+}
+
+/** A module graph: each file (relative to its root) and the files it imports. */
+export type ImportGraph = ReadonlyMap<string, readonly string[]>
+
+/** The runtime import graph of the .ts files under `dir`, paths relative to `root` (type-only imports load nothing: left out). */
+export function runtimeGraph(root: string, dir: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  for (const f of sourceFiles(join(root, dir))) {
+    const specs = runtimeImports(readFileSync(f, 'utf8')).filter((s) => s.startsWith('./') || s.startsWith('../'))
+    graph.set(
+      relative(root, f),
+      specs.map((s) => relative(root, resolve(dirname(f), s))),
+    )
+  }
+  return graph
+}
+
+/**
+ * The import cycles of a graph: its strongly connected components of more than one file (or a
+ * file importing itself), each sorted, in the order Tarjan's walk closes them.
+ */
+export function importCycles(graph: ImportGraph): string[][] {
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const cycles: string[][] = []
+  const visit = (v: string) => {
+    index.set(v, next)
+    low.set(v, next++)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const component: string[] = []
+    let w: string
+    do {
+      w = stack.pop()!
+      onStack.delete(w)
+      component.push(w)
+    } while (w !== v)
+    if (component.length > 1 || graph.get(v)!.includes(v)) cycles.push(component.sort())
+  }
+  for (const v of graph.keys()) if (!index.has(v)) visit(v)
+  return cycles
 }

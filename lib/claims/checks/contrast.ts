@@ -24,7 +24,7 @@ export const contrast: CheckDef<ContrastCheck, ReturnType<typeof schema>> = {
   needsMetric: true,
   validate(k, issue, o) {
     // Without its own spread selector the spread reads select (or the items): one of them names the series.
-    const fromAbove = (k.for_each !== undefined && k.for_each.every(hasSeries)) || (k.select !== undefined && k.select.every(hasSeries))
+    const fromAbove = k.for_each?.every(hasSeries) || k.select?.every(hasSeries)
     if (o.runnable && !k.spread && !fromAbove) issue(['spread'], 'no series for the spread: name it in spread, in select or in every for_each item')
   },
   units(k, item, ctx) {

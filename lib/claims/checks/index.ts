@@ -15,13 +15,14 @@ import { openOutcome } from './open-outcome.ts'
 import { rank } from './rank.ts'
 import { ratio } from './ratio.ts'
 import { repeats } from './repeats.ts'
+import { reuse } from './reuse.ts'
 import { servedKey } from './served-key.ts'
 import { spread } from './spread.ts'
 import { status } from './status.ts'
 import { threshold } from './threshold.ts'
 
 /** Every kind, in the order a YAML error lists them. */
-const KINDS = [ratio, equal, spread, rank, contrast, repeats, threshold, status, count, servedKey, bisect, follows, openOutcome] as const
+const KINDS = [ratio, equal, spread, rank, contrast, repeats, threshold, status, count, servedKey, bisect, follows, openOutcome, reuse] as const
 
 /** The registered kinds' names, in that order. */
 export const CHECK_KINDS: readonly string[] = KINDS.map((k) => k.kind)

@@ -67,7 +67,7 @@ function validateRank(k: RankCheck, issue: Issue, o: { runnable: boolean }): voi
   }
   if (k.lead) {
     const places = k.positions?.[k.lead.proxy]
-    if (!places || places.length !== 1 || (places[0] !== 1 && places[0] !== -1))
+    if (places?.length !== 1 || (places[0] !== 1 && places[0] !== -1))
       issue(['lead', 'proxy'], `lead needs positions placing ${k.lead.proxy} alone at 1 (first) or -1 (last)`)
   }
   const ref = k.same_order_as
