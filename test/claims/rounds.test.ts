@@ -24,23 +24,26 @@ const ratio = (rows: Measurement[], bounds: object) =>
 // Five rounds in which the machine moved both cells by -20% .. +20% together.
 const DRIFT = [0.8, 0.9, 1, 1.1, 1.2]
 
+/** pool-added at 1500 rps and logging at 1000 rps, both drifting with DRIFT; logging in `phase`, at place `i` of its rounds. */
+const driftingPair = (logging: { phase: number; i: number }) => [
+  ...cell(
+    'pool-added',
+    'rps',
+    DRIFT.map((k) => 1500 * k),
+    0,
+    0,
+  ),
+  ...cell(
+    'logging',
+    'rps',
+    DRIFT.map((k) => 1000 * k),
+    logging.phase,
+    logging.i,
+  ),
+]
+
 test('paired: sides measured in the same rounds, drifting together, give a tight interval and a decided verdict', () => {
-  const rows = [
-    ...cell(
-      'pool-added',
-      'rps',
-      DRIFT.map((k) => 1500 * k),
-      0,
-      0,
-    ),
-    ...cell(
-      'logging',
-      'rps',
-      DRIFT.map((k) => 1000 * k),
-      0,
-      1,
-    ),
-  ]
+  const rows = driftingPair({ phase: 0, i: 1 })
   const r = ratio(rows, { min: 1.3 })
   assert.equal(r.verdict, 'reproduced')
   assert.equal(r.interval!.method, 'paired bootstrap')
@@ -49,22 +52,7 @@ test('paired: sides measured in the same rounds, drifting together, give a tight
 })
 
 test('unpaired: the same figures with side b measured in a later phase: widened by the drift, inconclusive', () => {
-  const rows = [
-    ...cell(
-      'pool-added',
-      'rps',
-      DRIFT.map((k) => 1500 * k),
-      0,
-      0,
-    ),
-    ...cell(
-      'logging',
-      'rps',
-      DRIFT.map((k) => 1000 * k),
-      1,
-      0,
-    ),
-  ]
+  const rows = driftingPair({ phase: 1, i: 0 })
   const r = ratio(rows, { min: 1.3 })
   assert.equal(r.verdict, 'inconclusive')
   // Equal repeat numbers in two phases are not rounds: the old rule paired them.

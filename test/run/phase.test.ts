@@ -269,11 +269,9 @@ test('once the quiet budget is spent, waits stop and the disturbed budget ends a
   )
 })
 
-test('a cell protocol that calls the gate waits inside the next task, with its stack up, just before its load', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
-  const ran: string[] = []
+/** A quiet budget whose wait only records itself, and tasks wrapped as closed.ts runs them: stack up, then the gate, then the load. */
+function gatedQuiet(log: ReturnType<typeof memoryLogger>) {
   const steps: string[] = []
-  const log = memoryLogger()
   const quiet = new QuietBudget(
     { budgetS: 100, settleS: 1, groups: ['1'], maxWaitS: 30 },
     log,
@@ -281,13 +279,20 @@ test('a cell protocol that calls the gate waits inside the next task, with its s
     null,
     async () => (steps.push('wait'), { waitedS: 0.5, quiet: true, processes: [] }),
   )
-  // a's first window is disturbed, its redo is not.
   const gated = (t: Task): Task => ({
     ...t,
-    // As closed.ts does: stack up, then the gate, then the load.
     run: async () => (steps.push(`${t.label} stack`), await quiet.beforeWindow([]), steps.push(`${t.label} load`), t.run()),
     again: (r) => gated(t.again(r)),
   })
+  return { steps, quiet, gated }
+}
+
+test('a cell protocol that calls the gate waits inside the next task, with its stack up, just before its load', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  const log = memoryLogger()
+  const { steps, quiet, gated } = gatedQuiet(log)
+  // a's first window is disturbed, its redo is not.
   const tasks = fakeTasks(['a', 'b'], 1, (v, r) => ({ ...steady(1), foreign_cpu_share: v === 'a' && r === 1 ? 0.4 : 0.01 }), ran).map(gated)
   await runPhase('p', tasks, { runDir: dir, invocation: null, quiet }, log, false, null)
   assert.deepEqual(steps, ['a r1 stack', 'a r1 load', 'b r1 stack', 'b r1 load'], 'a phase that does not adapt neither invalidates nor waits')
@@ -301,19 +306,7 @@ test('a cell protocol that calls the gate waits inside the next task, with its s
 
 test('a window counted from its clean slices makes the next WATCHFUL_WINDOWS windows wait at their gate, and is not redone', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
-  const steps: string[] = []
-  const quiet = new QuietBudget(
-    { budgetS: 100, settleS: 1, groups: ['1'], maxWaitS: 30 },
-    memoryLogger(),
-    undefined,
-    null,
-    async () => (steps.push('wait'), { waitedS: 0.5, quiet: true, processes: [] }),
-  )
-  const gated = (t: Task): Task => ({
-    ...t,
-    run: async () => (steps.push(`${t.label} stack`), await quiet.beforeWindow([]), steps.push(`${t.label} load`), t.run()),
-    again: (r) => gated(t.again(r)),
-  })
+  const { steps, quiet, gated } = gatedQuiet(memoryLogger())
   const tasks = fakeTasks(['a', 'b', 'c', 'd', 'e'], 1, (v) => ({ ...steady(1), ...(v === 'a' ? { counted_share: 0.6 } : {}) }), []).map(gated)
   await runPhase('p', tasks, { runDir: dir, invocation: null, quiet }, memoryLogger(), false, adaptive({ minRepeats: 1, maxRepeats: 1 }))
   assert.equal(WATCHFUL_WINDOWS, 3)
