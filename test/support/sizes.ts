@@ -1,6 +1,6 @@
 import ts from 'typescript'
 
-/* Lines of TypeScript files and of the functions in them, for the size rule (test/architecture/size.test.ts). */
+/* Lines of TypeScript files and of the functions in them, counted as the size rule of 2026-12-02 did (now in biome.jsonc); the layout lab note (docs/lab-notes/2026-12-02-layout.md) counts with it. */
 
 /** Lines of a file as `wc -l` counts them. */
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
