@@ -68,8 +68,9 @@ export async function prepareComponents(o: RunOptions, run: OpenedRun): Promise<
 export async function archiveRunBuilds(o: RunOptions, record: RunRecord, parts: RunComponents, runDir: string): Promise<void> {
   const tables = readRunTables(runDir)
   const rows = [...tables.measurements, ...tables.handshakes, ...tables.websocket, ...(tables.tcp ?? [])] as { proxy: string; version: string }[]
-  const measured = new Set(rows.map((r) => versionKey(r.proxy, r.version)))
-  o.log.progress(`archive: keeping the ${measured.size} builds this run measured (docs/archive.md)`)
+  // The direct row is the backend's: not a proxy build.
+  const measured = new Set(rows.filter((r) => r.proxy !== 'direct').map((r) => versionKey(r.proxy, r.version)))
+  o.log.progress(`archive: keeping the ${measured.size} proxy builds this run measured (docs/archive.md)`)
   const trees = await archiveMeasured(parts.components, measured, o.log)
   for (const c of record.manifest.components) {
     const tree = trees.get(versionKey(c.component, c.version))
