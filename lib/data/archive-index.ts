@@ -107,9 +107,15 @@ export function archiveComponents(runDir: string): ArchiveComponent[] | undefine
   })
 }
 
-/** The proxy components of a manifest (backend, loadgen, tools are the host's, not archived). */
-export const proxyComponents = <C extends { component: string }>(components: readonly C[]): C[] =>
-  components.filter((c) => (PROXIES as readonly string[]).includes(c.component))
+/**
+ * The proxy builds of a manifest (backend, loadgen, tools are the host's, not archived): those
+ * the run measured when it named their trees (`archive`, lib/run/components.ts), else, for a
+ * run made before runs archived, every proxy component it set up.
+ */
+export function proxyComponents<C extends { component: string; archive?: string }>(components: readonly C[]): C[] {
+  const proxies = components.filter((c) => (PROXIES as readonly string[]).includes(c.component))
+  return proxies.some((c) => c.archive) ? proxies.filter((c) => c.archive) : proxies
+}
 
 /** A component's archived build: by its recorded tree when it has one, else by proxy, version and binary sha256. */
 export function findComponent(c: ArchiveComponent, dir = archiveDir()): ArchivedBuild | undefined {

@@ -24,7 +24,10 @@ async function archivedRun(): Promise<{ run: string; tree: string }> {
   const m = JSON.parse(readFileSync(join(run, 'manifest.json'), 'utf8'))
   m.components = [
     { component: 'haproxy', version: '3.0.11', source: 'debian:trixie', path: '/x/bin/haproxy', sha256: a.binary_sha256, archive: a.tree },
-    { component: 'nginx', version: '1.26.3', source: 'debian:trixie', path: '/x/nginx', sha256: 'a'.repeat(64) },
+    // Measured by the run (its tree named) on a machine whose archive this one does not have.
+    { component: 'nginx', version: '1.26.3', source: 'debian:trixie', path: '/x/nginx', sha256: 'a'.repeat(64), archive: 'c'.repeat(64) },
+    // Set up, not measured: no tree, not exported.
+    { component: 'caddy', version: '2.11.7', source: 'pypi', path: '/x/caddy', sha256: 'd'.repeat(64) },
     { component: 'wrk', version: '4.2.0', source: 'debian', path: '/usr/bin/wrk', sha256: 'b'.repeat(64) },
   ]
   writeFileSync(join(run, 'manifest.json'), JSON.stringify(m, null, 2))
@@ -42,6 +45,7 @@ test('export a run: the archived build goes into the file, the missing one is na
   assert.match(text, /haproxy +3\.0\.11 +3\.0\.11-1\+deb13u5 +debian:trixie +1 +0\.0 MB/)
   assert.match(text, /^missing: nginx 1\.26\.3 \(binary aaaaaaaaaaaa\): not in the archive on this machine$/m)
   assert.doesNotMatch(text, /wrk/, 'only proxies are archived')
+  assert.doesNotMatch(text, /caddy/, 'only the builds the run measured')
   assert.match(text, /^in all: 1 builds, 1 distinct files, .* compressed → .*run\.tar\.gz \(\d+\.\ds\)$/m)
   assert.match((await archiveCommand(['list'], memoryLogger())).out.join('\n'), /1 builds, 0\.0 MB in all, 0\.0 MB deduplicated \(1 distinct files\)/)
   rmSync(archiveDir(), { recursive: true })
