@@ -10,7 +10,10 @@ import csv
 import os
 import statistics as st
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import sys
+
+# The folder of the three runs' measurements.csv: this one, or the one given (a later run of the bench).
+HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 KEY = ("series", "proxy", "version", "variant", "key_type", "model", "connections", "path", "streams")
 
 
