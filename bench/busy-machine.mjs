@@ -24,6 +24,7 @@ const { defaultCpuLayout } = await import('../lib/roles/cpus.ts')
 const { cpuIds } = await import('../lib/measure/disturbance.ts')
 const { spawn, spawnSync } = await import('node:child_process')
 const { lockPath } = await import('../lib/run/lock.ts')
+const { runAllArgv } = await import('../lib/cli/run-all-argv.ts')
 const { join } = await import('node:path')
 const { availableParallelism } = await import('node:os')
 
@@ -74,66 +75,22 @@ async function untilLockFree() {
   }
 }
 
+/** @typedef {import('../lib/cli/flags.ts').FlagValues<typeof FLAGS>} Flags */
+/** @typedef {{ cpu: number; share: number; maxS: number }} NeighbourPlan */
+/** @typedef {{ name: string; neighbour: boolean }} PlannedRun */
+
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('busy-machine.mjs'), FLAGS, HELP, 'bench/busy-machine.mjs')
-  const share = Number(flags.share ?? 0.4)
-  if (!(share > 0 && share <= 1)) throw userError(`--share ${flags.share}`, 'not a share of a core', 'Use a number in (0, 1], e.g. 0.4')
-  const cpu = flags.cpu === undefined ? cpuIds(defaultCpuLayout().proxy)[0] : Number(flags.cpu)
-  if (!Number.isInteger(cpu) || cpu < 0 || cpu >= availableParallelism())
-    throw userError(`--cpu ${flags.cpu}`, 'not a core of this machine', `Use 0 to ${availableParallelism() - 1}`)
-  const maxS = Number(flags['neighbour-max'] ?? 3600)
-  if (!(maxS > 0)) throw userError(`--neighbour-max ${flags['neighbour-max']}`, 'not a number of seconds', 'Use e.g. 3600')
+  const neighbour = neighbourPlan(flags)
   const profile = flags.profile ?? 'quick'
   const out = flags.out ?? join(repoRoot, 'results', `busy-machine-${profile}`)
+  /** @type {PlannedRun[]} */
   const plan = [
     { name: 'idle-1', neighbour: false },
     { name: 'neighbour', neighbour: true },
     { name: 'idle-2', neighbour: false },
   ]
-  for (const [i, r] of plan.entries()) {
-    if (flags['finished-only']) break
-    const dir = join(out, r.name)
-    const m = readManifest(dir)
-    if (m?.finished) {
-      process.stdout.write(`run ${i + 1}/3 (${r.name}): ${displayPath(dir)} finished earlier, reused\n`)
-      continue
-    }
-    for (let attempt = 1; ; attempt++) {
-      // Another run holds the machine's run lock: wait for it rather than fail (run-all would refuse).
-      await untilLockFree()
-      const started = readManifest(dir)
-      const n = r.neighbour ? await startNeighbour({ cpu, share, burstS: [1, 3], maxS }) : null
-      process.stdout.write(
-        `run ${i + 1}/3 (${r.name}): ${displayPath(dir)}${started ? ' (resumed)' : ''}${n ? `; neighbour ${n.name} (pid ${n.pid}) on cpu${cpu}, ${Math.round(share * 100)}% in bursts of 1-3 s` : ''}\n`,
-      )
-      const argv = [
-        'zx',
-        join(repoRoot, 'notebooks/run-all.mjs'),
-        '--profile',
-        profile,
-        '--series',
-        flags.series ?? 'pooling,tls',
-        '--proxies',
-        flags.proxies ?? 'haproxy,nginx,caddy',
-        '--seed',
-        String(i + 1),
-        '--out',
-        dir,
-        '--no-report',
-      ]
-      if (flags.runtime) argv.push('--runtime', flags.runtime)
-      if (started) argv.push('--resume')
-      // Asynchronous, so that the neighbour's stop also runs when this script is interrupted.
-      const status = await new Promise((resolve) =>
-        spawn('npx', argv, { stdio: 'inherit', cwd: repoRoot }).on('exit', (code, signal) => resolve(code ?? signal)),
-      )
-      if (n) await n.stop()
-      if (status === 0) break
-      // Refused for the lock (exit 2, nothing measured): another run took it first.
-      if (status === 2 && !lockFree() && attempt < 100) continue
-      throw userError(displayPath(dir), `run-all exited ${status}`, 'Fix what it printed, then run this again: finished runs are reused, this one resumes')
-    }
-  }
+  if (!flags['finished-only']) for (const [i, r] of plan.entries()) await measureRun(flags, profile, neighbour, i, r, join(out, r.name))
   const done = plan.filter((r) => readManifest(join(out, r.name))?.finished)
   if (!done.some((r) => r.neighbour) || !done.some((r) => !r.neighbour))
     throw userError(
@@ -141,7 +98,84 @@ await runNotebook(async () => {
       `finished: ${done.map((r) => r.name).join(', ') || 'none'}`,
       'The table needs the neighbour run and an idle one: run without --finished-only',
     )
-  const runs = done.map((r) => ({ name: r.name, neighbour: r.neighbour, data: loadRun(join(out, r.name)) }))
+  await printTables(done.map((r) => ({ name: r.name, neighbour: r.neighbour, data: loadRun(join(out, r.name)) })))
+})
+
+/**
+ * The neighbour's core, share and lifetime from the flags, each checked.
+ * @param {Flags} flags
+ * @returns {NeighbourPlan}
+ */
+function neighbourPlan(flags) {
+  const share = Number(flags.share ?? 0.4)
+  if (!(share > 0 && share <= 1)) throw userError(`--share ${flags.share}`, 'not a share of a core', 'Use a number in (0, 1], e.g. 0.4')
+  const cpu = flags.cpu === undefined ? cpuIds(defaultCpuLayout().proxy)[0] : Number(flags.cpu)
+  if (!Number.isInteger(cpu) || cpu < 0 || cpu >= availableParallelism())
+    throw userError(`--cpu ${flags.cpu}`, 'not a core of this machine', `Use 0 to ${availableParallelism() - 1}`)
+  const maxS = Number(flags['neighbour-max'] ?? 3600)
+  if (!(maxS > 0)) throw userError(`--neighbour-max ${flags['neighbour-max']}`, 'not a number of seconds', 'Use e.g. 3600')
+  return { cpu, share, maxS }
+}
+
+/**
+ * Run i of the plan: reused when finished, else run (resumed when begun) until run-all gets the lock.
+ * @param {Flags} flags
+ * @param {string} profile
+ * @param {NeighbourPlan} neighbour
+ * @param {number} i
+ * @param {PlannedRun} r
+ * @param {string} dir
+ */
+async function measureRun(flags, profile, neighbour, i, r, dir) {
+  if (readManifest(dir)?.finished) {
+    process.stdout.write(`run ${i + 1}/3 (${r.name}): ${displayPath(dir)} finished earlier, reused\n`)
+    return
+  }
+  for (let attempt = 1; ; attempt++) {
+    // Another run holds the machine's run lock: wait for it rather than fail (run-all would refuse).
+    await untilLockFree()
+    const status = await runAllOnce(flags, profile, r.neighbour ? neighbour : null, i, r, dir)
+    if (status === 0) return
+    // Refused for the lock (exit 2, nothing measured): another run took it first.
+    if (status === 2 && !lockFree() && attempt < 100) continue
+    throw userError(displayPath(dir), `run-all exited ${status}`, 'Fix what it printed, then run this again: finished runs are reused, this one resumes')
+  }
+}
+
+/**
+ * One attempt at run i, with the neighbour beside it when planned; run-all's exit code or signal.
+ * @param {Flags} flags
+ * @param {string} profile
+ * @param {NeighbourPlan | null} neighbour
+ * @param {number} i
+ * @param {PlannedRun} r
+ * @param {string} dir
+ */
+async function runAllOnce(flags, profile, neighbour, i, r, dir) {
+  const started = readManifest(dir)
+  const n = neighbour ? await startNeighbour({ cpu: neighbour.cpu, share: neighbour.share, burstS: [1, 3], maxS: neighbour.maxS }) : null
+  process.stdout.write(
+    `run ${i + 1}/3 (${r.name}): ${displayPath(dir)}${started ? ' (resumed)' : ''}${n && neighbour ? `; neighbour ${n.name} (pid ${n.pid}) on cpu${neighbour.cpu}, ${Math.round(neighbour.share * 100)}% in bursts of 1-3 s` : ''}\n`,
+  )
+  const argv = runAllArgv({
+    profile,
+    series: flags.series ?? 'pooling,tls',
+    seed: i + 1,
+    out: dir,
+    flags: { proxies: flags.proxies ?? 'haproxy,nginx,caddy', runtime: flags.runtime },
+    resume: Boolean(started),
+  })
+  // Asynchronous, so that the neighbour's stop also runs when this script is interrupted.
+  const status = await new Promise((resolve) => spawn('npx', argv, { stdio: 'inherit', cwd: repoRoot }).on('exit', (code, signal) => resolve(code ?? signal)))
+  if (n) await n.stop()
+  return status
+}
+
+/**
+ * The verdicts side by side, then the busy-machine table over the finished runs.
+ * @param {{ name: string; neighbour: boolean; data: ReturnType<typeof loadRun> }[]} runs
+ */
+async function printTables(runs) {
   const busyAt = runs.findIndex((r) => r.neighbour)
   const idleAt = runs.flatMap((r, i) => (r.neighbour ? [] : [i]))
   const ledger = loadLedger()
@@ -171,4 +205,4 @@ await runNotebook(async () => {
       },
     ) + '\n',
   )
-})
+}

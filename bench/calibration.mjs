@@ -29,7 +29,7 @@ Prints the machine fingerprint differences, each run's references (the direct ro
 loopback round trip, openssl signs) and, for the cells both runs measured, the ratio
 run/baseline of the raw medians and of the calibrated medians (median [min..max] over
 cells). The reference whose calibrated ratios sit closest to 1 cancels the machine best
-(docs/method/calibration.md). Reads CSVs and manifests only; measures nothing.
+(docs/method/comparison.md#calibrated-unit). Reads CSVs and manifests only; measures nothing.
 
 Options:
 ${flagHelp(FLAGS, { column: 19 })}`

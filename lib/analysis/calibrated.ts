@@ -26,7 +26,7 @@ export const REFERENCE_LABELS: Record<ReferenceName, string> = {
 }
 
 /**
- * The reference each table is judged on across machines (docs/method/calibration.md, from
+ * The reference each table is judged on across machines (docs/method/comparison.md#calibrated-unit, from
  * bench/calibration.mjs): the direct row is the only reference the committed baselines
  * have, it moved with the proxies between machines of this kind (2.3x against 2.2x), and
  * against the 2026-11-30 baseline it brought the median cell ratio closer to 1. Handshakes
@@ -149,7 +149,7 @@ export const worstDeviation = (s: Spread) => Math.max(Math.abs(s.min - 1), Math.
 const r3 = (x: number) => Number(x.toPrecision(3)).toString()
 const showSpread = (s: Spread | null) => (s ? `${r3(s.median)} [${r3(s.min)}..${r3(s.max)}]` : 'no calibration recorded')
 
-/** The agreement as a Markdown table (docs/method/calibration.md is this output). */
+/** The agreement as a Markdown table (bench/calibration.mjs prints it). */
 export function agreementTable(rows: readonly Agreement[]): string {
   const lines = [
     '| table | reference | reference ratio | raw ratio, median [min..max] | calibrated ratio, median [min..max] | worst cell vs 1 |',

@@ -54,7 +54,6 @@ export const TABLE_SPECS: Record<TableName, TableSpec> = {
       'max_vus',
       'dropped',
       ...COUNT_METRICS,
-      'proxy_cpu_calibrated',
     ],
   },
   handshakes: {

@@ -1,3 +1,4 @@
+import { isVariant } from '../catalog/variants.ts'
 import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { PROFILES, type Profile } from '../catalog/profiles.ts'
@@ -11,9 +12,8 @@ import { summarize } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
 import { projectId } from '../data/grouping.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../data/tables.ts'
-import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
+import { catalogCellPlan, type CellContext, type CellPlan } from '../measure/cell.ts'
 import { countingSubWindow, measureClosed } from '../measure/closed.ts'
-import { parseLoop } from '../measure/calibration.ts'
 import { exec } from '../core/exec.ts'
 import { PERF_EVENTS } from '../runtime/counts.ts'
 import { goBinaryPath } from '../setup/gobuild.ts'
@@ -129,6 +129,17 @@ export interface PerCallCost {
   rounds: number
 }
 
+/** loadgen syscalls' JSON line: CPU µs per call; anything else is an error. */
+export function parseSyscallLoop(stdout: string): number {
+  let j: { kind?: unknown; us_per_op?: unknown } = {}
+  try {
+    j = JSON.parse(stdout.trim().split('\n').at(-1) ?? '')
+  } catch {}
+  if (j.kind !== 'syscalls' || typeof j.us_per_op !== 'number' || !Number.isFinite(j.us_per_op) || j.us_per_op <= 0)
+    throw new Error(`loadgen syscalls: unexpected output ${stdout.trim().slice(0, 200)}`)
+  return j.us_per_op
+}
+
 /** The loop's µs per call, plain and counted, the median of `rounds` alternating runs each on `cpuset`; null where a run failed. */
 export async function measurePerCallCost(cpuset: string, rounds: number): Promise<PerCallCost | null> {
   const loop = ['taskset', '-c', cpuset, goBinaryPath('loadgen'), 'syscalls', '-n', '2000000']
@@ -139,7 +150,7 @@ export async function measurePerCallCost(cpuset: string, rounds: number): Promis
       const argv = withPerf ? ['perf', 'stat', '-x,', '-o', '/dev/null', '-e', PERF_EVENTS.join(','), '--', ...loop] : loop
       const r = await exec(argv[0]!, argv.slice(1), { timeoutMs: 120_000 })
       if (r.code !== 0) return null
-      ;(withPerf ? counted : plain).push(parseLoop(r.stdout, 'syscalls'))
+      ;(withPerf ? counted : plain).push(parseSyscallLoop(r.stdout))
     }
   }
   return { plainUs: summarize(plain).median, countedUs: summarize(counted).median, rounds }
@@ -187,15 +198,13 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
   checkOverheadOptions(o)
   const outDir = resolve(o.out)
   if (existsSync(join(outDir, MEASUREMENTS.file))) throw userError(outDir, 'already holds measurements', 'Choose another --out')
-  const components = await setup({ proxies: o.proxies, install: false, log, engine: false })
-  const broken = components.find((c) => !usable(c) && ['backend', 'loadgen', 'wrk', ...o.proxies].includes(c.component))
-  if (broken) throw userError(broken.component, broken.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
+  await checkComponents(o)
   const certs = await ensureCerts(certsDir, { force: false, log })
   const cpus = defaultCpuLayout()
   const base = PROFILES.quick!
   const profile: Profile = { name: OVERHEAD_SERIES, repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
   const cells: CellPlan[] = o.proxies.flatMap((proxy) =>
-    o.variants.map((variant) => catalogCellPlan(proxy, { series: OVERHEAD_SERIES, variant, connections: base.connections })),
+    o.variants.filter(isVariant).map((variant) => catalogCellPlan(proxy, { series: OVERHEAD_SERIES, variant, connections: base.connections })),
   )
   const releaseLock = await acquireRunLock(outDir)
   const runId = basename(outDir)
@@ -203,28 +212,8 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
   let perCall: PerCallCost | null = null
   try {
     cleanupStale(log)
-    if (o.runtime === 'docker') {
-      await ensureDockerEngine(log)
-      await cleanupStaleContainers(log)
-      const imgs = await ensureImages({ mode: 'offline', proxies: o.proxies, newestOnly: true, log })
-      runtime = new DockerRuntime(`${runId}-${process.pid}`, { images: imgs.records, network: 'host' })
-    } else runtime = new NativeRuntime(`${runId}-${process.pid}`)
-    const order = interleavedOrder(cells, o.repeats, o.seed ?? Math.floor(Math.random() * 2 ** 31))
-    const t0 = Date.now()
-    for (const [i, { cell, repeat }] of order.entries()) {
-      // Which arm goes first alternates, so neither always follows the other.
-      for (const counts of i % 2 === 0 ? [true, false] : [false, true]) {
-        log.progress(
-          `[${i + 1}/${order.length}] ${cell.proxy} ${cell.variant} r${repeat} ${counts ? 'counted' : 'uncounted'} · ${Math.round((Date.now() - t0) / 1000)} s`,
-        )
-        const measured = await measureClosed(cell, repeat, { runtime, runId, runDir: outDir, cpus, profile, certs, counts })
-        // Judged as a run's phase judges it: a disturbed window says so (--include-disturbed pairs it all the same).
-        const disturbed = measured.status === 'valid' ? disturbedReason(measured, 'proxy') : null
-        const row = disturbed ? { ...measured, status: 'invalid' as const, reason: disturbed } : measured
-        appendRow(outDir, MEASUREMENTS, row)
-        if (row.status !== 'valid') log.warn(`${cell.proxy} ${cell.variant} r${repeat} ${counts ? 'counted' : 'uncounted'}: ${row.status}: ${row.reason}`)
-      }
-    }
+    runtime = await startRuntime(o, runId)
+    await measureArms(cells, { runtime, runId, runDir: outDir, cpus, profile, certs }, o)
     // Under the run lock, on the proxy's core, like the cells.
     log.progress('attached counter: loadgen syscalls plain and counted, 5 rounds each…')
     perCall = await measurePerCallCost(cpus.proxy, 5)
@@ -233,12 +222,54 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
     await releaseLock()
   }
   const rows = readTable(outDir, MEASUREMENTS)
+  const table = overheadTable(rows, perCall, o)
+  writeFileAtomic(join(outDir, 'overhead.txt'), table + '\n')
+  return { outDir, rows, table }
+}
+
+/** The backend, the generators and the chosen proxies are built, or one line saying to run the setup. */
+async function checkComponents(o: OverheadOptions): Promise<void> {
+  const components = await setup({ proxies: o.proxies, install: false, log: o.log, engine: false })
+  const broken = components.find((c) => !usable(c) && ['backend', 'loadgen', 'wrk', ...o.proxies].includes(c.component))
+  if (broken) throw userError(broken.component, broken.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
+}
+
+/** The runtime of --runtime: native, or docker with its engine up, stale containers gone and the proxies' images built. */
+async function startRuntime(o: OverheadOptions, runId: string): Promise<Runtime> {
+  if (o.runtime !== 'docker') return new NativeRuntime(`${runId}-${process.pid}`)
+  await ensureDockerEngine(o.log)
+  await cleanupStaleContainers(o.log)
+  const imgs = await ensureImages({ mode: 'offline', proxies: o.proxies, newestOnly: true, log: o.log })
+  return new DockerRuntime(`${runId}-${process.pid}`, { images: imgs.records, network: 'host' })
+}
+
+/** Every repeat of every cell, counted and uncounted, in a seeded interleaved order; each row appended as it is measured. */
+async function measureArms(cells: CellPlan[], ctx: Pick<CellContext, 'runtime' | 'runId' | 'runDir' | 'cpus' | 'profile' | 'certs'>, o: OverheadOptions) {
+  const { log } = o
+  const order = interleavedOrder(cells, o.repeats, o.seed ?? Math.floor(Math.random() * 2 ** 31))
+  const t0 = Date.now()
+  for (const [i, { cell, repeat }] of order.entries()) {
+    // Which arm goes first alternates, so neither always follows the other.
+    for (const counts of i % 2 === 0 ? [true, false] : [false, true]) {
+      const arm = `${cell.proxy} ${cell.variant} r${repeat} ${counts ? 'counted' : 'uncounted'}`
+      log.progress(`[${i + 1}/${order.length}] ${arm} · ${Math.round((Date.now() - t0) / 1000)} s`)
+      const measured = await measureClosed(cell, repeat, { ...ctx, counts })
+      // Judged as a run's phase judges it: a disturbed window says so (--include-disturbed pairs it all the same).
+      const disturbed = measured.status === 'valid' ? disturbedReason(measured, 'proxy') : null
+      const row = disturbed ? { ...measured, status: 'invalid' as const, reason: disturbed } : measured
+      appendRow(ctx.runDir, MEASUREMENTS, row)
+      if (row.status !== 'valid') log.warn(`${arm}: ${row.status}: ${row.reason}`)
+    }
+  }
+}
+
+/** The printed table: the overhead lines, how many disturbed rows were counted as valid, and the attached counter's cost per call. */
+function overheadTable(rows: Measurement[], perCall: PerCallCost | null, o: OverheadOptions): string {
   const lines = overheadLines(rows, o.includeDisturbed)
   const sub = countingSubWindow(o.durationS)
-  const table =
+  return (
     formatOverhead(lines) +
     (o.includeDisturbed ? `\n(rows invalid only for being disturbed counted as valid: ${rows.filter(onlyDisturbed).length} of ${rows.length})` : '') +
     `\n${perCall ? formatPerCallCost(perCall, lines, sub.lengthS / o.durationS) : 'attached counter: the loop did not run'}`
-  writeFileAtomic(join(outDir, 'overhead.txt'), table + '\n')
-  return { outDir, rows, table }
+  )
 }

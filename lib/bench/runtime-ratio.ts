@@ -1,3 +1,4 @@
+import { isVariant } from '../catalog/variants.ts'
 import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { templateVariants, type ProxyName } from '../catalog/stack.ts'
@@ -181,7 +182,7 @@ export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string
     const base = PROFILES.quick!
     const profile: Profile = { name: 'runtime-ratio', repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
     const cells: CellPlan[] = o.proxies.flatMap((proxy) =>
-      o.variants.map((variant) => catalogCellPlan(proxy, { series: RATIO_SERIES, variant, connections: base.connections })),
+      o.variants.filter(isVariant).map((variant) => catalogCellPlan(proxy, { series: RATIO_SERIES, variant, connections: base.connections })),
     )
 
     const runId = basename(outDir)

@@ -154,30 +154,31 @@ export interface RunPrecision {
 
 /** Per run: how many cells of each series reached the profile's precision target (3% without one), and which were unstable. */
 export async function precisionByRun(runs: readonly StabilityRun[]): Promise<RunPrecision[]> {
-  return Promise.all(
-    runs.map(async (r) => {
-      const target = r.tables.manifest?.profile_settings?.precision ?? 0.03
-      const entries: { group: string; hw: number; ok: boolean }[] = []
-      const unstable: string[] = []
-      for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
-        for (const c of await summarizeCells(TABLE_SPECS[table], r.tables[table] as never)) {
-          if (c.unstable) unstable.push(projectId(c.key, TABLE_SPECS[table].keys))
-          if (c.ciHalfWidthPct === null) continue
-          const group = `${c.key.series}${c.key.model === 'open' ? ' (open)' : ''}`
-          const hw = c.ciHalfWidthPct / 100
-          entries.push({ group, hw, ok: hw <= target && (c.ciLevel ?? 0) >= LEVEL })
-        }
-      }
-      const groups = [...groupBy(entries, (e) => [e.group])].map(([group, cs]) => ({
-        group,
-        cells: cs.length,
-        atTarget: cs.filter((c) => c.ok).length,
-        median: median(cs.map((c) => c.hw)),
-        worst: Math.max(...cs.map((c) => c.hw)),
-      }))
-      return { target, groups, unstable }
-    }),
-  )
+  return Promise.all(runs.map(runPrecision))
+}
+
+/** One run's precision: each cell's half-width against the target, by series (open-model cells apart), and its unstable cells. */
+async function runPrecision(r: StabilityRun): Promise<RunPrecision> {
+  const target = r.tables.manifest?.profile_settings?.precision ?? 0.03
+  const entries: { group: string; hw: number; ok: boolean }[] = []
+  const unstable: string[] = []
+  for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
+    for (const c of await summarizeCells(TABLE_SPECS[table], r.tables[table] as never)) {
+      if (c.unstable) unstable.push(projectId(c.key, TABLE_SPECS[table].keys))
+      if (c.ciHalfWidthPct === null) continue
+      const group = `${c.key.series}${c.key.model === 'open' ? ' (open)' : ''}`
+      const hw = c.ciHalfWidthPct / 100
+      entries.push({ group, hw, ok: hw <= target && (c.ciLevel ?? 0) >= LEVEL })
+    }
+  }
+  const groups = [...groupBy(entries, (e) => [e.group])].map(([group, cs]) => ({
+    group,
+    cells: cs.length,
+    atTarget: cs.filter((c) => c.ok).length,
+    median: median(cs.map((c) => c.hw)),
+    worst: Math.max(...cs.map((c) => c.hw)),
+  }))
+  return { target, groups, unstable }
 }
 
 /** The precision of every run side by side: per series, cells at target / cells, median and worst half-width. */

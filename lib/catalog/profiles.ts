@@ -25,6 +25,11 @@ export interface Profile {
   durationS: number
   /** Generator keeps running this long after the window so the window never sees ramp-down. */
   tailS: number
+  /**
+   * Rounds and windows of a run paired with a baseline (--like, docs/method/pairs.md): more,
+   * shorter rounds, since a pair's precision grows with its rounds, not with a window's length.
+   */
+  paired?: Pick<Profile, 'repeats' | 'maxRepeats' | 'durationS'>
   /** pooling-open: every pooling cell at the fixed rate, or only the three main series and direct (quick: its time budget). */
   fixedRateCells?: 'all' | 'main'
   /** scenarios series: one cell of each kind per proxy (smoke, quick: their time budget) or every size and connection count. */
@@ -77,6 +82,7 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
     scenarioCells: 'one',
     versionVariants: ['article'],
     calibration: { rttSeconds: 2, cryptoSeconds: 1 },
+    paired: { repeats: 5, maxRepeats: 5, durationS: 1 },
   },
   // 5 s windows: on this 2-core host a window's figure moves ~9% with the machine's state whatever
   // its length (15 s: ±9.4-12.0% at n = 10, 5 s: ±9.5-11.3%), so shorter windows and more of them

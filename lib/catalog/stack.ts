@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { userError } from '../core/errors.ts'
 import { cacheDir, stacksDir } from '../core/paths.ts'
 import { readYamlFile } from '../core/yaml-file.ts'
+import { isVariant, type Variant } from './variants.ts'
 
 export const PROXIES = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy'] as const
 export type ProxyName = (typeof PROXIES)[number]
@@ -82,12 +83,16 @@ export function stackFile(proxy: string): string {
 export function loadStack(proxy: ProxyName): Stack {
   const stack = readYamlFile(stackFile(proxy), stackSchema, 'Fix the entry as docs/catalog.md describes')
   for (const variant of Object.keys(stack.variants)) {
+    if (!isVariant(variant)) throw userError(stackFile(proxy), `variant ${variant} is not one the code knows`, 'Add it to VARIANTS in lib/catalog/variants.ts')
     if (!existsSync(templateFile(stack, variant))) {
       throw userError(stackFile(proxy), `variant ${variant} has no template ${templateFile(stack, variant)}`, 'Add the template or remove the variant')
     }
   }
   return stack
 }
+
+/** Whether the stack declares `name` (as a variant the code knows). */
+export const hasVariant = (stack: Stack, name: string): name is Variant => isVariant(name) && stack.variants[name] !== undefined
 
 export function templateFile(stack: Stack, variant: string): string {
   return join(stacksDir, stack.proxy, 'templates', `${variant}.${stack.config_ext}`)

@@ -47,30 +47,41 @@ export function compareDebian(a: string, b: string): number {
     const m = /^(?:(\d+):)?(.*?)(?:-([^-]*))?$/.exec(v)!
     return [Number(m[1] ?? 0), m[2]!, m[3] ?? '0'] as const
   }
-  const order = (c: string) => (c === '~' ? -1 : c === '' ? 0 : /[A-Za-z]/.test(c) ? c.charCodeAt(0) : c.charCodeAt(0) + 256)
-  const part = (x: string, y: string): number => {
-    let i = 0
-    let j = 0
-    while (i < x.length || j < y.length) {
-      // Non-digit runs character by character, then digit runs as numbers.
-      while ((i < x.length && !/\d/.test(x[i]!)) || (j < y.length && !/\d/.test(y[j]!))) {
-        const cx = i < x.length && !/\d/.test(x[i]!) ? x[i]! : ''
-        const cy = j < y.length && !/\d/.test(y[j]!) ? y[j]! : ''
-        if (order(cx) !== order(cy)) return Math.sign(order(cx) - order(cy))
-        if (cx) i++
-        if (cy) j++
-      }
-      const nx = /^\d*/.exec(x.slice(i))![0]
-      const ny = /^\d*/.exec(y.slice(j))![0]
-      if (Number(nx || 0) !== Number(ny || 0)) return Math.sign(Number(nx || 0) - Number(ny || 0))
-      i += nx.length
-      j += ny.length
-    }
-    return 0
-  }
   const [ea, ua, ra] = split(a)
   const [eb, ub, rb] = split(b)
-  return Math.sign(ea - eb) || part(ua, ub) || part(ra, rb)
+  return Math.sign(ea - eb) || compareDebianPart(ua, ub) || compareDebianPart(ra, rb)
+}
+
+/** dpkg's order of one part (upstream or revision): non-digit runs character by character, then digit runs as numbers, in turn. */
+function compareDebianPart(x: string, y: string): number {
+  for (let i = 0, j = 0; i < x.length || j < y.length; ) {
+    const run = compareNonDigitRuns(x, i, y, j)
+    if (run.sign !== 0) return run.sign
+    const nx = /^\d*/.exec(x.slice(run.i))![0]
+    const ny = /^\d*/.exec(y.slice(run.j))![0]
+    if (Number(nx || 0) !== Number(ny || 0)) return Math.sign(Number(nx || 0) - Number(ny || 0))
+    i = run.i + nx.length
+    j = run.j + ny.length
+  }
+  return 0
+}
+
+/** dpkg's weight of a non-digit character ('': the run has ended): `~` first, then the end, letters, then the rest. */
+const debianCharOrder = (c: string) => (c === '~' ? -1 : c === '' ? 0 : /[A-Za-z]/.test(c) ? c.charCodeAt(0) : c.charCodeAt(0) + 256)
+
+/** The character at i when it is not a digit; '' at a digit or past the end. */
+const nonDigitAt = (s: string, i: number) => (i < s.length && !/\d/.test(s[i]!) ? s[i]! : '')
+
+/** Compares the non-digit runs of x at i and y at j: their order (-1, 0, 1) and where the comparison stopped. */
+function compareNonDigitRuns(x: string, i: number, y: string, j: number): { sign: number; i: number; j: number } {
+  while (nonDigitAt(x, i) || nonDigitAt(y, j)) {
+    const cx = nonDigitAt(x, i)
+    const cy = nonDigitAt(y, j)
+    if (debianCharOrder(cx) !== debianCharOrder(cy)) return { sign: Math.sign(debianCharOrder(cx) - debianCharOrder(cy)), i, j }
+    if (cx) i++
+    if (cy) j++
+  }
+  return { sign: 0, i, j }
 }
 
 /** The newest Debian build of an upstream version among those offered (a substitute for a pin that is gone), if any. */
@@ -92,36 +103,49 @@ export function upkeepRows(stack: Pick<Stack, 'proxy' | 'versions' | 'images'>, 
     const offer = offers.find((o) => o.source === source && o.package === pkg)
     const row: UpkeepRow = { proxy: stack.proxy, source, package: pkg, pinned: mine.map((v) => v.version), missing: [], gone: [], rebuilt: [] }
     if (!offer?.versions) return { ...row, error: offer?.error ?? 'not asked' }
-    if (source === 'pypi') {
-      row.missing = newestFirst(offer.versions.filter((v) => !have.has(v)))
-      row.gone = mine.filter((v) => !offer.versions!.includes(v.version)).map((v) => v.version)
-      return row
-    }
-    // Debian: the catalog names upstream versions; a suite's version also pins the exact build.
-    const upstream = new Set(offer.versions.map(debianUpstream))
-    row.missing = newestFirst([...upstream].filter((u) => !have.has(u)))
-    for (const v of mine) {
-      const exact = suiteOf(v) ? v.deb_version! : null
-      if (exact ? !offer.versions.includes(exact) : !upstream.has(v.version)) row.gone.push(exact ? `${v.version} (${exact})` : v.version)
-      if (exact) row.rebuilt.push(...offer.versions.filter((d) => debianUpstream(d) === v.version && compareDebian(d, exact) > 0))
-    }
-    return row
+    return { ...row, ...(source === 'pypi' ? pypiChanges(mine, offer.versions, have) : debianChanges(mine, offer.versions, have)) }
   })
   const images = offers.find((o) => o.source === 'image' && o.package === stack.proxy)
-  if (images) {
-    const tags = stack.images.map((i) => i.tag)
-    rows.push({
-      proxy: stack.proxy,
-      source: 'image',
-      package: tags[0]?.replace(/:.*$/, '') ?? '-',
-      pinned: stack.images.map((i) => i.version),
-      missing: [],
-      gone: images.versions ? stack.images.filter((i) => !images.versions!.includes(i.tag)).map((i) => i.version) : [],
-      rebuilt: [],
-      ...(images.versions ? {} : { error: images.error ?? 'not asked' }),
-    })
-  }
+  if (images) rows.push(imageRow(stack, images))
   return rows
+}
+
+type Changes = Pick<UpkeepRow, 'missing' | 'gone' | 'rebuilt'>
+
+/** PyPI: versions offered that no catalog version has, and pinned ones no longer offered. */
+function pypiChanges(mine: Stack['versions'], offered: string[], have: ReadonlySet<string>): Changes {
+  return {
+    missing: newestFirst(offered.filter((v) => !have.has(v))),
+    gone: mine.filter((v) => !offered.includes(v.version)).map((v) => v.version),
+    rebuilt: [],
+  }
+}
+
+/** Debian: the catalog names upstream versions; a suite's version also pins the exact build (gone when it is, rebuilt when newer builds came). */
+function debianChanges(mine: Stack['versions'], offered: string[], have: ReadonlySet<string>): Changes {
+  const upstream = new Set(offered.map(debianUpstream))
+  const changes: Changes = { missing: newestFirst([...upstream].filter((u) => !have.has(u))), gone: [], rebuilt: [] }
+  for (const v of mine) {
+    const exact = suiteOf(v) ? v.deb_version! : null
+    if (exact ? !offered.includes(exact) : !upstream.has(v.version)) changes.gone.push(exact ? `${v.version} (${exact})` : v.version)
+    if (exact) changes.rebuilt.push(...offered.filter((d) => debianUpstream(d) === v.version && compareDebian(d, exact) > 0))
+  }
+  return changes
+}
+
+/** The row of the proxy's official images: the catalog's tags the registry no longer serves. */
+function imageRow(stack: Pick<Stack, 'proxy' | 'images'>, images: Offer): UpkeepRow {
+  const tags = stack.images.map((i) => i.tag)
+  return {
+    proxy: stack.proxy,
+    source: 'image',
+    package: tags[0]?.replace(/:.*$/, '') ?? '-',
+    pinned: stack.images.map((i) => i.version),
+    missing: [],
+    gone: images.versions ? stack.images.filter((i) => !images.versions!.includes(i.tag)).map((i) => i.version) : [],
+    rebuilt: [],
+    ...(images.versions ? {} : { error: images.error ?? 'not asked' }),
+  }
 }
 
 /** A list for one table cell: the newest `n`, then how many more. */

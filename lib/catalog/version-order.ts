@@ -83,6 +83,15 @@ export interface OrderedVersions {
   skipped: { tag: string; why: string }[]
 }
 
+/** Why a tag is left out of a bisect (no version, an alias, another flavour, a pre-release unless asked for), or null. */
+function notBisectable(p: ParsedVersion | null, o: { prereleases?: boolean; flavour?: string }): string | null {
+  if (!p) return 'not a version'
+  if (p.core.length < 3) return 'an alias of the newest patch release'
+  if (p.flavour !== (o.flavour ?? '')) return p.flavour ? `flavour ${p.flavour}` : `not flavour ${o.flavour}`
+  if (p.pre.length > 0 && !o.prereleases) return 'a pre-release'
+  return null
+}
+
 /**
  * The bisectable releases among tags, oldest first. Left out: tags that are no version,
  * aliases with fewer than three numbers (`1.29` moves with each patch release), flavours
@@ -94,11 +103,9 @@ export function orderVersions(tags: readonly string[], o: { prereleases?: boolea
   const kept: ParsedVersion[] = []
   for (const tag of tags) {
     const p = parseVersion(tag)
-    if (!p) skipped.push({ tag, why: 'not a version' })
-    else if (p.core.length < 3) skipped.push({ tag, why: 'an alias of the newest patch release' })
-    else if (p.flavour !== (o.flavour ?? '')) skipped.push({ tag, why: p.flavour ? `flavour ${p.flavour}` : `not flavour ${o.flavour}` })
-    else if (p.pre.length > 0 && !o.prereleases) skipped.push({ tag, why: 'a pre-release' })
-    else kept.push(p)
+    const why = notBisectable(p, o)
+    if (why === null) kept.push(p!)
+    else skipped.push({ tag, why })
   }
   kept.sort(compareParsed)
   const versions: string[] = []

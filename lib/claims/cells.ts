@@ -57,21 +57,25 @@ export function buildCellGroups(table: ClaimTable, rows: readonly Row[]): CellGr
  */
 export function metricValue(row: Row, metric: string): number | null {
   const rec = row as unknown as Record<string, unknown>
-  if (metric === 'resumed_pct') {
-    const { resumed, handshakes } = rec
-    return typeof resumed === 'number' && typeof handshakes === 'number' && handshakes > 0 ? (100 * resumed) / handshakes : null
-  }
-  if (metric === 'errors_pct' || metric === 'failed_pct' || metric === 'dropped_pct') {
-    const requests = rec.requests
-    const errors = rec.errors
-    if (typeof requests !== 'number' || typeof errors !== 'number') return null
-    if (metric === 'errors_pct') return requests + errors === 0 ? null : (100 * errors) / (requests + errors)
-    const dropped = typeof rec.dropped === 'number' ? rec.dropped : rec.model === 'closed' ? 0 : null
-    if (dropped === null || requests + errors + dropped === 0) return null
-    return (100 * (metric === 'failed_pct' ? errors + dropped : dropped)) / (requests + errors + dropped)
-  }
+  if (metric === 'resumed_pct') return resumedPct(rec)
+  if (metric === 'errors_pct' || metric === 'failed_pct' || metric === 'dropped_pct') return failurePct(rec, metric)
   const v = rec[metric]
   return typeof v === 'number' && Number.isFinite(v) ? v : null
+}
+
+/** resumed_pct: resumed handshakes over all of a handshakes row. */
+function resumedPct({ resumed, handshakes }: Record<string, unknown>): number | null {
+  return typeof resumed === 'number' && typeof handshakes === 'number' && handshakes > 0 ? (100 * resumed) / handshakes : null
+}
+
+/** errors_pct, failed_pct or dropped_pct of a row: null where a count it needs is missing, or nothing was attempted. */
+function failurePct(rec: Record<string, unknown>, metric: 'errors_pct' | 'failed_pct' | 'dropped_pct'): number | null {
+  const { requests, errors } = rec
+  if (typeof requests !== 'number' || typeof errors !== 'number') return null
+  if (metric === 'errors_pct') return requests + errors === 0 ? null : (100 * errors) / (requests + errors)
+  const dropped = typeof rec.dropped === 'number' ? rec.dropped : rec.model === 'closed' ? 0 : null
+  if (dropped === null || requests + errors + dropped === 0) return null
+  return (100 * (metric === 'failed_pct' ? errors + dropped : dropped)) / (requests + errors + dropped)
 }
 
 export interface CellValue {
@@ -211,23 +215,8 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
       return want?.some((x) => wantHolds(x, c.key[col]))
     }),
   )
-  const wants = new Map<CellGroup, VersionWant[]>()
-  for (const c of candidates) {
-    const w = version === undefined ? ['newest'] : wantFor(version, String(c.key.proxy))
-    if (w !== undefined)
-      wants.set(
-        c,
-        w.map((x) => parseVersionWant(String(x))),
-      )
-  }
-  const newestOf = new Map<string, string>()
-  for (const [c, w] of wants) {
-    if (!w.includes('newest')) continue
-    const p = String(c.key.proxy)
-    const v = String(c.key.version)
-    const best = newestOf.get(p)
-    if (best === undefined || compareVersions(v, best) > 0) newestOf.set(p, v)
-  }
+  const wants = versionWants(candidates, version)
+  const newestOf = newestWanted(wants)
   let matched = [...wants]
     .filter(([c, w]) =>
       w.some((x) =>
@@ -244,12 +233,41 @@ export function matchSelector(cells: readonly CellGroup[], spec: SelectorSpec): 
     const lowest = Math.min(...failing.map((c) => c.key.target_rps as number))
     matched = failing.filter((c) => c.key.target_rps === lowest)
   }
-  const missing: string[] = []
+  return { cells: matched, missing: missingCells(spec, matched) }
+}
+
+/** The versions each candidate cell's proxy wants (left out: the newest); a cell whose proxy the version map leaves out wants none. */
+function versionWants(candidates: readonly CellGroup[], version: ColumnWant | undefined): Map<CellGroup, VersionWant[]> {
+  const wants = new Map<CellGroup, VersionWant[]>()
+  for (const c of candidates) {
+    const w = version === undefined ? ['newest'] : wantFor(version, String(c.key.proxy))
+    if (w !== undefined)
+      wants.set(
+        c,
+        w.map((x) => parseVersionWant(String(x))),
+      )
+  }
+  return wants
+}
+
+/** Per proxy, the newest version among the cells that want the newest. */
+function newestWanted(wants: ReadonlyMap<CellGroup, VersionWant[]>): Map<string, string> {
+  const newestOf = new Map<string, string>()
+  for (const [c, w] of wants) {
+    if (!w.includes('newest')) continue
+    const p = String(c.key.proxy)
+    const v = String(c.key.version)
+    const best = newestOf.get(p)
+    if (best === undefined || compareVersions(v, best) > 0) newestOf.set(p, v)
+  }
+  return newestOf
+}
+
+/** One line per proxy the selector names that no matched cell has; or one line when it names none and nothing matched. */
+function missingCells(spec: SelectorSpec, matched: readonly CellGroup[]): string[] {
   const needed = neededProxies(spec)
-  if (needed) {
-    for (const p of needed) if (!matched.some((c) => c.key.proxy === p)) missing.push(`no cell ${describeSpec(spec, p)}`)
-  } else if (matched.length === 0) missing.push(`no cell ${describeSpec(spec)}`)
-  return { cells: matched, missing }
+  if (!needed) return matched.length === 0 ? [`no cell ${describeSpec(spec)}`] : []
+  return needed.filter((p) => !matched.some((c) => c.key.proxy === p)).map((p) => `no cell ${describeSpec(spec, p)}`)
 }
 
 /** One value from several cells' values. newest: the cells of the newest version (their median). */

@@ -148,20 +148,8 @@ function checkCheck(k: Check, runnable: boolean, figures: FigureValues, issue: I
   const metrics = tableMetrics(k.table)
   if (k.metric !== undefined && !metrics.includes(k.metric)) issue(['metric'], `"${k.metric}" is not a metric of ${k.table} (one of ${metrics.join(', ')})`)
   for (const { path: name, sel } of def.sides(k)) {
-    sel.forEach((s, i) => {
-      const path = (...p: (string | number)[]) => [...name, ...(sel.length > 1 ? [i] : []), ...p]
-      if (s.metric !== undefined && !metrics.includes(s.metric)) issue(path('metric'), `"${s.metric}" is not a metric of ${k.table}`)
-      if (def.needsMetric && s.value === undefined && s.metric === undefined && k.metric === undefined)
-        issue(path(), "no metric: set the check's metric or one in this selector")
-      if (s.value !== undefined && !def.constants) issue(path('value'), 'a constant side (value) is for a or b of ratio and equal checks')
-      // Claims not runnable here may name columns the harness does not have.
-      if (runnable) {
-        for (const col of Object.keys(s.columns)) {
-          if (!KEY_COLUMNS[k.table].includes(col))
-            issue(path(col), `"${col}" is not a selector column of ${k.table} (one of ${KEY_COLUMNS[k.table].join(', ')})`)
-        }
-      }
-    })
+    for (const [i, s] of sel.entries())
+      checkSelector(k, def, s, { metrics, runnable }, (p, message) => issue([...name, ...(sel.length > 1 ? [i] : []), ...p], message))
   }
   if (!runnable) return
   k.for_each?.forEach((s, i) => {
@@ -175,6 +163,19 @@ function checkCheck(k: Check, runnable: boolean, figures: FigureValues, issue: I
     }
   })
   checkSeries(k, def, issue)
+}
+
+/** One selector map of a side that reads cells: its metric, a metric at all where the kind needs one, a constant where allowed, its columns (paths under the map). */
+function checkSelector(k: Check, def: CheckDef<Check>, s: SelectorSpec, o: { metrics: readonly string[]; runnable: boolean }, issue: Issue): void {
+  if (s.metric !== undefined && !o.metrics.includes(s.metric)) issue(['metric'], `"${s.metric}" is not a metric of ${k.table}`)
+  if (def.needsMetric && s.value === undefined && s.metric === undefined && k.metric === undefined)
+    issue([], "no metric: set the check's metric or one in this selector")
+  if (s.value !== undefined && !def.constants) issue(['value'], 'a constant side (value) is for a or b of ratio and equal checks')
+  // Claims not runnable here may name columns the harness does not have.
+  if (!o.runnable) return
+  for (const col of Object.keys(s.columns)) {
+    if (!KEY_COLUMNS[k.table].includes(col)) issue([col], `"${col}" is not a selector column of ${k.table} (one of ${KEY_COLUMNS[k.table].join(', ')})`)
+  }
 }
 
 /**

@@ -119,6 +119,55 @@ const VERSION_WANT = /^(newest|(>=|<=|>|<|==|=)?\s*v?\d+(\.\d+)*)$/
 /** A comparison on a numeric column: ">1024", "<= 200" (claims.yaml header, Selector). */
 export const NUMBER_WANT = /^(>=|<=|>|<)\s*(-?\d+(\.\d+)?)$/
 
+/** A problem of a selector map its shape does not express: where (keys from the map down) and what. */
+type MapIssue = { path: string[]; message: string }
+
+/** The problems of a parsed selector map, in the order the ledger reports them (the first is shown). */
+function selectorMapIssues(m: { agg?: unknown; pick?: unknown; metric?: unknown; value?: unknown; [column: string]: unknown }): MapIssue[] {
+  const { agg, pick, metric, value, ...rest } = m
+  const columns = rest as Record<string, ColumnWant>
+  const constantWithKeys = value !== undefined && (Object.keys(columns).length > 0 || agg || pick || metric)
+  return [
+    ...(constantWithKeys ? [{ path: ['value'], message: 'a constant side (value) takes no other keys' }] : []),
+    ...mapKeyIssues(columns),
+    ...proxyIssues(columns.proxy),
+    ...versionIssues(columns.version),
+  ]
+}
+
+const isMap = (w: unknown): w is Record<string, unknown> => !!w && typeof w === 'object' && !Array.isArray(w)
+
+/** A map value is keyed by proxy: any other key is a problem. */
+function mapKeyIssues(columns: Record<string, ColumnWant>): MapIssue[] {
+  return Object.entries(columns).flatMap(([col, want]) =>
+    (isMap(want) ? Object.keys(want) : [])
+      .filter((p) => !SELECTOR_PROXIES.includes(p))
+      .map((p) => ({ path: [col, p], message: `"${p}" is not a proxy (a map value is keyed by proxy: ${SELECTOR_PROXIES.join(', ')})` })),
+  )
+}
+
+/** The proxy column takes a name or a list of names of SELECTOR_PROXIES, not a map. */
+function proxyIssues(proxy: ColumnWant | undefined): MapIssue[] {
+  if (proxy === undefined) return []
+  if (typeof proxy === 'object' && !Array.isArray(proxy)) return [{ path: ['proxy'], message: 'proxy takes a name or a list of names, not a map' }]
+  return [proxy]
+    .flat()
+    .filter((p) => !SELECTOR_PROXIES.includes(String(p)))
+    .map((p) => ({ path: ['proxy'], message: `unknown proxy "${p}" (one of ${SELECTOR_PROXIES.join(', ')})` }))
+}
+
+/** Every wanted version (a map's values too) is a quoted string of VERSION_WANT. */
+function versionIssues(version: ColumnWant | undefined): MapIssue[] {
+  if (version === undefined) return []
+  const values = typeof version === 'object' && !Array.isArray(version) ? Object.values(version).flat() : [version].flat()
+  return values
+    .filter((v) => typeof v !== 'string' || !VERSION_WANT.test(v))
+    .map((v) => ({
+      path: ['version'],
+      message: `version ${JSON.stringify(v)} must be a quoted string: "newest", a version "1.27.4" or a comparison ">=1.29.7"`,
+    }))
+}
+
 function selectorMapSchema(figures: FigureValues) {
   return z
     .object({
@@ -129,42 +178,7 @@ function selectorMapSchema(figures: FigureValues) {
     })
     .catchall(wantSchema)
     .superRefine((m, ctx) => {
-      const { agg, pick, metric, value, ...rest } = m
-      const columns = rest as Record<string, ColumnWant>
-      if (value !== undefined && (Object.keys(columns).length > 0 || agg || pick || metric)) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['value'], message: 'a constant side (value) takes no other keys' })
-      }
-      const proxyMapKeys = (w: unknown) => (w && typeof w === 'object' && !Array.isArray(w) ? Object.keys(w) : [])
-      for (const [col, want] of Object.entries(columns)) {
-        for (const p of proxyMapKeys(want)) {
-          if (!SELECTOR_PROXIES.includes(p))
-            ctx.addIssue({
-              code: z.ZodIssueCode.custom,
-              path: [col, p],
-              message: `"${p}" is not a proxy (a map value is keyed by proxy: ${SELECTOR_PROXIES.join(', ')})`,
-            })
-        }
-      }
-      const proxyIsMap = typeof columns.proxy === 'object' && !Array.isArray(columns.proxy)
-      if (proxyIsMap) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['proxy'], message: 'proxy takes a name or a list of names, not a map' })
-      const proxies = columns.proxy === undefined || proxyIsMap ? [] : [columns.proxy].flat()
-      for (const p of proxies) {
-        if (!SELECTOR_PROXIES.includes(String(p)))
-          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['proxy'], message: `unknown proxy "${p}" (one of ${SELECTOR_PROXIES.join(', ')})` })
-      }
-      const version = columns.version
-      if (version !== undefined) {
-        const values = typeof version === 'object' && !Array.isArray(version) ? Object.values(version).flat() : [version].flat()
-        for (const v of values) {
-          if (typeof v !== 'string' || !VERSION_WANT.test(v)) {
-            ctx.addIssue({
-              code: z.ZodIssueCode.custom,
-              path: ['version'],
-              message: `version ${JSON.stringify(v)} must be a quoted string: "newest", a version "1.27.4" or a comparison ">=1.29.7"`,
-            })
-          }
-        }
-      }
+      for (const issue of selectorMapIssues(m)) ctx.addIssue({ code: z.ZodIssueCode.custom, ...issue })
     })
     .transform((m): SelectorSpec => {
       const { agg, pick, metric, value, ...columns } = m

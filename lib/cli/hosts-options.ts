@@ -67,7 +67,8 @@ export function parsePlacement(
 }
 
 /** The engine URL → the host's scheme, address parts and socket; an error names what the URL lacks or carries wrongly. */
-function engineHost({ role, engine, where, fix }: PlacementAt): Partial<EngineHost> & Pick<EngineHost, 'protocol'> {
+function engineHost(at: PlacementAt): Partial<EngineHost> & Pick<EngineHost, 'protocol'> {
+  const { role, engine, where, fix } = at
   let url: URL
   try {
     url = new URL(engine)
@@ -82,26 +83,33 @@ function engineHost({ role, engine, where, fix }: PlacementAt): Partial<EngineHo
     url: `${protocol}://${url.host}${url.pathname === '/' ? '' : url.pathname}`,
     copyFiles: protocol !== 'unix',
   }
-  if (protocol === 'unix') {
-    if (!url.pathname || url.pathname === '/') throw userError(where, `${role}: ${engine} names no socket`, 'Write unix:///var/run/docker.sock (three slashes)')
-    host.socketPath = url.pathname
-    host.url = `unix://${url.pathname}`
-  } else {
-    if (!url.hostname) throw userError(where, `${role}: ${engine} names no host`, fix)
-    if (url.pathname && url.pathname !== '/') throw userError(where, `${role}: ${engine} has a path; an ${protocol} engine URL is host and port only`, fix)
-    host.host = url.hostname.replace(/^\[|\]$/g, '')
-    if (url.port) host.port = Number(url.port)
-    if (url.username) host.user = decodeURIComponent(url.username)
-    if (url.password)
-      throw userError(
-        where,
-        `${role}: ${engine} carries a password`,
-        protocol === 'ssh'
-          ? 'Log in with a key (identity=PATH or the ssh agent): ssh-copy-id user@host'
-          : 'tcp engines authenticate with TLS client certificates (certs=DIR)',
-      )
+  return { ...host, ...(protocol === 'unix' ? socketParts(url, at) : networkParts(url, protocol, at)) }
+}
+
+/** A unix:// engine: its socket, which the URL must name. */
+function socketParts(url: URL, { role, engine, where }: PlacementAt): Pick<EngineHost, 'socketPath' | 'url'> {
+  if (!url.pathname || url.pathname === '/') throw userError(where, `${role}: ${engine} names no socket`, 'Write unix:///var/run/docker.sock (three slashes)')
+  return { socketPath: url.pathname, url: `unix://${url.pathname}` }
+}
+
+/** An ssh:// or tcp:// engine: host, port and user; no path, and no password (a key or client certificates log in). */
+function networkParts(url: URL, protocol: 'ssh' | 'tcp', { role, engine, where, fix }: PlacementAt): Partial<EngineHost> {
+  if (!url.hostname) throw userError(where, `${role}: ${engine} names no host`, fix)
+  if (url.pathname && url.pathname !== '/') throw userError(where, `${role}: ${engine} has a path; an ${protocol} engine URL is host and port only`, fix)
+  const parts = {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    ...(url.port ? { port: Number(url.port) } : {}),
+    ...(url.username ? { user: decodeURIComponent(url.username) } : {}),
   }
-  return host
+  if (url.password)
+    throw userError(
+      where,
+      `${role}: ${engine} carries a password`,
+      protocol === 'ssh'
+        ? 'Log in with a key (identity=PATH or the ssh agent): ssh-copy-id user@host'
+        : 'tcp engines authenticate with TLS client certificates (certs=DIR)',
+    )
+  return parts
 }
 
 /** The address other roles reach the host at, copy=, and options given for another scheme. */
@@ -220,20 +228,24 @@ export function parseInlineHosts(value: string, env: NodeJS.ProcessEnv = process
     if (placements[role as Role]) throw userError('--hosts', `${role} is given twice`, 'Name each role once')
     const raw = item.slice(eq + 1)
     const q = raw.indexOf('?')
-    const opts: PlacementOptions = {}
-    if (q !== -1) {
-      for (const [k, v] of new URLSearchParams(raw.slice(q + 1))) {
-        if (!(OPTION_KEYS as readonly string[]).includes(k))
-          throw userError('--hosts', `${role}: unknown option "${k}"`, `Use ${OPTION_KEYS.join(', ')} (e.g. ?address=10.0.0.2&cpuset=0-3)`)
-        opts[k as keyof PlacementOptions] = v
-      }
-    }
+    const opts = q === -1 ? {} : inlineOptions(role, raw.slice(q + 1))
     placements[role as Role] = parsePlacement(role, q === -1 ? raw : raw.slice(0, q), opts, '--hosts', env, keys)
   }
   const missing = ROLES.filter((r) => !placements[r])
   if (missing.length)
     throw userError('--hosts', `names no engine for ${missing.join(', ')}`, `Give all three roles (${ROLES.join(', ')}); several may name the same engine`)
   return { source: '--hosts', roles: joinHosts(placements as Record<Role, RolePlacement>, () => '--hosts') }
+}
+
+/** The options in one role's URL query (`address=10.0.0.2&cpuset=0-3`); an unknown one is an error naming the role. */
+function inlineOptions(role: string, query: string): PlacementOptions {
+  const opts: PlacementOptions = {}
+  for (const [k, v] of new URLSearchParams(query)) {
+    if (!(OPTION_KEYS as readonly string[]).includes(k))
+      throw userError('--hosts', `${role}: unknown option "${k}"`, `Use ${OPTION_KEYS.join(', ')} (e.g. ?address=10.0.0.2&cpuset=0-3)`)
+    opts[k as keyof PlacementOptions] = v
+  }
+  return opts
 }
 
 const placementSchema = z

@@ -5,9 +5,9 @@ import { userError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import { BASELINES_DIR, listBaselines, loadBaseline } from '../data/baselines.ts'
 import type { RunData } from '../data/run-data.ts'
-import { isSeriesName, SERIES_ROWS } from '../data/series.ts'
-import { EXTRAS } from '../catalog/variants.ts'
+import { isSeriesName } from '../data/series.ts'
 import { knownVariants } from '../series/focus.ts'
+import { MULTI_VERSION_SERIES } from '../series/then.ts'
 
 /**
  * `--like <baseline-id>`: the run flags that repeat a promoted baseline: its profile,
@@ -19,6 +19,8 @@ export interface LikeFlags {
   flags: Record<string, string>
   /** The versions of each proxy in `flags.versions`: a run of fewer proxies (--proxies beside --like) keeps theirs only. */
   versionsByProxy: Record<string, string[]>
+  /** The version each proxy's one-version series ran in the baseline: its then side (lib/series/then.ts). */
+  then: Record<string, string>
   /** The closed model's connections when they differ from the profile's (no flag sets them). */
   connections?: number
   notes: string[]
@@ -30,15 +32,6 @@ const argOf = (argv: readonly string[], flag: string): string | undefined => {
   if (i >= 0) return argv[i + 1]
   return argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1)
 }
-
-/** Row series that measure several versions of a proxy (the versions series, the bisect, nginx's all-version extras): --versions covers them. */
-const MULTI_VERSION_SERIES = new Set<string>([
-  ...SERIES_ROWS.versions.measurements,
-  ...SERIES_ROWS.bisect.measurements,
-  ...Object.values(EXTRAS)
-    .filter((e) => e.allVersions)
-    .map((e) => e.series),
-])
 
 const byVersion = (a: string, b: string) => {
   const [pa, pb] = [parseVersion(a), parseVersion(b)]
@@ -79,67 +72,70 @@ export function likeFlags(base: RunData, stacks: (p: ProxyName) => Stack = loadS
   flags.proxies = proxies.join(',')
   const profile = getProfile(m.profile)
   const ps = m.profile_settings
-  if (ps.repeats !== profile.repeats) flags.repeats = String(ps.repeats)
-  if (ps.duration_s !== profile.durationS) flags.duration = String(ps.duration_s)
+  // A profile with paired rounds measures the pairs by them, whatever windows the baseline had.
+  if (!profile.paired && ps.repeats !== profile.repeats) flags.repeats = String(ps.repeats)
+  if (!profile.paired && ps.duration_s !== profile.durationS) flags.duration = String(ps.duration_s)
   const connections = ps.connections !== profile.connections ? ps.connections : undefined
   // Focus flags of the invocation that started the baseline, when it had them.
   const argv = m.invocations?.[0]?.argv ?? []
-  const variants = argOf(argv, '--variants')
-  if (variants !== undefined) {
-    const known = knownVariants(proxies, [])
-    const asked = variants
-      .split(',')
-      .map((v) => v.trim())
-      .filter(Boolean)
-    const kept = asked.filter((v) => known.includes(v))
-    for (const v of asked.filter((v) => !known.includes(v))) notes.push(`variant ${v} of the baseline is not in the catalog (or a custom config): not run`)
-    if (kept.length) flags.variants = kept.join(',')
-  }
+  const variants = likeVariants(argOf(argv, '--variants'), proxies, notes)
+  if (variants) flags.variants = variants
   const keyTypes = argOf(argv, '--key-types')
   if (keyTypes !== undefined) flags['key-types'] = keyTypes
   if (m.custom_configs.length)
     notes.push(`the baseline's own configs (${m.custom_configs.map((c) => `${c.proxy}=${c.file}`).join(', ')}) are not repeated: pass them with --config`)
-  // Versions: those the baseline measured (its rows), where the catalog still has them.
-  const versions = new Set<string>()
-  const versionsByProxy: Record<string, string[]> = {}
-  for (const proxy of proxies) {
-    const stack = stacks(proxy)
-    const measured = [...new Set([...base.measurements, ...base.handshakes, ...base.websocket].filter((r) => r.proxy === proxy).map((r) => r.version))].sort(
-      byVersion,
-    )
-    const had = measured.length ? measured : m.components.filter((c) => c.component === proxy).map((c) => c.version)
-    const inCatalog = had.filter((v) => stack.versions.some((x) => x.version === v))
-    versionsByProxy[proxy] = [...inCatalog]
-    const gone = had.filter((v) => !inCatalog.includes(v))
-    const newest = newestVersion(stack).version
-    if (gone.length > 0 && !inCatalog.includes(newest)) versionsByProxy[proxy]!.push(newest)
-    for (const v of versionsByProxy[proxy]!) versions.add(v)
-    if (gone.length === 0) continue
-    notes.push(
-      `${proxy} ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} no longer in the catalog: ${inCatalog.includes(newest) ? 'not measured' : `the newest, ${newest}, measured instead`}`,
-    )
-  }
+  const versionsByProxy = Object.fromEntries(proxies.map((proxy) => [proxy, likeVersions(base, proxy, stacks(proxy), notes)]))
+  const versions = new Set(Object.values(versionsByProxy).flat())
   if (versions.size) flags.versions = [...versions].sort(byVersion).join(',')
-  // The one-version series (pooling's main series, TLS, WebSocket…): the version they ran in the baseline, not today's newest.
-  const pins: string[] = []
-  for (const proxy of proxies) {
-    const stack = stacks(proxy)
-    const ran = [
-      ...new Set(
-        [...base.measurements, ...base.handshakes, ...base.websocket]
-          .filter((r) => r.proxy === proxy && !MULTI_VERSION_SERIES.has(r.series))
-          .map((r) => r.version),
-      ),
-    ].sort(byVersion)
-    const pin = ran.filter((v) => stack.versions.some((x) => x.version === v)).at(-1)
-    if (pin) pins.push(`${proxy}=${pin}`)
-    if (ran.length > 1)
-      notes.push(
-        `${proxy}: the baseline's one-version series ran ${ran.join(', ')}; ${pin ? `${pin} repeated in all of them` : 'none of them is in the catalog'}`,
-      )
-  }
-  if (pins.length) flags['pin-versions'] = pins.join(',')
-  return { flags, versionsByProxy, ...(connections !== undefined ? { connections } : {}), notes }
+  // The one-version series (pooling's main series, TLS, WebSocket…) run today's version (now) beside the baseline's build of its own (then).
+  const then = Object.fromEntries(proxies.flatMap((proxy) => likeThen(base, proxy, notes)))
+  return { flags, versionsByProxy, then, ...(connections !== undefined ? { connections } : {}), notes }
+}
+
+/** The baseline's --variants (when it had them) that the catalog still has, joined; a note for each it lacks. */
+function likeVariants(variants: string | undefined, proxies: readonly ProxyName[], notes: string[]): string | undefined {
+  if (variants === undefined) return undefined
+  const known = knownVariants(proxies, [])
+  const asked = variants
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean)
+  const kept = asked.filter((v) => known.includes(v))
+  for (const v of asked.filter((v) => !known.includes(v))) notes.push(`variant ${v} of the baseline is not in the catalog (or a custom config): not run`)
+  return kept.length ? kept.join(',') : undefined
+}
+
+/** The versions of the proxy's rows in the baseline, of every series or (`oneVersion`) of the one-version series only, oldest first. */
+function baselineVersions(base: RunData, proxy: string, oneVersion: boolean): string[] {
+  const rows = [...base.measurements, ...base.handshakes, ...base.websocket].filter(
+    (r) => r.proxy === proxy && !(oneVersion && MULTI_VERSION_SERIES.has(r.series)),
+  )
+  return [...new Set(rows.map((r) => r.version))].sort(byVersion)
+}
+
+/**
+ * Versions: those the baseline measured (its rows, else its components), where the catalog
+ * still has them; the newest instead when one has left it, with a note.
+ */
+function likeVersions(base: RunData, proxy: ProxyName, stack: Stack, notes: string[]): string[] {
+  const measured = baselineVersions(base, proxy, false)
+  const had = measured.length ? measured : base.manifest.components.filter((c) => c.component === proxy).map((c) => c.version)
+  const inCatalog = had.filter((v) => stack.versions.some((x) => x.version === v))
+  const gone = had.filter((v) => !inCatalog.includes(v))
+  const newest = newestVersion(stack).version
+  if (gone.length === 0) return [...inCatalog]
+  notes.push(
+    `${proxy} ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} no longer in the catalog: ${inCatalog.includes(newest) ? 'not measured' : `the newest, ${newest}, measured instead`}`,
+  )
+  return inCatalog.includes(newest) ? [...inCatalog] : [...inCatalog, newest]
+}
+
+/** The version the baseline's one-version series ran (the newest when several did, with a note), measured as then: `[proxy, version]`, or none. */
+function likeThen(base: RunData, proxy: ProxyName, notes: string[]): [string, string][] {
+  const ran = baselineVersions(base, proxy, true)
+  const last = ran.at(-1)
+  if (ran.length > 1) notes.push(`${proxy}: the baseline's one-version series ran ${ran.join(', ')}; ${last} is measured beside today's`)
+  return last ? [[proxy, last]] : []
 }
 
 /**
@@ -165,12 +161,6 @@ export function withLike<F extends { like?: string; baseline?: string; series?: 
         .filter((v) => kept.has(v))
         .join(',')
     else delete taken.versions
-  }
-  if (typeof given.proxies === 'string' && taken['pin-versions'] !== undefined) {
-    const asked = new Set(given.proxies.split(',').map((p) => p.trim()))
-    const kept = taken['pin-versions'].split(',').filter((pv) => asked.has(pv.split('=')[0]!))
-    if (kept.length) taken['pin-versions'] = kept.join(',')
-    else delete taken['pin-versions']
   }
   // A flag given beside --like is a difference from the baseline: said, like a version that left the catalog.
   const overridden = Object.keys(taken)

@@ -5,7 +5,6 @@ import { parseProxyList } from '../catalog/stack.ts'
 import { placeholders, TEMPLATE_NAMES } from '../catalog/template.ts'
 import { userError } from '../core/errors.ts'
 import { isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
-import { REFERENCE_KINDS, type ReferenceKind } from '../measure/reference.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
 import type { CustomConfig } from '../series/pooling.ts'
@@ -96,15 +95,6 @@ export function parseTaxNs(value: string | undefined, hosts: boolean): number | 
   return ns
 }
 
-/** `--reference`: the workload measured beside every window (lib/measure/reference.ts). */
-export function parseReference(kind: string, hosts: boolean): ReferenceKind {
-  if (!(REFERENCE_KINDS as readonly string[]).includes(kind))
-    throw userError(`--reference ${kind}`, 'unknown reference', `Use one of: ${REFERENCE_KINDS.join(', ')}`)
-  if (kind !== 'none' && hosts)
-    throw userError('--reference', "the reference runs on this machine's cores: with --hosts the proxy is elsewhere", 'Drop --reference or --hosts')
-  return kind as ReferenceKind
-}
-
 export function parseSeed(value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const seed = Number(value)
@@ -135,8 +125,10 @@ export function checkCustomForBridge(custom: CustomConfig[]): void {
 }
 
 /** `--repeats N` / `--duration S` override the profile's minimum repeats and window (recorded in the manifest's profile_settings); `--wait-quiet S` its quiet budget. */
-export function profileWithOverrides(name: string, f: { repeats?: string; duration?: string; 'wait-quiet'?: string }): RunOptions['profile'] {
-  const p = getProfile(name)
+export function profileWithOverrides(name: string, f: { repeats?: string; duration?: string; 'wait-quiet'?: string; like?: string }): RunOptions['profile'] {
+  const named = getProfile(name)
+  // A paired run (--like) takes the profile's paired rounds; --repeats and --duration still win.
+  const p = f.like !== undefined && named.paired ? { ...named, ...named.paired } : named
   const whole = (flag: string, v: string, max: number, what: string) => {
     const n = Number(v)
     if (!(v.trim() !== '' && Number.isInteger(n) && n >= 1 && n <= max)) throw userError(`${flag} ${v}`, `not ${what}`, `Use a whole number from 1 to ${max}`)

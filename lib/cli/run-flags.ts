@@ -18,7 +18,6 @@ import {
   parseImages,
   parseNetwork,
   parseOut,
-  parseReference,
   parseRuntime,
   parseSeed,
   parseSeries,
@@ -37,7 +36,7 @@ export const RUN_FLAGS = {
   profile: {
     ...sharedFlag('profile', ['quick', 'quick: 2 repeats of short windows, standard: 3 to 12 × 5 s, full: 5 × 30 s']),
     default: 'quick',
-    check: (name: string, overrides: { repeats?: string; duration?: string; 'wait-quiet'?: string }) => profileWithOverrides(name, overrides),
+    check: (name: string, overrides: { repeats?: string; duration?: string; 'wait-quiet'?: string; like?: string }) => profileWithOverrides(name, overrides),
   },
   series: {
     type: 'string',
@@ -209,29 +208,30 @@ export const RUN_FLAGS = {
     arg: 'ID',
     help: [
       'repeat a promoted baseline (baselines/runs/<id>): its profile, series, proxies, repeats,',
-      'window, connections, variants, key types, runtime and versions, in every series (the newest',
-      'where its own are no longer in the catalog, said in the report); flags given beside it win; compares with it',
+      "window, connections, variants and key types; today's version of each proxy (now) is measured",
+      "beside the baseline's exact build and config (then) in the same rounds, and the report reads",
+      'the pairs (docs/method/pairs.md); flags given beside it win',
     ],
+  },
+  'pair-same': {
+    type: 'boolean',
+    help: [
+      'with --like: where then and now are the same build, measure it twice anyway (a copy of the',
+      'binary as a second process): the A/A check of the pairing (docs/method/pairs.md#aa)',
+    ],
+    check: (value: boolean | undefined, like: string | undefined) => {
+      if (value && like === undefined) throw userError('--pair-same', 'pairs a then side, which only --like has', 'Add --like BASELINE, or drop --pair-same')
+      return !!value
+    },
   },
   'tax-ns': {
     type: 'string',
     arg: 'N',
     help: [
       'make every system call of every role and of the calibration about N ns dearer (a',
-      "seccomp filter, measured on the proxy's core; docs/benchmarks.md#machine-shift)",
+      "seccomp filter, measured on the proxy's core; docs/benchmarks.md#the-system-call-tax)",
     ],
     check: (value: string | undefined, hosts: boolean) => parseTaxNs(value, hosts),
-  },
-  reference: {
-    type: 'string',
-    arg: 'KIND',
-    default: 'none',
-    help: [
-      "rtt: a fixed loopback ping-pong on the proxy's core during every closed-model window",
-      "and handshake window, each row divided by its own window's reading; none (default)",
-      '(docs/method/reference.md)',
-    ],
-    check: (value: string, hosts: boolean) => parseReference(value, hosts),
   },
   ...OUTCOME_FLAGS,
 } as const

@@ -11,7 +11,7 @@ import { parseRunOptions } from './run-options.ts'
 import { RUN_FLAGS, type RunFlagValues } from './run-flags.ts'
 import { withLike } from './like.ts'
 import { writeLike } from '../data/like.ts'
-import { quietLine, quietSummary } from '../data/quiet.ts'
+import { quietLine, quietSummary, tooBusyLines, type QuietSummary } from '../data/quiet.ts'
 import { readRunTables } from '../data/run-data.ts'
 
 export { RUN_FLAGS, RUN_FLAGS_HELP, type RunFlagValues } from './run-flags.ts'
@@ -37,10 +37,17 @@ export function parseRunFlags(argv: string[], o: RunNotebookOptions, log: Logger
     throw userError('--series', `${o.notebook} runs the ${o.fixedSeries.join(',')} series only`, 'Drop --series, or use notebooks/run-all.mjs --series LIST')
   const { flags, like } = withLike(parsed, log, { fixedSeries: !!o.fixedSeries })
   const parsedOptions = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })
-  const options = { ...parsedOptions, plan: { ...parsedOptions.plan, ...o.extra } }
+  const check = flagChecker(RUN_FLAGS, flags)
+  const pairSame = check('pair-same', flags.like)
+  // --like: the baseline's build of each proxy run measured beside today's (lib/series/then.ts).
+  const pair = like && {
+    baseline: like.id,
+    versions: Object.fromEntries(parsedOptions.proxies.flatMap((p) => (like.then[p] ? [[p, like.then[p]]] : []))),
+    pairSame,
+  }
+  const options = { ...parsedOptions, plan: { ...parsedOptions.plan, ...o.extra, ...(pair ? { pair } : {}) } }
   if (like?.connections) options.profile = { ...options.profile, connections: like.connections }
   // An unknown baseline, or a malformed gate, is an error before anything is measured.
-  const check = flagChecker(RUN_FLAGS, flags)
   const gates = check('fail-on', check('baseline'))
   return { flags, like, options, gates }
 }
@@ -72,7 +79,7 @@ export async function runFromFlags(argv: string[], o: RunNotebookOptions): Promi
       `run ${m.run_id} (${m.profile}, ${m.runtime}, ${m.cpu_source}) → ${result.runDir}`,
       `cpusets: proxy=${m.cpusets.proxy} backend=${m.cpusets.backend} generator=${m.cpusets.generator}${m.cpusets_shared ? ' (backend and generator share cores on this machine)' : ''}`,
       `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${reasonKinds(invalid)}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
-      quietLine(quietSummary(readRunTables(result.runDir), m.quiet)),
+      ...otherWorkLines(quietSummary(readRunTables(result.runDir), m.quiet, m.profile_settings.repeats)),
       '',
       formatFindings(result.findings),
       `  ${formatVerdictCounts(result.findings)}`,
@@ -95,6 +102,9 @@ export async function runFromFlags(argv: string[], o: RunNotebookOptions): Promi
   human(['', formatLedger(report.claims), '', `report: ${displayPath(report.page)}${report.pdf ? `, ${displayPath(report.pdf)}` : ''}`, ''].join('\n'))
   return finishOutcome({ ...outcome, result: report })
 }
+
+/** The end summary's other-work line, then each cell other work left unmeasured, indented under it. */
+const otherWorkLines = (s: QuietSummary) => [quietLine(s), ...tooBusyLines(s).map((l) => `  ${l}`)]
 
 /** `errors × 20, did not start × 1`: the kind of each reason (its words before any figure), counted. */
 export function reasonKinds(rows: readonly { reason: string }[]): string {

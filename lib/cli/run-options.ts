@@ -76,7 +76,6 @@ export function parseRunOptions(f: RunFlags, o: { install: boolean; log: Logger;
     ...(f['strict-builds'] ? { strictBuilds: true } : {}),
     seed: check('seed'),
     ...(f['tax-ns'] !== undefined ? { syscallTaxNs: check('tax-ns', !!hosts) } : {}),
-    reference: check('reference', !!hosts),
     install: o.install,
     log: o.log,
   }

@@ -62,16 +62,19 @@ export function writeFileAtomic(file: string, content: string | Buffer): void {
     fsyncDir(dirname(file))
   } catch (e) {
     rmSync(tmp, { force: true })
-    // The old file is untouched (the rename never happened): say so in one line, not a trace.
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENOSPC' || code === 'EDQUOT')
-      throw userError(
-        file,
-        `no space left on the device (${code}); the file as it was before this write is kept`,
-        `Free space on ${dirname(file)}, then run again with --resume`,
-      )
-    throw e
+    throw spaceError(e, file, 'file')
   }
+}
+
+/** A full disk as one line, not a trace: what was there before the write is untouched (the rename never happened). */
+function spaceError(e: unknown, path: string, what: 'file' | 'folder'): unknown {
+  const code = (e as NodeJS.ErrnoException).code
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return e
+  return userError(
+    path,
+    `no space left on the device (${code}); the ${what} as it was before this write is kept`,
+    `Free space on ${dirname(path)}, then run again with --resume`,
+  )
 }
 
 /**
@@ -97,7 +100,7 @@ export function writeOutputFolder(target: string, outputs: readonly Output[], o:
     replaceDir(o.tmp, target, o.old)
   } catch (e) {
     rmSync(o.tmp, { recursive: true, force: true })
-    throw e
+    throw spaceError(e, target, 'folder')
   }
 }
 

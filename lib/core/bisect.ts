@@ -76,35 +76,18 @@ export function bisectState(
 ): BisectState {
   const probes: BisectProbe[] = []
   const notes: string[] = []
-  if (versions.length < 2)
-    return {
-      kind: 'too few versions',
-      versions: [...versions],
-      probes,
-      notes: [`${versions.length} version${versions.length === 1 ? '' : 's'} to compare: a bisect needs two`],
-    }
   const valid = (v: string) => cells.get(v)?.size ?? 0
   const has = (v: string) => (measured ? measured.has(v) : valid(v) > 0)
-  const short = (...vs: string[]) =>
-    vs
-      .filter((v) => valid(v) < BISECT_MIN_VALID)
-      .map(
-        (v) =>
-          `${v} has ${valid(v)} valid repeat${valid(v) === 1 ? '' : 's'} of the ${BISECT_MIN_VALID} a comparison needs (its other windows were disturbed or failed)`,
-      )
+  const short = (...vs: string[]) => tooFewValid(cells, vs)
   const compare = (i: number, j: number): Judgement => {
     const judgement = judge(cells.get(versions[i]!)!, cells.get(versions[j]!)!)
     probes.push({ older: versions[i]!, newer: versions[j]!, judgement })
     return judgement
   }
+  const stopped = stopAtEnds(versions, { has, short, compare }, probes, notes)
+  if (stopped) return stopped
   let lo = 0
   let hi = versions.length - 1
-  const missing = [lo, hi].filter((i) => !has(versions[i]!))
-  if (missing.length) return { kind: 'measure', versions: missing.map((i) => versions[i]!), probes }
-  const endsShort = short(versions[lo]!, versions[hi]!)
-  if (endsShort.length) return { kind: 'inconclusive', older: versions[lo]!, newer: versions[hi]!, probes, notes: endsShort }
-  const ends = compare(lo, hi)
-  if (!ends.differs) return { kind: 'no step', older: versions[lo]!, newer: versions[hi]!, judgement: ends, probes, notes }
   let drift = false
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2)
@@ -114,16 +97,10 @@ export function bisectState(
       return { kind: 'inconclusive', older: versions[lo]!, newer: versions[hi]!, probes, notes: [...notes, `narrowing stopped: ${midShort[0]}`] }
     const left = compare(lo, mid)
     const right = compare(mid, hi)
-    const goLeft = left.differs !== right.differs ? left.differs : logEffect(left) >= logEffect(right)
-    if (left.differs && right.differs) {
-      const other = goLeft ? `${versions[mid]} and ${versions[hi]}` : `${versions[lo]} and ${versions[mid]}`
-      notes.push(
-        `another change lies between ${other} (${fmtInterval(goLeft ? right.ratio : left.ratio)}x); the search assumes one step and followed the larger`,
-      )
-    } else if (!left.differs && !right.differs) {
-      drift = true
-      notes.push(`neither ${versions[lo]} → ${versions[mid]} nor ${versions[mid]} → ${versions[hi]} differs on its own; followed the larger change`)
-    }
+    const { goLeft, note } = followHalf(left, right, { lo: versions[lo]!, mid: versions[mid]!, hi: versions[hi]! })
+    if (note) notes.push(note)
+    // Neither half differs on its own: the change may be spread out.
+    if (!left.differs && !right.differs) drift = true
     if (goLeft) hi = mid
     else lo = mid
   }
@@ -131,6 +108,61 @@ export function bisectState(
   if (!last.differs) return { kind: 'no single step', older: versions[lo]!, newer: versions[hi]!, judgement: last, probes, notes }
   if (drift) notes.push('the change may be spread over several releases')
   return { kind: 'step', older: versions[lo]!, newer: versions[hi]!, judgement: last, probes, notes }
+}
+
+/**
+ * Where the search ends before it narrows: fewer than two versions, an end not measured yet or
+ * with too few valid repeats, or ends that do not differ; null when the ends differ.
+ */
+function stopAtEnds(
+  versions: readonly string[],
+  o: { has: (v: string) => boolean; short: (...vs: string[]) => string[]; compare: (i: number, j: number) => Judgement },
+  probes: BisectProbe[],
+  notes: string[],
+): BisectState | null {
+  if (versions.length < 2)
+    return {
+      kind: 'too few versions',
+      versions: [...versions],
+      probes,
+      notes: [`${versions.length} version${versions.length === 1 ? '' : 's'} to compare: a bisect needs two`],
+    }
+  const [older, newer] = [versions[0]!, versions[versions.length - 1]!]
+  const missing = [older, newer].filter((v) => !o.has(v))
+  if (missing.length) return { kind: 'measure', versions: missing, probes }
+  const endsShort = o.short(older, newer)
+  if (endsShort.length) return { kind: 'inconclusive', older, newer, probes, notes: endsShort }
+  const ends = o.compare(0, versions.length - 1)
+  return ends.differs ? null : { kind: 'no step', older, newer, judgement: ends, probes, notes }
+}
+
+/** A note for each version with fewer valid repeats than a comparison needs. */
+function tooFewValid(cells: ReadonlyMap<string, Repeats>, versions: readonly string[]): string[] {
+  const valid = (v: string) => cells.get(v)?.size ?? 0
+  return versions
+    .filter((v) => valid(v) < BISECT_MIN_VALID)
+    .map(
+      (v) =>
+        `${v} has ${valid(v)} valid repeat${valid(v) === 1 ? '' : 's'} of the ${BISECT_MIN_VALID} a comparison needs (its other windows were disturbed or failed)`,
+    )
+}
+
+/**
+ * The half the search follows after judging both (lo → mid, mid → hi): the one that differs,
+ * else the larger change; with a note when both differ or neither does.
+ */
+function followHalf(left: Judgement, right: Judgement, v: { lo: string; mid: string; hi: string }): { goLeft: boolean; note: string | null } {
+  const goLeft = left.differs !== right.differs ? left.differs : logEffect(left) >= logEffect(right)
+  if (left.differs && right.differs) {
+    const other = goLeft ? `${v.mid} and ${v.hi}` : `${v.lo} and ${v.mid}`
+    return {
+      goLeft,
+      note: `another change lies between ${other} (${fmtInterval(goLeft ? right.ratio : left.ratio)}x); the search assumes one step and followed the larger`,
+    }
+  }
+  if (!left.differs && !right.differs)
+    return { goLeft, note: `neither ${v.lo} → ${v.mid} nor ${v.mid} → ${v.hi} differs on its own; followed the larger change` }
+  return { goLeft, note: null }
 }
 
 /** The median of a cell, or null when it has no values. */

@@ -61,6 +61,19 @@ export interface Interval {
   disagree?: { lo: number; hi: number }
 }
 
+/** The side of 1 a ratio's interval is on. */
+export type SideOfOne = 'below' | 'above' | 'neither' | 'one repeat' | 'repeats disagree'
+
+/**
+ * The one judge of a ratio's side: a side only when the whole interval is on it; one repeat
+ * or repeats that disagree decide nothing (DESIGN "Verdicts carry their uncertainty").
+ */
+export function sideOfOne(x: Pick<Interval, 'lo' | 'hi'> & Partial<Pick<Interval, 'method' | 'disagree'>>): SideOfOne {
+  if (x.method === 'single repeat') return 'one repeat'
+  if (x.disagree) return 'repeats disagree'
+  return x.hi < 1 ? 'below' : x.lo > 1 ? 'above' : 'neither'
+}
+
 export const LEVEL = 0.95
 /** Resamples per bootstrap interval: the 2.5% and 97.5% quantiles move < 1% between seeds at this size. */
 export const BOOTSTRAP_RESAMPLES = 2000
@@ -165,7 +178,8 @@ const MEDIAN_VARIANCE = [1, 1, 1, 1.35, 1.19, 1.43, 1.29]
 export const medianVariance = (n: number) => MEDIAN_VARIANCE[n] ?? Math.PI / 2
 
 const logsOf = (cell: Repeats) => [...cell.values()].map(Math.log)
-const sumSquares = (xs: readonly number[]) => {
+/** Sum of squared deviations from the mean. */
+export const sumSquares = (xs: readonly number[]) => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length
   return xs.reduce((a, x) => a + (x - mean) ** 2, 0)
 }

@@ -25,8 +25,22 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
  * shuffled order so no cell always runs first or right after the same neighbour.
  */
 export function interleavedOrder<T>(cells: readonly T[], repeats: number, seed: number): { cell: T; repeat: number }[] {
+  return blockOrder(
+    cells.map((c) => [c]),
+    repeats,
+    seed,
+  )
+}
+
+/**
+ * The same with cells in blocks (a now cell and its then twin): every round shuffles the
+ * blocks and, inside each, its cells, so the cells of a block run next to each other in a
+ * fresh order each round (a randomized block: the pair shares the machine's moment). Blocks
+ * of one draw exactly what interleavedOrder always drew: a seed replays the same order.
+ */
+export function blockOrder<T>(blocks: readonly (readonly T[])[], repeats: number, seed: number): { cell: T; repeat: number }[] {
   const random = seededRandom(seed)
   const order: { cell: T; repeat: number }[] = []
-  for (let r = 1; r <= repeats; r++) for (const cell of shuffled(cells, random)) order.push({ cell, repeat: r })
+  for (let r = 1; r <= repeats; r++) for (const block of shuffled(blocks, random)) for (const cell of shuffled(block, random)) order.push({ cell, repeat: r })
   return order
 }

@@ -1,9 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { loadRun, type RunData } from './run-data.ts'
 import { MANIFEST_FILE } from './manifest.ts'
 import { BISECT_FILE } from './bisect.ts'
 import { LIKE_FILE } from './like.ts'
+import { TEMPLATES_DIR, THEN_DIR, THEN_KEPT } from './then.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from './tables.ts'
 import { replaceDir } from '../core/atomic.ts'
 import { userError } from '../core/errors.ts'
@@ -19,9 +20,11 @@ import { displayPath, repoRoot } from '../core/paths.ts'
 export const BASELINES_DIR = process.env.PROXYBENCH_BASELINES_DIR ? resolve(process.env.PROXYBENCH_BASELINES_DIR) : join(repoRoot, 'baselines', 'runs')
 export const PUBLISHED_FILE = 'published.yaml'
 
-/** What a promoted baseline keeps: data only, never raw tool output, configs or keys. */
+/** What a promoted baseline keeps: data and the templates it rendered, never raw tool output, rendered configs or keys. */
 // bisect.json and like.json: what the report needs to read a bisect's rows and a --like run's differences.
-const KEPT = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file, BISECT_FILE, LIKE_FILE]
+const TABLE_FILES = [MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file]
+// then/: the baseline's builds measured beside the run's (lib/data/then.ts), read by the history's chain of pairs.
+const KEPT = [MANIFEST_FILE, ...TABLE_FILES, BISECT_FILE, LIKE_FILE, ...TABLE_FILES.map((f) => join(THEN_DIR, f)), ...THEN_KEPT]
 
 export type Baseline = { id: string; dir: string; kind: 'run'; run: RunData } | { id: string; dir: string; kind: 'published'; file: string }
 
@@ -77,7 +80,13 @@ export function promote(runDir: string, o: { id?: string; force?: boolean; dir?:
   rmSync(tmp, { recursive: true, force: true })
   try {
     mkdirSync(tmp, { recursive: true })
-    for (const f of KEPT) if (existsSync(join(runDir, f))) copyFileSync(join(runDir, f), join(tmp, f))
+    for (const f of KEPT) {
+      if (!existsSync(join(runDir, f))) continue
+      mkdirSync(dirname(join(tmp, f)), { recursive: true })
+      copyFileSync(join(runDir, f), join(tmp, f))
+    }
+    // The templates the run rendered: a later run --like this baseline renders its then configs from them.
+    if (existsSync(join(runDir, TEMPLATES_DIR))) cpSync(join(runDir, TEMPLATES_DIR), join(tmp, TEMPLATES_DIR), { recursive: true })
     loadRun(tmp)
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true })

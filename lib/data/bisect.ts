@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { VARIANTS } from '../catalog/variants.ts'
 import { z } from 'zod'
 import { writeFileAtomic } from '../core/atomic.ts'
 import { readJsonFile } from '../core/json-file.ts'
@@ -24,7 +25,7 @@ export type BisectMetric = keyof typeof BISECT_METRICS
 const searchSchema = z
   .object({
     proxy: z.string().min(1),
-    variant: z.string().min(1),
+    variant: z.enum(VARIANTS),
     /** `catalog`, or the registry repository whose tags were listed (`127.0.0.1:5000/nginx`). */
     source: z.string().min(1),
     /** Oldest first (catalog/version-order.ts). */

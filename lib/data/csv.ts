@@ -10,27 +10,30 @@ const cell = (v: unknown) => (v === null || v === undefined ? '' : v)
 
 /**
  * Appends rows to a CSV (header first when new) by rewriting it through a temp file,
- * so every completed measurement is on disk before the next one starts.
+ * so every completed measurement is on disk before the next one starts. The rows go by
+ * the file's own header: an older file keeps its columns (a retired one's cells left empty).
  */
 export function appendCsvRows(file: string, columns: readonly string[], rows: Row[]): void {
-  const old = withHeader(existsSync(file) ? readFileSync(file, 'utf8') : '', columns)
-  const body = Papa.unparse({ fields: [...columns], data: rows.map((r) => columns.map((c) => cell(r[c]))) }, { header: old === '', newline: '\n' })
+  const { text: old, fields } = withHeader(existsSync(file) ? readFileSync(file, 'utf8') : '', columns)
+  const body = Papa.unparse({ fields, data: rows.map((r) => fields.map((c) => cell(r[c]))) }, { header: old === '', newline: '\n' })
   writeFileAtomic(file, old + (old && !old.endsWith('\n') ? '\n' : '') + body + '\n')
 }
 
 /**
- * A file written before columns were added at the end (resume of an older run): its
- * header becomes the current one and its rows get empty cells for the new columns, so
- * appended rows line up. Any other header is left alone (the reader reports it).
+ * The file's columns with those it lacks appended (a file written before columns were
+ * added at the end, e.g. the resume of an older run): its header gets them and its rows
+ * empty cells for them, so appended rows line up by name.
  */
-function withHeader(text: string, columns: readonly string[]): string {
+function withHeader(text: string, columns: readonly string[]): { text: string; fields: string[] } {
   const nl = text.indexOf('\n')
-  if (text === '' || nl < 0) return text
+  if (text === '' || nl < 0) return { text, fields: [...columns] }
   const header = text.slice(0, nl).split(',')
-  if (header.length >= columns.length || header.some((h, i) => h !== columns[i])) return text
-  const pad = ','.repeat(columns.length - header.length)
+  const added = columns.filter((c) => !header.includes(c))
+  const fields = [...header, ...added]
+  if (added.length === 0) return { text, fields }
+  const pad = ','.repeat(added.length)
   const rows = Papa.parse<string[]>(text.slice(nl + 1), { skipEmptyLines: true }).data
-  return [columns.join(','), ...rows.map((r) => Papa.unparse([r], { newline: '\n' }) + pad)].join('\n') + '\n'
+  return { text: [fields.join(','), ...rows.map((r) => Papa.unparse([r], { newline: '\n' }) + pad)].join('\n') + '\n', fields }
 }
 
 /**

@@ -67,10 +67,14 @@ const STATS: [RegExp, string][] = [
   [/_ci_hi$/, 'high end of the interval of the median of'],
 ]
 
+/** Row files' retired columns, by file: an older run's CSV in the site still has them. */
+const RETIRED: Record<string, readonly string[]> = Object.fromEntries(Object.values(ROW_FILES).map((f) => [f.file, f.retired]))
+
 /** A column of a file, or null when the dictionary does not describe it. */
 export function describeColumn(file: string, column: string): ColumnDoc | null {
   const own = FILE_COLUMNS[file]?.[column] ?? COLUMNS[column]
   if (own) return own
+  if (RETIRED[file]?.includes(column)) return d('', 'retired: written by an older harness, read past by this one (docs/data.md#retired-columns)')
   for (const [re, words] of STATS) {
     if (!re.test(column)) continue
     const base = COLUMNS[column.replace(re, '')]

@@ -31,10 +31,6 @@ export const calibrationSchema = z.object({
   /** openssl speed, µs per sign (CPU time); null when that algorithm did not run. */
   ecdsa_p256_sign_us: num.positive().nullable(),
   rsa4096_sign_us: num.positive().nullable(),
-  /** The two-part calibration (docs/method/calibration.md): CPU µs per getppid system call; null where it did not run (older manifests too). */
-  syscall_us: num.positive().nullable().default(null),
-  /** CPU µs per million iterations of loadgen compute's fixed integer loop; null where it did not run. */
-  compute_us: num.positive().nullable().default(null),
   measured_at: z.string(),
   cpuset: z.string(),
 })
@@ -200,7 +196,7 @@ export const manifestSchema = z.object({
   /** Absent in runs written before they were recorded (the committed baselines). */
   fingerprint: fingerprintSchema.nullable().default(null),
   calibration: calibrationSchema.nullable().default(null),
-  /** Runs under a system-call tax only (bench/machine-shift.mjs); absent: none. */
+  /** Runs under a system-call tax only (--tax-ns, bench/year-later.mjs); absent: none. */
   syscall_tax: syscallTaxSchema.optional(),
   /** Every invocation, first run and each --resume (absent in runs written before them). */
   invocations: z.array(invocationSchema).default([]),

@@ -1,7 +1,7 @@
 import { isDisturbed } from './precision.ts'
 import type { RunTables } from './run-data.ts'
 import type { QuietRecord } from './schema.ts'
-import { CELL_COLUMNS, cellIdOf, type TableName } from './grouping.ts'
+import { CELL_COLUMNS, cellIdOf, groupBy, projectKey, type TableName } from './grouping.ts'
 
 /**
  * What other work on the machine cost a run, from its rows and manifest: the end summary's
@@ -14,12 +14,24 @@ export interface QuietSummary {
   redone: number
   /** Windows with disturbed slices, counted from their clean part (docs/method/disturbance.md#slices). */
   counted: number
+  /** Seconds of those windows left out (their disturbed slices). */
+  droppedS: number
   /** Null: a run written before waits were recorded. */
   waitedS: number | null
   waits: number
   /** The commands that took the most CPU from the bench's disturbed windows: core-seconds (share of a core × window), most first. */
   top: { command: string; coreS: number }[]
   preflight: string | null
+  /** Cells short of their minimum valid repeats for disturbed windows: not measured (docs/method/disturbance.md#too-busy). */
+  tooBusy: TooBusyCell[]
+}
+
+/** A cell the machine was too busy to measure: its key's values, its windows, how many were disturbed, and by what. */
+export interface TooBusyCell {
+  cell: string
+  windows: number
+  disturbed: number
+  culprits: { command: string; coreS: number }[]
 }
 
 type Row = { status: string; reason: string; repeat: number; duration_s: number; foreign_processes?: string | undefined; counted_share?: number | null }
@@ -33,44 +45,103 @@ export function parseCulprits(text: string | undefined): [string, number][] {
   })
 }
 
-export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined): QuietSummary {
-  let disturbed = 0
-  let redone = 0
-  let counted = 0
-  const coreS = new Map<string, number>()
+/**
+ * What other work cost the run. `minRepeats` (the profile's, as run): a cell with fewer valid
+ * repeats, and fewer windows that were not disturbed, was left short by other work.
+ */
+export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined, minRepeats = 0): QuietSummary {
+  const t: OtherWorkTally = { disturbed: 0, redone: 0, counted: 0, droppedS: 0, coreS: new Map() }
+  const tooBusy: TooBusyCell[] = []
   for (const name of Object.keys(CELL_COLUMNS) as TableName[]) {
     const rows = tables[name] as Row[] | undefined
     if (!rows) continue
-    const cellOf = (r: Row) => cellIdOf(name, r)
-    const lastRepeat = new Map<string, number>()
-    for (const r of rows) lastRepeat.set(cellOf(r), Math.max(lastRepeat.get(cellOf(r)) ?? 0, r.repeat))
-    for (const r of rows) {
-      const partly = isCountedInPart(r)
-      if (!isDisturbed(r) && !partly) continue
-      if (partly) counted++
-      else disturbed++
-      if (!partly && lastRepeat.get(cellOf(r))! > r.repeat) redone++
-      for (const [command, share] of parseCulprits(r.foreign_processes)) coreS.set(command, (coreS.get(command) ?? 0) + share * r.duration_s)
-    }
+    tallyOtherWork(name, rows, t)
+    tooBusy.push(...tooBusyCells(name, rows, minRepeats))
   }
-  const top = [...coreS]
+  const { disturbed, redone, counted, droppedS } = t
+  return {
+    disturbed,
+    redone,
+    counted,
+    droppedS,
+    waitedS: quiet ? quiet.waited_s : null,
+    waits: quiet?.waits ?? 0,
+    top: topCommands(t.coreS),
+    preflight: quiet?.preflight ?? null,
+    tooBusy,
+  }
+}
+
+/** The three commands with the most core-seconds, most first. */
+const topCommands = (coreS: ReadonlyMap<string, number>) =>
+  [...coreS]
     .map(([command, s]) => ({ command, coreS: s }))
     .sort((a, b) => b.coreS - a.coreS || a.command.localeCompare(b.command))
     .slice(0, 3)
-  return { disturbed, redone, counted, waitedS: quiet ? quiet.waited_s : null, waits: quiet?.waits ?? 0, top, preflight: quiet?.preflight ?? null }
+
+/** Adds the core-seconds each foreign command took in a row's window (share of a core × window). */
+function addCulprits(coreS: Map<string, number>, r: Row): void {
+  for (const [command, share] of parseCulprits(r.foreign_processes)) coreS.set(command, (coreS.get(command) ?? 0) + share * r.duration_s)
+}
+
+/**
+ * The cells of one table left short by other work: fewer valid repeats than the minimum, and
+ * fewer windows that were not disturbed (a cell short for its own errors is its result).
+ */
+function tooBusyCells(name: TableName, rows: readonly Row[], minRepeats: number): TooBusyCell[] {
+  return [...groupBy(rows, (r) => [cellIdOf(name, r)]).values()].flatMap((own) => {
+    const disturbed = own.filter(isDisturbed)
+    const valid = own.filter((r) => r.status === 'valid').length
+    if (disturbed.length === 0 || valid >= minRepeats || own.length - disturbed.length >= minRepeats) return []
+    const coreS = new Map<string, number>()
+    for (const r of disturbed) addCulprits(coreS, r)
+    const key = Object.values(projectKey(own[0]!, CELL_COLUMNS[name]))
+    return [{ cell: key.filter((v) => v !== null && v !== '').join(' '), windows: own.length, disturbed: disturbed.length, culprits: topCommands(coreS) }]
+  })
+}
+
+/** Windows disturbed, of those redone, and counted from their clean slices (and their seconds left out); the core-seconds each foreign command took. */
+type OtherWorkTally = { disturbed: number; redone: number; counted: number; droppedS: number; coreS: Map<string, number> }
+
+/** Adds one table's rows to the tally: a disturbed window is redone when its cell has a later repeat. */
+function tallyOtherWork(name: TableName, rows: readonly Row[], t: OtherWorkTally): void {
+  const cellOf = (r: Row) => cellIdOf(name, r)
+  const lastRepeat = new Map<string, number>()
+  for (const r of rows) lastRepeat.set(cellOf(r), Math.max(lastRepeat.get(cellOf(r)) ?? 0, r.repeat))
+  for (const r of rows) {
+    const partly = isCountedInPart(r)
+    if (!isDisturbed(r) && !partly) continue
+    if (partly) {
+      t.counted++
+      t.droppedS += (1 - r.counted_share!) * r.duration_s
+    } else t.disturbed++
+    if (!partly && lastRepeat.get(cellOf(r))! > r.repeat) t.redone++
+    addCulprits(t.coreS, r)
+  }
 }
 
 /** A valid row counted from its clean slices only. */
 export const isCountedInPart = (r: { status: string; counted_share?: number | null }) =>
   r.status === 'valid' && typeof r.counted_share === 'number' && r.counted_share < 1
 
+/** `pb-neighbour 1.8 core-s, node 0.6 core-s`: commands by the CPU they took from the bench. */
+const culpritText = (top: readonly { command: string; coreS: number }[]) => top.map((t) => `${t.command} ${t.coreS.toFixed(1)} core-s`).join(', ')
+
 /** The end summary's one line: `other work: 12 windows disturbed, 12 redone, waited 48 s (9 waits); most CPU taken from the bench: python3 9.1 core-s, …`. */
 export function quietLine(s: QuietSummary): string {
   if (s.disturbed === 0 && s.waits === 0 && s.counted === 0)
     return `other work: no window disturbed, nothing waited${s.preflight ? ` (the preflight saw ${s.preflight.replace(/^other work on this machine: /, '').replace(/; results will take longer$/, '')})` : ''}`
-  const top = s.top.length ? `; most CPU taken from the bench: ${s.top.map((t) => `${t.command} ${t.coreS.toFixed(1)} core-s`).join(', ')}` : ''
+  const top = s.top.length ? `; most CPU taken from the bench: ${culpritText(s.top)}` : ''
   const waited =
     s.waitedS === null ? 'waits not recorded (a run written before them)' : `waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})`
-  const counted = s.counted ? `${s.counted} counted from their clean slices, ` : ''
-  return `other work: ${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone, ${counted}${waited}${top}`
+  const counted = s.counted ? `${s.counted} counted from their clean slices (${s.droppedS.toFixed(1)} s of disturbed slices left out), ` : ''
+  const tooBusy = s.tooBusy.length ? `, ${s.tooBusy.length} cell${s.tooBusy.length === 1 ? '' : 's'} not measured` : ''
+  return `other work: ${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone${tooBusy}, ${counted}${waited}${top}`
 }
+
+/** One line per cell other work left short: `<cell>: not measured: machine too busy (3 of 4 windows disturbed, 75%; culprits …)`. */
+export const tooBusyLines = (s: QuietSummary): string[] =>
+  s.tooBusy.map(
+    (c) =>
+      `${c.cell}: not measured: machine too busy (${c.disturbed} of ${c.windows} windows disturbed, ${Math.round((100 * c.disturbed) / c.windows)}%${c.culprits.length ? `; culprits ${culpritText(c.culprits)}` : ''})`,
+  )

@@ -6,6 +6,7 @@ import { readManifest } from './manifest.ts'
 import { SCHEMA_VERSION, type Handshake, type Manifest, type Measurement, type TcpRow, type WebSocketRow } from './schema.ts'
 import { HANDSHAKES, MEASUREMENTS, readTable, runSchemaVersion, TABLES, TCP, WEBSOCKETS, type Table } from './tables.ts'
 import { userError } from '../core/errors.ts'
+import { readThenSides, THEN_DIR, type ThenSides } from './then.ts'
 import { displayPath } from '../core/paths.ts'
 
 /** The rows of a run's three tables. */
@@ -25,6 +26,8 @@ export interface RunTables {
 export interface RunData extends RunTables {
   dir: string
   manifest: Manifest
+  /** --like: the baseline's builds measured beside the run's (then/, lib/data/then.ts); absent: none. */
+  paired?: { sides: ThenSides; tables: RunTables }
 }
 
 /** The tables of a run directory as they are now (absent files: no rows), read as files of its schema version. */
@@ -58,7 +61,8 @@ export function loadRun(dir: string): RunData {
   const tables = readRunTables(dir, manifest.schema_version)
   for (const t of Object.values(TABLES) as Table<unknown>[]) checkFinishedTable(dir, t, (tables[t.name as keyof typeof TABLES] ?? []) as readonly unknown[])
   checkFinishedTable(dir, DEFAULT_KEYS as Table<unknown>, tables.defaultKeys ?? [])
-  return { dir, manifest, ...tables }
+  const sides = readThenSides(dir)
+  return { dir, manifest, ...tables, ...(sides ? { paired: { sides, tables: readRunTables(join(dir, THEN_DIR), manifest.schema_version) } } : {}) }
 }
 
 /**

@@ -37,36 +37,45 @@ export function parseSlo(value: string, where = '--slo'): Slo {
   const terms: SloTerm[] = []
   const seen = new Set<string>()
   for (const part of parts) {
-    const m = /^([a-z0-9.]+)(<=|<|>=|>|=)(.*)$/i.exec(part)
-    if (!m) throw userError(where, `cannot read "${part}"`, `Write ${SLO_HELP}`)
-    const [, name, op, rest] = m as unknown as [string, string, string, string]
-    const metric = name.toLowerCase()
-    if (!(metric in LATENCY) && metric !== 'errors')
-      throw userError(where, `unknown metric "${name}" in "${part}"`, `Use p50, p90, p99, p99.9, max or errors (${SLO_HELP})`)
-    if (op !== '<' && op !== '<=') throw userError(where, `"${part}" is not an upper bound`, `An SLO term bounds from above: write ${metric}<… or ${metric}<=…`)
+    const { metric, op, rest } = termHead(part, where)
     // p99.9 and p999 are one column: one bound each.
-    const column = metric === 'errors' ? metric : LATENCY[metric as LatencyMetric]
+    const column = metric === 'errors' ? metric : LATENCY[metric]
     if (seen.has(column)) throw userError(where, `"${metric}" bounded twice`, 'Keep one bound per metric')
     seen.add(column)
-    const n = /^(\d+(?:\.\d+)?)(.*)$/.exec(rest)
-    if (!n) throw userError(where, `"${part}" has no number after ${op}`, metric === 'errors' ? 'Write e.g. errors<0.1%' : `Write e.g. ${metric}<10ms`)
-    const amount = Number(n[1])
-    const unit = n[2]!
-    let limit: number
-    if (metric === 'errors') {
-      if (unit !== '%') throw userError(where, `"${part}": errors are a share of requests`, `Write it in percent, e.g. errors<${amount}%`)
-      if (amount > 100) throw userError(where, `"${part}": more than 100%`, 'Write a percentage from 0 to 100')
-      limit = amount / 100
-    } else {
-      const ms = TIME_UNITS[unit]
-      if (ms === undefined)
-        throw userError(where, `"${part}" needs a time unit${unit ? `, not "${unit}"` : ''}`, `Write it in us, ms or s, e.g. ${metric}<${amount}ms`)
-      limit = amount * ms
-    }
+    const limit = termLimit(part, metric, op, rest, where)
     if (limit <= 0 && op === '<') throw userError(where, `"${part}" can never be met`, 'Give a bound above 0, or use <= 0')
-    terms.push({ metric: metric as SloMetric, strict: op === '<', limit })
+    terms.push({ metric, strict: op === '<', limit })
   }
   return { text: parts.join(','), terms }
+}
+
+/** A term's metric and upper-bound operator, and the bound as written after it. */
+function termHead(part: string, where: string): { metric: SloMetric; op: '<' | '<='; rest: string } {
+  const m = /^([a-z0-9.]+)(<=|<|>=|>|=)(.*)$/i.exec(part)
+  if (!m) throw userError(where, `cannot read "${part}"`, `Write ${SLO_HELP}`)
+  const [, name, op, rest] = m as unknown as [string, string, string, string]
+  const metric = name.toLowerCase()
+  if (!(metric in LATENCY) && metric !== 'errors')
+    throw userError(where, `unknown metric "${name}" in "${part}"`, `Use p50, p90, p99, p99.9, max or errors (${SLO_HELP})`)
+  if (op !== '<' && op !== '<=') throw userError(where, `"${part}" is not an upper bound`, `An SLO term bounds from above: write ${metric}<… or ${metric}<=…`)
+  return { metric: metric as SloMetric, op, rest }
+}
+
+/** The bound of a term in the terms' units: milliseconds for a latency, a fraction for errors. */
+function termLimit(part: string, metric: SloMetric, op: string, rest: string, where: string): number {
+  const n = /^(\d+(?:\.\d+)?)(.*)$/.exec(rest)
+  if (!n) throw userError(where, `"${part}" has no number after ${op}`, metric === 'errors' ? 'Write e.g. errors<0.1%' : `Write e.g. ${metric}<10ms`)
+  const amount = Number(n[1])
+  const unit = n[2]!
+  if (metric === 'errors') {
+    if (unit !== '%') throw userError(where, `"${part}": errors are a share of requests`, `Write it in percent, e.g. errors<${amount}%`)
+    if (amount > 100) throw userError(where, `"${part}": more than 100%`, 'Write a percentage from 0 to 100')
+    return amount / 100
+  }
+  const ms = TIME_UNITS[unit]
+  if (ms === undefined)
+    throw userError(where, `"${part}" needs a time unit${unit ? `, not "${unit}"` : ''}`, `Write it in us, ms or s, e.g. ${metric}<${amount}ms`)
+  return amount * ms
 }
 
 /** Errors as the SLO reads them: failed and dropped requests (neither got an answer) over all attempts. */

@@ -56,8 +56,9 @@ export function readTable<T>(runDir: string, t: Table<T>, version = runSchemaVer
 }
 
 /**
- * A header column this harness does not write (a renamed or foreign column) is an error, never ignored: its values would be
- * lost or read under another name. So is a column every file of the run's version has: a damaged file, not an older one.
+ * A header column this harness does not know (a renamed or foreign column) is an error, never ignored: its values would be
+ * lost or read under another name; a retired one is read past (docs/data.md#retired-columns). So is a missing column every
+ * file of the run's version has: a damaged file, not an older one.
  */
 function checkHeader(file: string, t: Table<unknown>, version: number): void {
   const text = readFileSync(file, 'utf8')
@@ -66,7 +67,7 @@ function checkHeader(file: string, t: Table<unknown>, version: number): void {
     .replace(/\r$/, '')
     .split(',')
     .map((h) => h.trim().replace(/^"(.*)"$/, '$1'))
-  const unknown = header.filter((h) => !t.columns.includes(h))
+  const unknown = header.filter((h) => !t.columns.includes(h) && !t.rowFile.retired.includes(h))
   const twice = header.filter((h, i) => header.indexOf(h) !== i)
   const restore = `Restore the header this harness writes (${t.file} columns: ${t.columns.slice(0, 4).join(', ')}, …; see docs/data.md`
   if (unknown.length + twice.length > 0) {

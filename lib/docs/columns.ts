@@ -10,7 +10,7 @@ const cell = (s: string) => s.replace(/\|/g, '\\|')
 const emptyWords = (c: Column): string =>
   c.kind.empty === NO_EMPTY ? 'error' : c.kind.empty === null || c.kind.empty === '' || c.kind.empty === undefined ? 'empty' : `\`${String(c.kind.empty)}\``
 
-/** One table per row file, its columns in file order: unit, meaning, the schema version from which every file has it, and its empty value. */
+/** One table per row file, its columns in file order: unit, meaning, the schema version from which every file has it, and its empty value; then its retired columns. */
 export function columnReference(files: readonly RowFile[]): string {
   return files
     .map((f) =>
@@ -21,6 +21,7 @@ export function columnReference(files: readonly RowFile[]): string {
         '|---|---|---|---|---|',
         ...f.columns.map((c) => `| \`${cell(c.name)}\` | ${cell(c.unit)} | ${cell(c.meaning)} | ${columnSince(f, c)} | ${emptyWords(c)} |`),
         '',
+        ...(f.retired.length ? [`Retired (older files only, read past): ${f.retired.map((c) => `\`${c}\``).join(', ')}.`, ''] : []),
       ].join('\n'),
     )
     .join('\n')

@@ -50,49 +50,10 @@ export function parseOpensslSpeed(text: string): { ecdsa_p256_sign_us: number | 
   return { ecdsa_p256_sign_us: perSign(ec), rsa4096_sign_us: perSign(rsa) }
 }
 
-/** loadgen syscalls / compute's JSON line: CPU µs per operation (a call; a million iterations). */
-export function parseLoop(stdout: string, kind: 'syscalls' | 'compute'): number {
-  let j: { kind?: unknown; us_per_op?: unknown } = {}
-  try {
-    j = JSON.parse(stdout.trim().split('\n').at(-1) ?? '')
-  } catch {}
-  if (j.kind !== kind || typeof j.us_per_op !== 'number' || !Number.isFinite(j.us_per_op) || j.us_per_op <= 0)
-    throw new Error(`loadgen ${kind}: unexpected output ${stdout.trim().slice(0, 200)}`)
-  return j.us_per_op
-}
-
-/**
- * The two-part calibration's units on `cpuset`: µs per cheap system call, µs per million
- * compute iterations; null each where its loop failed (said as a warning). Under the
- * launcher the roles run with (the system-call tax), so a taxed kernel reads as one.
- */
-export async function measureTwoPartUnits(
-  cpuset: string,
-  log: Logger,
-  launcher: readonly string[] = [],
-): Promise<{ syscall_us: number | null; compute_us: number | null }> {
-  const one = async (kind: 'syscalls' | 'compute', n: number) => {
-    const r = await exec('taskset', ['-c', cpuset, ...launcher, goBinaryPath('loadgen'), kind, '-n', String(n)], { timeoutMs: 120_000 })
-    try {
-      if (r.code !== 0) throw new Error(`loadgen ${kind} exited ${r.code}: ${lastLine(r.stderr)}`)
-      return parseLoop(r.stdout, kind)
-    } catch (e) {
-      log.warn(`calibration: ${(e as Error).message}`)
-      return null
-    }
-  }
-  log.progress(`calibration: system-call and compute loops on cpuset ${cpuset} (about 1 s)…`)
-  // Each loop about half a second of CPU on this machine kind; the better of two runs (less disturbed).
-  const best = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b))
-  const syscall_us = best(await one('syscalls', 2_000_000), await one('syscalls', 2_000_000))
-  const compute_us = best(await one('compute', 200_000_000), await one('compute', 200_000_000))
-  return { syscall_us, compute_us }
-}
-
 /** One line for the run's log. */
 export function formatCalibration(c: Calibration): string {
   const f = (v: number | null, d = 2) => (v === null ? 'n/a' : v.toFixed(d))
-  return `calibration on cpuset ${c.cpuset}: loopback round trip ${f(c.loopback_rtt_us)} µs CPU (${f(c.loopback_rtt_wall_us)} µs wall), ECDSA P-256 sign ${f(c.ecdsa_p256_sign_us)} µs, RSA-4096 sign ${f(c.rsa4096_sign_us, 0)} µs${c.syscall_us !== null || c.compute_us !== null ? `, system call ${f(c.syscall_us, 3)} µs, compute loop ${f(c.compute_us, 0)} µs per million iterations` : ''}`
+  return `calibration on cpuset ${c.cpuset}: loopback round trip ${f(c.loopback_rtt_us)} µs CPU (${f(c.loopback_rtt_wall_us)} µs wall), ECDSA P-256 sign ${f(c.ecdsa_p256_sign_us)} µs, RSA-4096 sign ${f(c.rsa4096_sign_us, 0)} µs`
 }
 
 /** ~15 s. Null when the ping-pong failed (said as a warning); a failed openssl leaves its figures null. */
@@ -120,12 +81,10 @@ export async function measureCalibration(o: CalibrationOptions): Promise<Calibra
       `calibration: openssl speed gave no figure for ${[signs.ecdsa_p256_sign_us === null ? 'ECDSA P-256' : '', signs.rsa4096_sign_us === null ? 'RSA-4096' : ''].filter(Boolean).join(', ') || 'a sign'} (exit ${speed.code}: ${lastLine(speed.stderr)})`,
     )
   }
-  const units = await measureTwoPartUnits(o.cpuset, o.log, o.launcher)
   return {
     loopback_rtt_us: figures.cpu_us_per_rt,
     loopback_rtt_wall_us: figures.wall_us_per_rt,
     ...signs,
-    ...units,
     measured_at: new Date().toISOString(),
     cpuset: o.cpuset,
   }

@@ -5,17 +5,16 @@ import { nextBackendHost, startBackend, type Backend } from '../roles/backend.ts
 import type { Profile } from '../catalog/profiles.ts'
 import { loadStack, newestVersion, templateFile, variantScheme, versionKey, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { pinnedVersion, type PinnedVersions } from '../catalog/version-choice.ts'
+import type { CellVariant } from '../catalog/variants.ts'
 import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
-import type { Calibration } from '../data/schema.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
 import { loadgenOn, loadgenRequests, requestsArgv, type RequestsResult } from '../roles/loadgen.ts'
-import { prepareProxy, startProxy } from '../roles/proxy.ts'
+import { prepareProxy, startProxy, type ProxyBuild } from '../roles/proxy.ts'
 import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
 import { interrupted } from '../runtime/shutdown.ts'
 import type { RunningRole, Runtime } from '../runtime/types.ts'
 import type { ReadyOptions } from '../roles/net.ts'
-import type { ReferenceKind } from './reference.ts'
 
 /** The plan of one cell of a series: what is measured, independent of the repeat (a cell is identified by CELL_COLUMNS, lib/data/grouping.ts). */
 export interface CellPlan {
@@ -23,7 +22,7 @@ export interface CellPlan {
   /** A proxy of the catalog, or `direct` (generator straight to the backend: the floor). */
   proxy: string
   version: string
-  variant: string
+  variant: CellVariant
   keyType: KeyType
   connections: number
   /** What the client speaks to the proxy (the variant's scheme); the direct row is always http. Default https. */
@@ -45,6 +44,8 @@ export interface CellPlan {
   template?: string
   /** A registry image of this version (bisect --tags-from): run on the docker runtime, no host binary (lib/roles/proxy.ts). */
   image?: string
+  /** A then cell (--like): the baseline's build of the proxy instead of the catalog's (lib/setup/then-builds.ts). */
+  build?: ProxyBuild
 }
 
 export interface CellContext {
@@ -62,14 +63,8 @@ export interface CellContext {
   certs: CertSet
   /** Kernel counts of the proxy per window (lib/runtime/counts.ts); false: switched off (--no-counts), the columns say so. Default on. */
   counts?: boolean
-  /** The run's calibration: rows carry proxy_cpu_calibrated in its two-part unit (null: none measured). */
-  calibration?: Calibration | null
   /** Called with the stack up, just before the load starts (lib/run/quiet.ts): waits for quiet after a disturbed window. */
   windowGate?: WindowGate
-  /** --reference: the workload measured beside each window (lib/measure/reference.ts); absent: none. */
-  reference?: ReferenceKind
-  /** argv before every process the run starts outside the runtime on the proxy's cores (the system-call tax's launcher). */
-  launcher?: readonly string[]
   /** Catalog versions gone from their source (`proxy version` → why, lib/setup/builds.ts): their cells are failed rows, nothing started. */
   notRunnable?: ReadonlyMap<string, string>
 }
@@ -86,7 +81,7 @@ export interface WindowGate {
  */
 export function catalogCellPlan(
   proxy: ProxyName | Stack,
-  o: { series: string; variant: string; keyType?: KeyType; connections: number; version?: StackVersion; template?: string; pinned?: PinnedVersions },
+  o: { series: string; variant: CellVariant; keyType?: KeyType; connections: number; version?: StackVersion; template?: string; pinned?: PinnedVersions },
 ): CellPlan {
   const stack = typeof proxy === 'string' ? loadStack(proxy) : proxy
   // A one-version series runs the pinned version (--pin-versions, --like), else the newest.
@@ -138,7 +133,7 @@ export const directCell = (backendVersion: string, connections: number): CellPla
   scheme: 'http',
 })
 
-const templateKey = (c: CellPlan) => `${c.proxy} ${c.version} ${c.variant} ${c.keyType} ${c.template}`
+const templateKey = (c: CellPlan) => `${c.proxy} ${c.version} ${c.variant} ${c.keyType} ${c.template}${c.build ? ` ${c.build.binary}` : ''}`
 
 /**
  * Renders and checks (the proxy's own checker) every template of `cells` not yet checked
@@ -153,7 +148,7 @@ export async function checkTemplates(cells: readonly CellPlan[], ctx: CellContex
     // An image's binary is not on the host: starting the cell is its check (a rejected config is a failed row).
     if (c.image) continue
     // A version gone from its source has nothing to check: its cells are not-runnable rows.
-    if (ctx.notRunnable?.has(versionKey(c.proxy, c.version))) continue
+    if (!c.build && ctx.notRunnable?.has(versionKey(c.proxy, c.version))) continue
     const scratch = mkdtempSync(join(tmpdir(), 'proxybench-check-'))
     try {
       // No backend runs: the checker only parses, an address is all it needs.
@@ -170,6 +165,7 @@ export async function checkTemplates(cells: readonly CellPlan[], ctx: CellContex
         runDir: scratch,
         // A rejected config is copied under the run's configs/ and the reason names that copy.
         keepCopy: configCopy(ctx.runDir, c, c.stack.config_ext),
+        ...(c.build ? { build: c.build } : {}),
       })
       ctx.templateChecks.set(templateKey(c), null)
     } catch (e) {
@@ -249,6 +245,7 @@ async function startCellProxy(cell: CellPlan, ctx: CellContext, stack: RunningSt
     keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
     checked,
     ...(cell.image ? { image: cell.image } : {}),
+    ...(cell.build ? { build: cell.build } : {}),
   })
   const saved = configCopy(ctx.runDir, cell, cell.stack.config_ext)
   mkdirSync(dirname(saved), { recursive: true })
@@ -273,26 +270,14 @@ export async function withVerifiedStack<T>(
   l4?: L4Stack,
 ): Promise<T> {
   const checked = cell.template ? ctx.templateChecks?.get(templateKey(cell)) : undefined
-  if (typeof checked === 'string') return outcome.failed(checked)
-  if (cell.unrunnable) return outcome.failed(cell.unrunnable)
-  const gone = ctx.notRunnable?.get(versionKey(cell.proxy, cell.version))
-  if (gone) return outcome.failed(gone)
+  const unrunnable = unrunnableReason(cell, ctx, checked)
+  if (unrunnable !== null) return outcome.failed(unrunnable)
   const scratch = mkdtempSync(join(tmpdir(), 'proxybench-cell-'))
   const roles: RunningRole[] = []
   try {
     let stack: RunningStack
     try {
-      const backend = await startBackend(ctx.runtime, {
-        cpus: ctx.cpus.backend,
-        logDir: scratch,
-        name: `backend-${name}`,
-        host: nextBackendHost(),
-        ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}),
-        ...(cell.protocol === 'h3' && !cell.stack ? { h3: ctx.certs.files[cell.keyType] } : {}),
-      })
-      roles.push(backend.role)
-      stack = { backend, url: `http://${backend.host}:${backend.port}${requestTarget(cell)}`, roles, scratch }
-      await startCellProxy(cell, ctx, stack, checked === null, l4)
+      stack = await startStack(cell, name, ctx, { scratch, roles, checked: checked === null }, l4)
     } catch (e) {
       return outcome.failed(`did not start: ${(e as Error).message.split('\n')[0]}`)
     }
@@ -300,30 +285,74 @@ export async function withVerifiedStack<T>(
     if (verification) return outcome.invalid(`verification failed: ${verification}`)
     try {
       const result = await body(stack)
-      // The proxy's access log is in its container when no file system is shared.
-      if (stack.proxy && cell.stack?.variants[cell.variant]?.access_log) await ctx.runtime.collect?.(stack.proxy)
-      const logIssue = accessLogIssue(cell, join(scratch, 'proxy'))
-      // Measured figures stay in the row; the row says why they do not count.
-      if (logIssue && result && typeof result === 'object' && 'status' in result) {
-        const r = result as T & { status: string; reason: string }
-        return { ...r, status: 'invalid', reason: [r.reason, logIssue].filter(Boolean).join('; ') }
-      }
-      return result
+      return await withAccessLogIssue(result, cell, ctx, stack)
     } catch (e) {
-      // A role that died mid-window (killed, crashed, its engine restarted) makes reads of it fail: a row that says so, not the end of the run.
-      if (interrupted()) throw e
-      await Promise.race([Promise.any(roles.map((r) => r.exited)), new Promise((r) => setTimeout(r, 1000).unref())])
-      const died = roles.find((r) => r.exit)
-      if (died)
-        return outcome.invalid(`${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal}); ${(e as Error).message.split('\n')[0]}`)
-      if (typeof (e as NodeJS.ErrnoException).code === 'string' || /timed out|socket hang up|ECONN|EPIPE|docker|engine/i.test((e as Error).message)) {
-        return outcome.failed(`measurement failed: ${(e as Error).message.split('\n')[0]}`)
-      }
-      throw e
+      return await measurementFailure(e, roles, outcome)
     }
   } finally {
     // Together, as stopAll does: the window is over (quick's closed repeats: 3.66 s apart, 3.69 s one at a time).
     await Promise.all(roles.map((r) => ctx.runtime.stop(r)))
     rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/** Why the cell cannot run at all (its template failed its check, the plan says so, its version is not runnable here), or null. */
+function unrunnableReason(cell: CellPlan, ctx: CellContext, checked: string | null | undefined): string | null {
+  if (typeof checked === 'string') return checked
+  if (cell.unrunnable) return cell.unrunnable
+  // A then twin's own build runs even when the catalog's pin of its version is gone.
+  const gone = cell.build ? undefined : ctx.notRunnable?.get(versionKey(cell.proxy, cell.version))
+  return gone ? gone : null
+}
+
+/** Starts the cell's backend, then its proxy (none for the direct row); every role started is in `at.roles`, to be stopped. */
+async function startStack(
+  cell: CellPlan,
+  name: string,
+  ctx: CellContext,
+  at: { scratch: string; roles: RunningRole[]; checked: boolean },
+  l4?: L4Stack,
+): Promise<RunningStack> {
+  const backend = await startBackend(ctx.runtime, {
+    cpus: ctx.cpus.backend,
+    logDir: at.scratch,
+    name: `backend-${name}`,
+    host: nextBackendHost(),
+    ...(l4 && l4.echo !== false ? { echo: ctx.certs.files[cell.keyType] } : {}),
+    ...(cell.protocol === 'h3' && !cell.stack ? { h3: ctx.certs.files[cell.keyType] } : {}),
+  })
+  at.roles.push(backend.role)
+  const stack: RunningStack = { backend, url: `http://${backend.host}:${backend.port}${requestTarget(cell)}`, roles: at.roles, scratch: at.scratch }
+  await startCellProxy(cell, ctx, stack, at.checked, l4)
+  return stack
+}
+
+/** The body's result, made invalid with why when the proxy's access log shows a problem (its measured figures stay in the row). */
+async function withAccessLogIssue<T>(result: T, cell: CellPlan, ctx: CellContext, stack: RunningStack): Promise<T> {
+  // The proxy's access log is in its container when no file system is shared.
+  if (stack.proxy && cell.stack?.variants[cell.variant]?.access_log) await ctx.runtime.collect?.(stack.proxy)
+  const logIssue = accessLogIssue(cell, join(stack.scratch, 'proxy'))
+  if (!(logIssue && result && typeof result === 'object' && 'status' in result)) return result
+  const r = result as T & { status: string; reason: string }
+  return { ...r, status: 'invalid', reason: [r.reason, logIssue].filter(Boolean).join('; ') }
+}
+
+/**
+ * A failure inside the body: a role that died mid-window (killed, crashed, its engine
+ * restarted) makes reads of it fail, which is a row that says so, not the end of the run;
+ * so is an error of the system or the engine. Anything else (and any error after a signal) is thrown.
+ */
+async function measurementFailure<T>(
+  e: unknown,
+  roles: readonly RunningRole[],
+  outcome: { failed(reason: string): T; invalid(reason: string): T },
+): Promise<T> {
+  if (interrupted()) throw e
+  await Promise.race([Promise.any(roles.map((r) => r.exited)), new Promise((r) => setTimeout(r, 1000).unref())])
+  const died = roles.find((r) => r.exit)
+  const firstLine = () => (e as Error).message.split('\n')[0]
+  if (died) return outcome.invalid(`${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal}); ${firstLine()}`)
+  if (typeof (e as NodeJS.ErrnoException).code === 'string' || /timed out|socket hang up|ECONN|EPIPE|docker|engine/i.test((e as Error).message))
+    return outcome.failed(`measurement failed: ${firstLine()}`)
+  throw e
 }

@@ -11,8 +11,6 @@ import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
-import { TWO_PART_UNIT, twoPartCost } from '../data/calibration-unit.ts'
-import { referenceColumns, referenceNote, referenceUse, startReference } from './reference.ts'
 import { invalidReasons, isDisturbedWindow } from './validity.ts'
 import { countCleanSlices, countedNote, slicesOf, slicesRecord, startSlicing, windowReadings, type SliceReading } from './slices.ts'
 import { writeFileAtomic } from '../core/atomic.ts'
@@ -41,15 +39,6 @@ const round = (x: number, digits = 3) => Number(x.toFixed(digits))
 export function countingSubWindow(durationS: number): { startS: number; lengthS: number } {
   const lengthS = Math.min(durationS / 2, Math.max(0.5, durationS / 4))
   return { startS: Math.min(durationS / 3, durationS - lengthS), lengthS }
-}
-
-/** proxy_cpu_calibrated and calibration_unit of a row from its count columns and the run's calibration. */
-export function calibratedColumns(
-  c: { proxy_user_us_per_req: number | null; proxy_sys_us_per_req: number | null; proxy_syscalls_per_req: number | null },
-  ctx: Pick<CellContext, 'calibration'>,
-): Pick<Measurement, 'proxy_cpu_calibrated' | 'calibration_unit'> {
-  const v = twoPartCost({ userUs: c.proxy_user_us_per_req, sysUs: c.proxy_sys_us_per_req, syscalls: c.proxy_syscalls_per_req }, ctx.calibration)
-  return { proxy_cpu_calibrated: v === null ? null : round(v, 3), calibration_unit: v === null ? '' : TWO_PART_UNIT }
 }
 
 /** What a closed-model generator reported, in the terms of a row. */
@@ -133,8 +122,6 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
     ...(gen.inScratch ? { cwd: scratch } : {}),
   })
   roles.push(generator)
-  // Started with the generator, its window lines up with the cell's (warm-up, then the window).
-  const reference = startReference(ctx, { warmupS: p.warmupS, durationS: p.durationS })
   const snap = async (): Promise<Snapshot> => {
     const [proxyNs, backendNs, generatorNs] = await Promise.all([
       proxy ? ctx.runtime.cpuNs(proxy) : 0,
@@ -170,9 +157,10 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   await sleep(p.warmupS * 1000)
   const [a, usA] = await Promise.all([snap(), userSys()])
   const slicing = startSlicing(sliceReading)
-  // The proxy's kernel counts (the direct row: the backend's, for its calibrated figure) over
-  // a sub-window in the middle of the window: counters attached cost every system call of
-  // the counted role, so they are attached for a part only (docs/method/counts.md#overhead).
+  // The proxy's kernel counts (the direct row: the backend's, read and not written, so its
+  // window costs what it did in earlier runs) over a sub-window in the middle of the window:
+  // counters attached cost every system call of the counted role, so they are attached for a
+  // part only (docs/method/counts.md#overhead).
   const sub = countingSubWindow(p.durationS)
   await sleep(sub.startS * 1000)
   const counting = await openCounting(ctx.runtime, [counted], { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
@@ -191,9 +179,8 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
   if (hung) await ctx.runtime.stop(generator)
   const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
-  const refReading = reference ? await reference.reading() : null
   const readings = windowReadings(snapReading(ctx, a), between.readings, snapReading(ctx, b))
-  return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, refReading, readings, sliceReads: between.reads }
+  return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, readings, sliceReads: between.reads }
 }
 
 /** The bench roles' cumulative CPU with their cpusets, in the order slice readings keep. */
@@ -229,7 +216,6 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
     { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs },
     { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs },
     { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs },
-    ...referenceUse(w.refReading, ctx.cpus),
   ]
   const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!stack.proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, own)
   return withCulprits(
@@ -247,13 +233,7 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
  */
 function countedPart(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
   const { a, b } = w
-  const refNs = referenceUse(w.refReading, ctx.cpus)[0]?.ns
-  const slices = slicesOf(w.readings, {
-    cpus: ctx.cpus,
-    hasProxy: !!stack.proxy,
-    severalHosts: !!ctx.runtime.generatorElsewhere,
-    ...(refNs ? { referenceNs: refNs } : {}),
-  })
+  const slices = slicesOf(w.readings, { cpus: ctx.cpus, hasProxy: !!stack.proxy, severalHosts: !!ctx.runtime.generatorElsewhere })
   const counted = countCleanSlices(slices, whole)
   if (whole && isDisturbedWindow(whole) && slices.length)
     writeFileAtomic(rawFile(ctx.runDir, name, 'slices.json'), JSON.stringify(slicesRecord(slices, counted)) + '\n')
@@ -270,7 +250,7 @@ function countedPart(w: ClosedWindow, stack: RunningStack, ctx: CellContext, nam
 
 /** The row's measured columns from one window. */
 function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string): Partial<Measurement> {
-  const { a, b, report, refReading } = w
+  const { a, b, report } = w
   const { proxy } = stack
   const whole = closedDisturbance(w, stack, ctx, Number(b.at - a.at) / 1e9)
   const part = countedPart(w, stack, ctx, name, whole)
@@ -279,17 +259,14 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, na
   const perReq = (ns: number) => (requests > 0 ? round(ns / 1e3 / requests) : null)
   const generatorShare = round(part.generatorNs / 1e9 / (windowS * w.genThreads), 4)
   const reasons = closedReasons(w, requests, generatorShare)
-  const refNote = referenceNote(refReading)
   const ms = (us: number | undefined) => (us === undefined ? null : round(us / 1000, 3))
   const proxyPerReq = proxy ? perReq(part.proxyNs) : null
   const backendPerReq = perReq(part.backendNs)
-  const countedCols = countColumns(w.counts, w.subRequests, proxy ? proxyPerReq : backendPerReq)
   // A counted row states the disturbance of what it counted; its culprits are the whole window's.
   const disturbance = counted && whole ? { ...whole, ...counted.disturbance } : whole
   return {
     ...report?.fields,
-    ...(proxy ? countedCols : noCounts("direct row: no proxy (proxy_cpu_calibrated is the backend's)")),
-    ...calibratedColumns(countedCols, ctx),
+    ...(proxy ? countColumns(w.counts, w.subRequests, proxyPerReq) : noCounts('direct row: no proxy')),
     requests,
     errors: report?.errors ?? 0,
     rps: round(requests / windowS, 1),
@@ -305,10 +282,8 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, na
     backend_conns_per_1k_req: wholeRequests > 0 ? round(((b.stats.accepted - a.stats.accepted - 3 - w.sliceReads) * 1000) / wholeRequests, 2) : null,
     proxy_cpu_share: proxy ? round(part.proxyNs / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
     status: reasons.length ? 'invalid' : 'valid',
-    reason: [...reasons, ...(counted ? [countedNote(counted)] : []), ...(refNote ? [refNote] : [])].join('; '),
+    reason: [...reasons, ...(counted ? [countedNote(counted)] : [])].join('; '),
     ...disturbanceColumns(disturbance),
-    // The direct row's cost is the backend's.
-    ...referenceColumns(refReading, proxy ? proxyPerReq : backendPerReq),
     counted_share: counted?.share ?? 1,
   }
 }

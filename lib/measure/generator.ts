@@ -8,7 +8,6 @@ import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
 import { readProcesses, withCulprits } from './culprits.ts'
 import { readCpuTimes, windowDisturbance, type WindowDisturbance } from './disturbance.ts'
-import { referenceUse, startReference, type ReferenceReading } from './reference.ts'
 
 export interface GeneratorOutcome<T> {
   result: T | null
@@ -21,8 +20,6 @@ export interface GeneratorOutcome<T> {
   exit: string | null
   /** Steal and foreign CPU on the measured role's cores, and foreign CPU on the load cores, over the run (null: /proc/stat unreadable). */
   disturbance: WindowDisturbance | null
-  /** The reference's reading over the same run (withReference and a run with --reference); null: none. */
-  reference: ReferenceReading | { error: string } | null
 }
 
 /**
@@ -34,8 +31,6 @@ export interface GeneratorOutcome<T> {
 export interface GeneratorOptions {
   /** Roles whose kernel counts are read (default: the proxy among the watched). */
   count?: RunningRole[]
-  /** Measure the run's reference (--reference) on the proxy's core beside it. */
-  withReference?: boolean
 }
 
 export async function runGenerator<T>(
@@ -48,7 +43,7 @@ export async function runGenerator<T>(
   expectedS: number,
   o: GeneratorOptions = {},
 ): Promise<GeneratorOutcome<T>> {
-  const { count = watch.filter((r) => r.spec.role === 'proxy'), withReference = false } = o
+  const { count = watch.filter((r) => r.spec.role === 'proxy') } = o
   rmSync(logFile, { force: true })
   // A spectrum left by an interrupted attempt must not pass for this one's.
   rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
@@ -62,7 +57,6 @@ export async function runGenerator<T>(
   const t0 = process.hrtime.bigint()
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
-  const running = withReference ? startReference(ctx, { warmupS: 0, durationS: expectedS }) : null
   // A generator that hangs must not hang the run: stop it well after it should have ended.
   const limitS = expectedS * 1.5 + 30
   const timedOut = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), limitS * 1000).unref())])
@@ -73,7 +67,6 @@ export async function runGenerator<T>(
   const [after] = await Promise.all([Promise.all(started.map((r) => ctx.runtime.cpuNs(r))), counting.end()])
   const counts = await counting.read()
   const genNs = await ctx.runtime.cpuNs(generator)
-  const reference = running ? await running.reading() : null
   const used = new Map(started.map((r, i) => [r, after[i]! - before[i]!]))
   const died = watch.find((r) => r.exit)
   const result = parseLoadgenOutput<T>(readFileSync(logFile, 'utf8'))
@@ -91,14 +84,13 @@ export async function runGenerator<T>(
         statBefore,
         statAfter,
         { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere },
-        [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }, ...referenceUse(reference, ctx.cpus)],
+        [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }],
       ),
       procsBefore,
       procsAfter,
       wallS,
       [...roles, generator].map((r) => r.pid),
     ),
-    reference,
     exit: timedOut
       ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
       : died

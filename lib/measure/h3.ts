@@ -18,6 +18,16 @@ export function h3Url(s: RunningStack, cell: CellPlan): string {
   return `https://${s.backend.host}:${s.backend.h3Port}${requestTarget(cell)}`
 }
 
+/**
+ * The URL a loadgen run of the cell loads, and for an h3 cell the problem its h3 check of the
+ * stack found first (null: not h3, or the check passed).
+ */
+export async function loadTarget(cell: CellPlan, s: RunningStack, ctx: CellContext): Promise<{ url: string; issue: string | null }> {
+  if (cell.protocol !== 'h3') return { url: s.url, issue: null }
+  const url = h3Url(s, cell)
+  return { url, issue: await verifyH3(url, cell, ctx, { name: `h3-${s.backend.port}`, scratch: s.scratch }) }
+}
+
 /** The one-line problem of an h3 check summary (every answer ok over h3), or null. */
 export function h3CheckIssue(r: H3Result | null, exitCode: number | null): string | null {
   if (!r) return `loadgen h3 printed no summary (exit ${exitCode})`

@@ -2,13 +2,13 @@ import { rawFile, repeatStem } from '../data/raw-files.ts'
 import type { Handshake } from '../data/schema.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { datagramsPer, loadgenArgv, type H3HandshakeResult, type HandshakeResult } from '../roles/loadgen.ts'
-import { withVerifiedStack, type CellPlan, type CellContext } from './cell.ts'
+import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
-import { runGenerator } from './generator.ts'
-import { h3Url, verifyH3 } from './h3.ts'
-import { referenceColumns, referenceNote } from './reference.ts'
+import { runGenerator, type GeneratorOutcome } from './generator.ts'
+import { loadTarget } from './h3.ts'
 import { countColumns, handshakeRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
+import type { RunningRole } from '../runtime/types.ts'
 
 const round = (x: number, d = 3) => Number(x.toFixed(d))
 
@@ -28,6 +28,8 @@ export function quicHandshakeIssues(
   return issues
 }
 
+type HandshakeReport = HandshakeResult & Partial<H3HandshakeResult>
+
 /**
  * Handshakes (+ one GET each) for one key type: proxy CPU per handshake. Full ones unless
  * the cell asks the client to resume (the resumption series, the h3 series): then the row's
@@ -39,64 +41,86 @@ export async function measureHandshakes(cell: CellPlan, repeat: number, ctx: Cel
   const resumption = cell.resumption ?? 'none'
   const row = (fields: Partial<Handshake>) => filled({ ...(cell.resumption ? { resumption } : {}), ...fields })
   const name = repeatStem(cell, repeat)
-  const quic = cell.protocol === 'h3'
   return withVerifiedStack(cell, name, ctx, outcomes(row), async (s) => {
-    const { proxy, url, roles } = s
-    const target = quic ? h3Url(s, cell) : url
-    const h3Issue = quic ? await verifyH3(target, cell, ctx, { name: `h3-${s.backend.port}`, scratch: s.scratch }) : null
-    if (h3Issue) return row({ status: 'invalid', reason: `verification failed: ${h3Issue}` })
-    const argv = loadgenArgv(quic ? 'h3-handshake' : 'handshake', target, ctx.certs.ca, {
-      c: cell.connections,
-      d: `${ctx.profile.durationS}s`,
-      'expect-body': 'hello world',
-      resume: resumption,
-    })
-    // Both print the fields of loadgen handshake; the QUIC ones only h3-handshake.
-    const g = await runGenerator<HandshakeResult & Partial<H3HandshakeResult>>(
-      ctx,
-      name,
-      argv,
-      rawFile(ctx.runDir, name, quic ? 'h3-handshake.json' : 'handshake.json'),
-      [proxy!],
-      roles,
-      ctx.profile.durationS,
-      { withReference: true },
-    )
-    const r = g.result
-    const proxyNs = g.cpuNs.get(proxy!)!
-    const reasons = invalidReasons({
-      generatorRequests: r?.handshakes ?? 0,
-      generatorErrors: r?.errors ?? 0,
-      windowRequests: r?.handshakes ?? 0,
-      generatorCpuShare: g.generatorShare,
-      exited: g.exit,
-    })
-    if (r && r.resumed > 0 && resumption === 'none') reasons.unshift(`${r.resumed} handshakes were resumed, not full`)
-    if (r && quic)
-      reasons.unshift(...quicHandshakeIssues({ handshakes: r.handshakes, resumed: r.resumed, alpn: r.alpn ?? '', early_data: r.early_data ?? 0 }, resumption))
-    const perHandshake = r && r.handshakes > 0 ? round(proxyNs / 1e3 / r.handshakes) : null
-    const refNote = referenceNote(g.reference)
-    return row({
-      ...countColumns(g.counts.get(proxy!), r?.handshakes ?? 0, perHandshake),
-      handshakes: r?.handshakes ?? 0,
-      resumed: r?.resumed ?? 0,
-      errors: r?.errors ?? 0,
-      rate: r ? round(r.rate, 1) : null,
-      p50_ms: r?.p50_ms ?? null,
-      p99_ms: r?.p99_ms ?? null,
-      proxy_cpu_us_per_handshake: perHandshake,
-      ...(quic
-        ? {
-            udp_datagrams_per_req: datagramsPer(r ? (r.udp_datagrams_sent ?? 0) + (r.udp_datagrams_received ?? 0) : undefined, r?.handshakes ?? 0),
-            early_data: r?.early_data ?? 0,
-          }
-        : {}),
-      generator_cpu_share: g.generatorShare,
-      proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
-      status: reasons.length ? 'invalid' : 'valid',
-      reason: [...reasons, ...(refNote ? [refNote] : [])].join('; '),
-      ...disturbanceColumns(g.disturbance),
-      ...referenceColumns(g.reference, perHandshake),
-    })
+    const target = await loadTarget(cell, s, ctx)
+    if (target.issue) return row({ status: 'invalid', reason: `verification failed: ${target.issue}` })
+    const g = await runHandshakeGenerator(cell, name, target.url, s, ctx)
+    return row(handshakeFields(cell, g, s.proxy!, ctx))
   })
+}
+
+/** Runs loadgen handshake (h3: h3-handshake) for the profile's duration, watching the proxy. */
+function runHandshakeGenerator(cell: CellPlan, name: string, url: string, s: RunningStack, ctx: CellContext) {
+  const quic = cell.protocol === 'h3'
+  const argv = loadgenArgv(quic ? 'h3-handshake' : 'handshake', url, ctx.certs.ca, {
+    c: cell.connections,
+    d: `${ctx.profile.durationS}s`,
+    'expect-body': 'hello world',
+    resume: cell.resumption ?? 'none',
+  })
+  // Both print the fields of loadgen handshake; the QUIC ones only h3-handshake.
+  return runGenerator<HandshakeReport>(
+    ctx,
+    name,
+    argv,
+    rawFile(ctx.runDir, name, quic ? 'h3-handshake.json' : 'handshake.json'),
+    [s.proxy!],
+    s.roles,
+    ctx.profile.durationS,
+  )
+}
+
+/** The columns of a handshake row from its generator run. */
+function handshakeFields(cell: CellPlan, g: GeneratorOutcome<HandshakeReport>, proxy: RunningRole, ctx: CellContext): Partial<Handshake> {
+  const r = g.result
+  const proxyNs = g.cpuNs.get(proxy)!
+  const reasons = handshakeInvalidReasons(cell, g)
+  const perHandshake = r && r.handshakes > 0 ? round(proxyNs / 1e3 / r.handshakes) : null
+  return {
+    ...countColumns(g.counts.get(proxy), r?.handshakes ?? 0, perHandshake),
+    ...handshakeReportColumns(r),
+    proxy_cpu_us_per_handshake: perHandshake,
+    ...(cell.protocol === 'h3' ? quicColumns(r) : {}),
+    generator_cpu_share: g.generatorShare,
+    proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
+    status: reasons.length ? 'invalid' : 'valid',
+    reason: reasons.join('; '),
+    ...disturbanceColumns(g.disturbance),
+  }
+}
+
+/** Why a handshake run is invalid (empty: valid): the run's own reasons after those of resumption and QUIC. */
+function handshakeInvalidReasons(cell: CellPlan, g: GeneratorOutcome<HandshakeReport>): string[] {
+  const r = g.result
+  const resumption = cell.resumption ?? 'none'
+  const reasons = invalidReasons({
+    generatorRequests: r?.handshakes ?? 0,
+    generatorErrors: r?.errors ?? 0,
+    windowRequests: r?.handshakes ?? 0,
+    generatorCpuShare: g.generatorShare,
+    exited: g.exit,
+  })
+  if (!r) return reasons
+  if (r.resumed > 0 && resumption === 'none') reasons.unshift(`${r.resumed} handshakes were resumed, not full`)
+  if (cell.protocol === 'h3')
+    reasons.unshift(...quicHandshakeIssues({ handshakes: r.handshakes, resumed: r.resumed, alpn: r.alpn ?? '', early_data: r.early_data ?? 0 }, resumption))
+  return reasons
+}
+
+/** The generator's own figures: handshakes, resumed, errors, rate, latency percentiles. */
+function handshakeReportColumns(r: HandshakeReport | null): Partial<Handshake> {
+  return {
+    handshakes: r?.handshakes ?? 0,
+    resumed: r?.resumed ?? 0,
+    errors: r?.errors ?? 0,
+    rate: r ? round(r.rate, 1) : null,
+    p50_ms: r?.p50_ms ?? null,
+    p99_ms: r?.p99_ms ?? null,
+  }
+}
+
+/** Columns only an h3 cell has: UDP datagrams per handshake, early data accepted. */
+function quicColumns(r: HandshakeReport | null): Partial<Handshake> {
+  const datagrams = r ? (r.udp_datagrams_sent ?? 0) + (r.udp_datagrams_received ?? 0) : undefined
+  return { udp_datagrams_per_req: datagramsPer(datagrams, r?.handshakes ?? 0), early_data: r?.early_data ?? 0 }
 }

@@ -5,9 +5,10 @@ import { isDisturbedWindow } from './validity.ts'
 /**
  * Slice accounting (docs/method/disturbance.md#slices): a closed window read every
  * SLICE_S, so that a neighbour in bursts spoils only the slices it ran in. When a slice is
- * disturbed the row counts the clean ones only (their proxy CPU over their requests), if
- * they cover at least MIN_COUNTED_SHARE of the window; else the window stays disturbed and
- * is redone as before. A window with no disturbed slice is counted whole, as before.
+ * disturbed the row counts the clean ones only (their proxy CPU over their requests), but
+ * for the GUARD_SLICES right after a disturbed one, if they cover at least MIN_COUNTED_SHARE
+ * of the window; else the window stays disturbed and is redone as before. A window with no
+ * disturbed slice is counted whole, as before.
  */
 
 /** Seconds between two readings: 50 ticks of /proc/stat per core, so one tick of steal stays under its threshold. */
@@ -19,6 +20,24 @@ export const SLICE_S = 0.5
  * (docs/lab-notes/2026-12-03-slices.md).
  */
 export const MIN_COUNTED_SHARE = 0.5
+
+/**
+ * Clean-looking slices dropped after a disturbed one (a backlog draining after a burst): none.
+ * A closed load's backlog is at most one request per connection, 2-4% of a slice at the
+ * measured rates, and it drains mostly inside the disturbed slice; the clean slices after a
+ * burst read like those far from one, within the slice-to-slice noise
+ * (docs/lab-notes/2026-12-05-guard-band.md). A run that shows a longer drain raises it.
+ */
+export const GUARD_SLICES = 0
+
+/** Whether each slice counts: judged clean, and more than `guard` slices after the last disturbed one. */
+export function countingSlices(slices: readonly Slice[], guard = GUARD_SLICES): boolean[] {
+  let sinceDisturbed = Number.POSITIVE_INFINITY
+  return slices.map((s) => {
+    sinceDisturbed = s.clean ? sinceDisturbed + 1 : 0
+    return s.clean && sinceDisturbed > guard
+  })
+}
 
 /**
  * The window's readings in order: its start, the readings between, its end; a reading
@@ -44,8 +63,6 @@ export interface SliceLayout {
   cpus: CpuLayout
   hasProxy: boolean
   severalHosts: boolean
-  /** CPU a co-running reference used over the whole window on the proxy's cores, spread evenly over the slices (it runs at a fixed rate). */
-  referenceNs?: number
 }
 
 /** One slice between two readings. */
@@ -61,7 +78,9 @@ export interface Slice {
 /** The clean slices of a window, summed. */
 export interface CountedSlices {
   slices: Slice[]
-  /** Seconds, work and role CPU of the clean slices only. */
+  /** Whether each slice is counted (countingSlices): clean and outside the guard band. */
+  counts: boolean[]
+  /** Seconds, work and role CPU of the counted slices only. */
   seconds: number
   work: number
   rolesNs: number[]
@@ -75,10 +94,7 @@ const round4 = (v: number) => Number(v.toFixed(4))
 
 /** Cuts the readings (the window's two ends and the points between) into slices and judges each. */
 export function slicesOf(readings: readonly SliceReading[], o: SliceLayout): Slice[] {
-  const first = readings[0]
-  const last = readings.at(-1)
-  if (!first || !last || readings.length < 2) return []
-  const windowS = Number(last.at - first.at) / 1e9
+  if (readings.length < 2) return []
   const out: Slice[] = []
   for (let i = 1; i < readings.length; i++) {
     const a = readings[i - 1]!
@@ -86,7 +102,6 @@ export function slicesOf(readings: readonly SliceReading[], o: SliceLayout): Sli
     const seconds = Number(b.at - a.at) / 1e9
     const rolesNs = b.roles.map((r, j) => r.ns - a.roles[j]!.ns)
     const own = b.roles.map((r, j) => ({ cpus: r.cpus, ns: rolesNs[j]! }))
-    if (o.referenceNs && windowS > 0) own.push({ cpus: o.cpus.proxy, ns: (o.referenceNs * seconds) / windowS })
     const d = windowDisturbance(a.stat, b.stat, o, own)
     const clean = d !== null && !isDisturbedWindow(d)
     out.push({ seconds, work: b.work - a.work, rolesNs, disturbance: d, clean })
@@ -99,12 +114,14 @@ export function slicesOf(readings: readonly SliceReading[], o: SliceLayout): Sli
  * a whole (`whole`) is not disturbed (a slice over the thresholds is then a blip the window's
  * own judgement absorbs, such as the counters attaching), no slice is disturbed, a slice
  * could not be judged (/proc/stat unreadable, roles on several hosts), or the clean slices
- * cover less than MIN_COUNTED_SHARE (the window is then judged whole, and disturbed).
+ * outside the guard band (`guard`, GUARD_SLICES) cover less than MIN_COUNTED_SHARE (the
+ * window is then judged whole, and disturbed).
  */
-export function countCleanSlices(slices: readonly Slice[], whole: WindowDisturbance | null): CountedSlices | null {
+export function countCleanSlices(slices: readonly Slice[], whole: WindowDisturbance | null, guard = GUARD_SLICES): CountedSlices | null {
   if (!whole || !isDisturbedWindow(whole)) return null
   if (slices.length === 0 || slices.some((s) => s.disturbance === null) || slices.every((s) => s.clean)) return null
-  const clean = slices.filter((s) => s.clean)
+  const counts = countingSlices(slices, guard)
+  const clean = slices.filter((_, i) => counts[i])
   const total = slices.reduce((t, s) => t + s.seconds, 0)
   const seconds = clean.reduce((t, s) => t + s.seconds, 0)
   if (total <= 0 || seconds / total < MIN_COUNTED_SHARE) return null
@@ -113,6 +130,7 @@ export function countCleanSlices(slices: readonly Slice[], whole: WindowDisturba
   const weighted = (f: (d: WindowDisturbance) => number) => round4(judged.reduce((t, s) => t + f(s.d) * s.seconds, 0) / seconds)
   return {
     slices: [...slices],
+    counts,
     seconds,
     work: clean.reduce((t, s) => t + s.work, 0),
     rolesNs: slices[0]!.rolesNs.map((_, j) => clean.reduce((t, s) => t + s.rolesNs[j]!, 0)),
@@ -128,11 +146,14 @@ export function countCleanSlices(slices: readonly Slice[], whole: WindowDisturba
 
 /** The note a counted row's reason carries: how much was counted and what the dropped slices held. */
 export function countedNote(c: CountedSlices): string {
-  const dropped = c.slices.filter((s) => !s.clean)
-  const worst = Math.max(...dropped.map((s) => Math.max(s.disturbance!.foreignShare, s.disturbance!.loadForeignShare ?? 0)))
-  const steal = Math.max(...dropped.map((s) => s.disturbance!.stealShare))
+  const disturbed = c.slices.filter((s) => !s.clean)
+  const kept = c.counts.filter(Boolean).length
+  const guarded = c.slices.length - disturbed.length - kept
+  const worst = Math.max(...disturbed.map((s) => Math.max(s.disturbance!.foreignShare, s.disturbance!.loadForeignShare ?? 0)))
+  const steal = Math.max(...disturbed.map((s) => s.disturbance!.stealShare))
   const total = c.slices.reduce((t, s) => t + s.seconds, 0)
-  return `counted ${c.seconds.toFixed(1)} of ${total.toFixed(1)} s (${c.slices.length - dropped.length} of ${c.slices.length} slices): the others disturbed (foreign CPU up to ${(100 * worst).toFixed(0)}%, steal up to ${(100 * steal).toFixed(1)}%)`
+  const band = guarded ? `, or ${guarded} in the guard band after one` : ''
+  return `counted ${c.seconds.toFixed(1)} of ${total.toFixed(1)} s (${kept} of ${c.slices.length} slices): the others disturbed (foreign CPU up to ${(100 * worst).toFixed(0)}%, steal up to ${(100 * steal).toFixed(1)}%)${band}`
 }
 
 /**
@@ -141,7 +162,7 @@ export function countedNote(c: CountedSlices): string {
  */
 export const slicesRecord = (slices: readonly Slice[], counted: CountedSlices | null) => ({
   counted_share: counted?.share ?? null,
-  slices: slices.map((s) => ({
+  slices: slices.map((s, i) => ({
     seconds: round4(s.seconds),
     work: s.work,
     roles_ns: s.rolesNs,
@@ -149,6 +170,7 @@ export const slicesRecord = (slices: readonly Slice[], counted: CountedSlices | 
     foreign_cpu_share: s.disturbance?.foreignShare ?? null,
     load_foreign_cpu_share: s.disturbance?.loadForeignShare ?? null,
     clean: s.clean,
+    counted: counted?.counts[i] ?? false,
   })),
 })
 

@@ -6,11 +6,12 @@ import { backendStats, type Backend, type BackendStats } from '../roles/backend.
 import { cpuCount } from '../roles/cpus.ts'
 import { loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
 import { waitForEcho } from '../roles/net.ts'
-import { checkFromGenerator, withVerifiedStack, type CellPlan, type CellContext, type L4Stack } from './cell.ts'
+import { checkFromGenerator, withVerifiedStack, type CellPlan, type CellContext, type L4Stack, type RunningStack } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
-import { runGenerator } from './generator.ts'
+import { runGenerator, type GeneratorOutcome } from './generator.ts'
 import { countColumns, outcomes, rowWindow, type RowFill } from './rows.ts'
 import { invalidReasons } from './validity.ts'
+import type { RunningRole } from '../runtime/types.ts'
 
 export type TcpMode = 'short' | 'stream'
 
@@ -112,59 +113,85 @@ export function l4Stack(cell: CellPlan, ctx: CellContext): L4Stack {
 /** One repeat of an L4 cell: proxy CPU per connection (short) or per MiB (stream). */
 export async function measureTcp(cell: CellPlan, mode: TcpMode, repeat: number, ctx: CellContext): Promise<TcpRow> {
   const row = tcpRow(cell, mode, repeat, ctx)
-  const mix = L4_MIX[mode]
   const name = repeatStem(cell, repeat)
   return withVerifiedStack(
     cell,
     name,
     ctx,
     outcomes(row),
-    async ({ proxy, url, roles, backend }) => {
-      const flags: Record<string, number> = mode === 'short' ? { 'msg-bytes': mix.msgBytes } : { 'stream-bytes': mix.streamBytes }
-      const argv = loadgenTcpArgv(url, ctx.certs.ca, { mode, c: cell.connections, d: `${ctx.profile.durationS}s`, ...flags })
-      const before = await backendStats(backend)
-      const g = await runGenerator<TcpResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'tcp.json'), [proxy!], roles, ctx.profile.durationS)
-      const after = await backendStats(backend)
-      const r = g.result
-      const proxyNs = g.cpuNs.get(proxy!)!
-      const ok = r?.conns_ok ?? 0
-      const reasons = invalidReasons({
-        generatorRequests: ok,
-        generatorErrors: r?.errors ?? 0,
-        windowRequests: ok,
-        generatorCpuShare: g.generatorShare,
-        exited: g.exit,
-      })
-      if (r && r.mismatches > 0) reasons.push(`${r.mismatches} echoes differ from what was sent`)
-      const slow = r ? slowConnectReason(r) : null
-      if (slow) reasons.push(slow)
-      const perConn = ok > 0 ? round(proxyNs / 1e3 / ok) : null
-      const mib = r ? r.bytes_echoed / MiB : 0
-      const perMib = mode === 'stream' && r && r.bytes_echoed > 0 ? round(proxyNs / 1e3 / mib) : null
-      return row({
-        // Counted per connection in short cells, per MiB in stream cells (the cell's metric).
-        ...(mode === 'stream' ? countColumns(g.counts.get(proxy!), mib, perMib) : countColumns(g.counts.get(proxy!), ok, perConn)),
-        conns: ok,
-        errors: r?.errors ?? 0,
-        mismatches: r?.mismatches ?? 0,
-        bytes_echoed: r?.bytes_echoed ?? 0,
-        conn_rate: r ? round(r.conn_rate, 1) : null,
-        mib_per_s: r ? round(r.mib_per_s, 1) : null,
-        p50_ms: r?.p50_ms ?? null,
-        p99_ms: r?.p99_ms ?? null,
-        max_ms: r?.max_ms ?? null,
-        proxy_cpu_us_per_conn: perConn,
-        // Per MiB only where MiB are the load: a short cell's 64 bytes would make it the cost of connections.
-        proxy_cpu_us_per_mib: perMib,
-        // The backend's own stats read opens no echo connection: every one counted came through the proxy.
-        backend_conns_per_conn: r && r.conns > 0 ? round((echoAccepted(after) - echoAccepted(before)) / r.conns, 4) : null,
-        generator_cpu_share: g.generatorShare,
-        proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
-        status: reasons.length ? 'invalid' : 'valid',
-        reason: reasons.join('; '),
-        ...disturbanceColumns(g.disturbance),
-      })
+    async (s) => {
+      const { g, accepted } = await runTcpGenerator(cell, mode, name, s, ctx)
+      return row(tcpFields(mode, g, accepted, s.proxy!, ctx))
     },
     l4Stack(cell, ctx),
   )
+}
+
+/** Runs loadgen tcp in the cell's mode for the profile's duration; with the connections the backend's echo accepted meanwhile. */
+async function runTcpGenerator(cell: CellPlan, mode: TcpMode, name: string, s: RunningStack, ctx: CellContext) {
+  const mix = L4_MIX[mode]
+  const flags: Record<string, number> = mode === 'short' ? { 'msg-bytes': mix.msgBytes } : { 'stream-bytes': mix.streamBytes }
+  const argv = loadgenTcpArgv(s.url, ctx.certs.ca, { mode, c: cell.connections, d: `${ctx.profile.durationS}s`, ...flags })
+  const before = await backendStats(s.backend)
+  const g = await runGenerator<TcpResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'tcp.json'), [s.proxy!], s.roles, ctx.profile.durationS)
+  const after = await backendStats(s.backend)
+  return { g, accepted: echoAccepted(after) - echoAccepted(before) }
+}
+
+/** The columns of an L4 row from its generator run and the connections the backend's echo accepted over it. */
+function tcpFields(mode: TcpMode, g: GeneratorOutcome<TcpResult>, accepted: number, proxy: RunningRole, ctx: CellContext): Partial<TcpRow> {
+  const r = g.result
+  const proxyNs = g.cpuNs.get(proxy)!
+  const ok = r?.conns_ok ?? 0
+  const reasons = tcpInvalidReasons(g)
+  const perConn = ok > 0 ? round(proxyNs / 1e3 / ok) : null
+  const mib = r ? r.bytes_echoed / MiB : 0
+  const perMib = mode === 'stream' && r && r.bytes_echoed > 0 ? round(proxyNs / 1e3 / mib) : null
+  return {
+    // Counted per connection in short cells, per MiB in stream cells (the cell's metric).
+    ...(mode === 'stream' ? countColumns(g.counts.get(proxy), mib, perMib) : countColumns(g.counts.get(proxy), ok, perConn)),
+    ...tcpReportColumns(r),
+    proxy_cpu_us_per_conn: perConn,
+    // Per MiB only where MiB are the load: a short cell's 64 bytes would make it the cost of connections.
+    proxy_cpu_us_per_mib: perMib,
+    // The backend's own stats read opens no echo connection: every one counted came through the proxy.
+    backend_conns_per_conn: r && r.conns > 0 ? round(accepted / r.conns, 4) : null,
+    generator_cpu_share: g.generatorShare,
+    proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
+    status: reasons.length ? 'invalid' : 'valid',
+    reason: reasons.join('; '),
+    ...disturbanceColumns(g.disturbance),
+  }
+}
+
+/** Why an L4 run is invalid (empty: valid): the run's own reasons, then echoes that differ and slow connects. */
+function tcpInvalidReasons(g: GeneratorOutcome<TcpResult>): string[] {
+  const r = g.result
+  const reasons = invalidReasons({
+    generatorRequests: r?.conns_ok ?? 0,
+    generatorErrors: r?.errors ?? 0,
+    windowRequests: r?.conns_ok ?? 0,
+    generatorCpuShare: g.generatorShare,
+    exited: g.exit,
+  })
+  if (!r) return reasons
+  if (r.mismatches > 0) reasons.push(`${r.mismatches} echoes differ from what was sent`)
+  const slow = slowConnectReason(r)
+  if (slow) reasons.push(slow)
+  return reasons
+}
+
+/** The generator's own figures: connections, errors, bytes, rates, connect latencies. */
+function tcpReportColumns(r: TcpResult | null): Partial<TcpRow> {
+  return {
+    conns: r?.conns_ok ?? 0,
+    errors: r?.errors ?? 0,
+    mismatches: r?.mismatches ?? 0,
+    bytes_echoed: r?.bytes_echoed ?? 0,
+    conn_rate: r ? round(r.conn_rate, 1) : null,
+    mib_per_s: r ? round(r.mib_per_s, 1) : null,
+    p50_ms: r?.p50_ms ?? null,
+    p99_ms: r?.p99_ms ?? null,
+    max_ms: r?.max_ms ?? null,
+  }
 }

@@ -18,6 +18,7 @@ import { setupSection } from './sections/setup.ts'
 import { detailsSection } from './sections/title.ts'
 import { answerSection } from './sections/answer.ts'
 import { picturesSection } from './sections/pictures.ts'
+import { pairsSection } from './sections/pairs.ts'
 import { changesFromComparison, changesFromPublished } from './baseline-changes.ts'
 import { tlsSection } from './sections/tls.ts'
 import { versionsSection } from './sections/versions.ts'
@@ -36,7 +37,8 @@ export interface BuiltArticle {
 /**
  * The details, in the seed article's order (docs/report.md): findings in full, setup and
  * fairness, defaults, the three pooling series, isolation, TLS, open model, versions,
- * WebSocket, claims ledger, baseline, how to reproduce, data. One file per section in sections/.
+ * WebSocket, claims ledger, then and now (a paired run), baseline, how to reproduce, data.
+ * One file per section in sections/.
  */
 const DETAILS: readonly Section[] = [
   detailsSection,
@@ -59,7 +61,8 @@ const DETAILS: readonly Section[] = [
   h3Section,
   l4Section,
   claimsSection,
-  (a, input) => baselineSection(a, input.baseline),
+  pairsSection,
+  (a, input) => baselineSection(a, input.baseline, input.pairs !== undefined),
   methodSection,
   reproduceSection,
   dataSection,
@@ -77,7 +80,9 @@ export function buildArticle(input: ArticleInput): BuiltArticle {
   const details = new Article()
   const detailCharts = DETAILS.flatMap((section) => section(details, input))
   const b = input.baseline
-  const changes = !b ? null : b.kind === 'run' ? changesFromComparison(b.comparison).changes : changesFromPublished(b.deltas)
+  // A paired run's proxy change is its pairs' (the answer says them): the between-run changes
+  // hold the machine's drift too, so they are not put first as if they were the proxy's.
+  const changes = !b || input.pairs ? null : b.kind === 'run' ? changesFromComparison(b.comparison).changes : changesFromPublished(b.deltas)
   const a = new Article()
   answerSection(a, input, [...pictures.headings, ...details.headings], changes)
   a.append(pictures).append(details)

@@ -25,6 +25,9 @@ export const changeCellName = (key: ComparisonRow['key']) =>
     .filter(Boolean)
     .join(' ')
 
+/** A cell's name with its row series where that is not its variant: `haproxy pool-added (same)`. */
+export const changeCellLabel = (key: ComparisonRow['key']) => changeCellName(key) + (key.series !== key.variant ? ` (${key.series})` : '')
+
 /** The main series' cells of the measurements table: the ones the dot plot shows. */
 const MAIN_SERIES = ['same', 'pool-added', 'pool-removed']
 
@@ -46,7 +49,7 @@ export function changesFromComparison(rows: readonly ComparisonRow[]): { changes
   const calibrated = calibratedRows.length > 0
   const chosen = calibrated ? calibratedRows : main.filter((r) => r.metric === 'proxy_cpu_us_per_req')
   const changes = chosen.map((r) => ({
-    cell: changeCellName(r.key) + (r.key.series !== r.key.variant ? ` (${r.key.series})` : ''),
+    cell: changeCellLabel(r.key),
     change: r.change,
     interval: r.interval ? { lo: r.interval[0], hi: r.interval[1] } : null,
     detectable: r.detectable,

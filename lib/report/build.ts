@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { CALIBRATION_REFERENCE, runReferences } from '../analysis/calibrated.ts'
 import { compareAcrossRuns } from '../analysis/compare.ts'
 import { likeRepetition } from '../analysis/like-repeat.ts'
+import { type PairedRun, pairedCells } from '../analysis/pairs.ts'
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { publishedDeltas, readPublished } from '../analysis/published.ts'
 import Papa from 'papaparse'
@@ -27,6 +28,7 @@ import { buildArticle } from './article.ts'
 import { csvHeader, dataDictionary } from '../data/dictionary.ts'
 import { findingsClaimsCsvs } from './summary-export.ts'
 import type { BaselineComparison } from './sections/baseline.ts'
+import type { PairsInput } from './sections/pairs.ts'
 import { renderChart } from './chart-requests.ts'
 import { readOpenSeries } from './open-series.ts'
 import { publishedPage } from './published-page.ts'
@@ -97,6 +99,26 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
   }
 }
 
+/**
+ * A paired run's cells (docs/method/pairs.md), against its --like baseline's tables for the
+ * machine's change: `given` when the report already loaded it. A baseline that cannot be read
+ * leaves the proxy changes as they are and the machine's change says why.
+ */
+export function readPairs(run: PairedRun, given?: Baseline): PairsInput | undefined {
+  if (!run.paired) return undefined
+  const { sides } = run.paired
+  const id = sides.baseline
+  let base: Baseline | undefined
+  let missing: string | null = null
+  try {
+    base = given?.id === id ? given : loadBaseline(id)
+  } catch (e) {
+    missing = `baseline ${id} could not be read (${String((e as Error).message).split('\n')[0]})`
+  }
+  if (base?.kind === 'published') missing = `baseline ${id} is a published one, without tables`
+  return { sides, cells: pairedCells(run, base?.kind === 'run' ? base.run : undefined), baselineMissing: missing }
+}
+
 /** Findings, claims and the baseline comparison without building a page (run-all --no-report with gates or --json). */
 export function evaluateRun(runDir: string, baseline?: string): Pick<ReportResult, 'findings' | 'claims' | 'baseline'> {
   const run = loadRun(runDir)
@@ -130,6 +152,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     findings,
     claims,
     baseline,
+    pairs: readPairs(run, base),
     openSeries: readOpenSeries(o.runDir),
     latency: readLatencySpectra(o.runDir),
     documentedReuse,
@@ -284,7 +307,7 @@ async function writeBaselinePages(siteDir: string, b: Baseline, o: ReportOptions
   const run = b.run
   const aggregates = await aggregate(run)
   const claims = evaluateClaims(loadLedger(), run)
-  const article = buildArticle({ run, aggregates, findings: runFindings(run, claims), claims, openSeries: [], documentedReuse })
+  const article = buildArticle({ run, aggregates, findings: runFindings(run, claims), claims, pairs: readPairs(run), openSeries: [], documentedReuse })
   const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
   const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file]
     .filter((f) => existsSync(join(b.dir, f)))

@@ -1,7 +1,9 @@
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
+import { type ChainLinks, NO_LINKS } from '../analysis/chain.ts'
 import type { Interval } from '../core/intervals.ts'
 import type { ChartRequest } from './chart-requests.ts'
 import type { HistoryPoint, HistorySource, SourceKind } from './history.ts'
+import { CHAIN_TITLE, chainSection } from './history-chain.ts'
 import { Article, esc, num } from './markdown.ts'
 import { figure } from './sections/common.ts'
 
@@ -18,34 +20,55 @@ const ratioText = (b: number | null | undefined, a: number | null | undefined) =
 
 /** What changed from one point to the next of the same proxy and group, in one line from the data. */
 export function causeLine(a: HistoryPoint, b: HistoryPoint): string {
-  const parts: string[] = []
+  const transcribed = a.kind === 'transcribed' || b.kind === 'transcribed'
+  return [
+    ...versionParts(a, b),
+    ...(transcribed ? ["machine: the article's, not this harness's (a transcribed figure)"] : setupParts(a, b)),
+    ...connsParts(a, b),
+    ...countParts(a, b, transcribed),
+    `cost ${ratioText(b.raw?.value, a.raw?.value)} raw, ${ratioText(b.calibrated?.value, a.calibrated?.value)} calibrated`,
+  ].join('; ')
+}
+
+/** The version, and under a kept version a rebuilt binary. */
+function versionParts(a: HistoryPoint, b: HistoryPoint): string[] {
   const v = (x: HistoryPoint) => (x.version === '—' ? '(not stated)' : x.version)
-  parts.push(a.version === b.version ? `version ${v(b)} kept` : `version ${v(a)} → ${v(b)}`)
-  if (a.version === b.version && a.binarySha && b.binarySha && a.binarySha !== b.binarySha) parts.push(`binary ${a.binarySha} → ${b.binarySha}`)
-  if (a.kind === 'transcribed' || b.kind === 'transcribed') parts.push("machine: the article's, not this harness's (a transcribed figure)")
-  else {
-    if (a.configHash !== b.configHash) parts.push(`config ${a.configHash ?? 'catalog template'} → ${b.configHash ?? 'catalog template'}`)
-    else parts.push(a.configHash ? `config ${a.configHash} kept` : 'config: catalog template (no custom config hash)')
-    if (a.machine === b.machine) parts.push(`machine ${b.machine} kept`)
-    else {
-      const diff = a.fingerprint && b.fingerprint ? fingerprintDiff(a.fingerprint, b.fingerprint) : null
-      parts.push(
-        `machine ${a.machine} → ${b.machine}${diff ? ` (${diff.slice(0, 2).join('; ')}${diff.length > 2 ? `; +${diff.length - 2} more` : ''})` : ' (a side has no fingerprint)'}`,
-      )
-    }
-    parts.push(`direct reference ${ratioText(b.reference, a.reference)}`)
-  }
-  if (a.connsPer1k !== null && b.connsPer1k !== null)
-    parts.push(
-      Math.abs(b.connsPer1k - a.connsPer1k) < 50
-        ? `conns/1k held (${num(a.connsPer1k)} → ${num(b.connsPer1k)})`
-        : `conns/1k moved ${num(a.connsPer1k)} → ${num(b.connsPer1k)}`,
-    )
+  if (a.version !== b.version) return [`version ${v(a)} → ${v(b)}`]
+  const rebuilt = a.binarySha && b.binarySha && a.binarySha !== b.binarySha
+  return [`version ${v(b)} kept`, ...(rebuilt ? [`binary ${a.binarySha} → ${b.binarySha}`] : [])]
+}
+
+/** Between two points this harness measured: the config, the machine, and the direct reference's ratio. */
+function setupParts(a: HistoryPoint, b: HistoryPoint): string[] {
+  const config =
+    a.configHash !== b.configHash
+      ? `config ${a.configHash ?? 'catalog template'} → ${b.configHash ?? 'catalog template'}`
+      : a.configHash
+        ? `config ${a.configHash} kept`
+        : 'config: catalog template (no custom config hash)'
+  return [config, machinePart(a, b), `direct reference ${ratioText(b.reference, a.reference)}`]
+}
+
+/** The machine kept, or changed with the first two differences of the fingerprints. */
+function machinePart(a: HistoryPoint, b: HistoryPoint): string {
+  if (a.machine === b.machine) return `machine ${b.machine} kept`
+  const diff = a.fingerprint && b.fingerprint ? fingerprintDiff(a.fingerprint, b.fingerprint) : null
+  const shown = diff ? ` (${diff.slice(0, 2).join('; ')}${diff.length > 2 ? `; +${diff.length - 2} more` : ''})` : ' (a side has no fingerprint)'
+  return `machine ${a.machine} → ${b.machine}${shown}`
+}
+
+/** Backend connections per 1k requests where both points have them: held within 50, or moved. */
+function connsParts(a: HistoryPoint, b: HistoryPoint): string[] {
+  if (a.connsPer1k === null || b.connsPer1k === null) return []
+  const held = Math.abs(b.connsPer1k - a.connsPer1k) < 50
+  return [held ? `conns/1k held (${num(a.connsPer1k)} → ${num(b.connsPer1k)})` : `conns/1k moved ${num(a.connsPer1k)} → ${num(b.connsPer1k)}`]
+}
+
+/** The ratio of each count both points recorded; that there is none, between measured points. */
+function countParts(a: HistoryPoint, b: HistoryPoint, transcribed: boolean): string[] {
   const shared = Object.keys(a.counts).filter((c) => c in b.counts)
-  for (const c of shared) parts.push(`${c.replace(/^proxy_|_per_req$/g, '')}/req ${ratioText(b.counts[c], a.counts[c])}`)
-  if (!shared.length && b.kind !== 'transcribed' && a.kind !== 'transcribed') parts.push('no other counts recorded on both')
-  parts.push(`cost ${ratioText(b.raw?.value, a.raw?.value)} raw, ${ratioText(b.calibrated?.value, a.calibrated?.value)} calibrated`)
-  return parts.join('; ')
+  if (!shared.length) return transcribed ? [] : ['no other counts recorded on both']
+  return shared.map((c) => `${c.replace(/^proxy_|_per_req$/g, '')}/req ${ratioText(b.counts[c], a.counts[c])}`)
 }
 
 const iv = (x: Interval | null, digits = 1) =>
@@ -56,24 +79,29 @@ const iv = (x: Interval | null, digits = 1) =>
       : `${x.value.toFixed(digits)} [${x.lo.toFixed(digits)}, ${x.hi.toFixed(digits)}]`
 const KIND_WORDS: Record<SourceKind, string> = { run: 'run', baseline: 'baseline', transcribed: 'transcribed' }
 
-/** The history page's Markdown, its CSVs and its charts (one per group). */
+/**
+ * The history page's Markdown, its CSVs and its charts (one per group). `links`: the paired
+ * runs' links (lib/analysis/chain.ts), the chain of pairs section's data; none until a paired run exists.
+ */
 export function historyArticle(
   points: readonly HistoryPoint[],
   sources: readonly HistorySource[],
   skipped: readonly string[],
+  links: ChainLinks = NO_LINKS,
 ): { markdown: string; files: Article['files']; charts: ChartRequest[] } {
   const a = new Article(`${HISTORY_DIR}/`)
   const charts: ChartRequest[] = []
   a.heading(1, 'History: every run and baseline')
   a.para(
     `Per proxy and variant, every run in this site, every promoted baseline (\`baselines/runs/\`) and the published article figures (\`baselines/published/\`, marked **transcribed**: one number each, no interval, another machine), in time order. ` +
-      "Cost raw is the proxy's CPU µs per request (per handshake for the handshake groups), the median of the valid repeats with its interval by order statistics; calibrated is the same divided by the run's direct reference (the bare backend's CPU µs per request on the same machine, a run's own `proxy_cpu_calibrated` column where it has one). " +
-      'Raw µs across machines differ by the machine: compare runs of one machine (same short fingerprint) raw, others calibrated. Between consecutive points of a proxy, one line says what changed, from the data.',
+      "Cost raw is the proxy's CPU µs per request (per handshake for the handshake groups), the median of the valid repeats with its interval by order statistics; calibrated is the same divided by the run's direct reference (the bare backend's CPU µs per request on the same machine). " +
+      `Raw µs of different runs do not compare, not even on one machine (it drifts 15-40% between runs), and across machines the machine adds its own difference: the raw charts and columns below place each run's cost, they do not measure a proxy's change. A proxy's change across runs is read in the first section, *${CHAIN_TITLE}*, measured within one run. Between consecutive points of a proxy, one line says what changed, from the data.`,
   )
   a.para('[[toc]]')
   a.para(
     `Sources: ${sources.map((s) => `${esc(s.id)} (${KIND_WORDS[s.kind]}${s.kind !== 'transcribed' && s.also?.length ? ` + ${s.also.join(', ')}` : ''})`).join(', ') || 'none'}.${skipped.length ? ` Not read: ${skipped.map(esc).join('; ')}.` : ''}`,
   )
+  chainSection(a, links)
   const groups = [...new Set(points.map((p) => p.group))]
   if (groups.length === 0) a.para('*No run, baseline or published figure has a cell of the groups shown here.*')
   for (const group of groups)
@@ -114,6 +142,7 @@ function groupHistory(a: Article, charts: ChartRequest[], group: string, mine: r
     `${group}: cost over time`,
     {
       unit: `proxy CPU ${unit}, raw, median with its interval; hollow diamonds: transcribed figures; each point labelled by its version`,
+      note: `*Not a trend:* each point is another run's raw µs, which moves with the machine (15-40% between runs) besides the proxy; a proxy's change across runs is in *${CHAIN_TITLE}*.`,
       model: group.startsWith('handshake') ? 'a new TLS connection per request, resumption off' : "closed model, each run's profile (the table names it)",
     },
     mine.map((p) => ({

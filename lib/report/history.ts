@@ -9,6 +9,7 @@ import { htmlPage } from './page.ts'
 import { renderMarkdown } from './render.ts'
 import { assertNoKeyMaterial } from './site.ts'
 import { runReferences } from '../analysis/calibrated.ts'
+import { type ChainLinks, runLinks } from '../analysis/chain.ts'
 import { readPublished } from '../analysis/published.ts'
 import { loadLedger } from '../claims/ledger.ts'
 import { medianInterval, repeatsOf, type Interval } from '../core/intervals.ts'
@@ -16,7 +17,7 @@ import { listBaselines, loadBaseline } from '../data/baselines.ts'
 import { groupRows } from '../data/grouping.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
 import { COUNTS } from '../data/columns/table.ts'
-import type { Fingerprint, Manifest, MEASUREMENT_COLUMNS } from '../data/schema.ts'
+import type { Fingerprint, Manifest } from '../data/schema.ts'
 import { POOLING_ROWS } from '../data/series.ts'
 import { compareVersions } from '../catalog/stack.ts'
 import { HISTORY_DIR, HISTORY_PAGE, historyArticle } from './history-article.ts'
@@ -74,8 +75,6 @@ export interface HistoryPoint {
 
 /** The count columns of the column table (per request; counts_reason is words): read where present, never required. */
 const COUNT_COLUMNS = COUNTS.filter((c) => c.unit !== '').map((c) => c.name)
-/** A calibrated cost column, when the rows carry one: preferred over dividing by the direct row here. */
-const CALIBRATED_COLUMN: (typeof MEASUREMENT_COLUMNS)[number] = 'proxy_cpu_calibrated'
 
 /** Short fingerprint: the machine facts that move a proxy's µs (fingerprintDiff's), hashed. */
 export function shortFingerprint(m: Pick<Manifest, 'fingerprint' | 'host'>): string {
@@ -134,6 +133,29 @@ function intervalOf(rows: readonly Row[], value: (r: Row) => number | null): Int
 
 const scale = (iv: Interval | null, by: number | null): Interval | null => (iv && by ? { ...iv, value: iv.value / by, lo: iv.lo / by, hi: iv.hi / by } : null)
 
+/** The newest version of each proxy among the cells. */
+function newestVersions(cells: readonly { proxy: string; version: string }[]): Map<string, string> {
+  const newest = new Map<string, string>()
+  for (const { proxy, version } of cells) {
+    const seen = newest.get(proxy)
+    if (seen === undefined || compareVersions(version, seen) > 0) newest.set(proxy, version)
+  }
+  return newest
+}
+
+/** The median of a column over rows, its blanks left out; null when none has it. */
+const columnMedian = (rows: readonly Row[], column: string) => median(rows.map((r) => num0(r[column])).filter((x): x is number => x !== null))
+
+/** The median of each count column the rows recorded. */
+function countMedians(valid: readonly Row[]): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const c of COUNT_COLUMNS) {
+    const v = columnMedian(valid, c)
+    if (v !== null) counts[c] = v
+  }
+  return counts
+}
+
 /** Every point of one measured source: per group, per proxy, its newest version (the one a re-run compares). */
 function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): HistoryPoint[] {
   const m = s.run.manifest
@@ -142,21 +164,11 @@ function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): His
   for (const g of groupsOf(s.run)) {
     const byCell = groupRows(g.rows, ['proxy', 'version']).map((c) => ({ proxy: String(c.key.proxy), version: String(c.key.version), rows: c.rows }))
     // One point per proxy and source: its newest version (older ones are the versions series' business).
-    const newest = new Map<string, string>()
-    for (const { proxy, version } of byCell) {
-      const seen = newest.get(proxy)
-      if (seen === undefined || compareVersions(version, seen) > 0) newest.set(proxy, version)
-    }
+    const newest = newestVersions(byCell)
     for (const { proxy, version, rows } of byCell) {
       if (newest.get(proxy) !== version) continue
       const valid = rows.filter((r) => r.status === 'valid')
       const raw = intervalOf(rows, (r) => num0(r[g.metric]))
-      const own = rows.some((r) => num0(r[CALIBRATED_COLUMN]) !== null) ? intervalOf(rows, (r) => num0(r[CALIBRATED_COLUMN])) : null
-      const counts: Record<string, number> = {}
-      for (const c of COUNT_COLUMNS) {
-        const v = median(valid.map((r) => num0(r[c])).filter((x): x is number => x !== null))
-        if (v !== null) counts[c] = v
-      }
       out.push({
         group: g.group,
         proxy,
@@ -169,10 +181,10 @@ function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): His
         machine: shortFingerprint(m),
         fingerprint: m.fingerprint,
         raw,
-        calibrated: own ?? scale(raw, refs.direct),
+        calibrated: scale(raw, refs.direct),
         reference: refs.direct,
-        counts,
-        connsPer1k: median(valid.map((r) => num0(r.backend_conns_per_1k_req)).filter((x): x is number => x !== null)),
+        counts: countMedians(valid),
+        connsPer1k: columnMedian(valid, 'backend_conns_per_1k_req'),
         configHash: m.custom_configs.find((c) => c.proxy === proxy)?.sha256.slice(0, 12) ?? null,
         binarySha:
           m.components
@@ -270,13 +282,21 @@ export function historySources(siteDir: string): { sources: HistorySource[]; ski
   return { sources, skipped }
 }
 
+/** The paired runs' links (docs/report.md#proxy-cost-across-years-measured-in-pairs), each against the baseline source it was paired with. */
+export function pairedLinks(sources: readonly HistorySource[]): ChainLinks {
+  const measured = sources.filter((s): s is Exclude<HistorySource, { kind: 'transcribed' }> => s.kind !== 'transcribed')
+  const baselines = new Map(measured.filter((s) => s.kind === 'baseline').map((s) => [s.id, s.run]))
+  const links = measured.map((s) => runLinks(s.id, s.run.manifest.started, s.run, s.run.paired ? baselines.get(s.run.paired.sides.baseline) : undefined))
+  return { proxy: links.flatMap((l) => l.proxy), machine: links.flatMap((l) => l.machine) }
+}
+
 /**
  * Writes site/history.html and site/history/ (charts, CSVs): the folder built aside and swapped
  * in by rename, then the page written atomically. Returns the page's path.
  */
 export async function writeHistoryPage(siteDir: string, log: Logger, generated: string): Promise<string> {
   const { sources, skipped } = historySources(siteDir)
-  const h = historyArticle(historyPoints(sources), sources, skipped)
+  const h = historyArticle(historyPoints(sources), sources, skipped, pairedLinks(sources))
   const charts = await Promise.all(h.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`
   const tmp = join(siteDir, `.tmp-${HISTORY_DIR}.${suffix}`)

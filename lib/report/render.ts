@@ -212,8 +212,8 @@ const isPlaceholder = (text: string) => /^(|[-–—~]|n\/a)$/i.test(text.trim()
  */
 function numericCells(state: StateCore): void {
   const tokens = state.tokens
-  let rows: { open: Token; text: string; head: boolean }[][] = []
-  let row: { open: Token; text: string; head: boolean }[] = []
+  let rows: TableCell[][] = []
+  let row: TableCell[] = []
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!
     if (t.type === 'table_open') rows = []
@@ -222,14 +222,20 @@ function numericCells(state: StateCore): void {
     else if (t.type === 'th_open' || t.type === 'td_open') {
       const inline = tokens[i + 1]
       row.push({ open: t, text: inline?.type === 'inline' ? inlineText(inline) : '', head: t.type === 'th_open' })
-    } else if (t.type === 'table_close') {
-      const width = Math.max(0, ...rows.map((r) => r.length))
-      for (let c = 0; c < width; c++) {
-        const column = rows.map((r) => r[c]).filter((x) => x !== undefined)
-        const filled = column.filter((x) => !x.head && !isPlaceholder(x.text))
-        if (filled.length > 0 && filled.every((x) => isNumericCell(x.text))) for (const x of column) addClass(x.open, 'num')
-      }
-    }
+    } else if (t.type === 'table_close') markNumericColumns(rows)
+  }
+}
+
+/** A table cell as numericCells reads it: its opening token, its text, and whether it is a header. */
+type TableCell = { open: Token; text: string; head: boolean }
+
+/** Class "num" on every cell of each column whose filled body cells are all numbers. */
+function markNumericColumns(rows: readonly TableCell[][]): void {
+  const width = Math.max(0, ...rows.map((r) => r.length))
+  for (let c = 0; c < width; c++) {
+    const column = rows.map((r) => r[c]).filter((x) => x !== undefined)
+    const filled = column.filter((x) => !x.head && !isPlaceholder(x.text))
+    if (filled.length > 0 && filled.every((x) => isNumericCell(x.text))) for (const x of column) addClass(x.open, 'num')
   }
 }
 

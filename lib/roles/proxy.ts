@@ -43,6 +43,15 @@ export interface ProxyPlan {
    * config with, so starting it is the check.
    */
   image?: string
+  /** Another build of this version than the catalog's (a then side, lib/setup/then-builds.ts): its binary, environment and loader. */
+  build?: ProxyBuild
+}
+
+/** A proxy binary as it runs: the file, the environment it needs (vendored libraries) and what goes before it (a suite's loader). */
+export interface ProxyBuild {
+  binary: string
+  env: Record<string, string>
+  launcher: string[]
 }
 
 export interface PreparedProxy {
@@ -75,15 +84,17 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   writeFileSync(configFile, renderTemplate(readFileSync(plan.template, 'utf8'), vars, displayPath(plan.template)))
 
   const stackYaml = `stacks/${plan.stack.proxy}/stack.yaml`
-  const cmdVars = { ...vars, binary: plan.image ? OFFICIAL_BINARY[plan.stack.proxy] : binaryPath(plan.stack.proxy, plan.version), config: configFile }
+  const { proxy } = plan.stack
+  const build = plan.build ?? { binary: binaryPath(proxy, plan.version), env: binaryEnv(proxy, plan.version), launcher: launchPrefix(proxy, plan.version) }
+  const cmdVars = { ...vars, binary: plan.image ? OFFICIAL_BINARY[plan.stack.proxy] : build.binary, config: configFile }
   const names = [...TEMPLATE_NAMES, ...COMMAND_NAMES]
   const argv = [...plan.stack.start, ...(plan.stack.variants[plan.variant]?.args ?? [])].map((a) => renderTemplate(a, cmdVars, stackYaml, names))
   const env = {
-    ...(plan.image ? {} : binaryEnv(plan.stack.proxy, plan.version)),
+    ...(plan.image ? {} : build.env),
     ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])),
   }
   // Only the version's own binary goes through a suite's loader (a stack may start or check through another command).
-  const suiteLoader = launchPrefix(plan.stack.proxy, plan.version)
+  const suiteLoader = build.launcher
   const launch = (cmd: string[]) => (cmd[0] === cmdVars.binary ? [...suiteLoader, ...cmd] : cmd)
   const prepared = { plan, configFile, listenPort, argv, env, launcher: argv[0] === cmdVars.binary ? suiteLoader : [] }
 

@@ -1,4 +1,3 @@
-import type { Calibration } from '../data/schema.ts'
 import { formatCalibration, measureCalibration } from '../measure/calibration.ts'
 import { lookAtMachine, preflightLine } from '../measure/culprits.ts'
 import { MAX_FOREIGN_SHARE } from '../measure/validity.ts'
@@ -29,7 +28,7 @@ export async function preflight(o: RunOptions, record: RunRecord, cpus: CpuLayou
  * a resumed run keeps its own. On this machine's cores only: with the proxy on another
  * host's engine it would calibrate the wrong machine.
  */
-export async function calibrate(o: RunOptions, record: RunRecord, cpus: CpuLayout, launcher: readonly string[]): Promise<Calibration | null> {
+export async function calibrate(o: RunOptions, record: RunRecord, cpus: CpuLayout, launcher: readonly string[]): Promise<void> {
   const { manifest } = record
   const proxyElsewhere = o.hosts && o.hosts.roles.proxy.host.protocol !== 'unix'
   if (proxyElsewhere && !manifest.calibration) o.log.info('calibration: not measured (the proxy runs on another host; calibrated units need it measured there)')
@@ -38,5 +37,4 @@ export async function calibrate(o: RunOptions, record: RunRecord, cpus: CpuLayou
     record.save()
   }
   if (manifest.calibration) o.log.info(formatCalibration(manifest.calibration))
-  return manifest.calibration
 }

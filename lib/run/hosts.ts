@@ -32,35 +32,43 @@ export async function connectHosts(rt: MultiHostRuntime, timeoutMs = 20_000): Pr
       const timer = setTimeout(() => abort.abort(), timeoutMs)
       try {
         const info = await (h.docker as unknown as { info(o: object): Promise<Record<string, any>> }).info({ abortSignal: abort.signal })
-        out.set(h.host, {
-          name: String(info.Name ?? h.host.url),
-          os: String(info.OperatingSystem ?? ''),
-          kernel: String(info.KernelVersion ?? ''),
-          cpus: Number(info.NCPU ?? 0),
-          memory_gib: Math.round((Number(info.MemTotal ?? 0) / 2 ** 30) * 10) / 10,
-          engine_version: String(info.ServerVersion ?? ''),
-        })
+        out.set(h.host, engineFacts(info, h.host))
       } catch (e) {
-        const roles = rolesOn(rt.topology, h.host).join(' and ')
-        // A refused host key is not an engine that does not answer: the check's own line.
-        const refused = hostKeyRefusal(h.host)
-        if (refused) throw userError(`--hosts ${roles}`, refused.what, refused.fix)
-        const tls = h.host.protocol === 'tcp' ? tlsRefusal(e as Error & { code?: string }, h.host) : null
-        if (tls) throw userError(`--hosts ${roles}`, tls.what, tls.fix)
-        const why = abort.signal.aborted ? `no answer within ${timeoutMs / 1000} s` : String((e as Error).message ?? e).split('\n')[0]
-        const fix =
-          h.host.protocol === 'ssh'
-            ? 'Check: ssh USER@HOST docker info (a key from ssh-copy-id, the docker CLI on that host)'
-            : h.host.protocol === 'tcp'
-              ? 'Check: DOCKER_HOST=tcp://HOST:2376 DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=DIR docker info'
-              : 'Check that the engine runs and the socket is readable'
-        throw userError(`--hosts ${roles}`, `the engine at ${h.host.url} does not answer (${why})`, fix)
+        throw engineRefusal(e as Error & { code?: string }, h.host, rolesOn(rt.topology, h.host).join(' and '), abort.signal.aborted ? timeoutMs : null)
       } finally {
         clearTimeout(timer)
       }
     }),
   )
   return out
+}
+
+/** The facts of an engine from its `docker info`; a field it lacks is empty. */
+function engineFacts(info: Record<string, any>, host: EngineHost): EngineFacts {
+  return {
+    name: String(info.Name ?? host.url),
+    os: String(info.OperatingSystem ?? ''),
+    kernel: String(info.KernelVersion ?? ''),
+    cpus: Number(info.NCPU ?? 0),
+    memory_gib: Math.round((Number(info.MemTotal ?? 0) / 2 ** 30) * 10) / 10,
+    engine_version: String(info.ServerVersion ?? ''),
+  }
+}
+
+/** Why an engine did not answer (`timedOutMs`: it was given that long), as one line naming the roles on it and the fix. */
+function engineRefusal(e: Error & { code?: string }, host: EngineHost, roles: string, timedOutMs: number | null): Error {
+  // A refused host key is not an engine that does not answer: the check's own line.
+  const refused = hostKeyRefusal(host) ?? (host.protocol === 'tcp' ? tlsRefusal(e, host) : null)
+  if (refused) return userError(`--hosts ${roles}`, refused.what, refused.fix)
+  const why = timedOutMs !== null ? `no answer within ${timedOutMs / 1000} s` : String(e.message ?? e).split('\n')[0]
+  return userError(`--hosts ${roles}`, `the engine at ${host.url} does not answer (${why})`, ENGINE_CHECK[host.protocol])
+}
+
+/** How to check an engine by hand, per protocol (unix: the local socket). */
+const ENGINE_CHECK: Record<EngineHost['protocol'], string> = {
+  ssh: 'Check: ssh USER@HOST docker info (a key from ssh-copy-id, the docker CLI on that host)',
+  tcp: 'Check: DOCKER_HOST=tcp://HOST:2376 DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=DIR docker info',
+  unix: 'Check that the engine runs and the socket is readable',
 }
 
 const UNTRUSTED =

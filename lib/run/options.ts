@@ -1,5 +1,4 @@
 import type { Profile } from '../catalog/profiles.ts'
-import type { ReferenceKind } from '../measure/reference.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import type { Logger } from '../core/log.ts'
 import type { SeriesName } from '../data/series.ts'
@@ -38,8 +37,6 @@ export interface RunOptions {
   seed?: number
   /** --tax-ns: every role and the calibration under a system-call tax of about this many ns (lib/runtime/syscall-tax.ts). */
   syscallTaxNs?: number
-  /** --reference: the workload measured beside every window; absent: none. */
-  reference?: ReferenceKind
   /** Install missing components first (run-all) or only check (a single step). */
   install: boolean
   /** --strict-builds: a pinned build no longer served stops the run instead of being substituted (lib/setup/builds.ts). */

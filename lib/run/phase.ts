@@ -7,7 +7,7 @@ import { appendRow, readTable, type Table } from '../data/tables.ts'
 import { disturbedReason } from '../measure/validity.ts'
 import { interrupted, untilExit } from '../runtime/shutdown.ts'
 import type { Task } from '../series/types.ts'
-import { nextRound, type AdaptiveSettings, type CellProgress } from './adaptive.ts'
+import { nextRound, type AdaptiveSettings, type CellDecision, type CellProgress } from './adaptive.ts'
 import type { QuietBudget } from './quiet.ts'
 
 /** How a phase whose rows are costs goes past its minimum rounds (absent: exactly the tasks given). */
@@ -68,48 +68,24 @@ export async function runPhase(
 /** Repeats timed so far and their seconds; `otherWorkS`: seconds lost to other work (disturbed windows, waits), which no phase budget pays. */
 type Timing = { n: number; s: number; otherWorkS: number }
 
-async function runTasks(
-  name: string,
-  todo: readonly Task[],
-  { runDir, invocation, quiet }: PhaseOutput,
-  log: Logger,
-  invalidateDisturbed: boolean,
-  timing: Timing,
-) {
+/** Runs the tasks in order, one row each, timing them; returns early (through untilExit) on a signal. */
+async function runTasks(name: string, todo: readonly Task[], out: PhaseOutput, log: Logger, invalidateDisturbed: boolean, timing: Timing) {
+  const { quiet } = out
   const t0 = Date.now()
   for (const [i, task] of todo.entries()) {
     if (interrupted()) return untilExit()
-    const elapsed = (Date.now() - t0) / 1000
-    const eta = i === 0 ? '?' : fmtDuration((elapsed / i) * (todo.length - i))
-    log.progress(`[${name} ${i + 1}/${todo.length}] ${task.label} · ${fmtDuration(elapsed)} elapsed · ETA ${eta}`)
+    log.progress(progressLine(name, i, todo.length, task.label, (Date.now() - t0) / 1000))
     const owed = quiet?.waitOwed ?? false
-    const started = Date.now()
-    const waitedBefore = quiet?.record.waited_s ?? 0
-    let row: Row
-    try {
-      row = (await task.run()) as Row
-    } catch (e) {
-      if (interrupted()) return untilExit()
-      throw e
-    }
+    const measured = await timedRun(task, quiet)
     // A signal killed the roles: this row would blame them for it. Not written, so --resume measures it.
-    if (interrupted()) return untilExit()
-    // A wait for quiet inside the task (before its load) is other work's time, not the repeat's.
-    const waitedS = (quiet?.record.waited_s ?? 0) - waitedBefore
-    const tookS = (Date.now() - started) / 1000 - waitedS
+    if (!measured) return untilExit()
+    const { row, tookS, waitedS } = measured
     timing.n++
     timing.s += tookS
     timing.otherWorkS += waitedS
-    const disturbed = row.status === 'failed' ? null : disturbedReason(row, row.proxy === 'direct' ? 'backend' : 'proxy')
-    if (disturbed && invalidateDisturbed) {
-      // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
-      row.status = 'invalid'
-      row.reason = [disturbed, row.reason].filter(Boolean).join('; ')
-    } else if (disturbed && !isDisturbed(row))
-      log.warn(`${task.label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
-    if (invocation !== null) row.invocation = invocation
-    appendRow(runDir, task.table, row)
-    if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}${row.foreign_processes ? ` (${row.foreign_processes})` : ''}`)
+    const disturbed = disturbedWindow(row)
+    judgeDisturbed(row, disturbed, invalidateDisturbed, task.label, log)
+    recordRow(row, task, out, log)
     if (owed && quiet?.waitOwed) {
       // This task never reached its gate (it failed before its load, or its protocol has none): the wait it owed happens here, between tasks.
       timing.otherWorkS += await quiet.waitForQuiet()
@@ -121,6 +97,56 @@ async function runTasks(
       timing.otherWorkS += tookS
     } else if (invalidateDisturbed && isCountedInPart(row)) quiet?.sawOtherWork()
   }
+}
+
+/** The progress line of the `i`th of `n` tasks, with the time so far and a naive ETA. */
+function progressLine(name: string, i: number, n: number, label: string, elapsedS: number): string {
+  const eta = i === 0 ? '?' : fmtDuration((elapsedS / i) * (n - i))
+  return `[${name} ${i + 1}/${n}] ${label} · ${fmtDuration(elapsedS)} elapsed · ETA ${eta}`
+}
+
+/**
+ * The task's row and its seconds, less a wait for quiet inside it (before its load), which is
+ * other work's time, not the repeat's; null when a signal came while it ran.
+ */
+async function timedRun(task: Task, quiet: QuietBudget | undefined): Promise<{ row: Row; tookS: number; waitedS: number } | null> {
+  const started = Date.now()
+  const waitedBefore = quiet?.record.waited_s ?? 0
+  const row = await runUninterrupted(task)
+  if (!row) return null
+  const waitedS = (quiet?.record.waited_s ?? 0) - waitedBefore
+  return { row, tookS: (Date.now() - started) / 1000 - waitedS, waitedS }
+}
+
+/** The task's row, or null when a signal came while it ran (a failure then is the signal's, not the task's). */
+async function runUninterrupted(task: Task): Promise<Row | null> {
+  try {
+    const row = (await task.run()) as Row
+    return interrupted() ? null : row
+  } catch (e) {
+    if (interrupted()) return null
+    throw e
+  }
+}
+
+/** Why the row's window counts as disturbed, or null (also for a failed row: no window was measured). */
+const disturbedWindow = (row: Row): string | null => (row.status === 'failed' ? null : disturbedReason(row, row.proxy === 'direct' ? 'backend' : 'proxy'))
+
+/** A disturbed row: made invalid with why where the phase re-measures, else kept with a warning. */
+function judgeDisturbed(row: Row, disturbed: string | null, invalidateDisturbed: boolean, label: string, log: Logger): void {
+  if (!disturbed) return
+  if (invalidateDisturbed) {
+    // Invalid, never dropped: the row stays in the CSV with why, and its cell is re-measured.
+    row.status = 'invalid'
+    row.reason = [disturbed, row.reason].filter(Boolean).join('; ')
+  } else if (!isDisturbed(row)) log.warn(`${label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
+}
+
+/** Appends the row, tagged with the invocation, and warns of one that is not valid. */
+function recordRow(row: Row, task: Task, { runDir, invocation }: PhaseOutput, log: Logger): void {
+  if (invocation !== null) row.invocation = invocation
+  appendRow(runDir, task.table, row)
+  if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}${row.foreign_processes ? ` (${row.foreign_processes})` : ''}`)
 }
 
 /** The rows of each task's cell (lib/data/grouping.ts), as the stop rule reads them. */
@@ -155,36 +181,54 @@ async function adaptiveRounds(name: string, tasks: readonly Task[], out: PhaseOu
     const decisions = nextRound(rows, a.settings, { remainingS: a.settings.budgetS - spentS, costS, quietLeftS: out.quiet?.leftS() ?? 0 })
     const more = decisions.filter((d) => d.more)
     if (more.length === 0) {
-      const reached = decisions.filter((d) => d.reason.startsWith('reached')).length
-      const why = new Map<string, number>()
-      for (const d of decisions) {
-        if (d.reason.startsWith('reached')) continue
-        const kind = d.reason.replace(/ \(.*$/, '')
-        why.set(kind, (why.get(kind) ?? 0) + 1)
-      }
-      log.info(
-        `${name}: ${reached} of ${decisions.length} cells reached ±${(100 * a.settings.precision).toFixed(1)}%${why.size ? `; stopped on ${[...why].map(([k, n]) => `${k} × ${n}`).join(', ')}` : ''}`,
-      )
+      log.info(stopLine(name, decisions, a.settings.precision))
       return
     }
     // Each round in its own order, replayable from the run's seed, like the minimum rounds.
-    const order = shuffled(more, seededRandom((a.seed + Math.imul(round, 7919) + [...name].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 0)) >>> 0))
+    const order = pairedAgain(shuffled(more, seededRandom(roundSeed(a.seed, round, name))), template, lastRepeat)
     log.info(
       `${name}: adaptive round ${round}, ${more.length} cells (${more
         .slice(0, 3)
         .map((d) => d.reason)
         .join('; ')}${more.length > 3 ? '; …' : ''})`,
     )
-    await runTasks(
-      `${name} +${round}`,
-      order.map((d) => template.get(d.id)!.again(lastRepeat.get(d.id)! + 1)),
-      out,
-      log,
-      true,
-      timing,
-    )
+    await runTasks(`${name} +${round}`, order, out, log, true, timing)
   }
 }
+
+/**
+ * The tasks of an adaptive round: each cell that needs more at its next repeat, and a paired
+ * cell (a now cell and its then twin) together with its partner, next to it, at one repeat
+ * past both: a pair is one round of both sides (docs/method/pairs.md).
+ */
+export function pairedAgain(more: readonly { id: string }[], template: ReadonlyMap<string, Task>, lastRepeat: ReadonlyMap<string, number>): Task[] {
+  const done = new Set<string>()
+  return more.flatMap(({ id }) => {
+    if (done.has(id)) return []
+    const pairOf = template.get(id)!.pairOf
+    const ids = pairOf && template.has(pairOf) ? [id, pairOf] : [id]
+    for (const x of ids) done.add(x)
+    const repeat = Math.max(...ids.map((x) => lastRepeat.get(x) ?? 0)) + 1
+    return ids.map((x) => template.get(x)!.again(repeat))
+  })
+}
+
+/** The line a phase's last round ends with: how many cells reached the precision, and what stopped the others, by kind. */
+function stopLine(name: string, decisions: readonly CellDecision[], precision: number): string {
+  const reached = decisions.filter((d) => d.reason.startsWith('reached')).length
+  const why = new Map<string, number>()
+  for (const d of decisions) {
+    if (d.reason.startsWith('reached')) continue
+    const kind = d.reason.replace(/ \(.*$/, '')
+    why.set(kind, (why.get(kind) ?? 0) + 1)
+  }
+  const stopped = why.size ? `; stopped on ${[...why].map(([k, n]) => `${k} × ${n}`).join(', ')}` : ''
+  return `${name}: ${reached} of ${decisions.length} cells reached ±${(100 * precision).toFixed(1)}%${stopped}`
+}
+
+/** The order seed of an adaptive round: the run's seed, the round and the phase's name. */
+const roundSeed = (seed: number, round: number, name: string) =>
+  (seed + Math.imul(round, 7919) + [...name].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 0)) >>> 0
 
 export function fmtDuration(s: number): string {
   const m = Math.floor(s / 60)

@@ -42,8 +42,6 @@ export function seriesContext(
     backendVersion: goSourceHash(join(stacksDir, 'backend')).slice(0, 16),
     templateChecks: new Map<string, string | null>(),
     ...(o.counts === false ? { counts: false } : {}),
-    ...(o.reference && o.reference !== 'none' ? { reference: o.reference } : {}),
-    launcher: parts.launcher,
     notRunnable: notRunnableVersions(parts.components),
   }
 }

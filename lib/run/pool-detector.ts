@@ -1,7 +1,7 @@
 import { agreesWithDocs } from '../catalog/reuse.ts'
 import { mkdirSync } from 'node:fs'
 import { backendStats, connsBetween } from '../roles/backend.ts'
-import { expectsReuse, loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
+import { expectsReuse, hasVariant, loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
 import type { CertSet } from '../setup/certs.ts'
 import { h3Support } from '../setup/h3-support.ts'
 
@@ -67,7 +67,9 @@ export async function poolTable(o: PoolTableOptions): Promise<PoolRow[]> {
       const stack = loadStack(proxy)
       // L4 variants forward bytes, not HTTP: nothing for the pool detector's HTTPS requests.
       // default-cert serves a certificate of the proxy's own making, which the detector's client does not trust (the tls series reads it).
-      const variants = Object.keys(stack.variants).filter((v) => !stack.variants[v]!.l4 && v !== DEFAULT_KEY_VARIANT && (!o.variants || o.variants.includes(v)))
+      const variants = Object.keys(stack.variants)
+        .filter((v) => hasVariant(stack, v))
+        .filter((v) => !stack.variants[v]!.l4 && v !== DEFAULT_KEY_VARIANT && (!o.variants || o.variants.includes(v)))
       return chooseVersions(stack, o.versions ?? { kind: 'all' }).flatMap((version) =>
         variants
           .filter((variant) => variantRunsOn(stack, variant, version.version) && (!stack.variants[variant]!.http3 || h3Support(proxy, version).capable))

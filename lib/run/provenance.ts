@@ -56,16 +56,17 @@ export function resumeDifferences(m: Manifest, now: ResumeSettings): string[] {
   if (now.runtime !== 'auto' && now.runtime !== was.runtime) out.push(`--runtime ${was.runtime} → ${now.runtime}`)
   if (now.network !== was.network) out.push(`--network ${was.network} → ${now.network}`)
   if (now.seed !== undefined && now.seed !== was.seed) out.push(`--seed ${was.seed} → ${now.seed}`)
-  const a = configs(was.custom_configs)
-  const b = configs(now.custom_configs)
-  if (a.join(' ') !== b.join(' ')) {
-    const gone = a.filter((x) => !b.includes(x))
-    const added = b.filter((x) => !a.includes(x))
-    out.push(
-      `--config ${gone.length ? `${gone.join(' ')} (was)` : ''}${gone.length && added.length ? ' → ' : ''}${added.length ? `${added.join(' ')} (now)` : ''}`,
-    )
-  }
+  const config = configDifference(configs(was.custom_configs), configs(now.custom_configs))
+  if (config) out.push(config)
   return out
+}
+
+/** The custom configs gone and added between two lists (`proxy=file@sha`), or null when they are the same. */
+function configDifference(a: readonly string[], b: readonly string[]): string | null {
+  if (a.join(' ') === b.join(' ')) return null
+  const gone = a.filter((x) => !b.includes(x))
+  const added = b.filter((x) => !a.includes(x))
+  return `--config ${gone.length ? `${gone.join(' ')} (was)` : ''}${gone.length && added.length ? ' → ' : ''}${added.length ? `${added.join(' ')} (now)` : ''}`
 }
 
 /** The one line that refuses a resume: the first difference, and how many more there are. */

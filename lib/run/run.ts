@@ -10,6 +10,7 @@ import type { RunOptions } from './options.ts'
 import { runSeries, seriesContext } from './phases.ts'
 import { checkLateChanges, openRun } from './resume.ts'
 import { chooseRuntime } from './runtime-choice.ts'
+import { keepTemplates, prepareThen } from './then.ts'
 
 export type { RunOptions } from './options.ts'
 
@@ -44,11 +45,14 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   const unhook = recordOnExit(record)
   o.log.info(runLine(o, run.runId, record, chosen.cpus))
   const ctx = seriesContext(o, run, parts, chosen, record.invocation.seed)
+  keepTemplates(run.runDir, o.proxies)
+  const then = await prepareThen(o, run.runDir)
+  if (then) ctx.pairing = then
   let findings: Finding[] = []
   try {
     const quiet = await preflight(o, record, chosen.cpus)
     ctx.windowGate = quiet
-    ctx.calibration = await calibrate(o, record, chosen.cpus, parts.launcher)
+    await calibrate(o, record, chosen.cpus, parts.launcher)
     findings = await runSeries(o, ctx, record, quiet)
     await archiveRunBuilds(o, record, parts, run.runDir)
     recordFinished(record)

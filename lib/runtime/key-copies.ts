@@ -114,43 +114,54 @@ function parseState(text: string): CopyState | null {
  * `.docker-<pid>` dir in the keys dirs that no live harness lists. Returns how many dirs went.
  */
 export function cleanupStaleCopies(log: Logger, keysDirs: string[] = [certsDir]): number {
-  let removed = 0
   const kept = new Set<string>()
   const dir = copiesStateDir()
-  if (existsSync(dir)) {
-    for (const f of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
-      const file = join(dir, f)
-      let text: string
-      try {
-        text = readFileSync(file, 'utf8')
-      } catch {
-        continue
-      }
-      const state = parseState(text)
-      if (!state) {
-        keepAside(file, 'not a key-copy state file this version can read', log)
-        continue
-      }
-      if (sameProcess(state.harness)) {
-        for (const c of state.copies) kept.add(c)
-        continue
-      }
-      for (const c of state.copies.filter(isCopyDir)) {
-        if (existsSync(c)) removed++
-        rmSync(c, { recursive: true, force: true })
-      }
-      rmSync(file, { force: true })
-    }
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : []
+  let removed = 0
+  for (const f of files) removed += cleanupStateFile(join(dir, f), kept, log)
+  for (const keys of keysDirs.filter(existsSync)) removed += cleanupOrphanCopies(keys, kept, log)
+  return removed
+}
+
+/**
+ * One harness's state file: its copies kept (added to `kept`) while it runs, else removed with
+ * the file; a file this version cannot read set aside. Returns how many dirs went.
+ */
+function cleanupStateFile(file: string, kept: Set<string>, log: Logger): number {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    return 0
   }
-  for (const keys of keysDirs.filter(existsSync)) {
-    for (const e of readdirSync(keys)) {
-      const p = join(keys, e)
-      // A dir whose pid runs may belong to a harness using another cache dir: left alone.
-      if (!isCopyDir(p) || kept.has(p) || procStartTime(Number(e.slice(COPY_PREFIX.length))) !== null) continue
-      rmSync(p, { recursive: true, force: true })
-      removed++
-      log.warn(`removed ${displayPath(p)}: key copies left by a run that crashed`)
-    }
+  const state = parseState(text)
+  if (!state) {
+    keepAside(file, 'not a key-copy state file this version can read', log)
+    return 0
+  }
+  if (sameProcess(state.harness)) {
+    for (const c of state.copies) kept.add(c)
+    return 0
+  }
+  let removed = 0
+  for (const c of state.copies.filter(isCopyDir)) {
+    if (existsSync(c)) removed++
+    rmSync(c, { recursive: true, force: true })
+  }
+  rmSync(file, { force: true })
+  return removed
+}
+
+/** Copy dirs in a keys dir that no live harness lists and whose pid no longer runs: removed, with a warning each. */
+function cleanupOrphanCopies(keys: string, kept: ReadonlySet<string>, log: Logger): number {
+  let removed = 0
+  for (const e of readdirSync(keys)) {
+    const p = join(keys, e)
+    // A dir whose pid runs may belong to a harness using another cache dir: left alone.
+    if (!isCopyDir(p) || kept.has(p) || procStartTime(Number(e.slice(COPY_PREFIX.length))) !== null) continue
+    rmSync(p, { recursive: true, force: true })
+    removed++
+    log.warn(`removed ${displayPath(p)}: key copies left by a run that crashed`)
   }
   return removed
 }

@@ -59,41 +59,52 @@ function parseState(text: string): State | null {
  * boot, same start time). Returns the number of processes killed.
  */
 export function cleanupStale(log: Logger = consoleLogger()): number {
-  let killed = 0
   cleanupStaleCopies(log)
-  if (existsSync(stateDir())) {
-    for (const f of readdirSync(stateDir()).filter((f) => f.endsWith('.json'))) {
-      const file = join(stateDir(), f)
-      let text: string
-      try {
-        text = readFileSync(file, 'utf8')
-      } catch {
-        continue // gone meanwhile (another harness cleaned it)
-      }
-      const state = parseState(text)
-      if (!state) {
-        keepAside(file, 'not a state file this version can read', log)
-        continue
-      }
-      if (sameProcess(state.harness)) continue
-      for (const r of state.roles.filter((r) => sameProcess(r))) {
-        killGroup(r.pid, 'SIGKILL')
-        killed++
-        log.warn(`killed ${r.name} (pid ${r.pid}) left by an earlier run`)
-      }
-      const runId = f.slice(0, -'.json'.length)
-      for (const parent of CGROUP_PARENTS) removeCgroup(join(parent, runId))
-      rmSync(file, { force: true })
-    }
+  const files = existsSync(stateDir()) ? readdirSync(stateDir()).filter((f) => f.endsWith('.json')) : []
+  let killed = 0
+  for (const f of files) killed += cleanupStateFile(f, log)
+  removeOrphanCgroups()
+  return killed
+}
+
+/**
+ * One run's state file: left alone while its harness runs; else its roles that still run are
+ * killed, its cgroups and the file removed; a file this version cannot read is set aside.
+ * Returns the number of processes killed.
+ */
+function cleanupStateFile(f: string, log: Logger): number {
+  const file = join(stateDir(), f)
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    return 0 // gone meanwhile (another harness cleaned it)
   }
-  // cgroups with no state file at all (the harness died before writing it); those of a
-  // state file kept aside stay, with their processes.
+  const state = parseState(text)
+  if (!state) {
+    keepAside(file, 'not a state file this version can read', log)
+    return 0
+  }
+  if (sameProcess(state.harness)) return 0
+  let killed = 0
+  for (const r of state.roles.filter((r) => sameProcess(r))) {
+    killGroup(r.pid, 'SIGKILL')
+    killed++
+    log.warn(`killed ${r.name} (pid ${r.pid}) left by an earlier run`)
+  }
+  const runId = f.slice(0, -'.json'.length)
+  for (const parent of CGROUP_PARENTS) removeCgroup(join(parent, runId))
+  rmSync(file, { force: true })
+  return killed
+}
+
+/** cgroups with no state file at all (the harness died before writing it); those of a state file kept aside stay, with their processes. */
+function removeOrphanCgroups(): void {
   const live = new Set(existsSync(stateDir()) ? readdirSync(stateDir()).map((f) => f.replace(/\.json(\.corrupt-.*)?$/, '')) : [])
   for (const parent of CGROUP_PARENTS.filter(existsSync)) {
     const stale = readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory() && !live.has(d.name) && !ownRuns.has(d.name))
     for (const d of stale) removeCgroup(join(parent, d.name))
   }
-  return killed
 }
 
 let ownRef: ProcRef | undefined

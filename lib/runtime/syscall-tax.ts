@@ -3,7 +3,7 @@ import type { SyscallTax } from '../data/schema.ts'
 import { goBinaryPath } from '../setup/gobuild.ts'
 
 /*
- * The system-call tax (docs/benchmarks.md#machine-shift): stacks/syscall-tax installs a
+ * The system-call tax (docs/benchmarks.md#the-system-call-tax): stacks/syscall-tax installs a
  * seccomp-BPF filter of N instructions and execs the role, so every system call of it,
  * its threads and children pays for the filter. The filter reads an argument first: the
  * kernel cannot cache its verdict per system call. N is chosen by measuring, on the

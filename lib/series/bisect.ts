@@ -1,4 +1,4 @@
-import { loadStack, variantRunsOn, type ProxyName, type StackVersion } from '../catalog/stack.ts'
+import { hasVariant, loadStack, variantRunsOn, type ProxyName, type StackVersion } from '../catalog/stack.ts'
 import { orderVersions } from '../catalog/version-order.ts'
 import { BISECT_ALPHA, BISECT_MIN_EFFECT, BISECT_REPEATS } from '../core/bisect.ts'
 import { userError } from '../core/errors.ts'
@@ -28,7 +28,7 @@ export function catalogPlan(
   const searches: BisectSearch[] = []
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
-    for (const variant of variants.filter((v) => stack.variants[v])) {
+    for (const variant of variants.filter((v) => hasVariant(stack, v))) {
       const names = tags ? tags.tags : stack.versions.map((v) => v.version)
       const { versions, skipped } = orderVersions(names.filter((v) => variantRunsOn(stack, variant, v)))
       const images = tags ? Object.fromEntries(versions.map((v) => [v, `${tags.ref}:${v}`])) : {}

@@ -1,4 +1,4 @@
-import { loadStack } from '../catalog/stack.ts'
+import { hasVariant, loadStack } from '../catalog/stack.ts'
 import { capacitySearches, CAPACITY_SERIES, type CapacityStep, type StepVerdict } from '../data/capacity.ts'
 import type { Measurement } from '../data/schema.ts'
 import { parseSlo, type Slo } from '../data/slo.ts'
@@ -61,6 +61,26 @@ export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacityS
   const bad = steps.find((x) => broken(x.verdict, x.why))
   if (bad) return { done: `stopped: ${bad.rate} rps did not measure (${bad.why})` }
   if (steps.length >= MAX_CAPACITY_STEPS) return { done: `stopped after ${steps.length} steps` }
+  const { last, attempts, lo, hi } = searchBounds(steps)
+  const disturbed = [...last.values()].find((x) => x.disturbed && (lo === null || x.rate > lo) && (hi === null || x.rate <= hi))
+  if (disturbed && attempts.get(disturbed.rate)! > MAX_DISTURBED_RETRIES)
+    return { done: `stopped: every window at ${disturbed.rate} rps was disturbed (${disturbed.why}); measure when the machine is quiet` }
+  const next: SearchNext = disturbed
+    ? { rate: disturbed.rate, why: 'again: its window was disturbed' }
+    : steps.length === 0
+      ? { rate: roundRate(s.startRps), why: 'start' }
+      : narrowedStep(lo, hi, s.maxRps)
+  if ('done' in next) return next
+  if (budget.spentS + budget.stepS > s.budgetS)
+    return { done: `budget spent: ${Math.round(budget.spentS)} s of ${s.budgetS} s, a step takes about ${Math.round(budget.stepS)} s` }
+  return next
+}
+
+/**
+ * The search so far: each rate's last step and number of attempts, the highest rate that
+ * passes (lo) and the lowest rate above it that does not (hi); null where there is none.
+ */
+function searchBounds(steps: readonly SearchStep[]) {
   const last = new Map<number, SearchStep>()
   const attempts = new Map<number, number>()
   for (const x of steps) {
@@ -70,25 +90,21 @@ export function nextCapacityStep(steps: readonly SearchStep[], s: Omit<CapacityS
   const lo = Math.max(0, ...[...last.values()].filter((x) => x.verdict === 'pass').map((x) => x.rate)) || null
   const above = [...last.values()].filter((x) => x.verdict !== 'pass' && x.rate > (lo ?? 0)).map((x) => x.rate)
   const hi = above.length ? Math.min(...above) : null
-  let next: { rate: number; why: string }
-  const disturbed = [...last.values()].find((x) => x.disturbed && (lo === null || x.rate > lo) && (hi === null || x.rate <= hi))
-  if (disturbed && attempts.get(disturbed.rate)! > MAX_DISTURBED_RETRIES)
-    return { done: `stopped: every window at ${disturbed.rate} rps was disturbed (${disturbed.why}); measure when the machine is quiet` }
-  if (disturbed) next = { rate: disturbed.rate, why: 'again: its window was disturbed' }
-  else if (steps.length === 0) next = { rate: roundRate(s.startRps), why: 'start' }
-  else if (lo === null) {
+  return { last, attempts, lo, hi }
+}
+
+/** The next rate between the bounds: halving while nothing passes, doubling while nothing fails, else the middle; done when they meet. */
+function narrowedStep(lo: number | null, hi: number | null, maxRps: number): SearchNext {
+  if (lo === null) {
     if (hi! <= RATE_STEP) return { done: `no rate passes: even ${hi} rps does not` }
-    next = { rate: roundRate(hi! / 2), why: `halving: ${hi} rps does not pass` }
-  } else if (hi === null) {
-    if (lo >= s.maxRps) return { done: `reached the search's upper bound, ${s.maxRps} rps` }
-    next = { rate: Math.min(roundRate(lo * 2), s.maxRps), why: `doubling: ${lo} rps passes` }
-  } else {
-    if (hi - lo <= Math.max(RATE_STEP, CAPACITY_RESOLUTION * lo)) return { done: `found: ${lo} rps passes, ${hi} rps does not` }
-    next = { rate: roundRate((lo + hi) / 2), why: `between ${lo} and ${hi} rps` }
+    return { rate: roundRate(hi! / 2), why: `halving: ${hi} rps does not pass` }
   }
-  if (budget.spentS + budget.stepS > s.budgetS)
-    return { done: `budget spent: ${Math.round(budget.spentS)} s of ${s.budgetS} s, a step takes about ${Math.round(budget.stepS)} s` }
-  return next
+  if (hi === null) {
+    if (lo >= maxRps) return { done: `reached the search's upper bound, ${maxRps} rps` }
+    return { rate: Math.min(roundRate(lo * 2), maxRps), why: `doubling: ${lo} rps passes` }
+  }
+  if (hi - lo <= Math.max(RATE_STEP, CAPACITY_RESOLUTION * lo)) return { done: `found: ${lo} rps passes, ${hi} rps does not` }
+  return { rate: roundRate((lo + hi) / 2), why: `between ${lo} and ${hi} rps` }
 }
 
 /**
@@ -105,7 +121,7 @@ export function capacityCells(ctx: Pick<SeriesContext, 'proxies'> & { plan: Pick
     const own = [...customVariants(custom.filter((c) => c.proxy === proxy))]
     return keyTypes.flatMap((keyType) => [
       ...variants
-        .filter((v) => stack.variants[v])
+        .filter((v) => hasVariant(stack, v))
         .map((variant) => catalogCellPlan(stack, { series: CAPACITY_SERIES, variant, keyType, connections: OPEN_MAX_VUS, pinned })),
       ...own
         .filter(([, v]) => variants.includes(v))

@@ -1,5 +1,5 @@
 import type { PinnedVersions } from '../catalog/version-choice.ts'
-import { loadStack, type ProxyName } from '../catalog/stack.ts'
+import { hasVariant, loadStack, type ProxyName } from '../catalog/stack.ts'
 import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { L4_MIX, L4_SERIES, type TcpMode } from '../measure/tcp.ts'
 import { tcpTasks } from './tasks.ts'
@@ -24,6 +24,7 @@ export function l4Cells(proxies: readonly ProxyName[], mode: TcpMode, profile: s
   return l4Proxies(proxies).flatMap((p) => {
     const stack = loadStack(p)
     return variants
+      .filter((v) => hasVariant(stack, v))
       .filter((v) => stack.variants[v]?.l4)
       .map((variant) => catalogCellPlan(stack, { series: L4_SERIES[mode], variant, connections: L4_MIX[mode].connections, pinned }))
   })

@@ -4,6 +4,15 @@ import type { CapacitySettings } from './capacity.ts'
 import type { Focus } from './focus.ts'
 import type { CustomConfig } from './pooling.ts'
 
+/** The then side asked for by --like (lib/series/then.ts): resolved into builds when the run starts. */
+export interface PairRequest {
+  baseline: string
+  /** The version each proxy's one-version series ran in the baseline. */
+  versions: Readonly<Record<string, string>>
+  /** Pair a then side that is the same build as now anyway (two copies, two processes): the A/A check. */
+  pairSame: boolean
+}
+
 /**
  * What the user chose for the series, checked once from the flags (lib/cli/run-options.ts)
  * and read by every series as `ctx.plan`: a series option is a field here, nowhere else.
@@ -21,6 +30,8 @@ export interface SeriesPlan {
   capacity?: CapacitySettings
   /** The bisect series' metric (--metric; default proxy CPU µs/req). */
   bisectMetric?: BisectMetric
+  /** --like: the baseline whose builds are measured beside today's, each proxy's version there, and --pair-same (lib/run/then.ts). */
+  pair?: PairRequest
   /** The bisect over a registry's published tags (bisect.mjs --tags-from): the repository and its tags, listed before the run. */
   bisectTags?: { ref: string; tags: string[] }
 }

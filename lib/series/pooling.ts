@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path'
 import { sha256Text } from '../core/hash.ts'
-import { loadStack, variantRunsOn, type ProxyName } from '../catalog/stack.ts'
+import { loadStack, variantRunsOn, type ProxyName, type Stack } from '../catalog/stack.ts'
 import { EXTRAS, MAIN_SERIES } from '../catalog/variants.ts'
 import { chooseVersions, type PinnedVersions, type VersionChoice } from '../catalog/version-choice.ts'
 import { catalogCellPlan, directCell, type CellPlan } from '../measure/cell.ts'
@@ -22,8 +22,8 @@ export interface CustomConfig {
  * sha256>` for each of them, so their rows never share a cell. From the path, not the
  * order, so a resume names them the same; the same path twice is one config.
  */
-export function customVariants(custom: readonly CustomConfig[]): Map<string, string> {
-  const names = new Map<string, string>()
+export function customVariants(custom: readonly CustomConfig[]): Map<string, `custom:${string}`> {
+  const names = new Map<string, `custom:${string}`>()
   const id = (c: CustomConfig) => `${c.proxy}=${resolve(c.file)}`
   const uniq = [...new Map(custom.map((c) => [id(c), c])).values()]
   for (const c of uniq) {
@@ -47,20 +47,24 @@ export function poolingCells(
     const stack = loadStack(proxy)
     const connections = opts.connections
     for (const [series, variant] of Object.entries(MAIN_SERIES)) cells.push(catalogCellPlan(stack, { series, variant, connections, pinned: opts.pinned }))
-    const extra = EXTRAS[proxy]
-    if (extra) {
-      for (const version of extra.allVersions ? chooseVersions(stack, opts.versions ?? { kind: 'all' }) : [undefined]) {
-        for (const variant of extra.variants) {
-          if (version && !variantRunsOn(stack, variant, version.version)) continue
-          cells.push(catalogCellPlan(stack, { series: extra.series, variant, connections, version, pinned: opts.pinned }))
-        }
-      }
-    }
+    cells.push(...extraCells(stack, proxy, opts))
     const own = opts.custom?.filter((c) => c.proxy === proxy) ?? []
     for (const [id, variant] of customVariants(own))
       cells.push(catalogCellPlan(stack, { series: 'custom', variant, connections, template: id.slice(id.indexOf('=') + 1), pinned: opts.pinned }))
   }
   return cells
+}
+
+/** The proxy's extras (EXTRAS): their variants, on every chosen version where they say so (where each variant runs). */
+function extraCells(stack: Stack, proxy: ProxyName, opts: { connections: number; versions?: VersionChoice; pinned?: PinnedVersions }): CellPlan[] {
+  const extra = EXTRAS[proxy]
+  if (!extra) return []
+  const versions = extra.allVersions ? chooseVersions(stack, opts.versions ?? { kind: 'all' }) : [undefined]
+  return versions.flatMap((version) =>
+    extra.variants
+      .filter((variant) => !version || variantRunsOn(stack, variant, version.version))
+      .map((variant) => catalogCellPlan(stack, { series: extra.series, variant, connections: opts.connections, version, pinned: opts.pinned })),
+  )
 }
 
 /**

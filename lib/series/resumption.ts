@@ -1,3 +1,4 @@
+import type { Variant } from '../catalog/variants.ts'
 import type { PinnedVersions } from '../catalog/version-choice.ts'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
@@ -22,7 +23,7 @@ export const QUICK_RESUMPTIONS: readonly Resumption[] = ['none', 'tickets']
 export function resumptionCells(proxies: readonly ProxyName[], profile: string, pinned?: PinnedVersions): CellPlan[] {
   const quick = profile === 'smoke' || profile === 'quick'
   return proxies.flatMap((p) => {
-    const variants = ['pool-added', ...(!quick && loadStack(p).variants['session-cache'] ? ['session-cache'] : [])]
+    const variants: Variant[] = ['pool-added', ...(!quick && loadStack(p).variants['session-cache'] ? (['session-cache'] as const) : [])]
     return variants.flatMap((variant) =>
       (quick ? QUICK_RESUMPTIONS : RESUMPTIONS).map((resumption) => ({
         ...catalogCellPlan(p, { series: 'resumption', variant, keyType: 'ec256', connections: HANDSHAKE_WORKERS, pinned }),

@@ -1,3 +1,4 @@
+import type { Variant } from '../catalog/variants.ts'
 import type { PinnedVersions } from '../catalog/version-choice.ts'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
 import { catalogCellPlan, directCell, type CellPlan } from '../measure/cell.ts'
@@ -53,7 +54,7 @@ export function scenarioCells(proxies: readonly ProxyName[], o: ScenarioOptions)
   if (s004) cells.push(sized(json({ ...floor, connections: S004_L7.connections }, S004_L7.bodyBytes)))
   for (const proxy of proxies) {
     const stack = loadStack(proxy)
-    const at = (variant: string, connections = o.connections) => catalogCellPlan(stack, { series, variant, connections, pinned: o.pinned })
+    const at = (variant: Variant, connections = o.connections) => catalogCellPlan(stack, { series, variant, connections, pinned: o.pinned })
     const reference = at('pool-added')
     cells.push(reference, at('http'), at('logging'), ...JSON_SIZES[o.set].map((n) => json(reference, n)), ...counts.map((n) => sized(at('http', n))))
     if (s004) cells.push(sized(json(at('http', S004_L7.connections), S004_L7.bodyBytes)))

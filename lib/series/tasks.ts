@@ -1,6 +1,6 @@
-import { interleavedOrder } from '../core/shuffle.ts'
+import { blockOrder } from '../core/shuffle.ts'
 import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
-import { cellOfRepeatId } from '../data/grouping.ts'
+import { type CellId, cellOfRepeatId } from '../data/grouping.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import type { CellPlan } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
@@ -13,6 +13,8 @@ import { measureOpen } from '../measure/open.ts'
 import { measureEcho, measureHold } from '../measure/ws.ts'
 import { measureTcp, L4_MIX, type TcpMode } from '../measure/tcp.ts'
 import { focusCells } from './focus.ts'
+import { thenContext, thenTwin } from './then.ts'
+import { thenKey, thenTable } from '../data/then.ts'
 import type { Phase, SeriesContext, Task } from './types.ts'
 
 /** Whether a phase's rows get adaptive rounds in this run (its own rule, else yes). */
@@ -21,19 +23,60 @@ export const adaptiveHere = (phase: Pick<Phase, 'adaptive'>, ctx: SeriesContext)
 
 type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run' | 'subject'>
 
+/** How a builder makes a task's body of an item, in the context it measures in (a then twin's is under then/). */
+type MakeBody<C> = (item: C, repeat: number, ctx: SeriesContext) => TaskBody
+
 /**
  * Tasks of items, repeats interleaved and shuffled with the run's seed; each can make its own
  * next repeat. The run's focus (--variants, --key-types) filters the cells here, for every phase.
+ * Under --like an item whose cell has a then twin (lib/series/then.ts) runs beside it in
+ * each round (`withCell` puts the twin's cell in a copy of the item); its rows go to then/.
  */
-function interleaved<C>(all: readonly C[], ctx: SeriesContext, cellOf: (item: C) => CellPlan, make: (item: C, repeat: number) => TaskBody): Task[] {
+function interleaved<C>(
+  all: readonly C[],
+  ctx: SeriesContext,
+  cellOf: (item: C) => CellPlan,
+  make: MakeBody<C>,
+  withCell?: (item: C, cell: CellPlan) => C,
+): Task[] {
   const keep = new Set(focusCells(all.map(cellOf), ctx.plan.focus))
   const items = all.filter((i) => keep.has(cellOf(i)))
-  const task = (item: C, repeat: number): Task => {
-    const body = make(item, repeat)
-    return { ...body, cellId: cellOfRepeatId(body.key), repeat, again: (r) => task(item, r) }
+  const thenCtx = thenContext(ctx)
+  const task = (item: C, repeat: number, pairOf?: CellId): Task => {
+    const body = make(item, repeat, ctx)
+    return { ...body, cellId: cellOfRepeatId(body.key), repeat, again: (r) => task(item, r, pairOf), ...(pairOf ? { pairOf } : {}) }
   }
-  return interleavedOrder(items, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => task(cell, repeat))
+  const thenTask = (item: C, repeat: number, pairOf?: CellId): Task => {
+    const body = make(item, repeat, thenCtx)
+    const key = thenKey(body.key)
+    const label = `${body.label} · then ${cellOf(item).version}`
+    return {
+      ...body,
+      label,
+      table: thenTable(body.table),
+      key,
+      cellId: cellOfRepeatId(key),
+      repeat,
+      again: (r) => thenTask(item, r, pairOf),
+      ...(pairOf ? { pairOf } : {}),
+    }
+  }
+  type Side = { item: C; twin: boolean; pairOf?: CellId }
+  const blocks = items.map((item): Side[] => {
+    const twin = withCell && thenTwin(cellOf(item), ctx)
+    if (!twin) return [{ item, twin: false }]
+    const then = withCell(item, twin)
+    const ids = [task(item, 0).cellId, thenTask(then, 0).cellId]
+    return [
+      { item, twin: false, pairOf: ids[1] },
+      { item: then, twin: true, pairOf: ids[0] },
+    ]
+  })
+  return blockOrder(blocks, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => (cell.twin ? thenTask : task)(cell.item, repeat, cell.pairOf))
 }
+
+/** A builder's item is its cell: the twin is the then cell itself. */
+const ownCell = <C extends CellPlan>(_: C, twin: CellPlan) => twin as C
 
 /** Key of the measurements row a cell produces in a repeat (the table's own key). */
 export function cellRowKey(c: CellPlan, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
@@ -63,7 +106,7 @@ export function closedTasks(cells: readonly CellPlan[], ctx: SeriesContext): Tas
     cells,
     ctx,
     (c) => c,
-    (cell, repeat) => ({
+    (cell, repeat, ctx) => ({
       label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${cell.streams ? ` ${cell.protocol ?? 'h2'} m${cell.streams}` : ''}${requestLabel(cell, ctx.connections)} r${repeat}`,
       table: MEASUREMENTS as Task['table'],
       key: cellRowKey(cell, repeat),
@@ -76,6 +119,7 @@ export function closedTasks(cells: readonly CellPlan[], ctx: SeriesContext): Tas
             : measureClosed(cell, repeat, ctx),
       subject: cell,
     }),
+    ownCell,
   )
 }
 
@@ -94,13 +138,14 @@ export function openTasksAt(combos: readonly { cell: CellPlan; rate: number }[],
     combos,
     ctx,
     (x) => x.cell,
-    ({ cell, rate }, repeat) => ({
+    ({ cell, rate }, repeat, ctx) => ({
       label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant} ${cell.keyType} ${rate} rps r${repeat}`,
       table: MEASUREMENTS as Task['table'],
       key: cellRowKey(cell, repeat, 'open', rate),
       run: () => measureOpen(cell, repeat, rate, ctx),
       subject: cell,
     }),
+    (x, cell) => ({ ...x, cell }),
   )
 }
 
@@ -110,7 +155,7 @@ export function handshakeTasks(cells: readonly CellPlan[], ctx: SeriesContext): 
     cells,
     ctx,
     (c) => c,
-    (cell, repeat) => ({
+    (cell, repeat, ctx) => ({
       label: `handshakes ${cell.proxy} ${cell.keyType}${cell.protocol === 'h3' ? ' over QUIC' : ''}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
       table: HANDSHAKES as Task['table'],
       key: HANDSHAKES.key({
@@ -126,6 +171,7 @@ export function handshakeTasks(cells: readonly CellPlan[], ctx: SeriesContext): 
       run: () => measureHandshakes(cell, repeat, ctx),
       subject: cell,
     }),
+    ownCell,
   )
 }
 
@@ -135,7 +181,7 @@ export function defaultKeyTasks(cells: readonly CellPlan[], ctx: SeriesContext):
     cells,
     ctx,
     (c) => c,
-    (c, repeat) => ({
+    (c, repeat, ctx) => ({
       label: `default key ${c.proxy} ${c.version} ${c.variant} r${repeat}`,
       table: DEFAULT_KEYS as Task['table'],
       key: DEFAULT_KEYS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, repeat } as DefaultKeyRow),
@@ -151,7 +197,7 @@ export function wsTasks(cells: readonly CellPlan[], mode: 'echo' | 'hold', ctx: 
     cells,
     ctx,
     (c) => c,
-    (c, repeat) => ({
+    (c, repeat, ctx) => ({
       label: `ws-${mode} ${c.proxy} ${c.variant} ${c.connections} conns r${repeat}`,
       table: WEBSOCKETS as Task['table'],
       key: WEBSOCKETS.key({
@@ -166,6 +212,7 @@ export function wsTasks(cells: readonly CellPlan[], mode: 'echo' | 'hold', ctx: 
       run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
       subject: c,
     }),
+    ownCell,
   )
 }
 
@@ -176,7 +223,7 @@ export function tcpTasks(cells: readonly CellPlan[], mode: TcpMode, ctx: SeriesC
     cells,
     ctx,
     (c) => c,
-    (c, repeat) => ({
+    (c, repeat, ctx) => ({
       label: `${c.series} ${c.proxy} ${c.variant} r${repeat}`,
       table: TCP as Task['table'],
       key: TCP.key({
@@ -194,5 +241,6 @@ export function tcpTasks(cells: readonly CellPlan[], mode: TcpMode, ctx: SeriesC
       run: () => measureTcp(c, mode, repeat, ctx),
       subject: c,
     }),
+    ownCell,
   )
 }

@@ -4,6 +4,7 @@ import type { Table } from '../data/tables.ts'
 import type { Logger } from '../core/log.ts'
 import type { CellPlan, CellContext } from '../measure/cell.ts'
 import type { SeriesPlan } from './plan.ts'
+import type { ThenPlan } from './then.ts'
 
 /** What a series gets: the cell context, the run's settings and the user's plan for the series. */
 export interface SeriesContext extends CellContext {
@@ -15,6 +16,8 @@ export interface SeriesContext extends CellContext {
   backendVersion: string
   /** The series options, as parsed from the flags (lib/series/plan.ts). */
   plan: SeriesPlan
+  /** --like: the baseline's builds measured beside today's (lib/series/then.ts); absent: no then side. */
+  pairing?: ThenPlan
 }
 
 /** One repeat of one cell: produces exactly one row of one table. */
@@ -28,6 +31,8 @@ export interface Task<T = unknown> {
   repeat: number
   /** The same cell's task for another repeat: how an adaptive round re-measures a cell. */
   again(repeat: number): Task<T>
+  /** The cell this one is paired with (a now cell and its then twin, lib/series/then.ts): re-measured together, at one repeat. */
+  pairOf?: CellId
   run(): Promise<T>
   /** The cell it measures: its template is checked once before the phase (lib/measure/cell.ts checkTemplates). */
   subject?: CellPlan

@@ -13,7 +13,9 @@ export function wsSeries(): Series {
         tasks: (ctx) =>
           wsTasks(
             ctx.proxies.flatMap((p) =>
-              ['article', 'ws'].map((variant) => catalogCellPlan(p, { series: 'ws-echo', variant, connections: ECHO_CONNECTIONS, pinned: ctx.plan.pinned })),
+              (['article', 'ws'] as const).map((variant) =>
+                catalogCellPlan(p, { series: 'ws-echo', variant, connections: ECHO_CONNECTIONS, pinned: ctx.plan.pinned }),
+              ),
             ),
             'echo',
             ctx,

@@ -113,19 +113,8 @@ function checkBuilds(stage: string, found: { objects: string[]; trees: string[];
   const dir = archiveDir()
   const have = new Set(found.objects)
   return found.index.map((path) => {
-    let json: unknown
-    try {
-      json = JSON.parse(readFileSync(join(stage, path), 'utf8'))
-    } catch {}
-    const r = archivedBuildSchema.safeParse(json)
-    if (!r.success) throw tampered(file, path, 'not an index entry')
-    const b = r.data
-    if (relative(stage, indexPath(b.proxy, b.version, b.binary_sha256, stage)) !== path) throw tampered(file, path, 'filed under another name than it names')
-    const treeFile = found.trees.includes(b.tree) ? treePath(b.tree, stage) : treePath(b.tree, dir)
-    if (!existsSync(treeFile)) throw tampered(file, path, `its tree listing ${b.tree.slice(0, 12)} is missing`)
-    const text = readFileSync(treeFile)
-    if (sha256Text(text) !== b.tree) throw tampered(file, `trees/${b.tree}`, 'does not match its sha256')
-    const entries = parseListing(text.toString('utf8'), `${file}: trees/${b.tree}`)
+    const b = readIndexEntry(stage, path, file)
+    const entries = checkedTree(b, found.trees.includes(b.tree) ? treePath(b.tree, stage) : treePath(b.tree, dir), file, path)
     const bin = entries.find((e) => e.path === b.binary)
     if (bin?.type !== 'file' || bin.sha256 !== b.binary_sha256) throw tampered(file, path, `its binary ${b.binary} is not in its tree with that sha256`)
     for (const e of entries)
@@ -133,6 +122,27 @@ function checkBuilds(stage: string, found: { objects: string[]; trees: string[];
         throw tampered(file, `objects/${e.sha256.slice(0, 2)}/${e.sha256}`, `missing (${b.proxy} ${b.version}: ${e.path})`)
     return b
   })
+}
+
+/** An index entry of the export, checked: it parses, and is filed under the name it names. */
+function readIndexEntry(stage: string, path: string, file: string): ArchivedBuild {
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(join(stage, path), 'utf8'))
+  } catch {}
+  const r = archivedBuildSchema.safeParse(json)
+  if (!r.success) throw tampered(file, path, 'not an index entry')
+  const b = r.data
+  if (relative(stage, indexPath(b.proxy, b.version, b.binary_sha256, stage)) !== path) throw tampered(file, path, 'filed under another name than it names')
+  return b
+}
+
+/** The tree listing an entry names (in the export, else already in the archive), checked against its sha256. */
+function checkedTree(b: ArchivedBuild, treeFile: string, file: string, path: string) {
+  if (!existsSync(treeFile)) throw tampered(file, path, `its tree listing ${b.tree.slice(0, 12)} is missing`)
+  const text = readFileSync(treeFile)
+  if (sha256Text(text) !== b.tree) throw tampered(file, `trees/${b.tree}`, 'does not match its sha256')
+  return parseListing(text.toString('utf8'), `${file}: trees/${b.tree}`)
 }
 
 /** Moves checked files into the archive: objects, then listings, then index entries (a crash leaves unused objects, never an entry without its files). */

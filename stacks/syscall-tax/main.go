@@ -4,7 +4,7 @@
 // cannot prove its verdict constant and cache it per system call; then it runs a chain
 // of -insns ALU instructions, whose length sets the tax, and allows the call.
 // A machine whose kernel makes system calls dearer (other mitigations) is reproduced on
-// this one: docs/benchmarks.md#machine-shift.
+// this one: docs/benchmarks.md#the-system-call-tax.
 package main
 
 import (

@@ -13,8 +13,6 @@ const CAL: Calibration = {
   loopback_rtt_wall_us: 26,
   ecdsa_p256_sign_us: 15,
   rsa4096_sign_us: 3000,
-  syscall_us: null,
-  compute_us: null,
   measured_at: '2026-11-30T12:00:00Z',
   cpuset: '1',
 }

@@ -91,6 +91,7 @@ test('every file of lib/ sits in a stage folder, none loose at the root', () => 
 /** Files only bench scripts load that stay in their stage folder, and why. */
 const BENCH_ONLY_ELSEWHERE: Record<string, string> = {
   'lib/cli/load-model-options.ts': 'flags into typed options live in cli/',
+  'lib/cli/run-all-argv.ts': "a notebook's command line lives in cli/",
   'lib/measure/neighbour.ts': 'the disturbance tests start the same neighbour',
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { checkOverheadOptions, formatOverhead, formatPerCallCost, overheadLines, uncounted } from '../../lib/bench/counts-overhead.ts'
+import { checkOverheadOptions, formatOverhead, formatPerCallCost, overheadLines, parseSyscallLoop, uncounted } from '../../lib/bench/counts-overhead.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 const OFF = 'counting switched off (--no-counts)'
@@ -54,4 +54,16 @@ test('per-call cost line: the added µs per call and what it bounds per cell at 
   // 7.4 calls/req × 0.16 µs × 0.25 over 50 µs/req = 0.59%.
   assert.match(text, /0\.200 → 0\.360 µs per getppid \(\+0\.160 µs/)
   assert.match(text, /haproxy article 0\.59%/)
+})
+
+test('loadgen syscalls: µs per call; another kind or no figure is an error', () => {
+  assert.equal(
+    parseSyscallLoop(
+      '{"kind":"syscalls","n":2000000,"cpu_us":406135,"user_us":137467,"sys_us":268668,"wall_us":1859945,"us_per_op":0.2030675,"checksum":9424000000}\n',
+    ),
+    0.2030675,
+  )
+  assert.throws(() => parseSyscallLoop('{"kind":"compute","us_per_op":2650}'), /unexpected output/)
+  assert.throws(() => parseSyscallLoop('{"kind":"syscalls","us_per_op":0}'), /unexpected output/)
+  assert.throws(() => parseSyscallLoop('boom'), /unexpected output/)
 })

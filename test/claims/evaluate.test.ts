@@ -631,6 +631,46 @@ test('the claim rule over units: fails > missing > undecided > holds', () => {
 
 // ------------------------------------------------------------------ the real ledger against a run
 
+/** The scenarios series at quick's shape: reference, http (also at 1000), logging, /json 10240, and the direct floors. */
+function scenarioRows(proxies: readonly string[]): Measurement[] {
+  const rows: Measurement[] = []
+  for (const proxy of [...proxies, 'direct']) {
+    const at =
+      proxy === 'direct'
+        ? ([
+            ['direct', 200, '/'],
+            ['direct', 1000, '/'],
+            ['direct', 200, '/json'],
+          ] as const)
+        : ([
+            ['pool-added', 200, '/'],
+            ['http', 200, '/'],
+            ['http', 1000, '/'],
+            ['logging', 200, '/'],
+            ['pool-added', 200, '/json'],
+          ] as const)
+    for (const [variant, connections, path] of at) {
+      rows.push(
+        ...two(
+          m,
+          {
+            proxy,
+            series: 'scenarios',
+            variant,
+            connections,
+            path,
+            body_bytes: path === '/json' ? 10240 : null,
+            scheme: variant === 'pool-added' || variant === 'logging' ? 'https' : 'http',
+          },
+          'rps',
+          10000,
+        ),
+      )
+    }
+  }
+  return rows
+}
+
 /** A run shaped like the harness's quick run: every series, every proxy. */
 function syntheticRun(): RunTables {
   const proxies = ['haproxy', 'nginx', 'envoy', 'traefik', 'caddy']
@@ -677,41 +717,7 @@ function syntheticRun(): RunTables {
       }),
     )
   }
-  // The scenarios series at quick's shape: reference, http (also at 1000), logging, /json 10240, and the direct floors.
-  for (const proxy of [...proxies, 'direct']) {
-    const at =
-      proxy === 'direct'
-        ? ([
-            ['direct', 200, '/'],
-            ['direct', 1000, '/'],
-            ['direct', 200, '/json'],
-          ] as const)
-        : ([
-            ['pool-added', 200, '/'],
-            ['http', 200, '/'],
-            ['http', 1000, '/'],
-            ['logging', 200, '/'],
-            ['pool-added', 200, '/json'],
-          ] as const)
-    for (const [variant, connections, path] of at) {
-      measurements.push(
-        ...two(
-          m,
-          {
-            proxy,
-            series: 'scenarios',
-            variant,
-            connections,
-            path,
-            body_bytes: path === '/json' ? 10240 : null,
-            scheme: variant === 'pool-added' || variant === 'logging' ? 'https' : 'http',
-          },
-          'rps',
-          10000,
-        ),
-      )
-    }
-  }
+  measurements.push(...scenarioRows(proxies))
   const handshakes = proxies.flatMap((proxy) =>
     ['ec256', 'rsa2048', 'rsa4096'].flatMap((key_type) => two(h, { proxy, key_type }, 'proxy_cpu_us_per_handshake', key_type === 'ec256' ? 500 : 3000)),
   )

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { likeBaseline, likeFlags, withLike } from '../../lib/cli/like.ts'
 import { loadStack, newestVersion, type ProxyName, type Stack } from '../../lib/catalog/stack.ts'
+import { getProfile } from '../../lib/catalog/profiles.ts'
 import { parsePinnedVersions } from '../../lib/catalog/version-choice.ts'
 import { parseRunOptions, type RunFlags } from '../../lib/cli/run-options.ts'
 import { SERIES_BUILDERS } from '../../lib/series/index.ts'
@@ -17,9 +18,9 @@ test('--like on a committed baseline: its profile, series, proxies, runtime and 
   assert.equal(like.flags.series, 'pooling,tls,ws,versions')
   assert.equal(like.flags.proxies, 'haproxy,nginx,envoy,traefik,caddy')
   assert.equal(like.flags.runtime, 'native')
-  // quick's own repeats and connections: nothing to override; its window was 3 s then (2 s now): kept.
+  // Its window was 3 s then; quick's paired rounds measure the pairs now (the test below).
   assert.equal(like.flags.repeats, undefined)
-  assert.equal(like.flags.duration, '3')
+  assert.equal(like.flags.duration, undefined)
   assert.equal(like.connections, undefined)
   const versions = like.flags.versions!.split(',')
   for (const v of ['2.6.12', '2.8.25', '1.22.1', '1.31.3']) assert.ok(versions.includes(v), `${v} in ${like.flags.versions}`)
@@ -76,12 +77,26 @@ test('--like: flags given beside it win, and the report compares with the baseli
   assert.equal((withLike<F>({ like: ID, proxies: 'nginx' }, log).flags as { versions?: string }).versions, '1.22.1,1.31.3')
 })
 
-test("--like: the plan of every series runs the baseline's versions (the one-version series too), and without it the newest", () => {
+test("--like: every series measures the baseline's versions: a series of several versions as they were, a one-version series as then beside today's now", () => {
   const log = memoryLogger()
   const base = likeBaseline(ID)
-  const { flags } = withLike<RunFlags & { like?: string; baseline?: string }>({ like: ID }, log)
-  assert.equal(flags['pin-versions'], 'haproxy=2.8.25,nginx=1.31.3,envoy=1.40.0,traefik=3.7.15,caddy=2.11.7')
-  const planned = (f: RunFlags) => {
+  const { flags, like } = withLike<RunFlags & { like?: string; baseline?: string }>({ like: ID }, log)
+  assert.equal(flags['pin-versions'], undefined)
+  assert.deepEqual(like!.then, { haproxy: '2.8.25', nginx: '1.31.3', envoy: '1.40.0', traefik: '3.7.15', caddy: '2.11.7' })
+  // The then side as lib/run/then.ts resolves it, each proxy's baseline version on a build of its own.
+  const pairing = (o: ReturnType<typeof parseRunOptions>) => ({
+    baseline: ID,
+    sides: new Map(
+      o.proxies.map((p) => {
+        const stack = loadStack(p)
+        const now = newestVersion(stack).version
+        const version = like!.then[p]!
+        const side = { proxy: p, version, baseline_sha256: null, sha256: null, how: 'catalog' as const, note: '', now_version: now, configs: 'today' as const }
+        return [p, { side, stackVersion: stack.versions.find((v) => v.version === version)!, templates: null, build: { binary: '/b', env: {}, launcher: [] } }]
+      }),
+    ),
+  })
+  const planned = (f: RunFlags, paired: boolean) => {
     const o = parseRunOptions(f, { install: false, log })
     // The baseline's own directory: the open-model phases take their rates from its closed rows.
     const ctx = {
@@ -93,7 +108,9 @@ test("--like: the plan of every series runs the baseline's versions (the one-ver
       profile: o.profile,
       runDir: base.dir,
       plan: o.plan,
+      runtime: { kind: 'native' },
       templateChecks: new Map(),
+      ...(paired ? { pairing: pairing(o) } : {}),
     } as unknown as SeriesContext
     const out = new Map<string, Set<string>>()
     for (const s of o.series) {
@@ -108,7 +125,7 @@ test("--like: the plan of every series runs the baseline's versions (the one-ver
     }
     return out
   }
-  const plan = planned(flags)
+  const plan = planned(flags, true)
   const had = new Map<string, Set<string>>()
   for (const r of [...base.measurements, ...base.handshakes, ...base.websocket]) {
     if (r.proxy === 'direct') continue
@@ -116,13 +133,13 @@ test("--like: the plan of every series runs the baseline's versions (the one-ver
     had.set(k, (had.get(k) ?? new Set()).add(r.version))
   }
   assert.ok(had.size > 30)
-  for (const [k, versions] of had) assert.deepEqual([...(plan.get(k) ?? [])].sort(), [...versions].sort(), k)
-  // HAProxy 2.8.25 in the pooling and TLS cells, where today's newest is another version.
-  assert.deepEqual([...plan.get('pool-added haproxy')!], ['2.8.25'])
-  assert.deepEqual([...plan.get('tls-handshake haproxy')!], ['2.8.25'])
+  for (const [k, versions] of had) for (const v of versions) assert.ok(plan.get(k)?.has(v), `${k} ${v}`)
+  // HAProxy 2.8.25 (then) beside today's newest (now) in the pooling and TLS cells.
   const newest = newestVersion(loadStack('haproxy')).version
   assert.notEqual(newest, '2.8.25', 'the catalog has moved on since the baseline')
-  assert.deepEqual([...planned({ profile: 'quick', series: 'pooling,tls' }).get('pool-added haproxy')!], [newest])
+  assert.deepEqual([...plan.get('pool-added haproxy')!].sort(), ['2.8.25', newest].sort())
+  assert.deepEqual([...plan.get('tls-handshake haproxy')!].sort(), ['2.8.25', newest].sort())
+  assert.deepEqual([...planned({ profile: 'quick', series: 'pooling,tls' }, false).get('pool-added haproxy')!], [newest])
 })
 
 test('--pin-versions: a proxy or version not in the catalog is one line naming the known ones', () => {
@@ -134,4 +151,16 @@ test('--pin-versions: a proxy or version not in the catalog is one line naming t
   )
   assert.throws(() => parsePinnedVersions('squid=1'), /unknown proxy "squid"\. Use one of: haproxy/)
   assert.throws(() => parsePinnedVersions('haproxy'), /cannot read "haproxy"\. Write proxy=version pairs/)
+})
+
+test("--like: the profile's paired rounds (more, shorter windows); --repeats and --duration still win", () => {
+  const log = memoryLogger()
+  const { flags } = withLike<RunFlags>({ like: ID, out: '/tmp/x' }, log)
+  const quick = getProfile('quick')
+  const paired = parseRunOptions(flags, { install: false, log }).profile
+  assert.deepEqual([paired.repeats, paired.durationS], [quick.paired!.repeats, quick.paired!.durationS])
+  const unpaired = parseRunOptions({ profile: 'quick' } as RunFlags, { install: false, log }).profile
+  assert.deepEqual([unpaired.repeats, unpaired.durationS], [quick.repeats, quick.durationS])
+  const given = parseRunOptions({ ...flags, repeats: '3', duration: '4' }, { install: false, log }).profile
+  assert.deepEqual([given.repeats, given.durationS], [3, 4])
 })

@@ -45,9 +45,7 @@ test('run flags become typed options with the documented defaults', () => {
   assert.equal(o.seed, undefined)
   assert.equal(parse({ seed: '7', profile: 'smoke', proxies: 'nginx' }).seed, 7)
   assert.equal(o.syscallTaxNs, undefined, 'no tax unless asked')
-  assert.equal(o.reference, 'none')
-  assert.equal(parse({ 'tax-ns': '2000', reference: 'rtt' }).syscallTaxNs, 2000)
-  assert.equal(parse({ reference: 'rtt' }).reference, 'rtt')
+  assert.equal(parse({ 'tax-ns': '2000' }).syscallTaxNs, 2000)
 })
 
 test('every bad run flag is one line naming the flag and the fix, before anything runs', () => {
@@ -69,7 +67,6 @@ test('every bad run flag is one line naming the flag and the fix, before anythin
     [{ series: 'pooling,tcp' }, /^--series: unknown series "tcp"/],
     [{ 'tax-ns': '0' }, /^--tax-ns 0: not a tax in ns per system call\. Use a whole number from 1 to 50000/],
     [{ 'tax-ns': '2.5k' }, /^--tax-ns 2\.5k: not a tax/],
-    [{ reference: 'openssl' }, /^--reference openssl: unknown reference\. Use one of: none, rtt$/],
   ]
   for (const [flags, message] of cases) {
     assert.throws(

@@ -11,6 +11,7 @@ import {
   placeInterval,
   ratioInterval,
   relativeHalfWidth,
+  sideOfOne,
   repeatsOf,
   MAX_SPAN,
   spansTooWide,
@@ -226,4 +227,13 @@ test(`no printed interval spans more than ${MAX_SPAN}×: a wider one, whatever m
   const huge = bootstrapFigure([reps(1, 1000), reps(1000, 1)], ([a, b]) => a! / b!)
   assert.ok(huge.disagree, fmtInterval(huge))
   assert.match(fmtInterval(huge), /repeats disagree: /)
+})
+
+test('a ratio has a side only when its whole interval is on it; one repeat or disagreeing repeats decide none', () => {
+  const iv = { value: 0.9, lo: 0.8, hi: 0.95, level: 0.95, method: 'paired bootstrap' as const, n: 5 }
+  assert.equal(sideOfOne(iv), 'below')
+  assert.equal(sideOfOne({ ...iv, lo: 1.05, hi: 1.2 }), 'above')
+  assert.equal(sideOfOne({ ...iv, hi: 1.01 }), 'neither')
+  assert.equal(sideOfOne({ ...iv, method: 'single repeat' }), 'one repeat')
+  assert.equal(sideOfOne({ ...iv, disagree: { lo: 0.5, hi: 1.4 } }), 'repeats disagree')
 })

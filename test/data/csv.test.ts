@@ -6,8 +6,9 @@ import { test } from 'node:test'
 import { blankRow } from '../../lib/data/columns/derive.ts'
 import { ROW_FILES } from '../../lib/data/columns/table.ts'
 import { appendMeasurement, readMeasurements } from '../../lib/data/measurements.ts'
-import { MEASUREMENT_COLUMNS, type Measurement } from '../../lib/data/schema.ts'
-import { MEASUREMENTS } from '../../lib/data/tables.ts'
+import { MEASUREMENT_COLUMNS, SCHEMA_VERSION, type Measurement } from '../../lib/data/schema.ts'
+import { MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
+import { UserError } from '../../lib/core/errors.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import Papa from 'papaparse'
 
@@ -72,12 +73,6 @@ const row: Measurement = {
   proxy_user_us_per_req: 9.5,
   proxy_sys_us_per_req: 13,
   counts_reason: '',
-  proxy_cpu_calibrated: 21.2,
-  calibration_unit: 'two-part-ref-us-v1',
-  reference_kind: 'rtt@1000/s',
-  reference_cpu_us_per_op: 60.5,
-  reference_cpu_share: 0.0605,
-  proxy_cpu_per_reference: 0.3719,
   udp_datagrams_per_req: 3.25,
 }
 
@@ -157,6 +152,55 @@ test('a CSV written before the invocation column reads it as null; a resumed app
   assert.deepEqual(
     readMeasurements(dir).map((r) => r.invocation),
     [null, 3],
+  )
+})
+
+/** The file as a harness before issue #42 wrote it: the retired columns at their places, with values. */
+function withRetired(text: string): string {
+  const lines = Papa.parse<string[]>(text, { skipEmptyLines: true }).data
+  const insert = (after: string, cells: Record<string, string>) => {
+    const at = lines[0]!.indexOf(after) + 1
+    for (const [i, l] of lines.entries()) l.splice(at, 0, ...(i === 0 ? Object.keys(cells) : Object.values(cells)))
+  }
+  insert('counts_reason', { proxy_cpu_calibrated: '21.2', calibration_unit: 'two-part-ref-us-v1' })
+  insert('foreign_processes', {
+    reference_kind: 'rtt@1000/s',
+    reference_cpu_us_per_op: '60.5',
+    reference_cpu_share: '0.0605',
+    proxy_cpu_per_reference: '0.3719',
+  })
+  return Papa.unparse(lines, { newline: '\n' }) + '\n'
+}
+
+test('a measurements.csv with the retired columns (same-instant reference, two-part unit) reads; a resumed append lines up by its header', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-data-'))
+  appendMeasurement(dir, row)
+  const file = join(dir, 'measurements.csv')
+  writeFileSync(file, withRetired(readFileSync(file, 'utf8')))
+  const header = readFileSync(file, 'utf8').split('\n')[0]!.split(',')
+  assert.deepEqual(
+    ROW_FILES.measurements.retired.filter((c) => !header.includes(c)),
+    [],
+    'the file has every retired column',
+  )
+  // Read as a file of the version this harness writes: every current column is there, the retired ones are read past.
+  assert.deepEqual(readTable(dir, MEASUREMENTS, SCHEMA_VERSION), [row])
+  appendMeasurement(dir, { ...row, repeat: 2 })
+  assert.equal(readFileSync(file, 'utf8').split('\n')[0], header.join(','), 'the old header stays')
+  assert.deepEqual(readTable(dir, MEASUREMENTS, SCHEMA_VERSION), [row, { ...row, repeat: 2 }])
+  const raw = Papa.parse<Record<string, string>>(readFileSync(file, 'utf8'), { header: true, skipEmptyLines: true }).data
+  assert.deepEqual(
+    raw.map((r) => [r.proxy_cpu_calibrated, r.reference_kind]),
+    [
+      ['21.2', 'rtt@1000/s'],
+      ['', ''],
+    ],
+  )
+  // A column the harness never wrote is still an error.
+  writeFileSync(file, readFileSync(file, 'utf8').replace('reference_kind', 'reference_kinds'))
+  assert.throws(
+    () => readTable(dir, MEASUREMENTS, SCHEMA_VERSION),
+    (e: Error) => e instanceof UserError && e.message.includes('unknown column "reference_kinds"'),
   )
 })
 

@@ -49,6 +49,8 @@ test('the dictionary is one table per file, statistics described from their metr
     meaning: "median over the cell's valid repeats of proxy_cpu_us_per_req",
   })
   assert.equal(describeColumn('x.csv', 'no_such_column'), null)
+  assert.match(describeColumn('measurements.csv', 'proxy_cpu_calibrated')!.meaning, /^retired: /)
+  assert.equal(describeColumn('websocket.csv', 'proxy_cpu_calibrated'), null)
   const md = dataDictionary([{ path: 'measurements.csv', columns: ['proxy_cpu_us_per_req', 'odd|name'] }])
   assert.match(md, /^# Data dictionary\n/)
   assert.match(

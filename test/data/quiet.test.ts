@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { parseCulprits, quietLine, quietSummary } from '../../lib/data/quiet.ts'
+import { parseCulprits, quietLine, quietSummary, tooBusyLines } from '../../lib/data/quiet.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 const disturbed = (repeat: number, culprits: string, o = {}) =>
@@ -78,6 +78,40 @@ test('windows counted from their clean slices are counted apart, not as disturbe
   assert.deepEqual([s.disturbed, s.redone, s.counted], [1, 1, 1])
   assert.equal(
     quietLine(s),
-    'other work: 1 window disturbed, 1 redone, 1 counted from their clean slices, waited 3 s (1 wait); most CPU taken from the bench: pb-neighbour 1.8 core-s',
+    'other work: 1 window disturbed, 1 redone, 1 counted from their clean slices (0.8 s of disturbed slices left out), waited 3 s (1 wait); most CPU taken from the bench: pb-neighbour 1.8 core-s',
   )
+})
+
+test('a cell other work left short of its minimum valid repeats is not measured: machine too busy, with its culprits', () => {
+  const quiet = { budget_s: 240, settle_s: 0.5, preflight: null, waits: 6, waited_s: 90, unquiet_waits: 2, spent_s: 240 }
+  const busy = { variant: 'pool-added' }
+  const errors = { variant: 'pool-removed' }
+  const rows = [
+    // Two valid repeats: measured, whatever was disturbed beside them.
+    measurement({ repeat: 1 }),
+    disturbed(2, 'pb-neighbour 50%'),
+    measurement({ repeat: 3 }),
+    // One valid, three disturbed: short of two for other work.
+    measurement({ repeat: 1, ...busy }),
+    disturbed(2, 'pb-neighbour 40%, node 10%', busy),
+    disturbed(3, 'pb-neighbour 60%', busy),
+    disturbed(4, 'pb-neighbour 50%', busy),
+    // Short for its own errors, one window disturbed besides: its result, not the machine's.
+    measurement({ repeat: 1, status: 'invalid', reason: 'errors 5.0% >= 1%', ...errors }),
+    measurement({ repeat: 2, status: 'invalid', reason: 'errors 4.0% >= 1%', ...errors }),
+    disturbed(3, 'pb-neighbour 50%', errors),
+  ]
+  const tables = { measurements: rows, handshakes: [], websocket: [] }
+  const s = quietSummary(tables, quiet, 2)
+  assert.equal(s.tooBusy.length, 1)
+  assert.deepEqual([s.tooBusy[0]!.windows, s.tooBusy[0]!.disturbed], [4, 3])
+  assert.match(s.tooBusy[0]!.cell, /pool-added/)
+  const [line] = tooBusyLines(s)
+  assert.match(
+    line!,
+    /^same haproxy .*pool-added.*: not measured: machine too busy \(3 of 4 windows disturbed, 75%; culprits pb-neighbour 3\.0 core-s, node 0\.2 core-s\)$/,
+  )
+  assert.match(quietLine(s), /^other work: 5 windows disturbed, 3 redone, 1 cell not measured, waited 90 s/)
+  // Without the minimum (a caller that does not know it), no cell is judged short.
+  assert.deepEqual(quietSummary(tables, quiet).tooBusy, [])
 })

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { PROXIES } from '../../lib/catalog/stack.ts'
-import { PROFILES } from '../../lib/catalog/profiles.ts'
+import { PROFILES, type Profile } from '../../lib/catalog/profiles.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import { cellStem, configCopy, parseRawName, rawFile, repeatStem, safeVariant, RAW_KINDS, type RawCell, type RawPart } from '../../lib/data/raw-files.ts'
 import { appendRow, MEASUREMENTS } from '../../lib/data/tables.ts'
 import { SERIES_BUILDERS } from '../../lib/series/index.ts'
-import type { SeriesContext } from '../../lib/series/types.ts'
+import type { Series, SeriesContext, Task } from '../../lib/series/types.ts'
 import { KEY_TYPES } from '../../lib/setup/certs.ts'
 import { measurement } from '../fixtures/rows.ts'
 
@@ -44,78 +44,103 @@ test('other files are not raw outputs', () => {
     assert.equal(parseRawName(f), null, f)
 })
 
+type PlanProfile = Profile & { connections: number }
+type PlannedCell = NonNullable<Task['subject']>
+
+/** The context a series plans its phases in, for one profile, with rows going to `runDir`. */
+const planContext = (profile: PlanProfile, runDir: string) =>
+  ({
+    log: memoryLogger(),
+    proxies: PROXIES,
+    seed: 1,
+    connections: profile.connections,
+    backendVersion: 'ce391f9ff9ea99eb',
+    profile,
+    runDir,
+    runId: 't',
+    plan: { custom: [] },
+  }) as unknown as SeriesContext
+
+/** What a raw file name of the cell must parse back to, besides its rate, mode, repeat and kind. */
+const rawCellOf = (c: PlannedCell): RawCell => ({
+  series: c.series,
+  proxy: c.proxy,
+  version: c.version,
+  variant: safeVariant(c.variant),
+  keyType: c.keyType,
+  connections: c.connections,
+  ...(c.bodyBytes ? { bodyBytes: c.bodyBytes } : {}),
+  ...(c.streams ? { streams: c.streams } : {}),
+  ...(c.resumption ? { resumption: c.resumption } : {}),
+})
+
+/** Every raw file name of a repeat (with a rate, each WebSocket mode, or neither; every kind) parses back to it. */
+function assertRawNamesParse(c: PlannedCell, repeat: number, where: string): void {
+  const want = rawCellOf(c)
+  for (const part of [{}, { rate: 700 }, { mode: 'echo' }, { mode: 'hold' }] as RawPart[]) {
+    for (const kind of RAW_KINDS) {
+      const file: string = `${repeatStem(c, repeat, part)}.${kind}`
+      const rate = 'rate' in part ? part.rate : null
+      const mode = 'mode' in part ? part.mode : null
+      assert.deepEqual(parseRawName(file), { ...want, rate, mode, repeat, kind }, `${where}: ${file}`)
+    }
+  }
+}
+
+/** Rows for the phases that read earlier ones (open-model rates from closed ceilings): one per closed cell. */
+function appendCeilingRows(runDir: string, tasks: readonly Task[]): void {
+  for (const t of tasks)
+    if (t.subject && t.table === MEASUREMENTS && t.repeat === 1)
+      appendRow(
+        runDir,
+        MEASUREMENTS,
+        measurement({
+          series: t.subject.series,
+          proxy: t.subject.proxy,
+          version: t.subject.version,
+          variant: t.subject.variant,
+          key_type: t.subject.keyType,
+          connections: t.subject.connections,
+          repeat: t.repeat,
+          rps: 20_000,
+          streams: t.subject.streams ?? null,
+        }),
+      )
+}
+
+/**
+ * Plans every phase of one series under one profile and checks the raw names of each repeat
+ * not checked yet; `seen` collects the phases and kinds of cell the plans reached.
+ */
+function checkSeriesPlan(profile: PlanProfile, name: string, build: () => Series, seen: Set<string>, checked: Set<string>): void {
+  const runDir = mkdtempSync(join(tmpdir(), 'pb-raw-names-'))
+  try {
+    const ctx = planContext(profile, runDir)
+    for (const phase of build().phases) {
+      const tasks = phase.tasks(ctx)
+      for (const t of tasks) {
+        const c = t.subject
+        if (!c) continue
+        seen.add(phase.name)
+        seen.add(`${c.series}${c.streams ? ' m' : ''}${c.resumption ? ' resume' : ''}${c.bodyBytes ? ' json' : ''}`)
+        if (checked.has(repeatStem(c, t.repeat))) continue
+        checked.add(repeatStem(c, t.repeat))
+        assertRawNamesParse(c, t.repeat, `${profile.name} ${name} ${phase.name}`)
+      }
+      appendCeilingRows(runDir, tasks)
+    }
+  } finally {
+    rmSync(runDir, { recursive: true, force: true })
+  }
+}
+
 // Every cell the series plan, under every profile: its raw files must parse back to it, or the
 // latency spectra and open-model pages silently lose it (issue 29 item 7).
 test('every planned cell of every series and profile: its raw file name of every kind parses back to the cell', () => {
   const seen = new Set<string>()
   const checked = new Set<string>()
   for (const profile of Object.values(PROFILES)) {
-    for (const [name, build] of Object.entries(SERIES_BUILDERS)) {
-      const runDir = mkdtempSync(join(tmpdir(), 'pb-raw-names-'))
-      try {
-        const ctx = {
-          log: memoryLogger(),
-          proxies: PROXIES,
-          seed: 1,
-          connections: profile.connections,
-          backendVersion: 'ce391f9ff9ea99eb',
-          profile,
-          runDir,
-          runId: 't',
-          plan: { custom: [] },
-        } as unknown as SeriesContext
-        for (const phase of build().phases) {
-          const tasks = phase.tasks(ctx)
-          for (const t of tasks) {
-            const c = t.subject
-            if (!c) continue
-            seen.add(phase.name)
-            seen.add(`${c.series}${c.streams ? ' m' : ''}${c.resumption ? ' resume' : ''}${c.bodyBytes ? ' json' : ''}`)
-            if (checked.has(repeatStem(c, t.repeat))) continue
-            checked.add(repeatStem(c, t.repeat))
-            const want: RawCell = {
-              series: c.series,
-              proxy: c.proxy,
-              version: c.version,
-              variant: safeVariant(c.variant),
-              keyType: c.keyType,
-              connections: c.connections,
-              ...(c.bodyBytes ? { bodyBytes: c.bodyBytes } : {}),
-              ...(c.streams ? { streams: c.streams } : {}),
-              ...(c.resumption ? { resumption: c.resumption } : {}),
-            }
-            for (const part of [{}, { rate: 700 }, { mode: 'echo' }, { mode: 'hold' }] as RawPart[]) {
-              for (const kind of RAW_KINDS) {
-                const file: string = `${repeatStem(c, t.repeat, part)}.${kind}`
-                const rate = 'rate' in part ? part.rate : null
-                const mode = 'mode' in part ? part.mode : null
-                assert.deepEqual(parseRawName(file), { ...want, rate, mode, repeat: t.repeat, kind }, `${profile.name} ${name} ${phase.name}: ${file}`)
-              }
-            }
-          }
-          // Rows for the phases that read earlier ones (open-model rates from closed ceilings).
-          for (const t of tasks)
-            if (t.subject && t.table === MEASUREMENTS && t.repeat === 1)
-              appendRow(
-                runDir,
-                MEASUREMENTS,
-                measurement({
-                  series: t.subject.series,
-                  proxy: t.subject.proxy,
-                  version: t.subject.version,
-                  variant: t.subject.variant,
-                  key_type: t.subject.keyType,
-                  connections: t.subject.connections,
-                  repeat: t.repeat,
-                  rps: 20_000,
-                  streams: t.subject.streams ?? null,
-                }),
-              )
-        }
-      } finally {
-        rmSync(runDir, { recursive: true, force: true })
-      }
-    }
+    for (const [name, build] of Object.entries(SERIES_BUILDERS)) checkSeriesPlan(profile, name, build, seen, checked)
   }
   // The plans did reach the cells whose stems carry streams, resumption offers and body sizes, and the open phases.
   for (const s of ['h2 m', 'h2-h1', 'resumption resume', 'scenarios json', 'tls-open', 'tls-calibration', 'pooling-open', 'ws-hold', 'bisect', 'capacity'])

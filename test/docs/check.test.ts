@@ -63,6 +63,15 @@ test('each kind of drift is one line naming the file and line', () => {
   ])
 })
 
+test('a lab note may still name a file deleted since its date; another page may not', () => {
+  const gone = '`bench/machine-shift.mjs` and [the page](../method/reference.md)\n'
+  const root = tree({ ...base, 'docs/lab-notes/2026-12-01-x.md': gone, 'docs/b.md': gone.replace('../method/', 'method/') })
+  assert.deepEqual(checkDocs({ root, scripts: ['bench'], help }), [
+    'docs/b.md:1: link to method/reference.md: docs/method/reference.md does not exist',
+    'docs/b.md:1: bench/machine-shift.mjs does not exist',
+  ])
+})
+
 test('paths with placeholders match any one segment', () => {
   const root = tree({ 'stacks/nginx/stack.yaml': '', 'stacks/nginx/templates/article.conf': '' })
   assert.ok(pathExists(root, 'stacks/<proxy>/stack.yaml'))

@@ -16,7 +16,7 @@ import { ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { ensureGoBuild } from '../../lib/setup/gobuild.ts'
 import { ensureImages } from '../../lib/setup/images/ensure.ts'
 
-// The system-call tax on docker (bench/machine-shift.mjs): the static launcher bind-mounted
+// The system-call tax on docker (--tax-ns, bench/year-later.mjs): the static launcher bind-mounted
 // read-only into unchanged images, in front of each entrypoint. Skipped (with the reason)
 // only when no engine answers and none can be started.
 let skip: string | false = false

@@ -1,3 +1,4 @@
+import type { Variant } from '../../lib/catalog/variants.ts'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -319,7 +320,7 @@ testNeeding(
     const rt = new DockerRuntime(runId, { keysDir: join(work, 'certs'), images: records, network: 'bridge' })
     const out = join(work, 'bridge-cells')
     const ctx = { runtime: rt, runId, runDir: out, cpus: defaultCpuLayout(), profile: { name: 'test', repeats: 1, warmupS: 1, durationS: 1, tailS: 1 }, certs }
-    const cellOf = (proxy: ProxyName, variant: string, series = 'pooling', connections = 50): CellPlan => {
+    const cellOf = (proxy: ProxyName, variant: Variant, series = 'pooling', connections = 50): CellPlan => {
       const stack = loadStack(proxy)
       const v = stack.versions.at(-1)!
       return { series, proxy, version: v.version, variant, keyType: 'ec256', connections, stack, stackVersion: v, template: templateFile(stack, variant) }

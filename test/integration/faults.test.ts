@@ -149,7 +149,7 @@ test('kill -9 of the proxy, then of the backend, mid-window: each cell is an inv
 test('a full disk while a CSV is written: one clear error line, no trace, every row already written kept', async (t) => {
   if (process.getuid?.() !== 0) return skipNeeding(t, 'integration/faults', 'needs root to mount a tmpfs')
   const mnt = mkdtempSync(join(tmpdir(), 'pb-full-'))
-  assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt]).status, 0, 'mount a 64 KiB tmpfs')
+  assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt]).status, 0, 'mount a 1 MiB tmpfs')
   try {
     const run = startRun('pooling', join(mnt, 'run'))
     const seen = new Map<string, number>()

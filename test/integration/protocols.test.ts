@@ -1,3 +1,4 @@
+import type { Variant } from '../../lib/catalog/variants.ts'
 import assert from 'node:assert/strict'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -76,7 +77,7 @@ test('h2 variants speak h2 to h2load, an h1-only listener is caught, a ticket-of
     assert.doesNotMatch(row.reason, /verification|h2load|not h2/)
     assert.ok(row.requests > 0 && (row.proxy_cpu_us_per_req ?? 0) > 0 && row.p50_ms !== null && row.p99_ms! >= row.p50_ms!, JSON.stringify(row))
 
-    const hs = (resumption: 'none' | 'tickets' | 'tickets-tls12', proxy: 'haproxy' | 'nginx' = 'haproxy', variant = 'pool-added') =>
+    const hs = (resumption: 'none' | 'tickets' | 'tickets-tls12', proxy: 'haproxy' | 'nginx' = 'haproxy', variant: Variant = 'pool-added') =>
       measureHandshakes({ ...catalogCellPlan(proxy, { series: 'resumption', variant, connections: 2 }), resumption }, 1, ctx)
     const full = await hs('none')
     assert.equal(full.resumption, 'none')

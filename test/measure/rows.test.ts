@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { REFERENCE_UNITS, TWO_PART_UNIT } from '../../lib/data/calibration-unit.ts'
-import { calibratedColumns } from '../../lib/measure/closed.ts'
 import { countColumns, noCounts } from '../../lib/measure/rows.ts'
 
 test('count columns: per unit, the primary metric split by the user share; user + sys = the metric', () => {
@@ -30,33 +28,4 @@ test('count columns: empty with the reason where nothing was counted, no units, 
   assert.equal(noSplit.proxy_syscalls_per_req, 7)
   assert.equal(noSplit.proxy_user_us_per_req, null)
   assert.match(noSplit.counts_reason, /no user\/system split/)
-})
-
-test('calibrated columns: the two-part figure and its unit, or empty and no unit where the calibration lacks the units', () => {
-  const counted = { proxy_user_us_per_req: 10, proxy_sys_us_per_req: 20, proxy_syscalls_per_req: 7.4 }
-  const units = { ...REFERENCE_UNITS }
-  assert.deepEqual(
-    calibratedColumns(counted, {
-      calibration: { loopback_rtt_us: 25, loopback_rtt_wall_us: null, ecdsa_p256_sign_us: null, rsa4096_sign_us: null, measured_at: '', cpuset: '1', ...units },
-    }),
-    { proxy_cpu_calibrated: 30, calibration_unit: TWO_PART_UNIT },
-  )
-  assert.deepEqual(calibratedColumns(counted, { calibration: null }), { proxy_cpu_calibrated: null, calibration_unit: '' })
-  assert.deepEqual(
-    calibratedColumns(
-      { ...counted, proxy_syscalls_per_req: null },
-      {
-        calibration: {
-          loopback_rtt_us: 25,
-          loopback_rtt_wall_us: null,
-          ecdsa_p256_sign_us: null,
-          rsa4096_sign_us: null,
-          measured_at: '',
-          cpuset: '1',
-          ...units,
-        },
-      },
-    ),
-    { proxy_cpu_calibrated: null, calibration_unit: '' },
-  )
 })

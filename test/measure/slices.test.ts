@@ -4,6 +4,8 @@ import type { CpuTimes } from '../../lib/measure/disturbance.ts'
 import {
   countCleanSlices,
   countedNote,
+  countingSlices,
+  GUARD_SLICES,
   MIN_COUNTED_SHARE,
   SLICE_S,
   slicesOf,
@@ -101,6 +103,54 @@ test('a burst in two of four slices: the clean two are counted, their CPU over t
     record.slices.map((x) => x.clean),
     [true, false, false, true],
   )
+  assert.deepEqual(
+    record.slices.map((x) => x.counted),
+    [true, false, false, true],
+  )
+})
+
+test(`the guard band: the ${GUARD_SLICES} clean-looking slices after a disturbed one are dropped too (docs/lab-notes/2026-12-05-guard-band.md)`, () => {
+  const s = slicesOf(readings([0, 0.6, 0, 0, 0, 0.6, 0, 0]), layout)
+  const clean = s.map((x) => x.clean)
+  assert.deepEqual(clean, [true, false, true, true, true, false, true, true])
+  // The band as chosen: GUARD_SLICES after each disturbed slice, never before one.
+  assert.deepEqual(
+    countingSlices(s),
+    clean.map((c, i) => c && [1, 5].every((d) => i <= d || i > d + GUARD_SLICES)),
+  )
+  assert.deepEqual(countingSlices(s, 0), clean)
+  assert.deepEqual(countingSlices(s, 1), [true, false, false, true, true, false, false, true])
+  assert.deepEqual(countingSlices(s, 2), [true, false, false, false, true, false, false, false])
+  // A disturbed slice inside the band starts the band again.
+  const twice = slicesOf(readings([0.6, 0, 0.6, 0, 0]), layout)
+  assert.deepEqual(countingSlices(twice, 1), [false, false, false, false, true])
+})
+
+test('a guard band counts only the slices outside it, says so, and can leave too little to count', () => {
+  const r = readings([0.9, 0, 0, 0, 0, 0])
+  const c = countCleanSlices(slicesOf(r, layout), whole(r), 1)!
+  assert.equal(c.share, 0.6667)
+  assert.equal(c.work, 20_000)
+  assert.deepEqual(c.counts, [false, false, true, true, true, true])
+  assert.match(
+    countedNote(c),
+    /^counted 2\.0 of 3\.0 s \(4 of 6 slices\): the others disturbed \(foreign CPU up to 90%, steal up to 0\.0%\), or 1 in the guard band after one$/,
+  )
+  assert.deepEqual(
+    slicesRecord(c.slices, c).slices.map((x) => [x.clean, x.counted]),
+    [
+      [false, false],
+      [true, false],
+      [true, true],
+      [true, true],
+      [true, true],
+      [true, true],
+    ],
+  )
+  // Half clean, but the band takes one: under MIN_COUNTED_SHARE, so judged whole (disturbed).
+  const half = readings([0, 0.6, 0.6, 0, 0, 0.6])
+  assert.ok(countCleanSlices(slicesOf(half, layout), whole(half), 0))
+  assert.equal(countCleanSlices(slicesOf(half, layout), whole(half), 1), null)
 })
 
 test('steal disturbs a slice as it does a window', () => {
@@ -131,14 +181,6 @@ test('a slice that cannot be judged (roles on several hosts) leaves the window w
   assert.ok(counted(r), 'judged on one host, the window is counted from its clean slices')
   const oneUnjudged = slicesOf(r, layout).map((x, i) => (i === 0 ? { ...x, disturbance: null, clean: false } : x))
   assert.equal(countCleanSlices(oneUnjudged, whole(r)), null)
-})
-
-test("a co-running reference's CPU is spread over the slices, not taken for a neighbour", () => {
-  // 20% of the proxy's core in every slice is the reference's: foreign without it, expected with it.
-  const r = readings([0.2, 0.2, 0.2, 0.2], { proxyShare: 0.6 })
-  assert.ok(slicesOf(r, layout).every((x) => !x.clean))
-  const withRef = slicesOf(r, { ...layout, referenceNs: 0.2 * 2 * 1e9 })
-  assert.ok(withRef.every((x) => x.clean))
 })
 
 test('windowReadings drops a reading closer than half a slice to the end, and any before the start', () => {

@@ -64,7 +64,8 @@ test('history page: a chart per group with its CSV, a table per group, transcrib
   const all = sources()
   const h = historyArticle(historyPoints(all), all, [])
   const groups = [...new Set(historyPoints(all).map((p) => p.group))]
-  assert.equal(h.markdown.match(/^## /gm)?.length, groups.length)
+  // One section per group, after the chain of pairs (test/report/history-chain.test.ts).
+  assert.equal(h.markdown.match(/^## /gm)?.length, groups.length + 1)
   for (const c of h.charts) {
     assert.match(c.path, /^history\/charts\/history-[a-z0-9-]+\.svg$/)
     const csv = c.path.replace('history/charts/', 'history/data/charts/').replace(/\.svg$/, '.csv')
@@ -76,6 +77,9 @@ test('history page: a chart per group with its CSV, a table per group, transcrib
   )
   assert.match(h.markdown, /2026\\-08\\-23 \*\*transcribed\*\*/)
   assert.match(h.markdown, /\| what changed since the point before \|/)
+  // Raw µs of different runs are placed, never read as a proxy's change: the intro and every raw chart say so.
+  assert.match(h.markdown, /Raw µs of different runs do not compare, not even on one machine/)
+  assert.equal(h.markdown.match(/\*Not a trend:\* each point is another run's raw µs/g)?.length, h.charts.length)
 
   const site = mkdtempSync(join(tmpdir(), 'pb-hist-site-'))
   const page = await writeHistoryPage(site, memoryLogger(), 'test')

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { memoryLogger } from '../../lib/core/log.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
-import { runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
+import { pairedAgain, runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
 import { QuietBudget, WATCHFUL_WINDOWS } from '../../lib/run/quiet.ts'
 import { markInterrupted } from '../../lib/runtime/shutdown.ts'
 import { cellOfRepeatId } from '../../lib/data/grouping.ts'
@@ -317,4 +317,38 @@ test('a window counted from its clean slices makes the next WATCHFUL_WINDOWS win
   ])
   assert.equal(readTable(dir, MEASUREMENTS).length, 5, 'the counted window is a valid repeat: nothing redone')
   assert.equal(quiet.leftS(), 100 - 1.5, 'only the waits are charged, not the counted window')
+})
+
+test('an adaptive round re-measures a paired cell with its partner, next to it, at one repeat past both', () => {
+  const made: string[] = []
+  const task = (id: string, pairOf?: string): Task => ({
+    label: id,
+    table: MEASUREMENTS as Task['table'],
+    key: `${id}|1`,
+    cellId: id,
+    repeat: 1,
+    again: (r) => {
+      made.push(`${id}@${r}`)
+      return { ...task(id, pairOf), repeat: r }
+    },
+    run: async () => ({}),
+    ...(pairOf ? { pairOf } : {}),
+  })
+  const template = new Map([
+    ['now', task('now', 'then|now')],
+    ['then|now', task('then|now', 'now')],
+    ['alone', task('alone')],
+  ])
+  const last = new Map([
+    ['now', 6],
+    ['then|now', 5],
+    ['alone', 2],
+  ])
+  // The twin needs more, its now cell does not: both are re-measured, at repeat 7, the twin first.
+  const order = pairedAgain([{ id: 'then|now' }, { id: 'alone' }, { id: 'now' }], template, last)
+  assert.deepEqual(
+    order.map((t) => `${t.cellId}@${t.repeat}`),
+    ['then|now@7', 'now@7', 'alone@3'],
+  )
+  assert.deepEqual(made, ['then|now@7', 'now@7', 'alone@3'])
 })

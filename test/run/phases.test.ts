@@ -26,15 +26,13 @@ test('the series get the parsed plan itself, not a copy of its fields', () => {
     'no series option beside the plan',
   )
   assert.equal(ctx.seed, 7)
-  assert.deepEqual([ctx.runDir, ctx.runId, ctx.cpus, ctx.launcher], [run.runDir, run.runId, chosen.cpus, parts.launcher])
+  assert.deepEqual([ctx.runDir, ctx.runId, ctx.cpus], [run.runDir, run.runId, chosen.cpus])
   assert.match(ctx.backendVersion, /^[0-9a-f]{16}$/)
 })
 
-test('--no-counts and --reference reach the cells; without them the cells count and measure no reference', () => {
+test('--no-counts reaches the cells; without it the cells count', () => {
   const plain = seriesContext(parseRunOptions({}, { install: false, log: memoryLogger() }), run, parts, chosen, 1)
   assert.equal(plain.counts, undefined)
-  assert.equal(plain.reference, undefined)
-  const asked = seriesContext(parseRunOptions({ 'no-counts': true, reference: 'rtt' }, { install: false, log: memoryLogger() }), run, parts, chosen, 1)
+  const asked = seriesContext(parseRunOptions({ 'no-counts': true }, { install: false, log: memoryLogger() }), run, parts, chosen, 1)
   assert.equal(asked.counts, false)
-  assert.equal(asked.reference, 'rtt')
 })

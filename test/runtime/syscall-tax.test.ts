@@ -7,7 +7,6 @@ import { test } from 'node:test'
 import { PROFILES } from '../../lib/catalog/profiles.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { certsDir } from '../../lib/core/paths.ts'
-import { measureTwoPartUnits } from '../../lib/measure/calibration.ts'
 import { catalogCellPlan, withVerifiedStack, type CellContext } from '../../lib/measure/cell.ts'
 import { defaultCpuLayout } from '../../lib/roles/cpus.ts'
 import { loadgenRequests } from '../../lib/roles/loadgen.ts'
@@ -107,24 +106,4 @@ test('a real proxy and backend run under the launcher: verified, serving, filter
   } finally {
     await runtime.stopAll()
   }
-})
-
-// The calibration runs its loops as the roles run: under the launcher the system-call unit
-// carries the tax (the two-part unit can only cancel a tax it measured), the compute unit not.
-test('the two-part calibration measures its system-call unit under the launcher', { timeout: 180_000 }, async () => {
-  const built = await ensureGoBuild('syscall-tax')
-  assert.equal(built.error, undefined)
-  assert.equal((await ensureGoBuild('loadgen')).error, undefined)
-  const cpus = defaultCpuLayout().proxy
-  const tax = await measureTax(8000, cpus)
-  const plain = await measureTwoPartUnits(cpus, memoryLogger())
-  const taxed = await measureTwoPartUnits(cpus, memoryLogger(), taxLauncher({ insns: 8000 }, built.path))
-  assert.ok(plain.syscall_us !== null && taxed.syscall_us !== null && plain.compute_us !== null && taxed.compute_us !== null)
-  // At least half the launcher's own reading on top: a noisy core only adds.
-  assert.ok(
-    taxed.syscall_us - plain.syscall_us > tax.tax_ns_per_syscall / 2000,
-    `syscall unit ${plain.syscall_us} → ${taxed.syscall_us} µs; the launcher measured +${tax.tax_ns_per_syscall} ns`,
-  )
-  // The compute loop makes no system calls: the tax leaves it within a factor of 1.5 (noise only).
-  assert.ok(taxed.compute_us < plain.compute_us * 1.5, `compute unit ${plain.compute_us} → ${taxed.compute_us} µs`)
 })

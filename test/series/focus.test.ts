@@ -24,8 +24,8 @@ test('--variants keeps those variants (and the direct row) in one place for ever
 
 test("--key-types filters on the cell's key type", () => {
   const c = [
-    { proxy: 'haproxy', variant: 'pool-added', keyType: 'ec256' as const },
-    { proxy: 'haproxy', variant: 'pool-added', keyType: 'rsa4096' as const },
+    { proxy: 'haproxy', variant: 'pool-added' as const, keyType: 'ec256' as const },
+    { proxy: 'haproxy', variant: 'pool-added' as const, keyType: 'rsa4096' as const },
   ]
   assert.deepEqual(
     focusCells(c, parseFocus({ keyTypes: 'rsa4096' }, ['haproxy'], [])).map((x) => x.keyType),

@@ -46,32 +46,11 @@ export const bisect: CheckDef<BisectCheck, ReturnType<typeof schema>> = {
 function bisectUnit(k: BisectCheck, ctx: Ctx): Unit {
   const who = `${k.proxy} ${k.variant}`
   const result = ctx.bisect ? bisectResults(ctx.bisect, ctx.measurements).find((r) => r.search.proxy === k.proxy && r.search.variant === k.variant) : undefined
-  const used: CellValue[] = []
-  if (!result) {
-    const versions = [
-      ...new Set(
-        ctx.measurements.filter((r) => r.series === 'versions' && r.proxy === k.proxy && r.variant === k.variant && r.model === 'closed').map((r) => r.version),
-      ),
-    ].sort(compareVersions)
-    const measured =
-      versions.length === 0
-        ? `the run measured no ${who} versions`
-        : `the versions series measured ${who} at ${versions.join(', ')} only${versions.length === 2 ? ' (its two ends)' : ''}, which places no step between adjacent releases`
-    return missingUnit(
-      [`no bisect of ${who} in this run: ${measured}; locate it with npx zx notebooks/bisect.mjs --proxy ${k.proxy} --variant ${k.variant}`],
-      used,
-    )
-  }
+  if (!result) return noBisectUnit(k, ctx)
   const s = result.state
   const metric = BISECT_METRICS[result.metric].label
   // Evidence: the bisect cells of the pair the search ended on (the report links their CSV lines).
-  if ('older' in s) {
-    const pair = new Set([s.older, s.newer])
-    for (const c of ctx.cells.measurements) {
-      if (c.key.series === 'bisect' && c.key.proxy === k.proxy && c.key.variant === k.variant && c.key.model === 'closed' && pair.has(String(c.key.version)))
-        used.push(cellValue(c, BISECT_METRICS[result.metric].column, 'valid'))
-    }
-  }
+  const used = 'older' in s ? pairCells(k, ctx, [s.older, s.newer], BISECT_METRICS[result.metric].column) : []
   const holdsChange = (older: string, newer: string) => compareVersions(older, k.change) < 0 && compareVersions(k.change, newer) <= 0
   switch (s.kind) {
     case 'measure':
@@ -97,4 +76,29 @@ function bisectUnit(k: BisectCheck, ctx: Ctx): Unit {
       return { state: 'holds', text: `bisect ${who}: ${at}: ${exact}`, used }
     }
   }
+}
+
+/** No bisect of the proxy and variant in the run: not measured, with what the versions series measured instead and how to locate the step. */
+function noBisectUnit(k: BisectCheck, ctx: Ctx): Unit {
+  const who = `${k.proxy} ${k.variant}`
+  const versions = [
+    ...new Set(
+      ctx.measurements.filter((r) => r.series === 'versions' && r.proxy === k.proxy && r.variant === k.variant && r.model === 'closed').map((r) => r.version),
+    ),
+  ].sort(compareVersions)
+  const measured =
+    versions.length === 0
+      ? `the run measured no ${who} versions`
+      : `the versions series measured ${who} at ${versions.join(', ')} only${versions.length === 2 ? ' (its two ends)' : ''}, which places no step between adjacent releases`
+  return missingUnit([`no bisect of ${who} in this run: ${measured}; locate it with npx zx notebooks/bisect.mjs --proxy ${k.proxy} --variant ${k.variant}`], [])
+}
+
+/** The closed-model bisect cells of the proxy and variant at the given versions, valid repeats of the column. */
+function pairCells(k: BisectCheck, ctx: Ctx, versions: readonly string[], column: string): CellValue[] {
+  const pair = new Set(versions)
+  return ctx.cells.measurements
+    .filter(
+      (c) => c.key.series === 'bisect' && c.key.proxy === k.proxy && c.key.variant === k.variant && c.key.model === 'closed' && pair.has(String(c.key.version)),
+    )
+    .map((c) => cellValue(c, column, 'valid'))
 }

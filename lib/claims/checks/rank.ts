@@ -70,8 +70,11 @@ function validateRank(k: RankCheck, issue: Issue, o: { runnable: boolean }): voi
     if (places?.length !== 1 || (places[0] !== 1 && places[0] !== -1))
       issue(['lead', 'proxy'], `lead needs positions placing ${k.lead.proxy} alone at 1 (first) or -1 (last)`)
   }
-  const ref = k.same_order_as
-  if (!ref) return
+  if (k.same_order_as) validateSameOrderAs(k.same_order_as, issue, o)
+}
+
+/** same_order_as: its metric; where the claim runs here, its selector columns and series. */
+function validateSameOrderAs(ref: NonNullable<RankCheck['same_order_as']>, issue: Issue, o: { runnable: boolean }): void {
   if (!tableMetrics(ref.table).includes(ref.metric)) issue(['same_order_as', 'metric'], `"${ref.metric}" is not a metric of ${ref.table}`)
   if (!o.runnable) return
   for (const s of ref.select)

@@ -33,26 +33,7 @@ export type RatioCheck = z.infer<ReturnType<typeof schema>>
 
 /** Where r lies against every bound of the check, the bounds in words, and the approx it centres on. */
 function placeRatio(k: RatioCheck, fig: Fig, num: (v: number | string) => number): { places: Placement[]; wanted: string[]; reference?: number } {
-  const wanted: string[] = []
-  // The band is the intersection of min..max and approx ± tolerance.
-  const band: { min?: number; max?: number } = {}
-  let reference: number | undefined
-  const min = k.min === undefined ? undefined : num(k.min)
-  const max = k.max === undefined ? undefined : num(k.max)
-  if (min !== undefined) band.min = min
-  if (max !== undefined) band.max = max
-  if (min !== undefined || max !== undefined) {
-    wanted.push(min !== undefined && max !== undefined ? `${fmt(min)}..${fmt(max)}` : min !== undefined ? `>= ${fmt(min)}` : `<= ${fmt(max!)}`)
-  }
-  if (k.approx !== undefined) {
-    const approx = num(k.approx)
-    reference = approx
-    const tol = num(k.tolerance!)
-    const [lo, hi] = [approx * (1 - tol), approx * (1 + tol)].sort((x, y) => x - y) as [number, number]
-    band.min = Math.max(band.min ?? -Infinity, lo)
-    band.max = Math.min(band.max ?? Infinity, hi)
-    wanted.push(`${fmt(lo)}..${fmt(hi)} (≈ ${fmt(approx)} ±${pct(tol)})`)
-  }
+  const { band, wanted, reference } = ratioBand(k, num)
   // above / below: strict bounds (a lead, "lower", "faster": parity must not pass).
   const above = k.above === undefined ? undefined : num(k.above)
   const below = k.below === undefined ? undefined : num(k.below)
@@ -67,6 +48,27 @@ function placeRatio(k: RatioCheck, fig: Fig, num: (v: number | string) => number
     wanted.push(`< ${fmt(below)}`)
   }
   return { places, wanted, ...(reference !== undefined && { reference }) }
+}
+
+/** The band of the check: the intersection of min..max and approx ± tolerance, with each bound in words and the approx. */
+function ratioBand(k: RatioCheck, num: (v: number | string) => number): { band: { min?: number; max?: number }; wanted: string[]; reference?: number } {
+  const wanted: string[] = []
+  const band: { min?: number; max?: number } = {}
+  const min = k.min === undefined ? undefined : num(k.min)
+  const max = k.max === undefined ? undefined : num(k.max)
+  if (min !== undefined) band.min = min
+  if (max !== undefined) band.max = max
+  if (min !== undefined || max !== undefined) {
+    wanted.push(min !== undefined && max !== undefined ? `${fmt(min)}..${fmt(max)}` : min !== undefined ? `>= ${fmt(min)}` : `<= ${fmt(max!)}`)
+  }
+  if (k.approx === undefined) return { band, wanted }
+  const approx = num(k.approx)
+  const tol = num(k.tolerance!)
+  const [lo, hi] = [approx * (1 - tol), approx * (1 + tol)].sort((x, y) => x - y) as [number, number]
+  band.min = Math.max(band.min ?? -Infinity, lo)
+  band.max = Math.min(band.max ?? Infinity, hi)
+  wanted.push(`${fmt(lo)}..${fmt(hi)} (≈ ${fmt(approx)} ±${pct(tol)})`)
+  return { band, wanted, reference: approx }
 }
 
 export const ratio: CheckDef<RatioCheck, ReturnType<typeof schema>> = {

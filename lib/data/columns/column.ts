@@ -36,9 +36,14 @@ export interface RowFile<C extends Column = Column> {
   file: string
   since: number
   columns: readonly C[]
+  /** Columns older files of this name have and this harness no longer writes: read past, never an error (docs/data.md#retired-columns). */
+  retired: readonly string[]
 }
 
-export const rowFile = <C extends Column>(file: string, since: number, columns: readonly C[]): RowFile<C> => ({ file, since, columns })
+export const rowFile = <C extends Column>(file: string, since: number, columns: readonly C[]): RowFile<C> => ({ file, since, columns, retired: [] })
+
+/** The file with columns it no longer writes (docs/data.md#retired-columns). */
+export const withRetired = <C extends Column>(f: RowFile<C>, retired: readonly string[]): RowFile<C> => ({ ...f, retired })
 
 /** The version from which every file of its table has the column: a file older than that may lack it. */
 export const columnSince = (f: RowFile, c: Column): number => Math.max(f.since, c.since)

@@ -60,9 +60,9 @@ export function versionHistory(files: readonly RowFile[]): { version: number; fi
 }
 
 /**
- * Entries the reader's rule cannot serve: a name twice in one file, a version below 1, and
- * a column appended after its file without an empty value (files written before it could
- * not be read). Empty: the table is sound.
+ * Entries the reader's rule cannot serve: a name twice in one file, a version below 1, a
+ * column appended after its file without an empty value (files written before it could
+ * not be read), and a column both written and retired. Empty: the table is sound.
  */
 export function tableProblems(files: readonly RowFile[]): string[] {
   return files.flatMap((f) => [
@@ -74,5 +74,6 @@ export function tableProblems(files: readonly RowFile[]): string[] {
         ? [`${f.file}: column ${c.name} appeared after its file (version ${c.since}) but has no empty value for the files written before it`]
         : []),
     ]),
+    ...f.retired.filter((r) => f.columns.some((c) => c.name === r)).map((r) => `${f.file}: column ${r} both written and retired`),
   ])
 }

@@ -1,4 +1,4 @@
-import { byName, column, inFile, rowFile } from './column.ts'
+import { byName, column, inFile, rowFile, withRetired } from './column.ts'
 import { KINDS, oneOf, oneOfOrNone } from './kinds.ts'
 
 /**
@@ -10,7 +10,8 @@ import { KINDS, oneOf, oneOfOrNone } from './kinds.ts'
  * A new column is one entry at the end of its file's list (a column several files share:
  * one entry in SHARED, named at the end of each list), with `since` one above the highest
  * version here when files of that version exist, so SCHEMA_VERSION follows. Never reorder
- * or rename: files written before keep their order and readers rely on names.
+ * or rename: files written before keep their order and readers rely on names. A column no
+ * longer written leaves its list and is named in its file's retired columns (ROW_FILES).
  */
 
 const { id, text, count, positive, seconds, measured, countOrNone, positiveOrNone, path } = KINDS
@@ -96,23 +97,6 @@ const SHARED = byName([
     'command share-of-a-core, …',
     "a disturbed window: the top 3 commands outside the harness's process tree by CPU over the window (machine-wide), e.g. python3 63%; command names only, never arguments; empty when not disturbed",
   ),
-  // The reference measured in the row's own window (--reference; docs/method/reference.md).
-  column(
-    'reference_kind',
-    text,
-    2,
-    '',
-    "the reference measured in the row's own window on the proxy's core (--reference): rtt@<rate>/s, a fixed loopback ping-pong; failed: it gave no reading (reason says why); empty: none",
-  ),
-  column('reference_cpu_us_per_op', measured, 2, 'µs CPU / round trip', "the reference's CPU per operation in that window, both of its processes"),
-  column('reference_cpu_share', measured, 2, 'fraction of one core', "the reference's CPU in the window: what it took from the proxy's core"),
-  column(
-    'proxy_cpu_per_reference',
-    measured,
-    2,
-    'reference round trips / request',
-    "the row's primary metric divided by reference_cpu_us_per_op of its own window (docs/method/reference.md)",
-  ),
   // h3 rows (docs/series/h3.md#udp-datagrams).
   column(
     'udp_datagrams_per_req',
@@ -134,7 +118,13 @@ export const COUNTS = [
   S.proxy_sys_us_per_req,
   S.counts_reason,
 ] as const
-const REFERENCE = [S.reference_kind, S.reference_cpu_us_per_op, S.reference_cpu_share, S.proxy_cpu_per_reference] as const
+
+/**
+ * Columns of version 2 no verdict, comparison or chart used (issue #42): the reference measured
+ * in each window and the two-part calibrated unit. Files written with them still read.
+ */
+const RETIRED_REFERENCE = ['reference_kind', 'reference_cpu_us_per_op', 'reference_cpu_share', 'proxy_cpu_per_reference'] as const
+const RETIRED_CALIBRATION = ['proxy_cpu_calibrated', 'calibration_unit'] as const
 
 /** measurements.csv: HTTP, closed and open model. */
 const MEASUREMENTS = rowFile('measurements.csv', 1, [
@@ -191,22 +181,7 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
   column('streams', positiveOrNone, 2, 'streams', 'h2 and h3 rows: requests in flight on each connection (h2load -m, loadgen h3 -m); empty for HTTP/1.1 rows'),
   S.load_foreign_cpu_share,
   ...COUNTS,
-  column(
-    'proxy_cpu_calibrated',
-    measured,
-    2,
-    'reference µs / request',
-    "the proxy's CPU per request in calibration_unit (the direct row: the backend's), comparable across runs and machines (docs/method/calibration.md)",
-  ),
-  column(
-    'calibration_unit',
-    text,
-    2,
-    '',
-    'the unit of proxy_cpu_calibrated: two-part-ref-us-v1 (counted system calls at the reference syscall cost, the rest scaled by the compute loop); empty where the run has no two-part calibration or the row no counts',
-  ),
   S.foreign_processes,
-  ...REFERENCE,
   S.udp_datagrams_per_req,
   column(
     'counted_share',
@@ -254,7 +229,6 @@ const HANDSHAKES = rowFile('handshakes.csv', 1, [
   S.load_foreign_cpu_share,
   ...COUNTS,
   S.foreign_processes,
-  ...REFERENCE,
   // QUIC rows (series h3-handshake; docs/series/h3.md#handshakes).
   inFile(S.udp_datagrams_per_req, {
     unit: 'datagrams / handshake',
@@ -361,4 +335,10 @@ const DEFAULT_KEYS = rowFile('default-keys.csv', 2, [
 ])
 
 /** Every row file of a run directory, by table name; the dictionary's order (a column's first file gives its general meaning). */
-export const ROW_FILES = { measurements: MEASUREMENTS, handshakes: HANDSHAKES, websocket: WEBSOCKET, tcp: TCP, 'default-keys': DEFAULT_KEYS } as const
+export const ROW_FILES = {
+  measurements: withRetired(MEASUREMENTS, [...RETIRED_CALIBRATION, ...RETIRED_REFERENCE]),
+  handshakes: withRetired(HANDSHAKES, RETIRED_REFERENCE),
+  websocket: WEBSOCKET,
+  tcp: TCP,
+  'default-keys': DEFAULT_KEYS,
+} as const

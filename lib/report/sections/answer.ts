@@ -8,6 +8,7 @@ import { findingBadge } from './common.ts'
 import type { ArticleInput, Finding } from './input.ts'
 import { PICTURES } from './pictures.ts'
 import type { CellChange } from '../baseline-changes.ts'
+import { pairSentences } from './pairs.ts'
 
 /**
  * The answer first (docs/report.md#answer-first): the title, one line of what was run, a
@@ -135,40 +136,57 @@ function whyUndecided(fs: readonly Finding[]): string {
     .join('; ')
 }
 
-/** The paragraph: what held, what did not, what could not be decided and why, what was not measured; the claims; the baseline. */
-export function summaryParagraph(findings: readonly Finding[], claims: readonly ClaimResult[], changes: readonly CellChange[] | null): string {
+/**
+ * The paragraph: a paired run's changes first (each proxy's, then the machine's); what held, what
+ * did not, what could not be decided and why, what was not measured; the claims; the baseline.
+ */
+export function summaryParagraph(
+  findings: readonly Finding[],
+  claims: readonly ClaimResult[],
+  changes: readonly CellChange[] | null,
+  paired: readonly string[] = [],
+): string {
+  return [...paired, ...findingSentences(findings), claimSentence(claims), ...(changes ? [baselineSentence(changes)] : [])].join(' ')
+}
+
+/** A paired run's sentences for the answer (pairs.ts writes them), none for another run. */
+function pairedSentences(input: ArticleInput): string[] {
+  if (!input.pairs) return []
+  const s = pairSentences(input.pairs)
+  return [...s.proxies, s.machine]
+}
+
+/** The findings: held, not held, undecided and why; not measured and why; those without a bound. */
+function findingSentences(findings: readonly Finding[]): string[] {
+  if (findings.length === 0) return ['No series of this run produced findings.']
   const by = (v: Finding['verdict']) => findings.filter((f) => f.verdict === v)
   const [held, notHeld, open, missing, info] = [by('held'), by('not held'), by('inconclusive'), by('not measured'), by('info')]
   const bounded = findings.length - info.length
-  const parts: string[] = []
-  if (findings.length === 0) parts.push('No series of this run produced findings.')
-  else {
+  const parts = [
+    `Of the ${bounded} findings with a bound, **${held.length} held**${held.length ? ` (${idList(held)})` : ''}, **${notHeld.length} did not**${notHeld.length ? ` (${idList(notHeld)})` : ''}` +
+      `${open.length ? `, and **${open.length} could not be decided**: ${whyUndecided(open)}` : ''}.`,
+  ]
+  if (missing.length)
     parts.push(
-      `Of the ${bounded} findings with a bound, **${held.length} held**${held.length ? ` (${idList(held)})` : ''}, **${notHeld.length} did not**${notHeld.length ? ` (${idList(notHeld)})` : ''}` +
-        `${open.length ? `, and **${open.length} could not be decided**: ${whyUndecided(open)}` : ''}.`,
+      `Not measured: ${missing.map((f) => `${esc(f.id)}${f.figure ? ` (${esc(missingReason(f.figure))})` : ' (no cell of it in this run)'}`).join(', ')}.`,
     )
-    if (missing.length)
-      parts.push(
-        `Not measured: ${missing.map((f) => `${esc(f.id)}${f.figure ? ` (${esc(missingReason(f.figure))})` : ' (no cell of it in this run)'}`).join(', ')}.`,
-      )
-    if (info.length) parts.push(`${info.length} more are figures without a bound (${idList(info)}).`)
-  }
-  if (claims.length) {
-    const n = (v: ClaimVerdict) => claims.filter((c) => c.verdict === v).length
-    parts.push(
-      `Published claims (${claims.length}): ${n('reproduced')} reproduced, ${n('not reproduced')} not, ${n('inconclusive')} undecided, ${n('not measured')} not measured (a cell their check needs is not in this run), ${n('not runnable here')} not runnable here.`,
-    )
-  } else parts.push('The claims ledger was not evaluated.')
-  if (changes) {
-    const verdicts = new Map<string, number>()
-    for (const c of changes) verdicts.set(c.verdict, (verdicts.get(c.verdict) ?? 0) + 1)
-    parts.push(
-      changes.length
-        ? `Against the baseline, ${changes.length} cells compared: ${[...verdicts].map(([v, k]) => `${k} ${esc(v)}`).join(', ')}.`
-        : 'No cell of this run is in the baseline.',
-    )
-  }
-  return parts.join(' ')
+  if (info.length) parts.push(`${info.length} more are figures without a bound (${idList(info)}).`)
+  return parts
+}
+
+/** The published claims by verdict, or that the ledger was not evaluated. */
+function claimSentence(claims: readonly ClaimResult[]): string {
+  if (!claims.length) return 'The claims ledger was not evaluated.'
+  const n = (v: ClaimVerdict) => claims.filter((c) => c.verdict === v).length
+  return `Published claims (${claims.length}): ${n('reproduced')} reproduced, ${n('not reproduced')} not, ${n('inconclusive')} undecided, ${n('not measured')} not measured (a cell their check needs is not in this run), ${n('not runnable here')} not runnable here.`
+}
+
+/** The cells compared with the baseline, by verdict. */
+function baselineSentence(changes: readonly CellChange[]): string {
+  if (!changes.length) return 'No cell of this run is in the baseline.'
+  const verdicts = new Map<string, number>()
+  for (const c of changes) verdicts.set(c.verdict, (verdicts.get(c.verdict) ?? 0) + 1)
+  return `Against the baseline, ${changes.length} cells compared: ${[...verdicts].map(([v, k]) => `${k} ${esc(v)}`).join(', ')}.`
 }
 
 /** The run in one line: profile, series, proxies, machine, when. */
@@ -188,7 +206,7 @@ export function answerSection(a: Article, input: ArticleInput, headings: readonl
   a.para('[[class:runline]]')
   a.para(runLine(input))
   a.para('[[class:answer]]')
-  a.para(`${summaryParagraph(findings, claims, changes)} Every verdict below: [verdicts.csv](data/verdicts.csv).`)
+  a.para(`${summaryParagraph(findings, claims, changes, pairedSentences(input))} Every verdict below: [verdicts.csv](data/verdicts.csv).`)
   const rows: Row[] = findings.map((f) => {
     const place = PLACES[f.id]
     const picture = place?.picture ? anchor(headings, PICTURES[place.picture]) : null

@@ -6,6 +6,8 @@ import type { TableName } from '../../analysis/cells.ts'
 import type { PublishedDelta } from '../../analysis/published.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc, num, pct } from '../markdown.ts'
+import { slugify } from '../render.ts'
+import { PAIRS_TITLE } from './pairs.ts'
 
 /** What the article shows of a baseline: deltas per cell (a promoted run) or per figure (published). */
 export type BaselineComparison =
@@ -35,11 +37,21 @@ const WHY =
 const JUDGE =
   "Across different machines, a proxy's change is judged on the calibrated unit (its CPU µs divided by a reference measured in the same run, on the same kernel) and on ratios between cells of one run, never on the raw µs delta: two machines of one kind (same CPU model, another kernel build and mitigations) measured every proxy about 2.2x apart in raw µs."
 
+/**
+ * A paired run keeps this section (fingerprints, references, counts, what --like repeated) but
+ * its costs across runs are the machine's drift as much as the proxy's change: it says so and
+ * points at the pairs, which measure the change without the drift.
+ */
+const PAIRED =
+  `This run is paired: each proxy's change is measured side by side in one run in [${PAIRS_TITLE}](#${slugify(PAIRS_TITLE)}). ` +
+  "The costs below come from two runs, so each change of cost holds the machine's drift as well: read it as the machines', not as a proxy's change."
+
 /** The section, and the chart of its deltas (none when no cell has one). */
-export function baselineSection(a: Article, b: BaselineComparison | undefined): ChartRequest[] {
+export function baselineSection(a: Article, b: BaselineComparison | undefined, paired = false): ChartRequest[] {
   if (!b) return (a.skip('Comparison with the baseline', 'no `--baseline <id>` given'), [])
   a.heading(2, 'Comparison with the baseline')
   a.para(`Baseline **${esc(b.id)}**: ${esc(b.title)}. Baseline machine: ${esc(b.machine)}${b.sameMachine ? ' (the same machine as this run)' : ''}. ${WHY}`)
+  if (paired) a.para(PAIRED)
   if (b.kind === 'run' && b.like) likeNote(a, b.like, b.repeated)
   if (b.kind === 'run') return runSection(a, b)
   a.para(

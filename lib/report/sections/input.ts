@@ -7,6 +7,7 @@ import type { Finding } from '../../findings/types.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { Article } from '../markdown.ts'
 import type { BaselineComparison } from './baseline.ts'
+import type { PairsInput } from './pairs.ts'
 
 export type { Finding }
 
@@ -17,6 +18,8 @@ export interface ArticleInput {
   findings: Finding[]
   claims: ClaimResult[]
   baseline?: BaselineComparison
+  /** A run made --like a baseline: its pairs (then beside now in one run); absent: the run has no then side. */
+  pairs?: PairsInput
   /** Per-second series of open-model runs from raw/ (absent when only CSVs are there). */
   openSeries: OpenSeries[]
   /** Latency spectra from raw/ (absent or empty: none recorded, or only CSVs are there). */

@@ -1,10 +1,10 @@
 import { haproxyNginxRatios, l4Cells, type L4Cell } from '../../analysis/l4.ts'
-import { fmtInterval, type Interval } from '../../core/intervals.ts'
+import { fmtInterval } from '../../core/intervals.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { esc, type Article } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
+import { iv, side } from './protocols.ts'
 
-const iv = (x: Interval | null, digits = 1) => (x ? fmtInterval(x, digits) : '—')
 const notes = (c: L4Cell) => {
   const all = [...(c.disturbed ? [`${c.disturbed} disturbed`] : []), ...c.reasons]
   return all.length ? ` (${all.join('; ')})` : ''
@@ -41,10 +41,7 @@ export function l4Section(a: Article, { run }: ArticleInput): ChartRequest[] {
   const ratios = haproxyNginxRatios(rows)
   if (ratios.length) {
     a.para('HAProxy / nginx proxy CPU (seed 004: HAProxy lower, i.e. below 1), paired bootstrap interval over the repeats:')
-    // A side is named only when the whole interval is on it (DESIGN "Verdicts carry their uncertainty").
-    const side = (x: Interval) =>
-      x.method === 'single repeat' ? 'no side decided: one repeat' : x.hi < 1 ? 'HAProxy lower' : x.lo > 1 ? 'nginx lower' : 'no side decided'
-    a.bullets(ratios.map((r) => `${esc(r.variant)}, per ${r.per}: ${esc(fmtInterval(r.ratio))} (${side(r.ratio)})`))
+    a.bullets(ratios.map((r) => `${esc(r.variant)}, per ${r.per}: ${esc(fmtInterval(r.ratio))} (${side(r.ratio, 'HAProxy lower', 'nginx lower')})`))
   }
   return []
 }

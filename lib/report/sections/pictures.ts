@@ -232,11 +232,14 @@ function versionsPicture(a: Article, charts: ChartRequest[], input: ArticleInput
   }
 }
 
-/** The baseline's change per cell, when the run has a baseline. */
+/**
+ * The baseline's change per cell, when the run has a baseline. Not for a paired run: across runs
+ * each dot holds the machine's drift too, and its pairs measure the proxy's change without it.
+ */
 function baselinePicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
   const { baseline, run } = input
   const p = run.manifest.profile_settings
-  if (baseline) {
+  if (baseline && !input.pairs) {
     const { changes, unit } =
       baseline.kind === 'run'
         ? (() => {

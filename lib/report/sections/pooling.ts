@@ -70,7 +70,6 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
       { title: 'rps', value: (c) => c.medians.rps },
       { title: 'p99 ms', value: (c) => c.medians.p99_ms },
       ...countCellColumns('req', false),
-      { title: 'calibrated', value: (c) => c.medians.proxy_cpu_calibrated ?? null, csvOnly: true },
     ],
     closedPooling,
   )

@@ -1,5 +1,5 @@
 import { h2Summary, resumptionSummary, type H2Cell, type ResumptionCell } from '../../analysis/protocols.ts'
-import { fmtInterval, type Interval } from '../../core/intervals.ts'
+import { fmtInterval, sideOfOne, type Interval } from '../../core/intervals.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { esc, pct, type Article } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
@@ -8,9 +8,13 @@ import type { ArticleInput } from './input.ts'
 export const iv = (x: Interval | null, digits = 1) => (x ? fmtInterval(x, digits) : '—')
 /** valid/all rows, with the reasons of the others. */
 export const rowsText = (c: { valid: number; rows: number; reasons: string[] }) => `${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`
-/** A side is named only when the whole interval is on it (DESIGN "Verdicts carry their uncertainty"). */
-export const side = (x: Interval | null, below: string, above: string) =>
-  !x ? '' : x.method === 'single repeat' ? 'one repeat: no side decided' : x.hi < 1 ? below : x.lo > 1 ? above : 'no side decided'
+/** A ratio's side in words (sideOfOne judges it). */
+export const side = (x: Interval | null, below: string, above: string): string => {
+  if (!x) return ''
+  const s = sideOfOne(x)
+  // Disagreeing repeats are already shown by the interval's text (fmtInterval): not said twice.
+  return s === 'below' ? below : s === 'above' ? above : s === 'one repeat' ? 'one repeat: no side decided' : 'no side decided'
+}
 
 /** HTTP/2 from the client (series h2): per proxy, HTTP/1.1 and h2 through the same h2 config. */
 export function h2Section(a: Article, { run }: ArticleInput): ChartRequest[] {

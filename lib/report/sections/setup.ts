@@ -1,12 +1,9 @@
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc, num } from '../markdown.ts'
-import type { Calibration, Fingerprint, Manifest, Measurement } from '../../data/schema.ts'
-import { REFERENCE_UNITS, TWO_PART_UNIT } from '../../data/calibration-unit.ts'
-import { isDirectReference } from '../../analysis/calibrated.ts'
-import { median } from '../../core/stats.ts'
+import type { Calibration, Fingerprint, Manifest } from '../../data/schema.ts'
 import { groupBy } from '../../data/grouping.ts'
 import type { ArticleInput } from './input.ts'
-import { quietLine, quietSummary } from '../../data/quiet.ts'
+import { quietLine, quietSummary, tooBusyLines } from '../../data/quiet.ts'
 
 function repeatsText(p: Manifest['profile_settings']): string {
   if (p.max_repeats === undefined || p.max_repeats <= p.repeats) return `${p.repeats} repeats`
@@ -20,20 +17,10 @@ function fingerprintText(f: Fingerprint | null): string {
   return `Machine fingerprint: ${esc(f.cpu_model)} (family ${esc(f.cpu_family)}, model ${esc(f.cpu_model_number)}, stepping ${esc(f.stepping)}, microcode ${esc(f.microcode)}), kernel ${esc(f.kernel_release)}, clock source ${esc(f.clocksource)}, virtualisation ${esc(f.virtualization)}${f.irq_time_accounting ? `, IRQ time accounting ${esc(f.irq_time_accounting)}` : ''}; mitigations: ${vulns.length ? vulns.map(([k, v]) => `${esc(k)} ${esc(v)}`).join('; ') : 'none reported'}.`
 }
 
-function calibrationText(c: Calibration | null, measurements: readonly Measurement[]): string {
+function calibrationText(c: Calibration | null): string {
   if (!c) return 'Calibration: not recorded in this run.'
   const us = (x: number | null) => (x === null ? 'not measured' : `${num(x)} µs`)
-  // The two-part units beside the direct row's figures (docs/method/calibration.md).
-  const direct = measurements.filter((r) => isDirectReference(r) && r.status === 'valid')
-  const med = (xs: (number | null | undefined)[]) => {
-    const v = xs.filter((x): x is number => typeof x === 'number')
-    return v.length ? median(v) : null
-  }
-  const twoPart =
-    c.syscall_us !== null || c.compute_us !== null
-      ? ` Two-part units: system call ${c.syscall_us === null ? 'not measured' : `${num(c.syscall_us)} µs`}, compute loop ${c.compute_us === null ? 'not measured' : `${num(c.compute_us)} µs per million iterations`} (reference ${REFERENCE_UNITS.syscall_us} µs and ${REFERENCE_UNITS.compute_us} µs); the \`direct\` row: backend ${us(med(direct.map((r) => r.backend_cpu_us_per_req)))}/req raw, ${direct.some((r) => r.proxy_cpu_calibrated != null) ? `${num(med(direct.map((r) => r.proxy_cpu_calibrated))!)} in \`${TWO_PART_UNIT}\`` : 'no calibrated figure'} (docs/method/calibration.md).`
-      : ''
-  return `Calibration on the proxy's cpuset ${esc(c.cpuset)}: loopback round trip ${us(c.loopback_rtt_us)} CPU, ECDSA P-256 sign ${us(c.ecdsa_p256_sign_us)}, RSA-4096 sign ${us(c.rsa4096_sign_us)} (the \`direct\` row is the reference of the calibrated unit: docs/method/calibration.md).${twoPart}`
+  return `Calibration on the proxy's cpuset ${esc(c.cpuset)}: loopback round trip ${us(c.loopback_rtt_us)} CPU, ECDSA P-256 sign ${us(c.ecdsa_p256_sign_us)}, RSA-4096 sign ${us(c.rsa4096_sign_us)} (the \`direct\` row is the reference of the calibrated unit: docs/method/comparison.md).`
 }
 
 /**
@@ -105,7 +92,7 @@ function hostsPart(a: Article, h: NonNullable<Manifest['hosts']>): void {
 /** What other work on the machine cost the run, as the end summary says it (docs/method/disturbance.md). */
 function otherWorkText(run: ArticleInput['run']): string {
   const q = run.manifest.quiet
-  const summary = quietSummary(run, q)
+  const summary = quietSummary(run, q, run.manifest.profile_settings.repeats)
   const line = quietLine(summary)
   const rule = q
     ? ` A disturbed window (hypervisor steal or CPU of other processes on the proxy's or the load's cores above the thresholds of the validity rules) is invalid, never used; the run then waited until the foreign load stayed under the threshold for ${num(q.settle_s)} s and redid the window in a later round, within a budget of ${num(q.budget_s)} s lost to other work (${num(q.spent_s)} s spent${q.unquiet_waits ? `; ${q.unquiet_waits} waits ended before the machine was quiet` : ''}).`
@@ -114,7 +101,9 @@ function otherWorkText(run: ArticleInput['run']): string {
   const sliced = summary.counted
     ? ` A closed-model window disturbed in part whose clean half-second slices cover at least half of it counts those slices only: its row's \`counted_share\` is below 1 (docs/method/disturbance.md#slices).`
     : ''
-  return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${sliced}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
+  // A cell other work left short has no figure: its rows were disturbed, never used.
+  const tooBusy = summary.tooBusy.length ? ` Cells not measured, the machine too busy: ${tooBusyLines(summary).map(esc).join('; ')}.` : ''
+  return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${sliced}${tooBusy}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
 }
 
 /** Builds other than the pinned ones (substituted, restored from the archive) and versions not runnable here; empty when every pin was measured. */
@@ -146,7 +135,7 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
         : ' Every role has its own cores.'),
     `Profile settings: ${repeatsText(m.profile_settings)}, ${m.profile_settings.warmup_s} s warm-up, ${m.profile_settings.duration_s} s window, ${m.profile_settings.connections} connections, ${m.profile_settings.threads} generator thread${m.profile_settings.threads === 1 ? '' : 's'}; repeats interleaved across proxies in an order shuffled with seed ${m.order_seed}.`,
     fingerprintText(m.fingerprint),
-    calibrationText(m.calibration, run.measurements),
+    calibrationText(m.calibration),
     `Every cell is verified before it is measured (status 200, body or its size, HTTP/1.1 over TLS, plain HTTP for the http variants and the direct floor); a cell with ≥ 1% errors, a saturated generator (≥ 90% of its cpuset) or a failed verification is marked invalid with its reason and left out of every median.`,
     otherWorkText(run),
     ...[buildsText(m)].filter(Boolean),

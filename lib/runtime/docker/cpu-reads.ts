@@ -22,6 +22,19 @@ function keepHighest(e: CountedContainer, ns: number): number {
   return e.lastNs
 }
 
+/** The container's CPU ns from its cgroup's counter file; null when the file is not there or not readable, or reads no usage. */
+function readCounterFile(e: CountedContainer): number | null {
+  e.cgroupFile ??= cgroupCpuFile(e.role.pid)
+  if (!e.cgroupFile) return null
+  try {
+    const text = readFileSync(e.cgroupFile.path, 'utf8')
+    const ns = e.cgroupFile.v2 ? Number(/^usage_usec (\d+)/m.exec(text)?.[1]) * 1000 : Number(text.trim())
+    return Number.isFinite(ns) && ns > 0 ? ns : null
+  } catch {
+    return null
+  }
+}
+
 /**
  * A container's cumulative CPU ns: from its cgroup's counter file (cgroup), by an exec
  * inside it (exec), or from the stats API (stats, and the fallback of both).
@@ -48,14 +61,8 @@ export class CpuReads {
 
   async read(e: CountedContainer): Promise<number> {
     if (this.mode === 'cgroup') {
-      e.cgroupFile ??= cgroupCpuFile(e.role.pid)
-      if (e.cgroupFile) {
-        try {
-          const text = readFileSync(e.cgroupFile.path, 'utf8')
-          const ns = e.cgroupFile.v2 ? Number(/^usage_usec (\d+)/m.exec(text)?.[1]) * 1000 : Number(text.trim())
-          if (Number.isFinite(ns) && ns > 0) return keepHighest(e, ns)
-        } catch {}
-      }
+      const ns = readCounterFile(e)
+      if (ns !== null) return keepHighest(e, ns)
     }
     if (this.mode === 'exec' && !e.role.exit) {
       const ns = await readCpuInContainer(this.docker, e.container).catch(() => null)

@@ -80,27 +80,10 @@ export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: {
   const mounts: Mount[] = []
   const copies: MountPlan['copies'] = []
   if (spec.cwd) mounts.push({ source: resolve(spec.cwd), target: resolve(spec.cwd), readOnly: false })
-  const envValues = Object.entries(spec.env ?? {})
-    .filter(([k]) => !NOT_PATHS.has(k))
-    .map(([, v]) => v)
-  const direct = pathTokens([...spec.argv.slice(1), ...envValues])
-  const found = [...direct]
-  for (const p of direct) {
-    const st = fs.stat(p)
-    if (st && !st.isDir && st.size <= 1 << 20) {
-      let text = ''
-      try {
-        text = fs.read(p)
-      } catch {}
-      if (!text.includes('\0')) found.push(...configPaths(text))
-    }
-  }
-  const candidates = [...new Set(found.map((p) => resolve(p)))].sort((a, b) => a.length - b.length)
+  // Shortest first: a directory mounted covers the paths under it.
+  const candidates = [...new Set(namedPaths(spec, fs).map((p) => resolve(p)))].sort((a, b) => a.length - b.length)
   for (const p of candidates) {
-    if (p === spec.argv[0]) continue
-    if (p.split('/').filter(Boolean).length < 2) continue
-    if (SYSTEM_DIRS.some((d) => under(p, d)) || DOCKER_SOCKETS.some((s) => under(s, p))) continue
-    if (mounts.some((m) => under(p, m.target))) continue
+    if (p === spec.argv[0] || neverMounted(p) || mounts.some((m) => under(p, m.target))) continue
     const st = fs.stat(p)
     if (!st) continue
     if (!st.isDir && !readable(st, user.uid, user.gid)) {
@@ -110,3 +93,26 @@ export function planMounts(spec: Pick<RoleSpec, 'argv' | 'env' | 'cwd'>, user: {
   }
   return { mounts, copies }
 }
+
+/** The paths argv[1..] and env name, and those named inside a (small, text) file among them. */
+function namedPaths(spec: Pick<RoleSpec, 'argv' | 'env'>, fs: Fs): string[] {
+  const envValues = Object.entries(spec.env ?? {})
+    .filter(([k]) => !NOT_PATHS.has(k))
+    .map(([, v]) => v)
+  const direct = pathTokens([...spec.argv.slice(1), ...envValues])
+  return [...direct, ...direct.flatMap((p) => configPathsIn(p, fs))]
+}
+
+/** The paths a small text file names (none for a directory, a missing, large, unreadable or binary file). */
+function configPathsIn(path: string, fs: Fs): string[] {
+  const st = fs.stat(path)
+  if (!st || st.isDir || st.size > 1 << 20) return []
+  let text = ''
+  try {
+    text = fs.read(path)
+  } catch {}
+  return text.includes('\0') ? [] : configPaths(text)
+}
+
+/** Paths never mounted: / and those one level under it (/root, /tmp), system directories, and any that holds a Docker socket. */
+const neverMounted = (p: string) => p.split('/').filter(Boolean).length < 2 || SYSTEM_DIRS.some((d) => under(p, d)) || DOCKER_SOCKETS.some((s) => under(s, p))

@@ -68,34 +68,38 @@ export function tarUnpack(buf: Buffer): TarEntry[] {
   for (let at = 0; at + BLOCK <= buf.length; ) {
     const h = buf.subarray(at, at + BLOCK)
     if (h.every((b) => b === 0)) break
-    const str = (from: number, len: number) => h.toString('utf8', from, from + len).replace(/\0.*$/s, '')
-    const num = (from: number, len: number) => parseInt(str(from, len).trim() || '0', 8)
-    const size = num(124, 12)
+    const size = octalField(h, 124, 12)
     const type = String.fromCharCode(h[156]!)
     const body = buf.subarray(at + BLOCK, at + BLOCK + size)
     at += BLOCK + Math.ceil(size / BLOCK) * BLOCK
-    if (type === 'L') {
-      longName = body.toString('utf8').replace(/\0.*$/s, '')
+    if (type === 'L' || type === 'x') {
+      longName = longNameIn(type, body) ?? longName
       continue
     }
-    if (type === 'x') {
-      const path = /\d+ path=([^\n]*)\n/.exec(body.toString('utf8'))?.[1]
-      if (path) longName = path
-      continue
-    }
-    const prefix = str(345, 155)
-    const name = (longName ?? (prefix ? `${prefix}/${str(0, 100)}` : str(0, 100))).replace(/\/$/, '')
+    const prefix = textField(h, 345, 155)
+    const name = (longName ?? (prefix ? `${prefix}/${textField(h, 0, 100)}` : textField(h, 0, 100))).replace(/\/$/, '')
     longName = undefined
     if (type === '0' || type === '\0' || type === '5') {
       out.push({
         name,
         type: type === '5' ? 'dir' : 'file',
-        mode: num(100, 8),
-        uid: num(108, 8),
-        gid: num(116, 8),
+        mode: octalField(h, 100, 8),
+        uid: octalField(h, 108, 8),
+        gid: octalField(h, 116, 8),
         ...(type === '5' ? {} : { body: Buffer.from(body) }),
       })
     }
   }
   return out
+}
+
+/** A header's text field, up to its first NUL. */
+const textField = (h: Buffer, from: number, len: number) => h.toString('utf8', from, from + len).replace(/\0.*$/s, '')
+/** A header's octal number field (blank: 0). */
+const octalField = (h: Buffer, from: number, len: number) => parseInt(textField(h, from, len).trim() || '0', 8)
+
+/** The name a GNU long-name entry ('L') or a pax header ('x', its path) gives the next entry; undefined: a pax header without one. */
+function longNameIn(type: 'L' | 'x', body: Buffer): string | undefined {
+  if (type === 'L') return body.toString('utf8').replace(/\0.*$/s, '')
+  return /\d+ path=([^\n]*)\n/.exec(body.toString('utf8'))?.[1] || undefined
 }

@@ -52,17 +52,7 @@ export async function ensureBaseTarball(log: Logger, suite = BASE_TAG): Promise<
   try {
     const r = await exec('/usr/sbin/debootstrap', ['--variant=minbase', suite, root, ...(mirror ? [mirror] : [])], { timeoutMs: 15 * 60_000 })
     if (r.code !== 0) throw new Error(`debootstrap failed (exit ${r.code}): ${lastLine(r.stderr) || lastLine(r.stdout)}`)
-    for (const [file, dest] of Object.entries(BASE_FILES)) {
-      copyFileSync(join(baseDir, file), join(root, dest))
-      chmodSync(join(root, dest), file === 'policy-rc.d' ? 0o755 : 0o644)
-    }
-    if (sources) {
-      writeFileSync(join(root, 'etc/apt/sources.list'), '')
-      writeFileSync(join(root, 'etc/apt/sources.list.d', sources.name), sources.text)
-    }
-    for (const d of ['var/cache/apt/archives', 'var/lib/apt/lists']) {
-      for (const f of readdirSync(join(root, d))) if (f !== 'partial' && f !== 'lock') rmSync(join(root, d, f), { recursive: true, force: true })
-    }
+    finishRootfs(root, sources)
     log.progress('packing the base rootfs')
     const tmp = `${path}.tmp-${process.pid}`
     const t = await exec('tar', ['--numeric-owner', '-C', root, '-cf', tmp, '.'], { timeoutMs: 10 * 60_000 })
@@ -72,6 +62,21 @@ export async function ensureBaseTarball(log: Logger, suite = BASE_TAG): Promise<
     rmSync(root, { recursive: true, force: true })
   }
   return { path, built: true, seconds: (Date.now() - t0) / 1000 }
+}
+
+/** A debootstrapped rootfs made the base: its files (BASE_FILES), the suite's apt sources (null: debootstrap's), no apt caches. */
+function finishRootfs(root: string, sources: { name: string; text: string } | null): void {
+  for (const [file, dest] of Object.entries(BASE_FILES)) {
+    copyFileSync(join(baseDir, file), join(root, dest))
+    chmodSync(join(root, dest), file === 'policy-rc.d' ? 0o755 : 0o644)
+  }
+  if (sources) {
+    writeFileSync(join(root, 'etc/apt/sources.list'), '')
+    writeFileSync(join(root, 'etc/apt/sources.list.d', sources.name), sources.text)
+  }
+  for (const d of ['var/cache/apt/archives', 'var/lib/apt/lists']) {
+    for (const f of readdirSync(join(root, d))) if (f !== 'partial' && f !== 'lock') rmSync(join(root, d, f), { recursive: true, force: true })
+  }
 }
 
 /** `docker import` of the base tarball as proxybench/base:bookworm; re-imported when the tarball changes. */

@@ -66,22 +66,9 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
   const debian = await debianVersions([
     ...new Set([...stacks.flatMap((s) => s.versions.filter((v) => v.source === 'debian').map((v) => v.package)), 'wrk', 'nghttp2-client']),
   ])
-  const plans: ImagePlan[] = []
-  for (const name of ['backend', 'loadgen'] as const) {
-    const g = await ensureGoBuild(name)
-    if (g.error) {
-      rows.push({ component: name, version: '-', image: '', id: '', status: 'failed', seconds: 0, note: `${name}: ${g.error}` })
-      continue
-    }
-    plans.push(goImagePlan(name, debian.get('wrk'), debian.get('nghttp2-client')))
-  }
-  const official: { stack: Stack; v: StackVersion }[] = []
-  const suites: { stack: Stack; v: StackVersion }[] = []
-  for (const { stack, v } of versions) {
-    if (mode === 'official' && officialRef(stack, v.version)) official.push({ stack, v })
-    else if (suiteOf(v)) suites.push({ stack, v })
-    else plans.push(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined))
-  }
+  const plans = await goImagePlans(debian, rows)
+  const { official, suites, built } = byImageSource(versions, mode)
+  plans.push(...built.map(({ stack, v }) => proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined)))
   const total = plans.length + suites.length + official.length
   let i = 0
   for (const plan of plans) {
@@ -99,6 +86,33 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
   }
   writeImageRecords(records, o.recordsFile)
   return { mode, reason, rows, records }
+}
+
+/** The plans of the backend and generator images; a Go program that does not build is a failed row instead. */
+async function goImagePlans(debian: Map<string, string | null>, rows: ImageRow[]): Promise<ImagePlan[]> {
+  const plans: ImagePlan[] = []
+  for (const name of ['backend', 'loadgen'] as const) {
+    const g = await ensureGoBuild(name)
+    if (g.error) {
+      rows.push({ component: name, version: '-', image: '', id: '', status: 'failed', seconds: 0, note: `${name}: ${g.error}` })
+      continue
+    }
+    plans.push(goImagePlan(name, debian.get('wrk'), debian.get('nghttp2-client')))
+  }
+  return plans
+}
+
+type Versioned = { stack: Stack; v: StackVersion }
+
+/** Where each version's image comes from: pulled (official mode, an official tag), imported from another suite, or built here. */
+function byImageSource(versions: readonly Versioned[], mode: 'offline' | 'official'): { official: Versioned[]; suites: Versioned[]; built: Versioned[] } {
+  const out: { official: Versioned[]; suites: Versioned[]; built: Versioned[] } = { official: [], suites: [], built: [] }
+  for (const x of versions) {
+    if (mode === 'official' && officialRef(x.stack, x.v.version)) out.official.push(x)
+    else if (suiteOf(x.v)) out.suites.push(x)
+    else out.built.push(x)
+  }
+  return out
 }
 
 /** --images auto: official images when the registry answers a probe of the first official tag, offline images when not. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { UserError } from '../../../lib/core/errors.ts'
-import { column, rowFile } from '../../../lib/data/columns/column.ts'
+import { column, rowFile, withRetired } from '../../../lib/data/columns/column.ts'
 import {
   blankRow,
   cellValue,
@@ -75,17 +75,21 @@ test('a file of the current version reads the appended column as its empty value
   )
 })
 
-test('the table refuses what the rule cannot read: a column appended without an empty value, a name twice, a version below 1', () => {
-  const bad = rowFile('x.csv', 1, [
-    column('a', KINDS.count, 1, '', ''),
-    column('b', KINDS.count, 2, '', ''),
-    column('a', KINDS.text, 1, '', ''),
-    column('c', KINDS.text, 0, '', ''),
-  ])
+test('the table refuses what the rule cannot read: a column appended without an empty value, a name twice, a version below 1, written and retired', () => {
+  const bad = withRetired(
+    rowFile('x.csv', 1, [
+      column('a', KINDS.count, 1, '', ''),
+      column('b', KINDS.count, 2, '', ''),
+      column('a', KINDS.text, 1, '', ''),
+      column('c', KINDS.text, 0, '', ''),
+    ]),
+    ['c', 'd'],
+  )
   assert.deepEqual(tableProblems([bad]), [
     'x.csv: column b appeared after its file (version 2) but has no empty value for the files written before it',
     'x.csv: column a twice',
     'x.csv: column c since 0 (versions count from 1)',
+    'x.csv: column c both written and retired',
   ])
   // A file that appears later may start with columns that have no empty value: no file of it lacks them.
   assert.deepEqual(tableProblems([rowFile('y.csv', 3, [column('a', KINDS.count, 1, '', ''), column('b', KINDS.count, 3, '', '')])]), [])

@@ -32,8 +32,8 @@ test('the committed baseline (version 1, its first columns) reads: every later c
   assert.ok(base.measurements.length > 0 && base.handshakes.length > 0 && base.websocket.length > 0)
   for (const r of base.measurements) {
     assert.deepEqual(
-      [r.path, r.scheme, r.body_bytes, r.slo, r.streams, r.steal_share, r.counts_reason, r.reference_kind, r.invocation],
-      ['/', undefined, null, '', null, null, '', '', null],
+      [r.path, r.scheme, r.body_bytes, r.slo, r.streams, r.steal_share, r.counts_reason, r.invocation],
+      ['/', undefined, null, '', null, null, '', null],
     )
   }
   for (const r of base.handshakes) assert.deepEqual([r.resumption, r.load_foreign_cpu_share, r.foreign_processes], [undefined, null, ''])
@@ -45,7 +45,7 @@ test('the golden fixture (version 1 with some version-2 columns) reads what it h
   assert.equal(run.manifest.schema_version, 1)
   assert.ok(run.measurements.length > 0 && (run.tcp ?? []).length > 0)
   assert.ok(header(FIXTURE, 'measurements.csv').includes('streams') && !header(FIXTURE, 'measurements.csv').includes('load_foreign_cpu_share'))
-  assert.ok(run.measurements.every((r) => r.invocation !== null && r.path.startsWith('/') && r.load_foreign_cpu_share === null && r.calibration_unit === ''))
+  assert.ok(run.measurements.every((r) => r.invocation !== null && r.path.startsWith('/') && r.load_foreign_cpu_share === null && r.counted_share === null))
   assert.ok(run.tcp!.every((r) => r.invocation !== null && r.counts_reason === '' && r.foreign_processes === ''))
 })
 

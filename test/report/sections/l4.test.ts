@@ -29,7 +29,7 @@ test('L4 section: a row per proxy and variant with intervals, the HAProxy/nginx 
   assert.match(md, /\| haproxy \| 2\\\.8\\\.25 \| l4\\-tcp \| 81\\\.5 \\\[81\\\.0\\, 82\\\.0\\\] \|/)
   assert.match(md, /\| nginx \| 1\\\.31\\\.3 \| l4\\-tcp \| 101\\\.0 \\\[1 repeat\\\] \|.*\\<b\\>x/)
   assert.ok(!md.includes('<b>'), 'a reason from the data is escaped')
-  assert.match(md, /l4\\-tcp, per connection: 0\\\.81 \\\[1 repeat\\\] \(no side decided: one repeat\)/)
+  assert.match(md, /l4\\-tcp, per connection: 0\\\.81 \\\[1 repeat\\\] \(one repeat: no side decided\)/)
   assert.deepEqual(
     a.files.map((f) => f.path),
     ['data/l4-cells.csv'],

@@ -127,3 +127,25 @@ test('the slice rule is stated in the setup section where a window was counted f
   assert.match(md, /1 counted from their clean slices/)
   assert.match(md, rule)
 })
+
+test('a cell other work left short of its minimum valid repeats is named in the setup section: not measured, machine too busy', () => {
+  const closed = (run: ArticleInput['run']) => run.measurements.filter((x) => x.model === 'closed')
+  // Every window of the fixture undisturbed: no cell left short.
+  const quiet = (run: ArticleInput['run']) => {
+    for (const r of [...run.measurements, ...run.handshakes, ...run.websocket, ...(run.tcp ?? [])])
+      Object.assign(r, { status: 'valid', reason: '', foreign_processes: '' })
+  }
+  assert.doesNotMatch(setupMarkdown(quiet), /not measured/)
+  const md = setupMarkdown((run) => {
+    quiet(run)
+    // Every window of one closed cell disturbed, by a named neighbour.
+    const [first] = closed(run)
+    for (const r of closed(run).filter((x) => (['series', 'proxy', 'version', 'variant', 'connections'] as const).every((k) => x[k] === first![k])))
+      Object.assign(r, { status: 'invalid', reason: "disturbed: steal 0.0% / foreign CPU 45% on the proxy's cores", foreign_processes: 'pb-neighbour 45%' })
+  })
+  assert.match(md, /1 cell not measured/)
+  assert.match(
+    md,
+    /Cells not measured, the machine too busy: [^;]*: not measured: machine too busy \(\d+ of \d+ windows disturbed, 100%; culprits pb-neighbour \d+\.\d core-s\)\./,
+  )
+})

@@ -9,14 +9,11 @@ import (
 	"time"
 )
 
-// The two-part calibration's references (docs/method/calibration.md): the CPU
-// cost of one cheap system call, and of a fixed piece of user-space compute,
-// each on the core it is pinned to. A kernel that makes system calls dearer
-// moves the first; a faster CPU moves both. `syscalls` is also the known load
-// of the kernel counters' tests: it makes exactly -n getppid calls.
+// A known load for the kernel counters' tests and their overhead bench
+// (docs/method/counts.md): exactly -n getppid system calls, with the CPU µs per
+// call on the core it is pinned to.
 func init() {
 	register("syscalls", "N getppid system calls in a loop: CPU µs per call", runSyscalls)
-	register("compute", "a fixed integer loop of N iterations: CPU µs per million iterations", runCompute)
 }
 
 type cpuTimes struct{ userUs, sysUs float64 }
@@ -95,21 +92,4 @@ func syscallLoop(n int64) uint64 {
 
 func runSyscalls(args []string, stdout, stderr io.Writer) int {
 	return timedLoop("syscalls", 1000000, func(n int64) float64 { return float64(n) }, syscallLoop, args, stdout, stderr)
-}
-
-// computeLoop: xorshift64* steps, each depending on the last, so the work cannot
-// be vectorised or folded away and takes a fixed number of instructions.
-func computeLoop(n int64) uint64 {
-	x := uint64(88172645463325252)
-	for i := int64(0); i < n; i++ {
-		x ^= x >> 12
-		x ^= x << 25
-		x ^= x >> 27
-		x *= 2685821657736338717
-	}
-	return x
-}
-
-func runCompute(args []string, stdout, stderr io.Writer) int {
-	return timedLoop("compute", 200000000, func(n int64) float64 { return float64(n) / 1e6 }, computeLoop, args, stdout, stderr)
 }

@@ -1,0 +1,248 @@
+import { median, medianCI } from '../core/stats.ts'
+import { LEVEL, sideOfOne, studentQuantile, sumSquares } from '../core/intervals.ts'
+import { CELL_COLUMNS, type CellKey, groupBy, projectId, projectKey, type TableName } from '../data/grouping.ts'
+import type { RunData, RunTables } from '../data/run-data.ts'
+
+/**
+ * Then and now, read as pairs (docs/method/pairs.md). A --like run measured each cell of
+ * today's build (now) beside the baseline's build (then) in the same rounds; per cell the
+ * *proxy change* is now / then from the paired rounds, and the *machine change* is then as
+ * measured today / then as the baseline recorded it. Nothing here compares absolute costs
+ * of two runs as if they were one machine.
+ */
+
+/** The tables whose cells are paired, and each one's cost column. */
+export const PAIRED_COST = { measurements: 'proxy_cpu_us_per_req', handshakes: 'proxy_cpu_us_per_handshake', websocket: 'proxy_cpu_us_per_msg' } as const
+type PairedTable = keyof typeof PAIRED_COST
+
+/**
+ * Counts per request by what fixes them: the code path (connections opened to the backend,
+ * system calls at a fixed load) crosses machines; timing (context switches follow how
+ * requests batch per wake-up) does not, so it is compared within the run only.
+ */
+export const CODE_PATH_COUNTS = ['backend_conns_per_1k_req', 'proxy_syscalls_per_req'] as const
+export const TIMING_COUNTS = ['proxy_ctxsw_per_req', 'proxy_user_us_per_req', 'proxy_sys_us_per_req'] as const
+
+type Row = { repeat: number; status: string; proxy: string; version: string; series: string; variant: string } & Record<string, unknown>
+
+export interface Change {
+  /** now / then (or today / baseline). */
+  value: number
+  lo: number
+  hi: number
+}
+
+export type PairVerdict = 'cheaper' | 'dearer' | 'no change' | 'too few repeats'
+
+export interface PairedCell {
+  table: PairedTable
+  proxy: string
+  series: string
+  variant: string
+  /** The cell's identity without its version (both sides share it), as one string and by column. */
+  id: string
+  key: CellKey
+  thenVersion: string
+  nowVersion: string
+  /** Rounds where both sides have a valid row. */
+  pairs: number
+  change: Change | null
+  verdict: PairVerdict
+  /** The smallest change this run could have told from none (relative, 0.08 = 8%); null without pairs. */
+  detectable: number | null
+  /** Standard error of ln(change), from the pooled paired noise, and that noise's degrees of freedom. */
+  logSe: number | null
+  df: number
+  /** Then measured today / the baseline's median of the same cell; null where the baseline lacks it. */
+  machine: number | null
+  /** Median counts per request: now, then today, and then in the baseline (code-path counts only). */
+  counts: Record<string, { now: number | null; thenToday: number | null; baseline: number | null }>
+}
+
+/** A cost: finite and positive (its log is taken). */
+const num = (r: Row, column: string): number | null => {
+  const v = r[column]
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null
+}
+
+/** A count: zero is a value (a pooled proxy opens no backend connection per 1000 requests). */
+const countOf = (r: Row, column: string): number | null => {
+  const v = r[column]
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null
+}
+
+const validRows = (rows: readonly Row[]) => rows.filter((r) => r.status === 'valid')
+
+/** A cell's key columns without its version: then and now rows of one cell share their values. */
+const columnsOf = (table: PairedTable) => CELL_COLUMNS[table as TableName].filter((c) => c !== 'version')
+
+/** A cell's identity without its version. */
+const idOf = (table: PairedTable, r: Row) => projectId(r, columnsOf(table))
+
+const medianOf = (rows: readonly Row[], column: string, read = num): number | null => {
+  const xs = rows.map((r) => read(r, column)).filter((x): x is number => x !== null)
+  return xs.length ? median(xs) : null
+}
+
+interface RawPair {
+  table: PairedTable
+  id: string
+  /** A then row of the cell, valid or not: its identity. */
+  first: Row
+  /** The valid rows of each side. */
+  now: Row[]
+  thenRows: Row[]
+  /** ln(now / then) per round where both are valid. */
+  logs: number[]
+}
+
+function rawPairs(now: RunTables, then: RunTables): RawPair[] {
+  const out: RawPair[] = []
+  for (const table of Object.keys(PAIRED_COST) as PairedTable[]) {
+    const cost = PAIRED_COST[table]
+    // Every then cell is a paired cell, valid rows or not (none valid: too few repeats).
+    const thenRows = groupBy(then[table] as unknown as Row[], (r) => [idOf(table, r)])
+    const nowRows = groupBy(validRows(now[table] as unknown as Row[]), (r) => [idOf(table, r)])
+    for (const [id, all] of thenRows) {
+      const t = validRows(all)
+      const n = nowRows.get(id) ?? []
+      const byRound = new Map(n.map((r) => [r.repeat, num(r, cost)]))
+      const logs = t.flatMap((r) => {
+        const a = byRound.get(r.repeat)
+        const b = num(r, cost)
+        return a && b ? [Math.log(a / b)] : []
+      })
+      out.push({ table, id, first: all[0]!, now: n, thenRows: t, logs })
+    }
+  }
+  return out
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+
+/** A change with its interval at quantile q of a log-scale standard error, and its verdict: decided only when the whole interval is on one side of 1. */
+function judged(logMean: number, se: number, q: number): Pick<PairedCell, 'change' | 'verdict' | 'detectable'> {
+  const change = { value: Math.exp(logMean), lo: Math.exp(logMean - q * se), hi: Math.exp(logMean + q * se) }
+  const s = sideOfOne(change)
+  return { change, verdict: s === 'above' ? 'dearer' : s === 'below' ? 'cheaper' : 'no change', detectable: Math.exp(q * se) - 1 }
+}
+
+/**
+ * The paired noise of a family of cells: the pooled SD of the log ratios around each cell's
+ * mean, and its degrees of freedom. A cell's own SD is used where larger (one noisy cell is
+ * never narrowed by quiet ones).
+ */
+export function pooledNoise(cells: readonly (readonly number[])[]): { sd: number; df: number } {
+  const used = cells.filter((c) => c.length >= 2)
+  const df = used.reduce((a, c) => a + c.length - 1, 0)
+  return { sd: df > 0 ? Math.sqrt(used.reduce((a, c) => a + sumSquares(c), 0) / df) : NaN, df }
+}
+
+/**
+ * A cell's paired change with its interval at the family-wise level over `family` cells
+ * (Bonferroni: a run of 40 cells with no change flags none 95% of the time), from the
+ * pooled noise. Fewer than 2 pairs, or no pooled noise: too few repeats.
+ */
+export function pairedChange(
+  logs: readonly number[],
+  noise: { sd: number; df: number },
+  family: number,
+): Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'> {
+  if (logs.length < 2 || !(noise.df > 0)) return { change: null, verdict: 'too few repeats', detectable: null, logSe: null, df: noise.df }
+  const m = mean(logs)
+  const own = Math.sqrt(sumSquares(logs) / (logs.length - 1))
+  const se = Math.max(noise.sd, own) / Math.sqrt(logs.length)
+  const q = studentQuantile(1 - (1 - LEVEL) / 2 / Math.max(1, family), noise.df)
+  return { ...judged(m, se, q), logSe: se, df: noise.df }
+}
+
+/** The counts of one cell: now, then today, and (code-path counts) then in the baseline. */
+function countsOf(p: RawPair, baseline: Row[]): PairedCell['counts'] {
+  const out: PairedCell['counts'] = {}
+  for (const c of [...CODE_PATH_COUNTS, ...TIMING_COUNTS]) {
+    const acrossMachines = (CODE_PATH_COUNTS as readonly string[]).includes(c)
+    const countMedian = (rows: Row[]) => medianOf(rows, c, countOf)
+    out[c] = { now: countMedian(p.now), thenToday: countMedian(p.thenRows), baseline: acrossMachines ? countMedian(baseline) : null }
+  }
+  return out
+}
+
+/** What the pairs are read from: a run's own tables and its then side. */
+export type PairedRun = Pick<RunData, 'paired' | keyof RunTables>
+
+/** Every paired cell of a run made --like a baseline (`baseline`: its tables, for the machine change). */
+export function pairedCells(run: PairedRun, baseline?: RunTables): PairedCell[] {
+  if (!run.paired) return []
+  const raw = rawPairs(run, run.paired.tables)
+  const out: PairedCell[] = []
+  // The family is every cell the run judges, whatever its table: "no cell flagged" is said of the run.
+  const judgedCells = raw.filter((p) => p.logs.length >= 2).length
+  // Noise is pooled per table and load model, as the run's other intervals pool it (claims/cells.ts):
+  // an open-model window's spread is not a closed one's.
+  const noiseFamily = (p: RawPair) => `${p.table} ${String(p.first.model ?? '')}`
+  const noises = new Map([...new Set(raw.map(noiseFamily))].map((f) => [f, pooledNoise(raw.filter((p) => noiseFamily(p) === f).map((p) => p.logs))]))
+  for (const table of Object.keys(PAIRED_COST) as PairedTable[]) {
+    for (const p of raw.filter((x) => x.table === table)) {
+      const noise = noises.get(noiseFamily(p))!
+      const first = p.first
+      const base = validRows((baseline?.[table] ?? []) as unknown as Row[]).filter((r) => r.version === first.version && idOf(table, r) === p.id)
+      const todayThen = medianOf(p.thenRows, PAIRED_COST[table])
+      const recorded = medianOf(base, PAIRED_COST[table])
+      out.push({
+        table,
+        proxy: first.proxy,
+        series: first.series,
+        variant: first.variant,
+        id: p.id,
+        key: projectKey(first, columnsOf(table)),
+        thenVersion: first.version,
+        nowVersion: p.now[0]?.version ?? '',
+        pairs: p.logs.length,
+        ...pairedChange(p.logs, noise, judgedCells),
+        machine: todayThen && recorded ? todayThen / recorded : null,
+        counts: countsOf(p, base),
+      })
+    }
+  }
+  return out
+}
+
+/** One proxy's change over its paired cells (each cell weighing the same), with its interval at 95% over the proxies. */
+export interface ProxyChange {
+  proxy: string
+  thenVersion: string
+  nowVersion: string
+  cells: number
+  change: Change | null
+  verdict: PairVerdict
+  detectable: number | null
+}
+
+export function proxyChanges(cells: readonly PairedCell[], proxies = new Set(cells.map((c) => c.proxy))): ProxyChange[] {
+  return [...proxies].map((proxy) => {
+    const own = cells.filter((c) => c.proxy === proxy && c.change && c.logSe !== null)
+    const first = cells.find((c) => c.proxy === proxy)
+    const base = { proxy, thenVersion: first?.thenVersion ?? '', nowVersion: first?.nowVersion ?? '', cells: own.length }
+    if (own.length === 0) return { ...base, change: null, verdict: 'too few repeats' as const, detectable: null }
+    // The mean of the cells' log changes; their errors independent (each cell's own rounds).
+    const m = mean(own.map((c) => Math.log(c.change!.value)))
+    const q = studentQuantile(1 - (1 - LEVEL) / 2 / proxies.size, Math.min(...own.map((c) => c.df)))
+    const se = Math.sqrt(own.reduce((a, c) => a + c.logSe! ** 2, 0)) / own.length
+    return { ...base, ...judged(m, se, q) }
+  })
+}
+
+/** The machine change over the cells that have one: their median, its order-statistics interval and the cells' range. */
+export function machineChange(cells: readonly PairedCell[]): { value: number; lo: number; hi: number; min: number; max: number; cells: number } | null {
+  const xs = cells.map((c) => c.machine).filter((x): x is number => x !== null)
+  if (xs.length === 0) return null
+  const m = median(xs)
+  const ci = xs.length >= 2 ? medianCI(xs, LEVEL).ci : [m, m]
+  return { value: m, lo: ci[0]!, hi: ci[1]!, min: Math.min(...xs), max: Math.max(...xs), cells: xs.length }
+}
+
+/** The verdict in words: `no change beyond X%` says the smallest change the run could have seen. */
+export function verdictText(v: PairVerdict, detectable: number | null): string {
+  if (v !== 'no change') return v
+  return `no change beyond ${Math.ceil((detectable ?? 0) * 100)}%`
+}
