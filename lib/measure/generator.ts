@@ -7,7 +7,20 @@ import { openCounting, type RoleCounts } from '../runtime/counts.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
 import { readProcesses, withCulprits } from './culprits.ts'
-import { readCpuTimes, windowDisturbance, type WindowDisturbance } from './disturbance.ts'
+import { readCpuTimes, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
+import {
+  countCleanSlices,
+  countedNote,
+  slicesOf,
+  slicesRecord,
+  startSlicing,
+  windowReadings,
+  type CountedSlices,
+  type Slice,
+  type SliceReading,
+} from './slices.ts'
+import { isDisturbedWindow } from './validity.ts'
+import { writeFileAtomic } from '../core/atomic.ts'
 
 export interface GeneratorOutcome<T> {
   result: T | null
@@ -18,21 +31,36 @@ export interface GeneratorOutcome<T> {
   generatorShare: number
   wallS: number
   exit: string | null
-  /** Steal and foreign CPU on the measured role's cores, and foreign CPU on the load cores, over the run (null: /proc/stat unreadable). */
+  /**
+   * Steal and foreign CPU on the measured role's cores, and foreign CPU on the load cores, over
+   * the run (null: /proc/stat unreadable); a run counted from its clean slices states theirs.
+   */
   disturbance: WindowDisturbance | null
+  /** The clean slices the figures count, when a neighbour disturbed the others (lib/measure/slices.ts); null: the whole run counts. */
+  counted: CountedSlices | null
+  /** The counted slices' share of the backend's work over the run (1: the whole run): scales the generator's whole-run units. */
+  workShare: number
+}
+
+/** What a generator run counts beyond the watched roles' CPU. */
+export interface GeneratorOptions {
+  /** Roles whose kernel counts are read (default: the proxy among the watched). */
+  count?: RunningRole[]
+  /**
+   * The backend's cumulative count of the load's unit (requests, echoed messages, echo
+   * connections or bytes), read every slice: a run a neighbour disturbed in part then counts
+   * its clean slices (lib/measure/slices.ts). Without it the run is judged whole.
+   */
+  work?: () => Promise<number>
 }
 
 /**
  * Runs a loadgen subcommand as the generator role, reading the watched roles' CPU just
  * before it starts and just after it exits: for loads that are all "window" (handshakes,
  * open model), with no ramp to cut off.
+ * With a work counter it also reads every slice, and a run a neighbour disturbed in part
+ * counts its clean slices only.
  */
-/** What a generator run counts beyond the watched roles' CPU. */
-export interface GeneratorOptions {
-  /** Roles whose kernel counts are read (default: the proxy among the watched). */
-  count?: RunningRole[]
-}
-
 export async function runGenerator<T>(
   ctx: CellContext,
   name: string,
@@ -43,7 +71,7 @@ export async function runGenerator<T>(
   expectedS: number,
   o: GeneratorOptions = {},
 ): Promise<GeneratorOutcome<T>> {
-  const { count = watch.filter((r) => r.spec.role === 'proxy') } = o
+  const { count = watch.filter((r) => r.spec.role === 'proxy'), work } = o
   rmSync(logFile, { force: true })
   // A spectrum left by an interrupted attempt must not pass for this one's.
   rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
@@ -51,46 +79,61 @@ export async function runGenerator<T>(
   const started = [...new Set([...watch, ...roles])]
   await ctx.windowGate?.beforeWindow(started.map((r) => r.pid))
   const counting = await openCounting(ctx.runtime, count, { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
-  const [before] = await Promise.all([Promise.all(started.map((r) => ctx.runtime.cpuNs(r))), counting.begin()])
-  const statBefore = readCpuTimes()
-  const procsBefore = readProcesses()
-  const t0 = process.hrtime.bigint()
+  const [before] = await Promise.all([cpuOf(ctx, started), counting.begin()])
+  const start = { at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses(), work: await readWork(work) }
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
+  const all = [...started, generator]
+  const slicing =
+    work && start.work !== null
+      ? startSlicing(async () => sliceReading(all, await cpuOf(ctx, all), process.hrtime.bigint(), readCpuTimes(), await work()))
+      : null
   // A generator that hangs must not hang the run: stop it well after it should have ended.
   const limitS = expectedS * 1.5 + 30
   const timedOut = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), limitS * 1000).unref())])
   if (timedOut) await ctx.runtime.stop(generator)
-  const wallS = Number(process.hrtime.bigint() - t0) / 1e9
-  const statAfter = readCpuTimes()
-  const procsAfter = readProcesses()
-  const [after] = await Promise.all([Promise.all(started.map((r) => ctx.runtime.cpuNs(r))), counting.end()])
+  const between = await slicing?.stop()
+  const end = { at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses() }
+  const [after] = await Promise.all([cpuOf(ctx, started), counting.end()])
   const counts = await counting.read()
   const genNs = await ctx.runtime.cpuNs(generator)
-  const used = new Map(started.map((r, i) => [r, after[i]! - before[i]!]))
+  const endWork = slicing ? await readWork(work) : null
+  const result = readReport<T>(ctx, name, argv, logFile)
+  const wholeS = Number(end.at - start.at) / 1e9
+  const ns = [...started.map((_, i) => after[i]! - before[i]!), genNs]
+  const layout = { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }
+  const whole = withCulprits(
+    windowDisturbance(
+      start.stat,
+      end.stat,
+      layout,
+      all.map((r, i) => ({ cpus: r.spec.cpus, ns: ns[i]! })),
+    ),
+    start.procs,
+    end.procs,
+    wholeS,
+    roles.map((r) => r.pid),
+  )
+  const readings =
+    between && endWork !== null
+      ? windowReadings(
+          sliceReading(all, [...before, 0], start.at, start.stat, start.work!),
+          between.readings,
+          sliceReading(all, [...after, genNs], end.at, end.stat, endWork),
+        )
+      : []
+  const part = countedPart(ctx, name, slicesOf(readings, layout), whole, { seconds: wholeS, ns, work: endWork === null ? 0 : endWork - start.work! })
   const died = watch.find((r) => r.exit)
-  const result = parseLoadgenOutput<T>(readFileSync(logFile, 'utf8'))
-  // open, handshake and ws-echo print their whole latency distribution: kept beside the log.
-  const spectrum = (result as { latency_spectrum?: LoadgenSpectrum } | null)?.latency_spectrum
-  if (spectrum) writeLatencySpectrum(ctx.runDir, name, loadgenSpectrum(argv[1] === 'h3' && argv.includes('-rate') ? 'h3 -rate' : argv[1]!, spectrum))
   return {
     result,
-    cpuNs: new Map(watch.map((r) => [r, used.get(r)!])),
+    cpuNs: new Map(watch.map((r) => [r, part.ns[all.indexOf(r)]!])),
     counts,
-    generatorShare: Math.round((genNs / 1e9 / (wallS * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
-    wallS,
-    disturbance: withCulprits(
-      windowDisturbance(
-        statBefore,
-        statAfter,
-        { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere },
-        [...started.map((r) => ({ cpus: r.spec.cpus, ns: used.get(r)! })), { cpus: generator.spec.cpus, ns: genNs }],
-      ),
-      procsBefore,
-      procsAfter,
-      wallS,
-      [...roles, generator].map((r) => r.pid),
-    ),
+    generatorShare: Math.round((part.ns.at(-1)! / 1e9 / (part.seconds * cpuCount(ctx.cpus.generator))) * 1e4) / 1e4,
+    wallS: part.seconds,
+    // A counted run states the disturbance of what it counted; its culprits are the whole run's.
+    disturbance: part.counted && whole ? { ...whole, ...part.counted.disturbance } : whole,
+    counted: part.counted,
+    workShare: part.workShare,
     exit: timedOut
       ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
       : died
@@ -100,3 +143,51 @@ export async function runGenerator<T>(
           : null,
   }
 }
+
+const cpuOf = (ctx: CellContext, rs: readonly RunningRole[]) => Promise.all(rs.map((r) => ctx.runtime.cpuNs(r)))
+
+/** The work counter now, or null without one or when it cannot be read (the run is then judged whole). */
+const readWork = async (work: (() => Promise<number>) | undefined): Promise<number | null> => (work ? await work().catch(() => null) : null)
+
+/** One slice reading: every role's CPU with its cpuset (the generator's last), the cores' times, the work so far. */
+const sliceReading = (roles: readonly RunningRole[], ns: readonly number[], at: bigint, stat: Map<number, CpuTimes>, work: number): SliceReading => ({
+  at,
+  stat,
+  roles: roles.map((r, i) => ({ cpus: r.spec.cpus, ns: ns[i]! })),
+  work,
+})
+
+/** The loadgen summary; its whole latency distribution (open, handshake, ws-echo) is kept beside the log. */
+function readReport<T>(ctx: CellContext, name: string, argv: readonly string[], logFile: string): T | null {
+  const result = parseLoadgenOutput<T>(readFileSync(logFile, 'utf8'))
+  const spectrum = (result as { latency_spectrum?: LoadgenSpectrum } | null)?.latency_spectrum
+  if (spectrum) writeLatencySpectrum(ctx.runDir, name, loadgenSpectrum(argv[1] === 'h3' && argv.includes('-rate') ? 'h3 -rate' : argv[1]!, spectrum))
+  return result
+}
+
+/**
+ * The part of the run its figures count: the whole run, or its clean slices when a neighbour
+ * disturbed the others (countCleanSlices); a run disturbed as a whole keeps its slices in raw/.
+ */
+function countedPart(ctx: CellContext, name: string, slices: Slice[], whole: WindowDisturbance | null, run: { seconds: number; ns: number[]; work: number }) {
+  const counted = countCleanSlices(slices, whole)
+  if (whole && isDisturbedWindow(whole) && slices.length)
+    writeFileAtomic(rawFile(ctx.runDir, name, 'slices.json'), JSON.stringify(slicesRecord(slices, counted)) + '\n')
+  if (!counted) return { counted, seconds: run.seconds, ns: run.ns, workShare: 1 }
+  return { counted, seconds: counted.seconds, ns: counted.rolesNs, workShare: run.work > 0 ? counted.work / run.work : 1 }
+}
+
+/**
+ * The proxy's (or another watched role's) CPU µs per unit of the load: its counted CPU over the
+ * generator's units, scaled to the counted slices' share of the backend's work; null with none.
+ */
+export function cpuPerUnit(g: GeneratorOutcome<unknown>, role: RunningRole, units: number): number | null {
+  const n = units * g.workShare
+  return n > 0 ? Number((g.cpuNs.get(role)! / 1e3 / n).toFixed(3)) : null
+}
+
+/** The columns a run counted from its clean slices adds: the share counted, and the note its reason ends with. */
+export const countedColumns = (g: GeneratorOutcome<unknown>) => ({
+  counted_share: g.counted?.share ?? 1,
+  countedNote: g.counted ? [countedNote(g.counted)] : [],
+})

@@ -4,7 +4,8 @@ import { cpuCount } from '../roles/cpus.ts'
 import { datagramsPer, loadgenArgv, type H3HandshakeResult, type HandshakeResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
-import { runGenerator, type GeneratorOutcome } from './generator.ts'
+import { backendStats } from '../roles/backend.ts'
+import { countedColumns, cpuPerUnit, runGenerator, type GeneratorOutcome } from './generator.ts'
 import { loadTarget } from './h3.ts'
 import { countColumns, handshakeRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -67,6 +68,8 @@ function runHandshakeGenerator(cell: CellPlan, name: string, url: string, s: Run
     [s.proxy!],
     s.roles,
     ctx.profile.durationS,
+    // One GET per handshake: the backend's requests count them.
+    { work: async () => (await backendStats(s.backend)).requests },
   )
 }
 
@@ -75,7 +78,8 @@ function handshakeFields(cell: CellPlan, g: GeneratorOutcome<HandshakeReport>, p
   const r = g.result
   const proxyNs = g.cpuNs.get(proxy)!
   const reasons = handshakeInvalidReasons(cell, g)
-  const perHandshake = r && r.handshakes > 0 ? round(proxyNs / 1e3 / r.handshakes) : null
+  const perHandshake = cpuPerUnit(g, proxy, r?.handshakes ?? 0)
+  const { counted_share, countedNote } = countedColumns(g)
   return {
     ...countColumns(g.counts.get(proxy), r?.handshakes ?? 0, perHandshake),
     ...handshakeReportColumns(r),
@@ -84,8 +88,9 @@ function handshakeFields(cell: CellPlan, g: GeneratorOutcome<HandshakeReport>, p
     generator_cpu_share: g.generatorShare,
     proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
     status: reasons.length ? 'invalid' : 'valid',
-    reason: reasons.join('; '),
+    reason: [...reasons, ...countedNote].join('; '),
     ...disturbanceColumns(g.disturbance),
+    counted_share,
   }
 }
 

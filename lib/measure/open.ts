@@ -4,7 +4,8 @@ import { cpuCount } from '../roles/cpus.ts'
 import { datagramsPer, h3ProtocolIssue, loadgenArgv, type H3OpenResult, type OpenResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
-import { runGenerator, type GeneratorOutcome } from './generator.ts'
+import { backendStats } from '../roles/backend.ts'
+import { countedColumns, cpuPerUnit, runGenerator, type GeneratorOutcome } from './generator.ts'
 import { loadTarget } from './h3.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -52,7 +53,7 @@ function runOpenGenerator(cell: CellPlan, name: string, rate: number, seconds: n
     proxy ? [proxy, backend.role] : [backend.role],
     roles,
     seconds,
-    { count: [proxy ?? backend.role] },
+    { count: [proxy ?? backend.role], work: async () => (await backendStats(backend)).requests },
   )
 }
 
@@ -62,9 +63,10 @@ function openFields(cell: CellPlan, rate: number, g: GeneratorOutcome<OpenReport
   const r = g.result
   const ok = r?.ok ?? 0
   const proxyNs = proxy ? g.cpuNs.get(proxy)! : null
-  const proxyPerReq = proxyNs === null ? null : perRequest(proxyNs, ok)
-  const backendPerReq = perRequest(g.cpuNs.get(backend.role)!, ok)
+  const proxyPerReq = proxy ? cpuPerUnit(g, proxy, ok) : null
+  const backendPerReq = cpuPerUnit(g, backend.role, ok)
   const reasons = openInvalidReasons(cell, rate, g)
+  const { counted_share, countedNote } = countedColumns(g)
   return {
     ...(proxy ? countColumns(g.counts.get(proxy), ok, proxyPerReq) : noCounts('direct row: no proxy')),
     ...openReportColumns(r),
@@ -76,13 +78,11 @@ function openFields(cell: CellPlan, rate: number, g: GeneratorOutcome<OpenReport
     ...(cell.protocol === 'h3' ? { udp_datagrams_per_req: datagramsPer(sentAndReceived(r), ok) } : {}),
     proxy_cpu_share: proxyNs === null ? null : round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
     status: reasons.length ? 'invalid' : 'valid',
-    reason: reasons.join('; '),
+    reason: [...reasons, ...countedNote].join('; '),
     ...disturbanceColumns(g.disturbance),
+    counted_share,
   }
 }
-
-/** CPU µs per answered request, or null when none was answered. */
-const perRequest = (ns: number, ok: number) => (ok > 0 ? round(ns / 1e3 / ok) : null)
 
 /** UDP datagrams both ways, or undefined with no report. */
 const sentAndReceived = (r: OpenReport | null) => (r ? (r.udp_datagrams_sent ?? 0) + (r.udp_datagrams_received ?? 0) : undefined)

@@ -8,7 +8,7 @@ import { loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
 import { waitForEcho } from '../roles/net.ts'
 import { checkFromGenerator, withVerifiedStack, type CellPlan, type CellContext, type L4Stack, type RunningStack } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
-import { runGenerator, type GeneratorOutcome } from './generator.ts'
+import { countedColumns, cpuPerUnit, runGenerator, type GeneratorOutcome } from './generator.ts'
 import { countColumns, outcomes, rowWindow, type RowFill } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 import type { RunningRole } from '../runtime/types.ts'
@@ -133,7 +133,12 @@ async function runTcpGenerator(cell: CellPlan, mode: TcpMode, name: string, s: R
   const flags: Record<string, number> = mode === 'short' ? { 'msg-bytes': mix.msgBytes } : { 'stream-bytes': mix.streamBytes }
   const argv = loadgenTcpArgv(s.url, ctx.certs.ca, { mode, c: cell.connections, d: `${ctx.profile.durationS}s`, ...flags })
   const before = await backendStats(s.backend)
-  const g = await runGenerator<TcpResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'tcp.json'), [s.proxy!], s.roles, ctx.profile.durationS)
+  // The echo's connections (short) or bytes (stream) are the work a slice did.
+  const work = async () => {
+    const b = await backendStats(s.backend)
+    return mode === 'short' ? echoAccepted(b) : (b.tcp_bytes ?? 0)
+  }
+  const g = await runGenerator<TcpResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'tcp.json'), [s.proxy!], s.roles, ctx.profile.durationS, { work })
   const after = await backendStats(s.backend)
   return { g, accepted: echoAccepted(after) - echoAccepted(before) }
 }
@@ -144,9 +149,10 @@ function tcpFields(mode: TcpMode, g: GeneratorOutcome<TcpResult>, accepted: numb
   const proxyNs = g.cpuNs.get(proxy)!
   const ok = r?.conns_ok ?? 0
   const reasons = tcpInvalidReasons(g)
-  const perConn = ok > 0 ? round(proxyNs / 1e3 / ok) : null
+  const perConn = cpuPerUnit(g, proxy, ok)
   const mib = r ? r.bytes_echoed / MiB : 0
-  const perMib = mode === 'stream' && r && r.bytes_echoed > 0 ? round(proxyNs / 1e3 / mib) : null
+  const perMib = mode === 'stream' ? cpuPerUnit(g, proxy, mib) : null
+  const { counted_share, countedNote } = countedColumns(g)
   return {
     // Counted per connection in short cells, per MiB in stream cells (the cell's metric).
     ...(mode === 'stream' ? countColumns(g.counts.get(proxy), mib, perMib) : countColumns(g.counts.get(proxy), ok, perConn)),
@@ -159,8 +165,9 @@ function tcpFields(mode: TcpMode, g: GeneratorOutcome<TcpResult>, accepted: numb
     generator_cpu_share: g.generatorShare,
     proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
     status: reasons.length ? 'invalid' : 'valid',
-    reason: reasons.join('; '),
+    reason: [...reasons, ...countedNote].join('; '),
     ...disturbanceColumns(g.disturbance),
+    counted_share,
   }
 }
 

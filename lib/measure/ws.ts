@@ -3,7 +3,8 @@ import type { WebSocketRow } from '../data/schema.ts'
 import { loadgenArgv, type WsEchoResult, type WsHoldResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type CellPlan, type CellContext } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
-import { runGenerator, type GeneratorOutcome } from './generator.ts'
+import { backendStats } from '../roles/backend.ts'
+import { countedColumns, cpuPerUnit, runGenerator, type GeneratorOutcome } from './generator.ts'
 import { countColumns, outcomes, websocketRow } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 import type { RunningRole } from '../runtime/types.ts'
@@ -34,9 +35,11 @@ const wsUrl = (url: string) => url.replace(/^https:/, 'wss:').replace(/^http:/, 
 export async function measureEcho(c: CellPlan, repeat: number, ctx: CellContext): Promise<WebSocketRow> {
   const row = websocketRow(c, 'echo', repeat, ctx, ctx.profile.durationS)
   const name = repeatStem(c, repeat, { mode: 'echo' })
-  return withVerifiedStack(c, name, ctx, outcomes(row), async ({ proxy, url, roles }) => {
+  return withVerifiedStack(c, name, ctx, outcomes(row), async ({ proxy, backend, url, roles }) => {
     const argv = loadgenArgv('ws-echo', wsUrl(url), ctx.certs.ca, { c: c.connections, d: `${ctx.profile.durationS}s` })
-    const g = await runGenerator<WsEchoResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'ws-echo.json'), [proxy!], roles, ctx.profile.durationS + 5)
+    const g = await runGenerator<WsEchoResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'ws-echo.json'), [proxy!], roles, ctx.profile.durationS + 5, {
+      work: async () => (await backendStats(backend)).ws_messages,
+    })
     return row(echoFields(g, proxy!))
   })
 }
@@ -47,8 +50,8 @@ function echoFields(g: GeneratorOutcome<WsEchoResult>, proxy: RunningRole): Part
   if (r && r.conns_established === 0)
     return { status: 'failed', reason: `upgrade failed: ${counts(upgradeAnswers(r.upgrade_status))}`, generator_cpu_share: g.generatorShare }
   const reasons = echoInvalidReasons(g)
-  const proxyNs = g.cpuNs.get(proxy)!
-  const perMsg = r && r.messages > 0 ? round(proxyNs / 1e3 / r.messages) : null
+  const perMsg = cpuPerUnit(g, proxy, r?.messages ?? 0)
+  const { counted_share, countedNote } = countedColumns(g)
   return {
     ...countColumns(g.counts.get(proxy), r?.messages ?? 0, perMsg),
     conns_established: r?.conns_established ?? 0,
@@ -60,8 +63,9 @@ function echoFields(g: GeneratorOutcome<WsEchoResult>, proxy: RunningRole): Part
     max_ms: r?.max_ms ?? null,
     generator_cpu_share: g.generatorShare,
     status: reasons.length ? 'invalid' : 'valid',
-    reason: reasons.join('; '),
+    reason: [...reasons, ...countedNote].join('; '),
     ...disturbanceColumns(g.disturbance),
+    counted_share,
   }
 }
 

@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { rawFile, repeatStem } from '../../lib/data/raw-files.ts'
-import type { Measurement } from '../../lib/data/schema.ts'
-import { catalogCellPlan } from '../../lib/measure/cell.ts'
+import { catalogCellPlan, type CellPlan } from '../../lib/measure/cell.ts'
 import { measureClosed } from '../../lib/measure/closed.ts'
+import { measureHandshakes } from '../../lib/measure/handshake.ts'
+import { measureOpen } from '../../lib/measure/open.ts'
 import { waitForQuiet } from '../../lib/measure/culprits.ts'
 import { cpuIds } from '../../lib/measure/disturbance.ts'
 import { NEIGHBOUR_NAME, startNeighbour, type Neighbour } from '../../lib/measure/neighbour.ts'
@@ -15,6 +16,7 @@ import { MIN_COUNTED_SHARE } from '../../lib/measure/slices.ts'
 import { disturbedReason, MAX_FOREIGN_SHARE } from '../../lib/measure/validity.ts'
 import { quietSettings } from '../../lib/run/quiet.ts'
 import { NativeRuntime } from '../../lib/runtime/native.ts'
+import type { SeriesContext } from '../../lib/series/types.ts'
 import { smokeContext, waitForRunLock } from './support/smoke-cell.ts'
 
 // Real HAProxy windows (native runtime) of 8 s, and inside each a real neighbour spinning on
@@ -38,8 +40,60 @@ interface Kept {
   slices: { seconds: number; clean: boolean; work: number }[]
 }
 
+/** What the rule reads of a row of any table: the unit counted and its CPU per unit. */
+interface SlicedRow {
+  status: string
+  reason: string
+  counted_share: number | null
+  foreign_cpu_share: number | null
+  foreign_processes?: string | undefined
+  units: number
+  perUnit: number | null
+}
+
+/**
+ * A kind of window: closed (its requests are the clean slices' own), open and handshakes
+ * (the generator's units over the whole run, scaled by the clean slices' share of the work).
+ */
+interface WindowKind {
+  name: string
+  cell(ctx: SeriesContext): CellPlan
+  rate?: number
+  measure(cell: CellPlan, repeat: number, ctx: SeriesContext): Promise<SlicedRow>
+}
+
+const OPEN_RATE = 1000
+
+const KINDS: WindowKind[] = [
+  {
+    name: 'closed',
+    cell: (ctx) => catalogCellPlan('haproxy', { series: 'same', variant: 'article', connections: ctx.connections }),
+    measure: async (cell, repeat, ctx) => {
+      const r = await measureClosed(cell, repeat, ctx)
+      return { ...r, units: r.requests, perUnit: r.proxy_cpu_us_per_req }
+    },
+  },
+  {
+    name: 'open',
+    cell: (ctx) => catalogCellPlan('haproxy', { series: 'pooling-open', variant: 'article', connections: ctx.connections }),
+    rate: OPEN_RATE,
+    measure: async (cell, repeat, ctx) => {
+      const r = await measureOpen(cell, repeat, OPEN_RATE, ctx)
+      return { ...r, units: r.requests, perUnit: r.proxy_cpu_us_per_req }
+    },
+  },
+  {
+    name: 'handshakes',
+    cell: () => catalogCellPlan('haproxy', { series: 'tls-handshake', variant: 'pool-added', keyType: 'ec256', connections: 4 }),
+    measure: async (cell, repeat, ctx) => {
+      const r = await measureHandshakes(cell, repeat, ctx)
+      return { ...r, units: r.handshakes, perUnit: r.proxy_cpu_us_per_handshake }
+    },
+  },
+]
+
 /** The row against its window's kept slices: counted from the clean ones exactly when they cover MIN_COUNTED_SHARE. */
-function checkRule(row: Measurement, kept: Kept): boolean {
+function checkRule(kind: string, row: SlicedRow, kept: Kept): boolean {
   const clean = kept.slices.filter((s) => s.clean)
   const cleanS = clean.reduce((t, s) => t + s.seconds, 0)
   const totalS = kept.slices.reduce((t, s) => t + s.seconds, 0)
@@ -50,7 +104,7 @@ function checkRule(row: Measurement, kept: Kept): boolean {
   if (kept.counted_share === null) {
     assert.ok(cleanS / totalS < MIN_COUNTED_SHARE + 0.001, `${cleanS} of ${totalS} s clean, yet not counted`)
     assert.equal(row.counted_share, 1)
-    assert.ok(disturbedReason(row, 'proxy'), 'not counted: the row is disturbed as a whole')
+    assert.ok(disturbedReason(row, 'proxy'), `${kind}: not counted, so disturbed as a whole`)
     return false
   }
   assert.ok(kept.counted_share >= MIN_COUNTED_SHARE && Math.abs(cleanS / totalS - kept.counted_share) < 0.01, `${cleanS} of ${totalS} s`)
@@ -58,48 +112,55 @@ function checkRule(row: Measurement, kept: Kept): boolean {
   assert.equal(row.status, 'valid')
   assert.match(row.reason, /counted \d+\.\d of \d+\.\d s \(\d+ of \d+ slices\): the others disturbed \(foreign CPU up to \d+%/)
   assert.ok(row.foreign_cpu_share! <= MAX_FOREIGN_SHARE, 'the counted slices are clean')
-  assert.equal(
-    row.requests,
-    clean.reduce((t, s) => t + s.work, 0),
-    "the row's requests are the clean slices'",
-  )
-  assert.ok(row.proxy_cpu_us_per_req! > 0)
+  // Closed rows count the clean slices' requests; the others keep the generator's whole-run units.
+  if (kind === 'closed')
+    assert.equal(
+      row.units,
+      clean.reduce((t, s) => t + s.work, 0),
+      "the row's requests are the clean slices'",
+    )
+  assert.ok(row.perUnit! > 0, kind)
   assert.match(row.foreign_processes ?? '', new RegExp(`(^|, )${NEIGHBOUR_NAME} \\d+%`), 'the neighbour named')
   return true
 }
 
-test('a window with a neighbour burst inside is counted from its clean slices, named, and its slices kept in raw/', { timeout: 300_000 }, async () => {
-  const out = mkdtempSync(join(tmpdir(), 'pb-slices-'))
-  const release = await waitForRunLock(out)
-  const log = memoryLogger()
-  const runtime = new NativeRuntime(`slices-${process.pid}`)
-  const ctx = await smokeContext(runtime, 'slices', out, log)
-  ctx.profile = { ...ctx.profile, durationS: WINDOW_S }
-  const neighbours: Promise<Neighbour>[] = []
-  // The gate runs right before the generator starts; the window opens after the warm-up.
-  ctx.windowGate = {
-    beforeWindow: async (pids = []) => {
-      const { groups, settleS } = quietSettings(ctx.profile, ctx.cpus)
-      await waitForQuiet({ groups, threshold: MAX_FOREIGN_SHARE, settleS, maxS: 20, roots: [process.pid, ...pids] })
-      const at = (ctx.profile.warmupS + BURST_AT_S) * 1000
-      const start = () => startNeighbour({ cpu: cpuIds(ctx.cpus.proxy)[0]!, share: SHARE, burstS: [BURST_S, BURST_S], maxS: BURST_S })
-      neighbours.push(new Promise((resolve, reject) => setTimeout(() => start().then(resolve, reject), at)))
-    },
-  }
-  const cell = catalogCellPlan('haproxy', { series: 'same', variant: 'article', connections: ctx.connections })
-  const counted: Measurement[] = []
-  try {
-    for (let repeat = 1; repeat <= 3 && !counted.length; repeat++) {
-      const row = await measureClosed(cell, repeat, ctx)
-      console.log(`${row.status} counted ${row.counted_share} foreign ${row.foreign_cpu_share} [${row.foreign_processes}] ${row.reason}`)
-      const file = rawFile(out, repeatStem(cell, repeat), 'slices.json')
-      assert.ok(existsSync(file), `the window is disturbed as a whole, its slices kept: ${file}`)
-      if (checkRule(row, JSON.parse(readFileSync(file, 'utf8')) as Kept)) counted.push(row)
+for (const kind of KINDS) {
+  test(`a ${kind.name} window with a neighbour burst inside is counted from its clean slices, named, its slices kept in raw/`, {
+    timeout: 300_000,
+  }, async () => {
+    const out = mkdtempSync(join(tmpdir(), 'pb-slices-'))
+    const release = await waitForRunLock(out)
+    const log = memoryLogger()
+    const runtime = new NativeRuntime(`slices-${process.pid}`)
+    const ctx = await smokeContext(runtime, 'slices', out, log)
+    ctx.profile = { ...ctx.profile, durationS: WINDOW_S }
+    const cell = kind.cell(ctx)
+    const neighbours: Promise<Neighbour>[] = []
+    // The gate runs right before the generator starts; a closed window opens after the warm-up, the others with the generator.
+    const leadS = kind.name === 'closed' ? ctx.profile.warmupS : 0
+    ctx.windowGate = {
+      beforeWindow: async (pids = []) => {
+        const { groups, settleS } = quietSettings(ctx.profile, ctx.cpus)
+        await waitForQuiet({ groups, threshold: MAX_FOREIGN_SHARE, settleS, maxS: 20, roots: [process.pid, ...pids] })
+        const start = () => startNeighbour({ cpu: cpuIds(ctx.cpus.proxy)[0]!, share: SHARE, burstS: [BURST_S, BURST_S], maxS: BURST_S })
+        neighbours.push(new Promise((resolve, reject) => setTimeout(() => start().then(resolve, reject), (leadS + BURST_AT_S) * 1000)))
+      },
     }
-  } finally {
-    for (const n of await Promise.allSettled(neighbours)) if (n.status === 'fulfilled') await n.value.stop()
-    await runtime.stopAll()
-    release()
-  }
-  if (!counted.length) console.log('no window counted: other work on this machine disturbed more than half of each (the rule held in every try)')
-})
+    const counted: SlicedRow[] = []
+    try {
+      for (let repeat = 1; repeat <= 3 && !counted.length; repeat++) {
+        const row = await kind.measure(cell, repeat, ctx)
+        console.log(`${kind.name}: ${row.status} counted ${row.counted_share} foreign ${row.foreign_cpu_share} [${row.foreign_processes}] ${row.reason}`)
+        const file = rawFile(out, repeatStem(cell, repeat, kind.rate ? { rate: kind.rate } : {}), 'slices.json')
+        assert.ok(existsSync(file), `the window is disturbed as a whole, its slices kept: ${file}`)
+        if (checkRule(kind.name, row, JSON.parse(readFileSync(file, 'utf8')) as Kept)) counted.push(row)
+      }
+    } finally {
+      for (const n of await Promise.allSettled(neighbours)) if (n.status === 'fulfilled') await n.value.stop()
+      await runtime.stopAll()
+      release()
+    }
+    if (!counted.length)
+      console.log(`${kind.name}: no window counted: other work on this machine disturbed more than half of each (the rule held in every try)`)
+  })
+}

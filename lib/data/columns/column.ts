@@ -24,8 +24,8 @@ export const column = <N extends string, K extends Kind>(name: N, kind: K, since
 /** A column shared by several tables as one table has it: another kind, unit or meaning. */
 export const inFile = <N extends string, K extends Kind, K2 extends Kind = K>(
   c: Column<N, K>,
-  o: { kind?: K2; unit?: string; meaning?: string },
-): Column<N, K2> => ({ ...c, kind: (o.kind ?? c.kind) as K2, unit: o.unit ?? c.unit, meaning: o.meaning ?? c.meaning })
+  o: { kind?: K2; unit?: string; meaning?: string; since?: number },
+): Column<N, K2> => ({ ...c, kind: (o.kind ?? c.kind) as K2, since: o.since ?? c.since, unit: o.unit ?? c.unit, meaning: o.meaning ?? c.meaning })
 
 /** Columns by name, for the tables that share them. */
 export const byName = <C extends Column>(columns: readonly C[]): { [X in C as X['name']]: X } =>

@@ -37,6 +37,13 @@ const SHARED = byName([
   column('p50_ms', measured, 1, 'ms', 'median latency'),
   column('p99_ms', measured, 1, 'ms', '99th percentile latency'),
   column('max_ms', measured, 1, 'ms', 'largest latency'),
+  column(
+    'counted_share',
+    measured,
+    4,
+    'fraction of the window',
+    "the share of the window the row's figures count; below 1, a neighbour disturbed the other slices and only the clean ones are counted (reason says how much; raw/<stem>.slices.json keeps the slices of every window disturbed as a whole; docs/method/disturbance.md#slices); empty in WebSocket hold rows and in files written before the column",
+  ),
   column('generator_cpu_share', measured, 1, 'fraction of its cpuset', "the load generator's CPU use; >= 0.9 makes the row invalid (saturated)"),
   column('proxy_cpu_share', measured, 1, 'fraction of its cpuset', "the proxy's CPU use in the window"),
   column('status', oneOf(['valid', 'invalid', 'failed']), 1, '', 'valid, invalid (excluded from the findings, see reason) or failed (did not run)'),
@@ -183,13 +190,7 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
   ...COUNTS,
   S.foreign_processes,
   S.udp_datagrams_per_req,
-  column(
-    'counted_share',
-    measured,
-    4,
-    'fraction of the window',
-    "closed rows: the share of the window the row's figures count; below 1, a neighbour disturbed the other slices and only the clean ones are counted (reason says how much; raw/<stem>.slices.json keeps the slices of every window disturbed as a whole; docs/method/disturbance.md#slices); empty in open-model rows and files written before the column",
-  ),
+  S.counted_share,
 ])
 
 /** handshakes.csv: full TLS handshakes (+ one GET each) per key type. */
@@ -242,6 +243,7 @@ const HANDSHAKES = rowFile('handshakes.csv', 1, [
     'count',
     'QUIC rows: connections whose request the proxy accepted as 0-RTT early data; 0 unless resumption is 0rtt; empty for TCP rows',
   ),
+  inFile(S.counted_share, { since: 5 }),
 ])
 
 /** websocket.csv: echo (messages over N connections) and hold (N idle connections). */
@@ -270,6 +272,7 @@ const WEBSOCKET = rowFile('websocket.csv', 1, [
   S.load_foreign_cpu_share,
   ...COUNTS,
   S.foreign_processes,
+  inFile(S.counted_share, { since: 5 }),
 ])
 
 /**
@@ -314,6 +317,7 @@ const TCP = rowFile('tcp.csv', 2, [
   S.load_foreign_cpu_share,
   ...COUNTS,
   S.foreign_processes,
+  inFile(S.counted_share, { since: 5 }),
 ])
 
 /** default-keys.csv (tls series, phase tls-default-key): what a proxy served when given no certificate (lib/data/default-keys.ts). */

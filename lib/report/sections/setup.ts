@@ -99,7 +99,7 @@ function otherWorkText(run: ArticleInput['run']): string {
     : ''
   // Said where it happened only: a run written before slices has no such row.
   const sliced = summary.counted
-    ? ` A closed-model window disturbed in part whose clean half-second slices cover at least half of it counts those slices only: its row's \`counted_share\` is below 1 (docs/method/disturbance.md#slices).`
+    ? ` A window disturbed in part whose clean half-second slices cover at least half of it counts those slices only: its row's \`counted_share\` is below 1 (docs/method/disturbance.md#slices).`
     : ''
   // A cell other work left short has no figure: its rows were disturbed, never used.
   const tooBusy = summary.tooBusy.length ? ` Cells not measured, the machine too busy: ${tooBusyLines(summary).map(esc).join('; ')}.` : ''

@@ -115,7 +115,7 @@ test('builds not as pinned: each substituted build and each version not runnable
 })
 
 test('the slice rule is stated in the setup section where a window was counted from its clean slices, not otherwise', () => {
-  const rule = /A closed-model window disturbed in part whose clean half-second slices cover at least half of it counts those slices only/
+  const rule = /A window disturbed in part whose clean half-second slices cover at least half of it counts those slices only/
   assert.doesNotMatch(
     setupMarkdown(() => {}),
     rule,
