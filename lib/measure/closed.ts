@@ -11,9 +11,8 @@ import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
-import { invalidReasons, isDisturbedWindow } from './validity.ts'
-import { countCleanSlices, countedNote, slicesOf, slicesRecord, startSlicing, windowReadings, type SliceReading } from './slices.ts'
-import { writeFileAtomic } from '../core/atomic.ts'
+import { invalidReasons } from './validity.ts'
+import { countedNote, countedPart, slicesOf, startSlicing, windowReadings, type SliceReading } from './slices.ts'
 
 interface Snapshot {
   at: bigint
@@ -231,21 +230,16 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
  * The part of the window the row counts: the whole window, or its clean slices when a
  * neighbour disturbed the others (lib/measure/slices.ts); a disturbed window's slices are kept in raw/.
  */
-function countedPart(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
+function countedWindow(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
   const { a, b } = w
   const slices = slicesOf(w.readings, { cpus: ctx.cpus, hasProxy: !!stack.proxy, severalHosts: !!ctx.runtime.generatorElsewhere })
-  const counted = countCleanSlices(slices, whole)
-  if (whole && isDisturbedWindow(whole) && slices.length)
-    writeFileAtomic(rawFile(ctx.runDir, name, 'slices.json'), JSON.stringify(slicesRecord(slices, counted)) + '\n')
-  const [proxyNs, backendNs, generatorNs] = counted?.rolesNs ?? [b.proxyNs - a.proxyNs, b.backendNs - a.backendNs, b.generatorNs - a.generatorNs]
-  return {
-    windowS: counted?.seconds ?? Number(b.at - a.at) / 1e9,
-    requests: counted?.work ?? b.stats.requests - a.stats.requests,
-    proxyNs: proxyNs!,
-    backendNs: backendNs!,
-    generatorNs: generatorNs!,
-    counted,
-  }
+  const part = countedPart(rawFile(ctx.runDir, name, 'slices.json'), slices, whole, {
+    seconds: Number(b.at - a.at) / 1e9,
+    ns: [b.proxyNs - a.proxyNs, b.backendNs - a.backendNs, b.generatorNs - a.generatorNs],
+    work: b.stats.requests - a.stats.requests,
+  })
+  const [proxyNs, backendNs, generatorNs] = part.ns
+  return { windowS: part.seconds, requests: part.work, proxyNs: proxyNs!, backendNs: backendNs!, generatorNs: generatorNs!, counted: part.counted }
 }
 
 /** The row's measured columns from one window. */
@@ -253,7 +247,7 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, na
   const { a, b, report } = w
   const { proxy } = stack
   const whole = closedDisturbance(w, stack, ctx, Number(b.at - a.at) / 1e9)
-  const part = countedPart(w, stack, ctx, name, whole)
+  const part = countedWindow(w, stack, ctx, name, whole)
   const { windowS, requests, counted } = part
   const wholeRequests = b.stats.requests - a.stats.requests
   const perReq = (ns: number) => (requests > 0 ? round(ns / 1e3 / requests) : null)

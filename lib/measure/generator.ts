@@ -8,19 +8,7 @@ import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
 import { readProcesses, withCulprits } from './culprits.ts'
 import { readCpuTimes, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
-import {
-  countCleanSlices,
-  countedNote,
-  slicesOf,
-  slicesRecord,
-  startSlicing,
-  windowReadings,
-  type CountedSlices,
-  type Slice,
-  type SliceReading,
-} from './slices.ts'
-import { isDisturbedWindow } from './validity.ts'
-import { writeFileAtomic } from '../core/atomic.ts'
+import { countedNote, countedPart, slicesOf, startSlicing, windowReadings, type CountedSlices, type SliceReading } from './slices.ts'
 
 export interface GeneratorOutcome<T> {
   result: T | null
@@ -122,7 +110,11 @@ export async function runGenerator<T>(
           sliceReading(all, [...after, genNs], end.at, end.stat, endWork),
         )
       : []
-  const part = countedPart(ctx, name, slicesOf(readings, layout), whole, { seconds: wholeS, ns, work: endWork === null ? 0 : endWork - start.work! })
+  const part = countedPart(rawFile(ctx.runDir, name, 'slices.json'), slicesOf(readings, layout), whole, {
+    seconds: wholeS,
+    ns,
+    work: endWork === null ? 0 : endWork - start.work!,
+  })
   const died = watch.find((r) => r.exit)
   return {
     result,
@@ -163,18 +155,6 @@ function readReport<T>(ctx: CellContext, name: string, argv: readonly string[], 
   const spectrum = (result as { latency_spectrum?: LoadgenSpectrum } | null)?.latency_spectrum
   if (spectrum) writeLatencySpectrum(ctx.runDir, name, loadgenSpectrum(argv[1] === 'h3' && argv.includes('-rate') ? 'h3 -rate' : argv[1]!, spectrum))
   return result
-}
-
-/**
- * The part of the run its figures count: the whole run, or its clean slices when a neighbour
- * disturbed the others (countCleanSlices); a run disturbed as a whole keeps its slices in raw/.
- */
-function countedPart(ctx: CellContext, name: string, slices: Slice[], whole: WindowDisturbance | null, run: { seconds: number; ns: number[]; work: number }) {
-  const counted = countCleanSlices(slices, whole)
-  if (whole && isDisturbedWindow(whole) && slices.length)
-    writeFileAtomic(rawFile(ctx.runDir, name, 'slices.json'), JSON.stringify(slicesRecord(slices, counted)) + '\n')
-  if (!counted) return { counted, seconds: run.seconds, ns: run.ns, workShare: 1 }
-  return { counted, seconds: counted.seconds, ns: counted.rolesNs, workShare: run.work > 0 ? counted.work / run.work : 1 }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { CpuLayout } from '../roles/cpus.ts'
 import { windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
 import { isDisturbedWindow } from './validity.ts'
+import { writeFileAtomic } from '../core/atomic.ts'
 
 /**
  * Slice accounting (docs/method/disturbance.md#slices): a closed window read every
@@ -173,6 +174,19 @@ export const slicesRecord = (slices: readonly Slice[], counted: CountedSlices | 
     counted: counted?.counts[i] ?? false,
   })),
 })
+
+/**
+ * The part of a run its figures count: the whole run (its seconds, each role's CPU, its work),
+ * or its clean slices when a neighbour disturbed the others (countCleanSlices), with the
+ * counted share of the work. A run disturbed as a whole keeps every slice in `keep`
+ * (raw/<stem>.slices.json) so the choice can be checked.
+ */
+export function countedPart(keep: string, slices: readonly Slice[], whole: WindowDisturbance | null, run: { seconds: number; ns: number[]; work: number }) {
+  const counted = countCleanSlices(slices, whole)
+  if (whole && isDisturbedWindow(whole) && slices.length) writeFileAtomic(keep, JSON.stringify(slicesRecord(slices, counted)) + '\n')
+  if (!counted) return { counted, seconds: run.seconds, ns: run.ns, work: run.work, workShare: 1 }
+  return { counted, seconds: counted.seconds, ns: counted.rolesNs, work: counted.work, workShare: run.work > 0 ? counted.work / run.work : 1 }
+}
 
 /**
  * Reads `read()` every SLICE_S until `stop()` is called; the readings are returned in order.
