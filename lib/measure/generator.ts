@@ -7,7 +7,7 @@ import { openCounting, type RoleCounts } from '../runtime/counts.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
 import { readProcesses, withCulprits } from './culprits.ts'
-import { readCpuTimes, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
+import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
 import { countedNote, countedPart, slicesOf, startSlicing, windowReadings, type CountedSlices, type SliceReading } from './slices.ts'
 
 export interface GeneratorOutcome<T> {
@@ -166,8 +166,13 @@ export function cpuPerUnit(g: GeneratorOutcome<unknown>, role: RunningRole, unit
   return n > 0 ? Number((g.cpuNs.get(role)! / 1e3 / n).toFixed(3)) : null
 }
 
-/** The columns a run counted from its clean slices adds: the share counted, and the note its reason ends with. */
-export const countedColumns = (g: GeneratorOutcome<unknown>) => ({
+/**
+ * The row's verdict columns: valid or invalid with its reasons, the disturbance of what it
+ * counted, the share counted and, for a run counted from its clean slices, the note saying so.
+ */
+export const judgedColumns = (g: GeneratorOutcome<unknown>, reasons: readonly string[]) => ({
+  status: reasons.length ? ('invalid' as const) : ('valid' as const),
+  reason: [...reasons, ...(g.counted ? [countedNote(g.counted)] : [])].join('; '),
+  ...disturbanceColumns(g.disturbance),
   counted_share: g.counted?.share ?? 1,
-  countedNote: g.counted ? [countedNote(g.counted)] : [],
 })

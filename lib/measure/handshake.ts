@@ -3,9 +3,8 @@ import type { Handshake } from '../data/schema.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { datagramsPer, loadgenArgv, type H3HandshakeResult, type HandshakeResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
-import { disturbanceColumns } from './disturbance.ts'
 import { backendStats } from '../roles/backend.ts'
-import { countedColumns, cpuPerUnit, runGenerator, type GeneratorOutcome } from './generator.ts'
+import { cpuPerUnit, judgedColumns, runGenerator, type GeneratorOutcome } from './generator.ts'
 import { loadTarget } from './h3.ts'
 import { countColumns, handshakeRow, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -79,7 +78,6 @@ function handshakeFields(cell: CellPlan, g: GeneratorOutcome<HandshakeReport>, p
   const proxyNs = g.cpuNs.get(proxy)!
   const reasons = handshakeInvalidReasons(cell, g)
   const perHandshake = cpuPerUnit(g, proxy, r?.handshakes ?? 0)
-  const { counted_share, countedNote } = countedColumns(g)
   return {
     ...countColumns(g.counts.get(proxy), r?.handshakes ?? 0, perHandshake),
     ...handshakeReportColumns(r),
@@ -87,10 +85,7 @@ function handshakeFields(cell: CellPlan, g: GeneratorOutcome<HandshakeReport>, p
     ...(cell.protocol === 'h3' ? quicColumns(r) : {}),
     generator_cpu_share: g.generatorShare,
     proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
-    status: reasons.length ? 'invalid' : 'valid',
-    reason: [...reasons, ...countedNote].join('; '),
-    ...disturbanceColumns(g.disturbance),
-    counted_share,
+    ...judgedColumns(g, reasons),
   }
 }
 

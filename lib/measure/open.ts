@@ -3,9 +3,8 @@ import type { Measurement } from '../data/schema.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { datagramsPer, h3ProtocolIssue, loadgenArgv, type H3OpenResult, type OpenResult } from '../roles/loadgen.ts'
 import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
-import { disturbanceColumns } from './disturbance.ts'
 import { backendStats } from '../roles/backend.ts'
-import { countedColumns, cpuPerUnit, runGenerator, type GeneratorOutcome } from './generator.ts'
+import { cpuPerUnit, judgedColumns, runGenerator, type GeneratorOutcome } from './generator.ts'
 import { loadTarget } from './h3.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { invalidReasons } from './validity.ts'
@@ -66,7 +65,6 @@ function openFields(cell: CellPlan, rate: number, g: GeneratorOutcome<OpenReport
   const proxyPerReq = proxy ? cpuPerUnit(g, proxy, ok) : null
   const backendPerReq = cpuPerUnit(g, backend.role, ok)
   const reasons = openInvalidReasons(cell, rate, g)
-  const { counted_share, countedNote } = countedColumns(g)
   return {
     ...(proxy ? countColumns(g.counts.get(proxy), ok, proxyPerReq) : noCounts('direct row: no proxy')),
     ...openReportColumns(r),
@@ -77,10 +75,7 @@ function openFields(cell: CellPlan, rate: number, g: GeneratorOutcome<OpenReport
     dropped: r?.dropped ?? null,
     ...(cell.protocol === 'h3' ? { udp_datagrams_per_req: datagramsPer(sentAndReceived(r), ok) } : {}),
     proxy_cpu_share: proxyNs === null ? null : round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
-    status: reasons.length ? 'invalid' : 'valid',
-    reason: [...reasons, ...countedNote].join('; '),
-    ...disturbanceColumns(g.disturbance),
-    counted_share,
+    ...judgedColumns(g, reasons),
   }
 }
 

@@ -7,8 +7,7 @@ import { cpuCount } from '../roles/cpus.ts'
 import { loadgenTcp, loadgenTcpArgv, type TcpResult } from '../roles/loadgen.ts'
 import { waitForEcho } from '../roles/net.ts'
 import { checkFromGenerator, withVerifiedStack, type CellPlan, type CellContext, type L4Stack, type RunningStack } from './cell.ts'
-import { disturbanceColumns } from './disturbance.ts'
-import { countedColumns, cpuPerUnit, runGenerator, type GeneratorOutcome } from './generator.ts'
+import { cpuPerUnit, judgedColumns, runGenerator, type GeneratorOutcome } from './generator.ts'
 import { countColumns, outcomes, rowWindow, type RowFill } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 import type { RunningRole } from '../runtime/types.ts'
@@ -152,7 +151,6 @@ function tcpFields(mode: TcpMode, g: GeneratorOutcome<TcpResult>, accepted: numb
   const perConn = cpuPerUnit(g, proxy, ok)
   const mib = r ? r.bytes_echoed / MiB : 0
   const perMib = mode === 'stream' ? cpuPerUnit(g, proxy, mib) : null
-  const { counted_share, countedNote } = countedColumns(g)
   return {
     // Counted per connection in short cells, per MiB in stream cells (the cell's metric).
     ...(mode === 'stream' ? countColumns(g.counts.get(proxy), mib, perMib) : countColumns(g.counts.get(proxy), ok, perConn)),
@@ -164,10 +162,7 @@ function tcpFields(mode: TcpMode, g: GeneratorOutcome<TcpResult>, accepted: numb
     backend_conns_per_conn: r && r.conns > 0 ? round(accepted / r.conns, 4) : null,
     generator_cpu_share: g.generatorShare,
     proxy_cpu_share: round(proxyNs / 1e9 / (g.wallS * cpuCount(ctx.cpus.proxy)), 4),
-    status: reasons.length ? 'invalid' : 'valid',
-    reason: [...reasons, ...countedNote].join('; '),
-    ...disturbanceColumns(g.disturbance),
-    counted_share,
+    ...judgedColumns(g, reasons),
   }
 }
 

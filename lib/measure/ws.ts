@@ -4,7 +4,7 @@ import { loadgenArgv, type WsEchoResult, type WsHoldResult } from '../roles/load
 import { withVerifiedStack, type CellPlan, type CellContext } from './cell.ts'
 import { disturbanceColumns } from './disturbance.ts'
 import { backendStats } from '../roles/backend.ts'
-import { countedColumns, cpuPerUnit, runGenerator, type GeneratorOutcome } from './generator.ts'
+import { cpuPerUnit, judgedColumns, runGenerator, type GeneratorOutcome } from './generator.ts'
 import { countColumns, outcomes, websocketRow } from './rows.ts'
 import { invalidReasons } from './validity.ts'
 import type { RunningRole } from '../runtime/types.ts'
@@ -51,7 +51,6 @@ function echoFields(g: GeneratorOutcome<WsEchoResult>, proxy: RunningRole): Part
     return { status: 'failed', reason: `upgrade failed: ${counts(upgradeAnswers(r.upgrade_status))}`, generator_cpu_share: g.generatorShare }
   const reasons = echoInvalidReasons(g)
   const perMsg = cpuPerUnit(g, proxy, r?.messages ?? 0)
-  const { counted_share, countedNote } = countedColumns(g)
   return {
     ...countColumns(g.counts.get(proxy), r?.messages ?? 0, perMsg),
     conns_established: r?.conns_established ?? 0,
@@ -62,10 +61,7 @@ function echoFields(g: GeneratorOutcome<WsEchoResult>, proxy: RunningRole): Part
     p99_ms: r?.p99_ms ?? null,
     max_ms: r?.max_ms ?? null,
     generator_cpu_share: g.generatorShare,
-    status: reasons.length ? 'invalid' : 'valid',
-    reason: [...reasons, ...countedNote].join('; '),
-    ...disturbanceColumns(g.disturbance),
-    counted_share,
+    ...judgedColumns(g, reasons),
   }
 }
 

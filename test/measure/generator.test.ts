@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { countedColumns, cpuPerUnit, type GeneratorOutcome } from '../../lib/measure/generator.ts'
+import { cpuPerUnit, judgedColumns, type GeneratorOutcome } from '../../lib/measure/generator.ts'
 import type { RunningRole } from '../../lib/runtime/types.ts'
 
 const proxy = { spec: { role: 'proxy' } } as RunningRole
@@ -20,7 +20,16 @@ const outcome = (o: Partial<GeneratorOutcome<unknown>>): GeneratorOutcome<unknow
 test("a run counted whole: the proxy's CPU over the generator's units", () => {
   assert.equal(cpuPerUnit(outcome({}), proxy, 400), 5)
   assert.equal(cpuPerUnit(outcome({}), proxy, 0), null)
-  assert.deepEqual(countedColumns(outcome({})), { counted_share: 1, countedNote: [] })
+  assert.deepEqual(judgedColumns(outcome({}), []), {
+    status: 'valid',
+    reason: '',
+    steal_share: null,
+    foreign_cpu_share: null,
+    load_foreign_cpu_share: null,
+    foreign_processes: '',
+    counted_share: 1,
+  })
+  assert.equal(judgedColumns(outcome({}), ['errors 2.0% >= 1%']).status, 'invalid')
 })
 
 test("a run counted from its clean slices: their CPU over the units scaled by their share of the backend's work", () => {
