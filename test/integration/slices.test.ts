@@ -125,7 +125,7 @@ function checkRule(kind: string, row: SlicedRow, kept: Kept): boolean {
 }
 
 for (const kind of KINDS) {
-  test(`a ${kind.name} window with a neighbour burst inside is counted from its clean slices, named, its slices kept in raw/`, {
+  test(`${kind.name} window: a neighbour burst inside is counted from its clean slices, named, its slices kept in raw/`, {
     timeout: 300_000,
   }, async () => {
     const out = mkdtempSync(join(tmpdir(), 'pb-slices-'))
