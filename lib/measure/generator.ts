@@ -110,11 +110,17 @@ export async function runGenerator<T>(
           sliceReading(all, [...after, genNs], end.at, end.stat, endWork),
         )
       : []
-  const part = countedPart(rawFile(ctx.runDir, name, 'slices.json'), slicesOf(readings, layout), whole, {
-    seconds: wholeS,
-    ns,
-    work: endWork === null ? 0 : endWork - start.work!,
-  })
+  const part = countedPart(
+    rawFile(ctx.runDir, name, 'slices.json'),
+    slicesOf(readings, layout),
+    whole,
+    {
+      seconds: wholeS,
+      ns,
+      work: endWork === null ? 0 : endWork - start.work!,
+    },
+    { ramp: true },
+  )
   const died = watch.find((r) => r.exit)
   return {
     result,

@@ -180,12 +180,40 @@ export const slicesRecord = (slices: readonly Slice[], counted: CountedSlices | 
  * or its clean slices when a neighbour disturbed the others (countCleanSlices), with the
  * counted share of the work. A run disturbed as a whole keeps every slice in `keep`
  * (raw/<stem>.slices.json) so the choice can be checked.
+ *
+ * `ramp`: the run has no warm-up cut off (open model, handshakes, WebSocket, L4: the generator's
+ * whole run is the window), so its first slice holds the ramp (the first users' connections
+ * and TLS handshakes) that the whole run's figure spreads over all its work. Such a run counts
+ * only when its first slice is clean, and then as a quiet run would have: its disturbed slices
+ * stand in at the cost per unit of work of its clean slices after the first, so the ramp stays
+ * spread over the whole run's work (docs/method/disturbance.md#ramp).
  */
-export function countedPart(keep: string, slices: readonly Slice[], whole: WindowDisturbance | null, run: { seconds: number; ns: number[]; work: number }) {
-  const counted = countCleanSlices(slices, whole)
+export function countedPart(
+  keep: string,
+  slices: readonly Slice[],
+  whole: WindowDisturbance | null,
+  run: { seconds: number; ns: number[]; work: number },
+  o: { ramp?: boolean } = {},
+) {
+  const found = countCleanSlices(slices, whole)
+  const steady = found && o.ramp ? steadyCost(found) : null
+  const counted = o.ramp && !steady ? null : found
   if (whole && isDisturbedWindow(whole) && slices.length) writeFileAtomic(keep, JSON.stringify(slicesRecord(slices, counted)) + '\n')
   if (!counted) return { counted, seconds: run.seconds, ns: run.ns, work: run.work, workShare: 1 }
+  if (steady) {
+    const left = counted.slices.reduce((t, s, i) => t + (counted.counts[i] ? 0 : s.work), 0)
+    return { counted, seconds: run.seconds, ns: counted.rolesNs.map((ns, j) => ns + left * steady[j]!), work: run.work, workShare: 1 }
+  }
   return { counted, seconds: counted.seconds, ns: counted.rolesNs, work: counted.work, workShare: run.work > 0 ? counted.work / run.work : 1 }
+}
+
+/** Each role's CPU per unit of work in the counted slices after the first, or null when the first is not counted or none after it did work. */
+export function steadyCost(c: CountedSlices): number[] | null {
+  if (!c.counts[0]) return null
+  const after = c.slices.filter((_, i) => i > 0 && c.counts[i])
+  const work = after.reduce((t, s) => t + s.work, 0)
+  if (work <= 0) return null
+  return c.slices[0]!.rolesNs.map((_, j) => after.reduce((t, s) => t + s.rolesNs[j]!, 0) / work)
 }
 
 /**

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { CpuTimes } from '../../lib/measure/disturbance.ts'
 import {
   countCleanSlices,
+  countedPart,
   countedNote,
   countingSlices,
   GUARD_SLICES,
@@ -11,7 +15,9 @@ import {
   slicesOf,
   slicesRecord,
   startSlicing,
+  steadyCost,
   windowReadings,
+  type Slice,
   type SliceReading,
 } from '../../lib/measure/slices.ts'
 
@@ -209,4 +215,40 @@ test('startSlicing reads every slice until stopped, and counts every read (each 
   const out = await failing.stop()
   assert.equal(out.readings.length, 1)
   assert.equal(out.reads, 2)
+})
+
+// A run with no warm-up cut off: its first slice holds the ramp (10× dearer per unit here).
+const slice = (work: number, proxyNs: number, foreign = 0): Slice => ({
+  seconds: 0.5,
+  work,
+  rolesNs: [proxyNs],
+  disturbance: { stealShare: 0, foreignShare: foreign, loadForeignShare: 0 },
+  clean: foreign === 0,
+})
+const disturbedWhole = { stealShare: 0, foreignShare: 0.4, loadForeignShare: 0 }
+const keep = () => join(mkdtempSync(join(tmpdir(), 'pb-slices-')), 'x.slices.json')
+
+test('a run with a ramp counts as a quiet run would: its disturbed slices at the clean steady cost per unit, the ramp spread over all the work', () => {
+  // Quiet, the run costs 100e6 (ramp) + 4 × 100e6 over 4100 units; the neighbour tripled the cost of the last two slices.
+  const slices = [slice(100, 100e6), slice(1000, 100e6), slice(1000, 100e6), slice(1000, 300e6, 0.6), slice(1000, 300e6, 0.6)]
+  const run = { seconds: 2.5, ns: [900e6], work: 4100 }
+  const ramp = countedPart(keep(), slices, disturbedWhole, run, { ramp: true })
+  assert.ok(ramp.counted)
+  assert.equal(ramp.workShare, 1)
+  assert.equal(ramp.seconds, 2.5)
+  assert.equal(ramp.ns[0], 500e6)
+  assert.deepEqual(steadyCost(ramp.counted), [1e5])
+  // Without the ramp rule, the clean slices alone weigh the ramp over half the work: dearer than the quiet run.
+  const plain = countedPart(keep(), slices, disturbedWhole, run)
+  assert.ok(plain.ns[0]! / plain.work > ramp.ns[0]! / run.work)
+})
+
+test('a run with a ramp whose first slice is disturbed is not counted: its ramp is unknown', () => {
+  const slices = [slice(100, 300e6, 0.6), slice(1000, 100e6), slice(1000, 100e6), slice(1000, 100e6)]
+  const file = keep()
+  const part = countedPart(file, slices, disturbedWhole, { seconds: 2, ns: [600e6], work: 3100 }, { ramp: true })
+  assert.equal(part.counted, null)
+  assert.deepEqual(part.ns, [600e6])
+  // The slices are kept, marked not counted.
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')).counted_share, null)
 })
