@@ -45,7 +45,7 @@ export function busyRunFacts(name: string, run: RunData): BusyRunFacts {
   return {
     name,
     wallS: m.finished ? (Date.parse(m.finished) - Date.parse(m.started)) / 1000 : null,
-    quiet: quietSummary(run, m.quiet, min),
+    quiet: quietSummary(run, m.quiet, m.profile_settings),
     cellsPlanned: valid.size,
     cellsAtMinimum: reached.length,
     reached,

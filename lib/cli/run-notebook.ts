@@ -79,7 +79,7 @@ export async function runFromFlags(argv: string[], o: RunNotebookOptions): Promi
       `run ${m.run_id} (${m.profile}, ${m.runtime}, ${m.cpu_source}) → ${result.runDir}`,
       `cpusets: proxy=${m.cpusets.proxy} backend=${m.cpusets.backend} generator=${m.cpusets.generator}${m.cpusets_shared ? ' (backend and generator share cores on this machine)' : ''}`,
       `measurements.csv rows: ${result.rows.length} (${invalid.length} invalid or failed${invalid.length ? `: ${reasonKinds(invalid)}` : ''}); harness peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
-      ...otherWorkLines(quietSummary(readRunTables(result.runDir), m.quiet, m.profile_settings.repeats)),
+      ...otherWorkLines(quietSummary(readRunTables(result.runDir), m.quiet, m.profile_settings)),
       '',
       formatFindings(result.findings),
       `  ${formatVerdictCounts(result.findings)}`,

@@ -16,6 +16,9 @@ export interface QuietSummary {
   counted: number
   /** Seconds of those windows left out (their disturbed slices). */
   droppedS: number
+  /** Closed windows that extended themselves past the profile's window for clean time (docs/method/disturbance.md#extension), and the seconds they added. */
+  extended: number
+  extendedS: number
   /** Null: a run written before waits were recorded. */
   waitedS: number | null
   waits: number
@@ -34,7 +37,15 @@ export interface TooBusyCell {
   culprits: { command: string; coreS: number }[]
 }
 
-type Row = { status: string; reason: string; repeat: number; duration_s: number; foreign_processes?: string | undefined; counted_share?: number | null }
+type Row = {
+  status: string
+  reason: string
+  repeat: number
+  duration_s: number
+  model?: string
+  foreign_processes?: string | undefined
+  counted_share?: number | null
+}
 
 /** `python3 63%, cc1 21%` → [['python3', 0.63], ['cc1', 0.21]]; malformed parts are skipped. */
 export function parseCulprits(text: string | undefined): [string, number][] {
@@ -46,24 +57,28 @@ export function parseCulprits(text: string | undefined): [string, number][] {
 }
 
 /**
- * What other work cost the run. `minRepeats` (the profile's, as run): a cell with fewer valid
- * repeats, and fewer windows that were not disturbed, was left short by other work.
+ * What other work cost the run. `settings` (the profile's, as run): a cell with fewer valid
+ * repeats than `repeats`, and fewer windows that were not disturbed, was left short by other
+ * work; a closed window longer than `duration_s` extended itself.
  */
-export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined, minRepeats = 0): QuietSummary {
-  const t: OtherWorkTally = { disturbed: 0, redone: 0, counted: 0, droppedS: 0, coreS: new Map() }
+export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined, settings: { repeats?: number; duration_s?: number } = {}): QuietSummary {
+  const { repeats: minRepeats = 0, duration_s: windowS = Number.POSITIVE_INFINITY } = settings
+  const t: OtherWorkTally = { disturbed: 0, redone: 0, counted: 0, droppedS: 0, extended: 0, extendedS: 0, coreS: new Map() }
   const tooBusy: TooBusyCell[] = []
   for (const name of Object.keys(CELL_COLUMNS) as TableName[]) {
     const rows = tables[name] as Row[] | undefined
     if (!rows) continue
-    tallyOtherWork(name, rows, t)
+    tallyOtherWork(name, rows, t, windowS)
     tooBusy.push(...tooBusyCells(name, rows, minRepeats))
   }
-  const { disturbed, redone, counted, droppedS } = t
+  const { disturbed, redone, counted, droppedS, extended, extendedS } = t
   return {
     disturbed,
     redone,
     counted,
     droppedS,
+    extended,
+    extendedS,
     waitedS: quiet ? quiet.waited_s : null,
     waits: quiet?.waits ?? 0,
     top: topCommands(t.coreS),
@@ -100,15 +115,19 @@ function tooBusyCells(name: TableName, rows: readonly Row[], minRepeats: number)
   })
 }
 
-/** Windows disturbed, of those redone, and counted from their clean slices (and their seconds left out); the core-seconds each foreign command took. */
-type OtherWorkTally = { disturbed: number; redone: number; counted: number; droppedS: number; coreS: Map<string, number> }
+/** Windows disturbed, of those redone, counted from their clean slices (and their seconds left out), and extended (and by how long); the core-seconds each foreign command took. */
+type OtherWorkTally = { disturbed: number; redone: number; counted: number; droppedS: number; extended: number; extendedS: number; coreS: Map<string, number> }
 
-/** Adds one table's rows to the tally: a disturbed window is redone when its cell has a later repeat. */
-function tallyOtherWork(name: TableName, rows: readonly Row[], t: OtherWorkTally): void {
+/** Adds one table's rows to the tally: a disturbed window is redone when its cell has a later repeat; a closed one longer than `windowS` was extended. */
+function tallyOtherWork(name: TableName, rows: readonly Row[], t: OtherWorkTally, windowS: number): void {
   const cellOf = (r: Row) => cellIdOf(name, r)
   const lastRepeat = new Map<string, number>()
   for (const r of rows) lastRepeat.set(cellOf(r), Math.max(lastRepeat.get(cellOf(r)) ?? 0, r.repeat))
   for (const r of rows) {
+    if (r.model === 'closed' && r.duration_s > windowS) {
+      t.extended++
+      t.extendedS += r.duration_s - windowS
+    }
     const partly = isCountedInPart(r)
     if (!isDisturbed(r) && !partly) continue
     if (partly) {
@@ -129,14 +148,15 @@ const culpritText = (top: readonly { command: string; coreS: number }[]) => top.
 
 /** The end summary's one line: `other work: 12 windows disturbed, 12 redone, waited 48 s (9 waits); most CPU taken from the bench: python3 9.1 core-s, …`. */
 export function quietLine(s: QuietSummary): string {
-  if (s.disturbed === 0 && s.waits === 0 && s.counted === 0)
+  if (s.disturbed === 0 && s.waits === 0 && s.counted === 0 && s.extended === 0)
     return `other work: no window disturbed, nothing waited${s.preflight ? ` (the preflight saw ${s.preflight.replace(/^other work on this machine: /, '').replace(/; results will take longer$/, '')})` : ''}`
   const top = s.top.length ? `; most CPU taken from the bench: ${culpritText(s.top)}` : ''
   const waited =
     s.waitedS === null ? 'waits not recorded (a run written before them)' : `waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})`
   const counted = s.counted ? `${s.counted} counted from their clean slices (${s.droppedS.toFixed(1)} s of disturbed slices left out), ` : ''
+  const extended = s.extended ? `${s.extended} extended by ${s.extendedS.toFixed(1)} s for clean time, ` : ''
   const tooBusy = s.tooBusy.length ? `, ${s.tooBusy.length} cell${s.tooBusy.length === 1 ? '' : 's'} not measured` : ''
-  return `other work: ${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone${tooBusy}, ${counted}${waited}${top}`
+  return `other work: ${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone${tooBusy}, ${counted}${extended}${waited}${top}`
 }
 
 /** One line per cell other work left short: `<cell>: not measured: machine too busy (3 of 4 windows disturbed, 75%; culprits …)`. */

@@ -12,7 +12,18 @@ import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } fr
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
 import { invalidReasons } from './validity.ts'
-import { countedNote, countedPart, slicesOf, startSlicing, windowReadings, type SliceReading } from './slices.ts'
+import {
+  countedNote,
+  countedPart,
+  extendsWindow,
+  MAX_EXTENSION,
+  SLICE_S,
+  slicesOf,
+  startSlicing,
+  windowReadings,
+  type SliceLayout,
+  type SliceReading,
+} from './slices.ts'
 
 interface Snapshot {
   at: bigint
@@ -67,11 +78,18 @@ export interface ClosedGenerator {
   read(output: string, o: { name: string; scratch: string; fromUs: number; toUs: number }): ClosedReport | null
   /** Columns the generator fills in every row (e.g. streams). */
   fields?: Partial<Measurement>
+  /**
+   * It ends its run early and prints its report on SIGINT (wrk), so its window can extend
+   * itself (docs/method/disturbance.md#extension): it is started for the longest window, and
+   * interrupted after the window the run took.
+   */
+  reportsOnInterrupt?: boolean
 }
 
 /** wrk with stacks/wrk/report.lua: HTTP/1.1 keep-alive clients. */
 export const wrkGenerator = (ctx: CellContext): ClosedGenerator => ({
   raw: 'wrk.txt',
+  reportsOnInterrupt: true,
   argv: (o) => wrkArgv(o),
   read(output, { name }) {
     const report = parseWrkOutput(output)
@@ -111,11 +129,12 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   rmSync(raw, { force: true })
   // A spectrum left by an interrupted attempt must not pass for this one's.
   rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
+  const longestS = gen.reportsOnInterrupt ? (1 + MAX_EXTENSION) * p.durationS : p.durationS
   await ctx.windowGate?.beforeWindow(roles.map((r) => r.pid))
   const generator = await ctx.runtime.start({
     role: 'generator',
     name: `generator-${name}`,
-    argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + p.durationS + p.tailS }),
+    argv: gen.argv({ url, threads: genThreads, connections: cell.connections, seconds: p.warmupS + longestS + p.tailS }),
     cpus: ctx.cpus.generator,
     logFile: raw,
     ...(gen.inScratch ? { cwd: scratch } : {}),
@@ -169,8 +188,15 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   const [s2] = await Promise.all([backendStats(backend), counting.end()])
   const countsRead = counting.read()
   await sleep(Math.max(0, leftS()) * 1000)
+  if (gen.reportsOnInterrupt)
+    await extension(snapReading(ctx, a), slicing.readings, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, p.durationS)
   const between = await slicing.stop()
   const [b, usB] = await Promise.all([snap(), userSys()])
+  if (gen.reportsOnInterrupt) {
+    // Its ramp-down stays outside the window, as when it stops itself.
+    await sleep(p.tailS * 1000)
+    await ctx.runtime.interrupt(generator)
+  }
   const sampled = (await countsRead).get(counted)
   const counts = sampled?.ok ? { ...sampled, userShare: userShareBetween(usA, usB) ?? sampled.userShare } : sampled
   const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
@@ -180,6 +206,15 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
   const readings = windowReadings(snapReading(ctx, a), between.readings, snapReading(ctx, b))
   return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, readings, sliceReads: between.reads }
+}
+
+/**
+ * Waits a slice at a time while the window extends itself (extendsWindow), judged on the
+ * readings so far; the clock bounds it too, should the readings stop (the backend gone).
+ */
+async function extension(first: SliceReading, sofar: readonly SliceReading[], layout: SliceLayout, windowS: number): Promise<void> {
+  const until = first.at + BigInt(Math.round((1 + MAX_EXTENSION) * windowS * 1e9))
+  while (process.hrtime.bigint() < until && extendsWindow([first, ...sofar], { ...layout, windowS })) await sleep(SLICE_S * 1000)
 }
 
 /** The bench roles' cumulative CPU with their cpusets, in the order slice readings keep. */
@@ -233,11 +268,17 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
 function countedWindow(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
   const { a, b } = w
   const slices = slicesOf(w.readings, { cpus: ctx.cpus, hasProxy: !!stack.proxy, severalHosts: !!ctx.runtime.generatorElsewhere })
-  const part = countedPart(rawFile(ctx.runDir, name, 'slices.json'), slices, whole, {
-    seconds: Number(b.at - a.at) / 1e9,
-    ns: [b.proxyNs - a.proxyNs, b.backendNs - a.backendNs, b.generatorNs - a.generatorNs],
-    work: b.stats.requests - a.stats.requests,
-  })
+  const part = countedPart(
+    rawFile(ctx.runDir, name, 'slices.json'),
+    slices,
+    whole,
+    {
+      seconds: Number(b.at - a.at) / 1e9,
+      ns: [b.proxyNs - a.proxyNs, b.backendNs - a.backendNs, b.generatorNs - a.generatorNs],
+      work: b.stats.requests - a.stats.requests,
+    },
+    { windowS: ctx.profile.durationS },
+  )
   const [proxyNs, backendNs, generatorNs] = part.ns
   return { windowS: part.seconds, requests: part.work, proxyNs: proxyNs!, backendNs: backendNs!, generatorNs: generatorNs!, counted: part.counted }
 }
@@ -258,8 +299,11 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, na
   const backendPerReq = perReq(part.backendNs)
   // A counted row states the disturbance of what it counted; its culprits are the whole window's.
   const disturbance = counted && whole ? { ...whole, ...counted.disturbance } : whole
+  const wholeS = Number(b.at - a.at) / 1e9
   return {
     ...report?.fields,
+    // An extended window states its length (docs/method/disturbance.md#extension).
+    ...(wholeS > ctx.profile.durationS + SLICE_S / 2 ? { duration_s: round(wholeS, 1) } : {}),
     ...(proxy ? countColumns(w.counts, w.subRequests, proxyPerReq) : noCounts('direct row: no proxy')),
     requests,
     errors: report?.errors ?? 0,

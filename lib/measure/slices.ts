@@ -23,6 +23,14 @@ export const SLICE_S = 0.5
 export const MIN_COUNTED_SHARE = 0.5
 
 /**
+ * How far a closed window may extend itself when a neighbour spoiled part of it: to
+ * (1 + MAX_EXTENSION) × its length. Extending by a window costs less than the redo it saves
+ * (a wait for quiet, the stack's settle and warm-up, the window again), and a neighbour that
+ * leaves half the slices clean gives a whole window of clean time within it.
+ */
+export const MAX_EXTENSION = 1
+
+/**
  * Clean-looking slices dropped after a disturbed one (a backlog draining after a burst): none.
  * A closed load's backlog is at most one request per connection, 2-4% of a slice at the
  * measured rates, and it drains mostly inside the disturbed slice; the clean slices after a
@@ -115,17 +123,23 @@ export function slicesOf(readings: readonly SliceReading[], o: SliceLayout): Sli
  * a whole (`whole`) is not disturbed (a slice over the thresholds is then a blip the window's
  * own judgement absorbs, such as the counters attaching), no slice is disturbed, a slice
  * could not be judged (/proc/stat unreadable, roles on several hosts), or the clean slices
- * outside the guard band (`guard`, GUARD_SLICES) cover less than MIN_COUNTED_SHARE (the
- * window is then judged whole, and disturbed).
+ * outside the guard band (`guard`, GUARD_SLICES) cover less than MIN_COUNTED_SHARE of the
+ * window as planned (`windowS`, default: the slices' own length; an extended window is
+ * longer), and the window is then judged whole, and disturbed.
  */
-export function countCleanSlices(slices: readonly Slice[], whole: WindowDisturbance | null, guard = GUARD_SLICES): CountedSlices | null {
+export function countCleanSlices(
+  slices: readonly Slice[],
+  whole: WindowDisturbance | null,
+  o: { guard?: number; windowS?: number } = {},
+): CountedSlices | null {
+  const { guard = GUARD_SLICES } = o
   if (!whole || !isDisturbedWindow(whole)) return null
   if (slices.length === 0 || slices.some((s) => s.disturbance === null) || slices.every((s) => s.clean)) return null
   const counts = countingSlices(slices, guard)
   const clean = slices.filter((_, i) => counts[i])
   const total = slices.reduce((t, s) => t + s.seconds, 0)
   const seconds = clean.reduce((t, s) => t + s.seconds, 0)
-  if (total <= 0 || seconds / total < MIN_COUNTED_SHARE) return null
+  if (total <= 0 || seconds < MIN_COUNTED_SHARE * (o.windowS ?? total)) return null
   // Every slice was judged (checked above), so each clean one has its disturbance.
   const judged = clean.map((s) => ({ seconds: s.seconds, d: s.disturbance! }))
   const weighted = (f: (d: WindowDisturbance) => number) => round4(judged.reduce((t, s) => t + f(s.d) * s.seconds, 0) / seconds)
@@ -193,9 +207,9 @@ export function countedPart(
   slices: readonly Slice[],
   whole: WindowDisturbance | null,
   run: { seconds: number; ns: number[]; work: number },
-  o: { ramp?: boolean } = {},
+  o: { ramp?: boolean; windowS?: number } = {},
 ) {
-  const found = countCleanSlices(slices, whole)
+  const found = countCleanSlices(slices, whole, { windowS: o.windowS })
   const steady = found && o.ramp ? steadyCost(found) : null
   const counted = o.ramp && !steady ? null : found
   if (whole && isDisturbedWindow(whole) && slices.length) writeFileAtomic(keep, JSON.stringify(slicesRecord(slices, counted)) + '\n')
@@ -217,10 +231,35 @@ export function steadyCost(c: CountedSlices): number[] | null {
 }
 
 /**
+ * Whether a closed window, at the planned end of its `windowS` seconds or later, goes on
+ * (docs/method/disturbance.md#extension): it is disturbed as a whole so far, its counted
+ * slices cover less than `windowS`, it is within its bound (MAX_EXTENSION), and it can still
+ * reach MIN_COUNTED_SHARE of `windowS` if every slice left is clean. A window that is not
+ * disturbed as a whole ends on time, so a quiet machine pays nothing.
+ */
+export function extendsWindow(readings: readonly SliceReading[], o: SliceLayout & { windowS: number }): boolean {
+  if (readings.length < 2) return false
+  const elapsedS = Number(readings.at(-1)!.at - readings[0]!.at) / 1e9
+  const leftS = (1 + MAX_EXTENSION) * o.windowS - elapsedS
+  if (leftS < SLICE_S / 2) return false
+  const whole = slicesOf([readings[0]!, readings.at(-1)!], o)[0]!
+  if (whole.disturbance === null || whole.clean) return false
+  const slices = slicesOf(readings, o)
+  if (slices.some((s) => s.disturbance === null)) return false
+  const counts = countingSlices(slices)
+  const countedS = slices.reduce((t, s, i) => t + (counts[i] ? s.seconds : 0), 0)
+  return countedS < o.windowS && countedS + leftS >= MIN_COUNTED_SHARE * o.windowS
+}
+
+/**
  * Reads `read()` every SLICE_S until `stop()` is called; the readings are returned in order.
  * A reading that fails (the backend gone) ends the sampling: the window's ends still judge it.
  */
-export function startSlicing(read: () => Promise<SliceReading>): { stop(): Promise<{ readings: SliceReading[]; reads: number }> } {
+export function startSlicing(read: () => Promise<SliceReading>): {
+  /** The readings so far. */
+  readonly readings: readonly SliceReading[]
+  stop(): Promise<{ readings: SliceReading[]; reads: number }>
+} {
   const readings: SliceReading[] = []
   let reads = 0
   let stopped = false
@@ -241,6 +280,7 @@ export function startSlicing(read: () => Promise<SliceReading>): { stop(): Promi
   }
   timer = setTimeout(tick, SLICE_S * 1000)
   return {
+    readings,
     async stop() {
       stopped = true
       clearTimeout(timer)

@@ -188,6 +188,10 @@ export class NativeRuntime implements Runtime {
     return localCountingGroup(role.pid, role.spec.name)
   }
 
+  async interrupt(role: RunningRole): Promise<void> {
+    if (!role.exit) killGroup(role.pid, 'SIGINT')
+  }
+
   async stop(role: RunningRole): Promise<void> {
     if (!role.exit) {
       killGroup(role.pid, 'SIGTERM')

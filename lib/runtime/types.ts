@@ -72,6 +72,11 @@ export interface Runtime {
   /** Cumulative CPU nanoseconds of the role's whole process tree. */
   cpuNs(role: RunningRole): Promise<number>
   stop(role: RunningRole): Promise<void>
+  /**
+   * Sends SIGINT to a running role (a generator that reports when interrupted, such as wrk,
+   * ends its run early and prints its report); the role still has to be stopped.
+   */
+  interrupt(role: RunningRole): Promise<void>
   /** Stops everything this runtime started; safe to call twice. */
   stopAll(): Promise<void>
 }

@@ -82,6 +82,26 @@ test('windows counted from their clean slices are counted apart, not as disturbe
   )
 })
 
+test('closed windows longer than the profile window extended themselves: counted, with the seconds they added', () => {
+  const rows = [
+    // Extended to 3.5 s of a 2 s window and counted from its clean slices.
+    measurement({ repeat: 1, model: 'closed', counted_share: 0.6, duration_s: 3.5, foreign_processes: 'pb-neighbour 40%' }),
+    // Extended to the bound and still short: disturbed, redone.
+    disturbed(2, 'pb-neighbour 60%', { model: 'closed', duration_s: 4 }),
+    measurement({ repeat: 3, model: 'closed', duration_s: 2 }),
+    // An open-model run is not extended, whatever its length.
+    measurement({ repeat: 1, model: 'open', duration_s: 8, variant: 'pool-added' }),
+  ]
+  const s = quietSummary({ measurements: rows, handshakes: [], websocket: [] }, undefined, { repeats: 1, duration_s: 2 })
+  assert.deepEqual([s.extended, s.extendedS], [2, 3.5])
+  assert.match(
+    quietLine(s),
+    /, 1 counted from their clean slices \(1\.4 s of disturbed slices left out\), 2 extended by 3\.5 s for clean time, waits not recorded/,
+  )
+  // Without the profile's window (a caller that does not know it), nothing is judged extended.
+  assert.equal(quietSummary({ measurements: rows, handshakes: [], websocket: [] }, undefined).extended, 0)
+})
+
 test('a cell other work left short of its minimum valid repeats is not measured: machine too busy, with its culprits', () => {
   const quiet = { budget_s: 240, settle_s: 0.5, preflight: null, waits: 6, waited_s: 90, unquiet_waits: 2, spent_s: 240 }
   const busy = { variant: 'pool-added' }
@@ -102,7 +122,7 @@ test('a cell other work left short of its minimum valid repeats is not measured:
     disturbed(3, 'pb-neighbour 50%', errors),
   ]
   const tables = { measurements: rows, handshakes: [], websocket: [] }
-  const s = quietSummary(tables, quiet, 2)
+  const s = quietSummary(tables, quiet, { repeats: 2 })
   assert.equal(s.tooBusy.length, 1)
   assert.deepEqual([s.tooBusy[0]!.windows, s.tooBusy[0]!.disturbed], [4, 3])
   assert.match(s.tooBusy[0]!.cell, /pool-added/)

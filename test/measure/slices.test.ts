@@ -9,7 +9,9 @@ import {
   countedPart,
   countedNote,
   countingSlices,
+  extendsWindow,
   GUARD_SLICES,
+  MAX_EXTENSION,
   MIN_COUNTED_SHARE,
   SLICE_S,
   slicesOf,
@@ -134,7 +136,7 @@ test(`the guard band: the ${GUARD_SLICES} clean-looking slices after a disturbed
 
 test('a guard band counts only the slices outside it, says so, and can leave too little to count', () => {
   const r = readings([0.9, 0, 0, 0, 0, 0])
-  const c = countCleanSlices(slicesOf(r, layout), whole(r), 1)!
+  const c = countCleanSlices(slicesOf(r, layout), whole(r), { guard: 1 })!
   assert.equal(c.share, 0.6667)
   assert.equal(c.work, 20_000)
   assert.deepEqual(c.counts, [false, false, true, true, true, true])
@@ -155,8 +157,8 @@ test('a guard band counts only the slices outside it, says so, and can leave too
   )
   // Half clean, but the band takes one: under MIN_COUNTED_SHARE, so judged whole (disturbed).
   const half = readings([0, 0.6, 0.6, 0, 0, 0.6])
-  assert.ok(countCleanSlices(slicesOf(half, layout), whole(half), 0))
-  assert.equal(countCleanSlices(slicesOf(half, layout), whole(half), 1), null)
+  assert.ok(countCleanSlices(slicesOf(half, layout), whole(half), { guard: 0 }))
+  assert.equal(countCleanSlices(slicesOf(half, layout), whole(half), { guard: 1 }), null)
 })
 
 test('steal disturbs a slice as it does a window', () => {
@@ -187,6 +189,44 @@ test('a slice that cannot be judged (roles on several hosts) leaves the window w
   assert.ok(counted(r), 'judged on one host, the window is counted from its clean slices')
   const oneUnjudged = slicesOf(r, layout).map((x, i) => (i === 0 ? { ...x, disturbance: null, clean: false } : x))
   assert.equal(countCleanSlices(oneUnjudged, whole(r)), null)
+})
+
+test('an extended window counts its clean slices against the planned window, not its own length', () => {
+  // 2 s planned, extended to 3.5 s: 1.5 s clean is under the window, over half of it.
+  const r = readings([0.6, 0.6, 0.6, 0, 0, 0.6, 0])
+  assert.equal(countCleanSlices(slicesOf(r, layout), whole(r)), null, 'under half of its own 3.5 s')
+  const c = countCleanSlices(slicesOf(r, layout), whole(r), { windowS: 2 })!
+  assert.equal(c.seconds, 1.5)
+  assert.equal(c.share, 0.4286)
+  const short = readings([0.6, 0.6, 0.6, 0.6, 0, 0.6, 0.6])
+  assert.equal(countCleanSlices(slicesOf(short, layout), whole(short), { windowS: 2 }), null, '0.5 s clean: under half the window')
+})
+
+test(`a window disturbed as a whole extends itself until its clean time reaches the window, up to ${1 + MAX_EXTENSION}× its length`, () => {
+  const o = { ...layout, windowS: 2 }
+  // Quiet: ends on time. A blip slice in a window under the thresholds as a whole: ends on time too.
+  assert.equal(extendsWindow(readings([0, 0, 0, 0]), o), false)
+  assert.equal(extendsWindow(readings([0, 0, 0.3, 0]), o), false, 'a blip the window absorbs')
+  // Disturbed as a whole, 1 s clean of 2: goes on.
+  assert.equal(extendsWindow(readings([0.6, 0.6, 0, 0]), o), true)
+  // Clean time reached the window: ends.
+  assert.equal(extendsWindow(readings([0.6, 0.6, 0, 0, 0, 0]), o), false)
+  // At the bound: ends, whatever it lacks.
+  assert.equal(extendsWindow(readings([0.6, 0.6, 0.6, 0, 0, 0, 0.6, 0.6]), o), false)
+  // Can no longer reach half the window even if all that is left is clean: ends (it is redone).
+  assert.equal(extendsWindow(readings([0.6, 0.6, 0.6, 0.6, 0.6]), o), true, '1.5 s left, 1 s needed')
+  assert.equal(extendsWindow(readings([0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6]), o), false, '0.5 s left, 1 s needed')
+  // A window that cannot be judged (roles on several hosts) is not extended.
+  assert.equal(extendsWindow(readings([0.6, 0.6, 0, 0]), { ...o, severalHosts: true }), false)
+})
+
+test('startSlicing shows the readings taken so far', async () => {
+  let n = 0
+  const slicing = startSlicing(async () => ({ at: BigInt(++n), stat: new Map(), roles: [], work: n }))
+  await new Promise((r) => setTimeout(r, SLICE_S * 1000 * 2.5))
+  const sofar = slicing.readings.length
+  const { readings: all } = await slicing.stop()
+  assert.ok(sofar >= 1 && sofar <= all.length, `${sofar} of ${all.length}`)
 })
 
 test('windowReadings drops a reading closer than half a slice to the end, and any before the start', () => {

@@ -31,7 +31,7 @@ const SHARED = byName([
   column('variant', id, 1, '', 'the config variant (stacks/<proxy>/templates/<variant>.*), custom:<file> for --config'),
   column('key_type', text, 1, '', "the certificate's key: ec256, rsa2048, rsa4096"),
   column('connections', count, 1, 'count', 'client connections (closed model), the VU cap (open model), or handshaking workers'),
-  column('duration_s', seconds, 1, 's', 'length of the measurement window'),
+  column('duration_s', seconds, 1, 's', 'length of the measurement window; a closed window that extended itself for clean time states the length it ran (docs/method/disturbance.md#extension)'),
   column('repeat', positive, 1, '', 'the repeat (interleaved round) number, from 1'),
   column('errors', count, 1, 'count', 'failed requests (status, body, connection errors)'),
   column('p50_ms', measured, 1, 'ms', 'median latency'),

@@ -92,7 +92,7 @@ function hostsPart(a: Article, h: NonNullable<Manifest['hosts']>): void {
 /** What other work on the machine cost the run, as the end summary says it (docs/method/disturbance.md). */
 function otherWorkText(run: ArticleInput['run']): string {
   const q = run.manifest.quiet
-  const summary = quietSummary(run, q, run.manifest.profile_settings.repeats)
+  const summary = quietSummary(run, q, run.manifest.profile_settings)
   const line = quietLine(summary)
   const rule = q
     ? ` A disturbed window (hypervisor steal or CPU of other processes on the proxy's or the load's cores above the thresholds of the validity rules) is invalid, never used; the run then waited until the foreign load stayed under the threshold for ${num(q.settle_s)} s and redid the window in a later round, within a budget of ${num(q.budget_s)} s lost to other work (${num(q.spent_s)} s spent${q.unquiet_waits ? `; ${q.unquiet_waits} waits ended before the machine was quiet` : ''}).`
@@ -101,9 +101,12 @@ function otherWorkText(run: ArticleInput['run']): string {
   const sliced = summary.counted
     ? ` A window disturbed in part whose clean half-second slices cover at least half of it counts those slices only: its row's \`counted_share\` is below 1 (docs/method/disturbance.md#slices).`
     : ''
+  const extended = summary.extended
+    ? ` A closed window disturbed as a whole went on, a slice at a time, until its clean slices covered the profile's window or it reached twice that length; its row's \`duration_s\` is the length it ran (docs/method/disturbance.md#extension).`
+    : ''
   // A cell other work left short has no figure: its rows were disturbed, never used.
   const tooBusy = summary.tooBusy.length ? ` Cells not measured, the machine too busy: ${tooBusyLines(summary).map(esc).join('; ')}.` : ''
-  return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${sliced}${tooBusy}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
+  return `${esc(line.replace(/^other work: /, 'Other work on this machine: '))}.${rule}${sliced}${extended}${tooBusy}${q?.preflight ? ` Before the first window: ${esc(q.preflight.replace(/^other work on this machine: /, ''))}.` : ''}`
 }
 
 /** Builds other than the pinned ones (substituted, restored from the archive) and versions not runnable here; empty when every pin was measured. */

@@ -102,6 +102,10 @@ export class MultiHostRuntime implements Runtime {
     return this.of(role).stop(role)
   }
 
+  interrupt(role: RunningRole): Promise<void> {
+    return this.of(role).interrupt(role)
+  }
+
   collect(role: RunningRole): Promise<void> {
     return this.of(role).collect(role)
   }

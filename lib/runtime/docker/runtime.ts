@@ -277,6 +277,15 @@ export class DockerRuntime implements Runtime {
     if (!e || !this.copyFiles || !role.spec.cwd) return
     await copyOut(e.container, resolve(role.spec.cwd))
   }
+  async interrupt(role: RunningRole): Promise<void> {
+    const e = this.entries.get(role.spec.name)
+    if (!e || role.exit) return
+    try {
+      // docker-init (when the engine has it) passes the signal on to the role's process.
+      await e.container.kill({ signal: 'SIGINT' })
+    } catch {}
+  }
+
   async stop(role: RunningRole): Promise<void> {
     const e = this.entries.get(role.spec.name)
     if (!e) return

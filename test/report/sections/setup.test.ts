@@ -126,6 +126,14 @@ test('the slice rule is stated in the setup section where a window was counted f
   })
   assert.match(md, /1 counted from their clean slices/)
   assert.match(md, rule)
+  assert.doesNotMatch(md, /extended/)
+  const extended = setupMarkdown((run) => {
+    const r = run.measurements.find((x) => x.status === 'valid' && x.model === 'closed')!
+    r.counted_share = 0.6
+    r.duration_s = run.manifest.profile_settings.duration_s + 1.5
+  })
+  assert.match(extended, /1 extended by 1\.5 s for clean time/)
+  assert.match(extended, /A closed window disturbed as a whole went on, a slice at a time/)
 })
 
 test('a cell other work left short of its minimum valid repeats is named in the setup section: not measured, machine too busy', () => {
