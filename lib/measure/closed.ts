@@ -18,6 +18,7 @@ import {
   extendsWindow,
   MAX_EXTENSION,
   SLICE_S,
+  sliceLayout,
   slicesOf,
   startSlicing,
   windowReadings,
@@ -188,8 +189,7 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   const [s2] = await Promise.all([backendStats(backend), counting.end()])
   const countsRead = counting.read()
   await sleep(Math.max(0, leftS()) * 1000)
-  if (gen.reportsOnInterrupt)
-    await extension(snapReading(ctx, a), slicing.readings, { cpus: ctx.cpus, hasProxy: !!proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, p.durationS)
+  const extended = !!gen.reportsOnInterrupt && (await extension(snapReading(ctx, a), slicing.readings, sliceLayout(ctx, !!proxy), p.durationS))
   const between = await slicing.stop()
   const [b, usB] = await Promise.all([snap(), userSys()])
   if (gen.reportsOnInterrupt) {
@@ -205,16 +205,22 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   if (hung) await ctx.runtime.stop(generator)
   const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
   const readings = windowReadings(snapReading(ctx, a), between.readings, snapReading(ctx, b))
-  return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, readings, sliceReads: between.reads }
+  return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, readings, sliceReads: between.reads, extended }
 }
 
 /**
  * Waits a slice at a time while the window extends itself (extendsWindow), judged on the
  * readings so far; the clock bounds it too, should the readings stop (the backend gone).
+ * Whether it went on at all.
  */
-async function extension(first: SliceReading, sofar: readonly SliceReading[], layout: SliceLayout, windowS: number): Promise<void> {
+async function extension(first: SliceReading, sofar: readonly SliceReading[], layout: SliceLayout, windowS: number): Promise<boolean> {
   const until = first.at + BigInt(Math.round((1 + MAX_EXTENSION) * windowS * 1e9))
-  while (process.hrtime.bigint() < until && extendsWindow([first, ...sofar], { ...layout, windowS })) await sleep(SLICE_S * 1000)
+  let extended = false
+  while (process.hrtime.bigint() < until && extendsWindow([first, ...sofar], { ...layout, windowS })) {
+    extended = true
+    await sleep(SLICE_S * 1000)
+  }
+  return extended
 }
 
 /** The bench roles' cumulative CPU with their cpusets, in the order slice readings keep. */
@@ -251,7 +257,7 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
     { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs },
     { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs },
   ]
-  const d = windowDisturbance(a.stat, b.stat, { cpus: ctx.cpus, hasProxy: !!stack.proxy, severalHosts: !!ctx.runtime.generatorElsewhere }, own)
+  const d = windowDisturbance(a.stat, b.stat, sliceLayout(ctx, !!stack.proxy), own)
   return withCulprits(
     d,
     a.procs,
@@ -267,7 +273,7 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
  */
 function countedWindow(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
   const { a, b } = w
-  const slices = slicesOf(w.readings, { cpus: ctx.cpus, hasProxy: !!stack.proxy, severalHosts: !!ctx.runtime.generatorElsewhere })
+  const slices = slicesOf(w.readings, sliceLayout(ctx, !!stack.proxy))
   const part = countedPart(
     rawFile(ctx.runDir, name, 'slices.json'),
     slices,
@@ -299,11 +305,10 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, na
   const backendPerReq = perReq(part.backendNs)
   // A counted row states the disturbance of what it counted; its culprits are the whole window's.
   const disturbance = counted && whole ? { ...whole, ...counted.disturbance } : whole
-  const wholeS = Number(b.at - a.at) / 1e9
   return {
     ...report?.fields,
     // An extended window states its length (docs/method/disturbance.md#extension).
-    ...(wholeS > ctx.profile.durationS + SLICE_S / 2 ? { duration_s: round(wholeS, 1) } : {}),
+    ...(w.extended ? { duration_s: round(Number(b.at - a.at) / 1e9, 1) } : {}),
     ...(proxy ? countColumns(w.counts, w.subRequests, proxyPerReq) : noCounts('direct row: no proxy')),
     requests,
     errors: report?.errors ?? 0,

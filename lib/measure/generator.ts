@@ -8,7 +8,7 @@ import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
 import { readProcesses, withCulprits } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
-import { countedNote, countedPart, slicesOf, startSlicing, windowReadings, type CountedSlices, type SliceReading } from './slices.ts'
+import { countedNote, countedPart, sliceLayout, slicesOf, startSlicing, windowReadings, type CountedSlices, type SliceReading } from './slices.ts'
 
 export interface GeneratorOutcome<T> {
   result: T | null
@@ -89,7 +89,10 @@ export async function runGenerator<T>(
   const result = readReport<T>(ctx, name, argv, logFile)
   const wholeS = Number(end.at - start.at) / 1e9
   const ns = [...started.map((_, i) => after[i]! - before[i]!), genNs]
-  const layout = { cpus: ctx.cpus, hasProxy: started.some((r) => r.spec.role === 'proxy'), severalHosts: !!ctx.runtime.generatorElsewhere }
+  const layout = sliceLayout(
+    ctx,
+    started.some((r) => r.spec.role === 'proxy'),
+  )
   const whole = withCulprits(
     windowDisturbance(
       start.stat,

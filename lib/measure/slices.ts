@@ -74,6 +74,13 @@ export interface SliceLayout {
   severalHosts: boolean
 }
 
+/** The layout a window's slices are judged by: the cell's cpusets, whether a proxy is measured, whether the roles run on several hosts. */
+export const sliceLayout = (ctx: { cpus: CpuLayout; runtime: { generatorElsewhere?: boolean } }, hasProxy: boolean): SliceLayout => ({
+  cpus: ctx.cpus,
+  hasProxy,
+  severalHosts: !!ctx.runtime.generatorElsewhere,
+})
+
 /** One slice between two readings. */
 export interface Slice {
   seconds: number
@@ -254,6 +261,7 @@ export function extendsWindow(readings: readonly SliceReading[], o: SliceLayout 
 /**
  * Reads `read()` every SLICE_S until `stop()` is called; the readings are returned in order.
  * A reading that fails (the backend gone) ends the sampling: the window's ends still judge it.
+ * `reads` counts the readings started, finished or not (each opened a stats connection).
  */
 export function startSlicing(read: () => Promise<SliceReading>): {
   /** The readings so far. */
@@ -284,7 +292,8 @@ export function startSlicing(read: () => Promise<SliceReading>): {
     async stop() {
       stopped = true
       clearTimeout(timer)
-      await pending
+      // A reading still under way is waited for a slice at most: a slow one must not move the window's end.
+      await Promise.race([pending, new Promise((r) => setTimeout(r, SLICE_S * 1000))])
       return { readings, reads }
     },
   }

@@ -80,9 +80,26 @@ export async function startBackend(
 
 /**
  * Reads /__stats over a connection of its own (no keep-alive), so each read adds
- * exactly one accepted connection, which `connsBetween` subtracts.
+ * exactly one accepted connection, which `connsBetween` subtracts. A connection not
+ * established within a second is given up and opened again from another port (it adds no
+ * accepted connection): under a proxy that opens a backend connection per request, a SYN can
+ * meet a port pair still in TIME_WAIT and be retried for as long as that lasts (a minute).
  */
-export function backendStats(b: { host: string; port: number }): Promise<BackendStats> {
+export async function backendStats(b: { host: string; port: number }): Promise<BackendStats> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statsOnce(b)
+    } catch (e) {
+      if (!(e instanceof NotConnected) || attempt >= STATS_CONNECT_TRIES) throw e
+    }
+  }
+}
+
+const STATS_CONNECT_MS = 1000
+const STATS_CONNECT_TRIES = 5
+class NotConnected extends Error {}
+
+function statsOnce(b: { host: string; port: number }): Promise<BackendStats> {
   return new Promise((resolve, reject) => {
     const req = get({ host: b.host, port: b.port, path: '/__stats', agent: false, headers: { connection: 'close' } }, (res) => {
       let body = ''
@@ -94,6 +111,11 @@ export function backendStats(b: { host: string; port: number }): Promise<Backend
           reject(new Error(`backend /__stats answered ${res.statusCode} with ${body.slice(0, 80)}`))
         }
       })
+    })
+    req.on('socket', (socket) => {
+      const connecting = setTimeout(() => req.destroy(new NotConnected(`backend /__stats: not connected within ${STATS_CONNECT_MS} ms`)), STATS_CONNECT_MS)
+      socket.once('connect', () => clearTimeout(connecting))
+      socket.once('close', () => clearTimeout(connecting))
     })
     req.on('error', reject)
     req.setTimeout(5000, () => req.destroy(new Error('backend /__stats timed out')))

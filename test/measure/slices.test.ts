@@ -229,6 +229,15 @@ test('startSlicing shows the readings taken so far', async () => {
   assert.ok(sofar >= 1 && sofar <= all.length, `${sofar} of ${all.length}`)
 })
 
+test('startSlicing.stop waits a slice at most for a reading under way: a slow one does not move the window end', async () => {
+  const slicing = startSlicing(() => new Promise<SliceReading>(() => {}))
+  await new Promise((r) => setTimeout(r, SLICE_S * 1000 * 1.5))
+  const t0 = Date.now()
+  const { readings: got, reads } = await slicing.stop()
+  assert.ok(Date.now() - t0 < SLICE_S * 1000 * 3, `${Date.now() - t0} ms`)
+  assert.deepEqual([got.length, reads], [0, 1])
+})
+
 test('windowReadings drops a reading closer than half a slice to the end, and any before the start', () => {
   const r = readings([0, 0, 0])
   const end = { ...r[3]!, at: r[2]!.at + BigInt(Math.round((SLICE_S / 4) * 1e9)) }
