@@ -7,6 +7,7 @@ import { backendStats, type BackendStats } from '../roles/backend.ts'
 import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
+import type { RunningRole } from '../runtime/types.ts'
 import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
@@ -192,20 +193,30 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   const extended = !!gen.reportsOnInterrupt && (await extension(snapReading(ctx, a), slicing.readings, sliceLayout(ctx, !!proxy), p.durationS))
   const between = await slicing.stop()
   const [b, usB] = await Promise.all([snap(), userSys()])
-  if (gen.reportsOnInterrupt) {
-    // Its ramp-down stays outside the window, as when it stops itself.
-    await sleep(p.tailS * 1000)
-    await ctx.runtime.interrupt(generator)
-  }
+  const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
+  await endGenerator(ctx, gen, generator)
   const sampled = (await countsRead).get(counted)
   const counts = sampled?.ok ? { ...sampled, userShare: userShareBetween(usA, usB) ?? sampled.userShare } : sampled
-  const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
-  // The generator stops itself after -d; if it does not, the row says so instead of the run hanging.
-  const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), (p.tailS + 30) * 1000).unref())])
-  if (hung) await ctx.runtime.stop(generator)
   const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
   const readings = windowReadings(snapReading(ctx, a), between.readings, snapReading(ctx, b))
   return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, readings, sliceReads: between.reads, extended }
+}
+
+/**
+ * Ends the generator a tail after the window, its ramp-down outside it: interrupted when it
+ * reports on SIGINT (it was started for the longest window), else it stops itself after -d.
+ * One that does not end is stopped, and its row says so (no report) instead of the run hanging.
+ */
+async function endGenerator(ctx: CellContext, gen: ClosedGenerator, generator: RunningRole): Promise<void> {
+  if (gen.reportsOnInterrupt) {
+    await sleep(ctx.profile.tailS * 1000)
+    await ctx.runtime.interrupt(generator)
+  }
+  const hung = await Promise.race([
+    generator.exited.then(() => false),
+    new Promise<boolean>((r) => setTimeout(() => r(true), (ctx.profile.tailS + 30) * 1000).unref()),
+  ])
+  if (hung) await ctx.runtime.stop(generator)
 }
 
 /**
@@ -232,6 +243,9 @@ const rolesOf = (ctx: CellContext, ns: { proxyNs: number; backendNs: number; gen
 const snapReading = (ctx: CellContext, s: Snapshot): SliceReading => ({ at: s.at, stat: s.stat, roles: rolesOf(ctx, s), work: s.stats.requests })
 
 type ClosedWindow = Awaited<ReturnType<typeof runClosedWindow>>
+
+/** The window's length as it ran, from its two end readings. */
+const wholeS = (w: ClosedWindow) => Number(w.b.at - w.a.at) / 1e9
 
 /** Why the window's row is invalid: the generator's and the window's counts disagree, a role exited, no report. */
 function closedReasons(w: ClosedWindow, requests: number, generatorShare: number): string[] {
@@ -279,7 +293,7 @@ function countedWindow(w: ClosedWindow, stack: RunningStack, ctx: CellContext, n
     slices,
     whole,
     {
-      seconds: Number(b.at - a.at) / 1e9,
+      seconds: wholeS(w),
       ns: [b.proxyNs - a.proxyNs, b.backendNs - a.backendNs, b.generatorNs - a.generatorNs],
       work: b.stats.requests - a.stats.requests,
     },
@@ -293,7 +307,7 @@ function countedWindow(w: ClosedWindow, stack: RunningStack, ctx: CellContext, n
 function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string): Partial<Measurement> {
   const { a, b, report } = w
   const { proxy } = stack
-  const whole = closedDisturbance(w, stack, ctx, Number(b.at - a.at) / 1e9)
+  const whole = closedDisturbance(w, stack, ctx, wholeS(w))
   const part = countedWindow(w, stack, ctx, name, whole)
   const { windowS, requests, counted } = part
   const wholeRequests = b.stats.requests - a.stats.requests
@@ -308,7 +322,7 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, na
   return {
     ...report?.fields,
     // An extended window states its length (docs/method/disturbance.md#extension).
-    ...(w.extended ? { duration_s: round(Number(b.at - a.at) / 1e9, 1) } : {}),
+    ...(w.extended ? { duration_s: round(wholeS(w), 1) } : {}),
     ...(proxy ? countColumns(w.counts, w.subRequests, proxyPerReq) : noCounts('direct row: no proxy')),
     requests,
     errors: report?.errors ?? 0,

@@ -34,8 +34,9 @@ export const MAX_EXTENSION = 1
  * Clean-looking slices dropped after a disturbed one (a backlog draining after a burst): none.
  * A closed load's backlog is at most one request per connection, 2-4% of a slice at the
  * measured rates, and it drains mostly inside the disturbed slice; the clean slices after a
- * burst read like those far from one, within the slice-to-slice noise
- * (docs/lab-notes/2026-12-05-guard-band.md; the TLS series: 2026-12-05-extension.md). A run that shows a longer drain raises it.
+ * burst read like those far from one, within the slice-to-slice noise (lab notes
+ * 2026-12-05-guard-band.md; the TLS series: 2026-12-05-extension.md). A run that shows a
+ * longer drain raises it.
  */
 export const GUARD_SLICES = 0
 
