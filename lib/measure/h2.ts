@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { exec } from '../core/exec.ts'
 import type { Measurement } from '../data/schema.ts'
-import { h2loadArgv, h2loadErrorCount, h2loadLatencies, parseH2loadOutput } from '../roles/h2load.ts'
+import { h2loadArgv, h2loadLog, h2loadProtocol } from '../roles/h2load.ts'
 import type { CellPlan, CellContext } from './cell.ts'
 import { measureClosed, type ClosedGenerator } from './closed.ts'
 
@@ -36,27 +36,35 @@ const H2LOAD_LOG = 'h2load.log'
 
 /**
  * h2load as a closed-model generator: -c connections with -m streams each, over TLS with
- * h2 chosen by ALPN. Latency percentiles come from its per-request log, cut to the window.
+ * h2 chosen by ALPN. It is started for the longest window and interrupted a tail after the
+ * window it took (docs/method/disturbance.md#extension); it then prints no summary, so its
+ * counts and latencies come from its per-request log (latencies cut to the window), and the
+ * protocol from the line it prints at its first connection.
  */
 export const h2loadGenerator = (streams: number, ctx: CellContext): ClosedGenerator => ({
   raw: 'h2load.txt',
   fields: { streams },
+  reportsOnInterrupt: true,
   // Its per-request log goes to the cell's scratch folder (relative to it: the same in a container).
   inScratch: true,
   argv: (o) => h2loadArgv({ ...o, streams, logFile: H2LOAD_LOG }),
   verify: (s) => verifyH2(s.url, ctx.certs.ca, 'hello world', ctx.cpus.generator),
   read(output, { scratch, fromUs, toUs }) {
-    const r = parseH2loadOutput(output)
-    if (!r) return null
     // A line per request, summarised in the row: read from the scratch folder, which goes with the cell.
     const log = join(scratch, H2LOAD_LOG)
-    const lat = existsSync(log) ? h2loadLatencies(readFileSync(log, 'utf8'), fromUs, toUs) : null
+    if (!existsSync(log)) return null
+    const r = h2loadLog(readFileSync(log, 'utf8'), fromUs, toUs)
+    const protocol = h2loadProtocol(output)
     return {
-      requests: r.requests.succeeded,
-      errors: h2loadErrorCount(r),
-      latencyUs: lat,
+      requests: r.ok,
+      errors: r.errors,
+      latencyUs: r.latency,
       issue:
-        r.protocol === 'h2' ? (lat ? null : 'h2load wrote no request log inside the window') : `h2load negotiated ${r.protocol ?? 'no ALPN protocol'}, not h2`,
+        protocol === 'h2'
+          ? r.latency
+            ? null
+            : 'h2load wrote no request log inside the window'
+          : `h2load negotiated ${protocol ?? 'no ALPN protocol'}, not h2`,
     }
   },
 })

@@ -72,8 +72,9 @@ export async function verifyH3(url: string, cell: CellPlan, ctx: CellContext, at
 
 /**
  * loadgen h3 as a closed-model generator: the cell's connections, `streams` requests in
- * flight on each, every answer checked for HTTP/3 and the body; latencies recorded only
- * inside the cell's window (-warmup, -window), with the HDR spectrum.
+ * flight on each, every answer checked for HTTP/3 and the body; latencies and datagrams
+ * recorded from the warm-up's end (-warmup) until the SIGINT that ends the run a tail after
+ * the window, extended or not (docs/method/disturbance.md#extension), with the HDR spectrum.
  */
 export function h3Generator(cell: CellPlan, streams: number, ctx: CellContext): ClosedGenerator {
   let target = ''
@@ -81,6 +82,7 @@ export function h3Generator(cell: CellPlan, streams: number, ctx: CellContext): 
   return {
     raw: 'h3.json',
     fields: { streams },
+    reportsOnInterrupt: true,
     async verify(s) {
       target = h3Url(s, cell)
       return verifyH3(target, cell, ctx, { name: `h3-${s.backend.port}`, scratch: s.scratch })
@@ -92,7 +94,6 @@ export function h3Generator(cell: CellPlan, streams: number, ctx: CellContext): 
         streams,
         seconds: o.seconds,
         warmupS: ctx.profile.warmupS,
-        windowS: ctx.profile.durationS,
         // A request may wait the whole run: at 100 streams × 200 connections the generator's own
         // queue holds 20,000 and its 5 s default failed them as errors (docs/series/h3.md#timeout).
         timeoutS: o.seconds,

@@ -70,28 +70,45 @@ export function parseH2loadOutput(text: string): H2loadReport | null {
   }
 }
 
-/** Requests that did not end in a 2xx answer: failed ones (errored and timed out count among them) and non-2xx answers. */
-export function h2loadErrorCount(r: H2loadReport): number {
-  return r.requests.failed + r.status['3xx'] + r.status['4xx'] + r.status['5xx']
+/**
+ * The ALPN protocol h2load printed ("Application protocol: h2"). It prints it when its first
+ * connection is made, before the run, so an interrupted run has it too; null without one.
+ */
+export const h2loadProtocol = (text: string): string | null => /^Application protocol: (\S+)/m.exec(text)?.[1] ?? null
+
+/** What an h2load run did, from its --log-file. */
+export interface H2loadLog {
+  /** Requests answered 2xx, over the whole run. */
+  ok: number
+  /** Requests that did not end in a 2xx answer: streams that failed (status -1) and non-2xx answers. */
+  errors: number
+  /** Latency percentiles (µs) of the requests that started inside the window; null with none. */
+  latency: { p50: number; p90: number; p99: number; p999: number; max: number; count: number } | null
 }
 
 /**
- * Latency percentiles (µs) of the requests that started inside [fromUs, toUs] (µs since
- * the epoch), from h2load's --log-file: one line per request, "start µs, status, duration µs".
+ * Reads h2load's --log-file: one line per request of the main duration, "start µs since the
+ * epoch, status (-1: the stream failed), duration µs", each written as the request ends. So
+ * it holds every request of a run interrupted by SIGINT, which prints no summary
+ * (docs/method/disturbance.md#extension). The latencies are those of [fromUs, toUs].
  */
-export function h2loadLatencies(
-  text: string,
-  fromUs: number,
-  toUs: number,
-): { p50: number; p90: number; p99: number; p999: number; max: number; count: number } | null {
+export function h2loadLog(text: string, fromUs: number, toUs: number): H2loadLog {
+  let ok = 0
+  let errors = 0
   const d: number[] = []
   for (const line of text.split('\n')) {
-    const [start, , took] = line.split('\t')
+    const [start, status, took] = line.split('\t')
+    // A line cut short by the kill has no duration: not a request.
+    if (!start || !status || !took) continue
+    const code = Number(status)
+    if (code >= 200 && code <= 299) ok++
+    else errors++
     const s = Number(start)
-    if (start && s >= fromUs && s <= toUs && took) d.push(Number(took))
+    if (s >= fromUs && s <= toUs) d.push(Number(took))
   }
-  if (d.length === 0) return null
+  if (d.length === 0) return { ok, errors, latency: null }
   // Sorted once: quantile's own sort of a sorted copy is then linear.
   d.sort((a, b) => a - b)
-  return { p50: quantile(d, 0.5), p90: quantile(d, 0.9), p99: quantile(d, 0.99), p999: quantile(d, 0.999), max: d.at(-1)!, count: d.length }
+  const latency = { p50: quantile(d, 0.5), p90: quantile(d, 0.9), p99: quantile(d, 0.99), p999: quantile(d, 0.999), max: d.at(-1)!, count: d.length }
+  return { ok, errors, latency }
 }

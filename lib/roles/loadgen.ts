@@ -208,9 +208,8 @@ export interface H3Options {
   streams: number
   /** Whole run, warm-up and window: -d. */
   seconds: number
-  /** Latencies recorded from warmupS for windowS (the cell's window). */
+  /** Latencies recorded from warmupS until the run ends (-d, or the SIGINT that ends the cell's window). */
   warmupS?: number
-  windowS?: number
   /** -n: a fixed number of requests instead (verification). */
   requests?: number
   /** -timeout: limit for one request and for a QUIC handshake (absent: loadgen's 5 s). */
@@ -228,7 +227,6 @@ export const h3Argv = (o: H3Options) =>
     d: `${o.seconds}s`,
     ...(o.requests ? { n: o.requests } : {}),
     ...(o.warmupS !== undefined ? { warmup: `${o.warmupS}s` } : {}),
-    ...(o.windowS !== undefined ? { window: `${o.windowS}s` } : {}),
     ...(o.timeoutS !== undefined ? { timeout: `${o.timeoutS}s` } : {}),
     ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }),
     ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),

@@ -195,7 +195,7 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	n := fs.Int64("n", 0, "stop after this many requests in all (0: run for -d)")
 	d := fs.Duration("d", 10*time.Second, "how long to run from the launch, connecting included (requests in flight at the end complete)")
 	warmup := fs.Duration("warmup", 0, "latencies of requests that start before this offset from the launch are not recorded")
-	window := fs.Duration("window", 0, "record latencies of requests that end within this long after -warmup (0: until the end)")
+	window := fs.Duration("window", 0, "record latencies of requests that end within this long after -warmup (0: until the end; a SIGINT ends the run and the window)")
 	timeout := fs.Duration("timeout", 5*time.Second, "limit for one request, and for the QUIC handshake")
 	of := addH3OpenFlags(fs)
 	expectStatus, expectBytes, expectBody := addH3CheckFlags(fs)
@@ -285,7 +285,9 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 	if *n == 0 || flagGiven(fs, "d") {
 		deadline = start.Add(*d)
 	}
-	inWindowUDP := newUDPWindow(&udp, recordFrom, recordTo)
+	end := endAtInterrupt(deadline)
+	defer end.release()
+	inWindowUDP := newUDPWindow(&udp, recordFrom, recordTo, end.signalled)
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	for _, hc := range conns {
@@ -295,7 +297,7 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 					if *n > 0 && claimed.Add(1) > *n {
 						return
 					}
-					if !deadline.IsZero() && !time.Now().Before(deadline) {
+					if end.over(time.Now()) {
 						return
 					}
 					t0 := time.Now()
@@ -305,7 +307,8 @@ func runH3(args []string, stdout, stderr io.Writer) int {
 					if err == nil {
 						problem = check.problem(resp, body)
 					}
-					inWindow := !t0.Before(recordFrom) && (recordTo.IsZero() || !t1.After(recordTo))
+					until := end.recordUntil(recordTo)
+					inWindow := !t0.Before(recordFrom) && (until.IsZero() || !t1.After(until))
 					st.answer(resp, problem, err, t1.Sub(t0), inWindow)
 				}
 			})

@@ -54,7 +54,8 @@ func (c *countedUDP) SetReadBuffer(bytes int) error         { return c.udp.SetRe
 func (c *countedUDP) SetWriteBuffer(bytes int) error        { return c.udp.SetWriteBuffer(bytes) }
 func (c *countedUDP) SyscallConn() (syscall.RawConn, error) { return c.udp.SyscallConn() }
 
-// udpWindow counts the datagrams between two moments: from `from` to `to` (zero: until read).
+// udpWindow counts the datagrams between two moments: from `from` to `to` (zero: until read),
+// or to `closed` when that channel closes first (the run interrupted).
 type udpWindow struct {
 	mu       sync.Mutex
 	n        *udpCounter
@@ -62,18 +63,33 @@ type udpWindow struct {
 	timers   []*time.Timer
 }
 
-func newUDPWindow(n *udpCounter, from, to time.Time) *udpWindow {
+func newUDPWindow(n *udpCounter, from, to time.Time, closed <-chan struct{}) *udpWindow {
 	w := &udpWindow{n: n, at: -1, till: -1}
+	// The first mark of each end holds: an interruption before `to` ends the window then.
 	mark := func(p *int64) func() {
 		return func() {
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			*p = n.total()
+			if *p < 0 {
+				*p = n.total()
+			}
 		}
 	}
 	w.timers = append(w.timers, time.AfterFunc(time.Until(from), mark(&w.at)))
 	if !to.IsZero() {
 		w.timers = append(w.timers, time.AfterFunc(time.Until(to), mark(&w.till)))
+	}
+	if closed != nil {
+		go func() {
+			<-closed
+			// An interruption before the window began leaves it empty.
+			w.mu.Lock()
+			started := w.at >= 0
+			w.mu.Unlock()
+			if started {
+				mark(&w.till)()
+			}
+		}()
 	}
 	return w
 }

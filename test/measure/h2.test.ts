@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { h2Issue } from '../../lib/measure/h2.ts'
-import { h2loadLatencies, parseH2loadOutput } from '../../lib/roles/h2load.ts'
+import { h2loadLog, h2loadProtocol } from '../../lib/roles/h2load.ts'
 import { h2Cells } from '../../lib/series/h2.ts'
 
 // Real output of nghttp / h2load 1.52.0 against HAProxy 2.6.12: its h2 variant and pool-added (no alpn on the bind).
@@ -26,17 +26,33 @@ test('h2 verification: a listener without h2 in ALPN is named, though nghttp exi
 })
 
 test('h2load falls back to HTTP/1.1 on a listener without h2 and succeeds: its protocol line is what tells', () => {
-  const r = parseH2loadOutput(fixture('h1-only-haproxy-2.6.12.txt'))!
-  assert.equal(r.requests.succeeded, 50)
-  assert.equal(r.protocol, 'http/1.1')
+  assert.equal(h2loadProtocol(fixture('h1-only-haproxy-2.6.12.txt')), 'http/1.1')
+})
+
+test('h2load interrupted by SIGINT prints no summary, but its protocol line came before the run', () => {
+  assert.equal(h2loadProtocol(fixture('interrupted-haproxy-2.6.12.txt')), 'h2')
+  assert.equal(h2loadProtocol('starting benchmark...\n'), null)
 })
 
 test('h2load log file as h2load writes it: start µs since the epoch, status, µs to the end of the response', () => {
   const text = fixture('log-haproxy-2.6.12.tsv')
   const first = Number(text.split('\t')[0])
-  const l = h2loadLatencies(text, first, first + 10_000_000)!
-  assert.equal(l.count, 20)
-  assert.ok(l.p50 > 0 && l.p50 <= l.max)
+  const r = h2loadLog(text, first, first + 10_000_000)
+  assert.equal(r.ok, 20)
+  assert.equal(r.errors, 0)
+  assert.equal(r.latency!.count, 20)
+  assert.ok(r.latency!.p50 > 0 && r.latency!.p50 <= r.latency!.max)
+})
+
+test('h2load log: non-2xx answers and failed streams (status -1) are errors; a line cut short by the kill is no request', () => {
+  // A real log through a frontend answering 503 to one request in fifty, then the two other kinds.
+  const real = fixture('log-non2xx-haproxy-2.6.12.tsv')
+  const first = Number(real.split('\t')[0])
+  const text = `${real}${first + 1000}\t-1\t5000021\n${first + 2000}\t20`
+  const r = h2loadLog(text, first, first + 10_000_000)
+  assert.deepEqual([r.ok, r.errors], [39, 7])
+  // Every request that ended is in the window's latencies, failed ones included.
+  assert.equal(r.latency!.count, 46)
 })
 
 test('h2 series: quick has the HTTP/1.1 reference and h2 at one stream per proxy; standard 1, 10 and 100 streams', () => {

@@ -28,14 +28,13 @@ test('across hosts, a QUIC check that opened no connection names UDP between the
   assert.equal(acrossHostsIssue(null, url), null)
 })
 
-test('loadgen h3 argv: connections, streams, the run and the window, the body check', () => {
+test('loadgen h3 argv: connections, streams, the run and the warm-up, the body check', () => {
   const argv = h3Argv({
     url: 'https://127.0.0.1:8443/',
     connections: 200,
     streams: 10,
     seconds: 3,
     warmupS: 0.5,
-    windowS: 2,
     cacert: '/c/ca.crt',
     expectBody: 'hello world',
   })
@@ -55,8 +54,6 @@ test('loadgen h3 argv: connections, streams, the run and the window, the body ch
     '3s',
     '-warmup',
     '0.5s',
-    '-window',
-    '2s',
     '-expect-body',
     'hello world',
   ])
