@@ -19,6 +19,9 @@ export interface QuietSummary {
   /** Closed windows that extended themselves past the profile's window for clean time (docs/method/disturbance.md#extension), and the seconds they added. */
   extended: number
   extendedS: number
+  /** Seconds of windows read in slices, and of those in disturbed slices (rows' disturbed_slice_share; none in runs before it). */
+  slicedS: number
+  disturbedSliceS: number
   /** Null: a run written before waits were recorded. */
   waitedS: number | null
   waits: number
@@ -34,6 +37,8 @@ export interface TooBusyCell {
   cell: string
   windows: number
   disturbed: number
+  /** The share of its windows' time in disturbed slices; null: none was read in slices (a run before them, WebSocket hold). */
+  disturbedSliceShare: number | null
   culprits: { command: string; coreS: number }[]
 }
 
@@ -45,6 +50,7 @@ type Row = {
   model?: string
   foreign_processes?: string | undefined
   counted_share?: number | null
+  disturbed_slice_share?: number | null
 }
 
 /** `python3 63%, cc1 21%` → [['python3', 0.63], ['cc1', 0.21]]; malformed parts are skipped. */
@@ -63,7 +69,7 @@ export function parseCulprits(text: string | undefined): [string, number][] {
  */
 export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined, settings: { repeats?: number; duration_s?: number } = {}): QuietSummary {
   const { repeats: minRepeats = 0, duration_s: windowS = Number.POSITIVE_INFINITY } = settings
-  const t: OtherWorkTally = { disturbed: 0, redone: 0, counted: 0, droppedS: 0, extended: 0, extendedS: 0, coreS: new Map() }
+  const t: OtherWorkTally = { disturbed: 0, redone: 0, counted: 0, droppedS: 0, extended: 0, extendedS: 0, slicedS: 0, disturbedSliceS: 0, coreS: new Map() }
   const tooBusy: TooBusyCell[] = []
   for (const name of Object.keys(CELL_COLUMNS) as TableName[]) {
     const rows = tables[name] as Row[] | undefined
@@ -71,7 +77,7 @@ export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined, 
     tallyOtherWork(name, rows, t, windowS)
     tooBusy.push(...tooBusyCells(name, rows, minRepeats))
   }
-  const { disturbed, redone, counted, droppedS, extended, extendedS } = t
+  const { disturbed, redone, counted, droppedS, extended, extendedS, slicedS, disturbedSliceS } = t
   return {
     disturbed,
     redone,
@@ -79,6 +85,8 @@ export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined, 
     droppedS,
     extended,
     extendedS,
+    slicedS,
+    disturbedSliceS,
     waitedS: quiet ? quiet.waited_s : null,
     waits: quiet?.waits ?? 0,
     top: topCommands(t.coreS),
@@ -111,12 +119,36 @@ function tooBusyCells(name: TableName, rows: readonly Row[], minRepeats: number)
     const coreS = new Map<string, number>()
     for (const r of disturbed) addCulprits(coreS, r)
     const key = Object.values(projectKey(own[0]!, CELL_COLUMNS[name]))
-    return [{ cell: key.filter((v) => v !== null && v !== '').join(' '), windows: own.length, disturbed: disturbed.length, culprits: topCommands(coreS) }]
+    const sliced = own.filter(isSliced)
+    const slicedS = sliced.reduce((t, r) => t + r.duration_s, 0)
+    const disturbedSliceShare = slicedS > 0 ? sliced.reduce((t, r) => t + r.disturbed_slice_share! * r.duration_s, 0) / slicedS : null
+    return [
+      {
+        cell: key.filter((v) => v !== null && v !== '').join(' '),
+        windows: own.length,
+        disturbed: disturbed.length,
+        disturbedSliceShare,
+        culprits: topCommands(coreS),
+      },
+    ]
   })
 }
 
 /** Windows disturbed, of those redone, counted from their clean slices (and their seconds left out), and extended (and by how long); the core-seconds each foreign command took. */
-type OtherWorkTally = { disturbed: number; redone: number; counted: number; droppedS: number; extended: number; extendedS: number; coreS: Map<string, number> }
+type OtherWorkTally = {
+  disturbed: number
+  redone: number
+  counted: number
+  droppedS: number
+  extended: number
+  extendedS: number
+  slicedS: number
+  disturbedSliceS: number
+  coreS: Map<string, number>
+}
+
+/** A row whose window was read in slices and judged in each (disturbed_slice_share set). */
+const isSliced = (r: Row): boolean => typeof r.disturbed_slice_share === 'number'
 
 /** Adds one table's rows to the tally: a disturbed window is redone when its cell has a later repeat; a closed one longer than `windowS` was extended. */
 function tallyOtherWork(name: TableName, rows: readonly Row[], t: OtherWorkTally, windowS: number): void {
@@ -124,6 +156,10 @@ function tallyOtherWork(name: TableName, rows: readonly Row[], t: OtherWorkTally
   const lastRepeat = new Map<string, number>()
   for (const r of rows) lastRepeat.set(cellOf(r), Math.max(lastRepeat.get(cellOf(r)) ?? 0, r.repeat))
   for (const r of rows) {
+    if (isSliced(r)) {
+      t.slicedS += r.duration_s
+      t.disturbedSliceS += r.disturbed_slice_share! * r.duration_s
+    }
     if (r.model === 'closed' && r.duration_s > windowS) {
       t.extended++
       t.extendedS += r.duration_s - windowS
@@ -146,7 +182,7 @@ export const isCountedInPart = (r: { status: string; counted_share?: number | nu
 /** `pb-neighbour 1.8 core-s, node 0.6 core-s`: commands by the CPU they took from the bench. */
 const culpritText = (top: readonly { command: string; coreS: number }[]) => top.map((t) => `${t.command} ${t.coreS.toFixed(1)} core-s`).join(', ')
 
-/** The end summary's one line: `other work: 12 windows disturbed, 12 redone, waited 48 s (9 waits); most CPU taken from the bench: python3 9.1 core-s, …`. */
+/** The end summary's one line: `other work: 9% of slices disturbed, 12 windows disturbed, 12 redone, waited 48 s (9 waits); most CPU taken from the bench: python3 9.1 core-s, …`. */
 export function quietLine(s: QuietSummary): string {
   if (s.disturbed === 0 && s.waits === 0 && s.counted === 0 && s.extended === 0)
     return `other work: no window disturbed, nothing waited${s.preflight ? ` (the preflight saw ${s.preflight.replace(/^other work on this machine: /, '').replace(/; results will take longer$/, '')})` : ''}`
@@ -155,13 +191,24 @@ export function quietLine(s: QuietSummary): string {
     s.waitedS === null ? 'waits not recorded (a run written before them)' : `waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})`
   const counted = s.counted ? `${s.counted} counted from their clean slices (${s.droppedS.toFixed(1)} s of disturbed slices left out), ` : ''
   const extended = s.extended ? `${s.extended} extended by ${s.extendedS.toFixed(1)} s for clean time, ` : ''
+  const slices = s.disturbedSliceS > 0 ? `${percent(s.disturbedSliceS / s.slicedS)} of slices disturbed, ` : ''
   const tooBusy = s.tooBusy.length ? `, ${s.tooBusy.length} cell${s.tooBusy.length === 1 ? '' : 's'} not measured` : ''
-  return `other work: ${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone${tooBusy}, ${counted}${extended}${waited}${top}`
+  return `other work: ${slices}${s.disturbed} window${s.disturbed === 1 ? '' : 's'} disturbed, ${s.redone} redone${tooBusy}, ${counted}${extended}${waited}${top}`
 }
 
-/** One line per cell other work left short: `<cell>: not measured: machine too busy (3 of 4 windows disturbed, 75%; culprits …)`. */
+/** `62%`; a share above 0 never shows as 0%. */
+const percent = (share: number) => `${share > 0 && share < 0.005 ? '<1' : Math.round(100 * share)}%`
+
+/**
+ * One line per cell other work left short: `<cell>: not measured: machine too busy (62% of
+ * slices disturbed, 4 of 4 windows; culprits …)`; from a run before slices were recorded,
+ * `(3 of 4 windows disturbed, 75%; …)`.
+ */
 export const tooBusyLines = (s: QuietSummary): string[] =>
-  s.tooBusy.map(
-    (c) =>
-      `${c.cell}: not measured: machine too busy (${c.disturbed} of ${c.windows} windows disturbed, ${Math.round((100 * c.disturbed) / c.windows)}%${c.culprits.length ? `; culprits ${culpritText(c.culprits)}` : ''})`,
-  )
+  s.tooBusy.map((c) => {
+    const share =
+      c.disturbedSliceShare === null
+        ? `${c.disturbed} of ${c.windows} windows disturbed, ${percent(c.disturbed / c.windows)}`
+        : `${percent(c.disturbedSliceShare)} of slices disturbed, ${c.disturbed} of ${c.windows} windows`
+    return `${c.cell}: not measured: machine too busy (${share}${c.culprits.length ? `; culprits ${culpritText(c.culprits)}` : ''})`
+  })

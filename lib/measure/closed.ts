@@ -13,6 +13,7 @@ import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } fr
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
 import { invalidReasons } from './validity.ts'
+import { stoppedIfHung } from './generator.ts'
 import {
   countedNote,
   countedPart,
@@ -142,41 +143,16 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
     ...(gen.inScratch ? { cwd: scratch } : {}),
   })
   roles.push(generator)
-  const snap = async (): Promise<Snapshot> => {
-    const [proxyNs, backendNs, generatorNs] = await Promise.all([
-      proxy ? ctx.runtime.cpuNs(proxy) : 0,
-      ctx.runtime.cpuNs(backend.role),
-      ctx.runtime.cpuNs(generator),
-    ])
-    return {
-      at: process.hrtime.bigint(),
-      epochUs: Date.now() * 1000,
-      stat: readCpuTimes(),
-      procs: readProcesses(),
-      proxyNs,
-      backendNs,
-      generatorNs,
-      stats: await backendStats(backend),
-    }
-  }
-  /** A slice reading, in the order snap() reads: the roles' CPU (in rolesOf's order), the cores' times, the backend's requests. */
-  const sliceReading = async (): Promise<SliceReading> => {
-    const [proxyNs, backendNs, generatorNs] = await Promise.all([
-      proxy ? ctx.runtime.cpuNs(proxy) : 0,
-      ctx.runtime.cpuNs(backend.role),
-      ctx.runtime.cpuNs(generator),
-    ])
-    const at = process.hrtime.bigint()
-    const stat = readCpuTimes()
-    return { at, stat, roles: rolesOf(ctx, { proxyNs, backendNs, generatorNs }), work: (await backendStats(backend)).requests }
-  }
+  const layout = sliceLayout(ctx, !!proxy)
+  const { snap, sliceReading } = windowReaders(ctx, stack, generator, layout)
   const counted = proxy ?? backend.role
   // The user/system split of the whole window (the tick-sampled split needs all its ticks).
   const group = ctx.counts === false ? undefined : ctx.runtime.countingGroup?.(counted)
   const userSys = () => (group && typeof group !== 'string' ? readUserSys(group) : null)
   await sleep(p.warmupS * 1000)
   const [a, usA] = await Promise.all([snap(), userSys()])
-  const slicing = startSlicing(sliceReading)
+  // Not on several hosts: their windows are not judged (docs/hosts.md), and each read there is an exec that loads the proxy's host.
+  const slicing = layout.severalHosts ? null : startSlicing(sliceReading)
   // The proxy's kernel counts (the direct row: the backend's, read and not written, so its
   // window costs what it did in earlier runs) over a sub-window in the middle of the window:
   // counters attached cost every system call of the counted role, so they are attached for a
@@ -190,16 +166,57 @@ async function runClosedWindow(cell: CellPlan, name: string, ctx: CellContext, g
   const [s2] = await Promise.all([backendStats(backend), counting.end()])
   const countsRead = counting.read()
   await sleep(Math.max(0, leftS()) * 1000)
-  const extended = !!gen.reportsOnInterrupt && (await extension(snapReading(ctx, a), slicing.readings, sliceLayout(ctx, !!proxy), p.durationS))
-  const between = await slicing.stop()
+  const extended = !!gen.reportsOnInterrupt && !!slicing && (await extension(snapReading(layout, a), slicing.readings, layout, p.durationS))
+  const between = slicing ? await slicing.stop() : { readings: [], reads: 0 }
   const [b, usB] = await Promise.all([snap(), userSys()])
   const exitedEarly = [proxy, backend.role].find((r) => r?.exit)
   await endGenerator(ctx, gen, generator)
   const sampled = (await countsRead).get(counted)
   const counts = sampled?.ok ? { ...sampled, userShare: userShareBetween(usA, usB) ?? sampled.userShare } : sampled
   const report = gen.read(readFileSync(raw, 'utf8'), { name, scratch, fromUs: a.epochUs, toUs: b.epochUs })
-  const readings = windowReadings(snapReading(ctx, a), between.readings, snapReading(ctx, b))
-  return { a, b, counts, subRequests: s2.requests - s1.requests, exitedEarly, generator, genThreads, report, readings, sliceReads: between.reads, extended }
+  const readings = windowReadings(snapReading(layout, a), between.readings, snapReading(layout, b))
+  return {
+    a,
+    b,
+    layout,
+    counts,
+    subRequests: s2.requests - s1.requests,
+    exitedEarly,
+    generator,
+    genThreads,
+    report,
+    readings,
+    sliceReads: between.reads,
+    extended,
+  }
+}
+
+/** The window's counters: a snapshot at each end, a slice reading between (lib/measure/slices.ts). */
+function windowReaders(ctx: CellContext, stack: RunningStack, generator: RunningRole, layout: SliceLayout) {
+  const { backend, proxy } = stack
+  const cpu = async () => {
+    const [proxyNs, backendNs, generatorNs] = await Promise.all([
+      proxy ? ctx.runtime.cpuNs(proxy) : 0,
+      ctx.runtime.cpuNs(backend.role),
+      ctx.runtime.cpuNs(generator),
+    ])
+    return { proxyNs, backendNs, generatorNs }
+  }
+  return {
+    snap: async (): Promise<Snapshot> => {
+      const ns = await cpu()
+      const at = process.hrtime.bigint()
+      const epochUs = Date.now() * 1000
+      return { at, epochUs, stat: readCpuTimes(), procs: readProcesses(), ...ns, stats: await backendStats(backend) }
+    },
+    /** The roles' CPU (in rolesOf's order), the cores' times, the backend's requests. */
+    sliceReading: async (): Promise<SliceReading> => {
+      const ns = await cpu()
+      const at = process.hrtime.bigint()
+      const stat = readCpuTimes()
+      return { at, stat, roles: rolesOf(layout, ns), work: (await backendStats(backend)).requests }
+    },
+  }
 }
 
 /**
@@ -212,11 +229,7 @@ async function endGenerator(ctx: CellContext, gen: ClosedGenerator, generator: R
     await sleep(ctx.profile.tailS * 1000)
     await ctx.runtime.interrupt(generator)
   }
-  const hung = await Promise.race([
-    generator.exited.then(() => false),
-    new Promise<boolean>((r) => setTimeout(() => r(true), (ctx.profile.tailS + 30) * 1000).unref()),
-  ])
-  if (hung) await ctx.runtime.stop(generator)
+  await stoppedIfHung(ctx, generator, ctx.profile.tailS + 30)
 }
 
 /**
@@ -235,12 +248,12 @@ async function extension(first: SliceReading, sofar: readonly SliceReading[], la
 }
 
 /** The bench roles' cumulative CPU with their cpusets, in the order slice readings keep. */
-const rolesOf = (ctx: CellContext, ns: { proxyNs: number; backendNs: number; generatorNs: number }) => [
-  { cpus: ctx.cpus.proxy, ns: ns.proxyNs },
-  { cpus: ctx.cpus.backend, ns: ns.backendNs },
-  { cpus: ctx.cpus.generator, ns: ns.generatorNs },
+const rolesOf = (layout: SliceLayout, ns: { proxyNs: number; backendNs: number; generatorNs: number }) => [
+  { cpus: layout.cpus.proxy, ns: ns.proxyNs },
+  { cpus: layout.cpus.backend, ns: ns.backendNs },
+  { cpus: layout.cpus.generator, ns: ns.generatorNs },
 ]
-const snapReading = (ctx: CellContext, s: Snapshot): SliceReading => ({ at: s.at, stat: s.stat, roles: rolesOf(ctx, s), work: s.stats.requests })
+const snapReading = (layout: SliceLayout, s: Snapshot): SliceReading => ({ at: s.at, stat: s.stat, roles: rolesOf(layout, s), work: s.stats.requests })
 
 type ClosedWindow = Awaited<ReturnType<typeof runClosedWindow>>
 
@@ -264,14 +277,10 @@ function closedReasons(w: ClosedWindow, requests: number, generatorShare: number
 }
 
 /** The window's disturbance: other CPU use on the cell's cores than the roles' own, and who used it. */
-function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContext, windowS: number) {
-  const { a, b } = w
-  const own = [
-    { cpus: ctx.cpus.proxy, ns: b.proxyNs - a.proxyNs },
-    { cpus: ctx.cpus.backend, ns: b.backendNs - a.backendNs },
-    { cpus: ctx.cpus.generator, ns: b.generatorNs - a.generatorNs },
-  ]
-  const d = windowDisturbance(a.stat, b.stat, sliceLayout(ctx, !!stack.proxy), own)
+function closedDisturbance(w: ClosedWindow, stack: RunningStack, windowS: number) {
+  const { a, b, layout } = w
+  const own = rolesOf(layout, { proxyNs: b.proxyNs - a.proxyNs, backendNs: b.backendNs - a.backendNs, generatorNs: b.generatorNs - a.generatorNs })
+  const d = windowDisturbance(a.stat, b.stat, layout, own)
   return withCulprits(
     d,
     a.procs,
@@ -285,9 +294,9 @@ function closedDisturbance(w: ClosedWindow, stack: RunningStack, ctx: CellContex
  * The part of the window the row counts: the whole window, or its clean slices when a
  * neighbour disturbed the others (lib/measure/slices.ts); a disturbed window's slices are kept in raw/.
  */
-function countedWindow(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
+function countedWindow(w: ClosedWindow, ctx: CellContext, name: string, whole: ReturnType<typeof closedDisturbance>) {
   const { a, b } = w
-  const slices = slicesOf(w.readings, sliceLayout(ctx, !!stack.proxy))
+  const slices = slicesOf(w.readings, w.layout)
   const part = countedPart(
     rawFile(ctx.runDir, name, 'slices.json'),
     slices,
@@ -300,15 +309,23 @@ function countedWindow(w: ClosedWindow, stack: RunningStack, ctx: CellContext, n
     { windowS: ctx.profile.durationS },
   )
   const [proxyNs, backendNs, generatorNs] = part.ns
-  return { windowS: part.seconds, requests: part.work, proxyNs: proxyNs!, backendNs: backendNs!, generatorNs: generatorNs!, counted: part.counted }
+  return {
+    windowS: part.seconds,
+    requests: part.work,
+    proxyNs: proxyNs!,
+    backendNs: backendNs!,
+    generatorNs: generatorNs!,
+    counted: part.counted,
+    disturbed: part.disturbed,
+  }
 }
 
 /** The row's measured columns from one window. */
 function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, name: string): Partial<Measurement> {
   const { a, b, report } = w
   const { proxy } = stack
-  const whole = closedDisturbance(w, stack, ctx, wholeS(w))
-  const part = countedWindow(w, stack, ctx, name, whole)
+  const whole = closedDisturbance(w, stack, wholeS(w))
+  const part = countedWindow(w, ctx, name, whole)
   const { windowS, requests, counted } = part
   const wholeRequests = b.stats.requests - a.stats.requests
   const perReq = (ns: number) => (requests > 0 ? round(ns / 1e3 / requests) : null)
@@ -342,5 +359,6 @@ function closedFields(w: ClosedWindow, stack: RunningStack, ctx: CellContext, na
     reason: [...reasons, ...(counted ? [countedNote(counted)] : [])].join('; '),
     ...disturbanceColumns(disturbance),
     counted_share: counted?.share ?? 1,
+    disturbed_slice_share: part.disturbed,
   }
 }

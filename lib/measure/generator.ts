@@ -28,6 +28,8 @@ export interface GeneratorOutcome<T> {
   counted: CountedSlices | null
   /** The counted slices' share of the backend's work over the run (1: the whole run): scales the generator's whole-run units. */
   workShare: number
+  /** The share of the run's time in disturbed slices (null: not read in slices). */
+  disturbedSliceShare: number | null
 }
 
 /** What a generator run counts beyond the watched roles' CPU. */
@@ -72,14 +74,14 @@ export async function runGenerator<T>(
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
   const all = [...started, generator]
+  const cores = all.map((r) => r.spec.cpus)
   const slicing =
-    work && start.work !== null
-      ? startSlicing(async () => sliceReading(all, await cpuOf(ctx, all), process.hrtime.bigint(), readCpuTimes(), await work()))
+    // Not on several hosts: their runs are not judged (docs/hosts.md), and each read there is an exec that loads the proxy's host.
+    work && start.work !== null && !ctx.runtime.generatorElsewhere
+      ? startSlicing(async () => sliceReading(cores, await cpuOf(ctx, all), process.hrtime.bigint(), readCpuTimes(), await work()))
       : null
-  // A generator that hangs must not hang the run: stop it well after it should have ended.
   const limitS = expectedS * 1.5 + 30
-  const timedOut = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), limitS * 1000).unref())])
-  if (timedOut) await ctx.runtime.stop(generator)
+  const timedOut = await stoppedIfHung(ctx, generator, limitS)
   const between = await slicing?.stop()
   const end = { at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses() }
   const [after] = await Promise.all([cpuOf(ctx, started), counting.end()])
@@ -98,7 +100,7 @@ export async function runGenerator<T>(
       start.stat,
       end.stat,
       layout,
-      all.map((r, i) => ({ cpus: r.spec.cpus, ns: ns[i]! })),
+      cores.map((cpus, i) => ({ cpus, ns: ns[i]! })),
     ),
     start.procs,
     end.procs,
@@ -108,9 +110,9 @@ export async function runGenerator<T>(
   const readings =
     between && endWork !== null
       ? windowReadings(
-          sliceReading(all, [...before, 0], start.at, start.stat, start.work!),
+          sliceReading(cores, [...before, 0], start.at, start.stat, start.work!),
           between.readings,
-          sliceReading(all, [...after, genNs], end.at, end.stat, endWork),
+          sliceReading(cores, [...after, genNs], end.at, end.stat, endWork),
         )
       : []
   const part = countedPart(
@@ -124,7 +126,6 @@ export async function runGenerator<T>(
     },
     { ramp: true },
   )
-  const died = watch.find((r) => r.exit)
   return {
     result,
     cpuNs: new Map(watch.map((r) => [r, part.ns[all.indexOf(r)]!])),
@@ -135,14 +136,23 @@ export async function runGenerator<T>(
     disturbance: part.counted && whole ? { ...whole, ...part.counted.disturbance } : whole,
     counted: part.counted,
     workShare: part.workShare,
-    exit: timedOut
-      ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped`
-      : died
-        ? `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
-        : !result
-          ? `loadgen printed no summary (exit ${generator.exit?.code})`
-          : null,
+    disturbedSliceShare: part.disturbed,
+    exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped` : runExit(watch, generator, result),
   }
+}
+
+/** Why a run that ended on its own has no usable result: a watched role exited, or the generator printed no summary; null: none. */
+function runExit(watch: readonly RunningRole[], generator: RunningRole, result: unknown): string | null {
+  const died = watch.find((r) => r.exit)
+  if (died) return `${died.spec.role} exited during the run (code ${died.exit!.code ?? died.exit!.signal})`
+  return result ? null : `loadgen printed no summary (exit ${generator.exit?.code})`
+}
+
+/** Waits for the generator to end; one still running after `limitS` (well after it should have ended) is stopped, so it cannot hang the run. Whether it was. */
+export async function stoppedIfHung(ctx: CellContext, generator: RunningRole, limitS: number): Promise<boolean> {
+  const hung = await Promise.race([generator.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), limitS * 1000).unref())])
+  if (hung) await ctx.runtime.stop(generator)
+  return hung
 }
 
 const cpuOf = (ctx: CellContext, rs: readonly RunningRole[]) => Promise.all(rs.map((r) => ctx.runtime.cpuNs(r)))
@@ -151,10 +161,10 @@ const cpuOf = (ctx: CellContext, rs: readonly RunningRole[]) => Promise.all(rs.m
 const readWork = async (work: (() => Promise<number>) | undefined): Promise<number | null> => (work ? await work().catch(() => null) : null)
 
 /** One slice reading: every role's CPU with its cpuset (the generator's last), the cores' times, the work so far. */
-const sliceReading = (roles: readonly RunningRole[], ns: readonly number[], at: bigint, stat: Map<number, CpuTimes>, work: number): SliceReading => ({
+const sliceReading = (cores: readonly string[], ns: readonly number[], at: bigint, stat: Map<number, CpuTimes>, work: number): SliceReading => ({
   at,
   stat,
-  roles: roles.map((r, i) => ({ cpus: r.spec.cpus, ns: ns[i]! })),
+  roles: cores.map((cpus, i) => ({ cpus, ns: ns[i]! })),
   work,
 })
 
@@ -184,4 +194,5 @@ export const judgedColumns = (g: GeneratorOutcome<unknown>, reasons: readonly st
   reason: [...reasons, ...(g.counted ? [countedNote(g.counted)] : [])].join('; '),
   ...disturbanceColumns(g.disturbance),
   counted_share: g.counted?.share ?? 1,
+  disturbed_slice_share: g.disturbedSliceShare,
 })

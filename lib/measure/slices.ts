@@ -197,10 +197,17 @@ export const slicesRecord = (slices: readonly Slice[], counted: CountedSlices | 
   })),
 })
 
+/** The share of the window's time in disturbed slices; null when there are none or one could not be judged. */
+export function disturbedShare(slices: readonly Slice[]): number | null {
+  const total = slices.reduce((t, s) => t + s.seconds, 0)
+  if (total <= 0 || slices.some((s) => s.disturbance === null)) return null
+  return round4(slices.reduce((t, s) => t + (s.clean ? 0 : s.seconds), 0) / total)
+}
+
 /**
  * The part of a run its figures count: the whole run (its seconds, each role's CPU, its work),
  * or its clean slices when a neighbour disturbed the others (countCleanSlices), with the
- * counted share of the work. A run disturbed as a whole keeps every slice in `keep`
+ * counted share of the work and the share of its time in disturbed slices (disturbedShare). A run disturbed as a whole keeps every slice in `keep`
  * (raw/<stem>.slices.json) so the choice can be checked.
  *
  * `ramp`: the run has no warm-up cut off (open model, handshakes, WebSocket, L4: the generator's
@@ -221,12 +228,13 @@ export function countedPart(
   const steady = found && o.ramp ? steadyCost(found) : null
   const counted = o.ramp && !steady ? null : found
   if (whole && isDisturbedWindow(whole) && slices.length) writeFileAtomic(keep, JSON.stringify(slicesRecord(slices, counted)) + '\n')
-  if (!counted) return { counted, seconds: run.seconds, ns: run.ns, work: run.work, workShare: 1 }
+  const disturbed = disturbedShare(slices)
+  if (!counted) return { counted, disturbed, seconds: run.seconds, ns: run.ns, work: run.work, workShare: 1 }
   if (steady) {
     const left = counted.slices.reduce((t, s, i) => t + (counted.counts[i] ? 0 : s.work), 0)
-    return { counted, seconds: run.seconds, ns: counted.rolesNs.map((ns, j) => ns + left * steady[j]!), work: run.work, workShare: 1 }
+    return { counted, disturbed, seconds: run.seconds, ns: counted.rolesNs.map((ns, j) => ns + left * steady[j]!), work: run.work, workShare: 1 }
   }
-  return { counted, seconds: counted.seconds, ns: counted.rolesNs, work: counted.work, workShare: run.work > 0 ? counted.work / run.work : 1 }
+  return { counted, disturbed, seconds: counted.seconds, ns: counted.rolesNs, work: counted.work, workShare: run.work > 0 ? counted.work / run.work : 1 }
 }
 
 /** Each role's CPU per unit of work in the counted slices after the first, or null when the first is not counted or none after it did work. */

@@ -135,3 +135,23 @@ test('a cell other work left short of its minimum valid repeats is not measured:
   // Without the minimum (a caller that does not know it), no cell is judged short.
   assert.deepEqual(quietSummary(tables, quiet).tooBusy, [])
 })
+
+test('rows that record their disturbed slices: the too-busy line and the summary say what share of slices was disturbed', () => {
+  const busy = { variant: 'pool-added' }
+  const rows = [
+    measurement({ repeat: 1, disturbed_slice_share: 0, duration_s: 2 }),
+    measurement({ repeat: 2, disturbed_slice_share: 0.25, counted_share: 0.75, duration_s: 2 }),
+    measurement({ repeat: 1, disturbed_slice_share: 0, duration_s: 2, ...busy }),
+    disturbed(2, 'pb-neighbour 40%', { disturbed_slice_share: 0.8, ...busy }),
+    disturbed(3, 'pb-neighbour 60%', { disturbed_slice_share: 0.9, duration_s: 4, ...busy }),
+    // A row of a run before the column: left out of the shares, not read as 0.
+    disturbed(4, 'pb-neighbour 50%', busy),
+  ]
+  const s = quietSummary({ measurements: rows, handshakes: [], websocket: [] }, undefined, { repeats: 2 })
+  // Busy cell: (0 × 2 + 0.8 × 2 + 0.9 × 4) / 8 s read in slices.
+  assert.equal(s.tooBusy[0]!.disturbedSliceShare, 0.65)
+  assert.match(tooBusyLines(s)[0]!, /: not measured: machine too busy \(65% of slices disturbed, 3 of 4 windows; culprits pb-neighbour/)
+  // The run: (0.5 + 1.6 + 3.6) s of 12 s.
+  assert.deepEqual([s.slicedS, Number(s.disturbedSliceS.toFixed(2))], [12, 5.7])
+  assert.match(quietLine(s), /^other work: 48% of slices disturbed, 3 windows disturbed, /)
+})

@@ -14,6 +14,7 @@ const outcome = (o: Partial<GeneratorOutcome<unknown>>): GeneratorOutcome<unknow
   disturbance: null,
   counted: null,
   workShare: 1,
+  disturbedSliceShare: 0,
   ...o,
 })
 
@@ -28,8 +29,10 @@ test("a run counted whole: the proxy's CPU over the generator's units", () => {
     load_foreign_cpu_share: null,
     foreign_processes: '',
     counted_share: 1,
+    disturbed_slice_share: 0,
   })
   assert.equal(judgedColumns(outcome({}), ['errors 2.0% >= 1%']).status, 'invalid')
+  assert.equal(judgedColumns(outcome({ disturbedSliceShare: null }), []).disturbed_slice_share, null, 'not read in slices')
 })
 
 test("a run counted from its clean slices: their CPU over the units scaled by their share of the backend's work", () => {

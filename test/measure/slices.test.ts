@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { CpuTimes } from '../../lib/measure/disturbance.ts'
 import {
   countCleanSlices,
+  disturbedShare,
   countedPart,
   countedNote,
   countingSlices,
@@ -300,4 +301,11 @@ test('a run with a ramp whose first slice is disturbed is not counted: its ramp 
   assert.deepEqual(part.ns, [600e6])
   // The slices are kept, marked not counted.
   assert.equal(JSON.parse(readFileSync(file, 'utf8')).counted_share, null)
+})
+
+test("a window's disturbed share: its time in disturbed slices; none when a slice could not be judged", () => {
+  assert.equal(disturbedShare(slicesOf(readings([0, 0, 0, 0]), layout)), 0)
+  assert.equal(disturbedShare(slicesOf(readings([0.6, 0, 0, 0.6]), layout)), 0.5)
+  assert.equal(disturbedShare(slicesOf(readings([0.6, 0, 0, 0]), { ...layout, severalHosts: true })), null)
+  assert.equal(disturbedShare([]), null)
 })

@@ -50,6 +50,13 @@ const SHARED = byName([
     'fraction of the window',
     "the share of the window the row's figures count; below 1, a neighbour disturbed the other slices and only the clean ones are counted (reason says how much; raw/<stem>.slices.json keeps the slices of every window disturbed as a whole; docs/method/disturbance.md#slices); empty in WebSocket hold rows and in files written before the column",
   ),
+  column(
+    'disturbed_slice_share',
+    measured,
+    6,
+    'fraction of the window',
+    "the share of the window's half-second slices a neighbour disturbed (docs/method/disturbance.md#slices): 0 on a quiet machine; what the too-busy line sums; empty where slices were not read (WebSocket hold rows, a slice not judged) and in files written before the column",
+  ),
   column('generator_cpu_share', measured, 1, 'fraction of its cpuset', "the load generator's CPU use; >= 0.9 makes the row invalid (saturated)"),
   column('proxy_cpu_share', measured, 1, 'fraction of its cpuset', "the proxy's CPU use in the window"),
   column('status', oneOf(['valid', 'invalid', 'failed']), 1, '', 'valid, invalid (excluded from the findings, see reason) or failed (did not run)'),
@@ -197,6 +204,7 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
   S.foreign_processes,
   S.udp_datagrams_per_req,
   S.counted_share,
+  S.disturbed_slice_share,
 ])
 
 /** handshakes.csv: full TLS handshakes (+ one GET each) per key type. */
@@ -250,6 +258,7 @@ const HANDSHAKES = rowFile('handshakes.csv', 1, [
     'QUIC rows: connections whose request the proxy accepted as 0-RTT early data; 0 unless resumption is 0rtt; empty for TCP rows',
   ),
   inFile(S.counted_share, { since: 5 }),
+  S.disturbed_slice_share,
 ])
 
 /** websocket.csv: echo (messages over N connections) and hold (N idle connections). */
@@ -279,6 +288,7 @@ const WEBSOCKET = rowFile('websocket.csv', 1, [
   ...COUNTS,
   S.foreign_processes,
   inFile(S.counted_share, { since: 5 }),
+  S.disturbed_slice_share,
 ])
 
 /**
@@ -324,6 +334,7 @@ const TCP = rowFile('tcp.csv', 2, [
   ...COUNTS,
   S.foreign_processes,
   inFile(S.counted_share, { since: 5 }),
+  S.disturbed_slice_share,
 ])
 
 /** default-keys.csv (tls series, phase tls-default-key): what a proxy served when given no certificate (lib/data/default-keys.ts). */
