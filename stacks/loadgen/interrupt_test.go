@@ -38,7 +38,8 @@ func TestH3EndsAndReportsOnInterrupt(t *testing.T) {
 	if took := time.Since(start); code != 0 || took > 30*time.Second {
 		t.Fatalf("code %d after %v, stderr %q", code, took, stderr)
 	}
-	if res.OK < 200 || res.Errors != 0 || res.OK != served.Load() || res.WindowOK < 200 || res.WindowOK > res.OK || res.DurationS > 30 {
+	// The window closed at the signal: only the 4 requests in flight then (2 connections × 2 streams) may end after it.
+	if res.OK < 200 || res.Errors != 0 || res.OK != served.Load() || res.WindowOK < res.OK-4 || res.WindowOK > res.OK || res.DurationS > 30 {
 		t.Fatalf("result %+v (served %d)", res, served.Load())
 	}
 	if res.WindowUDP <= 0 || res.WindowUDP > res.UDPSent+res.UDPReceived {
