@@ -77,19 +77,12 @@ export function quietSummary(tables: RunTables, quiet: QuietRecord | undefined, 
     tallyOtherWork(name, rows, t, windowS)
     tooBusy.push(...tooBusyCells(name, rows, minRepeats))
   }
-  const { disturbed, redone, counted, droppedS, extended, extendedS, slicedS, disturbedSliceS } = t
+  const { coreS, ...counts } = t
   return {
-    disturbed,
-    redone,
-    counted,
-    droppedS,
-    extended,
-    extendedS,
-    slicedS,
-    disturbedSliceS,
+    ...counts,
     waitedS: quiet ? quiet.waited_s : null,
     waits: quiet?.waits ?? 0,
-    top: topCommands(t.coreS),
+    top: topCommands(coreS),
     preflight: quiet?.preflight ?? null,
     tooBusy,
   }
@@ -134,16 +127,8 @@ function tooBusyCells(name: TableName, rows: readonly Row[], minRepeats: number)
   })
 }
 
-/** Windows disturbed, of those redone, counted from their clean slices (and their seconds left out), and extended (and by how long); the core-seconds each foreign command took. */
-type OtherWorkTally = {
-  disturbed: number
-  redone: number
-  counted: number
-  droppedS: number
-  extended: number
-  extendedS: number
-  slicedS: number
-  disturbedSliceS: number
+/** The summary's window counts as the rows are tallied, and the core-seconds each foreign command took. */
+type OtherWorkTally = Pick<QuietSummary, 'disturbed' | 'redone' | 'counted' | 'droppedS' | 'extended' | 'extendedS' | 'slicedS' | 'disturbedSliceS'> & {
   coreS: Map<string, number>
 }
 
