@@ -74,11 +74,14 @@ export async function runGenerator<T>(
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
   const all = [...started, generator]
-  const cores = all.map((r) => r.spec.cpus)
+  const layout = sliceLayout(
+    ctx,
+    started.some((r) => r.spec.role === 'proxy'),
+  )
   const slicing =
     // Not on several hosts: their runs are not judged (docs/hosts.md), and each read there is an exec that loads the proxy's host.
-    work && start.work !== null && !ctx.runtime.generatorElsewhere
-      ? startSlicing(async () => sliceReading(cores, await cpuOf(ctx, all), process.hrtime.bigint(), readCpuTimes(), await work()))
+    work && start.work !== null && !layout.severalHosts
+      ? startSlicing(async () => sliceReading(all, await cpuOf(ctx, all), process.hrtime.bigint(), readCpuTimes(), await work()))
       : null
   const limitS = expectedS * 1.5 + 30
   const timedOut = await stoppedIfHung(ctx, generator, limitS)
@@ -91,16 +94,12 @@ export async function runGenerator<T>(
   const result = readReport<T>(ctx, name, argv, logFile)
   const wholeS = Number(end.at - start.at) / 1e9
   const ns = [...started.map((_, i) => after[i]! - before[i]!), genNs]
-  const layout = sliceLayout(
-    ctx,
-    started.some((r) => r.spec.role === 'proxy'),
-  )
   const whole = withCulprits(
     windowDisturbance(
       start.stat,
       end.stat,
       layout,
-      cores.map((cpus, i) => ({ cpus, ns: ns[i]! })),
+      all.map((r, i) => ({ cpus: r.spec.cpus, ns: ns[i]! })),
     ),
     start.procs,
     end.procs,
@@ -110,9 +109,9 @@ export async function runGenerator<T>(
   const readings =
     between && endWork !== null
       ? windowReadings(
-          sliceReading(cores, [...before, 0], start.at, start.stat, start.work!),
+          sliceReading(all, [...before, 0], start.at, start.stat, start.work!),
           between.readings,
-          sliceReading(cores, [...after, genNs], end.at, end.stat, endWork),
+          sliceReading(all, [...after, genNs], end.at, end.stat, endWork),
         )
       : []
   const part = countedPart(
@@ -161,10 +160,10 @@ const cpuOf = (ctx: CellContext, rs: readonly RunningRole[]) => Promise.all(rs.m
 const readWork = async (work: (() => Promise<number>) | undefined): Promise<number | null> => (work ? await work().catch(() => null) : null)
 
 /** One slice reading: every role's CPU with its cpuset (the generator's last), the cores' times, the work so far. */
-const sliceReading = (cores: readonly string[], ns: readonly number[], at: bigint, stat: Map<number, CpuTimes>, work: number): SliceReading => ({
+const sliceReading = (roles: readonly RunningRole[], ns: readonly number[], at: bigint, stat: Map<number, CpuTimes>, work: number): SliceReading => ({
   at,
   stat,
-  roles: cores.map((cpus, i) => ({ cpus, ns: ns[i]! })),
+  roles: roles.map((r, i) => ({ cpus: r.spec.cpus, ns: ns[i]! })),
   work,
 })
 
