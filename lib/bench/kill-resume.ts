@@ -13,6 +13,7 @@ import { isAlive } from '../runtime/native.ts'
 
 const NOTEBOOK: Record<SeriesName, string> = {
   pooling: '03-pooling',
+  work: 'work',
   tls: '04-tls',
   ws: '05-websocket',
   versions: '06-versions',

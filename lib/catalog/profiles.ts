@@ -36,9 +36,29 @@ export interface Profile {
   scenarioCells?: 'one' | 'all'
   /** versions series: the variants each version gets (smoke, quick: `article` only, their time budget; default both). */
   versionVariants?: readonly VersionVariant[]
+  /**
+   * The work series (lib/measure/work.ts): rows per cell, counted rounds per row, the small and
+   * large batch (units), and whether the proxies' extra pooling variants are counted too.
+   */
+  work?: WorkSettings
   /** The run's calibration (lib/measure/calibration.ts): ping-pong seconds and openssl speed -seconds; default 5 and 2 (~15 s). */
   calibration?: { rttSeconds: number; cryptoSeconds: number }
 }
+
+/** The work series' settings of a profile (lib/measure/work.ts): see Profile.work. */
+export interface WorkSettings {
+  repeats: number
+  rounds: number
+  /** Requests in a small and a large batch. */
+  small: number
+  large: number
+  /** Full handshakes in a small and a large batch: an RSA-4096 one takes ~0.3 s under callgrind. */
+  handshakes: { small: number; large: number }
+  extras: boolean
+}
+
+/** A profile's work settings; a profile made in code without them (a bench's, a test's) counts as quick does. */
+export const workSettings = (p: Pick<Profile, 'work'>): WorkSettings => p.work ?? PROFILES.quick!.work!
 
 /**
  * Window lengths and repeats; connections are the closed model's keep-alive clients.
@@ -50,6 +70,7 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
   // One short repeat: for trying a config or for the integration tests, not for findings.
   smoke: {
     name: 'smoke',
+    work: { repeats: 1, rounds: 2, small: 100, large: 300, handshakes: { small: 5, large: 15 }, extras: false },
     repeats: 1,
     maxRepeats: 1,
     precision: 0.03,
@@ -68,6 +89,7 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
   // milliseconds), 0.5 s tail (wrk takes whole seconds: 3 s in all), article-only versions.
   quick: {
     name: 'quick',
+    work: { repeats: 1, rounds: 3, small: 200, large: 600, handshakes: { small: 10, large: 30 }, extras: false },
     repeats: 2,
     maxRepeats: 2,
     precision: 0.03,
@@ -89,6 +111,7 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
   // give more precision per minute (docs/method/overview.md).
   standard: {
     name: 'standard',
+    work: { repeats: 2, rounds: 5, small: 500, large: 1500, handshakes: { small: 20, large: 60 }, extras: true },
     repeats: 3,
     maxRepeats: 12,
     precision: 0.03,
@@ -102,6 +125,7 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
   },
   full: {
     name: 'full',
+    work: { repeats: 3, rounds: 5, small: 1000, large: 3000, handshakes: { small: 40, large: 120 }, extras: true },
     repeats: 5,
     maxRepeats: 15,
     precision: 0.02,

@@ -70,6 +70,14 @@ export const stackSchema = z
         .strict(),
     ),
     defaults: z.array(z.object({ setting: z.string(), documented: z.string(), source: z.string(), measured: z.string().nullish() }).strict()).default([]),
+    /** How the proxy runs under callgrind (series work, docs/method/work.md): extra environment and literal config edits. */
+    work: z
+      .object({
+        env: z.record(z.string()).default({}),
+        config_edits: z.array(z.object({ from: z.string().min(1), to: z.string() }).strict()).default([]),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
 

@@ -42,13 +42,14 @@ export const RUN_FLAGS = {
     type: 'string',
     arg: 'LIST',
     help: [
-      `any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2, quick runs one h2 cell a proxy,`,
+      `any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2 and work, quick runs one h2 cell a proxy,`,
       'standard and full add h3);',
+      'work = instructions per request counted under callgrind (notebooks/work.mjs, native runtime);',
       'versions = every catalog version, article and pool-added (smoke, quick: article);',
       'capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);',
       'bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)',
     ],
-    // The default depends on the profile (smoke leaves out h2).
+    // The default depends on the profile (smoke leaves out h2 and work).
     check: (value: string | undefined, profile: string) => parseSeries(value ?? defaultSeries(profile).join(',')),
   },
   proxies: {

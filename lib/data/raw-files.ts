@@ -19,6 +19,7 @@ export const RAW_KINDS = [
   'h3.json',
   'h3-handshake.json',
   'slices.json',
+  'work.json',
 ] as const
 export type RawKind = (typeof RAW_KINDS)[number]
 

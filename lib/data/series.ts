@@ -1,18 +1,19 @@
 import type { TableName } from './tables.ts'
 
 /** The series run-all can run, in this order. */
-export const SERIES = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'h3', 'resumption', 'capacity', 'bisect'] as const
+export const SERIES = ['pooling', 'work', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'h3', 'resumption', 'capacity', 'bisect'] as const
 export type SeriesName = (typeof SERIES)[number]
 
 /** What run-all runs without --series: a search (capacity, bisect) runs only when asked for, so quick keeps its time. */
-export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'resumption']
+export const DEFAULT_SERIES: readonly SeriesName[] = ['pooling', 'work', 'tls', 'ws', 'versions', 'scenarios', 'l4', 'h2', 'resumption']
 
 /**
- * Left out of smoke's default (no claim reads it; smoke is the integration tests' profile).
+ * Left out of smoke's default (no claim reads them; smoke is the integration tests' profile;
+ * work has a test of its own: test/integration/work.test.ts).
  * quick keeps h2 with one h2 cell per proxy beside its HTTP/1.1 reference (lib/series/h2.ts
  * QUICK_H2_STREAMS): docs/lab-notes/2026-12-01-h2-quick.md measured what it adds to npm run bench.
  */
-const SMOKE_LEAVES_OUT: readonly SeriesName[] = ['h2']
+const SMOKE_LEAVES_OUT: readonly SeriesName[] = ['h2', 'work']
 
 /**
  * Added to the default of standard and full only: quick's default already takes its ~20
@@ -33,6 +34,8 @@ export const isSeriesName = (s: string): s is SeriesName => (SERIES as readonly 
 export const SERIES_ROWS = {
   // same-own-rate: each proxy's article config in the open model at half its own closed ceiling.
   pooling: { measurements: ['same', 'pool-added', 'pool-removed', 'haproxy-reuse', 'nginx-keepalive', 'direct', 'custom', 'same-own-rate'] },
+  // work: instructions counted under callgrind, per request and per full handshake (docs/series/work.md).
+  work: { measurements: ['work'], handshakes: ['work'] },
   versions: { measurements: ['versions'] },
   bisect: { measurements: ['bisect'] },
   tls: { measurements: ['tls-ceiling', 'tls-open', 'tls-open-half', 'tls-calibration'], handshakes: ['tls-handshake'] },

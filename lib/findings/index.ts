@@ -47,6 +47,8 @@ const BY_SERIES: Record<SeriesName, Lines> = {
   scenarios: (t) => scenarioFindings(t.measurements),
   // L4 has no seed finding of its own: the report's L4 section states the HAProxy/nginx ratio, the ledger checks seed 004 on it.
   l4: () => [],
+  // work has no seed finding: the report's work section states instructions per request beside µs per request.
+  work: () => [],
   // h2 and resumption neither: their report sections state the h2/h1 and resumed/full ratios with intervals.
   h2: () => [],
   // h3 likewise: the report's HTTP/3 section states h3/h2/h1 with intervals.

@@ -10,7 +10,7 @@ import { configCopy } from '../data/raw-files.ts'
 import type { CertSet, KeyType } from '../setup/certs.ts'
 import { cpuCount, type CpuLayout } from '../roles/cpus.ts'
 import { loadgenOn, loadgenRequests, requestsArgv, type RequestsResult } from '../roles/loadgen.ts'
-import { prepareProxy, startProxy, type ProxyBuild } from '../roles/proxy.ts'
+import { prepareProxy, startProxy, type CountedRun, type ProxyBuild } from '../roles/proxy.ts'
 import { listenHost, LOOPBACK, reachHost } from '../runtime/network.ts'
 import { interrupted } from '../runtime/shutdown.ts'
 import type { RunningRole, Runtime } from '../runtime/types.ts'
@@ -46,6 +46,8 @@ export interface CellPlan {
   image?: string
   /** A then cell (--like): the baseline's build of the proxy instead of the catalog's (lib/setup/then-builds.ts). */
   build?: ProxyBuild
+  /** A work cell (lib/measure/work.ts): the proxy runs under a counting tool, with one worker. */
+  counted?: CountedRun
 }
 
 export interface CellContext {
@@ -240,10 +242,11 @@ async function startCellProxy(cell: CellPlan, ctx: CellContext, stack: RunningSt
     certs: ctx.certs.files[cell.keyType],
     backend: l4 ? { host: backend.host, port: l4.backendPort(backend) } : backend,
     listenHost: listenHost(ctx.runtime, LOOPBACK, 'proxy'),
-    threads: cpuCount(ctx.cpus.proxy),
+    threads: cell.counted?.threads ?? cpuCount(ctx.cpus.proxy),
     runDir: join(scratch, 'proxy'),
     keepCopy: configCopy(ctx.runDir, cell, cell.stack.config_ext),
     checked,
+    ...(cell.counted ? { counted: cell.counted } : {}),
     ...(cell.image ? { image: cell.image } : {}),
     ...(cell.build ? { build: cell.build } : {}),
   })

@@ -12,6 +12,7 @@ import { latencySection } from './sections/latency.ts'
 import { openModelSection } from './sections/open-model.ts'
 import { poolDefaultsSection } from './sections/pool-defaults.ts'
 import { poolingSection } from './sections/pooling.ts'
+import { workSection } from './sections/work.ts'
 import { reproduceSection } from './sections/reproduce.ts'
 import { scenariosSection } from './sections/scenarios.ts'
 import { setupSection } from './sections/setup.ts'
@@ -47,6 +48,7 @@ const DETAILS: readonly Section[] = [
   setupSection,
   poolDefaultsSection,
   poolingSection,
+  workSection,
   isolationSection,
   tlsSection,
   resumptionSection,

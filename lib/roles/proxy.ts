@@ -45,6 +45,20 @@ export interface ProxyPlan {
   image?: string
   /** Another build of this version than the catalog's (a then side, lib/setup/then-builds.ts): its binary, environment and loader. */
   build?: ProxyBuild
+  /** Run under a counting tool (a work cell, lib/measure/work.ts): the native runtime only. */
+  counted?: CountedRun
+}
+
+/** How a work cell runs its proxy: under a tool (callgrind), with its environment, one worker and its stack's config edits. */
+export interface CountedRun {
+  /** The tool's command, put before the proxy's (and before a suite's loader). */
+  prefix: string[]
+  env: Record<string, string>
+  threads: number
+  /** Literal replacements in the rendered config (stack.yaml `work.config_edits`), each of which must match. */
+  edits: readonly { from: string; to: string }[]
+  /** How long a proxy under the tool may take to answer its first request. */
+  readyTimeoutMs: number
 }
 
 /** A proxy binary as it runs: the file, the environment it needs (vendored libraries) and what goes before it (a suite's loader). */
@@ -81,7 +95,7 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     admin_port: await freePort(),
   }
   const configFile = join(plan.runDir, `${safeVariant(plan.variant)}.${plan.stack.config_ext}`)
-  writeFileSync(configFile, renderTemplate(readFileSync(plan.template, 'utf8'), vars, displayPath(plan.template)))
+  writeFileSync(configFile, countedEdits(renderTemplate(readFileSync(plan.template, 'utf8'), vars, displayPath(plan.template)), plan))
 
   const stackYaml = `stacks/${plan.stack.proxy}/stack.yaml`
   const { proxy } = plan.stack
@@ -92,6 +106,7 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
   const env = {
     ...(plan.image ? {} : build.env),
     ...Object.fromEntries(Object.entries(plan.stack.env).map(([k, v]) => [k, renderTemplate(v, cmdVars, stackYaml, names)])),
+    ...plan.counted?.env,
   }
   // Only the version's own binary goes through a suite's loader (a stack may start or check through another command).
   const suiteLoader = build.launcher
@@ -111,6 +126,21 @@ export async function prepareProxy(plan: ProxyPlan): Promise<PreparedProxy> {
     }
   }
   return prepared
+}
+
+/** The rendered config with a work cell's edits (stack.yaml `work.config_edits`); an edit that matches nothing is an error, never a silent no-op. */
+export function countedEdits(config: string, plan: Pick<ProxyPlan, 'counted' | 'stack'>): string {
+  let out = config
+  for (const e of plan.counted?.edits ?? []) {
+    if (!out.includes(e.from))
+      throw userError(
+        `stacks/${plan.stack.proxy}/stack.yaml`,
+        `work.config_edits: "${e.from}" is not in the rendered config`,
+        'Edit a line every template of the proxy has',
+      )
+    out = out.replaceAll(e.from, e.to)
+  }
+  return out
 }
 
 /** A registry image (a bisect over published tags) on the Docker runtime, pulled the first time a cell needs it. */
@@ -169,7 +199,8 @@ export async function startProxy(
 ): Promise<RunningRole> {
   const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
   // A container has the suite's own root (its image); only the host needs the suite's loader.
-  const argv = runtime.kind === 'native' ? [...p.launcher, ...p.argv] : p.argv
+  if (p.plan.counted && runtime.kind !== 'native') throw new Error(`a counted proxy runs on the native runtime only, not ${runtime.kind}`)
+  const argv = runtime.kind === 'native' ? [...(p.plan.counted?.prefix ?? []), ...p.launcher, ...p.argv] : p.argv
   if (p.plan.image) await ensureImage(runtime, p.plan.image)
   const role = await runtime.start({
     role: 'proxy',
@@ -184,7 +215,7 @@ export async function startProxy(
   try {
     const o = {
       host: reachHost(runtime, role),
-      timeoutMs: 30_000,
+      timeoutMs: p.plan.counted?.readyTimeoutMs ?? 30_000,
       exited: role.exited,
       what: `${p.plan.stack.proxy} ${p.plan.version.version} ${p.plan.variant}`,
     }

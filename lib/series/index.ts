@@ -10,11 +10,13 @@ import { scenariosSeries } from './scenarios.ts'
 import { tlsSeries } from './tls.ts'
 import type { Series } from './types.ts'
 import { versionsSeries } from './versions.ts'
+import { workSeries } from './work.ts'
 import { wsSeries } from './ws.ts'
 
 /** Each series' phases, built when the series starts; what the user chose for them comes in as ctx.plan (lib/series/plan.ts). */
 export const SERIES_BUILDERS: Record<SeriesName, () => Series> = {
   pooling: () => poolingSeries(),
+  work: () => workSeries(),
   tls: () => tlsSeries(),
   ws: () => wsSeries(),
   versions: () => versionsSeries(),

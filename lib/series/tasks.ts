@@ -1,4 +1,5 @@
 import { blockOrder } from '../core/shuffle.ts'
+import { workSettings } from '../catalog/profiles.ts'
 import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { type CellId, cellOfRepeatId } from '../data/grouping.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
@@ -12,6 +13,7 @@ import { measureHandshakes } from '../measure/handshake.ts'
 import { measureOpen } from '../measure/open.ts'
 import { measureEcho, measureHold } from '../measure/ws.ts'
 import { measureTcp, L4_MIX, type TcpMode } from '../measure/tcp.ts'
+import { measureHandshakeWork, measureRequestWork, type WorkUnit } from '../measure/work.ts'
 import { focusCells } from './focus.ts'
 import { thenContext, thenTwin } from './then.ts'
 import { thenKey, thenTable } from '../data/then.ts'
@@ -117,6 +119,41 @@ export function closedTasks(cells: readonly CellPlan[], ctx: SeriesContext): Tas
           : cell.streams
             ? measureH2({ ...cell, streams: cell.streams }, repeat, ctx)
             : measureClosed(cell, repeat, ctx),
+      subject: cell,
+    }),
+    ownCell,
+  )
+}
+
+/**
+ * Work tasks (lib/measure/work.ts): each cell counted under callgrind, `profile.work.repeats`
+ * times (a count needs no more rounds to be precise), interleaved and shuffled like the timed ones.
+ */
+export function workTasks(cells: readonly CellPlan[], unit: WorkUnit, ctx: SeriesContext): Task[] {
+  const work = workSettings(ctx.profile)
+  const counted = { ...ctx, profile: { ...ctx.profile, repeats: work.repeats } }
+  return interleaved(
+    cells,
+    counted,
+    (c) => c,
+    (cell, repeat, ctx) => ({
+      label: `work ${cell.proxy} ${cell.version} ${cell.variant}${unit === 'handshake' ? ` handshake ${cell.keyType}` : ''} r${repeat}`,
+      ...(unit === 'request'
+        ? { table: MEASUREMENTS as Task['table'], key: cellRowKey(cell, repeat), run: () => measureRequestWork(cell, repeat, work, ctx) }
+        : {
+            table: HANDSHAKES as Task['table'],
+            key: HANDSHAKES.key({
+              series: cell.series,
+              proxy: cell.proxy,
+              version: cell.version,
+              variant: cell.variant,
+              key_type: cell.keyType,
+              connections: cell.connections,
+              resumption: cell.resumption,
+              repeat,
+            } as Handshake),
+            run: () => measureHandshakeWork(cell, repeat, { rounds: work.rounds, ...work.handshakes }, ctx),
+          }),
       subject: cell,
     }),
     ownCell,

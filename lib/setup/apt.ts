@@ -13,6 +13,8 @@ export const DEBIAN_PACKAGES: Record<string, string> = {
   chromium: '/usr/bin/chromium',
   'docker.io': '/usr/sbin/dockerd',
   debootstrap: '/usr/sbin/debootstrap',
+  // The work series counts instructions under callgrind (docs/method/work.md).
+  valgrind: '/usr/bin/valgrind',
   // Chromium renders the PDF; without a font its text would be boxes.
   'fonts-dejavu-core': '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf',
 }

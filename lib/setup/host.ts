@@ -41,6 +41,7 @@ export async function toolVersions(): Promise<Record<string, string>> {
     ['wrk', 'wrk', ['--version']],
     ['openssl', 'openssl', ['version']],
     ['go', 'go', ['version']],
+    ['valgrind', 'valgrind', ['--version']],
   ]
   const out: Record<string, string> = { node: process.version }
   for (const [name, cmd, args] of probes) {

@@ -63,7 +63,7 @@ const MEASURING_STEPS = [
     '10-resumption',
     '11-h3',
   ].map((n) => `notebooks/${n}.mjs`),
-  ...['archive', 'bisect', 'capacity', 'catalog', 'pool-table', 'run-all'].map((n) => `notebooks/${n}.mjs`),
+  ...['archive', 'bisect', 'capacity', 'catalog', 'pool-table', 'run-all', 'work'].map((n) => `notebooks/${n}.mjs`),
   ...['busy-machine', 'counts-overhead', 'kill-resume', 'load-model', 'multihost', 'runtime-ratio', 'year-later'].map((n) => `bench/${n}.mjs`),
 ]
 

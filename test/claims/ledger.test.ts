@@ -64,7 +64,7 @@ test('a malformed claims file is a one-line error naming file:line, what and the
     ],
     [
       { kind: 'threshold', table: 'handshakes', metric: 'rate', select: { series: 'tls-open', proxy: 'nginx' }, op: '<', value: 1 },
-      /"tls-open" is not a series of handshakes \(one of tls-handshake, h3-handshake, h3-handshake-tcp, resumption\)/,
+      /"tls-open" is not a series of handshakes \(one of work, tls-handshake, h3-handshake, h3-handshake-tcp, resumption\)/,
     ],
     [
       { kind: 'threshold', table: 'tcp', metric: 'proxy_cpu_us_per_conn', select: { series: 'scenarios', proxy: 'nginx' }, op: '<', value: 1 },

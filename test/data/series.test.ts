@@ -1,3 +1,4 @@
+import { workCells, workHandshakeCells } from '../../lib/series/work.ts'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PROXIES } from '../../lib/catalog/stack.ts'
@@ -40,12 +41,13 @@ test('ROW_SERIES lists exactly the series the harness writes (lib/series)', () =
     ...scenarios,
     ...protocols,
     BISECT_SERIES,
+    ...[...workCells(PROXIES, {}, true), ...workHandshakeCells(PROXIES, {})].map((c) => c.series),
     ...[versionsSeries(), tlsSeries(), wsSeries(), l4Series()].flatMap((x) => x.phases.map((p) => p.name)),
   ])
   // tls-default-key writes default-keys.csv (lib/data/default-keys.ts), no table of ROW_SERIES.
   written.delete(DEFAULT_KEY_SERIES)
   assert.deepEqual([...new Set(Object.values(ROW_SERIES).flat())].sort(), [...written].sort())
-  assert.deepEqual(ROW_SERIES.handshakes, ['tls-handshake', 'h3-handshake', 'h3-handshake-tcp', 'resumption'])
+  assert.deepEqual(ROW_SERIES.handshakes, ['work', 'tls-handshake', 'h3-handshake', 'h3-handshake-tcp', 'resumption'])
   assert.deepEqual(ROW_SERIES.websocket, ['ws-echo', 'ws-hold'])
 })
 

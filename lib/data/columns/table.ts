@@ -125,6 +125,30 @@ const SHARED = byName([
     'datagrams / request',
     'h3 rows: UDP datagrams the generator sent and received (both ways, ACKs included) per request in its window, counted on its sockets; empty for TCP rows',
   ),
+  // Work rows (series work): user-space instructions counted under callgrind (docs/method/work.md).
+  column(
+    'instructions_per_req',
+    measured,
+    7,
+    'instructions / unit',
+    "work rows: the proxy's user-space instructions per request (handshakes.csv: per full handshake and its GET), counted under Valgrind's callgrind as the slope between a small and a large batch, idle work taken off, GC at its long-run rate; does not depend on the machine's speed (docs/method/work.md); empty in timed rows",
+  ),
+  column(
+    'instructions_per_req_low',
+    measured,
+    7,
+    'instructions / unit',
+    "work rows: the 95% interval's low end, from the rounds' slopes (t-interval of their mean)",
+  ),
+  column('instructions_per_req_high', measured, 7, 'instructions / unit', "work rows: the interval's high end"),
+  column('counted_batches', countOrNone, 7, 'count', 'work rows: batches counted (a small and a large one a round); empty in timed rows'),
+  column(
+    'work_setup',
+    text,
+    7,
+    '',
+    "work rows: how the work was counted: the Valgrind version, the one deviation from the config (one worker), the environment that fixes code paths (CPU features masked, Go's preemption signal off), the idle share taken off and GC per request; empty in timed rows",
+  ),
 ])
 
 const S = SHARED
@@ -138,6 +162,9 @@ export const COUNTS = [
   S.proxy_sys_us_per_req,
   S.counts_reason,
 ] as const
+
+/** Counted work (series work, docs/method/work.md): measurements.csv per request, handshakes.csv per handshake. */
+export const WORK = [S.instructions_per_req, S.instructions_per_req_low, S.instructions_per_req_high, S.counted_batches, S.work_setup] as const
 
 /**
  * Columns of version 2 no verdict, comparison or chart used (issue #42): the reference measured
@@ -205,6 +232,7 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
   S.udp_datagrams_per_req,
   S.counted_share,
   S.disturbed_slice_share,
+  ...WORK,
 ])
 
 /** handshakes.csv: full TLS handshakes (+ one GET each) per key type. */
@@ -259,6 +287,7 @@ const HANDSHAKES = rowFile('handshakes.csv', 1, [
   ),
   inFile(S.counted_share, { since: 5 }),
   S.disturbed_slice_share,
+  ...WORK,
 ])
 
 /** websocket.csv: echo (messages over N connections) and hold (N idle connections). */
