@@ -9,7 +9,7 @@
  * lib/analysis/pairs.ts (runLinks).
  */
 import type { RunTables } from '../data/run-data.ts'
-import { machineChange, type PairedRun, pairedCells, proxyChanges } from './pairs.ts'
+import { machineChange, type PairBasis, type PairedRun, pairedCells, proxyChanges } from './pairs.ts'
 
 /** One run's within-run comparison of one proxy against the run it was paired with. */
 export interface PairedLink {
@@ -20,9 +20,11 @@ export interface PairedLink {
   /** The run its "then" side came from (the link's left end). */
   baselineId: string
   proxy: string
+  /** What the change reads: instructions counted (work, chained across years) or proxy CPU µs (time, each run's machine's price). */
+  basis: PairBasis
   thenVersion: string
   nowVersion: string
-  /** now / then, proxy CPU µs per request, median of the paired log ratios. */
+  /** now / then, of the counted instructions or the proxy CPU µs per request (lib/analysis/pairs.ts proxyChanges). */
   ratio: number
   /** 95% interval of that ratio. */
   lo: number
@@ -59,23 +61,28 @@ export function runLinks(runId: string, date: string | null, run: PairedRun, bas
   if (!run.paired) return NO_LINKS
   const cells = pairedCells(run, baseline)
   const baselineId = run.paired.sides.baseline
-  const proxy = proxyChanges(cells).flatMap((p) =>
-    p.change
-      ? [
-          {
-            runId,
-            date,
-            baselineId,
-            proxy: p.proxy,
-            thenVersion: p.thenVersion,
-            nowVersion: p.nowVersion,
-            ratio: p.change.value,
-            lo: p.change.lo,
-            hi: p.change.hi,
-            cells: p.cells,
-          },
-        ]
-      : [],
+  // One link per proxy and basis: work and time each chain on their own.
+  const bases: PairBasis[] = ['work', 'time']
+  const proxy = bases.flatMap((basis) =>
+    proxyChanges(cells.filter((c) => c.basis === basis)).flatMap((p) =>
+      p.change
+        ? [
+            {
+              runId,
+              date,
+              baselineId,
+              proxy: p.proxy,
+              basis,
+              thenVersion: p.thenVersion,
+              nowVersion: p.nowVersion,
+              ratio: p.change.value,
+              lo: p.change.lo,
+              hi: p.change.hi,
+              cells: p.cells,
+            },
+          ]
+        : [],
+    ),
   )
   const m = machineChange(cells)
   return { proxy, machine: m ? [{ runId, date, baselineId, ratio: m.value, lo: m.lo, hi: m.hi, cells: m.cells }] : [] }
@@ -99,6 +106,7 @@ export interface RatioInterval {
  */
 export interface ChainPoint {
   proxy: string
+  basis: PairBasis
   /** 0 for the segment that starts at the earliest baseline, 1 for the next, … */
   segment: number
   kind: 'start' | 'step' | 'branch' | 'unusable'
@@ -166,7 +174,8 @@ const ORIGIN: LogIndex = { log: 0, below: 0, above: 0 }
  */
 export function chainLinks(links: readonly PairedLink[]): ChainPoint[] {
   const proxies = [...new Set(links.map((l) => l.proxy))].sort()
-  return proxies.flatMap((proxy) => chainOf(links.filter((l) => l.proxy === proxy).sort(byDateThenRun)))
+  const bases: PairBasis[] = ['work', 'time']
+  return proxies.flatMap((proxy) => bases.flatMap((basis) => chainOf(links.filter((l) => l.proxy === proxy && l.basis === basis).sort(byDateThenRun))))
 }
 
 /** One proxy's chain from its links in date order. */
@@ -176,7 +185,15 @@ function chainOf(links: readonly PairedLink[]): ChainPoint[] {
   const reached = new Map<string, { at: LogIndex; segment: number; point: ChainPoint }>()
   let segments = 0
   for (const l of links) {
-    const common = { proxy: l.proxy, runId: l.runId, date: l.date, baselineId: l.baselineId, thenVersion: l.thenVersion, nowVersion: l.nowVersion }
+    const common = {
+      proxy: l.proxy,
+      basis: l.basis,
+      runId: l.runId,
+      date: l.date,
+      baselineId: l.baselineId,
+      thenVersion: l.thenVersion,
+      nowVersion: l.nowVersion,
+    }
     let from = reached.get(l.baselineId)
     if (!from) {
       const segment = segments++
@@ -184,6 +201,7 @@ function chainOf(links: readonly PairedLink[]): ChainPoint[] {
         segment === 0 ? null : `${l.baselineId} is no point of the chain before (no usable paired link ends there): the index restarts at 1.0, not bridged`
       const point: ChainPoint = {
         proxy: l.proxy,
+        basis: l.basis,
         segment,
         kind: 'start',
         runId: l.baselineId,

@@ -2,6 +2,7 @@ import { median, medianCI } from '../core/stats.ts'
 import { LEVEL, sideOfOne, studentQuantile, sumSquares } from '../core/intervals.ts'
 import { CELL_COLUMNS, type CellKey, groupBy, projectId, projectKey, type TableName } from '../data/grouping.ts'
 import type { RunData, RunTables } from '../data/run-data.ts'
+import { SERIES_ROWS } from '../data/series.ts'
 
 /**
  * Then and now, read as pairs (docs/method/pairs.md). A --like run measured each cell of
@@ -14,6 +15,16 @@ import type { RunData, RunTables } from '../data/run-data.ts'
 /** The tables whose cells are paired, and each one's cost column. */
 export const PAIRED_COST = { measurements: 'proxy_cpu_us_per_req', handshakes: 'proxy_cpu_us_per_handshake', websocket: 'proxy_cpu_us_per_msg' } as const
 type PairedTable = keyof typeof PAIRED_COST
+
+/**
+ * What a paired cell's change reads: `work`, the instructions counted per request or handshake
+ * (the work series, docs/method/work.md), machine-independent and read first; `time`, the
+ * proxy CPU µs of the timed series, this machine's price of that work.
+ */
+export type PairBasis = 'work' | 'time'
+const WORK_SERIES: ReadonlySet<string> = new Set([...SERIES_ROWS.work.measurements, ...SERIES_ROWS.work.handshakes])
+const WORK_COST = 'instructions_per_req'
+const basisOf = (r: Row): PairBasis => (WORK_SERIES.has(r.series) ? 'work' : 'time')
 
 /**
  * Counts per request by what fixes them: the code path (connections opened to the backend,
@@ -36,6 +47,7 @@ export type PairVerdict = 'cheaper' | 'dearer' | 'no change' | 'too few repeats'
 
 export interface PairedCell {
   table: PairedTable
+  basis: PairBasis
   proxy: string
   series: string
   variant: string
@@ -53,8 +65,14 @@ export interface PairedCell {
   /** Standard error of ln(change), from the pooled paired noise, and that noise's degrees of freedom. */
   logSe: number | null
   df: number
-  /** Then measured today / the baseline's median of the same cell; null where the baseline lacks it. */
+  /**
+   * Then measured today / the baseline's median of the same cell; null where the baseline lacks it.
+   * Of a work cell, then counted today / the baseline's count: the counting set-up's change
+   * (the binary is the same), which must be 1 within its interval; never the proxy's.
+   */
   machine: number | null
+  /** Of a work cell whose baseline counted it: the baseline's counting set-up where it differs from today's, else null. */
+  setupChanged: string | null
   /** Median counts per request: now, then today, and then in the baseline (code-path counts only). */
   counts: Record<string, { now: number | null; thenToday: number | null; baseline: number | null }>
 }
@@ -86,6 +104,7 @@ const medianOf = (rows: readonly Row[], column: string, read = num): number | nu
 
 interface RawPair {
   table: PairedTable
+  basis: PairBasis
   id: string
   /** A then row of the cell, valid or not: its identity. */
   first: Row
@@ -112,7 +131,7 @@ function rawPairs(now: RunTables, then: RunTables): RawPair[] {
         const b = num(r, cost)
         return a && b ? [Math.log(a / b)] : []
       })
-      out.push({ table, id, first: all[0]!, now: n, thenRows: t, logs })
+      out.push({ table, basis: basisOf(all[0]!), id, first: all[0]!, now: n, thenRows: t, logs })
     }
   }
   return out
@@ -167,6 +186,83 @@ function countsOf(p: RawPair, baseline: Row[]): PairedCell['counts'] {
   return out
 }
 
+/**
+ * One side of a work cell: the mean log of its repeats' counts and that mean's standard
+ * error, each row's from its own interval (a t-interval over its counted rounds,
+ * lib/measure/work-fit.ts), or the repeats' own spread where larger. Null: no counted row.
+ */
+export function countedSide(rows: readonly Row[]): { log: number; se: number; df: number } | null {
+  const own = rows.flatMap((r) => {
+    const [v, lo, hi] = [num(r, WORK_COST), num(r, `${WORK_COST}_low`), num(r, `${WORK_COST}_high`)]
+    const rounds = Math.floor(Number(r.counted_batches) / 2)
+    if (!v || !lo || !hi || !(rounds >= 2)) return []
+    const df = rounds - 1
+    return [{ log: Math.log(v), se: Math.log(hi / lo) / 2 / studentQuantile(1 - (1 - LEVEL) / 2, df), df }]
+  })
+  if (own.length === 0) return null
+  const logs = own.map((x) => x.log)
+  const within = Math.sqrt(own.reduce((a, x) => a + x.se ** 2, 0)) / own.length
+  const between = logs.length >= 2 ? Math.sqrt(sumSquares(logs) / (logs.length - 1) / logs.length) : 0
+  return between > within ? { log: mean(logs), se: between, df: logs.length - 1 } : { log: mean(logs), se: within, df: own.reduce((a, x) => a + x.df, 0) }
+}
+
+/**
+ * A work cell's change, now / then of the counted instructions, its interval from the two
+ * sides' own intervals (Welch's degrees of freedom) at the family-wise level over `family`
+ * work cells. No counted row on a side: too few repeats.
+ */
+export function countedChange(
+  now: readonly Row[],
+  then: readonly Row[],
+  family: number,
+): Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'> {
+  const [a, b] = [countedSide(now), countedSide(then)]
+  if (!a || !b) return { change: null, verdict: 'too few repeats', detectable: null, logSe: null, df: 0 }
+  const se = Math.sqrt(a.se ** 2 + b.se ** 2)
+  const df = se > 0 ? se ** 4 / (a.se ** 4 / a.df + b.se ** 4 / b.df) : a.df + b.df
+  const q = studentQuantile(1 - (1 - LEVEL) / 2 / Math.max(1, family), df)
+  return { ...judged(a.log - b.log, se, q), logSe: se, df }
+}
+
+/** A counting set-up without the corrections of its row (lib/measure/work.ts workSetup): what must match for two counts to compare. */
+const countingSetup = (setup: unknown): string =>
+  String(setup ?? '')
+    .split('; ')
+    .filter((p) => !/^(idle|GC) /.test(p))
+    .join('; ')
+
+/** The setup of the baseline's rows where it differs from the then rows' counted today. */
+function setupChange(today: readonly Row[], base: readonly Row[]): string | null {
+  const was = base.map((r) => countingSetup(r.work_setup)).find(Boolean)
+  const now = today.map((r) => countingSetup(r.work_setup)).find(Boolean)
+  return was && now && was !== now ? was : null
+}
+
+/** One paired cell from its raw pair, its change as judged, and the baseline's rows of its then side. */
+function pairedCell(p: RawPair, baseline: RunTables | undefined, judged: Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'>): PairedCell {
+  const { first, table } = p
+  const cost = p.basis === 'work' ? WORK_COST : PAIRED_COST[table]
+  const base = validRows((baseline?.[table] ?? []) as unknown as Row[]).filter((r) => r.version === first.version && idOf(table, r) === p.id)
+  const todayThen = medianOf(p.thenRows, cost)
+  const recorded = medianOf(base, cost)
+  return {
+    table,
+    basis: p.basis,
+    proxy: first.proxy,
+    series: first.series,
+    variant: first.variant,
+    id: p.id,
+    key: projectKey(first, columnsOf(table)),
+    thenVersion: first.version,
+    nowVersion: p.now[0]?.version ?? '',
+    pairs: p.basis === 'work' ? Math.min(p.now.length, p.thenRows.length) : p.logs.length,
+    ...judged,
+    machine: todayThen && recorded ? todayThen / recorded : null,
+    setupChanged: p.basis === 'work' ? setupChange(p.thenRows, base) : null,
+    counts: countsOf(p, base),
+  }
+}
+
 /** What the pairs are read from: a run's own tables and its then side. */
 export type PairedRun = Pick<RunData, 'paired' | keyof RunTables>
 
@@ -176,65 +272,75 @@ export function pairedCells(run: PairedRun, baseline?: RunTables): PairedCell[] 
   const raw = rawPairs(run, run.paired.tables)
   const out: PairedCell[] = []
   // The family is every cell the run judges, whatever its table: "no cell flagged" is said of the run.
-  const judgedCells = raw.filter((p) => p.logs.length >= 2).length
+  // Counted cells are their own family: their intervals are the counts', not the rounds' noise.
+  const timed = raw.filter((p) => p.basis === 'time')
+  const judgedCells = timed.filter((p) => p.logs.length >= 2).length
+  const countedCells = raw.filter((p) => p.basis === 'work' && p.now.length > 0 && p.thenRows.length > 0).length
   // Noise is pooled per table and load model, as the run's other intervals pool it (claims/cells.ts):
   // an open-model window's spread is not a closed one's.
   const noiseFamily = (p: RawPair) => `${p.table} ${String(p.first.model ?? '')}`
-  const noises = new Map([...new Set(raw.map(noiseFamily))].map((f) => [f, pooledNoise(raw.filter((p) => noiseFamily(p) === f).map((p) => p.logs))]))
+  const noises = new Map([...new Set(timed.map(noiseFamily))].map((f) => [f, pooledNoise(timed.filter((p) => noiseFamily(p) === f).map((p) => p.logs))]))
   for (const table of Object.keys(PAIRED_COST) as PairedTable[]) {
     for (const p of raw.filter((x) => x.table === table)) {
-      const noise = noises.get(noiseFamily(p))!
-      const first = p.first
-      const base = validRows((baseline?.[table] ?? []) as unknown as Row[]).filter((r) => r.version === first.version && idOf(table, r) === p.id)
-      const todayThen = medianOf(p.thenRows, PAIRED_COST[table])
-      const recorded = medianOf(base, PAIRED_COST[table])
-      out.push({
-        table,
-        proxy: first.proxy,
-        series: first.series,
-        variant: first.variant,
-        id: p.id,
-        key: projectKey(first, columnsOf(table)),
-        thenVersion: first.version,
-        nowVersion: p.now[0]?.version ?? '',
-        pairs: p.logs.length,
-        ...pairedChange(p.logs, noise, judgedCells),
-        machine: todayThen && recorded ? todayThen / recorded : null,
-        counts: countsOf(p, base),
-      })
+      const judged = p.basis === 'work' ? countedChange(p.now, p.thenRows, countedCells) : pairedChange(p.logs, noises.get(noiseFamily(p))!, judgedCells)
+      out.push(pairedCell(p, baseline, judged))
     }
   }
   return out
 }
 
-/** One proxy's change over its paired cells (each cell weighing the same), with its interval at 95% over the proxies. */
+/**
+ * One proxy's change over its paired cells (each cell weighing the same), with its interval at
+ * 95% over the proxies. It reads the proxy's work cells where it has any (counted, so a change
+ * of a percent shows), else its timed ones; `time` is then the timed change beside it.
+ */
 export interface ProxyChange {
   proxy: string
   thenVersion: string
   nowVersion: string
+  basis: PairBasis
   cells: number
   change: Change | null
   verdict: PairVerdict
   detectable: number | null
+  /** Of a proxy read by its work: the timed change of its timed cells (this machine's price), null without them. */
+  time: Change | null
+}
+
+/** The mean of cells' log changes; their errors independent (each cell's own rounds or counts). */
+function pooledChange(own: readonly PairedCell[], family: number): Pick<ProxyChange, 'change' | 'verdict' | 'detectable'> {
+  if (own.length === 0) return { change: null, verdict: 'too few repeats', detectable: null }
+  const m = mean(own.map((c) => Math.log(c.change!.value)))
+  const q = studentQuantile(1 - (1 - LEVEL) / 2 / family, Math.min(...own.map((c) => c.df)))
+  const se = Math.sqrt(own.reduce((a, c) => a + c.logSe! ** 2, 0)) / own.length
+  return judged(m, se, q)
 }
 
 export function proxyChanges(cells: readonly PairedCell[], proxies = new Set(cells.map((c) => c.proxy))): ProxyChange[] {
   return [...proxies].map((proxy) => {
     const own = cells.filter((c) => c.proxy === proxy && c.change && c.logSe !== null)
+    const [work, timed] = [own.filter((c) => c.basis === 'work'), own.filter((c) => c.basis === 'time')]
+    const basis: PairBasis = work.length ? 'work' : 'time'
     const first = cells.find((c) => c.proxy === proxy)
-    const base = { proxy, thenVersion: first?.thenVersion ?? '', nowVersion: first?.nowVersion ?? '', cells: own.length }
-    if (own.length === 0) return { ...base, change: null, verdict: 'too few repeats' as const, detectable: null }
-    // The mean of the cells' log changes; their errors independent (each cell's own rounds).
-    const m = mean(own.map((c) => Math.log(c.change!.value)))
-    const q = studentQuantile(1 - (1 - LEVEL) / 2 / proxies.size, Math.min(...own.map((c) => c.df)))
-    const se = Math.sqrt(own.reduce((a, c) => a + c.logSe! ** 2, 0)) / own.length
-    return { ...base, ...judged(m, se, q) }
+    const read = basis === 'work' ? work : timed
+    return {
+      proxy,
+      thenVersion: first?.thenVersion ?? '',
+      nowVersion: first?.nowVersion ?? '',
+      basis,
+      cells: read.length,
+      ...pooledChange(read, proxies.size),
+      time: basis === 'work' ? pooledChange(timed, proxies.size).change : null,
+    }
   })
 }
 
-/** The machine change over the cells that have one: their median, its order-statistics interval and the cells' range. */
+/** The machine change over the timed cells that have one: their median, its order-statistics interval and the cells' range. */
 export function machineChange(cells: readonly PairedCell[]): { value: number; lo: number; hi: number; min: number; max: number; cells: number } | null {
-  const xs = cells.map((c) => c.machine).filter((x): x is number => x !== null)
+  const xs = cells
+    .filter((c) => c.basis === 'time')
+    .map((c) => c.machine)
+    .filter((x): x is number => x !== null)
   if (xs.length === 0) return null
   const m = median(xs)
   const ci = xs.length >= 2 ? medianCI(xs, LEVEL).ci : [m, m]
@@ -244,5 +350,7 @@ export function machineChange(cells: readonly PairedCell[]): { value: number; lo
 /** The verdict in words: `no change beyond X%` says the smallest change the run could have seen. */
 export function verdictText(v: PairVerdict, detectable: number | null): string {
   if (v !== 'no change') return v
-  return `no change beyond ${Math.ceil((detectable ?? 0) * 100)}%`
+  const d = detectable ?? 0
+  // Counted cells see a fraction of a percent: tenths below 2%.
+  return `no change beyond ${d < 0.02 ? Math.ceil(d * 1000) / 10 : Math.ceil(d * 100)}%`
 }

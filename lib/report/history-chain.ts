@@ -1,3 +1,4 @@
+import type { PairBasis } from '../analysis/pairs.ts'
 import { type ChainLinks, type ChainPoint, chainLinks, type MachineLink, machineSeries, type RatioInterval } from '../analysis/chain.ts'
 import { type Article, esc } from './markdown.ts'
 
@@ -42,6 +43,36 @@ const slug = (s: string) => s.replace(/[^a-z0-9]+/gi, '-').toLowerCase()
 const machineLine = (ms: readonly MachineLink[]) =>
   ms.map((m) => `${esc(m.runId)} (vs ${esc(m.baselineId)}, ${m.cells} cells): ${esc(factorText({ value: m.ratio, lo: m.lo, hi: m.hi }))}`).join('; ')
 
+/** What a chain's changes read: work crosses machines and chains; time is each run's machine's price of that work. */
+const BASIS_LINE: Record<PairBasis, string> = {
+  work: '*Work, counted:* instructions per request (per handshake) under callgrind, the same on any machine: this chain reads what the proxy does.',
+  time: "*Time:* proxy CPU µs per request, paired in each run: the price of that work on each run's machine.",
+}
+
+/** One chain's rows: each step's change and the long-run index. */
+function chainTable(a: Article, id: string, rows: readonly ChainPoint[]): void {
+  a.table(
+    id,
+    [
+      { title: 'run', value: (p: ChainPoint) => p.runId },
+      { title: 'date', value: (p) => p.date?.slice(0, 10) ?? '—' },
+      { title: 'then → now', value: (p) => (p.kind === 'start' ? '—' : `${p.thenVersion} → ${p.nowVersion}`) },
+      { title: "this step's change", value: (p) => (p.step ? changeText(p.step) : '—') },
+      { title: 'step ratio', value: (p) => p.step?.value ?? null, csvOnly: true },
+      { title: 'step ratio lo', value: (p) => p.step?.lo ?? null, csvOnly: true },
+      { title: 'step ratio hi', value: (p) => p.step?.hi ?? null, csvOnly: true },
+      { title: 'cells', value: (p) => p.step?.cells ?? null, csvOnly: true },
+      { title: 'long-run index', value: (p) => (p.index ? factorText(p.index) : '—') },
+      { title: 'index', value: (p) => p.index?.value ?? null, csvOnly: true },
+      { title: 'index lo', value: (p) => p.index?.lo ?? null, csvOnly: true },
+      { title: 'index hi', value: (p) => p.index?.hi ?? null, csvOnly: true },
+      { title: 'segment', value: (p) => p.segment, csvOnly: true },
+      { title: 'link', value: (p) => linkText(p) },
+    ],
+    rows,
+  )
+}
+
 /** The section: one line while there is no paired run; else per proxy a table of its chain and its machine factors apart. */
 export function chainSection(a: Article, links: ChainLinks): void {
   a.heading(2, CHAIN_TITLE)
@@ -50,7 +81,7 @@ export function chainSection(a: Article, links: ChainLinks): void {
     return
   }
   a.para(
-    "Absolute µs of different runs are never compared here: one machine drifts 15-40% between runs. A paired run measures the baseline's exact binary and config (then) and today's build (now) side by side, so each row's change, now ÷ then in proxy CPU µs per request with its 95% interval, comes from one run. " +
+    "Absolute µs of different runs are never compared here: one machine drifts 15-40% between runs. A paired run measures the baseline's exact binary and config (then) and today's build (now) side by side, so each row's change, now ÷ then with its 95% interval, comes from one run: of the instructions counted per request where the run counted work (a chain of its own, read first), else of the proxy CPU µs per request. " +
       "The long-run index multiplies the changes since the chain's start (1.00); its interval adds the changes' log half-widths in quadrature (the runs taken as independent). " +
       "A run paired with a baseline that is not the row above branches from that baseline's row; one paired with a baseline no row reaches starts a new segment at 1.00, never bridged. " +
       "The machine's own change (the baseline's binaries measured today ÷ as the baseline recorded them) is on a line apart, never in the index.",
@@ -59,29 +90,14 @@ export function chainSection(a: Article, links: ChainLinks): void {
   const points = chainLinks(links.proxy)
   const machine = machineSeries(links.machine)
   for (const proxy of [...new Set(points.map((p) => p.proxy))]) {
-    const mine = points.filter((p) => p.proxy === proxy)
+    const own = points.filter((p) => p.proxy === proxy)
     a.heading(3, esc(proxy))
-    a.table(
-      `pairs-${slug(proxy)}`,
-      [
-        { title: 'run', value: (p: ChainPoint) => p.runId },
-        { title: 'date', value: (p) => p.date?.slice(0, 10) ?? '—' },
-        { title: 'then → now', value: (p) => (p.kind === 'start' ? '—' : `${p.thenVersion} → ${p.nowVersion}`) },
-        { title: "this step's change", value: (p) => (p.step ? changeText(p.step) : '—') },
-        { title: 'step ratio', value: (p) => p.step?.value ?? null, csvOnly: true },
-        { title: 'step ratio lo', value: (p) => p.step?.lo ?? null, csvOnly: true },
-        { title: 'step ratio hi', value: (p) => p.step?.hi ?? null, csvOnly: true },
-        { title: 'cells', value: (p) => p.step?.cells ?? null, csvOnly: true },
-        { title: 'long-run index', value: (p) => (p.index ? factorText(p.index) : '—') },
-        { title: 'index', value: (p) => p.index?.value ?? null, csvOnly: true },
-        { title: 'index lo', value: (p) => p.index?.lo ?? null, csvOnly: true },
-        { title: 'index hi', value: (p) => p.index?.hi ?? null, csvOnly: true },
-        { title: 'segment', value: (p) => p.segment, csvOnly: true },
-        { title: 'link', value: (p) => linkText(p) },
-      ],
-      mine,
-    )
-    const runs = new Set(mine.filter((p) => p.kind !== 'start').map((p) => p.runId))
+    for (const basis of [...new Set(own.map((p) => p.basis))]) {
+      const rows = own.filter((p) => p.basis === basis)
+      a.para(BASIS_LINE[basis])
+      chainTable(a, `${basis === 'work' ? 'work' : 'pairs'}-${slug(proxy)}`, rows)
+    }
+    const runs = new Set(own.filter((p) => p.kind !== 'start').map((p) => p.runId))
     const ms = machine.filter((m) => runs.has(m.runId))
     a.para(
       ms.length

@@ -10,6 +10,7 @@ const link = (baselineId: string, runId: string, date: string | null, ratio: num
   date,
   baselineId,
   proxy,
+  basis: 'time',
   thenVersion: `v-${baselineId}`,
   nowVersion: `v-${runId}`,
   ratio,

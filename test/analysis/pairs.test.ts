@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { machineChange, pairedCells, pairedChange, pooledNoise, proxyChanges, verdictText } from '../../lib/analysis/pairs.ts'
 import { LEVEL, normalQuantile, studentQuantile } from '../../lib/core/intervals.ts'
 import type { RunTables } from '../../lib/data/run-data.ts'
-import { synthetic, tables } from '../fixtures/paired.ts'
+import { synthetic, tables, workRow } from '../fixtures/paired.ts'
 
 test('an A/A run (no change, the machine drifting 15% round to round): no cell flagged, the drift cancels in the pair', () => {
   const { run, baseline } = synthetic({ cells: 30, rounds: 5, noise: 0.05, seed: 3 })
@@ -111,4 +111,59 @@ test('noise is pooled per load model: noisy open-model cells do not widen the cl
   const alone = closedSe(quiet.run)
   const beside = closedSe(both)
   assert.ok(beside < alone * 1.2, `closed cells' median log SE ${beside} beside noisy open cells, ${alone} alone`)
+})
+
+/** A --like run of work rows: now and then, and the baseline's record of then. */
+const counted = (now: ReturnType<typeof workRow>[], then: ReturnType<typeof workRow>[], base: ReturnType<typeof workRow>[] = then) => ({
+  run: { ...tables(now), paired: { sides: { baseline: 'b', pair_same: false, sides: [] }, tables: tables(then) } },
+  baseline: tables(base),
+})
+
+test('a work cell reads its counts: 3.1% less work is decided with an interval that holds it and excludes 1', () => {
+  const { run, baseline } = counted([workRow({ version: '3.0.0', value: 96_900, rel: 0.002 })], [workRow({ version: '2.8.25', value: 100_000, rel: 0.002 })])
+  const [c] = pairedCells(run, baseline)
+  assert.equal(c!.basis, 'work')
+  assert.equal(c!.verdict, 'cheaper')
+  assert.ok(c!.change!.lo < 0.969 && 0.969 < c!.change!.hi && c!.change!.hi < 1, `${c!.change!.lo} .. ${c!.change!.hi}`)
+  // Each side's ±0.2% over 3 rounds is a standard error of 0.2%/t(0.975, 2) = 0.047%; the change's is √2 of it, at Welch's 4 df: ±0.18%.
+  const se = Math.SQRT2 * (0.002 / studentQuantile(0.975, 2))
+  assert.ok(Math.abs(c!.detectable! - (Math.exp(studentQuantile(0.975, 4) * se) - 1)) < 1e-4, `${c!.detectable}`)
+  // One repeat a side: the pair is the count's, not the rounds'.
+  assert.equal(c!.pairs, 1)
+})
+
+test('an A/A work cell is "no change" and says the fraction of a percent it could have seen', () => {
+  const { run, baseline } = counted([workRow({ version: '3.0.0', value: 100_050, rel: 0.003 })], [workRow({ version: '2.8.25', value: 100_000, rel: 0.003 })])
+  const [c] = pairedCells(run, baseline)
+  assert.equal(c!.verdict, 'no change')
+  assert.match(verdictText(c!.verdict, c!.detectable), /^no change beyond 0\.\d%$/)
+})
+
+test('a proxy with work cells is read by its work; its timed change is shown beside it, and the machine change leaves work cells out', () => {
+  const timed = synthetic({ cells: 3, rounds: 4, noise: 0.05, seed: 4, change: 1.3, changed: [0, 1, 2], baselineFactor: 1.2 })
+  const now = [...timed.run.measurements, workRow({ version: '3.0.0', value: 97_000, rel: 0.002 })]
+  const then = [...timed.run.paired.tables.measurements, workRow({ version: '2.8.25', value: 100_000, rel: 0.002 })]
+  const base = [...timed.baseline.measurements, workRow({ version: '2.8.25', value: 100_000, rel: 0.002 })]
+  const { run, baseline } = counted(now, then, base)
+  const cells = pairedCells(run, baseline)
+  const [p] = proxyChanges(cells)
+  assert.deepEqual([p!.basis, p!.cells, p!.verdict], ['work', 1, 'cheaper'])
+  assert.ok(p!.time!.value > 1.1, `time ${p!.time!.value}`)
+  // The machine's change is the timed cells' (1.2 recorded), never the count's 1.0.
+  assert.equal(machineChange(cells)!.cells, 3)
+  assert.equal(cells.find((c) => c.basis === 'work')!.machine, 1)
+})
+
+test('a work cell whose baseline counted with other CPU features says the counting set-up changed', () => {
+  const other = 'valgrind-3.19.0 callgrind; 1 worker; cpu sse4_2; idle 0.20% taken off'
+  const { run, baseline } = counted(
+    [workRow({ version: '3.0.0', value: 100_000, rel: 0.002 })],
+    [workRow({ version: '2.8.25', value: 100_000, rel: 0.002 })],
+    [workRow({ version: '2.8.25', value: 104_000, rel: 0.002, setup: other })],
+  )
+  const [c] = pairedCells(run, baseline)
+  assert.equal(c!.setupChanged, 'valgrind-3.19.0 callgrind; 1 worker; cpu sse4_2')
+  // The corrections (idle, GC) of a row are not its set-up.
+  const same = counted([workRow({ version: '3.0.0', value: 1, rel: 0.002 })], [workRow({ version: '2.8.25', value: 1, rel: 0.002 })])
+  assert.equal(pairedCells(same.run, same.baseline)[0]!.setupChanged, null)
 })

@@ -20,6 +20,7 @@ const nginx = (
   date,
   baselineId,
   proxy: 'nginx',
+  basis: 'time',
   thenVersion,
   nowVersion,
   ratio,
@@ -48,6 +49,8 @@ test('chain of pairs section: per proxy its chain, each step and the long-run in
     table,
     [
       '### nginx',
+      '',
+      "*Time:* proxy CPU µs per request, paired in each run: the price of that work on each run's machine.",
       '',
       "| run | date | then → now | this step\\'s change | long\\-run index | link |",
       '|---|---|---|---|---|---|',

@@ -1,6 +1,7 @@
 import {
   type Change,
   CODE_PATH_COUNTS,
+  type PairBasis,
   machineChange,
   type PairedCell,
   type ProxyChange,
@@ -43,15 +44,23 @@ function perUnits(cells: readonly PairedCell[]): string {
 
 const cellsText = (n: number) => `${n} cell${n === 1 ? '' : 's'}`
 
-/** `costs 12% less than 2.8.25 [6%, 18%]`: a decided change, its interval on the same side of 1. */
-function costsText(c: Change, then: string): string {
+/**
+ * `costs 12% less than 2.8.25 [6%, 18%]` (timed), `does 3.1% less work than 2.8.25 [2.9%, 3.3%]`
+ * (counted): a decided change, its interval on the same side of 1.
+ */
+function costsText(c: Change, then: string, basis: PairBasis): string {
   const less = c.value < 1
   const [v, lo, hi] = less ? [1 - c.value, 1 - c.hi, 1 - c.lo] : [c.value - 1, c.lo - 1, c.hi - 1]
   // One decimal where the interval is narrower than 4 points, as the history's chain prints it.
   const digits = (hi - lo) * 100 < 4 ? 1 : 0
   const p = (x: number) => `${(x * 100).toFixed(digits)}%`
-  return `costs ${p(v)} ${less ? 'less' : 'more'} than ${then} ${esc(`[${p(lo)}, ${p(hi)}]`)}`
+  const verb = basis === 'work' ? 'does' : 'costs'
+  return `${verb} ${p(v)} ${less ? 'less' : 'more'}${basis === 'work' ? ' work' : ''} than ${then} ${esc(`[${p(lo)}, ${p(hi)}]`)}`
 }
+
+/** What a counted proxy's sentence adds: its time on this machine, the price of that work. */
+const timeText = (p: ProxyChange) =>
+  p.basis === 'work' ? `; on this machine its time ${p.time ? `changed ${esc(changeText(p.time))}` : 'was not paired'}, the machine's price of that work` : ''
 
 /** What a proxy's sentence adds of a then side that is not the baseline's build beside today's. */
 function sideCaveat(side: ThenSide | undefined, then: string): string {
@@ -68,8 +77,11 @@ function proxySentence(proxy: string, p: ProxyChange | undefined, side: ThenSide
   if (side?.how === 'same build' && cells.length === 0) return `${now}: today's build and configs are the baseline's, measured once: no change to measure.`
   if (side?.how === 'not runnable') return `${now}: no change measured, the baseline's build of ${then} does not run here.`
   if (!p?.change) return `${now} against ${then}: too few repeats to tell a change (no cell has two paired rounds).`
-  const how = `${perUnits(cells)}, measured side by side in this run (${cellsText(p.cells)}${sideCaveat(side, then)})`
-  return p.verdict === 'no change' ? `${now} against ${then}: ${verdictText(p.verdict, p.detectable)} ${how}.` : `${now} ${costsText(p.change, then)} ${how}.`
+  const read = cells.filter((c) => c.basis === p.basis)
+  const how = `${perUnits(read)}, ${p.basis === 'work' ? 'instructions counted' : 'measured side by side'} in this run (${cellsText(p.cells)}${sideCaveat(side, then)})${timeText(p)}`
+  return p.verdict === 'no change'
+    ? `${now} against ${then}: ${verdictText(p.verdict, p.detectable)}${p.basis === 'work' ? ' in work' : ''} ${how}.`
+    : `${now} ${costsText(p.change, then, p.basis)} ${how}.`
 }
 
 /** The then sides that ran the baseline's own binary: a substitute is another build, so its cells say nothing of the machine. */
@@ -89,10 +101,26 @@ function machineSentence(pairs: PairsInput): string {
 }
 
 /**
+ * The baseline's counts of its own binaries, counted again today: the same set-up must give the
+ * same count (within the cell's interval), so a difference is the counting set-up's, never a proxy's.
+ */
+function countingSentence(pairs: PairsInput): string | null {
+  const recounted = pairs.cells.filter((c) => c.basis === 'work' && c.machine !== null)
+  if (recounted.length === 0) return null
+  const id = esc(pairs.sides.baseline)
+  const off = recounted.filter((c) => c.setupChanged || Math.abs(Math.log(c.machine!)) > Math.log(1 + (c.detectable ?? 0)))
+  const widest = Math.max(...recounted.map((c) => Math.abs(c.machine! - 1)))
+  const head = `Baseline ${id}'s binaries counted again today: ${cellsText(recounted.length)}`
+  if (off.length === 0) return `${head}, all agreeing with the baseline's own counts (largest difference ${(widest * 100).toFixed(2)}%).`
+  const setups = [...new Set(off.map((c) => c.setupChanged).filter(Boolean))]
+  return `${head}; ${off.length} differ from the baseline's own counts by up to ${(widest * 100).toFixed(1)}%: a change of the counting set-up${setups.length ? ` (the baseline counted with ${esc(setups.join(' / '))})` : ''}, not of the proxies.`
+}
+
+/**
  * The sentences of a paired run: per proxy its change, then the machine's. One home for them:
  * the answer (answer.ts) and this section print the same words.
  */
-export function pairSentences(pairs: PairsInput): { proxies: string[]; machine: string } {
+export function pairSentences(pairs: PairsInput): { proxies: string[]; machine: string; counting: string | null } {
   // proxyChanges over the cells alone, as the history's chain reads them: the same figures in both pages.
   const changes = new Map(proxyChanges(pairs.cells).map((p) => [p.proxy, p]))
   const proxies = [...new Set([...pairs.sides.sides.map((s) => s.proxy), ...pairs.cells.map((c) => c.proxy)])]
@@ -106,6 +134,7 @@ export function pairSentences(pairs: PairsInput): { proxies: string[]; machine: 
       ),
     ),
     machine: machineSentence(pairs),
+    counting: countingSentence(pairs),
   }
 }
 
@@ -118,6 +147,7 @@ export function pairsSection(a: Article, input: ArticleInput): ChartRequest[] {
   a.heading(2, PAIRS_TITLE)
   a.bullets(sentences.proxies)
   a.para(sentences.machine)
+  if (sentences.counting) a.para(sentences.counting)
   a.para(
     `This run measured today's build of each proxy (now) beside baseline **${id}**'s build and config (then) in the same rounds, each then window next to its now window, so the machine's drift between runs cancels in each pair (docs/method/pairs.md). A proxy's change averages its cells' changes, each cell weighing the same; the machine's is then as measured today ÷ as baseline ${id} recorded it, the median over the cells with its interval and range.`,
   )
@@ -139,13 +169,14 @@ const ceilPct = (x: number | null) => (x === null ? null : `±${Math.ceil(x * 10
 
 function cellTable(a: Article, cells: readonly PairedCell[]) {
   a.para(
-    "Per cell, now ÷ then of the proxy CPU per request (per handshake, per message) over the rounds where both windows were valid, its interval at a family-wise 95% over the table's cells; *could detect*: the smallest change this run could tell from none; *machine*: then as measured today ÷ the baseline's record.",
+    "Per cell, now ÷ then of what it measures: *work*, the instructions counted per request or handshake (its interval from the counted rounds of both sides, family-wise 95% over the work cells); *time*, the proxy CPU per request (per handshake, per message) over the rounds where both windows were valid, family-wise 95% over the timed cells. *Could detect*: the smallest change this run could tell from none; *machine*: then as measured today ÷ the baseline's record (of a work cell: the same binary counted again, so it must be 1).",
   )
   a.table(
     'pairs',
     [
       ...proxyColumns,
       { title: 'table', value: (c) => c.table, csvOnly: true },
+      { title: 'measures', value: (c) => c.basis },
       { title: 'then → now', value: (c) => `${c.thenVersion} → ${c.nowVersion}` },
       { title: 'change [95%]', value: (c) => (c.change ? changeText(c.change) : '—') },
       { title: 'now ÷ then', value: (c) => c.change?.value ?? null, csvOnly: true },
@@ -154,7 +185,12 @@ function cellTable(a: Article, cells: readonly PairedCell[]) {
       { title: 'verdict', value: (c) => verdictText(c.verdict, c.detectable) },
       { title: 'could detect', value: (c) => ceilPct(c.detectable) },
       { title: 'pairs', value: (c) => c.pairs },
-      { title: 'machine', value: (c) => c.machine, show: (c) => (c.machine === null ? '—' : `${c.machine.toFixed(2)}×`) },
+      {
+        title: 'machine',
+        value: (c) => c.machine,
+        show: (c) =>
+          c.machine === null ? '—' : c.basis === 'work' ? `${c.machine.toFixed(4)}×${c.setupChanged ? ' (set-up changed)' : ''}` : `${c.machine.toFixed(2)}×`,
+      },
     ],
     cells,
     'No cell of this run has a then twin with a valid row.',

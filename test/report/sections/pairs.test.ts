@@ -12,7 +12,7 @@ import { renderMarkdown } from '../../../lib/report/render.ts'
 import type { ArticleInput } from '../../../lib/report/sections/input.ts'
 import { type PairsInput, pairsSection } from '../../../lib/report/sections/pairs.ts'
 import { HOSTILE } from '../../fixtures/hostile.ts'
-import { synthetic, thenSide } from '../../fixtures/paired.ts'
+import { synthetic, thenSide, workRow } from '../../fixtures/paired.ts'
 import { loadRun } from '../../../lib/data/run-data.ts'
 import { FIXTURE_RUN } from '../../fixtures/run.ts'
 
@@ -77,16 +77,19 @@ test('paired section: a sentence per proxy first, the machine apart, then the ce
   assert.ok(machine, lines[6])
   assert.ok(Number(machine[1]) > 1.1 && Number(machine[1]) < 1.5, machine[1])
   // The cells: both verdict words, the interval, what could be detected, the machine per cell.
-  assert.match(md, /\| proxy \| cell \| then → now \| change \[95%\] \| verdict \| could detect \| pairs \| machine \|/)
-  assert.match(md, /\| haproxy \| v0 \(same\) \| 2\.8\.25 → 3\.0\.0 \| −\d+% \[−\d+%, −\d+%\] \| cheaper \| ±\d+% \| 5 \| 1\.\d\d× \|/)
-  assert.match(md, /\| nginx \| v1 \(same\) \| 2\.8\.25 → 3\.0\.0 \| [^|]+ \| no change beyond \d+% \| ±\d+% \| 5 \|/)
+  assert.match(md, /\| proxy \| cell \| measures \| then → now \| change \[95%\] \| verdict \| could detect \| pairs \| machine \|/)
+  assert.match(md, /\| haproxy \| v0 \(same\) \| time \| 2\.8\.25 → 3\.0\.0 \| −\d+% \[−\d+%, −\d+%\] \| cheaper \| ±\d+% \| 5 \| 1\.\d\d× \|/)
+  assert.match(md, /\| nginx \| v1 \(same\) \| time \| 2\.8\.25 → 3\.0\.0 \| [^|]+ \| no change beyond \d+% \| ±\d+% \| 5 \|/)
   // Counts: the code path side by side across machines (a pooled proxy's 0 conns/1k shown), timing within the run only.
   assert.match(md, /\| proxy \| cell \| conns\/1k now \| conns\/1k then \| conns\/1k baseline \| syscalls now \| syscalls then \| syscalls baseline \|/)
   assert.match(md, /\| haproxy \| v0 \(same\) \| 0 \| 0 \| 0 \| 6 \| 6 \| 6 \|/)
   assert.match(md, /Timing counts \(context switches, the user\/system split\) [^.]*compared within this run only/)
   const counts = files.find((f) => f.path === 'data/pairs-counts.csv')!.content.split('\n')[0]
   assert.match(counts!, /,ctx sw now,ctx sw then,user µs now,user µs then,sys µs now,sys µs then$/)
-  assert.match(files.find((f) => f.path === 'data/pairs.csv')!.content.split('\n')[0]!, /^proxy,cell,table,then → now,change \[95%\],now ÷ then,lo,hi,verdict/)
+  assert.match(
+    files.find((f) => f.path === 'data/pairs.csv')!.content.split('\n')[0]!,
+    /^proxy,cell,table,measures,then → now,change \[95%\],now ÷ then,lo,hi,verdict/,
+  )
   // Which build ran as then, and the warning on the substitute only.
   assert.match(md, /^- \*\*catalog\*\*: haproxy 2\.8\.25: the baseline's build/m)
   assert.match(
@@ -108,14 +111,14 @@ test('paired section: dearer, too few repeats, a side not runnable, an A/A run',
   assert.match(md, /^- haproxy 3\.0\.0 costs \d+(\.\d)?% more than 2\.8\.25 \[/m)
   assert.match(md, /^- nginx 3\.0\.0: no change measured, the baseline's build of 2\.8\.25 does not run here\.$/m)
   // Its cells are there, without a pair; none of them had a machine's change to leave out.
-  assert.match(md, /\| nginx \| v0 \(same\) \| 2\.8\.25 → 3\.0\.0 \| — \| too few repeats \| — \| 0 \| — \|/)
+  assert.match(md, /\| nginx \| v0 \(same\) \| time \| 2\.8\.25 → 3\.0\.0 \| — \| too few repeats \| — \| 0 \| — \|/)
   assert.match(md, /^On the same binaries this machine costs [\d.]+× .*, 6 cells\)\.$/m)
   assert.match(md, /^\*\*Warning:\*\* nginx 2\.8\.25: no build of the baseline's version runs here, so its cells have no pairs\.$/m)
   assert.doesNotMatch(md, /A\/A check/)
   // A side that ran but has too few rounds in every cell: too few repeats, said in its sentence.
   const few = render(paired([thenSide(), thenSide({ proxy: 'nginx' })], { nginxRounds: 1 })).md
   assert.match(few, /^- nginx 3\.0\.0 against 2\.8\.25: too few repeats to tell a change \(no cell has two paired rounds\)\.$/m)
-  assert.match(few, /\| nginx \| v0 \(same\) \| 2\.8\.25 → 3\.0\.0 \| — \| too few repeats \| — \| 1 \|/)
+  assert.match(few, /\| nginx \| v0 \(same\) \| time \| 2\.8\.25 → 3\.0\.0 \| — \| too few repeats \| — \| 1 \|/)
   // The same build, paired where its config changed since the baseline: the change is the config's, and the machine's is on the same binary.
   const config = render(paired([thenSide({ how: 'same build', version: '3.0.0' }), thenSide({ proxy: 'nginx' })], { haproxyChange: 1.25 })).md
   assert.match(
@@ -125,6 +128,27 @@ test('paired section: dearer, too few repeats, a side not runnable, an A/A run',
   assert.match(config, /^On the same binaries this machine costs [\d.]+× .*, 9 cells\)\.$/m)
   const aa = { ...pairs, sides: { ...pairs.sides, pair_same: true } }
   assert.match(render(aa).md, /\*\*A\/A check\*\* \(--pair-same\): then is a copy of today's build/)
+})
+
+test('paired section: a proxy with counted work is read by its work, its time beside it, the recount of the baseline apart', () => {
+  const h = synthetic({ cells: 3, rounds: 5, noise: 0.03, seed: 2, change: 0.85, changed: [0, 1, 2], baselineFactor: 1.3 })
+  const now = [...h.run.measurements, workRow({ version: '3.0.0', value: 96_900, rel: 0.002 })]
+  const then = [...h.run.paired.tables.measurements, workRow({ version: '2.8.25', value: 100_000, rel: 0.002 })]
+  const base = [...h.baseline.measurements, workRow({ version: '2.8.25', value: 100_100, rel: 0.002 })]
+  const tables = (m: typeof now): RunTables => ({ measurements: m, handshakes: [], websocket: [] })
+  const run = { ...tables(now), paired: { sides: { baseline: BASELINE, pair_same: false, sides: [thenSide()] }, tables: tables(then) } }
+  const { md } = render(readPairs(run, { id: BASELINE, dir: '', kind: 'run', run: tables(base) as RunData }))
+  assert.match(
+    md,
+    /^- haproxy 3\.0\.0 does 3\.\d% less work than 2\.8\.25 \[\d\.\d%, \d\.\d%\] per request, instructions counted in this run \(1 cell\); on this machine its time changed −\d+(\.\d)?% \[[^\]]+\], the machine's price of that work\.$/m,
+  )
+  assert.match(
+    md,
+    /^Baseline 2026-11-30-quick-2core's binaries counted again today: 1 cell, all agreeing with the baseline's own counts \(largest difference 0\.10%\)\.$/m,
+  )
+  assert.match(md, /\| haproxy \| article \(work\) \| work \| 2\.8\.25 → 3\.0\.0 \| −3\.1% \[[^|]+\| cheaper \| [^|]+\| 1 \| 0\.9990× \|/)
+  // The machine's change reads the timed cells only.
+  assert.match(md, /^On the same binaries this machine costs [\d.]+× .*, 3 cells\)\.$/m)
 })
 
 test('paired section: strings from the data are escaped', () => {
@@ -142,7 +166,7 @@ test("paired section: a baseline that cannot be read leaves the proxy's change a
   const { md } = render(paired([thenSide(), NGINX_SUBSTITUTE], { id: 'no-such-baseline', missing: true }))
   assert.match(md, /^- haproxy 3\.0\.0 costs \d+(\.\d)?% less than 2\.8\.25/m)
   assert.match(md, /^The machine's change is not known: baseline no-such-baseline could not be read \(--baseline no-such-baseline: unknown baseline/m)
-  assert.match(md, /\| haproxy \| v0 \(same\) \| 2\.8\.25 → 3\.0\.0 \| −\d+% \[[^|]+\| cheaper \| ±\d+% \| 5 \| — \|/)
+  assert.match(md, /\| haproxy \| v0 \(same\) \| time \| 2\.8\.25 → 3\.0\.0 \| −\d+% \[[^|]+\| cheaper \| ±\d+% \| 5 \| — \|/)
 })
 
 test('an unpaired run has no paired section, and readPairs gives none', () => {
