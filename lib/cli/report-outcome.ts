@@ -14,8 +14,10 @@ export const OUTCOME_FLAGS = {
     arg: 'EXPR',
     help: [
       `a gate (repeatable): exit ${GATE_EXIT_CODE} after writing everything when it fails, naming it:`,
-      "regression>N% (a cell's proxy CPU cost significantly worse than --baseline's by more",
-      'than N%; calibrated unit on another machine), claim:<id>==<verdict>, claim:<id>!=<verdict>,',
+      'regression>N% (under --like: a paired cell dearer now than then by more than N%,',
+      "read by counted work where the run has it; else a cell's proxy CPU cost significantly",
+      "worse than --baseline's by more than N%, calibrated unit on another machine),",
+      'claim:<id>==<verdict>, claim:<id>!=<verdict>,',
       'finding:<id> (fails unless it held), finding:<id>==<verdict>, finding:<id>!=<verdict>',
     ],
     check: (values: string[] | undefined, baseline: Baseline | undefined) => parseFailOn(values, baseline),
@@ -44,7 +46,7 @@ export function parseFailOn(values: readonly string[] | undefined, baseline: Bas
 export function finishOutcome(o: {
   runId: string
   runDir: string
-  result: Pick<ReportResult, 'findings' | 'claims' | 'baseline'> & { page?: string; pdf?: string | null }
+  result: Pick<ReportResult, 'findings' | 'claims' | 'baseline' | 'pairs'> & { page?: string; pdf?: string | null }
   gates: readonly Gate[]
   json: boolean
   writeSummaryCsvs: boolean

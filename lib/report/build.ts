@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { CALIBRATION_REFERENCE, runReferences } from '../analysis/calibrated.ts'
 import { compareAcrossRuns } from '../analysis/compare.ts'
 import { likeRepetition } from '../analysis/like-repeat.ts'
-import { type PairedRun, pairedCells } from '../analysis/pairs.ts'
+import { type PairedCell, type PairedRun, pairedCells } from '../analysis/pairs.ts'
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { publishedDeltas, readPublished } from '../analysis/published.ts'
 import Papa from 'papaparse'
@@ -61,6 +61,8 @@ export interface ReportResult {
   pdfPages: { pages: number; main: number } | null
   /** The comparison with the baseline, when one was given (gates and --json read it). */
   baseline?: BaselineComparison
+  /** The paired cells of a run made --like its baseline (the regression gate reads them first). */
+  pairs?: PairedCell[]
   timings: Record<string, number>
 }
 
@@ -120,11 +122,11 @@ export function readPairs(run: PairedRun, given?: Baseline): PairsInput | undefi
 }
 
 /** Findings, claims and the baseline comparison without building a page (run-all --no-report with gates or --json). */
-export function evaluateRun(runDir: string, baseline?: string): Pick<ReportResult, 'findings' | 'claims' | 'baseline'> {
+export function evaluateRun(runDir: string, baseline?: string): Pick<ReportResult, 'findings' | 'claims' | 'baseline' | 'pairs'> {
   const run = loadRun(runDir)
   const base = baseline ? loadBaseline(baseline) : undefined
   const claims = evaluateClaims(loadLedger(), run)
-  return { findings: runFindings(run, claims), claims, baseline: base ? compareWithBaseline(run, base, claims) : undefined }
+  return { findings: runFindings(run, claims), claims, baseline: base ? compareWithBaseline(run, base, claims) : undefined, pairs: readPairs(run, base)?.cells }
 }
 
 export async function buildReport(o: ReportOptions): Promise<ReportResult> {
@@ -144,6 +146,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
   const claims = evaluateClaims(loadLedger(), run)
   const findings = runFindings(run, claims)
   const baseline = base ? compareWithBaseline(run, base, claims) : undefined
+  const pairs = readPairs(run, base)
   if (base) await writeBaselinePages(o.siteDir, base, o)
   lap('findings, claims, baseline')
   const article = buildArticle({
@@ -152,7 +155,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     findings,
     claims,
     baseline,
-    pairs: readPairs(run, base),
+    pairs,
     openSeries: readOpenSeries(o.runDir),
     latency: readLatencySpectra(o.runDir),
     documentedReuse,
@@ -202,7 +205,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     generated: o.generated,
   })
   lap('index')
-  return { runId: id, page: written.page, pdf, pdfPages, claims, findings, aggregates, baseline, timings }
+  return { runId: id, page: written.page, pdf, pdfPages, claims, findings, aggregates, baseline, pairs: pairs?.cells, timings }
 }
 
 /** Verdict counts of a published run, from its copied summary/findings.csv and summary/claims.csv (absent: not said). */

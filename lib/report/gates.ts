@@ -2,9 +2,11 @@
  * Gates (k6 thresholds): `--fail-on EXPR` on run-all and 13-report. Each expression names
  * when the run fails; the run still writes everything, then exits 3 naming each failed gate.
  *
- * - `regression>10%`: a cell's proxy CPU cost (µs per request, handshake or message) is
- *   worse than the baseline run's, significantly (Mann-Whitney U, lib/analysis/compare.ts)
- *   and by more than 10%. On another machine the cell is judged in its calibrated unit
+ * - `regression>10%`: in a run made --like the baseline, a paired cell is dearer now than
+ *   then beyond its interval and by more than 10%: a proxy's work cells where it has any
+ *   (instructions counted), else its timed cells (lib/analysis/pairs.ts). Without pairs, a
+ *   cell's proxy CPU cost (µs per request, handshake or message) is worse than the baseline
+ *   run's, significantly (Mann-Whitney U, lib/analysis/compare.ts) and by more than 10%. On another machine the cell is judged in its calibrated unit
  *   (lib/analysis/calibrated.ts), never on raw µs; a cell without one is not judged, and said.
  * - `claim:<id>==<verdict>` / `claim:<id>!=<verdict>`: fails when the claim's verdict is
  *   (is not) that one (reproduced, not reproduced, inconclusive, not measured, not runnable here).
@@ -16,7 +18,9 @@
  */
 import { formatChange, formatDetectable, type ComparisonRow } from '../analysis/compare.ts'
 import { RATIO_METRICS } from '../analysis/run-figures.ts'
+import { type PairedCell, verdictText } from '../analysis/pairs.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
+import { changeText } from './history-chain.ts'
 import { userError } from '../core/errors.ts'
 import { CLAIM_VERDICTS, FINDING_VERDICTS, type ClaimVerdict, type FindingVerdict } from '../core/verdict.ts'
 import type { Finding } from '../findings/index.ts'
@@ -103,6 +107,8 @@ export interface GateInputs {
   findings: readonly Finding[]
   claims: readonly ClaimResult[]
   baseline?: BaselineComparison
+  /** The paired cells of a run made --like its baseline: the regression gate reads these first. */
+  pairs?: readonly PairedCell[]
 }
 
 const cellName = (d: Pick<ComparisonRow, 'key'>) =>
@@ -122,7 +128,30 @@ const cellName = (d: Pick<ComparisonRow, 'key'>) =>
 const judgedFigure = (c: ComparisonRow, sameMachine: boolean) =>
   sameMachine ? c.kind === 'cost' && c.metric !== 'backend_cpu_us_per_req' : c.metric === RATIO_METRICS.calibrated
 
-function regression(g: Extract<Gate, { kind: 'regression' }>, b: BaselineComparison | undefined): GateResult {
+/** The cells a proxy is judged by: its work cells where it has any with a change, else its timed ones. */
+function judgedPairs(cells: readonly PairedCell[]): PairedCell[] {
+  const counted = new Set(cells.filter((c) => c.basis === 'work' && c.change).map((c) => c.proxy))
+  return cells.filter((c) => c.basis === (counted.has(c.proxy) ? 'work' : 'time'))
+}
+
+const pairName = (c: PairedCell) => `${c.proxy} ${c.thenVersion} → ${c.nowVersion} ${c.variant}${c.basis === 'work' ? ' (work)' : ''}`
+
+function pairedRegression(g: Extract<Gate, { kind: 'regression' }>, cells: readonly PairedCell[]): GateResult {
+  const judged = judgedPairs(cells).filter((c) => c.change)
+  const worse = judged.filter((c) => c.verdict === 'dearer' && c.change!.value - 1 > g.threshold)
+  const counted = judged.filter((c) => c.basis === 'work').length
+  const blind = judged.filter((c) => c.detectable !== null && c.detectable > g.threshold).length
+  const tail = `${judged.length} paired cell${judged.length === 1 ? '' : 's'} judged, ${counted} by counted work${blind ? `, ${blind} of them could not detect ${pctText(g.threshold)}` : ''}`
+  if (worse.length === 0) return { expr: g.expr, failed: false, detail: `no paired cell dearer by more than ${pctText(g.threshold)}; ${tail}` }
+  return {
+    expr: g.expr,
+    failed: true,
+    detail: `${worse.map((c) => `${pairName(c)} ${changeText(c.change!)} (${verdictText(c.verdict, c.detectable)})`).join('; ')}; ${tail}`,
+  }
+}
+
+function regression(g: Extract<Gate, { kind: 'regression' }>, b: BaselineComparison | undefined, pairs: readonly PairedCell[] | undefined): GateResult {
+  if (pairs?.length) return pairedRegression(g, pairs)
   if (b?.kind !== 'run') return { expr: g.expr, failed: true, detail: 'no run baseline to compare with' }
   const rows = b.comparison.filter((c) => judgedFigure(c, b.sameMachine))
   const judged = rows.filter((c) => c.verdict !== 'too few repeats to compare')
@@ -160,7 +189,9 @@ function finding(g: Extract<Gate, { kind: 'finding' }>, findings: readonly Findi
 
 /** Each gate against a report's results, in the order given. */
 export function evaluateGates(gates: readonly Gate[], input: GateInputs): GateResult[] {
-  return gates.map((g) => (g.kind === 'regression' ? regression(g, input.baseline) : g.kind === 'claim' ? claim(g, input.claims) : finding(g, input.findings)))
+  return gates.map((g) =>
+    g.kind === 'regression' ? regression(g, input.baseline, input.pairs) : g.kind === 'claim' ? claim(g, input.claims) : finding(g, input.findings),
+  )
 }
 
 /** Terminal lines: `✓ gate … passed: detail` / `✗ gate … FAILED: detail`. */

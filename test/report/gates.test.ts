@@ -4,6 +4,8 @@ import { claimResult } from '../fixtures/ledger.ts'
 import type { ComparisonRow } from '../../lib/analysis/compare.ts'
 import type { ClaimResult } from '../../lib/claims/evaluate.ts'
 import { UserError } from '../../lib/core/errors.ts'
+import { pairedCells } from '../../lib/analysis/pairs.ts'
+import { synthetic, workRow } from '../fixtures/paired.ts'
 import type { Finding } from '../../lib/findings/index.ts'
 import { checkGateBaseline, evaluateGates, formatGates, GATE_EXIT_CODE, parseGate, parseGates } from '../../lib/report/gates.ts'
 import type { BaselineComparison } from '../../lib/report/sections/baseline.ts'
@@ -164,4 +166,22 @@ test('the terminal lines name each failed gate and the exit code', () => {
     text,
     `  ✓ gate finding:F2 passed: F2 held: x\n  ✗ gate regression>10% FAILED: haproxy +15%\n  2 gates: 1 passed, 1 failed (exit ${GATE_EXIT_CODE})`,
   )
+})
+
+test('regression under --like reads the pairs: a proxy by its counted work where it has any, else by time', () => {
+  const [g] = parseGates(['regression>2%'])
+  const base = synthetic({ cells: 3, rounds: 5, noise: 0.03, seed: 2, change: 1.0, changed: [] })
+  const now = [...base.run.measurements, workRow({ version: '3.0.0', value: 103_000, rel: 0.002 })]
+  const then = [...base.run.paired.tables.measurements, workRow({ version: '2.8.25', value: 100_000, rel: 0.002 })]
+  const tables = (m: typeof now) => ({ measurements: m, handshakes: [], websocket: [] })
+  const pairs = pairedCells({ ...tables(now), paired: { ...base.run.paired, tables: tables(then) } })
+  const [r] = evaluateGates([g!], { findings: [], claims: [], pairs })
+  // +3% of counted work fails a 2% gate, whatever the timed cells say: haproxy is judged by its work cell alone.
+  assert.equal(r!.failed, true)
+  assert.match(r!.detail, /^haproxy 2\.8\.25 → 3\.0\.0 article \(work\) \+3\.0% \[\+2\.\d%, \+3\.\d%\] \(dearer\); 1 paired cell judged, 1 by counted work$/)
+  const [ok] = evaluateGates([parseGates(['regression>5%'])[0]!], { findings: [], claims: [], pairs })
+  assert.equal(ok!.failed, false)
+  // Without work cells the timed pairs are judged.
+  const timed = evaluateGates([g!], { findings: [], claims: [], pairs: pairs.filter((c) => c.basis === 'time') })[0]!
+  assert.match(timed.detail, /^no paired cell dearer by more than 2%; 3 paired cells judged, 0 by counted work/)
 })
