@@ -1,7 +1,9 @@
 import type { CellSummary } from '../../analysis/cells.ts'
 import type { Handshake, Measurement } from '../../data/schema.ts'
 import { POOLING_ROWS } from '../../data/series.ts'
-import { esc, num, type Column } from '../markdown.ts'
+import type { ChartRequest } from '../chart-requests.ts'
+import { type Article, esc, num, type Column } from '../markdown.ts'
+import { figure } from './common.ts'
 import type { ArticleInput, Section } from './input.ts'
 
 /** The `series` value of work rows in both tables (lib/series/work.ts WORK_SERIES; the report does not import the measuring side). */
@@ -85,13 +87,15 @@ export const workSection: Section = (a, input) => {
   a.para(
     "Each proxy's own binary and config under Valgrind's callgrind with one worker: the user-space instructions it executes per keep-alive request " +
       '(per full handshake and its GET), the slope between a small and a large batch of verified requests on one connection, idle work taken off, ' +
-      "Go's garbage collector at its long-run rate. A count does not move with the machine: it is the proxy's **work**. " +
+      "Go proxies with their collector off (its scan is paid in the timed figure). A count does not move with the machine: it is the proxy's **work**. " +
       'Beside it, the timed µs of the same cell in this run (its **price** here) and their ratio, µs per 1,000 instructions: ' +
       'what this machine charges, which differs between proxies by how they use caches and the kernel, and between machines by everything. ' +
       'The interval is the 95% t-interval of the rounds’ slopes (docs/method/work.md).',
   )
+  const charts: ChartRequest[] = []
   if (requests.length) {
     a.heading(3, 'Per request (pooling cells)')
+    workChart(a, charts, requests)
     a.table('work-requests', columns('req'), requests)
   }
   if (handshakes.length) {
@@ -100,5 +104,40 @@ export const workSection: Section = (a, input) => {
   }
   const setups = [...new Set([...requests, ...handshakes].map((l) => l.row.work_setup).filter(Boolean))]
   if (setups.length) a.para(`*How counted:* ${setups.map((s) => esc(s)).join(' · ')}`)
-  return []
+  return charts
+}
+
+/** Instructions per request by proxy and variant with their intervals, the timed µs beside: work and price in one picture. */
+function workChart(a: Article, charts: ChartRequest[], lines: readonly WorkLine[]): void {
+  const counted = lines.filter((l) => l.row.status === 'valid' && l.row.instructions_per_req !== null)
+  const category = (l: WorkLine) => `${l.row.proxy} ${l.row.version}`
+  const rows = counted.map((l) => ({
+    category: category(l),
+    group: l.row.variant,
+    value: l.row.instructions_per_req! / 1000,
+    lo: (l.row.instructions_per_req_low ?? l.row.instructions_per_req!) / 1000,
+    hi: (l.row.instructions_per_req_high ?? l.row.instructions_per_req!) / 1000,
+  }))
+  const timed = counted.filter((l) => l.timedUs !== null).map((l) => ({ category: category(l), group: l.row.variant, value: l.timedUs! }))
+  figure(
+    a,
+    charts,
+    {
+      path: 'charts/work-requests.svg',
+      title: 'Work per request, counted; its timed price beside',
+      kind: 'bar',
+      rows,
+      options: {
+        horizontal: true,
+        valueTitle: 'thousand instructions / request',
+        groupTitle: 'variant',
+        ...(timed.length ? { side: { rows: timed, valueTitle: 'µs / request timed', width: 140 } } : {}),
+      },
+    },
+    'Instructions per request counted under callgrind by proxy and variant, the timed proxy CPU µs per request beside',
+    {
+      unit: "thousand user-space instructions per request, 95% t-interval of the rounds' slopes; right: the same cell's median proxy CPU µs per request in this run",
+      model: 'callgrind, one worker, one keep-alive connection, batches of verified requests (docs/method/work.md)',
+    },
+  )
 }

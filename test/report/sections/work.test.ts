@@ -52,8 +52,8 @@ const render = (measurements: Measurement[], handshakes: Handshake[] = []) => {
       handshakes: [timed('handshakes', { series: 'tls-handshake', proxy: 'haproxy', version: '3.4.7', key_type: 'rsa4096' }, 1480)],
     },
   }
-  workSection(a, { run: { measurements, handshakes }, aggregates } as unknown as ArticleInput)
-  return a
+  const charts = workSection(a, { run: { measurements, handshakes }, aggregates } as unknown as ArticleInput)
+  return Object.assign(a, { charts })
 }
 
 test('work section: instructions with their interval beside the timed µs and the price; not-countable rows say why, escaped', () => {
@@ -79,9 +79,14 @@ test('work section: instructions with their interval beside the timed µs and th
   assert.ok(md.includes('*How counted:* valgrind\\-3\\.19\\.0 callgrind\\; 1 worker'))
   assert.deepEqual(
     a.files.map((f) => f.path),
-    ['data/work-requests.csv', 'data/work-handshakes.csv'],
+    ['data/charts/work-requests.csv', 'data/work-requests.csv', 'data/work-handshakes.csv'],
   )
-  assert.match(a.files[0]!.content, /^proxy,version,variant,instructions\/req \[95%\],±,low,high,µs\/req timed,µs per 1k instr\.,status,how counted/)
+  // The chart draws the counted rows only (thousands, with the interval), the timed µs beside.
+  const [chart] = a.charts
+  assert.equal(chart!.path, 'charts/work-requests.svg')
+  assert.deepEqual(chart!.rows, [{ category: 'haproxy 3.4.7', group: 'pool-added', value: 43.8231, lo: 43_792.3 / 1000, hi: 43.854 }])
+  assert.deepEqual((chart!.options as { side?: { rows: unknown[] } }).side?.rows, [{ category: 'haproxy 3.4.7', group: 'pool-added', value: 21.9 }])
+  assert.match(a.files[1]!.content, /^proxy,version,variant,instructions\/req \[95%\],±,low,high,µs\/req timed,µs per 1k instr\.,status,how counted/)
 })
 
 test('work section without work rows is left out with how to run it; the price needs both figures', () => {
