@@ -33,7 +33,7 @@ test("the CPU features line names what is kept and what is masked, from the mach
 
 test("the setup line states the tool, the one worker and a Go proxy's environment", () => {
   const line = workSetup('valgrind-3.19.0', { stack: loadStack('traefik') }, null)
-  assert.match(line, /^valgrind-3\.19\.0 callgrind; 1 worker; GODEBUG=asyncpreemptoff=1,gctrace=1,/)
+  assert.match(line, /^valgrind-3\.19\.0 callgrind; 1 worker; GOGC=off; GODEBUG=asyncpreemptoff=1,gctrace=1,/)
   assert.doesNotMatch(workSetup('valgrind-3.19.0', { stack: loadStack('haproxy') }, null), /GODEBUG/)
 })
 

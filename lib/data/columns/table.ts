@@ -131,7 +131,7 @@ const SHARED = byName([
     measured,
     7,
     'instructions / unit',
-    "work rows: the proxy's user-space instructions per request (handshakes.csv: per full handshake and its GET), counted under Valgrind's callgrind as the slope between a small and a large batch, idle work taken off, GC at its long-run rate; does not depend on the machine's speed (docs/method/work.md); empty in timed rows",
+    "work rows: the proxy's user-space instructions per request (handshakes.csv: per full handshake and its GET), counted under Valgrind's callgrind as the slope between a small and a large batch, idle work taken off, Go proxies with their collector off (GOGC=off); does not depend on the machine's speed (docs/method/work.md); empty in timed rows",
   ),
   column(
     'instructions_per_req_low',
