@@ -9,17 +9,15 @@ const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/c
 const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { parseTaxNs } = await import('../lib/cli/run-options.ts')
 const { userError } = await import('../lib/core/errors.ts')
-const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
+const { repoRoot } = await import('../lib/core/paths.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
 const { readManifest } = await import('../lib/data/manifest.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
 const { verdictLines } = await import('../lib/bench/stability.ts')
 const { isDecided } = await import('../lib/core/verdict.ts')
-const { runAllArgv } = await import('../lib/cli/run-all-argv.ts')
-const { formatLikeRun, likeRunFigures, plantedConfig, plantSize, PLANT_PROXY } = await import('../lib/bench/year-later.ts')
-const { spawnSync } = await import('node:child_process')
-const { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } = await import('node:fs')
-const { dirname, join } = await import('node:path')
+const { formatLikeRun, likeRunFigures, plantedConfig, plantSize } = await import('../lib/bench/year-later.ts')
+const { articleConfig, PLANT_PROXY, plantedCheckout, promoteOnce, runStep, writePlanted } = await import('../lib/bench/plant.ts')
+const { join } = await import('node:path')
 
 const FLAGS = flagTable({
   ...commonFlags({ profile: 'quick' }),
@@ -65,12 +63,9 @@ await runNotebook(async () => {
 
   step('base', 1, [])
   // PROXYBENCH_BASELINES_DIR is <out>/baselines: the baseline is its folder <id>.
-  if (!existsSync(join(o.out, 'baselines', BASELINE, 'manifest.json'))) {
-    const p = spawnSync('npx', ['zx', join(repoRoot, 'notebooks/promote.mjs'), join(o.out, 'base'), '--id', BASELINE], { stdio: 'inherit', cwd: repoRoot, env })
-    if (p.status !== 0) throw userError(displayPath(join(o.out, 'base')), `promote exited ${p.status}`, 'Fix what it printed, then run this again')
-  }
+  promoteOnce(join(o.out, 'base'), BASELINE, env)
   const planted = join(o.out, 'plant', 'article.cfg')
-  writePlanted(planted, o.plant)
+  writePlanted(planted, plantedConfig(articleConfig(), o.plant))
   const like = ['--like', BASELINE, '--pair-same']
   // A later --variants wins: the aa run adds the planted config, run as a user's config.
   if (o.runs.includes('aa')) step('aa', 2, [...like, '--variants', `${o.variants},custom:article.cfg`, '--config', `${PLANT_PROXY}=${planted}`])
@@ -102,59 +97,6 @@ function benchOptions(flags) {
       flags: { runtime: 'native', proxies: flags.proxies ?? 'haproxy,nginx,caddy', 'key-types': flags['key-types'] ?? 'ec256' },
     },
   }
-}
-
-/**
- * The planted config: the catalog's article config of the plant's proxy with the plant added.
- * @param {string} file
- * @param {number} conversions
- */
-function writePlanted(file, conversions) {
-  mkdirSync(dirname(file), { recursive: true })
-  const article = readFileSync(join(repoRoot, 'stacks', PLANT_PROXY, 'templates', 'article.cfg'), 'utf8')
-  writeFileSync(file, plantedConfig(article, conversions))
-}
-
-/**
- * A copy of this checkout's tracked files (as they are in the working tree) with the planted
- * article config in place of the catalog's: "today's config" of the planted run.
- * @param {string} out
- * @param {string} planted
- */
-function plantedCheckout(out, planted) {
-  const root = join(out, 'planted-checkout')
-  const files = spawnSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8' }).stdout.split('\0').filter(Boolean)
-  for (const f of files) {
-    if (!existsSync(join(repoRoot, f))) continue
-    mkdirSync(dirname(join(root, f)), { recursive: true })
-    copyFileSync(join(repoRoot, f), join(root, f))
-  }
-  if (!existsSync(join(root, 'node_modules'))) symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'))
-  copyFileSync(planted, join(root, 'stacks', PLANT_PROXY, 'templates', 'article.cfg'))
-  return root
-}
-
-/**
- * One run through run-all: reused when finished, resumed when begun.
- * @param {string} name
- * @param {import('../lib/cli/run-all-argv.ts').RunAllCall} call
- * @param {NodeJS.ProcessEnv} env
- * @param {number} started
- */
-function runStep(name, call, env, started) {
-  const m = readManifest(call.out)
-  if (m?.finished) {
-    process.stdout.write(`${name}: done earlier, reused (${displayPath(call.out)})\n`)
-    return
-  }
-  process.stdout.write(`${name}: ${displayPath(call.out)}${m ? ' (resumed)' : ''} · ${Math.round((Date.now() - started) / 1000)} s elapsed\n`)
-  const r = spawnSync('npx', runAllArgv({ ...call, resume: !!m }), { stdio: 'inherit', cwd: call.root, env })
-  if (r.status !== 0)
-    throw userError(
-      displayPath(call.out),
-      `run-all exited ${r.status ?? r.signal}`,
-      'Fix what it printed, then run this again: finished runs are reused, this one resumes',
-    )
 }
 
 /**

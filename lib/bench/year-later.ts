@@ -15,6 +15,7 @@ import {
 } from '../analysis/pairs.ts'
 import { median } from '../core/stats.ts'
 import type { RunTables } from '../data/run-data.ts'
+import { plantAfterBind } from './plant.ts'
 
 /** The criteria, fixed from the issue's words before any data: detectable change on the median cell at quick, code-path counts' movement on the median cell. */
 export const TARGETS = { detectableQuick: 0.15, countsMoved: 0.03 } as const
@@ -97,18 +98,11 @@ export function formatLikeRun(f: LikeRunFigures): string {
   return lines.join('\n')
 }
 
-/** The proxy whose config the bench plants a cost in. */
-export const PLANT_PROXY = 'haproxy'
-
 /**
  * HAProxy's article config with a known extra cost per request: `conversions` chained
  * sha2(512) of the Host header into a transaction variable, after the frontend's bind line.
  */
 export function plantedConfig(article: string, conversions: number): string {
-  const lines = article.split('\n')
-  const bind = lines.findIndex((l, i) => /^\s+bind\s/.test(l) && lines.slice(0, i).some((p) => /^frontend\s/.test(p)))
-  if (bind < 0) throw new Error('the article config has no frontend bind line to plant after')
   const chain = Array.from({ length: conversions }, () => 'sha2(512),hex').join(',')
-  lines.splice(bind + 1, 0, '    # planted by bench/year-later.mjs: a known cost per request', `    http-request set-var(txn.plant) req.hdr(host),${chain}`)
-  return lines.join('\n')
+  return plantAfterBind(article, [`http-request set-var(txn.plant) req.hdr(host),${chain}`], 'bench/year-later.mjs')
 }

@@ -70,11 +70,11 @@ export const stackSchema = z
         .strict(),
     ),
     defaults: z.array(z.object({ setting: z.string(), documented: z.string(), source: z.string(), measured: z.string().nullish() }).strict()).default([]),
-    /** How the proxy runs under callgrind (series work, docs/method/work.md): extra environment and literal config edits. */
+    /** How the proxy runs under callgrind (series work, docs/method/work.md): extra environment and literal config edits (`since`: from that version on). */
     work: z
       .object({
         env: z.record(z.string()).default({}),
-        config_edits: z.array(z.object({ from: z.string().min(1), to: z.string() }).strict()).default([]),
+        config_edits: z.array(z.object({ from: z.string().min(1), to: z.string(), since: z.string().optional() }).strict()).default([]),
       })
       .strict()
       .optional(),
@@ -83,6 +83,8 @@ export const stackSchema = z
 
 export type Stack = z.infer<typeof stackSchema>
 export type StackVersion = Stack['versions'][number]
+/** A literal edit of the rendered config under callgrind (stack.yaml `work.config_edits`). */
+export type ConfigEdit = NonNullable<Stack['work']>['config_edits'][number]
 
 export function stackFile(proxy: string): string {
   return join(stacksDir, proxy, 'stack.yaml')
@@ -214,6 +216,11 @@ export function compareVersions(a: string, b: string): number {
 
 /** Whether documentation predicts backend reuse for this variant on this version. */
 /** The newest catalog version: what "current" means in a run. */
+/** The `work.config_edits` a version gets under callgrind: those whose `since`, when set, is not newer. */
+export function workEdits(stack: Stack, version: string): ConfigEdit[] {
+  return (stack.work?.config_edits ?? []).filter((e) => e.since === undefined || compareVersions(version, e.since) >= 0)
+}
+
 /** Whether a catalog version can run a variant (its `since`, when set, is not newer). */
 export function variantRunsOn(stack: Stack, variant: string, version: string): boolean {
   const since = stack.variants[variant]?.since

@@ -7,6 +7,7 @@ import { backendStats } from '../roles/backend.ts'
 import { Callgrind, callgrindPid, callgrindPrefix, valgrindVersion } from '../roles/callgrind.ts'
 import { loadgenArgv, loadgenRequests, parseLoadgenOutput, requestsArgv, type HandshakeResult, type RequestsResult } from '../roles/loadgen.ts'
 import { exec, lastLine } from '../core/exec.ts'
+import { workEdits, type ConfigEdit } from '../catalog/stack.ts'
 import { NativeRuntime } from '../runtime/native.ts'
 import { checkFromGenerator, withVerifiedStack, type CellContext, type CellPlan, type RunningStack } from './cell.ts'
 import { handshakeRow, measurementRow, outcomes, type RowFill } from './rows.ts'
@@ -77,10 +78,20 @@ function countedCell(cell: CellPlan): CellPlan {
       prefix: callgrindPrefix('.'),
       env: { ...CPU_PATH_ENV, ...(work?.env ?? {}) },
       threads: COUNTED_THREADS,
-      edits: work?.config_edits ?? [],
+      edits: cell.stack ? workEdits(cell.stack, cell.version) : [],
       readyTimeoutMs: 120_000,
     },
   }
+}
+
+/** An edit as the setup line states it: the config lines it leaves, trimmed (`master_process off;`). */
+const editedLines = (e: ConfigEdit): string => {
+  const before = new Set(e.from.split('\n').map((l) => l.trim()))
+  return `config ${e.to
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !before.has(l))
+    .join(', ')}`
 }
 
 /** A work row of measurements.csv: instructions per keep-alive request. */
@@ -259,11 +270,13 @@ async function workFields(c: Counted, cell: CellPlan): Promise<WorkFields> {
 }
 
 /** How the row was counted, in one line: tool, the worker deviation, the environment that fixes code paths, the corrections. */
-export function workSetup(valgrind: string, cell: Pick<CellPlan, 'stack'>, fit: WorkFit | null): string {
+export function workSetup(valgrind: string, cell: Pick<CellPlan, 'stack' | 'version'>, fit: WorkFit | null): string {
   const env = cell.stack?.work?.env ?? {}
+  const edits = cell.stack ? workEdits(cell.stack, cell.version) : []
   const parts = [
     `${valgrind} callgrind`,
     `${COUNTED_THREADS} worker`,
+    ...edits.map(editedLines),
     ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
     cpuFeatures(),
     ...(fit ? [`idle ${(fit.idleShare * 100).toFixed(2)}% taken off`] : []),

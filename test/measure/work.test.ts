@@ -32,9 +32,16 @@ test("the CPU features line names what is kept and what is masked, from the mach
 })
 
 test("the setup line states the tool, the one worker and a Go proxy's environment", () => {
-  const line = workSetup('valgrind-3.19.0', { stack: loadStack('traefik') }, null)
+  const line = workSetup('valgrind-3.19.0', { stack: loadStack('traefik'), version: '3.7.15' }, null)
   assert.match(line, /^valgrind-3\.19\.0 callgrind; 1 worker; GOGC=off; GODEBUG=asyncpreemptoff=1,gctrace=1,/)
-  assert.doesNotMatch(workSetup('valgrind-3.19.0', { stack: loadStack('haproxy') }, null), /GODEBUG/)
+  assert.match(
+    workSetup('valgrind-3.19.0', { stack: loadStack('nginx'), version: '1.31.3' }, null),
+    /^valgrind-3\.19\.0 callgrind; 1 worker; config master_process off;; cpu /,
+  )
+  // HAProxy's stuck-thread warning exists from 3.0.x: older versions run their config as it is.
+  const haproxy = loadStack('haproxy')
+  assert.match(workSetup('valgrind-3.19.0', { stack: haproxy, version: '3.4.7' }, null), /; 1 worker; config warn-blocked-traffic-after 1000ms; cpu /)
+  assert.doesNotMatch(workSetup('valgrind-3.19.0', { stack: haproxy, version: '2.8.25' }, null), /GODEBUG|config /)
 })
 
 test('nginx runs as one process under callgrind: its edit applies to every template, and an edit that matches nothing is an error', () => {
