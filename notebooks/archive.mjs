@@ -8,11 +8,13 @@ const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/c
 const { archiveCommand } = await import('../lib/setup/archive-cli.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 
-const FLAGS = flagTable({})
+const FLAGS = flagTable({
+  force: { type: 'boolean', help: ['export: replace FILE when it exists (without it, an existing FILE is refused)'] },
+})
 
 const HELP = `Usage: npm run archive -- list
        npm run archive -- add
-       npm run archive -- export <run-id|baseline-id> FILE
+       npm run archive -- export <run-id|baseline-id> FILE [--force]
        npm run archive -- import FILE
        (also: npx zx notebooks/archive.mjs ...)
 
@@ -27,6 +29,8 @@ runs from, each distinct file once. Nothing of it goes into git.
            measured, into one file: FILE.tar.gz (gzip) or FILE.tar.zst (zstd), with a
            LISTING.txt; prints the size per version, in all and the time taken. A build
            not in the archive is listed as missing and the rest is exported (exit 1).
+           An existing FILE is refused (exit 2) unless --force: then the new one is
+           written beside it and renamed over it (a failed export keeps the old one).
   import   verifies every hash in FILE, then adds its builds to the archive (nothing is
            added when one fails)
 
@@ -37,7 +41,7 @@ Exit status: 0; 1 when a build to export is missing from the archive; 2 on bad i
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('archive.mjs'), FLAGS, HELP, 'notebooks/archive.mjs', { positionals: 3 })
-  const r = await archiveCommand(flags._, consoleLogger())
+  const r = await archiveCommand(flags._, consoleLogger(), { force: flags.force })
   process.stdout.write(r.out.join('\n') + '\n')
   return r.code
 })

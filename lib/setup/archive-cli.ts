@@ -13,13 +13,13 @@ import { archiveMeasured } from './build-archive.ts'
 import { setup } from './doctor.ts'
 import { distinctObjects, MB, readTree } from './archive-tree.ts'
 
-/** `npm run archive -- list | export ID FILE | import FILE` (notebooks/archive.mjs; docs/archive.md): what each prints, and its exit status. */
+/** `npm run archive -- list | export ID FILE [--force] | import FILE` (notebooks/archive.mjs; docs/archive.md): what each prints, and its exit status. */
 export interface CommandResult {
   out: string[]
   code: number
 }
 
-const USAGE = 'Use: npm run archive -- list | add | export <run-id|baseline-id> FILE | import FILE (see --help)'
+const USAGE = 'Use: npm run archive -- list | add | export <run-id|baseline-id> FILE [--force] | import FILE (see --help)'
 
 const row = (b: ArchivedBuild) => ({ proxy: b.proxy, version: b.version, build: b.build, source: b.source, files: b.files, size: MB(b.bytes) })
 const COLUMNS = ['proxy', 'version', 'build', 'source', 'files', 'size']
@@ -58,9 +58,11 @@ export function runDirOf(id: string): string {
   return hit
 }
 
-export async function exportCommand(id: string, file: string, log: Logger): Promise<CommandResult> {
+export async function exportCommand(id: string, file: string, log: Logger, o: { force?: boolean } = {}): Promise<CommandResult> {
   const started = Date.now()
   compressionOf(file)
+  // Refused before anything is read or written: an earlier export is often the only copy of its builds.
+  if (!o.force && existsSync(file)) throw userError(file, 'already exists', 'Pass --force to replace it, or name another file')
   const dir = runDirOf(id)
   const proxies = proxyComponents(archiveComponents(dir) ?? [])
   const found = proxies.map((c) => ({ c, b: findComponent(c) }))
@@ -112,14 +114,14 @@ export async function addCommand(log: Logger): Promise<CommandResult> {
 }
 
 /** The sub-command and its arguments, checked: a wrong one is a one-line error naming it. */
-export async function archiveCommand(args: readonly string[], log: Logger): Promise<CommandResult> {
+export async function archiveCommand(args: readonly string[], log: Logger, o: { force?: boolean } = {}): Promise<CommandResult> {
   const [sub, ...rest] = args
   const want = (n: number, names: string) => {
     if (rest.length !== n) throw userError(`archive ${sub}`, `takes ${names}, got ${rest.length} argument${rest.length === 1 ? '' : 's'}`, USAGE)
   }
   if (sub === 'list') return (want(0, 'no argument'), listCommand())
   if (sub === 'add') return (want(0, 'no argument'), addCommand(log))
-  if (sub === 'export') return (want(2, '<run-id|baseline-id> FILE'), exportCommand(rest[0]!, rest[1]!, log))
+  if (sub === 'export') return (want(2, '<run-id|baseline-id> FILE'), exportCommand(rest[0]!, rest[1]!, log, o))
   if (sub === 'import') return (want(1, 'FILE'), importCommand(rest[0]!, log))
   throw userError('notebooks/archive.mjs', sub === undefined ? 'no sub-command' : `unknown sub-command '${sub}'`, USAGE)
 }

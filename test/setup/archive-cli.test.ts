@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { exec } from '../../lib/core/exec.ts'
@@ -56,6 +56,24 @@ test('export a run: the archived build goes into the file, the missing one is na
   assert.match((await archiveCommand(['import', file], memoryLogger())).out[0]!, /^had +haproxy/)
 })
 
+test('export to an existing file: refused in one line, its bytes kept; --force replaces it', async () => {
+  const { run } = await archivedRun()
+  const file = join(T, 'earlier.tar.gz')
+  writeFileSync(file, 'an earlier export')
+  const beside = () => readdirSync(T).filter((f) => f.startsWith('earlier'))
+  await assert.rejects(
+    archiveCommand(['export', run, file], memoryLogger()),
+    (e: Error) => e.message === `${file}: already exists. Pass --force to replace it, or name another file`,
+  )
+  assert.equal(readFileSync(file, 'utf8'), 'an earlier export')
+  assert.deepEqual(beside(), ['earlier.tar.gz'], 'no temp file left beside it')
+  const out = await archiveCommand(['export', run, file], memoryLogger(), { force: true })
+  assert.equal(out.code, 1, 'exported, one build missing as before')
+  assert.notEqual(readFileSync(file, 'utf8'), 'an earlier export')
+  assert.match((await exec('tar', ['-t', '-f', file])).stdout, /^LISTING\.txt$/m)
+  assert.deepEqual(beside(), ['earlier.tar.gz'])
+})
+
 test('bad input is one line naming what is wrong', async () => {
   const log = memoryLogger()
   await assert.rejects(archiveCommand(['frob'], log), /notebooks\/archive\.mjs: unknown sub-command 'frob'\. Use: npm run archive -- list/)
@@ -79,4 +97,12 @@ test('the notebook: --help, a bad sub-command exits 2 with one line', async () =
   const flag = await zx(['list', '--nope'])
   assert.equal(flag.code, 2)
   assert.match(flag.stderr, /--nope/)
+  const existing = join(T, 'existing.tar.gz')
+  writeFileSync(existing, 'kept')
+  const refused = await zx(['export', 'no-such-run', existing])
+  assert.equal(refused.code, 2)
+  assert.equal(refused.stderr, `proxybench: ${existing}: already exists. Pass --force to replace it, or name another file\n`)
+  // --force reaches export: past the existing file, on to the run it cannot find.
+  assert.match((await zx(['export', 'no-such-run', existing, '--force'])).stderr, /no-such-run: no manifest\.json/)
+  assert.equal(readFileSync(existing, 'utf8'), 'kept')
 })
