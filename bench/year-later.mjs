@@ -15,8 +15,10 @@ const { readManifest } = await import('../lib/data/manifest.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
 const { verdictLines } = await import('../lib/bench/stability.ts')
 const { isDecided } = await import('../lib/core/verdict.ts')
-const { formatLikeRun, likeRunFigures, plantedConfig, plantSize } = await import('../lib/bench/year-later.ts')
-const { articleConfig, PLANT_PROXY, plantedCheckout, promoteOnce, runStep, writePlanted } = await import('../lib/bench/plant.ts')
+const { articleConfig, formatLikeRun, likeRunFigures, PLANT_PROXY, plantedCheckout, plantedConfig, plantSize, writePlanted } = await import(
+  '../lib/bench/year-later.ts'
+)
+const { promoteOnce, runStep } = await import('../lib/cli/run-all-argv.ts')
 const { join } = await import('node:path')
 
 const FLAGS = flagTable({

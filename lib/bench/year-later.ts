@@ -15,7 +15,11 @@ import {
 } from '../analysis/pairs.ts'
 import { median } from '../core/stats.ts'
 import type { RunTables } from '../data/run-data.ts'
-import { plantAfterBind } from './plant.ts'
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { writeFileAtomic } from '../core/atomic.ts'
+import { dirname, join } from 'node:path'
+import { repoRoot } from '../core/paths.ts'
 
 /** The criteria, fixed from the issue's words before any data: detectable change on the median cell at quick, code-path counts' movement on the median cell. */
 export const TARGETS = { detectableQuick: 0.15, countsMoved: 0.03 } as const
@@ -105,4 +109,46 @@ export function formatLikeRun(f: LikeRunFigures): string {
 export function plantedConfig(article: string, conversions: number): string {
   const chain = Array.from({ length: conversions }, () => 'sha2(512),hex').join(',')
   return plantAfterBind(article, [`http-request set-var(txn.plant) req.hdr(host),${chain}`], 'bench/year-later.mjs')
+}
+
+// What bench/work.mjs shares with this bench: the plant in HAProxy's article config and a checkout with it.
+
+/** The proxy whose config the benches plant a cost in. */
+export const PLANT_PROXY = 'haproxy'
+
+/** The catalog's article config of the plant's proxy. */
+export const articleConfig = (): string => readFileSync(join(repoRoot, 'stacks', PLANT_PROXY, 'templates', 'article.cfg'), 'utf8')
+
+/** HAProxy's article config with `rules` (http-request lines) after the frontend's bind line, under a comment naming `bench`. */
+export function plantAfterBind(article: string, rules: readonly string[], bench: string): string {
+  const lines = article.split('\n')
+  const bind = lines.findIndex((l, i) => /^\s+bind\s/.test(l) && lines.slice(0, i).some((p) => /^frontend\s/.test(p)))
+  if (bind < 0) throw new Error('the article config has no frontend bind line to plant after')
+  lines.splice(bind + 1, 0, `    # planted by ${bench}: a known cost per request`, ...rules.map((r) => `    ${r}`))
+  return lines.join('\n')
+}
+
+/** Writes a planted config, its folder made. */
+export function writePlanted(file: string, config: string): void {
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileAtomic(file, config)
+}
+
+/**
+ * A copy of this checkout (its tracked and untracked files as they are in the working tree, the ignored left out) under <out>/planted-checkout,
+ * with the planted article config in place of the catalog's.
+ */
+export function plantedCheckout(out: string, planted: string): string {
+  const root = join(out, 'planted-checkout')
+  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
+    .stdout.split('\0')
+    .filter(Boolean)
+  for (const f of files) {
+    if (!existsSync(join(repoRoot, f))) continue
+    mkdirSync(dirname(join(root, f)), { recursive: true })
+    copyFileSync(join(repoRoot, f), join(root, f))
+  }
+  if (!existsSync(join(root, 'node_modules'))) symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'))
+  copyFileSync(planted, join(root, 'stacks', PLANT_PROXY, 'templates', 'article.cfg'))
+  return root
 }

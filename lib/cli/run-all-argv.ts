@@ -1,5 +1,9 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { repoRoot } from '../core/paths.ts'
+import { userError } from '../core/errors.ts'
+import { displayPath, repoRoot } from '../core/paths.ts'
+import { readManifest } from '../data/manifest.ts'
 
 /** One run of notebooks/run-all.mjs by a bench: no report, its own seed and folder. */
 export interface RunAllCall {
@@ -26,4 +30,28 @@ export function runAllArgv(c: RunAllCall): string[] {
     ...(c.extra ?? []),
     ...(c.resume ? ['--resume'] : []),
   ]
+}
+
+/** One run through run-all: reused when finished, resumed when begun; a failure is one line naming its folder. */
+export function runStep(name: string, call: RunAllCall, env: NodeJS.ProcessEnv, started: number): void {
+  const m = readManifest(call.out)
+  if (m?.finished) {
+    process.stdout.write(`${name}: done earlier, reused (${displayPath(call.out)})\n`)
+    return
+  }
+  process.stdout.write(`${name}: ${displayPath(call.out)}${m ? ' (resumed)' : ''} · ${Math.round((Date.now() - started) / 1000)} s elapsed\n`)
+  const r = spawnSync('npx', runAllArgv({ ...call, resume: !!m }), { stdio: 'inherit', cwd: call.root ?? repoRoot, env })
+  if (r.status !== 0)
+    throw userError(
+      displayPath(call.out),
+      `run-all exited ${r.status ?? r.signal}`,
+      'Fix what it printed, then run this again: finished runs are reused, this one resumes',
+    )
+}
+
+/** Promotes a finished run as baseline `id` into the baselines folder `env` names, unless it is there. */
+export function promoteOnce(runDir: string, id: string, env: NodeJS.ProcessEnv): void {
+  if (existsSync(join(env.PROXYBENCH_BASELINES_DIR ?? '', id, 'manifest.json'))) return
+  const p = spawnSync('npx', ['zx', join(repoRoot, 'notebooks/promote.mjs'), runDir, '--id', id], { stdio: 'inherit', cwd: repoRoot, env })
+  if (p.status !== 0) throw userError(displayPath(runDir), `promote exited ${p.status}`, 'Fix what it printed, then run this again')
 }

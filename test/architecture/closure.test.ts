@@ -64,7 +64,7 @@ const MEASURING_STEPS = [
     '11-h3',
   ].map((n) => `notebooks/${n}.mjs`),
   ...['archive', 'bisect', 'capacity', 'catalog', 'pool-table', 'run-all', 'work'].map((n) => `notebooks/${n}.mjs`),
-  ...['busy-machine', 'counts-overhead', 'kill-resume', 'load-model', 'multihost', 'runtime-ratio', 'year-later'].map((n) => `bench/${n}.mjs`),
+  ...['busy-machine', 'counts-overhead', 'kill-resume', 'load-model', 'multihost', 'runtime-ratio', 'work', 'year-later'].map((n) => `bench/${n}.mjs`),
 ]
 
 function measuringLoads(entry: string, root = repoRoot): string[] {

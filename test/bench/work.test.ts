@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { articleConfig, PLANT_PROXY } from '../../lib/bench/plant.ts'
+import { articleConfig, PLANT_PROXY } from '../../lib/bench/year-later.ts'
 import { countedCells, formatWorkBench, plantedVariables, workBenchFigures, workWallS } from '../../lib/bench/work.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { tables, workRow } from '../fixtures/paired.ts'
