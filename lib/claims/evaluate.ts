@@ -77,8 +77,8 @@ export interface ClaimResult {
   interval: { lo: number; hi: number; method: string } | null
   /** What the check centres `value` on: ratio approx, equal 1, spread max, threshold/count value; else null. */
   reference: number | null
-  /** Every measured figure of the check's units, named (the for_each item or the unit's own label): what a finding group shows. */
-  figures: { label: string; fig: Fig }[]
+  /** Every measured figure of the check's units, named (the for_each item or the unit's own label), with that unit's decision: what a finding group shows. */
+  figures: { label: string; fig: Fig; state: State }[]
   /** Each unit's decision (a for_each item, a status cell), in order; none when not runnable here. */
   states: State[]
 }
@@ -148,7 +148,7 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
     value: one?.fig?.value ?? null,
     interval: one?.fig ? unitInterval(one.fig) : null,
     reference: one?.fig ? (one.reference ?? null) : null,
-    figures: units.flatMap((u) => (u.fig && u.fig.method !== 'constant' ? [{ label: u.label ?? '', fig: u.fig }] : [])),
+    figures: units.flatMap((u) => (u.fig && u.fig.method !== 'constant' ? [{ label: u.label ?? '', fig: u.fig, state: u.state }] : [])),
     states: units.map((u) => u.state),
   }
 }

@@ -58,7 +58,7 @@ export interface GroupResult {
   title: string
   verdict: FindingVerdict
   figure: string
-  intervals: { label: string; interval: Interval }[]
+  intervals: { label: string; interval: Interval; verdict: FindingVerdict }[]
 }
 
 /** A unit's figure as an interval of the summary (a constant never gets here). */
@@ -103,7 +103,9 @@ export function evaluateGroup(g: FindingGroup, results: readonly ClaimResult[]):
     title: g.title,
     verdict: combineVerdicts(mine.flatMap(parts)),
     figure: mine.map((r) => (several ? `${r.id}: ${brief(r, g.figure)}` : brief(r, g.figure))).join('; '),
-    intervals: mine.flatMap((r) => r.figures.map((f) => ({ label: f.label ? `${f.label} (${r.id})` : r.id, interval: asInterval(f.fig) }))),
+    intervals: mine.flatMap((r) =>
+      r.figures.map((f) => ({ label: f.label ? `${f.label} (${r.id})` : r.id, interval: asInterval(f.fig), verdict: findingVerdict(f.state) })),
+    ),
   }
 }
 

@@ -12,6 +12,6 @@ export interface Finding {
   title: string
   verdict: FindingVerdict
   figure: string
-  /** The figures the verdict was decided on, with their intervals (for the report and a JSON export). */
-  intervals?: { label: string; interval: Interval }[]
+  /** The figures the verdict was decided on, with their intervals (for the report and a JSON export), and where known each one's own verdict. */
+  intervals?: { label: string; interval: Interval; verdict?: FindingVerdict }[]
 }

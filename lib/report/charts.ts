@@ -164,7 +164,15 @@ export interface LabelledLineOptions extends CommonOptions {
   /** Quantitative x only: the tick values and their labels (e.g. release order 1, 2, 3 → "oldest" … "newest"). */
   xTicks?: { value: number; label: string }[]
   logY?: boolean
+  /**
+   * A panel per series, side by side (three to a row), one y scale: x is each point's label in
+   * the order of its x (versions oldest to newest), so no label stands beside another series'.
+   */
+  panels?: boolean
 }
+
+/** Panels of a labelled-line chart in one row at most. */
+const PANEL_COLUMNS = 3
 
 /**
  * Lines per series with a dot per point, its label beside it and an interval where lo/hi
@@ -185,6 +193,7 @@ export async function labelledLineChart(rows: readonly LabelledPoint[], opts: La
   }))
   const series = uniq(values.map((r) => r.series))
   const width = opts.width ?? CHART_WIDTH
+  if (opts.panels) return renderSpec(panelSpec(values, series, opts, width) as unknown as VegaLiteSpec)
   const ticks = opts.xTicks
   const labelOf = ticks
     ? `{${ticks.map((t) => `${JSON.stringify(String(t.value))}: ${JSON.stringify(t.label)}`).join(', ')}}[format(datum.value, 'd')] || ''`
@@ -232,6 +241,41 @@ export async function labelledLineChart(rows: readonly LabelledPoint[], opts: La
   )
   const spec = { ...head(opts, width), height: opts.height ?? 240, data: { values }, layer: layers }
   return renderSpec(spec as unknown as VegaLiteSpec)
+}
+
+/** labelledLineChart's panels: a line per series in a panel of its own, its labels on its x axis. */
+function panelSpec(
+  values: readonly { x: number; y: number; series: string; label: string }[],
+  series: readonly string[],
+  opts: LabelledLineOptions,
+  width: number,
+) {
+  const columns = Math.min(PANEL_COLUMNS, series.length)
+  const panelWidth = Math.floor((width - 70) / columns) - 20
+  // Labels tilt when the longest would not fit its step in the panel with the most points.
+  const most = Math.max(...series.map((s) => values.filter((v) => v.series === s).length))
+  const longest = Math.max(...values.map((v) => estimateWidth({ fontSize: 10 }, v.label)))
+  const angle = longest <= panelWidth / most - 6 ? 0 : -40
+  const x = { field: 'label', type: 'ordinal', sort: { field: 'x', op: 'min' }, title: opts.xTitle ?? null, axis: { labelAngle: angle, labelFontSize: 10 } }
+  const y = { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: { zero: true }, axis: { format: opts.valueFormat, grid: true } }
+  const color = { field: 'series', type: 'nominal', scale: { domain: series }, legend: null }
+  const layer: object[] = [
+    { mark: { type: 'line', strokeWidth: 2, point: { size: 50, filled: true } }, encoding: { x, y, color } },
+    {
+      transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }],
+      mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.7 },
+      encoding: { x, y: { ...y, field: 'lo' }, y2: { field: 'hi' }, color },
+    },
+  ]
+  const { width: _, autosize: __, ...top } = head(opts, width)
+  return {
+    ...top,
+    data: { values },
+    facet: { field: 'series', type: 'nominal', sort: series, title: null, header: { labelFontSize: 12 } },
+    columns,
+    spec: { width: panelWidth, height: opts.height ?? 110, layer },
+    resolve: { scale: { x: 'independent' }, axis: { x: 'independent' } },
+  }
 }
 
 /** One cell of a comparison: its change with an interval, and the change the between-run noise allows. */

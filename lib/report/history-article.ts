@@ -5,7 +5,7 @@ import type { ChartRequest } from './chart-requests.ts'
 import type { HistoryPoint, HistorySource, SourceKind } from './history.ts'
 import { CHAIN_TITLE, chainSection } from './history-chain.ts'
 import { Article, esc, num } from './markdown.ts'
-import { figure } from './sections/common.ts'
+import { CARRIES_OVER, figure } from './sections/common.ts'
 
 /*
  * The history page's text (docs/report.md#history), from the points history.ts reads: a chart
@@ -77,6 +77,9 @@ const iv = (x: Interval | null, digits = 1) =>
     : x.method === 'single repeat'
       ? `${x.value.toFixed(digits)} [1 value]`
       : `${x.value.toFixed(digits)} [${x.lo.toFixed(digits)}, ${x.hi.toFixed(digits)}]`
+/** The count the history charts draw: it carries over between machines (sections/common.ts CARRIES_OVER). */
+const CHARTED_COUNT = 'proxy_syscalls_per_req'
+
 const KIND_WORDS: Record<SourceKind, string> = { run: 'run', baseline: 'baseline', transcribed: 'transcribed' }
 
 /**
@@ -94,8 +97,8 @@ export function historyArticle(
   a.heading(1, 'History: every run and baseline')
   a.para(
     `Per proxy and variant, every run in this site, every promoted baseline (\`baselines/runs/\`) and the published article figures (\`baselines/published/\`, marked **transcribed**: one number each, no interval, another machine), in time order. ` +
-      "Cost raw is the proxy's CPU µs per request (per handshake for the handshake groups), the median of the valid repeats with its interval by order statistics; calibrated is the same divided by the run's direct reference (the bare backend's CPU µs per request on the same machine). " +
-      `Raw µs of different runs do not compare, not even on one machine (it drifts 15-40% between runs), and across machines the machine adds its own difference: the raw charts and columns below place each run's cost, they do not measure a proxy's change. A proxy's change across runs is read in the first section, *${CHAIN_TITLE}*, measured within one run. Between consecutive points of a proxy, one line says what changed, from the data.`,
+      "Cost raw is the proxy's CPU µs per request (per handshake for the handshake groups), the median of the valid repeats with its interval by order statistics, for the table only; calibrated is the same divided by the run's direct reference (the bare backend's CPU µs per request on the same machine). " +
+      `${CARRIES_OVER} So the charts draw counts, never raw µs of different runs on one axis, and a proxy's change is read in the first section, *${CHAIN_TITLE}*. Between consecutive points of a proxy, one line says what changed, from the data.`,
   )
   a.para('[[toc]]')
   a.para(
@@ -118,51 +121,49 @@ export function historyArticle(
 function groupHistory(a: Article, charts: ChartRequest[], group: string, mine: readonly HistoryPoint[]): void {
   const slug = group.replace(/[^a-z0-9]+/gi, '-').toLowerCase()
   a.heading(2, esc(group))
-  const unit = group.startsWith('handshake') ? 'µs per full handshake' : 'µs per request'
-  figure(
-    a,
-    charts,
-    {
-      path: `${HISTORY_DIR}/charts/history-${slug}.svg`,
-      title: `Proxy CPU ${unit}, ${group}, over time`,
-      kind: 'labelled-line',
-      rows: mine
-        .filter((p) => p.raw && p.date)
-        .map((p) => ({
+  const counted = mine.filter((p) => p.date && p.counts[CHARTED_COUNT] !== undefined)
+  if (counted.length === 0)
+    a.para(`*No chart: no point of ${esc(group)} records system calls per request, and raw µs of different runs are not drawn on one axis.*`)
+  else
+    figure(
+      a,
+      charts,
+      {
+        path: `${HISTORY_DIR}/charts/history-${slug}.svg`,
+        title: `System calls per request, ${group}, over time`,
+        kind: 'labelled-line',
+        rows: counted.map((p) => ({
           x: p.date!.length === 10 ? `${p.date}T00:00:00` : p.date!.replace(/Z$/, ''),
-          y: p.raw!.value,
+          y: p.counts[CHARTED_COUNT]!,
           series: p.proxy,
           label: p.version,
-          lo: p.raw!.method === 'single repeat' ? undefined : p.raw!.lo,
-          hi: p.raw!.method === 'single repeat' ? undefined : p.raw!.hi,
-          hollow: p.kind === 'transcribed',
         })),
-      options: { xType: 'temporal', xTitle: 'started', yTitle: `proxy CPU ${unit} (raw)`, seriesTitle: 'proxy', xFormat: '%Y-%m-%d' },
-    },
-    `${group}: cost over time`,
-    {
-      unit: `proxy CPU ${unit}, raw, median with its interval; hollow diamonds: transcribed figures; each point labelled by its version`,
-      note: `*Not a trend:* each point is another run's raw µs, which moves with the machine (15-40% between runs) besides the proxy; a proxy's change across runs is in *${CHAIN_TITLE}*.`,
-      model: group.startsWith('handshake') ? 'a new TLS connection per request, resumption off' : "closed model, each run's profile (the table names it)",
-    },
-    mine.map((p) => ({
-      proxy: p.proxy,
-      source: p.source,
-      kind: p.kind,
-      date: p.date,
-      version: p.version,
-      profile: p.profile,
-      machine: p.machine,
-      raw: p.raw?.value ?? null,
-      raw_lo: p.raw?.lo ?? null,
-      raw_hi: p.raw?.hi ?? null,
-      calibrated: p.calibrated?.value ?? null,
-      calibrated_lo: p.calibrated?.lo ?? null,
-      calibrated_hi: p.calibrated?.hi ?? null,
-      conns_per_1k: p.connsPer1k,
-      ...p.counts,
-    })),
-  )
+        options: { xType: 'temporal', xTitle: 'started', yTitle: 'proxy system calls per request', seriesTitle: 'proxy', xFormat: '%Y-%m-%d' },
+      },
+      `${group}: system calls per request over time`,
+      {
+        unit: 'system calls the proxy makes per request, median of the valid repeats, each point labelled by its version: a count, which does not move with the machine',
+        note: `*Counts, not cost:* a step here is a change of code path (a version, a config, a pool); raw µs are in the table for each run's own machine, and a proxy's change in cost is in *${CHAIN_TITLE}*.`,
+        model: group.startsWith('handshake') ? 'a new TLS connection per request, resumption off' : "closed model, each run's profile (the table names it)",
+      },
+      mine.map((p) => ({
+        proxy: p.proxy,
+        source: p.source,
+        kind: p.kind,
+        date: p.date,
+        version: p.version,
+        profile: p.profile,
+        machine: p.machine,
+        raw: p.raw?.value ?? null,
+        raw_lo: p.raw?.lo ?? null,
+        raw_hi: p.raw?.hi ?? null,
+        calibrated: p.calibrated?.value ?? null,
+        calibrated_lo: p.calibrated?.lo ?? null,
+        calibrated_hi: p.calibrated?.hi ?? null,
+        conns_per_1k: p.connsPer1k,
+        ...p.counts,
+      })),
+    )
   const rows: { p: HistoryPoint; cause: string }[] = []
   for (let i = 0; i < mine.length; i++) {
     const prev = i > 0 && mine[i - 1]!.proxy === mine[i]!.proxy ? mine[i - 1]! : null

@@ -1,5 +1,5 @@
 import Papa from 'papaparse'
-import { escapeMarkdown } from './render.ts'
+import { escapeMarkdown, type Medium, ONLY_MARKERS } from './render.ts'
 
 /**
  * Markdown building blocks for the article. Every string that comes from data goes through
@@ -54,6 +54,8 @@ export class Article {
   readonly notRun: NotRun[] = []
   /** The text of every heading, in order (what the article can link to). */
   readonly headings: string[] = []
+  /** What the site shows and the PDF leaves out (siteOnly), in order: the PDF lists it (siteOnlyList). */
+  readonly siteOnlyNames: string[] = []
 
   /** `under`: a folder the page's files go in, relative to the page (e.g. "history/" for site/history.html). */
   constructor(private readonly under = '') {}
@@ -64,7 +66,55 @@ export class Article {
     this.files.push(...other.files)
     this.notRun.push(...other.notRun)
     this.headings.push(...other.headings)
+    this.siteOnlyNames.push(...other.siteOnlyNames)
     return this
+  }
+
+  /**
+   * What `write` adds is on the site and not in the PDF (hidden in print, page.ts): the parts to
+   * look things up in, not to read through (docs/report.md#the-pdf). `what` names them in the
+   * PDF's list of them (siteOnlyList) when it wrote anything. Not nested, nor around the appendix marker.
+   */
+  siteOnly(what: string, write: () => void): this {
+    if (this.only('site', write)) this.siteOnlyNames.push(what)
+    return this
+  }
+
+  /** What `write` adds is in the PDF and not on the site: the print's short form of a site-only part. */
+  printOnly(write: () => void): this {
+    this.only('print', write)
+    return this
+  }
+
+  private inOnly = false
+  /** Whether `write` wrote anything (nothing: no marks either). */
+  private only(medium: Medium, write: () => void): boolean {
+    // The marks do not nest (render.ts): the first end would close both.
+    if (this.inOnly) throw new Error('report: a site-only or print-only part cannot hold another')
+    this.inOnly = true
+    this.parts.push(ONLY_MARKERS[medium], '')
+    const from = this.parts.length
+    try {
+      write()
+    } finally {
+      this.inOnly = false
+    }
+    if (this.parts.length === from) {
+      this.parts.splice(from - 2)
+      return false
+    }
+    this.parts.push(ONLY_MARKERS.end, '')
+    return true
+  }
+
+  /** In the PDF only: what it leaves out and `page` (the run's page on the site) holds, as each siteOnly named it. */
+  siteOnlyList(page: string): this {
+    if (this.siteOnlyNames.length === 0) return this
+    return this.printOnly(() =>
+      this.heading(3, 'On the site only')
+        .para(`This print leaves out what is there to look up rather than to read through; ${page} holds it, each table with its CSV:`)
+        .bullets([...new Set(this.siteOnlyNames)]),
+    )
   }
 
   /** Leaves a section out (no heading, so not in the contents): the not-run line names it. */
@@ -110,9 +160,16 @@ export class Article {
 
   /**
    * A table with a link to its CSV (`data/<name>.csv`) below it, or none with `linkedAbove`
-   * (the caller links it in the paragraph right above); an empty table says so.
+   * (the caller links it in the paragraph right above); an empty table says so. A `view` shows
+   * fewer columns of the rows another table of that name writes: it links that CSV and writes none.
    */
-  table<R>(name: string, columns: readonly Column<R>[], rows: readonly R[], empty = 'No rows in this run.', o: { linkedAbove?: boolean } = {}): this {
+  table<R>(
+    name: string,
+    columns: readonly Column<R>[],
+    rows: readonly R[],
+    empty = 'No rows in this run.',
+    o: { linkedAbove?: boolean; view?: boolean } = {},
+  ): this {
     if (rows.length === 0) return this.para(`*${empty}*`)
     const cell = (c: Column<R>, r: R) => (c.show ? c.show(r) : esc(num(c.value(r))))
     const shown = columns.filter((c) => !c.csvOnly)
@@ -123,6 +180,7 @@ export class Article {
       '',
       ...(o.linkedAbove ? [] : [`[${name}.csv](${this.under}data/${name}.csv)`, '']),
     )
+    if (o.view) return this
     const data = rows.map((r) => columns.map((c) => c.value(r) ?? ''))
     this.files.push({ path: `${this.under}data/${name}.csv`, content: Papa.unparse({ fields: columns.map((c) => c.title), data }, { newline: '\n' }) + '\n' })
     return this

@@ -98,6 +98,10 @@ table.verdicts th, table.verdicts td { padding: .06rem .35rem; }
 table.verdicts .badge { line-height: 1.35; }
 p.runline { font-size: .85rem; color: var(--muted); margin-bottom: .5rem; }
 p.answer { font-size: .9rem; line-height: 1.45; margin-bottom: .6rem; }
+/* the abstract and the cost of each proxy: what a reader takes from the first screen */
+p.abstract { font-size: 1.02rem; line-height: 1.5; margin-bottom: .6rem; }
+table.costs { font-size: .85rem; line-height: 1.25; }
+table.costs th, table.costs td { padding: .1rem .45rem; }
 table.verdicts td:first-child { white-space: nowrap; }
 table.verdicts td:first-child .badge + .badge { margin-left: .15em; }
 .table-wrap:has(table.verdicts) + h2 { margin-top: 1.25rem; }
@@ -114,6 +118,8 @@ table.verdicts td:first-child .badge + .badge { margin-left: .15em; }
 }
 
 section.appendix { margin-top: 3rem; border-top: 3px double var(--rule); }
+/* one medium only (markdown.ts Article.siteOnly, printOnly): the PDF lists what it leaves to the site */
+@media not print { .print-only { display: none; } }
 footer.generated { margin-top: 3rem; padding-top: .75rem; border-top: 1px solid var(--rule); font-size: .8rem; color: var(--muted); }
 @page { size: A4; margin: 16mm 15mm 18mm; }
 @media print {
@@ -138,6 +144,15 @@ footer.generated { margin-top: 3rem; padding-top: .75rem; border-top: 1px solid 
   section.appendix { break-before: page; page-break-before: always; border-top: 0; margin-top: 0; }
   table.verdicts { font-size: 7.5pt; table-layout: auto; }
   table.verdicts td { white-space: normal; overflow: visible; }
+  .site-only { display: none; }
+  /* the claims by article (sections/claims.ts): the claim's words get the room, and words break only when one alone is wider than its column */
+  table.claims { table-layout: fixed; }
+  table.claims td { overflow-wrap: break-word; }
+  table.claims th:nth-child(1) { width: 6%; }
+  table.claims th:nth-child(2) { width: 38%; }
+  table.claims th:nth-child(3) { width: 16%; }
+  table.claims th:nth-child(4) { width: 27%; }
+  table.claims th:nth-child(5) { width: 13%; }
 }
 `
 

@@ -8,6 +8,8 @@ export interface TocEntry {
   level: number
   text: string
   id: string
+  /** Under a `[[only:…]]` mark: its contents entry is shown where the heading is (ONLY_MARKERS). */
+  only?: Medium
 }
 
 export interface RenderedMarkdown {
@@ -34,6 +36,16 @@ export const TOC_MARKER = '[[toc]]'
  * `<section class="appendix">` (a page break before it in print: docs/report.md#answer-first).
  */
 export const APPENDIX_MARKER = '[[appendix]]'
+
+/** Where a part of the article is shown: on the site's page, or in its print (the PDF). */
+export type Medium = 'site' | 'print'
+
+/**
+ * Lines around parts shown in one medium only (`<div class="site-only">`, hidden in print by
+ * page.ts): write them through Article.siteOnly / printOnly (markdown.ts), not by hand.
+ */
+export const ONLY_MARKERS = { site: '[[only:site]]', print: '[[only:print]]', end: '[[/only]]' } as const
+const ONLY = /^\[\[only:(site|print)\]\]$/
 
 /** A line `[[class:NAME]]` right before a paragraph or a table gives it the class NAME (the verdict table, the answer). */
 const BLOCK_CLASS = /^\[\[class:([a-z][a-z0-9-]{0,31})\]\]$/
@@ -136,6 +148,35 @@ const markerAt = (tokens: Token[], i: number, test: (text: string) => boolean) =
   return t.type === 'paragraph_open' && !t.hidden && inline?.type === 'inline' && test(inline.content.trim()) && tokens[i + 2]?.type === 'paragraph_close'
 }
 
+/**
+ * Core rule: `[[only:site]]` … `[[/only]]` puts its blocks in a `<div class="site-only">`
+ * (print-only alike) and marks their headings' contents entries so. Not nested: Article.siteOnly
+ * and printOnly each close what they open.
+ */
+function onlyMarkers(state: StateCore): void {
+  const env = state.env as Env
+  const out: Token[] = []
+  const tokens = state.tokens
+  let only: Medium | null = null
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!
+    const opens: Medium | null = only ? null : markerAt(tokens, i, (x) => ONLY.test(x)) ? (ONLY.exec(tokens[i + 1]!.content.trim())![1] as Medium) : null
+    if (opens || (only && markerAt(tokens, i, (x) => x === ONLY_MARKERS.end))) {
+      out.push(onlyToken(state, opens))
+      only = opens
+      i += 2
+      continue
+    }
+    if (only && t.type === 'heading_open') {
+      const entry = env.headings.find((h) => h.id === t.attrGet('id'))
+      if (entry) entry.only = only
+    }
+    out.push(t)
+  }
+  if (only) out.push(onlyToken(state, null))
+  state.tokens = out
+}
+
 /** Core rule: `[[appendix]]` opens a section that runs to the end; `[[class:NAME]]` classes the next paragraph or table. */
 function blockMarkers(state: StateCore): void {
   const out: Token[] = []
@@ -169,6 +210,14 @@ function blockMarkers(state: StateCore): void {
     out.push(close)
   }
   state.tokens = out
+}
+
+/** The opening of a one-medium part (`<div class="site-only">`), or its end with `null`. */
+function onlyToken(state: StateCore, medium: Medium | null): Token {
+  const t = new state.Token(medium ? 'only_open' : 'only_close', 'div', medium ? 1 : -1)
+  t.block = true
+  t.meta = { medium }
+  return t
 }
 
 /** Inline rule: a badge (see BADGES). */
@@ -283,16 +332,17 @@ export function renderToc(toc: readonly TocEntry[]): string {
   let openItem = false
   for (const e of toc) {
     const link = `<a href="#${escapeHtml(e.id)}">${escapeHtml(e.text)}</a>`
+    const li = e.only ? `<li class="${e.only}-only">` : '<li>'
     if (e.level >= 3 && openItem) {
       if (!inSub) html += '\n<ol>\n'
       inSub = true
-      html += `<li>${link}</li>\n`
+      html += `${li}${link}</li>\n`
       continue
     }
     if (inSub) html += '</ol>\n'
     inSub = false
     if (openItem) html += '</li>\n'
-    html += `<li>${link}`
+    html += `${li}${link}`
     openItem = true
   }
   if (inSub) html += '</ol>\n'
@@ -305,6 +355,8 @@ function createMd(): MarkdownIt {
   const md = new MarkdownIt('default', { html: false, linkify: false, typographer: false })
   md.core.ruler.push('proxybench_heading_ids', headingIds)
   md.core.ruler.push('proxybench_toc', tocMarker)
+  // Before the appendix's: a part shown in one medium closes inside the appendix section.
+  md.core.ruler.push('proxybench_only_markers', onlyMarkers)
   md.core.ruler.push('proxybench_block_markers', blockMarkers)
   md.inline.ruler.before('link', 'proxybench_badge', badgeRule)
   md.core.ruler.push('proxybench_numeric_cells', numericCells)
@@ -317,6 +369,8 @@ function createMd(): MarkdownIt {
   }
   md.renderer.rules.appendix_open = () => '<section class="appendix" id="appendix">\n'
   md.renderer.rules.appendix_close = () => '</section>\n'
+  md.renderer.rules.only_open = (tokens, idx) => `<div class="${(tokens[idx]!.meta as { medium: Medium }).medium}-only">\n`
+  md.renderer.rules.only_close = () => '</div>\n'
   md.renderer.rules.badge = (tokens, idx) => {
     const { kind, count, short } = tokens[idx]!.meta as { kind: BadgeKind; count: number | null; short: boolean }
     if (short) return `<span class="badge badge-${kind}" title="${count} ${escapeHtml(BADGES[kind])}">${count} ${BADGE_MARKS[kind]}</span>`

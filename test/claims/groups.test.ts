@@ -115,12 +115,20 @@ test("a group's figure: each claim's figures with intervals where every unit was
   const perProxy: ClaimResult = {
     ...result('a', 'reproduced', ['holds', 'holds']),
     figures: [
-      { label: 'caddy', fig: fig(1.54, 1.4, 1.7) },
-      { label: 'envoy', fig: fig(2.38, 2.1, 2.7) },
+      { label: 'caddy', fig: fig(1.54, 1.4, 1.7), state: 'fails' },
+      { label: 'envoy', fig: fig(2.38, 2.1, 2.7), state: 'holds' },
     ],
   }
   const oneMissing: ClaimResult = { ...perProxy, id: 'b', measured: 'b measured', states: ['holds', 'missing'], figures: perProxy.figures.slice(0, 1) }
   const g: FindingGroup = { id: 'F2', title: 't', series: 'pooling', claims: ['a', 'b'], combine: 'all', figure: 'figures' }
   assert.equal(evaluateGroup(g, [perProxy, oneMissing]).figure, 'a: caddy 1.54 [1.4, 1.7], envoy 2.38 [2.1, 2.7]; b: b measured')
   assert.equal(evaluateGroup({ ...g, figure: 'measured' }, [perProxy, oneMissing]).figure, 'a: a measured; b: b measured')
+  // Each figure keeps its own unit's verdict: the report shows the one that decided the line.
+  assert.deepEqual(
+    evaluateGroup({ ...g, claims: ['a'] }, [perProxy]).intervals.map((i) => [i.label, i.verdict]),
+    [
+      ['caddy (a)', 'not held'],
+      ['envoy (a)', 'held'],
+    ],
+  )
 })

@@ -7,6 +7,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Browser, Page } from 'puppeteer'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
+import { LATENCY_FORMAT, writeLatencySpectrum } from '../../lib/data/latency.ts'
+import type { ClaimResult } from '../../lib/claims/evaluate.ts'
 import { buildReport } from '../../lib/report/build.ts'
 import { localPage, pdfPageCount, withBrowser } from '../../lib/report/pdf.ts'
 
@@ -15,9 +17,22 @@ const fixture = join(repoRoot, 'test/fixtures/run-quick')
 /** The fixture run's id: the site publishes it under runs/<id>/. */
 const runId = String(JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')).run_id)
 
+/** One closed-model latency spectrum, as wrk's raw output gives it (the fixture keeps no raw/). */
+const SPECTRUM = {
+  format: LATENCY_FORMAT,
+  generator: 'wrk',
+  measured_from: 'sent',
+  exact: true,
+  total_count: 100000,
+  max_us: 9000,
+  points: [0, 50, 90, 99, 99.9, 100].map((percentile, i) => ({ percentile, value_us: 500 * (i + 1) ** 2, count: percentile * 1000 })),
+  hdr: null,
+} as const
+
 /**
  * The real report pipeline on the committed fixture run (a real quick run's CSVs), with two
- * rows' version strings replaced by hostile ones, compared with the published baseline.
+ * rows' version strings replaced by hostile ones and a latency spectrum in raw/ (a section the
+ * site has and the PDF leaves out), compared with the published baseline.
  */
 async function buildSite(site: string) {
   const dir = mkdtempSync(join(tmpdir(), 'pb-site-run-'))
@@ -27,6 +42,7 @@ async function buildSite(site: string) {
   lines[1] = lines[1]!.replace(/^([^,]*,[^,]*,[^,]*),[^,]*,/, `$1,"${HOSTILE[0]}",`)
   lines[2] = lines[2]!.replace(/^([^,]*,[^,]*,[^,]*),[^,]*,/, `$1,"${HOSTILE[1].replace(/"/g, '""')}",`)
   writeFileSync(csv, lines.join('\n'))
+  writeLatencySpectrum(dir, 'same-haproxy-3.4.7-article-ec256-c200-r1', { ...SPECTRUM, points: [...SPECTRUM.points] })
   const t0 = performance.now()
   const r = await buildReport({ runDir: dir, baseline: '2026-08-23', siteDir: site, pdf: true, log: memoryLogger() })
   return { r, seconds: (performance.now() - t0) / 1000 }
@@ -80,6 +96,75 @@ async function overflows(page: Page, width: number): Promise<string[]> {
   })()`) as Promise<string[]>
 }
 
+/** What the print leaves out is on the page: a latency spectrum, findings in full, the ledger's ids and CSV lines; the print's list is not. */
+function siteOnlyOnScreen(v: { text: string; images: { src: string }[] }, claims: readonly ClaimResult[]) {
+  assert.ok(v.images.some((i) => i.src === 'charts/latency-same.svg') && v.text.includes('Findings in full'), 'site-only parts on the page')
+  for (const c of claims) assert.ok(v.text.includes(c.id), `claim id ${c.id} on the page`)
+  assert.ok(v.text.includes('(rows: measurements.csv') && !v.text.includes('On the site only'))
+}
+
+/** The run page under print media at A4 width (docs/report.md#the-pdf). */
+async function siteOnlyInPrint(page: Page, claims: readonly ClaimResult[]) {
+  // In print: no spectrum, no CSV line numbers, the claims by article without ids, and the list of what the site holds.
+  const printed = await page.evaluate(() => ({
+    // biome-ignore lint/performance/useDomNodeTextContent: what prints is what is checked; textContent would count hidden text
+    text: document.body.innerText,
+    images: [...document.querySelectorAll('img')].filter((i) => i.getClientRects().length > 0).map((i) => i.getAttribute('src')!),
+    // biome-ignore lint/performance/useDomNodeTextContent: as printed
+    claims: (document.querySelector('table.claims') as HTMLElement | null)?.innerText ?? '',
+    shown: ['findings-in-full', 'latency-spectrum', 'every-pooling-cell', 'claims-ledger'].filter(
+      (id) => document.getElementById(id)!.getClientRects().length > 0,
+    ),
+  }))
+  assert.ok(printed.images.length >= 3 && !printed.images.some((src) => src.includes('latency')), printed.images.join(' '))
+  for (const c of claims) assert.ok(!printed.claims.includes(c.id), `claim id ${c.id} in the printed claims`)
+  assert.ok(!printed.text.includes('(rows: measurements.csv'), 'CSV line numbers in print')
+  assert.deepEqual(printed.shown, ['claims-ledger'], 'headings in print')
+  assert.ok(printed.text.includes('On the site only') && claims.every((c) => printed.claims.includes(c.claim)), 'the claims by article and the list in print')
+  // No word of the claims by article breaks across lines (a line may end after a hyphen, slash or plus).
+  const broken = await page.evaluate(`(() => {
+    const out = []
+    const walk = document.createTreeWalker(document.querySelector('table.claims'), NodeFilter.SHOW_TEXT)
+    for (let n = walk.nextNode(); n; n = walk.nextNode())
+      for (const m of n.data.matchAll(/[^\\s\\-\\/+\\u200b]+/g)) {
+        const r = document.createRange()
+        r.setStart(n, m.index)
+        r.setEnd(n, m.index + m[0].length)
+        if (new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1) out.push(m[0])
+      }
+    return out
+  })()`)
+  assert.deepEqual(broken, [])
+}
+
+/** The first screen at 1280x800 says what the run found in words and figures: the abstract and each proxy's cost. */
+async function firstScreen(page: Page, r: { claims: readonly ClaimResult[]; findings: readonly unknown[] }) {
+  await page.setViewport({ width: 1280, height: 800 })
+  const first = await page.evaluate(() => ({
+    abstract: document.querySelector('p.abstract')?.getBoundingClientRect().bottom ?? Infinity,
+    words: document.querySelector('p.abstract')?.textContent ?? '',
+    costs: document.querySelector('table.costs')?.getBoundingClientRect().bottom ?? Infinity,
+    badges: document.querySelectorAll('table.verdicts .badge').length,
+    history: [...document.querySelectorAll('a')].some((a) => a.getAttribute('href') === '../../history.html'),
+  }))
+  console.log(`run page at 1280x800: abstract ends at ${first.abstract} px, the cost table at ${first.costs} px`)
+  assert.ok(first.abstract < first.costs && first.costs <= 800 && first.badges >= r.findings.length && first.history, JSON.stringify(first))
+  assert.match(first.words, /µs of CPU per request/)
+  assert.match(first.words, new RegExp(`Of ${r.claims.length} published claims, ${r.claims.filter((c) => c.verdict === 'reproduced').length} reproduced`))
+}
+
+/** The history names every source and never draws raw µs of different runs on one axis. */
+async function historyChecks(v: { page: Page; text: string }, runId: string) {
+  assert.ok(v.text.includes('transcribed') && v.text.includes(runId) && v.text.includes('2026-11-30-quick-2core'), 'history: every source')
+  // Raw µs of different runs are never drawn on one axis: a chart is of counts, or there is none and the page says so.
+  const titles = await v.page.evaluate(() => [...document.querySelectorAll('figure.chart img')].map((i) => i.getAttribute('alt') ?? ''))
+  assert.ok(
+    titles.every((t) => /system calls per request/.test(t)),
+    titles.join('; '),
+  )
+  if (titles.length === 0) assert.match(v.text, /raw µs of different runs are not drawn on one axis/)
+}
+
 /** A relative href must name an existing file (its #fragment an existing id of that page). */
 function checkLinks(file: string, hrefs: string[], ids: string[]) {
   for (const href of hrefs) {
@@ -105,6 +190,8 @@ test('the published site works from file:// in headless Chromium, and prints to 
   // The answer and the pictures before the appendix's page break: a quick run's main part fits 12 pages.
   assert.equal(r.pdfPages!.pages, pages)
   assert.ok(r.pdfPages!.main >= 2 && r.pdfPages!.main <= 12 && r.pdfPages!.main < pages, JSON.stringify(r.pdfPages))
+  // The print leaves to the site what is there to look up (docs/report.md#the-pdf): 58 pages with it, 25 without.
+  assert.ok(pages <= 28, `${pages} pages: more than the 28 of the answer, the pictures, the details in brief and the claims by article`)
   // Charts are vector in the PDF: no raster image at all.
   assert.equal((bytes.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? []).length, 0)
   assert.deepEqual(readFileSync(join(site, 'report.pdf')), bytes, 'site/report.pdf is the latest report')
@@ -139,6 +226,7 @@ test('the published site works from file:// in headless Chromium, and prints to 
         for (const h of HOSTILE) assert.ok(v.text.includes(h), `${file}: ${h} shown as text`)
         assert.ok(v.images.length >= 3, `${v.images.length} charts`)
         assert.ok(v.links.includes('data/measurements.csv') && v.links.includes('data/claims.csv') && v.links.includes('../../index.html'))
+        siteOnlyOnScreen(v, r.claims)
         // numeric columns right-aligned, table rows zebra-striped
         const style = await v.page.evaluate(() => {
           const num = document.querySelector('td.num')!
@@ -147,25 +235,9 @@ test('the published site works from file:// in headless Chromium, and prints to 
         })
         assert.equal(style.align, 'right')
         assert.notEqual(style.odd, style.even)
-        // The first screen at 1280x800 holds the summary and the whole verdict table; the first chart starts on it.
-        await v.page.setViewport({ width: 1280, height: 800 })
-        const first = await v.page.evaluate(() => ({
-          summary: document.querySelector('p.answer')?.getBoundingClientRect().bottom ?? Infinity,
-          table: document.querySelector('table.verdicts')?.getBoundingClientRect().bottom ?? Infinity,
-          badges: document.querySelectorAll('table.verdicts .badge').length,
-          chart: document.querySelector('figure.chart')?.getBoundingClientRect().top ?? Infinity,
-          history: [...document.querySelectorAll('a')].some((a) => a.getAttribute('href') === '../../history.html'),
-        }))
-        console.log(`run page at 1280x800: summary ends at ${first.summary} px, verdict table at ${first.table} px, first chart starts at ${first.chart} px`)
-        assert.ok(
-          first.summary < first.table && first.table <= 800 && first.chart <= 800 && first.badges >= r.findings.length && first.history,
-          JSON.stringify(first),
-        )
+        await firstScreen(v.page, r)
       } else if (file === history) {
-        assert.ok(
-          v.images.length >= 3 && v.text.includes('transcribed') && v.text.includes(runId) && v.text.includes('2026-11-30-quick-2core'),
-          `${file}: every source`,
-        )
+        await historyChecks(v, runId)
       } else if (file !== baseline) {
         assert.ok(
           v.links.includes(`runs/${runId}/index.html`) &&
@@ -189,6 +261,7 @@ test('the published site works from file:// in headless Chromium, and prints to 
         .map((t) => `${t.querySelector('th')?.textContent} … ${t.querySelectorAll('th')[4]?.textContent}: ${t.scrollWidth}px`),
     )
     assert.deepEqual(wide, [])
+    await siteOnlyInPrint(page, r.claims)
     await page.close()
     console.log(`screenshots in ${shots}`)
   })

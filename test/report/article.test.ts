@@ -45,7 +45,7 @@ test('answer first: title, summary and verdict table, then the pictures, then th
   const { markdown, files, charts } = await article(fixture)
   const at = (re: RegExp) => markdown.search(re)
   const [title, verdicts, firstPicture, appendix] = [
-    at(/^# proxybench run /m),
+    at(/^# /m),
     at(/^\[\[class:verdicts\]\]$/m),
     at(/^## Pooling: CPU per request/m),
     at(/^\[\[appendix\]\]$/m),

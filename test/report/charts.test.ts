@@ -113,6 +113,20 @@ test('labelled lines: a label per point, intervals as rules, transcribed points 
   assert.ok(ranks.includes('>oldest</text>') && ranks.includes('>newest</text>'))
 })
 
+test('labelled lines in panels: a panel per series, its x axis its own labels in the order of x', async () => {
+  const rows = [
+    { x: 2, y: 12, series: 'nginx', label: '1.31.3' },
+    { x: 1, y: 10, series: 'nginx', label: '1.22.1' },
+    { x: 1, y: 20, series: 'haproxy', label: '2.6.12', lo: 19, hi: 21 },
+    { x: 2, y: 21, series: 'haproxy', label: '3.4.7' },
+  ]
+  const svg = await labelledLineChart(rows, { panels: true, yTitle: 'µs' })
+  const labels = [...svg.matchAll(/>([0-9.]+)<\/text>/g)].map((m) => m[1]).filter((t) => t.split('.').length === 3)
+  // Each version once, on its own panel's axis, oldest first; no label of another panel beside it.
+  assert.deepEqual(labels, ['1.22.1', '1.31.3', '2.6.12', '3.4.7'])
+  assert.ok(svg.includes('>nginx</text>') && svg.includes('>haproxy</text>'), 'a header per panel')
+})
+
 test('change dot plot: the noise band is drawn only where the comparison gives it', async () => {
   const rows = [
     { category: 'nginx pool-added', value: 12, lo: 4, hi: 20, noise: 6, group: 'changed' },

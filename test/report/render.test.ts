@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { UserError } from '../../lib/core/errors.ts'
+import { Article } from '../../lib/report/markdown.ts'
 import { badge, shortBadge, escapeMarkdown, isNumericCell, renderMarkdown, slugify } from '../../lib/report/render.ts'
 import { HOSTILE } from '../fixtures/hostile.ts'
 
@@ -116,4 +117,31 @@ test('[[appendix]] puts the rest in a section of its own; [[class:x]] classes th
   assert.ok(!html.includes('[[class') && !html.includes('[[appendix'))
   // A heading called Appendix does not take the section's id.
   assert.match(renderMarkdown('## Appendix\n\n[[appendix]]\n').html, /<h2 id="appendix-2">/)
+})
+
+test('site only: a part the print hides, named in the list the print has instead; contents entries marked alike', () => {
+  const a = new Article()
+  a.heading(2, 'Series').para('prose')
+  a.siteOnly('Every cell', () => a.heading(3, 'Every cell').table('cells', [{ title: 'cell', value: (r: string) => r }], ['x']))
+  a.siteOnly('Nothing', () => undefined)
+  a.printOnly(() => a.para('in short'))
+  a.para('[[toc]]').siteOnlyList('the site')
+  const md = a.toString()
+  const { html } = renderMarkdown(md)
+  assert.match(
+    html,
+    /<div class="site-only">\n<h3 id="every-cell">Every cell<\/h3>\n<div class="table-wrap">[\s\S]*?cells\.csv<\/a><\/p>\n<\/div>\n<div class="print-only">\n<p>in short<\/p>\n<\/div>/,
+  )
+  // The list names what was written (a part that wrote nothing leaves no mark and no line), in print only.
+  assert.deepEqual(a.siteOnlyNames, ['Every cell'])
+  assert.match(
+    html,
+    /<div class="print-only">\n<h3 id="on-the-site-only">On the site only<\/h3>\n<p>[^<]*the site[^<]*<\/p>\n<ul>\n<li>Every cell<\/li>\n<\/ul>\n<\/div>\n$/,
+  )
+  assert.match(html, /<li class="site-only"><a href="#every-cell">Every cell<\/a><\/li>/)
+  assert.match(html, /<li class="print-only"><a href="#on-the-site-only">/)
+  assert.ok(a.files.some((f) => f.path === 'data/cells.csv') && !html.includes('[[only') && !html.includes('[[/only'))
+  assert.throws(() => a.siteOnly('outer', () => a.printOnly(() => a.para('inner'))), /cannot hold another/)
+  // Data cannot open one: its brackets are escaped.
+  assert.ok(!renderMarkdown(`${escapeMarkdown('[[only:site]]')}\n\nx\n`).html.includes('<div'))
 })

@@ -9,6 +9,7 @@ import type { ArticleInput, Finding } from './input.ts'
 import { PICTURES } from './pictures.ts'
 import type { CellChange } from '../baseline-changes.ts'
 import { pairSentences } from './pairs.ts'
+import { abstractSentences, abstractTitle, answerCells, answerTable, claimsByArticle } from './abstract.ts'
 
 /**
  * The answer first (docs/report.md#answer-first): the title, one line of what was run, a
@@ -69,13 +70,17 @@ function firstBand(title: string): { min?: number; max?: number } | null {
 }
 
 /**
- * The figure that decides the verdict: for "not held" the first interval on the wrong side of
- * the bound, for "inconclusive" the first across it (or resting on one repeat), for "held" the
- * one nearest the bound; the first when the title gives no bound.
+ * The figure that decides the verdict: the first whose own verdict is the line's (a claim's unit
+ * that failed or straddled); else for "not held" the first interval on the wrong side of the
+ * title's bound, for "inconclusive" the first across it (or resting on one repeat), for "held"
+ * the one nearest the bound; the first when the title gives no bound.
  */
 export function decidingInterval(f: Finding): { label: string; interval: Interval } | null {
   const all = f.intervals ?? []
   if (all.length === 0) return null
+  // A figure that carries its own verdict decides by it: the first that fails (✗) or straddles (?).
+  const own = f.verdict === 'not held' || f.verdict === 'inconclusive' ? all.find((x) => x.verdict === f.verdict) : undefined
+  if (own) return own
   const band = firstBand(f.title)
   const place = (iv: Interval) => (band ? placeInterval(iv, band) : null)
   if (f.verdict === 'not held') return all.find((x) => place(x.interval) === 'outside') ?? all[0]!
@@ -100,6 +105,12 @@ function figureText(f: Finding): string {
   const more = (f.intervals?.length ?? 0) - 1
   // The number first: on a narrow column the label is what gets cut.
   return `${fmtInterval(d.interval, digitsFor(d.interval))} ${d.label}${more > 0 ? ` (+${more} more)` : ''}`
+}
+
+/** The intervals' real coverage (`50%` at 2 repeats, `95%` from 6), the lowest of the findings' figures: the header says what the cells are. */
+function coverageOf(findings: readonly Finding[]): string {
+  const levels = findings.flatMap((f) => (f.intervals ?? []).filter((x) => x.interval.method === 'order statistics').map((x) => x.interval.level))
+  return `${Math.round(100 * (levels.length ? Math.min(...levels) : 0.95))}%`
 }
 
 /** `seed 000` from `000_ad6047c3dfc67502.txt`. */
@@ -193,7 +204,7 @@ function baselineSentence(changes: readonly CellChange[]): string {
 function runLine(input: ArticleInput): string {
   const m = input.run.manifest
   const started = m.started.slice(0, 16).replace('T', ' ')
-  return `Profile **${esc(m.profile)}** (${m.profile_settings.repeats} repeat${m.profile_settings.repeats === 1 ? '' : 's'}, ${m.profile_settings.duration_s} s windows) · ${m.proxies.length} proxies · ${esc(m.host.cpu_model)}, ${m.host.cores} cores, ${esc(m.runtime)} · ${esc(started)} UTC${m.finished ? '' : ' · **not finished**'} · cost: the proxy's CPU µs per request · [history](../../history.html)`
+  return `Run **${esc(m.run_id)}** · profile **${esc(m.profile)}** (${m.profile_settings.repeats} repeat${m.profile_settings.repeats === 1 ? '' : 's'}, ${m.profile_settings.duration_s} s windows) · ${m.proxies.length} proxies · ${esc(m.host.cpu_model)}, ${m.host.cores} cores, ${esc(m.runtime)} · ${esc(started)} UTC${m.finished ? '' : ' · **not finished**'} · cost: the proxy's CPU µs per request · [history](../../history.html)`
 }
 
 /**
@@ -202,9 +213,14 @@ function runLine(input: ArticleInput): string {
  */
 export function answerSection(a: Article, input: ArticleInput, headings: readonly string[], changes: readonly CellChange[] | null): ChartRequest[] {
   const { findings, claims, run } = input
-  a.heading(1, `proxybench run ${esc(run.manifest.run_id)}`)
+  const main = answerCells(input)
+  a.heading(1, esc(abstractTitle(main, run.manifest.run_id)))
   a.para('[[class:runline]]')
   a.para(runLine(input))
+  a.para('[[class:abstract]]')
+  a.para(abstractSentences(input, main).join(' ') || 'This run measured no pooling cells and evaluated no claims.')
+  answerTable(a, main)
+  claimsByArticle(a, claims)
   a.para('[[class:answer]]')
   a.para(`${summaryParagraph(findings, claims, changes, pairedSentences(input))} Every verdict below: [verdicts.csv](data/verdicts.csv).`)
   const rows: Row[] = findings.map((f) => {
@@ -238,7 +254,7 @@ export function answerSection(a: Article, input: ArticleInput, headings: readonl
     [
       { title: 'verdict', value: (r) => r.verdict, show: (r) => r.badges },
       { title: 'finding', value: (r) => `${r.id} ${r.what}`, show: (r) => `**${esc(r.id)}** ${esc(r.what)}` },
-      { title: 'figure [95% interval]', value: (r) => r.figure, show: (r) => esc(r.figure) },
+      { title: `figure [${coverageOf(findings)} interval]`, value: (r) => r.figure, show: (r) => esc(r.figure) },
       { title: 'bound', value: (r) => r.bound, show: (r) => esc(r.bound) },
       { title: 'see', value: (r) => r.links.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1'), show: (r) => r.links },
     ],

@@ -57,18 +57,22 @@ export function baselineSection(a: Article, b: BaselineComparison | undefined, p
   a.para(
     'The baseline is a published article whose tables did not survive: each quoted figure it states is matched with the cell of this run that measures the same thing. A published figure has no repeats, so no significance test is possible; the delta is shown as is.',
   )
-  a.table(
-    'baseline',
-    [
-      { title: 'figure', value: (d) => d.label },
-      { title: 'published', value: (d) => d.published },
-      { title: 'this run', value: (d) => (d.ours === null ? null : num(d.ours)), show: (d) => esc(d.oursText) },
-      { title: 'delta', value: (d) => (d.delta === null ? null : pct(d.delta)) },
-      { title: 'note', value: (d) => d.note },
-    ],
-    b.deltas,
-    'No figure of the baseline has a matching cell in this run.',
-  )
+  const deltas = () =>
+    a.table(
+      'baseline',
+      [
+        { title: 'figure', value: (d) => d.label },
+        { title: 'published', value: (d) => d.published },
+        { title: 'this run', value: (d) => (d.ours === null ? null : num(d.ours)), show: (d) => esc(d.oursText) },
+        { title: 'delta', value: (d) => (d.delta === null ? null : pct(d.delta)) },
+        { title: 'note', value: (d) => d.note },
+      ],
+      b.deltas,
+      'No figure of the baseline has a matching cell in this run.',
+    )
+  // The picture "Against the baseline" draws every delta; the table is for looking one up.
+  if (b.deltas.length) a.siteOnly('The comparison with the baseline figure by figure: published, this run, delta', deltas)
+  else deltas()
   return []
 }
 
@@ -168,40 +172,43 @@ function comparisonTables(a: Article, rows: readonly ComparisonRow[]) {
   for (const r of rows) sources.set(r.between.source, (sources.get(r.between.source) ?? 0) + 1)
   a.para('Where the between-run variance of each row comes from (the CSV names it per row):')
   a.bullets([...sources].map(([s, n]) => `${esc(s)}: ${n} figure${n === 1 ? '' : 's'}`))
-  for (const kind of KIND_ORDER) {
-    const of = rows.filter((r) => r.kind === kind)
-    if (of.length === 0) continue
-    a.para(`**${KIND_TITLE[kind]}**`)
-    a.table(
-      `baseline-${kind}`,
-      [
-        { title: 'figure', value: (r) => r.metric, show: (r) => esc(UNIT_NOTE[r.metric] ?? r.metric) },
-        { title: 'table', value: (r) => r.table, csvOnly: true },
-        { title: 'series', value: (r) => r.key.series ?? null },
-        { title: 'proxy', value: (r) => r.key.proxy ?? null, show: (r) => esc([r.key.proxy, r.key.version].filter(Boolean).join(' ')) },
-        { title: 'version', value: (r) => r.key.version ?? null, csvOnly: true },
-        {
-          title: 'cell',
-          value: (r) =>
-            String(r.key.variant ?? '') +
-            (r.key.key_type && r.key.key_type !== 'ec256' ? ` ${r.key.key_type}` : '') +
-            (r.key.mode ? ` ${r.key.mode}` : '') +
-            (r.key.target_rps ? ` @${r.key.target_rps} rps` : ''),
-        },
-        { title: 'baseline', value: (r) => r.base.median },
-        { title: 'this run', value: (r) => r.run.median },
-        { title: 'n', value: (r) => `${r.base.n}+${r.run.n}` },
-        {
-          title: 'change [95%]',
-          value: (r) => formatChange(r),
-          show: (r) => (r.verdict === 'increased' || r.verdict === 'decreased' ? `**${esc(formatChange(r))}**` : esc(formatChange(r))),
-        },
-        { title: 'could detect', value: (r) => r.detectable, show: (r) => esc(formatDetectable(r)) },
-        { title: 'verdict', value: (r) => r.verdict },
-        { title: 'between-run SD (log)', value: (r) => r.between.sd, csvOnly: true },
-        { title: 'between-run source', value: (r) => r.between.source, csvOnly: true },
-      ],
-      of,
-    )
-  }
+  // For looking one up: the picture "Against the baseline" draws every change (a paired run's pairs say its own).
+  a.siteOnly('The comparison with the baseline figure by figure: counts, ratios and costs with their change and verdict', () => {
+    for (const kind of KIND_ORDER) {
+      const of = rows.filter((r) => r.kind === kind)
+      if (of.length === 0) continue
+      a.para(`**${KIND_TITLE[kind]}**`)
+      a.table(
+        `baseline-${kind}`,
+        [
+          { title: 'figure', value: (r) => r.metric, show: (r) => esc(UNIT_NOTE[r.metric] ?? r.metric) },
+          { title: 'table', value: (r) => r.table, csvOnly: true },
+          { title: 'series', value: (r) => r.key.series ?? null },
+          { title: 'proxy', value: (r) => r.key.proxy ?? null, show: (r) => esc([r.key.proxy, r.key.version].filter(Boolean).join(' ')) },
+          { title: 'version', value: (r) => r.key.version ?? null, csvOnly: true },
+          {
+            title: 'cell',
+            value: (r) =>
+              String(r.key.variant ?? '') +
+              (r.key.key_type && r.key.key_type !== 'ec256' ? ` ${r.key.key_type}` : '') +
+              (r.key.mode ? ` ${r.key.mode}` : '') +
+              (r.key.target_rps ? ` @${r.key.target_rps} rps` : ''),
+          },
+          { title: 'baseline', value: (r) => r.base.median },
+          { title: 'this run', value: (r) => r.run.median },
+          { title: 'n', value: (r) => `${r.base.n}+${r.run.n}` },
+          {
+            title: 'change [95%]',
+            value: (r) => formatChange(r),
+            show: (r) => (r.verdict === 'increased' || r.verdict === 'decreased' ? `**${esc(formatChange(r))}**` : esc(formatChange(r))),
+          },
+          { title: 'could detect', value: (r) => r.detectable, show: (r) => esc(formatDetectable(r)) },
+          { title: 'verdict', value: (r) => r.verdict },
+          { title: 'between-run SD (log)', value: (r) => r.between.sd, csvOnly: true },
+          { title: 'between-run source', value: (r) => r.between.source, csvOnly: true },
+        ],
+        of,
+      )
+    }
+  })
 }

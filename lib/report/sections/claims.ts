@@ -40,28 +40,64 @@ export function rowsUsed(c: ClaimResult, run: RunTables): string {
   return [...byTable].map(([t, lines]) => `[${TABLES[t].file}](data/${TABLES[t].file}) ${ranges([...lines].sort((x, y) => x - y))}`).join('; ')
 }
 
-/** Every claim of the source articles with its check over this run and its verdict. */
+/** Characters of a claim's figures the print shows (the site and claims.csv have them whole). */
+const PRINTED_FIGURES = 120
+
+/**
+ * The figures cut for the print: at the last clause (or word) that fits, with an ellipsis; a line
+ * may end after a `+` (`nginx+envoy+haproxy…` is wider than its column, and no word breaks).
+ */
+function printedFigures(text: string): string {
+  const clause = text.lastIndexOf('; ', PRINTED_FIGURES)
+  const cut = text.length <= PRINTED_FIGURES ? text : `${text.slice(0, clause >= PRINTED_FIGURES / 3 ? clause : text.lastIndexOf(' ', PRINTED_FIGURES))} …`
+  return cut.replaceAll('+', '+\u200b')
+}
+
+// The mark tells inconclusive (?) apart from the decided verdicts at a glance.
+const verdictText = (c: ClaimResult) => `${esc(VERDICTS[c.verdict].mark)} **${esc(c.verdict)}**`
+
+/** Every claim of the source articles with its check over this run and its verdict; in print, by article without ids, checks and rows. */
 export function claimsSection(a: Article, { claims, run }: ArticleInput): ChartRequest[] {
   a.heading(2, 'Claims ledger')
   a.para(
     `Every claim of the source articles this harness can test, with its check over this run's cell medians (\`baselines/published/claims.yaml\`) and the CSV lines it read (line 1 is the header): ${claimCounts(claims)}. Each figure carries its interval over the repeats, \`[lo, hi]\` (a paired bootstrap at 95%; one cell's median: order statistics; widened by the run's pooled noise where a cell has few repeats, or by an unstable cell's own spread): a claim is reproduced or not reproduced only when the whole interval is on one side of the check's bound, else it is "inconclusive" (so is any figure from a single repeat, and a status that ties). "Not measured" means a cell the check needs is absent from this run; it is never counted as "not reproduced".`,
   )
-  a.table(
-    'claims',
-    [
-      { title: 'claim', value: (c) => c.id },
-      { title: 'source', value: (c) => c.source.replace(/_.*$/, '') },
-      { title: 'what was claimed', value: (c) => c.claim },
-      { title: 'published', value: (c) => c.published },
-      { title: 'check', value: (c) => c.expect },
-      // The rows behind the figure follow it: links built from fixed file names and numbers only
-      // (a column of their own would make the table wider than an A4 page).
-      { title: 'this run', value: (c) => c.measured, show: (c) => (c.evidence.length ? `${esc(c.measured)} (rows: ${rowsUsed(c, run)})` : esc(c.measured)) },
-      // The mark tells inconclusive (?) apart from the decided verdicts at a glance.
-      { title: 'verdict', value: (c) => c.verdict, show: (c) => `${esc(VERDICTS[c.verdict].mark)} **${esc(c.verdict)}**` },
-    ],
-    claims,
-    'The claims ledger was not evaluated.',
+  if (claims.length === 0) return (a.para('*The claims ledger was not evaluated.*'), [])
+  // Every claim with its id, check and CSV lines is for looking up; the print has each claim's words, figures and verdict by article.
+  a.siteOnly("The claims ledger in full: each claim's id, its check, all its figures and the CSV lines it read", () =>
+    a.table(
+      'claims',
+      [
+        { title: 'claim', value: (c) => c.id },
+        { title: 'source', value: (c) => c.source.replace(/_.*$/, '') },
+        { title: 'what was claimed', value: (c) => c.claim },
+        { title: 'published', value: (c) => c.published },
+        { title: 'check', value: (c) => c.expect },
+        // The rows behind the figure follow it: links built from fixed file names and numbers only
+        // (a column of their own would make the table wider than an A4 page).
+        { title: 'this run', value: (c) => c.measured, show: (c) => (c.evidence.length ? `${esc(c.measured)} (rows: ${rowsUsed(c, run)})` : esc(c.measured)) },
+        { title: 'verdict', value: (c) => c.verdict, show: verdictText },
+      ],
+      claims,
+    ),
   )
+  a.printOnly(() => {
+    const bySource = [...claims].sort((x, y) => x.source.localeCompare(y.source))
+    const firsts = new Set(bySource.filter((c, i) => bySource[i - 1]?.source !== c.source))
+    a.para('[[class:claims]]')
+    a.table(
+      'claims',
+      [
+        { title: 'article', value: (c) => c.source, show: (c) => (firsts.has(c) ? `**seed ${esc(c.source.replace(/_.*$/, ''))}**` : '') },
+        { title: 'what was claimed', value: (c) => c.claim },
+        { title: 'published', value: (c) => c.published },
+        { title: 'this run', value: (c) => c.measured, show: (c) => esc(printedFigures(c.measured)) },
+        { title: 'verdict', value: (c) => c.verdict, show: verdictText },
+      ],
+      bySource,
+      undefined,
+      { view: true },
+    )
+  })
   return []
 }

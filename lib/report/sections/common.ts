@@ -54,6 +54,13 @@ export function figure(
   a.para(`*Unit:* ${esc(text.unit)}. *Load:* ${esc(text.model)}.${text.note ? ` ${text.note}` : ''} [${csv.split('/').pop()}](${csv})`)
 }
 
+/**
+ * What carries over between runs and machines, said once for the run page and the history
+ * page (docs/method/pairs.md): ratios within a run, counts and counted work do; raw µs do not.
+ */
+export const CARRIES_OVER =
+  "What carries over between runs and machines: ratios between cells of one run, counts per request (system calls, backend connections) and the instructions the work series counts. Raw CPU µs per request do not, not even between two runs on one machine (it drifts 15-40%): a proxy's change across runs is read from a paired run (`--like`), which measures then and now in one run."
+
 /** The closed model as the profile ran it (the pooling, versions and scenarios series). */
 export const closedModelText = (p: { connections: number; threads: number; duration_s: number; warmup_s: number }) =>
   `closed model, wrk, ${p.connections} keep-alive connections, ${p.threads} thread${p.threads === 1 ? '' : 's'}, ${p.duration_s} s windows after ${p.warmup_s} s warm-up`

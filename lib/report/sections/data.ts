@@ -1,8 +1,8 @@
 import type { ChartRequest } from '../chart-requests.ts'
-import type { Article } from '../markdown.ts'
+import { type Article, esc } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
 
-/** Links to the run's own CSVs and manifest (each table links its own CSV where it is shown). */
+/** Links to the run's own CSVs and manifest (each table links its own CSV where it is shown); in print, what is on the site only. */
 export function dataSection(a: Article, { run }: ArticleInput): ChartRequest[] {
   a.heading(2, 'Data')
   a.para(
@@ -13,5 +13,7 @@ export function dataSection(a: Article, { run }: ArticleInput): ChartRequest[] {
       '[summary/findings.csv](data/summary/findings.csv), [summary/claims.csv](data/summary/claims.csv). Every column of every CSV, with its unit and meaning: ' +
       'the [data dictionary](data/README.md).',
   )
+  // Last, so it names every part the sections above left to the site.
+  a.siteOnlyList(`the run's page on the site (runs/${esc(run.manifest.run_id)}/index.html)`)
   return []
 }

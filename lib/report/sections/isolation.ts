@@ -11,11 +11,14 @@ export function isolationSection(a: Article, { aggregates, findings }: ArticleIn
   a.para(
     'HAProxy: `http-reuse never` against the article config, and `option http-server-close`, the one setting that really removes reuse. nginx: a literal `proxy_pass` against an `upstream` block with and without `keepalive`, on a version before and after 1.29.7.',
   )
-  a.table(
-    'isolation',
-    [...cellColumns('CPU', 'µs/req'), { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req }, ...countCellColumns('req')],
-    cells,
-  )
+  // F4 and F7 below give the figures; every cell with its CI and status is for looking up.
+  a.siteOnly('Every isolation cell', () => {
+    a.table(
+      'isolation',
+      [...cellColumns('CPU', 'µs/req'), { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req }, ...countCellColumns('req')],
+      cells,
+    )
+  })
   findingList(a, findings, ['F4', 'F7'])
   return []
 }

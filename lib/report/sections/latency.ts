@@ -100,45 +100,48 @@ const FROM: Record<LatencySpectrum['measured_from'], string> = { sent: 'request 
 export function latencySection(a: Article, { latency, run }: ArticleInput): ChartRequest[] {
   const chosen = chooseSpectra(latency ?? [], (e) => rowStatus(run ?? {}, e))
   if (!chosen) return (a.skip('Latency spectrum', 'no spectrum recorded: a run from before spectra were kept, or raw/ is not here'), [])
-  a.heading(2, 'Latency spectrum')
-  a.para(
-    `The whole latency distribution of each cell of **${esc(chosen.proxy)}** (the proxy with the most spectra in this run; every proxy's are in raw/ as \`*.latency.json\`), ` +
-      'HdrHistogram style: x is 1/(1-p) on a log scale, so 99.9% to 99.999% get as much room as the body. ' +
-      'Closed model (wrk): from the request written to the answer, with the corrective samples wrk adds for answers slower than twice the mean interval. ' +
-      "Open model and handshakes (loadgen): the open model measures from each request's scheduled send time, so a generator or proxy that falls behind shows as latency (no coordinated omission); requests dropped because every virtual user was busy are no samples here: the open-model table counts them. " +
-      'Per cell the repeat with the median p99 among the valid ones is drawn (among all when none is valid: its status says why). Latency is machine-specific: read shapes and tails, not absolute values.',
-  )
   const charts: ChartRequest[] = []
-  for (const series of [...new Set(chosen.shown.map((s) => s.series))]) {
-    const lines = chosen.shown.filter((s) => s.series === series)
-    const rows = lines.flatMap((s) => s.entry.spectrum.points.map((p) => ({ percentile: p.percentile, value: p.value_us / 1000, series: s.label })))
-    if (!rows.some((r) => r.percentile <= 99.999 && r.value > 0)) continue
-    const chart: ChartRequest = {
-      path: `charts/latency-${series}.svg`,
-      title: `Latency spectrum: ${series}, ${chosen.proxy}`,
-      kind: 'percentile',
-      rows,
-      options: { yTitle: 'latency ms', seriesTitle: 'cell' },
+  // A chart per series and cell of one proxy: pages of curves to look up, not to read through.
+  a.siteOnly(`Latency spectrum: every cell of ${esc(chosen.proxy)}, a chart per series and the percentiles table`, () => {
+    a.heading(2, 'Latency spectrum')
+    a.para(
+      `The whole latency distribution of each cell of **${esc(chosen.proxy)}** (the proxy with the most spectra in this run; every proxy's are in raw/ as \`*.latency.json\`), ` +
+        'HdrHistogram style: x is 1/(1-p) on a log scale, so 99.9% to 99.999% get as much room as the body. ' +
+        'Closed model (wrk): from the request written to the answer, with the corrective samples wrk adds for answers slower than twice the mean interval. ' +
+        "Open model and handshakes (loadgen): the open model measures from each request's scheduled send time, so a generator or proxy that falls behind shows as latency (no coordinated omission); requests dropped because every virtual user was busy are no samples here: the open-model table counts them. " +
+        'Per cell the repeat with the median p99 among the valid ones is drawn (among all when none is valid: its status says why). Latency is machine-specific: read shapes and tails, not absolute values.',
+    )
+    for (const series of [...new Set(chosen.shown.map((s) => s.series))]) {
+      const lines = chosen.shown.filter((s) => s.series === series)
+      const rows = lines.flatMap((s) => s.entry.spectrum.points.map((p) => ({ percentile: p.percentile, value: p.value_us / 1000, series: s.label })))
+      if (!rows.some((r) => r.percentile <= 99.999 && r.value > 0)) continue
+      const chart: ChartRequest = {
+        path: `charts/latency-${series}.svg`,
+        title: `Latency spectrum: ${series}, ${chosen.proxy}`,
+        kind: 'percentile',
+        rows,
+        options: { yTitle: 'latency ms', seriesTitle: 'cell' },
+      }
+      figure(a, charts, chart, chart.title, {
+        unit: 'latency ms at each percentile (log scales)',
+        model: `series ${series}: ${lines[0]?.entry.spectrum.measured_from === 'scheduled' ? 'open model, from the scheduled send' : 'closed model, from the request written'}`,
+      })
     }
-    figure(a, charts, chart, chart.title, {
-      unit: 'latency ms at each percentile (log scales)',
-      model: `series ${series}: ${lines[0]?.entry.spectrum.measured_from === 'scheduled' ? 'open model, from the scheduled send' : 'closed model, from the request written'}`,
-    })
-  }
-  a.table(
-    'latency-spectrum',
-    [
-      { title: 'series', value: (s) => s.series },
-      { title: 'cell', value: (s) => s.label },
-      { title: 'repeat', value: (s) => `${s.entry.cell.repeat} of ${s.repeats}` },
-      { title: 'generator', value: (s) => s.entry.spectrum.generator },
-      { title: 'measured from', value: (s) => FROM[s.entry.spectrum.measured_from] },
-      { title: 'samples', value: (s) => s.entry.spectrum.total_count },
-      ...LEVELS.map((p) => ({ title: `p${p} ms`, value: (s: ShownSpectrum) => valueAtPercentile(s.entry.spectrum, p) })),
-      { title: 'max ms', value: (s) => s.entry.spectrum.max_us / 1000 },
-      { title: 'status', value: (s) => s.status },
-    ],
-    chosen.shown,
-  )
+    a.table(
+      'latency-spectrum',
+      [
+        { title: 'series', value: (s) => s.series },
+        { title: 'cell', value: (s) => s.label },
+        { title: 'repeat', value: (s) => `${s.entry.cell.repeat} of ${s.repeats}` },
+        { title: 'generator', value: (s) => s.entry.spectrum.generator },
+        { title: 'measured from', value: (s) => FROM[s.entry.spectrum.measured_from] },
+        { title: 'samples', value: (s) => s.entry.spectrum.total_count },
+        ...LEVELS.map((p) => ({ title: `p${p} ms`, value: (s: ShownSpectrum) => valueAtPercentile(s.entry.spectrum, p) })),
+        { title: 'max ms', value: (s) => s.entry.spectrum.max_us / 1000 },
+        { title: 'status', value: (s) => s.status },
+      ],
+      chosen.shown,
+    )
+  })
   return charts
 }

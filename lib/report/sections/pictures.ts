@@ -205,7 +205,6 @@ function versionsPicture(a: Article, charts: ChartRequest[], input: ArticleInput
           return { x: i + 1, y: v.value, lo: v.lo, hi: v.hi, series: proxy, label: String(c.key.version), n: v.n }
         }),
     )
-    const most = Math.max(...rows.map((r) => r.x))
     figure(
       a,
       charts,
@@ -214,16 +213,12 @@ function versionsPicture(a: Article, charts: ChartRequest[], input: ArticleInput
         title: 'Proxy CPU per request by version, oldest to newest',
         kind: 'labelled-line',
         rows: rows.map(({ n: _, ...r }) => r),
-        options: {
-          xTitle: 'release order within each proxy (1 = oldest measured)',
-          yTitle: 'proxy CPU µs / request',
-          seriesTitle: 'proxy',
-          xTicks: Array.from({ length: most }, (_, i) => ({ value: i + 1, label: String(i + 1) })),
-        },
+        // A panel per proxy: each axis names its own versions, oldest to newest.
+        options: { yTitle: 'proxy CPU µs / request', panels: true },
       },
       'Proxy CPU per request by version, in release order',
       {
-        unit: `proxy CPU µs per request with the article config, ${CI_WORDS}; each point labelled by its version`,
+        unit: `proxy CPU µs per request with the article config, ${CI_WORDS}; a panel per proxy, its versions oldest to newest`,
         model: `${closedModelText(p)} (series versions)`,
         note: verdicts(findings, ['versions', 'F7']),
       },

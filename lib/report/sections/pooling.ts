@@ -48,33 +48,39 @@ export function poolingSection(a: Article, { aggregates, findings, run }: Articl
   const direct = closedPooling.find((c) => c.key.proxy === 'direct')
   if (direct)
     a.para(`Floor without a proxy (generator → backend): ${num(direct.medians.rps)} rps, backend ${num(direct.medians.backend_cpu_us_per_req)} µs/req.`)
-  a.table(
-    'ratios',
-    [
-      { title: 'ratio', value: (r) => r.name },
-      { title: 'proxy', value: (r) => r.proxy },
-      { title: 'version', value: (r) => r.version },
-      { title: 'value', value: (r) => r.value },
-      { title: 'numerator', value: (r) => r.numerator },
-      { title: 'denominator', value: (r) => r.denominator },
-      { title: 'across machines', value: (r) => (r.comparable ? 'yes' : 'no (rates)') },
-    ],
-    aggregates.ratios,
+  // The table above and the findings carry the series; every ratio and cell is for looking up.
+  a.siteOnly('Every ratio of the run, and every pooling cell with its CI, CV, valid repeats and status', () => {
+    a.table(
+      'ratios',
+      [
+        { title: 'ratio', value: (r) => r.name },
+        { title: 'proxy', value: (r) => r.proxy },
+        { title: 'version', value: (r) => r.version },
+        { title: 'value', value: (r) => r.value },
+        { title: 'numerator', value: (r) => r.numerator },
+        { title: 'denominator', value: (r) => r.denominator },
+        { title: 'across machines', value: (r) => (r.comparable ? 'yes' : 'no (rates)') },
+      ],
+      aggregates.ratios,
+    )
+    a.heading(3, 'Every pooling cell')
+    a.table(
+      'pooling-cells',
+      [
+        ...withPrecision(cellColumns('CPU', 'µs/req')),
+        { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req },
+        { title: 'rps', value: (c) => c.medians.rps },
+        { title: 'p99 ms', value: (c) => c.medians.p99_ms },
+        ...countCellColumns('req', false),
+      ],
+      closedPooling,
+    )
+    precisionLine(a, run?.manifest, closedPooling)
+  })
+  // Beside the closed model's table above: the open model's cells are for looking up.
+  a.siteOnly('The pooling cells in the open model: at one fixed rate, and each at half its own ceiling', () =>
+    fixedRateTable(a, aggregates.cells.measurements, poolRows),
   )
-  a.heading(3, 'Every pooling cell')
-  a.table(
-    'pooling-cells',
-    [
-      ...withPrecision(cellColumns('CPU', 'µs/req')),
-      { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req },
-      { title: 'rps', value: (c) => c.medians.rps },
-      { title: 'p99 ms', value: (c) => c.medians.p99_ms },
-      ...countCellColumns('req', false),
-    ],
-    closedPooling,
-  )
-  precisionLine(a, run?.manifest, closedPooling)
-  fixedRateTable(a, aggregates.cells.measurements, poolRows)
   return []
 }
 

@@ -1,6 +1,7 @@
 import type { ChartRequest } from '../chart-requests.ts'
 import type { Article } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
+import { CARRIES_OVER } from './common.ts'
 
 /** The exact commands that repeat this run (its seed) and rebuild its report. */
 export function reproduceSection(a: Article, { run, baseline }: ArticleInput): ChartRequest[] {
@@ -14,8 +15,6 @@ export function reproduceSection(a: Article, { run, baseline }: ArticleInput): C
     '\n```',
     '',
   )
-  a.para(
-    'The seed reproduces the order of the repeats. The numbers will differ on another machine; ratios between cells of one run and CPU µs per request are what carry over.',
-  )
+  a.para(`The seed reproduces the order of the repeats; the numbers will differ on another machine. ${CARRIES_OVER}`)
   return []
 }

@@ -63,28 +63,31 @@ export function scenariosSection(a: Article, { aggregates, run }: ArticleInput):
     a.heading(3, `${s.id} ${s.title}`)
     a.para(s.text)
     const mine = cells.filter((c) => s.cells(c, base))
-    a.table(
-      `scenarios-${s.kind}`,
-      withPrecision([
-        { title: 'proxy', value: (c) => k(c, 'proxy') },
-        { title: 'version', value: (c) => k(c, 'version') },
-        { title: 'variant', value: (c) => k(c, 'variant') },
-        { title: 'request', value: (c) => (c.key.body_bytes ? `${c.key.path}?size=${c.key.body_bytes}` : String(c.key.path ?? '/')) },
-        { title: 'conns', value: (c) => k(c, 'connections') },
-        { title: 'CPU µs/req, median', value: (c) => (c.key.proxy === 'direct' ? c.medians.backend_cpu_us_per_req : (c.summary?.median ?? null)) },
-        { title: 'rps', value: (c) => c.medians.rps },
-        { title: 'p99 ms', value: (c) => c.medians.p99_ms },
-        ...countCellColumns('req'),
-        { title: 'valid/n', value: (c) => `${c.counts.valid}/${c.rows}` },
-        { title: 'status', value: (c) => statusText(c) },
-      ]),
-      mine,
-    )
-    precisionLine(
-      a,
-      run.manifest,
-      mine.filter((c) => c.key.proxy !== 'direct'),
-    )
+    // The ratios below carry each scenario; its cells are for looking up.
+    a.siteOnly('Every scenario cell', () => {
+      a.table(
+        `scenarios-${s.kind}`,
+        withPrecision([
+          { title: 'proxy', value: (c) => k(c, 'proxy') },
+          { title: 'version', value: (c) => k(c, 'version') },
+          { title: 'variant', value: (c) => k(c, 'variant') },
+          { title: 'request', value: (c) => (c.key.body_bytes ? `${c.key.path}?size=${c.key.body_bytes}` : String(c.key.path ?? '/')) },
+          { title: 'conns', value: (c) => k(c, 'connections') },
+          { title: 'CPU µs/req, median', value: (c) => (c.key.proxy === 'direct' ? c.medians.backend_cpu_us_per_req : (c.summary?.median ?? null)) },
+          { title: 'rps', value: (c) => c.medians.rps },
+          { title: 'p99 ms', value: (c) => c.medians.p99_ms },
+          ...countCellColumns('req'),
+          { title: 'valid/n', value: (c) => `${c.counts.valid}/${c.rows}` },
+          { title: 'status', value: (c) => statusText(c) },
+        ]),
+        mine,
+      )
+      precisionLine(
+        a,
+        run.manifest,
+        mine.filter((c) => c.key.proxy !== 'direct'),
+      )
+    })
     const own = ratios.filter((r) => r.kind === s.kind)
     if (own.length)
       a.bullets(

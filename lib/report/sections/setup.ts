@@ -145,36 +145,39 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
     `Harness commit ${esc(m.harness_commit)}.`,
   ])
   if (m.hosts) hostsPart(a, m.hosts)
-  a.table(
-    'components',
-    [
-      { title: 'component', value: (c) => c.component },
-      { title: 'version', value: (c) => c.version },
-      { title: 'source', value: (c) => c.source },
-      { title: 'sha256', value: (c) => c.sha256, show: (c) => (c.sha256 ? shortSha(c.sha256) : '—') },
-    ],
-    m.components,
-  )
-  if (m.images.length) {
+  // Versions, sources and hashes of every build, image and tool: for looking up (the bullets above say what ran).
+  a.siteOnly('Components: every build with its source and sha256, the images with their ids or digests, the tools with their versions', () => {
     a.table(
-      'images',
+      'components',
       [
-        { title: 'component', value: (i) => i.component },
-        { title: 'version', value: (i) => i.version },
-        { title: 'image', value: (i) => i.image },
-        { title: 'id / digest', value: (i) => i.digest ?? i.id, show: (i) => shortSha(i.digest ?? i.id) },
+        { title: 'component', value: (c) => c.component },
+        { title: 'version', value: (c) => c.version },
+        { title: 'source', value: (c) => c.source },
+        { title: 'sha256', value: (c) => c.sha256, show: (c) => (c.sha256 ? shortSha(c.sha256) : '—') },
       ],
-      m.images,
+      m.components,
     )
-  }
-  a.table(
-    'tools',
-    [
-      { title: 'tool', value: (t) => t[0] },
-      { title: 'version', value: (t) => t[1] },
-    ],
-    Object.entries(m.tools),
-  )
+    if (m.images.length) {
+      a.table(
+        'images',
+        [
+          { title: 'component', value: (i) => i.component },
+          { title: 'version', value: (i) => i.version },
+          { title: 'image', value: (i) => i.image },
+          { title: 'id / digest', value: (i) => i.digest ?? i.id, show: (i) => shortSha(i.digest ?? i.id) },
+        ],
+        m.images,
+      )
+    }
+    a.table(
+      'tools',
+      [
+        { title: 'tool', value: (t) => t[0] },
+        { title: 'version', value: (t) => t[1] },
+      ],
+      Object.entries(m.tools),
+    )
+  })
   invocations(a, run)
   return []
 }
