@@ -7,6 +7,7 @@ import { backendStats } from '../roles/backend.ts'
 import { Callgrind, callgrindPid, callgrindPrefix, valgrindVersion } from '../roles/callgrind.ts'
 import { loadgenArgv, loadgenRequests, parseLoadgenOutput, requestsArgv, type HandshakeResult, type RequestsResult } from '../roles/loadgen.ts'
 import { exec, lastLine } from '../core/exec.ts'
+import { UserError } from '../core/errors.ts'
 import { workEdits, type ConfigEdit } from '../catalog/stack.ts'
 import { NativeRuntime } from '../runtime/native.ts'
 import { checkFromGenerator, withVerifiedStack, type CellContext, type CellPlan, type RunningStack } from './cell.ts'
@@ -120,6 +121,10 @@ async function countWork<T extends Measurement | Handshake>(
   if (typeof counting === 'string') return row({ status: 'failed', reason: counting })
   try {
     return await countCell(cell, repeat, plan, counting.ctx, filled, unit)
+  } catch (e) {
+    // A cell that cannot be counted (Valgrind's control channel lost, the proxy gone) is its row's failure, never the run's.
+    if (e instanceof UserError) throw e
+    return row({ status: 'failed', reason: `counting failed: ${(e as Error).message.split('\n')[0]}` })
   } finally {
     await counting.done()
   }

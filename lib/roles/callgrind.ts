@@ -51,11 +51,19 @@ export function callgrindPid(rolePid: number): number | null {
  * One monitor command sent to the process through vgdb, which callgrind_control wraps: direct,
  * it takes 0.1 s, not 0.3 (vgdb forces its way into a process blocked in epoll after 1 ms, not 100).
  */
-async function control(pid: number, command: string): Promise<void> {
+async function control(pid: number, command: string, attempts = CONTROL_ATTEMPTS): Promise<void> {
   const r = await exec('vgdb', ['--max-invoke-ms=1', `--pid=${pid}`, ...command.split(' ')], { timeoutMs: 60_000 })
-  if (r.code !== 0 || /error|not found|cannot/i.test(r.stdout))
-    throw new Error(`vgdb ${command} (pid ${pid}): ${lastLine(r.stderr + r.stdout) || `exit ${r.code}`}`)
+  if (r.code === 0 && !/error|not found|cannot/i.test(r.stdout)) return
+  // On a loaded machine vgdb can miss the reply of a process that is still there: ask again.
+  if (attempts > 1 && existsSync(`/proc/${pid}`)) {
+    await new Promise((done) => setTimeout(done, 500))
+    return control(pid, command, attempts - 1)
+  }
+  throw new Error(`vgdb ${command} (pid ${pid}): ${lastLine(r.stderr + r.stdout) || `exit ${r.code}`}`)
 }
+
+/** Tries of one monitor command before the cell's row fails. */
+const CONTROL_ATTEMPTS = 3
 
 /** A process under callgrind, controlled through its pid; each count is one dump file. */
 export class Callgrind {

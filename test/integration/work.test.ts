@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { testNeeding } from '../support/needs.ts'
@@ -19,7 +19,7 @@ const valgrind = await valgrindVersion()
 const missing = typeof valgrind === 'string' ? false : valgrind.missing
 
 testNeeding(
-  'work: two batch sizes count the same instructions per request; handshakes cost more; a failed verification leaves no figure',
+  'work: two batch sizes count the same instructions per request; handshakes cost more; a failed verification or a lost count leaves no figure',
   { id: 'integration/work', missing, timeout: 600_000 },
   async () => {
     assert.equal((await ensureGoBuild('loadgen')).error, undefined)
@@ -68,8 +68,39 @@ testNeeding(
       assert.equal(bad.status, 'invalid')
       assert.match(bad.reason, /^verification failed: 0\/20 ok/)
       assert.equal(bad.instructions_per_req, null)
+
+      // The process under callgrind killed mid-count (what a lost Valgrind looks like): a failed row, and the run goes on.
+      // The cell's scratch goes to a folder of this test's own, so only its process is found.
+      const own = mkdtempSync(join(tmpdir(), 'pb-work-kill-'))
+      const tmp = process.env.TMPDIR
+      process.env.TMPDIR = own
+      const killer = setInterval(() => {
+        for (const d of readdirSync(own)) {
+          const dir = join(own, d, 'proxy')
+          const counted = existsSync(dir) ? readdirSync(dir).find((f) => /^callgrind\.out\.\d+\.2$/.test(f)) : undefined
+          if (counted) killQuietly(Number(counted.split('.')[2]))
+        }
+      }, 100)
+      try {
+        const killed = await measureRequestWork(cell, 3, { rounds: 20, small: 100, large: 300 }, ctx)
+        assert.notEqual(killed.status, 'valid')
+        assert.equal(killed.instructions_per_req, null)
+        assert.match(killed.reason, /counting failed|exited/)
+        console.log(`killed mid-count: ${killed.status}: ${killed.reason}`)
+      } finally {
+        clearInterval(killer)
+        if (tmp === undefined) delete process.env.TMPDIR
+        else process.env.TMPDIR = tmp
+      }
     } finally {
       await runtime.stopAll()
     }
   },
 )
+
+/** SIGKILL to a process that may already be gone. */
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL')
+  } catch {}
+}
