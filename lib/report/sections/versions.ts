@@ -18,7 +18,12 @@ export function versionsSection(a: Article, { aggregates, findings }: ArticleInp
   a.siteOnly('Every versions cell', () => {
     a.table(
       'versions',
-      [...cellColumns('CPU', 'µs/req'), { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req }, ...countCellColumns('req')],
+      // Its own windows, not the pooling series': the header says which selection the figure is (one cell, one number per selection).
+      [
+        ...cellColumns("CPU in the versions series' windows", 'µs/req'),
+        { title: 'conns/1k', value: (c) => c.medians.backend_conns_per_1k_req },
+        ...countCellColumns('req'),
+      ],
       versioned,
     )
   })
