@@ -91,9 +91,11 @@ const spread = (xs: readonly { label: string; moved: number }[]): Spread => ({
   worst: worstOf(xs),
 })
 
-/** The timed price of a proxy: median proxy CPU µs/req of its `same`/article rows. */
+/** The timed price of a proxy: median proxy CPU µs/req of its `same`/article rows in the closed model (the open model's fixed-rate rows are another load). */
 function timedPrice(run: Pick<RunTables, 'measurements'>): Map<string, number> {
-  const rows = run.measurements.filter((r) => r.series === 'same' && r.variant === 'article' && r.status === 'valid' && r.proxy_cpu_us_per_req !== null)
+  const rows = run.measurements.filter(
+    (r) => r.series === 'same' && r.variant === 'article' && r.model === 'closed' && r.status === 'valid' && r.proxy_cpu_us_per_req !== null,
+  )
   return new Map([...groupBy(rows, (r) => [r.proxy])].map(([p, rs]) => [p, median(rs.map((r) => r.proxy_cpu_us_per_req!))]))
 }
 
@@ -114,6 +116,9 @@ export interface WorkBenchFigures {
   /** The planted run's paired work cells: the plant's cell, and any other flagged as a change. */
   plant: { cell: PairedCell | null; others: PairedCell[]; cells: number; setup: ReturnType<typeof machineChange> } | null
 }
+
+/** A paired work cell as the bench names it: `nginx 1.31.3 pool-added`, a handshake with its key type. */
+const pairedLabel = (c: PairedCell) => `${c.proxy} ${c.thenVersion} ${c.variant}${c.table === 'handshakes' ? ` handshake ${c.key.key_type}` : ''}`
 
 export interface WorkBenchRuns {
   base: RunTables & { manifest: { finished: string | null } }
@@ -140,15 +145,7 @@ export function workBenchFigures(r: WorkBenchRuns): WorkBenchFigures {
   const basePrice = timedPrice(r.base)
   return {
     base: { cells, uncounted: cells.filter((c) => c.status !== 'valid'), interval: widths.length ? median(widths) : null, wallS: workWallS(r.base) },
-    runs: r.planted
-      ? spread(
-          paired.flatMap((c) =>
-            c.machine === null
-              ? []
-              : [{ label: `${c.proxy} ${c.thenVersion} ${c.variant}${c.table === 'handshakes' ? ` ${c.key.key_type}` : ''}`, moved: Math.abs(c.machine - 1) }],
-          ),
-        )
-      : null,
+    runs: r.planted ? spread(paired.flatMap((c) => (c.machine === null ? [] : [{ label: pairedLabel(c), moved: Math.abs(c.machine - 1) }]))) : null,
     tax: r.taxed
       ? {
           counts: spread(moved(countedCells(r.taxed), cells)),
@@ -190,7 +187,7 @@ export function formatWorkBench(f: WorkBenchFigures): string {
     const c = f.plant.cell?.change
     const seen = c ? c.lo > 1 : false
     lines.push(
-      `plant: ${c ? `${f.plant.cell!.proxy} article now ÷ then ${c.value.toFixed(4)} [${c.lo.toFixed(4)}, ${c.hi.toFixed(4)}] (${pct(c.value - 1)}), ${f.plant.cell!.verdict}: ${seen ? 'seen, dearer, interval excludes 0' : 'NOT seen'}` : 'no paired cell'}; other cells flagged: ${f.plant.others.length ? f.plant.others.map((o) => `${o.proxy} ${o.variant} ${o.verdict}`).join(', ') : `none of ${f.plant.cells - 1}`}`,
+      `plant: ${c ? `${f.plant.cell!.proxy} article now ÷ then ${c.value.toFixed(4)} [${c.lo.toFixed(4)}, ${c.hi.toFixed(4)}] (${pct(c.value - 1)}), ${f.plant.cell!.verdict}: ${seen ? 'seen, dearer, interval excludes 0' : 'NOT seen'}` : 'no paired cell'}; other cells flagged: ${f.plant.others.length ? f.plant.others.map((o) => `${pairedLabel(o)} ${o.verdict}${o.change ? ` ${o.change.value.toFixed(4)} [${o.change.lo.toFixed(4)}, ${o.change.hi.toFixed(4)}]` : ''}`).join(', ') : `none of ${f.plant.cells - 1}`}`,
     )
   }
   return lines.join('\n')

@@ -49,7 +49,13 @@ test("the work series' wall time: its first row to the next series' first row, e
 
 test('figures: the interval of the median cell, the tax moving time but not counts, each against its target', () => {
   const base = finished([...counts(), timed('haproxy', 20, 40), timed('nginx', 30, 41)])
-  const taxed = tables([...counts({ haproxy: 53_053, nginx: 45_000 }), timed('haproxy', 26, 40), timed('nginx', 36, 41)])
+  const taxed = tables([
+    ...counts({ haproxy: 53_053, nginx: 45_000 }),
+    timed('haproxy', 26, 40),
+    timed('nginx', 36, 41),
+    // The open model's fixed-rate window of the same cell is another load: never the price.
+    { ...timed('nginx', 500, 42), model: 'open' as const },
+  ])
   const f = workBenchFigures({ base, taxed, plantProxy: PLANT_PROXY })
   assert.ok(Math.abs(f.base.interval! - 0.002) < 1e-12)
   assert.equal(f.base.wallS, 40)
