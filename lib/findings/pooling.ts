@@ -135,7 +135,8 @@ function precision(cells: readonly PoolingCell[]): Finding {
     id: 'cv',
     title,
     verdict,
-    figure: `worst ${worst.c.proxy} ${worst.c.version} ${worst.c.variant} ±${fmt(worst.w * 100)}%: ${fmtIv(worst.iv, '', 1)} µs/req (n=${worst.iv.n}, ${fmt(worst.iv.level * 100, 0)}% coverage)`,
+    // The half-width decides against the bound: it comes first, the cell's µs after it.
+    figure: `±${fmt(worst.w * 100)}% half-width, worst: ${worst.c.proxy} ${worst.c.version} ${worst.c.variant} (${fmtIv(worst.iv, '', 1)} µs/req, n=${worst.iv.n}, ${fmt(worst.iv.level * 100, 0)}% coverage)`,
     intervals: [{ label: `${worst.c.proxy} ${worst.c.version} ${worst.c.variant} median proxy CPU/req`, interval: worst.iv }],
   }
 }

@@ -69,7 +69,7 @@ test('findings hold on data shaped like the seed, each figure with its interval'
   assert.equal(by.pool!.verdict, 'held')
   assert.equal(by.cv!.verdict, 'held')
   assert.match(by.cv!.title, /precision: worst CI half-width/)
-  assert.match(by.cv!.figure, /±1\.0%: .* µs\/req \(n=2, 50% coverage\)$/)
+  assert.match(by.cv!.figure, /^±1\.0% half-width, worst: .* µs\/req, n=2, 50% coverage\)$/)
 })
 
 test('a finding that does not hold says so with its figure; invalid rows are ignored', () => {
@@ -205,6 +205,6 @@ test('precision: a cell whose median interval is wider than ±3% is not held, ne
   const noisy = [...rows, ...cpuRepeats({ proxy: 'caddy', variant: 'article' }, [100, 120, 90, 110, 105])]
   const cv = find(poolingFindings(noisy, reuse), 'cv')
   assert.equal(cv.verdict, 'not held')
-  assert.match(cv.figure, /^worst caddy 2\.11\.7 article ±[\d.]+%: 105\.0 \[90\.0, 120\.0\] µs\/req \(n=5, 94% coverage\)$/)
+  assert.match(cv.figure, /^±[\d.]+% half-width, worst: caddy 2\.11\.7 article \(105\.0 \[90\.0, 120\.0\] µs\/req, n=5, 94% coverage\)$/)
   assert.equal(find(poolingFindings(cpuRepeats({ variant: 'article' }, [40]), reuse), 'cv').verdict, 'not measured')
 })

@@ -58,14 +58,19 @@ export function boundText(title: string): string {
   return m.length ? m.join(', ') : '—'
 }
 
+/** Whether a title's first bound is a percentage its intervals are not on ("≤ 3%" of a half-width), not "within ±N%". */
+const offScale = (title: string): boolean => {
+  const m = [...title.matchAll(BOUND)][0]
+  return !!m && m[3] === '%' && !m[1]!.startsWith('within')
+}
+
 /** The first bound of a title as a band an interval is placed against (within ±N% of 1 for a ratio to a median). */
 function firstBand(title: string): { min?: number; max?: number } | null {
   const m = [...title.matchAll(BOUND)][0]
   if (!m) return null
   const v = Number(m[2])
   if (m[1]!.startsWith('within')) return m[3] === '%' ? { min: 1 - v / 100, max: 1 + v / 100 } : null
-  // "≤ 3%" of a precision check is not on the interval's scale: no band.
-  if (m[3] === '%') return null
+  if (offScale(title)) return null
   return m[1] === '>=' || m[1] === '≥' ? { min: v } : { max: v }
 }
 
@@ -99,6 +104,8 @@ const digitsFor = (iv: Interval) => (Math.abs(iv.value) >= 100 ? 0 : Math.abs(iv
 
 /** The deciding figure in words with its interval, and how many more the finding has. */
 function figureText(f: Finding): string {
+  // A bound in % of something else (a precision check's half-width) is decided by the figure's words, not by an interval's scale.
+  if (offScale(f.title) && f.figure) return f.figure.split(' (')[0]!
   const d = decidingInterval(f)
   // A line without intervals shows its first clause, short: the table must stay on the first screen (test/integration/site.test.ts).
   if (!d) return f.figure && f.verdict !== 'not measured' ? f.figure.split(/;\s/)[0]!.slice(0, 60) : '—'
