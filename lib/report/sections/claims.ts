@@ -5,7 +5,7 @@ import type { RunTables } from '../../data/run-data.ts'
 import { TABLES } from '../../data/tables.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc } from '../markdown.ts'
-import type { ArticleInput } from './input.ts'
+import type { ArticleInput, Finding } from './input.ts'
 
 /** The verdict counts of the claims ledger, or that it was not evaluated. */
 export const claimCounts = (claims: readonly ClaimResult[]): string => (claims.length ? verdictCounts(claims) : 'not evaluated')
@@ -57,7 +57,25 @@ function printedFigures(text: string): string {
 const verdictText = (c: ClaimResult) => `${esc(VERDICTS[c.verdict].mark)} **${esc(c.verdict)}**`
 
 /** Every claim of the source articles with its check over this run and its verdict; in print, by article without ids, checks and rows. */
-export function claimsSection(a: Article, { claims, run }: ArticleInput): ChartRequest[] {
+/**
+ * A claim and a line of the finding it belongs to (its `finding`: the same sentence of the
+ * article) decided opposite ways, each with its own rule: two bounds, not a contradiction.
+ */
+export function disagreements(claims: readonly ClaimResult[], findings: readonly Finding[]): string[] {
+  const side = (v: string) => VERDICTS[v as keyof typeof VERDICTS]?.decision
+  return claims.flatMap((c) => {
+    const mine = side(c.verdict)
+    if (!c.finding || (mine !== 'holds' && mine !== 'fails')) return []
+    return findings
+      .filter((f) => f.id === c.finding && (side(f.verdict) === 'holds' || side(f.verdict) === 'fails') && side(f.verdict) !== mine)
+      .map(
+        (f) =>
+          `\`${esc(c.id)}\` ${esc(VERDICTS[c.verdict].mark)} ${esc(c.verdict)}, its rule: ${esc(c.expect)}; beside **${esc(f.id)}** ${esc(VERDICTS[f.verdict].mark)} ${esc(f.verdict)}, its rule: ${esc(f.title)}.`,
+      )
+  })
+}
+
+export function claimsSection(a: Article, { claims, run, findings }: ArticleInput): ChartRequest[] {
   a.heading(2, 'Claims ledger')
   a.para(
     `Every claim of the source articles this harness can test, with its check over this run's cell medians (\`baselines/published/claims.yaml\`) and the CSV lines it read (line 1 is the header): ${claimCounts(claims)}. Each figure carries its interval over the repeats, \`[lo, hi]\` (a paired bootstrap at 95%; one cell's median: order statistics; widened by the run's pooled noise where a cell has few repeats, or by an unstable cell's own spread): a claim is reproduced or not reproduced only when the whole interval is on one side of the check's bound, else it is "inconclusive" (so is any figure from a single repeat, and a status that ties). "Not measured" means a cell the check needs is absent from this run; it is never counted as "not reproduced".`,
@@ -99,5 +117,10 @@ export function claimsSection(a: Article, { claims, run }: ArticleInput): ChartR
       { view: true },
     )
   })
+  const differ = disagreements(claims, findings)
+  if (differ.length) {
+    a.para('Where a claim and a line of its finding decided opposite ways, each by its own rule:')
+    a.bullets(differ)
+  }
   return []
 }
