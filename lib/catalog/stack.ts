@@ -214,24 +214,26 @@ export function compareVersions(a: string, b: string): number {
   return 0
 }
 
-/** Whether documentation predicts backend reuse for this variant on this version. */
-/** The newest catalog version: what "current" means in a run. */
-/** The `work.config_edits` a version gets under callgrind: those whose `since`, when set, is not newer. */
-export function workEdits(stack: Stack, version: string): ConfigEdit[] {
-  return (stack.work?.config_edits ?? []).filter((e) => e.since === undefined || compareVersions(version, e.since) >= 0)
-}
+/** Whether `version` is `since` or newer; no `since` means every version. */
+const fromVersion = (version: string, since: string | undefined): boolean => since === undefined || compareVersions(version, since) >= 0
 
 /** Whether a catalog version can run a variant (its `since`, when set, is not newer). */
 export function variantRunsOn(stack: Stack, variant: string, version: string): boolean {
-  const since = stack.variants[variant]?.since
-  return since === undefined || compareVersions(version, since) >= 0
+  return fromVersion(version, stack.variants[variant]?.since)
+}
+
+/** The `work.config_edits` a version gets under callgrind: those whose `since`, when set, is not newer. */
+export function workEdits(stack: Stack, version: string): ConfigEdit[] {
+  return (stack.work?.config_edits ?? []).filter((e) => fromVersion(version, e.since))
 }
 
 /** The scheme a variant's listener speaks (https unless stack.yaml says http). */
 export const variantScheme = (stack: Stack, variant: string): 'http' | 'https' => stack.variants[variant]?.scheme ?? 'https'
 
+/** The newest catalog version: what "current" means in a run. */
 export const newestVersion = (stack: Stack): StackVersion => [...stack.versions].sort((a, b) => compareVersions(a.version, b.version)).at(-1)!
 
+/** Whether documentation predicts backend reuse for this variant on this version. */
 export function expectsReuse(stack: Stack, variant: string, version: string): boolean {
   const reuse = stack.variants[variant]?.reuse
   if (reuse === undefined) throw userError(stackFile(stack.proxy), `unknown variant ${variant}`, `Use one of: ${Object.keys(stack.variants).join(', ')}`)

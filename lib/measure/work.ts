@@ -79,11 +79,14 @@ function countedCell(cell: CellPlan): CellPlan {
       prefix: callgrindPrefix('.'),
       env: { ...CPU_PATH_ENV, ...(work?.env ?? {}) },
       threads: COUNTED_THREADS,
-      edits: cell.stack ? workEdits(cell.stack, cell.version) : [],
+      edits: versionEdits(cell),
       readyTimeoutMs: 120_000,
     },
   }
 }
+
+/** The config edits a cell's proxy gets under callgrind (its stack's, for its version). */
+const versionEdits = (cell: Pick<CellPlan, 'stack' | 'version'>): ConfigEdit[] => (cell.stack ? workEdits(cell.stack, cell.version) : [])
 
 /** An edit as the setup line states it: the config lines it leaves, trimmed (`master_process off;`). */
 const editedLines = (e: ConfigEdit): string => {
@@ -277,11 +280,10 @@ async function workFields(c: Counted, cell: CellPlan): Promise<WorkFields> {
 /** How the row was counted, in one line: tool, the worker deviation, the environment that fixes code paths, the corrections. */
 export function workSetup(valgrind: string, cell: Pick<CellPlan, 'stack' | 'version'>, fit: WorkFit | null): string {
   const env = cell.stack?.work?.env ?? {}
-  const edits = cell.stack ? workEdits(cell.stack, cell.version) : []
   const parts = [
     `${valgrind} callgrind`,
     `${COUNTED_THREADS} worker`,
-    ...edits.map(editedLines),
+    ...versionEdits(cell).map(editedLines),
     ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
     cpuFeatures(),
     ...(fit ? [`idle ${(fit.idleShare * 100).toFixed(2)}% taken off`] : []),

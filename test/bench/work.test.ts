@@ -95,7 +95,7 @@ test('figures: the planted run is seen on its cell only, and the base agrees wit
   assert.match(text, /two runs \(base vs then counted again\): median cell 0\.00% \(≤ 0\.5%: met\), worst 0\.04% nginx 1\.31\.3 article \(≤ 2%: met\), 3 cells/)
   assert.match(
     text,
-    /plant: haproxy article now ÷ then 1\.0151 \[1\.0\d+, 1\.0\d+\] \(1\.51%\), dearer: seen, dearer, interval excludes 0; other cells flagged: none of 2/,
+    /plant: haproxy article now ÷ then 1\.0151 \[1\.0\d+, 1\.0\d+\] \(1\.51%\), dearer: seen, dearer, interval above 1; other cells flagged: none of 2/,
   )
 })
 
