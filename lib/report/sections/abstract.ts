@@ -1,11 +1,11 @@
 import type { CellSummary } from '../../analysis/cells.ts'
-import { poolingSeriesCells } from '../../analysis/cells.ts'
 import type { ClaimResult } from '../../claims/evaluate.ts'
 import { median } from '../../core/stats.ts'
 import { markedLabel, verdictRank } from '../../core/verdict.ts'
 import { type Article, esc, num } from '../markdown.ts'
+import { articleName } from './common.ts'
 import type { ArticleInput } from './input.ts'
-import { poolingMain } from './pooling.ts'
+import { mainCells } from './pooling.ts'
 
 /**
  * What the run found, in words, before any code or tally (docs/report.md#answer-first): a
@@ -13,12 +13,8 @@ import { poolingMain } from './pooling.ts'
  * cost of each proxy in the three pooling series, and the published claims by article and name.
  */
 
-type Main = ReturnType<typeof poolingMain>[number]
+type Main = ReturnType<typeof mainCells>[number]
 type Side = 'same' | 'added' | 'removed'
-
-/** The pooling series' newest cell of each proxy (never the versions series' re-measurement), the bare backend left out. */
-export const answerCells = (input: Pick<ArticleInput, 'aggregates'>): Main[] =>
-  poolingMain(poolingSeriesCells(input.aggregates.cells.measurements).filter((c) => c.key.proxy !== 'direct'))
 
 const cost = (c: CellSummary | undefined) => c?.summary?.median ?? null
 
@@ -30,7 +26,7 @@ function ranked(main: readonly Main[], side: Side): { proxy: string; us: number 
 const us = (x: number) => `${num(x)} µs`
 const range = (r: readonly { us: number }[]) => (r.length === 1 ? us(r[0]!.us) : `${num(r[0]!.us)}–${us(r.at(-1)!.us)}`)
 
-/** `3 of 5 proxies` where some have no figure in a series, else `the 5 proxies`. */
+/** `the 5 proxies`, or `the 3 proxies with a figure (of 5)` where some have none in a series. */
 const whom = (r: readonly unknown[], main: readonly Main[]) =>
   r.length === main.length ? `the ${r.length} proxies` : `the ${r.length} proxies with a figure (of ${main.length})`
 
@@ -92,11 +88,8 @@ function precisionSentence(main: readonly Main[]): string | null {
   return `Each figure is the median of ${num(repeats)} repeat${repeats === 1 ? '' : 's'}; its interval covers ${Math.round(level * 100)}% (95% needs 6 repeats) and spans ±${num(half, 2)}% on the median cell, so smaller differences are not told apart.`
 }
 
-/** `article 000` from `000_ad6047c3dfc67502.txt`. */
-export const articleName = (source: string) => `article ${source.replace(/_.*$/, '')}`
-
 /** The abstract's sentences (three to five where the run has them): costs, claims, a surprise, precision. */
-export function abstractSentences(input: Pick<ArticleInput, 'aggregates' | 'claims'>, main = answerCells(input)): string[] {
+export function abstractSentences(input: Pick<ArticleInput, 'aggregates' | 'claims'>, main = mainCells(input.aggregates)): string[] {
   return [costSentence(main), claimsSentence(input.claims), surpriseSentence(input.claims), precisionSentence(main)].filter((s): s is string => s !== null)
 }
 

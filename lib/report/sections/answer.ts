@@ -4,12 +4,13 @@ import { fmtInterval, placeInterval, type Interval } from '../../core/intervals.
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc } from '../markdown.ts'
 import { shortBadge, slugify } from '../render.ts'
-import { findingBadge } from './common.ts'
+import { articleName, articleNumber, findingBadge } from './common.ts'
 import type { ArticleInput, Finding } from './input.ts'
 import { PICTURES } from './pictures.ts'
 import type { CellChange } from '../baseline-changes.ts'
 import { pairSentences } from './pairs.ts'
-import { abstractSentences, abstractTitle, answerCells, answerTable, claimsByArticle } from './abstract.ts'
+import { abstractSentences, abstractTitle, answerTable, claimsByArticle } from './abstract.ts'
+import { mainCells } from './pooling.ts'
 
 /**
  * The answer first (docs/report.md#answer-first): the title, one line of what was run, a
@@ -70,7 +71,8 @@ function firstBand(title: string): { min?: number; max?: number } | null {
   if (!m) return null
   const v = Number(m[2])
   if (m[1]!.startsWith('within')) return m[3] === '%' ? { min: 1 - v / 100, max: 1 + v / 100 } : null
-  if (offScale(title)) return null
+  // "≤ 3%" of a precision check is not on the interval's scale: no band.
+  if (m[3] === '%') return null
   return m[1] === '>=' || m[1] === '≥' ? { min: v } : { max: v }
 }
 
@@ -119,9 +121,6 @@ function coverageOf(findings: readonly Finding[]): string {
   const levels = findings.flatMap((f) => (f.intervals ?? []).filter((x) => x.interval.method === 'order statistics').map((x) => x.interval.level))
   return `${Math.round(100 * (levels.length ? Math.min(...levels) : 0.95))}%`
 }
-
-/** `seed 000` from `000_ad6047c3dfc67502.txt`. */
-const sourceName = (source: string) => `seed ${source.replace(/_.*$/, '')}`
 
 interface Row {
   id: string
@@ -220,7 +219,7 @@ function runLine(input: ArticleInput): string {
  */
 export function answerSection(a: Article, input: ArticleInput, headings: readonly string[], changes: readonly CellChange[] | null): ChartRequest[] {
   const { findings, claims, run } = input
-  const main = answerCells(input)
+  const main = mainCells(input.aggregates)
   a.heading(1, esc(abstractTitle(main, run.manifest.run_id)))
   a.para('[[class:runline]]')
   a.para(runLine(input))
@@ -246,8 +245,8 @@ export function answerSection(a: Article, input: ArticleInput, headings: readonl
     const counts = CLAIM_VERDICTS.map((v) => [v, mine.filter((c) => c.verdict === v).length] as const).filter(([, n]) => n > 0)
     const reproduced = mine.filter((c) => c.verdict === 'reproduced').length
     rows.push({
-      id: sourceName(source),
-      what: `claims of ${source.replace(/_.*$/, '')} (${mine.length})`,
+      id: articleName(source),
+      what: `claims of ${articleNumber(source)} (${mine.length})`,
       verdict: counts.map(([v, n]) => `${n} ${v}`).join(', '),
       badges: counts.map(([v, n]) => shortBadge(VERDICTS[v].badge, n)).join(' '),
       figure: `${reproduced} of ${mine.length} reproduced`,

@@ -5,6 +5,7 @@ import type { RunTables } from '../../data/run-data.ts'
 import { TABLES } from '../../data/tables.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc } from '../markdown.ts'
+import { articleNumber } from './common.ts'
 import type { ArticleInput, Finding } from './input.ts'
 
 /** The verdict counts of the claims ledger, or that it was not evaluated. */
@@ -56,7 +57,6 @@ function printedFigures(text: string): string {
 // The mark tells inconclusive (?) apart from the decided verdicts at a glance.
 const verdictText = (c: ClaimResult) => `${esc(VERDICTS[c.verdict].mark)} **${esc(c.verdict)}**`
 
-/** Every claim of the source articles with its check over this run and its verdict; in print, by article without ids, checks and rows. */
 /**
  * A claim and a line of the finding it belongs to (its `finding`: the same sentence of the
  * article) decided opposite ways, each with its own rule: two bounds, not a contradiction.
@@ -75,6 +75,7 @@ export function disagreements(claims: readonly ClaimResult[], findings: readonly
   })
 }
 
+/** Every claim of the source articles with its check over this run and its verdict; in print, by article without ids, checks and rows. */
 export function claimsSection(a: Article, { claims, run, findings }: ArticleInput): ChartRequest[] {
   a.heading(2, 'Claims ledger')
   a.para(
@@ -87,7 +88,7 @@ export function claimsSection(a: Article, { claims, run, findings }: ArticleInpu
       'claims',
       [
         { title: 'claim', value: (c) => c.id },
-        { title: 'source', value: (c) => c.source.replace(/_.*$/, '') },
+        { title: 'source', value: (c) => articleNumber(c.source) },
         { title: 'what was claimed', value: (c) => c.claim },
         { title: 'published', value: (c) => c.published },
         { title: 'check', value: (c) => c.expect },
@@ -106,7 +107,7 @@ export function claimsSection(a: Article, { claims, run, findings }: ArticleInpu
     a.table(
       'claims',
       [
-        { title: 'article', value: (c) => c.source, show: (c) => (firsts.has(c) ? `**seed ${esc(c.source.replace(/_.*$/, ''))}**` : '') },
+        { title: 'article', value: (c) => c.source, show: (c) => (firsts.has(c) ? `**${esc(articleNumber(c.source))}**` : '') },
         { title: 'what was claimed', value: (c) => c.claim },
         { title: 'published', value: (c) => c.published },
         { title: 'this run', value: (c) => c.measured, show: (c) => esc(printedFigures(c.measured)) },

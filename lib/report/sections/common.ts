@@ -54,6 +54,12 @@ export function figure(
   a.para(`*Unit:* ${esc(text.unit)}. *Load:* ${esc(text.model)}.${text.note ? ` ${text.note}` : ''} [${csv.split('/').pop()}](${csv})`)
 }
 
+/** `000` from `000_ad6047c3dfc67502.txt`: a source article's number. */
+export const articleNumber = (source: string) => source.replace(/_.*$/, '')
+
+/** `article 000`: how the report names a source article in prose and in a row of its own. */
+export const articleName = (source: string) => `article ${articleNumber(source)}`
+
 /**
  * What carries over between runs and machines, said once for the run page and the history
  * page (docs/method/pairs.md): ratios within a run, counts and counted work do; raw µs do not.

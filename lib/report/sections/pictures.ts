@@ -1,4 +1,4 @@
-import { poolingSeriesCells, type CellSummary } from '../../analysis/cells.ts'
+import type { CellSummary } from '../../analysis/cells.ts'
 import { REFERENCE_LABELS } from '../../analysis/calibrated.ts'
 import { compareVersions } from '../../catalog/stack.ts'
 import { groupBy } from '../../data/grouping.ts'
@@ -9,7 +9,7 @@ import { type Article, esc, num } from '../markdown.ts'
 import { closedModelText, closedPoolingCells, figure, findingBadge } from './common.ts'
 import type { ArticleInput, Finding } from './input.ts'
 import { openChart } from './open-model.ts'
-import { poolingMain } from './pooling.ts'
+import { mainCells } from './pooling.ts'
 import { versionCells } from './versions.ts'
 
 /** The headings of the pictures, linked from the verdict table (answer.ts). */
@@ -48,8 +48,7 @@ export function picturesSection(a: Article, input: ArticleInput): ChartRequest[]
 function poolingPicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
   const { aggregates, findings, run } = input
   const p = run.manifest.profile_settings
-  const poolRows = poolingSeriesCells(aggregates.cells.measurements).filter((c) => c.key.proxy !== 'direct')
-  const main = poolingMain(poolRows)
+  const main = mainCells(aggregates)
   if (main.length) {
     a.heading(2, PICTURES.pooling)
     const series = (r: (typeof main)[number]) =>

@@ -6,9 +6,10 @@ import { type Article, num } from '../markdown.ts'
 import { cellColumns, countCellColumns, findingList, k, statusText } from './common.ts'
 import { precisionLine, withPrecision } from '../precision.ts'
 import type { ArticleInput } from './input.ts'
+import type { Aggregates } from '../../analysis/summary.ts'
 
 /** Per proxy its newest version's cell in each of the three series (the headline chart and table). */
-export function poolingMain(poolRows: readonly CellSummary[]) {
+function poolingMain(poolRows: readonly CellSummary[]) {
   const proxies = [...new Set(poolRows.map((c) => String(c.key.proxy)))].sort()
   return proxies.map((p) => ({
     proxy: p,
@@ -19,16 +20,22 @@ export function poolingMain(poolRows: readonly CellSummary[]) {
   }))
 }
 
+/** The pooling series' cells through a proxy (never the versions series' re-measurement, nor the bare backend). */
+const proxiedPoolingSeriesCells = (aggregates: Aggregates) => poolingSeriesCells(aggregates.cells.measurements).filter((c) => c.key.proxy !== 'direct')
+
+/** Each proxy's three pooling cells: what the answer, the headline picture and the pooling table show, one number per cell. */
+export const mainCells = (aggregates: Aggregates) => poolingMain(proxiedPoolingSeriesCells(aggregates))
+
 /** Same configs, pool removed: the newest version of each proxy, its chart, the ratios and every cell. */
 export function poolingSection(a: Article, { aggregates, findings, run }: ArticleInput): ChartRequest[] {
   // Every figure of this section, like F1-F4, from the pooling series' own rows: never the versions series' re-measurement of the same cell.
   const closedPooling = poolingSeriesCells(aggregates.cells.measurements)
-  const poolRows = closedPooling.filter((c) => c.key.proxy !== 'direct')
+  const poolRows = proxiedPoolingSeriesCells(aggregates)
   a.heading(2, 'The three pooling series')
   a.para(
     `Same configs (each proxy as the article configured it), a backend pool added to everyone, the pool removed from everyone. Newest measured version of each proxy; every cell is in the detail table. Drawn from the pooling series' rows (series ${POOLING_ROWS.map((s) => `\`${s}\``).join(', ')}), the rows the findings read; the versions series measures article and pool-added again on every version, in its own phase, and its figures are in the versions section.`,
   )
-  const main = poolingMain(poolRows)
+  const main = mainCells(aggregates)
   a.table(
     'pooling-series',
     [
