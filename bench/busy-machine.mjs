@@ -29,10 +29,7 @@ const { join } = await import('node:path')
 const { availableParallelism } = await import('node:os')
 
 const FLAGS = flagTable({
-  ...commonFlags({ profile: 'quick' }),
-  series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls)'] },
-  ...commonFlags({ proxies: 'haproxy,nginx,caddy' }),
-  runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
+  ...commonFlags({ profile: 'quick', series: 'pooling,tls', proxies: 'haproxy,nginx,caddy', runtime: 'auto' }),
   share: { type: 'string', arg: 'X', help: ["the neighbour's average busy share of its core (default 0.4)"] },
   cpu: { type: 'string', arg: 'N', help: ["the neighbour's core (default: the proxy's, from nproc)"] },
   'neighbour-max': { type: 'string', arg: 'S', help: ['the neighbour ends itself after S seconds (default 3600)'] },

@@ -14,11 +14,7 @@ const { repoRoot } = await import('../lib/core/paths.ts')
 const { OVERHEAD_VARIANTS, runCountsOverhead } = await import('../lib/bench/counts-overhead.ts')
 
 const FLAGS = flagTable({
-  ...commonFlags({ proxies: 'haproxy,nginx' }),
-  variants: { type: 'string', arg: 'LIST', help: ['default: article,pool-removed'] },
-  repeats: { type: 'string', arg: 'N', help: ['default 6'] },
-  duration: { type: 'string', arg: 'S', help: ['measurement window in seconds (default 3)'] },
-  runtime: { type: 'string', arg: 'KIND', help: ['native (default) or docker'] },
+  ...commonFlags({ proxies: 'haproxy,nginx', variants: 'article,pool-removed', repeats: '6', duration: '3', runtime: 'native' }),
   'include-disturbed': {
     type: 'boolean',
     help: ['count rows invalid only for being disturbed (foreign CPU on a shared', 'machine) as valid: both arms of a pair run back to back'],

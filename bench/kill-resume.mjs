@@ -15,13 +15,15 @@ const { runKillResume } = await import('../lib/bench/kill-resume.ts')
 
 const FLAGS = flagTable({
   kills: { type: 'string', arg: 'N', help: ['default 10'] },
-  ...commonFlags({ profile: 'quick; smoke: 14 rows, over before 10 kills' }),
-  series: { type: 'string', arg: 'NAME', help: ['pooling (default), tls, ws or versions'] },
-  ...commonFlags({ proxies: 'haproxy' }),
-  runtime: { type: 'string', arg: 'KIND', help: ['native (default) or docker'] },
+  ...commonFlags({
+    profile: 'quick; smoke: 14 rows, over before 10 kills',
+    series: { default: 'pooling', more: ['one of them: pooling, tls, ws or versions'] },
+    proxies: 'haproxy',
+    runtime: 'native',
+  }),
   min: { type: 'string', arg: 'S', help: ['default 4'] },
   max: { type: 'string', arg: 'S', help: ['default 20'] },
-  seed: { type: 'string', arg: 'N', help: ['default 1'] },
+  ...commonFlags({ seed: '1' }),
   ...commonFlags({ out: 'results/kill-resume-<time>' }),
 })
 

@@ -16,11 +16,13 @@ const { loadModelReport } = await import('../lib/bench/load-model.ts')
 const { runBench } = await import('../lib/run/run.ts')
 
 const FLAGS = flagTable({
-  run: { type: 'boolean', help: ['make a run first (series pooling) and add it to the directories'] },
-  ...commonFlags({ profile: 'quick; with --run only' }),
-  ...commonFlags({ proxies: 'haproxy,nginx,caddy; with --run only' }),
-  seed: { type: 'string', arg: 'N', help: ["with --run: the order's seed"] },
-  ...commonFlags({ out: 'results/<run-id>; with --run only' }),
+  measure: { type: 'boolean', help: ['make a run first (series pooling) and add it to the directories'] },
+  ...commonFlags({
+    profile: 'quick; with --measure only',
+    proxies: 'haproxy,nginx,caddy; with --measure only',
+    seed: 'random; with --measure only',
+    out: 'results/<run-id>; with --measure only',
+  }),
 })
 
 const HELP = `Usage: npx zx bench/load-model.mjs [options] [RUN_DIR...]

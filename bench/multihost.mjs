@@ -17,10 +17,7 @@ const { formatHostsComparison } = await import('../lib/bench/multihost.ts')
 const { netnsUnavailable, startNetnsEngines } = await import('../test/integration/support/netns-engines.ts')
 
 const FLAGS = flagTable({
-  ...commonFlags({ profile: 'quick' }),
-  series: { type: 'string', arg: 'NAME', help: ['default pooling'] },
-  ...commonFlags({ proxies: 'haproxy,nginx; F3 needs two' }),
-  variants: { type: 'string', arg: 'LIST', help: ["only these variants (default: the series' own)"] },
+  ...commonFlags({ profile: 'quick', series: 'pooling', proxies: 'haproxy,nginx; F3 needs two', variants: "the series' own" }),
   ...commonFlags({ out: 'results/multihost-<time>' }),
 })
 

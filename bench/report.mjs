@@ -5,6 +5,7 @@ import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { memoryLogger } = await import('../lib/core/log.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
@@ -16,8 +17,7 @@ const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')
 
 const FLAGS = flagTable({
-  run: { type: 'string', arg: 'DIR', help: ['a run directory (e.g. results/<standard run>)'] },
-  repeats: { type: 'string', arg: 'N', help: ['builds to time (default 3)'] },
+  ...commonFlags({ run: 'test/fixtures/run-quick', repeats: { default: '3', more: ['each a whole build, timed'] } }),
 })
 
 const HELP = `Usage: npx zx bench/report.mjs [--run DIR] [--repeats N]

@@ -13,10 +13,7 @@ const { repoRoot } = await import('../lib/core/paths.ts')
 const { RATIO_VARIANTS, runRuntimeRatio } = await import('../lib/bench/runtime-ratio.ts')
 
 const FLAGS = flagTable({
-  ...commonFlags({ proxies: 'all five' }),
-  variants: { type: 'string', arg: 'LIST', help: ['default: article,pool-added,pool-removed'] },
-  repeats: { type: 'string', arg: 'N', help: ['default 3'] },
-  duration: { type: 'string', arg: 'S', help: ['measurement window in seconds (default 3, as the quick profile)'] },
+  ...commonFlags({ proxies: 'all five', variants: 'article,pool-added,pool-removed', repeats: '3', duration: '3, as the quick profile' }),
   ...commonFlags({ out: 'results/runtime-ratio-<time>' }),
 })
 

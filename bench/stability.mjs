@@ -12,16 +12,18 @@ const { loadRun } = await import('../lib/data/run-data.ts')
 const { readManifest } = await import('../lib/data/manifest.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
 const { runAllArgv } = await import('../lib/cli/run-all-argv.ts')
-const { cellSpreads, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/bench/stability.ts')
+const { cellSpreads, formatPrecision, formatStability, precisionByRun, verdictLines } = await import('../lib/bench/stability.ts')
 const { spawnSync } = await import('node:child_process')
 const { join, basename } = await import('node:path')
 
 const FLAGS = flagTable({
-  runs: { type: 'string', arg: 'N', help: ['runs to make (default 3)'] },
-  ...commonFlags({ profile: 'quick' }),
-  series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls,ws)'] },
-  ...commonFlags({ proxies: 'all five' }),
-  runtime: { type: 'string', arg: 'KIND', help: ['passed to run-all (default auto)'] },
+  ...commonFlags({
+    runs: { default: '3', more: ['how many, at least 2: the same selection each time'] },
+    profile: 'quick',
+    series: 'pooling,tls,ws',
+    proxies: 'all five',
+    runtime: 'auto',
+  }),
   apart: {
     type: 'string',
     arg: 'MIN',
@@ -41,11 +43,9 @@ a finished run is reused, an interrupted one resumed), or reads finished run dir
 then prints per finding and claim the verdict of every run, the flips between decided
 verdicts (held/not held, reproduced/not reproduced; inconclusive and not measured are not
 flips) and whether all runs agree counting inconclusive as a verdict; then per cell the
-median of its cost metric in each run and the spread max/min-1 between runs, of the raw
-µs and of the calibrated unit (the cost over the run's own direct row, docs/method/comparison.md#calibrated-unit); last, per run and series, the cells that reached the profile's precision, the
-median and worst half-width of their medians, and the unstable cells; and the between-run
-variance of each family of figures (counts, ratios within a run, costs), which the
-comparison across runs takes as its prior (docs/method/comparison.md).
+median of its cost metric in each run and the spread max/min-1 between runs; last, per
+run and series, the cells that reached the profile's precision, the median and worst
+half-width of their medians, and the unstable cells.
 
 Options:
 ${flagHelp(FLAGS, { column: 20 })}`
@@ -63,8 +63,7 @@ await runNotebook(async () => {
   })
   const ledger = loadLedger()
   process.stdout.write(formatStability(runs, verdictLines(runs, ledger), cellSpreads(runs)) + '\n\n')
-  process.stdout.write(formatPrecision(runs, await precisionByRun(runs)) + '\n\n')
-  process.stdout.write(formatBetweenRun(runs) + '\n')
+  process.stdout.write(formatPrecision(runs, await precisionByRun(runs)) + '\n')
 })
 
 /**

@@ -21,9 +21,11 @@ const { join } = await import('node:path')
 
 const FLAGS = flagTable({
   ...commonFlags({ profile: 'quick', proxies: PROXIES.join(',') }),
-  plant: { type: 'string', arg: 'N', help: [`transaction variables set per request, planted in ${PLANT_PROXY}'s article config (default 1)`] },
-  'tax-ns': { type: 'string', arg: 'N', help: ['the changed machine: a tax per system call on every role (default 1500)'] },
-  runs: { type: 'string', arg: 'LIST', help: ['which runs follow the base (default planted,taxed)'] },
+  ...commonFlags({
+    plant: { default: '1', more: [`N transaction variables set (${PLANT_PROXY})`] },
+    'tax-ns': { default: '1500', more: ['the changed machine'] },
+    runs: { default: 'planted,taxed', more: ['which of them follow the base run'] },
+  }),
   ...commonFlags({ out: 'results/work-<profile>: the runs and their baselines folder' }),
 })
 

@@ -22,14 +22,16 @@ const { promoteOnce, runStep } = await import('../lib/cli/run-all-argv.ts')
 const { join } = await import('node:path')
 
 const FLAGS = flagTable({
-  ...commonFlags({ profile: 'quick' }),
-  series: { type: 'string', arg: 'LIST', help: ['passed to run-all (default pooling,tls)'] },
-  ...commonFlags({ proxies: 'haproxy,nginx,caddy' }),
-  variants: { type: 'string', arg: 'LIST', help: ['passed to run-all (default article,pool-added: the bench stays under 25 min)'] },
-  'key-types': { type: 'string', arg: 'LIST', help: ['passed to run-all (default ec256)'] },
-  plant: { type: 'string', arg: 'N', help: [`sha2(512) conversions per request planted in ${PLANT_PROXY}'s article config (default 24)`] },
-  'tax-ns': { type: 'string', arg: 'N', help: ['the changed machine: a tax per system call on every role (default 1500)'] },
-  runs: { type: 'string', arg: 'LIST', help: ['which runs --like the baseline (default aa,planted,machine)'] },
+  ...commonFlags({
+    profile: 'quick',
+    series: 'pooling,tls',
+    proxies: 'haproxy,nginx,caddy',
+    variants: 'article,pool-added: the bench stays under 25 min',
+    'key-types': 'ec256',
+    plant: { default: '24', more: [`N sha2(512) conversions (${PLANT_PROXY})`] },
+    'tax-ns': { default: '1500', more: ['the changed machine'] },
+    runs: { default: 'aa,planted,machine', more: ['which of them run --like the baseline'] },
+  }),
   ...commonFlags({ out: 'results/year-later-<profile>: the baseline, the runs, their baselines folder' }),
 })
 
@@ -43,7 +45,7 @@ Runs notebooks/run-all.mjs (native, no report) as a first run, promotes it as th
   planted  from a copy of this checkout whose ${PLANT_PROXY} article config has the plant, --pair-same;
   machine  --pair-same --tax-ns N: the same binaries on a changed machine.
 A finished run is reused, an interrupted one resumed. Prints per run: paired cells,
-those flagged as a proxy change, the smallest detectable change on the median cell, each
+those flagged as a proxy change, the change detected at 80% power on the median cell, each
 proxy's change, the machine change and how far the code-path counts moved; then the plant
 against its measured size, and the claims decided both ways by the baseline and the aa run.
 

@@ -15,9 +15,9 @@ const { formatTable } = await import('../lib/core/text-table.ts')
 
 const FLAGS = flagTable({
   ...commonFlags({ proxies: 'all five' }),
-  check: { type: 'boolean', help: ['look only; install, download, build and start nothing (no lock)'] },
+  ...commonFlags({ check: { more: ['install, download, build and start nothing (no lock)'] } }),
   doctor: { type: 'boolean', help: ['the same as no flag (npm run doctor)'] },
-  json: { type: 'boolean', help: ['print the table as a JSON array on stdout'] },
+  ...commonFlags({ json: { more: ['the table, an array of rows'] } }),
   quiet: { type: 'boolean', help: ['print only problems (used by npm test)'] },
 })
 

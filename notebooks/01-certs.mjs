@@ -4,13 +4,14 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { ensureCerts, KEY_TYPES, reusable } = await import('../lib/setup/certs.ts')
 const { acquireStepLock } = await import('../lib/run/lock.ts')
 const { certsDir } = await import('../lib/core/paths.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 
 const FLAGS = flagTable({
-  force: { type: 'boolean', help: ['regenerate everything (a new CA)'] },
+  ...commonFlags({ force: { more: ['the CA and every certificate, all new'] } }),
   dir: { type: 'string', arg: 'DIR', help: ['where to write (default: certs/)'] },
 })
 

@@ -17,23 +17,19 @@ const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
 
 const FLAGS = flagTable({
-  images: {
-    type: 'string',
-    arg: 'MODE',
-    help: [
-      'offline: build everything here: a Debian bookworm base from',
-      'debootstrap (about 30 s once, cached) and one image per version that',
-      'installs the Debian package or copies the cached binary to the same',
-      'path as on the host;',
-      'official: pull the tags listed under images: in stacks/<proxy>/stack.yaml',
-      '(digests recorded); backend and generator are still built;',
-      'auto (default): official when the registry answers within 5 s, else offline',
-    ],
-  },
-  ...commonFlags({ proxies: 'all five' }),
+  ...commonFlags({
+    images: {
+      default: 'auto',
+      more: [
+        'offline builds a Debian bookworm base from debootstrap (about 30 s once, cached) and one',
+        'image per version that installs the Debian package or copies the cached binary to the',
+        'same path as on the host; official still builds the backend and generator',
+      ],
+    },
+    proxies: 'all five',
+  }),
   newest: { type: 'boolean', help: ['only the newest catalog version of each proxy'] },
-  force: { type: 'boolean', help: ['rebuild offline images even when their inputs did not change'] },
-  json: { type: 'boolean', help: ['print the rows as a JSON array on stdout'] },
+  ...commonFlags({ force: { more: ['offline images, rebuilt even when their inputs did not change'] }, json: undefined }),
 })
 
 const HELP = `Usage: npx zx notebooks/02-stacks.mjs [options]

@@ -13,7 +13,8 @@ Six phases, each proxy on its newest catalog version with its pool-added config:
                    (ec256, rsa2048, rsa4096) → handshakes.csv, proxy_cpu_us_per_handshake
   tls-ceiling      closed-model (wrk) ceiling with ec256 → measurements.csv
   tls-default-key  Traefik and Caddy given no certificate (variant default-cert): the key of
-                   the one they serve, from an openssl s_client handshake → default-keys.csv
+                   the one they serve, from an openssl s_client handshake, and Traefik's ACME
+                   default key type from its own --help (tls-acme-default) → default-keys.csv
   tls-open         open model (loadgen open, k6 constant-arrival-rate) at the seed's fraction,
                    15,000 / 223,000 of HAProxy's ec256 ceiling, only the certificate changes
                    (ec256 vs rsa4096)

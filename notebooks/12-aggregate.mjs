@@ -4,6 +4,7 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
 const { aggregate, summaryOutputs } = await import('../lib/analysis/summary.ts')
@@ -11,7 +12,7 @@ const { writeOutputs } = await import('../lib/core/atomic.ts')
 const { displayPath } = await import('../lib/core/paths.ts')
 
 const FLAGS = flagTable({
-  run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<run-id>) or a promoted baseline'] },
+  ...commonFlags({ run: { more: ['or a promoted baseline (baselines/runs/<id>)'] } }),
 })
 
 const HELP = `Usage: npx zx notebooks/12-aggregate.mjs --run DIR

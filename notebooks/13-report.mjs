@@ -16,7 +16,7 @@ const { finishOutcome, OUTCOME_FLAGS } = await import('../lib/cli/report-outcome
 const { parseSiteDir } = await import('../lib/cli/site-dir.ts')
 
 const FLAGS = flagTable({
-  run: { type: 'string', arg: 'DIR', help: ['a run directory (results/<run-id>)'] },
+  ...commonFlags({ run: undefined }),
   baseline: { ...sharedFlag('baseline'), check: (id) => (id ? loadBaseline(id) : undefined) },
   site: { ...sharedFlag('site', 'site/'), check: (dir) => parseSiteDir(dir) ?? join(repoRoot, 'site') },
   ...commonFlags({ 'no-pdf': undefined }),

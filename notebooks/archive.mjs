@@ -5,11 +5,12 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { archiveCommand } = await import('../lib/setup/archive-cli.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
 
 const FLAGS = flagTable({
-  force: { type: 'boolean', help: ['export: replace FILE when it exists (without it, an existing FILE is refused)'] },
+  ...commonFlags({ force: { more: ['export: FILE (without --force, an existing FILE is refused)'] } }),
 })
 
 const HELP = `Usage: npm run archive -- list

@@ -4,12 +4,13 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { runFromFlags, RUN_FLAGS_HELP } = await import('../lib/cli/run-notebook.ts')
 const { capacityStepsOf } = await import('../lib/findings/capacity.ts')
 
 /** This step's own names for run flags, rewritten before parsing (only their help lines here). */
 const ALIASES = flagTable({
-  variant: { type: 'string', arg: 'NAME', help: ['the variant to search (same as --variants NAME; several: --variants a,b)'] },
+  ...commonFlags({ variant: 'pool-added' }),
 })
 
 const HELP = `Usage: npx zx notebooks/capacity.mjs [--proxies LIST] [--variant NAME] [--slo "p99<10ms,errors<0.1%"] [--budget S] [options]

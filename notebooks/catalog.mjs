@@ -14,7 +14,7 @@ const { consoleLogger } = await import('../lib/core/log.ts')
 const { formatTable } = await import('../lib/core/text-table.ts')
 
 const FLAGS = flagTable({
-  check: { type: 'boolean', help: ['ask the sources (a minute or two)'] },
+  ...commonFlags({ check: { more: ['ask the sources whether they still serve each pinned build (a minute or two)'] } }),
   update: {
     type: 'boolean',
     help: [
@@ -22,8 +22,7 @@ const FLAGS = flagTable({
       'substitutes, in stack.yaml (as root; review and commit the diff)',
     ],
   },
-  ...commonFlags({ proxies: 'all five' }),
-  json: { type: 'boolean', help: ['print the rows as JSON on stdout'] },
+  ...commonFlags({ proxies: 'all five', json: undefined }),
 })
 
 const HELP = `Usage: npm run catalog -- [--check] [options]   (also: npx zx notebooks/catalog.mjs)

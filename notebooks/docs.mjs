@@ -5,12 +5,13 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { repoRoot } = await import('../lib/core/paths.ts')
 const { docsStatus } = await import('../lib/docs/status.ts')
 const { writeFileAtomic } = await import('../lib/core/atomic.ts')
 
 const FLAGS = flagTable({
-  check: { type: 'boolean', help: ['write nothing; exit 1 when a generated block is out of date or a check fails'] },
+  ...commonFlags({ check: { more: ['exit 1 when a generated block is out of date or a check fails'] } }),
 })
 
 const HELP = `Usage: npm run docs -- [--check]   (also: npx zx notebooks/docs.mjs)

@@ -19,10 +19,12 @@ const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')
 
 const FLAGS = flagTable({
-  ...commonFlags({ proxies: 'all five' }),
-  variants: { type: 'string', arg: 'LIST', help: ['only these variants (default: all of each proxy)'] },
-  versions: { type: 'string', arg: 'WHICH', help: ['all (default), newest, ends, or catalog versions: 1.26.3,3.0.11'] },
-  json: { type: 'boolean', help: ['print an array of {proxy, version, variant, conns_per_100, ...} on stdout'] },
+  ...commonFlags({
+    proxies: 'all five',
+    variants: 'all of each proxy',
+    versions: 'all',
+    json: { more: ['an array of {proxy, version, variant, conns_per_100, ...}'] },
+  }),
 })
 
 const HELP = `Usage: npx zx notebooks/pool-table.mjs [options]   (also: npm run pool-table -- [options])

@@ -5,6 +5,7 @@ import './_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
 const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/cli/flags.ts')
+const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { promote } = await import('../lib/data/baselines.ts')
 const { consoleLogger } = await import('../lib/core/log.ts')
@@ -13,7 +14,7 @@ const { archiveComponents, archiveNotes } = await import('../lib/data/archive-in
 
 const FLAGS = flagTable({
   id: { type: 'string', arg: 'ID', help: ['baseline id (default: the run id)'] },
-  force: { type: 'boolean', help: ['replace an existing baseline with that id'] },
+  ...commonFlags({ force: { more: ['the baseline with that id'] } }),
 })
 
 const HELP = `Usage: npm run promote -- RUN_DIR [--id ID] [--force]

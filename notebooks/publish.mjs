@@ -11,7 +11,7 @@ const { publishSite } = await import('../lib/report/publish.ts')
 const { join } = await import('node:path')
 
 const FLAGS = flagTable({
-  ...commonFlags({ site: ['site/', 'the built site it publishes'] }),
+  ...commonFlags({ site: { default: 'site/', more: ['the built site it publishes'] } }),
   to: {
     type: 'string',
     arg: 'DIR',

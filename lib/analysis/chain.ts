@@ -5,8 +5,8 @@
  * side by side, so each run gives, per proxy, one *link*: now / then with its interval, from
  * within one run. Chaining the links gives a long-run index; the machine's own change (the
  * "then" side measured today against the baseline's record of it) is a separate series, never
- * multiplied into the proxy index. Pure: a run's links are read from its pairs by
- * lib/analysis/pairs.ts (runLinks).
+ * multiplied into the proxy index. Pure: runLinks reads a run's links from its paired cells
+ * (lib/analysis/pairs.ts proxyChanges and machineChange).
  */
 import type { RunTables } from '../data/run-data.ts'
 import { machineChange, type PairBasis, type PairedRun, pairedCells, proxyChanges } from './pairs.ts'
@@ -24,16 +24,21 @@ export interface PairedLink {
   basis: PairBasis
   thenVersion: string
   nowVersion: string
-  /** now / then, of the counted instructions or the proxy CPU µs per request (lib/analysis/pairs.ts proxyChanges). */
+  /**
+   * now / then, of the counted instructions or the proxy CPU µs per request: the mean of the
+   * proxy's cells' log changes, each cell the same weight (lib/analysis/pairs.ts proxyChanges).
+   */
   ratio: number
-  /** 95% interval of that ratio. */
+  /** Interval of that ratio, family-wise 95% over the run's proxies of this basis. */
   lo: number
   hi: number
   /** Cells the proxy ratio is pooled from. */
   cells: number
+  /** How the run measured (its profile, runtime, data schema), in words; null where not known. */
+  method: string | null
 }
 
-/** One run's machine change: the baseline's binaries measured today / as the baseline recorded them. */
+/** One run's machine change: the baseline's binaries measured today / as the baseline recorded them, the median over the timed cells with its order-statistics interval. */
 export interface MachineLink {
   runId: string
   date: string | null
@@ -57,7 +62,7 @@ export const NO_LINKS: ChainLinks = { proxy: [], machine: [] }
  * with it chain on): a proxy link where the proxy's change has an interval, a machine link where
  * `baseline` (the tables of the run it was paired with) gives the machine change.
  */
-export function runLinks(runId: string, date: string | null, run: PairedRun, baseline?: RunTables): ChainLinks {
+export function runLinks(runId: string, date: string | null, run: PairedRun, baseline?: RunTables, method: string | null = null): ChainLinks {
   if (!run.paired) return NO_LINKS
   const cells = pairedCells(run, baseline)
   const baselineId = run.paired.sides.baseline
@@ -79,6 +84,7 @@ export function runLinks(runId: string, date: string | null, run: PairedRun, bas
               lo: p.change.lo,
               hi: p.change.hi,
               cells: p.cells,
+              method,
             },
           ]
         : [],
@@ -123,6 +129,10 @@ export interface ChainPoint {
   index: RatioInterval | null
   /** Why a segment starts here (a start after the first segment), or why a link is unusable. */
   gap: string | null
+  /** How its run measured; null at a start. */
+  method: string | null
+  /** `before → now` where the method differs from the point this one extends: its change is read across that change of method. */
+  methodChange: string | null
 }
 
 const t = (date: string | null) => (date ? Date.parse(date.length === 10 ? `${date}T00:00:00Z` : date) : Number.POSITIVE_INFINITY)
@@ -212,14 +222,18 @@ function chainOf(links: readonly PairedLink[]): ChainPoint[] {
         step: null,
         index: toInterval(ORIGIN),
         gap,
+        method: null,
+        methodChange: null,
       }
       out.push(point)
       from = { at: ORIGIN, segment, point }
       reached.set(l.baselineId, from)
     }
+    const before = from.point.method
+    const methodChange = before && l.method && before !== l.method ? `${before} → ${l.method}` : null
     const bad = unusableRatio(l)
     if (bad) {
-      out.push({ ...common, segment: from.segment, kind: 'unusable', step: null, index: null, gap: bad })
+      out.push({ ...common, segment: from.segment, kind: 'unusable', step: null, index: null, gap: bad, method: l.method, methodChange })
       continue
     }
     const here = extend(from.at, l)
@@ -232,6 +246,8 @@ function chainOf(links: readonly PairedLink[]): ChainPoint[] {
       step: { value: l.ratio, lo: l.lo, hi: l.hi, cells: l.cells },
       index: toInterval(here),
       gap: null,
+      method: l.method,
+      methodChange,
     }
     out.push(point)
     if (!reached.has(l.runId)) reached.set(l.runId, { at: here, segment: from.segment, point })

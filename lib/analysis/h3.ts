@@ -1,21 +1,12 @@
-import { medianInterval, ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
-import { median } from '../core/stats.ts'
+import { repeatsOf, type Interval } from '../core/intervals.ts'
 import { groupBy, keyId } from '../data/grouping.ts'
 import type { Handshake, Measurement } from '../data/schema.ts'
 import { SERIES_ROWS } from '../data/series.ts'
+import { medianOfGiven, pairedRatio, repeatsInterval, rowCounts, validRows } from './cell-figures.ts'
 
 /* HTTP/3 against HTTP/2 and HTTP/1.1 per proxy (series h3, beside h2), and QUIC handshakes against TCP+TLS ones: docs/series/h3.md. */
 
-const valid = <R extends { status: string }>(rows: readonly R[]) => rows.filter((r) => r.status === 'valid')
-const cpuRepeats = (rows: readonly Measurement[]) => repeatsOf(valid(rows), (r) => r.proxy_cpu_us_per_req)
-const interval = (r: Map<number, number>) => (r.size ? medianInterval(r) : null)
-const med = (xs: (number | null)[]) => {
-  const v = xs.filter((x): x is number => typeof x === 'number')
-  return v.length ? median(v) : null
-}
-const notValid = <R extends { status: string; reason: string }>(rows: readonly R[]) => [
-  ...new Set(rows.filter((r) => r.status !== 'valid').map((r) => `${r.status}: ${r.reason}`)),
-]
+const cpuRepeats = (rows: readonly Measurement[]) => repeatsOf(validRows(rows), (r) => r.proxy_cpu_us_per_req)
 
 /** The prefix of a failed row for a proxy version that cannot speak HTTP/3 (lib/series/h3.ts). */
 export const NOT_MEASURED_PREFIX = 'not measured: '
@@ -64,11 +55,11 @@ export function h3Summary(measurements: readonly Measurement[]): H3Summary {
     .filter((g) => g[0]!.proxy === 'direct')
     .map((g) => ({
       streams: g[0]!.streams ?? 1,
-      p50_ms: med(valid(g).map((r) => r.p50_ms)),
-      p99_ms: med(valid(g).map((r) => r.p99_ms)),
-      rps: med(valid(g).map((r) => r.rps)),
-      datagrams_per_req: med(valid(g).map((r) => r.udp_datagrams_per_req ?? null)),
-      valid: valid(g).length,
+      p50_ms: medianOfGiven(validRows(g).map((r) => r.p50_ms)),
+      p99_ms: medianOfGiven(validRows(g).map((r) => r.p99_ms)),
+      rps: medianOfGiven(validRows(g).map((r) => r.rps)),
+      datagrams_per_req: medianOfGiven(validRows(g).map((r) => r.udp_datagrams_per_req)),
+      valid: validRows(g).length,
       rows: g.length,
     }))
     .sort((a, b) => a.streams - b.streams)
@@ -84,18 +75,16 @@ export function h3Summary(measurements: readonly Measurement[]): H3Summary {
         proxy,
         version,
         streams,
-        h3: interval(own),
-        h2: interval(h2),
-        h1: interval(h1),
-        h3VsH1: own.size && h1.size ? ratioInterval(own, h1) : null,
-        h3VsH2: own.size && h2.size ? ratioInterval(own, h2) : null,
-        conns_per_1k: med(valid(g).map((r) => r.backend_conns_per_1k_req)),
-        datagrams_per_req: med(valid(g).map((r) => r.udp_datagrams_per_req ?? null)),
-        p50_ms: med(valid(g).map((r) => r.p50_ms)),
-        p99_ms: med(valid(g).map((r) => r.p99_ms)),
-        valid: valid(g).length,
-        rows: g.length,
-        reasons: notValid(g),
+        h3: repeatsInterval(own),
+        h2: repeatsInterval(h2),
+        h1: repeatsInterval(h1),
+        h3VsH1: pairedRatio(own, h1),
+        h3VsH2: pairedRatio(own, h2),
+        conns_per_1k: medianOfGiven(validRows(g).map((r) => r.backend_conns_per_1k_req)),
+        datagrams_per_req: medianOfGiven(validRows(g).map((r) => r.udp_datagrams_per_req)),
+        p50_ms: medianOfGiven(validRows(g).map((r) => r.p50_ms)),
+        p99_ms: medianOfGiven(validRows(g).map((r) => r.p99_ms)),
+        ...rowCounts(g),
       }
     })
     .sort((a, b) => a.proxy.localeCompare(b.proxy) || a.streams - b.streams)
@@ -135,7 +124,7 @@ export function h3HandshakeSummary(handshakes: readonly Handshake[]): H3Handshak
   const rows = handshakes.filter((r) => r.series === H3_HANDSHAKE_ROWS.quic || r.series === H3_HANDSHAKE_ROWS.tcp)
   const groups = groupBy(rows, (r) => [r.proxy, r.version, r.key_type])
   const cpu = (g: readonly Handshake[], series: string, mode: string) =>
-    repeatsOf(valid(g.filter((r) => r.series === series && (r.resumption ?? 'none') === mode)), (r) => r.proxy_cpu_us_per_handshake)
+    repeatsOf(validRows(g.filter((r) => r.series === series && (r.resumption ?? 'none') === mode)), (r) => r.proxy_cpu_us_per_handshake)
   const sorted = [...groups.values()].sort(
     (a, b) =>
       a[0]!.proxy.localeCompare(b[0]!.proxy) ||
@@ -150,9 +139,7 @@ export function h3HandshakeSummary(handshakes: readonly Handshake[]): H3Handshak
       resumed: cpu(g, H3_HANDSHAKE_ROWS.quic, 'tickets'),
       early: cpu(g, H3_HANDSHAKE_ROWS.quic, '0rtt'),
     }
-    const vs = (a: Map<number, number>, b: Map<number, number>) => (a.size && b.size ? ratioInterval(a, b) : null)
     const own = (series: string) => g.filter((r) => r.series === series)
-    const counts = (series: string) => ({ valid: valid(own(series)).length, rows: own(series).length, reasons: notValid(own(series)) })
     const out: H3HandshakeRow[] = []
     if (own(H3_HANDSHAKE_ROWS.quic).length) {
       out.push({
@@ -160,13 +147,13 @@ export function h3HandshakeSummary(handshakes: readonly Handshake[]): H3Handshak
         version,
         key_type,
         transport: 'QUIC',
-        full: interval(quic.full),
-        resumed: interval(quic.resumed),
-        early: interval(quic.early),
-        fullVsTcp: vs(quic.full, tcp.full),
-        resumedVsTcp: vs(quic.resumed, tcp.resumed),
-        datagrams: med(valid(own(H3_HANDSHAKE_ROWS.quic).filter((r) => (r.resumption ?? 'none') === 'none')).map((r) => r.udp_datagrams_per_req ?? null)),
-        ...counts(H3_HANDSHAKE_ROWS.quic),
+        full: repeatsInterval(quic.full),
+        resumed: repeatsInterval(quic.resumed),
+        early: repeatsInterval(quic.early),
+        fullVsTcp: pairedRatio(quic.full, tcp.full),
+        resumedVsTcp: pairedRatio(quic.resumed, tcp.resumed),
+        datagrams: medianOfGiven(validRows(own(H3_HANDSHAKE_ROWS.quic).filter((r) => (r.resumption ?? 'none') === 'none')).map((r) => r.udp_datagrams_per_req)),
+        ...rowCounts(own(H3_HANDSHAKE_ROWS.quic)),
       })
     }
     if (own(H3_HANDSHAKE_ROWS.tcp).length) {
@@ -175,13 +162,13 @@ export function h3HandshakeSummary(handshakes: readonly Handshake[]): H3Handshak
         version,
         key_type,
         transport: 'TCP+TLS',
-        full: interval(tcp.full),
-        resumed: interval(tcp.resumed),
+        full: repeatsInterval(tcp.full),
+        resumed: repeatsInterval(tcp.resumed),
         early: null,
         fullVsTcp: null,
         resumedVsTcp: null,
         datagrams: null,
-        ...counts(H3_HANDSHAKE_ROWS.tcp),
+        ...rowCounts(own(H3_HANDSHAKE_ROWS.tcp)),
       })
     }
     return out
@@ -224,17 +211,15 @@ export function h3OpenSummary(measurements: readonly Measurement[]): H3OpenCell[
         proxy: g[0]!.proxy,
         version: g[0]!.version,
         target_rps: g[0]!.target_rps ?? 0,
-        h3: interval(a),
-        h1: interval(b),
-        h3VsH1: a.size && b.size ? ratioInterval(a, b) : null,
-        h3_p99_ms: med(valid(h3).map((r) => r.p99_ms)),
-        h1_p99_ms: med(valid(h1).map((r) => r.p99_ms)),
-        h3_max_vus: med(valid(h3).map((r) => r.max_vus)),
-        h1_max_vus: med(valid(h1).map((r) => r.max_vus)),
-        datagrams_per_req: med(valid(h3).map((r) => r.udp_datagrams_per_req ?? null)),
-        valid: valid(g).length,
-        rows: g.length,
-        reasons: notValid(g),
+        h3: repeatsInterval(a),
+        h1: repeatsInterval(b),
+        h3VsH1: pairedRatio(a, b),
+        h3_p99_ms: medianOfGiven(validRows(h3).map((r) => r.p99_ms)),
+        h1_p99_ms: medianOfGiven(validRows(h1).map((r) => r.p99_ms)),
+        h3_max_vus: medianOfGiven(validRows(h3).map((r) => r.max_vus)),
+        h1_max_vus: medianOfGiven(validRows(h1).map((r) => r.max_vus)),
+        datagrams_per_req: medianOfGiven(validRows(h3).map((r) => r.udp_datagrams_per_req)),
+        ...rowCounts(g),
       }
     })
     .sort((x, y) => x.proxy.localeCompare(y.proxy) || x.target_rps - y.target_rps)

@@ -1,8 +1,9 @@
-import { medianInterval, ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
+import { repeatsOf, type Interval } from '../core/intervals.ts'
 import { groupRows } from '../data/grouping.ts'
 import { isDisturbed } from '../data/precision.ts'
 import type { TcpRow } from '../data/schema.ts'
 import { SERIES_ROWS } from '../data/series.ts'
+import { medianOfGiven, pairedRatio, repeatsInterval, validRows } from './cell-figures.ts'
 
 /** The series values of the L4 rows: short connections, then long streams. */
 const [SHORT, STREAM] = SERIES_ROWS.l4.tcp
@@ -30,13 +31,8 @@ export interface L4Cell {
   reasons: string[]
 }
 
-const med = (xs: number[]) => (xs.length ? medianInterval(new Map(xs.map((x, i) => [i + 1, x]))).value : null)
-const valid = (rows: readonly TcpRow[]) => rows.filter((r) => r.status === 'valid')
-
 /** The valid rows' values by repeat (a repeat re-measured after a disturbed window keeps its own number). */
-const costRepeats = (rows: readonly TcpRow[], metric: 'proxy_cpu_us_per_conn' | 'proxy_cpu_us_per_mib') => repeatsOf(valid(rows), (r) => r[metric])
-
-const interval = (r: Map<number, number>) => (r.size ? medianInterval(r) : null)
+const costRepeats = (rows: readonly TcpRow[], metric: 'proxy_cpu_us_per_conn' | 'proxy_cpu_us_per_mib') => repeatsOf(validRows(rows), (r) => r[metric])
 
 /** Variants in the order the section shows them: plain, then TLS passed through, then TLS terminated. */
 const VARIANT_ORDER = ['l4-tcp', 'l4-passthrough', 'l4-terminate']
@@ -53,12 +49,12 @@ export function l4Cells(rows: readonly TcpRow[]): L4Cell[] {
       proxy: g[0]!.proxy,
       version: g[0]!.version,
       variant: g[0]!.variant,
-      perConn: interval(costRepeats(short, 'proxy_cpu_us_per_conn')),
-      perMiB: interval(costRepeats(stream, 'proxy_cpu_us_per_mib')),
-      connRate: med(valid(short).flatMap((r) => (r.conn_rate === null ? [] : [r.conn_rate]))),
-      mibPerS: med(valid(stream).flatMap((r) => (r.mib_per_s === null ? [] : [r.mib_per_s]))),
-      backendConnsPerConn: med(valid(g).flatMap((r) => (r.backend_conns_per_conn === null ? [] : [r.backend_conns_per_conn]))),
-      syscallsPerConn: med(valid(short).flatMap((r) => (r.proxy_syscalls_per_req == null ? [] : [r.proxy_syscalls_per_req]))),
+      perConn: repeatsInterval(costRepeats(short, 'proxy_cpu_us_per_conn')),
+      perMiB: repeatsInterval(costRepeats(stream, 'proxy_cpu_us_per_mib')),
+      connRate: medianOfGiven(validRows(short).map((r) => r.conn_rate)),
+      mibPerS: medianOfGiven(validRows(stream).map((r) => r.mib_per_s)),
+      backendConnsPerConn: medianOfGiven(validRows(g).map((r) => r.backend_conns_per_conn)),
+      syscallsPerConn: medianOfGiven(validRows(short).map((r) => r.proxy_syscalls_per_req)),
       valid: g.length - notValid.length,
       rows: g.length,
       disturbed: notValid.filter(isDisturbed).length,
@@ -86,9 +82,8 @@ export function haproxyNginxRatios(rows: readonly TcpRow[]): { variant: string; 
           own.filter((r) => r.proxy === proxy && r.variant === variant),
           metric,
         )
-      const h = of('haproxy')
-      const n = of('nginx')
-      return h.size && n.size ? [{ variant, per, ratio: ratioInterval(h, n) }] : []
+      const ratio = pairedRatio(of('haproxy'), of('nginx'))
+      return ratio ? [{ variant, per, ratio }] : []
     })
   })
 }

@@ -1,5 +1,5 @@
 import { median, medianCI } from '../core/stats.ts'
-import { LEVEL, sideOfOne, studentQuantile, sumSquares } from '../core/intervals.ts'
+import { chiSquareQuantile, LEVEL, sideOfOne, studentQuantile, sumSquares, UNSTABLE_P } from '../core/intervals.ts'
 import { CELL_COLUMNS, type CellKey, groupBy, projectId, projectKey, type TableName } from '../data/grouping.ts'
 import type { RunData, RunTables } from '../data/run-data.ts'
 import { SERIES_ROWS } from '../data/series.ts'
@@ -60,9 +60,9 @@ export interface PairedCell {
   pairs: number
   change: Change | null
   verdict: PairVerdict
-  /** The smallest change this run could have told from none (relative, 0.08 = 8%); null without pairs. */
+  /** The change this run finds with probability POWER at its interval's level (relative, 0.08 = 8%: detectableChange); null without pairs. */
   detectable: number | null
-  /** Standard error of ln(change), from the pooled paired noise, and that noise's degrees of freedom. */
+  /** Standard error of ln(change) and its degrees of freedom: the pooled paired noise's, or the cell's own where its own SD is larger. */
   logSe: number | null
   df: number
   /**
@@ -139,17 +139,33 @@ function rawPairs(now: RunTables, then: RunTables): RawPair[] {
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 
-/** A change with its interval at quantile q of a log-scale standard error, and its verdict: decided only when the whole interval is on one side of 1. */
-function judged(logMean: number, se: number, q: number): Pick<PairedCell, 'change' | 'verdict' | 'detectable'> {
+/** The power a detectable change is stated at: a change that large is found 4 times in 5. */
+export const POWER = 0.8
+
+/** The two-sided α of an interval at the family-wise LEVEL over `family` figures (Bonferroni). */
+export const familyAlpha = (family: number) => (1 - LEVEL) / Math.max(1, family)
+
+/**
+ * The smallest change a two-sided test at `alpha` finds with probability POWER, from a log-scale
+ * standard error with `df` degrees of freedom: (t(1 − α/2) + t(POWER)) · SE, as a relative
+ * change (0.08 = 8%). A change of the interval's half-width alone (t(1 − α/2) · SE) is found
+ * about half the time.
+ */
+export function detectableChange(logSe: number, df: number, alpha: number): number {
+  return Math.exp((studentQuantile(1 - alpha / 2, df) + studentQuantile(POWER, df)) * logSe) - 1
+}
+
+/** A change with its two-sided interval at `alpha` from a log-scale standard error, its verdict (decided only when the whole interval is on one side of 1) and its detectable change. */
+function judged(logMean: number, se: number, df: number, alpha: number): Pick<PairedCell, 'change' | 'verdict' | 'detectable'> {
+  const q = studentQuantile(1 - alpha / 2, df)
   const change = { value: Math.exp(logMean), lo: Math.exp(logMean - q * se), hi: Math.exp(logMean + q * se) }
   const s = sideOfOne(change)
-  return { change, verdict: s === 'above' ? 'dearer' : s === 'below' ? 'cheaper' : 'no change', detectable: Math.exp(q * se) - 1 }
+  return { change, verdict: s === 'above' ? 'dearer' : s === 'below' ? 'cheaper' : 'no change', detectable: detectableChange(se, df, alpha) }
 }
 
 /**
  * The paired noise of a family of cells: the pooled SD of the log ratios around each cell's
- * mean, and its degrees of freedom. A cell's own SD is used where larger (one noisy cell is
- * never narrowed by quiet ones).
+ * mean, and its degrees of freedom.
  */
 export function pooledNoise(cells: readonly (readonly number[])[]): { sd: number; df: number } {
   const used = cells.filter((c) => c.length >= 2)
@@ -160,7 +176,12 @@ export function pooledNoise(cells: readonly (readonly number[])[]): { sd: number
 /**
  * A cell's paired change with its interval at the family-wise level over `family` cells
  * (Bonferroni: a run of 40 cells with no change flags none 95% of the time), from the
- * pooled noise. Fewer than 2 pairs, or no pooled noise: too few repeats.
+ * pooled noise, or from the cell's own SD where the pool makes its spread improbable
+ * (p < UNSTABLE_P, the rule withPooledNoise judges a cell by: one noisy cell is never narrowed
+ * by quiet ones), with its own pairs − 1 degrees of freedom: the pool's would claim a
+ * precision its spread does not have. Not plain max(): about half the cells of a family draw
+ * an own SD above the pool's by chance, and a few-df SD of their own costs them their power.
+ * Fewer than 2 pairs, or no pooled noise: too few repeats.
  */
 export function pairedChange(
   logs: readonly number[],
@@ -168,11 +189,11 @@ export function pairedChange(
   family: number,
 ): Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'> {
   if (logs.length < 2 || !(noise.df > 0)) return { change: null, verdict: 'too few repeats', detectable: null, logSe: null, df: noise.df }
-  const m = mean(logs)
-  const own = Math.sqrt(sumSquares(logs) / (logs.length - 1))
-  const se = Math.max(noise.sd, own) / Math.sqrt(logs.length)
-  const q = studentQuantile(1 - (1 - LEVEL) / 2 / Math.max(1, family), noise.df)
-  return { ...judged(m, se, q), logSe: se, df: noise.df }
+  const ss = sumSquares(logs)
+  const own = ss / noise.sd ** 2 > chiSquareQuantile(1 - UNSTABLE_P, logs.length - 1)
+  const { sd, df } = own ? { sd: Math.sqrt(ss / (logs.length - 1)), df: logs.length - 1 } : noise
+  const se = sd / Math.sqrt(logs.length)
+  return { ...judged(mean(logs), se, df, familyAlpha(family)), logSe: se, df }
 }
 
 /** The counts of one cell: now, then today, and (code-path counts) then in the baseline. */
@@ -220,8 +241,7 @@ export function countedChange(
   if (!a || !b) return { change: null, verdict: 'too few repeats', detectable: null, logSe: null, df: 0 }
   const se = Math.sqrt(a.se ** 2 + b.se ** 2)
   const df = se > 0 ? se ** 4 / (a.se ** 4 / a.df + b.se ** 4 / b.df) : a.df + b.df
-  const q = studentQuantile(1 - (1 - LEVEL) / 2 / Math.max(1, family), df)
-  return { ...judged(a.log - b.log, se, q), logSe: se, df }
+  return { ...judged(a.log - b.log, se, df, familyAlpha(family)), logSe: se, df }
 }
 
 /** A counting set-up without the corrections of its row (lib/measure/work.ts workSetup): what must match for two counts to compare. */
@@ -311,9 +331,8 @@ export interface ProxyChange {
 function pooledChange(own: readonly PairedCell[], family: number): Pick<ProxyChange, 'change' | 'verdict' | 'detectable'> {
   if (own.length === 0) return { change: null, verdict: 'too few repeats', detectable: null }
   const m = mean(own.map((c) => Math.log(c.change!.value)))
-  const q = studentQuantile(1 - (1 - LEVEL) / 2 / family, Math.min(...own.map((c) => c.df)))
   const se = Math.sqrt(own.reduce((a, c) => a + c.logSe! ** 2, 0)) / own.length
-  return judged(m, se, q)
+  return judged(m, se, Math.min(...own.map((c) => c.df)), familyAlpha(family))
 }
 
 export function proxyChanges(cells: readonly PairedCell[], proxies = new Set(cells.map((c) => c.proxy))): ProxyChange[] {
@@ -347,10 +366,13 @@ export function machineChange(cells: readonly PairedCell[]): { value: number; lo
   return { value: m, lo: ci[0]!, hi: ci[1]!, min: Math.min(...xs), max: Math.max(...xs), cells: xs.length }
 }
 
-/** The verdict in words: `no change beyond X%` says the smallest change the run could have seen. */
+/** A detectable change as `±9%`; tenths below 2%, as counted cells see a fraction of a percent. */
+export const detectablePct = (detectable: number) => `±${detectable < 0.02 ? Math.ceil(detectable * 1000) / 10 : Math.ceil(detectable * 100)}%`
+
+/** A detectable change in words: `±9% detectable at 80% power`. */
+export const detectableText = (detectable: number) => `${detectablePct(detectable)} detectable at ${POWER * 100}% power`
+
+/** The verdict in words: `no change (±9% detectable at 80% power)` says the change the run would have found. */
 export function verdictText(v: PairVerdict, detectable: number | null): string {
-  if (v !== 'no change') return v
-  const d = detectable ?? 0
-  // Counted cells see a fraction of a percent: tenths below 2%.
-  return `no change beyond ${d < 0.02 ? Math.ceil(d * 1000) / 10 : Math.ceil(d * 100)}%`
+  return v === 'no change' ? `no change (${detectableText(detectable ?? 0)})` : v
 }

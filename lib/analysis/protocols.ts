@@ -1,19 +1,9 @@
-import { medianInterval, ratioInterval, repeatsOf, type Interval } from '../core/intervals.ts'
-import { median } from '../core/stats.ts'
+import { repeatsOf, type Interval } from '../core/intervals.ts'
 import { groupBy } from '../data/grouping.ts'
 import type { Handshake, Measurement } from '../data/schema.ts'
+import { medianOfGiven, pairedRatio, repeatsInterval, rowCounts, validRows } from './cell-figures.ts'
 
 /* HTTP/2 against HTTP/1.1 (series h2) and resumed against full handshakes (series resumption), per proxy. */
-
-const valid = <R extends { status: string }>(rows: readonly R[]) => rows.filter((r) => r.status === 'valid')
-const interval = (r: Map<number, number>) => (r.size ? medianInterval(r) : null)
-const med = (xs: (number | null)[]) => {
-  const v = xs.filter((x): x is number => typeof x === 'number')
-  return v.length ? median(v) : null
-}
-const notValid = <R extends { status: string; reason: string }>(rows: readonly R[]) => [
-  ...new Set(rows.filter((r) => r.status !== 'valid').map((r) => `${r.status}: ${r.reason}`)),
-]
 
 /** Rows grouped by a derived key (lib/data/grouping.ts), groups in the order they first appear. */
 const groups = <R>(rows: readonly R[], keyOf: (r: R) => readonly unknown[]): R[][] => [...groupBy(rows, keyOf).values()]
@@ -41,7 +31,7 @@ export interface H2Cell {
 export function h2Summary(measurements: readonly Measurement[]): H2Cell[] {
   const rows = measurements.filter((r) => r.series === 'h2' || r.series === 'h2-h1')
   return groups(rows, (r) => [r.proxy, r.version]).flatMap((g) => {
-    const cpu = (rs: readonly Measurement[]) => repeatsOf(valid(rs), (r) => r.proxy_cpu_us_per_req)
+    const cpu = (rs: readonly Measurement[]) => repeatsOf(validRows(rs), (r) => r.proxy_cpu_us_per_req)
     const h1 = cpu(g.filter((r) => r.series === 'h2-h1'))
     const cells = groups(g, (r) => [r.series === 'h2-h1' ? 'h1' : `h2 ${r.streams}`]).sort((a, b) =>
       a[0]!.series === 'h2-h1' ? -1 : b[0]!.series === 'h2-h1' ? 1 : (a[0]!.streams ?? 0) - (b[0]!.streams ?? 0),
@@ -54,15 +44,13 @@ export function h2Summary(measurements: readonly Measurement[]): H2Cell[] {
         version: c[0]!.version,
         protocol: isH1 ? 'HTTP/1.1' : 'h2',
         streams: isH1 ? null : (c[0]!.streams ?? null),
-        cpu: interval(own),
-        rps: med(valid(c).map((r) => r.rps)),
-        p50_ms: med(valid(c).map((r) => r.p50_ms)),
-        p99_ms: med(valid(c).map((r) => r.p99_ms)),
-        vsH1: !isH1 && own.size && h1.size ? ratioInterval(own, h1) : null,
-        syscalls: med(valid(c).map((r) => r.proxy_syscalls_per_req ?? null)),
-        valid: valid(c).length,
-        rows: c.length,
-        reasons: notValid(c),
+        cpu: repeatsInterval(own),
+        rps: medianOfGiven(validRows(c).map((r) => r.rps)),
+        p50_ms: medianOfGiven(validRows(c).map((r) => r.p50_ms)),
+        p99_ms: medianOfGiven(validRows(c).map((r) => r.p99_ms)),
+        vsH1: isH1 ? null : pairedRatio(own, h1),
+        syscalls: medianOfGiven(validRows(c).map((r) => r.proxy_syscalls_per_req)),
+        ...rowCounts(c),
       }
     })
   })
@@ -91,7 +79,7 @@ export function resumptionSummary(handshakes: readonly Handshake[]): ResumptionC
   const ORDER = ['none', 'tickets', 'tickets-tls12']
   const rows = handshakes.filter((r) => r.series === 'resumption')
   return groups(rows, (r) => [r.proxy, r.version, r.variant]).flatMap((g) => {
-    const cpu = (rs: readonly Handshake[]) => repeatsOf(valid(rs), (r) => r.proxy_cpu_us_per_handshake)
+    const cpu = (rs: readonly Handshake[]) => repeatsOf(validRows(rs), (r) => r.proxy_cpu_us_per_handshake)
     const full = cpu(g.filter((r) => (r.resumption ?? 'none') === 'none'))
     return groups(g, (r) => [r.resumption ?? 'none'])
       .sort((a, b) => ORDER.indexOf(a[0]!.resumption ?? 'none') - ORDER.indexOf(b[0]!.resumption ?? 'none'))
@@ -103,14 +91,12 @@ export function resumptionSummary(handshakes: readonly Handshake[]): ResumptionC
           version: c[0]!.version,
           variant: c[0]!.variant,
           resumption: mode,
-          cpu: interval(own),
-          resumedShare: med(valid(c).map((r) => (r.handshakes > 0 ? r.resumed / r.handshakes : null))),
-          rate: med(valid(c).map((r) => r.rate)),
-          syscalls: med(valid(c).map((r) => r.proxy_syscalls_per_req ?? null)),
-          vsFull: mode !== 'none' && own.size && full.size ? ratioInterval(own, full) : null,
-          valid: valid(c).length,
-          rows: c.length,
-          reasons: notValid(c),
+          cpu: repeatsInterval(own),
+          resumedShare: medianOfGiven(validRows(c).map((r) => (r.handshakes > 0 ? r.resumed / r.handshakes : null))),
+          rate: medianOfGiven(validRows(c).map((r) => r.rate)),
+          syscalls: medianOfGiven(validRows(c).map((r) => r.proxy_syscalls_per_req)),
+          vsFull: mode === 'none' ? null : pairedRatio(own, full),
+          ...rowCounts(c),
         }
       })
   })

@@ -1,9 +1,8 @@
 /**
  * Verdict stability across runs of the same selection (bench/stability.mjs): each finding's
  * and claim's verdict side by side, the flips between decided verdicts, and per cell how far
- * its median moved between runs, in raw µs and in the calibrated unit (lib/analysis/calibrated.ts).
+ * its median moved between runs.
  */
-import { CALIBRATION_REFERENCE, REFERENCE_LABELS, isDirectReference, runReferences } from '../analysis/calibrated.ts'
 import { TABLE_SPECS, summarizeCells } from '../analysis/cells.ts'
 import { groupBy, projectId } from '../data/grouping.ts'
 import { evaluateClaims } from '../claims/evaluate.ts'
@@ -16,14 +15,12 @@ import type { RunTables } from '../data/run-data.ts'
 import type { Manifest } from '../data/schema.ts'
 import type { TableName } from '../data/tables.ts'
 import { findingsFor } from '../findings/index.ts'
-import { estimateBetweenRun } from '../analysis/between-run.ts'
-import { runFigures } from '../analysis/run-figures.ts'
 import { isDecided } from '../core/verdict.ts'
 
 export interface StabilityRun {
   name: string
-  /** With the manifest where the run has one: its calibration is a reference of the calibrated unit. */
-  tables: RunTables & { manifest?: Pick<Manifest, 'calibration' | 'profile_settings'> }
+  /** With the manifest where the run has one: its profile's precision target. */
+  tables: RunTables & { manifest?: Pick<Manifest, 'profile_settings'> }
   series: readonly string[]
 }
 
@@ -92,9 +89,6 @@ export interface CellSpread {
   medians: (number | null)[]
   /** max/min − 1 over the runs that measured the cell; null with fewer than two. */
   spread: number | null
-  /** The medians in the table's calibrated unit (CALIBRATION_REFERENCE), null where a run lacks the reference; the reference's own cell has none. */
-  calibrated: (number | null)[]
-  calibratedSpread: number | null
 }
 
 /** max/min − 1 over the positive values; null with fewer than two. */
@@ -105,30 +99,23 @@ function spreadOf(values: readonly (number | null)[]): number | null {
 
 /**
  * Per cell of each table, the median of its cost (the direct row: the backend's) in each
- * run, raw and in the calibrated unit, and the spread of each between runs.
+ * run, and its spread between runs.
  */
 export function cellSpreads(runs: readonly StabilityRun[]): CellSpread[] {
   const out: CellSpread[] = []
-  const refs = runs.map((r) => runReferences(r.tables))
   for (const table of ['measurements', 'handshakes', 'websocket'] as const) {
     const spec = TABLE_SPECS[table]
-    const reference = CALIBRATION_REFERENCE[table]
-    // The reference's own cell is 1 in its unit by definition: no calibrated figure.
-    const referenceCells = new Set<string>()
     const perRun = runs.map((r) => {
       const figures = r.tables[table].flatMap((row) => {
         const v = row.status === 'valid' ? precisionValue(table, row) : null
-        return v === null ? [] : [{ id: projectId(row, spec.keys), v, row }]
+        return v === null ? [] : [{ id: projectId(row, spec.keys), v }]
       })
-      for (const f of figures)
-        if (reference === 'direct' && table === 'measurements' && isDirectReference(f.row as { series: string; model: string })) referenceCells.add(f.id)
       return new Map([...groupBy(figures, (f) => [f.id])].map(([id, fs]) => [id, median(fs.map((f) => f.v))]))
     })
     const cells = [...new Set(perRun.flatMap((m) => [...m.keys()]))]
     for (const cell of cells) {
       const medians = perRun.map((m) => m.get(cell) ?? null)
-      const calibrated = medians.map((v, i) => (v === null || referenceCells.has(cell) || !refs[i]![reference] ? null : v / refs[i]![reference]!))
-      out.push({ table, cell, medians, spread: spreadOf(medians), calibrated, calibratedSpread: spreadOf(calibrated) })
+      out.push({ table, cell, medians, spread: spreadOf(medians) })
     }
   }
   return out
@@ -230,9 +217,8 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
       cell: s.cell,
       ...Object.fromEntries(names.map((n, i) => [n, s.medians[i] === null ? '-' : s.medians[i]!.toFixed(1)])),
       spread: pct(s.spread!),
-      calibrated: s.calibratedSpread === null ? '-' : pct(s.calibratedSpread),
     })),
-    ['table', 'cell', ...names, 'spread', 'calibrated'],
+    ['table', 'cell', ...names, 'spread'],
   )
   const summary = (label: string, of: (s: CellSpread) => number | null) => {
     const xs = spreads.flatMap((s) => (of(s) === null ? [] : [{ cell: s.cell, x: of(s)! }])).sort((a, b) => b.x - a.x)
@@ -240,45 +226,14 @@ export function formatStability(runs: readonly StabilityRun[], lines: readonly V
       ? `${label}: median spread ${pct(median(xs.map((c) => c.x)))}, worst ${pct(xs[0]!.x)} (${xs[0]!.cell})`
       : `${label}: no cell was measured in two runs`
   }
-  const units = [...new Set(spreads.map((s) => s.table))].map((t) => `${t} ÷ ${REFERENCE_LABELS[CALIBRATION_REFERENCE[t]]}`).join(', ')
   return [
     table,
     '',
     `verdicts: ${same}/${lines.length} identical in every run (inconclusive counted as a verdict); ${flips} flips between decided verdicts over ${decidedLines.length} checks decided at least once`,
     `inconclusive claims per run: ${inconclusive.map((n, i) => `${n}/${claims.length} runnable (${pct(n / Math.max(1, claims.length))}), of ${measured[i]} measured ${pct(n / Math.max(1, measured[i]!))}`).join('; ')}`,
     '',
-    `cell medians (primary metric, µs) and their spread max/min-1 between runs, raw and calibrated (${units || 'no table'}):`,
+    'cell medians (primary metric, µs) and their spread max/min-1 between runs:',
     spreadTable,
     summary('raw', (s) => s.spread),
-    summary('calibrated', (s) => s.calibratedSpread),
-  ].join('\n')
-}
-
-/**
- * The between-run variance per family of figures (lib/analysis/between-run.ts) from these
- * runs: the common shift, each cell's own, and both together, with their degrees of
- * freedom; the last line is BETWEEN_RUN_NOISE as it would be written from these runs.
- */
-export function formatBetweenRun(runs: readonly StabilityRun[]): string {
-  const estimates = estimateBetweenRun(runs.map((r) => runFigures(r.tables)))
-  if (estimates.length === 0) return 'between-run variance: no family of figures was measured in every run'
-  const sd = (x: number) => x.toFixed(4)
-  const df = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'inf')
-  const table = formatTable(
-    estimates.map((e) => ({
-      family: e.family,
-      runs: e.runs,
-      cells: e.cells,
-      common: `${sd(e.common.sd)} (${df(e.common.df)})`,
-      own: `${sd(e.own.sd)} (${df(e.own.df)})`,
-      total: `${sd(e.total.sd)} (${df(e.total.df)})`,
-    })),
-    ['family', 'runs', 'cells', 'common', 'own', 'total'],
-  )
-  const constant = Object.fromEntries(estimates.map((e) => [e.family, { sd: Number(e.total.sd.toPrecision(3)), df: Number(e.total.df.toPrecision(3)) }]))
-  return [
-    `between-run variance per family (SD of log, df): the shift common to the family's cells between runs, each cell's own beyond it (the within-run part taken off), and both (Satterthwaite df)`,
-    table,
-    `as BETWEEN_RUN_NOISE: ${JSON.stringify(constant)}`,
   ].join('\n')
 }

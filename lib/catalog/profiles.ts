@@ -41,8 +41,6 @@ export interface Profile {
    * large batch (units), and whether the proxies' extra pooling variants are counted too.
    */
   work?: WorkSettings
-  /** The run's calibration (lib/measure/calibration.ts): ping-pong seconds and openssl speed -seconds; default 5 and 2 (~15 s). */
-  calibration?: { rttSeconds: number; cryptoSeconds: number }
 }
 
 /** The work series' settings of a profile (lib/measure/work.ts): see Profile.work. */
@@ -83,7 +81,6 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
     connections: 50,
     scenarioCells: 'one',
     versionVariants: ['article'],
-    calibration: { rttSeconds: 2, cryptoSeconds: 1 },
   },
   // Within 20 min on 2 cores: 2 s windows, 0.5 s warm-up (200 keep-alive connections are up in
   // milliseconds), 0.5 s tail (wrk takes whole seconds: 3 s in all), article-only versions.
@@ -103,7 +100,6 @@ export const PROFILES: Record<string, Profile & { connections: number }> = {
     fixedRateCells: 'main',
     scenarioCells: 'one',
     versionVariants: ['article'],
-    calibration: { rttSeconds: 2, cryptoSeconds: 1 },
     paired: { repeats: 5, maxRepeats: 5, durationS: 1 },
   },
   // 5 s windows: on this 2-core host a window's figure moves ~9% with the machine's state whatever

@@ -3,7 +3,7 @@
  * group of rows of one table with equal key columns (every repeat of one measured
  * configuration, i.e. of one CellPlan of lib/measure/cell.ts; grouped by
  * lib/data/grouping.ts, as the aggregation and resume group them); its value for a
- * metric is the median over its rows (valid rows only unless rows: all), with the rows'
+ * metric is the median over its rows (valid rows only unless rows: all or open), with the rows'
  * values by repeat for its interval; its status the most common status of its rows (a tie
  * is shown as the worse one, and `statusTie` says so: a status check does not decide on it).
  */
@@ -12,7 +12,8 @@ import { groupCells, type CellKey, type CellRows } from '../data/grouping.ts'
 import type { Handshake, Measurement, TcpRow, WebSocketRow } from '../data/schema.ts'
 import { repeatsOf, withFamilyNoise, type Repeats } from '../core/intervals.ts'
 import { median } from '../core/stats.ts'
-import { NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type Scalar, type SelectorSpec } from './selectors.ts'
+import { failShare, validButForErrors } from '../data/open-outcome.ts'
+import { NUMBER_WANT, type Agg, type CellStatus, type ClaimTable, type ColumnWant, type RowRule, type Scalar, type SelectorSpec } from './selectors.ts'
 
 export type Row = Measurement | Handshake | WebSocketRow | TcpRow
 
@@ -75,7 +76,8 @@ function failurePct(rec: Record<string, unknown>, metric: 'errors_pct' | 'failed
   if (metric === 'errors_pct') return requests + errors === 0 ? null : (100 * errors) / (requests + errors)
   const dropped = typeof rec.dropped === 'number' ? rec.dropped : rec.model === 'closed' ? 0 : null
   if (dropped === null || requests + errors + dropped === 0) return null
-  return (100 * (metric === 'failed_pct' ? errors + dropped : dropped)) / (requests + errors + dropped)
+  // The failed share is the open-model outcomes' (F6) own: one formula.
+  return metric === 'failed_pct' ? 100 * failShare({ requests, errors, dropped }) : (100 * dropped) / (requests + errors + dropped)
 }
 
 export interface CellValue {
@@ -85,7 +87,7 @@ export interface CellValue {
   value: number | null
   /** Rows that gave a value. */
   n: number
-  /** Rows left out because they are not valid (rows: valid). */
+  /** Rows left out by the check's row rule (rows: valid or open). */
   excluded: number
   /** The used rows' values by repeat: what an interval around `value` resamples. */
   repeats: Repeats
@@ -93,8 +95,15 @@ export interface CellValue {
   rows: readonly Row[]
 }
 
-export function cellValue(cell: CellGroup, metric: string, rows: 'valid' | 'all'): CellValue {
-  const used = rows === 'all' ? cell.rows : cell.rows.filter((r) => r.status === 'valid')
+/** The rows of a cell a rule reads (selectors.ts ROW_RULES): the one home of that selection. */
+export function usedRows(cell: CellGroup, rule: RowRule): readonly Row[] {
+  if (rule === 'all') return cell.rows
+  if (rule === 'open') return cell.rows.filter(validButForErrors)
+  return cell.rows.filter((r) => r.status === 'valid')
+}
+
+export function cellValue(cell: CellGroup, metric: string, rows: RowRule): CellValue {
+  const used = usedRows(cell, rows)
   const values = used.map((r) => metricValue(r, metric)).filter((v): v is number => v !== null)
   return {
     rows: used.filter((r) => metricValue(r, metric) !== null),
@@ -117,7 +126,7 @@ export const MULTIPLICATIVE = /_us_per_|^rps$|_ms$/
  * Every cell's repeats of a metric with the pooled noise of its family (core/intervals):
  * the cells of its table under the same load model, whose windows share one design.
  */
-export function familyRepeats(cells: readonly CellGroup[], metric: string, rows: 'valid' | 'all'): Map<CellGroup, Repeats> {
+export function familyRepeats(cells: readonly CellGroup[], metric: string, rows: RowRule): Map<CellGroup, Repeats> {
   const repeats = (c: CellGroup) => cellValue(c, metric, rows).repeats
   const noisy = MULTIPLICATIVE.test(metric) ? withFamilyNoise(cells, (c) => String(c.key.model ?? ''), repeats) : cells.map(repeats)
   return new Map(cells.map((c, i) => [c, noisy[i]!]))

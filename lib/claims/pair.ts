@@ -8,7 +8,7 @@ import { figureOf, type Fig } from './figure.ts'
 import { byRounds, driftFactor, sharedRounds, widenByDrift, type Rounds } from './rounds.ts'
 import { KEY_COLUMNS, type Selector, type SelectorSpec } from './selectors.ts'
 import { layer, sameAs, side, type Side } from './sides.ts'
-import { fmt, unitOf, withUnit } from './words.ts'
+import { fmt, unitOf, unitTail, withUnit } from './words.ts'
 
 /** The fields a ratio and an equal check share. */
 export interface PairFields extends CommonFields {
@@ -60,8 +60,8 @@ function driftWords(fig: Fig, rounds: Rounds | null): string {
 function pairWords(a: Side, b: Side): string {
   const sameUnit = unitOf(a.metric ?? b.metric) === unitOf(b.metric ?? a.metric)
   const show = (s: Side) => (sameUnit ? fmt(s.value!) : withUnit(s.value!, s.metric))
-  const unitTail = sameUnit && unitOf(a.metric ?? b.metric) ? (unitOf(a.metric ?? b.metric) === '%' ? '%' : ` ${unitOf(a.metric ?? b.metric)}`) : ''
-  return `(${a.label} ${show(a)} / ${b.label} ${show(b)}${unitTail})`
+  const tail = sameUnit ? unitTail(a.metric ?? b.metric) : ''
+  return `(${a.label} ${show(a)} / ${b.label} ${show(b)}${tail})`
 }
 
 /** A kind that reads sides a and b under select (ratio, equal): pairs in for_each items, a constant side allowed. */

@@ -12,6 +12,14 @@ import { ROW_SERIES } from '../data/series.ts'
 import { CELL_COLUMNS } from '../data/grouping.ts'
 import { evalNumber, ExprError, type FigureValues } from './expr.ts'
 
+/**
+ * Which rows of a cell a check reads (`rows`): valid ones; all; or `open`, valid ones and those
+ * invalid only because requests failed (lib/data/open-outcome.ts validButForErrors), the rows the
+ * open-model outcomes read, where the failure is the thing measured (lib/claims/cells.ts usedRows).
+ */
+export const ROW_RULES = ['valid', 'all', 'open'] as const
+export type RowRule = (typeof ROW_RULES)[number]
+
 // ------------------------------------------------------------------ tables and columns
 
 export const CLAIM_TABLES = ['measurements', 'handshakes', 'websocket', 'tcp'] as const
@@ -244,7 +252,7 @@ const reasonSchema = z
 export function schemaParts(figures: FigureValues) {
   const sel = selectorSchema(figures)
   const table = z.enum(CLAIM_TABLES).default('measurements')
-  const rows = z.enum(['valid', 'all']).default('valid')
+  const rows = z.enum(ROW_RULES).default('valid')
   return {
     /** The fields of every check: where it reads, which rows, how it runs per item, the rule in words. */
     common: {

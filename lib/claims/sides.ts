@@ -9,10 +9,10 @@ import { aggregate, cellLabel, cellValue, familyRepeats, matchSelector, requestW
 import type { Ctx, Source } from './checks/check.ts'
 import { evalNumber } from './expr.ts'
 import { figureOf, type Fig } from './figure.ts'
-import type { Agg, ClaimTable, Selector, SelectorSpec } from './selectors.ts'
+import type { Agg, ClaimTable, RowRule, Selector, SelectorSpec } from './selectors.ts'
 
 /** familyRepeats of a table, metric and rows, computed once per evaluation. */
-export function noisyRepeats(ctx: Ctx, table: ClaimTable, metric: string, rows: 'valid' | 'all'): Map<CellGroup, Repeats> {
+export function noisyRepeats(ctx: Ctx, table: ClaimTable, metric: string, rows: RowRule): Map<CellGroup, Repeats> {
   const key = `${table}|${metric}|${rows}`
   if (!ctx.noisy.has(key)) ctx.noisy.set(key, familyRepeats(ctx.cells[table], metric, rows))
   return ctx.noisy.get(key)!
@@ -62,13 +62,12 @@ export interface Side {
   missing: string[]
 }
 
-function noValue(v: CellValue, rows: 'valid' | 'all'): string {
+function noValue(v: CellValue, rows: RowRule): string {
   const statuses = countStatuses(v.cell)
     .map(([s, n]) => `${n} ${s}`)
     .join(', ')
-  return rows === 'valid' && v.excluded === v.cell.rows.length
-    ? `${cellLabel(v.cell)} has no valid rows (${statuses})`
-    : `${cellLabel(v.cell)} has no ${v.metric} value`
+  if (rows === 'all' || v.excluded < v.cell.rows.length) return `${cellLabel(v.cell)} has no ${v.metric} value`
+  return `${cellLabel(v.cell)} has no valid rows${rows === 'open' ? ', nor rows invalid only for failed requests' : ''} (${statuses})`
 }
 
 /** The cells a selector (a union of maps) matches, each with its value; absent and valueless cells as `missing`. */

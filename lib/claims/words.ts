@@ -20,7 +20,10 @@ export const UNITS: Record<string, string> = {
   proxy_cpu_us_per_handshake: 'µs/handshake',
   proxy_cpu_us_per_msg: 'µs/msg',
   backend_conns_per_1k_req: 'conns/1k req',
-  errors_pct: '%',
+  // A share's unit names what it counts over what (errors_pct and failed_pct differ in both): claims.yaml's metric header.
+  errors_pct: '% errors of requests sent',
+  failed_pct: '% failed (errors + dropped) of attempts',
+  dropped_pct: '% dropped of attempts',
   errors: 'errors',
   conns_established: 'conns',
   conns_target: 'conns',
@@ -41,10 +44,12 @@ export const UNITS: Record<string, string> = {
   dropped: 'dropped',
 }
 export const unitOf = (metric: string | undefined) => (metric === undefined ? '' : (UNITS[metric] ?? (metric.endsWith('_ms') ? 'ms' : metric)))
-export const withUnit = (x: number, metric: string | undefined) => {
+/** A metric's unit as it follows a number: a percentage's straight after it ("12%", "12% errors of requests sent"), another after a space. */
+export const unitTail = (metric: string | undefined) => {
   const u = unitOf(metric)
-  return u === '%' ? `${fmt(x)}%` : u ? `${fmt(x)} ${u}` : fmt(x)
+  return u.startsWith('%') || !u ? u : ` ${u}`
 }
+export const withUnit = (x: number, metric: string | undefined) => `${fmt(x)}${unitTail(metric)}`
 export const pct = (x: number) => `${fmt(x * 100)}%`
 
 /** A figure with its interval: `1.39 [1.21, 1.62]`, `2 [1 repeat]`; a constant as itself. `each` formats every number. */
@@ -56,6 +61,6 @@ export function fmtFig(f: Fig, each: (x: number) => string = fmt): string {
 
 /** `50 [49.5, 50.5] rps`, `33% [30%, 36%]`. */
 export function figWithUnit(f: Fig, metric: string | undefined): string {
-  const u = unitOf(metric)
-  return u === '%' ? fmtFig(f, (x) => `${fmt(x)}%`) : u ? `${fmtFig(f)} ${u}` : fmtFig(f)
+  const tail = unitTail(metric)
+  return tail.startsWith('%') ? `${fmtFig(f, (x) => `${fmt(x)}%`)}${tail.slice(1)}` : `${fmtFig(f)}${tail}`
 }

@@ -4,6 +4,7 @@ import { userError } from '../core/errors.ts'
 import { BISECT_METRICS, type BisectMetric } from '../data/bisect.ts'
 import type { SeriesName } from '../data/series.ts'
 import { listTags, parseRepoRef } from '../setup/registry.ts'
+import { sharedFlag } from './common-flags.ts'
 import type { FlagValues } from './flags.ts'
 
 /** The bisect series' flag of the run (notebooks/bisect.mjs adds its own, BISECT_NOTEBOOK_FLAGS). */
@@ -24,7 +25,7 @@ export type BisectFlags = FlagValues<typeof BISECT_FLAGS>
 /** notebooks/bisect.mjs's own flags, before the run's (it takes --proxy and --variant for --proxies and --variants). */
 export const BISECT_NOTEBOOK_FLAGS = {
   proxy: { type: 'string', arg: 'NAME', help: ['the proxy to bisect (one)'] },
-  variant: { type: 'string', arg: 'LIST', help: ['its variants, each bisected on its own (default article)'] },
+  variant: sharedFlag('variant', 'article'),
   'tags-from': {
     type: 'string',
     arg: 'REF',

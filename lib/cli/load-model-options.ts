@@ -12,7 +12,7 @@ export interface LoadModelOptions {
 
 export interface LoadModelFlags {
   _: string[]
-  run?: boolean
+  measure?: boolean
   profile?: string
   proxies?: string
   seed?: string
@@ -22,19 +22,19 @@ export interface LoadModelFlags {
 const SCRIPT = 'bench/load-model.mjs'
 
 export function parseLoadModelOptions(f: LoadModelFlags): LoadModelOptions {
-  if (!f.run) {
+  if (!f.measure) {
     for (const flag of ['profile', 'proxies', 'seed', 'out'] as const)
-      if (f[flag] !== undefined) throw userError(SCRIPT, `--${flag} only goes with --run`, `See: npx zx ${SCRIPT} --help`)
-    if (f._.length === 0) throw userError(SCRIPT, 'no run directory given', `Name one or more run directories, or --run to make one (see --help)`)
+      if (f[flag] !== undefined) throw userError(SCRIPT, `--${flag} only goes with --measure`, `See: npx zx ${SCRIPT} --help`)
+    if (f._.length === 0) throw userError(SCRIPT, 'no run directory given', `Name one or more run directories, or --measure to make one (see --help)`)
   }
   for (const d of f._)
     if (!existsSync(join(d, 'measurements.csv')))
       throw userError(d, 'no measurements.csv here: not a run directory', 'Give the directory a run wrote (its --out)')
   if (f.seed !== undefined && !/^\d+$/.test(f.seed)) throw userError('--seed', `"${f.seed}" is not a non-negative integer`, `See: npx zx ${SCRIPT} --help`)
-  if (f.run && f.out && existsSync(f.out)) throw userError('--out', `${f.out} exists`, 'A run never overwrites a directory: name a new one')
+  if (f.measure && f.out && existsSync(f.out)) throw userError('--out', `${f.out} exists`, 'A run never overwrites a directory: name a new one')
   return {
     dirs: f._,
-    run: f.run
+    run: f.measure
       ? { profile: getProfile(f.profile ?? 'quick').name, proxies: parseProxyList(f.proxies ?? 'haproxy,nginx,caddy'), seed: f.seed, out: f.out }
       : null,
   }

@@ -5,6 +5,7 @@ import type { Baseline } from '../data/baselines.ts'
 import { checkGateBaseline, evaluateGates, formatGates, GATE_EXIT_CODE, parseGates, type Gate } from '../report/gates.ts'
 import type { ReportResult } from '../report/build.ts'
 import { buildSummary, findingsClaimsCsvs } from '../report/summary-export.ts'
+import { sharedFlag } from './common-flags.ts'
 
 /** Flags of the gates and the JSON summary, on run-all, the series steps and 13-report. */
 export const OUTCOME_FLAGS = {
@@ -14,18 +15,16 @@ export const OUTCOME_FLAGS = {
     arg: 'EXPR',
     help: [
       `a gate (repeatable): exit ${GATE_EXIT_CODE} after writing everything when it fails, naming it:`,
-      'regression>N% (under --like: a paired cell dearer now than then by more than N%,',
-      "read by counted work where the run has it; else a cell's proxy CPU cost significantly",
-      "worse than --baseline's by more than N%, calibrated unit on another machine),",
+      'regression>N% (a run made --like a baseline: a paired cell dearer now than then by',
+      'more than N%, read by counted work where the run has it),',
       'claim:<id>==<verdict>, claim:<id>!=<verdict>,',
       'finding:<id> (fails unless it held), finding:<id>==<verdict>, finding:<id>!=<verdict>',
     ],
     check: (values: string[] | undefined, baseline: Baseline | undefined) => parseFailOn(values, baseline),
   },
-  json: {
-    type: 'boolean',
-    help: ['print the summary (findings, claims, baseline comparison, gates) as one JSON document', 'on stdout; every other line goes to stderr'],
-  },
+  json: sharedFlag('json', {
+    more: ['the summary (findings, claims, baseline, paired cells, gates) as one document; every other', 'line goes to stderr'],
+  }),
 } as const
 
 /** `--fail-on` values checked before anything is measured: syntax, claim ids, and a run baseline for a regression. */
@@ -63,6 +62,7 @@ export function finishOutcome(o: {
       findings: result.findings,
       claims: result.claims,
       baseline: result.baseline,
+      pairs: result.pairs,
       gates,
       report: result.page ? { page: result.page, pdf: result.pdf ?? null } : null,
     })

@@ -4,9 +4,10 @@ import { getProfile } from '../catalog/profiles.ts'
 import { parseProxyList } from '../catalog/stack.ts'
 import { placeholders, TEMPLATE_NAMES } from '../catalog/template.ts'
 import { userError } from '../core/errors.ts'
-import { isSeriesName, SERIES, type SeriesName } from '../data/series.ts'
+import { SERIES, type SeriesName } from '../data/series.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
+import { parseNames } from '../series/focus.ts'
 import type { CustomConfig } from '../series/pooling.ts'
 import { IMAGE_MODES, type ImageMode } from '../setup/images/names.ts'
 
@@ -16,16 +17,7 @@ import { IMAGE_MODES, type ImageMode } from '../setup/images/names.ts'
  */
 
 export function parseSeries(value: string): SeriesName[] {
-  const names = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-  if (names.length === 0)
-    throw userError('--series', `"${value}" names no series`, `Use a comma-separated list of: ${SERIES.join(', ')} (or leave --series out for all)`)
-  for (const n of names) {
-    if (!isSeriesName(n)) throw userError('--series', `unknown series "${n}"`, `Use a comma-separated list of: ${SERIES.join(', ')}`)
-  }
-  return names as SeriesName[]
+  return parseNames('--series', value, SERIES, 'series') as SeriesName[]
 }
 
 /** `--config nginx=./my.conf` → a custom cell on that proxy's newest version. */

@@ -2,9 +2,10 @@ import { PROFILES } from '../catalog/profiles.ts'
 import { parseProxyList, PROXIES, type ProxyName } from '../catalog/stack.ts'
 import { defaultVersionChoice, parsePinnedVersions, parseVersionChoice } from '../catalog/version-choice.ts'
 import { loadBaseline } from '../data/baselines.ts'
-import { DEFAULT_SERIES, defaultSeries, SERIES } from '../data/series.ts'
+import { DEFAULT_SERIES, defaultSeries } from '../data/series.ts'
 import { defaultCpuLayout, parseCpuOverride } from '../roles/cpus.ts'
 import type { RuntimeChoice } from '../run/options.ts'
+import { PAIR_AT, type PairAt } from '../series/plan.ts'
 import { userError } from '../core/errors.ts'
 import { BISECT_FLAGS } from './bisect-options.ts'
 import { CAPACITY_FLAGS } from './capacity-options.ts'
@@ -34,21 +35,21 @@ import { parseSiteDir } from './site-dir.ts'
  */
 export const RUN_FLAGS = {
   profile: {
-    ...sharedFlag('profile', ['quick', 'quick: 2 repeats of short windows, standard: 3 to 12 × 5 s, full: 5 × 30 s']),
+    ...sharedFlag('profile', { default: 'quick', more: ['quick: 2 repeats of short windows, standard: 3 to 12 × 5 s, full: 5 × 30 s'] }),
     default: 'quick',
     check: (name: string, overrides: { repeats?: string; duration?: string; 'wait-quiet'?: string; like?: string }) => profileWithOverrides(name, overrides),
   },
   series: {
-    type: 'string',
-    arg: 'LIST',
-    help: [
-      `any of ${SERIES.join(',')} (default: ${DEFAULT_SERIES.join(',')}; smoke leaves out h2 and work, quick runs one h2 cell a proxy,`,
-      'standard and full add h3);',
-      'work = instructions per request counted under callgrind (notebooks/work.mjs, native runtime);',
-      'versions = every catalog version, article and pool-added (smoke, quick: article);',
-      'capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);',
-      'bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)',
-    ],
+    ...sharedFlag('series', {
+      default: DEFAULT_SERIES.join(','),
+      more: [
+        'smoke leaves out h2 and work, quick runs one h2 cell a proxy, standard and full add h3;',
+        'work = instructions per request counted under callgrind (notebooks/work.mjs, native runtime);',
+        'versions = every catalog version, article and pool-added (smoke, quick: article);',
+        'capacity = the highest open-model rate meeting --slo per proxy (notebooks/capacity.mjs);',
+        'bisect = which catalog version of a proxy changed a variant (notebooks/bisect.mjs)',
+      ],
+    }),
     // The default depends on the profile (smoke leaves out h2 and work).
     check: (value: string | undefined, profile: string) => parseSeries(value ?? defaultSeries(profile).join(',')),
   },
@@ -58,17 +59,13 @@ export const RUN_FLAGS = {
     check: (value: string) => parseProxyList(value),
   },
   runtime: {
-    type: 'string',
-    arg: 'KIND',
+    ...sharedFlag('runtime', 'auto: docker when an engine answers, else native'),
     default: 'auto',
-    help: ['auto | docker | native (default auto: docker when an engine answers, else native)'],
     check: (value: string) => parseRuntime(value),
   },
   images: {
-    type: 'string',
-    arg: 'MODE',
+    ...sharedFlag('images', 'offline'),
     default: 'offline',
-    help: ['docker only: offline (build from Debian packages and cached binaries), official, auto'],
     check: (value: string) => parseImages(value),
   },
   network: {
@@ -140,9 +137,7 @@ export const RUN_FLAGS = {
   },
   site: { ...sharedFlag('site', 'site/'), check: (value: string | undefined) => parseSiteDir(value) },
   seed: {
-    type: 'string',
-    arg: 'N',
-    help: ['order the repeats with this seed (default random, recorded in the manifest)'],
+    ...sharedFlag('seed', 'random, recorded in the manifest'),
     check: (value: string | undefined) => parseSeed(value),
   },
   config: {
@@ -159,23 +154,15 @@ export const RUN_FLAGS = {
     check: (value: string | undefined) => (value ? parseCpuOverride(value, defaultCpuLayout()) : defaultCpuLayout()),
   },
   // --variants and --key-types are checked together, against the proxies and configs (lib/series/focus.ts parseFocus).
-  variants: {
-    type: 'string',
-    arg: 'LIST',
-    help: [
-      'only the planned cells with these variants, in every series (e.g. article,custom:my.conf);',
-      "the direct row always runs (the floor and the calibrated unit's reference)",
-    ],
-  },
-  'key-types': { type: 'string', arg: 'LIST', help: ['only the planned cells with these key types: ec256,rsa2048,rsa4096'] },
+  variants: sharedFlag('variants', {
+    more: ['of the planned cells, in every series (custom:my.conf for a --config file); the direct', 'row always runs (the pooling floor)'],
+  }),
+  'key-types': sharedFlag('key-types'),
   versions: {
-    type: 'string',
-    arg: 'WHICH',
-    help: [
-      "catalog versions of the versions series and nginx's all-version extras: all, newest,",
-      'ends (oldest, newest, April 2025) or a list (1.26.3,3.0.11); default ends for smoke',
-      'and quick, all for standard and full (npm run doctor lists the catalog)',
-    ],
+    ...sharedFlag('versions', {
+      default: 'ends for smoke and quick, all for standard and full',
+      more: ["of the versions series and nginx's all-version extras (npm run doctor lists the catalog)"],
+    }),
     check: (value: string | undefined, proxies: readonly ProxyName[], profile: string) =>
       value !== undefined ? parseVersionChoice(value, proxies) : defaultVersionChoice(profile),
   },
@@ -189,8 +176,8 @@ export const RUN_FLAGS = {
     check: (value: string | undefined) => (value !== undefined ? parsePinnedVersions(value) : undefined),
   },
   // --repeats, --duration and --wait-quiet are checked with the profile they override (--profile's check).
-  repeats: { type: 'string', arg: 'N', help: ["minimum repeats per cell instead of the profile's (recorded in the manifest)"] },
-  duration: { type: 'string', arg: 'S', help: ["measurement window in seconds instead of the profile's (recorded in the manifest)"] },
+  repeats: sharedFlag('repeats', { default: "the profile's", more: ['a minimum per cell (recorded in the manifest)'] }),
+  duration: sharedFlag('duration', { default: "the profile's", more: ['(recorded in the manifest)'] }),
   'wait-quiet': {
     type: 'string',
     arg: 'S',
@@ -225,13 +212,24 @@ export const RUN_FLAGS = {
       return !!value
     },
   },
-  'tax-ns': {
+  'pair-at': {
     type: 'string',
-    arg: 'N',
+    arg: 'WHEN',
     help: [
-      'make every system call of every role and of the calibration about N ns dearer (a',
-      "seccomp filter, measured on the proxy's core; docs/benchmarks.md#the-system-call-tax)",
+      "with --like: when a pair's two sides are measured: adjacent (the default: each a window of its",
+      "own, next to the other in the round) or instant (a wrk cell's two stacks loaded together in one",
+      'window); docs/method/pairs.md#at-one-instant',
     ],
+    check: (value: string | undefined, like: string | undefined): PairAt => {
+      if (value !== undefined && !(PAIR_AT as readonly string[]).includes(value))
+        throw userError(`--pair-at ${value}`, 'unknown moment', `Use one of: ${PAIR_AT.join(', ')}`)
+      if (value !== undefined && like === undefined)
+        throw userError('--pair-at', 'times a then side, which only --like has', 'Add --like BASELINE, or drop --pair-at')
+      return (value as PairAt | undefined) ?? 'adjacent'
+    },
+  },
+  'tax-ns': {
+    ...sharedFlag('tax-ns'),
     check: (value: string | undefined, hosts: boolean) => parseTaxNs(value, hosts),
   },
   ...OUTCOME_FLAGS,

@@ -39,11 +39,13 @@ export function parseRunFlags(argv: string[], o: RunNotebookOptions, log: Logger
   const parsedOptions = parseRunOptions(flags, { install: o.install, log, fixedSeries: o.fixedSeries })
   const check = flagChecker(RUN_FLAGS, flags)
   const pairSame = check('pair-same', flags.like)
+  const pairAt = check('pair-at', flags.like)
   // --like: the baseline's build of each proxy run measured beside today's (lib/series/then.ts).
   const pair = like && {
     baseline: like.id,
     versions: Object.fromEntries(parsedOptions.proxies.flatMap((p) => (like.then[p] ? [[p, like.then[p]]] : []))),
     pairSame,
+    at: pairAt,
   }
   const options = { ...parsedOptions, plan: { ...parsedOptions.plan, ...o.extra, ...(pair ? { pair } : {}) } }
   if (like?.connections) options.profile = { ...options.profile, connections: like.connections }

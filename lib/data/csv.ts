@@ -20,6 +20,24 @@ export function appendCsvRows(file: string, columns: readonly string[], rows: Ro
 }
 
 /**
+ * Sets cells of rows already written (row i: the i-th row after the header, as readCsv
+ * reads them), every other cell as it was; temp file + rename, as appending.
+ */
+export function setCsvCells(file: string, cells: ReadonlyMap<number, Record<string, string>>): void {
+  const [header = [], ...rows] = Papa.parse<string[]>(readFileSync(file, 'utf8'), { skipEmptyLines: true }).data
+  for (const [i, values] of cells) {
+    const row = rows[i]
+    if (!row) throw new Error(`${file}: no row ${i + 1} to set`)
+    for (const [column, value] of Object.entries(values)) {
+      const at = header.indexOf(column)
+      if (at < 0) throw new Error(`${file}: no column ${column}`)
+      row[at] = value
+    }
+  }
+  writeFileAtomic(file, Papa.unparse({ fields: header, data: rows }, { newline: '\n' }) + '\n')
+}
+
+/**
  * The file's columns with those it lacks appended (a file written before columns were
  * added at the end, e.g. the resume of an older run): its header gets them and its rows
  * empty cells for them, so appended rows line up by name.

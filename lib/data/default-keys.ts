@@ -8,12 +8,26 @@ import { table } from './tables.ts'
  * Traefik's generated default certificate, Caddy's internal issuer. One row per repeat in
  * `default-keys.csv`, read from the certificate the real TLS handshake presented
  * (lib/measure/default-key.ts), so the ledger compares a measured fact with the documented
- * default (docs/ledger.md "Default key types").
+ * default (docs/ledger.md "Default key types"). Rows of series tls-acme-default hold what the
+ * binary's --help states instead (ACME_DEFAULT_SERIES).
  */
 export const DEFAULT_KEY_SERIES = 'tls-default-key'
 export const DEFAULT_KEY_VARIANT = 'default-cert'
 /** The proxies with a certificate of their own to serve when given none (the others refuse to start without one). */
 export const DEFAULT_KEY_PROXIES = ['traefik', 'caddy'] as const
+
+/**
+ * Traefik's ACME resolver's default key type, the one the seed article names, read from the
+ * `--help` of the binary under test: a row series of its own in the same phase and file, beside
+ * the fallback certificate it serves when given none (docs/series/tls.md).
+ */
+export const ACME_DEFAULT_SERIES = 'tls-acme-default'
+/** The proxies whose `--help` prints an ACME key type default (`--certificatesresolvers.<name>.acme.keytype`). */
+export const ACME_DEFAULT_PROXIES = ['traefik'] as const
+
+/** Where a default key type is read, and the row series of default-keys.csv that holds it. */
+export const KEY_SOURCES = { 'served certificate': DEFAULT_KEY_SERIES, 'acme default': ACME_DEFAULT_SERIES } as const
+export type KeySource = keyof typeof KEY_SOURCES
 
 export const defaultKeySchema = rowSchema(ROW_FILES['default-keys'])
 export type DefaultKeyRow = z.infer<typeof defaultKeySchema>
@@ -49,6 +63,13 @@ export function servedKeyName(k: Pick<ServedKey, 'algorithm' | 'bits' | 'curve'>
   }
   if (/ed25519/i.test(k.algorithm)) return 'ed25519'
   return ''
+}
+
+const ACME_KEYTYPE_HELP = /--certificatesresolvers\.<name>\.acme\.keytype\s+\(Default:\s*"([^"]*)"\)/
+
+/** `traefik --help` → the default of `--certificatesresolvers.<name>.acme.keytype` as printed ("RSA4096"); null when no line says. */
+export function acmeDefaultKeyType(help: string): string | null {
+  return ACME_KEYTYPE_HELP.exec(help)?.[1] || null
 }
 
 /** A published default key type ("RSA4096", "ec256", "ECDSA P-256") in the same words. */

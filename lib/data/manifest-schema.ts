@@ -23,7 +23,7 @@ export const fingerprintSchema = z.object({
 
 export type Fingerprint = z.infer<typeof fingerprintSchema>
 
-/** References measured once per run on the proxy's cpuset (lib/measure/calibration.ts). */
+/** References a run measured once on the proxy's cpuset, before the per-run calibration was retired: read, never written. */
 export const calibrationSchema = z.object({
   /** CPU µs per 1-byte round trip over TCP loopback between two processes (both sides). */
   loopback_rtt_us: num.positive(),
@@ -54,7 +54,7 @@ export const quietSchema = z.object({
 })
 
 export type QuietRecord = z.infer<typeof quietSchema>
-/** The system-call tax every role and the calibration ran under (run-all --tax-ns; lib/runtime/syscall-tax.ts). */
+/** The system-call tax every role ran under (run-all --tax-ns; lib/runtime/syscall-tax.ts). */
 export const syscallTaxSchema = z.object({
   /** ns per system call asked for. */
   target_ns: num.nonnegative(),
@@ -195,7 +195,8 @@ export const manifestSchema = z.object({
   steps: z.record(z.enum(['pending', 'running', 'done', 'failed', 'interrupted'])),
   /** Absent in runs written before they were recorded (the committed baselines). */
   fingerprint: fingerprintSchema.nullable().default(null),
-  calibration: calibrationSchema.nullable().default(null),
+  /** Runs written before the per-run calibration was retired (docs/method/comparison.md) hold it; read and kept, never written. */
+  calibration: calibrationSchema.nullish(),
   /** Runs under a system-call tax only (--tax-ns, bench/year-later.mjs); absent: none. */
   syscall_tax: syscallTaxSchema.optional(),
   /** Every invocation, first run and each --resume (absent in runs written before them). */

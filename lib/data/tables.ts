@@ -5,7 +5,7 @@ import { userError } from '../core/errors.ts'
 import type { RowFile } from './columns/column.ts'
 import { cellValue, columnNames, requiredColumns } from './columns/derive.ts'
 import { ROW_FILES } from './columns/table.ts'
-import { appendCsvRows, readCsv } from './csv.ts'
+import { appendCsvRows, readCsv, setCsvCells } from './csv.ts'
 import { CELL_COLUMNS, cellIdentity, type CellId, type TableName } from './grouping.ts'
 import { readManifest } from './manifest.ts'
 import { handshakeSchema, measurementSchema, tcpSchema, websocketSchema, type Handshake, type Measurement, type TcpRow, type WebSocketRow } from './schema.ts'
@@ -84,4 +84,13 @@ function checkHeader(file: string, t: Table<unknown>, version: number): void {
 /** Validates, then appends one row (temp file + rename: a crash keeps every earlier row). */
 export function appendRow<T>(runDir: string, t: Table<T>, row: T): void {
   appendCsvRows(join(runDir, t.file), t.columns, [t.schema.parse(row) as Record<string, unknown>])
+}
+
+/**
+ * Marks rows already written (by their index in readTable's order) with a new status and
+ * reason, every other cell as it was: a window judged against its cell's others once they
+ * are in (lib/measure/validity.ts collapsedRows). The row stays, with why.
+ */
+export function markRows(runDir: string, t: Table<unknown>, marks: ReadonlyMap<number, { status: string; reason: string }>): void {
+  if (marks.size > 0) setCsvCells(join(runDir, t.file), marks)
 }

@@ -68,14 +68,22 @@ const GENERATED = /^(results|site|certs\/[\w.-]+\.(key|crt|pem))\b|\.cache\/|^ba
 
 /**
  * Files deleted since a dated lab note named them (issue #42: the same-instant reference, the
- * two-part unit and their benches). A lab note is a record of its date and never edited, so
+ * two-part unit and their benches; issue #53: the across-run comparison, the calibrated unit,
+ * the per-run calibration and their bench). A lab note is a record of its date and never edited, so
  * there, and only there, these still count as named correctly.
  */
 const GONE_SINCE_LAB_NOTES = new Set([
+  'bench/calibration.mjs',
   'bench/machine-shift.mjs',
   'bench/reference-cost.mjs',
   'docs/method/calibration.md',
   'docs/method/reference.md',
+  'lib/analysis/between-run.ts',
+  'lib/analysis/calibrated.ts',
+  'lib/analysis/compare.ts',
+  'lib/analysis/run-figures.ts',
+  'lib/measure/calibration.ts',
+  'test/analysis/compare.test.ts',
   'test/bench/machine-shift.test.ts',
   'test/bench/reference-cost.test.ts',
   'test/data/calibration-unit.test.ts',

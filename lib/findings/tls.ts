@@ -1,8 +1,10 @@
 import { medianInterval } from '../core/intervals.ts'
-import { median, summarize } from '../core/stats.ts'
+import { summarize } from '../core/stats.ts'
 import type { Measurement } from '../data/schema.ts'
 import type { RowSeries } from '../data/series.ts'
-import { failShare, shows, validButForErrors, type OpenOutcome } from '../data/open-outcome.ts'
+import { openRowsOutcome } from '../claims/checks/open-outcome.ts'
+import { withUnit } from '../claims/words.ts'
+import { failShare, validButForErrors, type OpenOutcome } from '../data/open-outcome.ts'
 import type { Finding } from './types.ts'
 
 const fmt = (x: number, d = 0) => x.toFixed(d)
@@ -39,7 +41,7 @@ export function tlsFindings(rows: readonly Measurement[]): Finding[] {
       steps.length === 0
         ? ''
         : fails
-          ? `${steps[0]!.proxy} fails at ${fails.target_rps} rps (achieved ${fmt(fails.rps ?? 0)}, ${(failShare(fails) * 100).toFixed(1)}% failed) with the proxy at ${fmt((fails.proxy_cpu_share ?? 0) * 100)}% CPU and the generator at ${fmt((fails.generator_cpu_share ?? 0) * 100)}%; closed model: ${fmt(closed ?? 0)} rps`
+          ? `${steps[0]!.proxy} fails at ${fails.target_rps} rps (achieved ${fmt(fails.rps ?? 0)}, ${withUnit(failShare(fails) * 100, 'failed_pct')}) with the proxy at ${fmt((fails.proxy_cpu_share ?? 0) * 100)}% CPU and the generator at ${fmt((fails.generator_cpu_share ?? 0) * 100)}%; closed model: ${fmt(closed ?? 0)} rps`
           : `${steps[0]!.proxy} held every step up to ${steps.at(-1)!.target_rps} rps; closed model: ${fmt(closed ?? 0)} rps`,
   }
   return [...f6half, calib]
@@ -56,10 +58,7 @@ function openFigure(
   const openProxies = [...new Set(open.map((r) => r.proxy))].sort()
   const describe = (p: string, kt: string, outcome: OpenOutcome) => {
     const rs = cell(p, kt)
-    if (rs.length === 0) return 'n/a'
-    const yes = rs.filter(shows[outcome]).length
-    const split = yes * 2 === rs.length ? ', repeats split' : ''
-    return `${(median(rs.map(failShare)) * 100).toFixed(1)}% failed, ${fmt(median(rs.map((r) => r.max_vus ?? 0)))} VUs${split}`
+    return rs.length === 0 ? 'n/a' : openRowsOutcome(rs, outcome).figure
   }
   return {
     rate: open[0]?.target_rps,

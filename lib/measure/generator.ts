@@ -8,7 +8,20 @@ import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
 import { readProcesses, withCulprits } from './culprits.ts'
 import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
-import { countedNote, countedPart, sliceLayout, slicesOf, startSlicing, windowReadings, type CountedSlices, type SliceReading } from './slices.ts'
+import {
+  countedNote,
+  countedPart,
+  extension,
+  MAX_EXTENSION,
+  rampDropped,
+  sliceLayout,
+  slicesOf,
+  startSlicing,
+  windowReadings,
+  type CountedSlices,
+  type SliceLayout,
+  type SliceReading,
+} from './slices.ts'
 
 export interface GeneratorOutcome<T> {
   result: T | null
@@ -30,7 +43,15 @@ export interface GeneratorOutcome<T> {
   workShare: number
   /** The share of the run's time in disturbed slices (null: not read in slices). */
   disturbedSliceShare: number | null
+  /** The length the run took when it extended itself past its planned window (docs/method/disturbance.md#extension); null: it did not. */
+  extendedS: number | null
 }
+
+/**
+ * A loadgen load's argv: as it is, or, for a load that extends itself, its argv for a run of
+ * the given seconds (every loadgen load ends at its first SIGINT and prints its summary).
+ */
+export type GeneratorArgv = string[] | ((seconds: number) => string[])
 
 /** What a generator run counts beyond the watched roles' CPU. */
 export interface GeneratorOptions {
@@ -49,12 +70,14 @@ export interface GeneratorOptions {
  * before it starts and just after it exits: for loads that are all "window" (handshakes,
  * open model), with no ramp to cut off.
  * With a work counter it also reads every slice, and a run a neighbour disturbed in part
- * counts its clean slices only.
+ * counts its clean slices only. An argv of the run's seconds makes a window of `expectedS`
+ * that extends itself as a closed one does (docs/method/disturbance.md#extension): the
+ * generator is started for the longest window and interrupted when the window it took is over.
  */
 export async function runGenerator<T>(
   ctx: CellContext,
   name: string,
-  argv: string[],
+  argv: GeneratorArgv,
   logFile: string,
   watch: RunningRole[],
   roles: RunningRole[],
@@ -71,7 +94,8 @@ export async function runGenerator<T>(
   const counting = await openCounting(ctx.runtime, count, { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
   const [before] = await Promise.all([cpuOf(ctx, started), counting.begin()])
   const start = { at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses(), work: await readWork(work) }
-  const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv, cpus: ctx.cpus.generator, logFile })
+  const runArgv = typeof argv === 'function' ? argv((1 + MAX_EXTENSION) * expectedS) : argv
+  const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv: runArgv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
   const all = [...started, generator]
   const layout = sliceLayout(
@@ -83,15 +107,18 @@ export async function runGenerator<T>(
     work && start.work !== null && !layout.severalHosts
       ? startSlicing(async () => sliceReading(all, await cpuOf(ctx, all), process.hrtime.bigint(), readCpuTimes(), await work()))
       : null
-  const limitS = expectedS * 1.5 + 30
-  const timedOut = await stoppedIfHung(ctx, generator, limitS)
+  const first = start.work === null ? null : sliceReading(all, [...before, 0], start.at, start.stat, start.work)
+  const ended =
+    typeof argv === 'function'
+      ? await endExtendingRun(ctx, generator, { startAt: start.at, windowS: expectedS, first, slicing, layout })
+      : await endRun(ctx, generator, expectedS)
   const between = await slicing?.stop()
   const end = { at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses() }
   const [after] = await Promise.all([cpuOf(ctx, started), counting.end()])
   const counts = await counting.read()
   const genNs = await ctx.runtime.cpuNs(generator)
   const endWork = slicing ? await readWork(work) : null
-  const result = readReport<T>(ctx, name, argv, logFile)
+  const result = readReport<T>(ctx, name, runArgv, logFile)
   const wholeS = Number(end.at - start.at) / 1e9
   const ns = [...started.map((_, i) => after[i]! - before[i]!), genNs]
   const whole = withCulprits(
@@ -107,23 +134,13 @@ export async function runGenerator<T>(
     roles.map((r) => r.pid),
   )
   const readings =
-    between && endWork !== null
-      ? windowReadings(
-          sliceReading(all, [...before, 0], start.at, start.stat, start.work!),
-          between.readings,
-          sliceReading(all, [...after, genNs], end.at, end.stat, endWork),
-        )
-      : []
+    between && first && endWork !== null ? windowReadings(first, between.readings, sliceReading(all, [...after, genNs], end.at, end.stat, endWork)) : []
   const part = countedPart(
     rawFile(ctx.runDir, name, 'slices.json'),
     slicesOf(readings, layout),
     whole,
-    {
-      seconds: wholeS,
-      ns,
-      work: endWork === null ? 0 : endWork - start.work!,
-    },
-    { ramp: true },
+    { seconds: wholeS, ns, work: endWork === null ? 0 : endWork - start.work! },
+    { ramp: true, ...(typeof argv === 'function' ? { windowS: expectedS, extended: ended.extended } : {}) },
   )
   return {
     result,
@@ -136,8 +153,40 @@ export async function runGenerator<T>(
     counted: part.counted,
     workShare: part.workShare,
     disturbedSliceShare: part.disturbed,
-    exit: timedOut ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped` : runExit(watch, generator, result),
+    extendedS: ended.extended ? Math.round(wholeS * 10) / 10 : null,
+    exit: ended.hung ?? runExit(watch, generator, result),
   }
+}
+
+/** How long a load may take to end after its SIGINT: what it has in flight completes, each within loadgen's timeouts (10 s at most). */
+const INTERRUPTED_END_S = 30
+
+/**
+ * Ends a run started for its longest window: at its planned end (`windowS` after `startAt`),
+ * or later while it extends itself (lib/measure/slices.ts `extension`), it is interrupted and
+ * waited for. Whether it extended itself, and why it was stopped if it hung (null: it ended).
+ */
+async function endExtendingRun(
+  ctx: CellContext,
+  generator: RunningRole,
+  w: { startAt: bigint; windowS: number; first: SliceReading | null; slicing: { readonly readings: readonly SliceReading[] } | null; layout: SliceLayout },
+): Promise<{ extended: boolean; hung: string | null }> {
+  const leftMs = w.windowS * 1e3 - Number(process.hrtime.bigint() - w.startAt) / 1e6
+  let planned: NodeJS.Timeout | undefined
+  await Promise.race([generator.exited, new Promise((r) => (planned = setTimeout(r, Math.max(0, leftMs))))])
+  clearTimeout(planned)
+  const running = () => !generator.exit
+  const extended = !!w.first && !!w.slicing && running() && (await extension(w.first, w.slicing.readings, w.layout, w.windowS, running))
+  if (running()) await ctx.runtime.interrupt(generator)
+  const hung = await stoppedIfHung(ctx, generator, INTERRUPTED_END_S)
+  return { extended, hung: hung ? `generator still running ${INTERRUPTED_END_S} s after its SIGINT: stopped` : null }
+}
+
+/** Waits for a run that ends itself; one still running well after it should have ended is stopped, and why is said. */
+async function endRun(ctx: CellContext, generator: RunningRole, expectedS: number): Promise<{ extended: false; hung: string | null }> {
+  const limitS = expectedS * 1.5 + 30
+  const hung = await stoppedIfHung(ctx, generator, limitS)
+  return { extended: false, hung: hung ? `generator still running after ${Math.round(limitS)} s (expected ${expectedS} s): stopped` : null }
 }
 
 /** Why a run that ended on its own has no usable result: a watched role exited, or the generator printed no summary; null: none. */
@@ -186,12 +235,17 @@ export function cpuPerUnit(g: GeneratorOutcome<unknown>, role: RunningRole, unit
 
 /**
  * The row's verdict columns: valid or invalid with its reasons, the disturbance of what it
- * counted, the share counted and, for a run counted from its clean slices, the note saying so.
+ * counted, the share counted and, for a run counted from its clean slices, the note saying so
+ * (and that its ramp was dropped); an extended run states the length it took.
  */
 export const judgedColumns = (g: GeneratorOutcome<unknown>, reasons: readonly string[]) => ({
   status: reasons.length ? ('invalid' as const) : ('valid' as const),
-  reason: [...reasons, ...(g.counted ? [countedNote(g.counted)] : [])].join('; '),
+  reason: [...reasons, ...(g.counted ? [countedNote(g.counted)] : []), ...(rampDropped(g.counted) ? [RAMP_DROPPED] : [])].join('; '),
   ...disturbanceColumns(g.disturbance),
   counted_share: g.counted?.share ?? 1,
   disturbed_slice_share: g.disturbedSliceShare,
+  ...(g.extendedS === null ? {} : { duration_s: g.extendedS }),
 })
+
+/** The note of a run whose first slice (its ramp) was disturbed: its figure is the steady slices' cost (docs/method/disturbance.md#ramp). */
+export const RAMP_DROPPED = 'ramp slice disturbed: the steady cost counted'

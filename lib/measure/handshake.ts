@@ -49,15 +49,17 @@ export async function measureHandshakes(cell: CellPlan, repeat: number, ctx: Cel
   })
 }
 
-/** Runs loadgen handshake (h3: h3-handshake) for the profile's duration, watching the proxy. */
+/** Runs loadgen handshake (h3: h3-handshake) for the profile's duration (longer when it extends itself), watching the proxy. */
 function runHandshakeGenerator(cell: CellPlan, name: string, url: string, s: RunningStack, ctx: CellContext) {
   const quic = cell.protocol === 'h3'
-  const argv = loadgenArgv(quic ? 'h3-handshake' : 'handshake', url, ctx.certs.ca, {
-    c: cell.connections,
-    d: `${ctx.profile.durationS}s`,
-    'expect-body': 'hello world',
-    resume: cell.resumption ?? 'none',
-  })
+  // Started for the longest window, interrupted once the window it took is over (docs/method/disturbance.md#extension).
+  const argv = (runS: number) =>
+    loadgenArgv(quic ? 'h3-handshake' : 'handshake', url, ctx.certs.ca, {
+      c: cell.connections,
+      d: `${runS}s`,
+      'expect-body': 'hello world',
+      resume: cell.resumption ?? 'none',
+    })
   // Both print the fields of loadgen handshake; the QUIC ones only h3-handshake.
   return runGenerator<HandshakeReport>(
     ctx,

@@ -32,17 +32,19 @@ export async function measureOpen(cell: CellPlan, repeat: number, rate: number, 
   })
 }
 
-/** Runs loadgen open (h3: loadgen h3 -rate) at `rate` for `seconds`, watching the proxy and the backend. */
+/** Runs loadgen open (h3: loadgen h3 -rate) at `rate` for `seconds` (longer when it extends itself), watching the proxy and the backend. */
 function runOpenGenerator(cell: CellPlan, name: string, rate: number, seconds: number, url: string, s: RunningStack, ctx: CellContext) {
   const { proxy, backend, roles } = s
   const quic = cell.protocol === 'h3'
-  const argv = loadgenArgv(quic ? 'h3' : 'open', url, ctx.certs.ca, {
-    rate,
-    d: `${seconds}s`,
-    prealloc: OPEN_PREALLOC,
-    'max-vus': cell.connections,
-    'expect-body': 'hello world',
-  })
+  // Started for the longest window, interrupted once the window it took is over (docs/method/disturbance.md#extension).
+  const argv = (runS: number) =>
+    loadgenArgv(quic ? 'h3' : 'open', url, ctx.certs.ca, {
+      rate,
+      d: `${runS}s`,
+      prealloc: OPEN_PREALLOC,
+      'max-vus': cell.connections,
+      'expect-body': 'hello world',
+    })
   // The direct row (no proxy) runs the same protocol; only the backend is watched then.
   return runGenerator<OpenReport>(
     ctx,

@@ -23,7 +23,7 @@ export const SLICE_S = 0.5
 export const MIN_COUNTED_SHARE = 0.5
 
 /**
- * How far a closed window may extend itself when a neighbour spoiled part of it: to
+ * How far a window may extend itself when a neighbour spoiled part of it: to
  * (1 + MAX_EXTENSION) × its length. Extending by a window costs less than the redo it saves
  * (a wait for quiet, the stack's settle and warm-up, the window again), and a neighbour that
  * leaves half the slices clean gives a whole window of clean time within it.
@@ -212,29 +212,52 @@ export function disturbedShare(slices: readonly Slice[]): number | null {
  *
  * `ramp`: the run has no warm-up cut off (open model, handshakes, WebSocket, L4: the generator's
  * whole run is the window), so its first slice holds the ramp (the first users' connections
- * and TLS handshakes) that the whole run's figure spreads over all its work. Such a run counts
- * only when its first slice is clean, and then as a quiet run would have: its disturbed slices
- * stand in at the cost per unit of work of its clean slices after the first, so the ramp stays
- * spread over the whole run's work (docs/method/disturbance.md#ramp).
+ * and TLS handshakes) that the whole run's figure spreads over all its work. With its first
+ * slice clean it counts as a quiet run of `windowS` would have (asQuietRun); with its first
+ * slice disturbed the ramp is dropped and its clean steady slices count, as a closed window's
+ * do (docs/method/disturbance.md#ramp). `extended`: the run went on past `windowS` (extendsWindow).
  */
 export function countedPart(
   keep: string,
   slices: readonly Slice[],
   whole: WindowDisturbance | null,
   run: { seconds: number; ns: number[]; work: number },
-  o: { ramp?: boolean; windowS?: number } = {},
+  o: { ramp?: boolean; windowS?: number; extended?: boolean } = {},
 ) {
   const found = countCleanSlices(slices, whole, { windowS: o.windowS })
   const steady = found && o.ramp ? steadyCost(found) : null
-  const counted = o.ramp && !steady ? null : found
+  const counted = o.ramp && !steady && !rampDropped(found) ? null : found
   if (whole && isDisturbedWindow(whole) && slices.length) writeFileAtomic(keep, JSON.stringify(slicesRecord(slices, counted)) + '\n')
   const disturbed = disturbedShare(slices)
   if (!counted) return { counted, disturbed, seconds: run.seconds, ns: run.ns, work: run.work, workShare: 1 }
-  if (steady) {
-    const left = counted.slices.reduce((t, s, i) => t + (counted.counts[i] ? 0 : s.work), 0)
-    return { counted, disturbed, seconds: run.seconds, ns: counted.rolesNs.map((ns, j) => ns + left * steady[j]!), work: run.work, workShare: 1 }
-  }
+  if (steady) return { counted, disturbed, ...asQuietRun(counted, steady, run, o.extended ? o.windowS : undefined) }
   return { counted, disturbed, seconds: counted.seconds, ns: counted.rolesNs, work: counted.work, workShare: run.work > 0 ? counted.work / run.work : 1 }
+}
+
+/** A ramp run's first slice is disturbed, and its clean slices after it did work: they count, the ramp dropped. */
+export const rampDropped = (c: CountedSlices | null): boolean => !!c && !c.counts[0] && c.work > 0
+
+/**
+ * A ramp run counted as a quiet run would have: its ramp slice as it ran, and the work after it
+ * at the steady cost (each disturbed slice stands in at it). A run extended past its planned
+ * `windowS` did more work than planned: it counts the planned window's, the ramp's and the
+ * steady slices' rate over the rest of the window, so its ramp is spread as a quiet run's is;
+ * `workShare` scales the generator's whole-run units to it.
+ */
+function asQuietRun(c: CountedSlices, steady: readonly number[], run: { seconds: number; work: number }, windowS?: number) {
+  const ramp = c.slices[0]!
+  const sum = (pick: (s: Slice) => number, of: readonly Slice[]) => of.reduce((t, s) => t + pick(s), 0)
+  if (windowS === undefined) {
+    const left = sum(
+      (s) => s.work,
+      c.slices.filter((_, i) => !c.counts[i]),
+    )
+    return { seconds: run.seconds, ns: c.rolesNs.map((ns, j) => ns + left * steady[j]!), work: run.work, workShare: 1 }
+  }
+  const after = c.slices.filter((_, i) => i > 0 && c.counts[i])
+  const rate = sum((s) => s.work, after) / sum((s) => s.seconds, after)
+  const work = ramp.work + rate * Math.max(0, windowS - ramp.seconds)
+  return { seconds: windowS, ns: ramp.rolesNs.map((ns, j) => ns + (work - ramp.work) * steady[j]!), work, workShare: run.work > 0 ? work / run.work : 1 }
 }
 
 /** Each role's CPU per unit of work in the counted slices after the first, or null when the first is not counted or none after it did work. */
@@ -247,7 +270,7 @@ export function steadyCost(c: CountedSlices): number[] | null {
 }
 
 /**
- * Whether a closed window, at the planned end of its `windowS` seconds or later, goes on
+ * Whether a window, at the planned end of its `windowS` seconds or later, goes on
  * (docs/method/disturbance.md#extension): it is disturbed as a whole so far, its counted
  * slices cover less than `windowS`, it is within its bound (MAX_EXTENSION), and it can still
  * reach MIN_COUNTED_SHARE of `windowS` if every slice left is clean. A window that is not
@@ -265,6 +288,27 @@ export function extendsWindow(readings: readonly SliceReading[], o: SliceLayout 
   const counts = countingSlices(slices)
   const countedS = slices.reduce((t, s, i) => t + (counts[i] ? s.seconds : 0), 0)
   return countedS < o.windowS && countedS + leftS >= MIN_COUNTED_SHARE * o.windowS
+}
+
+/**
+ * Waits a slice at a time while the window extends itself (extendsWindow), judged on the
+ * readings so far, and while `going` (its generator still runs); the clock bounds it too,
+ * should the readings stop (the backend gone). Whether it went on at all.
+ */
+export async function extension(
+  first: SliceReading,
+  sofar: readonly SliceReading[],
+  layout: SliceLayout,
+  windowS: number,
+  going: () => boolean = () => true,
+): Promise<boolean> {
+  const until = first.at + BigInt(Math.round((1 + MAX_EXTENSION) * windowS * 1e9))
+  let extended = false
+  while (going() && process.hrtime.bigint() < until && extendsWindow([first, ...sofar], { ...layout, windowS })) {
+    extended = true
+    await new Promise((r) => setTimeout(r, SLICE_S * 1000))
+  }
+  return extended
 }
 
 /**

@@ -126,11 +126,12 @@ export async function measureTcp(cell: CellPlan, mode: TcpMode, repeat: number, 
   )
 }
 
-/** Runs loadgen tcp in the cell's mode for the profile's duration; with the connections the backend's echo accepted meanwhile. */
+/** Runs loadgen tcp in the cell's mode for the profile's duration (longer when it extends itself); with the connections the backend's echo accepted meanwhile. */
 async function runTcpGenerator(cell: CellPlan, mode: TcpMode, name: string, s: RunningStack, ctx: CellContext) {
   const mix = L4_MIX[mode]
   const flags: Record<string, number> = mode === 'short' ? { 'msg-bytes': mix.msgBytes } : { 'stream-bytes': mix.streamBytes }
-  const argv = loadgenTcpArgv(s.url, ctx.certs.ca, { mode, c: cell.connections, d: `${ctx.profile.durationS}s`, ...flags })
+  // Started for the longest window, interrupted once the window it took is over (docs/method/disturbance.md#extension).
+  const argv = (runS: number) => loadgenTcpArgv(s.url, ctx.certs.ca, { mode, c: cell.connections, d: `${runS}s`, ...flags })
   const before = await backendStats(s.backend)
   // The echo's connections (short) or bytes (stream) are the work a slice did.
   const work = async () => {

@@ -1,3 +1,4 @@
+import { groupBy } from '../data/grouping.ts'
 import { DISTURBED_PREFIX } from '../data/precision.ts'
 import type { WindowDisturbance } from './disturbance.ts'
 
@@ -19,7 +20,17 @@ export interface WindowFacts {
   dropped?: number | null
   targetRps?: number | null
   achievedRps?: number | null
+  /** Closed model: its connections, each of which must complete MIN_REQUESTS_PER_CONNECTION in the window. */
+  closedConnections?: number | null
 }
+
+/**
+ * A closed-model connection always has a request outstanding and the backend answers at
+ * once, so each completes requests all through the window. A window with fewer requests than
+ * this per connection had connections that completed none in all of it (connects refused or
+ * retried, e.g. no free port while TIME_WAIT holds them): its CPU is not the load's.
+ */
+export const MIN_REQUESTS_PER_CONNECTION = 1
 
 /** Every reason the row cannot be used; empty when it is valid. */
 export function invalidReasons(f: WindowFacts): string[] {
@@ -40,6 +51,10 @@ export function invalidReasons(f: WindowFacts): string[] {
     reasons.push(`generator saturated: ${(100 * f.generatorCpuShare).toFixed(0)}% of its cpuset >= ${MAX_GENERATOR_SHARE * 100}%`)
   }
   if (f.windowRequests <= 0 && !f.verification) reasons.push('no request completed inside the measurement window')
+  const floor = (f.closedConnections ?? 0) * MIN_REQUESTS_PER_CONNECTION
+  if (f.windowRequests > 0 && f.windowRequests < floor) {
+    reasons.push(`stalled: ${f.windowRequests} requests in the window < ${floor} (${MIN_REQUESTS_PER_CONNECTION} per connection of the closed model)`)
+  }
   return reasons
 }
 
@@ -70,3 +85,71 @@ export const isDisturbedWindow = (d: WindowDisturbance): boolean =>
 
 /** A row invalid only for being disturbed (foreign CPU or steal on a shared machine): benches that pair windows back to back may count it. */
 export { onlyDisturbed } from '../data/precision.ts'
+
+/**
+ * A window serving less than this share of the median rate of its cell's other valid windows
+ * collapsed: windows of one cell in one run agree far closer than that, so only a failure (ports
+ * exhausted, a stall) falls below it, and its figure is that failure's, not the proxy's cost.
+ */
+export const COLLAPSE_SHARE = 1 / 3
+
+export const COLLAPSED_PREFIX = 'requests collapsed:'
+
+/** What the collapse rule reads of a window: its model, status, requests, rate per counted second and TIME_WAIT sockets at its end. */
+export interface CellWindow {
+  model?: 'closed' | 'open'
+  status: string
+  requests: number
+  rps: number | null
+  time_wait_at_end?: number | null
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+const thousands = (x: number) => Math.round(x).toLocaleString('en-US')
+/** A rate as the reason shows it: a collapsed one keeps its tenths. */
+const perSecond = (x: number) => `${x < 10 ? x.toFixed(1) : thousands(x)}/s`
+
+/**
+ * The windows of one cell whose rate collapsed against the cell's other valid windows, by
+ * index, with their reason. Rates, not counts: a window counting only its clean slices, or
+ * extended, serves another count at the same rate. Each window is judged against the others
+ * as they were valid before the pass, so the order of the rows does not matter. Closed model
+ * only: an open-model window short of its rate is what that model measures (F6), judged by
+ * its own rule (achieved < target).
+ */
+export function collapsedWindows(windows: readonly CellWindow[]): Map<number, string> {
+  const rated = windows.flatMap((w, i) => (w.status === 'valid' && w.model !== 'open' && w.rps !== null ? [{ i, w, rps: w.rps }] : []))
+  const out = new Map<number, string>()
+  for (const { i, w, rps } of rated) {
+    const others = rated.filter((o) => o.i !== i).map((o) => o.rps)
+    if (others.length === 0) continue
+    const typical = median(others)
+    if (rps >= COLLAPSE_SHARE * typical) continue
+    const ports = w.time_wait_at_end === null || w.time_wait_at_end === undefined ? '' : ` (ports in TIME_WAIT at the end: ${thousands(w.time_wait_at_end)})`
+    out.set(i, `${COLLAPSED_PREFIX} ${thousands(w.requests)} (${perSecond(rps)}) vs a median ${perSecond(typical)} of the cell's other windows${ports}`)
+  }
+  return out
+}
+
+/**
+ * The pass over a table's rows once a round of repeats is in: each cell's collapsed windows
+ * (collapsedWindows), by row index, as the status and reason they get. Invalid, never dropped.
+ */
+export function collapsedRows<R extends CellWindow & { reason: string }>(
+  rows: readonly R[],
+  cellOf: (row: R) => string,
+): Map<number, { status: 'invalid'; reason: string }> {
+  const out = new Map<number, { status: 'invalid'; reason: string }>()
+  for (const cell of groupBy([...rows.entries()], ([, row]) => [cellOf(row)]).values()) {
+    for (const [j, why] of collapsedWindows(cell.map(([, row]) => row))) {
+      const [i, row] = cell[j]!
+      out.set(i, { status: 'invalid', reason: [why, row.reason].filter(Boolean).join('; ') })
+    }
+  }
+  return out
+}

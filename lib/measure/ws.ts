@@ -36,8 +36,9 @@ export async function measureEcho(c: CellPlan, repeat: number, ctx: CellContext)
   const row = websocketRow(c, 'echo', repeat, ctx, ctx.profile.durationS)
   const name = repeatStem(c, repeat, { mode: 'echo' })
   return withVerifiedStack(c, name, ctx, outcomes(row), async ({ proxy, backend, url, roles }) => {
-    const argv = loadgenArgv('ws-echo', wsUrl(url), ctx.certs.ca, { c: c.connections, d: `${ctx.profile.durationS}s` })
-    const g = await runGenerator<WsEchoResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'ws-echo.json'), [proxy!], roles, ctx.profile.durationS + 5, {
+    // Started for the longest window, interrupted once the window it took is over (docs/method/disturbance.md#extension).
+    const argv = (runS: number) => loadgenArgv('ws-echo', wsUrl(url), ctx.certs.ca, { c: c.connections, d: `${runS}s` })
+    const g = await runGenerator<WsEchoResult>(ctx, name, argv, rawFile(ctx.runDir, name, 'ws-echo.json'), [proxy!], roles, ctx.profile.durationS, {
       work: async () => (await backendStats(backend)).ws_messages,
     })
     return row(echoFields(g, proxy!))

@@ -20,7 +20,7 @@ import { detailsSection } from './sections/title.ts'
 import { answerSection } from './sections/answer.ts'
 import { picturesSection } from './sections/pictures.ts'
 import { pairsSection } from './sections/pairs.ts'
-import { changesFromComparison, changesFromPublished } from './baseline-changes.ts'
+import { changesFromPublished } from './baseline-changes.ts'
 import { tlsSection } from './sections/tls.ts'
 import { versionsSection } from './sections/versions.ts'
 import { bisectSection } from './sections/bisect.ts'
@@ -34,6 +34,16 @@ export interface BuiltArticle {
   files: TableFile[]
   charts: ChartRequest[]
 }
+
+/** A section to look up, not to read through: on the site, named in the PDF's list of what it leaves out. */
+const onSiteOnly =
+  (what: string, section: Section): Section =>
+  (a, input) => {
+    const own = new Article()
+    const charts = section(own, input)
+    a.appendSiteOnly(what, own)
+    return charts
+  }
 
 /**
  * The details, in the seed article's order (docs/report.md): findings in full, setup and
@@ -51,7 +61,7 @@ const DETAILS: readonly Section[] = [
   workSection,
   isolationSection,
   tlsSection,
-  resumptionSection,
+  onSiteOnly('TLS session resumption', resumptionSection),
   openModelSection,
   capacitySection,
   latencySection,
@@ -59,9 +69,9 @@ const DETAILS: readonly Section[] = [
   bisectSection,
   websocketSection,
   scenariosSection,
-  h2Section,
-  h3Section,
-  l4Section,
+  onSiteOnly('HTTP/2 from the client', h2Section),
+  onSiteOnly('HTTP/3', h3Section),
+  onSiteOnly('L4 (TCP) proxying', l4Section),
   claimsSection,
   pairsSection,
   (a, input) => baselineSection(a, input.baseline, input.pairs !== undefined),
@@ -82,9 +92,8 @@ export function buildArticle(input: ArticleInput): BuiltArticle {
   const details = new Article()
   const detailCharts = DETAILS.flatMap((section) => section(details, input))
   const b = input.baseline
-  // A paired run's proxy change is its pairs' (the answer says them): the between-run changes
-  // hold the machine's drift too, so they are not put first as if they were the proxy's.
-  const changes = !b || input.pairs ? null : b.kind === 'run' ? changesFromComparison(b.comparison).changes : changesFromPublished(b.deltas)
+  // A run baseline's comparison is the pairs (the answer says them); a published one's, its figures.
+  const changes = b?.kind === 'published' ? changesFromPublished(b.deltas) : null
   const a = new Article()
   answerSection(a, input, [...pictures.headings, ...details.headings], changes)
   a.append(pictures).append(details)

@@ -1,7 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CALIBRATION_REFERENCE, runReferences } from '../analysis/calibrated.ts'
-import { compareAcrossRuns } from '../analysis/compare.ts'
 import { likeRepetition } from '../analysis/like-repeat.ts'
 import { type PairedCell, type PairedRun, pairedCells } from '../analysis/pairs.ts'
 import { fingerprintDiff } from '../analysis/fingerprint.ts'
@@ -59,9 +57,9 @@ export interface ReportResult {
   aggregates: Aggregates
   /** Pages of the PDF and of its main part (before the appendix); null without a PDF. */
   pdfPages: { pages: number; main: number } | null
-  /** The comparison with the baseline, when one was given (gates and --json read it). */
+  /** The baseline, when one was given: its machine, or a published article's figures. */
   baseline?: BaselineComparison
-  /** The paired cells of a run made --like its baseline (the regression gate reads them first). */
+  /** The paired cells of a run made --like its baseline: the comparison with it (the regression gate and --json read them). */
   pairs?: PairedCell[]
   timings: Record<string, number>
 }
@@ -92,11 +90,8 @@ export function compareWithBaseline(run: RunData, b: Baseline, claims: readonly 
         : ''),
     // A hostname and a CPU model string do not make a machine: the fingerprint must match too.
     sameMachine: host.hostname === run.manifest.host.hostname && host.cpu_model === run.manifest.host.cpu_model && diff !== null && diff.length === 0,
-    comparison: compareAcrossRuns(b.run, run),
     fingerprintDiff: diff,
     missingFingerprint: [...(fb ? [] : ['the baseline' as const]), ...(fr ? [] : ['this run' as const])],
-    references: { base: runReferences(b.run), run: runReferences(run) },
-    referenceChoice: CALIBRATION_REFERENCE,
     ...(like ? { like, repeated: likeRepetition(b.run, run) } : {}),
   }
 }

@@ -4,10 +4,8 @@
  *
  * - `regression>10%`: in a run made --like the baseline, a paired cell is dearer now than
  *   then beyond its interval and by more than 10%: a proxy's work cells where it has any
- *   (instructions counted), else its timed cells (lib/analysis/pairs.ts). Without pairs, a
- *   cell's proxy CPU cost (µs per request, handshake or message) is worse than the baseline
- *   run's, significantly (Mann-Whitney U, lib/analysis/compare.ts) and by more than 10%. On another machine the cell is judged in its calibrated unit
- *   (lib/analysis/calibrated.ts), never on raw µs; a cell without one is not judged, and said.
+ *   (instructions counted), else its timed cells (lib/analysis/pairs.ts). The pairs are the one
+ *   comparison with a baseline: a run without them fails the gate and says how to make them.
  * - `claim:<id>==<verdict>` / `claim:<id>!=<verdict>`: fails when the claim's verdict is
  *   (is not) that one (reproduced, not reproduced, inconclusive, not measured, not runnable here).
  * - `finding:<id>`: fails unless the finding held (a finding checked several times: every
@@ -16,15 +14,12 @@
  *   verdict (held, not held, inconclusive, not measured, info).
  * Parsing is pure and runs before anything is measured; evaluation reads the report's results.
  */
-import { formatChange, formatDetectable, type ComparisonRow } from '../analysis/compare.ts'
-import { RATIO_METRICS } from '../analysis/run-figures.ts'
 import { type PairedCell, verdictText } from '../analysis/pairs.ts'
 import type { ClaimResult } from '../claims/evaluate.ts'
 import { changeText } from './history-chain.ts'
 import { userError } from '../core/errors.ts'
 import { CLAIM_VERDICTS, FINDING_VERDICTS, type ClaimVerdict, type FindingVerdict } from '../core/verdict.ts'
 import type { Finding } from '../findings/index.ts'
-import type { BaselineComparison } from './sections/baseline.ts'
 
 /** The findings a gate may name (lib/findings/*.ts). */
 export const FINDING_IDS = ['F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7', 'F8'] as const
@@ -93,7 +88,7 @@ export function checkGateBaseline(gates: readonly Gate[], baseline: { id: string
     throw userError(
       `--fail-on "${g.expr}"`,
       'a regression needs a baseline to compare with',
-      'Add --baseline ID (a run under baselines/runs/, e.g. one promoted from main)',
+      'Run with --like ID (a promoted run under baselines/runs/), which pairs then and now; 13-report takes --baseline ID',
     )
   if (baseline.kind !== 'run')
     throw userError(
@@ -106,27 +101,9 @@ export function checkGateBaseline(gates: readonly Gate[], baseline: { id: string
 export interface GateInputs {
   findings: readonly Finding[]
   claims: readonly ClaimResult[]
-  baseline?: BaselineComparison
-  /** The paired cells of a run made --like its baseline: the regression gate reads these first. */
+  /** The paired cells of a run made --like its baseline: what the regression gate reads. */
   pairs?: readonly PairedCell[]
 }
-
-const cellName = (d: Pick<ComparisonRow, 'key'>) =>
-  [
-    d.key.proxy,
-    d.key.version,
-    d.key.variant,
-    d.key.key_type && d.key.key_type !== 'ec256' ? d.key.key_type : '',
-    d.key.mode,
-    d.key.model === 'open' ? `@${d.key.target_rps} rps` : '',
-    d.key.conns_target ? `${d.key.conns_target} conns` : '',
-  ]
-    .filter(Boolean)
-    .join(' ')
-
-/** The proxies' costs: raw µs on one machine, the calibrated unit (proxy / direct) across machines. */
-const judgedFigure = (c: ComparisonRow, sameMachine: boolean) =>
-  sameMachine ? c.kind === 'cost' && c.metric !== 'backend_cpu_us_per_req' : c.metric === RATIO_METRICS.calibrated
 
 /** The cells a proxy is judged by: its work cells where it has any with a change, else its timed ones. */
 function judgedPairs(cells: readonly PairedCell[]): PairedCell[] {
@@ -150,22 +127,12 @@ function pairedRegression(g: Extract<Gate, { kind: 'regression' }>, cells: reado
   }
 }
 
-function regression(g: Extract<Gate, { kind: 'regression' }>, b: BaselineComparison | undefined, pairs: readonly PairedCell[] | undefined): GateResult {
+function regression(g: Extract<Gate, { kind: 'regression' }>, pairs: readonly PairedCell[] | undefined): GateResult {
   if (pairs?.length) return pairedRegression(g, pairs)
-  if (b?.kind !== 'run') return { expr: g.expr, failed: true, detail: 'no run baseline to compare with' }
-  const rows = b.comparison.filter((c) => judgedFigure(c, b.sameMachine))
-  const judged = rows.filter((c) => c.verdict !== 'too few repeats to compare')
-  const unjudged = rows.length - judged.length
-  const worse = judged.filter((c) => c.verdict === 'increased' && c.change > g.threshold)
-  // A gate that could not have seen its threshold says so: passing it says nothing about those cells.
-  const blind = judged.filter((c) => c.detectable !== null && c.detectable > g.threshold).length
-  const tail = `${judged.length} cell${judged.length === 1 ? '' : 's'} compared with ${b.id} on ${b.sameMachine ? 'raw µs (same machine)' : 'the calibrated unit (another machine)'}${blind ? `, ${blind} of them could not detect ${pctText(g.threshold)}` : ''}${unjudged ? `, ${unjudged} with too few repeats to compare not judged` : ''}`
-  if (worse.length === 0)
-    return { expr: g.expr, failed: false, detail: `no cell worse by more than ${pctText(g.threshold)} beyond the between-run noise; ${tail}` }
   return {
     expr: g.expr,
     failed: true,
-    detail: `${worse.map((c) => `${cellName(c)} ${formatChange(c)} (could detect ${formatDetectable(c)})`).join('; ')}; ${tail}`,
+    detail: 'no paired cells to judge: a regression is read from then and now measured in one run (run-all --like BASELINE; docs/method/pairs.md)',
   }
 }
 
@@ -189,9 +156,7 @@ function finding(g: Extract<Gate, { kind: 'finding' }>, findings: readonly Findi
 
 /** Each gate against a report's results, in the order given. */
 export function evaluateGates(gates: readonly Gate[], input: GateInputs): GateResult[] {
-  return gates.map((g) =>
-    g.kind === 'regression' ? regression(g, input.baseline, input.pairs) : g.kind === 'claim' ? claim(g, input.claims) : finding(g, input.findings),
-  )
+  return gates.map((g) => (g.kind === 'regression' ? regression(g, input.pairs) : g.kind === 'claim' ? claim(g, input.claims) : finding(g, input.findings)))
 }
 
 /** Terminal lines: `✓ gate … passed: detail` / `✗ gate … FAILED: detail`. */

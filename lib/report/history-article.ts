@@ -16,6 +16,9 @@ import { CARRIES_OVER, figure } from './sections/common.ts'
 export const HISTORY_PAGE = 'history.html'
 export const HISTORY_DIR = 'history'
 
+/** A group of counted work (instructions per request or handshake under callgrind): it carries over between machines, so the history draws it. */
+export const isWorkGroup = (group: string) => group.startsWith('work ')
+
 const ratioText = (b: number | null | undefined, a: number | null | undefined) => (a && b ? `×${num(b / a)}` : '—')
 
 /** What changed from one point to the next of the same proxy and group, in one line from the data. */
@@ -26,9 +29,17 @@ export function causeLine(a: HistoryPoint, b: HistoryPoint): string {
     ...(transcribed ? ["machine: the article's, not this harness's (a transcribed figure)"] : setupParts(a, b)),
     ...connsParts(a, b),
     ...countParts(a, b, transcribed),
-    `cost ${ratioText(b.raw?.value, a.raw?.value)} raw, ${ratioText(b.calibrated?.value, a.calibrated?.value)} calibrated`,
+    costPart(a, b, transcribed),
   ].join('; ')
 }
+
+/** Raw µs compare on one machine only: across machines the ratio is the machine's as much as the proxy's. */
+const costPart = (a: HistoryPoint, b: HistoryPoint, transcribed: boolean) =>
+  isWorkGroup(b.group)
+    ? `work ${ratioText(b.raw?.value, a.raw?.value)} (counted: any machine)`
+    : !transcribed && a.machine === b.machine
+      ? `cost ${ratioText(b.raw?.value, a.raw?.value)} raw (one machine)`
+      : 'cost not compared (another machine: its change is measured in pairs)'
 
 /** The version, and under a kept version a rebuilt binary. */
 function versionParts(a: HistoryPoint, b: HistoryPoint): string[] {
@@ -38,7 +49,7 @@ function versionParts(a: HistoryPoint, b: HistoryPoint): string[] {
   return [`version ${v(b)} kept`, ...(rebuilt ? [`binary ${a.binarySha} → ${b.binarySha}`] : [])]
 }
 
-/** Between two points this harness measured: the config, the machine, and the direct reference's ratio. */
+/** Between two points this harness measured: the config and the machine. */
 function setupParts(a: HistoryPoint, b: HistoryPoint): string[] {
   const config =
     a.configHash !== b.configHash
@@ -46,7 +57,7 @@ function setupParts(a: HistoryPoint, b: HistoryPoint): string[] {
       : a.configHash
         ? `config ${a.configHash} kept`
         : 'config: catalog template (no custom config hash)'
-  return [config, machinePart(a, b), `direct reference ${ratioText(b.reference, a.reference)}`]
+  return [config, machinePart(a, b)]
 }
 
 /** The machine kept, or changed with the first two differences of the fingerprints. */
@@ -97,7 +108,7 @@ export function historyArticle(
   a.heading(1, 'History: every run and baseline')
   a.para(
     `Per proxy and variant, every run in this site, every promoted baseline (\`baselines/runs/\`) and the published article figures (\`baselines/published/\`, marked **transcribed**: one number each, no interval, another machine), in time order. ` +
-      "Cost raw is the proxy's CPU µs per request (per handshake for the handshake groups), the median of the valid repeats with its interval by order statistics, for the table only; calibrated is the same divided by the run's direct reference (the bare backend's CPU µs per request on the same machine). " +
+      "Cost raw is the proxy's CPU µs per request (per handshake for the handshake groups), the median of the valid repeats with its interval by order statistics, for the table only, each of its own machine. " +
       `${CARRIES_OVER} So the charts draw counts, never raw µs of different runs on one axis, and a proxy's change is read in the first section, *${CHAIN_TITLE}*. Between consecutive points of a proxy, one line says what changed, from the data.`,
   )
   a.para('[[toc]]')
@@ -117,34 +128,55 @@ export function historyArticle(
   return { markdown: a.toString(), files: a.files, charts }
 }
 
+/** What a group's chart draws: counted work itself, else the system calls per request; both carry over between machines. */
+function chartedOf(group: string) {
+  if (isWorkGroup(group))
+    return {
+      value: (p: HistoryPoint) => p.raw?.value,
+      title: `Instructions per ${group.includes('handshake') ? 'handshake' : 'request'}, ${group}, over time`,
+      yTitle: 'instructions counted (callgrind)',
+      unit: 'instructions the proxy executes per unit, counted under callgrind, median of the counted rows, each point labelled by its version: work, which does not move with the machine',
+      note: `*Work, counted:* a step here is a change of what the proxy does (a version, a config, the counting set-up: the table names it); a proxy's change is in *${CHAIN_TITLE}*.`,
+      none: 'counted work',
+    }
+  return {
+    value: (p: HistoryPoint) => p.counts[CHARTED_COUNT],
+    title: `System calls per request, ${group}, over time`,
+    yTitle: 'proxy system calls per request',
+    unit: 'system calls the proxy makes per request, median of the valid repeats, each point labelled by its version: a count, which does not move with the machine',
+    note: `*Counts, not cost:* a step here is a change of code path (a version, a config, a pool); raw µs are in the table for each run's own machine, and a proxy's change in cost is in *${CHAIN_TITLE}*.`,
+    none: 'system calls per request',
+  }
+}
+
 /** One group's section: its chart over time, and the table of its points with what changed between them. */
 function groupHistory(a: Article, charts: ChartRequest[], group: string, mine: readonly HistoryPoint[]): void {
   const slug = group.replace(/[^a-z0-9]+/gi, '-').toLowerCase()
+  const charted = chartedOf(group)
   a.heading(2, esc(group))
-  const counted = mine.filter((p) => p.date && p.counts[CHARTED_COUNT] !== undefined)
-  if (counted.length === 0)
-    a.para(`*No chart: no point of ${esc(group)} records system calls per request, and raw µs of different runs are not drawn on one axis.*`)
+  const counted = mine.filter((p) => p.date && charted.value(p) !== undefined)
+  if (counted.length === 0) a.para(`*No chart: no point of ${esc(group)} records ${charted.none}, and raw µs of different runs are not drawn on one axis.*`)
   else
     figure(
       a,
       charts,
       {
         path: `${HISTORY_DIR}/charts/history-${slug}.svg`,
-        title: `System calls per request, ${group}, over time`,
+        title: charted.title,
         kind: 'labelled-line',
         rows: counted.map((p) => ({
           x: p.date!.length === 10 ? `${p.date}T00:00:00` : p.date!.replace(/Z$/, ''),
-          y: p.counts[CHARTED_COUNT]!,
+          y: charted.value(p)!,
           series: p.proxy,
           label: p.version,
         })),
-        options: { xType: 'temporal', xTitle: 'started', yTitle: 'proxy system calls per request', seriesTitle: 'proxy', xFormat: '%Y-%m-%d' },
+        options: { xType: 'temporal', xTitle: 'started', yTitle: charted.yTitle, seriesTitle: 'proxy', xFormat: '%Y-%m-%d' },
       },
-      `${group}: system calls per request over time`,
+      charted.title.replace(/^(.*), (.*), over time$/, '$2: $1 over time').replace(/^(\S)/, (c) => c),
       {
-        unit: 'system calls the proxy makes per request, median of the valid repeats, each point labelled by its version: a count, which does not move with the machine',
-        note: `*Counts, not cost:* a step here is a change of code path (a version, a config, a pool); raw µs are in the table for each run's own machine, and a proxy's change in cost is in *${CHAIN_TITLE}*.`,
-        model: group.startsWith('handshake') ? 'a new TLS connection per request, resumption off' : "closed model, each run's profile (the table names it)",
+        unit: charted.unit,
+        note: charted.note,
+        model: group.includes('handshake') ? 'a new TLS connection per request, resumption off' : "closed model, each run's profile (the table names it)",
       },
       mine.map((p) => ({
         proxy: p.proxy,
@@ -157,9 +189,6 @@ function groupHistory(a: Article, charts: ChartRequest[], group: string, mine: r
         raw: p.raw?.value ?? null,
         raw_lo: p.raw?.lo ?? null,
         raw_hi: p.raw?.hi ?? null,
-        calibrated: p.calibrated?.value ?? null,
-        calibrated_lo: p.calibrated?.lo ?? null,
-        calibrated_hi: p.calibrated?.hi ?? null,
         conns_per_1k: p.connsPer1k,
         ...p.counts,
       })),
@@ -183,8 +212,7 @@ function groupHistory(a: Article, charts: ChartRequest[], group: string, mine: r
       { title: 'version', value: (r) => r.p.version },
       { title: 'profile', value: (r) => r.p.profile ?? '—' },
       { title: 'machine', value: (r) => r.p.machine },
-      { title: 'cost raw', value: (r) => r.p.raw?.value ?? null, show: (r) => esc(iv(r.p.raw)) },
-      { title: 'calibrated', value: (r) => r.p.calibrated?.value ?? null, show: (r) => esc(iv(r.p.calibrated, 2)) },
+      { title: isWorkGroup(group) ? 'instructions' : 'cost raw', value: (r) => r.p.raw?.value ?? null, show: (r) => esc(iv(r.p.raw)) },
       ...countCols.map((c) => ({ title: c.replace(/^proxy_|_per_req$/g, '') + '/req', value: (r: { p: HistoryPoint }) => r.p.counts[c] ?? null })),
       { title: 'conns/1k', value: (r) => r.p.connsPer1k },
       { title: 'what changed since the point before', value: (r) => r.cause },

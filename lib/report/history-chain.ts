@@ -68,6 +68,7 @@ function chainTable(a: Article, id: string, rows: readonly ChainPoint[]): void {
       { title: 'index hi', value: (p) => p.index?.hi ?? null, csvOnly: true },
       { title: 'segment', value: (p) => p.segment, csvOnly: true },
       { title: 'link', value: (p) => linkText(p) },
+      { title: 'method', value: (p) => p.method, show: (p) => (p.methodChange ? `**changed:** ${esc(p.methodChange)}` : esc(p.method ?? '—')) },
     ],
     rows,
   )
@@ -84,7 +85,8 @@ export function chainSection(a: Article, links: ChainLinks): void {
     "Absolute µs of different runs are never compared here: one machine drifts 15-40% between runs. A paired run measures the baseline's exact binary and config (then) and today's build (now) side by side, so each row's change, now ÷ then with its 95% interval, comes from one run: of the instructions counted per request where the run counted work (a chain of its own, read first), else of the proxy CPU µs per request. " +
       "The long-run index multiplies the changes since the chain's start (1.00); its interval adds the changes' log half-widths in quadrature (the runs taken as independent). " +
       "A run paired with a baseline that is not the row above branches from that baseline's row; one paired with a baseline no row reaches starts a new segment at 1.00, never bridged. " +
-      "The machine's own change (the baseline's binaries measured today ÷ as the baseline recorded them) is on a line apart, never in the index.",
+      "The machine's own change (the baseline's binaries measured today ÷ as the baseline recorded them) is on a line apart, never in the index. " +
+      'The method column names how each run measured (profile, runtime, data schema); where it changed from the row a link extends, it says so: that step is read across a change of method.',
   )
   if (links.proxy.length === 0) a.para(NO_PAIRS_LINE)
   const points = chainLinks(links.proxy)

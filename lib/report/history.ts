@@ -8,7 +8,6 @@ import { renderChart } from './chart-requests.ts'
 import { htmlPage } from './page.ts'
 import { renderMarkdown } from './render.ts'
 import { assertNoKeyMaterial } from './site.ts'
-import { runReferences } from '../analysis/calibrated.ts'
 import { type ChainLinks, runLinks } from '../analysis/chain.ts'
 import { readPublished } from '../analysis/published.ts'
 import { loadLedger } from '../claims/ledger.ts'
@@ -18,14 +17,14 @@ import { groupRows } from '../data/grouping.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
 import { COUNTS } from '../data/columns/table.ts'
 import type { Fingerprint, Manifest } from '../data/schema.ts'
-import { POOLING_ROWS } from '../data/series.ts'
+import { POOLING_ROWS, SERIES_ROWS } from '../data/series.ts'
 import { compareVersions } from '../catalog/stack.ts'
 import { HISTORY_DIR, HISTORY_PAGE, historyArticle } from './history-article.ts'
 
 /**
  * The history (docs/report.md#history): per proxy and variant, every promoted baseline, every
  * run in the site and the published article figures (transcribed), in time order, with the cost
- * raw and in the calibrated unit, counts where recorded, and between consecutive points one
+ * raw (of its own machine only), counts where recorded, and between consecutive points one
  * line saying what changed, read from the data.
  */
 
@@ -61,9 +60,6 @@ export interface HistoryPoint {
   machine: string
   fingerprint: Fingerprint | null
   raw: Interval | null
-  /** Cost ÷ the run's direct reference (backend CPU µs per request of the bare backend), its interval likewise. */
-  calibrated: Interval | null
-  reference: number | null
   /** Median counts per request the rows record (columns read only where present). */
   counts: Record<string, number>
   connsPer1k: number | null
@@ -103,7 +99,7 @@ const median = (xs: number[]) => {
 
 type Row = Record<string, unknown> & { repeat: number; status: string; proxy: string; version: string }
 
-/** The groups a run's rows fall in: closed-model pooling variants at the default request, full handshakes per key type. */
+/** The groups a run's rows fall in: closed-model pooling variants at the default request, full handshakes per key type, counted work per variant and key type. */
 function groupsOf(run: RunData): { group: string; metric: string; rows: Row[] }[] {
   const out = new Map<string, { group: string; metric: string; rows: Row[] }>()
   const add = (group: string, metric: string, r: Row) => {
@@ -118,6 +114,9 @@ function groupsOf(run: RunData): { group: string; metric: string; rows: Row[] }[
     add(`variant ${r.variant}`, 'proxy_cpu_us_per_req', r as unknown as Row)
   }
   for (const h of run.handshakes) if (h.series === 'tls-handshake') add(`handshake ${h.key_type}`, 'proxy_cpu_us_per_handshake', h as unknown as Row)
+  const work: readonly string[] = [...SERIES_ROWS.work.measurements, ...SERIES_ROWS.work.handshakes]
+  for (const r of run.measurements) if (work.includes(r.series)) add(`work ${r.variant}`, 'instructions_per_req', r as unknown as Row)
+  for (const h of run.handshakes) if (work.includes(h.series)) add(`work handshake ${h.key_type}`, 'instructions_per_req', h as unknown as Row)
   return [...out.values()]
 }
 
@@ -130,8 +129,6 @@ function intervalOf(rows: readonly Row[], value: (r: Row) => number | null): Int
   )
   return reps.size ? medianInterval(reps) : null
 }
-
-const scale = (iv: Interval | null, by: number | null): Interval | null => (iv && by ? { ...iv, value: iv.value / by, lo: iv.lo / by, hi: iv.hi / by } : null)
 
 /** The newest version of each proxy among the cells. */
 function newestVersions(cells: readonly { proxy: string; version: string }[]): Map<string, string> {
@@ -159,7 +156,6 @@ function countMedians(valid: readonly Row[]): Record<string, number> {
 /** Every point of one measured source: per group, per proxy, its newest version (the one a re-run compares). */
 function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): HistoryPoint[] {
   const m = s.run.manifest
-  const refs = runReferences(s.run)
   const out: HistoryPoint[] = []
   for (const g of groupsOf(s.run)) {
     const byCell = groupRows(g.rows, ['proxy', 'version']).map((c) => ({ proxy: String(c.key.proxy), version: String(c.key.version), rows: c.rows }))
@@ -181,8 +177,6 @@ function runPoints(s: Extract<HistorySource, { kind: 'run' | 'baseline' }>): His
         machine: shortFingerprint(m),
         fingerprint: m.fingerprint,
         raw,
-        calibrated: scale(raw, refs.direct),
-        reference: refs.direct,
         counts: countMedians(valid),
         connsPer1k: columnMedian(valid, 'backend_conns_per_1k_req'),
         configHash: m.custom_configs.find((c) => c.proxy === proxy)?.sha256.slice(0, 12) ?? null,
@@ -210,8 +204,6 @@ function transcribedPoints(s: Extract<HistorySource, { kind: 'transcribed' }>): 
     machine: s.machine,
     fingerprint: null,
     raw: { value: f.value, lo: f.value, hi: f.value, level: 1, method: 'single repeat' as const, n: 1 },
-    calibrated: null,
-    reference: null,
     counts: {},
     connsPer1k: null,
     configHash: null,
@@ -282,11 +274,17 @@ export function historySources(siteDir: string): { sources: HistorySource[]; ski
   return { sources, skipped }
 }
 
+/** How a run measured, in the words the chain compares its links by: a change of any is a change of method. */
+export const methodOf = (m: Pick<Manifest, 'profile' | 'runtime' | 'schema_version'>): string =>
+  `${m.profile} profile, ${m.runtime}, data schema ${m.schema_version}`
+
 /** The paired runs' links (docs/report.md#proxy-cost-across-years-measured-in-pairs), each against the baseline source it was paired with. */
 export function pairedLinks(sources: readonly HistorySource[]): ChainLinks {
   const measured = sources.filter((s): s is Exclude<HistorySource, { kind: 'transcribed' }> => s.kind !== 'transcribed')
   const baselines = new Map(measured.filter((s) => s.kind === 'baseline').map((s) => [s.id, s.run]))
-  const links = measured.map((s) => runLinks(s.id, s.run.manifest.started, s.run, s.run.paired ? baselines.get(s.run.paired.sides.baseline) : undefined))
+  const links = measured.map((s) =>
+    runLinks(s.id, s.run.manifest.started, s.run, s.run.paired ? baselines.get(s.run.paired.sides.baseline) : undefined, methodOf(s.run.manifest)),
+  )
   return { proxy: links.flatMap((l) => l.proxy), machine: links.flatMap((l) => l.machine) }
 }
 

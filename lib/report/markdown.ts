@@ -48,6 +48,18 @@ export interface NotRun {
 /** Where the line naming the sections left out goes (filled in by toString). */
 const NOT_RUN_SLOT = '\u0000not-run\u0000'
 
+/** Parts with their site-only marks dropped (the contents kept) and their print-only parts dropped whole. */
+function withoutOnlyParts(parts: readonly string[]): string[] {
+  const out: string[] = []
+  let printed = false
+  for (const p of parts) {
+    if (p === ONLY_MARKERS.print) printed = true
+    else if (p === ONLY_MARKERS.end) printed = false
+    else if (p !== ONLY_MARKERS.site && !printed) out.push(p)
+  }
+  return out
+}
+
 export class Article {
   private readonly parts: string[] = []
   readonly files: TableFile[] = []
@@ -77,6 +89,20 @@ export class Article {
    */
   siteOnly(what: string, write: () => void): this {
     if (this.only('site', write)) this.siteOnlyNames.push(what)
+    return this
+  }
+
+  /**
+   * Another article as one site-only part named `what` (a section to look up, not to read
+   * through): the marks inside it go, with its print-only parts, since all of it is the site's.
+   */
+  appendSiteOnly(what: string, other: Article): this {
+    const parts = withoutOnlyParts(other.parts)
+    // A section that wrote nothing (not run) leaves no mark and no name in the list.
+    if (parts.some((p) => p.trim() !== '')) this.siteOnly(what, () => this.parts.push(...parts))
+    this.files.push(...other.files)
+    this.notRun.push(...other.notRun)
+    this.headings.push(...other.headings)
     return this
   }
 

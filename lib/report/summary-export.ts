@@ -1,6 +1,6 @@
 /**
  * A run's summary for machines: `--json` prints it as one JSON document (findings with
- * their intervals, the claims ledger with intervals, the baseline comparison, the gates),
+ * their intervals, the claims ledger with intervals, the baseline, the paired cells, the gates),
  * validated against SUMMARY_SCHEMA; `summary/findings.csv` and `summary/claims.csv` are the
  * same findings and claims as tidy CSV (their columns: lib/data/columns/summary.ts).
  */
@@ -16,9 +16,10 @@ import { CLAIMS, FINDINGS, outputNames } from '../data/columns/summary.ts'
 import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
 import type { BaselineComparison } from './sections/baseline.ts'
+import type { PairedCell, PairVerdict } from '../analysis/pairs.ts'
 
-// 2: the run baseline's cells are the across-run comparison's figures (counts, ratios, costs) with interval, detectable change and verdict.
-export const SUMMARY_FORMAT = 'proxybench-summary/2'
+// 3: a run baseline is compared by its pairs only (then and now in one run, `pairs`); the across-run cells are gone.
+export const SUMMARY_FORMAT = 'proxybench-summary/3'
 
 /** A finding's interval as exported: its method in words, widening included. */
 const intervalFields = (i: Interval) =>
@@ -31,22 +32,20 @@ const num = z.number().nullable()
 // Bounds are null where a figure is not finite (a ratio over 0): JSON has no Infinity.
 const intervalSchema = z.object({ value: num, lo: num, hi: num, level: z.number(), method: z.string(), n: z.number().int() })
 const cellKey = z.record(z.union([z.string(), z.number(), z.null()]))
-const figureSchema = z
+const PAIR_VERDICTS = ['cheaper', 'dearer', 'no change', 'too few repeats'] as const satisfies readonly PairVerdict[]
+/** A paired cell (lib/analysis/pairs.ts): now / then of one cell measured in the same rounds. */
+const pairSchema = z
   .object({
-    kind: z.enum(['count', 'ratio', 'cost']),
-    metric: z.string(),
     table: z.string(),
+    basis: z.enum(['work', 'time']),
     key: cellKey,
-    base_median: num,
-    run_median: num,
-    base_n: z.number().int(),
-    run_n: z.number().int(),
-    change: num,
-    interval: z.object({ lo: num, hi: num }).strict().nullable(),
+    then_version: z.string(),
+    now_version: z.string(),
+    pairs: z.number().int(),
+    change: z.object({ value: num, lo: num, hi: num }).strict().nullable(),
+    verdict: z.enum(PAIR_VERDICTS),
     detectable: num,
-    verdict: z.enum(['increased', 'decreased', 'no change', 'too few repeats to compare']),
-    between_sd: num,
-    between_source: z.string(),
+    machine: num,
   })
   .strict()
 
@@ -90,7 +89,6 @@ export const SUMMARY_SCHEMA = z
           id: z.string(),
           kind: z.literal('run'),
           same_machine: z.boolean(),
-          cells: z.array(figureSchema),
         })
         .strict(),
       z
@@ -101,6 +99,8 @@ export const SUMMARY_SCHEMA = z
         })
         .strict(),
     ]),
+    /** The run's paired cells (a run made --like a baseline): the comparison with it; null when not paired. */
+    pairs: z.array(pairSchema).nullable(),
     gates: z.array(z.object({ expr: z.string(), failed: z.boolean(), detail: z.string() }).strict()),
     report: z.object({ page: z.string(), pdf: z.string().nullable() }).nullable(),
   })
@@ -116,7 +116,7 @@ export const summaryJsonSchema = (): JsonSchema =>
     id: 'urn:proxybench:summary:1',
     title: SUMMARY_FORMAT,
     description:
-      'The document --json prints (run-all, the series steps, 13-report): findings and claims with their intervals, the baseline comparison, the gates. Generated from lib/report/summary-export.ts SUMMARY_SCHEMA.',
+      'The document --json prints (run-all, the series steps, 13-report): findings and claims with their intervals, the baseline, the paired cells (then and now), the gates. Generated from lib/report/summary-export.ts SUMMARY_SCHEMA.',
   })
 
 /** The file's text: what docs/summary.schema.json must hold. */
@@ -128,6 +128,7 @@ export interface SummaryInput {
   findings: readonly Finding[]
   claims: readonly ClaimResult[]
   baseline?: BaselineComparison
+  pairs?: readonly PairedCell[]
   gates: readonly GateResult[]
   report: { page: string; pdf: string | null } | null
 }
@@ -140,28 +141,21 @@ function baselineOut(b: BaselineComparison | undefined): Summary['baseline'] {
       kind: 'published',
       figures: b.deltas.map((d) => ({ label: d.label, published: d.published, ours: d.ours, delta: d.delta, note: d.note })),
     }
-  return {
-    id: b.id,
-    kind: 'run',
-    same_machine: b.sameMachine,
-    cells: b.comparison.map((c) => ({
-      kind: c.kind,
-      metric: c.metric,
-      table: c.table,
-      key: c.key,
-      base_median: c.base.median,
-      run_median: c.run.median,
-      base_n: c.base.n,
-      run_n: c.run.n,
-      change: c.change,
-      interval: c.interval ? { lo: c.interval[0], hi: c.interval[1] } : null,
-      detectable: c.detectable,
-      verdict: c.verdict,
-      between_sd: c.between.sd,
-      between_source: c.between.source,
-    })),
-  }
+  return { id: b.id, kind: 'run', same_machine: b.sameMachine }
 }
+
+const pairOut = (c: PairedCell) => ({
+  table: c.table,
+  basis: c.basis,
+  key: c.key,
+  then_version: c.thenVersion,
+  now_version: c.nowVersion,
+  pairs: c.pairs,
+  change: c.change && { value: c.change.value, lo: c.change.lo, hi: c.change.hi },
+  verdict: c.verdict,
+  detectable: c.detectable,
+  machine: c.machine,
+})
 
 /**
  * The summary document, checked against SUMMARY_SCHEMA as a reader will parse it (after a JSON
@@ -195,6 +189,7 @@ export function buildSummary(s: SummaryInput): Summary {
           warnings: c.warnings,
         })),
         baseline: baselineOut(s.baseline),
+        pairs: s.pairs ? s.pairs.map(pairOut) : null,
         gates: s.gates.map((g) => ({ expr: g.expr, failed: g.failed, detail: g.detail })),
         report: s.report,
       }),

@@ -197,7 +197,8 @@ export async function startProxy(
   ca: string,
   ready?: (port: number, o: ReadyOptions) => Promise<void>,
 ): Promise<RunningRole> {
-  const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}`
+  // The listen port tells apart two proxies of one version and config running at once (a pair at one instant, --pair-same).
+  const name = `proxy-${p.plan.stack.proxy}-${p.plan.version.version}-${basename(p.configFile)}-${p.listenPort}`
   // A container has the suite's own root (its image); only the host needs the suite's loader.
   if (p.plan.counted && runtime.kind !== 'native') throw new Error(`a counted proxy runs on the native runtime only, not ${runtime.kind}`)
   const argv = runtime.kind === 'native' ? [...(p.plan.counted?.prefix ?? []), ...p.launcher, ...p.argv] : p.argv

@@ -89,7 +89,6 @@ async function newManifest(o: RunOptions, run: OpenedRun, parts: RunComponents, 
     custom_configs: run.customConfigs,
     steps: Object.fromEntries(o.series.map((s) => [s, 'pending'])),
     fingerprint: await machineFingerprint(),
-    calibration: null,
     invocations: [],
     ...(parts.syscallTax ? { syscall_tax: parts.syscallTax } : {}),
   }

@@ -35,7 +35,7 @@ export interface RunOptions {
   counts?: boolean
   /** A fixed seed instead of a random one. */
   seed?: number
-  /** --tax-ns: every role and the calibration under a system-call tax of about this many ns (lib/runtime/syscall-tax.ts). */
+  /** --tax-ns: every role under a system-call tax of about this many ns (lib/runtime/syscall-tax.ts). */
   syscallTaxNs?: number
   /** Install missing components first (run-all) or only check (a single step). */
   install: boolean

@@ -3,10 +3,10 @@ import { seededRandom, shuffled } from '../core/shuffle.ts'
 import { isDisturbed, precisionValue } from '../data/precision.ts'
 import { isCountedInPart } from '../data/quiet.ts'
 import { groupBy } from '../data/grouping.ts'
-import { appendRow, readTable, type Table } from '../data/tables.ts'
-import { disturbedReason } from '../measure/validity.ts'
+import { appendRow, MEASUREMENTS, markRows, readTable, type Table } from '../data/tables.ts'
+import { collapsedRows, disturbedReason } from '../measure/validity.ts'
 import { interrupted, untilExit } from '../runtime/shutdown.ts'
-import type { Task } from '../series/types.ts'
+import { taskSides, type Task, type TaskSide } from '../series/types.ts'
 import { nextRound, type AdaptiveSettings, type CellDecision, type CellProgress } from './adaptive.ts'
 import type { QuietBudget } from './quiet.ts'
 
@@ -54,14 +54,15 @@ export async function runPhase(
 ): Promise<void> {
   const { runDir, invocation, quiet } = typeof out === 'string' ? { runDir: out, invocation: null, quiet: undefined } : out
   const doneKeys = new Map<Table<unknown>, Set<string>>()
-  const isDone = (t: Task) => {
+  const isDone = (t: TaskSide) => {
     if (!doneKeys.has(t.table)) doneKeys.set(t.table, new Set(readTable(runDir, t.table).map((r) => t.table.key(r))))
     return doneKeys.get(t.table)!.has(t.key)
   }
-  const todo = tasks.filter((t) => !isDone(t))
+  // A pair at one instant is done when both its rows are; one written without the other (a stop between the two appends) is measured again, its written row kept.
+  const todo = tasks.filter((t) => !taskSides(t).every(isDone))
   if (resume && todo.length < tasks.length) log.info(`resume ${name}: ${tasks.length - todo.length} repeats already measured, ${todo.length} to go`)
   const timing: Timing = { n: 0, s: 0, otherWorkS: 0 }
-  await runTasks(name, todo, { runDir, invocation, quiet }, log, adaptive !== null, timing)
+  await runTasks(name, todo, { runDir, invocation, quiet }, log, adaptive !== null, timing, isDone)
   if (adaptive) await adaptiveRounds(name, tasks, { runDir, invocation, quiet }, log, adaptive, timing)
 }
 
@@ -69,7 +70,15 @@ export async function runPhase(
 type Timing = { n: number; s: number; otherWorkS: number }
 
 /** Runs the tasks in order, one row each, timing them; returns early (through untilExit) on a signal. */
-async function runTasks(name: string, todo: readonly Task[], out: PhaseOutput, log: Logger, invalidateDisturbed: boolean, timing: Timing) {
+async function runTasks(
+  name: string,
+  todo: readonly Task[],
+  out: PhaseOutput,
+  log: Logger,
+  invalidateDisturbed: boolean,
+  timing: Timing,
+  written: (side: TaskSide) => boolean = () => false,
+) {
   const { quiet } = out
   const t0 = Date.now()
   for (const [i, task] of todo.entries()) {
@@ -79,13 +88,11 @@ async function runTasks(name: string, todo: readonly Task[], out: PhaseOutput, l
     const measured = await timedRun(task, quiet)
     // A signal killed the roles: this row would blame them for it. Not written, so --resume measures it.
     if (!measured) return untilExit()
-    const { row, tookS, waitedS } = measured
+    const { rows, tookS, waitedS } = measured
     timing.n++
     timing.s += tookS
     timing.otherWorkS += waitedS
-    const disturbed = disturbedWindow(row)
-    judgeDisturbed(row, disturbed, invalidateDisturbed, task.label, log)
-    recordRow(row, task, out, log)
+    const disturbed = recordRows(task, rows, { out, log, invalidateDisturbed, written })
     if (owed && quiet?.waitOwed) {
       // This task never reached its gate (it failed before its load, or its protocol has none): the wait it owed happens here, between tasks.
       timing.otherWorkS += await quiet.waitForQuiet()
@@ -95,7 +102,26 @@ async function runTasks(name: string, todo: readonly Task[], out: PhaseOutput, l
     if (disturbed && invalidateDisturbed && quiet) {
       quiet.disturbed(tookS)
       timing.otherWorkS += tookS
-    } else if (invalidateDisturbed && isCountedInPart(row)) quiet?.sawOtherWork()
+    } else if (invalidateDisturbed && rows.some(isCountedInPart)) quiet?.sawOtherWork()
+  }
+  markCollapsed(todo, out.runDir, log)
+}
+
+/**
+ * Once the tasks' rows are in, each of their cells' windows whose requests collapsed against
+ * the cell's others is marked invalid with why, in its table (lib/measure/validity.ts).
+ */
+function markCollapsed(tasks: readonly Task[], runDir: string, log: Logger): void {
+  const sides = tasks.flatMap(taskSides).filter((t) => t.table.name === MEASUREMENTS.name)
+  const cells = new Set(sides.map((t) => t.cellId))
+  if (cells.size === 0) return
+  const rows = readTable(runDir, MEASUREMENTS)
+  const marks = new Map([...collapsedRows(rows, MEASUREMENTS.cellId)].filter(([i]) => cells.has(MEASUREMENTS.cellId(rows[i]!))))
+  markRows(runDir, MEASUREMENTS, marks)
+  for (const [i, mark] of marks) {
+    const row = rows[i]!
+    const task = sides.find((t) => t.cellId === MEASUREMENTS.cellId(row) && t.repeat === row.repeat)
+    log.warn(`${task?.label ?? `${row.proxy} ${row.variant} repeat ${row.repeat}`}: invalid: ${mark.reason}`)
   }
 }
 
@@ -109,20 +135,20 @@ function progressLine(name: string, i: number, n: number, label: string, elapsed
  * The task's row and its seconds, less a wait for quiet inside it (before its load), which is
  * other work's time, not the repeat's; null when a signal came while it ran.
  */
-async function timedRun(task: Task, quiet: QuietBudget | undefined): Promise<{ row: Row; tookS: number; waitedS: number } | null> {
+async function timedRun(task: Task, quiet: QuietBudget | undefined): Promise<{ rows: Row[]; tookS: number; waitedS: number } | null> {
   const started = Date.now()
   const waitedBefore = quiet?.record.waited_s ?? 0
-  const row = await runUninterrupted(task)
-  if (!row) return null
+  const rows = await runUninterrupted(task)
+  if (!rows) return null
   const waitedS = (quiet?.record.waited_s ?? 0) - waitedBefore
-  return { row, tookS: (Date.now() - started) / 1000 - waitedS, waitedS }
+  return { rows, tookS: (Date.now() - started) / 1000 - waitedS, waitedS }
 }
 
-/** The task's row, or null when a signal came while it ran (a failure then is the signal's, not the task's). */
-async function runUninterrupted(task: Task): Promise<Row | null> {
+/** The task's rows (one, or a pair's two), or null when a signal came while it ran (a failure then is the signal's, not the task's). */
+async function runUninterrupted(task: Task): Promise<Row[] | null> {
   try {
-    const row = (await task.run()) as Row
-    return interrupted() ? null : row
+    const rows = (task.pair ? [...(await task.pair.run())] : [await task.run()]) as Row[]
+    return interrupted() ? null : rows
   } catch (e) {
     if (interrupted()) return null
     throw e
@@ -142,8 +168,25 @@ function judgeDisturbed(row: Row, disturbed: string | null, invalidateDisturbed:
   } else if (!isDisturbed(row)) log.warn(`${label}: ${disturbed.replace(/^disturbed:/, 'disturbed window:')} (kept: this phase does not re-measure)`)
 }
 
+/**
+ * Judges and appends a task's rows, each to its side's table but one already written; a pair's
+ * two rows are of one window, so its disturbance (returned) is the first's.
+ */
+function recordRows(
+  task: Task,
+  rows: readonly Row[],
+  o: { out: PhaseOutput; log: Logger; invalidateDisturbed: boolean; written: (side: TaskSide) => boolean },
+): string | null {
+  const disturbed = disturbedWindow(rows[0]!)
+  for (const [j, side] of taskSides(task).entries()) {
+    judgeDisturbed(rows[j]!, disturbedWindow(rows[j]!), o.invalidateDisturbed, side.label, o.log)
+    if (!o.written(side)) recordRow(rows[j]!, side, o.out, o.log)
+  }
+  return disturbed
+}
+
 /** Appends the row, tagged with the invocation, and warns of one that is not valid. */
-function recordRow(row: Row, task: Task, { runDir, invocation }: PhaseOutput, log: Logger): void {
+function recordRow(row: Row, task: TaskSide, { runDir, invocation }: PhaseOutput, log: Logger): void {
   if (invocation !== null) row.invocation = invocation
   appendRow(runDir, task.table, row)
   if (row.status !== 'valid') log.warn(`${task.label}: ${row.status}: ${row.reason}${row.foreign_processes ? ` (${row.foreign_processes})` : ''}`)
@@ -151,15 +194,16 @@ function recordRow(row: Row, task: Task, { runDir, invocation }: PhaseOutput, lo
 
 /** The rows of each task's cell (lib/data/grouping.ts), as the stop rule reads them. */
 function cellProgress(tasks: readonly Task[], runDir: string): { rows: CellProgress[]; lastRepeat: Map<string, number> } {
-  const cells = new Map(tasks.map((t) => [t.cellId, t]))
-  const onDisk = [...new Set(tasks.map((t) => t.table))].flatMap((table) =>
+  const sides = tasks.flatMap((t) => taskSides(t))
+  const cells = new Map(sides.map((t) => [t.cellId, t]))
+  const onDisk = [...new Set(sides.map((t) => t.table))].flatMap((table) =>
     (readTable(runDir, table) as Row[]).map((row) => ({ cellId: table.cellId(row), row })),
   )
   const byCell = groupBy(onDisk, (x) => [x.cellId])
   const lastRepeat = new Map<string, number>()
   const rows = [...cells].map(([id, t]): CellProgress => {
     const own = (byCell.get(id) ?? []).map((x) => x.row)
-    lastRepeat.set(id, Math.max(0, ...own.map((r) => r.repeat), ...tasks.filter((x) => x.cellId === id).map((x) => x.repeat)))
+    lastRepeat.set(id, Math.max(0, ...own.map((r) => r.repeat), ...sides.filter((x) => x.cellId === id).map((x) => x.repeat)))
     const disturbed = own.filter((r) => isDisturbed(r)).length
     const values = own.flatMap((r) => (r.status === 'valid' && precisionValue(t.table.name, r) !== null ? [precisionValue(t.table.name, r)!] : []))
     return { id, values, repeats: own.length - disturbed, disturbed }
@@ -170,7 +214,8 @@ function cellProgress(tasks: readonly Task[], runDir: string): { rows: CellProgr
 async function adaptiveRounds(name: string, tasks: readonly Task[], out: PhaseOutput, log: Logger, a: PhaseAdaptive, timing: Timing) {
   const { runDir } = out
   if (tasks.length === 0) return
-  const template = new Map(tasks.map((t) => [t.cellId, t]))
+  // A pair at one instant is one task of two cells: found by either.
+  const template = new Map(tasks.flatMap((t) => taskSides(t).map((side) => [side.cellId, t] as const)))
   const t0 = Date.now()
   const otherWorkAtStart = timing.otherWorkS
   for (let round = 1; ; round++) {
@@ -205,11 +250,13 @@ export function pairedAgain(more: readonly { id: string }[], template: ReadonlyM
   const done = new Set<string>()
   return more.flatMap(({ id }) => {
     if (done.has(id)) return []
-    const pairOf = template.get(id)!.pairOf
-    const ids = pairOf && template.has(pairOf) ? [id, pairOf] : [id]
+    const task = template.get(id)!
+    const { pairOf } = task
+    const ids = task.pair ? taskSides(task).map((side) => side.cellId) : pairOf && template.has(pairOf) ? [id, pairOf] : [id]
     for (const x of ids) done.add(x)
     const repeat = Math.max(...ids.map((x) => lastRepeat.get(x) ?? 0)) + 1
-    return ids.map((x) => template.get(x)!.again(repeat))
+    // A pair at one instant is one task for both cells: made again once.
+    return [...new Set(ids.map((x) => template.get(x)!))].map((t) => t.again(repeat))
   })
 }
 

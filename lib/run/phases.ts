@@ -6,7 +6,7 @@ import { findingsFor, type Finding } from '../findings/index.ts'
 import { checkTemplates } from '../measure/cell.ts'
 import { SERIES_BUILDERS } from '../series/index.ts'
 import { adaptiveHere } from '../series/tasks.ts'
-import type { SeriesContext } from '../series/types.ts'
+import { taskSides, type SeriesContext } from '../series/types.ts'
 import { notRunnableVersions } from '../setup/builds.ts'
 import { goSourceHash } from '../setup/gobuild.ts'
 import { adaptiveSettings } from './adaptive.ts'
@@ -74,7 +74,7 @@ export async function runSeries(
       const tasks = phase.tasks(ctx)
       // Each template once, before its first cell: a broken one fails now, and its cells fail without starting anything.
       for (const reason of await checkTemplates(
-        tasks.flatMap((t) => t.subject ?? []),
+        tasks.flatMap((t) => taskSides(t).flatMap((side) => side.subject ?? [])),
         ctx,
       ))
         log.warn(reason)

@@ -1,7 +1,7 @@
 import { readMeasurements } from '../data/measurements.ts'
 import type { Manifest, Measurement } from '../data/schema.ts'
 import type { Finding } from '../findings/index.ts'
-import { calibrate, preflight } from './calibrate.ts'
+import { preflight } from './preflight.ts'
 import { archiveRunBuilds, prepareComponents } from './components.ts'
 import { closeRun, recordFailed, recordFinished, recordOnExit } from './exit.ts'
 import { acquireRunLock } from './lock.ts'
@@ -35,7 +35,7 @@ export async function runBench(o: RunOptions): Promise<RunResult> {
   }
 }
 
-/** The stages in order, each in its own file: resume, components, runtime choice, manifest, calibration, the series' phases. */
+/** The stages in order, each in its own file: resume, components, runtime choice, manifest, preflight, the series' phases. */
 async function runLocked(o: RunOptions): Promise<RunResult> {
   const run = openRun(o)
   const parts = await prepareComponents(o, run)
@@ -52,7 +52,6 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   try {
     const quiet = await preflight(o, record, chosen.cpus)
     ctx.windowGate = quiet
-    await calibrate(o, record, chosen.cpus, parts.launcher)
     findings = await runSeries(o, ctx, record, quiet)
     await archiveRunBuilds(o, record, parts, run.runDir)
     recordFinished(record)

@@ -9,6 +9,7 @@ import { localCountingGroup, type CountingGroup } from './counts.ts'
 import { cleanupStaleCopies } from './key-copies.ts'
 import { procRef, sameProcess, type ProcRef } from './proc.ts'
 import { keepAside } from './state-file.ts'
+import { applyPortSysctls } from './network.ts'
 import { interrupted, trackRuntime, untrackRuntime } from './shutdown.ts'
 import type { Exit, RoleSpec, RunningRole, Runtime } from './types.ts'
 
@@ -107,6 +108,15 @@ function removeOrphanCgroups(): void {
   }
 }
 
+/** Every role runs in this harness's network namespace: the port settings go there, once, where it is not the host's. */
+function portSettingsOfRoles(): string {
+  try {
+    return applyPortSysctls(process.pid)
+  } catch (e) {
+    return `TCP settings left as they are: ${(e as Error).message.split('\n')[0]}`
+  }
+}
+
 let ownRef: ProcRef | undefined
 /** This harness, as state files record it. */
 export const harnessRef = () => (ownRef ??= procRef(process.pid))
@@ -125,11 +135,15 @@ export class NativeRuntime implements Runtime {
   /** argv put before every role's (the system-call tax's launcher, lib/runtime/syscall-tax.ts); empty: none. */
   private readonly launcher: readonly string[]
 
+  /** The TCP settings of the roles' network namespace, this harness's own: set when it is the run's, else why not (lib/runtime/network.ts). */
+  readonly portSettings: string
+
   constructor(
     readonly runId: string,
     opts: { launcher?: readonly string[] } = {},
   ) {
     this.launcher = opts.launcher ?? []
+    this.portSettings = portSettingsOfRoles()
     this.cpu = detectCpuAccounting(runId)
     this.cpuSource = this.cpu.source
     this.stateFile = join(stateDir(), `${runId}.json`)

@@ -43,3 +43,27 @@ export function sameProcess(r: Partial<ProcRef> | undefined, boot = bootId): boo
   if (!r || typeof r.pid !== 'number' || !r.start || !r.boot) return false
   return r.boot === boot && procStartTime(r.pid) === r.start
 }
+
+/** The `st` field of /proc/net/tcp that means TIME_WAIT (include/net/tcp_states.h). */
+const TCP_TIME_WAIT = '06'
+
+/** Sockets in TIME_WAIT among the lines of a /proc/net/tcp or tcp6 file (its header line has no state). */
+export const countTimeWait = (table: string): number => table.split('\n').filter((line) => line.trim().split(/\s+/)[3] === TCP_TIME_WAIT).length
+
+/**
+ * TCP sockets in TIME_WAIT (IPv4 and IPv6) in the network namespace of process `pid`: its
+ * /proc/<pid>/net files show that namespace's sockets. Null when the process is gone.
+ */
+export function timeWaitSockets(pid: number, read: (file: string) => string = (f) => readFileSync(f, 'utf8')): number | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null
+  const count = (file: string) => {
+    try {
+      return countTimeWait(read(`/proc/${pid}/net/${file}`))
+    } catch {
+      return null
+    }
+  }
+  const v4 = count('tcp')
+  // A kernel without IPv6 has no tcp6: its sockets are all in tcp.
+  return v4 === null ? null : v4 + (count('tcp6') ?? 0)
+}

@@ -7,7 +7,7 @@ import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 /**
  * A focused run (`--variants`, `--key-types`): only the planned cells with those variants
  * and key types are measured, in every series. The `direct` row always stays: it is the
- * floor of the pooling table and the reference of the calibrated unit.
+ * floor of the pooling table.
  */
 export interface Focus {
   variants?: readonly string[]
@@ -28,13 +28,18 @@ export function knownVariants(proxies: readonly ProxyName[], customFiles: readon
   return [...[...names].sort(), ...customFiles.map((f) => `custom:${basename(f)}`)]
 }
 
-const list = (flag: string, value: string, valid: readonly string[]): string[] => {
+/**
+ * A comma-separated flag value into its names, each one of `valid` (--series, --variants,
+ * --key-types): none, or one not valid, is a one-line error naming the flag and the valid ones.
+ */
+export function parseNames(flag: string, value: string, valid: readonly string[], noun: string): string[] {
   const names = value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
-  if (names.length === 0) throw userError(flag, `"${value}" names nothing`, `Use a comma-separated list of: ${valid.join(', ')}`)
-  for (const n of names) if (!valid.includes(n)) throw userError(flag, `unknown name "${n}"`, `Use a comma-separated list of: ${valid.join(', ')}`)
+  const fix = `Use a comma-separated list of: ${valid.join(', ')}`
+  if (names.length === 0) throw userError(flag, `"${value}" names no ${noun}`, `${fix} (or leave ${flag} out for all)`)
+  for (const n of names) if (!valid.includes(n)) throw userError(flag, `unknown ${noun} "${n}"`, fix)
   return names
 }
 
@@ -42,7 +47,7 @@ const list = (flag: string, value: string, valid: readonly string[]): string[] =
 export function parseFocus(f: { variants?: string; keyTypes?: string }, proxies: readonly ProxyName[], customFiles: readonly string[]): Focus | undefined {
   if (f.variants === undefined && f.keyTypes === undefined) return undefined
   return {
-    ...(f.variants !== undefined ? { variants: list('--variants', f.variants, knownVariants(proxies, customFiles)) } : {}),
-    ...(f.keyTypes !== undefined ? { keyTypes: list('--key-types', f.keyTypes, KEY_TYPES) as KeyType[] } : {}),
+    ...(f.variants !== undefined ? { variants: parseNames('--variants', f.variants, knownVariants(proxies, customFiles), 'variant') } : {}),
+    ...(f.keyTypes !== undefined ? { keyTypes: parseNames('--key-types', f.keyTypes, KEY_TYPES, 'key type') as KeyType[] } : {}),
   }
 }

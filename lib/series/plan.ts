@@ -11,7 +11,16 @@ export interface PairRequest {
   versions: Readonly<Record<string, string>>
   /** Pair a then side that is the same build as now anyway (two copies, two processes): the A/A check. */
   pairSame: boolean
+  /** --pair-at: when a pair's two sides are measured (docs/method/pairs.md#at-one-instant); absent: adjacent. */
+  at?: PairAt
 }
+
+/**
+ * `instant`: a closed-model (wrk) pair's two sides loaded in one window at once, sharing the
+ * machine's moment; `adjacent`: each side a window of its own, next to the other in the round.
+ */
+export const PAIR_AT = ['instant', 'adjacent'] as const
+export type PairAt = (typeof PAIR_AT)[number]
 
 /**
  * What the user chose for the series, checked once from the flags (lib/cli/run-options.ts)

@@ -5,6 +5,7 @@ import { type CellId, cellOfRepeatId } from '../data/grouping.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import type { CellPlan } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
+import { measureClosedPair } from '../measure/pair-window.ts'
 import { measureDefaultKey } from '../measure/default-key.ts'
 import { DEFAULT_KEYS, type DefaultKeyRow } from '../data/default-keys.ts'
 import { measureH2 } from '../measure/h2.ts'
@@ -28,11 +29,16 @@ type TaskBody = Pick<Task, 'label' | 'table' | 'key' | 'run' | 'subject'>
 /** How a builder makes a task's body of an item, in the context it measures in (a then twin's is under then/). */
 type MakeBody<C> = (item: C, repeat: number, ctx: SeriesContext) => TaskBody
 
+/** How a builder measures a now item and its then twin in one window, or null when their protocol cannot (lib/measure/pair-window.ts). */
+type MeasurePair<C> = (now: C, then: C, repeat: number, nowCtx: SeriesContext, thenCtx: SeriesContext) => (() => Promise<readonly [unknown, unknown]>) | null
+
 /**
  * Tasks of items, repeats interleaved and shuffled with the run's seed; each can make its own
  * next repeat. The run's focus (--variants, --key-types) filters the cells here, for every phase.
  * Under --like an item whose cell has a then twin (lib/series/then.ts) runs beside it in
  * each round (`withCell` puts the twin's cell in a copy of the item); its rows go to then/.
+ * With --pair-at instant and a protocol that can (`measurePair`), the two are one task: one
+ * window, both rows.
  */
 function interleaved<C>(
   all: readonly C[],
@@ -40,6 +46,7 @@ function interleaved<C>(
   cellOf: (item: C) => CellPlan,
   make: MakeBody<C>,
   withCell?: (item: C, cell: CellPlan) => C,
+  measurePair?: MeasurePair<C>,
 ): Task[] {
   const keep = new Set(focusCells(all.map(cellOf), ctx.plan.focus))
   const items = all.filter((i) => keep.has(cellOf(i)))
@@ -63,18 +70,38 @@ function interleaved<C>(
       ...(pairOf ? { pairOf } : {}),
     }
   }
-  type Side = { item: C; twin: boolean; pairOf?: CellId }
+  const atInstant = ctx.plan.pair?.at === 'instant' && !!measurePair
+  const pairTask = (now: C, then: C, repeat: number): Task => {
+    const own = task(now, repeat)
+    const side = thenTask(then, repeat)
+    const run = measurePair!(now, then, repeat, ctx, thenCtx)!
+    return {
+      ...own,
+      label: `${own.label} + then ${cellOf(then).version}`,
+      pairOf: side.cellId,
+      again: (r) => pairTask(now, then, r),
+      run: async () => (await run())[0],
+      pair: {
+        side: { label: side.label, table: side.table, key: side.key, cellId: side.cellId, repeat, ...(side.subject ? { subject: side.subject } : {}) },
+        run,
+      },
+    }
+  }
+  type Side = { item: C; twin: boolean; pairOf?: CellId; instantWith?: C }
   const blocks = items.map((item): Side[] => {
     const twin = withCell && thenTwin(cellOf(item), ctx)
     if (!twin) return [{ item, twin: false }]
     const then = withCell(item, twin)
+    if (atInstant && measurePair(item, then, 0, ctx, thenCtx)) return [{ item, twin: false, instantWith: then }]
     const ids = [task(item, 0).cellId, thenTask(then, 0).cellId]
     return [
       { item, twin: false, pairOf: ids[1] },
       { item: then, twin: true, pairOf: ids[0] },
     ]
   })
-  return blockOrder(blocks, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) => (cell.twin ? thenTask : task)(cell.item, repeat, cell.pairOf))
+  return blockOrder(blocks, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) =>
+    cell.instantWith ? pairTask(cell.item, cell.instantWith, repeat) : (cell.twin ? thenTask : task)(cell.item, repeat, cell.pairOf),
+  )
 }
 
 /** A builder's item is its cell: the twin is the then cell itself. */
@@ -97,6 +124,19 @@ export function cellRowKey(c: CellPlan, repeat: number, model: 'closed' | 'open'
     repeat,
   } as never)
 }
+
+/** The key of a handshake cell's row of one repeat in handshakes.csv. */
+const handshakeRowKey = (c: CellPlan, repeat: number): string =>
+  HANDSHAKES.key({
+    series: c.series,
+    proxy: c.proxy,
+    version: c.version,
+    variant: c.variant,
+    key_type: c.keyType,
+    connections: c.connections,
+    resumption: c.resumption,
+    repeat,
+  } as Handshake)
 
 /** What a cell asks beyond the defaults (/json and its size, another connection count), for its label. */
 const requestLabel = (c: CellPlan, connections: number) =>
@@ -122,6 +162,9 @@ export function closedTasks(cells: readonly CellPlan[], ctx: SeriesContext): Tas
       subject: cell,
     }),
     ownCell,
+    // Only wrk's cells share an instant so far; h2load's and loadgen's keep adjacent windows.
+    (now, then, repeat, ctx, thenCtx) =>
+      now.protocol === 'h3' || now.streams ? null : () => measureClosedPair(now, then, repeat, ctx, thenCtx) as Promise<readonly [unknown, unknown]>,
   )
 }
 
@@ -142,16 +185,7 @@ export function workTasks(cells: readonly CellPlan[], unit: WorkUnit, ctx: Serie
         ? { table: MEASUREMENTS as Task['table'], key: cellRowKey(cell, repeat), run: () => measureRequestWork(cell, repeat, work, ctx) }
         : {
             table: HANDSHAKES as Task['table'],
-            key: HANDSHAKES.key({
-              series: cell.series,
-              proxy: cell.proxy,
-              version: cell.version,
-              variant: cell.variant,
-              key_type: cell.keyType,
-              connections: cell.connections,
-              resumption: cell.resumption,
-              repeat,
-            } as Handshake),
+            key: handshakeRowKey(cell, repeat),
             run: () => measureHandshakeWork(cell, repeat, { rounds: work.rounds, ...work.handshakes }, ctx),
           }),
       subject: cell,
@@ -195,16 +229,7 @@ export function handshakeTasks(cells: readonly CellPlan[], ctx: SeriesContext): 
     (cell, repeat, ctx) => ({
       label: `handshakes ${cell.proxy} ${cell.keyType}${cell.protocol === 'h3' ? ' over QUIC' : ''}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
       table: HANDSHAKES as Task['table'],
-      key: HANDSHAKES.key({
-        series: cell.series,
-        proxy: cell.proxy,
-        version: cell.version,
-        variant: cell.variant,
-        key_type: cell.keyType,
-        connections: cell.connections,
-        resumption: cell.resumption,
-        repeat,
-      } as Handshake),
+      key: handshakeRowKey(cell, repeat),
       run: () => measureHandshakes(cell, repeat, ctx),
       subject: cell,
     }),

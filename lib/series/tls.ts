@@ -6,7 +6,7 @@ import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
 import { closedTasks, defaultKeyTasks, handshakeTasks, openTasks } from './tasks.ts'
-import { DEFAULT_KEY_PROXIES, DEFAULT_KEY_SERIES, DEFAULT_KEY_VARIANT } from '../data/default-keys.ts'
+import { ACME_DEFAULT_PROXIES, ACME_DEFAULT_SERIES, DEFAULT_KEY_PROXIES, DEFAULT_KEY_SERIES, DEFAULT_KEY_VARIANT } from '../data/default-keys.ts'
 import { CALIBRATION_STEPS, OPEN_RATES, openReference, rateAt, tlsCeilings } from './open-rate.ts'
 import type { Series, SeriesContext } from './types.ts'
 
@@ -26,11 +26,16 @@ export const ceilingCells = (proxies: readonly ProxyName[], connections: number,
   ...proxies.filter((p) => RSA2048_CEILING_PROXIES.includes(p)).map((p) => tlsCell(p, 'tls-ceiling', 'rsa2048', connections, pinned)),
 ]
 
-/** The default-cert cells: Traefik's generated default certificate, Caddy's internal issuer, on the newest version. */
-export const defaultKeyCells = (proxies: readonly ProxyName[]): CellPlan[] =>
-  proxies
-    .filter((p) => (DEFAULT_KEY_PROXIES as readonly string[]).includes(p))
-    .map((p) => catalogCellPlan(p, { series: DEFAULT_KEY_SERIES, variant: DEFAULT_KEY_VARIANT, connections: 1 }))
+/**
+ * The default-cert cells, on the newest version: the key served when given no certificate
+ * (Traefik's generated default certificate, Caddy's internal issuer), and Traefik's ACME
+ * default key type as its binary states it (its own row series, ACME_DEFAULT_SERIES).
+ */
+export const defaultKeyCells = (proxies: readonly ProxyName[]): CellPlan[] => {
+  const cells = (series: string, of: readonly string[]) =>
+    proxies.filter((p) => of.includes(p)).map((p) => catalogCellPlan(p, { series, variant: DEFAULT_KEY_VARIANT, connections: 1 }))
+  return [...cells(DEFAULT_KEY_SERIES, DEFAULT_KEY_PROXIES), ...cells(ACME_DEFAULT_SERIES, ACME_DEFAULT_PROXIES)]
+}
 
 export function tlsSeries(): Series {
   return {
@@ -45,7 +50,7 @@ export function tlsSeries(): Series {
           ),
       },
       { name: 'tls-ceiling', tasks: (ctx) => closedTasks(ceilingCells(ctx.proxies, ctx.connections, ctx.plan.pinned), ctx) },
-      // What Traefik and Caddy serve when given no certificate: a fact read from the handshake, not a cost.
+      // What Traefik and Caddy serve when given no certificate (read from the handshake) and Traefik's ACME default (its --help): facts, not costs.
       { name: DEFAULT_KEY_SERIES, tasks: (ctx) => defaultKeyTasks(defaultKeyCells(ctx.proxies), ctx), adaptive: false },
       ...OPEN_RATES.map(({ series, fraction, what }) => ({
         name: series,

@@ -20,7 +20,7 @@ export interface SeriesContext extends CellContext {
   pairing?: ThenPlan
 }
 
-/** One repeat of one cell: produces exactly one row of one table. */
+/** One repeat of one cell: produces exactly one row of one table (an instant pair: one row of each side's, Task.pair). */
 export interface Task<T = unknown> {
   label: string
   table: Table<T>
@@ -33,10 +33,21 @@ export interface Task<T = unknown> {
   again(repeat: number): Task<T>
   /** The cell this one is paired with (a now cell and its then twin, lib/series/then.ts): re-measured together, at one repeat. */
   pairOf?: CellId
+  /**
+   * A pair measured at one instant (--pair-at instant, docs/method/pairs.md#at-one-instant): the
+   * then twin's side, whose row the same window yields; `run` there gives both rows, this task's first.
+   */
+  pair?: { side: TaskSide<T>; run(): Promise<readonly [T, T]> }
   run(): Promise<T>
   /** The cell it measures: its template is checked once before the phase (lib/measure/cell.ts checkTemplates). */
   subject?: CellPlan
 }
+
+/** Where one of a task's rows goes: the task's own, or its pair's then side (Task.pair). */
+export type TaskSide<T = unknown> = Pick<Task<T>, 'label' | 'table' | 'key' | 'cellId' | 'repeat' | 'subject'>
+
+/** Every row a task yields, where each goes: its own, then its pair's then side. */
+export const taskSides = <T>(t: Task<T>): TaskSide<T>[] => [t, ...(t.pair ? [t.pair.side] : [])]
 
 /** One step of a series: its tasks, built when it starts. */
 export interface Phase {

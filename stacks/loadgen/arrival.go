@@ -49,6 +49,9 @@ func (s *schedule) due(elapsed time.Duration) (from, to int64) {
 	return from, s.next
 }
 
+// stop ends the schedule: the iterations handed out are all there are.
+func (s *schedule) stop() { s.total = s.next }
+
 // nextAt is when the next iteration is due; ok is false once all are out.
 func (s *schedule) nextAt() (at time.Duration, ok bool) {
 	if s.next >= s.total {

@@ -214,9 +214,9 @@ func (f *tlsFlags) config(fs *flag.FlagSet, stderr io.Writer) (cfg *tls.Config, 
 }
 
 // backToBack runs c workers, each calling attempt again as soon as it returns, until n
-// attempts in all were claimed (n > 0) or the deadline passed (non-zero); it returns the
-// time from the first start to the last return.
-func backToBack(c int, n int64, deadline time.Time, attempt func()) time.Duration {
+// attempts in all were claimed (n > 0) or the run ended (its deadline or a SIGINT); it
+// returns the time from the first start to the last return.
+func backToBack(c int, n int64, end *runEnd, attempt func()) time.Duration {
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -226,7 +226,7 @@ func backToBack(c int, n int64, deadline time.Time, attempt func()) time.Duratio
 				if n > 0 && claimed.Add(1) > n {
 					return
 				}
-				if !deadline.IsZero() && !time.Now().Before(deadline) {
+				if end.over(time.Now()) {
 					return
 				}
 				attempt()
@@ -248,7 +248,7 @@ type attemptFlags struct {
 func addAttemptFlags(fs *flag.FlagSet, timeoutWhat string) *attemptFlags {
 	return &attemptFlags{
 		c:       fs.Int("c", 8, "concurrent workers, each handshaking back to back"),
-		d:       fs.Duration("d", 10*time.Second, "how long to run (attempts in flight at the end complete)"),
+		d:       fs.Duration("d", 10*time.Second, "how long to run, or until a SIGINT (attempts in flight at the end complete)"),
 		n:       fs.Int64("n", 0, "stop after this many attempts in all (0: no cap; with -n, -d only limits when given)"),
 		timeout: fs.Duration("timeout", 5*time.Second, "limit for one attempt: "+timeoutWhat),
 	}

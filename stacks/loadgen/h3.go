@@ -489,7 +489,9 @@ func runH3Handshake(args []string, stdout, stderr io.Writer) int {
 	var earlyData atomic.Int64
 	var mu sync.Mutex
 	alpns, quics := map[string]bool{}, map[string]bool{}
-	elapsed := backToBack(*af.c, *af.n, af.deadline(fs), func() {
+	end := endAtInterrupt(af.deadline(fs))
+	defer end.release()
+	elapsed := backToBack(*af.c, *af.n, end, func() {
 		r, qs := h3Attempt(udp, addr, u, tlsConf, early, *af.timeout, check)
 		if qs != nil {
 			mu.Lock()

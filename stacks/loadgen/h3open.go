@@ -134,14 +134,16 @@ func runH3Open(fs *flag.FlagSet, u *url.URL, tf *tlsFlags, of h3OpenFlags, o h3O
 		st.succeed(i, end.Sub(scheduled), end.Sub(began))
 	}
 
-	driveOpen(rate, d, sched, pool, st, iterate)
+	end := endAtInterrupt(time.Time{}) // the schedule ends itself at -d
+	defer end.release()
+	window := driveOpen(rate, d, sched, pool, st, end, iterate)
 	for _, v := range pool.all() {
 		if v.conn != nil {
 			v.conn.close()
 		}
 	}
 
-	res := h3OpenResult{openResult: st.result(rate, d), Retried: retried.Load(), UDPSent: udp.sent.Load(), UDPReceived: udp.received.Load()}
+	res := h3OpenResult{openResult: st.result(rate, window), Retried: retried.Load(), UDPSent: udp.sent.Load(), UDPReceived: udp.received.Load()}
 	_, res.MaxVUs, res.VUsStarted = pool.stats()
 	res.Iterations = sched.total
 	res.NewConnections = dials.Load()

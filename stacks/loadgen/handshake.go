@@ -82,7 +82,9 @@ func runHandshake(args []string, stdout, stderr io.Writer) int {
 	}
 
 	st := newHandshakeStats()
-	elapsed := backToBack(*af.c, *af.n, af.deadline(fs), func() { st.record(h.attempt()) })
+	end := endAtInterrupt(af.deadline(fs))
+	defer end.release()
+	elapsed := backToBack(*af.c, *af.n, end, func() { st.record(h.attempt()) })
 
 	res := st.result()
 	res.DurationS = seconds(elapsed)

@@ -50,6 +50,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Each prints one JSON object on stdout (latencies in ms: p50_ms .. max_ms); progress and errors go to stderr.")
 	fmt.Fprintln(w, "Exit status: 2 bad flags; requests: 1 unless every answer was ok; the others: 0 for a completed run")
 	fmt.Fprintln(w, "(failed requests are data), 1 when nothing at all came back from the target.")
+	fmt.Fprintln(w, "A load (h3, open, handshake, h3-handshake, ws-echo, tcp) ends at its first SIGINT: nothing starts after it,")
+	fmt.Fprintln(w, "what is in flight completes, and the JSON covers what ran.")
 	fmt.Fprintln(w, "subcommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {

@@ -55,7 +55,7 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("open", flag.ContinueOnError)
 	rawURL := fs.String("url", "", "URL to GET (http:// or https://)")
 	rate := fs.Float64("rate", 1000, "iterations (GETs) started per second")
-	d := fs.Duration("d", 10*time.Second, "how long iterations are scheduled for")
+	d := fs.Duration("d", 10*time.Second, "how long iterations are scheduled for; a SIGINT ends the schedule sooner (iterations in flight complete)")
 	prealloc := fs.Int("prealloc", 50, "VUs created at the start (each connects on its first iteration)")
 	maxVUs := fs.Int("max-vus", 500, "cap on VUs; an iteration due while all are busy is dropped")
 	timeout := fs.Duration("timeout", 5*time.Second, "per-iteration timeout, connect and TLS handshake included")
@@ -136,12 +136,14 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	driveOpen(*rate, *d, sched, pool, st, iterate)
+	end := endAtInterrupt(time.Time{}) // the schedule ends itself at -d
+	defer end.release()
+	window := driveOpen(*rate, *d, sched, pool, st, end, iterate)
 	for _, v := range pool.all() {
 		v.client.CloseIdleConnections()
 	}
 
-	res := st.result(*rate, *d)
+	res := st.result(*rate, window)
 	_, res.MaxVUs, res.VUsStarted = pool.stats()
 	res.Iterations = sched.total
 	res.NewConnections = dials.Load()
@@ -154,17 +156,28 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 
 // driveOpen hands out the iterations of sched as they fall due, each to a VU of pool (one
 // due while every VU is busy at the cap is dropped), records the VUs in use at the end of
-// each second, and returns when every iteration has finished.
-func driveOpen[V any](rate float64, d time.Duration, sched *schedule, pool *vuPool[V], st *openStats, iterate func(v V, i int64, scheduled time.Time)) {
+// each second, and returns when every iteration has finished. An interruption of end (the
+// first SIGINT) ends the schedule: nothing is handed out after it, and the scheduling window
+// it returns (d otherwise) closes at it, or at the first iteration due and not handed out.
+func driveOpen[V any](rate float64, d time.Duration, sched *schedule, pool *vuPool[V], st *openStats, end *runEnd, iterate func(v V, i int64, scheduled time.Time)) time.Duration {
 	var wg sync.WaitGroup
 	t0 := time.Now()
+	window := d
 	sampled := make(chan struct{})
-	go func() { // VUs in use at the end of each second
+	go func() { // VUs in use at the end of each second, and at the interruption
 		defer close(sampled)
 		for k := range st.series {
-			time.Sleep(time.Until(t0.Add(min(time.Duration(k+1)*time.Second, d))))
+			timer := time.NewTimer(time.Until(t0.Add(min(time.Duration(k+1)*time.Second, d))))
+			select {
+			case <-timer.C:
+			case <-end.signalled:
+				timer.Stop()
+			}
 			inUse, _, _ := pool.stats()
 			st.setVUs(k, inUse)
+			if end.over(time.Now()) {
+				return
+			}
 		}
 	}()
 	for {
@@ -173,6 +186,13 @@ func driveOpen[V any](rate float64, d time.Duration, sched *schedule, pool *vuPo
 			break
 		}
 		sleepUntil(t0.Add(next))
+		if end.over(time.Now()) {
+			// The window closes at the signal, or sooner at the first iteration left due (a late
+			// loop), so that it holds exactly the iterations handed out.
+			window = min(window, next)
+			sched.stop()
+			break
+		}
 		from, to := sched.due(time.Since(t0))
 		for i := from; i < to; i++ {
 			v, ok := pool.acquire()
@@ -185,6 +205,7 @@ func driveOpen[V any](rate float64, d time.Duration, sched *schedule, pool *vuPo
 	}
 	<-sampled
 	wg.Wait()
+	return min(window, end.recordUntil(t0.Add(d)).Sub(t0))
 }
 
 // openStats is shared by all iterations; a mutex is cheap next to an HTTP
@@ -257,10 +278,12 @@ func (s *openStats) drop(i int64) {
 	s.series[k].Dropped++
 }
 
-// result is called once every iteration has finished.
+// result is called once every iteration has finished; d is the scheduling window as it ran
+// (shorter than the one planned after a SIGINT: the series ends with it).
 func (s *openStats) result(rate float64, d time.Duration) openResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.cut(d)
 	res := openResult{
 		TargetRate:   rate,
 		AchievedRate: perSecond(s.ok, d),
@@ -279,4 +302,15 @@ func (s *openStats) result(rate float64, d time.Duration) openResult {
 		s.series[k].P99 = usToMS(s.secHist[k].ValueAtQuantile(99))
 	}
 	return res
+}
+
+// cut ends the series with the scheduling window d: no iteration was scheduled after it, so
+// the seconds past it are empty, and the one it ends in is partial.
+func (s *openStats) cut(d time.Duration) {
+	n := max(1, int((d+time.Second-1)/time.Second))
+	if n >= len(s.series) {
+		return
+	}
+	s.series = s.series[:n]
+	s.secLen[n-1] = d - time.Duration(n-1)*time.Second
 }

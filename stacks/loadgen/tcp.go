@@ -78,7 +78,7 @@ func runTCP(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tcp", flag.ContinueOnError)
 	rawURL := fs.String("url", "", "tcp://host:port (plain) or tls://host:port (TLS from the client: the proxy terminates it or passes it through)")
 	c := fs.Int("c", 8, "concurrent workers, each opening connections back to back")
-	d := fs.Duration("d", 10*time.Second, "how long to run (connections in flight at the end complete)")
+	d := fs.Duration("d", 10*time.Second, "how long to run, or until a SIGINT (connections in flight at the end complete)")
 	n := fs.Int64("n", 0, "stop after this many connections in all (0: no cap; with -n, -d only limits when given)")
 	mode := fs.String("mode", "short", "short: connect, send -msg-bytes, read them back, close; stream: send and read back -stream-bytes, then close")
 	msgBytes := fs.Int("msg-bytes", 64, "bytes of the one message of a short connection")
@@ -127,7 +127,9 @@ func runTCP(args []string, stdout, stderr io.Writer) int {
 		deadline = time.Now().Add(*d)
 	}
 	st := &tcpStats{accumulator: newAccumulator()}
-	elapsed := backToBack(*c, *n, deadline, func() { st.record(cl.attempt()) })
+	end := endAtInterrupt(deadline)
+	defer end.release()
+	elapsed := backToBack(*c, *n, end, func() { st.record(cl.attempt()) })
 	res := st.result()
 	res.Mode = *mode
 	res.DurationS = seconds(elapsed)

@@ -35,7 +35,7 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ws-echo", flag.ContinueOnError)
 	rawURL := fs.String("url", "", "WebSocket URL (ws:// or wss://)")
 	c := fs.Int("c", 10, "connections")
-	d := fs.Duration("d", 10*time.Second, "how long to echo, counted once every connection attempt is done")
+	d := fs.Duration("d", 10*time.Second, "how long to echo, counted once every connection attempt is done; a SIGINT ends it sooner (echoes in flight complete)")
 	size := fs.Int("size", 64, "message size in bytes")
 	timeout := fs.Duration("timeout", 5*time.Second, "limit for connecting (TLS and upgrade included) and for each echo")
 	tf := addTLSFlags(fs)
@@ -64,6 +64,9 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 	acc := newAccumulator()
 	answered := false // any HTTP answer to an upgrade, 101 or not
 
+	// Listening from the start: a SIGINT while connecting leaves no echo phase, the JSON still printed.
+	end := endAtInterrupt(time.Time{})
+	defer end.release()
 	// Connect everything first, so the echo phase measures steady state.
 	conns := make([]*websocket.Conn, *c)
 	var wg sync.WaitGroup
@@ -88,7 +91,7 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 	wg.Wait()
 
 	start := time.Now()
-	deadline := start.Add(*d)
+	end.deadline = start.Add(*d) // no echo has started yet: nothing reads it concurrently
 	for _, conn := range conns {
 		if conn == nil {
 			continue
@@ -96,7 +99,7 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 		wg.Go(func() {
 			defer conn.Close()
 			local := newHist() // merged once at the end: no lock per message
-			n, err := echoLoop(conn, payload, deadline, *timeout, local)
+			n, err := echoLoop(conn, payload, end, *timeout, local)
 			acc.do(func() {
 				acc.hist.Merge(local)
 				res.Messages += n
@@ -124,11 +127,11 @@ func runWSEcho(args []string, stdout, stderr io.Writer) int {
 
 var errEchoMismatch = errors.New("echo differs from the message sent")
 
-// echoLoop sends payload and waits for its echo until deadline, then closes
-// politely. It returns the number of echoes received.
-func echoLoop(conn *websocket.Conn, payload []byte, deadline time.Time, timeout time.Duration, hist histogram) (int64, error) {
+// echoLoop sends payload and waits for its echo until the run ends (its deadline or a
+// SIGINT), then closes politely. It returns the number of echoes received.
+func echoLoop(conn *websocket.Conn, payload []byte, end *runEnd, timeout time.Duration, hist histogram) (int64, error) {
 	var n int64
-	for time.Now().Before(deadline) {
+	for !end.over(time.Now()) {
 		sent := time.Now()
 		conn.SetWriteDeadline(sent.Add(timeout))
 		if err := conn.WriteMessage(websocket.TextMessage, payload); err != nil {

@@ -5,7 +5,16 @@ import type { Measurement } from '../../lib/data/schema.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 /** A link of nginx with its log half-widths below and above the ratio given, not its bounds. */
-const link = (baselineId: string, runId: string, date: string | null, ratio: number, below: number, above: number, proxy = 'nginx'): PairedLink => ({
+const link = (
+  baselineId: string,
+  runId: string,
+  date: string | null,
+  ratio: number,
+  below: number,
+  above: number,
+  proxy = 'nginx',
+  method: string | null = 'quick profile, native, data schema 9',
+): PairedLink => ({
   runId,
   date,
   baselineId,
@@ -17,6 +26,7 @@ const link = (baselineId: string, runId: string, date: string | null, ratio: num
   lo: ratio * Math.exp(-below),
   hi: ratio * Math.exp(above),
   cells: 3,
+  method,
 })
 
 const close = (actual: number | undefined, expected: number, what: string) =>
@@ -156,4 +166,21 @@ test("a paired run's links: the proxy's now / then with its interval, the machin
   assert.equal(links.machine.length, 1)
   assert.ok(Math.abs(links.machine[0]!.ratio - (50 * 1.1) / 40) < 1e-9, String(links.machine[0]!.ratio))
   assert.deepEqual(runLinks('x', null, { ...tables([]) }), NO_LINKS, 'an unpaired run has no links')
+})
+
+test('a change of method is marked on the point whose link crosses it, never on a start or the first link of a segment', () => {
+  const points = chainLinks([
+    link('b0', 'r1', '2027-01-01', 0.9, 0.05, 0.05),
+    link('r1', 'r2', '2028-01-01', 1.1, 0.05, 0.05, 'nginx', 'standard profile, native, data schema 10'),
+    link('r2', 'r3', '2029-01-01', 1.0, 0.05, 0.05, 'nginx', 'standard profile, native, data schema 10'),
+  ])
+  assert.deepEqual(
+    points.map((p) => [p.kind, p.runId, p.methodChange]),
+    [
+      ['start', 'b0', null],
+      ['step', 'r1', null],
+      ['step', 'r2', 'quick profile, native, data schema 9 → standard profile, native, data schema 10'],
+      ['step', 'r3', null],
+    ],
+  )
 })

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { machineChange, pairedCells, pairedChange, pooledNoise, proxyChanges, verdictText } from '../../lib/analysis/pairs.ts'
+import { detectableChange, machineChange, pairedCells, pairedChange, pooledNoise, proxyChanges, verdictText } from '../../lib/analysis/pairs.ts'
 import { LEVEL, normalQuantile, studentQuantile } from '../../lib/core/intervals.ts'
+import { seededRandom } from '../../lib/core/shuffle.ts'
 import type { RunTables } from '../../lib/data/run-data.ts'
-import { synthetic, tables, workRow } from '../fixtures/paired.ts'
+import { gauss, synthetic, tables, workRow } from '../fixtures/paired.ts'
 
 test('an A/A run (no change, the machine drifting 15% round to round): no cell flagged, the drift cancels in the pair', () => {
   const { run, baseline } = synthetic({ cells: 30, rounds: 5, noise: 0.05, seed: 3 })
@@ -13,12 +14,12 @@ test('an A/A run (no change, the machine drifting 15% round to round): no cell f
     cells.filter((c) => c.verdict !== 'no change').map((c) => `${c.variant} ${c.verdict}`),
     [],
   )
-  // The smallest detectable change follows the paired noise (SD 0.05·√2 of a log ratio, 5 pairs, Bonferroni over 30 cells), not the drift.
-  const q = normalQuantile(1 - (1 - LEVEL) / 2 / 30)
+  // The detectable change follows the paired noise (SD 0.05·√2 of a log ratio, 5 pairs, Bonferroni over 30 cells, 80% power), not the drift.
+  const q = normalQuantile(1 - (1 - LEVEL) / 2 / 30) + normalQuantile(0.8)
   const expected = Math.exp((q * 0.05 * Math.SQRT2) / Math.sqrt(5)) - 1
   const median = cells.map((c) => c.detectable!).sort((a, b) => a - b)[15]!
   assert.ok(Math.abs(median - expected) / expected < 0.25, `median detectable ${median} vs ${expected}`)
-  assert.match(verdictText(cells[0]!.verdict, cells[0]!.detectable), /^no change beyond \d+%$/)
+  assert.match(verdictText(cells[0]!.verdict, cells[0]!.detectable), /^no change \(±\d+% detectable at 80% power\)$/)
 })
 
 test('a planted change of +20% in one cell is found with the right sign and its interval holds it; no other cell is flagged', () => {
@@ -63,16 +64,70 @@ test('a proxy change pools its cells; a cell with fewer than two pairs is "too f
   assert.deepEqual([v0.pairs, v0.verdict, v0.machine], [0, 'too few repeats', null])
 })
 
-test('the paired interval uses the pooled noise but never narrows a cell below its own spread', () => {
+test('the paired interval uses the pooled noise but never narrows a cell below its own spread, which keeps its own degrees of freedom', () => {
   const noise = pooledNoise([
     [0, 0.01],
     [0.02, 0.03],
   ])
   assert.equal(noise.df, 2)
+  // Own SD 0.35 beats the pool's 0.007: the interval is the cell's own t, pairs − 1 = 3 degrees of freedom, not the pool's 2.
   const wide = pairedChange([-0.3, 0.3, -0.3, 0.3], noise, 1)
   const ownSd = Math.sqrt((4 * 0.09) / 3)
-  const q = studentQuantile(0.975, 2)
-  assert.ok(Math.abs(Math.log(wide.change!.hi) - (q * ownSd) / 2) < 1e-9)
+  assert.equal(wide.df, 3)
+  assert.ok(Math.abs(Math.log(wide.change!.hi) - (studentQuantile(0.975, 3) * ownSd) / 2) < 1e-9)
+  assert.ok(Math.abs(wide.detectable! - detectableChange(ownSd / 2, 3, 0.05)) < 1e-12)
+  // A quiet cell takes the pool's SD and the pool's degrees of freedom.
+  const many = pooledNoise(Array.from({ length: 10 }, () => [-0.1, 0.1, -0.1, 0.1]))
+  const quiet = pairedChange([0, 0.01, 0, 0.01], many, 1)
+  assert.deepEqual([many.df, quiet.df], [30, 30])
+  assert.ok(Math.abs(quiet.logSe! - many.sd / 2) < 1e-12)
+})
+
+/** Sets of `pairs` log ratios, each pair N(shift, sd) from a seeded source. */
+const pairSets = (seed: number, sets: number, pairs: number, sd: number) => {
+  const z = gauss(seededRandom(seed))
+  return Array.from({ length: sets }, () => Array.from({ length: pairs }, () => sd * z()))
+}
+const dearerShare = (sets: readonly (readonly number[])[], judge: (logs: readonly number[]) => string) =>
+  sets.filter((s) => judge(s) === 'dearer').length / sets.length
+
+test('a change the size of the detectable change is found 80% of the time; one the size of the half-width, half the time', () => {
+  // 4000 cells judged alone (their own noise, 8 pairs, 7 df), log SD 0.05 a pair. The share found of 4000 moves by ±0.007 (1 SD) between seeds.
+  const [pairs, sd, alpha] = [8, 0.05, 1 - LEVEL]
+  const se = sd / Math.sqrt(pairs)
+  const judge = (shift: number) => (logs: readonly number[]) => {
+    const moved = logs.map((x) => x + shift)
+    return pairedChange(moved, pooledNoise([moved]), 1).verdict
+  }
+  const sets = pairSets(21, 4000, pairs, sd)
+  const detectable = Math.log(1 + detectableChange(se, pairs - 1, alpha))
+  const found = dearerShare(sets, judge(detectable))
+  assert.ok(Math.abs(found - 0.8) < 0.03, `found ${found} at the detectable change`)
+  const halfWidth = studentQuantile(1 - alpha / 2, pairs - 1) * se
+  const atHalfWidth = dearerShare(sets, judge(halfWidth))
+  // About half: a little more, as a sample SD falls below the true one more often than not.
+  assert.ok(atHalfWidth > 0.45 && atHalfWidth < 0.6, `found ${atHalfWidth} at the half-width`)
+  // What a cell prints is its own: about the design's figure.
+  const printed = sets.map((s) => pairedChange(s, pooledNoise([s]), 1).detectable!).sort((a, b) => a - b)[2000]!
+  assert.ok(Math.abs(Math.log(1 + printed) / detectable - 1) < 0.1, `printed ${printed}`)
+})
+
+test('in a family of 20 cells, a change of the size each cell prints is found at least 80% of the time', () => {
+  // 200 A/A runs of 20 cells, 6 pairs, Bonferroni over 20. Each cell's printed figure, planted in its own pairs, is found at
+  // least 80% of the time: a cell whose own SD wins has its own degrees of freedom in its figure too.
+  const z = gauss(seededRandom(22))
+  let [found, judged] = [0, 0]
+  for (let run = 0; run < 200; run++) {
+    const cells = Array.from({ length: 20 }, () => Array.from({ length: 6 }, () => 0.05 * z()))
+    const noise = pooledNoise(cells)
+    for (const logs of cells) {
+      const shift = Math.log(1 + pairedChange(logs, noise, 20).detectable!)
+      const moved = logs.map((x) => x + shift)
+      found += pairedChange(moved, pooledNoise(cells.map((c) => (c === logs ? moved : c))), 20).verdict === 'dearer' ? 1 : 0
+      judged++
+    }
+  }
+  assert.ok(found / judged > 0.78 && found / judged < 0.9, `found ${found} of ${judged}`)
 })
 
 test('the family-wise level counts every cell the run judges, across its tables', () => {
@@ -127,7 +182,9 @@ test('a work cell reads its counts: 3.1% less work is decided with an interval t
   assert.ok(c!.change!.lo < 0.969 && 0.969 < c!.change!.hi && c!.change!.hi < 1, `${c!.change!.lo} .. ${c!.change!.hi}`)
   // Each side's ±0.2% over 3 rounds is a standard error of 0.2%/t(0.975, 2) = 0.047%; the change's is √2 of it, at Welch's 4 df: ±0.18%.
   const se = Math.SQRT2 * (0.002 / studentQuantile(0.975, 2))
-  assert.ok(Math.abs(c!.detectable! - (Math.exp(studentQuantile(0.975, 4) * se) - 1)) < 1e-4, `${c!.detectable}`)
+  assert.ok(Math.abs(Math.log(c!.change!.hi / c!.change!.value) - studentQuantile(0.975, 4) * se) < 1e-4, `${c!.change!.hi}`)
+  // Its detectable change, at 80% power: (t(0.975, 4) + t(0.8, 4)) · SE.
+  assert.ok(Math.abs(c!.detectable! - (Math.exp((studentQuantile(0.975, 4) + studentQuantile(0.8, 4)) * se) - 1)) < 1e-4, `${c!.detectable}`)
   // One repeat a side: the pair is the count's, not the rounds'.
   assert.equal(c!.pairs, 1)
 })
@@ -136,7 +193,7 @@ test('an A/A work cell is "no change" and says the fraction of a percent it coul
   const { run, baseline } = counted([workRow({ version: '3.0.0', value: 100_050, rel: 0.003 })], [workRow({ version: '2.8.25', value: 100_000, rel: 0.003 })])
   const [c] = pairedCells(run, baseline)
   assert.equal(c!.verdict, 'no change')
-  assert.match(verdictText(c!.verdict, c!.detectable), /^no change beyond 0\.\d%$/)
+  assert.match(verdictText(c!.verdict, c!.detectable), /^no change \(±0\.\d% detectable at 80% power\)$/)
 })
 
 test('a proxy with work cells is read by its work; its timed change is shown beside it, and the machine change leaves work cells out', () => {

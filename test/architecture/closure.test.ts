@@ -44,7 +44,6 @@ const REPORT_STEPS = [
   'notebooks/publish.mjs',
   'notebooks/docs.mjs',
   'bench/report.mjs',
-  'bench/calibration.mjs',
   'bench/stability.mjs',
 ]
 /** The steps that set up, measure or probe: they load the measuring side by design. */

@@ -203,7 +203,6 @@ const GROUPING_CONSUMERS = [
   'data/quiet.ts',
   'analysis/h3.ts',
   'analysis/protocols.ts',
-  'analysis/run-figures.ts',
   'report/sections/latency.ts',
   'bench/stability.ts',
   'bench/busy-machine.ts',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadLedger } from '../../lib/claims/ledger.ts'
-import { cellSpreads, countFlips, formatBetweenRun, formatPrecision, formatStability, precisionByRun, verdictLines } from '../../lib/bench/stability.ts'
+import { cellSpreads, countFlips, formatPrecision, formatStability, precisionByRun, verdictLines } from '../../lib/bench/stability.ts'
 import { fixtureTables } from '../fixtures/run.ts'
 
 test('flips count only changes between decided verdicts', () => {
@@ -44,36 +44,6 @@ test('a run whose HAProxy costs doubled: its cells spread by 100% and the printo
   assert.match(text, /inconclusive claims per run: \d+\/\d+ runnable \([\d.]+%\), of \d+ measured [\d.]+%; /)
 })
 
-test('a run on a machine twice as slow: every cost doubles, raw cells spread by 100%, calibrated ones not at all', () => {
-  const t = fixtureTables()
-  const x2 = <T extends object>(rows: readonly T[], metrics: readonly string[]) =>
-    rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, metrics.includes(k) && typeof v === 'number' ? v * 2 : v])) as T)
-  const slow = {
-    measurements: x2(t.measurements, ['proxy_cpu_us_per_req', 'backend_cpu_us_per_req']),
-    handshakes: x2(t.handshakes, ['proxy_cpu_us_per_handshake']),
-    websocket: x2(t.websocket, ['proxy_cpu_us_per_msg']),
-  }
-  const runs = [
-    { name: 'a', tables: t, series: ['pooling'] },
-    { name: 'b', tables: slow, series: ['pooling'] },
-  ]
-  const spreads = cellSpreads(runs).filter((s) => s.spread !== null)
-  const reference = spreads.filter((s) => s.cell.startsWith('direct|') && s.cell.includes('|closed|'))
-  assert.ok(
-    reference.length > 0 && reference.every((s) => s.calibratedSpread === null && s.calibrated.every((v) => v === null)),
-    'the reference cell has no calibrated figure',
-  )
-  const others = spreads.filter((s) => !reference.includes(s))
-  assert.ok(
-    others.length > 10 && others.every((s) => Math.abs(s.spread! - 1) < 1e-9 && Math.abs(s.calibratedSpread!) < 1e-9),
-    JSON.stringify(others.find((s) => s.calibratedSpread === null || s.calibratedSpread > 1e-9)),
-  )
-  const text = formatStability(runs, verdictLines(runs, loadLedger()), cellSpreads(runs))
-  assert.match(text, /^raw: median spread 100\.0%/m)
-  assert.match(text, /^calibrated: median spread 0\.0%, worst 0\.0%/m)
-  assert.match(text, /measurements ÷ direct row \(backend CPU µs\/req\)/)
-})
-
 test('precision per run: a cell of six close repeats reaches ±3%, a scattered one does not, and the printout says so', async () => {
   const t = fixtureTables()
   const template = t.measurements.find((r) => r.series === 'same' && r.status === 'valid' && r.proxy_cpu_us_per_req !== null)!
@@ -89,7 +59,7 @@ test('precision per run: a cell of six close repeats reaches ±3%, a scattered o
       name: 'b',
       tables: {
         ...tables,
-        manifest: { calibration: null, profile_settings: { repeats: 3, warmup_s: 1, duration_s: 5, connections: 200, threads: 1, precision: 0.5 } },
+        manifest: { profile_settings: { repeats: 3, warmup_s: 1, duration_s: 5, connections: 200, threads: 1, precision: 0.5 } },
       },
       series: ['pooling'],
     },
@@ -107,30 +77,4 @@ test('precision per run: a cell of six close repeats reaches ±3%, a scattered o
   assert.match(text, /targets: a ±3\.0%, b ±50\.0%/)
   assert.match(text, /same +1\/2, ±[\d.]+%, worst ±[\d.]+% +2\/2/)
   assert.match(text, /unstable cells: a \d+, b \d+/)
-})
-
-test('between-run variance: runs whose machine was 0.9x, 1x and 1.2x: a common shift in the raw costs, none in the calibrated unit; the constant line', () => {
-  const t = fixtureTables()
-  const scaled = (k: number) => ({
-    ...t,
-    measurements: t.measurements.map((r) => ({
-      ...r,
-      proxy_cpu_us_per_req: r.proxy_cpu_us_per_req === null ? null : r.proxy_cpu_us_per_req * k,
-      backend_cpu_us_per_req: r.backend_cpu_us_per_req === null ? null : r.backend_cpu_us_per_req * k,
-    })),
-  })
-  const runs = [0.9, 1, 1.2].map((k, i) => ({ name: `r${i}`, tables: scaled(k), series: ['pooling'] }))
-  const text = formatBetweenRun(runs)
-  const closed = text.split('\n').find((l) => l.startsWith('cost|proxy_cpu_us_per_req|measurements|closed '))!
-  assert.ok(closed, text)
-  // The log shifts of 0.9, 1, 1.2 have an SD of 0.144: all of it common, none the cells' own.
-  assert.match(closed, /\s3\s+\d+\s+0\.14\d\d \(2\.0\)\s+0\.0000 \(\d+\.0\)/)
-  const constant = JSON.parse(
-    text
-      .split('\n')
-      .at(-1)!
-      .replace(/^as BETWEEN_RUN_NOISE: /, ''),
-  )
-  assert.ok(constant['ratio|proxy / direct|measurements|closed'].sd < 1e-9, 'the direct row moved with the machine: the calibrated unit did not move')
-  assert.equal(formatBetweenRun(runs.slice(0, 1)), 'between-run variance: no family of figures was measured in every run')
 })

@@ -29,6 +29,13 @@ test('the plant size: the user-config cell over the article cell of the same rou
   assert.ok(Math.abs(size.value - 1.25) < 1e-9 && Math.abs(size.min - 1.2) < 1e-9 && Math.abs(size.max - 1.3) < 1e-9)
   assert.equal(size.rounds, 3)
   assert.equal(plantSize(tables(rows), 'nginx', 'custom:article.cfg'), null)
+  // The planted cell's open-model rows at a fixed rate are another cell: they do not stand in for its closed rounds.
+  const open = [1, 2, 3].flatMap((repeat) => [
+    measurement({ series: 'same', variant: 'article', model: 'open', target_rps: 500, repeat, proxy_cpu_us_per_req: 10 }),
+    measurement({ series: 'custom', variant: 'custom:article.cfg', model: 'open', target_rps: 500, repeat, proxy_cpu_us_per_req: 90 }),
+  ])
+  assert.deepEqual(plantSize(tables([...open, ...rows]), 'haproxy', 'custom:article.cfg'), size)
+  assert.equal(plantSize(tables(open), 'haproxy', 'custom:article.cfg'), null)
 })
 
 test("a like run's figures: the flagged cells, the median cell's detectable change, the counts' movement", () => {

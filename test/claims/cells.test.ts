@@ -93,7 +93,7 @@ test('the derived metric errors_pct = 100 * errors / (requests + errors)', () =>
   )
   assert.equal(r.verdict, 'reproduced')
   assert.equal(r.evidence[0]!.value, 33)
-  assert.match(r.measured, /traefik article: 33% \[32%, 34%\]; wanted >= 1/)
+  assert.match(r.measured, /traefik article: 33% \[32%, 34%\] errors of requests sent; wanted >= 1/)
 })
 
 // ------------------------------------------------------------------ selectors

@@ -50,8 +50,14 @@ test('a kind that reads its own input refuses select, for_each and metric, in it
   const bisect = { kind: 'bisect', proxy: 'nginx', variant: 'literal', change: '1.29.7' }
   assert.throws(load({ ...bisect, metric: 'rps' }), /check\.metric: a bisect check reads the run's bisect of nginx literal, not metric/)
   const served = { kind: 'served_key', proxy: 'nginx', want: 'ec256' }
-  assert.throws(load({ ...served, select: { series: 'same' } }), /check\.select: a served_key check reads nginx's rows of default-keys\.csv, not select/)
+  assert.throws(
+    load({ ...served, select: { series: 'same' } }),
+    /check\.select: a served_key check reads nginx's served certificate rows of default-keys\.csv, not select/,
+  )
   assert.throws(load({ ...served, want: 's000-no-such-figure' }), /check\.want: unknown figure id "s000-no-such-figure"/)
+  // Only a binary whose --help states an ACME default has one to read.
+  assert.throws(load({ ...served, source: 'acme default' }), /check\.source: only traefik states an ACME default key type in its --help, not nginx/)
+  assert.throws(load({ ...served, source: 'acme' }), /check\.source/)
 })
 
 test('a and b inside a for_each item only for the kinds that pair sides; a constant side only for ratio and equal', () => {

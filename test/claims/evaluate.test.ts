@@ -5,6 +5,7 @@ import { evaluateClaims } from '../../lib/claims/evaluate.ts'
 import { formatLedger } from '../../lib/claims/format.ts'
 import { loadLedger, PUBLISHED_DIR, type Claim, type SelectorSpec } from '../../lib/claims/ledger.ts'
 import type { RunTables } from '../../lib/data/run-data.ts'
+import { KEY_SOURCES } from '../../lib/data/default-keys.ts'
 import type { Handshake, Measurement, WebSocketRow } from '../../lib/data/schema.ts'
 import { evalCheck } from '../fixtures/ledger.ts'
 import { handshake as h, measurement as m, two, websocketRow as w } from '../fixtures/rows.ts'
@@ -761,7 +762,7 @@ for (const [name, load] of sources) {
       if (r.verdict === 'not measured')
         assert.match(
           r.measured,
-          /no cell|no valid rows|no \w+ value|no failing target|needs at least 2|no two cells|give a reason not matching|no bisect of|bisect of .* is unfinished|no default-key probe of/,
+          /no cell|no valid rows|no \w+ value|no failing target|needs at least 2|no two cells|give a reason not matching|no bisect of|bisect of .* is unfinished|no default-key probe of|no ACME default read of/,
           r.id,
         )
       for (const e of r.evidence) assert.ok(['valid', 'invalid', 'failed'].includes(e.status), r.id)
@@ -778,9 +779,9 @@ function namedSeries(check: Claim['check']): Set<string> {
   if (check.kind === 'contrast') maps.push(...(check.spread ?? []))
   if (check.kind === 'status') maps.push(...check.cells.flatMap((c) => c.select))
   if (check.kind === 'rank' && check.same_order_as) maps.push(...check.same_order_as.select)
-  // A bisect check reads the bisect series' cells of its search; served_key reads default-keys.csv (series tls-default-key).
+  // A bisect check reads the bisect series' cells of its search; served_key reads default-keys.csv (its source's row series).
   if (check.kind === 'bisect') return new Set(['bisect'])
-  if (check.kind === 'served_key') return new Set(['tls-default-key'])
+  if (check.kind === 'served_key') return new Set([KEY_SOURCES[check.source]])
   return new Set(
     maps.flatMap((m) => {
       const v = m.columns.series

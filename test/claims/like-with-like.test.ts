@@ -646,20 +646,24 @@ const keyRow = (proxy: string, served_key: string, f: Partial<DefaultKeyRow> = {
 })
 const keys = (id: string, defaultKeys: DefaultKeyRow[]) => evaluateClaims({ claims: [claim(id)], figures: ledger.figures }, run({ defaultKeys }))[0]!
 
-test('caddy-default-keytype / traefik-default-keytype: the key served when given no certificate, against the published default', () => {
+test('caddy-default-keytype / traefik-default-keytype: the key served when given no certificate, and the ACME default, against the published default', () => {
   assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'ec256'), keyRow('caddy', 'ec256', { repeat: 2 })]).verdict, 'reproduced')
   assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'rsa2048')]).verdict, 'not reproduced')
-  // Traefik's published default (ACME RSA4096) against what it generates for itself when given none.
-  const traefik = keys('traefik-default-keytype', [
-    keyRow('traefik', 'rsa2048', { issuer: 'CN = TRAEFIK DEFAULT CERT' }),
-    keyRow('traefik', 'rsa2048', { repeat: 2 }),
-  ])
-  assert.equal(traefik.verdict, 'not reproduced')
+  // Traefik's published default is its ACME resolver's (acme.keytype in --help), read as rows of their own series.
+  const acme = (served: string, f: Partial<DefaultKeyRow> = {}) =>
+    keyRow('traefik', served, { series: 'tls-acme-default', key_algorithm: '', key_bits: null, curve: '', issuer: '', tool: 'traefik --help', ...f })
+  const traefik = keys('traefik-default-keytype', [acme('rsa4096'), acme('rsa4096', { repeat: 2 })])
+  assert.equal(traefik.verdict, 'reproduced')
+  assert.match(traefik.measured, /^traefik 1 states an ACME default key type of rsa4096 \(acme\.keytype Default; 2 reads, traefik --help\); wanted rsa4096$/)
+  assert.equal(keys('traefik-default-keytype', [acme('ec256')]).verdict, 'not reproduced')
+  // The fallback certificate it serves when given none is another default: not this claim's.
+  const fallback = keys('traefik-default-keytype', [keyRow('traefik', 'rsa2048', { issuer: 'CN = TRAEFIK DEFAULT CERT' })])
+  assert.equal(fallback.verdict, 'not measured')
   assert.match(
-    traefik.measured,
-    /^traefik 1 given no certificate served rsa2048 \(rsaEncryption 2048 bit, issuer CN = TRAEFIK DEFAULT CERT; 2 handshakes, openssl s_client\); wanted rsa4096$/,
+    fallback.measured,
+    /^not measured: no ACME default read of traefik in this run \(tls series, phase tls-default-key, row series tls-acme-default\)$/,
   )
-  assert.equal(keys('traefik-default-keytype', [keyRow('traefik', 'rsa4096')]).verdict, 'reproduced')
+  assert.equal(keys('traefik-default-keytype', [keyRow('traefik', 'rsa2048'), acme('rsa4096')]).verdict, 'reproduced')
   // Rows that disagree decide nothing; no valid row (or none at all) is not measured, saying why.
   assert.equal(keys('caddy-default-keytype', [keyRow('caddy', 'ec256'), keyRow('caddy', 'rsa2048', { repeat: 2 })]).verdict, 'inconclusive')
   assert.match(keys('caddy-default-keytype', []).measured, /^not measured: no default-key probe of caddy in this run \(tls series, phase tls-default-key\)$/)

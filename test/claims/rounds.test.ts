@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { cellValue, buildCellGroups } from '../../lib/claims/cells.ts'
 import { driftFactor, MIN_PAIRED_ROUNDS, sharedRounds } from '../../lib/claims/rounds.ts'
 import { LEVEL, studentQuantile } from '../../lib/core/intervals.ts'
-import { BETWEEN_RUN_NOISE, CELL_DRIFT_FAMILY } from '../../lib/data/between-run-prior.ts'
+import { CELL_DRIFT } from '../../lib/data/between-run-prior.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { evalCheck } from '../fixtures/ledger.ts'
 import { measurement as m } from '../fixtures/rows.ts'
@@ -114,7 +114,7 @@ test('sharedRounds: rounds in time order by one invocation pair; another invocat
 })
 
 test('the drift comes from the between-run prior: σ√2 at its Student t; counts are not widened', () => {
-  const { sd, df } = BETWEEN_RUN_NOISE[CELL_DRIFT_FAMILY]!
+  const { sd, df } = CELL_DRIFT
   assert.equal(driftFactor('rps'), Math.exp(studentQuantile(1 - (1 - LEVEL) / 2, df) * sd * Math.SQRT2))
   assert.equal(driftFactor('proxy_cpu_us_per_req'), driftFactor('rps'))
   assert.equal(driftFactor('proxy_syscalls_per_req'), null)

@@ -12,14 +12,14 @@ const runDir = () => {
   return d
 }
 
-test('run directories, or --run with its defaults', () => {
+test('run directories, or --measure with its defaults', () => {
   const d = runDir()
   assert.deepEqual(parseLoadModelOptions({ _: [d] }), { dirs: [d], run: null })
-  assert.deepEqual(parseLoadModelOptions({ _: [], run: true }), {
+  assert.deepEqual(parseLoadModelOptions({ _: [], measure: true }), {
     dirs: [],
     run: { profile: 'quick', proxies: ['haproxy', 'nginx', 'caddy'], seed: undefined, out: undefined },
   })
-  assert.deepEqual(parseLoadModelOptions({ _: [], run: true, profile: 'standard', proxies: 'nginx', seed: '4' }).run, {
+  assert.deepEqual(parseLoadModelOptions({ _: [], measure: true, profile: 'standard', proxies: 'nginx', seed: '4' }).run, {
     profile: 'standard',
     proxies: ['nginx'],
     seed: '4',
@@ -27,11 +27,11 @@ test('run directories, or --run with its defaults', () => {
   })
 })
 
-test('one-line errors: nothing to read, run flags without --run, not a run directory, a bad seed or profile', () => {
+test('one-line errors: nothing to read, run flags without --measure, not a run directory, a bad seed or profile', () => {
   assert.throws(() => parseLoadModelOptions({ _: [] }), /no run directory given/)
-  assert.throws(() => parseLoadModelOptions({ _: [runDir()], proxies: 'nginx' }), /--proxies only goes with --run/)
+  assert.throws(() => parseLoadModelOptions({ _: [runDir()], proxies: 'nginx' }), /--proxies only goes with --measure/)
   assert.throws(() => parseLoadModelOptions({ _: [tmpdir()] }), /no measurements.csv here/)
-  assert.throws(() => parseLoadModelOptions({ _: [], run: true, seed: 'x' }), /not a non-negative integer/)
-  assert.throws(() => parseLoadModelOptions({ _: [], run: true, profile: 'huge' }), /unknown profile/)
-  assert.throws(() => parseLoadModelOptions({ _: [], run: true, proxies: 'apache' }))
+  assert.throws(() => parseLoadModelOptions({ _: [], measure: true, seed: 'x' }), /not a non-negative integer/)
+  assert.throws(() => parseLoadModelOptions({ _: [], measure: true, profile: 'huge' }), /unknown profile/)
+  assert.throws(() => parseLoadModelOptions({ _: [], measure: true, proxies: 'apache' }))
 })

@@ -116,11 +116,11 @@ test('--repeats and --duration override the profile; --variants and --key-types 
   )
   assert.throws(
     () => parse({ proxies: 'haproxy', variants: 'literal' }),
-    (e: Error) => one(e) && /^--variants: unknown name "literal"\. Use a comma-separated list of: article, .*reuse-never/.test(e.message),
+    (e: Error) => one(e) && /^--variants: unknown variant "literal"\. Use a comma-separated list of: article, .*reuse-never/.test(e.message),
   )
   assert.throws(
     () => parse({ 'key-types': 'ed25519' }),
-    (e: Error) => one(e) && e.message === '--key-types: unknown name "ed25519". Use a comma-separated list of: ec256, rsa2048, rsa4096',
+    (e: Error) => one(e) && e.message === '--key-types: unknown key type "ed25519". Use a comma-separated list of: ec256, rsa2048, rsa4096',
   )
 })
 
@@ -142,4 +142,18 @@ test('--hosts runs the h3 series too: QUIC over UDP between the hosts (docs/seri
   assert.deepEqual(o.series, ['pooling', 'h3'])
   assert.ok(o.hosts, 'the topology is kept')
   assert.deepEqual(parse({ hosts, series: 'pooling' }).series, ['pooling'])
+})
+
+test('--pair-at: with --like, when the two sides of a pair are measured (default adjacent); without --like or unknown, one line', async () => {
+  const { parseRunFlags } = await import('../../lib/cli/run-notebook.ts')
+  const o = { notebook: 'notebooks/run-all.mjs', help: '', install: false }
+  const like = ['--like', '2026-11-30-quick-2core']
+  const at = (argv: string[]) => parseRunFlags(argv, o, memoryLogger()).options.plan.pair?.at
+  assert.equal(at([...like, '--pair-at', 'instant']), 'instant')
+  assert.equal(at(like), 'adjacent')
+  assert.throws(() => at(['--pair-at', 'instant']), /^UserError: --pair-at: times a then side, which only --like has/)
+  assert.throws(
+    () => at([...like, '--pair-at', 'soon']),
+    (e: Error) => e instanceof UserError && /--pair-at soon: unknown moment\. Use one of: instant, adjacent/.test(e.message),
+  )
 })

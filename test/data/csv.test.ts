@@ -7,7 +7,7 @@ import { blankRow } from '../../lib/data/columns/derive.ts'
 import { ROW_FILES } from '../../lib/data/columns/table.ts'
 import { appendMeasurement, readMeasurements } from '../../lib/data/measurements.ts'
 import { MEASUREMENT_COLUMNS, SCHEMA_VERSION, type Measurement } from '../../lib/data/schema.ts'
-import { MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
+import { MEASUREMENTS, markRows, readTable } from '../../lib/data/tables.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import { repoRoot } from '../../lib/core/paths.ts'
 import Papa from 'papaparse'
@@ -209,4 +209,32 @@ test('the committed baseline, written without the disturbance columns, still rea
   assert.ok(old.length > 0 && old.every((r) => r.steal_share === null && r.foreign_cpu_share === null && r.invocation === null))
   const fixture = readMeasurements(join(repoRoot, 'test/fixtures/run-quick'))
   assert.ok(fixture.length > 0 && fixture.every((r) => r.steal_share !== null && r.foreign_cpu_share !== null && r.invocation !== null))
+})
+
+test('marking a row written before sets its status and reason only: every other cell as it was, an older header too', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-csv-'))
+  const file = join(dir, 'measurements.csv')
+  appendMeasurement(dir, row)
+  appendMeasurement(dir, { ...row, repeat: 2, reason: 'note, "quoted"' })
+  // An older file (before steal_share) keeps its header: the mark goes by the file's own columns.
+  writeFileSync(file, before(readFileSync(file, 'utf8'), 'steal_share'))
+  const text = readFileSync(file, 'utf8')
+  markRows(dir, MEASUREMENTS, new Map([[1, { status: 'invalid', reason: 'requests collapsed: 1, "why"' }]]))
+  const [header, first, second] = Papa.parse<string[]>(readFileSync(file, 'utf8'), { skipEmptyLines: true }).data
+  const [oldHeader, oldFirst, oldSecond] = Papa.parse<string[]>(text, { skipEmptyLines: true }).data
+  assert.deepEqual([header, first], [oldHeader, oldFirst])
+  const marked = new Set(['status', 'reason'].map((c) => header!.indexOf(c)))
+  assert.deepEqual(
+    second!.filter((_, i) => !marked.has(i)),
+    oldSecond!.filter((_, i) => !marked.has(i)),
+  )
+  const rows = readTable(dir, MEASUREMENTS, 1)
+  assert.deepEqual(
+    rows.map((r) => [r.status, r.reason]),
+    [
+      ['valid', ''],
+      ['invalid', 'requests collapsed: 1, "why"'],
+    ],
+  )
+  assert.throws(() => markRows(dir, MEASUREMENTS, new Map([[2, { status: 'invalid', reason: 'x' }]])), /no row 3 to set/)
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyTypeWords, parseCertificateText, servedKeyName } from '../../lib/data/default-keys.ts'
+import { acmeDefaultKeyType, keyTypeWords, parseCertificateText, servedKeyName } from '../../lib/data/default-keys.ts'
 
 // `openssl x509 -noout -text` of the two leaves the proxies served here (trimmed to the lines read).
 const TRAEFIK = `Certificate:
@@ -41,4 +41,23 @@ test('published default key types in the same words', () => {
   assert.equal(keyTypeWords('RSA4096'), 'rsa4096')
   assert.equal(keyTypeWords('ec256'), 'ec256')
   assert.equal(keyTypeWords('ECDSA P-256'), 'ec256')
+})
+
+// `traefik --help` of Traefik 3.0.4 and 3.7.15 (the catalog's ends), the lines around the flag.
+const TRAEFIK_HELP = `    --certificatesresolvers.<name>.acme.httpchallenge.entrypoint  (Default: "")
+        HTTP challenge EntryPoint
+
+    --certificatesresolvers.<name>.acme.keytype  (Default: "RSA4096")
+        KeyType used for generating certificate private key. Allow value 'EC256',
+        'EC384', 'RSA2048', 'RSA4096', 'RSA8192'.
+`
+
+test("Traefik's ACME default key type from its --help line, in the same words", () => {
+  assert.equal(acmeDefaultKeyType(TRAEFIK_HELP), 'RSA4096')
+  assert.equal(keyTypeWords(acmeDefaultKeyType(TRAEFIK_HELP)!), 'rsa4096')
+  assert.equal(acmeDefaultKeyType(TRAEFIK_HELP.replace('"RSA4096"', '"EC256"')), 'EC256')
+  // Another flag's Default is never taken for it; no line, or an empty Default, says nothing.
+  assert.equal(acmeDefaultKeyType(TRAEFIK_HELP.replace('acme.keytype', 'acme.storage')), null)
+  assert.equal(acmeDefaultKeyType(TRAEFIK_HELP.replace('"RSA4096"', '""')), null)
+  assert.equal(acmeDefaultKeyType(''), null)
 })

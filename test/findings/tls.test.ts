@@ -4,7 +4,11 @@ import type { Handshake, Measurement } from '../../lib/data/schema.ts'
 import { loadLedger } from '../../lib/claims/ledger.ts'
 import { findingsFor } from '../../lib/findings/index.ts'
 import { tlsFindings } from '../../lib/findings/tls.ts'
+import { evaluateClaims } from '../../lib/claims/evaluate.ts'
+import { fmt } from '../../lib/claims/words.ts'
+import { validButForErrors } from '../../lib/data/open-outcome.ts'
 import { handshake, measurement, two } from '../fixtures/rows.ts'
+import { fixtureTables } from '../fixtures/run.ts'
 
 const m = (f: Partial<Measurement>): Measurement => measurement({ series: 'tls-ceiling', variant: 'pool-added', ...f })
 /** Two interleaved repeats of a handshake cell (median = cost). */
@@ -76,12 +80,12 @@ test('F6: ec256 holds and the Go proxies collapse with rsa4096 (the ledger group
   assert.equal(line!.verdict, 'held', line!.figure)
   assert.match(
     line!.figure,
-    /traefik: ec256 at 3700 rps: 0\.0% failed, 20 VUs.*open-model-rsa4096-collapses-go: traefik: rsa4096 at 3700 rps: [\d.]+% failed, 1000 VUs/,
+    /traefik: ec256 at 3700 rps: 0% failed \(errors \+ dropped\) of attempts, 20 VUs.*open-model-rsa4096-collapses-go: traefik: rsa4096 at 3700 rps: [\d.]+% failed \(errors \+ dropped\) of attempts, 1000 VUs/,
   )
   assert.equal(calib!.verdict, 'info')
   assert.equal(
     calib!.figure,
-    'haproxy fails at 15000 rps (achieved 12000, 20.0% failed) with the proxy at 52% CPU and the generator at 97%; closed model: 30000 rps',
+    'haproxy fails at 15000 rps (achieved 12000, 20% failed (errors + dropped) of attempts) with the proxy at 52% CPU and the generator at 97%; closed model: 30000 rps',
   )
   // A Go proxy whose RSA-4096 cell keeps up: not held.
   assert.equal(f6(seedRate({ max_vus: 30 }))[0]!.verdict, 'not held')
@@ -142,7 +146,31 @@ test('F6 judges the seed-fraction rate (tls-open); the half-ceiling rows (tls-op
   assert.match(line!.figure, /at 3700 rps/)
   assert.equal(halfLine!.verdict, 'info')
   assert.match(halfLine!.title, /half HAProxy's ceiling, 4500 rps/)
-  assert.match(halfLine!.figure, /traefik ec256 80\.0% failed, 1,?000 VUs/)
+  assert.match(halfLine!.figure, /traefik ec256 80% failed \(errors \+ dropped\) of attempts, 1,?000 VUs/)
   assert.equal(f6(seed).length, 2, 'no half-rate line without its rows (the group and the calibration line stay)')
   assert.equal(tlsFindings(seed).length, 1, 'the rows give only the calibration line; the judged line is the ledger group')
+})
+
+// One cell, two shares (issue 52): F6's line and the April claim read Traefik's RSA-4096 open cell at the
+// tls-open rate through one row rule (rows: open); F6 counts dropped iterations as failed over every attempt,
+// the April claim errors over the requests sent (k6's http_req_failed), and each figure names its share.
+test('F6 and april-traefik-cannot-handle-load: the same repeats of one cell, each share named', () => {
+  const run = fixtureTables()
+  const april = evaluateClaims(ledger, run).find((r) => r.id === 'april-traefik-cannot-handle-load')!
+  const collapse = findingsFor(run, ['tls'], { ledger }).find((f) => f.id === 'F6' && /rsa4096 collapses/.test(f.title))!
+  const rows = run.measurements.filter((r) => r.series === 'tls-open' && r.proxy === 'traefik' && r.key_type === 'rsa4096' && validButForErrors(r))
+  assert.deepEqual(
+    april.evidence.map((e) => e.n),
+    [rows.length],
+    'the rows F6 reads',
+  )
+  const median = (f: (r: Measurement) => number) => {
+    const v = rows.map(f).sort((a, b) => a - b)
+    return (v[(v.length - 1) >> 1]! + v[v.length >> 1]!) / 2
+  }
+  const failed = median((r) => (100 * (r.errors! + r.dropped!)) / (r.requests + r.errors! + r.dropped!))
+  const errors = median((r) => (100 * r.errors!) / (r.requests + r.errors!))
+  assert.ok(collapse.figure.includes(`traefik: rsa4096 at 2700 rps: ${fmt(failed)}% failed (errors + dropped) of attempts`), collapse.figure)
+  assert.ok(april.measured.startsWith(`traefik pool-added tls-open rsa4096 open@2700: ${fmt(errors)}% [`), april.measured)
+  assert.match(april.measured, /\] errors of requests sent; wanted >= 1$/)
 })

@@ -274,6 +274,8 @@ const CASES: Case[] = [
   { what: 'like unknown baseline', argv: RUN('--like', 'no-such-baseline'), names: 'no-such-baseline', spawn: true },
   { what: 'like a published baseline', argv: RUN('--like', '2026-08-23'), names: '2026-08-23' },
   { what: 'pair-same without like', argv: RUN('--pair-same'), names: '--pair-same' },
+  { what: 'pair-at without like', argv: RUN('--pair-at', 'instant'), names: '--pair-at' },
+  { what: 'pair-at unknown', argv: RUN('--pair-at', 'soon'), names: '--pair-at soon' },
   { what: 'fail-on not a gate', argv: RUN('--fail-on', 'sometimes'), names: 'sometimes' },
   { what: 'fail-on unknown claim', argv: RUN('--fail-on', 'claim:no-such-claim!=reproduced'), names: 'no-such-claim', spawn: true },
   { what: 'fail-on regression without baseline', argv: RUN('--fail-on', 'regression>10%'), names: '--fail-on' },

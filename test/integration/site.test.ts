@@ -190,8 +190,8 @@ test('the published site works from file:// in headless Chromium, and prints to 
   // The answer and the pictures before the appendix's page break: a quick run's main part fits 12 pages.
   assert.equal(r.pdfPages!.pages, pages)
   assert.ok(r.pdfPages!.main >= 2 && r.pdfPages!.main <= 12 && r.pdfPages!.main < pages, JSON.stringify(r.pdfPages))
-  // The print leaves to the site what is there to look up (docs/report.md#the-pdf): 58 pages with it, 25 without.
-  assert.ok(pages <= 28, `${pages} pages: more than the 28 of the answer, the pictures, the details in brief and the claims by article`)
+  // The print leaves to the site what is there to look up (docs/report.md#the-pdf): 58 pages with it, 21 without.
+  assert.ok(pages <= 22, `${pages} pages: more than the 22 of the answer, the pictures, the details in brief and the measured claims by article`)
   // Charts are vector in the PDF: no raster image at all.
   assert.equal((bytes.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? []).length, 0)
   assert.deepEqual(readFileSync(join(site, 'report.pdf')), bytes, 'site/report.pdf is the latest report')

@@ -11,9 +11,11 @@ import {
   countedNote,
   countingSlices,
   extendsWindow,
+  extension,
   GUARD_SLICES,
   MAX_EXTENSION,
   MIN_COUNTED_SHARE,
+  rampDropped,
   SLICE_S,
   slicesOf,
   slicesRecord,
@@ -293,14 +295,67 @@ test('a run with a ramp counts as a quiet run would: its disturbed slices at the
   assert.ok(plain.ns[0]! / plain.work > ramp.ns[0]! / run.work)
 })
 
-test('a run with a ramp whose first slice is disturbed is not counted: its ramp is unknown', () => {
+test("a run with a ramp whose first slice is disturbed drops it: its steady slices count, as a closed window's clean ones do", () => {
   const slices = [slice(100, 300e6, 0.6), slice(1000, 100e6), slice(1000, 100e6), slice(1000, 100e6)]
   const file = keep()
   const part = countedPart(file, slices, disturbedWhole, { seconds: 2, ns: [600e6], work: 3100 }, { ramp: true })
+  assert.ok(rampDropped(part.counted))
+  assert.deepEqual([part.seconds, part.ns, part.work], [1.5, [300e6], 3000])
+  assert.equal(part.workShare, 3000 / 3100, "the generator's whole-run units scaled to the steady slices' work")
+  assert.deepEqual(
+    JSON.parse(readFileSync(file, 'utf8')).slices.map((s: { counted: boolean }) => s.counted),
+    [false, true, true, true],
+  )
+})
+
+test('a run with a ramp whose steady slices do not suffice is not counted, its first slice disturbed or not', () => {
+  // The ramp slice and two more disturbed: 1 s clean of 2.5 planned is under half.
+  const slices = [slice(100, 300e6, 0.6), slice(1000, 300e6, 0.6), slice(1000, 300e6, 0.6), slice(1000, 100e6), slice(1000, 100e6)]
+  const file = keep()
+  const part = countedPart(file, slices, disturbedWhole, { seconds: 2.5, ns: [1100e6], work: 4100 }, { ramp: true, windowS: 2.5 })
   assert.equal(part.counted, null)
-  assert.deepEqual(part.ns, [600e6])
-  // The slices are kept, marked not counted.
-  assert.equal(JSON.parse(readFileSync(file, 'utf8')).counted_share, null)
+  assert.deepEqual(part.ns, [1100e6])
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')).counted_share, null, 'the slices are kept, marked not counted')
+  // A clean ramp slice with no clean work after it has no steady cost: not counted either.
+  const idle = [slice(100, 100e6), slice(0, 0), slice(1000, 300e6, 0.6)]
+  assert.equal(countedPart(keep(), idle, disturbedWhole, { seconds: 1.5, ns: [400e6], work: 1100 }, { ramp: true }).counted, null)
+})
+
+test("an extended run with a ramp counts as a quiet run of its planned window: the ramp spread over the planned work, not the longer run's", () => {
+  // Planned 2 s: ramp 100 units for 100e6, then 1000 units per slice at 1e5 each; extended to 3.5 s, its middle disturbed.
+  const slices = [slice(100, 100e6), slice(1000, 100e6), ...Array.from({ length: 3 }, () => slice(1000, 300e6, 0.6)), slice(1000, 100e6), slice(1000, 100e6)]
+  const run = { seconds: 3.5, ns: [1300e6], work: 6100 }
+  const part = countedPart(keep(), slices, disturbedWhole, run, { ramp: true, windowS: 2, extended: true })
+  // The planned window's work: the ramp's 100, then 1.5 s at the steady 2000/s.
+  assert.equal(part.seconds, 2)
+  assert.equal(part.workShare, 3100 / 6100)
+  assert.equal(part.ns[0], 100e6 + 3000 * 1e5)
+  // As the quiet 2 s run: (ramp + 3 steady slices) over its 3100 units.
+  assert.equal(part.ns[0]! / (run.work * part.workShare), (100e6 + 300e6) / 3100)
+  // Not extended, the same slices spread the ramp over the whole run's work.
+  const whole = countedPart(keep(), slices, disturbedWhole, run, { ramp: true, windowS: 2 })
+  assert.deepEqual([whole.seconds, whole.workShare, whole.ns[0]], [3.5, 1, 100e6 + 6000 * 1e5])
+})
+
+test('extension waits a slice at a time while the window extends itself, and stops when its generator has ended', async () => {
+  // Disturbed as a whole, 1 s clean of a 2 s window: it goes on. The readings do not move, so the clock bounds it:
+  // its first reading 3.5 s ago, the bound (twice the window) is half a slice away.
+  const r = readings([0.6, 0.6, 0, 0])
+  const at = (ago: number) => process.hrtime.bigint() - BigInt(ago * 1e9)
+  const from = (first: SliceReading, rs = r) => rs.slice(1).map((x) => ({ ...x, at: first.at + x.at }))
+  const late = { ...r[0]!, at: at(3.5) }
+  const t0 = Date.now()
+  assert.equal(await extension(late, from(late), layout, 2), true, 'went on until the bound')
+  assert.ok(Date.now() - t0 < 3 * SLICE_S * 1000, `${Date.now() - t0} ms`)
+  // Its generator ended (going false): it stops, though the window would go on.
+  const first = { ...r[0]!, at: at(0) }
+  let calls = 0
+  const t1 = Date.now()
+  assert.equal(await extension(first, from(first), layout, 2, () => ++calls < 3), true)
+  assert.ok(Date.now() - t1 < 4 * SLICE_S * 1000, `${Date.now() - t1} ms: two slices`)
+  const quiet = readings([0, 0, 0, 0])
+  const now = { ...quiet[0]!, at: at(0) }
+  assert.equal(await extension(now, from(now, quiet), layout, 2), false, 'quiet: ends on time')
 })
 
 test("a window's disturbed share: its time in disturbed slices; none when a slice could not be judged", () => {

@@ -1,48 +1,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { claimResult } from '../fixtures/ledger.ts'
-import type { ComparisonRow } from '../../lib/analysis/compare.ts'
 import type { ClaimResult } from '../../lib/claims/evaluate.ts'
 import { UserError } from '../../lib/core/errors.ts'
 import { pairedCells } from '../../lib/analysis/pairs.ts'
 import { synthetic, workRow } from '../fixtures/paired.ts'
 import type { Finding } from '../../lib/findings/index.ts'
 import { checkGateBaseline, evaluateGates, formatGates, GATE_EXIT_CODE, parseGate, parseGates } from '../../lib/report/gates.ts'
-import type { BaselineComparison } from '../../lib/report/sections/baseline.ts'
 
 const finding = (id: string, verdict: Finding['verdict']): Finding => ({ id, title: id, verdict, figure: `${id} figure` })
 const claim = (id: string, verdict: ClaimResult['verdict']): ClaimResult => claimResult(id, verdict)
-/** A compared figure: a raw cost (`cost`) or the calibrated unit (`ratio`), increased when `decided` and the change is positive. */
-const figure = (kind: 'cost' | 'ratio', proxy: string, change: number, decided: boolean | 'too few', detectable = 0.05): ComparisonRow => ({
-  kind,
-  metric: kind === 'cost' ? 'proxy_cpu_us_per_req' : 'proxy / direct',
-  table: 'measurements',
-  key: { series: 'same', proxy, version: '2.8.25', variant: 'article', key_type: 'ec256', model: 'closed', connections: 200, target_rps: null },
-  base: { median: 30, n: 5 },
-  run: { median: 30 * (1 + change), n: 5 },
-  change,
-  interval: decided === 'too few' ? null : decided ? [change / 2, change * 1.5] : [-0.1, change + 0.1],
-  detectable: decided === 'too few' ? null : detectable,
-  verdict: decided === 'too few' ? 'too few repeats to compare' : decided ? (change > 0 ? 'increased' : 'decreased') : 'no change',
-  between: { sd: 0.05, df: 40, source: 'test' },
-  df: 30,
-})
-const comparison = (rows: ComparisonRow[], sameMachine: boolean): BaselineComparison => ({
-  id: 'main',
-  kind: 'run',
-  title: 't',
-  machine: 'm',
-  sameMachine,
-  comparison: rows,
-  fingerprintDiff: [],
-  missingFingerprint: [],
-  references: {
-    base: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null },
-    run: { direct: 10, loopback: null, ecdsa_p256_sign: null, rsa4096_sign: null },
-  },
-  referenceChoice: { measurements: 'direct', handshakes: 'direct', websocket: 'direct', tcp: 'loopback' },
-})
-
 test('parses every operator', () => {
   assert.deepEqual(parseGate('regression>10%'), { expr: 'regression>10%', kind: 'regression', threshold: 0.1 })
   assert.deepEqual(parseGate(' regression > 2.5 % '), { expr: 'regression > 2.5 %', kind: 'regression', threshold: 0.025 })
@@ -88,36 +55,19 @@ test('a malformed expression is one line naming it and the fix', () => {
 
 test('a regression gate needs a run baseline, checked before the run', () => {
   const gates = parseGates(['regression>10%'])
-  assert.throws(() => checkGateBaseline(gates, undefined), /a regression needs a baseline to compare with\. Add --baseline ID/)
+  assert.throws(() => checkGateBaseline(gates, undefined), /a regression needs a baseline to compare with\. Run with --like ID/)
   assert.throws(() => checkGateBaseline(gates, { id: '2026-08-23', kind: 'published' }), /published article/)
   checkGateBaseline(gates, { id: 'main', kind: 'run' })
   checkGateBaseline(parseGates(['finding:F1']), undefined)
 })
 
-test('regression: beyond the threshold and the between-run noise fails; raw on one machine, calibrated across machines', () => {
+test('regression without pairs fails and says how to make them: two runs are not compared', () => {
   const [g] = parseGates(['regression>10%'])
-  const same = comparison(
-    [
-      figure('cost', 'haproxy', 0.15, true),
-      figure('cost', 'nginx', 0.3, false, 0.4),
-      figure('cost', 'envoy', 0.05, true),
-      figure('cost', 'caddy', 0.5, 'too few'),
-    ],
-    true,
-  )
-  const [r] = evaluateGates([g!], { findings: [], claims: [], baseline: same })
-  assert.equal(r!.failed, true)
-  assert.match(
-    r!.detail,
-    /^haproxy 2\.8\.25 article \+15\.0% \[\+7\.5%, \+22\.5%\] \(could detect ±5\.0%\); 3 cells compared with main on raw µs \(same machine\), 1 of them could not detect 10%, 1 with too few repeats to compare not judged$/,
-  )
-  assert.doesNotMatch(r!.detail, /nginx|envoy 2|caddy/)
-  // Another machine: the raw +50% is the machine; the calibrated +2% decides.
-  const other = comparison([figure('cost', 'haproxy', 0.5, true), figure('ratio', 'haproxy', 0.02, false), figure('cost', 'nginx', 0.5, true)], false)
-  const [o] = evaluateGates([g!], { findings: [], claims: [], baseline: other })
-  assert.equal(o!.failed, false)
-  assert.match(o!.detail, /^no cell worse by more than 10% beyond the between-run noise; 1 cell compared with main on the calibrated unit \(another machine\)$/)
-  assert.equal(evaluateGates([g!], { findings: [], claims: [] })[0]!.failed, true)
+  for (const pairs of [undefined, []]) {
+    const [r] = evaluateGates([g!], { findings: [], claims: [], ...(pairs ? { pairs } : {}) })
+    assert.equal(r!.failed, true)
+    assert.match(r!.detail, /^no paired cells to judge: .*run-all --like BASELINE/)
+  }
 })
 
 test('claim gates: == fails on that verdict, != on any other; a missing claim is not measured', () => {

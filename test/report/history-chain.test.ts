@@ -27,6 +27,7 @@ const nginx = (
   lo,
   hi,
   cells: 3,
+  method: 'quick profile, native, data schema 9',
 })
 const LINKS: PairedLink[] = [
   nginx('2027-12-01-quick', '2028-12-01-quick', '2028-12-01T10:00:00Z', '1.33.0', '1.35.1', 1.02, 1.0, 1.04),
@@ -52,11 +53,11 @@ test('chain of pairs section: per proxy its chain, each step and the long-run in
       '',
       "*Time:* proxy CPU µs per request, paired in each run: the price of that work on each run's machine.",
       '',
-      "| run | date | then → now | this step\\'s change | long\\-run index | link |",
-      '|---|---|---|---|---|---|',
-      '| 2026\\-11\\-30\\-quick\\-2core | — | — | — | 1\\.00× \\[1\\.00\\, 1\\.00\\] | start of the chain |',
-      '| 2027\\-12\\-01\\-quick | 2027\\-12\\-01 | 1\\.31\\.3 → 1\\.33\\.0 | −12\\% \\[−18\\%\\, −5\\%\\] | 0\\.88× \\[0\\.82\\, 0\\.95\\] | step from 2026\\-11\\-30\\-quick\\-2core |',
-      '| 2028\\-12\\-01\\-quick | 2028\\-12\\-01 | 1\\.33\\.0 → 1\\.35\\.1 | \\+2\\% \\[0\\%\\, \\+4\\%\\] | 0\\.90× \\[0\\.83\\, 0\\.97\\] | step from 2027\\-12\\-01\\-quick |',
+      "| run | date | then → now | this step\\'s change | long\\-run index | link | method |",
+      '|---|---|---|---|---|---|---|',
+      '| 2026\\-11\\-30\\-quick\\-2core | — | — | — | 1\\.00× \\[1\\.00\\, 1\\.00\\] | start of the chain | — |',
+      '| 2027\\-12\\-01\\-quick | 2027\\-12\\-01 | 1\\.31\\.3 → 1\\.33\\.0 | −12\\% \\[−18\\%\\, −5\\%\\] | 0\\.88× \\[0\\.82\\, 0\\.95\\] | step from 2026\\-11\\-30\\-quick\\-2core | quick profile\\, native\\, data schema 9 |',
+      '| 2028\\-12\\-01\\-quick | 2028\\-12\\-01 | 1\\.33\\.0 → 1\\.35\\.1 | \\+2\\% \\[0\\%\\, \\+4\\%\\] | 0\\.90× \\[0\\.83\\, 0\\.97\\] | step from 2027\\-12\\-01\\-quick | quick profile\\, native\\, data schema 9 |',
       '',
       '[pairs-nginx.csv](history/data/pairs-nginx.csv)',
       '',
@@ -73,7 +74,7 @@ test('chain of pairs section: per proxy its chain, each step and the long-run in
   const csv = files.find((f) => f.path === 'history/data/pairs-nginx.csv')!.content.split('\n')
   assert.equal(
     csv[0],
-    "run,date,then → now,this step's change,step ratio,step ratio lo,step ratio hi,cells,long-run index,index,index lo,index hi,segment,link",
+    "run,date,then → now,this step's change,step ratio,step ratio lo,step ratio hi,cells,long-run index,index,index lo,index hi,segment,link,method",
   )
   assert.match(csv[3]!, /^2028-12-01-quick,2028-12-01,1\.33\.0 → 1\.35\.1,"\+2% \[0%, \+4%\]",1\.02,1,1\.04,3,"0\.90× \[0\.83, 0\.97\]",0\.8976/)
 })
@@ -105,8 +106,8 @@ test('chain of pairs section: gaps and branches said in the link column; strings
   assert.match(text, /\| second \| .* \| 1\.02× \[1\.00, 1\.04\] \| branch from 2026-11-30-quick-2core \(not the row above\) \|/)
   const html = renderMarkdown(markdown).html
   assert.ok(!html.includes('<b>') && !html.includes('href="javascript'), 'no markup from data')
-  // Every table row keeps its six cells: the | in a version does not split one.
-  for (const row of markdown.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| run'))) assert.equal(row.match(/(?<!\\)\|/g)?.length, 7, row)
+  // Every table row keeps its seven cells: the | in a version does not split one.
+  for (const row of markdown.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| run'))) assert.equal(row.match(/(?<!\\)\|/g)?.length, 8, row)
 })
 
 test('changes and factors in words: signed percentages, one decimal when the interval is narrow', () => {

@@ -16,7 +16,7 @@ function sources(): HistorySource[] {
   return [...sources, { kind: 'run', id: 'quick2', run: loadRun(FIXTURE_RUN) }]
 }
 
-test('history points: every source per proxy and group, in time order; transcribed figures have no interval and no calibrated value', () => {
+test('history points: every source per proxy and group, in time order; transcribed figures have no interval', () => {
   const all = sources()
   assert.deepEqual(all.map((s) => `${s.kind} ${s.id}`).sort(), ['baseline 2026-11-30-quick-2core', 'run quick2', 'transcribed 2026-08-23'])
   const points = historyPoints(all)
@@ -25,10 +25,10 @@ test('history points: every source per proxy and group, in time order; transcrib
     nginx.map((p) => p.source),
     ['2026-11-30-quick-2core', 'quick2'],
   )
-  assert.ok(nginx.every((p) => p.raw && p.raw.lo <= p.raw.value && p.raw.value <= p.raw.hi && p.calibrated && p.reference))
+  assert.ok(nginx.every((p) => p.raw && p.raw.lo <= p.raw.value && p.raw.value <= p.raw.hi))
   const transcribed = points.filter((p) => p.kind === 'transcribed')
   assert.deepEqual(transcribed.map((p) => `${p.group} ${p.proxy} ${p.raw!.value}`).sort(), ['handshake ec256 caddy 355', 'handshake rsa4096 traefik 4827'])
-  assert.ok(transcribed.every((p) => p.date === '2026-08-23' && p.calibrated === null && p.raw!.method === 'single repeat'))
+  assert.ok(transcribed.every((p) => p.date === '2026-08-23' && p.raw!.method === 'single repeat'))
   // One point per proxy, group and source: the newest version measured there.
   const keys = points.map((p) => `${p.group}|${p.proxy}|${p.source}`)
   assert.equal(new Set(keys).size, keys.length)
@@ -44,7 +44,7 @@ test('cause lines: version, config, machine and its reference, counts and cost, 
   const line = causeLine(a!, b!)
   assert.match(
     line,
-    /^version \S+ (kept|→ \S+); config: catalog template \(no custom config hash\); machine [0-9a-f]{8} \(host only\) → [0-9a-f]{8} \(a side has no fingerprint\); direct reference ×[\d.]+; conns\/1k held \(\d+ → \d+\); no other counts recorded on both; cost ×[\d.]+ raw, ×[\d.]+ calibrated$/,
+    /^version \S+ (kept|→ \S+); config: catalog template \(no custom config hash\); machine [0-9a-f]{8} \(host only\) → [0-9a-f]{8} \(a side has no fingerprint\); conns\/1k held \(\d+ → \d+\); no other counts recorded on both; cost not compared \(another machine: its change is measured in pairs\)$/,
   )
   // A count column another engineer adds is read where both sides have it.
   const withCounts = causeLine(
@@ -56,7 +56,7 @@ test('cause lines: version, config, machine and its reference, counts and cost, 
   const next = points.find((p) => p.group === t.group && p.proxy === 'caddy' && p.kind !== 'transcribed')!
   assert.match(
     causeLine(t, next),
-    /^version \(not stated\) → \S+; machine: the article's, not this harness's \(a transcribed figure\); cost ×[\d.]+ raw, — calibrated$/,
+    /^version \(not stated\) → \S+; machine: the article's, not this harness's \(a transcribed figure\); cost not compared \(another machine: its change is measured in pairs\)$/,
   )
 })
 

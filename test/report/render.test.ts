@@ -1,3 +1,4 @@
+import { baselineSection } from '../../lib/report/sections/baseline.ts'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { UserError } from '../../lib/core/errors.ts'
@@ -144,4 +145,25 @@ test('site only: a part the print hides, named in the list the print has instead
   assert.throws(() => a.siteOnly('outer', () => a.printOnly(() => a.para('inner'))), /cannot hold another/)
   // Data cannot open one: its brackets are escaped.
   assert.ok(!renderMarkdown(`${escapeMarkdown('[[only:site]]')}\n\nx\n`).html.includes('<div'))
+})
+
+test('a whole section appended site-only: one part on the site, its own marks and print-only parts gone, its files and headings kept', () => {
+  const section = new Article()
+  section.heading(2, 'L4').para('prose')
+  section.siteOnly('Every row', () => section.table('l4', [{ title: 'cell', value: (r: string) => r }], ['x']))
+  section.printOnly(() => section.para('in short'))
+  // A section left out (here the baseline's, without one) adds only its line to the not-run list.
+  const notRun = new Article()
+  baselineSection(notRun, undefined)
+  const a = new Article().appendSiteOnly('L4 (TCP) proxying', section).appendSiteOnly('Not run', notRun)
+  const { html } = renderMarkdown(a.toString())
+  assert.match(html, /^<div class="site-only">\n<h2 id="l4">L4<\/h2>\n<p>prose<\/p>\n<div class="table-wrap">[\s\S]*l4\.csv<\/a><\/p>\n<\/div>\n$/)
+  assert.ok(!html.includes('in short') && html.split('site-only').length === 2, html)
+  assert.deepEqual(a.siteOnlyNames, ['L4 (TCP) proxying'])
+  assert.deepEqual(a.headings, ['L4'])
+  assert.deepEqual(
+    a.files.map((f) => f.path),
+    ['data/l4.csv'],
+  )
+  assert.deepEqual(a.notRun, [{ title: 'Comparison with the baseline', reason: 'no `--baseline <id>` given' }])
 })

@@ -16,6 +16,8 @@ import {
   summaryJsonSchemaText,
 } from '../../lib/report/summary-export.ts'
 import { FIXTURE_RUN } from '../fixtures/run.ts'
+import { synthetic } from '../fixtures/paired.ts'
+import { pairedCells } from '../../lib/analysis/pairs.ts'
 
 const BASELINE = '2026-11-30-quick-2core'
 
@@ -25,7 +27,7 @@ test('--json: the fixture run against a run baseline is one document that valida
   const doc = buildSummary({ runId: 'run-quick', runDir: FIXTURE_RUN, ...r, gates, report: null })
   // What a reader parses: the text printed on stdout.
   const back = SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify(doc)))
-  assert.equal(back.format, 'proxybench-summary/2')
+  assert.equal(back.format, 'proxybench-summary/3')
   assert.equal(back.findings.length, r.findings.length)
   assert.ok(
     back.findings.some((f) => f.intervals.length > 0),
@@ -36,13 +38,9 @@ test('--json: the fixture run against a run baseline is one document that valida
     back.claims.some((c) => c.interval !== null),
     'claims carry their intervals',
   )
-  assert.equal(back.baseline?.kind, 'run')
-  assert.ok(
-    back.baseline?.kind === 'run' &&
-      back.baseline.cells.length > 0 &&
-      back.baseline.cells.some((c) => c.metric === 'proxy / direct') &&
-      back.baseline.cells[0]!.kind === 'count',
-  )
+  // A run baseline is its machine only: the comparison is the pairs, and this run has none.
+  assert.deepEqual(back.baseline, { id: BASELINE, kind: 'run', same_machine: false })
+  assert.equal(back.pairs, null)
   assert.deepEqual(
     back.gates.map((g) => g.expr),
     ['regression>10%', 'finding:F2', 'claim:envoy-ws-cap-1024!=reproduced'],
@@ -162,7 +160,8 @@ test('ajv validates the --json documents of the fixture run (run baseline, publi
     ['another format', (d) => (d.format = 'proxybench-summary/1')],
     ['a fractional n', (d) => (d.findings.find((f: any) => f.intervals.length).intervals[0].interval.n = 1.5)],
     ['a string where a number or null goes', (d) => (d.claims[0].value = '1')],
-    ['an unknown key in a baseline cell', (d) => (d.baseline.cells[0].extra = true)],
+    ['an unknown key in a run baseline', (d) => (d.baseline.extra = true)],
+    ['pairs that are not a list', (d) => (d.pairs = {})],
   ]
   for (const [what, breakIt] of broken) {
     const d = structuredClone(doc)
@@ -173,3 +172,16 @@ test('ajv validates the --json documents of the fixture run (run baseline, publi
 })
 
 const ajvErrors = (errors: ErrorObject[] | null | undefined) => (errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; ')
+
+test('--json carries the paired cells: one entry per cell, its change, verdict and detectable change, and the regression gate reads them', () => {
+  const { run, baseline } = synthetic({ cells: 3, rounds: 5, noise: 0.02, seed: 4, change: 1.3, changed: [1] })
+  const pairs = pairedCells(run, baseline)
+  const gates = evaluateGates(parseGates(['regression>10%']), { findings: [], claims: [], pairs })
+  const doc = SUMMARY_SCHEMA.parse(JSON.parse(JSON.stringify(buildSummary({ runId: 'x', runDir: 'r', findings: [], claims: [], pairs, gates, report: null }))))
+  assert.equal(doc.pairs?.length, 3)
+  const changed = doc.pairs!.find((p) => p.key.variant === 'v1')!
+  assert.equal(changed.verdict, 'dearer')
+  assert.ok(changed.change!.lo! > 1.1 && changed.then_version === '2.8.25' && changed.now_version === '3.0.0', JSON.stringify(changed))
+  assert.ok(doc.pairs!.every((p) => p.basis === 'time' && p.detectable !== null && p.machine !== null))
+  assert.equal(doc.gates[0]!.failed, true)
+})

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PROFILES } from '../../lib/catalog/profiles.ts'
-import { adaptiveSettings, decideCell, nextRound, type AdaptiveSettings, type CellProgress } from '../../lib/run/adaptive.ts'
+import { thenKey } from '../../lib/data/then.ts'
+import { adaptiveSettings, decideCell, needsMorePairs, nextRound, type AdaptiveSettings, type CellProgress } from '../../lib/run/adaptive.ts'
 
 const S: AdaptiveSettings = { minRepeats: 3, maxRepeats: 10, precision: 0.03, maxDisturbed: 3, budgetS: 600 }
 const cell = (values: number[], o: Partial<CellProgress> = {}): CellProgress => ({ id: 'c', values, repeats: values.length, disturbed: 0, ...o })
@@ -131,4 +132,78 @@ test('profile settings: smoke and quick keep their length, standard and full ada
     maxDisturbed: 0,
     budgetS: 0,
   })
+})
+
+/** A paired cell's two sides (`id` now, its then twin), one value a round each, now = then × ratio of that round. */
+const pair = (id: string, then: readonly number[], ratios: readonly number[]): CellProgress[] => {
+  const side = (cellId: string, pairOf: string, values: readonly number[]): CellProgress => ({
+    ...cell([...values]),
+    id: cellId,
+    pairOf,
+    byRepeat: new Map(values.map((v, i) => [i + 1, v])),
+  })
+  return [
+    side(
+      id,
+      thenKey(id),
+      then.map((v, i) => v * ratios[i]!),
+    ),
+    side(thenKey(id), id, then),
+  ]
+}
+/** Then values that drift ±20% round to round: never a precise median, on either side. */
+const drifting = (n: number) => Array.from({ length: n }, (_, i) => 100 * (i % 2 ? 1.2 : 0.8) + i)
+
+test("Pinpoint's rule: a paired cell goes on while its change straddles the no-change band, until its budget", () => {
+  const noise = { sd: 0.04, df: 40 }
+  const at = (logs: number[], rounds = logs.length) => needsMorePairs({ logs, rounds }, S, noise, 1)
+  // A clear change: decided, whatever the sides' own precision.
+  assert.match(at([0.2, 0.21, 0.19, 0.2]).reason, /^decided: dearer \(now ÷ then 1\.22\d/)
+  assert.equal(at([0.2, 0.21, 0.19, 0.2]).more, false)
+  // No change, its interval inside ±3%: decided.
+  const none = at(Array.from({ length: 10 }, (_, i) => (i % 2 ? 0.005 : -0.005)))
+  assert.deepEqual([none.more, none.reason.replace(/ \(.*/, '')], [false, 'decided: no change beyond ±3.0%'])
+  // Too few pairs for an interval inside the band: undecided, more rounds, until the repeat budget.
+  const undecided = at([0.01, -0.01, 0.01])
+  assert.deepEqual([undecided.more, undecided.reason.replace(/ \(.*/, '')], [true, 'undecided: straddles ±3.0%'])
+  assert.match(at([0.01, -0.01, 0.01], 10).reason, /^budget: 10 rounds, undecided \(/)
+  // Invalid windows are the result: fewer than 2 pairs is not re-measured.
+  assert.deepEqual([at([0.01], 4).more, at([0.01], 4).reason], [false, '1 valid pairs of 4 rounds'])
+})
+
+test('nextRound: an undecided pair gets a round of both sides; a decided one stops though its medians are imprecise', () => {
+  // Both pairs' sides drift ±20% (the machine), which cancels in the pair.
+  const changed = pair('changed', drifting(4), [1.3, 1.31, 1.29, 1.3])
+  const close = pair('close', drifting(4), [1.03, 0.97, 1.04, 0.96])
+  const d = nextRound([...changed, ...close], S, plenty)
+  assert.deepEqual(
+    d.map((x) => [x.id, x.more, x.reason.replace(/ \(.*/, '')]),
+    [
+      ['changed', false, 'decided: dearer'],
+      [thenKey('changed'), false, 'decided: dearer'],
+      ['close', true, 'undecided: straddles ±3.0%'],
+      [thenKey('close'), true, 'undecided: straddles ±3.0%'],
+    ],
+  )
+  // Alone, each side's median is far from ±3%: the precision rule would have re-measured all four.
+  assert.ok(decideCell(changed[0]!, S).more && decideCell(changed[1]!, S).more)
+  // A pair's round is a window of each side: 30 s for one pair at 20 s a window does not fit, 40 s does.
+  const refused = nextRound(close, S, { remainingS: 30, costS: 20 })
+  assert.deepEqual(
+    refused.map((x) => [x.more, x.reason.replace(/ \(.*/, '')]),
+    [
+      [false, 'time budget'],
+      [false, 'time budget'],
+    ],
+  )
+  assert.deepEqual(
+    nextRound(close, S, { remainingS: 40, costS: 20 }).map((x) => x.more),
+    [true, true],
+  )
+  // A side short of its minimum is re-measured by its own rule first.
+  const short = pair('short', drifting(2), [1.01, 0.99])
+  assert.match(nextRound(short, S, plenty)[0]!.reason, /^2 of 3 repeats/)
+  // Past its repeat budget an undecided pair stops.
+  const spent = pair('spent', drifting(10), [1.06, 0.94, 1.05, 0.95, 1.06, 0.94, 1.05, 0.95, 1.06, 0.94])
+  assert.match(nextRound(spent, S, plenty)[0]!.reason, /^budget: 10 rounds, undecided/)
 })

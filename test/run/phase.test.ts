@@ -87,6 +87,41 @@ test('a disturbed window is invalid with its reason, kept in the CSV, not a repe
   assert.equal(rows[1]!.reason, "disturbed: steal 0.0% / foreign CPU 45% on the proxy's cores")
 })
 
+test('a window whose requests collapsed against its cell’s others is marked invalid in the CSV once the round is in, kept, other cells alone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
+  const ran: string[] = []
+  const log = memoryLogger()
+  // Cell a's repeat 1 served one request (ports exhausted); cell b is steady throughout.
+  const served = (v: string, r: number) => (v === 'a' && r === 1 ? 1 : 13_000 + r)
+  const tasks = fakeTasks(['a', 'b'], 3, (v, r) => ({ requests: served(v, r), rps: served(v, r) / 2, time_wait_at_end: 28_000, reason: 'kept note' }), ran)
+  await runPhase('p', tasks, dir, log, false)
+  const rows = readTable(dir, MEASUREMENTS)
+  assert.deepEqual(
+    rows.map((r) => [r.variant, r.repeat, r.status]),
+    [
+      ['a', 1, 'invalid'],
+      ['b', 1, 'valid'],
+      ['a', 2, 'valid'],
+      ['b', 2, 'valid'],
+      ['a', 3, 'valid'],
+      ['b', 3, 'valid'],
+    ],
+  )
+  assert.equal(
+    rows[0]!.reason,
+    "requests collapsed: 1 (0.5/s) vs a median 6,501/s of the cell's other windows (ports in TIME_WAIT at the end: 28,000); kept note",
+  )
+  assert.equal(rows[0]!.time_wait_at_end, 28_000)
+  assert.deepEqual(
+    rows.slice(1).map((r) => r.reason),
+    Array(5).fill('kept note'),
+  )
+  assert.ok(
+    log.lines.some((l) => l.includes('a r1: invalid: requests collapsed: 1')),
+    log.lines.join('\n'),
+  )
+})
+
 test('a machine that stays busy ends: the disturbed budget stops the cell', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-phase-'))
   const ran: string[] = []

@@ -39,12 +39,12 @@ test('unknown names are one line listing the valid ones', () => {
   assert.ok(valid.includes('reuse-never') && valid.includes('custom:a.cfg') && !valid.includes('literal'))
   assert.throws(
     () => parseFocus({ variants: 'article,pool-add' }, ['haproxy'], ['/x/a.cfg']),
-    (e: Error) => e instanceof UserError && e.message === `--variants: unknown name "pool-add". Use a comma-separated list of: ${valid.join(', ')}`,
+    (e: Error) => e instanceof UserError && e.message === `--variants: unknown variant "pool-add". Use a comma-separated list of: ${valid.join(', ')}`,
   )
   assert.throws(
     () => parseFocus({ keyTypes: 'rsa1024' }, ['haproxy'], []),
-    /--key-types: unknown name "rsa1024"\. Use a comma-separated list of: ec256, rsa2048, rsa4096$/,
+    /--key-types: unknown key type "rsa1024"\. Use a comma-separated list of: ec256, rsa2048, rsa4096$/,
   )
-  assert.throws(() => parseFocus({ variants: ' , ' }, ['haproxy'], []), /--variants: " , " names nothing\./)
+  assert.throws(() => parseFocus({ variants: ' , ' }, ['haproxy'], []), /--variants: " , " names no variant\./)
   assert.equal(parseFocus({}, ['haproxy'], []), undefined)
 })

@@ -8,6 +8,7 @@ import { loadStack, newestVersion } from '../../lib/catalog/stack.ts'
 import { catalogCellPlan, directCell } from '../../lib/measure/cell.ts'
 import { closedTasks } from '../../lib/series/tasks.ts'
 import { MULTI_VERSION_SERIES, type ThenPlan, type ThenProxy } from '../../lib/series/then.ts'
+import type { PairAt } from '../../lib/series/plan.ts'
 import type { SeriesContext } from '../../lib/series/types.ts'
 import type { ThenSide } from '../../lib/data/then.ts'
 
@@ -31,13 +32,13 @@ const side = (how: ThenSide['how'], templates: string | null = null): ThenProxy 
   ...(how === 'not runnable' ? {} : { build: { binary: '/x/haproxy', env: {}, launcher: [] } }),
 })
 
-const ctx = (then: ThenPlan | undefined, kind = 'native') =>
+const ctx = (then: ThenPlan | undefined, kind = 'native', at?: PairAt) =>
   ({
     runDir: '/r',
     seed: 4,
     connections: 200,
     profile: { repeats: 3 },
-    plan: { custom: [] },
+    plan: { custom: [], ...(at ? { pair: { baseline: 'b', versions: {}, pairSame: false, at } } : {}) },
     runtime: { kind },
     ...(then ? { pairing: then } : {}),
   }) as unknown as SeriesContext
@@ -102,4 +103,37 @@ test("the same build with a config that changed since the baseline: that cell is
   assert.deepEqual([...new Set(twins.map((t) => t.subject!.variant))], ['article'])
   assert.equal(twins.length, 3)
   assert.ok(twins.every((t) => t.subject!.template === join(kept, 'article.cfg')))
+})
+
+test('--pair-at instant: a wrk cell and its twin are one task per round, both rows of one window; h2 cells keep adjacent windows', () => {
+  const sides = { baseline: 'b', sides: new Map([['haproxy', side('catalog')]]) }
+  const h2 = { ...catalogCellPlan(haproxy, { series: 'h2', variant: 'article', connections: 200 }), streams: 10 }
+  const tasks = closedTasks([...cells, h2], ctx(sides, 'native', 'instant'))
+  // direct and the two wrk cells: one task a round each; the h2 cell and its twin: two.
+  assert.equal(tasks.length, 3 * 3 + 3 * 2)
+  const pairs = tasks.filter((t) => t.pair)
+  assert.equal(pairs.length, 3 * 2)
+  for (const t of pairs) {
+    const then = t.pair!.side
+    assert.equal(t.table.file, 'measurements.csv')
+    assert.equal(then.table.file, 'then/measurements.csv')
+    assert.equal(then.key, `then|${t.key}`.replace(now.version, old.version))
+    assert.equal(then.repeat, t.repeat)
+    assert.equal(t.pairOf, then.cellId)
+    assert.equal(t.subject!.version, now.version)
+    assert.equal(then.subject!.build!.binary, '/x/haproxy')
+    assert.match(t.label, new RegExp(`\\+ then ${old.version.replaceAll('.', '\\.')}$`))
+    // Made again for an adaptive round, it is the pair again, at the new repeat.
+    const again = t.again(9)
+    assert.deepEqual([again.repeat, again.pair!.side.repeat, again.pair!.side.cellId], [9, 9, then.cellId])
+  }
+  assert.deepEqual(
+    tasks
+      .filter((t) => t.subject!.streams)
+      .map((t) => t.table.file)
+      .sort(),
+    [...Array(3).fill('measurements.csv'), ...Array(3).fill('then/measurements.csv')],
+  )
+  // Adjacent (the default, and --pair-at adjacent): two tasks a pair.
+  assert.equal(closedTasks(cells, ctx(sides, 'native', 'adjacent')).length, 3 * 5)
 })

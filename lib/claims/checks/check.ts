@@ -12,7 +12,7 @@ import type { Measurement } from '../../data/schema.ts'
 import type { CellGroup, CellValue } from '../cells.ts'
 import type { FigureValues } from '../expr.ts'
 import type { Fig } from '../figure.ts'
-import type { ClaimTable, SchemaParts, Selector, SelectorSpec } from '../selectors.ts'
+import type { ClaimTable, RowRule, SchemaParts, Selector, SelectorSpec } from '../selectors.ts'
 
 /** A unit's decision: the claim's verdict is read off its units (lib/claims/evaluate.ts). */
 export type State = Extract<Decision, 'holds' | 'fails' | 'undecided' | 'missing'>
@@ -47,7 +47,7 @@ export interface Ctx {
 export interface Source {
   table: ClaimTable
   metric: string | undefined
-  rows: 'valid' | 'all'
+  rows: RowRule
 }
 
 export type Issue = (path: (string | number)[], message: string) => void
@@ -63,7 +63,7 @@ export interface CommonFields {
   kind: string
   table: ClaimTable
   metric?: string | undefined
-  rows: 'valid' | 'all'
+  rows: RowRule
   select?: Selector | undefined
   for_each?: SelectorSpec[] | undefined
   expect: string

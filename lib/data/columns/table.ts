@@ -36,7 +36,7 @@ const SHARED = byName([
     seconds,
     1,
     's',
-    'length of the measurement window; a closed window that extended itself for clean time states the length it ran (docs/method/disturbance.md#extension)',
+    'length of the measurement window; a window that extended itself for clean time (closed, or run by the generator) states the length it ran (docs/method/disturbance.md#extension)',
   ),
   column('repeat', positive, 1, '', 'the repeat (interleaved round) number, from 1'),
   column('errors', count, 1, 'count', 'failed requests (status, body, connection errors)'),
@@ -233,6 +233,13 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
   S.counted_share,
   S.disturbed_slice_share,
   ...WORK,
+  column(
+    'time_wait_at_end',
+    countOrNone,
+    8,
+    'count',
+    "closed model: TCP sockets in TIME_WAIT in the proxy's network namespace at the window's end (the ports a connection per request holds); empty where not read (the direct row, a proxy on another host) and in files written before the column",
+  ),
 ])
 
 /** handshakes.csv: full TLS handshakes (+ one GET each) per key type. */
@@ -370,13 +377,19 @@ const TCP = rowFile('tcp.csv', 2, [
 const DEFAULT_KEYS = rowFile('default-keys.csv', 2, [
   ...IDENTITY,
   S.repeat,
-  column('served_key', text, 2, '', "the served key in the harness's key-type words (rsa2048, ec256, …); empty when not recognised"),
+  column(
+    'served_key',
+    text,
+    2,
+    '',
+    "the served key in the harness's key-type words (rsa2048, ec256, …), or of a tls-acme-default row the ACME default the binary states; empty when not recognised",
+  ),
   column('key_algorithm', text, 2, '', "the served certificate's public key algorithm, as openssl names it"),
   column('key_bits', positiveOrNone, 2, 'bits', 'its key size; empty when the certificate does not say'),
   column('curve', text, 2, '', 'its curve (EC keys); empty otherwise'),
   column('subject', text, 2, '', "the served certificate's subject"),
   column('issuer', text, 2, '', "the served certificate's issuer"),
-  column('tool', text, 2, '', 'what read the certificate (openssl s_client)'),
+  column('tool', text, 2, '', 'what read the key: openssl s_client (a served certificate) or traefik --help (the ACME default)'),
   S.status,
   S.reason,
   S.runtime,

@@ -1,8 +1,5 @@
-import { REFERENCE_LABELS, REFERENCES, type ReferenceName, type References } from '../../analysis/calibrated.ts'
 import type { LikeRecord } from '../../data/like.ts'
 import type { LikeRepetition } from '../../analysis/like-repeat.ts'
-import { ALPHA, formatChange, formatDetectable, KIND_ORDER, POWER, type ComparisonRow } from '../../analysis/compare.ts'
-import type { TableName } from '../../analysis/cells.ts'
 import type { PublishedDelta } from '../../analysis/published.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc, num, pct } from '../markdown.ts'
@@ -17,13 +14,9 @@ export type BaselineComparison =
       title: string
       machine: string
       sameMachine: boolean
-      /** Counts, ratios within a run, then costs, each with its across-run test (lib/analysis/compare.ts). */
-      comparison: ComparisonRow[]
       /** fingerprintDiff(baseline, run); null when a side has no fingerprint recorded (named in missingFingerprint). */
       fingerprintDiff: string[] | null
       missingFingerprint: ('the baseline' | 'this run')[]
-      references: { base: References; run: References }
-      referenceChoice: Record<TableName, ReferenceName>
       /** The run was started with --like this baseline: the flags taken and what could not be repeated. */
       like?: LikeRecord
       /** With `like`: what the rows of both runs show was repeated (lib/analysis/like-repeat.ts). */
@@ -34,26 +27,25 @@ export type BaselineComparison =
 const WHY =
   'Across machines only CPU microseconds per request (or per handshake, per message) and ratios between cells of one run are compared, never requests per second: a rate says what that bench allowed, the CPU a request costs says what the proxy costs.'
 
-const JUDGE =
-  "Across different machines, a proxy's change is judged on the calibrated unit (its CPU µs divided by a reference measured in the same run, on the same kernel) and on ratios between cells of one run, never on the raw µs delta: two machines of one kind (same CPU model, another kernel build and mitigations) measured every proxy about 2.2x apart in raw µs."
-
 /**
- * A paired run keeps this section (fingerprints, references, counts, what --like repeated) but
- * its costs across runs are the machine's drift as much as the proxy's change: it says so and
- * points at the pairs, which measure the change without the drift.
+ * A run baseline is compared by pairs only: then and now measured in one run. Two runs differ
+ * by the machine's drift as much as by a proxy's change (docs/method/comparison.md).
  */
-const PAIRED =
-  `This run is paired: each proxy's change is measured side by side in one run in [${PAIRS_TITLE}](#${slugify(PAIRS_TITLE)}). ` +
-  "The costs below come from two runs, so each change of cost holds the machine's drift as well: read it as the machines', not as a proxy's change."
+const PAIRED = `The comparison with this baseline is [${PAIRS_TITLE}](#${slugify(PAIRS_TITLE)}): each proxy's change measured with then and now in the same rounds of this run.`
+const NOT_PAIRED = (id: string) =>
+  `This run was not made \`--like ${id}\`, so no proxy is compared with the baseline: two runs differ by the machine's drift as much as by a proxy's change, and only then and now measured in one run tell them apart (docs/method/comparison.md). To compare, run \`npx zx notebooks/run-all.mjs --like ${id}\`.`
 
 /** The section, and the chart of its deltas (none when no cell has one). */
 export function baselineSection(a: Article, b: BaselineComparison | undefined, paired = false): ChartRequest[] {
   if (!b) return (a.skip('Comparison with the baseline', 'no `--baseline <id>` given'), [])
   a.heading(2, 'Comparison with the baseline')
   a.para(`Baseline **${esc(b.id)}**: ${esc(b.title)}. Baseline machine: ${esc(b.machine)}${b.sameMachine ? ' (the same machine as this run)' : ''}. ${WHY}`)
-  if (paired) a.para(PAIRED)
-  if (b.kind === 'run' && b.like) likeNote(a, b.like, b.repeated)
-  if (b.kind === 'run') return runSection(a, b)
+  if (b.kind === 'run') {
+    a.para(paired ? PAIRED : NOT_PAIRED(esc(b.id)))
+    if (b.like) likeNote(a, b.like, b.repeated)
+    machineNote(a, b)
+    return []
+  }
   a.para(
     'The baseline is a published article whose tables did not survive: each quoted figure it states is matched with the cell of this run that measures the same thing. A published figure has no repeats, so no significance test is possible; the delta is shown as is.',
   )
@@ -75,9 +67,6 @@ export function baselineSection(a: Article, b: BaselineComparison | undefined, p
   else deltas()
   return []
 }
-
-/** What one unit of each table is, for the sentence naming each table's reference. */
-const UNIT_OF: Record<TableName, string> = { measurements: 'requests', websocket: 'messages', handshakes: 'handshakes', tcp: 'L4 connections and MiB' }
 
 /** A run made with --like: what it took from the baseline and what it could not repeat as it was. */
 function likeNote(a: Article, like: LikeRecord, repeated: LikeRepetition | undefined) {
@@ -106,10 +95,11 @@ function likeNote(a: Article, like: LikeRecord, repeated: LikeRepetition | undef
 
 type RunComparison = Extract<BaselineComparison, { kind: 'run' }>
 
-function runSection(a: Article, b: RunComparison): ChartRequest[] {
+/** Whether the machines differ, from the fingerprints: what a reader weighs the machine's change in the pairs against. */
+function machineNote(a: Article, b: RunComparison): void {
   if (b.fingerprintDiff === null) {
     a.para(
-      `**Machine fingerprint**: not recorded by ${b.missingFingerprint.join(' nor ')} (runs written before fingerprints were recorded have none), so whether the machines differ cannot be told from the data: read the raw µs as if they were different machines.`,
+      `**Machine fingerprint**: not recorded by ${b.missingFingerprint.join(' nor ')} (runs written before fingerprints were recorded have none), so whether the machines differ cannot be told from the data.`,
     )
   } else if (b.fingerprintDiff.length > 0) {
     a.para('**The machines differ** (baseline → this run):')
@@ -117,98 +107,4 @@ function runSection(a: Article, b: RunComparison): ChartRequest[] {
   } else {
     a.para("**Machine fingerprint**: the same as the baseline's (CPU, microcode, kernel, mitigations, clock source, virtualisation).")
   }
-  a.para(JUDGE)
-  const used = new Set(Object.values(b.referenceChoice))
-  const units = (Object.entries(UNIT_OF) as [TableName, string][]).map(([t, what]) => `of ${what} ${esc(REFERENCE_LABELS[b.referenceChoice[t]])}`)
-  a.para(`References of each run (the calibrated unit ${units.join(', ')}):`)
-  a.bullets(
-    REFERENCES.map((r) => {
-      const side = (v: number | null) => (v === null ? (r === 'direct' ? 'no direct row' : 'no calibration recorded') : `${num(v)} µs`)
-      const base = b.references.base[r]
-      const run = b.references.run[r]
-      return `${esc(REFERENCE_LABELS[r])}${used.has(r) ? ' (used)' : ''}: baseline ${side(base)}, this run ${side(run)}${base && run ? `, ratio ${num(run / base)}` : ''}`
-    }),
-  )
-  comparisonTables(a, b.comparison)
-  return []
-}
-
-const KIND_TITLE: Record<ComparisonRow['kind'], string> = {
-  count: 'Counts per request (they do not depend on the machine)',
-  ratio: 'Ratios between cells of one run (the machine cancels; `proxy / direct` is the calibrated unit)',
-  cost: "Costs (µs; on another machine read them as that machine's)",
-}
-
-const UNIT_NOTE: Record<string, string> = {
-  proxy_cpu_us_per_req: 'µs/req',
-  proxy_cpu_us_per_handshake: 'µs/handshake',
-  proxy_cpu_us_per_msg: 'µs/msg',
-  backend_cpu_us_per_req: 'direct row, backend µs/req',
-}
-
-/** `; the others could have seen ±x% (median) to ±y% (largest)`, over the tested rows without a change. */
-function seen(decided: readonly ComparisonRow[]): string {
-  const d = decided
-    .filter((r) => r.verdict === 'no change' && r.detectable !== null)
-    .map((r) => r.detectable!)
-    .sort((a, b) => a - b)
-  if (d.length === 0) return ''
-  const p = (x: number) => `±${(x * 100).toFixed(1)}%`
-  return `; the ${d.length} without a change could have seen changes of ${p(d[Math.floor((d.length - 1) / 2)]!)} (median) to ${p(d.at(-1)!)} (largest)`
-}
-
-/** One table per kind of figure, in KIND_ORDER; the CSV keeps every column of every row. */
-function comparisonTables(a: Article, rows: readonly ComparisonRow[]) {
-  if (rows.length === 0) {
-    a.para('*No figure of this run is in the baseline.*')
-    return
-  }
-  const decided = rows.filter((r) => r.verdict !== 'too few repeats to compare')
-  const changed = decided.filter((r) => r.verdict !== 'no change')
-  a.para(
-    `Each figure is compared on the log scale by a random-effects test (docs/method/comparison.md): the two medians' difference against the noise of each run's own rounds **and** the between-run variance of that kind of figure, which more windows of one run cannot show (Kalibera & Jones: a run is a level of its own). A change is named when its ${((1 - ALPHA) * 100).toFixed(0)}% interval excludes 0; \`could detect\` is the smallest change the test finds with probability ${POWER} at these repeats; where no between-run variance can be estimated from what the runs hold (no lab-note figure for that kind, and too few rounds), the row says *too few repeats to compare*: a test that cannot reach its level is not shown. ${decided.length} of ${rows.length} figures could be tested; ${changed.length} changed beyond the noise${seen(decided)}.`,
-  )
-  const sources = new Map<string, number>()
-  for (const r of rows) sources.set(r.between.source, (sources.get(r.between.source) ?? 0) + 1)
-  a.para('Where the between-run variance of each row comes from (the CSV names it per row):')
-  a.bullets([...sources].map(([s, n]) => `${esc(s)}: ${n} figure${n === 1 ? '' : 's'}`))
-  // For looking one up: the picture "Against the baseline" draws every change (a paired run's pairs say its own).
-  a.siteOnly('The comparison with the baseline figure by figure: counts, ratios and costs with their change and verdict', () => {
-    for (const kind of KIND_ORDER) {
-      const of = rows.filter((r) => r.kind === kind)
-      if (of.length === 0) continue
-      a.para(`**${KIND_TITLE[kind]}**`)
-      a.table(
-        `baseline-${kind}`,
-        [
-          { title: 'figure', value: (r) => r.metric, show: (r) => esc(UNIT_NOTE[r.metric] ?? r.metric) },
-          { title: 'table', value: (r) => r.table, csvOnly: true },
-          { title: 'series', value: (r) => r.key.series ?? null },
-          { title: 'proxy', value: (r) => r.key.proxy ?? null, show: (r) => esc([r.key.proxy, r.key.version].filter(Boolean).join(' ')) },
-          { title: 'version', value: (r) => r.key.version ?? null, csvOnly: true },
-          {
-            title: 'cell',
-            value: (r) =>
-              String(r.key.variant ?? '') +
-              (r.key.key_type && r.key.key_type !== 'ec256' ? ` ${r.key.key_type}` : '') +
-              (r.key.mode ? ` ${r.key.mode}` : '') +
-              (r.key.target_rps ? ` @${r.key.target_rps} rps` : ''),
-          },
-          { title: 'baseline', value: (r) => r.base.median },
-          { title: 'this run', value: (r) => r.run.median },
-          { title: 'n', value: (r) => `${r.base.n}+${r.run.n}` },
-          {
-            title: 'change [95%]',
-            value: (r) => formatChange(r),
-            show: (r) => (r.verdict === 'increased' || r.verdict === 'decreased' ? `**${esc(formatChange(r))}**` : esc(formatChange(r))),
-          },
-          { title: 'could detect', value: (r) => r.detectable, show: (r) => esc(formatDetectable(r)) },
-          { title: 'verdict', value: (r) => r.verdict },
-          { title: 'between-run SD (log)', value: (r) => r.between.sd, csvOnly: true },
-          { title: 'between-run source', value: (r) => r.between.source, csvOnly: true },
-        ],
-        of,
-      )
-    }
-  })
 }

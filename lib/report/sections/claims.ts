@@ -70,10 +70,13 @@ export function disagreements(claims: readonly ClaimResult[], findings: readonly
       .filter((f) => f.id === c.finding && (side(f.verdict) === 'holds' || side(f.verdict) === 'fails') && side(f.verdict) !== mine)
       .map(
         (f) =>
-          `\`${esc(c.id)}\` ${esc(VERDICTS[c.verdict].mark)} ${esc(c.verdict)}, its rule: ${esc(c.expect)}; beside **${esc(f.id)}** ${esc(VERDICTS[f.verdict].mark)} ${esc(f.verdict)}, its rule: ${esc(f.title)}.`,
+          `\`${c.id.replace(/`/g, '')}\` ${esc(VERDICTS[c.verdict].mark)} ${esc(c.verdict)}, its rule: ${esc(c.expect)}; beside **${esc(f.id)}** ${esc(VERDICTS[f.verdict].mark)} ${esc(f.verdict)}, its rule: ${esc(f.title)}.`,
       )
   })
 }
+
+/** Verdicts of a claim this run did not measure: the print counts them, the site lists them. */
+const UNMEASURED: ReadonlySet<string> = new Set(['not measured', 'not runnable here'])
 
 /** Every claim of the source articles with its check over this run and its verdict; in print, by article without ids, checks and rows. */
 export function claimsSection(a: Article, { claims, run, findings }: ArticleInput): ChartRequest[] {
@@ -101,7 +104,13 @@ export function claimsSection(a: Article, { claims, run, findings }: ArticleInpu
     ),
   )
   a.printOnly(() => {
-    const bySource = [...claims].sort((x, y) => x.source.localeCompare(y.source))
+    // What this run measured, decided or not: the claims it could not measure are counted, their list is the site's.
+    const measured = claims.filter((c) => !UNMEASURED.has(c.verdict))
+    const bySource = [...measured].sort((x, y) => x.source.localeCompare(y.source))
+    if (measured.length < claims.length)
+      a.para(
+        `${claims.length - measured.length} of ${claims.length} claims were not measured or cannot run here; the table below holds the other ${measured.length}, the site's ledger every claim.`,
+      )
     const firsts = new Set(bySource.filter((c, i) => bySource[i - 1]?.source !== c.source))
     a.para('[[class:claims]]')
     a.table(

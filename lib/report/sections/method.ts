@@ -1,4 +1,3 @@
-import { CALIBRATION_REFERENCE, REFERENCE_LABELS } from '../../analysis/calibrated.ts'
 import { MAX_ERROR_RATE, MAX_FOREIGN_SHARE, MAX_GENERATOR_SHARE, MAX_RATE_SHORTFALL, MAX_STEAL_SHARE } from '../../catalog/limits.ts'
 import { POOLED_MAX_PER_1K, UNPOOLED_MIN_PER_1K } from '../../catalog/reuse.ts'
 import { BOOTSTRAP_RESAMPLES, FLOOR_BELOW_N, LEVEL, UNSTABLE_P } from '../../core/intervals.ts'
@@ -20,7 +19,7 @@ export const METHOD_ANCHORS = {
   validity: 'method-valid-rows',
   intervals: 'method-intervals-and-verdicts',
   pool: 'method-the-pool-detector',
-  calibration: 'method-calibration',
+  comparison: 'method-comparison-with-a-baseline',
 } as const
 
 const pct = (x: number) => `${+(x * 100).toFixed(1)}%`
@@ -77,10 +76,9 @@ export function methodSection(a: Article, { run }: ArticleInput): ChartRequest[]
     `The backend counts the TCP connections it accepts. A cell with at most ${POOLED_MAX_PER_1K} backend connections per 1000 requests reuses its connections; one with at least ${UNPOOLED_MIN_PER_1K} opens one per request.`,
   )
 
-  a.heading(3, 'Method: calibration')
-  const refs = Object.entries(CALIBRATION_REFERENCE).map(([table, ref]) => `${table}: ${REFERENCE_LABELS[ref]}`)
+  a.heading(3, 'Method: comparison with a baseline')
   a.para(
-    `Across machines costs are compared in a calibrated unit, the cost divided by a reference measured in the same run (${esc(refs.join('; '))}), never in raw µs or requests per second.`,
+    "A proxy's change against a baseline is measured in pairs: the baseline's build beside today's in the same rounds of one run (run-all --like), never as the difference of two runs' µs, which holds the machine's drift too.",
   )
   return []
 }

@@ -1,13 +1,14 @@
 import {
   type Change,
   CODE_PATH_COUNTS,
+  detectablePct,
+  detectableText,
   type PairBasis,
   machineChange,
   type PairedCell,
   type ProxyChange,
   proxyChanges,
   TIMING_COUNTS,
-  verdictText,
 } from '../../analysis/pairs.ts'
 import type { ThenSide, ThenSides } from '../../data/then.ts'
 import { changeCellLabel } from '../baseline-changes.ts'
@@ -80,7 +81,7 @@ function proxySentence(proxy: string, p: ProxyChange | undefined, side: ThenSide
   const read = cells.filter((c) => c.basis === p.basis)
   const how = `${perUnits(read)}, ${p.basis === 'work' ? 'instructions counted' : 'measured side by side'} in this run (${cellsText(p.cells)}${sideCaveat(side, then)})${timeText(p)}`
   return p.verdict === 'no change'
-    ? `${now} against ${then}: ${verdictText(p.verdict, p.detectable)}${p.basis === 'work' ? ' in work' : ''} ${how}.`
+    ? `${now} against ${then}: no change${p.basis === 'work' ? ' in work' : ''} (${detectableText(p.detectable ?? 0)}) ${how}.`
     : `${now} ${costsText(p.change, then, p.basis)} ${how}.`
 }
 
@@ -108,7 +109,8 @@ function countingSentence(pairs: PairsInput): string | null {
   const recounted = pairs.cells.filter((c) => c.basis === 'work' && c.machine !== null)
   if (recounted.length === 0) return null
   const id = esc(pairs.sides.baseline)
-  const off = recounted.filter((c) => c.setupChanged || Math.abs(Math.log(c.machine!)) > Math.log(1 + (c.detectable ?? 0)))
+  // Outside the cell's own interval (its log half-width), not beyond its detectable change: a recount should agree to its precision.
+  const off = recounted.filter((c) => c.setupChanged || Math.abs(Math.log(c.machine!)) > (c.change ? Math.log(c.change.hi / c.change.value) : 0))
   const widest = Math.max(...recounted.map((c) => Math.abs(c.machine! - 1)))
   const head = `Baseline ${id}'s binaries counted again today: ${cellsText(recounted.length)}`
   if (off.length === 0) return `${head}, all agreeing with the baseline's own counts (largest difference ${(widest * 100).toFixed(2)}%).`
@@ -149,7 +151,7 @@ export function pairsSection(a: Article, input: ArticleInput): ChartRequest[] {
   a.para(sentences.machine)
   if (sentences.counting) a.para(sentences.counting)
   a.para(
-    `This run measured today's build of each proxy (now) beside baseline **${id}**'s build and config (then) in the same rounds, each then window next to its now window, so the machine's drift between runs cancels in each pair (docs/method/pairs.md). A proxy's change averages its cells' changes, each cell weighing the same; the machine's is then as measured today ÷ as baseline ${id} recorded it, the median over the cells with its interval and range.`,
+    `This run measured today's build of each proxy (now) beside baseline **${id}**'s build and config (then) in the same rounds, each then window next to its now window, so the machine's drift between runs cancels in each pair (docs/method/pairs.md). A proxy's change averages its cells' log changes, each cell weighing the same, its interval family-wise 95% over the proxies; the machine's is then as measured today ÷ as baseline ${id} recorded it, the median over the cells with its interval and range.`,
   )
   if (pairs.sides.pair_same)
     a.para("**A/A check** (--pair-same): then is a copy of today's build, so every change is noise and a flagged cell is a false alarm.")
@@ -165,11 +167,10 @@ const proxyColumns: Column<PairedCell>[] = [
   { title: 'proxy', value: (c) => c.proxy },
   { title: 'cell', value: cellName },
 ]
-const ceilPct = (x: number | null) => (x === null ? null : `±${Math.ceil(x * 100)}%`)
 
 function cellTable(a: Article, cells: readonly PairedCell[]) {
   a.para(
-    "Per cell, now ÷ then of what it measures: *work*, the instructions counted per request or handshake (its interval from the counted rounds of both sides, family-wise 95% over the work cells); *time*, the proxy CPU per request (per handshake, per message) over the rounds where both windows were valid, family-wise 95% over the timed cells. *Could detect*: the smallest change this run could tell from none; *machine*: then as measured today ÷ the baseline's record (of a work cell: the same binary counted again, so it must be 1).",
+    "Per cell, now ÷ then of what it measures: *work*, the instructions counted per request or handshake (its interval from the counted rounds of both sides, family-wise 95% over the work cells); *time*, the proxy CPU per request (per handshake, per message) over the rounds where both windows were valid, family-wise 95% over every timed cell of the run with two pairs, whatever its table, its noise pooled per table and load model. *Detectable at 80% power*: the change this run finds 4 times in 5, two-sided at the interval's family-wise level; *machine*: then as measured today ÷ the baseline's record (of a work cell: the same binary counted again, so it must be 1).",
   )
   a.table(
     'pairs',
@@ -182,8 +183,8 @@ function cellTable(a: Article, cells: readonly PairedCell[]) {
       { title: 'now ÷ then', value: (c) => c.change?.value ?? null, csvOnly: true },
       { title: 'lo', value: (c) => c.change?.lo ?? null, csvOnly: true },
       { title: 'hi', value: (c) => c.change?.hi ?? null, csvOnly: true },
-      { title: 'verdict', value: (c) => verdictText(c.verdict, c.detectable) },
-      { title: 'could detect', value: (c) => ceilPct(c.detectable) },
+      { title: 'verdict', value: (c) => c.verdict },
+      { title: 'detectable at 80% power', value: (c) => (c.detectable === null ? null : detectablePct(c.detectable)) },
       { title: 'pairs', value: (c) => c.pairs },
       {
         title: 'machine',

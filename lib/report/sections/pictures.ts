@@ -1,8 +1,7 @@
 import type { CellSummary } from '../../analysis/cells.ts'
-import { REFERENCE_LABELS } from '../../analysis/calibrated.ts'
 import { compareVersions } from '../../catalog/stack.ts'
 import { groupBy } from '../../data/grouping.ts'
-import { changesFromComparison, changesFromPublished, type CellChange } from '../baseline-changes.ts'
+import { changesFromPublished, type CellChange } from '../baseline-changes.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { ChangeRow } from '../charts.ts'
 import { type Article, esc, num } from '../markdown.ts'
@@ -227,42 +226,25 @@ function versionsPicture(a: Article, charts: ChartRequest[], input: ArticleInput
 }
 
 /**
- * The baseline's change per cell, when the run has a baseline. Not for a paired run: across runs
- * each dot holds the machine's drift too, and its pairs measure the proxy's change without it.
+ * A published baseline's change per figure. A run baseline has none: it is compared by the
+ * pairs of a run made --like it (docs/method/comparison.md).
  */
 function baselinePicture(a: Article, charts: ChartRequest[], input: ArticleInput): void {
-  const { baseline, run } = input
-  const p = run.manifest.profile_settings
-  if (baseline && !input.pairs) {
-    const { changes, unit } =
-      baseline.kind === 'run'
-        ? (() => {
-            const c = changesFromComparison(baseline.comparison)
-            return {
-              changes: c.changes,
-              unit: c.calibrated
-                ? `change of proxy CPU per request in the calibrated unit (÷ ${REFERENCE_LABELS[baseline.referenceChoice.measurements]}), %`
-                : 'change of proxy CPU per request, raw µs, %',
-            }
-          })()
-        : { changes: changesFromPublished(baseline.deltas), unit: 'this run against the published figure, %' }
-    a.heading(2, PICTURES.baseline)
-    changePlot(a, charts, changes, unit, baseline.kind === 'run' ? closedModelText(p) : 'as each published figure was measured (the claims ledger names it)')
-  }
+  const { baseline } = input
+  if (baseline?.kind !== 'published') return
+  a.heading(2, PICTURES.baseline)
+  changePlot(
+    a,
+    charts,
+    changesFromPublished(baseline.deltas),
+    'this run against the published figure, %',
+    'as each published figure was measured (the claims ledger names it)',
+  )
 }
 
-/** The baseline's dot plot: each cell's change with its interval, shaded where within the between-run noise. */
+/** The baseline's dot plot: each figure's change, coloured by its verdict. */
 export function changePlot(a: Article, charts: ChartRequest[], changes: readonly CellChange[], unit: string, model: string): void {
-  const rows: ChangeRow[] = changes.map((c) => ({
-    category: c.cell,
-    value: c.change * 100,
-    group: c.verdict,
-    ...(c.interval ? { lo: c.interval.lo * 100, hi: c.interval.hi * 100 } : {}),
-    ...(c.detectable !== null ? { noise: c.detectable * 100 } : {}),
-  }))
-  const intervals = changes.some((c) => c.interval)
-  const noise = changes.some((c) => c.detectable !== null)
-  const missing = [...(intervals ? [] : ['no interval']), ...(noise ? [] : ['no between-run noise'])]
+  const rows: ChangeRow[] = changes.map((c) => ({ category: c.cell, value: c.change * 100, group: c.verdict }))
   figure(
     a,
     charts,
@@ -274,20 +256,7 @@ export function changePlot(a: Article, charts: ChartRequest[], changes: readonly
       options: { valueTitle: 'change %', groupTitle: 'verdict' },
     },
     'Change per cell against the baseline',
-    {
-      unit: `${unit}; a dot per cell, its interval as a line, the band shaded where a change is within the between-run noise`,
-      model,
-      note: missing.length
-        ? `This comparison gives ${missing.join(' and ')} per cell, so the plot draws ${missing.length === 2 ? 'neither' : 'none'}.`
-        : undefined,
-    },
-    changes.map((c) => ({
-      cell: c.cell,
-      change: c.change,
-      lo: c.interval?.lo ?? null,
-      hi: c.interval?.hi ?? null,
-      detectable: c.detectable,
-      verdict: c.verdict,
-    })),
+    { unit: `${unit}; a dot per figure`, model },
+    changes.map((c) => ({ cell: c.cell, change: c.change, verdict: c.verdict })),
   )
 }

@@ -1,6 +1,6 @@
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc, num } from '../markdown.ts'
-import type { Calibration, Fingerprint, Manifest } from '../../data/schema.ts'
+import type { Fingerprint, Manifest } from '../../data/schema.ts'
 import { groupBy } from '../../data/grouping.ts'
 import type { ArticleInput } from './input.ts'
 import { quietLine, quietSummary, tooBusyLines } from '../../data/quiet.ts'
@@ -15,12 +15,6 @@ function fingerprintText(f: Fingerprint | null): string {
   if (!f) return 'Machine fingerprint: not recorded (a run written before fingerprints).'
   const vulns = Object.entries(f.vulnerabilities).filter(([, v]) => !/^Not affected$/.test(v))
   return `Machine fingerprint: ${esc(f.cpu_model)} (family ${esc(f.cpu_family)}, model ${esc(f.cpu_model_number)}, stepping ${esc(f.stepping)}, microcode ${esc(f.microcode)}), kernel ${esc(f.kernel_release)}, clock source ${esc(f.clocksource)}, virtualisation ${esc(f.virtualization)}${f.irq_time_accounting ? `, IRQ time accounting ${esc(f.irq_time_accounting)}` : ''}; mitigations: ${vulns.length ? vulns.map(([k, v]) => `${esc(k)} ${esc(v)}`).join('; ') : 'none reported'}.`
-}
-
-function calibrationText(c: Calibration | null): string {
-  if (!c) return 'Calibration: not recorded in this run.'
-  const us = (x: number | null) => (x === null ? 'not measured' : `${num(x)} µs`)
-  return `Calibration on the proxy's cpuset ${esc(c.cpuset)}: loopback round trip ${us(c.loopback_rtt_us)} CPU, ECDSA P-256 sign ${us(c.ecdsa_p256_sign_us)}, RSA-4096 sign ${us(c.rsa4096_sign_us)} (the \`direct\` row is the reference of the calibrated unit: docs/method/comparison.md).`
 }
 
 /**
@@ -138,7 +132,6 @@ export function setupSection(a: Article, { run }: ArticleInput): ChartRequest[] 
         : ' Every role has its own cores.'),
     `Profile settings: ${repeatsText(m.profile_settings)}, ${m.profile_settings.warmup_s} s warm-up, ${m.profile_settings.duration_s} s window, ${m.profile_settings.connections} connections, ${m.profile_settings.threads} generator thread${m.profile_settings.threads === 1 ? '' : 's'}; repeats interleaved across proxies in an order shuffled with seed ${m.order_seed}.`,
     fingerprintText(m.fingerprint),
-    calibrationText(m.calibration),
     `Every cell is verified before it is measured (status 200, body or its size, HTTP/1.1 over TLS, plain HTTP for the http variants and the direct floor); a cell with ≥ 1% errors, a saturated generator (≥ 90% of its cpuset) or a failed verification is marked invalid with its reason and left out of every median.`,
     otherWorkText(run),
     ...[buildsText(m)].filter(Boolean),

@@ -26,6 +26,7 @@ const open = (proxy: string, repeats: { vus: number; errors: number }[], extra: 
       target_rps: 2700,
       requests: 1000 - r.errors,
       errors: r.errors,
+      dropped: 0,
       max_vus: r.vus,
       ...extra,
     }),
@@ -38,7 +39,7 @@ const fast = [
 test('open_outcome: held when every proxy holds in its median repeat, not held when one collapses, inconclusive when repeats split', () => {
   const held = evalCheck(check, { measurements: [...open('haproxy', fast), ...open('caddy', fast)] })
   assert.equal(held.verdict, 'reproduced', held.measured)
-  assert.equal(held.measured, 'haproxy: ec256 at 2700 rps: 0.0% failed, 23 VUs; caddy: ec256 at 2700 rps: 0.0% failed, 23 VUs')
+  assert.equal(held.measured, 'haproxy: ec256 at 2700 rps: 0% failed (errors + dropped) of attempts, 23 VUs; caddy: ec256 at 2700 rps: 0% failed (errors + dropped) of attempts, 23 VUs')
   const collapsed = [
     { vus: 1000, errors: 300 },
     { vus: 1000, errors: 400 },

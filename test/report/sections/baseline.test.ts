@@ -9,12 +9,9 @@ import type { Fingerprint } from '../../../lib/data/schema.ts'
 import { compareWithBaseline } from '../../../lib/report/build.ts'
 import { Article } from '../../../lib/report/markdown.ts'
 import { baselineSection } from '../../../lib/report/sections/baseline.ts'
-import { changesFromComparison } from '../../../lib/report/baseline-changes.ts'
 import { writeLike } from '../../../lib/data/like.ts'
 import { copyFixtureRun } from '../../fixtures/run.ts'
 import { repoRoot } from '../../../lib/core/paths.ts'
-import { compareAcrossRuns } from '../../../lib/analysis/compare.ts'
-import { runFigures } from '../../../lib/analysis/run-figures.ts'
 
 const FP: Fingerprint = {
   cpu_model: 'AMD EPYC',
@@ -29,7 +26,7 @@ const FP: Fingerprint = {
   virtualization: 'kvm',
 }
 
-/** The fixture run with a fingerprint and a calibration written into its manifest. */
+/** The fixture run with a fingerprint (and a calibration, as runs before its retirement hold) written into its manifest. */
 function fixtureWith(fingerprint: Fingerprint | null) {
   const dir = copyFixtureRun()
   const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
@@ -51,40 +48,19 @@ const render = (run: ReturnType<typeof loadRun>, base = loadBaseline('2026-11-30
   return { md: a.toString().replace(/\\(.)/g, '$1'), charts, files: a.files }
 }
 
-test('baseline without a fingerprint or calibration: said so; raw and calibrated (direct row) side by side', () => {
+test('a run baseline without pairs: not compared, said why and how to pair; no chart, no table of costs across runs', () => {
   const { md, charts, files } = render(fixtureWith(FP))
   assert.match(md, /not recorded by the baseline/)
   assert.doesNotMatch(md, /the same machine as this run/) // hostname and CPU string alone do not make one machine
-  assert.match(md, /never on the raw µs delta/)
-  assert.match(md, /loopback round trip \(CPU µs\) \(used\): baseline no calibration recorded, this run 24\.4 µs/)
-  assert.match(
-    md,
-    /the calibrated unit of requests direct row \(backend CPU µs\/req\), of messages direct row \(backend CPU µs\/req\), of handshakes direct row \(backend CPU µs\/req\), of L4 connections and MiB loopback round trip \(CPU µs\)\)/,
-  )
-  assert.match(md, /direct row \(backend CPU µs\/req\) \(used\): baseline \d[\d.]* µs, this run \d[\d.]* µs, ratio /)
-  // Counts, then ratios within a run, then costs: one table each; the CSV keeps table, version and the between-run source.
-  const [counts, ratios, costs] = ['Counts per request', 'Ratios between cells of one run', 'Costs (µs'].map((t) => md.indexOf(t))
-  assert.ok(counts > 0 && counts < ratios && ratios < costs, 'counts, ratios, costs in that order')
-  assert.match(md, /\| figure \| series \| proxy \| cell \| baseline \| this run \| n \| change \[95%\] \| could detect \| verdict \|/)
-  // nginx pool-added in the calibrated unit: both runs have the direct row.
-  const row = md.split('\n').find((l) => /^\| proxy \/ direct \| pool-added \| nginx \d/.test(l))!
-  const cells = row.split(' | ')
-  assert.ok(Number(cells[4]) > 0 && Number(cells[5]) > 0, row)
-  const csv = files.find((f) => f.path === 'data/baseline-ratio.csv')!.content
-  const [header, ...lines] = csv.trim().split('\n')
-  assert.equal(header, 'figure,table,series,proxy,version,cell,baseline,this run,n,change [95%],could detect,verdict,between-run SD (log),between-run source')
-  assert.ok(
-    lines.some((l) => /^proxy \/ direct,measurements,pool-added,nginx,[^,]+,pool-added,/.test(l)),
-    "the CSV keeps each row's table and version",
-  )
-  assert.match(md, /Where the between-run variance of each row comes from/)
-  // The section draws no chart: the dot plot of the changes is among the pictures, in the calibrated unit where both runs have the reference.
+  assert.match(md, /This run was not made `--like 2026-11-30-quick-2core`, so no proxy is compared with the baseline/)
+  assert.match(md, /npx zx notebooks\/run-all\.mjs --like 2026-11-30-quick-2core/)
   assert.deepEqual(charts, [])
-  const cmp = compareWithBaseline(fixtureWith(FP), loadBaseline('2026-11-30-quick-2core'), [])
-  assert.equal(cmp.kind, 'run')
-  const { changes, calibrated } = changesFromComparison(cmp.kind === 'run' ? cmp.comparison : [])
-  assert.ok(calibrated)
-  assert.ok(changes.length > 0 && changes.every((c) => Number.isFinite(c.change) && c.cell.length > 0))
+  assert.deepEqual(files, [])
+  assert.doesNotMatch(md, /calibrat|could detect|between-run/)
+  // A paired run points at its pairs instead.
+  const a = new Article()
+  baselineSection(a, compareWithBaseline(fixtureWith(FP), loadBaseline('2026-11-30-quick-2core'), []), true)
+  assert.match(a.toString(), /The comparison with this baseline is \[Then and now/)
 })
 
 test('fingerprints on both sides: the differences are listed; identical ones are the same machine', () => {
@@ -103,10 +79,6 @@ test('fingerprints on both sides: the differences are listed; identical ones are
   const same = render(fixtureWith(FP), { ...baseline, run: fixtureWith(FP) }).md
   assert.match(same, /the same machine as this run/)
   assert.match(same, /the same as the baseline's/)
-  // Same run: every figure unchanged on as many valid repeats a side, and no change is named.
-  const rows = same.split('\n').filter((l) => /^\| (proxy \/ direct|µs\/req) \| pool-added \| /.test(l))
-  assert.ok(rows.length > 0)
-  for (const l of rows) assert.ok(/\| (\d+)\+\1 \| \+0\.0%( \[[^\]]+\])? \| [^|]+ \| (no change|too few repeats to compare) \|$/.test(l), l)
 })
 
 test('a run made with --like: the comparison says which baseline it repeats, with what, and what it could not repeat as it was', () => {
@@ -145,21 +117,4 @@ test("--like: the sentence about what was repeated comes from the rows, and says
     /Series that ran the baseline's versions of every proxy: .*pool-added.*tls-handshake.*\. Every series of the baseline ran here with the baseline's versions\./,
   )
   assert.doesNotMatch(md, /Ran otherwise than in the baseline/)
-})
-
-test('with a between-run prior for every family: the same run twice is "no change" everywhere, each row with what it could have seen', () => {
-  const run = fixtureWith(FP)
-  const prior = Object.fromEntries([...new Set(runFigures(run).map((f) => f.family))].map((f) => [f, { sd: 0.05, df: 40 }]))
-  const b = compareWithBaseline(run, { id: 'b', dir: run.dir, kind: 'run', run: fixtureWith(FP) }, [])
-  assert.ok(b.kind === 'run')
-  const a = new Article()
-  baselineSection(a, { ...b, comparison: compareAcrossRuns(run, run, { prior }) })
-  const md = a.toString().replace(/\\(.)/g, '$1')
-  assert.match(
-    md,
-    /(\d+) of \d+ figures could be tested; 0 changed beyond the noise; the \1 without a change could have seen changes of ±[\d.]+% \(median\) to ±[\d.]+% \(largest\)\./,
-  )
-  assert.match(md, /- lab note docs\/lab-notes\/2026-12-02-between-run-noise\.md \(40 df\): \d+ figures/)
-  const row = md.split('\n').find((l) => /^\| proxy \/ direct \| pool-added \| nginx /.test(l))!
-  assert.match(row, /\| \+0\.0% \[-[\d.]+%, \+[\d.]+%\] \| ±[\d.]+% \| no change \|$/)
 })

@@ -44,6 +44,6 @@ test('a claim and a line of its finding that decided opposite ways are listed wi
     claimResult('other', 'reproduced', { finding: null }),
   ]
   assert.deepEqual(disagreements(claims, findings), [
-    '`go\\-twice` ✗ not reproduced, its rule: Go \\/ OpenSSL ≈ 2 \\(±25\\%\\); beside **F5** ✓ held, its rule: Go \\>\\= 1\\.5x the median.',
+    '`go-twice` ✗ not reproduced, its rule: Go \\/ OpenSSL ≈ 2 \\(±25\\%\\); beside **F5** ✓ held, its rule: Go \\>\\= 1\\.5x the median.',
   ])
 })

@@ -58,7 +58,7 @@ test('paired section: a sentence per proxy first, the machine apart, then the ce
   const { md, files } = render(paired([thenSide(), NGINX_SUBSTITUTE, envoy]))
   const lines = md.split('\n')
   assert.equal(lines[0], '## Then and now, measured side by side')
-  // Answer first: haproxy's decided change with its interval, nginx's "no change beyond", envoy's same build.
+  // Answer first: haproxy's decided change with its interval, nginx's "no change" with what it could detect, envoy's same build.
   assert.match(
     lines[2]!,
     /^- haproxy 3\.0\.0 costs (\d+(\.\d)?)% less than 2\.8\.25 \[\d+(\.\d)?%, \d+(\.\d)?%\] per request, measured side by side in this run \(6 cells\)\.$/,
@@ -67,7 +67,7 @@ test('paired section: a sentence per proxy first, the machine apart, then the ce
   assert.ok(lo < less && less < hi && lo <= 15 && 15 <= hi, `15% planted, ${less} [${lo}, ${hi}]`)
   assert.match(
     lines[3]!,
-    /^- nginx 3\.0\.0 against 2\.8\.25: no change beyond \d+% per request, measured side by side in this run \(3 cells; then is today's build of 2\.8\.25, standing in for the baseline's\)\.$/,
+    /^- nginx 3\.0\.0 against 2\.8\.25: no change \(±\d+% detectable at 80% power\) per request, measured side by side in this run \(3 cells; then is today's build of 2\.8\.25, standing in for the baseline's\)\.$/,
   )
   assert.equal(lines[4], "- envoy 1.40.0: today's build and configs are the baseline's, measured once: no change to measure.")
   // The machine: haproxy's cells only (nginx's then is a substitute, another build), the baseline recorded 1/1.3 of today.
@@ -77,9 +77,9 @@ test('paired section: a sentence per proxy first, the machine apart, then the ce
   assert.ok(machine, lines[6])
   assert.ok(Number(machine[1]) > 1.1 && Number(machine[1]) < 1.5, machine[1])
   // The cells: both verdict words, the interval, what could be detected, the machine per cell.
-  assert.match(md, /\| proxy \| cell \| measures \| then → now \| change \[95%\] \| verdict \| could detect \| pairs \| machine \|/)
+  assert.match(md, /\| proxy \| cell \| measures \| then → now \| change \[95%\] \| verdict \| detectable at 80% power \| pairs \| machine \|/)
   assert.match(md, /\| haproxy \| v0 \(same\) \| time \| 2\.8\.25 → 3\.0\.0 \| −\d+% \[−\d+%, −\d+%\] \| cheaper \| ±\d+% \| 5 \| 1\.\d\d× \|/)
-  assert.match(md, /\| nginx \| v1 \(same\) \| time \| 2\.8\.25 → 3\.0\.0 \| [^|]+ \| no change beyond \d+% \| ±\d+% \| 5 \|/)
+  assert.match(md, /\| nginx \| v1 \(same\) \| time \| 2\.8\.25 → 3\.0\.0 \| [^|]+ \| no change \| ±\d+% \| 5 \|/)
   // Counts: the code path side by side across machines (a pooled proxy's 0 conns/1k shown), timing within the run only.
   assert.match(md, /\| proxy \| cell \| conns\/1k now \| conns\/1k then \| conns\/1k baseline \| syscalls now \| syscalls then \| syscalls baseline \|/)
   assert.match(md, /\| haproxy \| v0 \(same\) \| 0 \| 0 \| 0 \| 6 \| 6 \| 6 \|/)
@@ -201,13 +201,11 @@ test("a paired run's article: the sentences in the answer, no between-run dot pl
   assert.ok(!charts.some((c) => c.path === 'charts/baseline.svg'), 'no between-run dot plot')
   assert.match(markdown, /^## Then and now, measured side by side$/m)
   assert.ok(markdown.indexOf('## Then and now') < markdown.indexOf('## Comparison with the baseline'))
-  assert.match(
-    markdown,
-    /This run is paired: each proxy's change is measured side by side in one run in \[Then and now, measured side by side\]\(#then-and-now-measured-side-by-side\)/,
-  )
-  // The same run unpaired keeps the between-run changes in the answer and the dot plot.
+  assert.match(markdown, /The comparison with this baseline is \[Then and now, measured side by side\]\(#then-and-now-measured-side-by-side\)/)
+  // The same run unpaired compares nothing across runs: no dot plot, no cell counts, and it says how to pair.
   const unpaired = buildArticle(input)
-  assert.match(unpaired.markdown, /Against the baseline, \d+ cells compared/)
-  assert.ok(unpaired.charts.some((c) => c.path === 'charts/baseline.svg'))
-  assert.doesNotMatch(unpaired.markdown, /Then and now|This run is paired/)
+  assert.doesNotMatch(unpaired.markdown, /Against the baseline, \d+ cells compared/)
+  assert.ok(!unpaired.charts.some((c) => c.path === 'charts/baseline.svg'))
+  assert.doesNotMatch(unpaired.markdown, /## Then and now/)
+  assert.match(unpaired.markdown, /so no proxy is compared with the baseline/)
 })

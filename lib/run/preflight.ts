@@ -1,4 +1,3 @@
-import { formatCalibration, measureCalibration } from '../measure/calibration.ts'
 import { lookAtMachine, preflightLine } from '../measure/culprits.ts'
 import { MAX_FOREIGN_SHARE } from '../measure/validity.ts'
 import type { CpuLayout } from '../roles/cpus.ts'
@@ -21,20 +20,4 @@ export async function preflight(o: RunOptions, record: RunRecord, cpus: CpuLayou
   record.manifest.quiet = quiet.record
   record.save()
   return quiet
-}
-
-/**
- * Stage 5 of a run: the calibration, once per run, before any cell, on the proxy's cpuset;
- * a resumed run keeps its own. On this machine's cores only: with the proxy on another
- * host's engine it would calibrate the wrong machine.
- */
-export async function calibrate(o: RunOptions, record: RunRecord, cpus: CpuLayout, launcher: readonly string[]): Promise<void> {
-  const { manifest } = record
-  const proxyElsewhere = o.hosts && o.hosts.roles.proxy.host.protocol !== 'unix'
-  if (proxyElsewhere && !manifest.calibration) o.log.info('calibration: not measured (the proxy runs on another host; calibrated units need it measured there)')
-  if (!manifest.calibration && !proxyElsewhere) {
-    manifest.calibration = await measureCalibration({ cpuset: cpus.proxy, log: o.log, launcher, ...o.profile.calibration })
-    record.save()
-  }
-  if (manifest.calibration) o.log.info(formatCalibration(manifest.calibration))
 }
