@@ -71,6 +71,8 @@ export interface PairedCell {
    * (the binary is the same), which must be 1 within its interval; never the proxy's.
    */
   machine: number | null
+  /** Its sides were measured in one window at once (--pair-at instant, docs/method/pairs.md#at-one-instant): the ratio is the product, and no machine change is read from it. */
+  sharedWindow: boolean
   /** Of a work cell whose baseline counted it: the baseline's counting set-up where it differs from today's, else null. */
   setupChanged: string | null
   /** Median counts per request: now, then today, and then in the baseline (code-path counts only). */
@@ -258,6 +260,9 @@ function setupChange(today: readonly Row[], base: readonly Row[]): string | null
   return was && now && was !== now ? was : null
 }
 
+/** Whether the pair's windows were one, both proxies on the proxy's core (--pair-at instant). */
+const sharedWindow = (p: RawPair) => p.thenRows.some((r) => r.pair_window === 'instant')
+
 /** One paired cell from its raw pair, its change as judged, and the baseline's rows of its then side. */
 function pairedCell(p: RawPair, baseline: RunTables | undefined, judged: Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'>): PairedCell {
   const { first, table } = p
@@ -277,7 +282,9 @@ function pairedCell(p: RawPair, baseline: RunTables | undefined, judged: Pick<Pa
     nowVersion: p.now[0]?.version ?? '',
     pairs: p.basis === 'work' ? Math.min(p.now.length, p.thenRows.length) : p.logs.length,
     ...judged,
-    machine: todayThen && recorded ? todayThen / recorded : null,
+    // At one instant then shared the proxy's core with now: not the baseline's conditions, so no machine change.
+    machine: todayThen && recorded && !sharedWindow(p) ? todayThen / recorded : null,
+    sharedWindow: sharedWindow(p),
     setupChanged: p.basis === 'work' ? setupChange(p.thenRows, base) : null,
     counts: countsOf(p, base),
   }
@@ -298,7 +305,8 @@ export function pairedCells(run: PairedRun, baseline?: RunTables): PairedCell[] 
   const countedCells = raw.filter((p) => p.basis === 'work' && p.now.length > 0 && p.thenRows.length > 0).length
   // Noise is pooled per table and load model, as the run's other intervals pool it (claims/cells.ts):
   // an open-model window's spread is not a closed one's.
-  const noiseFamily = (p: RawPair) => `${p.table} ${String(p.first.model ?? '')}`
+  // Pairs measured at one instant are a family apart: their spread is a fraction of adjacent windows'.
+  const noiseFamily = (p: RawPair) => `${p.table} ${String(p.first.model ?? '')} ${String(p.first.pair_window ?? '')}`
   const noises = new Map([...new Set(timed.map(noiseFamily))].map((f) => [f, pooledNoise(timed.filter((p) => noiseFamily(p) === f).map((p) => p.logs))]))
   for (const table of Object.keys(PAIRED_COST) as PairedTable[]) {
     for (const p of raw.filter((x) => x.table === table)) {

@@ -216,16 +216,16 @@ export const RUN_FLAGS = {
     type: 'string',
     arg: 'WHEN',
     help: [
-      "with --like: when a pair's two sides are measured: adjacent (the default: each a window of its",
-      "own, next to the other in the round) or instant (a wrk cell's two stacks loaded together in one",
-      'window); docs/method/pairs.md#at-one-instant',
+      "with --like: when a pair's two sides are measured: instant (the default: a wrk cell's two",
+      'stacks loaded together in one window) or adjacent (each a window of its own, next to the',
+      'other in the round); docs/method/pairs.md#at-one-instant',
     ],
     check: (value: string | undefined, like: string | undefined): PairAt => {
       if (value !== undefined && !(PAIR_AT as readonly string[]).includes(value))
         throw userError(`--pair-at ${value}`, 'unknown moment', `Use one of: ${PAIR_AT.join(', ')}`)
       if (value !== undefined && like === undefined)
         throw userError('--pair-at', 'times a then side, which only --like has', 'Add --like BASELINE, or drop --pair-at')
-      return (value as PairAt | undefined) ?? 'adjacent'
+      return (value as PairAt | undefined) ?? 'instant'
     },
   },
   'tax-ns': {

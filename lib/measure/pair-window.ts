@@ -43,7 +43,7 @@ export async function measureClosedPair(now: CellPlan, then: CellPlan, repeat: n
     const inner = await withVerifiedStack(t.cell, `then-${t.name}`, t.ctx, sideOutcome(t), async (thenStack): Promise<Measurement | PairRows> => {
       const stacks = [nowStack, thenStack]
       const window = await runClosedWindow(sides.map((s, i): WindowSide => ({ ...s, stack: stacks[i]!, connections: sideConnections(s.cell) })))
-      return [0, 1].map((i) => withLogIssue(sides[i]!.row(closedFields(window, i)), sides[i]!.cell, stacks[i]!)) as PairRows
+      return [0, 1].map((i) => withLogIssue(sides[i]!.row({ ...closedFields(window, i), pair_window: 'instant' }), sides[i]!.cell, stacks[i]!)) as PairRows
     })
     if (Array.isArray(inner)) return inner
     const alone = await runClosedWindow([{ ...n, stack: nowStack, connections: n.cell.connections }])

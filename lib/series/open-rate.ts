@@ -5,9 +5,11 @@
  * by lib/data/grouping.ts.
  */
 import { summarize } from '../core/stats.ts'
-import { groupRows, keyId, type CellId, type CellKey } from '../data/grouping.ts'
+import { CELL_COLUMNS, groupRows, keyId, projectId, type CellId, type CellKey } from '../data/grouping.ts'
 import type { Measurement } from '../data/schema.ts'
 import { POOLING_ROWS } from '../data/series.ts'
+import { MEASUREMENTS, readTable } from '../data/tables.ts'
+import { thenTable } from '../data/then.ts'
 
 /**
  * pooling-open: every pooling cell again at one fixed arrival rate, so that each proxy is
@@ -36,6 +38,34 @@ export const OPEN_RATES = [
 ] as const
 /** tls-calibration's steps, as fractions of HAProxy's closed-model ceiling. */
 export const CALIBRATION_STEPS = [0.05, 0.1, 0.2, 0.4, 0.7, 1]
+
+/** A row's cell and round without its version: a pair's two sides share it. */
+const pairSlot = (r: Measurement) =>
+  keyId([
+    projectId(
+      r,
+      CELL_COLUMNS.measurements.filter((c) => c !== 'version'),
+    ),
+    r.repeat,
+  ])
+
+/**
+ * The run's rows as ceilings, for the rates of its later phases. A side measured at one instant
+ * with its twin (--pair-at instant) shared the proxy's core: its rps is half a lone window's
+ * when the two cost alike. Its ceiling is the shared window's, both sides' rps together, what
+ * the core served; a side whose twin has no valid row of that round is no ceiling.
+ */
+export function withSharedCeilings(now: readonly Measurement[], then: readonly Measurement[]): Measurement[] {
+  const twins = new Map(then.filter((r) => r.pair_window === 'instant' && r.status === 'valid' && r.rps).map((r) => [pairSlot(r), r.rps!]))
+  return now.flatMap((r) => {
+    if (r.pair_window !== 'instant') return [r]
+    const twin = twins.get(pairSlot(r))
+    return twin !== undefined && r.rps ? [{ ...r, rps: r.rps + twin }] : []
+  })
+}
+
+/** The run's measurements as ceilings (withSharedCeilings), read from its directory. */
+export const ceilingRows = (runDir: string): Measurement[] => withSharedCeilings(readTable(runDir, MEASUREMENTS), readTable(runDir, thenTable(MEASUREMENTS)))
 
 /** A fraction of a closed-model ceiling as an open-model rate: whole hundreds, at least 100. */
 export const rateAt = (fraction: number, ceilingRps: number): number => Math.max(100, Math.round((fraction * ceilingRps) / 100) * 100)

@@ -11,7 +11,7 @@ export interface PairRequest {
   versions: Readonly<Record<string, string>>
   /** Pair a then side that is the same build as now anyway (two copies, two processes): the A/A check. */
   pairSame: boolean
-  /** --pair-at: when a pair's two sides are measured (docs/method/pairs.md#at-one-instant); absent: adjacent. */
+  /** --pair-at: when a pair's two sides are measured (docs/method/pairs.md#at-one-instant); absent: adjacent (a plan made without the flag). */
   at?: PairAt
 }
 

@@ -6,8 +6,7 @@ import { chooseVersions, type PinnedVersions, type VersionChoice } from '../cata
 import { catalogCellPlan, directCell, type CellPlan } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
 import { OWN_RATE_SERIES } from '../data/series.ts'
-import { MEASUREMENTS, readTable } from '../data/tables.ts'
-import { ownOpenRates, ownRateId, POOLING_OPEN_FRACTION, poolingOpenRate } from './open-rate.ts'
+import { ownOpenRates, ownRateId, POOLING_OPEN_FRACTION, poolingOpenRate, ceilingRows } from './open-rate.ts'
 import { closedTasks, openTasks, openTasksAt } from './tasks.ts'
 import type { Series, SeriesContext } from './types.ts'
 
@@ -93,7 +92,7 @@ export function poolingSeries(): Series {
       {
         name: 'pooling-open',
         tasks: (ctx) => {
-          const choice = poolingOpenRate(readTable(ctx.runDir, MEASUREMENTS))
+          const choice = poolingOpenRate(ceilingRows(ctx.runDir))
           if (!choice) {
             ctx.log.warn('pooling-open: no valid closed-model ceiling among the proxied pooling cells, so no fixed rate: phase skipped')
             return []
@@ -110,7 +109,7 @@ export function poolingSeries(): Series {
       {
         name: OWN_RATE_SERIES,
         tasks: (ctx) => {
-          const rates = ownOpenRates(readTable(ctx.runDir, MEASUREMENTS))
+          const rates = ownOpenRates(ceilingRows(ctx.runDir))
           const combos = cells(ctx)
             .filter((c) => c.series === 'same' && rates.has(ownRateId(c.proxy, c.version)))
             .map((c) => ({ cell: { ...c, series: OWN_RATE_SERIES }, rate: rates.get(ownRateId(c.proxy, c.version))!.rate }))

@@ -1,13 +1,12 @@
 import type { PinnedVersions } from '../catalog/version-choice.ts'
 import type { ProxyName } from '../catalog/stack.ts'
 import type { RowSeries } from '../data/series.ts'
-import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { OPEN_PREALLOC } from '../measure/open.ts'
 import { closedTasks, defaultKeyTasks, handshakeTasks, openTasks } from './tasks.ts'
 import { ACME_DEFAULT_PROXIES, ACME_DEFAULT_SERIES, DEFAULT_KEY_PROXIES, DEFAULT_KEY_SERIES, DEFAULT_KEY_VARIANT } from '../data/default-keys.ts'
-import { CALIBRATION_STEPS, OPEN_RATES, openReference, rateAt, tlsCeilings } from './open-rate.ts'
+import { CALIBRATION_STEPS, OPEN_RATES, openReference, rateAt, tlsCeilings, ceilingRows } from './open-rate.ts'
 import type { Series, SeriesContext } from './types.ts'
 
 /** Concurrent handshaking clients: enough to keep one proxy core busy, few enough not to saturate the generator. */
@@ -55,7 +54,7 @@ export function tlsSeries(): Series {
       ...OPEN_RATES.map(({ series, fraction, what }) => ({
         name: series,
         tasks: (ctx: SeriesContext) => {
-          const c = tlsCeilings(readTable(ctx.runDir, MEASUREMENTS))
+          const c = tlsCeilings(ceilingRows(ctx.runDir))
           const ref = openReference(c)
           if (!ref) {
             ctx.log.warn(`${series}: no valid closed-model ceiling, so no open-model rate: phase skipped`)
@@ -76,7 +75,7 @@ export function tlsSeries(): Series {
       {
         name: 'tls-calibration',
         tasks: (ctx) => {
-          const c = tlsCeilings(readTable(ctx.runDir, MEASUREMENTS))
+          const c = tlsCeilings(ceilingRows(ctx.runDir))
           const proxy = ctx.proxies.includes('haproxy') ? 'haproxy' : ctx.proxies[0]!
           const ceiling = c.get(proxy)
           if (!ceiling) return []

@@ -168,6 +168,28 @@ test('noise is pooled per load model: noisy open-model cells do not widen the cl
   assert.ok(beside < alone * 1.2, `closed cells' median log SE ${beside} beside noisy open cells, ${alone} alone`)
 })
 
+test('pairs measured at one instant: no machine change read from them, and their noise is a family apart from adjacent windows', () => {
+  const { run, baseline } = synthetic({ cells: 6, rounds: 5, noise: 0.02, seed: 21, baselineFactor: 1.3 })
+  const instant = <R extends object>(rows: readonly R[], from: number) => rows.map((r, i) => (i >= from ? { ...r, pair_window: 'instant' as const } : r))
+  // The last 3 cells' rows (5 rounds each) shared one window with their twin.
+  const shared = {
+    ...tables(instant(run.measurements, 15)),
+    paired: { ...run.paired, tables: tables(instant(run.paired.tables.measurements, 15)) },
+  }
+  const cells = pairedCells(shared, baseline)
+  assert.deepEqual(
+    cells.map((c) => c.sharedWindow),
+    [false, false, false, true, true, true],
+  )
+  assert.ok(cells.every((c) => (c.sharedWindow ? c.machine === null : c.machine !== null)))
+  assert.equal(machineChange(cells)!.cells, 3)
+  // A family apart: the instant cells' noise is pooled over themselves, so their df is theirs (3 cells × 4).
+  assert.ok(
+    cells.filter((c) => c.sharedWindow).every((c) => c.df === 12),
+    JSON.stringify(cells.map((c) => c.df)),
+  )
+})
+
 /** A --like run of work rows: now and then, and the baseline's record of then. */
 const counted = (now: ReturnType<typeof workRow>[], then: ReturnType<typeof workRow>[], base: ReturnType<typeof workRow>[] = then) => ({
   run: { ...tables(now), paired: { sides: { baseline: 'b', pair_same: false, sides: [] }, tables: tables(then) } },

@@ -144,13 +144,13 @@ test('--hosts runs the h3 series too: QUIC over UDP between the hosts (docs/seri
   assert.deepEqual(parse({ hosts, series: 'pooling' }).series, ['pooling'])
 })
 
-test('--pair-at: with --like, when the two sides of a pair are measured (default adjacent); without --like or unknown, one line', async () => {
+test('--pair-at: with --like, when the two sides of a pair are measured (default instant); without --like or unknown, one line', async () => {
   const { parseRunFlags } = await import('../../lib/cli/run-notebook.ts')
   const o = { notebook: 'notebooks/run-all.mjs', help: '', install: false }
   const like = ['--like', '2026-11-30-quick-2core']
   const at = (argv: string[]) => parseRunFlags(argv, o, memoryLogger()).options.plan.pair?.at
-  assert.equal(at([...like, '--pair-at', 'instant']), 'instant')
-  assert.equal(at(like), 'adjacent')
+  assert.equal(at([...like, '--pair-at', 'adjacent']), 'adjacent')
+  assert.equal(at(like), 'instant')
   assert.throws(() => at(['--pair-at', 'instant']), /^UserError: --pair-at: times a then side, which only --like has/)
   assert.throws(
     () => at([...like, '--pair-at', 'soon']),

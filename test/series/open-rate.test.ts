@@ -15,6 +15,7 @@ import {
   rateAt,
   SEED_OPEN_FRACTION,
   tlsCeilings,
+  withSharedCeilings,
 } from '../../lib/series/open-rate.ts'
 import { measurement } from '../fixtures/rows.ts'
 
@@ -118,4 +119,28 @@ test('a ceiling becomes a rate in whole hundreds, at least 100', () => {
   assert.equal(rateAt(0.5, 961), 500)
   assert.equal(rateAt(0.5, 12_250), 6_100)
   assert.equal(rateAt(0.05, 900), 100)
+})
+
+test("a ceiling measured at one instant is the shared window's: both sides' rps of that round; a side without its twin is none", () => {
+  const row = (version: string, repeat: number, rps: number, extra: Partial<Measurement> = {}) =>
+    measurement({ series: 'same', proxy: 'haproxy', variant: 'article', model: 'closed', version, repeat, rps, pair_window: 'instant', ...extra })
+  const now = [
+    row('3.4.7', 1, 9000),
+    row('3.4.7', 2, 9500),
+    row('3.4.7', 3, 8000),
+    measurement({ series: 'same', proxy: 'nginx', variant: 'article', model: 'closed', rps: 17000 }),
+  ]
+  const then = [row('2.8.25', 1, 8000), row('2.8.25', 2, 9000), row('2.8.25', 3, 7000, { status: 'invalid' })]
+  const rows = withSharedCeilings(now, then)
+  assert.deepEqual(
+    rows.map((r) => [r.proxy, r.repeat, r.rps]),
+    [
+      ['haproxy', 1, 17000],
+      ['haproxy', 2, 18500],
+      ['nginx', 1, 17000],
+    ],
+  )
+  // An A/A pair at one instant gives the rate a lone window would: the shared core's.
+  const ceilings = poolingCeilings(rows)
+  assert.equal(ceilings.find((c) => c.key.proxy === 'haproxy')!.ceiling, 17750)
 })

@@ -1,11 +1,14 @@
 # Per cell: each side's median proxy µs/req, the spread of each side's ln and of d = ln(now/then), rows valid or disturbed.
-# python3 docs/lab-notes/2026-12-07-same-instant/spread.py
+# python3 docs/lab-notes/2026-12-07-same-instant/spread.py [MODE_DIR ...]  (default: adjacent instant; valid rows only with --valid)
+import sys
 import csv, math, os, statistics as st
 here = os.path.dirname(os.path.abspath(__file__))
-for mode in ['adjacent', 'instant']:
+args = [a for a in sys.argv[1:] if a != '--valid']
+ok = (lambda r: r['status'] == 'valid') if '--valid' in sys.argv else (lambda r: r['status'] != 'failed')
+for mode in args or ['adjacent', 'instant']:
     d = os.path.join(here, mode)
-    now = [r for r in csv.DictReader(open(d + '/measurements.csv')) if r['status'] != 'failed' and r['proxy'] != 'direct']
-    then = {((r['series'], r['proxy'], r['variant']), r['repeat']): r for r in csv.DictReader(open(d + '/then/measurements.csv')) if r['status'] != 'failed'}
+    now = [r for r in csv.DictReader(open(d + '/measurements.csv')) if ok(r) and r['proxy'] != 'direct' and r['model'] == 'closed']
+    then = {((r['series'], r['proxy'], r['variant']), r['repeat']): r for r in csv.DictReader(open(d + '/then/measurements.csv')) if ok(r) and r['model'] == 'closed'}
     cells = {}
     for r in now:
         t = then.get(((r['series'], r['proxy'], r['variant']), r['repeat']))

@@ -240,6 +240,13 @@ const MEASUREMENTS = rowFile('measurements.csv', 1, [
     'count',
     "closed model: TCP sockets in TIME_WAIT in the proxy's network namespace at the window's end (the ports a connection per request holds); empty where not read (the direct row, a proxy on another host) and in files written before the column",
   ),
+  column(
+    'pair_window',
+    oneOfOrNone(['instant']),
+    9,
+    '',
+    "instant: a then/now pair measured in one window at once, its two proxies sharing the proxy's core (--pair-at instant, docs/method/pairs.md#at-one-instant); empty for a window of its own",
+  ),
 ])
 
 /** handshakes.csv: full TLS handshakes (+ one GET each) per key type. */

@@ -94,10 +94,16 @@ function machineSentence(pairs: PairsInput): string {
   const id = esc(pairs.sides.baseline)
   const same = new Set(pairs.sides.sides.filter((s) => SAME_BINARY.includes(s.how)).map((s) => s.proxy))
   const m = machineChange(pairs.cells.filter((c) => same.has(c.proxy)))
-  if (!m) return `The machine's change is not known: no cell the baseline's own builds ran here is in baseline ${id}'s tables.`
+  const shared = pairs.cells.filter((c) => c.sharedWindow && c.basis === 'time').length
+  const sharedText = shared ? `${cellsText(shared)} measured at one instant left out, each side sharing the proxy's core with the other` : ''
+  if (!m)
+    return `The machine's change is not known: no cell the baseline's own builds ran here alone is in baseline ${id}'s tables${sharedText ? ` (${sharedText})` : ''}.`
   const f = (x: number) => x.toFixed(2)
   const other = pairs.cells.filter((c) => !same.has(c.proxy) && c.machine !== null).length
-  const left = other ? `; ${cellsText(other)} left out, their then not the baseline's binary` : ''
+  const left = [other ? `${cellsText(other)} left out, their then not the baseline's binary` : '', sharedText]
+    .filter(Boolean)
+    .map((x) => `; ${x}`)
+    .join('')
   return `On the same binaries this machine costs ${f(m.value)}× baseline ${id}'s ${esc(`[${f(m.lo)}, ${f(m.hi)}]`)} (range ${f(m.min)}–${f(m.max)}, ${cellsText(m.cells)}${left}).`
 }
 

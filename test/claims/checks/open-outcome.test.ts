@@ -39,7 +39,10 @@ const fast = [
 test('open_outcome: held when every proxy holds in its median repeat, not held when one collapses, inconclusive when repeats split', () => {
   const held = evalCheck(check, { measurements: [...open('haproxy', fast), ...open('caddy', fast)] })
   assert.equal(held.verdict, 'reproduced', held.measured)
-  assert.equal(held.measured, 'haproxy: ec256 at 2700 rps: 0% failed (errors + dropped) of attempts, 23 VUs; caddy: ec256 at 2700 rps: 0% failed (errors + dropped) of attempts, 23 VUs')
+  assert.equal(
+    held.measured,
+    'haproxy: ec256 at 2700 rps: 0% failed (errors + dropped) of attempts, 23 VUs; caddy: ec256 at 2700 rps: 0% failed (errors + dropped) of attempts, 23 VUs',
+  )
   const collapsed = [
     { vus: 1000, errors: 300 },
     { vus: 1000, errors: 400 },
