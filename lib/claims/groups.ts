@@ -7,50 +7,12 @@
  * its figure line is their measured texts, its intervals their figures'. So a finding's
  * verdict comes from the ledger evaluator, and from nothing else.
  */
-import { z } from 'zod'
 import { LEVEL, type Interval } from '../core/intervals.ts'
 import { asFindingVerdict, combineVerdicts, findingVerdict, type FindingVerdict } from '../core/verdict.ts'
-import { SERIES } from '../data/series.ts'
 import type { ClaimResult } from './evaluate.ts'
+import type { FindingGroup } from './ledger.ts'
 import type { Fig } from './figure.ts'
 import { fmtFig } from './words.ts'
-
-export const findingGroupSchema = z
-  .object({
-    id: z.string().regex(/^F[1-8]$/, 'expected a finding id F1..F8'),
-    title: z.string().min(1),
-    series: z.enum(SERIES),
-    claims: z.array(z.string().min(1)).min(1, 'a group needs at least one claim id'),
-    // The one combination rule (any not reproduced: not held; any undecided or missing: inconclusive; none measured: not measured).
-    combine: z.literal('all').default('all'),
-    // The line's figure: each claim's figures with their intervals (`caddy 1.54 [1 repeat], …`), or its measured text (a ranking says more in words).
-    figure: z.enum(['figures', 'measured']).default('figures'),
-  })
-  .strict()
-
-export type FindingGroup = z.infer<typeof findingGroupSchema>
-
-/** The groups, checked against the claims: every id exists and is tagged with the group's finding. */
-export const findingGroupsFileSchema = (claims: ReadonlyMap<string, string | null>) =>
-  z.array(findingGroupSchema).superRefine((groups, ctx) => {
-    const seen = new Set<string>()
-    groups.forEach((g, i) => {
-      const key = `${g.id} ${g.title}`
-      if (seen.has(key)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'title'], message: `duplicate line "${key}"` })
-      seen.add(key)
-      g.claims.forEach((id, j) => {
-        const tag = claims.get(id)
-        if (tag === undefined)
-          ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'claims', j], message: `unknown claim id "${id}" (claim ids are the ids in claims.yaml)` })
-        else if (tag !== g.id)
-          ctx.addIssue({
-            code: z.ZodIssueCode.custom,
-            path: [i, 'claims', j],
-            message: `claim "${id}" has finding: ${tag ?? 'null'}, not ${g.id}: set its finding tag to ${g.id}`,
-          })
-      })
-    })
-  })
 
 /** A finding line decided by its group: the shape of a summary finding (lib/findings/types.ts). */
 export interface GroupResult {

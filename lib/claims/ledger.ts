@@ -11,10 +11,10 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { repoRoot } from '../core/paths.ts'
 import { readYamlFile } from '../core/yaml-file.ts'
+import { SERIES } from '../data/series.ts'
 import type { CheckDef, Issue } from './checks/check.ts'
 import { checkSchema, kindOf, type Check } from './checks/index.ts'
 import { FIGURE_ID, type FigureValues } from './expr.ts'
-import { findingGroupsFileSchema, type FindingGroup } from './groups.ts'
 import {
   CLAIM_SERIES,
   hasSeries,
@@ -112,6 +112,44 @@ function claimObjectSchema(figures: FigureValues) {
 export type Claim = z.infer<ReturnType<typeof claimObjectSchema>>
 
 const claimSchema = (figures: FigureValues) => claimObjectSchema(figures).superRefine((c, ctx) => checkClaim(c, figures, ctx))
+
+/** A finding line of findings.yaml: the claims that decide it (lib/claims/groups.ts evaluates it). */
+export const findingGroupSchema = z
+  .object({
+    id: z.string().regex(/^F[1-8]$/, 'expected a finding id F1..F8'),
+    title: z.string().min(1),
+    series: z.enum(SERIES),
+    claims: z.array(z.string().min(1)).min(1, 'a group needs at least one claim id'),
+    // The one combination rule (any not reproduced: not held; any undecided or missing: inconclusive; none measured: not measured).
+    combine: z.literal('all').default('all'),
+    // The line's figure: each claim's figures with their intervals (`caddy 1.54 [1 repeat], …`), or its measured text (a ranking says more in words).
+    figure: z.enum(['figures', 'measured']).default('figures'),
+  })
+  .strict()
+
+export type FindingGroup = z.infer<typeof findingGroupSchema>
+
+/** The groups, checked against the claims: every id exists and is tagged with the group's finding. */
+export const findingGroupsFileSchema = (claims: ReadonlyMap<string, string | null>) =>
+  z.array(findingGroupSchema).superRefine((groups, ctx) => {
+    const seen = new Set<string>()
+    groups.forEach((g, i) => {
+      const key = `${g.id} ${g.title}`
+      if (seen.has(key)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'title'], message: `duplicate line "${key}"` })
+      seen.add(key)
+      g.claims.forEach((id, j) => {
+        const tag = claims.get(id)
+        if (tag === undefined)
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'claims', j], message: `unknown claim id "${id}" (claim ids are the ids in claims.yaml)` })
+        else if (tag !== g.id)
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: [i, 'claims', j],
+            message: `claim "${id}" has finding: ${tag ?? 'null'}, not ${g.id}: set its finding tag to ${g.id}`,
+          })
+      })
+    })
+  })
 
 /** The cross-field rules of the header that zod's shape alone does not express. */
 function checkClaim(c: Claim, figures: FigureValues, ctx: z.RefinementCtx): void {

@@ -1,7 +1,8 @@
 import { userError } from '../core/errors.ts'
 import type { SeriesName } from '../data/series.ts'
 import { parseSlo, SLO_HELP } from '../data/slo.ts'
-import { CAPACITY_DEFAULT_SLO, CAPACITY_DEFAULTS, type CapacitySettings } from '../series/capacity.ts'
+import { CAPACITY_DEFAULT_SLO, CAPACITY_DEFAULTS } from '../series/capacity.ts'
+import type { CapacitySettings } from '../series/plan.ts'
 import type { FlagValues } from './flags.ts'
 
 /** The capacity search's flags (checked together by parseCapacityOptions: they mean nothing without the series). */

@@ -8,7 +8,7 @@ import { SERIES, type SeriesName } from '../data/series.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
 import { parseNames } from '../series/focus.ts'
-import type { CustomConfig } from '../series/pooling.ts'
+import type { CustomConfig } from '../series/plan.ts'
 import { IMAGE_MODES, type ImageMode } from '../setup/images/names.ts'
 
 /*

@@ -69,3 +69,6 @@ export function thenTable<T>(t: Table<T>): Table<T> {
 
 /** A now task's key (or cell) as its then twin's. */
 export const thenKey = (key: string): string => THEN_KEY + key
+
+/** Whether a key (or cell) is a then side's. */
+export const isThenKey = (key: string): boolean => key.startsWith(THEN_KEY)

@@ -2,7 +2,8 @@ import { fingerprintDiff } from '../analysis/fingerprint.ts'
 import { type ChainLinks, NO_LINKS } from '../analysis/chain.ts'
 import type { Interval } from '../core/intervals.ts'
 import type { ChartRequest } from './chart-requests.ts'
-import type { HistoryPoint, HistorySource, SourceKind } from './history.ts'
+import type { Fingerprint } from '../data/schema.ts'
+import type { RunData } from '../data/run-data.ts'
 import { CHAIN_TITLE, chainSection } from './history-chain.ts'
 import { Article, esc, num } from './markdown.ts'
 import { CARRIES_OVER, figure } from './sections/common.ts'
@@ -11,6 +12,44 @@ import { CARRIES_OVER, figure } from './sections/common.ts'
  * The history page's text (docs/report.md#history), from the points history.ts reads: a chart
  * and a table per group, and between consecutive points one line saying what changed.
  */
+
+/** Where a point comes from. */
+export type SourceKind = 'run' | 'baseline' | 'transcribed'
+
+/** One source of the history: a run's data (site run or promoted baseline) or a published article's figures. */
+export type HistorySource =
+  | { kind: 'run' | 'baseline'; id: string; run: RunData; also?: SourceKind[] }
+  | {
+      kind: 'transcribed'
+      id: string
+      date: string | null
+      machine: string
+      figures: { proxy: string; version: string | null; group: string; value: number; figure: string }[]
+    }
+
+/** A line of the history: one proxy in one group (a variant of the pooling series, or a handshake key type) from one source. */
+export interface HistoryPoint {
+  group: string
+  proxy: string
+  source: string
+  kind: SourceKind
+  /** Also a baseline (a site run promoted), or also in the site. */
+  also: SourceKind[]
+  date: string | null
+  version: string
+  profile: string | null
+  /** 8 hex digits of the machine fingerprint's facts; the host's words where the run recorded none. */
+  machine: string
+  fingerprint: Fingerprint | null
+  raw: Interval | null
+  /** Median counts per request the rows record (columns read only where present). */
+  counts: Record<string, number>
+  connsPer1k: number | null
+  configHash: string | null
+  binarySha: string | null
+  /** What a transcribed figure is (its id). */
+  figure?: string
+}
 
 /** The page (site/history.html) and the folder of its charts and CSVs (site/history/). */
 export const HISTORY_PAGE = 'history.html'

@@ -16,10 +16,10 @@ import { listBaselines, loadBaseline } from '../data/baselines.ts'
 import { groupRows } from '../data/grouping.ts'
 import { loadRun, type RunData } from '../data/run-data.ts'
 import { COUNTS } from '../data/columns/table.ts'
-import type { Fingerprint, Manifest } from '../data/schema.ts'
+import type { Manifest } from '../data/schema.ts'
 import { POOLING_ROWS, SERIES_ROWS } from '../data/series.ts'
 import { compareVersions } from '../catalog/stack.ts'
-import { HISTORY_DIR, HISTORY_PAGE, historyArticle } from './history-article.ts'
+import { HISTORY_DIR, HISTORY_PAGE, historyArticle, type HistoryPoint, type HistorySource } from './history-article.ts'
 
 /**
  * The history (docs/report.md#history): per proxy and variant, every promoted baseline, every
@@ -29,45 +29,7 @@ import { HISTORY_DIR, HISTORY_PAGE, historyArticle } from './history-article.ts'
  */
 
 export { HISTORY_DIR, HISTORY_PAGE } from './history-article.ts'
-export { causeLine, historyArticle } from './history-article.ts'
-
-/** Where a point comes from. */
-export type SourceKind = 'run' | 'baseline' | 'transcribed'
-
-/** One source of the history: a run's data (site run or promoted baseline) or a published article's figures. */
-export type HistorySource =
-  | { kind: 'run' | 'baseline'; id: string; run: RunData; also?: SourceKind[] }
-  | {
-      kind: 'transcribed'
-      id: string
-      date: string | null
-      machine: string
-      figures: { proxy: string; version: string | null; group: string; value: number; figure: string }[]
-    }
-
-/** A line of the history: one proxy in one group (a variant of the pooling series, or a handshake key type) from one source. */
-export interface HistoryPoint {
-  group: string
-  proxy: string
-  source: string
-  kind: SourceKind
-  /** Also a baseline (a site run promoted), or also in the site. */
-  also: SourceKind[]
-  date: string | null
-  version: string
-  profile: string | null
-  /** 8 hex digits of the machine fingerprint's facts; the host's words where the run recorded none. */
-  machine: string
-  fingerprint: Fingerprint | null
-  raw: Interval | null
-  /** Median counts per request the rows record (columns read only where present). */
-  counts: Record<string, number>
-  connsPer1k: number | null
-  configHash: string | null
-  binarySha: string | null
-  /** What a transcribed figure is (its id). */
-  figure?: string
-}
+export { causeLine, historyArticle, type HistorySource } from './history-article.ts'
 
 /** The count columns of the column table (per request; counts_reason is words): read where present, never required. */
 const COUNT_COLUMNS = COUNTS.filter((c) => c.unit !== '').map((c) => c.name)

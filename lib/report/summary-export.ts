@@ -15,7 +15,7 @@ import type { ClaimResult } from '../claims/evaluate.ts'
 import { CLAIMS, FINDINGS, outputNames } from '../data/columns/summary.ts'
 import type { Finding } from '../findings/index.ts'
 import type { GateResult } from './gates.ts'
-import type { BaselineComparison } from './sections/baseline.ts'
+import type { BaselineComparison } from './sections/input.ts'
 import type { PairedCell, PairVerdict } from '../analysis/pairs.ts'
 
 // 3: a run baseline is compared by its pairs only (then and now in one run, `pairs`); the across-run cells are gone.

@@ -1,6 +1,6 @@
 import { pairedChange, pooledNoise } from '../analysis/pairs.ts'
 import type { Profile } from '../catalog/profiles.ts'
-import { thenKey } from '../data/then.ts'
+import { isThenKey } from '../data/then.ts'
 import { LEVEL, medianInterval, relativeHalfWidth } from '../core/intervals.ts'
 
 /**
@@ -146,8 +146,8 @@ function withPairRule(cells: readonly CellProgress[], own: readonly CellDecision
   const byId = new Map(cells.map((c) => [c.id, c]))
   const pairs = cells.flatMap((now) => {
     const then = now.pairOf ? byId.get(now.pairOf) : undefined
-    // Each pair once, from its now side (the then side's id is the now side's under then/).
-    if (!then || then.id !== thenKey(now.id) || !now.byRepeat || !then.byRepeat) return []
+    // Each pair once, from its now side (the then side's id is under then/, its version the baseline's).
+    if (!then || isThenKey(now.id) || !isThenKey(then.id) || !now.byRepeat || !then.byRepeat) return []
     if ([now, then].some((x) => x.repeats < s.minRepeats || isTooDisturbed(x, s, quietLeftS))) return []
     return [{ ids: [now.id, then.id], logs: pairLogs(now.byRepeat, then.byRepeat), rounds: Math.min(now.repeats, then.repeats) }]
   })

@@ -200,13 +200,29 @@ function cellProgress(tasks: readonly Task[], runDir: string): { rows: CellProgr
     (readTable(runDir, table) as Row[]).map((row) => ({ cellId: table.cellId(row), row })),
   )
   const byCell = groupBy(onDisk, (x) => [x.cellId])
+  // Each paired cell's other side: an instant pair's then side is its task's, an adjacent one's its own task.
+  const twin = new Map(
+    tasks.flatMap((t) =>
+      t.pair ? [[t.cellId, t.pair.side.cellId] as const, [t.pair.side.cellId, t.cellId] as const] : t.pairOf ? [[t.cellId, t.pairOf] as const] : [],
+    ),
+  )
   const lastRepeat = new Map<string, number>()
   const rows = [...cells].map(([id, t]): CellProgress => {
     const own = (byCell.get(id) ?? []).map((x) => x.row)
     lastRepeat.set(id, Math.max(0, ...own.map((r) => r.repeat), ...sides.filter((x) => x.cellId === id).map((x) => x.repeat)))
     const disturbed = own.filter((r) => isDisturbed(r)).length
-    const values = own.flatMap((r) => (r.status === 'valid' && precisionValue(t.table.name, r) !== null ? [precisionValue(t.table.name, r)!] : []))
-    return { id, values, repeats: own.length - disturbed, disturbed }
+    const valued = own.flatMap((r) => {
+      const v = r.status === 'valid' ? precisionValue(t.table.name, r) : null
+      return v === null ? [] : [{ repeat: r.repeat, v }]
+    })
+    const pairOf = twin.get(id)
+    return {
+      id,
+      values: valued.map((x) => x.v),
+      repeats: own.length - disturbed,
+      disturbed,
+      ...(pairOf ? { pairOf, byRepeat: new Map(valued.map((x) => [x.repeat, x.v])) } : {}),
+    }
   })
   return { rows, lastRepeat }
 }

@@ -1,28 +1,17 @@
 import { hasVariant, loadStack } from '../catalog/stack.ts'
 import { capacitySearches, CAPACITY_SERIES, type CapacityStep, type StepVerdict } from '../data/capacity.ts'
 import type { Measurement } from '../data/schema.ts'
-import { parseSlo, type Slo } from '../data/slo.ts'
+import { parseSlo } from '../data/slo.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
 import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { measureOpen, OPEN_PREALLOC } from '../measure/open.ts'
 import { disturbedReason } from '../measure/validity.ts'
 import { customVariants } from './pooling.ts'
-import type { SeriesPlan } from './plan.ts'
+import type { CapacitySettings, SeriesPlan } from './plan.ts'
 import { cellOfRepeatId } from '../data/grouping.ts'
 import { cellRowKey } from './tasks.ts'
 import { OPEN_MAX_VUS } from './tls.ts'
 import type { Phase, Series, SeriesContext, Task } from './types.ts'
-
-/** What a capacity search looks for and how long it may take (`--slo`, `--budget`, `--start-rps`). */
-export interface CapacitySettings {
-  slo: Slo
-  /** Wall seconds of steps each cell's search may spend. */
-  budgetS: number
-  /** The first rate tried (then doubled, or halved while it misses). */
-  startRps: number
-  /** The search never asks for more than this. */
-  maxRps: number
-}
 
 export const CAPACITY_DEFAULT_SLO = 'p99<10ms,errors<0.1%'
 export const CAPACITY_DEFAULTS: CapacitySettings = { slo: parseSlo(CAPACITY_DEFAULT_SLO), budgetS: 180, startRps: 1000, maxRps: 1_000_000 }

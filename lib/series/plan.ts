@@ -1,8 +1,25 @@
 import type { PinnedVersions, VersionChoice } from '../catalog/version-choice.ts'
 import type { BisectMetric } from '../data/bisect.ts'
-import type { CapacitySettings } from './capacity.ts'
 import type { Focus } from './focus.ts'
-import type { CustomConfig } from './pooling.ts'
+import type { ProxyName } from '../catalog/stack.ts'
+import type { Slo } from '../data/slo.ts'
+
+/** A user's own config (--config): its proxy and file; it joins the pooling series as variant custom:<file>. */
+export interface CustomConfig {
+  proxy: ProxyName
+  file: string
+}
+
+/** What a capacity search looks for and how long it may take (`--slo`, `--budget`, `--start-rps`). */
+export interface CapacitySettings {
+  slo: Slo
+  /** Wall seconds of steps each cell's search may spend. */
+  budgetS: number
+  /** The first rate tried (then doubled, or halved while it misses). */
+  startRps: number
+  /** The search never asks for more than this. */
+  maxRps: number
+}
 
 /** The then side asked for by --like (lib/series/then.ts): resolved into builds when the run starts. */
 export interface PairRequest {

@@ -8,12 +8,8 @@ import { OPEN_PREALLOC } from '../measure/open.ts'
 import { OWN_RATE_SERIES } from '../data/series.ts'
 import { ownOpenRates, ownRateId, POOLING_OPEN_FRACTION, poolingOpenRate, ceilingRows } from './open-rate.ts'
 import { closedTasks, openTasks, openTasksAt } from './tasks.ts'
+import type { CustomConfig } from './plan.ts'
 import type { Series, SeriesContext } from './types.ts'
-
-export interface CustomConfig {
-  proxy: ProxyName
-  file: string
-}
 
 /**
  * The variant name of each user config: `custom:<file name>`, and where two configs of a

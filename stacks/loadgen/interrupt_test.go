@@ -1,9 +1,7 @@
 package main
 
 import (
-	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/gorilla/websocket"
 )
 
 func TestRunEndRecordsUntilTheEarlierOfWindowAndInterruption(t *testing.T) {
@@ -128,23 +124,7 @@ func TestH3HandshakeEndsAndReportsOnInterrupt(t *testing.T) {
 
 func TestWSEchoEndsAndReportsOnInterrupt(t *testing.T) {
 	hook, echoed := interruptAt(500)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer conn.Close()
-		for {
-			mt, msg, err := conn.ReadMessage()
-			if err != nil {
-				return
-			}
-			hook()
-			if conn.WriteMessage(mt, msg) != nil {
-				return
-			}
-		}
-	}))
+	srv := httptest.NewServer(echoEach(hook))
 	defer srv.Close()
 	res := interrupted[wsEchoResult](t, "ws-echo", "-url", wsURL(srv, "/"), "-c", "4", "-d", "1h")
 	// The echo each connection waited for at the signal came back and counts.
@@ -155,25 +135,8 @@ func TestWSEchoEndsAndReportsOnInterrupt(t *testing.T) {
 
 func TestTCPEndsAndReportsOnInterrupt(t *testing.T) {
 	hook, accepted := interruptAt(100)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				hook()
-				io.Copy(c, c)
-			}()
-		}
-	}()
-	res := interrupted[tcpResult](t, "tcp", "-url", "tcp://"+ln.Addr().String(), "-c", "4", "-d", "1h")
+	url := echoServerEach(t, hook)
+	res := interrupted[tcpResult](t, "tcp", "-url", url, "-c", "4", "-d", "1h")
 	// Each worker's connection in flight at the signal is echoed whole.
 	if res.ConnsOK < 100 || res.ConnsOK != accepted.Load() || res.Errors != 0 || res.Mismatches != 0 || res.DurationS > 30 {
 		t.Fatalf("result %+v (accepted %d)", res, accepted.Load())

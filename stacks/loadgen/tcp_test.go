@@ -13,6 +13,17 @@ import (
 // of what it sends back, with short it closes after that many bytes.
 func echoServer(t *testing.T, useTLS bool, corrupt bool, short int64) string {
 	t.Helper()
+	return echoServerWith(t, useTLS, corrupt, short, nil)
+}
+
+// echoServerEach is a plain echoServer calling accepted (when not nil) for each connection before its echo.
+func echoServerEach(t *testing.T, accepted func()) string {
+	t.Helper()
+	return echoServerWith(t, false, false, 0, accepted)
+}
+
+func echoServerWith(t *testing.T, useTLS bool, corrupt bool, short int64, accepted func()) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +44,9 @@ func echoServer(t *testing.T, useTLS bool, corrupt bool, short int64) string {
 			}
 			go func() {
 				defer c.Close()
+				if accepted != nil {
+					accepted()
+				}
 				var src io.Reader = c
 				if short > 0 {
 					src = io.LimitReader(c, short)

@@ -12,20 +12,28 @@ import (
 
 // echoHandler is a WebSocket echo like the backend's /ws. The default ping
 // handler answers pings with pongs.
-func echoHandler(w http.ResponseWriter, r *http.Request) {
-	up := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 1024}
-	conn, err := up.Upgrade(w, r, nil)
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	for {
-		mt, msg, err := conn.ReadMessage()
+func echoHandler(w http.ResponseWriter, r *http.Request) { echoEach(nil)(w, r) }
+
+// echoEach is echoHandler calling before (when not nil) ahead of each echo.
+func echoEach(before func()) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		up := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 1024}
+		conn, err := up.Upgrade(w, r, nil)
 		if err != nil {
 			return
 		}
-		if err := conn.WriteMessage(mt, msg); err != nil {
-			return
+		defer conn.Close()
+		for {
+			mt, msg, err := conn.ReadMessage()
+			if err != nil {
+				return
+			}
+			if before != nil {
+				before()
+			}
+			if err := conn.WriteMessage(mt, msg); err != nil {
+				return
+			}
 		}
 	}
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { pairCorrelation, pearson, roundPairs, type RoundPair } from '../../lib/analysis/pair-correlation.ts'
+import type { Measurement } from '../../lib/data/schema.ts'
+import { measurement } from '../fixtures/rows.ts'
 
 const close = (a: number | null, b: number, tol = 1e-9) => assert.ok(a !== null && Math.abs(a - b) < tol, `${a} ≉ ${b}`)
 
@@ -48,22 +50,8 @@ test('pairCorrelation: sides moving together give r 1 and a ratio that keeps non
 })
 
 test('roundPairs: a now and a then row of one cell (its version apart) and one repeat, both valid', () => {
-  const row = (version: string, repeat: number, cost: number | null, status = 'valid') => ({
-    series: 'same',
-    proxy: 'nginx',
-    version,
-    variant: 'article',
-    key_type: 'ec256',
-    model: 'closed',
-    connections: 200,
-    target_rps: null,
-    path: '/',
-    body_bytes: null,
-    streams: null,
-    repeat,
-    status,
-    proxy_cpu_us_per_req: cost,
-  })
+  const row = (version: string, repeat: number, cost: number | null, status: Measurement['status'] = 'valid') =>
+    measurement({ proxy: 'nginx', version, repeat, status, proxy_cpu_us_per_req: cost })
   const now = [row('1.31.3', 1, 20), row('1.31.3', 2, 21), row('1.31.3', 3, 22, 'invalid'), row('1.31.3', 4, null)]
   const then = [row('1.29.0', 1, 18), row('1.29.0', 2, 19), row('1.29.0', 3, 19), row('1.29.0', 4, 19), row('1.29.0', 5, 19)]
   const pairs = roundPairs(now, then)

@@ -134,6 +134,9 @@ test('profile settings: smoke and quick keep their length, standard and full ada
   })
 })
 
+/** A then twin's cell: the now cell's under then/, at the baseline's version. */
+const thenOf = (id: string) => thenKey(`${id} at the baseline's version`)
+
 /** A paired cell's two sides (`id` now, its then twin), one value a round each, now = then × ratio of that round. */
 const pair = (id: string, then: readonly number[], ratios: readonly number[]): CellProgress[] => {
   const side = (cellId: string, pairOf: string, values: readonly number[]): CellProgress => ({
@@ -145,10 +148,10 @@ const pair = (id: string, then: readonly number[], ratios: readonly number[]): C
   return [
     side(
       id,
-      thenKey(id),
+      thenOf(id),
       then.map((v, i) => v * ratios[i]!),
     ),
-    side(thenKey(id), id, then),
+    side(thenOf(id), id, then),
   ]
 }
 /** Then values that drift ±20% round to round: never a precise median, on either side. */
@@ -180,9 +183,9 @@ test('nextRound: an undecided pair gets a round of both sides; a decided one sto
     d.map((x) => [x.id, x.more, x.reason.replace(/ \(.*/, '')]),
     [
       ['changed', false, 'decided: dearer'],
-      [thenKey('changed'), false, 'decided: dearer'],
+      [thenOf('changed'), false, 'decided: dearer'],
       ['close', true, 'undecided: straddles ±3.0%'],
-      [thenKey('close'), true, 'undecided: straddles ±3.0%'],
+      [thenOf('close'), true, 'undecided: straddles ±3.0%'],
     ],
   )
   // Alone, each side's median is far from ±3%: the precision rule would have re-measured all four.

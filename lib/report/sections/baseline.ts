@@ -1,28 +1,10 @@
-import type { LikeRecord } from '../../data/like.ts'
-import type { LikeRepetition } from '../../analysis/like-repeat.ts'
-import type { PublishedDelta } from '../../analysis/published.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { type Article, esc, num, pct } from '../markdown.ts'
 import { slugify } from '../render.ts'
+import type { LikeRecord } from '../../data/like.ts'
+import type { LikeRepetition } from '../../analysis/like-repeat.ts'
+import type { BaselineComparison } from './input.ts'
 import { PAIRS_TITLE } from './pairs.ts'
-
-/** What the article shows of a baseline: deltas per cell (a promoted run) or per figure (published). */
-export type BaselineComparison =
-  | {
-      id: string
-      kind: 'run'
-      title: string
-      machine: string
-      sameMachine: boolean
-      /** fingerprintDiff(baseline, run); null when a side has no fingerprint recorded (named in missingFingerprint). */
-      fingerprintDiff: string[] | null
-      missingFingerprint: ('the baseline' | 'this run')[]
-      /** The run was started with --like this baseline: the flags taken and what could not be repeated. */
-      like?: LikeRecord
-      /** With `like`: what the rows of both runs show was repeated (lib/analysis/like-repeat.ts). */
-      repeated?: LikeRepetition
-    }
-  | { id: string; kind: 'published'; title: string; machine: string; sameMachine: false; deltas: PublishedDelta[] }
 
 const WHY =
   'Across machines only CPU microseconds per request (or per handshake, per message) and ratios between cells of one run are compared, never requests per second: a rate says what that bench allowed, the CPU a request costs says what the proxy costs.'

@@ -6,10 +6,40 @@ import type { RunData } from '../../data/run-data.ts'
 import type { Finding } from '../../findings/types.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import type { Article } from '../markdown.ts'
-import type { BaselineComparison } from './baseline.ts'
-import type { PairsInput } from './pairs.ts'
+import type { LikeRecord } from '../../data/like.ts'
+import type { LikeRepetition } from '../../analysis/like-repeat.ts'
+import type { PublishedDelta } from '../../analysis/published.ts'
+import type { PairedCell } from '../../analysis/pairs.ts'
+import type { ThenSides } from '../../data/then.ts'
 
 export type { Finding }
+
+/** What the article shows of a baseline: deltas per cell (a promoted run) or per figure (published). */
+export type BaselineComparison =
+  | {
+      id: string
+      kind: 'run'
+      title: string
+      machine: string
+      sameMachine: boolean
+      /** fingerprintDiff(baseline, run); null when a side has no fingerprint recorded (named in missingFingerprint). */
+      fingerprintDiff: string[] | null
+      missingFingerprint: ('the baseline' | 'this run')[]
+      /** The run was started with --like this baseline: the flags taken and what could not be repeated. */
+      like?: LikeRecord
+      /** With `like`: what the rows of both runs show was repeated (lib/analysis/like-repeat.ts). */
+      repeated?: LikeRepetition
+    }
+  | { id: string; kind: 'published'; title: string; machine: string; sameMachine: false; deltas: PublishedDelta[] }
+
+/** What the article has of a paired run (lib/report/build.ts readPairs). */
+export interface PairsInput {
+  sides: ThenSides
+  /** The paired cells, against the --like baseline's tables when it could be read. */
+  cells: PairedCell[]
+  /** Why the machine's change is not known (the baseline could not be read); null: it was read. */
+  baselineMissing: string | null
+}
 
 /** What the article is built from. Pure data: the sections read nothing else. */
 export interface ArticleInput {

@@ -15,7 +15,7 @@ import { changeCellLabel } from '../baseline-changes.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { changeText } from '../history-chain.ts'
 import { type Article, type Column, esc } from '../markdown.ts'
-import type { ArticleInput } from './input.ts'
+import type { ArticleInput, PairsInput } from './input.ts'
 
 /**
  * A run made --like a baseline, read as pairs (docs/report.md#then-and-now-measured-side-by-side,
@@ -25,15 +25,6 @@ import type { ArticleInput } from './input.ts'
  */
 
 export const PAIRS_TITLE = 'Then and now, measured side by side'
-
-/** What the article has of a paired run (lib/report/build.ts readPairs). */
-export interface PairsInput {
-  sides: ThenSides
-  /** The paired cells, against the --like baseline's tables when it could be read. */
-  cells: PairedCell[]
-  /** Why the machine's change is not known (the baseline could not be read); null: it was read. */
-  baselineMissing: string | null
-}
 
 const UNIT: Record<PairedCell['table'], string> = { measurements: 'request', handshakes: 'handshake', websocket: 'message' }
 
