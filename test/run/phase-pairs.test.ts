@@ -15,10 +15,10 @@ import { measurement } from '../fixtures/rows.ts'
 // Pairs at one instant (--pair-at instant): one task, one window, a row to each side's table.
 const THEN = thenTable(MEASUREMENTS)
 
-/** A pair task of the fake cell `variant`: its run yields the now row and the then row of one window. */
-function pairTask(variant: string, repeat: number, value: (r: number) => Partial<Measurement>, ran: string[]): Task {
+/** A pair task of the fake cell `variant`: its run yields the now row and the then row (`thenValue`, else `value`) of one window. */
+function pairTask(variant: string, repeat: number, value: (r: number) => Partial<Measurement>, ran: string[], thenValue = value): Task {
   const now = measurement({ variant, repeat, ...value(repeat) })
-  const then = measurement({ variant, repeat, version: '0.9', ...value(repeat) })
+  const then = measurement({ variant, repeat, version: '0.9', ...thenValue(repeat) })
   const key = MEASUREMENTS.key(now)
   const thenKeyOf = THEN.key(then)
   const both = async () => (ran.push(`${variant}${repeat}`), [now, then] as const)
@@ -29,7 +29,7 @@ function pairTask(variant: string, repeat: number, value: (r: number) => Partial
     cellId: cellOfRepeatId(key),
     repeat,
     pairOf: cellOfRepeatId(thenKeyOf),
-    again: (r) => pairTask(variant, r, value, ran),
+    again: (r) => pairTask(variant, r, value, ran, thenValue),
     run: async () => (await both())[0],
     pair: {
       side: { label: `${variant} r${repeat} · then`, table: THEN as Task['table'], key: thenKeyOf, cellId: cellOfRepeatId(thenKeyOf), repeat },
@@ -66,14 +66,22 @@ test('a pair task writes both rows, each to its side table, and resume skips a p
   assert.equal(readTable(half, THEN).length, 1)
 })
 
-test('adaptive rounds: a pair is re-measured as one task, found by either cell, and both cells count towards the stop rule', async () => {
+test("adaptive rounds: a pair is re-measured as one task, found by either cell, by Pinpoint's rule on its ratio", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pb-pair-phase-'))
   const ran: string[] = []
   const noisy = (r: number) => ({ proxy_cpu_us_per_req: r % 2 ? 80 : 120 })
-  const tasks = [1, 2, 3].map((r) => pairTask('a', r, noisy, ran))
+  const steady = () => ({ proxy_cpu_us_per_req: 100 })
+  // now ÷ then swings 0.8 / 1.2 round to round: undecided, so rounds until the budget of 5.
+  const tasks = [1, 2, 3].map((r) => pairTask('a', r, noisy, ran, steady))
   const adaptive = { settings: { minRepeats: 3, maxRepeats: 5, precision: 0.03, maxDisturbed: 2, budgetS: 1e6 }, seed: 1, repeatS: 1 }
   await runPhase('p', tasks, dir, memoryLogger(), false, adaptive)
   assert.deepEqual(ran, ['a1', 'a2', 'a3', 'a4', 'a5'])
+  // Both sides swing together (one window, one machine): the ratio is 1 every round, decided at the minimum,
+  // though each side's median alone is far from ±3%.
+  const ranSteady: string[] = []
+  const together = [1, 2, 3].map((r) => pairTask('b', r, noisy, ranSteady))
+  await runPhase('p', together, mkdtempSync(join(tmpdir(), 'pb-pair-phase-')), memoryLogger(), false, adaptive)
+  assert.deepEqual(ranSteady, ['b1', 'b2', 'b3'])
   assert.deepEqual(
     readTable(dir, THEN).map((r) => r.repeat),
     [1, 2, 3, 4, 5],
