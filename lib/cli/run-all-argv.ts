@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { userError } from '../core/errors.ts'
 import { displayPath, repoRoot } from '../core/paths.ts'
 import { readManifest } from '../data/manifest.ts'
@@ -24,7 +24,7 @@ export function runAllArgv(c: RunAllCall): string[] {
   const flags = Object.entries(c.flags ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [`--${k}`, v]))
   return [
     'zx',
-    join(c.root ?? repoRoot, 'notebooks/run-all.mjs'),
+    resolve(c.root ?? repoRoot, 'notebooks/run-all.mjs'),
     ...['--profile', c.profile, '--series', c.series, '--seed', String(c.seed), '--out', c.out, '--no-report'],
     ...flags,
     ...(c.extra ?? []),
@@ -40,7 +40,8 @@ export function runStep(name: string, call: RunAllCall, env: NodeJS.ProcessEnv, 
     return
   }
   process.stdout.write(`${name}: ${displayPath(call.out)}${m ? ' (resumed)' : ''} · ${Math.round((Date.now() - started) / 1000)} s elapsed\n`)
-  const r = spawnSync('npx', runAllArgv({ ...call, resume: !!m }), { stdio: 'inherit', cwd: call.root ?? repoRoot, env })
+  // From the caller's folder, where its relative paths (--out, --config, the baselines folder) were given; a copy's run-all by its path.
+  const r = spawnSync('npx', runAllArgv({ ...call, resume: !!m }), { stdio: 'inherit', env })
   if (r.status !== 0)
     throw userError(
       displayPath(call.out),
