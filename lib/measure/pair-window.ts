@@ -37,20 +37,28 @@ const sideOutcome = (side: PairSide) => ({
  */
 export async function measureClosedPair(now: CellPlan, then: CellPlan, repeat: number, ctx: CellContext, thenCtx: CellContext): Promise<PairRows> {
   const sides = [pairSide(now, repeat, ctx), pairSide(then, repeat, thenCtx)] as const
-  const [n, t] = sides
-  const outer = await withVerifiedStack(n.cell, n.name, n.ctx, sideOutcome(n), async (nowStack): Promise<Measurement | PairRows> => {
-    // The then side's roles are named apart from now's: with --pair-same both are one version and config.
-    const inner = await withVerifiedStack(t.cell, `then-${t.name}`, t.ctx, sideOutcome(t), async (thenStack): Promise<Measurement | PairRows> => {
-      const stacks = [nowStack, thenStack]
+  // Which side's stack starts first alternates with the round: an order effect (the first to
+  // start, the first to warm) falls on each side in turn and cancels over the rounds.
+  const [first, second] = repeat % 2 ? ([0, 1] as const) : ([1, 0] as const)
+  // The then side's roles are named apart from now's: with --pair-same both are one version and config.
+  const stem = (i: 0 | 1) => (i === 1 ? `then-${sides[i].name}` : sides[i].name)
+  const start = (i: 0 | 1, body: (stack: RunningStack) => Promise<Measurement | PairRows>) =>
+    withVerifiedStack(sides[i].cell, stem(i), sides[i].ctx, sideOutcome(sides[i]), body)
+  const inOrder = (a: Measurement, b: Measurement): PairRows => (first === 0 ? [a, b] : [b, a])
+  const outer = await start(first, async (firstStack): Promise<Measurement | PairRows> => {
+    const inner = await start(second, async (secondStack): Promise<Measurement | PairRows> => {
+      const stacks = first === 0 ? [firstStack, secondStack] : [secondStack, firstStack]
       const window = await runClosedWindow(sides.map((s, i): WindowSide => ({ ...s, stack: stacks[i]!, connections: sideConnections(s.cell) })))
       return [0, 1].map((i) => withLogIssue(sides[i]!.row({ ...closedFields(window, i), pair_window: 'instant' }), sides[i]!.cell, stacks[i]!)) as PairRows
     })
     if (Array.isArray(inner)) return inner
-    const alone = await runClosedWindow([{ ...n, stack: nowStack, connections: n.cell.connections }])
-    return [withLogIssue(n.row(closedFields(alone, 0)), n.cell, nowStack), inner]
+    const f = sides[first]
+    const alone = await runClosedWindow([{ ...f, stack: firstStack, connections: f.cell.connections }])
+    return inOrder(withLogIssue(f.row(closedFields(alone, 0)), f.cell, firstStack), inner)
   })
   if (Array.isArray(outer)) return outer
-  return [outer, await measureClosed(t.cell, repeat, t.ctx, t.gen)]
+  const s = sides[second]
+  return inOrder(outer, await measureClosed(s.cell, repeat, s.ctx, s.gen))
 }
 
 /** A logging variant's row made invalid when its access log falls short (withVerifiedStack checks one row; a pair's are two). */

@@ -64,11 +64,19 @@ test('a pair at one instant: both sides served, verified and counted apart in on
     assert.equal(n.foreign_cpu_share, t.foreign_cpu_share)
     assert.equal(n.started_at.slice(0, 19), t.started_at.slice(0, 19))
 
+    // An even round starts the then stack first (an order effect cancels over the rounds): the rows come back now, then.
+    const [n2, t2] = await measureClosedPair(now, then, 2, ctx, thenCtx)
+    assert.deepEqual([n2.version, t2.version, n2.repeat, t2.repeat], [now.version, then.version, 2, 2])
+    assert.ok(n2.status === 'valid' && t2.status === 'valid', `${n2.reason} ${t2.reason}`)
+    assert.ok(existsSync(rawFile(join(out, 'then'), repeatStem(then, 2), 'wrk.txt')) && existsSync(rawFile(out, repeatStem(now, 2), 'wrk.txt')))
+
     // A then side that cannot start: its row says why, and now is measured alone, with all the connections.
-    const [alone, gone] = await measureClosedPair(now, { ...then, unrunnable: 'not here' }, 2, ctx, thenCtx)
-    assert.deepEqual([gone.status, gone.reason], ['failed', 'not here'])
-    assert.equal(alone.status, 'valid', alone.reason)
-    assert.ok(!existsSync(rawFile(join(out, 'then'), repeatStem(then, 2), 'wrk.txt')))
+    for (const repeat of [3, 4]) {
+      const [alone, gone] = await measureClosedPair(now, { ...then, unrunnable: 'not here' }, repeat, ctx, thenCtx)
+      assert.deepEqual([gone.status, gone.reason], ['failed', 'not here'])
+      assert.equal(alone.status, 'valid', alone.reason)
+      assert.ok(!existsSync(rawFile(join(out, 'then'), repeatStem(then, repeat), 'wrk.txt')))
+    }
   } finally {
     await runtime.stopAll()
     release()
