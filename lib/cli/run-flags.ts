@@ -103,7 +103,7 @@ export const RUN_FLAGS = {
     type: 'boolean',
     help: [
       'finish the run in --out, skipping repeats already measured; refused when a',
-      "setting differs from the run's (profile, repeats, duration, proxies, cpus, runtime, network, seed, configs)",
+      "setting differs from the run's (profile, repeats, duration, proxies, cpus, runtime, network, seed, configs, pair-at)",
     ],
     check: (value: boolean | undefined, out: string | undefined) => checkResume(value, out),
   },

@@ -94,6 +94,8 @@ export const invocationSchema = z.object({
   components: z.array(z.object({ component: z.string(), version: z.string(), sha256: z.string(), build_note: z.string().optional() })),
   custom_configs: z.array(z.object({ proxy: z.string(), file: z.string(), sha256: z.string() })),
   schema_version: z.number().int().positive(),
+  /** --pair-at of a run made --like a baseline (instant, adjacent); absent: not paired, or written before it was recorded. */
+  pair_at: z.string().optional(),
   fingerprint: fingerprintSchema.nullable(),
   started: z.string(),
   finished: z.string().nullable(),

@@ -122,6 +122,7 @@ async function newInvocation(
     components: parts.components.filter(usable).map((c) => ({ component: c.component, version: c.version, sha256: c.sha256, ...buildNote(c) })),
     custom_configs: run.customConfigs,
     schema_version: SCHEMA_VERSION,
+    ...(o.plan.pair?.at ? { pair_at: o.plan.pair.at } : {}),
     fingerprint: run.previous ? await machineFingerprint() : manifest.fingerprint,
     started: new Date().toISOString(),
     finished: null,

@@ -15,6 +15,8 @@ export interface ResumeSettings {
   seed: number | undefined
   custom_configs: readonly { proxy: string; file: string; sha256: string }[]
   schema_version: number
+  /** --pair-at of a run made --like; undefined: not paired (or not recorded). */
+  pair_at?: string
 }
 
 /** The settings the run directory was last measured with: its last invocation, or the manifest itself (runs written before invocations). */
@@ -31,6 +33,7 @@ export function previousSettings(m: Manifest): Omit<ResumeSettings, 'seed'> & { 
     seed: last?.seed ?? m.order_seed,
     custom_configs: last?.custom_configs ?? m.custom_configs,
     schema_version: last?.schema_version ?? m.schema_version,
+    ...(last?.pair_at ? { pair_at: last.pair_at } : {}),
   }
 }
 
@@ -56,6 +59,8 @@ export function resumeDifferences(m: Manifest, now: ResumeSettings): string[] {
   if (now.runtime !== 'auto' && now.runtime !== was.runtime) out.push(`--runtime ${was.runtime} → ${now.runtime}`)
   if (now.network !== was.network) out.push(`--network ${was.network} → ${now.network}`)
   if (now.seed !== undefined && now.seed !== was.seed) out.push(`--seed ${was.seed} → ${now.seed}`)
+  // A pair's rows from one moment or two: a cell of both kinds would mix their noise.
+  if (now.pair_at && was.pair_at && now.pair_at !== was.pair_at) out.push(`--pair-at ${was.pair_at} → ${now.pair_at}`)
   const config = configDifference(configs(was.custom_configs), configs(now.custom_configs))
   if (config) out.push(config)
   return out

@@ -45,6 +45,7 @@ export function resumeSettings(o: RunOptions, run: Pick<OpenedRun, 'customConfig
     seed: o.seed,
     custom_configs: run.customConfigs,
     schema_version: SCHEMA_VERSION,
+    ...(o.plan.pair?.at ? { pair_at: o.plan.pair.at } : {}),
   }
 }
 

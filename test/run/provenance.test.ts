@@ -89,4 +89,10 @@ test('a changed custom config (same name, other content) is a difference; the la
   assert.deepEqual(resumeDifferences(m, now), [`--config haproxy=x.cfg@${'11'.repeat(6)} (was) → haproxy=x.cfg@${'22'.repeat(6)} (now)`])
   assert.deepEqual(resumeDifferences(m, { ...now, seed: 2, custom_configs: m.invocations[1]!.custom_configs }), [])
   assert.equal(nextInvocationId(m), 3)
+  // A paired run's moment: a resume at the other one is a difference; a run that recorded none (or an unpaired resume) is not compared.
+  const paired: Manifest = manifestSchema.parse({ ...m, invocations: [inv(1, { pair_at: 'instant' })] })
+  const resumed = { ...now, seed: 1, custom_configs: [] }
+  assert.deepEqual(resumeDifferences(paired, { ...resumed, pair_at: 'adjacent' }), ['--pair-at instant → adjacent'])
+  assert.deepEqual(resumeDifferences(paired, { ...resumed, pair_at: 'instant' }), [])
+  assert.deepEqual(resumeDifferences(m, { ...resumed, seed: 2, custom_configs: m.invocations[1]!.custom_configs, pair_at: 'adjacent' }), [])
 })
