@@ -1,4 +1,5 @@
-import { CELL_COLUMNS, groupBy, projectId, repeatIdOf } from '../data/grouping.ts'
+import { groupBy, repeatIdOf, type TableName } from '../data/grouping.ts'
+import { pairCellId } from '../data/then.ts'
 
 /**
  * How closely a pair's two sides move together from round to round (docs/method/pairs.md#at-one-instant).
@@ -47,14 +48,13 @@ const isValid = (r: Row) => r.status === 'valid'
 export function roundPairs(
   now: readonly Row[],
   then: readonly Row[],
-  o: { column?: string; table?: keyof typeof CELL_COLUMNS; accept?: (r: Row) => boolean } = {},
+  o: { column?: string; table?: TableName; accept?: (r: Row) => boolean } = {},
 ): RoundPair[] {
   const { column = 'proxy_cpu_us_per_req', table = 'measurements', accept = isValid } = o
-  const columns = CELL_COLUMNS[table].filter((c) => c !== 'version')
   const counted = (rows: readonly Row[]) => rows.filter((r) => accept(r) && cost(r, column) !== null)
-  const nowBy = new Map(counted(now).map((r) => [repeatIdOf(projectId(r, columns), r.repeat), cost(r, column)!]))
+  const nowBy = new Map(counted(now).map((r) => [repeatIdOf(pairCellId(table, r), r.repeat), cost(r, column)!]))
   return counted(then).flatMap((r) => {
-    const cell = projectId(r, columns)
+    const cell = pairCellId(table, r)
     const n = nowBy.get(repeatIdOf(cell, r.repeat))
     return n === undefined ? [] : [{ cell, round: r.repeat, nowCost: n, thenCost: cost(r, column)! }]
   })

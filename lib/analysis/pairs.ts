@@ -1,6 +1,7 @@
 import { median, medianCI } from '../core/stats.ts'
 import { chiSquareQuantile, LEVEL, sideOfOne, studentQuantile, sumSquares, UNSTABLE_P } from '../core/intervals.ts'
-import { CELL_COLUMNS, type CellKey, groupBy, projectId, projectKey, type TableName } from '../data/grouping.ts'
+import { type CellKey, groupBy, projectKey } from '../data/grouping.ts'
+import { pairCellId, pairColumns } from '../data/then.ts'
 import type { RunData, RunTables } from '../data/run-data.ts'
 import { SERIES_ROWS } from '../data/series.ts'
 
@@ -94,10 +95,9 @@ const countOf = (r: Row, column: string): number | null => {
 const validRows = (rows: readonly Row[]) => rows.filter((r) => r.status === 'valid')
 
 /** A cell's key columns without its version: then and now rows of one cell share their values. */
-const columnsOf = (table: PairedTable) => CELL_COLUMNS[table as TableName].filter((c) => c !== 'version')
 
 /** A cell's identity without its version. */
-const idOf = (table: PairedTable, r: Row) => projectId(r, columnsOf(table))
+const idOf = (table: PairedTable, r: Row) => pairCellId(table, r)
 
 const medianOf = (rows: readonly Row[], column: string, read = num): number | null => {
   const xs = rows.map((r) => read(r, column)).filter((x): x is number => x !== null)
@@ -277,7 +277,7 @@ function pairedCell(p: RawPair, baseline: RunTables | undefined, judged: Pick<Pa
     series: first.series,
     variant: first.variant,
     id: p.id,
-    key: projectKey(first, columnsOf(table)),
+    key: projectKey(first, pairColumns(table)),
     thenVersion: first.version,
     nowVersion: p.now[0]?.version ?? '',
     pairs: p.basis === 'work' ? Math.min(p.now.length, p.thenRows.length) : p.logs.length,

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { writeFileAtomic } from '../core/atomic.ts'
 import { readJsonFile } from '../core/json-file.ts'
+import { CELL_COLUMNS, type CellId, projectId, type TableName } from './grouping.ts'
 import type { Table } from './tables.ts'
 
 /**
@@ -69,6 +70,12 @@ export function thenTable<T>(t: Table<T>): Table<T> {
 
 /** A now task's key (or cell) as its then twin's. */
 export const thenKey = (key: string): string => THEN_KEY + key
+
+/** A table's cell columns less the version: a pair's now and then rows share them. */
+export const pairColumns = (table: TableName): string[] => CELL_COLUMNS[table].filter((c) => c !== 'version')
+
+/** A row's cell without its version: its pair's other side has the same. */
+export const pairCellId = (table: TableName, row: object): CellId => projectId(row, pairColumns(table))
 
 /** Whether a key (or cell) is a then side's. */
 export const isThenKey = (key: string): boolean => key.startsWith(THEN_KEY)

@@ -5,11 +5,11 @@
  * by lib/data/grouping.ts.
  */
 import { summarize } from '../core/stats.ts'
-import { CELL_COLUMNS, groupRows, keyId, projectId, type CellId, type CellKey } from '../data/grouping.ts'
+import { groupRows, keyId, repeatIdOf, type CellId, type CellKey } from '../data/grouping.ts'
 import type { Measurement } from '../data/schema.ts'
 import { POOLING_ROWS } from '../data/series.ts'
 import { MEASUREMENTS, readTable } from '../data/tables.ts'
-import { thenTable } from '../data/then.ts'
+import { pairCellId, thenTable } from '../data/then.ts'
 
 /**
  * pooling-open: every pooling cell again at one fixed arrival rate, so that each proxy is
@@ -40,14 +40,7 @@ export const OPEN_RATES = [
 export const CALIBRATION_STEPS = [0.05, 0.1, 0.2, 0.4, 0.7, 1]
 
 /** A row's cell and round without its version: a pair's two sides share it. */
-const pairSlot = (r: Measurement) =>
-  keyId([
-    projectId(
-      r,
-      CELL_COLUMNS.measurements.filter((c) => c !== 'version'),
-    ),
-    r.repeat,
-  ])
+const pairSlot = (r: Measurement) => repeatIdOf(pairCellId('measurements', r), r.repeat)
 
 /**
  * The run's rows as ceilings, for the rates of its later phases. A side measured at one instant
