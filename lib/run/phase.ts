@@ -113,15 +113,18 @@ async function runTasks(
  */
 function markCollapsed(tasks: readonly Task[], runDir: string, log: Logger): void {
   const sides = tasks.flatMap(taskSides).filter((t) => t.table.name === MEASUREMENTS.name)
-  const cells = new Set(sides.map((t) => t.cellId))
-  if (cells.size === 0) return
-  const rows = readTable(runDir, MEASUREMENTS)
-  const marks = new Map([...collapsedRows(rows, MEASUREMENTS.cellId)].filter(([i]) => cells.has(MEASUREMENTS.cellId(rows[i]!))))
-  markRows(runDir, MEASUREMENTS, marks)
-  for (const [i, mark] of marks) {
-    const row = rows[i]!
-    const task = sides.find((t) => t.cellId === MEASUREMENTS.cellId(row) && t.repeat === row.repeat)
-    log.warn(`${task?.label ?? `${row.proxy} ${row.variant} repeat ${row.repeat}`}: invalid: ${mark.reason}`)
+  // The run's table and a pair's then/ table: each side's rows beside its own cell's.
+  for (const own of groupBy(sides, (t) => [t.table.file]).values()) {
+    const table = own[0]!.table as typeof MEASUREMENTS
+    const cells = new Set(own.map((t) => t.cellId))
+    const rows = readTable(runDir, table)
+    const marks = new Map([...collapsedRows(rows, table.cellId)].filter(([i]) => cells.has(table.cellId(rows[i]!))))
+    markRows(runDir, table, marks)
+    for (const [i, mark] of marks) {
+      const row = rows[i]!
+      const task = own.find((t) => t.cellId === table.cellId(row) && t.repeat === row.repeat)
+      log.warn(`${task?.label ?? `${row.proxy} ${row.variant} repeat ${row.repeat}`}: invalid: ${mark.reason}`)
+    }
   }
 }
 

@@ -94,3 +94,20 @@ test("adaptive rounds: a pair is re-measured as one task, found by either cell, 
     [[4, true]],
   )
 })
+
+test("a pair's then window that collapsed is marked invalid in then/, the now side left alone", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-pair-phase-'))
+  const served = (r: number) => ({ requests: 13_000 + r, rps: (13_000 + r) / 2 })
+  const tasks = [1, 2, 3].map((r) => pairTask('c', r, served, [], (x) => (x === 2 ? { requests: 1, rps: 0.5 } : served(x))))
+  await runPhase('p', tasks, dir, memoryLogger(), false)
+  assert.deepEqual(
+    readTable(dir, THEN).map((r) => [r.repeat, r.status]),
+    [
+      [1, 'valid'],
+      [2, 'invalid'],
+      [3, 'valid'],
+    ],
+  )
+  assert.match(readTable(dir, THEN)[1]!.reason, /^requests collapsed: 1 /)
+  assert.ok(readTable(dir, MEASUREMENTS).every((r) => r.status === 'valid'))
+})
