@@ -1,7 +1,8 @@
 #!/usr/bin/env zx
-// Benchmark: does a busy machine still give the quiet machine's verdicts? Idle, with a
-// neighbour in bursts, idle again: wall time, windows disturbed / redone, cells at their
-// minimum valid repeats, verdicts side by side (docs/method/disturbance.md#bench).
+// Benchmark: does a busy machine still give the quiet machine's verdicts? One run whose rounds
+// alternate, a neighbour in bursts on in one round of each pair: cells at their minimum, wall
+// time per series, busy/idle per cell from the pairs, verdicts side by side
+// (docs/method/disturbance.md#bench).
 import '../notebooks/_ts.mjs'
 
 const { runNotebook } = await import('../lib/cli/notebook.ts')
@@ -9,27 +10,40 @@ const { flagHelp, flagTable, notebookArgs, parseFlags } = await import('../lib/c
 const { commonFlags } = await import('../lib/cli/common-flags.ts')
 const { userError } = await import('../lib/core/errors.ts')
 const { displayPath, repoRoot } = await import('../lib/core/paths.ts')
+const { writeFileDurable } = await import('../lib/core/atomic.ts')
 const { loadRun } = await import('../lib/data/run-data.ts')
 const { readManifest } = await import('../lib/data/manifest.ts')
+const { getProfile } = await import('../lib/catalog/profiles.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
 const { verdictLines, formatStability } = await import('../lib/bench/stability.ts')
-const { busyRunFacts, disturbanceEffects, formatBusyMachine, verdictChanges } = await import('../lib/bench/busy-machine.ts')
+const { busyIdleRatios, busyRounds, disturbanceEffects, formatBusyMachine, sideFacts, splitByRound, verdictChanges, wallByPhase } = await import(
+  '../lib/bench/busy-machine.ts'
+)
 const { aggregate } = await import('../lib/analysis/summary.ts')
 const { documentedReuse } = await import('../lib/catalog/reuse.ts')
 const { evaluateClaims } = await import('../lib/claims/evaluate.ts')
 const { buildArticle } = await import('../lib/report/article.ts')
 const { runFindings } = await import('../lib/report/build.ts')
 const { startNeighbour, NEIGHBOUR_NAME } = await import('../lib/measure/neighbour.ts')
+const { progressTask } = await import('../lib/run/phase.ts')
 const { defaultCpuLayout } = await import('../lib/roles/cpus.ts')
 const { cpuIds } = await import('../lib/measure/disturbance.ts')
 const { spawn, spawnSync } = await import('node:child_process')
+const { existsSync, readFileSync } = await import('node:fs')
+const { createInterface } = await import('node:readline')
 const { lockPath } = await import('../lib/run/lock.ts')
 const { runAllArgv } = await import('../lib/cli/run-all-argv.ts')
 const { join } = await import('node:path')
 const { availableParallelism } = await import('node:os')
 
 const FLAGS = flagTable({
-  ...commonFlags({ profile: 'quick', series: 'pooling,tls', proxies: 'haproxy,nginx,caddy', runtime: 'auto' }),
+  ...commonFlags({
+    profile: 'quick',
+    series: 'pooling,tls,h2,ws',
+    proxies: 'haproxy,nginx,caddy',
+    runtime: 'auto',
+    seed: { default: '1', more: ['which round of each pair is busy, and the run order'] },
+  }),
   share: { type: 'string', arg: 'X', help: ["the neighbour's average busy share of its core (default 0.4)"] },
   cpu: { type: 'string', arg: 'N', help: ["the neighbour's core (default: the proxy's, from nproc)"] },
   'neighbour-max': { type: 'string', arg: 'S', help: ['the neighbour ends itself after S seconds (default 3600)'] },
@@ -45,18 +59,22 @@ const FLAGS = flagTable({
 
 const HELP = `Usage: npx zx bench/busy-machine.mjs [options]
 
-Runs notebooks/run-all.mjs three times (no report): idle, with a neighbour this script
-starts (a python3 process named pb-neighbour, outside the harness's process tree, that
-keeps one core about --share busy in bursts of 1-3 s for the whole run, stopped at the
-end and bounded by --neighbour-max S whatever happens), then idle again. A finished run
-is reused, an interrupted one resumed (its neighbour restarted). Prints per run the wall
-time, windows disturbed / redone, time waited, the cells that reached the profile's
-minimum valid repeats, then the verdicts side by side, the criteria of issue 28 checked
-(>= 95% of cells at their minimum with the neighbour, and issue 43's >= 90% of the cells
-every idle run brought to theirs; no decided verdict changed where the idle runs agree,
-wall time <= 2x the idle run's, the neighbour named in the end summary and the report's
-setup section),
-and how far disturbed windows, and windows counted from their clean slices, moved from
+Runs notebooks/run-all.mjs once (no report) with twice the profile's rounds. The rounds go in
+pairs (1-2, 3-4, ...); in one round of each pair, drawn from --seed, a neighbour this script
+starts keeps the proxy's core (or --cpu) about --share busy in bursts of 1-3 s: a python3
+process named pb-neighbour, outside the harness's process tree, started when such a round's
+first window begins and stopped when the next idle round's does, bounded by --neighbour-max S
+whatever happens. A window redone past the planned rounds runs beside the neighbour too. The
+script follows the run's progress lines and records each task's start in <out>/rounds.jsonl. A
+finished run is reused, an interrupted one resumed.
+
+Prints, for the idle and the busy rounds: windows disturbed / redone, time waited, the cells
+with their minimum (the profile's rounds) of valid windows; the wall time per series; the
+verdicts side by side; issue 54's criteria checked (>= 90% of the cells the idle rounds
+brought to their minimum reach it in the busy rounds; busy/idle on the median cell, from the
+pairs of rounds, within 5%; no decided verdict differs; busy wall time <= 2x the idle's for
+every series; the neighbour named in the end summary and the report's setup section); and how
+far the busy rounds' disturbed windows, and those counted from their clean slices, moved from
 their cell's whole valid windows, by series.
 
 "Idle" means no neighbour of this script's: say in a lab note what else ran.
@@ -74,28 +92,22 @@ async function untilLockFree() {
 
 /** @typedef {import('../lib/cli/flags.ts').FlagValues<typeof FLAGS>} Flags */
 /** @typedef {{ cpu: number; share: number; maxS: number }} NeighbourPlan */
-/** @typedef {{ name: string; neighbour: boolean }} PlannedRun */
+/** @typedef {{ planned: number; seed: number; isBusy: (repeat: number) => boolean; dir: string; switches: string }} RoundPlan */
 
 await runNotebook(async () => {
   const flags = parseFlags(notebookArgs('busy-machine.mjs'), FLAGS, HELP, 'bench/busy-machine.mjs')
   const neighbour = neighbourPlan(flags)
   const profile = flags.profile ?? 'quick'
   const out = flags.out ?? join(repoRoot, 'results', `busy-machine-${profile}`)
-  /** @type {PlannedRun[]} */
-  const plan = [
-    { name: 'idle-1', neighbour: false },
-    { name: 'neighbour', neighbour: true },
-    { name: 'idle-2', neighbour: false },
-  ]
-  if (!flags['finished-only']) for (const [i, r] of plan.entries()) await measureRun(flags, profile, neighbour, i, r, join(out, r.name))
-  const done = plan.filter((r) => readManifest(join(out, r.name))?.finished)
-  if (!done.some((r) => r.neighbour) || !done.some((r) => !r.neighbour))
-    throw userError(
-      displayPath(out),
-      `finished: ${done.map((r) => r.name).join(', ') || 'none'}`,
-      'The table needs the neighbour run and an idle one: run without --finished-only',
-    )
-  await printTables(done.map((r) => ({ name: r.name, neighbour: r.neighbour, data: loadRun(join(out, r.name)) })))
+  const planned = 2 * getProfile(profile).repeats
+  const seed = Number(flags.seed ?? 1)
+  if (!Number.isInteger(seed)) throw userError(`--seed ${flags.seed}`, 'not a whole number', 'Use e.g. 1')
+  /** @type {RoundPlan} */
+  const rounds = { planned, seed, isBusy: busyRounds(planned, seed), dir: join(out, 'run'), switches: join(out, 'rounds.jsonl') }
+  if (!flags['finished-only']) await measureRun(flags, profile, neighbour, rounds)
+  if (!readManifest(rounds.dir)?.finished)
+    throw userError(displayPath(rounds.dir), 'the run has not finished', 'Run without --finished-only: it resumes where it stopped')
+  await printTables(loadRun(rounds.dir), rounds)
 })
 
 /**
@@ -115,91 +127,124 @@ function neighbourPlan(flags) {
 }
 
 /**
- * Run i of the plan: reused when finished, else run (resumed when begun) until run-all gets the lock.
+ * The run: reused when finished, else run (resumed when begun) until run-all gets the lock.
  * @param {Flags} flags
  * @param {string} profile
  * @param {NeighbourPlan} neighbour
- * @param {number} i
- * @param {PlannedRun} r
- * @param {string} dir
+ * @param {RoundPlan} rounds
  */
-async function measureRun(flags, profile, neighbour, i, r, dir) {
-  if (readManifest(dir)?.finished) {
-    process.stdout.write(`run ${i + 1}/3 (${r.name}): ${displayPath(dir)} finished earlier, reused\n`)
+async function measureRun(flags, profile, neighbour, rounds) {
+  if (readManifest(rounds.dir)?.finished) {
+    process.stdout.write(`${displayPath(rounds.dir)} finished earlier, reused\n`)
     return
   }
   for (let attempt = 1; ; attempt++) {
     // Another run holds the machine's run lock: wait for it rather than fail (run-all would refuse).
     await untilLockFree()
-    const status = await runAllOnce(flags, profile, r.neighbour ? neighbour : null, i, r, dir)
+    const status = await runAllOnce(flags, profile, neighbour, rounds)
     if (status === 0) return
     // Refused for the lock (exit 2, nothing measured): another run took it first.
     if (status === 2 && !lockFree() && attempt < 100) continue
-    throw userError(displayPath(dir), `run-all exited ${status}`, 'Fix what it printed, then run this again: finished runs are reused, this one resumes')
+    throw userError(displayPath(rounds.dir), `run-all exited ${status}`, 'Fix what it printed, then run this again: a finished run is reused, this one resumes')
   }
 }
 
 /**
- * One attempt at run i, with the neighbour beside it when planned; run-all's exit code or signal.
+ * One attempt at the run, following its progress lines (stderr, passed on): each task's start
+ * is recorded, and the neighbour runs while the task's round is a busy one. Run-all's exit code or signal.
  * @param {Flags} flags
  * @param {string} profile
- * @param {NeighbourPlan | null} neighbour
- * @param {number} i
- * @param {PlannedRun} r
- * @param {string} dir
+ * @param {NeighbourPlan} neighbour
+ * @param {RoundPlan} rounds
  */
-async function runAllOnce(flags, profile, neighbour, i, r, dir) {
-  const started = readManifest(dir)
-  const n = neighbour ? await startNeighbour({ cpu: neighbour.cpu, share: neighbour.share, burstS: [1, 3], maxS: neighbour.maxS }) : null
+async function runAllOnce(flags, profile, neighbour, rounds) {
+  const started = readManifest(rounds.dir)
   process.stdout.write(
-    `run ${i + 1}/3 (${r.name}): ${displayPath(dir)}${started ? ' (resumed)' : ''}${n && neighbour ? `; neighbour ${n.name} (pid ${n.pid}) on cpu${neighbour.cpu}, ${Math.round(neighbour.share * 100)}% in bursts of 1-3 s` : ''}\n`,
+    `${displayPath(rounds.dir)}${started ? ' (resumed)' : ''}: ${rounds.planned} rounds, the neighbour on cpu${neighbour.cpu} at ${Math.round(neighbour.share * 100)}% in bursts of 1-3 s in one of each pair\n`,
   )
   const argv = runAllArgv({
     profile,
-    series: flags.series ?? 'pooling,tls',
-    seed: i + 1,
-    out: dir,
-    flags: { proxies: flags.proxies ?? 'haproxy,nginx,caddy', runtime: flags.runtime },
+    series: flags.series ?? 'pooling,tls,h2,ws',
+    seed: rounds.seed,
+    out: rounds.dir,
+    flags: { proxies: flags.proxies ?? 'haproxy,nginx,caddy', runtime: flags.runtime, repeats: String(rounds.planned) },
     resume: Boolean(started),
   })
+  /** @type {Awaited<ReturnType<typeof startNeighbour>> | null} */
+  let n = null
+  let switching = Promise.resolve()
+  /** @param {boolean} on */
+  const neighbourOn = async (on) => {
+    if (on && !n) n = await startNeighbour({ cpu: neighbour.cpu, share: neighbour.share, burstS: [1, 3], maxS: neighbour.maxS })
+    if (!on && n) await n.stop().then(() => (n = null))
+  }
+  /** @param {{ phase: string; repeat: number }} task */
+  const record = (task) => writeFileDurable(rounds.switches, `${JSON.stringify({ atMs: Date.now(), ...task })}\n`, 'a')
+  const child = spawn('npx', argv, { stdio: ['inherit', 'inherit', 'pipe'], cwd: repoRoot })
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    process.stderr.write(`${line}\n`)
+    const task = progressTask(line)
+    if (!task) return
+    record(task)
+    switching = switching.then(() => neighbourOn(rounds.isBusy(task.repeat)))
+  })
   // Asynchronous, so that the neighbour's stop also runs when this script is interrupted.
-  const status = await new Promise((resolve) => spawn('npx', argv, { stdio: 'inherit', cwd: repoRoot }).on('exit', (code, signal) => resolve(code ?? signal)))
-  if (n) await n.stop()
+  const status = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)))
+  // The attempt's end closes its last task's time: an interruption's pause is nobody's.
+  record({ phase: '', repeat: 0 })
+  await switching
+  await neighbourOn(false)
   return status
 }
 
 /**
- * The verdicts side by side, then the busy-machine table over the finished runs.
- * @param {{ name: string; neighbour: boolean; data: ReturnType<typeof loadRun> }[]} runs
+ * The task starts recorded so far.
+ * @param {string} file
+ * @returns {import('../lib/bench/busy-machine.ts').RoundSwitch[]}
  */
-async function printTables(runs) {
-  const busyAt = runs.findIndex((r) => r.neighbour)
-  const idleAt = runs.flatMap((r, i) => (r.neighbour ? [] : [i]))
+const readSwitches = (file) =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : []
+
+/**
+ * The verdicts of the idle and the busy rounds side by side, then the busy-machine table.
+ * @param {ReturnType<typeof loadRun>} run
+ * @param {RoundPlan} rounds
+ */
+async function printTables(run, rounds) {
+  const { idle, busy } = splitByRound(run, rounds.isBusy)
   const ledger = loadLedger()
-  const stability = runs.map((r) => ({ name: r.name, tables: r.data, series: r.data.manifest.series }))
+  const stability = [
+    { name: 'idle', tables: idle, series: run.manifest.series },
+    { name: 'busy', tables: busy, series: run.manifest.series },
+  ]
   const lines = verdictLines(stability, ledger)
-  const busy = runs[busyAt].data
   const { markdown } = await buildArticle({
-    run: busy,
-    aggregates: await aggregate(busy),
-    findings: runFindings(busy),
-    claims: evaluateClaims(ledger, busy),
+    run,
+    aggregates: await aggregate(run),
+    findings: runFindings(run),
+    claims: evaluateClaims(ledger, run),
     openSeries: [],
     documentedReuse,
   })
-  const setup = markdown.slice(markdown.indexOf('## Setup and fairness'), markdown.indexOf('\n## ', markdown.indexOf('## Setup and fairness') + 3))
-  process.stdout.write(formatStability(stability, lines, []).split('\n\n')[0] + '\n\n')
+  const at = markdown.indexOf('## Setup and fairness')
+  const setup = markdown.slice(at, markdown.indexOf('\n## ', at + 3))
+  const min = rounds.planned / 2
+  process.stdout.write(`${formatStability(stability, lines, []).split('\n\n')[0]}\n\n`)
   process.stdout.write(
-    formatBusyMachine(
-      runs.map((r) => busyRunFacts(r.name, r.data)),
-      {
-        idle: idleAt,
-        busy: busyAt,
-        neighbour: NEIGHBOUR_NAME,
-        changes: verdictChanges(lines, idleAt, busyAt),
-        effects: disturbanceEffects(busy),
-        neighbourInReport: setup.includes(NEIGHBOUR_NAME.replace(/-/g, '\\-')) || setup.includes(NEIGHBOUR_NAME),
-      },
-    ) + '\n',
+    `${formatBusyMachine({
+      idle: sideFacts('idle', idle, min),
+      busy: sideFacts('busy', busy, min),
+      walls: wallByPhase(readSwitches(rounds.switches), rounds.isBusy, Date.parse(run.manifest.finished ?? '')),
+      ratios: busyIdleRatios(run, rounds.planned, rounds.isBusy),
+      changes: verdictChanges(lines),
+      effects: disturbanceEffects(busy),
+      neighbour: NEIGHBOUR_NAME,
+      neighbourInReport: setup.includes(NEIGHBOUR_NAME.replace(/-/g, '\\-')) || setup.includes(NEIGHBOUR_NAME),
+    })}\n`,
   )
 }

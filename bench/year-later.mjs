@@ -40,8 +40,8 @@ const HELP = `Usage: npx zx bench/year-later.mjs [options]
 Runs notebooks/run-all.mjs (native, no report) as a first run, promotes it as the baseline
 "year-later" into <out>/baselines (PROXYBENCH_BASELINES_DIR), then runs --like it:
   aa       --pair-same: the same binaries paired with copies of themselves, and the planted
-           config measured beside the article config as a user's config (--config): the
-           plant's size, measured by the bench itself;
+           config measured as a user's config (--config), paired like the article config
+           it is read against: the plant's size, measured by the bench itself;
   planted  from a copy of this checkout whose ${PLANT_PROXY} article config has the plant, --pair-same;
   machine  --pair-same --tax-ns N: the same binaries on a changed machine.
 A finished run is reused, an interrupted one resumed. Prints per run: paired cells,

@@ -6,64 +6,118 @@ import type { RunData } from '../data/run-data.ts'
 import { CELL_COLUMNS, cellIdOf, groupBy, keyId, type TableName } from '../data/grouping.ts'
 import type { VerdictLine } from './stability.ts'
 import { isDecided } from '../core/verdict.ts'
-
-/**
- * bench/busy-machine.mjs's table (docs/method/disturbance.md#bench): per run its wall time,
- * windows disturbed and redone, the cells that reached the profile's minimum valid repeats,
- * and whether the busy run's verdicts match the idle runs'.
- */
-
-export interface BusyRunFacts {
-  name: string
-  wallS: number | null
-  quiet: QuietSummary
-  cellsPlanned: number
-  cellsAtMinimum: number
-  /** The cells that reached it, by id: a cell no idle run reaches (above a proxy's capacity) is not the neighbour's doing. */
-  reached: readonly string[]
-  /** Seconds charged to the quiet budget, and the budget. */
-  spentS: number | null
-  budgetS: number | null
-}
+import { seededRandom } from '../core/shuffle.ts'
 
 type AnyRow = { status: string; reason: string; repeat: number; proxy: string; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null }
 
 const tables = Object.keys(CELL_COLUMNS) as TableName[]
 const cellOf = (name: TableName, r: object) => keyId([name, cellIdOf(name, r)])
 
-export function busyRunFacts(name: string, run: RunData): BusyRunFacts {
-  const m = run.manifest
-  const valid = new Map<string, number>()
-  for (const t of tables) {
-    for (const r of (run[t] ?? []) as AnyRow[]) {
-      const cell = cellOf(t, r)
-      valid.set(cell, (valid.get(cell) ?? 0) + (r.status === 'valid' ? 1 : 0))
-    }
+/**
+ * bench/busy-machine.mjs (docs/method/disturbance.md#bench): one run whose rounds alternate,
+ * the neighbour on in one round of each pair (which one drawn from the seed), so a cell's
+ * idle and busy windows are minutes apart at most and paired by round. Rows are split by
+ * their round; each side's windows disturbed and redone, cells at their minimum, verdicts,
+ * wall time per series, and busy/idle per cell from the pairs.
+ */
+
+/**
+ * The busy rounds of `planned`: one of each pair (2k-1, 2k), drawn from the seed. A round
+ * past the planned ones (a disturbed window redone, an adaptive round) is busy too: a
+ * window the neighbour spoiled is measured again beside it, as on a machine busy throughout.
+ */
+export function busyRounds(planned: number, seed: number): (repeat: number) => boolean {
+  const random = seededRandom(seed)
+  const busy = new Set<number>()
+  for (let r = 1; r <= planned; r += 2) busy.add(r + 1 <= planned && random() < 0.5 ? r + 1 : r)
+  return (repeat) => repeat > planned || busy.has(repeat)
+}
+
+/** A task start seen in the run's progress: its phase, repeat and the time it was seen. */
+export interface RoundSwitch {
+  atMs: number
+  phase: string
+  repeat: number
+}
+
+/** A run's rows split by their round: the idle rounds' and the busy rounds'. */
+export function splitByRound(run: RunData, isBusy: (repeat: number) => boolean): { idle: RunData; busy: RunData } {
+  const side = (busy: boolean): RunData => {
+    const part = { ...run }
+    for (const t of tables) if (run[t]) (part as Record<string, unknown>)[t] = (run[t] as AnyRow[]).filter((r) => isBusy(r.repeat) === busy)
+    return part
   }
-  const min = m.profile_settings.repeats
-  const reached = [...valid].flatMap(([cell, n]) => (n >= min ? [cell] : []))
+  return { idle: side(false), busy: side(true) }
+}
+
+export interface SideFacts {
+  name: string
+  quiet: QuietSummary
+  cellsPlanned: number
+  /** The cells with at least the side's minimum valid windows, by id. */
+  reached: readonly string[]
+}
+
+/** One side's facts: its windows disturbed and redone, and the cells with at least `min` valid windows. */
+export function sideFacts(name: string, run: RunData, min: number): SideFacts {
+  const valid = new Map<string, number>()
+  for (const t of tables) for (const r of (run[t] ?? []) as AnyRow[]) valid.set(cellOf(t, r), (valid.get(cellOf(t, r)) ?? 0) + (r.status === 'valid' ? 1 : 0))
   return {
     name,
-    wallS: m.finished ? (Date.parse(m.finished) - Date.parse(m.started)) / 1000 : null,
-    quiet: quietSummary(run, m.quiet, m.profile_settings),
+    quiet: quietSummary(run, run.manifest.quiet, run.manifest.profile_settings),
     cellsPlanned: valid.size,
-    cellsAtMinimum: reached.length,
-    reached,
-    spentS: m.quiet?.spent_s ?? null,
-    budgetS: m.quiet?.budget_s ?? null,
+    reached: [...valid].flatMap(([cell, n]) => (n >= min ? [cell] : [])),
   }
 }
 
-/** Verdicts of the busy run that differ, decided, from a decided verdict of the idle runs while those agree with each other. */
-export function verdictChanges(lines: readonly VerdictLine[], idle: readonly number[], busy: number): VerdictLine[] {
-  return lines.filter((l) => {
-    const b = l.verdicts[busy]
-    if (b === null || b === undefined || !isDecided(b)) return false
-    const idleVerdicts = idle.map((i) => l.verdicts[i])
-    if (!idleVerdicts.every((v) => v === idleVerdicts[0])) return false
-    return isDecided(idleVerdicts[0] ?? '') && idleVerdicts[0] !== b
+/** Seconds of each phase's tasks on each side: a task lasts until the next one starts (the last until `endMs`). */
+export function wallByPhase(switches: readonly RoundSwitch[], isBusy: (repeat: number) => boolean, endMs: number) {
+  const walls = new Map<string, { phase: string; idleS: number; busyS: number }>()
+  switches.forEach((s, i) => {
+    // An attempt's end (phase ''): it only closes the task before it.
+    if (!s.phase) return
+    const w = walls.get(s.phase) ?? { phase: s.phase, idleS: 0, busyS: 0 }
+    const s2 = ((switches[i + 1]?.atMs ?? endMs) - s.atMs) / 1000
+    if (isBusy(s.repeat)) w.busyS += s2
+    else w.idleS += s2
+    walls.set(s.phase, w)
+  })
+  return [...walls.values()]
+}
+
+type Figure = { cell: string; repeat: number; v: number }
+
+/** One cell's busy/idle per pair of rounds: a spoiled busy window's place taken by the cell's next redone one. */
+function pairRatios(rows: readonly Figure[], planned: number, isBusy: (repeat: number) => boolean): number[] {
+  const at = (repeat: number) => rows.find((f) => f.repeat === repeat)?.v
+  const redone = rows.filter((f) => f.repeat > planned).sort((a, b) => a.repeat - b.repeat)
+  const ratios: number[] = []
+  for (let r = 1; r + 1 <= planned; r += 2) {
+    const [b, i] = isBusy(r) ? [r, r + 1] : [r + 1, r]
+    const idle = at(i)
+    const busy = at(b) ?? redone.shift()?.v
+    if (idle !== undefined && busy !== undefined) ratios.push(busy / idle)
+  }
+  return ratios
+}
+
+/** Busy over idle per cell from its pairs of rounds (pairRatios): each cell's median ratio. */
+export function busyIdleRatios(run: RunData, planned: number, isBusy: (repeat: number) => boolean): { cell: string; ratio: number; pairs: number }[] {
+  return tables.flatMap((t) => {
+    const figures = ((run[t] ?? []) as AnyRow[]).flatMap((r) => {
+      const v = r.status === 'valid' ? precisionValue(t, r) : null
+      return v === null ? [] : [{ cell: cellOf(t, r), repeat: r.repeat, v }]
+    })
+    return [...groupBy(figures, (f) => [f.cell])].flatMap(([cell, rows]) => {
+      const ratios = pairRatios(rows, planned, isBusy)
+      return ratios.length ? [{ cell, ratio: median(ratios), pairs: ratios.length }] : []
+    })
   })
 }
+
+/** Decided verdicts of the busy rounds that differ from a decided verdict of the idle rounds (lines of [idle, busy]). */
+export const verdictChanges = (lines: readonly VerdictLine[]): VerdictLine[] =>
+  lines.filter(({ verdicts: [idle, busy] }) => !!idle && !!busy && isDecided(idle) && isDecided(busy) && idle !== busy)
 
 /**
  * How much the neighbour run's disturbed windows, and its windows counted from their clean
@@ -113,43 +167,48 @@ export function disturbanceEffects(run: RunData): DisturbanceEffect[] {
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`
-const duration = (s: number | null) => (s === null ? 'unfinished' : `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`)
+const seconds = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`
+const check = (ok: boolean) => (ok ? 'yes' : 'NO')
 
-/** The per-run table, the other-work line of each run, and the criteria of issue 28 checked. */
-export function formatBusyMachine(
-  facts: readonly BusyRunFacts[],
-  o: {
-    idle: readonly number[]
-    busy: number
-    neighbour: string
-    changes: readonly VerdictLine[]
-    effects: readonly DisturbanceEffect[]
-    neighbourInReport: boolean
-  },
-): string {
-  const table = formatTable(
-    facts.map((f) => ({
-      run: f.name,
-      wall: duration(f.wallS),
-      disturbed: f.quiet.disturbed,
-      redone: f.quiet.redone,
-      waited: f.quiet.waitedS === null ? '-' : `${Math.round(f.quiet.waitedS)} s`,
-      'quiet budget': f.budgetS === null ? '-' : `${Math.round(f.spentS ?? 0)} of ${Math.round(f.budgetS)} s`,
-      'cells at minimum': `${f.cellsAtMinimum} of ${f.cellsPlanned} (${f.cellsPlanned ? pct(f.cellsAtMinimum / f.cellsPlanned) : '-'})`,
+export interface BusyMachineFigures {
+  idle: SideFacts
+  busy: SideFacts
+  walls: readonly { phase: string; idleS: number; busyS: number }[]
+  ratios: readonly { ratio: number }[]
+  changes: readonly VerdictLine[]
+  effects: readonly DisturbanceEffect[]
+  neighbour: string
+  neighbourInReport: boolean
+}
+
+/** The two sides' table, the wall time per series, issue 54's criteria checked, and the shift table. */
+export function formatBusyMachine(f: BusyMachineFigures): string {
+  const sides = formatTable(
+    [f.idle, f.busy].map((s) => ({
+      rounds: s.name,
+      disturbed: s.quiet.disturbed,
+      redone: s.quiet.redone,
+      waited: s.quiet.waitedS === null ? '-' : `${Math.round(s.quiet.waitedS)} s`,
+      'cells at minimum': `${s.reached.length} of ${s.cellsPlanned}`,
     })),
-    ['run', 'wall', 'disturbed', 'redone', 'waited', 'quiet budget', 'cells at minimum'],
+    ['rounds', 'disturbed', 'redone', 'waited', 'cells at minimum'],
   )
-  const busy = facts[o.busy]!
-  const idleWall = o.idle.map((i) => facts[i]!.wallS).filter((s): s is number => s !== null)
-  const ratio = busy.wallS !== null && idleWall.length ? busy.wallS / Math.max(...idleWall) : null
-  const share = busy.cellsPlanned ? busy.cellsAtMinimum / busy.cellsPlanned : 0
-  const byAllIdle = o.idle.length ? facts[o.idle[0]!]!.reached.filter((c) => o.idle.every((i) => facts[i]!.reached.includes(c))) : []
-  const busyReached = byAllIdle.filter((c) => busy.reached.includes(c)).length
-  const named = busy.quiet.top.some((t) => t.command === o.neighbour)
-  const check = (ok: boolean) => (ok ? 'yes' : 'NO')
-  const effects = o.effects.length
+  const walls = formatTable(
+    f.walls.map((w) => ({
+      series: w.phase,
+      idle: seconds(w.idleS),
+      busy: seconds(w.busyS),
+      'busy/idle': w.idleS ? `${(w.busyS / w.idleS).toFixed(2)}x` : '-',
+    })),
+    ['series', 'idle', 'busy', 'busy/idle'],
+  )
+  const idleReached = f.idle.reached
+  const busyReached = idleReached.filter((c) => f.busy.reached.includes(c)).length
+  const mid = f.ratios.length ? median(f.ratios.map((r) => r.ratio)) : null
+  const slowest = Math.max(...f.walls.map((w) => (w.idleS ? w.busyS / w.idleS : Number.POSITIVE_INFINITY)))
+  const effects = f.effects.length
     ? formatTable(
-        o.effects.map((e) => ({
+        f.effects.map((e) => ({
           series: e.series,
           windows: `${e.windows} ${e.kind}`,
           'median foreign share': pct(e.foreignShare),
@@ -160,17 +219,19 @@ export function formatBusyMachine(
       )
     : 'no disturbed or counted window with a figure to compare'
   return [
-    table,
+    sides,
     '',
-    ...facts.map((f) => `${f.name}: ${quietLine(f.quiet)}`),
+    walls,
     '',
-    `with the neighbour: ${pct(share)} of planned cells reached their minimum valid repeats (wanted >= 95%): ${check(share >= 0.95)}`,
-    `with the neighbour: ${busyReached} of the ${byAllIdle.length} cells every idle run brought to their minimum did too${byAllIdle.length ? ` (${pct(busyReached / byAllIdle.length)})` : ''} (wanted >= 90%): ${check(byAllIdle.length > 0 && busyReached >= 0.9 * byAllIdle.length)}`,
-    `with the neighbour: ${o.changes.length} decided verdicts differ from the idle runs' where those agree (wanted 0): ${check(o.changes.length === 0)}${o.changes.length ? ` (${o.changes.map((c) => c.id).join(', ')})` : ''}`,
-    `with the neighbour: wall time ${ratio === null ? '?' : `${ratio.toFixed(2)}x`} the slower idle run's (wanted <= 2x): ${check(ratio !== null && ratio <= 2)}`,
-    `the neighbour's command (${o.neighbour}) in the end summary's top 3: ${check(named)}; in the report's setup section: ${check(o.neighbourInReport)}`,
+    ...[f.idle, f.busy].map((s) => `${s.name}: ${quietLine(s.quiet)}`),
     '',
-    "How far the neighbour run's disturbed windows, and those counted from their clean slices, moved their cell's figure (|figure / whole clean median - 1|), by series:",
+    `busy rounds: ${busyReached} of the ${idleReached.length} cells the idle rounds brought to their minimum did too${idleReached.length ? ` (${pct(busyReached / idleReached.length)})` : ''} (wanted >= 90%): ${check(idleReached.length > 0 && busyReached >= 0.9 * idleReached.length)}`,
+    `busy/idle on the median cell, from the pairs: ${mid === null ? '-' : `${mid.toFixed(3)} (${f.ratios.length} cells)`} (wanted within ±5%): ${check(mid !== null && Math.abs(mid - 1) <= 0.05)}`,
+    `decided verdicts that differ between the idle and the busy rounds: ${f.changes.length} (wanted 0): ${check(f.changes.length === 0)}${f.changes.length ? ` (${f.changes.map((c) => c.id).join(', ')})` : ''}`,
+    `busy rounds' wall time, the slowest series: ${Number.isFinite(slowest) ? `${slowest.toFixed(2)}x` : '?'} the idle rounds' (wanted <= 2x): ${check(slowest <= 2)}`,
+    `the neighbour's command (${f.neighbour}) in the end summary's top 3: ${check(f.busy.quiet.top.some((t) => t.command === f.neighbour))}; in the report's setup section: ${check(f.neighbourInReport)}`,
+    '',
+    "How far the busy rounds' disturbed windows, and those counted from their clean slices, moved their cell's figure (|figure / whole clean median - 1|), by series:",
     effects,
   ].join('\n')
 }

@@ -66,8 +66,10 @@ export function likeRunFigures(name: string, run: PairedRun, baseline: RunTables
 
 /**
  * The planted cost as the bench measured it: the planted config run as a user's config
- * (series `custom`) beside the catalog cell it was made from, one ratio per round, and
- * their median with the range. Closed-model rows only: an open-model window of the same
+ * (series `custom`) beside the catalog cell it was made from, one ratio per round of their
+ * now sides, and their median with the range. Under --pair-same both are paired, so each
+ * window is shared with its twin alike: a lone window beside a shared one would read the
+ * sharing's cost as the plant's. Closed-model rows only: an open-model window of the same
  * cell at a fixed rate is another cell, and its round would stand in for the closed one's.
  */
 export function plantSize(

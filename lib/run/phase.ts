@@ -128,8 +128,15 @@ function markCollapsed(tasks: readonly Task[], runDir: string, log: Logger): voi
   }
 }
 
+/** A progress line's phase and its task's repeat (the label's last ` r<N>`), for a bench that follows a run's rounds; null for other lines. */
+export function progressTask(line: string): { phase: string; repeat: number } | null {
+  const m = /^\[(\S+)(?: \+\d+)? \d+\/\d+\] (.*) · [^·]+ elapsed · ETA /.exec(line)
+  const repeat = m && [...m[2]!.matchAll(/ r(\d+)\b/g)].at(-1)
+  return m && repeat ? { phase: m[1]!, repeat: Number(repeat[1]) } : null
+}
+
 /** The progress line of the `i`th of `n` tasks, with the time so far and a naive ETA. */
-function progressLine(name: string, i: number, n: number, label: string, elapsedS: number): string {
+export function progressLine(name: string, i: number, n: number, label: string, elapsedS: number): string {
   const eta = i === 0 ? '?' : fmtDuration((elapsedS / i) * (n - i))
   return `[${name} ${i + 1}/${n}] ${label} · ${fmtDuration(elapsedS)} elapsed · ETA ${eta}`
 }

@@ -38,22 +38,23 @@ export const MULTI_VERSION_SERIES: ReadonlySet<string> = new Set<string>([
     .map((e) => e.series),
 ])
 
-/** The then template of a cell: the baseline's kept copy of its variant, else today's. */
+/** The then template of a cell: the baseline's kept copy of its variant, else today's; a user's own config is theirs on both sides. */
 const thenTemplate = (p: ThenProxy, cell: CellPlan): string => {
-  const kept = p.templates && cell.template ? join(p.templates, basename(cell.template)) : null
+  const kept = p.templates && cell.template && !isCustom(cell) ? join(p.templates, basename(cell.template)) : null
   return kept && existsSync(kept) ? kept : cell.template!
 }
 
+const isCustom = (cell: CellPlan) => cell.variant.startsWith('custom:')
 const sameContent = (a: string, b: string) => a === b || readFileSync(a).equals(readFileSync(b))
 
 /**
- * A cell's then twin, or undefined when the cell has none: not a catalog proxy cell of the
- * now version, a series of several versions, a user's own config, or the same build and
- * config measured once. A then side that cannot run here still has twins: failed rows saying why.
+ * A cell's then twin, or undefined when the cell has none: not a proxy cell of the now
+ * version, a series of several versions, or the same build and config measured once. A
+ * user's own config (--config) is paired too: the same file on the baseline's build. A then side that cannot run here still has twins: failed rows saying why.
  */
 export function thenTwin(cell: CellPlan, ctx: Pick<CellContext, 'runtime'> & { pairing?: ThenPlan }): CellPlan | undefined {
   const p = ctx.pairing?.sides.get(cell.proxy)
-  if (!p || !cell.stack || !cell.template || cell.image || cell.variant.startsWith('custom:')) return undefined
+  if (!p || !cell.stack || !cell.template || cell.image) return undefined
   if (cell.version !== p.side.now_version || MULTI_VERSION_SERIES.has(cell.series)) return undefined
   const template = thenTemplate(p, cell)
   if (p.side.how === 'same build' && sameContent(template, cell.template)) return undefined

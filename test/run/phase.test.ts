@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { memoryLogger } from '../../lib/core/log.ts'
 import type { Measurement } from '../../lib/data/schema.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../../lib/data/tables.ts'
-import { pairedAgain, runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
+import { pairedAgain, progressLine, progressTask, runPhase, type PhaseAdaptive } from '../../lib/run/phase.ts'
 import { QuietBudget, WATCHFUL_WINDOWS } from '../../lib/run/quiet.ts'
 import { markInterrupted } from '../../lib/runtime/shutdown.ts'
 import { cellOfRepeatId } from '../../lib/data/grouping.ts'
@@ -386,4 +386,17 @@ test('an adaptive round re-measures a paired cell with its partner, next to it, 
     ['then|now@7', 'now@7', 'alone@3'],
   )
   assert.deepEqual(made, ['then|now@7', 'now@7', 'alone@3'])
+})
+
+test('a progress line gives back its phase and its task repeat; a pair, a rate and other lines', () => {
+  assert.deepEqual(progressTask(progressLine('pooling', 2, 14, 'same haproxy 3.4.7 article r3', 65)), { phase: 'pooling', repeat: 3 })
+  assert.deepEqual(progressTask(progressLine('pooling', 0, 14, 'same haproxy 3.4.7 article r12 + then 3.4.6', 0)), { phase: 'pooling', repeat: 12 })
+  assert.deepEqual(progressTask(progressLine('pooling-open', 4, 9, 'pooling-open nginx 1.31.3 article ec256 2500 rps r2', 3723)), {
+    phase: 'pooling-open',
+    repeat: 2,
+  })
+  // An adaptive round of a phase is that phase's.
+  assert.deepEqual(progressTask(progressLine('pooling +1', 3, 4, 'pool-added haproxy 3.4.7 pool-added r3', 64)), { phase: 'pooling', repeat: 3 })
+  assert.equal(progressTask('run base: profile quick, series pooling'), null)
+  assert.equal(progressTask(progressLine('tls', 0, 1, 'no repeat here', 1)), null)
 })

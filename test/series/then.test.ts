@@ -137,3 +137,20 @@ test('--pair-at instant: a wrk cell and its twin are one task per round, both ro
   // Adjacent (the default, and --pair-at adjacent): two tasks a pair.
   assert.equal(closedTasks(cells, ctx(sides, 'native', 'adjacent')).length, 3 * 5)
 })
+
+test("a user's own config is paired with itself on the baseline's build, never with the kept template of the same name", () => {
+  const kept = mkdtempSync(join(tmpdir(), 'pb-then-'))
+  copyFileSync(join(stacksDir, 'haproxy', 'templates', 'article.cfg'), join(kept, 'article.cfg'))
+  const mine = join(mkdtempSync(join(tmpdir(), 'pb-mine-')), 'article.cfg')
+  writeFileSync(mine, `${readFileSync(join(kept, 'article.cfg'), 'utf8')}\n# mine\n`)
+  const custom = {
+    ...catalogCellPlan(haproxy, { series: 'custom', variant: 'article', connections: 200 }),
+    variant: 'custom:article.cfg' as const,
+    template: mine,
+  }
+  const twins = closedTasks([custom], ctx({ baseline: 'b', sides: new Map([['haproxy', side('catalog', kept)]]) })).filter((t) => t.key.startsWith('then|'))
+  assert.equal(twins.length, 3)
+  assert.ok(twins.every((t) => t.subject!.template === mine && t.subject!.version === old.version))
+  // The same build: the user's config is the same file on both sides, measured once.
+  assert.equal(closedTasks([custom], ctx({ baseline: 'b', sides: new Map([['haproxy', side('same build', kept)]]) })).length, 3)
+})
