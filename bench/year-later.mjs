@@ -24,7 +24,7 @@ const { join } = await import('node:path')
 const FLAGS = flagTable({
   ...commonFlags({
     profile: 'quick',
-    series: 'pooling,tls',
+    series: 'pooling',
     proxies: 'haproxy,nginx,caddy',
     variants: 'article,pool-added: the bench stays under 25 min',
     'key-types': 'ec256',
@@ -43,7 +43,8 @@ Runs notebooks/run-all.mjs (native, no report) as a first run, promotes it as th
            config measured as a user's config (--config), paired like the article config
            it is read against: the plant's size, measured by the bench itself;
   planted  from a copy of this checkout whose ${PLANT_PROXY} article config has the plant, --pair-same;
-  machine  --pair-same --tax-ns N: the same binaries on a changed machine.
+  machine  --pair-same --tax-ns N --pair-at adjacent: the same binaries on a changed machine,
+           each side in its own window, so that then alone reads the machine's change.
 A finished run is reused, an interrupted one resumed. Prints per run: paired cells,
 those flagged as a proxy change, the change detected at 80% power on the median cell, each
 proxy's change, the machine change and how far the code-path counts moved; then the plant
@@ -74,7 +75,8 @@ await runNotebook(async () => {
   // A later --variants wins: the aa run adds the planted config, run as a user's config.
   if (o.runs.includes('aa')) step('aa', 2, [...like, '--variants', `${o.variants},custom:article.cfg`, '--config', `${PLANT_PROXY}=${planted}`])
   if (o.runs.includes('planted')) step('planted', 3, like, plantedCheckout(o.out, planted))
-  if (o.runs.includes('machine')) step('machine', 4, [...like, '--tax-ns', String(o.taxNs)])
+  // Adjacent windows: then alone reads the machine against the baseline; a pair at one instant shares the core and reads none.
+  if (o.runs.includes('machine')) step('machine', 4, [...like, '--tax-ns', String(o.taxNs), '--pair-at', 'adjacent'])
   printFigures(o.out, o.runs)
 })
 
@@ -97,7 +99,7 @@ function benchOptions(flags) {
     variants: flags.variants ?? 'article,pool-added',
     run: {
       profile,
-      series: flags.series ?? 'pooling,tls',
+      series: flags.series ?? 'pooling',
       flags: { runtime: 'native', proxies: flags.proxies ?? 'haproxy,nginx,caddy', 'key-types': flags['key-types'] ?? 'ec256' },
     },
   }

@@ -98,7 +98,7 @@ export function formatLikeRun(f: LikeRunFigures): string {
     ...f.proxies.map(
       (p) => `  ${p.proxy} ${p.nowVersion} vs ${p.thenVersion}: ${p.change ? ratio(p.change) : '—'} ${verdictText(p.verdict, p.detectable)} (${p.cells} cells)`,
     ),
-    `  machine change: ${f.machine ? `${ratio(f.machine)} (range ${f.machine.min.toFixed(3)}-${f.machine.max.toFixed(3)}, ${f.machine.cells} cells)` : 'none (no baseline figures)'}`,
+    `  machine change: ${f.machine ? `${ratio(f.machine)} (range ${f.machine.min.toFixed(3)}-${f.machine.max.toFixed(3)}, ${f.machine.cells} cells)` : 'none (no cell ran alone beside a baseline figure: a pair at one instant shares the core)'}`,
     `  code-path counts, then today vs baseline, median cell moved: ${Object.entries(f.countsMoved)
       .map(([k, v]) => `${k} ${pct(v)}`)
       .join(', ')} (target ≤ ${pct(TARGETS.countsMoved)})`,
