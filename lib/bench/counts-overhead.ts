@@ -9,6 +9,7 @@ import type { Logger } from '../core/log.ts'
 import { certsDir } from '../core/paths.ts'
 import { interleavedOrder } from '../core/shuffle.ts'
 import { summarize } from '../core/stats.ts'
+import { textTable } from '../core/text-table.ts'
 import type { Measurement } from '../data/schema.ts'
 import { projectId } from '../data/grouping.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../data/tables.ts'
@@ -98,13 +99,7 @@ export function formatOverhead(lines: readonly OverheadLine[]): string {
     String(l.ratios.length),
     f(l.syscallsPerReq, 3),
   ])
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
-  const fmt = (cells: string[]) =>
-    cells
-      .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd()
-  const out = [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt), '']
+  const out = [textTable(head, body, 2), '']
   const all = lines.flatMap((l) => l.ratios)
   if (all.length === 0) return [...out, 'no valid pair: nothing to compare'].join('\n')
   const s = summarize(all)
@@ -180,32 +175,42 @@ export interface OverheadOptions {
   seed?: number
 }
 
-/** One line naming the flag when something is off. */
-export function checkOverheadOptions(o: Pick<OverheadOptions, 'proxies' | 'variants' | 'repeats' | 'durationS'>): void {
+/** A bench's proxies, variants, repeats and window, checked: one line naming the flag when something is off (`eg`: the bench's defaults). */
+export function checkBenchOptions(
+  o: Pick<OverheadOptions, 'proxies' | 'variants' | 'repeats' | 'durationS'>,
+  eg: { variants: readonly string[]; repeats: number } = { variants: OVERHEAD_VARIANTS, repeats: 6 },
+): void {
   for (const p of o.proxies) {
     for (const v of o.variants)
       if (!templateVariants(p).includes(v))
-        throw userError('--variants', `${p} has no variant "${v}"`, `Use variants every chosen proxy has, e.g. ${OVERHEAD_VARIANTS.join(',')}`)
+        throw userError('--variants', `${p} has no variant "${v}"`, `Use variants every chosen proxy has, e.g. ${eg.variants.join(',')}`)
   }
-  if (!Number.isInteger(o.repeats) || o.repeats < 1) throw userError('--repeats', `"${o.repeats}" is not a positive integer`, 'E.g. --repeats 6')
+  if (!Number.isInteger(o.repeats) || o.repeats < 1) throw userError('--repeats', `"${o.repeats}" is not a positive integer`, `E.g. --repeats ${eg.repeats}`)
   if (!(o.durationS >= 1) || !Number.isInteger(o.durationS))
     throw userError('--duration', `"${o.durationS}" is not a whole number of seconds >= 1`, 'E.g. --duration 3')
+}
+
+/** A bench's closed cells (each proxy's newest version, each variant) and its profile: the quick one's windows at its --repeats and --duration. */
+export function benchPlan(o: Pick<OverheadOptions, 'proxies' | 'variants' | 'repeats' | 'durationS'>, series: string): { profile: Profile; cells: CellPlan[] } {
+  const base = PROFILES.quick!
+  return {
+    profile: { name: series, repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS },
+    cells: o.proxies.flatMap((proxy) =>
+      o.variants.filter(isVariant).map((variant) => catalogCellPlan(proxy, { series, variant, connections: base.connections })),
+    ),
+  }
 }
 
 /** Measures every (proxy, variant) counted and uncounted, interleaved; appends each row to <out>/measurements.csv. */
 export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: string; rows: Measurement[]; table: string }> {
   const { log } = o
-  checkOverheadOptions(o)
+  checkBenchOptions(o)
   const outDir = resolve(o.out)
   if (existsSync(join(outDir, MEASUREMENTS.file))) throw userError(outDir, 'already holds measurements', 'Choose another --out')
   await checkComponents(o)
   const certs = await ensureCerts(certsDir, { force: false, log })
   const cpus = defaultCpuLayout()
-  const base = PROFILES.quick!
-  const profile: Profile = { name: OVERHEAD_SERIES, repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
-  const cells: CellPlan[] = o.proxies.flatMap((proxy) =>
-    o.variants.filter(isVariant).map((variant) => catalogCellPlan(proxy, { series: OVERHEAD_SERIES, variant, connections: base.connections })),
-  )
+  const { profile, cells } = benchPlan(o, OVERHEAD_SERIES)
   const releaseLock = await acquireRunLock(outDir)
   const runId = basename(outDir)
   let runtime: Runtime | undefined
@@ -227,10 +232,10 @@ export async function runCountsOverhead(o: OverheadOptions): Promise<{ outDir: s
   return { outDir, rows, table }
 }
 
-/** The backend, the generators and the chosen proxies are built, or one line saying to run the setup. */
-async function checkComponents(o: OverheadOptions): Promise<void> {
+/** The backend, the generators, the chosen proxies and `more` are built, or one line saying to run the setup. */
+export async function checkComponents(o: Pick<OverheadOptions, 'proxies' | 'log'>, more: readonly string[] = []): Promise<void> {
   const components = await setup({ proxies: o.proxies, install: false, log: o.log, engine: false })
-  const broken = components.find((c) => !usable(c) && ['backend', 'loadgen', 'wrk', ...o.proxies].includes(c.component))
+  const broken = components.find((c) => !usable(c) && ['backend', 'loadgen', 'wrk', ...more, ...o.proxies].includes(c.component))
   if (broken) throw userError(broken.component, broken.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
 }
 

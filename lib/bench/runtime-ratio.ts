@@ -1,24 +1,18 @@
-import { isVariant } from '../catalog/variants.ts'
 import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
-import { templateVariants, type ProxyName } from '../catalog/stack.ts'
+import type { ProxyName } from '../catalog/stack.ts'
 import { ensureCerts } from '../setup/certs.ts'
-import { usable } from '../setup/component.ts'
 import { defaultCpuLayout, type CpuLayout } from '../roles/cpus.ts'
 import { writeFileAtomic } from '../core/atomic.ts'
 import type { Measurement } from '../data/schema.ts'
 import { projectId } from '../data/grouping.ts'
 import { appendRow, MEASUREMENTS, readTable } from '../data/tables.ts'
 import { ensureDockerEngine } from '../setup/docker-engine.ts'
-import { setup } from '../setup/doctor.ts'
 import { userError } from '../core/errors.ts'
 import { ensureImages } from '../setup/images/ensure.ts'
 import type { Logger } from '../core/log.ts'
-import type { Profile } from '../catalog/profiles.ts'
-import { catalogCellPlan, type CellPlan } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
 import { certsDir } from '../core/paths.ts'
-import { PROFILES } from '../catalog/profiles.ts'
 import { acquireRunLock } from '../run/lock.ts'
 import { cleanupStaleContainers } from '../runtime/docker/cleanup.ts'
 import { DockerRuntime } from '../runtime/docker/runtime.ts'
@@ -26,6 +20,8 @@ import { cleanupStale, NativeRuntime } from '../runtime/native.ts'
 import type { Runtime } from '../runtime/types.ts'
 import { interleavedOrder } from '../core/shuffle.ts'
 import { summarize } from '../core/stats.ts'
+import { textTable } from '../core/text-table.ts'
+import { benchPlan, checkBenchOptions, checkComponents } from './counts-overhead.ts'
 
 /*
  * The same cell on native, Docker host network and Docker bridge network, repeat by
@@ -114,13 +110,7 @@ export function formatRatioTable(lines: readonly RatioLine[]): string {
     f(l.bridge, 2),
     RATIO_RUNTIMES.map((r) => l.n[r]).join('/'),
   ])
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
-  const fmt = (cells: string[]) =>
-    cells
-      .map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd()
-  const out = [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt)]
+  const out = [textTable(head, body, 3)]
   const hosts = lines.filter((l) => l.host !== undefined)
   out.push(
     '',
@@ -147,19 +137,6 @@ export interface RatioOptions {
   seed?: number
 }
 
-/** Checks what the user asked for: one line naming the flag when something is off. */
-export function checkRatioOptions(o: Pick<RatioOptions, 'proxies' | 'variants' | 'repeats' | 'durationS'>): void {
-  for (const p of o.proxies) {
-    const known = templateVariants(p)
-    for (const v of o.variants)
-      if (!known.includes(v))
-        throw userError('--variants', `${p} has no variant "${v}"`, `Use variants every chosen proxy has, e.g. ${RATIO_VARIANTS.join(',')}`)
-  }
-  if (!Number.isInteger(o.repeats) || o.repeats < 1) throw userError('--repeats', `"${o.repeats}" is not a positive integer`, 'E.g. --repeats 3')
-  if (!(o.durationS >= 1) || !Number.isInteger(o.durationS))
-    throw userError('--duration', `"${o.durationS}" is not a whole number of seconds >= 1`, 'E.g. --duration 3')
-}
-
 /**
  * Measures every (proxy, variant) on the three runtimes, interleaved: in each repeat the
  * cells in a seeded order, and for each cell the three runtimes back to back in an order
@@ -167,24 +144,17 @@ export function checkRatioOptions(o: Pick<RatioOptions, 'proxies' | 'variants' |
  */
 export async function runRuntimeRatio(o: RatioOptions): Promise<{ outDir: string; rows: Measurement[]; lines: RatioLine[]; table: string }> {
   const { log } = o
-  checkRatioOptions(o)
+  checkBenchOptions(o, { variants: RATIO_VARIANTS, repeats: 3 })
   const outDir = resolve(o.out)
   if (existsSync(join(outDir, MEASUREMENTS.file))) throw userError(outDir, 'already holds measurements', 'Choose another --out')
   // Before setup and certificates: nothing may change them under another run, nor this one's under it.
   const releaseLock = await acquireRunLock(outDir)
   const runtimes: { label: RatioRuntime; runtime: Runtime }[] = []
   try {
-    const components = await setup({ proxies: o.proxies, install: false, log, engine: false })
-    const broken = components.find((c) => !usable(c) && ['backend', 'loadgen', 'wrk', 'openssl', ...o.proxies].includes(c.component))
-    if (broken) throw userError(broken.component, broken.note ?? 'missing', 'Run: npx zx notebooks/00-setup.mjs')
+    await checkComponents(o, ['openssl'])
     const certs = await ensureCerts(certsDir, { force: false, log })
     const cpus = o.cpus ?? defaultCpuLayout()
-    const base = PROFILES.quick!
-    const profile: Profile = { name: 'runtime-ratio', repeats: o.repeats, warmupS: base.warmupS, durationS: o.durationS, tailS: base.tailS }
-    const cells: CellPlan[] = o.proxies.flatMap((proxy) =>
-      o.variants.filter(isVariant).map((variant) => catalogCellPlan(proxy, { series: RATIO_SERIES, variant, connections: base.connections })),
-    )
-
+    const { profile, cells } = benchPlan(o, RATIO_SERIES)
     const runId = basename(outDir)
     const id = `${runId}-${process.pid}`
     await ensureDockerEngine(log)

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { userError } from '../core/errors.ts'
+import { parseNames } from '../core/names.ts'
 import { cacheDir, stacksDir } from '../core/paths.ts'
 import { readYamlFile } from '../core/yaml-file.ts'
 import { isVariant, type Variant } from './variants.ts'
@@ -116,20 +117,7 @@ export function templateVariants(proxy: ProxyName): string[] {
 }
 
 /** Parses `--proxies a,b` style lists; an unknown name is a one-line error naming the flag. */
-export function parseProxyList(value: string, flag = '--proxies'): ProxyName[] {
-  const names = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-  if (names.length === 0)
-    throw userError(flag, `"${value}" names no proxy`, `Use a comma-separated list of: ${PROXIES.join(', ')} (or leave ${flag} out for all)`)
-  for (const n of names) {
-    if (!(PROXIES as readonly string[]).includes(n)) {
-      throw userError(flag, `unknown proxy "${n}"`, `Use a comma-separated list of: ${PROXIES.join(', ')}`)
-    }
-  }
-  return names as ProxyName[]
-}
+export const parseProxyList = (value: string, flag = '--proxies'): ProxyName[] => parseNames(flag, value, PROXIES, 'proxy') as ProxyName[]
 
 /** Where a PyPI wheel of this version is extracted. */
 export function wheelDir(proxy: ProxyName, version: string): string {

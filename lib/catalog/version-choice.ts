@@ -1,4 +1,5 @@
 import { userError } from '../core/errors.ts'
+import { commaList } from '../core/names.ts'
 import { compareVersions, loadStack, PROXIES, type ProxyName, type Stack, type StackVersion } from './stack.ts'
 
 /**
@@ -68,10 +69,7 @@ export function pinnedVersion(stack: Pick<Stack, 'proxy' | 'versions'>, pinned: 
 
 export function parsePinnedVersions(value: string, stacks: (p: ProxyName) => Pick<Stack, 'versions'> = loadStack): PinnedVersions {
   const out: PinnedVersions = {}
-  for (const part of value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  for (const part of commaList(value)) {
     const [proxy, version] = part.split('=').map((s) => s.trim())
     if (!proxy || !version)
       throw userError('--pin-versions', `cannot read "${part}"`, 'Write proxy=version pairs, e.g. --pin-versions haproxy=2.8.25,nginx=1.31.3')
@@ -89,10 +87,7 @@ export function parsePinnedVersions(value: string, stacks: (p: ProxyName) => Pic
 export function parseVersionChoice(value: string, proxies: readonly ProxyName[], stacks: (p: ProxyName) => Pick<Stack, 'versions'> = loadStack): VersionChoice {
   const v = value.trim()
   if ((VERSION_CHOICE_NAMES as readonly string[]).includes(v)) return { kind: v as 'all' | 'newest' | 'ends' }
-  const names = v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
+  const names = commaList(v)
   const known = proxies.flatMap((p) => stacks(p).versions.map((x) => `${p} ${x.version}`))
   if (names.length === 0)
     throw userError('--versions', `"${value}" names no version`, `Use all, newest, ends or a comma-separated list of catalog versions (${known.join(', ')})`)

@@ -14,7 +14,8 @@ export const CAPACITY_FLAGS = {
 
 export type CapacityFlags = FlagValues<typeof CAPACITY_FLAGS>
 
-const whole = (flag: string, v: string, min: number, max: number, what: string) => {
+/** A flag's whole number from min to max; else one line naming the flag and the range. */
+export const whole = (flag: string, v: string, min: number, max: number, what: string) => {
   const n = Number(v)
   if (!(v.trim() !== '' && Number.isInteger(n) && n >= min && n <= max))
     throw userError(`${flag} ${v}`, `not ${what}`, `Use a whole number from ${min} to ${max}`)

@@ -2,6 +2,7 @@ import { getProfile } from '../catalog/profiles.ts'
 import { loadStack, newestVersion, PROXIES, type ProxyName, type Stack } from '../catalog/stack.ts'
 import { compareParsed, parseVersion } from '../catalog/version-order.ts'
 import { userError } from '../core/errors.ts'
+import { commaList } from '../core/names.ts'
 import type { Logger } from '../core/log.ts'
 import { BASELINES_DIR, listBaselines, loadBaseline } from '../data/baselines.ts'
 import type { RunData } from '../data/run-data.ts'
@@ -96,10 +97,7 @@ export function likeFlags(base: RunData, stacks: (p: ProxyName) => Stack = loadS
 function likeVariants(variants: string | undefined, proxies: readonly ProxyName[], notes: string[]): string | undefined {
   if (variants === undefined) return undefined
   const known = knownVariants(proxies, [])
-  const asked = variants
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean)
+  const asked = commaList(variants)
   const kept = asked.filter((v) => known.includes(v))
   for (const v of asked.filter((v) => !known.includes(v))) notes.push(`variant ${v} of the baseline is not in the catalog (or a custom config): not run`)
   return kept.length ? kept.join(',') : undefined

@@ -4,10 +4,11 @@ import { getProfile } from '../catalog/profiles.ts'
 import { parseProxyList } from '../catalog/stack.ts'
 import { placeholders, TEMPLATE_NAMES } from '../catalog/template.ts'
 import { userError } from '../core/errors.ts'
+import { whole } from './capacity-options.ts'
 import { SERIES, type SeriesName } from '../data/series.ts'
 import { RUNTIME_KINDS, type RunOptions, type RuntimeChoice } from '../run/options.ts'
 import { NETWORK_MODES, type NetworkMode } from '../runtime/network.ts'
-import { parseNames } from '../series/focus.ts'
+import { parseNames } from '../core/names.ts'
 import type { CustomConfig } from '../series/plan.ts'
 import { IMAGE_MODES, type ImageMode } from '../setup/images/names.ts'
 
@@ -121,13 +122,8 @@ export function profileWithOverrides(name: string, f: { repeats?: string; durati
   const named = getProfile(name)
   // A paired run (--like) takes the profile's paired rounds; --repeats and --duration still win.
   const p = f.like !== undefined && named.paired ? { ...named, ...named.paired } : named
-  const whole = (flag: string, v: string, max: number, what: string) => {
-    const n = Number(v)
-    if (!(v.trim() !== '' && Number.isInteger(n) && n >= 1 && n <= max)) throw userError(`${flag} ${v}`, `not ${what}`, `Use a whole number from 1 to ${max}`)
-    return n
-  }
-  const repeats = f.repeats === undefined ? p.repeats : whole('--repeats', f.repeats, 100, 'a number of repeats')
-  const durationS = f.duration === undefined ? p.durationS : whole('--duration', f.duration, 3600, 'a window in seconds')
+  const repeats = f.repeats === undefined ? p.repeats : whole('--repeats', f.repeats, 1, 100, 'a number of repeats')
+  const durationS = f.duration === undefined ? p.durationS : whole('--duration', f.duration, 1, 3600, 'a window in seconds')
   const waitQuiet = f['wait-quiet']
   if (waitQuiet !== undefined && !(waitQuiet.trim() !== '' && Number(waitQuiet) >= 0 && Number(waitQuiet) <= 86400))
     throw userError(`--wait-quiet ${waitQuiet}`, 'not a number of seconds', 'Use seconds from 0 (never wait: redo disturbed windows at once) to 86400')

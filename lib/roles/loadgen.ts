@@ -33,20 +33,19 @@ export interface RequestsOptions {
 }
 
 export const requestsArgv = (o: RequestsOptions) =>
-  loadgenArgv('requests', o.url, o.cacert, {
-    n: o.n,
-    c: o.c,
-    ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }),
-    ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
-  })
+  loadgenArgv('requests', o.url, o.cacert, { n: o.n, c: o.c, 'expect-body': o.expectBody, 'expect-bytes': o.expectBytes })
 
 /** Sends n keep-alive HTTP/1.1 GETs and checks status 200 (and the body or its length when given). */
 export async function loadgenRequests(o: RequestsOptions): Promise<RequestsResult> {
-  const argv = requestsArgv(o)
-  const [cmd, ...args] = o.cpus ? ['taskset', '-c', o.cpus, ...argv] : argv
-  const r = await exec(cmd!, args, { timeoutMs: 120_000 })
+  const r = await execPinned(requestsArgv(o), o.cpus)
   if (r.code !== 0 && r.code !== 1) throw new Error(`loadgen requests failed (exit ${r.code}): ${lastLine(r.stderr)}`)
   return JSON.parse(r.stdout) as RequestsResult
+}
+
+/** A loadgen run on this machine (a check), pinned to `cpus` when given. */
+function execPinned(argv: string[], cpus: string | undefined) {
+  const [cmd, ...args] = cpus ? ['taskset', '-c', cpus, ...argv] : argv
+  return exec(cmd!, args, { timeoutMs: 120_000 })
 }
 
 /**
@@ -104,9 +103,9 @@ export interface OpenResult extends Latency {
   series: { t: number; rate: number; vus: number; p99_ms: number; dropped: number }[]
 }
 
-/** argv of a loadgen subcommand against our certificates (SNI and verification as localhost). */
-export function loadgenArgv(sub: string, url: string, cacert: string | undefined, flags: Record<string, string | number>): string[] {
-  const args = Object.entries(flags).flatMap(([k, v]) => [`-${k}`, String(v)])
+/** argv of a loadgen subcommand against our certificates (SNI and verification as localhost); a flag whose value is undefined is left out. */
+export function loadgenArgv(sub: string, url: string, cacert: string | undefined, flags: Record<string, string | number | undefined>): string[] {
+  const args = Object.entries(flags).flatMap(([k, v]) => (v === undefined ? [] : [`-${k}`, String(v)]))
   return [goBinaryPath('loadgen'), sub, '-url', url, ...(cacert && /^(https|wss):/.test(url) ? ['-cacert', cacert, '-server-name', 'localhost'] : []), ...args]
 }
 
@@ -178,9 +177,7 @@ export function loadgenTcpArgv(url: string, cacert: string, flags: Record<string
 
 /** A short `loadgen tcp` run on the generator's cpus (verification): its summary, or an error with its last line. */
 export async function loadgenTcp(url: string, cacert: string, flags: Record<string, string | number>, cpus?: string): Promise<TcpResult> {
-  const argv = loadgenTcpArgv(url, cacert, flags)
-  const [cmd, ...args] = cpus ? ['taskset', '-c', cpus, ...argv] : argv
-  const r = await exec(cmd!, args, { timeoutMs: 120_000 })
+  const r = await execPinned(loadgenTcpArgv(url, cacert, flags), cpus)
   const res = parseLoadgenOutput<TcpResult>(r.stdout)
   if (!res) throw new Error(`loadgen tcp failed (exit ${r.code}): ${lastLine(r.stderr)}`)
   return res
@@ -225,11 +222,11 @@ export const h3Argv = (o: H3Options) =>
     c: o.connections,
     m: o.streams,
     d: `${o.seconds}s`,
-    ...(o.requests ? { n: o.requests } : {}),
-    ...(o.warmupS !== undefined ? { warmup: `${o.warmupS}s` } : {}),
-    ...(o.timeoutS !== undefined ? { timeout: `${o.timeoutS}s` } : {}),
-    ...(o.expectBody === undefined ? {} : { 'expect-body': o.expectBody }),
-    ...(o.expectBytes === undefined ? {} : { 'expect-bytes': o.expectBytes }),
+    n: o.requests || undefined,
+    warmup: o.warmupS === undefined ? undefined : `${o.warmupS}s`,
+    timeout: o.timeoutS === undefined ? undefined : `${o.timeoutS}s`,
+    'expect-body': o.expectBody,
+    'expect-bytes': o.expectBytes,
   })
 
 /** JSON summary of `loadgen h3-handshake`: the fields of `loadgen handshake` and the QUIC ones. */

@@ -55,22 +55,12 @@ function httpsOk(host: string, port: number, ca: string | null): Promise<boolean
  * Waits until an HTTPS GET / answers 200 (plain HTTP with `scheme: 'http'`). A listening
  * port is not enough: Traefik accepts connections before its file provider has loaded the routes.
  */
-export async function waitForHttps(
-  port: number,
-  opts: { host?: string; ca: string; timeoutMs: number; exited?: Promise<Exit>; what: string; scheme?: 'http' | 'https' },
-): Promise<void> {
+export async function waitForHttps(port: number, opts: ReadyOptions & { ca: string; scheme?: 'http' | 'https' }): Promise<void> {
   const host = opts.host ?? '127.0.0.1'
   const scheme = opts.scheme ?? 'https'
   const ca = scheme === 'http' ? null : readFileSync(opts.ca, 'utf8')
-  let exit: Exit | undefined
-  void opts.exited?.then((e) => (exit = e))
-  const deadline = Date.now() + opts.timeoutMs
-  while (Date.now() < deadline) {
-    if (exit) throw new Error(`${opts.what} exited (code ${exit.code ?? exit.signal}) before answering on ${host}:${port}`)
-    if (await httpsOk(host, port, ca)) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`${opts.what} did not answer 200 on ${scheme}://${host}:${port}/ within ${opts.timeoutMs / 1000} s`)
+  const say = { exited: `before answering on ${host}:${port}`, timeout: `did not answer 200 on ${scheme}://${host}:${port}/` }
+  return pollReady(() => httpsOk(host, port, ca), opts, say, 100)
 }
 
 /** Options of a readiness wait (waitForHttps, waitForEcho). */

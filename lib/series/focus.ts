@@ -1,6 +1,6 @@
 import { basename } from 'node:path'
 import { loadStack, type ProxyName } from '../catalog/stack.ts'
-import { userError } from '../core/errors.ts'
+import { parseNames } from '../core/names.ts'
 import type { CellPlan } from '../measure/cell.ts'
 import { KEY_TYPES, type KeyType } from '../setup/certs.ts'
 
@@ -26,21 +26,6 @@ export function focusCells<C extends Pick<CellPlan, 'variant' | 'keyType' | 'pro
 export function knownVariants(proxies: readonly ProxyName[], customFiles: readonly string[]): string[] {
   const names = new Set(proxies.flatMap((p) => Object.keys(loadStack(p).variants)))
   return [...[...names].sort(), ...customFiles.map((f) => `custom:${basename(f)}`)]
-}
-
-/**
- * A comma-separated flag value into its names, each one of `valid` (--series, --variants,
- * --key-types): none, or one not valid, is a one-line error naming the flag and the valid ones.
- */
-export function parseNames(flag: string, value: string, valid: readonly string[], noun: string): string[] {
-  const names = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-  const fix = `Use a comma-separated list of: ${valid.join(', ')}`
-  if (names.length === 0) throw userError(flag, `"${value}" names no ${noun}`, `${fix} (or leave ${flag} out for all)`)
-  for (const n of names) if (!valid.includes(n)) throw userError(flag, `unknown ${noun} "${n}"`, fix)
-  return names
 }
 
 /** `--variants` and `--key-types` into a focus; unknown names are one-line errors listing the valid ones. */

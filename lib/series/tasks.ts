@@ -1,13 +1,13 @@
 import { blockOrder } from '../core/shuffle.ts'
 import { workSettings } from '../catalog/profiles.ts'
-import type { Handshake, TcpRow, WebSocketRow } from '../data/schema.ts'
+import type { Handshake, TcpRow } from '../data/schema.ts'
 import { type CellId, cellOfRepeatId } from '../data/grouping.ts'
 import { HANDSHAKES, MEASUREMENTS, TCP, WEBSOCKETS } from '../data/tables.ts'
 import type { CellPlan } from '../measure/cell.ts'
 import { measureClosed } from '../measure/closed.ts'
 import { measureClosedPair } from '../measure/pair-window.ts'
 import { measureDefaultKey } from '../measure/default-key.ts'
-import { DEFAULT_KEYS, type DefaultKeyRow } from '../data/default-keys.ts'
+import { DEFAULT_KEYS } from '../data/default-keys.ts'
 import { measureH2 } from '../measure/h2.ts'
 import { measureH3 } from '../measure/h3.ts'
 import { measureHandshakes } from '../measure/handshake.ts'
@@ -51,25 +51,12 @@ function interleaved<C>(
   const keep = new Set(focusCells(all.map(cellOf), ctx.plan.focus))
   const items = all.filter((i) => keep.has(cellOf(i)))
   const thenCtx = thenContext(ctx)
-  const task = (item: C, repeat: number, pairOf?: CellId): Task => {
-    const body = make(item, repeat, ctx)
-    return { ...body, cellId: cellOfRepeatId(body.key), repeat, again: (r) => task(item, r, pairOf), ...(pairOf ? { pairOf } : {}) }
+  const task = (item: C, repeat: number, pairOf?: CellId, then = false): Task => {
+    const made = make(item, repeat, then ? thenCtx : ctx)
+    const body = then ? { ...made, label: `${made.label} · then ${cellOf(item).version}`, table: thenTable(made.table), key: thenKey(made.key) } : made
+    return { ...body, cellId: cellOfRepeatId(body.key), repeat, again: (r) => task(item, r, pairOf, then), ...(pairOf ? { pairOf } : {}) }
   }
-  const thenTask = (item: C, repeat: number, pairOf?: CellId): Task => {
-    const body = make(item, repeat, thenCtx)
-    const key = thenKey(body.key)
-    const label = `${body.label} · then ${cellOf(item).version}`
-    return {
-      ...body,
-      label,
-      table: thenTable(body.table),
-      key,
-      cellId: cellOfRepeatId(key),
-      repeat,
-      again: (r) => thenTask(item, r, pairOf),
-      ...(pairOf ? { pairOf } : {}),
-    }
-  }
+  const thenTask = (item: C, repeat: number, pairOf?: CellId) => task(item, repeat, pairOf, true)
   const atInstant = ctx.plan.pair?.at === 'instant' && !!measurePair
   const pairTask = (now: C, then: C, repeat: number): Task => {
     const own = task(now, repeat)
@@ -100,43 +87,45 @@ function interleaved<C>(
     ]
   })
   return blockOrder(blocks, ctx.profile.repeats, ctx.seed).map(({ cell, repeat }) =>
-    cell.instantWith ? pairTask(cell.item, cell.instantWith, repeat) : (cell.twin ? thenTask : task)(cell.item, repeat, cell.pairOf),
+    cell.instantWith ? pairTask(cell.item, cell.instantWith, repeat) : task(cell.item, repeat, cell.pairOf, cell.twin),
   )
 }
 
-/** A builder's item is its cell: the twin is the then cell itself. */
-const ownCell = <C extends CellPlan>(_: C, twin: CellPlan) => twin as C
+/** Tasks of a builder whose item is its cell: the twin is the then cell itself. */
+const cellTasks = (cells: readonly CellPlan[], ctx: SeriesContext, make: MakeBody<CellPlan>, measurePair?: MeasurePair<CellPlan>): Task[] =>
+  interleaved(
+    cells,
+    ctx,
+    (c) => c,
+    make,
+    (_, twin) => twin,
+    measurePair,
+  )
+
+/** The columns of a row's key that every table takes from its cell and repeat (a table's key reads its own columns only). */
+const keyColumns = (c: CellPlan, repeat: number) => ({
+  series: c.series,
+  proxy: c.proxy,
+  version: c.version,
+  variant: c.variant,
+  key_type: c.keyType,
+  connections: c.connections,
+  repeat,
+})
 
 /** Key of the measurements row a cell produces in a repeat (the table's own key). */
-export function cellRowKey(c: CellPlan, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string {
-  return MEASUREMENTS.key({
-    series: c.series,
-    proxy: c.proxy,
-    version: c.version,
-    variant: c.variant,
-    key_type: c.keyType,
+export const cellRowKey = (c: CellPlan, repeat: number, model: 'closed' | 'open' = 'closed', targetRps: number | null = null): string =>
+  MEASUREMENTS.key({
+    ...keyColumns(c, repeat),
     model,
-    connections: c.connections,
     target_rps: targetRps,
     path: c.path ?? '/',
     body_bytes: c.bodyBytes ?? null,
     streams: c.streams ?? null,
-    repeat,
   } as never)
-}
 
 /** The key of a handshake cell's row of one repeat in handshakes.csv. */
-const handshakeRowKey = (c: CellPlan, repeat: number): string =>
-  HANDSHAKES.key({
-    series: c.series,
-    proxy: c.proxy,
-    version: c.version,
-    variant: c.variant,
-    key_type: c.keyType,
-    connections: c.connections,
-    resumption: c.resumption,
-    repeat,
-  } as Handshake)
+const handshakeRowKey = (c: CellPlan, repeat: number): string => HANDSHAKES.key({ ...keyColumns(c, repeat), resumption: c.resumption } as Handshake)
 
 /** What a cell asks beyond the defaults (/json and its size, another connection count), for its label. */
 const requestLabel = (c: CellPlan, connections: number) =>
@@ -144,10 +133,9 @@ const requestLabel = (c: CellPlan, connections: number) =>
 
 /** Closed-model tasks for cells, repeats interleaved and shuffled with the run's seed. */
 export function closedTasks(cells: readonly CellPlan[], ctx: SeriesContext): Task[] {
-  return interleaved(
+  return cellTasks(
     cells,
     ctx,
-    (c) => c,
     (cell, repeat, ctx) => ({
       label: `${cell.series} ${cell.proxy} ${cell.version} ${cell.variant}${cell.keyType === 'ec256' ? '' : ` ${cell.keyType}`}${cell.streams ? ` ${cell.protocol ?? 'h2'} m${cell.streams}` : ''}${requestLabel(cell, ctx.connections)} r${repeat}`,
       table: MEASUREMENTS as Task['table'],
@@ -161,7 +149,6 @@ export function closedTasks(cells: readonly CellPlan[], ctx: SeriesContext): Tas
             : measureClosed(cell, repeat, ctx),
       subject: cell,
     }),
-    ownCell,
     // Only wrk's cells share an instant so far; h2load's and loadgen's keep adjacent windows.
     (now, then, repeat, ctx, thenCtx) =>
       now.protocol === 'h3' || now.streams ? null : () => measureClosedPair(now, then, repeat, ctx, thenCtx) as Promise<readonly [unknown, unknown]>,
@@ -175,23 +162,17 @@ export function closedTasks(cells: readonly CellPlan[], ctx: SeriesContext): Tas
 export function workTasks(cells: readonly CellPlan[], unit: WorkUnit, ctx: SeriesContext): Task[] {
   const work = workSettings(ctx.profile)
   const counted = { ...ctx, profile: { ...ctx.profile, repeats: work.repeats } }
-  return interleaved(
-    cells,
-    counted,
-    (c) => c,
-    (cell, repeat, ctx) => ({
-      label: `work ${cell.proxy} ${cell.version} ${cell.variant}${unit === 'handshake' ? ` handshake ${cell.keyType}` : ''} r${repeat}`,
-      ...(unit === 'request'
-        ? { table: MEASUREMENTS as Task['table'], key: cellRowKey(cell, repeat), run: () => measureRequestWork(cell, repeat, work, ctx) }
-        : {
-            table: HANDSHAKES as Task['table'],
-            key: handshakeRowKey(cell, repeat),
-            run: () => measureHandshakeWork(cell, repeat, { rounds: work.rounds, ...work.handshakes }, ctx),
-          }),
-      subject: cell,
-    }),
-    ownCell,
-  )
+  return cellTasks(cells, counted, (cell, repeat, ctx) => ({
+    label: `work ${cell.proxy} ${cell.version} ${cell.variant}${unit === 'handshake' ? ` handshake ${cell.keyType}` : ''} r${repeat}`,
+    ...(unit === 'request'
+      ? { table: MEASUREMENTS as Task['table'], key: cellRowKey(cell, repeat), run: () => measureRequestWork(cell, repeat, work, ctx) }
+      : {
+          table: HANDSHAKES as Task['table'],
+          key: handshakeRowKey(cell, repeat),
+          run: () => measureHandshakeWork(cell, repeat, { rounds: work.rounds, ...work.handshakes }, ctx),
+        }),
+    subject: cell,
+  }))
 }
 
 /** Open-model tasks: each cell at each fixed rate, repeats interleaved and shuffled. */
@@ -222,19 +203,13 @@ export function openTasksAt(combos: readonly { cell: CellPlan; rate: number }[],
 
 /** Handshake tasks (new TLS connection per request), repeats interleaved and shuffled. */
 export function handshakeTasks(cells: readonly CellPlan[], ctx: SeriesContext): Task[] {
-  return interleaved(
-    cells,
-    ctx,
-    (c) => c,
-    (cell, repeat, ctx) => ({
-      label: `handshakes ${cell.proxy} ${cell.keyType}${cell.protocol === 'h3' ? ' over QUIC' : ''}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
-      table: HANDSHAKES as Task['table'],
-      key: handshakeRowKey(cell, repeat),
-      run: () => measureHandshakes(cell, repeat, ctx),
-      subject: cell,
-    }),
-    ownCell,
-  )
+  return cellTasks(cells, ctx, (cell, repeat, ctx) => ({
+    label: `handshakes ${cell.proxy} ${cell.keyType}${cell.protocol === 'h3' ? ' over QUIC' : ''}${cell.resumption ? ` ${cell.variant} resume ${cell.resumption}` : ''} r${repeat}`,
+    table: HANDSHAKES as Task['table'],
+    key: handshakeRowKey(cell, repeat),
+    run: () => measureHandshakes(cell, repeat, ctx),
+    subject: cell,
+  }))
 }
 
 /** Default-key probes (lib/measure/default-key.ts): one handshake a repeat, what the proxy serves when given no certificate. */
@@ -246,7 +221,7 @@ export function defaultKeyTasks(cells: readonly CellPlan[], ctx: SeriesContext):
     (c, repeat, ctx) => ({
       label: `default key ${c.proxy} ${c.version} ${c.variant} r${repeat}`,
       table: DEFAULT_KEYS as Task['table'],
-      key: DEFAULT_KEYS.key({ series: c.series, proxy: c.proxy, version: c.version, variant: c.variant, repeat } as DefaultKeyRow),
+      key: DEFAULT_KEYS.key(keyColumns(c, repeat) as never),
       run: () => measureDefaultKey(c, repeat, ctx),
       subject: c,
     }),
@@ -255,54 +230,23 @@ export function defaultKeyTasks(cells: readonly CellPlan[], ctx: SeriesContext):
 
 /** WebSocket tasks (echo or hold), repeats interleaved and shuffled. */
 export function wsTasks(cells: readonly CellPlan[], mode: 'echo' | 'hold', ctx: SeriesContext): Task[] {
-  return interleaved(
-    cells,
-    ctx,
-    (c) => c,
-    (c, repeat, ctx) => ({
-      label: `ws-${mode} ${c.proxy} ${c.variant} ${c.connections} conns r${repeat}`,
-      table: WEBSOCKETS as Task['table'],
-      key: WEBSOCKETS.key({
-        series: c.series,
-        proxy: c.proxy,
-        version: c.version,
-        variant: c.variant,
-        mode,
-        conns_target: c.connections,
-        repeat,
-      } as WebSocketRow),
-      run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
-      subject: c,
-    }),
-    ownCell,
-  )
+  return cellTasks(cells, ctx, (c, repeat, ctx) => ({
+    label: `ws-${mode} ${c.proxy} ${c.variant} ${c.connections} conns r${repeat}`,
+    table: WEBSOCKETS as Task['table'],
+    key: WEBSOCKETS.key({ ...keyColumns(c, repeat), mode, conns_target: c.connections } as never),
+    run: () => (mode === 'echo' ? measureEcho(c, repeat, ctx) : measureHold(c, repeat, ctx)),
+    subject: c,
+  }))
 }
 
 /** L4 tasks (lib/measure/tcp.ts), repeats interleaved and shuffled. */
 export function tcpTasks(cells: readonly CellPlan[], mode: TcpMode, ctx: SeriesContext): Task[] {
   const mix = L4_MIX[mode]
-  return interleaved(
-    cells,
-    ctx,
-    (c) => c,
-    (c, repeat, ctx) => ({
-      label: `${c.series} ${c.proxy} ${c.variant} r${repeat}`,
-      table: TCP as Task['table'],
-      key: TCP.key({
-        series: c.series,
-        proxy: c.proxy,
-        version: c.version,
-        variant: c.variant,
-        key_type: c.keyType,
-        mode,
-        connections: c.connections,
-        msg_bytes: mix.msgBytes,
-        stream_bytes: mix.streamBytes,
-        repeat,
-      } as TcpRow),
-      run: () => measureTcp(c, mode, repeat, ctx),
-      subject: c,
-    }),
-    ownCell,
-  )
+  return cellTasks(cells, ctx, (c, repeat, ctx) => ({
+    label: `${c.series} ${c.proxy} ${c.variant} r${repeat}`,
+    table: TCP as Task['table'],
+    key: TCP.key({ ...keyColumns(c, repeat), mode, msg_bytes: mix.msgBytes, stream_bytes: mix.streamBytes } as TcpRow),
+    run: () => measureTcp(c, mode, repeat, ctx),
+    subject: c,
+  }))
 }

@@ -2,6 +2,7 @@ import type { Stack } from '../catalog/stack.ts'
 import { suiteOf } from '../catalog/stack.ts'
 import type { Offer } from '../catalog/upkeep.ts'
 import { exec, lastLine } from '../core/exec.ts'
+import { commaList } from '../core/names.ts'
 import type { Logger } from '../core/log.ts'
 import { engineInfo } from './docker-engine.ts'
 import { registryAnswers } from './images/pull.ts'
@@ -56,12 +57,7 @@ export async function pipVersions(pkg: string): Promise<{ versions: string[] | n
   return { versions: parsePipVersions(line) }
 }
 
-export const parsePipVersions = (line: string): string[] =>
-  line
-    .replace(/^Available versions:/, '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
+export const parsePipVersions = (line: string): string[] => commaList(line.replace(/^Available versions:/, ''))
 
 /** The catalog's official tags the registry still serves; null with a reason when no registry answers. */
 async function imageOffer(stack: Stack, log: Logger): Promise<Offer> {

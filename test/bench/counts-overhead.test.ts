@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { checkOverheadOptions, formatOverhead, formatPerCallCost, overheadLines, parseSyscallLoop, uncounted } from '../../lib/bench/counts-overhead.ts'
+import { checkBenchOptions, formatOverhead, formatPerCallCost, overheadLines, parseSyscallLoop, uncounted } from '../../lib/bench/counts-overhead.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 const OFF = 'counting switched off (--no-counts)'
@@ -43,9 +43,9 @@ test('overhead printout: a verdict only with a 95% interval of the median; withi
 })
 
 test('overhead options: a bad flag is one line naming it', () => {
-  assert.throws(() => checkOverheadOptions({ proxies: ['haproxy'], variants: ['nope'], repeats: 2, durationS: 3 }), /--variants.*haproxy has no variant "nope"/)
-  assert.throws(() => checkOverheadOptions({ proxies: ['haproxy'], variants: ['article'], repeats: 0, durationS: 3 }), /--repeats/)
-  assert.throws(() => checkOverheadOptions({ proxies: ['haproxy'], variants: ['article'], repeats: 2, durationS: 0.5 }), /--duration/)
+  assert.throws(() => checkBenchOptions({ proxies: ['haproxy'], variants: ['nope'], repeats: 2, durationS: 3 }), /--variants.*haproxy has no variant "nope"/)
+  assert.throws(() => checkBenchOptions({ proxies: ['haproxy'], variants: ['article'], repeats: 0, durationS: 3 }), /--repeats/)
+  assert.throws(() => checkBenchOptions({ proxies: ['haproxy'], variants: ['article'], repeats: 2, durationS: 0.5 }), /--duration/)
 })
 
 test('per-call cost line: the added µs per call and what it bounds per cell at the sub-window share', () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Measurement } from '../../lib/data/schema.ts'
-import { checkRatioOptions, formatRatioTable, inTarget, ratioLines, spreads } from '../../lib/bench/runtime-ratio.ts'
+import { formatRatioTable, inTarget, ratioLines, spreads } from '../../lib/bench/runtime-ratio.ts'
+import { checkBenchOptions } from '../../lib/bench/counts-overhead.ts'
 import { measurement } from '../fixtures/rows.ts'
 
 const row = (proxy: string, variant: string, runtime: string, us: number | null, status: Measurement['status'] = 'valid'): Measurement =>
@@ -63,12 +64,12 @@ test('the table marks host ratios against 0.8-1.25', () => {
 
 test('options: an unknown variant, zero repeats or a fractional window is one line', () => {
   assert.throws(
-    () => checkRatioOptions({ proxies: ['nginx'], variants: ['article', 'reuse-never'], repeats: 1, durationS: 1 }),
+    () => checkBenchOptions({ proxies: ['nginx'], variants: ['article', 'reuse-never'], repeats: 1, durationS: 1 }),
     (e: Error) => e.message.startsWith('--variants: nginx has no variant "reuse-never". '),
   )
-  assert.throws(() => checkRatioOptions({ proxies: ['nginx'], variants: ['article'], repeats: 0, durationS: 1 }), /--repeats: "0" is not a positive integer/)
-  assert.throws(() => checkRatioOptions({ proxies: ['nginx'], variants: ['article'], repeats: 1, durationS: 0.5 }), /--duration/)
-  checkRatioOptions({ proxies: ['haproxy', 'nginx'], variants: ['article', 'pool-added', 'pool-removed'], repeats: 3, durationS: 3 })
+  assert.throws(() => checkBenchOptions({ proxies: ['nginx'], variants: ['article'], repeats: 0, durationS: 1 }), /--repeats: "0" is not a positive integer/)
+  assert.throws(() => checkBenchOptions({ proxies: ['nginx'], variants: ['article'], repeats: 1, durationS: 0.5 }), /--duration/)
+  checkBenchOptions({ proxies: ['haproxy', 'nginx'], variants: ['article', 'pool-added', 'pool-removed'], repeats: 3, durationS: 3 })
 })
 
 test('lines come sorted by proxy, version and variant, whatever the measuring order', () => {

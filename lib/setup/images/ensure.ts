@@ -5,7 +5,7 @@ import { debianVersions } from '../apt.ts'
 import { dockerClient } from '../docker-engine.ts'
 import { ensureGoBuild } from '../gobuild.ts'
 import { ensureBaseImage } from './base.ts'
-import { buildPlan, importSuiteImage } from './build.ts'
+import { buildPlan, importSuiteImage, type MadeImage } from './build.ts'
 import { HOST_ONLY_ENV, OFFICIAL_BINARY, type ImageMode } from './names.ts'
 import { goImagePlan, officialRef, proxyImagePlan, type ImagePlan } from './plans.ts'
 import { pullImage, registryAnswers } from './pull.ts'
@@ -67,23 +67,17 @@ export async function ensureImages(o: EnsureImagesOptions): Promise<EnsureImages
     ...new Set([...stacks.flatMap((s) => s.versions.filter((v) => v.source === 'debian').map((v) => v.package)), 'wrk', 'nghttp2-client']),
   ])
   const plans = await goImagePlans(debian, rows)
-  const { official, suites, built } = byImageSource(versions, mode)
-  plans.push(...built.map(({ stack, v }) => proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined)))
-  const total = plans.length + suites.length + official.length
+  const { official, offline } = byImageSource(versions, mode)
+  const total = plans.length + offline.length + official.length
   let i = 0
-  for (const plan of plans) {
-    const { row, record } = await buildPlan(plan, base.id, o.log, { force: o.force, docker, prefix: `[${++i}/${total}] ` })
+  const keep = ({ row, record }: MadeImage) => {
     rows.push(row)
     if (record) records.push(record)
   }
-  for (const { stack, v } of suites) {
-    const { row, record } = await importSuiteImage(stack, v, o.log, { force: o.force, docker, prefix: `[${++i}/${total}] ` })
-    rows.push(row)
-    if (record) records.push(record)
-  }
-  for (const { stack, v } of official) {
-    await pullOfficial(stack, v, `[${++i}/${total}] `, { o, docker, debian, baseId: base.id, rows, records })
-  }
+  const c: OfflineContext = { o, docker, debian, baseId: base.id }
+  for (const plan of plans) keep(await buildPlan(plan, base.id, o.log, { force: o.force, docker, prefix: `[${++i}/${total}] ` }))
+  for (const { stack, v } of offline) keep(await offlineImage(stack, v, c, `[${++i}/${total}] `))
+  for (const { stack, v } of official) keep(await pullOfficial(stack, v, `[${++i}/${total}] `, c))
   writeImageRecords(records, o.recordsFile)
   return { mode, reason, rows, records }
 }
@@ -104,15 +98,21 @@ async function goImagePlans(debian: Map<string, string | null>, rows: ImageRow[]
 
 type Versioned = { stack: Stack; v: StackVersion }
 
-/** Where each version's image comes from: pulled (official mode, an official tag), imported from another suite, or built here. */
-function byImageSource(versions: readonly Versioned[], mode: 'offline' | 'official'): { official: Versioned[]; suites: Versioned[]; built: Versioned[] } {
-  const out: { official: Versioned[]; suites: Versioned[]; built: Versioned[] } = { official: [], suites: [], built: [] }
-  for (const x of versions) {
-    if (mode === 'official' && officialRef(x.stack, x.v.version)) out.official.push(x)
-    else if (suiteOf(x.v)) out.suites.push(x)
-    else out.built.push(x)
-  }
-  return out
+/** Where each version's image comes from: pulled (official mode, an official tag), or made here (imported from another suite, else built), suites after the builds. */
+function byImageSource(versions: readonly Versioned[], mode: 'offline' | 'official'): { official: Versioned[]; offline: Versioned[] } {
+  const official = versions.filter((x) => mode === 'official' && officialRef(x.stack, x.v.version))
+  const offline = versions.filter((x) => !official.includes(x))
+  return { official, offline: [...offline.filter((x) => !suiteOf(x.v)), ...offline.filter((x) => suiteOf(x.v))] }
+}
+
+type OfflineContext = { o: EnsureImagesOptions; docker: Docker; debian: Map<string, string | null>; baseId: string }
+
+/** A version's offline image: its suite's root imported, or built from the proxy plan. */
+function offlineImage(stack: Stack, v: StackVersion, c: OfflineContext, prefix?: string): Promise<MadeImage> {
+  const opts = { force: c.o.force, docker: c.docker, ...(prefix ? { prefix } : {}) }
+  return suiteOf(v)
+    ? importSuiteImage(stack, v, c.o.log, opts)
+    : buildPlan(proxyImagePlan(stack, v, v.source === 'debian' ? c.debian.get(v.package) : undefined), c.baseId, c.o.log, opts)
 }
 
 /** --images auto: official images when the registry answers a probe of the first official tag, offline images when not. */
@@ -132,20 +132,15 @@ async function imageMode(
 }
 
 /** Pulls one official image; under --images auto a failed pull builds that version offline instead. */
-async function pullOfficial(
-  stack: Stack,
-  v: StackVersion,
-  prefix: string,
-  c: { o: EnsureImagesOptions; docker: Docker; debian: Map<string, string | null>; baseId: string; rows: ImageRow[]; records: ImageRecord[] },
-): Promise<void> {
-  const { o, docker, debian, rows, records } = c
+async function pullOfficial(stack: Stack, v: StackVersion, prefix: string, c: OfflineContext): Promise<MadeImage> {
+  const { o, docker } = c
   const ref = officialRef(stack, v.version)!
   const t0 = Date.now()
   o.log.progress(`${prefix}pulling ${ref}`)
   try {
     const { id, digest } = await pullImage(ref, o.log, { docker })
-    rows.push({ component: stack.proxy, version: v.version, image: ref, id, digest, status: 'pulled', seconds: (Date.now() - t0) / 1000 })
-    records.push({
+    const row: ImageRow = { component: stack.proxy, version: v.version, image: ref, id, digest, status: 'pulled', seconds: (Date.now() - t0) / 1000 }
+    const record: ImageRecord = {
       component: stack.proxy,
       version: v.version,
       mode: 'official',
@@ -157,16 +152,14 @@ async function pullOfficial(
       drop_env: HOST_ONLY_ENV,
       input: digest ?? id,
       seconds: (Date.now() - t0) / 1000,
-    })
+    }
+    return { row, record }
   } catch (e) {
     const note = (e as Error).message
-    if (o.mode === 'auto') {
-      // auto falls back to the offline image of that version.
-      const { row, record } = suiteOf(v)
-        ? await importSuiteImage(stack, v, o.log, { force: o.force, docker })
-        : await buildPlan(proxyImagePlan(stack, v, v.source === 'debian' ? debian.get(v.package) : undefined), c.baseId, o.log, { force: o.force, docker })
-      rows.push({ ...row, note: `${note}; built offline instead` })
-      if (record) records.push(record)
-    } else rows.push({ component: stack.proxy, version: v.version, image: ref, id: '', status: 'failed', seconds: (Date.now() - t0) / 1000, note })
+    if (o.mode !== 'auto')
+      return { row: { component: stack.proxy, version: v.version, image: ref, id: '', status: 'failed', seconds: (Date.now() - t0) / 1000, note } }
+    // auto falls back to the offline image of that version.
+    const { row, record } = await offlineImage(stack, v, c)
+    return { row: { ...row, note: `${note}; built offline instead` }, ...(record ? { record } : {}) }
   }
 }
