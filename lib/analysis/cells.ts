@@ -34,7 +34,7 @@ export interface TableSpec {
   secondary: readonly string[]
 }
 
-/** Kernel counts per unit (lib/data/schema.ts COUNT_COLUMNS): medians over valid rows beside every cost. */
+/** Kernel counts per unit (lib/data/columns/table.ts COUNTS): medians over valid rows beside every cost. */
 export const COUNT_METRICS = ['proxy_syscalls_per_req', 'proxy_ctxsw_per_req', 'proxy_user_us_per_req', 'proxy_sys_us_per_req'] as const
 
 export const TABLE_SPECS: Record<TableName, TableSpec> = {

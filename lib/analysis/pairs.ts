@@ -94,11 +94,6 @@ const countOf = (r: Row, column: string): number | null => {
 
 const validRows = (rows: readonly Row[]) => rows.filter((r) => r.status === 'valid')
 
-/** A cell's key columns without its version: then and now rows of one cell share their values. */
-
-/** A cell's identity without its version. */
-const idOf = (table: PairedTable, r: Row) => pairCellId(table, r)
-
 const medianOf = (rows: readonly Row[], column: string, read = num): number | null => {
   const xs = rows.map((r) => read(r, column)).filter((x): x is number => x !== null)
   return xs.length ? median(xs) : null
@@ -122,8 +117,8 @@ function rawPairs(now: RunTables, then: RunTables): RawPair[] {
   for (const table of Object.keys(PAIRED_COST) as PairedTable[]) {
     const cost = PAIRED_COST[table]
     // Every then cell is a paired cell, valid rows or not (none valid: too few repeats).
-    const thenRows = groupBy(then[table] as unknown as Row[], (r) => [idOf(table, r)])
-    const nowRows = groupBy(validRows(now[table] as unknown as Row[]), (r) => [idOf(table, r)])
+    const thenRows = groupBy(then[table] as unknown as Row[], (r) => [pairCellId(table, r)])
+    const nowRows = groupBy(validRows(now[table] as unknown as Row[]), (r) => [pairCellId(table, r)])
     for (const [id, all] of thenRows) {
       const t = validRows(all)
       const n = nowRows.get(id) ?? []
@@ -157,6 +152,9 @@ export function detectableChange(logSe: number, df: number, alpha: number): numb
   return Math.exp((studentQuantile(1 - alpha / 2, df) + studentQuantile(POWER, df)) * logSe) - 1
 }
 
+/** A cell's change as judged: its interval, verdict, detectable change and log-scale standard error. */
+type Judged = Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'>
+
 /** A change with its two-sided interval at `alpha` from a log-scale standard error, its verdict (decided only when the whole interval is on one side of 1) and its detectable change. */
 function judged(logMean: number, se: number, df: number, alpha: number): Pick<PairedCell, 'change' | 'verdict' | 'detectable'> {
   const q = studentQuantile(1 - alpha / 2, df)
@@ -185,11 +183,7 @@ export function pooledNoise(cells: readonly (readonly number[])[]): { sd: number
  * an own SD above the pool's by chance, and a few-df SD of their own costs them their power.
  * Fewer than 2 pairs, or no pooled noise: too few repeats.
  */
-export function pairedChange(
-  logs: readonly number[],
-  noise: { sd: number; df: number },
-  family: number,
-): Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'> {
+export function pairedChange(logs: readonly number[], noise: { sd: number; df: number }, family: number): Judged {
   if (logs.length < 2 || !(noise.df > 0)) return { change: null, verdict: 'too few repeats', detectable: null, logSe: null, df: noise.df }
   const ss = sumSquares(logs)
   const own = ss / noise.sd ** 2 > chiSquareQuantile(1 - UNSTABLE_P, logs.length - 1)
@@ -234,11 +228,7 @@ export function countedSide(rows: readonly Row[]): { log: number; se: number; df
  * sides' own intervals (Welch's degrees of freedom) at the family-wise level over `family`
  * work cells. No counted row on a side: too few repeats.
  */
-export function countedChange(
-  now: readonly Row[],
-  then: readonly Row[],
-  family: number,
-): Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'> {
+export function countedChange(now: readonly Row[], then: readonly Row[], family: number): Judged {
   const [a, b] = [countedSide(now), countedSide(then)]
   if (!a || !b) return { change: null, verdict: 'too few repeats', detectable: null, logSe: null, df: 0 }
   const se = Math.sqrt(a.se ** 2 + b.se ** 2)
@@ -264,10 +254,10 @@ function setupChange(today: readonly Row[], base: readonly Row[]): string | null
 const sharedWindow = (p: RawPair) => p.thenRows.some((r) => r.pair_window === 'instant')
 
 /** One paired cell from its raw pair, its change as judged, and the baseline's rows of its then side. */
-function pairedCell(p: RawPair, baseline: RunTables | undefined, judged: Pick<PairedCell, 'change' | 'verdict' | 'detectable' | 'logSe' | 'df'>): PairedCell {
+function pairedCell(p: RawPair, baseline: RunTables | undefined, judged: Judged): PairedCell {
   const { first, table } = p
   const cost = p.basis === 'work' ? WORK_COST : PAIRED_COST[table]
-  const base = validRows((baseline?.[table] ?? []) as unknown as Row[]).filter((r) => r.version === first.version && idOf(table, r) === p.id)
+  const base = validRows((baseline?.[table] ?? []) as unknown as Row[]).filter((r) => r.version === first.version && pairCellId(table, r) === p.id)
   const todayThen = medianOf(p.thenRows, cost)
   const recorded = medianOf(base, cost)
   return {
@@ -296,8 +286,8 @@ export type PairedRun = Pick<RunData, 'paired' | keyof RunTables>
 /** Every paired cell of a run made --like a baseline (`baseline`: its tables, for the machine change). */
 export function pairedCells(run: PairedRun, baseline?: RunTables): PairedCell[] {
   if (!run.paired) return []
+  // In table order (rawPairs').
   const raw = rawPairs(run, run.paired.tables)
-  const out: PairedCell[] = []
   // The family is every cell the run judges, whatever its table: "no cell flagged" is said of the run.
   // Counted cells are their own family: their intervals are the counts', not the rounds' noise.
   const timed = raw.filter((p) => p.basis === 'time')
@@ -308,13 +298,13 @@ export function pairedCells(run: PairedRun, baseline?: RunTables): PairedCell[] 
   // Pairs measured at one instant are a family apart: their spread is a fraction of adjacent windows'.
   const noiseFamily = (p: RawPair) => `${p.table} ${String(p.first.model ?? '')} ${String(p.first.pair_window ?? '')}`
   const noises = new Map([...new Set(timed.map(noiseFamily))].map((f) => [f, pooledNoise(timed.filter((p) => noiseFamily(p) === f).map((p) => p.logs))]))
-  for (const table of Object.keys(PAIRED_COST) as PairedTable[]) {
-    for (const p of raw.filter((x) => x.table === table)) {
-      const judged = p.basis === 'work' ? countedChange(p.now, p.thenRows, countedCells) : pairedChange(p.logs, noises.get(noiseFamily(p))!, judgedCells)
-      out.push(pairedCell(p, baseline, judged))
-    }
-  }
-  return out
+  return raw.map((p) =>
+    pairedCell(
+      p,
+      baseline,
+      p.basis === 'work' ? countedChange(p.now, p.thenRows, countedCells) : pairedChange(p.logs, noises.get(noiseFamily(p))!, judgedCells),
+    ),
+  )
 }
 
 /**

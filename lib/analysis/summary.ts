@@ -4,6 +4,7 @@ import { summarizeCells, TABLE_SPECS, type CellSummary, type TableName, type Tab
 import { derivedRatios, type Ratio } from './derived.ts'
 import { CELL_SUMMARY, outputNames, RATIOS, type CELL_SUMMARY_COLUMNS } from '../data/columns/summary.ts'
 import type { RunData } from '../data/run-data.ts'
+import { csvText } from '../data/csv.ts'
 
 export interface Aggregates {
   cells: Record<TableName, CellSummary[]>
@@ -70,9 +71,6 @@ export const SUMMARY_FILES: Record<TableName | 'ratios', string> = {
 }
 
 const toCsv = (rows: Record<string, unknown>[]) => Papa.unparse(rows, { newline: '\n' }) + '\n'
-/** Rows in a table's column order (a column a row lacks is empty). */
-const toCsvOf = (fields: readonly string[], rows: readonly Record<string, unknown>[]) =>
-  Papa.unparse({ fields: [...fields], data: rows.map((r) => fields.map((f) => r[f] ?? '')) }, { newline: '\n' }) + '\n'
 
 /** The summary CSVs as file name → text; tables without rows are left out. */
 export function summaryCsvs(a: Aggregates): Map<string, string> {
@@ -83,7 +81,7 @@ export function summaryCsvs(a: Aggregates): Map<string, string> {
   if (a.ratios.length) {
     out.set(
       SUMMARY_FILES.ratios,
-      toCsvOf(
+      csvText(
         outputNames(RATIOS),
         a.ratios.map((r): Record<RatioColumn, unknown> => ({ ...r, value: round(r.value), warnings: r.warnings.join('; ') })),
       ),

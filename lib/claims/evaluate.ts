@@ -131,10 +131,8 @@ function evaluateClaim(claim: Claim, ctx: Ctx): ClaimResult {
   const kind = kindOf(k)
   const items: (SelectorSpec | undefined)[] = k.for_each ?? [undefined]
   const units = items.flatMap((item) => {
-    const us = kind.units(k, item, ctx)
-    const prefix = item && items.length > 1 ? `${itemLabel(item)}: ` : ''
     const name = item && items.length > 1 ? itemLabel(item) : ''
-    return us.map((u) => ({ ...u, text: prefix + u.text, label: [name, u.label ?? ''].filter(Boolean).join(' ') }))
+    return kind.units(k, item, ctx).map((u) => ({ ...u, text: name ? `${name}: ${u.text}` : u.text, label: [name, u.label ?? ''].filter(Boolean).join(' ') }))
   })
   const verdict = claimVerdict(decideUnits(units))
   const used = dedupe(units.flatMap((u) => u.used))
@@ -184,10 +182,7 @@ function itemLabel(item: SelectorSpec): string {
 }
 
 /** A cell's warnings: a single repeat, rows left out as invalid. */
-function cellWarnings(v: CellValue): string[] {
-  const label = cellLabel(v.cell)
-  const w: string[] = []
-  if (v.n === 1) w.push(`${label}: 1 repeat`)
-  if (v.excluded > 0) w.push(`${label}: invalid rows excluded: ${v.excluded}`)
-  return w
-}
+const cellWarnings = (v: CellValue): string[] => [
+  ...(v.n === 1 ? [`${cellLabel(v.cell)}: 1 repeat`] : []),
+  ...(v.excluded > 0 ? [`${cellLabel(v.cell)}: invalid rows excluded: ${v.excluded}`] : []),
+]

@@ -27,23 +27,7 @@ import {
   type SelectorSpec,
 } from './selectors.ts'
 
-export {
-  CLAIM_SERIES,
-  CLAIM_TABLES,
-  DERIVED_METRICS,
-  KEY_COLUMNS,
-  NUMBER_WANT,
-  SELECTOR_PROXIES,
-  tableMetrics,
-  type Agg,
-  type CellStatus,
-  type ClaimTable,
-  type ColumnWant,
-  type Scalar,
-  type Selector,
-  type SelectorSpec,
-} from './selectors.ts'
-export type { Check, CheckKind } from './checks/index.ts'
+export type { SelectorSpec } from './selectors.ts'
 
 // ------------------------------------------------------------------ figures
 

@@ -58,11 +58,13 @@ export function writeBisectPlan(runDir: string, plan: BisectPlan): void {
 
 type Row = Pick<Measurement, 'series' | 'proxy' | 'version' | 'variant' | 'model' | 'repeat' | 'status' | 'proxy_cpu_us_per_req' | 'backend_conns_per_1k_req'>
 
+/** The closed-model bisect rows of one search, of any status. */
+const searchRows = (search: BisectSearch, rows: readonly Row[]) =>
+  rows.filter((r) => r.series === BISECT_SERIES && r.model === 'closed' && r.proxy === search.proxy && r.variant === search.variant)
+
 /** Valid closed-model bisect rows of one search, per version: repeat → metric. */
 export function searchCells(search: BisectSearch, metric: BisectMetric, rows: readonly Row[]) {
-  const mine = rows.filter(
-    (r) => r.series === BISECT_SERIES && r.model === 'closed' && r.status === 'valid' && r.proxy === search.proxy && r.variant === search.variant,
-  )
+  const mine = searchRows(search, rows).filter((r) => r.status === 'valid')
   return new Map(
     search.versions.map((v) => [
       v,
@@ -75,11 +77,7 @@ export function searchCells(search: BisectSearch, metric: BisectMetric, rows: re
 }
 
 /** Versions of a search with bisect rows of any status (measured, whether or not a window was valid). */
-export function measuredVersions(search: BisectSearch, rows: readonly Row[]): Set<string> {
-  return new Set(
-    rows.filter((r) => r.series === BISECT_SERIES && r.model === 'closed' && r.proxy === search.proxy && r.variant === search.variant).map((r) => r.version),
-  )
-}
+export const measuredVersions = (search: BisectSearch, rows: readonly Row[]): Set<string> => new Set(searchRows(search, rows).map((r) => r.version))
 
 export interface BisectResult {
   search: BisectSearch

@@ -8,6 +8,10 @@ type Row = Record<string, unknown>
 
 const cell = (v: unknown) => (v === null || v === undefined ? '' : v)
 
+/** Rows as CSV text in the given column order (a column a row lacks is empty). */
+export const csvText = (fields: readonly string[], rows: readonly Row[]): string =>
+  Papa.unparse({ fields: [...fields], data: rows.map((r) => fields.map((f) => r[f] ?? '')) }, { newline: '\n' }) + '\n'
+
 /**
  * Appends rows to a CSV (header first when new) by rewriting it through a temp file,
  * so every completed measurement is on disk before the next one starts. The rows go by

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { columnNames, rowSchema } from './columns/derive.ts'
+import { rowSchema } from './columns/derive.ts'
 import { ROW_FILES } from './columns/table.ts'
 import { table } from './tables.ts'
 
@@ -31,8 +31,6 @@ export type KeySource = keyof typeof KEY_SOURCES
 
 export const defaultKeySchema = rowSchema(ROW_FILES['default-keys'])
 export type DefaultKeyRow = z.infer<typeof defaultKeySchema>
-/** Columns of default-keys.csv in file order (lib/data/columns/table.ts). */
-export const DEFAULT_KEY_COLUMNS = columnNames(ROW_FILES['default-keys'])
 
 export const DEFAULT_KEYS = table<DefaultKeyRow>('default-keys', ROW_FILES['default-keys'], defaultKeySchema, ['series', 'proxy', 'version', 'variant'])
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import { columnNames, latestVersion, rowSchema, tableProblems } from './columns/derive.ts'
-import { COUNTS, ROW_FILES } from './columns/table.ts'
+import { ROW_FILES } from './columns/table.ts'
 
 export * from './manifest-schema.ts'
 
@@ -22,15 +22,9 @@ export const MEASUREMENT_COLUMNS = columnNames(ROW_FILES.measurements)
 
 export const handshakeSchema = rowSchema(ROW_FILES.handshakes)
 export type Handshake = z.infer<typeof handshakeSchema>
-export const HANDSHAKE_COLUMNS = columnNames(ROW_FILES.handshakes)
 
 export const websocketSchema = rowSchema(ROW_FILES.websocket)
 export type WebSocketRow = z.infer<typeof websocketSchema>
-export const WEBSOCKET_COLUMNS = columnNames(ROW_FILES.websocket)
 
 export const tcpSchema = rowSchema(ROW_FILES.tcp)
 export type TcpRow = z.infer<typeof tcpSchema>
-export const TCP_COLUMNS = columnNames(ROW_FILES.tcp)
-
-/** Kernel counts of the proxy per unit of the table's primary metric, the same names in every row table (docs/method/counts.md). */
-export const COUNT_COLUMNS = COUNTS.map((c) => c.name)

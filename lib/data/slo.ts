@@ -89,9 +89,6 @@ const fmtMs = (ms: number) =>
   ms >= 1000 ? `${Number((ms / 1000).toPrecision(3))} s` : ms < 1 ? `${Number((ms * 1000).toPrecision(3))} µs` : `${Number(ms.toPrecision(3))} ms`
 const fmtShare = (x: number) => `${Number((x * 100).toPrecision(2))}%`
 
-/** A term in words, e.g. `p99 < 10 ms`. */
-export const termText = (t: SloTerm) => `${t.metric} ${t.strict ? '<' : '<='} ${t.metric === 'errors' ? fmtShare(t.limit) : fmtMs(t.limit)}`
-
 /** The terms a row misses, each in words (`p99 12.3 ms > 10 ms`); empty when it meets the SLO. A figure not measured misses. */
 export function sloMisses(r: Measurement, slo: Slo): string[] {
   return slo.terms.flatMap((t) => {

@@ -16,29 +16,27 @@ export interface DocsInputs {
   help: ReadonlyMap<string, string>
 }
 
+/** The files under `dir` (relative to `root`) whose names match `name`; none when it is absent. */
+function filesUnder(root: string, dir: string, name: RegExp): string[] {
+  if (!existsSync(join(root, dir))) return []
+  return readdirSync(join(root, dir)).flatMap((f) => {
+    const p = join(dir, f)
+    return statSync(join(root, p)).isDirectory() ? filesUnder(root, p, name) : name.test(p) ? [p] : []
+  })
+}
+
 /** The Markdown pages a reader is pointed at. */
 export function docPages(root: string): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(join(root, dir)).flatMap((f) => {
-      const p = join(dir, f)
-      return statSync(join(root, p)).isDirectory() ? walk(p) : p.endsWith('.md') ? [p] : []
-    })
-  return ['README.md', 'CONTRIBUTING.md', 'certs/README.md', 'baselines/published/README.md', ...(existsSync(join(root, 'docs')) ? walk('docs') : [])].filter(
-    (p) => existsSync(join(root, p)),
+  return ['README.md', 'CONTRIBUTING.md', 'certs/README.md', 'baselines/published/README.md', ...filesUnder(root, 'docs', /\.md$/)].filter((p) =>
+    existsSync(join(root, p)),
   )
 }
 
 /** Source files whose comments may point at documentation. */
 export function codeFiles(root: string): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(join(root, dir)).flatMap((f) => {
-      const p = join(dir, f)
-      return statSync(join(root, p)).isDirectory() ? walk(p) : /\.(ts|mjs|go|sh)$/.test(p) ? [p] : []
-    })
   // test/docs/ holds the checker's own examples of drift, lib/docs/ the patterns it looks for.
   return ['lib', 'notebooks', 'bench', 'test', 'stacks']
-    .filter((d) => existsSync(join(root, d)))
-    .flatMap(walk)
+    .flatMap((d) => filesUnder(root, d, /\.(ts|mjs|go|sh)$/))
     .filter((f) => !f.startsWith('test/docs/') && !f.startsWith('lib/docs/'))
 }
 
@@ -128,18 +126,14 @@ function commandProblems(script: string, flags: readonly string[], inputs: DocsI
   if (!npm && !existsSync(join(inputs.root, script))) return []
   const help = scriptHelp(script, inputs)
   if (help === undefined) return []
-  const known = helpFlags(help ?? '')
+  const known = helpFlags(help)
   return flags.filter((f) => f !== '--help' && !known.has(f)).map((f) => `${script} has no flag ${f} (not in its --help)`)
 }
 
-/**
- * The --help of a notebook or bench script, or of the one an npm script runs; undefined when
- * it runs none (nothing to check), null for an npm script package.json lacks.
- */
-function scriptHelp(script: string, inputs: DocsInputs): string | null | undefined {
+/** The --help of a notebook or bench script, or of the one an npm script (of package.json) runs; undefined when it runs none (nothing to check). */
+function scriptHelp(script: string, inputs: DocsInputs): string | undefined {
   if (!script.startsWith('npm run ')) return inputs.help.get(script)
   const name = script.slice(8)
-  if (!inputs.scripts.includes(name)) return null
   const body = (JSON.parse(readFileSync(join(inputs.root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[name]!
   const nb = /((?:notebooks|bench)\/[\w-]+\.mjs)/.exec(body)?.[1]
   return nb ? inputs.help.get(nb) : undefined

@@ -4,16 +4,18 @@
  * works here works on the forge too.
  */
 
-/** Lines outside fenced code blocks, with their 1-based numbers. */
-export function proseLines(md: string): { line: number; text: string }[] {
+/** Every line but the fences, with its 1-based number and whether it is inside a fenced code block. */
+function lines(md: string): { line: number; text: string; fenced: boolean }[] {
   let fenced = false
-  const out: { line: number; text: string }[] = []
-  md.split('\n').forEach((text, i) => {
-    if (/^\s*```/.test(text)) fenced = !fenced
-    else if (!fenced) out.push({ line: i + 1, text })
+  return md.split('\n').flatMap((text, i) => {
+    const fence = /^\s*```/.test(text)
+    if (fence) fenced = !fenced
+    return fence ? [] : [{ line: i + 1, text, fenced }]
   })
-  return out
 }
+
+/** Lines outside fenced code blocks, with their 1-based numbers. */
+export const proseLines = (md: string): { line: number; text: string }[] => lines(md).filter((l) => !l.fenced)
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 export function slug(heading: string): string {
@@ -57,19 +59,8 @@ export function links(md: string): Link[] {
 }
 
 /** Every code span and code-block line, with its line number. */
-export function codeLines(md: string): { line: number; text: string }[] {
-  let fenced = false
-  const out: { line: number; text: string }[] = []
-  md.split('\n').forEach((text, i) => {
-    if (/^\s*```/.test(text)) {
-      fenced = !fenced
-      return
-    }
-    if (fenced) out.push({ line: i + 1, text })
-    else for (const m of text.matchAll(/`([^`]+)`/g)) out.push({ line: i + 1, text: m[1]! })
-  })
-  return out
-}
+export const codeLines = (md: string): { line: number; text: string }[] =>
+  lines(md).flatMap(({ line, text, fenced }) => (fenced ? [{ line, text }] : [...text.matchAll(/`([^`]+)`/g)].map((m) => ({ line, text: m[1]! }))))
 
 /** The top-level folders whose paths a page may name and that must exist. */
 export const REPO_FOLDERS = ['lib', 'notebooks', 'bench', 'stacks', 'test', 'docs', 'baselines', '.ci'] as const

@@ -1,4 +1,4 @@
-import { FINDING_VERDICTS, VERDICTS, type FindingVerdict } from '../core/verdict.ts'
+import { FINDING_VERDICTS, VERDICTS } from '../core/verdict.ts'
 import type { Finding } from './types.ts'
 
 /** k6-style summary lines. */
@@ -7,20 +7,6 @@ export function formatFindings(findings: readonly Finding[]): string {
   return findings
     .map((f) => `  ${VERDICTS[f.verdict].mark} ${`${f.id} ${f.title} `.padEnd(width, '.')} ${f.verdict === 'info' ? '' : `${f.verdict}: `}${f.figure}`)
     .join('\n')
-}
-
-export interface VerdictCounts {
-  held: number
-  notHeld: number
-  inconclusive: number
-  notMeasured: number
-  info: number
-}
-
-/** How many findings got each verdict. */
-export function countVerdicts(findings: readonly Finding[]): VerdictCounts {
-  const n = (v: FindingVerdict) => findings.filter((f) => f.verdict === v).length
-  return { held: n('held'), notHeld: n('not held'), inconclusive: n('inconclusive'), notMeasured: n('not measured'), info: n('info') }
 }
 
 /** `12 findings: 5 held, 2 not held, 3 inconclusive, 1 not measured, 1 info` (inconclusive apart from not held). */

@@ -26,7 +26,7 @@ import { buildArticle } from './article.ts'
 import { csvHeader, dataDictionary } from '../data/dictionary.ts'
 import { findingsClaimsCsvs } from './summary-export.ts'
 import type { BaselineComparison, PairsInput } from './sections/input.ts'
-import { renderChart } from './chart-requests.ts'
+import { renderCharts } from './chart-requests.ts'
 import { readOpenSeries } from './open-series.ts'
 import { publishedPage } from './published-page.ts'
 import { renderPdf, withBrowser } from './pdf.ts'
@@ -63,7 +63,6 @@ export interface ReportResult {
   timings: Record<string, number>
 }
 
-/** Findings of every series the run holds (the series' own functions, as run-all prints them). */
 /** The run's findings; the F1..F8 groups read `claims` (the ledger's results on this run) when given, so both show one evaluation. */
 export const runFindings = (run: RunData, claims?: readonly ClaimResult[]): Finding[] =>
   findingsFor(run, run.manifest.series, { bisect: readBisectPlan(run.dir), ...(claims && { claims }) })
@@ -155,7 +154,7 @@ export async function buildReport(o: ReportOptions): Promise<ReportResult> {
     documentedReuse,
     bisect: readBisectPlan(run.dir),
   })
-  const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
+  const charts = await renderCharts(article.charts)
   lap('article and charts')
 
   const summaries = new Map([...summaryCsvs(aggregates), ...findingsClaimsCsvs(findings, claims)])
@@ -269,21 +268,18 @@ function siteEntries(siteDir: string): SiteEntry[] {
   const baselinesDir = join(siteDir, 'baselines')
   const baselines = listBaselines().map((b): SiteEntry => {
     const page = existsSync(join(baselinesDir, b.id, 'index.html')) ? `baselines/${b.id}/index.html` : undefined
+    const entry = { href: page, title: `baseline ${b.id}`, kind: 'baseline' as const }
     if (b.kind === 'published') {
       const p = readPublished(join(BASELINES_DIR, b.id, PUBLISHED_FILE))
       return {
-        href: page,
-        title: `baseline ${b.id}`,
-        kind: 'baseline',
+        ...entry,
         date: /^\d{4}-\d\d-\d\d/.test(b.id) ? b.id.slice(0, 10) : undefined,
         subtitle: `figures transcribed from ${p.source} (baselines/published) · machine: ${p.machine}`,
       }
     }
     const m = readManifestBits(join(BASELINES_DIR, b.id, MANIFEST_FILE))
     return {
-      href: page,
-      title: `baseline ${b.id}`,
-      kind: 'baseline',
+      ...entry,
       date: m.started?.slice(0, 10),
       subtitle: [`a promoted run (baselines/runs)`, m.profile && `profile ${m.profile}`, machineText(m), m.series && `series ${m.series.join(', ')}`]
         .filter(Boolean)
@@ -305,7 +301,7 @@ async function writeBaselinePages(siteDir: string, b: Baseline, o: ReportOptions
   const aggregates = await aggregate(run)
   const claims = evaluateClaims(loadLedger(), run)
   const article = buildArticle({ run, aggregates, findings: runFindings(run, claims), claims, pairs: readPairs(run), openSeries: [], documentedReuse })
-  const charts = await Promise.all(article.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
+  const charts = await renderCharts(article.charts)
   const data = [MANIFEST_FILE, MEASUREMENTS.file, HANDSHAKES.file, WEBSOCKETS.file, TCP.file]
     .filter((f) => existsSync(join(b.dir, f)))
     .map((f) => ({ path: `data/${f}`, source: join(b.dir, f) }))

@@ -109,12 +109,3 @@ function quietLogger() {
   }
   return l as never
 }
-
-/**
- * The SVG as an element to put inside an HTML page: the XML declarations of a
- * standalone file (xmlns) are dropped, they mean nothing in HTML5 and a page keeps
- * no URL-looking string. Files written to disk (for <img src>) keep them.
- */
-export function inlineSvg(svg: string): string {
-  return svg.replace(/^<svg([^>]*)>/, (_m, attrs: string) => `<svg${attrs.replace(/\s+xmlns(?::\w+)?="[^"]*"/g, '').replace(/\s+version="[^"]*"/, '')}>`)
-}

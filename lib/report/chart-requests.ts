@@ -43,3 +43,6 @@ export function renderChart(c: ChartRequest): Promise<string> {
       return changeChart(c.rows, options)
   }
 }
+
+/** Each chart as a file of the site: its path and its SVG. */
+export const renderCharts = (charts: readonly ChartRequest[]) => Promise.all(charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))

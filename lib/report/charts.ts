@@ -3,11 +3,9 @@ import { categoryValues, checkRows, finite, head, uniq, type CategoryRow, type C
 import { timeValue, type DotChartOptions } from './point-charts.ts'
 
 export {
-  dotChart,
   lineChart,
   percentileChart,
   type DotChartOptions,
-  type DotRow,
   type LineChartOptions,
   type LinePoint,
   type PercentileChartOptions,
@@ -20,13 +18,10 @@ export {
 export type BarRow = CategoryRow
 
 export interface BarChartOptions extends CommonOptions {
-  categoryTitle?: string
   valueTitle?: string
   groupTitle?: string
   /** Bars left to right from the category axis (long labels read better). */
   horizontal?: boolean
-  /** Log scale for the value axis (then bars start at the smallest value). */
-  log?: boolean
   /**
    * A second, narrow panel beside the bars, same categories and groups, its own axis (e.g. the
    * pool detector's backend connections per 1k requests next to the CPU per request).
@@ -57,10 +52,10 @@ export async function barChart(rows: readonly BarRow[], opts: BarChartOptions = 
     type: 'nominal',
     sort: categories,
     scale: { domain: categories, paddingInner: 0.2 },
-    title: opts.categoryTitle ?? null,
+    title: null,
     axis: { labelAngle: angle, labelLimit: 200 },
   }
-  const valScale = opts.log ? { type: 'log' } : { zero: true }
+  const valScale = { zero: true }
   const valEnc = { field: 'value', type: 'quantitative', title: opts.valueTitle ?? null, scale: valScale, axis: { format: opts.valueFormat, grid: true } }
   const groupEnc = hasGroup ? { field: 'group', type: 'nominal', sort: groups, scale: { domain: groups }, title: opts.groupTitle ?? null } : undefined
   const layers: object[] = [
@@ -161,9 +156,6 @@ export interface LabelledLineOptions extends CommonOptions {
   yTitle?: string
   seriesTitle?: string
   xFormat?: string
-  /** Quantitative x only: the tick values and their labels (e.g. release order 1, 2, 3 → "oldest" … "newest"). */
-  xTicks?: { value: number; label: string }[]
-  logY?: boolean
   /**
    * A panel per series, side by side (three to a row), one y scale: x is each point's label in
    * the order of its x (versions oldest to newest), so no label stands beside another series'.
@@ -194,10 +186,6 @@ export async function labelledLineChart(rows: readonly LabelledPoint[], opts: La
   const series = uniq(values.map((r) => r.series))
   const width = opts.width ?? CHART_WIDTH
   if (opts.panels) return renderSpec(panelSpec(values, series, opts, width) as unknown as VegaLiteSpec)
-  const ticks = opts.xTicks
-  const labelOf = ticks
-    ? `{${ticks.map((t) => `${JSON.stringify(String(t.value))}: ${JSON.stringify(t.label)}`).join(', ')}}[format(datum.value, 'd')] || ''`
-    : undefined
   const xEnc = temporal
     ? {
         field: 'x',
@@ -211,9 +199,9 @@ export async function labelledLineChart(rows: readonly LabelledPoint[], opts: La
         type: 'quantitative',
         title: opts.xTitle ?? null,
         scale: { zero: false, padding: 24 },
-        axis: { ...(ticks ? { values: ticks.map((t) => t.value), labelExpr: labelOf } : { tickCount: 8 }), format: opts.xFormat, grid: false },
+        axis: { tickCount: 8, format: opts.xFormat, grid: false },
       }
-  const yScale = opts.logY ? { type: 'log' } : { zero: true }
+  const yScale = { zero: true }
   const yEnc = { field: 'y', type: 'quantitative', title: opts.yTitle ?? null, scale: yScale, axis: { format: opts.valueFormat, grid: true } }
   const color = { field: 'series', type: 'nominal', sort: series, scale: { domain: series }, title: opts.seriesTitle ?? null }
   const layers: object[] = [
@@ -315,7 +303,7 @@ export async function changeChart(rows: readonly ChangeRow[], opts: DotChartOpti
     type: 'nominal',
     sort: categories,
     scale: { domain: categories },
-    title: opts.categoryTitle ?? null,
+    title: null,
     axis: { labelLimit: 220, grid: false, labelFontSize: 10 },
   }
   const x = (field: string) => ({ field, type: 'quantitative', title: opts.valueTitle ?? null, axis: { format: opts.valueFormat, grid: true } })

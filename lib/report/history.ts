@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { writeOutputFolder, writeOutputs } from '../core/atomic.ts'
 import type { Logger } from '../core/log.ts'
 import { displayPath } from '../core/paths.ts'
-import { renderChart } from './chart-requests.ts'
+import { renderCharts } from './chart-requests.ts'
 import { htmlPage } from './page.ts'
 import { renderMarkdown } from './render.ts'
 import { assertNoKeyMaterial } from './site.ts'
@@ -257,7 +257,7 @@ export function pairedLinks(sources: readonly HistorySource[]): ChainLinks {
 export async function writeHistoryPage(siteDir: string, log: Logger, generated: string): Promise<string> {
   const { sources, skipped } = historySources(siteDir)
   const h = historyArticle(historyPoints(sources), sources, skipped, pairedLinks(sources))
-  const charts = await Promise.all(h.charts.map(async (c) => ({ path: c.path, content: await renderChart(c) })))
+  const charts = await renderCharts(h.charts)
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`
   const tmp = join(siteDir, `.tmp-${HISTORY_DIR}.${suffix}`)
   const target = join(siteDir, HISTORY_DIR)

@@ -1,5 +1,6 @@
 import Papa from 'papaparse'
 import { escapeMarkdown, type Medium, ONLY_MARKERS } from './render.ts'
+import { csvText } from '../data/csv.ts'
 
 /**
  * Markdown building blocks for the article. Every string that comes from data goes through
@@ -157,9 +158,7 @@ export class Article {
 
   /** A CSV file with the given columns (a chart's data, say), linked by the caller. */
   csv(path: string, rows: readonly Record<string, Value | boolean>[]): this {
-    const fields = [...new Set(rows.flatMap((r) => Object.keys(r)))]
-    const data = rows.map((r) => fields.map((f) => r[f] ?? ''))
-    this.files.push({ path, content: Papa.unparse({ fields, data }, { newline: '\n' }) + '\n' })
+    this.files.push({ path, content: csvText([...new Set(rows.flatMap((r) => Object.keys(r)))], rows) })
     return this
   }
 

@@ -76,20 +76,13 @@ export async function localPage(browser: Browser, opts: { javascript?: boolean }
 }
 
 export interface PdfOptions {
-  /** Reuse this browser (see withBrowser); otherwise one is launched and closed. */
-  browser?: Browser
-  /** Page margins (CSS lengths); the bottom one holds the "page N of M" footer. */
-  margin?: { top?: string; right?: string; bottom?: string; left?: string }
+  /** The browser to print with (see withBrowser). */
+  browser: Browser
   /** Text before the page numbers in the footer, e.g. the run id (escaped). */
   footerText?: string
-  /** Navigation and print timeout (ms), default 60 s. */
-  timeoutMs?: number
 }
 
 export interface PdfResult {
-  file: string
-  bytes: number
-  ms: number
   /** Pages of the PDF. */
   pages: number
   /** Pages before the appendix (the answer and the pictures); equal to pages when the page has no appendix. */
@@ -119,42 +112,40 @@ function footerTemplate(text?: string): string {
  * Prints an HTML file (opened from file://, all subresources local) to an A4 PDF with
  * backgrounds and a "page N of M" footer; written to a temp file and renamed.
  */
-export async function renderPdf(htmlFile: string, pdfFile: string, opts: PdfOptions = {}): Promise<PdfResult> {
-  const t0 = performance.now()
+export async function renderPdf(htmlFile: string, pdfFile: string, opts: PdfOptions): Promise<PdfResult> {
   const src = resolve(htmlFile)
   try {
     statSync(src)
   } catch {
     throw userError(htmlFile, 'no such page to print', 'Publish the site first')
   }
-  const print = async (browser: Browser) => {
-    const page = await localPage(browser)
-    try {
-      const timeout = opts.timeoutMs ?? 60_000
-      page.setDefaultTimeout(timeout)
-      await page.goto(pathToFileURL(src).href, { waitUntil: 'load', timeout })
-      const print = () =>
-        page.pdf({
-          format: 'A4',
-          printBackground: true,
-          displayHeaderFooter: true,
-          headerTemplate: '<span></span>',
-          footerTemplate: footerTemplate(opts.footerText),
-          margin: { ...PDF_MARGIN, ...opts.margin },
-          timeout,
-        })
-      const whole = await print()
-      // The details start on a page of their own: the main part is what prints without them.
-      const hasAppendix = await page.$('section.appendix')
-      if (!hasAppendix) return { whole, mainPages: pdfPageCount(whole) }
+  let whole: Uint8Array
+  let mainPages: number
+  const page = await localPage(opts.browser)
+  try {
+    const timeout = 60_000
+    page.setDefaultTimeout(timeout)
+    await page.goto(pathToFileURL(src).href, { waitUntil: 'load', timeout })
+    const print = () =>
+      page.pdf({
+        format: 'A4',
+        printBackground: true,
+        displayHeaderFooter: true,
+        headerTemplate: '<span></span>',
+        footerTemplate: footerTemplate(opts.footerText),
+        margin: PDF_MARGIN,
+        timeout,
+      })
+    whole = await print()
+    // The details start on a page of their own: the main part is what prints without them.
+    if (await page.$('section.appendix')) {
       await page.addStyleTag({ content: MAIN_ONLY_CSS })
-      return { whole, mainPages: pdfPageCount(await print()) }
-    } finally {
-      await page.close().catch(() => undefined)
-    }
+      mainPages = pdfPageCount(await print())
+    } else mainPages = pdfPageCount(whole)
+  } finally {
+    await page.close().catch(() => undefined)
   }
-  const { whole, mainPages } = opts.browser ? await print(opts.browser) : await withBrowser(print)
   const out = resolve(pdfFile)
   writeOutputs(dirname(out), [{ path: basename(out), render: () => Buffer.from(whole) }])
-  return { file: out, bytes: whole.length, ms: Math.round(performance.now() - t0), pages: pdfPageCount(whole), mainPages }
+  return { pages: pdfPageCount(whole), mainPages }
 }

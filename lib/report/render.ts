@@ -115,28 +115,18 @@ function headingIds(state: StateCore): void {
 
 /** Core rule: a paragraph that is exactly `[[toc]]` becomes a `toc` token. */
 function tocMarker(state: StateCore): void {
-  const env = state.env as Env
   const out: Token[] = []
   const tokens = state.tokens
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!
-    const inline = tokens[i + 1]
-    if (
-      t.type === 'paragraph_open' &&
-      !t.hidden &&
-      inline?.type === 'inline' &&
-      inline.content.trim() === TOC_MARKER &&
-      tokens[i + 2]?.type === 'paragraph_close'
-    ) {
+    if (markerAt(tokens, i, (x) => x === TOC_MARKER)) {
       const toc = new state.Token('toc', 'nav', 0)
       toc.block = true
       toc.map = t.map
       out.push(toc)
-      env.tocPlaced = true
+      ;(state.env as Env).tocPlaced = true
       i += 2
-      continue
-    }
-    out.push(t)
+    } else out.push(t)
   }
   state.tokens = out
 }
@@ -241,10 +231,7 @@ const UNIT = String.raw`(?:\s*(?:%|×|x|[µu]s|ms|ns|s|k|M|G|rps|req\/s|\/s|B|Ki
 const NUMERIC = new RegExp(String.raw`^[~≈<>≤≥±+\-−]?\s*[$€]?${NUM}${UNIT}(?:\s*(?:±|–|-|\.\.|\/)\s*${NUM}${UNIT})?(?:\s*\([^()]*\))?\s*[*†‡]?$`)
 
 /** Whether a table cell reads as a number ("12.3", "−4 %", "1,024", "~2.1×", "45 µs (±3%)"). */
-export function isNumericCell(text: string): boolean {
-  const s = text.trim()
-  return NUMERIC.test(s)
-}
+export const isNumericCell = (text: string): boolean => NUMERIC.test(text.trim())
 
 function addClass(t: Token, cls: string): void {
   const old = t.attrGet('class')

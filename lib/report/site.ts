@@ -28,8 +28,6 @@ export interface RunPage {
   title?: string
   /** 'runs' (default) or 'baselines': the folder under site/ the page goes to. */
   section?: 'runs' | 'baselines'
-  /** Name of the site in the breadcrumbs (default "proxybench"). */
-  siteName?: string
 }
 
 export interface WrittenRunPage {
@@ -162,7 +160,7 @@ export function writeRunPage(siteDir: string, run: RunPage, log: Logger): Writte
 
   const rendered = renderMarkdown(run.markdown)
   const title = rendered.title || run.title || run.runId
-  const breadcrumbs: Breadcrumb[] = [{ href: '../../index.html', text: run.siteName ?? 'proxybench' }]
+  const breadcrumbs: Breadcrumb[] = [{ href: '../../index.html', text: 'proxybench' }]
   const html = htmlPage({
     title,
     body: rendered.html,
@@ -204,7 +202,6 @@ export interface SiteEntry {
 }
 
 export interface SiteIndexOptions {
-  title?: string
   /** One paragraph of plain text under the title. */
   intro?: string
   /** Extra relative links at the top, e.g. {href: 'report.pdf', text: 'Report (PDF)'}. */
@@ -238,7 +235,7 @@ export function writeSiteIndex(siteDir: string, entries: readonly SiteEntry[], l
       )
     }
   }
-  const title = opts.title ?? 'proxybench results'
+  const title = 'proxybench results'
   const links = (opts.links ?? []).map((l) => `<a href="${relativeHref(l.href)}">${escapeHtml(l.text)}</a>`)
   const body = [
     `<h1 id="top">${escapeHtml(title)}</h1>\n`,
@@ -259,10 +256,4 @@ export function writeSiteIndex(siteDir: string, entries: readonly SiteEntry[], l
   writeOutputs(siteDir, [{ path: 'index.html', render: () => htmlPage({ title, body, generated: opts.generated ?? new Date().toISOString() }) }])
   log.info(`wrote ${displayPath(file)} (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'})`)
   return file
-}
-
-/** The href of a published page relative to site/ (for writeSiteIndex entries). */
-export function siteHref(runId: string, section: 'runs' | 'baselines' = 'runs'): string {
-  assertRunId(runId)
-  return `${section}/${runId}/index.html`
 }

@@ -4,7 +4,7 @@
  * validated against SUMMARY_SCHEMA; `summary/findings.csv` and `summary/claims.csv` are the
  * same findings and claims as tidy CSV (their columns: lib/data/columns/summary.ts).
  */
-import Papa from 'papaparse'
+import { csvText } from '../data/csv.ts'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { zodToJsonSchema, type JsonSchema } from '../core/json-schema.ts'
@@ -144,6 +144,12 @@ function baselineOut(b: BaselineComparison | undefined): Summary['baseline'] {
   return { id: b.id, kind: 'run', same_machine: b.sameMachine }
 }
 
+/** A claim's fields the JSON and the CSV share (the schema and the column list fix their order). */
+const claimFields = (c: ClaimResult) => {
+  const { id, source, finding, verdict, expect, measured, value, reference, comparable_across_machines } = c
+  return { id, source, finding, verdict, expect, measured, value, reference, comparable_across_machines }
+}
+
 const pairOut = (c: PairedCell) => ({
   table: c.table,
   basis: c.basis,
@@ -175,19 +181,7 @@ export function buildSummary(s: SummaryInput): Summary {
           figure: f.figure,
           intervals: (f.intervals ?? []).map(({ label, interval }) => ({ label, interval: intervalFields(interval) })),
         })),
-        claims: s.claims.map((c) => ({
-          id: c.id,
-          source: c.source,
-          finding: c.finding,
-          verdict: c.verdict,
-          expect: c.expect,
-          measured: c.measured,
-          value: c.value,
-          interval: c.interval,
-          reference: c.reference,
-          comparable_across_machines: c.comparable_across_machines,
-          warnings: c.warnings,
-        })),
+        claims: s.claims.map((c) => ({ ...claimFields(c), interval: c.interval, warnings: c.warnings })),
         baseline: baselineOut(s.baseline),
         pairs: s.pairs ? s.pairs.map(pairOut) : null,
         gates: s.gates.map((g) => ({ expr: g.expr, failed: g.failed, detail: g.detail })),
@@ -202,12 +196,9 @@ export const CLAIMS_CSV = CLAIMS.file
 export const FINDINGS_COLUMNS = outputNames(FINDINGS)
 export const CLAIMS_COLUMNS = outputNames(CLAIMS)
 
-const csv = <N extends string>(columns: readonly N[], rows: Partial<Record<N, unknown>>[]) =>
-  Papa.unparse({ fields: [...columns], data: rows.map((r) => columns.map((c) => r[c] ?? '')) }, { newline: '\n' }) + '\n'
-
 /** One row per interval of each finding (a finding without a decided figure: one row, the interval columns empty). */
 export function findingsCsv(findings: readonly Finding[]): string {
-  return csv(
+  return csvText(
     FINDINGS_COLUMNS,
     findings.flatMap((f) => {
       const base = { id: f.id, title: f.title, verdict: f.verdict, figure: f.figure }
@@ -219,21 +210,13 @@ export function findingsCsv(findings: readonly Finding[]): string {
 
 /** One row per claim of the ledger. */
 export function claimsCsv(claims: readonly ClaimResult[]): string {
-  return csv(
+  return csvText(
     CLAIMS_COLUMNS,
     claims.map((c) => ({
-      id: c.id,
-      source: c.source,
-      finding: c.finding,
-      verdict: c.verdict,
-      expect: c.expect,
-      measured: c.measured,
-      value: c.value,
+      ...claimFields(c),
       lo: c.interval?.lo,
       hi: c.interval?.hi,
       interval_method: c.interval?.method,
-      reference: c.reference,
-      comparable_across_machines: c.comparable_across_machines,
       warnings: c.warnings.join('; '),
     })),
   )

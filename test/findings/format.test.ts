@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { countVerdicts, formatFindings, formatVerdictCounts } from '../../lib/findings/format.ts'
+import { formatFindings, formatVerdictCounts } from '../../lib/findings/format.ts'
 import type { Finding } from '../../lib/findings/types.ts'
 
 const f = (id: string, verdict: Finding['verdict']): Finding => ({ id, title: 't', verdict, figure: 'x' })
@@ -8,6 +8,5 @@ const findings = [f('F1', 'held'), f('F2', 'inconclusive'), f('F3', 'info'), f('
 
 test('inconclusive has its own mark and is counted apart from not held', () => {
   assert.match(formatFindings(findings), /^ {2}\? F2 t \.+ inconclusive: x$/m)
-  assert.deepEqual(countVerdicts(findings), { held: 1, notHeld: 1, inconclusive: 2, notMeasured: 1, info: 1 })
   assert.equal(formatVerdictCounts(findings), '6 findings: 1 held, 1 not held, 2 inconclusive, 1 not measured, 1 info')
 })

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import { UserError } from '../../lib/core/errors.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import { absoluteLinks, PUBLISHED_MARK, publishSite } from '../../lib/report/publish.ts'
-import { writeRunPage, siteHref, writeSiteIndex } from '../../lib/report/site.ts'
+import { writeRunPage, writeSiteIndex } from '../../lib/report/site.ts'
 
 /** A real site of two runs, built by the same functions the report uses. */
 function site(): string {
@@ -18,8 +18,8 @@ function site(): string {
   writeSiteIndex(
     dir,
     [
-      { href: siteHref('2026-run'), title: 'run 2026', kind: 'run' },
-      { href: siteHref('2025-run'), title: 'run 2025', kind: 'run' },
+      { href: 'runs/2026-run/index.html', title: 'run 2026', kind: 'run' },
+      { href: 'runs/2025-run/index.html', title: 'run 2025', kind: 'run' },
     ],
     log,
     { generated: 'now' },

@@ -5,9 +5,7 @@ import type { BarRow } from '../charts.ts'
 import { esc, type Article } from '../markdown.ts'
 import { figure } from './common.ts'
 import type { ArticleInput } from './input.ts'
-import { iv, rowsText, side } from './protocols.ts'
-
-const ratio = (x: Interval | null, who: string) => (x ? `${iv(x, 2)} ${side(x, `${who} cheaper`, `${who} dearer`)}` : '—')
+import { iv, ivColumn, ratioColumn, ratioText, rowsColumn } from './protocols.ts'
 
 /** A bar with its interval (error bars only from two repeats on: one repeat has none). */
 const bar = (category: string, group: string, x: Interval | null): BarRow[] =>
@@ -37,17 +35,17 @@ export function h3Section(a: Article, { run }: ArticleInput): ChartRequest[] {
       { title: 'proxy', value: (c) => c.proxy },
       { title: 'version', value: (c) => c.version },
       { title: 'streams/conn', value: (c) => c.streams },
-      { title: 'h3 CPU µs/req', value: (c) => c.h3?.value ?? null, show: (c) => esc(iv(c.h3)) },
-      { title: 'h2 CPU µs/req', value: (c) => c.h2?.value ?? null, show: (c) => esc(iv(c.h2)) },
-      { title: 'HTTP/1.1 CPU µs/req', value: (c) => c.h1?.value ?? null, show: (c) => esc(iv(c.h1)) },
-      { title: 'h3 / HTTP/1.1', value: (c) => c.h3VsH1?.value ?? null, show: (c) => esc(ratio(c.h3VsH1, 'h3')) },
-      { title: 'h3 / h2', value: (c) => c.h3VsH2?.value ?? null, show: (c) => esc(ratio(c.h3VsH2, 'h3')) },
+      ivColumn('h3 CPU µs/req', (c) => c.h3),
+      ivColumn('h2 CPU µs/req', (c) => c.h2),
+      ivColumn('HTTP/1.1 CPU µs/req', (c) => c.h1),
+      ratioColumn('h3 / HTTP/1.1', (c) => c.h3VsH1, 'h3'),
+      ratioColumn('h3 / h2', (c) => c.h3VsH2, 'h3'),
       { title: 'backend conns/1k', value: (c) => c.conns_per_1k },
       { title: 'UDP datagrams/req', value: (c) => c.datagrams_per_req },
       // The page keeps to A4: p50 goes to the CSV, p99 stays.
       { title: 'p50 ms', value: (c) => c.p50_ms, csvOnly: true },
       { title: 'p99 ms', value: (c) => c.p99_ms },
-      { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
+      rowsColumn(),
     ],
     costs,
   )
@@ -108,15 +106,15 @@ function h3OpenTable(a: Article, cells: readonly H3OpenCell[]): void {
       { title: 'proxy', value: (c) => c.proxy },
       { title: 'version', value: (c) => c.version },
       { title: 'rate req/s', value: (c) => c.target_rps },
-      { title: 'h3 CPU µs/req', value: (c) => c.h3?.value ?? null, show: (c) => esc(iv(c.h3)) },
-      { title: 'HTTP/1.1 CPU µs/req', value: (c) => c.h1?.value ?? null, show: (c) => esc(iv(c.h1)) },
-      { title: 'h3 / HTTP/1.1', value: (c) => c.h3VsH1?.value ?? null, show: (c) => esc(ratio(c.h3VsH1, 'h3')) },
+      ivColumn('h3 CPU µs/req', (c) => c.h3),
+      ivColumn('HTTP/1.1 CPU µs/req', (c) => c.h1),
+      ratioColumn('h3 / HTTP/1.1', (c) => c.h3VsH1, 'h3'),
       { title: 'h3 p99 ms', value: (c) => c.h3_p99_ms },
       { title: 'HTTP/1.1 p99 ms', value: (c) => c.h1_p99_ms },
       { title: 'h3 max VUs', value: (c) => c.h3_max_vus, csvOnly: true },
       { title: 'HTTP/1.1 max VUs', value: (c) => c.h1_max_vus, csvOnly: true },
       { title: 'UDP datagrams/req', value: (c) => c.datagrams_per_req },
-      { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
+      rowsColumn(),
     ],
     cells,
   )
@@ -138,17 +136,21 @@ function h3HandshakeTable(a: Article, charts: ChartRequest[], rows: readonly H3H
       { title: 'version', value: (r) => r.version },
       { title: 'key type', value: (r) => r.key_type },
       { title: 'over', value: (r) => r.transport },
-      { title: 'full CPU µs/handshake', value: (r) => r.full?.value ?? null, show: (r) => esc(iv(r.full)) },
-      { title: 'QUIC / TCP+TLS full', value: (r) => r.fullVsTcp?.value ?? null, show: (r) => esc(r.transport === 'QUIC' ? ratio(r.fullVsTcp, 'QUIC') : '') },
-      { title: 'resumed CPU µs/handshake', value: (r) => r.resumed?.value ?? null, show: (r) => esc(iv(r.resumed)) },
+      ivColumn('full CPU µs/handshake', (r) => r.full),
+      {
+        title: 'QUIC / TCP+TLS full',
+        value: (r) => r.fullVsTcp?.value ?? null,
+        show: (r) => esc(r.transport === 'QUIC' ? ratioText(r.fullVsTcp, 'QUIC') : ''),
+      },
+      ivColumn('resumed CPU µs/handshake', (r) => r.resumed),
       {
         title: 'QUIC / TCP+TLS resumed',
         value: (r) => r.resumedVsTcp?.value ?? null,
-        show: (r) => esc(r.transport === 'QUIC' ? ratio(r.resumedVsTcp, 'QUIC') : ''),
+        show: (r) => esc(r.transport === 'QUIC' ? ratioText(r.resumedVsTcp, 'QUIC') : ''),
       },
       { title: '0-RTT CPU µs/handshake', value: (r) => r.early?.value ?? null, show: (r) => esc(r.transport === 'QUIC' ? iv(r.early) : '') },
       { title: 'UDP datagrams/handshake', value: (r) => r.datagrams },
-      { title: 'valid rows', value: (r) => `${r.valid}/${r.rows}`, show: (r) => esc(rowsText(r)) },
+      rowsColumn(),
     ],
     rows,
   )

@@ -3,7 +3,7 @@ import { fmtInterval } from '../../core/intervals.ts'
 import type { ChartRequest } from '../chart-requests.ts'
 import { esc, type Article } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
-import { iv, side } from './protocols.ts'
+import { ivColumn, side } from './protocols.ts'
 
 const notes = (c: L4Cell) => {
   const all = [...(c.disturbed ? [`${c.disturbed} disturbed`] : []), ...c.reasons]
@@ -28,8 +28,8 @@ export function l4Section(a: Article, { run }: ArticleInput): ChartRequest[] {
       { title: 'proxy', value: (c) => c.proxy },
       { title: 'version', value: (c) => c.version },
       { title: 'variant', value: (c) => c.variant },
-      { title: 'µs/conn', value: (c) => c.perConn?.value ?? null, show: (c) => esc(iv(c.perConn)) },
-      { title: 'µs/MiB', value: (c) => c.perMiB?.value ?? null, show: (c) => esc(iv(c.perMiB, 0)) },
+      ivColumn('µs/conn', (c) => c.perConn),
+      ivColumn('µs/MiB', (c) => c.perMiB, 0),
       { title: 'conn/s', value: (c) => c.connRate },
       { title: 'MiB/s', value: (c) => c.mibPerS },
       { title: 'backend conns/conn', value: (c) => c.backendConnsPerConn },

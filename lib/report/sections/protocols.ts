@@ -1,13 +1,33 @@
 import { h2Summary, resumptionSummary, type H2Cell, type ResumptionCell } from '../../analysis/protocols.ts'
 import { fmtInterval, sideOfOne, type Interval } from '../../core/intervals.ts'
 import type { ChartRequest } from '../chart-requests.ts'
-import { esc, pct, type Article } from '../markdown.ts'
+import { type Article, type Column, esc, pct } from '../markdown.ts'
 import type { ArticleInput } from './input.ts'
 
 /** An interval as text, or — (the h3 section's tables too). */
 export const iv = (x: Interval | null, digits = 1) => (x ? fmtInterval(x, digits) : '—')
 /** valid/all rows, with the reasons of the others. */
 export const rowsText = (c: { valid: number; rows: number; reasons: string[] }) => `${c.valid}/${c.rows}${c.reasons.length ? ` (${c.reasons.join('; ')})` : ''}`
+/** A column of an interval: its value in the CSV, the interval on the page. */
+export const ivColumn = <R>(title: string, get: (r: R) => Interval | null, digits?: number): Column<R> => ({
+  title,
+  value: (r) => get(r)?.value ?? null,
+  show: (r) => esc(iv(get(r), digits)),
+})
+/** A column of a ratio to 1: its value in the CSV, the interval and the side it is on in words (`h2 cheaper`) on the page. */
+export const ratioColumn = <R>(title: string, get: (r: R) => Interval | null, who: string): Column<R> => ({
+  title,
+  value: (r) => get(r)?.value ?? null,
+  show: (r) => esc(ratioText(get(r), who)),
+})
+/** A ratio to 1 as text: its interval and its side (`h3 cheaper`), or —. */
+export const ratioText = (x: Interval | null, who: string) => (x ? `${iv(x, 2)} ${side(x, `${who} cheaper`, `${who} dearer`)}` : '—')
+/** The valid rows of all, with the reasons of the others. */
+export const rowsColumn = <R extends { valid: number; rows: number; reasons: string[] }>(): Column<R> => ({
+  title: 'valid rows',
+  value: (c) => `${c.valid}/${c.rows}`,
+  show: (c) => esc(rowsText(c)),
+})
 /** A ratio's side in words (sideOfOne judges it). */
 export const side = (x: Interval | null, below: string, above: string): string => {
   if (!x) return ''
@@ -34,17 +54,13 @@ export function h2Section(a: Article, { run }: ArticleInput): ChartRequest[] {
       { title: 'version', value: (c) => c.version },
       { title: 'protocol', value: (c) => c.protocol },
       { title: 'streams/conn', value: (c) => c.streams },
-      { title: 'CPU µs/req', value: (c) => c.cpu?.value ?? null, show: (c) => esc(iv(c.cpu)) },
-      {
-        title: 'h2 / HTTP/1.1',
-        value: (c) => c.vsH1?.value ?? null,
-        show: (c) => esc(c.vsH1 ? `${iv(c.vsH1, 2)} ${side(c.vsH1, 'h2 cheaper', 'h2 dearer')}` : '—'),
-      },
+      ivColumn('CPU µs/req', (c) => c.cpu),
+      ratioColumn('h2 / HTTP/1.1', (c) => c.vsH1, 'h2'),
       { title: 'rps', value: (c) => c.rps },
       { title: 'p50 ms', value: (c) => c.p50_ms },
       { title: 'p99 ms', value: (c) => c.p99_ms },
       { title: 'syscalls/req', value: (c) => c.syscalls, csvOnly: true },
-      { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
+      rowsColumn(),
     ],
     cells,
   )
@@ -72,15 +88,11 @@ export function resumptionSection(a: Article, { run }: ArticleInput): ChartReque
       { title: 'variant', value: (c) => c.variant },
       { title: 'client offers', value: (c) => c.resumption },
       { title: 'resumed', value: (c) => c.resumedShare, show: (c) => esc(pct(c.resumedShare, 2)) },
-      { title: 'CPU µs/handshake', value: (c) => c.cpu?.value ?? null, show: (c) => esc(iv(c.cpu)) },
-      {
-        title: 'resumed / full',
-        value: (c) => c.vsFull?.value ?? null,
-        show: (c) => esc(c.vsFull ? `${iv(c.vsFull, 2)} ${side(c.vsFull, 'resuming cheaper', 'resuming dearer')}` : '—'),
-      },
+      ivColumn('CPU µs/handshake', (c) => c.cpu),
+      ratioColumn('resumed / full', (c) => c.vsFull, 'resuming'),
       { title: 'handshakes/s', value: (c) => c.rate },
       { title: 'syscalls/handshake', value: (c) => c.syscalls, csvOnly: true },
-      { title: 'valid rows', value: (c) => `${c.valid}/${c.rows}`, show: (c) => esc(rowsText(c)) },
+      rowsColumn(),
     ],
     cells,
   )
