@@ -48,6 +48,13 @@ const FLAGS = flagTable({
   cpu: { type: 'string', arg: 'N', help: ["the neighbour's core (default: the proxy's, from nproc)"] },
   'neighbour-max': { type: 'string', arg: 'S', help: ['the neighbour ends itself after S seconds (default 3600)'] },
   ...commonFlags({ out: 'results/busy-machine-<profile>' }),
+  'netns-hosts': {
+    type: 'boolean',
+    help: [
+      'run with --hosts on three Docker hosts of this machine (network namespaces, the multi-host',
+      "test's: root, iproute2, dockerd, sshd), the neighbour on the proxy's host",
+    ],
+  },
   'finished-only': {
     type: 'boolean',
     help: [
@@ -104,7 +111,7 @@ await runNotebook(async () => {
   if (!Number.isInteger(seed)) throw userError(`--seed ${flags.seed}`, 'not a whole number', 'Use e.g. 1')
   /** @type {RoundPlan} */
   const rounds = { planned, seed, isBusy: busyRounds(planned, seed), dir: join(out, 'run'), switches: join(out, 'rounds.jsonl') }
-  if (!flags['finished-only']) await measureRun(flags, profile, neighbour, rounds)
+  if (!flags['finished-only']) await withHosts(flags['netns-hosts'] === true, (hosts) => measureRun(flags, profile, neighbour, rounds, hosts))
   if (!readManifest(rounds.dir)?.finished)
     throw userError(displayPath(rounds.dir), 'the run has not finished', 'Run without --finished-only: it resumes where it stopped')
   await printTables(loadRun(rounds.dir), rounds)
@@ -132,8 +139,9 @@ function neighbourPlan(flags) {
  * @param {string} profile
  * @param {NeighbourPlan} neighbour
  * @param {RoundPlan} rounds
+ * @param {string | null} hosts the --hosts value, or null: one machine
  */
-async function measureRun(flags, profile, neighbour, rounds) {
+async function measureRun(flags, profile, neighbour, rounds, hosts) {
   if (readManifest(rounds.dir)?.finished) {
     process.stdout.write(`${displayPath(rounds.dir)} finished earlier, reused\n`)
     return
@@ -141,7 +149,7 @@ async function measureRun(flags, profile, neighbour, rounds) {
   for (let attempt = 1; ; attempt++) {
     // Another run holds the machine's run lock: wait for it rather than fail (run-all would refuse).
     await untilLockFree()
-    const status = await runAllOnce(flags, profile, neighbour, rounds)
+    const status = await runAllOnce(flags, profile, neighbour, rounds, hosts)
     if (status === 0) return
     // Refused for the lock (exit 2, nothing measured): another run took it first.
     if (status === 2 && !lockFree() && attempt < 100) continue
@@ -156,8 +164,9 @@ async function measureRun(flags, profile, neighbour, rounds) {
  * @param {string} profile
  * @param {NeighbourPlan} neighbour
  * @param {RoundPlan} rounds
+ * @param {string | null} hosts
  */
-async function runAllOnce(flags, profile, neighbour, rounds) {
+async function runAllOnce(flags, profile, neighbour, rounds, hosts) {
   const started = readManifest(rounds.dir)
   process.stdout.write(
     `${displayPath(rounds.dir)}${started ? ' (resumed)' : ''}: ${rounds.planned} rounds, the neighbour on cpu${neighbour.cpu} at ${Math.round(neighbour.share * 100)}% in bursts of 1-3 s in one of each pair\n`,
@@ -167,7 +176,12 @@ async function runAllOnce(flags, profile, neighbour, rounds) {
     series: flags.series ?? 'pooling,tls,h2,ws',
     seed: rounds.seed,
     out: rounds.dir,
-    flags: { proxies: flags.proxies ?? 'haproxy,nginx,caddy', runtime: flags.runtime, repeats: String(rounds.planned) },
+    flags: {
+      proxies: flags.proxies ?? 'haproxy,nginx,caddy',
+      runtime: hosts ? 'docker' : flags.runtime,
+      repeats: String(rounds.planned),
+      ...(hosts ? { hosts } : {}),
+    },
     resume: Boolean(started),
   })
   /** @type {Awaited<ReturnType<typeof startNeighbour>> | null} */
@@ -195,6 +209,31 @@ async function runAllOnce(flags, profile, neighbour, rounds) {
   await switching
   await neighbourOn(false)
   return status
+}
+
+/**
+ * Runs `f` on one machine (hosts null), or with the multi-host test's three namespaced hosts
+ * built for it and torn down after, also on failure.
+ * @param {boolean} netns
+ * @param {(hosts: string | null) => Promise<void>} f
+ */
+async function withHosts(netns, f) {
+  if (!netns) return f(null)
+  const { netnsUnavailable, startNetnsEngines } = await import('../test/integration/support/netns-engines.ts')
+  const why = await netnsUnavailable()
+  if (why)
+    throw userError(
+      '--netns-hosts',
+      `cannot build the hosts: ${why}`,
+      'Run it as root on a machine with iproute2, dockerd, sshd and openssl (.ci/run installs them)',
+    )
+  const engines = await startNetnsEngines()
+  try {
+    await f(engines.hostsFlag())
+  } finally {
+    const forced = await engines.teardown()
+    if (forced.length) process.stderr.write(`teardown had to force: ${forced.join('; ')}\n`)
+  }
 }
 
 /**
