@@ -16,7 +16,7 @@ const { readManifest } = await import('../lib/data/manifest.ts')
 const { getProfile } = await import('../lib/catalog/profiles.ts')
 const { loadLedger } = await import('../lib/claims/ledger.ts')
 const { verdictLines, formatStability } = await import('../lib/bench/stability.ts')
-const { busyIdleRatios, busyRounds, disturbanceEffects, formatBusyMachine, sideFacts, splitByRound, verdictChanges, wallByPhase } = await import(
+const { busyIdleRatios, busyRounds, disturbanceEffects, formatBusyMachine, roundFollower, sideFacts, splitByRound, verdictChanges, wallByPhase } = await import(
   '../lib/bench/busy-machine.ts'
 )
 const { aggregate } = await import('../lib/analysis/summary.ts')
@@ -25,7 +25,6 @@ const { evaluateClaims } = await import('../lib/claims/evaluate.ts')
 const { buildArticle } = await import('../lib/report/article.ts')
 const { runFindings } = await import('../lib/report/build.ts')
 const { startNeighbour, NEIGHBOUR_NAME } = await import('../lib/measure/neighbour.ts')
-const { progressTask } = await import('../lib/run/phase.ts')
 const { defaultCpuLayout } = await import('../lib/roles/cpus.ts')
 const { cpuIds } = await import('../lib/measure/disturbance.ts')
 const { spawn, spawnSync } = await import('node:child_process')
@@ -186,28 +185,22 @@ async function runAllOnce(flags, profile, neighbour, rounds, hosts) {
   })
   /** @type {Awaited<ReturnType<typeof startNeighbour>> | null} */
   let n = null
-  let switching = Promise.resolve()
-  /** @param {boolean} on */
-  const neighbourOn = async (on) => {
-    if (on && !n) n = await startNeighbour({ cpu: neighbour.cpu, share: neighbour.share, burstS: [1, 3], maxS: neighbour.maxS })
-    if (!on && n) await n.stop().then(() => (n = null))
-  }
-  /** @param {{ phase: string; repeat: number }} task */
-  const record = (task) => writeFileDurable(rounds.switches, `${JSON.stringify({ atMs: Date.now(), ...task })}\n`, 'a')
+  const follower = roundFollower(rounds.isBusy, {
+    record: (s) => writeFileDurable(rounds.switches, `${JSON.stringify(s)}\n`, 'a'),
+    neighbour: async (on) => {
+      if (on && !n) n = await startNeighbour({ cpu: neighbour.cpu, share: neighbour.share, burstS: [1, 3], maxS: neighbour.maxS })
+      if (!on && n) await n.stop().then(() => (n = null))
+    },
+  })
   const child = spawn('npx', argv, { stdio: ['inherit', 'inherit', 'pipe'], cwd: repoRoot })
   createInterface({ input: child.stderr }).on('line', (line) => {
     process.stderr.write(`${line}\n`)
-    const task = progressTask(line)
-    if (!task) return
-    record(task)
-    switching = switching.then(() => neighbourOn(rounds.isBusy(task.repeat)))
+    follower.line(line)
   })
   // Asynchronous, so that the neighbour's stop also runs when this script is interrupted.
-  const status = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)))
-  // The attempt's end closes its last task's time: an interruption's pause is nobody's.
-  record({ phase: '', repeat: 0 })
-  await switching
-  await neighbourOn(false)
+  // 'close': after the last progress line was read.
+  const status = await new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)))
+  await follower.end()
   return status
 }
 

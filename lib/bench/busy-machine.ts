@@ -7,6 +7,7 @@ import { CELL_COLUMNS, cellIdOf, groupBy, keyId, type TableName } from '../data/
 import type { VerdictLine } from './stability.ts'
 import { isDecided } from '../core/verdict.ts'
 import { seededRandom } from '../core/shuffle.ts'
+import { progressTask } from '../run/phase.ts'
 
 type AnyRow = { status: string; reason: string; repeat: number; proxy: string; foreign_cpu_share?: number | null; load_foreign_cpu_share?: number | null }
 
@@ -38,6 +39,32 @@ export interface RoundSwitch {
   atMs: number
   phase: string
   repeat: number
+}
+
+/**
+ * Follows a run's progress lines: records each task's start, and has the neighbour run
+ * during a busy round's tasks and not during an idle one's; switches happen in order.
+ * `end()` closes the attempt's last task and leaves the neighbour stopped.
+ */
+export function roundFollower(
+  isBusy: (repeat: number) => boolean,
+  o: { record(s: RoundSwitch): void; neighbour(on: boolean): Promise<void>; now?: () => number },
+) {
+  const now = o.now ?? Date.now
+  let switching = Promise.resolve()
+  return {
+    line(line: string): void {
+      const task = progressTask(line)
+      if (!task) return
+      o.record({ atMs: now(), ...task })
+      switching = switching.then(() => o.neighbour(isBusy(task.repeat)))
+    },
+    async end(): Promise<void> {
+      o.record({ atMs: now(), phase: '', repeat: 0 })
+      await switching
+      await o.neighbour(false)
+    },
+  }
 }
 
 /** A run's rows split by their round: the idle rounds' and the busy rounds'. */

@@ -6,6 +6,7 @@ import {
   busyRounds,
   disturbanceEffects,
   formatBusyMachine,
+  roundFollower,
   sideFacts,
   splitByRound,
   verdictChanges,
@@ -15,6 +16,7 @@ import type { VerdictLine } from '../../lib/bench/stability.ts'
 import { FIXTURE_RUN } from '../fixtures/run.ts'
 import { measurement } from '../fixtures/rows.ts'
 import type { RunData } from '../../lib/data/run-data.ts'
+import { progressLine } from '../../lib/run/phase.ts'
 
 const line = (id: string, verdicts: (string | null)[]): VerdictLine => ({ kind: 'claim', id, title: id, verdicts, flips: 0, same: false })
 
@@ -159,5 +161,35 @@ test('disturbanceEffects: windows counted from their clean slices are compared w
       ['counted', 1, 0.1],
       ['disturbed', 1, 0.5],
     ],
+  )
+})
+
+test('the round follower: the neighbour on for a busy round, off for an idle one, in order; each task start recorded; the end stops it', async () => {
+  const events: string[] = []
+  const recorded: { phase: string; repeat: number }[] = []
+  let t = 0
+  const follower = roundFollower((r) => r === 2 || r > 2, {
+    record: (s) => void recorded.push({ phase: s.phase, repeat: s.repeat }),
+    // A slow start: a later switch still waits for it.
+    neighbour: async (on) => {
+      await new Promise((r) => setTimeout(r, on ? 20 : 1))
+      events.push(on ? 'on' : 'off')
+    },
+    now: () => t++,
+  })
+  const task = (label: string) => progressLine('pooling', 0, 4, label, 1)
+  for (const l of [
+    task('same haproxy 3.4.7 article r1'),
+    'warning: something',
+    task('same haproxy 3.4.7 article r2'),
+    task('same nginx 1.31.3 article r2'),
+    task('same haproxy 3.4.7 article r1'),
+  ])
+    follower.line(l)
+  await follower.end()
+  assert.deepEqual(events, ['off', 'on', 'on', 'off', 'off'])
+  assert.deepEqual(
+    recorded.map((r) => `${r.phase}:${r.repeat}`),
+    ['pooling:1', 'pooling:2', 'pooling:2', 'pooling:1', ':0'],
   )
 })
