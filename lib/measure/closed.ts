@@ -9,7 +9,7 @@ import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../rol
 import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
-import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes } from './disturbance.ts'
+import { disturbanceColumns, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
 import { invalidReasons } from './validity.ts'
@@ -20,6 +20,8 @@ import {
   countedPart,
   extension,
   MAX_EXTENSION,
+  readCores,
+  readWindowEnd,
   sliceLayout,
   slicesOf,
   startSlicing,
@@ -44,6 +46,8 @@ interface Snapshot {
   procs: Map<number, ProcessSample>
   /** Each side's counters, in the window's order of sides. */
   sides: SideCounters[]
+  /** Why the window cannot be judged from this snapshot (a host's reader gone); null: it can. */
+  unjudged: string | null
 }
 
 const argv0 = (argv: readonly string[]) => basename(argv[0] ?? 'the generator')
@@ -166,12 +170,12 @@ export async function runClosedWindow(sides: readonly WindowSide[]) {
   const userSys = () => groups.map((g) => (g && typeof g !== 'string' ? readUserSys(g) : null))
   await sleep(p.warmupS * 1000)
   const [a, usA] = await Promise.all([snap(), userSys()])
-  // Not on several hosts: their windows are not judged (docs/hosts.md), and each read there is an exec that loads the proxy's host.
-  const slicing = layout.severalHosts ? null : startSlicing(sliceReading)
+  // On several hosts each host's reader answers (docs/hosts.md#disturbance).
+  const slicing = startSlicing(sliceReading)
   const sub = await countSubWindow(ctx, sides, counted, a.at)
   await sleep(Math.max(0, p.durationS - sinceS(a.at)) * 1000)
-  const extended = !!gen.reportsOnInterrupt && !!slicing && (await extension(snapReading(layout, a), slicing.readings, layout, p.durationS))
-  const between = slicing ? await slicing.stop() : { readings: [], reads: 0 }
+  const extended = !!gen.reportsOnInterrupt && (await extension(snapReading(layout, a), slicing.readings, layout, p.durationS))
+  const between = await slicing.stop()
   const [b, usB] = await Promise.all([snap(), userSys()])
   // Where each proxy's backend connections live; a proxy on another host has no /proc here.
   const timeWait = sides.map((s) => (s.stack.proxy && !layout.severalHosts ? timeWaitSockets(s.stack.proxy.pid) : null))
@@ -188,7 +192,7 @@ export async function runClosedWindow(sides: readonly WindowSide[]) {
     const readings = windowReadings(snapReading(layout, a, i), inBetween, snapReading(layout, b, i))
     return { side: s, counts, subRequests: sub.requests[i]!, exited: exited[i]!, generator: generators[i]!, report, readings, timeWait: timeWait[i] ?? null }
   }
-  return { a, b, layout, genThreads, sliceReads: between.reads, extended, sides: sides.map(sideOf) }
+  return { a, b, layout, genThreads, sliceReads: between.reads, extended, unjudged: a.unjudged ?? b.unjudged, sides: sides.map(sideOf) }
 }
 
 const sinceS = (at: bigint) => Number(process.hrtime.bigint() - at) / 1e9
@@ -245,36 +249,31 @@ function exitNote(sides: readonly WindowSide[], i: number): string | null {
 
 /** The window's counters: a snapshot at each end, a slice reading between (lib/measure/slices.ts), each side's backend requests by reading. */
 function windowReaders(ctx: CellContext, sides: readonly WindowSide[], generators: readonly RunningRole[], layout: SliceLayout) {
-  const cpu = () =>
-    Promise.all(
-      sides.map(async ({ stack }, i) => {
-        const [proxyNs, backendNs, generatorNs] = await Promise.all([
-          stack.proxy ? ctx.runtime.cpuNs(stack.proxy) : 0,
-          ctx.runtime.cpuNs(stack.backend.role),
-          ctx.runtime.cpuNs(generators[i]!),
-        ])
-        return { proxyNs, backendNs, generatorNs }
-      }),
-    )
+  // Every side's proxy (none in the direct row), backend and generator, read at one instant (on several hosts by each host's reader).
+  const read = sides.flatMap(({ stack }, i) => [stack.proxy, stack.backend.role, generators[i]!])
+  const bySide = (ns: readonly number[]): RoleNs[] => {
+    let j = 0
+    const all = read.map((r) => (r ? ns[j++]! : 0))
+    return sides.map((_, i) => ({ proxyNs: all[3 * i]!, backendNs: all[3 * i + 1]!, generatorNs: all[3 * i + 2]! }))
+  }
+  const roles = read.filter((r): r is RunningRole => !!r)
   const stats = () => Promise.all(sides.map((s) => backendStats(s.stack.backend)))
   const sideWork = new Map<bigint, number[]>()
   return {
     sideWork,
     snap: async (): Promise<Snapshot> => {
-      const ns = await cpu()
-      const at = process.hrtime.bigint()
+      const { at, stat, ns, unjudged } = await readWindowEnd(ctx.runtime, roles)
       const epochUs = Date.now() * 1000
-      const [stat, procs, sideStats] = [readCpuTimes(), readProcesses(), await stats()]
-      return { at, epochUs, stat, procs, sides: ns.map((n, i) => ({ ...n, stats: sideStats[i]! })) }
+      // Another host's processes are not read here: culprits are named on one machine only.
+      const [procs, sideStats] = [layout.severalHosts ? new Map() : readProcesses(), await stats()]
+      return { at, epochUs, stat, procs, sides: bySide(ns).map((n, i) => ({ ...n, stats: sideStats[i]! })), unjudged }
     },
     /** Every side's roles' CPU (in rolesOf's order), the cores' times, the backends' requests (their sum; each side's in sideWork). */
     sliceReading: async (): Promise<SliceReading> => {
-      const ns = await cpu()
-      const at = process.hrtime.bigint()
-      const stat = readCpuTimes()
+      const { at, stat, ns } = await readCores(ctx.runtime, roles)
       const work = (await stats()).map((s) => s.requests)
       sideWork.set(at, work)
-      return { at, stat, roles: rolesOf(layout, ns), work: work.reduce((t, w) => t + w, 0) }
+      return { at, stat, roles: rolesOf(layout, bySide(ns)), work: work.reduce((t, w) => t + w, 0) }
     },
   }
 }
@@ -419,7 +418,7 @@ export function closedFields(w: ClosedWindow, i: number): Partial<Measurement> {
       wholeRequests > 0 ? round(((b.sides[i]!.stats.accepted - a.sides[i]!.stats.accepted - 3 - w.sliceReads) * 1000) / wholeRequests, 2) : null,
     proxy_cpu_share: proxy ? round(part.proxyNs / 1e9 / (windowS * cpuCount(ctx.cpus.proxy)), 4) : null,
     status: reasons.length ? 'invalid' : 'valid',
-    reason: [...reasons, ...(counted ? [countedNote(counted)] : [])].join('; '),
+    reason: [...reasons, ...(counted ? [countedNote(counted)] : []), ...(w.unjudged ? [w.unjudged] : [])].join('; '),
     ...disturbanceColumns(disturbance),
     counted_share: counted?.share ?? 1,
     disturbed_slice_share: part.disturbed,

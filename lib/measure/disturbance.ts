@@ -67,13 +67,42 @@ export function rootPerCpuFile(): string | null {
   return rootPerCpu
 }
 
-/** /proc/stat's per-CPU times, with each CPU's run time from the root cgroup where there is one. */
-export function readCpuTimes(): Map<number, CpuTimes> {
-  const times = parseProcStat(readFileSync('/proc/stat', 'utf8'))
-  const file = rootPerCpuFile()
-  const percpu = file ? parseUsagePerCpu(readFileSync(file, 'utf8')) : null
+/** /proc/stat's per-CPU times, with each CPU's run time from the root cgroup's `cpuacct.usage_percpu` where there is one. */
+export function cpuTimesOf(stat: string, usagePerCpu: string | null): Map<number, CpuTimes> {
+  const times = parseProcStat(stat)
+  const percpu = usagePerCpu === null ? null : parseUsagePerCpu(usagePerCpu)
   if (percpu) for (const [c, t] of times) if (percpu[c] !== undefined) t.runNs = percpu[c]
   return times
+}
+
+/** This machine's per-CPU times (cpuTimesOf). */
+export function readCpuTimes(): Map<number, CpuTimes> {
+  const file = rootPerCpuFile()
+  return cpuTimesOf(readFileSync('/proc/stat', 'utf8'), file ? readFileSync(file, 'utf8') : null)
+}
+
+/**
+ * Roles on several hosts: every kernel's cores in one map, kernel k's core c as
+ * k × HOST_CORE_STRIDE + c, so that the cores of two hosts never mix and one kernel's
+ * (hosts sharing a boot id) are judged as on one machine. Kernel 0's are numbered as they are.
+ */
+export const HOST_CORE_STRIDE = 4096
+
+/** A cpuset of kernel `kernel` in the numbering of HOST_CORE_STRIDE. */
+export const hostCores = (kernel: number, cpus: string): string =>
+  kernel === 0
+    ? cpus
+    : cpuIds(cpus)
+        .map((c) => c + kernel * HOST_CORE_STRIDE)
+        .join(',')
+
+/** Every kernel's per-CPU times in one map (HOST_CORE_STRIDE); a kernel `here` is this machine's. */
+export function hostsCpuTimes(kernels: readonly ({ stat: string; percpu: string | null } | 'here')[]): Map<number, CpuTimes> {
+  const out = new Map<number, CpuTimes>()
+  kernels.forEach((k, i) => {
+    for (const [c, t] of k === 'here' ? readCpuTimes() : cpuTimesOf(k.stat, k.percpu)) out.set(i * HOST_CORE_STRIDE + c, t)
+  })
+  return out
 }
 
 /** CPUs of a list like `0-3,6`. */
@@ -165,8 +194,10 @@ export function disturbance(a: Map<number, CpuTimes>, b: Map<number, CpuTimes>, 
 /**
  * The window's disturbance on the measured role's cores (the proxy's; the backend's for the
  * direct row) and on the load cores: the generator's and backend's that are not measured.
- * `roles` is every bench role's CPU over the window, with its cpuset. Null when the roles
- * run on several hosts: this machine's /proc/stat says nothing of another host's cores.
+ * `roles` is every bench role's CPU over the window, with its cpuset. On several hosts the
+ * cpusets are in HOST_CORE_STRIDE's numbering and the times every host's (hostsCpuTimes):
+ * each host's cores judged on its own counters; the irq accounting of another kernel is
+ * not known here, so it is told from the counters (IrqAccounting null).
  */
 export function windowDisturbance(
   a: Map<number, CpuTimes>,
@@ -174,10 +205,9 @@ export function windowDisturbance(
   o: { cpus: CpuLayout; hasProxy: boolean; severalHosts: boolean },
   roles: readonly { cpus: string; ns: number }[],
 ): WindowDisturbance | null {
-  if (o.severalHosts) return null
   const { cpus } = o
   const measured = measuredCores(cpus, o.hasProxy)
-  const irq = kernelIrqAccounting()
+  const irq = o.severalHosts ? null : kernelIrqAccounting()
   const d = disturbance(a, b, measured, rolesOnNs(measured, roles), irq)
   if (!d) return null
   const load = coresOutside(`${cpus.generator},${cpus.backend}`, measured)

@@ -7,13 +7,16 @@ import { openCounting, type RoleCounts } from '../runtime/counts.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
 import { readProcesses, withCulprits } from './culprits.ts'
-import { disturbanceColumns, readCpuTimes, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
+import { disturbanceColumns, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
 import {
   countedNote,
   countedPart,
   extension,
   MAX_EXTENSION,
   rampDropped,
+  readCores,
+  readWindowEnd,
+  roleCores,
   sliceLayout,
   slicesOf,
   startSlicing,
@@ -45,6 +48,8 @@ export interface GeneratorOutcome<T> {
   disturbedSliceShare: number | null
   /** The length the run took when it extended itself past its planned window (docs/method/disturbance.md#extension); null: it did not. */
   extendedS: number | null
+  /** Why the run was not judged for disturbance (a host's reader gone, docs/hosts.md#disturbance); null: it was, or could not be for no such reason. */
+  unjudged: string | null
 }
 
 /**
@@ -92,31 +97,37 @@ export async function runGenerator<T>(
   const started = [...new Set([...watch, ...roles])]
   await ctx.windowGate?.beforeWindow(started.map((r) => r.pid))
   const counting = await openCounting(ctx.runtime, count, { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
-  const [before] = await Promise.all([cpuOf(ctx, started), counting.begin()])
-  const start = { at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses(), work: await readWork(work) }
-  const runArgv = typeof argv === 'function' ? argv((1 + MAX_EXTENSION) * expectedS) : argv
-  const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv: runArgv, cpus: ctx.cpus.generator, logFile })
-  roles.push(generator)
-  const all = [...started, generator]
   const layout = sliceLayout(
     ctx,
     started.some((r) => r.spec.role === 'proxy'),
   )
+  // Another host's processes are not read here: culprits are named on one machine only.
+  const procsNow = () => (layout.severalHosts ? new Map() : readProcesses())
+  const [opened] = await Promise.all([readWindowEnd(ctx.runtime, started), counting.begin()])
+  const before = opened.ns
+  const start = { at: opened.at, stat: opened.stat, procs: procsNow(), work: await readWork(work) }
+  const runArgv = typeof argv === 'function' ? argv((1 + MAX_EXTENSION) * expectedS) : argv
+  const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv: runArgv, cpus: ctx.cpus.generator, logFile })
+  roles.push(generator)
+  const all = [...started, generator]
   const slicing =
-    // Not on several hosts: their runs are not judged (docs/hosts.md), and each read there is an exec that loads the proxy's host.
-    work && start.work !== null && !layout.severalHosts
-      ? startSlicing(async () => sliceReading(all, await cpuOf(ctx, all), process.hrtime.bigint(), readCpuTimes(), await work()))
+    work && start.work !== null
+      ? startSlicing(async () => {
+          const r = await readCores(ctx.runtime, all)
+          return sliceReading(layout, all, r.ns, r.at, r.stat, await work())
+        })
       : null
-  const first = start.work === null ? null : sliceReading(all, [...before, 0], start.at, start.stat, start.work)
+  const first = start.work === null ? null : sliceReading(layout, all, [...before, 0], start.at, start.stat, start.work)
   const ended =
     typeof argv === 'function'
       ? await endExtendingRun(ctx, generator, { startAt: start.at, windowS: expectedS, first, slicing, layout })
       : await endRun(ctx, generator, expectedS)
   const between = await slicing?.stop()
-  const end = { at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses() }
-  const [after] = await Promise.all([cpuOf(ctx, started), counting.end()])
+  const [closing] = await Promise.all([readWindowEnd(ctx.runtime, all), counting.end()])
+  const end = { at: closing.at, stat: closing.stat, procs: procsNow() }
+  const after = closing.ns.slice(0, -1)
+  const genNs = closing.ns.at(-1)!
   const counts = await counting.read()
-  const genNs = await ctx.runtime.cpuNs(generator)
   const endWork = slicing ? await readWork(work) : null
   const result = readReport<T>(ctx, name, runArgv, logFile)
   const wholeS = Number(end.at - start.at) / 1e9
@@ -126,7 +137,7 @@ export async function runGenerator<T>(
       start.stat,
       end.stat,
       layout,
-      all.map((r, i) => ({ cpus: r.spec.cpus, ns: ns[i]! })),
+      all.map((r, i) => ({ cpus: roleCores(layout, r), ns: ns[i]! })),
     ),
     start.procs,
     end.procs,
@@ -134,7 +145,7 @@ export async function runGenerator<T>(
     roles.map((r) => r.pid),
   )
   const readings =
-    between && first && endWork !== null ? windowReadings(first, between.readings, sliceReading(all, [...after, genNs], end.at, end.stat, endWork)) : []
+    between && first && endWork !== null ? windowReadings(first, between.readings, sliceReading(layout, all, [...after, genNs], end.at, end.stat, endWork)) : []
   const part = countedPart(
     rawFile(ctx.runDir, name, 'slices.json'),
     slicesOf(readings, layout),
@@ -154,6 +165,7 @@ export async function runGenerator<T>(
     workShare: part.workShare,
     disturbedSliceShare: part.disturbed,
     extendedS: ended.extended ? Math.round(wholeS * 10) / 10 : null,
+    unjudged: opened.unjudged ?? closing.unjudged,
     exit: ended.hung ?? runExit(watch, generator, result),
   }
 }
@@ -203,16 +215,21 @@ export async function stoppedIfHung(ctx: CellContext, generator: RunningRole, li
   return hung
 }
 
-const cpuOf = (ctx: CellContext, rs: readonly RunningRole[]) => Promise.all(rs.map((r) => ctx.runtime.cpuNs(r)))
-
 /** The work counter now, or null without one or when it cannot be read (the run is then judged whole). */
 const readWork = async (work: (() => Promise<number>) | undefined): Promise<number | null> => (work ? await work().catch(() => null) : null)
 
-/** One slice reading: every role's CPU with its cpuset (the generator's last), the cores' times, the work so far. */
-const sliceReading = (roles: readonly RunningRole[], ns: readonly number[], at: bigint, stat: Map<number, CpuTimes>, work: number): SliceReading => ({
+/** One slice reading: every role's CPU with its cpuset in the layout's numbering (the generator's last), the cores' times, the work so far. */
+const sliceReading = (
+  layout: SliceLayout,
+  roles: readonly RunningRole[],
+  ns: readonly number[],
+  at: bigint,
+  stat: Map<number, CpuTimes>,
+  work: number,
+): SliceReading => ({
   at,
   stat,
-  roles: roles.map((r, i) => ({ cpus: r.spec.cpus, ns: ns[i]! })),
+  roles: roles.map((r, i) => ({ cpus: roleCores(layout, r), ns: ns[i]! })),
   work,
 })
 
@@ -240,7 +257,12 @@ export function cpuPerUnit(g: GeneratorOutcome<unknown>, role: RunningRole, unit
  */
 export const judgedColumns = (g: GeneratorOutcome<unknown>, reasons: readonly string[]) => ({
   status: reasons.length ? ('invalid' as const) : ('valid' as const),
-  reason: [...reasons, ...(g.counted ? [countedNote(g.counted)] : []), ...(rampDropped(g.counted) ? [RAMP_DROPPED] : [])].join('; '),
+  reason: [
+    ...reasons,
+    ...(g.counted ? [countedNote(g.counted)] : []),
+    ...(rampDropped(g.counted) ? [RAMP_DROPPED] : []),
+    ...(g.unjudged ? [g.unjudged] : []),
+  ].join('; '),
   ...disturbanceColumns(g.disturbance),
   counted_share: g.counted?.share ?? 1,
   disturbed_slice_share: g.disturbedSliceShare,

@@ -1,5 +1,6 @@
 import type { CpuLayout } from '../roles/cpus.ts'
-import { windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
+import type { Role, RunningRole, Runtime } from '../runtime/types.ts'
+import { hostCores, hostsCpuTimes, readCpuTimes, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
 import { isDisturbedWindow } from './validity.ts'
 import { writeFileAtomic } from '../core/atomic.ts'
 
@@ -70,17 +71,75 @@ export interface SliceReading {
 }
 
 export interface SliceLayout {
+  /** The roles' cpusets; on several hosts in HOST_CORE_STRIDE's numbering (each host's kernel apart). */
   cpus: CpuLayout
   hasProxy: boolean
   severalHosts: boolean
+  /** On several hosts: the kernel each role's host runs (Runtime.kernelOf). */
+  kernels?: Record<Role, number>
 }
 
-/** The layout a window's slices are judged by: the cell's cpusets, whether a proxy is measured, whether the roles run on several hosts. */
-export const sliceLayout = (ctx: { cpus: CpuLayout; runtime: { generatorElsewhere?: boolean } }, hasProxy: boolean): SliceLayout => ({
-  cpus: ctx.cpus,
-  hasProxy,
-  severalHosts: !!ctx.runtime.generatorElsewhere,
-})
+/**
+ * The layout a window's slices are judged by: the cell's cpusets, whether a proxy is
+ * measured, whether the roles run on several hosts, and there each role's cores on its
+ * host's kernel.
+ */
+export function sliceLayout(ctx: { cpus: CpuLayout; runtime: Pick<Runtime, 'generatorElsewhere' | 'kernelOf'> }, hasProxy: boolean): SliceLayout {
+  const severalHosts = !!ctx.runtime.generatorElsewhere
+  if (!ctx.runtime.kernelOf) return { cpus: ctx.cpus, hasProxy, severalHosts }
+  const k = (r: Role) => ctx.runtime.kernelOf!(r)
+  const kernels = { proxy: k('proxy'), backend: k('backend'), generator: k('generator') }
+  const cpus = {
+    proxy: hostCores(kernels.proxy, ctx.cpus.proxy),
+    backend: hostCores(kernels.backend, ctx.cpus.backend),
+    generator: hostCores(kernels.generator, ctx.cpus.generator),
+  }
+  return { cpus, hasProxy, severalHosts, kernels }
+}
+
+/** A role's cpuset in the layout's numbering: as it is on one machine; on several hosts, on its host's kernel. */
+export const roleCores = (layout: SliceLayout, role: RunningRole): string =>
+  layout.kernels ? hostCores(layout.kernels[role.spec.role], role.spec.cpus) : role.spec.cpus
+
+/** The cores' times and the roles' CPU at one instant. */
+export interface CoresReading {
+  at: bigint
+  stat: Map<number, CpuTimes>
+  /** Each role's cumulative CPU ns, in the order asked. */
+  ns: number[]
+}
+
+/**
+ * The cores' times and the roles' CPU at one instant: each role's counter, then this
+ * machine's /proc/stat; on several hosts every host's, read there at once (Runtime.readHosts:
+ * each host's reader), the instant the middle of the reads. Rejects when a host cannot be read.
+ */
+export async function readCores(runtime: Pick<Runtime, 'cpuNs' | 'readHosts'>, roles: readonly RunningRole[]): Promise<CoresReading> {
+  if (!runtime.readHosts) {
+    const ns = await Promise.all(roles.map((r) => runtime.cpuNs(r)))
+    return { at: process.hrtime.bigint(), stat: readCpuTimes(), ns }
+  }
+  const asked = process.hrtime.bigint()
+  const r = await runtime.readHosts(roles)
+  return { at: (asked + process.hrtime.bigint()) / 2n, stat: hostsCpuTimes(r.kernels), ns: r.ns }
+}
+
+/**
+ * readCores at a window's end, which must be read whatever happens: when a host cannot be
+ * read (its reader gone) the roles' CPU is read one by one as without readers, no core is
+ * (so the window is not judged), and `unjudged` says why for the row's reason.
+ */
+export async function readWindowEnd(
+  runtime: Pick<Runtime, 'cpuNs' | 'readHosts'>,
+  roles: readonly RunningRole[],
+): Promise<CoresReading & { unjudged: string | null }> {
+  try {
+    return { ...(await readCores(runtime, roles)), unjudged: null }
+  } catch (e) {
+    const ns = await Promise.all(roles.map((r) => runtime.cpuNs(r)))
+    return { at: process.hrtime.bigint(), stat: new Map(), ns, unjudged: `not judged for disturbance: ${(e as Error).message.split('\n')[0]}` }
+  }
+}
 
 /** One slice between two readings. */
 export interface Slice {
@@ -130,7 +189,7 @@ export function slicesOf(readings: readonly SliceReading[], o: SliceLayout): Sli
  * The window counted from its clean slices, or null when it is counted whole: the window as
  * a whole (`whole`) is not disturbed (a slice over the thresholds is then a blip the window's
  * own judgement absorbs, such as the counters attaching), no slice is disturbed, a slice
- * could not be judged (/proc/stat unreadable, roles on several hosts), or the clean slices
+ * could not be judged (/proc/stat unreadable, a host's reader gone), or the clean slices
  * outside the guard band (`guard`, GUARD_SLICES) cover less than MIN_COUNTED_SHARE of the
  * window as planned (`windowS`, default: the slices' own length; an extended window is
  * longer), and the window is then judged whole, and disturbed.

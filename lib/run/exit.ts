@@ -1,5 +1,6 @@
 import { interrupted, untilExit } from '../runtime/shutdown.ts'
 import { MultiHostRuntime } from '../runtime/docker/multi-host.ts'
+import type { Logger } from '../core/log.ts'
 import type { Runtime } from '../runtime/types.ts'
 import { withImages } from './hosts.ts'
 import type { RunRecord } from './manifest.ts'
@@ -38,8 +39,8 @@ export async function recordFailed(record: RunRecord): Promise<void> {
   record.save()
 }
 
-/** However the run ended: the exit hook off, the hosts' images recorded, every role stopped. */
-export async function closeRun(record: RunRecord, runtime: Runtime, unhook: () => void): Promise<void> {
+/** However the run ended: the exit hook off, the hosts' images recorded, what each host's reader cost said, every role stopped. */
+export async function closeRun(record: RunRecord, runtime: Runtime, unhook: () => void, log?: Logger): Promise<void> {
   unhook()
   if (runtime instanceof MultiHostRuntime && record.manifest.hosts) {
     record.manifest.hosts = withImages(record.manifest.hosts, runtime)
@@ -47,5 +48,6 @@ export async function closeRun(record: RunRecord, runtime: Runtime, unhook: () =
       record.save()
     } catch {}
   }
+  if (runtime instanceof MultiHostRuntime) for (const line of runtime.readerCosts()) log?.info(line)
   await runtime.stopAll()
 }

@@ -59,7 +59,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
     await recordFailed(record)
     throw e
   } finally {
-    await closeRun(record, chosen.runtime, unhook)
+    await closeRun(record, chosen.runtime, unhook, o.log)
   }
   return { runDir: run.runDir, manifest: record.manifest, rows: readMeasurements(run.runDir), findings }
 }

@@ -94,6 +94,8 @@ export async function chooseRuntime(o: RunOptions, run: OpenedRun, parts: Pick<R
     const facts = built.facts
     cpus = hostCpusets(o.hosts, (h) => facts?.get(h)?.cpus ?? 0)
     for (const line of describeTopology(o.hosts, cpus)) o.log.info(`hosts: ${line}`)
+    // Each host judged on its own cores (docs/hosts.md#disturbance): a reader there, kept for the run.
+    for (const problem of await built.runtime.startReaders(cpus)) o.log.warn(`${problem}: its windows are not judged for disturbance`)
   }
   return { kind, ...built, cpus }
 }

@@ -68,6 +68,17 @@ export interface Runtime {
    * host, no cgroup). Absent: this runtime cannot say.
    */
   countingGroup?(role: RunningRole): CountingGroup | string
+  /**
+   * Roles on several hosts: the index of the kernel the role's host runs (hosts sharing a
+   * boot id are one kernel), into HostsReading.kernels. Absent: one machine.
+   */
+  kernelOf?(role: Role): number
+  /**
+   * Roles on several hosts: every kernel's cores and the roles' CPU at one instant, each
+   * host's read there (by its reader, lib/runtime/docker/host-reader.ts, or here for an
+   * engine on this machine). Rejects, saying which host and why, when a host cannot be read.
+   */
+  readHosts?(roles: readonly RunningRole[]): Promise<HostsReading>
   start(spec: RoleSpec): Promise<RunningRole>
   /** Cumulative CPU nanoseconds of the role's whole process tree. */
   cpuNs(role: RunningRole): Promise<number>
@@ -79,4 +90,12 @@ export interface Runtime {
   interrupt(role: RunningRole): Promise<void>
   /** Stops everything this runtime started; safe to call twice. */
   stopAll(): Promise<void>
+}
+
+/** What readHosts answers. */
+export interface HostsReading {
+  /** Each kernel's /proc/stat and root per-CPU run time (cgroup v1 cpuacct.usage_percpu; null: none), by kernelOf's index; `here`: this machine's, read here. */
+  kernels: ({ stat: string; percpu: string | null } | 'here')[]
+  /** Each role's cumulative CPU ns, in the order asked. */
+  ns: number[]
 }

@@ -20,6 +20,7 @@ import { fingerprintOf } from '../../lib/runtime/docker/host-keys.ts'
 import { MultiHostRuntime } from '../../lib/runtime/docker/multi-host.ts'
 import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.ts'
 import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
+import { readImageRecords } from '../../lib/setup/images/records.ts'
 import { memoryLogger } from '../../lib/core/log.ts'
 import {
   describeSwept,
@@ -408,9 +409,25 @@ testNeeding(
       const m = readManifest(out)!
       const hosts = m.hosts!
       assert.equal(hosts.source, '--hosts')
-      // The SSH and TLS engines' CPU: their cgroup file read inside each container, not the stats API's 1 s tick.
-      assert.match(m.cpu_source, /ssh:\/\/[^:]+: container cgroup counter file \([^)]*\), read inside the container by an exec(;|$)/)
-      assert.match(m.cpu_source, /tcp:\/\/[^:]+:2376: container cgroup counter file \([^)]*\), read inside the container by an exec(;|$)/)
+      // The SSH and TLS engines' CPU: their cgroup file read by each host's reader, not by an exec per read nor the stats API's 1 s tick.
+      assert.match(
+        m.cpu_source,
+        /ssh:\/\/[^:]+: container cgroup counter file \([^)]*\), read by the host's reader \(one mawk process in a container there\)(;|$)/,
+      )
+      assert.match(
+        m.cpu_source,
+        /tcp:\/\/[^:]+:2376: container cgroup counter file \([^)]*\), read by the host's reader \(one mawk process in a container there\)(;|$)/,
+      )
+      // Each reader ran the whole run and answered every slice: what it cost its host is said at the end.
+      const readerLine = (url: RegExp) =>
+        new RegExp(`^${url.source}[^ ]*: host reader: \\d+ ms of CPU in \\d+ s \\(([\\d.]+)% of a core\\), (\\d+) reads$`, 'm')
+      for (const url of [/ssh:\/\/(root@)?10\.203\.77\.11/, /tcp:\/\/10\.203\.77\.12:2376/]) {
+        const cost = readerLine(url).exec(r.out)
+        assert.ok(cost, `${url.source}: the reader's cost line\n${r.out.slice(-3000)}`)
+        console.log(`multihost: ${cost[0]}`)
+        assert.ok(Number(cost.at(-2)) < 1, `${url.source}: the reader costs under 1% of a core`)
+        assert.ok(Number(cost.at(-1)) > 20, `${url.source}: the reader answered the slices (${cost.at(-1)} reads)`)
+      }
       const engineOf = (role: string) => hosts.roles.find((x) => x.role === role)!
       assert.match(engineOf('proxy').engine, /^ssh:\/\/(root@)?10\.203\.77\.11\b/)
       assert.match(engineOf('backend').engine, /^tcp:\/\/10\.203\.77\.12:2376/)
@@ -446,14 +463,26 @@ testNeeding(
       // A window disturbed by the machine is an invalid row that is measured again: judge the others.
       const rows = readMeasurements(out).filter((x) => !isDisturbed(x))
       const pooled = rows.find((x) => x.proxy === 'haproxy' && x.variant === 'pool-added')
-      assert.ok(pooled, 'a pooling row')
+      const disturbedRows = readMeasurements(out)
+        .filter(isDisturbed)
+        .map((x) => `${x.series} ${x.variant}: ${x.reason} (${x.foreign_processes})`)
+      assert.ok(pooled, `a pooling row; disturbed:\n${disturbedRows.join('\n')}\n${r.out.slice(-2000)}`)
       assert.equal(pooled.status, 'valid', pooled.reason)
       assert.ok(pooled.proxy_cpu_us_per_req! > 0 && pooled.requests > 0)
+      // Judged for disturbance from the hosts' readers, whole and in slices, as on one machine.
+      for (const x of [pooled, ...rows.filter((y) => y.series === 'h3')]) {
+        assert.ok(x.steal_share !== null && x.foreign_cpu_share !== null, `${x.series} ${x.variant}: judged (${x.reason})`)
+        assert.ok(x.disturbed_slice_share !== null, `${x.series} ${x.variant}: read in slices`)
+        assert.doesNotMatch(x.reason, /not judged/)
+      }
+      // A disturbed window is a row too: on several hosts it says so, as on one machine.
+      for (const x of readMeasurements(out).filter(isDisturbed)) assert.match(x.reason, /^disturbed: /)
       const shakes = readTable(out, HANDSHAKES).filter((x) => !isDisturbed(x))
       assert.ok(shakes.length > 0, 'handshake rows')
       for (const x of shakes) {
         assert.equal(x.status, 'valid', x.reason)
         assert.ok(x.handshakes > 0 && x.proxy_cpu_us_per_handshake! > 0)
+        assert.ok(x.foreign_cpu_share !== null && x.disturbed_slice_share !== null, `${x.series}: judged, in slices (${x.reason})`)
       }
       assert.deepEqual([...new Set(shakes.map((x) => x.series))].sort(), ['h3-handshake', 'h3-handshake-tcp', 'resumption'])
       assert.ok(
@@ -504,6 +533,70 @@ testNeeding(
       }
     } finally {
       rmSync(work, { recursive: true, force: true })
+    }
+  },
+)
+
+/** CPU ticks (utime + stime) of every process in a network namespace now: its engine, containerd, shims, sshd and its sessions. */
+async function namespaceTicks(ns: string): Promise<number> {
+  const pids = (await exec('ip', ['netns', 'pids', ns])).stdout.split('\n').filter(Boolean)
+  let ticks = 0
+  for (const pid of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      ticks += Number(f[11]) + Number(f[12])
+    } catch {}
+  }
+  return ticks
+}
+
+testNeeding(
+  "each host's reader at the slice rate: its own CPU and its engine's side (dockerd, containerd, its shim, sshd) against the same time idle",
+  { id: 'integration/multihost', missing: skip },
+  async () => {
+    const rt = new MultiHostRuntime(`reader-cost-${process.pid}`, topology, { images: readImageRecords(), local: dockerClient() })
+    const seconds = 30
+    const perS = 3 // two slices a second and the window's ends
+    try {
+      assert.deepEqual(await rt.startReaders(defaultCpuLayout()), [])
+      const remote = rt.hosts.filter((h) => h.runtime.hostReader)
+      assert.deepEqual(
+        remote.map((h) => h.host.protocol),
+        ['ssh', 'tcp'],
+        'a reader on each host whose files are not here',
+      )
+      const ns = (h: (typeof remote)[number]) => engines!.hosts[h.host.protocol].netns
+      const span = async (reading: boolean) => {
+        const t0 = await Promise.all(remote.map((h) => namespaceTicks(ns(h))))
+        const start = Date.now()
+        for (let i = 0; i < seconds * perS; i++) {
+          if (reading) await Promise.all(remote.map((h) => h.runtime.hostReader!.read([1])))
+          await new Promise((r) => setTimeout(r, Math.max(0, start + ((i + 1) * 1000) / perS - Date.now())))
+        }
+        const t1 = await Promise.all(remote.map((h) => namespaceTicks(ns(h))))
+        return t1.map((t, i) => (t - t0[i]!) / 100 / ((Date.now() - start) / 1000))
+      }
+      const idle = await span(false)
+      const reading = await span(true)
+      for (const [i, h] of remote.entries()) {
+        const cost = h.runtime.hostReader!.cost!
+        const own = cost.ns / 1e9 / cost.seconds
+        const engine = reading[i]! - idle[i]!
+        console.log(
+          `multihost: reader on ${h.host.url}: ${cost.reads} reads in ${seconds} s; its container ${(100 * own).toFixed(3)}% of a core; the engine's side ${(100 * engine).toFixed(2)}% (${(100 * idle[i]!).toFixed(2)}% idle, ${(100 * reading[i]!).toFixed(2)}% reading)`,
+        )
+        assert.ok(own < 0.01, `${h.host.url}: the reader's own CPU under 1% of a core`)
+      }
+    } finally {
+      await rt.stopAll()
+    }
+    for (const role of ['proxy', 'backend'] as const) {
+      const left = await new Docker(engineOptions(topology.roles[role].host)).listContainers({ all: true })
+      assert.deepEqual(
+        left.map((c) => c.Names[0]),
+        [],
+        `the reader on the ${role}'s host is gone`,
+      )
     }
   },
 )

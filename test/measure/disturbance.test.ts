@@ -6,6 +6,9 @@ import {
   cpuIds,
   disturbance,
   disturbanceColumns,
+  HOST_CORE_STRIDE,
+  hostCores,
+  hostsCpuTimes,
   measuredCores,
   parseProcStat,
   parseUsagePerCpu,
@@ -17,6 +20,7 @@ import {
 } from '../../lib/measure/disturbance.ts'
 import { irqAccountingFromConfig } from '../../lib/setup/fingerprint.ts'
 import { disturbedReason, MAX_FOREIGN_SHARE, MAX_STEAL_SHARE } from '../../lib/measure/validity.ts'
+import { sliceLayout } from '../../lib/measure/slices.ts'
 
 // /proc/stat of this 2-core machine read 1 s apart while another job kept cpu1 ~85% busy
 // (the head of the file, as the kernel writes it).
@@ -186,7 +190,38 @@ test('windowDisturbance: the measured cores and, apart, the load cores with the 
     windowDisturbance(a, b, { cpus: { proxy: '0', backend: '0', generator: '0' }, hasProxy: true, severalHosts: false }, roles)!.loadForeignShare,
     null,
   )
-  // Roles on several hosts: their cores are other machines'; nothing is judged from this one's.
-  assert.equal(windowDisturbance(a, b, { cpus, hasProxy: true, severalHosts: true }, roles), null)
+  // Several hosts read as one kernel (the namespaced test hosts: one boot id): judged as one machine.
+  assert.deepEqual(windowDisturbance(a, b, { cpus, hasProxy: true, severalHosts: true }, roles), d)
   assert.deepEqual(disturbanceColumns(null), { steal_share: null, foreign_cpu_share: null, load_foreign_cpu_share: null, foreign_processes: '' })
+})
+
+test('several hosts: each kernel judged on its own cores, the same cpuset on two hosts kept apart', () => {
+  // The proxy alone on its host's cores 0-1; backend and generator on core 0 of another host, where a neighbour took 30 of 100 ticks.
+  const proxyHost = (busy: number, total: number) => ({
+    stat: `cpu0 ${busy} 0 0 ${total - busy} 0 0 0 0\ncpu1 ${busy} 0 0 ${total - busy} 0 0 0 0\n`,
+    percpu: null,
+  })
+  const loadHost = (busy: number, total: number) => ({ stat: `cpu0 ${busy} 0 0 ${total - busy} 0 0 0 0\n`, percpu: null })
+  const a = hostsCpuTimes([proxyHost(0, 0), loadHost(0, 0)])
+  const b = hostsCpuTimes([proxyHost(50, 100), loadHost(90, 100)])
+  assert.deepEqual([...b.keys()], [0, 1, HOST_CORE_STRIDE])
+  const layout = sliceLayout(
+    { cpus: { proxy: '0-1', backend: '0', generator: '0' }, runtime: { generatorElsewhere: true, kernelOf: (r) => (r === 'proxy' ? 0 : 1) } },
+    true,
+  )
+  assert.deepEqual(layout.cpus, { proxy: '0-1', backend: String(HOST_CORE_STRIDE), generator: String(HOST_CORE_STRIDE) })
+  const roles = [
+    { cpus: layout.cpus.proxy, ns: 1e9 },
+    { cpus: layout.cpus.backend, ns: 0.2e9 },
+    { cpus: layout.cpus.generator, ns: 0.4e9 },
+  ]
+  const d = windowDisturbance(a, b, layout, roles)!
+  assert.equal(d.foreignShare, 0, "the load host's roles are not subtracted from the proxy host's core 0, nor counted there")
+  assert.equal(d.loadForeignShare, 0.3)
+  // A host whose cores were not read (its reader gone): not judged.
+  assert.equal(windowDisturbance(new Map(), b, layout, roles), null)
+  assert.equal(hostCores(2, '0-1,3'), `${2 * HOST_CORE_STRIDE},${2 * HOST_CORE_STRIDE + 1},${2 * HOST_CORE_STRIDE + 3}`)
+  assert.equal(hostCores(0, '0-1'), '0-1')
+  // A kernel read here is this machine's /proc/stat.
+  assert.deepEqual([...hostsCpuTimes(['here']).keys()], [...readCpuTimes().keys()])
 })

@@ -21,6 +21,7 @@ const outcome = (o: Partial<GeneratorOutcome<unknown>>): GeneratorOutcome<unknow
   workShare: 1,
   disturbedSliceShare: 0,
   extendedS: null,
+  unjudged: null,
   ...o,
 })
 

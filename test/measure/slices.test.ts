@@ -77,6 +77,8 @@ function readings(foreign: number[], o: { proxyShare?: number; rps?: number; ste
 /** The window judged whole, as closed.ts judges it: one slice from its first reading to its last. */
 const whole = (r: SliceReading[], l = layout) => slicesOf([r[0]!, r.at(-1)!], l)[0]!.disturbance
 const counted = (r: SliceReading[], l = layout) => countCleanSlices(slicesOf(r, l), whole(r, l))
+/** The readings with no core read (a host's reader gone on several hosts): nothing can be judged. */
+const noCores = (r: SliceReading[]) => r.map((x) => ({ ...x, stat: new Map<number, CpuTimes>() }))
 
 test('a window with no disturbed slice is counted whole (countCleanSlices: null)', () => {
   const r = readings([0, 0.02, 0, 0.05])
@@ -183,11 +185,13 @@ test(`clean slices under ${MIN_COUNTED_SHARE} of the window: not counted (the wi
   )
 })
 
-test('a slice that cannot be judged (roles on several hosts) leaves the window whole', () => {
+test("a slice that cannot be judged (no core read: a host's reader gone) leaves the window whole", () => {
   const r = readings([0, 0.6, 0, 0])
-  const s = slicesOf(r, { ...layout, severalHosts: true })
+  const s = slicesOf(noCores(r), layout)
   assert.ok(s.every((x) => x.disturbance === null && !x.clean))
-  assert.equal(counted(r, { ...layout, severalHosts: true }), null)
+  assert.equal(counted(noCores(r)), null)
+  // Several hosts whose cores were read are judged as one machine is.
+  assert.ok(counted(r, { ...layout, severalHosts: true }))
   // Even beside a window judged disturbed: one unjudged slice and nothing is counted from slices.
   assert.ok(counted(r), 'judged on one host, the window is counted from its clean slices')
   const oneUnjudged = slicesOf(r, layout).map((x, i) => (i === 0 ? { ...x, disturbance: null, clean: false } : x))
@@ -219,8 +223,9 @@ test(`a window disturbed as a whole extends itself until its clean time reaches 
   // Can no longer reach half the window even if all that is left is clean: ends (it is redone).
   assert.equal(extendsWindow(readings([0.6, 0.6, 0.6, 0.6, 0.6]), o), true, '1.5 s left, 1 s needed')
   assert.equal(extendsWindow(readings([0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6]), o), false, '0.5 s left, 1 s needed')
-  // A window that cannot be judged (roles on several hosts) is not extended.
-  assert.equal(extendsWindow(readings([0.6, 0.6, 0, 0]), { ...o, severalHosts: true }), false)
+  // A window that cannot be judged (no core read: a host's reader gone) is not extended; several hosts read are.
+  assert.equal(extendsWindow(noCores(readings([0.6, 0.6, 0, 0])), o), false)
+  assert.equal(extendsWindow(readings([0.6, 0.6, 0, 0]), { ...o, severalHosts: true }), true)
 })
 
 test('startSlicing shows the readings taken so far', async () => {
@@ -361,6 +366,6 @@ test('extension waits a slice at a time while the window extends itself, and sto
 test("a window's disturbed share: its time in disturbed slices; none when a slice could not be judged", () => {
   assert.equal(disturbedShare(slicesOf(readings([0, 0, 0, 0]), layout)), 0)
   assert.equal(disturbedShare(slicesOf(readings([0.6, 0, 0, 0.6]), layout)), 0.5)
-  assert.equal(disturbedShare(slicesOf(readings([0.6, 0, 0, 0]), { ...layout, severalHosts: true })), null)
+  assert.equal(disturbedShare(slicesOf(noCores(readings([0.6, 0, 0, 0])), layout)), null)
   assert.equal(disturbedShare([]), null)
 })

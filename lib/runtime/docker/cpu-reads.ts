@@ -3,6 +3,7 @@ import type Docker from 'dockerode'
 import { groupOfCounterFile, type CountingGroup } from '../counts.ts'
 import type { RunningRole } from '../types.ts'
 import { cgroupCpuFile, readCpuInContainer } from './cgroup.ts'
+import type { HostReader, ReaderAnswer } from './host-reader.ts'
 
 /** How CPU is read (DockerRuntimeOptions.cpu). */
 export type CpuMode = 'stats' | 'cgroup' | 'exec'
@@ -41,6 +42,10 @@ function readCounterFile(e: CountedContainer): number | null {
  */
 export class CpuReads {
   private statsReads = 0
+  /** The host's reader (lib/runtime/docker/host-reader.ts), when one runs: every read goes through it while it answers. */
+  reader?: HostReader
+  /** Reads its exec or the stats API made after the reader stopped answering. */
+  private afterReader = 0
 
   constructor(
     readonly mode: CpuMode,
@@ -53,13 +58,41 @@ export class CpuReads {
     const file = 'container cgroup counter file (cpuacct.usage / cpu.stat usage_usec = docker stats cpu_usage.total_usage)'
     const api = 'docker API container stats: cpu_stats.cpu_usage.total_usage'
     if (this.mode === 'stats') return api
+    if (this.reader) {
+      const after = this.afterReader > 0 ? `; by an exec for ${this.afterReader} reads after ${this.reader.broken}` : ''
+      return `${file}, read by the host's reader (one mawk process in a container there)${after}`
+    }
     const read = this.mode === 'exec' ? `${file}, read inside the container by an exec` : file
     return this.statsReads > 0
       ? `${read}; ${api} for ${this.statsReads} reads where the ${this.mode === 'exec' ? 'exec failed' : 'file was not readable'}`
       : read
   }
 
+  /**
+   * The host's cores and the containers' CPU at one instant, by the reader (one request); a
+   * container that exited (or is not there: undefined) keeps its last value. Rejects when
+   * the reader does not answer.
+   */
+  async readHost(entries: readonly (CountedContainer | undefined)[]): Promise<{ answer: ReaderAnswer; ns: number[] }> {
+    if (!this.reader) throw new Error('no host reader')
+    const asked = entries.filter((e): e is CountedContainer => !!e && !e.role.exit)
+    const answer = await this.reader.read(asked.map((e) => e.role.pid))
+    asked.forEach((e, i) => {
+      const ns = answer.ns[i]
+      if (ns !== null && ns !== undefined) keepHighest(e, ns)
+    })
+    return { answer, ns: entries.map((e) => e?.lastNs ?? 0) }
+  }
+
   async read(e: CountedContainer): Promise<number> {
+    if (this.reader && !this.reader.broken && !e.role.exit) {
+      const ns = await this.reader.read([e.role.pid]).then(
+        (a) => a.ns[0],
+        () => null,
+      )
+      if (ns !== null && ns !== undefined) return keepHighest(e, ns)
+    }
+    if (this.reader?.broken) this.afterReader++
     if (this.mode === 'cgroup') {
       const ns = readCounterFile(e)
       if (ns !== null) return keepHighest(e, ns)

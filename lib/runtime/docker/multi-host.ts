@@ -1,10 +1,12 @@
 import { isIP } from 'node:net'
 import Docker from 'dockerode'
 import type { ImageRecord } from '../../setup/images/records.ts'
-import type { Role, RoleSpec, RunningRole, Runtime } from '../types.ts'
+import type { CpuLayout } from '../../roles/cpus.ts'
+import { goBinaryPath } from '../../setup/gobuild.ts'
+import type { HostsReading, Role, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import type { CountingGroup } from '../counts.ts'
 import { DockerRuntime } from './runtime.ts'
-import { cliEnv, engineOptions, isLoopback, topologyHosts, type EngineHost, type Topology } from './topology.ts'
+import { cliEnv, engineOptions, isLoopback, rolesOn, topologyHosts, type EngineHost, type Topology } from './topology.ts'
 
 /*
  * Roles on several Docker hosts (--hosts): one DockerRuntime, and one dockerode client,
@@ -14,7 +16,9 @@ import { cliEnv, engineOptions, isLoopback, topologyHosts, type EngineHost, type
  * on a host reached at a non-loopback address listens on that address and is reached
  * there; on a loopback-addressed host it listens and is reached as on one machine. Each
  * counter is read on its own host and every window is timed here: clocks of the hosts
- * are never compared.
+ * are never compared. Each host whose files are not here (ssh://, tcp://) gets a reader
+ * (host-reader.ts, startReaders) that answers its /proc/stat and its roles' CPU counters
+ * at once, so that windows are judged on each host's own cores (readHosts).
  */
 
 export interface HostRuntime {
@@ -56,6 +60,73 @@ export class MultiHostRuntime implements Runtime {
         cliEnv: cliEnv(host),
       })
       return { host, docker, runtime }
+    })
+  }
+
+  /** Each kernel's boot id, in the hosts' order (hosts with one boot id are one kernel); set by startReaders. */
+  private kernels: string[] = []
+
+  /**
+   * Starts a reader on each host whose files are not on this machine (ssh://, tcp://), in
+   * the backend's image (a shell and mawk; sent there if missing), pinned to the cores of the
+   * roles there that make the load, off the proxy's where it has others. A reader that does
+   * not start is said in the result, and that host's windows are not judged.
+   */
+  async startReaders(cpus: CpuLayout): Promise<string[]> {
+    const problems = await Promise.all(
+      this.hosts.map(async (h) => {
+        if (h.host.protocol === 'unix') return null
+        const image = h.runtime.resolveImage({ role: 'backend', name: 'host-reader', argv: [goBinaryPath('backend')], cpus: '0', logFile: '' }).image
+        const on = rolesOn(this.topology, h.host)
+        const load = on.filter((r) => r !== 'proxy')
+        try {
+          await h.runtime.startReader(image, load.length > 0 && load.length < on.length ? load.map((r) => cpus[r]).join(',') : undefined)
+          return null
+        } catch (e) {
+          return (e as Error).message.split('\n')[0]!
+        }
+      }),
+    )
+    this.kernels = [...new Set(this.hosts.map((h) => h.runtime.hostBoot))]
+    return problems.filter((p): p is string => p !== null)
+  }
+
+  kernelOf(role: Role): number {
+    return Math.max(0, this.kernels.indexOf(this.hostOf(role).runtime.hostBoot))
+  }
+
+  /**
+   * Every kernel's cores and the roles' CPU, each host read at once (its reader, or here): a
+   * host with roles asked for, and one host of each kernel no such host shares.
+   */
+  async readHosts(roles: readonly RunningRole[]): Promise<HostsReading> {
+    if (this.kernels.length === 0) throw new Error('the hosts were not read: no host reader started')
+    const kernels: HostsReading['kernels'] = this.kernels.map(() => 'here')
+    const ns: number[] = roles.map(() => 0)
+    const withRoles = this.hosts.filter((h) => roles.some((r) => this.hostOf(r.spec.role) === h))
+    const covered = new Set(withRoles.map((h) => h.runtime.hostBoot))
+    const read = [...withRoles, ...this.kernels.filter((k) => !covered.has(k)).map((k) => this.hosts.find((h) => h.runtime.hostBoot === k)!)]
+    await Promise.all(
+      read.map(async (h) => {
+        const mine = roles.filter((r) => this.hostOf(r.spec.role) === h)
+        const got = await h.runtime.readHost(mine)
+        for (const [i, r] of mine.entries()) ns[roles.indexOf(r)] = got.ns[i]!
+        const k = this.kernels.indexOf(h.runtime.hostBoot)
+        if (k >= 0 && (kernels[k] === 'here' || got.kernel !== 'here')) kernels[k] = got.kernel
+      }),
+    )
+    return { kernels, ns }
+  }
+
+  /** What each host's reader cost it, one line each (its own container's CPU; null: none ran). */
+  readerCosts(): string[] {
+    return this.hosts.flatMap((h) => {
+      const c = h.runtime.hostReader?.cost
+      if (!c) return []
+      const share = c.ns / 1e9 / c.seconds
+      return [
+        `${h.host.url}: host reader: ${(c.ns / 1e6).toFixed(0)} ms of CPU in ${c.seconds.toFixed(0)} s (${(100 * share).toFixed(2)}% of a core), ${c.reads} reads`,
+      ]
     })
   }
 

@@ -7,11 +7,13 @@ import { certsDir } from '../../core/paths.ts'
 import { KeyCopies, removeOwnCopies } from '../key-copies.ts'
 import type { NetworkMode } from '../network.ts'
 import { interrupted, trackRuntime, untrackRuntime } from '../shutdown.ts'
-import type { RoleSpec, RunningRole, Runtime } from '../types.ts'
+import { bootId } from '../proc.ts'
+import type { HostsReading, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import type { CountingGroup } from '../counts.ts'
 import { containerConfig, generatorEntrypoint, nofileLimits } from './container-config.ts'
 import { copyOut } from './copy-in.ts'
 import { CpuReads } from './cpu-reads.ts'
+import { HostReader, readerConfig } from './host-reader.ts'
 import { RuntimeImages } from './images.ts'
 import { containerName, harnessLabels, LABEL_HARNESS, LABEL_NAME, LABEL_ROLE, LABEL_RUN } from './labels.ts'
 import { attachAndStart, engineBack, engineGone, ENGINE_GONE, sleep, type Attached } from './lifecycle.ts'
@@ -61,6 +63,8 @@ import { prepareRole, trackRole, type DockerRunningRole, type Entry, type Prepar
  *   system stays writable for that (and /tmp is the container's own), and a role's working
  *   directory is read back (collect; the generator's when it exits). An image the engine
  *   lacks is sent from this machine's engine (imageSource: docker save → load, streamed).
+ *   Such an engine's host gets a reader (startReader, host-reader.ts): its cores and every
+ *   CPU counter read there on one kept stream, no exec per read.
  * - Cleanup: containers and networks carry `proxybench.run`, `proxybench.role` and the
  *   harness pid + boot id; cleanupStaleContainers() removes those whose harness is gone.
  *   SIGINT/SIGTERM stop what this process started; on exit a last synchronous pass
@@ -70,7 +74,7 @@ import { prepareRole, trackRole, type DockerRunningRole, type Entry, type Prepar
  * to another engine), cpu-reads.ts (the CPU counter), container-config.ts (the create
  * options), lifecycle.ts (attach and start; the engine going and coming back), mounts.ts
  * (what a container sees), labels.ts (names, labels, state dir), cleanup.ts (stale
- * containers), cgroup.ts (the CPU counter file), network.ts (bridge mode), stream.ts
+ * containers), cgroup.ts (the CPU counter file), host-reader.ts (a host's reader), network.ts (bridge mode), stream.ts
  * (output and the generator's exit line), role-container.ts (a role's container: what it is
  * given, how its exit is followed).
  */
@@ -100,6 +104,7 @@ export class DockerRuntime implements Runtime {
   readonly engineName: string
   private readonly cliEnv: Record<string, string>
   private readonly launcher: readonly string[]
+  private reader?: HostReader
 
   constructor(
     readonly runId: string,
@@ -259,6 +264,43 @@ export class DockerRuntime implements Runtime {
     return entry.role
   }
 
+  /**
+   * Starts this host's reader (lib/runtime/docker/host-reader.ts) in `image` (sent here if
+   * missing), pinned to `cpus` (absent: any core): from then on every CPU read goes through it.
+   */
+  async startReader(image: string, cpus?: string): Promise<void> {
+    if (this.reader) return
+    await this.images.ensure(image)
+    const name = containerName(this.runId, 'host-reader', ++this.counter)
+    const config = readerConfig({ name, image, labels: this.labels('reader', 'host-reader'), user: this.user, ...(cpus ? { cpus } : {}) })
+    this.reader = await HostReader.start(this.docker, config, this.engineName)
+    this.cpu.reader = this.reader
+  }
+
+  /** This host's reader, when one was started. */
+  get hostReader(): HostReader | undefined {
+    return this.reader
+  }
+
+  /** This host's boot id: its reader's, or this machine's for an engine read here. */
+  get hostBoot(): string {
+    return this.reader?.boot ?? bootId
+  }
+
+  /**
+   * This host's cores and the roles' CPU at one instant (HostsReading, one kernel): by its
+   * reader, or here for an engine on this machine (its cgroup files are read here). Rejects,
+   * naming the host, when neither is possible.
+   */
+  async readHost(roles: readonly RunningRole[]): Promise<{ kernel: HostsReading['kernels'][number]; ns: number[] }> {
+    if (this.reader) {
+      const { answer, ns } = await this.cpu.readHost(roles.map((r) => this.entries.get(r.spec.name)))
+      return { kernel: { stat: answer.stat, percpu: answer.percpu }, ns }
+    }
+    if (this.cpu.mode !== 'cgroup') throw new Error(`no host reader on ${this.engineName}`)
+    return { kernel: 'here', ns: await Promise.all(roles.map((r) => this.cpuNs(r))) }
+  }
+
   /** The container's cgroup, where its kernel counts are read: here only when the engine's kernel is this machine's. */
   countingGroup(role: RunningRole): CountingGroup | string {
     return this.cpu.countingGroup(role, this.entries.get(role.spec.name))
@@ -307,6 +349,7 @@ export class DockerRuntime implements Runtime {
   }
 
   async stopAll(): Promise<void> {
+    await this.reader?.stop()
     await Promise.race([Promise.allSettled([...this.creating]), sleep(15_000)])
     await Promise.all([...this.entries.values()].map((e) => this.stop(e.role)))
     await Promise.all(
