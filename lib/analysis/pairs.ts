@@ -296,7 +296,9 @@ export function pairedCells(run: PairedRun, baseline?: RunTables): PairedCell[] 
   // Noise is pooled per table and load model, as the run's other intervals pool it (claims/cells.ts):
   // an open-model window's spread is not a closed one's.
   // Pairs measured at one instant are a family apart: their spread is a fraction of adjacent windows'.
-  const noiseFamily = (p: RawPair) => `${p.table} ${String(p.first.model ?? '')} ${String(p.first.pair_window ?? '')}`
+  // And per proxy: a proxy's pairs spread as its runtime does (Caddy's Go runtime 2-10× HAProxy's,
+  // lab note 2026-12-07-alternating.md); pooled with quieter proxies its intervals were too narrow.
+  const noiseFamily = (p: RawPair) => `${p.table} ${String(p.first.model ?? '')} ${String(p.first.pair_window ?? '')} ${p.first.proxy}`
   const noises = new Map([...new Set(timed.map(noiseFamily))].map((f) => [f, pooledNoise(timed.filter((p) => noiseFamily(p) === f).map((p) => p.logs))]))
   return raw.map((p) =>
     pairedCell(

@@ -168,6 +168,22 @@ test('noise is pooled per load model: noisy open-model cells do not widen the cl
   assert.ok(beside < alone * 1.2, `closed cells' median log SE ${beside} beside noisy open cells, ${alone} alone`)
 })
 
+test("noise is pooled per proxy: a noisy proxy's cells are not narrowed by a quiet proxy's, nor the quiet ones widened", () => {
+  const quiet = synthetic({ cells: 6, rounds: 5, noise: 0.01, seed: 31 })
+  const noisy = synthetic({ cells: 2, rounds: 5, noise: 0.05, seed: 32, proxy: 'caddy' })
+  const both = {
+    ...tables([...quiet.run.measurements, ...noisy.run.measurements]),
+    paired: { ...quiet.run.paired, tables: tables([...quiet.run.paired.tables.measurements, ...noisy.run.paired.tables.measurements]) },
+  }
+  const se = (run: typeof both, proxy: string) =>
+    pairedCells(run)
+      .filter((c) => c.proxy === proxy)
+      .map((c) => c.logSe!)
+  assert.deepEqual(se(both, 'caddy'), se(noisy.run, 'caddy'))
+  assert.deepEqual(se(both, 'haproxy'), se(quiet.run, 'haproxy'))
+  assert.ok(pairedCells(both).every((c) => c.df === (c.proxy === 'caddy' ? 8 : 24)))
+})
+
 test('pairs measured at one instant: no machine change read from them, and their noise is a family apart from adjacent windows', () => {
   const { run, baseline } = synthetic({ cells: 6, rounds: 5, noise: 0.02, seed: 21, baselineFactor: 1.3 })
   const instant = <R extends object>(rows: readonly R[], from: number) => rows.map((r, i) => (i >= from ? { ...r, pair_window: 'instant' as const } : r))
