@@ -234,13 +234,13 @@ async function withHosts(netns, f) {
  * @param {string} file
  * @returns {import('../lib/bench/busy-machine.ts').RoundSwitch[]}
  */
-const readSwitches = (file) =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : []
+function readSwitches(file) {
+  if (!existsSync(file)) return []
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+}
 
 /**
  * The verdicts of the idle and the busy rounds side by side, then the busy-machine table.

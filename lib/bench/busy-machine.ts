@@ -91,7 +91,8 @@ export function sideFacts(name: string, run: RunData, min: number): SideFacts {
   for (const t of tables) for (const r of (run[t] ?? []) as AnyRow[]) valid.set(cellOf(t, r), (valid.get(cellOf(t, r)) ?? 0) + (r.status === 'valid' ? 1 : 0))
   return {
     name,
-    quiet: quietSummary(run, run.manifest.quiet, run.manifest.profile_settings),
+    // A side's minimum is its own rounds, not the run's.
+    quiet: quietSummary(run, run.manifest.quiet, { ...run.manifest.profile_settings, repeats: min }),
     cellsPlanned: valid.size,
     reached: [...valid].flatMap(([cell, n]) => (n >= min ? [cell] : [])),
   }
@@ -215,10 +216,9 @@ export function formatBusyMachine(f: BusyMachineFigures): string {
       rounds: s.name,
       disturbed: s.quiet.disturbed,
       redone: s.quiet.redone,
-      waited: s.quiet.waitedS === null ? '-' : `${Math.round(s.quiet.waitedS)} s`,
       'cells at minimum': `${s.reached.length} of ${s.cellsPlanned}`,
     })),
-    ['rounds', 'disturbed', 'redone', 'waited', 'cells at minimum'],
+    ['rounds', 'disturbed', 'redone', 'cells at minimum'],
   )
   const walls = formatTable(
     f.walls.map((w) => ({
@@ -250,7 +250,8 @@ export function formatBusyMachine(f: BusyMachineFigures): string {
     '',
     walls,
     '',
-    ...[f.idle, f.busy].map((s) => `${s.name}: ${quietLine(s.quiet)}`),
+    ...[f.idle, f.busy].map((s) => `${s.name}: ${quietLine(s.quiet, { waits: false })}`),
+    `waits for quiet, the whole run's: ${f.idle.quiet.waitedS === null ? 'not recorded' : `${Math.round(f.idle.quiet.waitedS)} s (${f.idle.quiet.waits} waits)`}`,
     '',
     `busy rounds: ${busyReached} of the ${idleReached.length} cells the idle rounds brought to their minimum did too${idleReached.length ? ` (${pct(busyReached / idleReached.length)})` : ''} (wanted >= 90%): ${check(idleReached.length > 0 && busyReached >= 0.9 * idleReached.length)}`,
     `busy/idle on the median cell, from the pairs: ${mid === null ? '-' : `${mid.toFixed(3)} (${f.ratios.length} cells)`} (wanted within ±5%): ${check(mid !== null && Math.abs(mid - 1) <= 0.05)}`,

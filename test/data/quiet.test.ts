@@ -48,6 +48,11 @@ test('the end summary line: windows disturbed, redone (a later window of the cel
     quietLine(s),
     'other work: 3 windows disturbed, 2 redone, waited 12 s (3 waits); most CPU taken from the bench: cc1 2.2 core-s, python3 1.8 core-s, node 0.6 core-s',
   )
+  // A part of a run (the busy bench's sides): the waits are the run's, left out.
+  assert.equal(
+    quietLine(s, { waits: false }),
+    'other work: 3 windows disturbed, 2 redone; most CPU taken from the bench: cc1 2.2 core-s, python3 1.8 core-s, node 0.6 core-s',
+  )
   // A quiet run says so; a run written before waits were recorded does not claim it waited 0 s.
   assert.equal(
     quietLine(
