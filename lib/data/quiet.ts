@@ -167,17 +167,17 @@ export const isCountedInPart = (r: { status: string; counted_share?: number | nu
 /** `pb-neighbour 1.8 core-s, node 0.6 core-s`: commands by the CPU they took from the bench. */
 const culpritText = (top: readonly { command: string; coreS: number }[]) => top.map((t) => `${t.command} ${t.coreS.toFixed(1)} core-s`).join(', ')
 
+/** `waited 48 s (9 waits)`, or that a run written before waits were recorded does not say. */
+const waitedText = (s: QuietSummary) =>
+  s.waitedS === null ? 'waits not recorded (a run written before them)' : `waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})`
+
 /** The end summary's one line: `other work: 9% of slices disturbed, 12 windows disturbed, 12 redone, waited 48 s (9 waits); most CPU taken from the bench: python3 9.1 core-s, …`; `waits: false` leaves the waits out (a part of a run: they are the run's). */
 export function quietLine(s: QuietSummary, o: { waits?: boolean } = {}): string {
   const waits = o.waits ?? true
   if (s.disturbed === 0 && (s.waits === 0 || !waits) && s.counted === 0 && s.extended === 0)
     return `other work: no window disturbed${waits ? ', nothing waited' : ''}${s.preflight ? ` (the preflight saw ${s.preflight.replace(/^other work on this machine: /, '').replace(/; results will take longer$/, '')})` : ''}`
   const top = s.top.length ? `; most CPU taken from the bench: ${culpritText(s.top)}` : ''
-  const waited = !waits
-    ? ''
-    : s.waitedS === null
-      ? 'waits not recorded (a run written before them)'
-      : `waited ${Math.round(s.waitedS)} s (${s.waits} wait${s.waits === 1 ? '' : 's'})`
+  const waited = waits ? waitedText(s) : ''
   const counted = s.counted ? `${s.counted} counted from their clean slices (${s.droppedS.toFixed(1)} s of disturbed slices left out), ` : ''
   const extended = s.extended ? `${s.extended} extended by ${s.extendedS.toFixed(1)} s for clean time, ` : ''
   const slices = s.disturbedSliceS > 0 ? `${percent(s.disturbedSliceS / s.slicedS)} of slices disturbed, ` : ''
