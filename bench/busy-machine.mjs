@@ -57,8 +57,8 @@ const FLAGS = flagTable({
   'finished-only': {
     type: 'boolean',
     help: [
-      'run nothing: print the table over the runs in --out that finished (the neighbour run',
-      'and at least one idle run), e.g. when time ran out before the last one',
+      'run nothing: print the table over the finished run in --out (<out>/run and',
+      '<out>/rounds.jsonl), e.g. after a fix of this script or from a lab note's copy',
     ],
   },
 })
