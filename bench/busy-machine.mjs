@@ -58,7 +58,7 @@ const FLAGS = flagTable({
     type: 'boolean',
     help: [
       'run nothing: print the table over the finished run in --out (<out>/run and',
-      '<out>/rounds.jsonl), e.g. after a fix of this script or from a lab note's copy',
+      "<out>/rounds.jsonl), e.g. after a fix of this script, or over a lab note's copy",
     ],
   },
 })
