@@ -87,14 +87,13 @@ export interface SideFacts {
 
 /** One side's facts: its windows disturbed and redone, and the cells with at least `min` valid windows. */
 export function sideFacts(name: string, run: RunData, min: number): SideFacts {
-  const valid = new Map<string, number>()
-  for (const t of tables) for (const r of (run[t] ?? []) as AnyRow[]) valid.set(cellOf(t, r), (valid.get(cellOf(t, r)) ?? 0) + (r.status === 'valid' ? 1 : 0))
+  const cells = tables.flatMap((t) => [...groupBy((run[t] ?? []) as AnyRow[], (r) => [cellOf(t, r)])])
   return {
     name,
     // A side's minimum is its own rounds, not the run's.
     quiet: quietSummary(run, run.manifest.quiet, { ...run.manifest.profile_settings, repeats: min }),
-    cellsPlanned: valid.size,
-    reached: [...valid].flatMap(([cell, n]) => (n >= min ? [cell] : [])),
+    cellsPlanned: cells.length,
+    reached: cells.flatMap(([cell, rows]) => (rows.filter((r) => r.status === 'valid').length >= min ? [cell] : [])),
   }
 }
 
@@ -105,9 +104,9 @@ export function wallByPhase(switches: readonly RoundSwitch[], isBusy: (repeat: n
     // An attempt's end (phase ''): it only closes the task before it.
     if (!s.phase) return
     const w = walls.get(s.phase) ?? { phase: s.phase, idleS: 0, busyS: 0 }
-    const s2 = ((switches[i + 1]?.atMs ?? endMs) - s.atMs) / 1000
-    if (isBusy(s.repeat)) w.busyS += s2
-    else w.idleS += s2
+    const seconds = ((switches[i + 1]?.atMs ?? endMs) - s.atMs) / 1000
+    if (isBusy(s.repeat)) w.busyS += seconds
+    else w.idleS += seconds
     walls.set(s.phase, w)
   })
   return [...walls.values()]
