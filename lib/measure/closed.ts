@@ -8,7 +8,8 @@ import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
 import type { RunningRole } from '../runtime/types.ts'
-import { readProcesses, withCulprits, type ProcessSample } from './culprits.ts'
+import type { ProcessesAt } from '../runtime/proc.ts'
+import { processesAt, withCulprits } from './culprits.ts'
 import { disturbanceColumns, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
@@ -43,7 +44,7 @@ interface Snapshot {
   /** Wall clock (µs since the epoch): what a generator's per-request log is cut by. */
   epochUs: number
   stat: Map<number, CpuTimes>
-  procs: Map<number, ProcessSample>
+  procs: ProcessesAt
   /** Each side's counters, in the window's order of sides. */
   sides: SideCounters[]
   /** Why the window cannot be judged from this snapshot (a host's reader gone); null: it can. */
@@ -257,6 +258,7 @@ function windowReaders(ctx: CellContext, sides: readonly WindowSide[], generator
     return sides.map((_, i) => ({ proxyNs: all[3 * i]!, backendNs: all[3 * i + 1]!, generatorNs: all[3 * i + 2]! }))
   }
   const roles = read.filter((r): r is RunningRole => !!r)
+  const own = [...new Set([...sides.flatMap((s) => s.stack.roles), ...roles])]
   const stats = () => Promise.all(sides.map((s) => backendStats(s.stack.backend)))
   const sideWork = new Map<bigint, number[]>()
   return {
@@ -264,8 +266,7 @@ function windowReaders(ctx: CellContext, sides: readonly WindowSide[], generator
     snap: async (): Promise<Snapshot> => {
       const { at, stat, ns, unjudged } = await readWindowEnd(ctx.runtime, roles)
       const epochUs = Date.now() * 1000
-      // Another host's processes are not read here: culprits are named on one machine only.
-      const [procs, sideStats] = [layout.severalHosts ? new Map() : readProcesses(), await stats()]
+      const [procs, sideStats] = await Promise.all([processesAt(ctx.runtime, own), stats()])
       return { at, epochUs, stat, procs, sides: bySide(ns).map((n, i) => ({ ...n, stats: sideStats[i]! })), unjudged }
     },
     /** Every side's roles' CPU (in rolesOf's order), the cores' times, the backends' requests (their sum; each side's in sideWork). */
@@ -340,13 +341,7 @@ function closedReasons(s: WindowOfSide, requests: number, generatorShare: number
 function closedDisturbance(w: ClosedWindow) {
   const { a, b, layout } = w
   const d = windowDisturbance(a.stat, b.stat, layout, rolesOf(layout, sidesBetween(a, b)))
-  return withCulprits(
-    d,
-    a.procs,
-    b.procs,
-    wholeS(w),
-    w.sides.flatMap((s) => s.side.stack.roles.map((r) => r.pid)),
-  )
+  return withCulprits(d, a.procs, b.procs, wholeS(w))
 }
 
 /**

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readProcesses, type ProcessesAt, type ProcessSample } from '../runtime/proc.ts'
+import type { Runtime, RunningRole } from '../runtime/types.ts'
 import { cpuIds, readCpuTimes, USER_HZ, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
 import { isDisturbedWindow } from './validity.ts'
 
@@ -9,20 +10,6 @@ import { isDisturbedWindow } from './validity.ts'
  * arguments, which can hold secrets.
  */
 
-/** One process as /proc/<pid>/stat tells it. */
-export interface ProcessSample {
-  pid: number
-  ppid: number
-  /** The kernel's command name (at most 15 characters), not the command line. */
-  command: string
-  /** utime + stime, in USER_HZ ticks. */
-  ticks: number
-  /** The CPU it last ran on. */
-  cpu: number
-  /** When it started (ticks after boot): tells a reused pid from the same process (a kernel thread's name changes with its work). */
-  start: number
-}
-
 /** A process outside the harness and what it used over an interval. */
 export interface ForeignProcess {
   pid: number
@@ -30,51 +17,6 @@ export interface ForeignProcess {
   /** CPU over the interval as a share of one core (0.63 = 63% of a core). */
   share: number
   cpu: number
-}
-
-/** /proc/<pid>/stat: the command sits in parentheses and may itself hold spaces and parentheses. */
-export function parsePidStat(text: string): ProcessSample | null {
-  const open = text.indexOf('(')
-  const close = text.lastIndexOf(')')
-  if (open < 0 || close < open) return null
-  const pid = Number(text.slice(0, open).trim())
-  // Fields after the command, from field 3 (state): ppid is 4, utime 14, stime 15, starttime 22, processor 39.
-  const rest = text
-    .slice(close + 1)
-    .trim()
-    .split(/\s+/)
-  const field = (n: number) => Number(rest[n - 3])
-  const [ppid, utime, stime, start, cpu] = [field(4), field(14), field(15), field(22), field(39)]
-  if (![pid, ppid, utime, stime].every(Number.isFinite)) return null
-  return {
-    pid,
-    ppid,
-    command: text.slice(open + 1, close),
-    ticks: utime + stime,
-    cpu: Number.isFinite(cpu) ? cpu : -1,
-    start: Number.isFinite(start) ? start : 0,
-  }
-}
-
-/** Every process readable now (one that exits while read is left out). */
-export function readProcesses(): Map<number, ProcessSample> {
-  const out = new Map<number, ProcessSample>()
-  let names: string[]
-  try {
-    names = readdirSync('/proc')
-  } catch {
-    return out
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const p = parsePidStat(readFileSync(`/proc/${name}/stat`, 'utf8'))
-      if (p) out.set(p.pid, p)
-    } catch {
-      // Gone between readdir and read.
-    }
-  }
-  return out
 }
 
 /** The pids of `roots` and of all their descendants in `procs`: the harness's own tree (its roles' containers included when their pids are roots). */
@@ -269,16 +211,19 @@ export async function waitForQuiet(o: {
 }
 
 /**
+ * Every process of the kernels a window's roles run on, and the harness's own among them:
+ * on several hosts each kernel's, read there (Runtime.processes); else this machine's.
+ */
+export function processesAt(runtime: Pick<Runtime, 'processes'>, roles: readonly RunningRole[]): Promise<ProcessesAt> {
+  if (runtime.processes) return runtime.processes(roles)
+  return Promise.resolve({ procs: readProcesses(), own: [process.pid, ...roles.map((r) => r.pid)] })
+}
+
+/**
  * A window's disturbance with its culprits named (the top foreign commands between the
  * window's ends) when it is disturbed; unchanged when it is not, or unknown.
  */
-export function withCulprits(
-  d: WindowDisturbance | null,
-  a: ReadonlyMap<number, ProcessSample>,
-  b: ReadonlyMap<number, ProcessSample>,
-  seconds: number,
-  roots: readonly number[],
-): WindowDisturbance | null {
+export function withCulprits(d: WindowDisturbance | null, a: ProcessesAt, b: ProcessesAt, seconds: number): WindowDisturbance | null {
   if (!d || !isDisturbedWindow(d)) return d
-  return { ...d, culprits: culpritsText(foreignProcesses(a, b, seconds, processTree(b, [process.pid, ...roots]))) }
+  return { ...d, culprits: culpritsText(foreignProcesses(a.procs, b.procs, seconds, processTree(b.procs, b.own))) }
 }

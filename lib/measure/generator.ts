@@ -6,7 +6,7 @@ import { parseLoadgenOutput } from '../roles/loadgen.ts'
 import { openCounting, type RoleCounts } from '../runtime/counts.ts'
 import type { RunningRole } from '../runtime/types.ts'
 import type { CellContext } from './cell.ts'
-import { readProcesses, withCulprits } from './culprits.ts'
+import { processesAt, withCulprits } from './culprits.ts'
 import { disturbanceColumns, windowDisturbance, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
 import {
   countedNote,
@@ -101,11 +101,9 @@ export async function runGenerator<T>(
     ctx,
     started.some((r) => r.spec.role === 'proxy'),
   )
-  // Another host's processes are not read here: culprits are named on one machine only.
-  const procsNow = () => (layout.severalHosts ? new Map() : readProcesses())
   const [opened] = await Promise.all([readWindowEnd(ctx.runtime, started), counting.begin()])
   const before = opened.ns
-  const start = { at: opened.at, stat: opened.stat, procs: procsNow(), work: await readWork(work) }
+  const start = { at: opened.at, stat: opened.stat, procs: await processesAt(ctx.runtime, roles), work: await readWork(work) }
   const runArgv = typeof argv === 'function' ? argv((1 + MAX_EXTENSION) * expectedS) : argv
   const generator = await ctx.runtime.start({ role: 'generator', name: `generator-${name}`, argv: runArgv, cpus: ctx.cpus.generator, logFile })
   roles.push(generator)
@@ -124,7 +122,7 @@ export async function runGenerator<T>(
       : await endRun(ctx, generator, expectedS)
   const between = await slicing?.stop()
   const [closing] = await Promise.all([readWindowEnd(ctx.runtime, all), counting.end()])
-  const end = { at: closing.at, stat: closing.stat, procs: procsNow() }
+  const end = { at: closing.at, stat: closing.stat, procs: await processesAt(ctx.runtime, roles) }
   const after = closing.ns.slice(0, -1)
   const genNs = closing.ns.at(-1)!
   const counts = await counting.read()
@@ -142,7 +140,6 @@ export async function runGenerator<T>(
     start.procs,
     end.procs,
     wholeS,
-    roles.map((r) => r.pid),
   )
   const readings =
     between && first && endWork !== null ? windowReadings(first, between.readings, sliceReading(layout, all, [...after, genNs], end.at, end.stat, endWork)) : []

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /*
  * Which process a recorded pid was: pids are reused (after a reboot at once, otherwise
@@ -19,10 +19,8 @@ export const bootId = (() => {
 export function procStartTime(pid: number): string | null {
   if (!Number.isInteger(pid) || pid <= 0) return null
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // comm (field 2) may hold spaces and parentheses: count from the last ')'. Field 3 is index 0.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return fields[22 - 3] ?? null
+    const p = parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+    return p ? String(p.start) : null
   } catch {
     return null
   }
@@ -66,4 +64,69 @@ export function timeWaitSockets(pid: number, read: (file: string) => string = (f
   const v4 = count('tcp')
   // A kernel without IPv6 has no tcp6: its sockets are all in tcp.
   return v4 === null ? null : v4 + (count('tcp6') ?? 0)
+}
+
+/** One process as /proc/<pid>/stat tells it. */
+export interface ProcessSample {
+  pid: number
+  ppid: number
+  /** The kernel's command name (at most 15 characters), not the command line. */
+  command: string
+  /** utime + stime, in USER_HZ ticks. */
+  ticks: number
+  /** The CPU it last ran on. */
+  cpu: number
+  /** When it started (ticks after boot): tells a reused pid from the same process (a kernel thread's name changes with its work). */
+  start: number
+}
+
+/** /proc/<pid>/stat: the command sits in parentheses and may itself hold spaces and parentheses. */
+export function parsePidStat(text: string): ProcessSample | null {
+  const open = text.indexOf('(')
+  const close = text.lastIndexOf(')')
+  if (open < 0 || close < open) return null
+  const pid = Number(text.slice(0, open).trim())
+  // Fields after the command, from field 3 (state): ppid is 4, utime 14, stime 15, starttime 22, processor 39.
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/)
+  const field = (n: number) => Number(rest[n - 3])
+  const [ppid, utime, stime, start, cpu] = [field(4), field(14), field(15), field(22), field(39)]
+  if (![pid, ppid, utime, stime].every(Number.isFinite)) return null
+  return {
+    pid,
+    ppid,
+    command: text.slice(open + 1, close),
+    ticks: utime + stime,
+    cpu: Number.isFinite(cpu) ? cpu : -1,
+    start: Number.isFinite(start) ? start : 0,
+  }
+}
+
+/** Every process readable now (one that exits while read is left out). */
+export function readProcesses(): Map<number, ProcessSample> {
+  const out = new Map<number, ProcessSample>()
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return out
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const p = parsePidStat(readFileSync(`/proc/${name}/stat`, 'utf8'))
+      if (p) out.set(p.pid, p)
+    } catch {
+      // Gone between readdir and read.
+    }
+  }
+  return out
+}
+
+/** Every process of a window's kernels at one moment, and the pids whose trees are the harness's own (this process, its roles, its readers). */
+export interface ProcessesAt {
+  procs: ReadonlyMap<number, ProcessSample>
+  own: readonly number[]
 }

@@ -1,4 +1,5 @@
 import type { CountingGroup } from './counts.ts'
+import type { ProcessesAt } from './proc.ts'
 
 /** What each process of a cell does; each gets its own cpuset and CPU counter. */
 export type Role = 'backend' | 'proxy' | 'generator'
@@ -79,6 +80,12 @@ export interface Runtime {
    * engine on this machine). Rejects, saying which host and why, when a host cannot be read.
    */
   readHosts?(roles: readonly RunningRole[]): Promise<HostsReading>
+  /**
+   * Roles on several hosts: every process of each kernel, read there at one moment (by its
+   * reader, or here for this machine's kernel), and the harness's own (its roles, readers,
+   * this process), their pids made distinct per kernel. Absent: one machine (/proc here).
+   */
+  processes?(roles: readonly RunningRole[]): Promise<ProcessesAt>
   start(spec: RoleSpec): Promise<RunningRole>
   /** Cumulative CPU nanoseconds of the role's whole process tree. */
   cpuNs(role: RunningRole): Promise<number>

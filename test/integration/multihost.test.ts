@@ -18,6 +18,7 @@ import { UserError } from '../../lib/core/errors.ts'
 import { connectHosts } from '../../lib/run/hosts.ts'
 import { fingerprintOf } from '../../lib/runtime/docker/host-keys.ts'
 import { MultiHostRuntime } from '../../lib/runtime/docker/multi-host.ts'
+import { readProcesses } from '../../lib/runtime/proc.ts'
 import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.ts'
 import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { readImageRecords } from '../../lib/setup/images/records.ts'
@@ -555,7 +556,7 @@ testNeeding(
   { id: 'integration/multihost', missing: skip },
   async () => {
     const rt = new MultiHostRuntime(`reader-cost-${process.pid}`, topology, { images: readImageRecords(), local: dockerClient() })
-    const seconds = 30
+    const seconds = 10
     const perS = 3 // two slices a second and the window's ends
     try {
       assert.deepEqual(await rt.startReaders(defaultCpuLayout()), [])
@@ -564,6 +565,18 @@ testNeeding(
         remote.map((h) => h.host.protocol),
         ['ssh', 'tcp'],
         'a reader on each host whose files are not here',
+      )
+      // A window's processes: this kernel read here, each reader and this process the harness's own.
+      const at = await rt.processes([])
+      assert.equal(at.procs.get(process.pid)?.command, readProcesses().get(process.pid)?.command)
+      assert.deepEqual(
+        remote.map((h) => at.procs.get(h.runtime.hostReader!.pid)?.command),
+        ['mawk', 'mawk'],
+      )
+      assert.deepEqual(
+        remote.map((h) => at.own.includes(h.runtime.hostReader!.pid)),
+        [true, true],
+        "the readers are the harness's own",
       )
       const ns = (h: (typeof remote)[number]) => engines!.hosts[h.host.protocol].netns
       const span = async (reading: boolean) => {

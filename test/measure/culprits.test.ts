@@ -9,27 +9,16 @@ import {
   foreignLoadByCpu,
   foreignProcesses,
   lookAtMachine,
-  parsePidStat,
   preflightLine,
   processTree,
-  readProcesses,
   sampleNow,
   waitForQuiet,
   withCulprits,
   type MachineSample,
-  type ProcessSample,
 } from '../../lib/measure/culprits.ts'
 import { NEIGHBOUR_NAME, startNeighbour } from '../../lib/measure/neighbour.ts'
+import { readProcesses, type ProcessSample } from '../../lib/runtime/proc.ts'
 import { MAX_FOREIGN_SHARE } from '../../lib/measure/validity.ts'
-
-// A real /proc/<pid>/stat line (a command with a space and parentheses in its name).
-const STAT =
-  '4242 (my (odd) cmd) S 1 4242 4242 0 -1 4194560 1200 0 0 0 150 30 0 0 20 0 1 0 9000 1000000 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0'
-
-test('parsePidStat: the command between the outer parentheses, ppid, utime+stime, the last CPU', () => {
-  assert.deepEqual(parsePidStat(STAT), { pid: 4242, ppid: 1, command: 'my (odd) cmd', ticks: 180, cpu: 1, start: 9000 })
-  assert.equal(parsePidStat('garbage'), null)
-})
 
 const proc = (pid: number, ppid: number, command: string, ticks: number, cpu = 0, start = pid): ProcessSample => ({ pid, ppid, command, ticks, cpu, start })
 
@@ -158,16 +147,16 @@ test("a real neighbour outside the harness's tree is named by the sampler, with 
     )
     assert.equal(preflightLine({ ...look, loadByCpu: new Map([[cpu, 0.05]]) }, String(cpu), MAX_FOREIGN_SHARE), null, 'a quiet core: nothing to say')
     // A disturbed window names it in its column; a quiet one names nobody.
-    const a = readProcesses()
+    const a = { procs: readProcesses(), own: [process.pid] }
     await new Promise((r) => setTimeout(r, 1000))
-    const b = readProcesses()
+    const b = { procs: readProcesses(), own: [process.pid] }
     assert.ok(
-      foreignProcesses(a, b, 1, processTree(b, [process.pid])).some((p) => p.pid === n.pid),
+      foreignProcesses(a.procs, b.procs, 1, processTree(b.procs, b.own)).some((p) => p.pid === n.pid),
       'the neighbour is foreign over the window',
     )
-    const disturbed = withCulprits({ stealShare: 0, foreignShare: 0.5, loadForeignShare: null }, a, b, 1, [])
+    const disturbed = withCulprits({ stealShare: 0, foreignShare: 0.5, loadForeignShare: null }, a, b, 1)
     assert.match(disturbed!.culprits!, /^[^,]+ \d+%(, [^,]+ \d+%){0,2}$/)
-    assert.equal(withCulprits({ stealShare: 0, foreignShare: 0.01, loadForeignShare: 0 }, a, b, 1, [])!.culprits, undefined)
+    assert.equal(withCulprits({ stealShare: 0, foreignShare: 0.01, loadForeignShare: 0 }, a, b, 1)!.culprits, undefined)
   } finally {
     child.kill('SIGKILL')
     await n.stop()

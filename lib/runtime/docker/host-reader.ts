@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream'
 import type Docker from 'dockerode'
+import { parsePidStat, type ProcessSample } from '../proc.ts'
 import { parseInContainerRead } from './cgroup.ts'
 import { errorLine } from './stream.ts'
 
@@ -22,7 +23,9 @@ const CGROUP_ROOT = '/host/cgroup'
  * The reader. `counter(pid)`: the pid's cgroup CPU counter file (cgroup v1 cpuacct.usage, else
  * v2 cpu.stat), looked up once in /proc/PID/cgroup; `usage(file)`: `ns N` / `us N` as
  * IN_CONTAINER_READ prints it, or `-` when it cannot be read (the process is gone).
- * The first answer is the greeting: the host's boot id.
+ * The first answer is the greeting: the host's boot id. A `procs` line is answered with every
+ * process's /proc/PID/stat line (`ps ...`): the one request that starts a process (sh, cat;
+ * at a window's ends only, to name who else ran there).
  */
 export const READER_AWK = `
 function counter(pid,   f, l, i, c, rel, p) {
@@ -48,12 +51,21 @@ function usage(f,   l, v) {
 }
 BEGIN {
   R = "${CGROUP_ROOT}"
+  PS = "cat /proc/[0-9]*/stat 2>/dev/null"
   for (i = 0; i < 3; i++) {
     f = R "/" (i == 0 ? "cpuacct" : i == 1 ? "cpu,cpuacct" : "cpuacct,cpu") "/cpuacct.usage_percpu"
     if ((getline l < f) > 0) { percpu = f; close(f); break }
   }
   getline boot < "/proc/sys/kernel/random/boot_id"
   printf "boot %s\\n.\\n", boot
+}
+$1 == "procs" {
+  out = ""
+  while ((PS | getline l) > 0) out = out "ps " l "\\n"
+  close(PS)
+  printf "%s.\\n", out
+  fflush()
+  next
 }
 {
   out = ""
@@ -152,6 +164,8 @@ interface Pending {
 export class HostReader {
   /** The host's boot id (hosts with the same one are one kernel). */
   boot = ''
+  /** Its mawk's pid on the host (its requests' processes are its children). */
+  pid = 0
   /** Why it no longer answers (it exited, its stream closed, an answer did not come); null while it answers. */
   broken: string | null = null
   /** Requests answered. */
@@ -180,6 +194,7 @@ export class HostReader {
       const boot = /^boot (\S+)$/.exec((await greeting)[0] ?? '')?.[1]
       if (!boot) throw new Error('it did not say its boot id')
       reader.boot = boot
+      reader.pid = (await container.inspect()).State.Pid
       return reader
     } catch (e) {
       await container.remove({ force: true }).catch(() => {})
@@ -258,6 +273,16 @@ export class HostReader {
       this.lastNs = answer.selfNs
     }
     return answer
+  }
+
+  /** Every process on the host now, by pid (one that exits while read is left out). */
+  async processes(): Promise<Map<number, ProcessSample>> {
+    const out = new Map<number, ProcessSample>()
+    for (const line of await this.ask('procs')) {
+      const p = line.startsWith('ps ') ? parsePidStat(line.slice(3)) : null
+      if (p) out.set(p.pid, p)
+    }
+    return out
   }
 
   /**
