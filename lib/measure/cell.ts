@@ -73,8 +73,8 @@ export interface CellContext {
 
 /** What a cell protocol awaits before it starts its load, so that a window fits between a neighbour's bursts. */
 export interface WindowGate {
-  /** `rolePids`: the stack's running roles, whose CPU is the bench's own. */
-  beforeWindow(rolePids?: readonly number[]): Promise<void>
+  /** `roles`: the stack's running roles, whose CPU is the bench's own. */
+  beforeWindow(roles?: readonly RunningRole[]): Promise<void>
 }
 
 /**

@@ -8,8 +8,7 @@ import { cpuCount } from '../roles/cpus.ts'
 import { parseWrkOutput, parseWrkSpectrum, wrkArgv, wrkErrorCount } from '../roles/wrk.ts'
 import { withVerifiedStack, type CellPlan, type CellContext, type RunningStack } from './cell.ts'
 import type { RunningRole } from '../runtime/types.ts'
-import type { ProcessesAt } from '../runtime/proc.ts'
-import { processesAt, withCulprits } from './culprits.ts'
+import { processesAt, withCulprits, type ProcessesAt } from './culprits.ts'
 import { disturbanceColumns, windowDisturbance, type CpuTimes } from './disturbance.ts'
 import { countColumns, measurementRow, noCounts, outcomes } from './rows.ts'
 import { openCounting, readUserSys, userShareBetween } from '../runtime/counts.ts'
@@ -161,7 +160,7 @@ export async function runClosedWindow(sides: readonly WindowSide[]) {
   const p = ctx.profile
   const genThreads = cpuCount(ctx.cpus.generator)
   const longestS = gen.reportsOnInterrupt ? (1 + MAX_EXTENSION) * p.durationS : p.durationS
-  await ctx.windowGate?.beforeWindow(sides.flatMap((s) => s.stack.roles.map((r) => r.pid)))
+  await ctx.windowGate?.beforeWindow(sides.flatMap((s) => s.stack.roles))
   const generators = await startGenerators(sides, genThreads, p.warmupS + longestS + p.tailS)
   const layout = sliceLayout(ctx, !!sides[0]!.stack.proxy)
   const { snap, sliceReading, sideWork } = windowReaders(ctx, sides, generators, layout)

@@ -1,6 +1,6 @@
-import { readProcesses, type ProcessesAt, type ProcessSample } from '../runtime/proc.ts'
+import { readProcesses, type KernelProcesses, type ProcessSample } from '../runtime/proc.ts'
 import type { Runtime, RunningRole } from '../runtime/types.ts'
-import { cpuIds, readCpuTimes, USER_HZ, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
+import { cpuIds, HOST_CORE_STRIDE, hostsCpuTimes, readCpuTimes, USER_HZ, type CpuTimes, type WindowDisturbance } from './disturbance.ts'
 import { isDisturbedWindow } from './validity.ts'
 
 /**
@@ -82,10 +82,24 @@ export function culpritsText(procs: readonly ForeignProcess[], n = CULPRITS_PER_
 export interface MachineSample {
   at: bigint
   stat: Map<number, CpuTimes>
-  procs: Map<number, ProcessSample>
+  procs: ReadonlyMap<number, ProcessSample>
+  /** Pids whose trees are the harness's own, where the sample knows them (several hosts). */
+  own?: readonly number[]
 }
 
 export const sampleNow = (): MachineSample => ({ at: process.hrtime.bigint(), stat: readCpuTimes(), procs: readProcesses() })
+
+/**
+ * A moment of every kernel the roles run on (several hosts): the cores in HOST_CORE_STRIDE's
+ * numbering, the processes in HOST_PID_STRIDE's, each read there at once. Rejects when a host
+ * cannot be read.
+ */
+export async function sampleHosts(runtime: Required<Pick<Runtime, 'readHosts' | 'processes'>>, roles: readonly RunningRole[]): Promise<MachineSample> {
+  const asked = process.hrtime.bigint()
+  const [cores, processes] = await Promise.all([runtime.readHosts([]), runtime.processes(roles)])
+  const { procs, own } = hostsProcesses(processes)
+  return { at: (asked + process.hrtime.bigint()) / 2n, stat: hostsCpuTimes(cores.kernels), procs, own }
+}
 
 /**
  * Foreign load on each CPU between two samples, as a share of that CPU's time: its run
@@ -127,7 +141,7 @@ export interface MachineLook {
 }
 
 export function lookBetween(a: MachineSample, b: MachineSample, roots: readonly number[]): MachineLook {
-  const own = processTree(b.procs, roots)
+  const own = processTree(b.procs, [...roots, ...(b.own ?? [])])
   const seconds = Number(b.at - a.at) / 1e9
   return { seconds, loadByCpu: foreignLoadByCpu(a, b, own), processes: foreignProcesses(a.procs, b.procs, seconds, own) }
 }
@@ -182,12 +196,13 @@ export async function waitForQuiet(o: {
   maxS: number
   pollS?: number
   roots?: readonly number[]
-  sample?: () => MachineSample
+  /** A moment of the machine (default: this one's /proc; on several hosts, sampleHosts). */
+  sample?: () => MachineSample | Promise<MachineSample>
 }): Promise<QuietWait> {
   const pollS = o.pollS ?? 0.25
   const roots = o.roots ?? [process.pid]
   const sampleMachine = o.sample ?? sampleNow
-  const start = sampleMachine()
+  const start = await sampleMachine()
   let prev = start
   let quietS = 0
   let last = start
@@ -198,7 +213,7 @@ export async function waitForQuiet(o: {
     [...used.values()].map((p) => ({ ...p, share: elapsed() > 0 ? p.share / elapsed() : 0 })).sort((x, y) => y.share - x.share || x.pid - y.pid)
   while (elapsed() < o.maxS) {
     await sleep(Math.min(pollS, Math.max(0.01, o.maxS - elapsed())) * 1000)
-    const now = sampleMachine()
+    const now = await sampleMachine()
     last = now
     const look = lookBetween(prev, now, roots)
     for (const p of look.processes) used.set(p.pid, { ...p, share: (used.get(p.pid)?.share ?? 0) + p.share * look.seconds })
@@ -210,13 +225,34 @@ export async function waitForQuiet(o: {
   return { waitedS: elapsed(), quiet: false, processes: meanwhile() }
 }
 
+/** Every process of the kernels a window's roles run on at one moment, and the pids whose trees are the harness's own. */
+export interface ProcessesAt {
+  procs: ReadonlyMap<number, ProcessSample>
+  own: readonly number[]
+}
+
+/** Pids of kernel k are k × HOST_PID_STRIDE + pid (the kernel's bound on pids, PID_MAX_LIMIT, is 2^22), as cores are by HOST_CORE_STRIDE. */
+export const HOST_PID_STRIDE = 2 ** 22
+
+/** Every kernel's processes in one map: pids apart by HOST_PID_STRIDE, each one's last CPU in HOST_CORE_STRIDE's numbering. */
+export function hostsProcesses(kernels: readonly KernelProcesses[]): ProcessesAt {
+  const procs = new Map<number, ProcessSample>()
+  const own: number[] = []
+  kernels.forEach((k, i) => {
+    const pid = (p: number) => i * HOST_PID_STRIDE + p
+    for (const p of k.procs.values()) procs.set(pid(p.pid), { ...p, pid: pid(p.pid), ppid: pid(p.ppid), cpu: i * HOST_CORE_STRIDE + p.cpu })
+    own.push(...k.own.map(pid))
+  })
+  return { procs, own }
+}
+
 /**
  * Every process of the kernels a window's roles run on, and the harness's own among them:
  * on several hosts each kernel's, read there (Runtime.processes); else this machine's.
  */
-export function processesAt(runtime: Pick<Runtime, 'processes'>, roles: readonly RunningRole[]): Promise<ProcessesAt> {
-  if (runtime.processes) return runtime.processes(roles)
-  return Promise.resolve({ procs: readProcesses(), own: [process.pid, ...roles.map((r) => r.pid)] })
+export async function processesAt(runtime: Pick<Runtime, 'processes'>, roles: readonly RunningRole[]): Promise<ProcessesAt> {
+  if (runtime.processes) return hostsProcesses(await runtime.processes(roles))
+  return { procs: readProcesses(), own: [process.pid, ...roles.map((r) => r.pid)] }
 }
 
 /**

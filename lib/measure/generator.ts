@@ -95,7 +95,7 @@ export async function runGenerator<T>(
   rmSync(rawFile(ctx.runDir, name, 'latency.json'), { force: true })
   // Every role already started (backend, proxy) is read too: the disturbance needs the CPU of all roles on the measured cores.
   const started = [...new Set([...watch, ...roles])]
-  await ctx.windowGate?.beforeWindow(started.map((r) => r.pid))
+  await ctx.windowGate?.beforeWindow(started)
   const counting = await openCounting(ctx.runtime, count, { perfCpus: ctx.cpus.generator, enabled: ctx.counts !== false })
   const layout = sliceLayout(
     ctx,

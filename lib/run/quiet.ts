@@ -1,11 +1,13 @@
 import type { Profile } from '../catalog/profiles.ts'
 import type { Logger } from '../core/log.ts'
 import type { QuietRecord } from '../data/schema.ts'
-import { byCommand, waitForQuiet, type ForeignProcess } from '../measure/culprits.ts'
+import { byCommand, sampleHosts, waitForQuiet, type ForeignProcess, type MachineSample } from '../measure/culprits.ts'
 import { coresOutside } from '../measure/disturbance.ts'
 import { MAX_FOREIGN_SHARE } from '../measure/validity.ts'
 import type { CpuLayout } from '../roles/cpus.ts'
 import type { WindowGate } from '../measure/cell.ts'
+import { sliceLayout } from '../measure/slices.ts'
+import type { Runtime, RunningRole } from '../runtime/types.ts'
 
 /**
  * The run's budget for other work on the machine (docs/method/disturbance.md#waiting): after
@@ -21,6 +23,8 @@ export interface QuietSettings {
   groups: string[]
   /** Longest single wait: a machine that stays busy must not spend the whole budget on the first window. */
   maxWaitS: number
+  /** Roles on several hosts: a moment of every kernel (sampleHosts), the groups in HOST_CORE_STRIDE's numbering; absent: this machine's /proc. */
+  sample?: (roles: readonly RunningRole[]) => Promise<MachineSample>
 }
 
 /**
@@ -32,15 +36,22 @@ export const SETTLE_S = 0.5
 /** After a disturbed window, or one counted from its clean slices, this many windows wait for quiet before their load. */
 export const WATCHFUL_WINDOWS = 3
 
-/** Defaults where a profile states none: the profile's window length × 20, settle SETTLE_S. */
-export function quietSettings(p: Profile, cpus: CpuLayout, budgetS?: number): QuietSettings {
+/**
+ * Defaults where a profile states none: the profile's window length × 20, settle SETTLE_S.
+ * With a runtime whose roles run on several hosts, every host is waited for, on its own cores.
+ */
+export function quietSettings(p: Profile, cpus: CpuLayout, o: { budgetS?: number; runtime?: Runtime } = {}): QuietSettings {
   const windowS = p.warmupS + p.durationS + p.tailS
-  const load = coresOutside(`${cpus.generator},${cpus.backend}`, cpus.proxy)
+  const { runtime } = o
+  const hosts = runtime?.readHosts && runtime.processes ? { readHosts: runtime.readHosts.bind(runtime), processes: runtime.processes.bind(runtime) } : null
+  const cores = hosts ? sliceLayout({ cpus, runtime: runtime! }, true).cpus : cpus
+  const load = coresOutside(`${cores.generator},${cores.backend}`, cores.proxy)
   return {
-    budgetS: budgetS ?? p.quietBudgetS ?? 20 * windowS,
+    budgetS: o.budgetS ?? p.quietBudgetS ?? 20 * windowS,
     settleS: p.settleS ?? SETTLE_S,
-    groups: [cpus.proxy, ...(load ? [load] : [])],
+    groups: [cores.proxy, ...(load ? [load] : [])],
     maxWaitS: Math.max(10, 5 * windowS),
+    ...(hosts ? { sample: (roles: readonly RunningRole[]) => sampleHosts(hosts, roles) } : {}),
   }
 }
 
@@ -86,10 +97,10 @@ export class QuietBudget implements WindowGate {
    * WATCHFUL_WINDOWS windows of one disturbed, waits for quiet, so the window starts in a
    * quiet stretch (between a neighbour's bursts) rather than a stack start later.
    */
-  async beforeWindow(rolePids: readonly number[] = []): Promise<void> {
+  async beforeWindow(roles: readonly RunningRole[] = []): Promise<void> {
     if (!this.owed && this.watchful === 0) return
     this.watchful = Math.max(0, this.watchful - 1)
-    await this.waitForQuiet(rolePids)
+    await this.waitForQuiet(roles)
   }
 
   /** Whether a disturbed window's wait is still owed (its next task never reached its load): the phase waits itself. */
@@ -97,8 +108,8 @@ export class QuietBudget implements WindowGate {
     return this.owed
   }
 
-  /** Waits for quiet within the budget left, the running roles (`rolePids`) not foreign; returns the seconds waited (0: budget spent). */
-  async waitForQuiet(rolePids: readonly number[] = []): Promise<number> {
+  /** Waits for quiet within the budget left, the running roles not foreign; returns the seconds waited (0: budget spent, or a host not read). */
+  async waitForQuiet(roles: readonly RunningRole[] = []): Promise<number> {
     this.owed = false
     const log = this.log
     const maxS = Math.min(this.leftS(), this.settings.maxWaitS)
@@ -106,13 +117,19 @@ export class QuietBudget implements WindowGate {
     log.progress(
       `waiting for the machine to be quiet (foreign load ≤ ${Math.round(100 * MAX_FOREIGN_SHARE)}% for ${this.settings.settleS} s, at most ${Math.round(maxS)} s)`,
     )
+    const { sample } = this.settings
     const w = await this.wait({
       groups: this.settings.groups,
       threshold: MAX_FOREIGN_SHARE,
       settleS: this.settings.settleS,
       maxS,
-      roots: [process.pid, ...rolePids],
+      // On several hosts the samples name the harness's own, each in its kernel's pids.
+      ...(sample ? { roots: [], sample: () => sample(roles) } : { roots: [process.pid, ...roles.map((r) => r.pid)] }),
+    }).catch((e: Error) => {
+      log.warn(`no wait for quiet: ${e.message.split('\n')[0]}`)
+      return null
     })
+    if (!w) return 0
     this.record.waits++
     this.record.waited_s = round(this.record.waited_s + w.waitedS)
     this.record.spent_s = round(this.record.spent_s + w.waitedS)

@@ -50,7 +50,7 @@ async function runLocked(o: RunOptions): Promise<RunResult> {
   if (then) ctx.pairing = then
   let findings: Finding[] = []
   try {
-    const quiet = await preflight(o, record, chosen.cpus)
+    const quiet = await preflight(o, record, chosen.cpus, chosen.runtime)
     ctx.windowGate = quiet
     findings = await runSeries(o, ctx, record, quiet)
     await archiveRunBuilds(o, record, parts, run.runDir)

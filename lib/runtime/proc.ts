@@ -125,8 +125,8 @@ export function readProcesses(): Map<number, ProcessSample> {
   return out
 }
 
-/** Every process of a window's kernels at one moment, and the pids whose trees are the harness's own (this process, its roles, its readers). */
-export interface ProcessesAt {
+/** One kernel's processes at one moment, and the pids there whose trees are the harness's own (its roles, readers, this process). */
+export interface KernelProcesses {
   procs: ReadonlyMap<number, ProcessSample>
   own: readonly number[]
 }

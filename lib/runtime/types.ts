@@ -1,5 +1,5 @@
 import type { CountingGroup } from './counts.ts'
-import type { ProcessesAt } from './proc.ts'
+import type { KernelProcesses } from './proc.ts'
 
 /** What each process of a cell does; each gets its own cpuset and CPU counter. */
 export type Role = 'backend' | 'proxy' | 'generator'
@@ -81,11 +81,11 @@ export interface Runtime {
    */
   readHosts?(roles: readonly RunningRole[]): Promise<HostsReading>
   /**
-   * Roles on several hosts: every process of each kernel, read there at one moment (by its
-   * reader, or here for this machine's kernel), and the harness's own (its roles, readers,
-   * this process), their pids made distinct per kernel. Absent: one machine (/proc here).
+   * Roles on several hosts: each kernel's processes at one moment, read there (by its
+   * reader, or here for this machine's kernel), by kernelOf's index; a kernel that cannot
+   * be read has none. Absent: one machine (/proc here).
    */
-  processes?(roles: readonly RunningRole[]): Promise<ProcessesAt>
+  processes?(roles: readonly RunningRole[]): Promise<KernelProcesses[]>
   start(spec: RoleSpec): Promise<RunningRole>
   /** Cumulative CPU nanoseconds of the role's whole process tree. */
   cpuNs(role: RunningRole): Promise<number>

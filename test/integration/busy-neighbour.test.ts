@@ -33,7 +33,7 @@ test('a disturbed window names the neighbour, the redo waits for quiet before it
   const runtime = new NativeRuntime(`busy-${process.pid}`)
   const ctx = await smokeContext(runtime, 'busy', out, log)
   const { profile, cpus, connections } = ctx
-  const settings = quietSettings(profile, cpus, 60)
+  const settings = quietSettings(profile, cpus, { budgetS: 60 })
   assert.ok(settings.maxWaitS > NEIGHBOUR_S, 'a wait that finds no quiet must outlast the neighbour')
   // The real wait, its end noted: the redo's load starts right after it.
   const waitEnds: number[] = []

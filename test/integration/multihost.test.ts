@@ -18,7 +18,7 @@ import { UserError } from '../../lib/core/errors.ts'
 import { connectHosts } from '../../lib/run/hosts.ts'
 import { fingerprintOf } from '../../lib/runtime/docker/host-keys.ts'
 import { MultiHostRuntime } from '../../lib/runtime/docker/multi-host.ts'
-import { readProcesses } from '../../lib/runtime/proc.ts'
+import { readProcesses, type KernelProcesses } from '../../lib/runtime/proc.ts'
 import { engineOptions, type Topology } from '../../lib/runtime/docker/topology.ts'
 import { dockerClient, ensureDockerEngine } from '../../lib/setup/docker-engine.ts'
 import { readImageRecords } from '../../lib/setup/images/records.ts'
@@ -567,14 +567,16 @@ testNeeding(
         'a reader on each host whose files are not here',
       )
       // A window's processes: this kernel read here, each reader and this process the harness's own.
-      const at = await rt.processes([])
-      assert.equal(at.procs.get(process.pid)?.command, readProcesses().get(process.pid)?.command)
+      const kernels = await rt.processes([])
+      assert.equal(kernels.length, 1, "the namespaced hosts run this machine's kernel")
+      const [{ procs, own }] = kernels as [KernelProcesses]
+      assert.equal(procs.get(process.pid)?.command, readProcesses().get(process.pid)?.command)
       assert.deepEqual(
-        remote.map((h) => at.procs.get(h.runtime.hostReader!.pid)?.command),
+        remote.map((h) => procs.get(h.runtime.hostReader!.pid)?.command),
         ['mawk', 'mawk'],
       )
       assert.deepEqual(
-        remote.map((h) => at.own.includes(h.runtime.hostReader!.pid)),
+        remote.map((h) => own.includes(h.runtime.hostReader!.pid)),
         [true, true],
         "the readers are the harness's own",
       )

@@ -159,9 +159,9 @@ for (const kind of KINDS) {
     // The gate runs right before the generator starts; a closed window opens after the warm-up, the others with the generator.
     const leadS = kind.name === 'closed' ? ctx.profile.warmupS : 0
     ctx.windowGate = {
-      beforeWindow: async (pids = []) => {
+      beforeWindow: async (roles = []) => {
         const { groups, settleS } = quietSettings(ctx.profile, ctx.cpus)
-        await waitForQuiet({ groups, threshold: MAX_FOREIGN_SHARE, settleS, maxS: 20, roots: [process.pid, ...pids] })
+        await waitForQuiet({ groups, threshold: MAX_FOREIGN_SHARE, settleS, maxS: 20, roots: [process.pid, ...roles.map((r) => r.pid)] })
         const start = () => startNeighbour({ cpu: cpuIds(ctx.cpus.proxy)[0]!, share: SHARE, burstS: [BURST_S, BURST_S], maxS: BURST_S })
         neighbours.push(new Promise((resolve, reject) => setTimeout(() => start().then(resolve, reject), (leadS + BURST_AT_S) * 1000)))
       },

@@ -8,6 +8,8 @@ import {
   culpritsText,
   foreignLoadByCpu,
   foreignProcesses,
+  HOST_PID_STRIDE,
+  hostsProcesses,
   lookAtMachine,
   preflightLine,
   processTree,
@@ -17,6 +19,7 @@ import {
   type MachineSample,
 } from '../../lib/measure/culprits.ts'
 import { NEIGHBOUR_NAME, startNeighbour } from '../../lib/measure/neighbour.ts'
+import { HOST_CORE_STRIDE } from '../../lib/measure/disturbance.ts'
 import { readProcesses, type ProcessSample } from '../../lib/runtime/proc.ts'
 import { MAX_FOREIGN_SHARE } from '../../lib/measure/validity.ts'
 
@@ -101,6 +104,40 @@ test('waitForQuiet: goes on only once the load stayed under the threshold for th
   const loud = (k: number) => sample(k * 0.5, { 0: { run: 40 * k, total: 50 * k } })
   const bounded = await waitForQuiet({ groups: ['0'], threshold: MAX_FOREIGN_SHARE, settleS: 1, maxS: 4, pollS: 0.001, sample: () => loud(i++) })
   assert.deepEqual([bounded.quiet, bounded.waitedS], [false, 4])
+})
+
+test("hostsProcesses: each kernel's pids apart and its CPUs in HOST_CORE_STRIDE's numbering; a sample's own are the harness's in the wait", async () => {
+  const kernels = [
+    { procs: new Map([[5, proc(5, 1, 'node', 10, 1)]]), own: [5] },
+    { procs: new Map([proc(5, 1, 'pb-neighbour', 90, 1), proc(6, 1, 'mawk', 50, 0)].map((p) => [p.pid, p])), own: [6] },
+  ]
+  const { procs, own } = hostsProcesses(kernels)
+  assert.deepEqual(
+    [...procs.values()].map((p) => [p.pid, p.ppid, p.command, p.cpu]),
+    [
+      [5, 1, 'node', 1],
+      [HOST_PID_STRIDE + 5, HOST_PID_STRIDE + 1, 'pb-neighbour', HOST_CORE_STRIDE + 1],
+      [HOST_PID_STRIDE + 6, HOST_PID_STRIDE + 1, 'mawk', HOST_CORE_STRIDE],
+    ],
+  )
+  assert.deepEqual(own, [5, HOST_PID_STRIDE + 6])
+  // Waiting on the other host's core: its neighbour loud, its reader (the sample's own) not foreign.
+  const core = HOST_CORE_STRIDE + 1
+  const at = (i: number, neighbour: number): MachineSample => ({
+    ...sample(i, { [core]: { run: neighbour + 5 * i, total: 100 * i } }, [
+      proc(HOST_PID_STRIDE + 5, 1, 'pb-neighbour', neighbour, core),
+      proc(HOST_PID_STRIDE + 6, 1, 'mawk', 5 * i, core),
+    ]),
+    own,
+  })
+  let i = 0
+  const next = async () => {
+    const s = at(i, 50 * Math.min(i, 3))
+    i++
+    return s
+  }
+  const w = await waitForQuiet({ groups: [String(core)], threshold: MAX_FOREIGN_SHARE, settleS: 1, maxS: 10, pollS: 0.001, roots: [], sample: next })
+  assert.deepEqual([w.quiet, w.processes.map((p) => p.command)], [true, ['pb-neighbour']])
 })
 
 // ------------------------------------------------------------------ with a real neighbour

@@ -3,7 +3,7 @@ import Docker from 'dockerode'
 import type { ImageRecord } from '../../setup/images/records.ts'
 import type { CpuLayout } from '../../roles/cpus.ts'
 import { goBinaryPath } from '../../setup/gobuild.ts'
-import { bootId, readProcesses, type ProcessesAt, type ProcessSample } from '../proc.ts'
+import { bootId, readProcesses, type KernelProcesses, type ProcessSample } from '../proc.ts'
 import type { HostsReading, Role, RoleSpec, RunningRole, Runtime } from '../types.ts'
 import type { CountingGroup } from '../counts.ts'
 import { DockerRuntime } from './runtime.ts'
@@ -21,9 +21,6 @@ import { cliEnv, engineOptions, isLoopback, rolesOn, topologyHosts, type EngineH
  * (host-reader.ts, startReaders) that answers its /proc/stat and its roles' CPU counters
  * at once, so that windows are judged on each host's own cores (readHosts).
  */
-
-/** The kernel's bound on pids (include/linux/threads.h, 64-bit): every pid of a kernel is below it. */
-const PID_MAX_LIMIT = 4 * 1024 * 1024
 
 export interface HostRuntime {
   host: EngineHost
@@ -122,28 +119,22 @@ export class MultiHostRuntime implements Runtime {
     return { kernels, ns }
   }
 
-  /**
-   * Every process of each kernel (Runtime.processes): this machine's read here, another's by
-   * a reader there (a kernel whose reader did not start is not read). Another kernel's pids
-   * are moved past PID_MAX_LIMIT by its index, so that pids of two kernels never meet (a
-   * process's `cpu` stays its kernel's own number: what reads it, culprits, needs no other).
-   */
-  async processes(roles: readonly RunningRole[]): Promise<ProcessesAt> {
-    const here = this.kernels.indexOf(bootId)
-    const offset = (k: number) => (k === here ? 0 : (k + 1) * PID_MAX_LIMIT)
+  /** Each kernel's processes (Runtime.processes): this machine's read here, another's by a reader there. */
+  async processes(roles: readonly RunningRole[]): Promise<KernelProcesses[]> {
     const readers = this.hosts.flatMap((h) => (h.runtime.hostReader ? [h.runtime.hostReader] : []))
-    const procs = new Map<number, ProcessSample>()
-    const read = await Promise.all(
-      this.kernels.map((boot, k) => (k === here ? readProcesses() : (readers.find((r) => r.boot === boot)?.processes() ?? new Map<number, ProcessSample>()))),
+    return Promise.all(
+      this.kernels.map(async (boot, k) => {
+        const here = boot === bootId
+        const reader = readers.find((r) => r.boot === boot && !r.broken)
+        const procs = here ? readProcesses() : ((await reader?.processes().catch(() => null)) ?? new Map<number, ProcessSample>())
+        const own = [
+          ...(here ? [process.pid] : []),
+          ...readers.filter((r) => r.boot === boot).map((r) => r.pid),
+          ...roles.filter((r) => this.kernelOf(r.spec.role) === k).map((r) => r.pid),
+        ]
+        return { procs, own }
+      }),
     )
-    for (const [k, kernel] of read.entries())
-      for (const p of kernel.values()) procs.set(p.pid + offset(k), { ...p, pid: p.pid + offset(k), ppid: p.ppid + offset(k) })
-    const own = [
-      ...(here >= 0 ? [process.pid] : []),
-      ...readers.map((r) => r.pid + offset(this.kernels.indexOf(r.boot))),
-      ...roles.map((r) => r.pid + offset(this.kernelOf(r.spec.role))),
-    ]
-    return { procs, own }
   }
 
   /** What each host's reader cost it, one line each (its own container's CPU; null: none ran). */
