@@ -25,7 +25,7 @@ const CGROUP_ROOT = '/host/cgroup'
  * IN_CONTAINER_READ prints it, or `-` when it cannot be read (the process is gone).
  * The first answer is the greeting: the host's boot id. A `procs` line is answered with every
  * process's /proc/PID/stat line (`ps ...`): the one request that starts a process (sh, cat;
- * at a window's ends only, to name who else ran there).
+ * at a window's two ends and a wait's polls).
  */
 export const READER_AWK = `
 function counter(pid,   f, l, i, c, rel, p) {
