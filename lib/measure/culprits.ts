@@ -148,31 +148,54 @@ export function lookBetween(a: MachineSample, b: MachineSample, roots: readonly 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Samples the machine for `seconds` (the preflight's look before the first window). */
-export async function lookAtMachine(seconds: number, roots: readonly number[] = [process.pid]): Promise<MachineLook> {
-  const a = sampleNow()
+/** Samples the machine (on several hosts every kernel: `sample`, sampleHosts) for `seconds`: the preflight's look before the first window. */
+export async function lookAtMachine(
+  seconds: number,
+  o: { roots?: readonly number[]; sample?: () => MachineSample | Promise<MachineSample> } = {},
+): Promise<MachineLook> {
+  const sample = o.sample ?? sampleNow
+  const a = await sample()
   await sleep(seconds * 1000)
-  return lookBetween(a, sampleNow(), roots)
+  return lookBetween(a, await sample(), o.roots ?? [process.pid])
 }
 
-/** `python3 (pid 3175) 63% of a core, cc1 (pid 88) 21% of a core`. */
+/** `python3 (pid 3175) 63% of a core, cc1 (pid 88) 21% of a core` (pids as their kernel numbers them). */
 export const processesText = (procs: readonly ForeignProcess[], n = CULPRITS_PER_WINDOW) =>
   procs
     .filter((p) => p.share >= MIN_CULPRIT_SHARE)
     .slice(0, n)
-    .map((p) => `${p.command} (pid ${p.pid}) ${Math.round(100 * p.share)}% of a core`)
+    .map((p) => `${p.command} (pid ${p.pid % HOST_PID_STRIDE}) ${Math.round(100 * p.share)}% of a core`)
     .join(', ')
+
+/**
+ * A core's name for a user: `cpu1`; on several hosts (HOST_CORE_STRIDE's numbering) with the
+ * roles whose host runs its kernel, `cpu1 of the proxy's host`.
+ */
+export function coreNamer(runtime: Pick<Runtime, 'kernelOf'>): (c: number) => string {
+  const { kernelOf } = runtime
+  if (!kernelOf) return (c) => `cpu${c}`
+  return (c) => {
+    const on = (['proxy', 'backend', 'generator'] as const).filter((r) => kernelOf(r) === Math.floor(c / HOST_CORE_STRIDE))
+    return `cpu${c % HOST_CORE_STRIDE} of the ${on.map((r) => `${r}'s`).join(' and ')} host`
+  }
+}
 
 /**
  * The preflight's one line when the bench's cores carry foreign load above `threshold`
  * (null: quiet enough, nothing to say): what runs and how much of each core it takes.
  */
-export function preflightLine(look: MachineLook, benchCores: string, threshold: number): string | null {
+export function preflightLine(
+  look: MachineLook,
+  benchCores: string,
+  threshold: number,
+  o: { where?: string; coreName?: (c: number) => string } = {},
+): string | null {
   const busy = [...new Set(cpuIds(benchCores))].sort((a, b) => a - b).filter((c) => (look.loadByCpu.get(c) ?? 0) > threshold)
   if (busy.length === 0) return null
-  const cores = busy.map((c) => `cpu${c} ${Math.round(100 * look.loadByCpu.get(c)!)}%`).join(', ')
+  const name = o.coreName ?? ((c: number) => `cpu${c}`)
+  const cores = busy.map((c) => `${name(c)} ${Math.round(100 * look.loadByCpu.get(c)!)}%`).join(', ')
   const who = processesText(look.processes)
-  return `other work on this machine: ${who || 'no single process (many short ones)'}; foreign load ${cores}; results will take longer`
+  return `other work on ${o.where ?? 'this machine'}: ${who || 'no single process (many short ones)'}; foreign load ${cores}; results will take longer`
 }
 
 export interface QuietWait {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import {
   byCommand,
+  coreNamer,
   coresLoad,
   culpritsText,
   foreignLoadByCpu,
@@ -138,6 +139,21 @@ test("hostsProcesses: each kernel's pids apart and its CPUs in HOST_CORE_STRIDE'
   }
   const w = await waitForQuiet({ groups: [String(core)], threshold: MAX_FOREIGN_SHARE, settleS: 1, maxS: 10, pollS: 0.001, roots: [], sample: next })
   assert.deepEqual([w.quiet, w.processes.map((p) => p.command)], [true, ['pb-neighbour']])
+})
+
+test("the preflight's look on several hosts: every kernel sampled, a core named by its host's roles, pids as their kernel numbers them", async () => {
+  const core = HOST_CORE_STRIDE + 1
+  const neighbour = (ticks: number) => proc(HOST_PID_STRIDE + 88, HOST_PID_STRIDE + 1, 'pb-neighbour', ticks, core)
+  let i = 0
+  const samples = [sample(0, { [core]: { run: 0, total: 0 } }, [neighbour(0)]), sample(1, { [core]: { run: 60, total: 100 } }, [neighbour(60)])]
+  const look = await lookAtMachine(0.001, { roots: [], sample: async () => samples[i++]! })
+  const name = coreNamer({ kernelOf: (r) => (r === 'proxy' ? 1 : 0) })
+  assert.equal(name(1), "cpu1 of the backend's and generator's host")
+  assert.equal(
+    preflightLine(look, `${core},1`, MAX_FOREIGN_SHARE, { where: 'the hosts', coreName: name }),
+    "other work on the hosts: pb-neighbour (pid 88) 60% of a core; foreign load cpu1 of the proxy's host 60%; results will take longer",
+  )
+  assert.equal(coreNamer({})(3), 'cpu3', 'one machine: its own numbers')
 })
 
 // ------------------------------------------------------------------ with a real neighbour
