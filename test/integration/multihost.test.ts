@@ -407,6 +407,8 @@ testNeeding(
       ])
       const endedAt = Date.now()
       assert.equal(r.code, 0, r.out.slice(-3000))
+      // The preflight and any wait for quiet read every host through its reader.
+      assert.doesNotMatch(r.out, /no look at the hosts|no wait for quiet/)
       const m = readManifest(out)!
       const hosts = m.hosts!
       assert.equal(hosts.source, '--hosts')
